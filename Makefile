@@ -1,0 +1,51 @@
+# t2sbench — see README.md. `make demo` is the main job, `make test` is what CI runs.
+GO      ?= go
+BIN     := bin/t2sbench
+PKGS    := ./...
+FUZZTIME ?= 20s
+
+.PHONY: build test demo bench fuzz lint cover reproduce-sim clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/t2sbench
+
+test:
+	$(GO) vet $(PKGS)
+	$(GO) test -count=1 -timeout 20m $(PKGS)
+
+demo: build
+	$(BIN) run experiments/quickstart.yaml --fresh --out runs/quickstart
+	$(BIN) report runs/quickstart --out runs/quickstart/report
+	@echo
+	@echo "Report written to runs/quickstart/report/report.md"
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 3x -timeout 60m $(PKGS)
+
+fuzz:
+	@for pkgfn in $$(grep -rl --include='*_test.go' 'func Fuzz' . | xargs -n1 dirname | sort -u); do \
+	  for fn in $$(grep -h -o 'func Fuzz[A-Za-z0-9_]*' $$pkgfn/*_test.go | sed 's/func //'); do \
+	    echo "== $$pkgfn $$fn"; \
+	    $(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkgfn || exit 1; \
+	  done; \
+	done
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+	@if command -v staticcheck >/dev/null 2>&1; then staticcheck $(PKGS); else echo "staticcheck not installed; skipped"; fi
+
+cover:
+	$(GO) test -count=1 -coverprofile=cover.out $(PKGS)
+	$(GO) tool cover -func=cover.out | tail -1
+	$(GO) tool cover -html=cover.out -o cover.html
+
+reproduce-sim: build
+	@for f in experiments/*.yaml; do \
+	  name=$$(basename $$f .yaml); echo "== $$name"; \
+	  $(BIN) run $$f --fresh --limit 12 --quiet --out runs/sim/$$name || exit 1; \
+	  $(BIN) report runs/sim/$$name --out runs/sim/$$name/report || exit 1; \
+	done
+
+clean:
+	rm -rf bin runs cover.out cover.html

@@ -1,0 +1,62 @@
+package runners
+
+import (
+	"context"
+	"sync"
+
+	"github.com/t2sbench/t2sbench/runners/llm"
+)
+
+// Meter wraps a Client and accounts calls, cache hits, tokens and latency by
+// role. Runners wrap Task.LLM in a Meter and copy Usage into their Result.
+type Meter struct {
+	Client llm.Client
+
+	mu    sync.Mutex
+	usage map[string]RoleUsage
+}
+
+// NewMeter wraps c.
+func NewMeter(c llm.Client) *Meter { return &Meter{Client: c, usage: map[string]RoleUsage{}} }
+
+// Complete forwards req and records its usage under req.Role.
+func (m *Meter) Complete(ctx context.Context, req llm.Request) (*llm.Response, error) {
+	resp, err := m.Client.Complete(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	u := m.usage[req.Role]
+	u.Calls++
+	if resp.Cached {
+		u.CachedCalls++
+	}
+	u.PromptTokens += resp.Usage.PromptTokens
+	u.CompletionTokens += resp.Usage.CompletionTokens
+	u.Latency += resp.Latency
+	m.usage[req.Role] = u
+	m.mu.Unlock()
+	return resp, nil
+}
+
+// Usage returns a copy of the usage so far, by role.
+func (m *Meter) Usage() map[string]RoleUsage {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make(map[string]RoleUsage, len(m.usage))
+	for k, v := range m.usage {
+		out[k] = v
+	}
+	return out
+}
+
+// Calls is the total number of requests so far.
+func (m *Meter) Calls() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for _, u := range m.usage {
+		n += u.Calls
+	}
+	return n
+}

@@ -1,0 +1,197 @@
+package runners
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Reader reads typed parameters from Params, remembering every key it
+// consumed so that Err can report unknown keys and bad values together.
+//
+//	r := runners.NewReader(p)
+//	n := r.Int("n_rollout", 24, 1, 10000)
+//	if err := r.Err(); err != nil { return nil, err }
+type Reader struct {
+	p    Params
+	used map[string]bool
+	errs []string
+}
+
+// NewReader wraps p.
+func NewReader(p Params) *Reader { return &Reader{p: p, used: map[string]bool{}} }
+
+func (r *Reader) get(key string) (any, bool) {
+	r.used[key] = true
+	v, ok := r.p[key]
+	return v, ok
+}
+
+func (r *Reader) fail(key, format string, args ...any) {
+	r.errs = append(r.errs, fmt.Sprintf("params.%s: %s", key, fmt.Sprintf(format, args...)))
+}
+
+// Int reads an integer in [lo, hi].
+func (r *Reader) Int(key string, def, lo, hi int) int {
+	v, ok := r.get(key)
+	if !ok {
+		return def
+	}
+	var n int
+	switch x := v.(type) {
+	case int:
+		n = x
+	case int64:
+		n = int(x)
+	case float64:
+		if x != float64(int(x)) {
+			r.fail(key, "want an integer, got %v", x)
+			return def
+		}
+		n = int(x)
+	default:
+		r.fail(key, "want an integer, got %T %v", v, v)
+		return def
+	}
+	if n < lo || n > hi {
+		r.fail(key, "%d out of range [%d, %d]", n, lo, hi)
+		return def
+	}
+	return n
+}
+
+// Float reads a number in [lo, hi].
+func (r *Reader) Float(key string, def, lo, hi float64) float64 {
+	v, ok := r.get(key)
+	if !ok {
+		return def
+	}
+	var f float64
+	switch x := v.(type) {
+	case int:
+		f = float64(x)
+	case int64:
+		f = float64(x)
+	case float64:
+		f = x
+	default:
+		r.fail(key, "want a number, got %T %v", v, v)
+		return def
+	}
+	if f < lo || f > hi {
+		r.fail(key, "%g out of range [%g, %g]", f, lo, hi)
+		return def
+	}
+	return f
+}
+
+// Bool reads a boolean.
+func (r *Reader) Bool(key string, def bool) bool {
+	v, ok := r.get(key)
+	if !ok {
+		return def
+	}
+	b, isBool := v.(bool)
+	if !isBool {
+		r.fail(key, "want true or false, got %T %v", v, v)
+		return def
+	}
+	return b
+}
+
+// String reads a string; when allowed is non-empty the value must be one of
+// them.
+func (r *Reader) String(key, def string, allowed ...string) string {
+	v, ok := r.get(key)
+	if !ok {
+		return def
+	}
+	s, isStr := v.(string)
+	if !isStr {
+		r.fail(key, "want a string, got %T %v", v, v)
+		return def
+	}
+	if len(allowed) > 0 {
+		for _, a := range allowed {
+			if s == a {
+				return s
+			}
+		}
+		r.fail(key, "%q is not one of %s", s, strings.Join(allowed, ", "))
+		return def
+	}
+	return s
+}
+
+// Duration reads a Go duration string ("30s") or a number of seconds.
+func (r *Reader) Duration(key string, def time.Duration) time.Duration {
+	v, ok := r.get(key)
+	if !ok {
+		return def
+	}
+	switch x := v.(type) {
+	case string:
+		d, err := time.ParseDuration(x)
+		if err != nil {
+			r.fail(key, "bad duration %q: %v", x, err)
+			return def
+		}
+		return d
+	case int:
+		return time.Duration(x) * time.Second
+	case float64:
+		return time.Duration(x * float64(time.Second))
+	}
+	r.fail(key, "want a duration, got %T %v", v, v)
+	return def
+}
+
+// Strings reads a list of strings.
+func (r *Reader) Strings(key string, def []string) []string {
+	v, ok := r.get(key)
+	if !ok {
+		return def
+	}
+	switch x := v.(type) {
+	case []string:
+		return x
+	case []any:
+		out := make([]string, 0, len(x))
+		for i, e := range x {
+			s, isStr := e.(string)
+			if !isStr {
+				r.fail(fmt.Sprintf("%s[%d]", key, i), "want a string, got %T %v", e, e)
+				return def
+			}
+			out = append(out, s)
+		}
+		return out
+	}
+	r.fail(key, "want a list of strings, got %T %v", v, v)
+	return def
+}
+
+// Err reports unknown keys and bad values, or nil.
+func (r *Reader) Err() error {
+	var unknown []string
+	for k := range r.p {
+		if !r.used[k] {
+			unknown = append(unknown, k)
+		}
+	}
+	sort.Strings(unknown)
+	errs := append([]string(nil), r.errs...)
+	for _, k := range unknown {
+		known := make([]string, 0, len(r.used))
+		for u := range r.used {
+			known = append(known, u)
+		}
+		sort.Strings(known)
+		errs = append(errs, fmt.Sprintf("params.%s: unknown parameter (known: %s)", k, strings.Join(known, ", ")))
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s", strings.Join(errs, "; "))
+}

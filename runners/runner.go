@@ -1,0 +1,149 @@
+// Package runners defines the Runner interface every Text-to-SQL method
+// implements, the Task it receives and the Result it returns, and a registry
+// of runners by name.
+package runners
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/runners/llm"
+)
+
+// Runner is one Text-to-SQL method.
+type Runner interface {
+	Name() string
+	// Run answers one question. A failed prediction (bad SQL, model
+	// refusal) is data in the Result; Run returns an error only for
+	// infrastructure failures (context canceled, model endpoint down after
+	// retries) that should stop or retry the item.
+	Run(ctx context.Context, t Task) (Result, error)
+}
+
+// Task is one question handed to a runner. The example carries no gold SQL.
+type Task struct {
+	Example datasets.Example
+	DB      datasets.Database
+	// LLM answers model requests; it dispatches on Request.Role to the
+	// backend the spec binds to that role.
+	LLM    llm.Client
+	Seed   int64
+	Budget Budget
+}
+
+// Budget bounds the work of one task. Zero values mean no limit.
+type Budget struct {
+	MaxCalls  int
+	MaxTokens int
+	Timeout   time.Duration
+}
+
+// Candidate is one SQL the runner considered, with its score.
+type Candidate struct {
+	SQL   string             `json:"sql"`
+	Score float64            `json:"score"`
+	Parts map[string]float64 `json:"parts,omitempty"`
+	// Group identifies the execution-result group of the candidate.
+	Group string `json:"group,omitempty"`
+}
+
+// Step is one entry of a trace.
+type Step struct {
+	Action string         `json:"action"`
+	Role   string         `json:"role,omitempty"`
+	Input  string         `json:"input,omitempty"`
+	Output string         `json:"output,omitempty"`
+	Info   map[string]any `json:"info,omitempty"`
+}
+
+// Trace is the structured record of how a runner reached its answer.
+type Trace struct {
+	Steps []Step `json:"steps,omitempty"`
+	// Counters are named counts a report can aggregate (turns, validation
+	// level triggers, rollouts, ...).
+	Counters map[string]float64 `json:"counters,omitempty"`
+	// Data holds method-specific structured output (the MCTS tree, the
+	// Steiner scaffold, ...).
+	Data map[string]any `json:"data,omitempty"`
+}
+
+// Add appends a step.
+func (t *Trace) Add(s Step) { t.Steps = append(t.Steps, s) }
+
+// Count adds v to counter name.
+func (t *Trace) Count(name string, v float64) {
+	if t.Counters == nil {
+		t.Counters = map[string]float64{}
+	}
+	t.Counters[name] += v
+}
+
+// RoleUsage is model usage of one role.
+type RoleUsage struct {
+	Calls            int           `json:"calls"`
+	CachedCalls      int           `json:"cached_calls"`
+	PromptTokens     int           `json:"prompt_tokens"`
+	CompletionTokens int           `json:"completion_tokens"`
+	Latency          time.Duration `json:"latency_ns"`
+}
+
+// Result is a runner's answer to one task.
+type Result struct {
+	SQL        string               `json:"sql"`
+	Candidates []Candidate          `json:"candidates,omitempty"`
+	Trace      Trace                `json:"trace"`
+	Usage      map[string]RoleUsage `json:"usage,omitempty"` // by role
+	Wall       time.Duration        `json:"wall_ns"`
+	// Note explains an empty SQL (model refusal, nothing extracted, ...).
+	Note string `json:"note,omitempty"`
+}
+
+// Params are a runner's parameters as given in the spec.
+type Params map[string]any
+
+// Factory builds a runner from its spec parameters. It must reject unknown
+// keys and out-of-range values with an error naming the key.
+type Factory func(p Params) (Runner, error)
+
+var (
+	regMu    sync.RWMutex
+	registry = map[string]Factory{}
+)
+
+// Register makes a runner available by name. It panics on a duplicate name
+// (a programming error at init time).
+func Register(name string, f Factory) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	if _, dup := registry[name]; dup {
+		panic("runners: duplicate runner " + name)
+	}
+	registry[name] = f
+}
+
+// New builds the runner registered under name.
+func New(name string, p Params) (Runner, error) {
+	regMu.RLock()
+	f, ok := registry[name]
+	regMu.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("unknown runner %q (known: %v)", name, Names())
+	}
+	return f(p)
+}
+
+// Names lists the registered runners, sorted.
+func Names() []string {
+	regMu.RLock()
+	defer regMu.RUnlock()
+	var out []string
+	for n := range registry {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
