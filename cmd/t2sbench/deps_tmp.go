@@ -11,5 +11,3 @@ import (
 	_ "gonum.org/v1/plot"
 	_ "gopkg.in/yaml.v3"
 )
-
-

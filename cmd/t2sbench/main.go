@@ -109,4 +109,3 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	}
 	return nil
 }
-
