@@ -1,0 +1,82 @@
+package sqltext
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestExtract(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+		ok             bool
+	}{
+		{"fenced sql", "Reasoning...\n```sql\nSELECT name FROM singer;\n```\n", "SELECT name FROM singer", true},
+		{"last fenced wins", "```sql\nSELECT 1\n```\nbetter:\n```sql\nSELECT 2;;\n```", "SELECT 2", true},
+		{"sqlite fence", "```sqlite\nSELECT a FROM t\n```", "SELECT a FROM t", true},
+		{"plain fence looks like sql", "```\nSELECT a FROM t WHERE b = 1\n```", "SELECT a FROM t WHERE b = 1", true},
+		{"python fence is not sql", "```python\nprint(1)\n```", "", false},
+		{"sql fence beats later plain fence", "```sql\nSELECT x FROM y\n```\n```\nnot sql\n```", "SELECT x FROM y", true},
+		{"tags", "thinking <sql> SELECT a FROM t </sql> done", "SELECT a FROM t", true},
+		{"prefix", "Let me think.\nSQL: SELECT count(*) FROM t;\nThat is all.", "SELECT count(*) FROM t", true},
+		{"final query prefix", "Final SQL query: WITH x AS (SELECT 1) SELECT * FROM x", "WITH x AS (SELECT 1) SELECT * FROM x", true},
+		{"bare to blank line", "SELECT a\nFROM t\n\nThis query selects a.", "SELECT a\nFROM t", true},
+		{"bare semicolon in string", "SELECT a FROM t WHERE b = 'x;y'; trailing", "SELECT a FROM t WHERE b = 'x;y'", true},
+		{"bare last of several", "SELECT 1 FROM t\n\nCorrected:\nSELECT 2 FROM t", "SELECT 2 FROM t", true},
+		{"lowercase", "select a from t", "select a from t", true},
+		{"nothing", "I cannot answer that.", "", false},
+		{"empty", "", "", false},
+		{"word selection is not sql", "The selection is fine", "", false},
+		{"empty fence falls through to tags", "```sql\n```\n<sql>SELECT 3</sql>", "SELECT 3", true},
+		{"unterminated fence", "```sql\nSELECT a FROM t", "SELECT a FROM t", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := Extract(tt.in)
+			if got != tt.want || ok != tt.ok {
+				t.Errorf("Extract(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
+
+func TestNormalise(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"SELECT  a,\n\tb FROM t ;", "SELECT a, b FROM t"},
+		{"SELECT 'a  b' FROM t", "SELECT 'a  b' FROM t"},
+		{"  SELECT \"x\n y\"  ", "SELECT \"x\n y\""},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		if got := Normalise(tt.in); got != tt.want {
+			t.Errorf("Normalise(%q) = %q; want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// FuzzExtract checks that Extract never panics, that a found statement looks
+// like SQL or came from a SQL fence or tag, and that its words all occur in
+// the input (the output is a trimmed substring of the input).
+func FuzzExtract(f *testing.F) {
+	for _, s := range []string{"```sql\nSELECT 1;\n```", "<sql>SELECT a</sql>", "SQL: SELECT b", "select c from d\n\nx", "'", "```", "WITH"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		got, ok := Extract(in)
+		if !ok {
+			if got != "" {
+				t.Fatalf("Extract(%q) = %q with ok=false", in, got)
+			}
+			return
+		}
+		if got == "" {
+			t.Fatalf("Extract(%q) ok with empty SQL", in)
+		}
+		if !strings.Contains(in, got) {
+			t.Fatalf("Extract(%q) = %q, not a substring of the input", in, got)
+		}
+		if strings.HasSuffix(got, ";") || strings.TrimSpace(got) != got {
+			t.Fatalf("Extract(%q) = %q, not trimmed", in, got)
+		}
+		_ = Normalise(got)
+	})
+}
