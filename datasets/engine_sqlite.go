@@ -1,0 +1,562 @@
+package datasets
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	sqlite3 "github.com/mattn/go-sqlite3"
+)
+
+// Defaults for SQLiteOptions.
+const (
+	// DefaultTimeout is the per-query timeout: BIRD's official evaluator
+	// (DAMO-ConvAI bird/llm/src/evaluation.py, meta_time_out=30.0) and the
+	// mini-dev run_evaluation.sh both give each query pair 30 seconds.
+	DefaultTimeout = 30 * time.Second
+	// DefaultMaxRows is the number of result rows kept per query. No
+	// official scorer caps rows; this is the harness's own bound on
+	// memory, far above any gold result in Spider or BIRD dev (the largest
+	// are a few thousand rows), so a capped result is never a correct one
+	// by accident of truncation.
+	DefaultMaxRows = 100000
+	// maxValueLength caps one TEXT or BLOB value (SQLITE_LIMIT_LENGTH) so
+	// that zeroblob/randomblob/group_concat cannot exhaust memory; the
+	// largest benchmark value is far below it.
+	maxValueLength = 64 << 20
+)
+
+// SQLiteOptions configures SQLite databases. Zero fields take the defaults
+// DefaultTimeout and DefaultMaxRows.
+type SQLiteOptions struct {
+	// Timeout bounds each Execute call; the running statement is
+	// interrupted when it expires.
+	Timeout time.Duration
+	// MaxRows is the number of rows kept; further rows are dropped and the
+	// result is marked Truncated.
+	MaxRows int
+}
+
+func (o SQLiteOptions) withDefaults() SQLiteOptions {
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.MaxRows <= 0 {
+		o.MaxRows = DefaultMaxRows
+	}
+	return o
+}
+
+// sandboxDriver is the name of the registered read-only SQLite driver: every
+// connection it opens carries the authorizer and limits below.
+const sandboxDriver = "sqlite3_t2sbench_ro"
+
+func init() {
+	sql.Register(sandboxDriver, &sqlite3.SQLiteDriver{ConnectHook: sandboxConn})
+}
+
+// sandboxConn hardens a fresh connection: no ATTACH (limit 0), bounded value
+// length, and the read-only authorizer. go-sqlite3 only enables extension
+// loading inside its own LoadExtension call and the driver's Extensions list
+// is empty, so sqlite3_enable_load_extension stays off; the authorizer also
+// refuses the load_extension() SQL function.
+func sandboxConn(c *sqlite3.SQLiteConn) error {
+	c.SetLimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+	c.SetLimit(sqlite3.SQLITE_LIMIT_LENGTH, maxValueLength)
+	c.RegisterAuthorizer(authorize)
+	return nil
+}
+
+// sqliteRecursive is SQLITE_RECURSIVE (33), which go-sqlite3 does not export.
+const sqliteRecursive = 33
+
+// readPragmas are the pragmas a sandboxed connection may run: read-only
+// introspection only (a value argument, as in "PRAGMA table_info = x", is
+// still a read for these).
+var readPragmas = map[string]bool{
+	"table_info":       true,
+	"table_xinfo":      true,
+	"table_list":       true,
+	"foreign_key_list": true,
+	"index_list":       true,
+	"index_info":       true,
+	"index_xinfo":      true,
+}
+
+// deniedFunctions are SQL functions refused even in a read: they reach the
+// file system or process state (load_extension, readfile, writefile, edit
+// from the CLI's shell extensions; fts3_tokenizer can register C pointers).
+var deniedFunctions = map[string]bool{
+	"load_extension": true,
+	"readfile":       true,
+	"writefile":      true,
+	"edit":           true,
+	"fts3_tokenizer": true,
+}
+
+// authorize is the sqlite3_set_authorizer callback: a whitelist of read
+// actions; everything else (writes, DDL, ATTACH/DETACH, transactions,
+// savepoints, VACUUM, ANALYZE, REINDEX, virtual-table DDL, other pragmas)
+// is denied at prepare time.
+func authorize(op int, arg1, arg2, _ string) int {
+	switch op {
+	case sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqliteRecursive:
+		return sqlite3.SQLITE_OK
+	case sqlite3.SQLITE_FUNCTION:
+		// arg1 is NULL (""), arg2 the function name.
+		if deniedFunctions[strings.ToLower(arg2)] {
+			return sqlite3.SQLITE_DENY
+		}
+		return sqlite3.SQLITE_OK
+	case sqlite3.SQLITE_PRAGMA:
+		if readPragmas[strings.ToLower(arg1)] {
+			return sqlite3.SQLITE_OK
+		}
+		return sqlite3.SQLITE_DENY
+	default:
+		return sqlite3.SQLITE_DENY
+	}
+}
+
+// SQLiteEngine opens SQLite benchmark databases by id, read-only and
+// sandboxed, caching one Database per id. It is safe for concurrent use.
+type SQLiteEngine struct {
+	locate func(dbID string) (string, bool)
+	opt    SQLiteOptions
+
+	mu  sync.Mutex
+	dbs map[string]*sqliteDB
+}
+
+// NewSQLiteEngine returns an engine that finds database files with locate
+// (false means the database does not exist). opt applies to every database.
+func NewSQLiteEngine(locate func(dbID string) (path string, ok bool), opt SQLiteOptions) *SQLiteEngine {
+	return &SQLiteEngine{locate: locate, opt: opt.withDefaults(), dbs: map[string]*sqliteDB{}}
+}
+
+// Open returns the cached handle on dbID, opening it on first use. A
+// database that locate does not find gives an error wrapping ErrMissingDB.
+func (e *SQLiteEngine) Open(ctx context.Context, dbID string) (Database, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if db, ok := e.dbs[dbID]; ok {
+		return db, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	path, ok := e.locate(dbID)
+	if !ok {
+		return nil, fmt.Errorf("sqlite engine: %q: %w", dbID, ErrMissingDB)
+	}
+	db, err := openSQLite(path, dbID, e.opt)
+	if err != nil {
+		return nil, err
+	}
+	e.dbs[dbID] = db
+	return db, nil
+}
+
+// Dialect returns "sqlite".
+func (e *SQLiteEngine) Dialect() string { return "sqlite" }
+
+// Close closes every database the engine opened. Handles returned by Open
+// are unusable afterwards.
+func (e *SQLiteEngine) Close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var errs []error
+	for id, db := range e.dbs {
+		if err := db.pool.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close %s: %w", id, err))
+		}
+		delete(e.dbs, id)
+	}
+	return errors.Join(errs...)
+}
+
+// OpenSQLite opens the SQLite file at path as a read-only, sandboxed
+// Database named dbID. A missing file gives an error wrapping ErrMissingDB.
+func OpenSQLite(path, dbID string, opt SQLiteOptions) (Database, error) {
+	db, err := openSQLite(path, dbID, opt.withDefaults())
+	if err != nil {
+		return nil, err
+	}
+	return db, nil
+}
+
+// sqliteDB is the SQLite Database: a database/sql pool over the sandbox
+// driver.
+type sqliteDB struct {
+	id   string
+	path string
+	opt  SQLiteOptions
+	pool *sql.DB
+
+	fpOnce sync.Once
+	fp     string
+
+	schemaMu sync.Mutex
+	schema   *Schema
+}
+
+func openSQLite(path, dbID string, opt SQLiteOptions) (*sqliteDB, error) {
+	st, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("open sqlite %s (%s): %w", dbID, path, ErrMissingDB)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite %s: %w", dbID, err)
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("open sqlite %s: %s is a directory", dbID, path)
+	}
+	pool, err := sql.Open(sandboxDriver, sqliteDSN(path))
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite %s: %w", dbID, err)
+	}
+	n := runtime.GOMAXPROCS(0) * 2
+	pool.SetMaxOpenConns(n)
+	pool.SetMaxIdleConns(n)
+	pool.SetConnMaxIdleTime(5 * time.Minute)
+	// Open the first connection now, so that a file that is not a database
+	// fails here rather than on the first query.
+	ctx, cancel := context.WithTimeout(context.Background(), opt.Timeout)
+	defer cancel()
+	var one int
+	if err := pool.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master").Scan(&one); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("open sqlite %s (%s): %w", dbID, path, err)
+	}
+	return &sqliteDB{id: dbID, path: path, opt: opt, pool: pool}, nil
+}
+
+// sqliteDSN builds the connection URI. mode=ro makes SQLite refuse every
+// write at the pager; _query_only=1 (PRAGMA query_only, set by the driver
+// before the authorizer is installed) refuses writes at the statement level.
+// immutable=1 tells SQLite the file cannot change, so it takes no locks and
+// creates no -shm/-journal files next to the shared data; it is used only
+// when no -wal file sits beside the database, because an immutable open
+// ignores a WAL and would miss committed content in it.
+func sqliteDSN(path string) string {
+	q := url.Values{}
+	q.Set("mode", "ro")
+	q.Set("_query_only", "1")
+	if _, err := os.Stat(path + "-wal"); err != nil {
+		q.Set("immutable", "1")
+	}
+	u := url.URL{Scheme: "file", Opaque: escapePath(path), RawQuery: q.Encode()}
+	return u.String()
+}
+
+// escapePath percent-encodes the characters that are special in an SQLite
+// URI filename ('?', '#', '%').
+func escapePath(p string) string {
+	r := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
+	return r.Replace(p)
+}
+
+// ID returns the database id.
+func (d *sqliteDB) ID() string { return d.id }
+
+// Dialect returns "sqlite".
+func (d *sqliteDB) Dialect() string { return "sqlite" }
+
+// Close closes the connection pool.
+func (d *sqliteDB) Close() error { return d.pool.Close() }
+
+// Fingerprint returns the SHA-256 (hex) of the database file, computed on
+// first use. A file that cannot be read gives "unreadable:<path>", which
+// still keys a cache safely (it matches nothing real).
+func (d *sqliteDB) Fingerprint() string {
+	d.fpOnce.Do(func() {
+		fp, err := fileSHA256(d.path)
+		if err != nil {
+			d.fp = "unreadable:" + d.path
+			return
+		}
+		d.fp = fp
+	})
+	return d.fp
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// errOurTimeout is the cause attached to the per-query deadline, so that it
+// can be told apart from the caller's own deadline or cancellation.
+var errOurTimeout = errors.New("sqlite query timeout")
+
+// Execute runs one read-only statement with the configured timeout and row
+// cap. Every failure is an *ExecError.
+func (d *sqliteDB) Execute(ctx context.Context, query string) (*ResultSet, error) {
+	start := time.Now()
+	fail := func(kind ExecKind, msg string) (*ResultSet, error) {
+		return nil, &ExecError{Kind: kind, Msg: msg, Elapsed: time.Since(start)}
+	}
+	stmt, err := SingleStatement(query)
+	if err != nil {
+		if errors.Is(err, errMultipleStatements) {
+			return fail(ExecDenied, err.Error())
+		}
+		return fail(ExecErrorKind, err.Error())
+	}
+	qctx, cancel := context.WithTimeoutCause(ctx, d.opt.Timeout, errOurTimeout)
+	defer cancel()
+	rs, err := d.query(qctx, stmt, d.opt.MaxRows)
+	if err != nil {
+		return fail(d.classify(ctx, qctx, err), err.Error())
+	}
+	rs.Elapsed = time.Since(start)
+	return rs, nil
+}
+
+// classify maps a query error to an ExecKind: the caller's context first,
+// then our deadline, then the authorizer.
+func (d *sqliteDB) classify(ctx, qctx context.Context, err error) ExecKind {
+	switch {
+	case ctx.Err() != nil:
+		return ExecCanceled
+	case errors.Is(context.Cause(qctx), errOurTimeout):
+		return ExecTimeout
+	}
+	var se sqlite3.Error
+	if errors.As(err, &se) && (se.Code == sqlite3.ErrAuth || se.Code == sqlite3.ErrReadonly) {
+		return ExecDenied
+	}
+	return ExecErrorKind
+}
+
+// query runs stmt (one statement) and collects at most maxRows rows.
+//
+// go-sqlite3 converts values of columns declared DATE, DATETIME or
+// TIMESTAMP to time.Time and of columns declared BOOLEAN to bool, which
+// loses the stored value. When a result column carries such a declared
+// type the statement is run again wrapped as
+//
+//	WITH _t2s_q(c0, ..., cn) AS (stmt) SELECT +c0, ..., +cn FROM _t2s_q
+//
+// where unary + keeps the value and storage class but drops the declared
+// type; the result keeps the original column names and row order.
+func (d *sqliteDB) query(ctx context.Context, stmt string, maxRows int) (*ResultSet, error) {
+	rows, err := d.pool.QueryContext(ctx, stmt)
+	if err != nil {
+		return nil, err
+	}
+	cols, err := rows.Columns()
+	if err != nil {
+		rows.Close()
+		return nil, err
+	}
+	if needsWrap(rows) {
+		rows.Close()
+		rows, err = d.pool.QueryContext(ctx, wrapQuery(stmt, len(cols)))
+		if err != nil {
+			return nil, err
+		}
+	}
+	defer rows.Close()
+	rs := &ResultSet{Columns: cols, Rows: [][]any{}}
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if len(rs.Rows) >= maxRows {
+			rs.Truncated = true
+			break
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		row := make([]any, len(cols))
+		for i, v := range vals {
+			nv, err := normalizeValue(v)
+			if err != nil {
+				return nil, fmt.Errorf("column %q: %w", cols[i], err)
+			}
+			row[i] = nv
+		}
+		rs.Rows = append(rs.Rows, row)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return rs, nil
+}
+
+// needsWrap reports whether a result column has a declared type that the
+// driver converts lossily.
+func needsWrap(rows *sql.Rows) bool {
+	cts, err := rows.ColumnTypes()
+	if err != nil {
+		return false
+	}
+	for _, ct := range cts {
+		switch strings.ToLower(ct.DatabaseTypeName()) {
+		case "date", "datetime", "timestamp", "boolean":
+			return true
+		}
+	}
+	return false
+}
+
+func wrapQuery(stmt string, n int) string {
+	var names, sel strings.Builder
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			names.WriteString(", ")
+			sel.WriteString(", ")
+		}
+		fmt.Fprintf(&names, "c%d", i)
+		fmt.Fprintf(&sel, "+c%d", i)
+	}
+	// The newline ends a trailing "--" comment inside stmt.
+	return "WITH _t2s_q(" + names.String() + ") AS (\n" + stmt + "\n) SELECT " + sel.String() + " FROM _t2s_q"
+}
+
+// normalizeValue maps a scanned driver value to the ResultSet types. Scanning
+// into *any copies []byte, and go-sqlite3 returns TEXT as string (bytes
+// exactly as stored) and BLOB as []byte.
+func normalizeValue(v any) (any, error) {
+	switch x := v.(type) {
+	case nil, int64, float64, string, []byte:
+		return x, nil
+	default:
+		return nil, fmt.Errorf("unexpected driver value type %T", v)
+	}
+}
+
+// errMultipleStatements marks input holding more than one statement.
+var errMultipleStatements = errors.New("multiple statements: only one statement may run")
+
+// SingleStatement returns the one SQL statement in s with surrounding
+// whitespace, comments-only tails and trailing semicolons removed. It fails
+// when s is empty or holds more than one statement. String literals,
+// quoted identifiers ("x", `x`, [x]) and comments are honoured, so a ';'
+// inside them does not split.
+func SingleStatement(s string) (string, error) {
+	end := -1 // index of the first top-level ';'
+	i := 0
+scan:
+	for i < len(s) {
+		switch c := s[i]; {
+		case c == '\'' || c == '"' || c == '`':
+			j := i + 1
+			for j < len(s) {
+				if s[j] == c {
+					if j+1 < len(s) && s[j+1] == c {
+						j += 2
+						continue
+					}
+					break
+				}
+				j++
+			}
+			i = j + 1
+		case c == '[':
+			j := strings.IndexByte(s[i:], ']')
+			if j < 0 {
+				i = len(s)
+			} else {
+				i += j + 1
+			}
+		case c == '-' && i+1 < len(s) && s[i+1] == '-':
+			j := strings.IndexByte(s[i:], '\n')
+			if j < 0 {
+				i = len(s)
+			} else {
+				i += j + 1
+			}
+		case c == '/' && i+1 < len(s) && s[i+1] == '*':
+			j := strings.Index(s[i+2:], "*/")
+			if j < 0 {
+				i = len(s)
+			} else {
+				i += 2 + j + 2
+			}
+		case c == ';':
+			end = i
+			break scan
+		default:
+			i++
+		}
+	}
+	body := s
+	if end >= 0 {
+		body = s[:end]
+		if !onlyNoise(s[end:]) {
+			return "", errMultipleStatements
+		}
+	}
+	body = strings.TrimSpace(body)
+	if onlyNoise(body) {
+		return "", errors.New("empty statement")
+	}
+	return body, nil
+}
+
+// onlyNoise reports whether s holds only whitespace, semicolons and comments.
+func onlyNoise(s string) bool {
+	i := 0
+	for i < len(s) {
+		switch c := s[i]; {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' || c == ';':
+			i++
+		case c == '-' && i+1 < len(s) && s[i+1] == '-':
+			j := strings.IndexByte(s[i:], '\n')
+			if j < 0 {
+				return true
+			}
+			i += j + 1
+		case c == '/' && i+1 < len(s) && s[i+1] == '*':
+			j := strings.Index(s[i+2:], "*/")
+			if j < 0 {
+				return true
+			}
+			i += 2 + j + 2
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// Schema introspects the database once and returns the cached result.
+func (d *sqliteDB) Schema(ctx context.Context) (*Schema, error) {
+	d.schemaMu.Lock()
+	defer d.schemaMu.Unlock()
+	if d.schema != nil {
+		return d.schema, nil
+	}
+	s, err := introspectSQLite(ctx, d.pool, d.id, d.opt.Timeout)
+	if err != nil {
+		return nil, fmt.Errorf("schema of %s: %w", d.id, err)
+	}
+	d.schema = s
+	return s, nil
+}
