@@ -340,8 +340,12 @@ func (d *sqliteDB) classify(ctx, qctx context.Context, err error) ExecKind {
 	case errors.Is(context.Cause(qctx), errOurTimeout):
 		return ExecTimeout
 	}
+	// The authorizer's refusals surface as SQLITE_AUTH ("not authorized")
+	// for statements and as SQLITE_ERROR "not authorized to use function:
+	// X" for denied functions.
 	var se sqlite3.Error
-	if errors.As(err, &se) && (se.Code == sqlite3.ErrAuth || se.Code == sqlite3.ErrReadonly) {
+	if errors.As(err, &se) && (se.Code == sqlite3.ErrAuth || se.Code == sqlite3.ErrReadonly ||
+		strings.Contains(se.Error(), "not authorized")) {
 		return ExecDenied
 	}
 	return ExecErrorKind
