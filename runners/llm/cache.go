@@ -1,0 +1,459 @@
+package llm
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// cacheKeyVersion changes whenever the key document below changes, so old
+// entries can never answer a request they were not made for.
+const cacheKeyVersion = 1
+
+// Ident identifies the backend behind a cached client: two clients with the
+// same Ident and the same request give interchangeable answers.
+type Ident struct {
+	Backend string `json:"backend"`
+	BaseURL string `json:"base_url"`
+	Model   string `json:"model"`
+}
+
+// Cache is a response cache in one SQLite file (WAL mode), safe for
+// concurrent use by many goroutines and by several processes sharing the
+// file. Each sample of a request is stored under its own key:
+//
+//	key(i) = SHA-256( SHA-256(canonical JSON of the request) || i )
+//
+// where the canonical JSON holds the key version, the backend identity
+// (backend, base URL, model), the role, the messages, temperature, top_p,
+// max_tokens, stop, seed, answer kind, schema (re-encoded with sorted keys),
+// schema name and sim responder, and i is the 0-based sample index. A
+// request for n samples therefore reuses the samples an earlier request for
+// fewer samples stored, and any change of a sampling parameter (temperature
+// above all) misses. The role is part of the key because a backend may
+// answer per role (sim's per-role p).
+//
+// The first answer stored under a key wins: concurrent misses of one key
+// both call the model, and both return the stored answer.
+type Cache struct {
+	db   *sql.DB
+	path string
+	st   counters
+}
+
+// CacheStats counts cache traffic. Hits and Misses count requests (a
+// request is a hit when every sample came from the cache); PartialHits
+// counts misses that reused some samples; Stored counts samples written.
+type CacheStats struct {
+	Hits, Misses, PartialHits, Stored int64
+}
+
+type counters struct{ hits, misses, partial, stored atomic.Int64 }
+
+func (c *counters) snapshot() CacheStats {
+	return CacheStats{Hits: c.hits.Load(), Misses: c.misses.Load(), PartialHits: c.partial.Load(), Stored: c.stored.Load()}
+}
+
+// OpenCache opens (creating if needed) the cache database at path. The
+// SQLite driver "sqlite3" must be registered by the program (its main
+// package imports github.com/mattn/go-sqlite3).
+func OpenCache(path string) (*Cache, error) {
+	if path == "" {
+		return nil, errors.New("llm: cache path is empty")
+	}
+	if strings.ContainsAny(path, "?#") {
+		return nil, fmt.Errorf("llm: cache path %q must not contain '?' or '#'", path)
+	}
+	dsn := "file:" + path + "?_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=30000&_txlock=immediate"
+	db, err := sql.Open("sqlite3", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("llm: open cache %s: %w", path, err)
+	}
+	const schema = `CREATE TABLE IF NOT EXISTS responses (
+		key TEXT PRIMARY KEY,
+		sample INTEGER NOT NULL,
+		choice TEXT NOT NULL,
+		model TEXT NOT NULL,
+		prompt_tokens INTEGER NOT NULL,
+		completion_tokens INTEGER NOT NULL,
+		latency_ns INTEGER NOT NULL,
+		created TEXT NOT NULL
+	)`
+	if _, err := db.Exec(schema); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("llm: init cache %s: %w", path, err)
+	}
+	return &Cache{db: db, path: path}, nil
+}
+
+// Close closes the database.
+func (c *Cache) Close() error { return c.db.Close() }
+
+// Stats returns the traffic counts of all clients using this cache.
+func (c *Cache) Stats() CacheStats { return c.st.snapshot() }
+
+// entry is one cached sample.
+type entry struct {
+	choice           string
+	model            string
+	promptTokens     int
+	completionTokens int
+	latency          time.Duration
+}
+
+// keys returns the per-sample keys of req for samples 0..n-1.
+func requestKeys(id Ident, req Request, n int) ([]string, error) {
+	doc := struct {
+		V           int             `json:"v"`
+		Ident       Ident           `json:"ident"`
+		Role        string          `json:"role"`
+		Messages    []Message       `json:"messages"`
+		Temperature float64         `json:"temperature"`
+		TopP        float64         `json:"top_p"`
+		MaxTokens   int             `json:"max_tokens"`
+		Stop        []string        `json:"stop"`
+		Seed        *int64          `json:"seed"`
+		Answer      AnswerKind      `json:"answer"`
+		Schema      json.RawMessage `json:"schema"`
+		SchemaName  string          `json:"schema_name"`
+		Responder   string          `json:"responder"`
+	}{
+		V: cacheKeyVersion, Ident: id, Role: req.Role, Messages: req.Messages,
+		Temperature: req.Temperature, TopP: req.TopP, MaxTokens: req.MaxTokens, Stop: req.Stop,
+		Seed: req.Seed, Answer: req.Answer, SchemaName: req.SchemaName, Responder: req.Responder,
+	}
+	if doc.Answer == "" {
+		doc.Answer = AnswerText
+	}
+	if len(doc.Stop) == 0 {
+		doc.Stop = nil
+	}
+	if len(req.Schema) > 0 {
+		var v any
+		if err := json.Unmarshal(req.Schema, &v); err != nil {
+			return nil, fmt.Errorf("llm: cache key: schema %q is not valid JSON: %w", req.SchemaName, err)
+		}
+		b, _ := json.Marshal(v) // maps marshal with sorted keys
+		doc.Schema = b
+	}
+	canon, err := json.Marshal(doc)
+	if err != nil {
+		return nil, fmt.Errorf("llm: cache key: %w", err)
+	}
+	base := sha256.Sum256(canon)
+	keys := make([]string, n)
+	var buf [sha256.Size + 8]byte
+	copy(buf[:], base[:])
+	for i := range n {
+		binary.BigEndian.PutUint64(buf[sha256.Size:], uint64(i))
+		k := sha256.Sum256(buf[:])
+		keys[i] = hex.EncodeToString(k[:])
+	}
+	return keys, nil
+}
+
+// get returns the cached entries of keys, by position.
+func (c *Cache) get(ctx context.Context, keys []string) (map[int]entry, error) {
+	pos := make(map[string]int, len(keys))
+	args := make([]any, len(keys))
+	for i, k := range keys {
+		pos[k] = i
+		args[i] = k
+	}
+	q := "SELECT key, choice, model, prompt_tokens, completion_tokens, latency_ns FROM responses WHERE key IN (" +
+		strings.TrimSuffix(strings.Repeat("?,", len(keys)), ",") + ")"
+	rows, err := c.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("llm: read cache %s: %w", c.path, err)
+	}
+	defer rows.Close()
+	out := make(map[int]entry, len(keys))
+	for rows.Next() {
+		var k string
+		var e entry
+		var lat int64
+		if err := rows.Scan(&k, &e.choice, &e.model, &e.promptTokens, &e.completionTokens, &lat); err != nil {
+			return nil, fmt.Errorf("llm: read cache %s: %w", c.path, err)
+		}
+		e.latency = time.Duration(lat)
+		out[pos[k]] = e
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("llm: read cache %s: %w", c.path, err)
+	}
+	return out, nil
+}
+
+// put stores entries under keys (first writer wins) and returns the entries
+// the cache holds afterwards, which differ from the given ones only where
+// another caller stored the key first.
+func (c *Cache) put(ctx context.Context, keys []string, samples []int, es []entry) ([]entry, error) {
+	tx, err := c.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("llm: write cache %s: %w", c.path, err)
+	}
+	defer tx.Rollback()
+	now := time.Now().UTC().Format(time.RFC3339)
+	out := make([]entry, len(es))
+	for i, e := range es {
+		res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO responses
+			(key, sample, choice, model, prompt_tokens, completion_tokens, latency_ns, created)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			keys[i], samples[i], e.choice, e.model, e.promptTokens, e.completionTokens, int64(e.latency), now)
+		if err != nil {
+			return nil, fmt.Errorf("llm: write cache %s: %w", c.path, err)
+		}
+		out[i] = e
+		if n, _ := res.RowsAffected(); n == 1 {
+			c.st.stored.Add(1)
+			continue
+		}
+		var lat int64
+		err = tx.QueryRowContext(ctx, `SELECT choice, model, prompt_tokens, completion_tokens, latency_ns FROM responses WHERE key = ?`, keys[i]).
+			Scan(&out[i].choice, &out[i].model, &out[i].promptTokens, &out[i].completionTokens, &lat)
+		if err != nil {
+			return nil, fmt.Errorf("llm: read cache %s: %w", c.path, err)
+		}
+		out[i].latency = time.Duration(lat)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("llm: write cache %s: %w", c.path, err)
+	}
+	return out, nil
+}
+
+// OffsetClient is implemented by backends whose samples are a function of
+// their index (sim): CompleteFrom answers samples first..first+N-1 of req.
+// The cache uses it to ask only for the samples it lacks.
+type OffsetClient interface {
+	Client
+	CompleteFrom(ctx context.Context, req Request, first int) (*Response, error)
+}
+
+// CallRecord describes one real model call (not a cache hit), for the run
+// store's model-call log.
+type CallRecord struct {
+	Start   time.Time
+	Role    string
+	Ident   Ident
+	Samples int
+	Latency time.Duration
+	Usage   Usage
+	// ErrorClass is "" on success, else ErrorClass(err).
+	ErrorClass string
+	Error      string
+}
+
+// CacheOption configures Cached.
+type CacheOption func(*CachedClient)
+
+// WithCallLog calls fn after every real call the client makes (hits make
+// none). fn must be safe for concurrent use.
+func WithCallLog(fn func(CallRecord)) CacheOption {
+	return func(c *CachedClient) { c.onCall = fn }
+}
+
+// CachedClient is a Client answering from a Cache and calling its inner
+// client only for missing samples.
+type CachedClient struct {
+	inner  Client
+	cache  *Cache
+	ident  Ident
+	onCall func(CallRecord)
+	st     counters
+}
+
+// Cached wraps inner with cache. ident names the backend behind inner; it
+// is part of every key. A nil cache disables caching but keeps the call
+// log.
+//
+// A hit sets Response.Cached, makes no call, and reports the original
+// call's model, latency (the largest of its samples' calls) and usage
+// (prompt tokens of the first sample's call plus the samples' completion
+// tokens), so that token counts do not depend on the cache state. A partial
+// hit calls for the missing samples only and reports that call's usage.
+func Cached(inner Client, cache *Cache, ident Ident, opts ...CacheOption) *CachedClient {
+	c := &CachedClient{inner: inner, cache: cache, ident: ident}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+// Stats returns this client's cache traffic.
+func (c *CachedClient) Stats() CacheStats { return c.st.snapshot() }
+
+// Complete answers req from the cache, calling the inner client for the
+// samples the cache lacks.
+func (c *CachedClient) Complete(ctx context.Context, req Request) (*Response, error) {
+	n := req.Samples()
+	if c.cache == nil {
+		return c.call(ctx, req, 0)
+	}
+	keys, err := requestKeys(c.ident, req, n)
+	if err != nil {
+		return nil, err
+	}
+	have, err := c.cache.get(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	if len(have) == n {
+		c.st.hits.Add(1)
+		c.cache.st.hits.Add(1)
+		resp := &Response{Cached: true, Model: have[0].model, Usage: Usage{PromptTokens: have[0].promptTokens}}
+		for i := range n {
+			e := have[i]
+			resp.Choices = append(resp.Choices, e.choice)
+			resp.Usage.CompletionTokens += e.completionTokens
+			resp.Latency = max(resp.Latency, e.latency)
+		}
+		return resp, nil
+	}
+	c.st.misses.Add(1)
+	c.cache.st.misses.Add(1)
+	if len(have) > 0 {
+		c.st.partial.Add(1)
+		c.cache.st.partial.Add(1)
+	}
+	var missing []int
+	for i := range n {
+		if _, ok := have[i]; !ok {
+			missing = append(missing, i)
+		}
+	}
+	sub := req
+	sub.N = len(missing)
+	first := 0
+	_, offsets := c.inner.(OffsetClient)
+	contiguous := missing[len(missing)-1]-missing[0] == len(missing)-1
+	var pick []int // positions in the inner response of the missing samples
+	switch {
+	case offsets && contiguous:
+		first = missing[0]
+		for i := range missing {
+			pick = append(pick, i)
+		}
+	case offsets:
+		sub.N = n
+		pick = missing
+	default:
+		for i := range missing {
+			pick = append(pick, i)
+		}
+	}
+	resp, err := c.call(ctx, sub, first)
+	if err != nil {
+		return nil, err
+	}
+	if len(resp.Choices) < sub.Samples() {
+		return nil, fmt.Errorf("llm: %s %s: got %d choices for %d samples", c.ident.Backend, c.ident.Model, len(resp.Choices), sub.Samples())
+	}
+	es := make([]entry, len(missing))
+	mkeys := make([]string, len(missing))
+	per, rem := resp.Usage.CompletionTokens/len(missing), resp.Usage.CompletionTokens%len(missing)
+	for j, i := range missing {
+		ct := per
+		if j < rem {
+			ct++
+		}
+		es[j] = entry{choice: resp.Choices[pick[j]], model: resp.Model, promptTokens: resp.Usage.PromptTokens, completionTokens: ct, latency: resp.Latency}
+		mkeys[j] = keys[i]
+	}
+	stored, err := c.cache.put(ctx, mkeys, missing, es)
+	if err != nil {
+		return nil, err
+	}
+	for j, i := range missing {
+		have[i] = stored[j]
+	}
+	out := &Response{Model: resp.Model, Usage: resp.Usage, Latency: resp.Latency}
+	for i := range n {
+		out.Choices = append(out.Choices, have[i].choice)
+	}
+	return out, nil
+}
+
+// call makes one real call (samples first.. for offset clients) and logs it.
+func (c *CachedClient) call(ctx context.Context, req Request, first int) (*Response, error) {
+	start := time.Now()
+	var resp *Response
+	var err error
+	if oc, ok := c.inner.(OffsetClient); ok && first > 0 {
+		resp, err = oc.CompleteFrom(ctx, req, first)
+	} else {
+		resp, err = c.inner.Complete(ctx, req)
+	}
+	if c.onCall != nil {
+		rec := CallRecord{Start: start, Role: req.Role, Ident: c.ident, Samples: req.Samples(), Latency: time.Since(start)}
+		if err != nil {
+			rec.ErrorClass = ErrorClass(err)
+			rec.Error = err.Error()
+		} else {
+			rec.Usage = resp.Usage
+			if resp.Latency > 0 {
+				rec.Latency = resp.Latency
+			}
+		}
+		c.onCall(rec)
+	}
+	return resp, err
+}
+
+// Embed forwards to the inner client when it is an Embedder (embeddings are
+// not cached).
+func (c *CachedClient) Embed(ctx context.Context, role string, texts []string) ([][]float32, Usage, error) {
+	e, ok := c.inner.(Embedder)
+	if !ok {
+		return nil, Usage{}, fmt.Errorf("llm: %s %s (role %q) does not compute embeddings", c.ident.Backend, c.ident.Model, role)
+	}
+	return e.Embed(ctx, role, texts)
+}
+
+// ErrorClass names the class of a model-call error for logs and reports:
+// "canceled", "deadline", "timeout", "network", "malformed", "rate_limited",
+// "auth", "bad_request", "not_found", "server_error", "http_<code>", "sim"
+// or "other"; "" for nil.
+func ErrorClass(err error) string {
+	var se *StatusError
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &se):
+		switch c := se.StatusCode; {
+		case c == 429:
+			return "rate_limited"
+		case c == 401 || c == 403:
+			return "auth"
+		case c == 400 || c == 422:
+			return "bad_request"
+		case c == 404:
+			return "not_found"
+		case c >= 500:
+			return "server_error"
+		default:
+			return fmt.Sprintf("http_%d", c)
+		}
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "deadline"
+	case errors.Is(err, ErrTimeout):
+		return "timeout"
+	case errors.Is(err, ErrNetwork):
+		return "network"
+	case errors.Is(err, ErrMalformed):
+		return "malformed"
+	case strings.HasPrefix(err.Error(), "sim:"):
+		return "sim"
+	}
+	return "other"
+}
