@@ -1,0 +1,341 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/t2sbench/t2sbench/metrics"
+)
+
+func init() {
+	register(command{
+		name:    "compare",
+		summary: "compare systems' EX with McNemar tests and paired bootstrap CIs",
+		run:     runCompare,
+	})
+}
+
+// loadRunVerdicts loads the per-question outcomes of every system in a run
+// directory (system name -> question id -> correct). It is wired by the run
+// store; while nil, compare accepts verdict files only.
+var loadRunVerdicts func(dir string) (map[string]map[string]bool, error)
+
+// compareSystem is one system's outcomes and where they came from.
+type compareSystem struct {
+	name    string
+	source  string
+	correct map[string]bool
+}
+
+// compareRow is one system compared with the baseline; it is also the
+// --json output.
+type compareRow struct {
+	Baseline     string   `json:"baseline"`
+	System       string   `json:"system"`
+	N            int      `json:"n"`
+	AccBaseline  float64  `json:"acc_baseline"`
+	AccSystem    float64  `json:"acc_system"`
+	Delta        float64  `json:"delta"`
+	CILo         float64  `json:"ci_lo"`
+	CIHi         float64  `json:"ci_hi"`
+	Level        float64  `json:"level"`
+	CIMethod     string   `json:"ci_method"`
+	Resamples    int      `json:"resamples"`
+	B            int      `json:"b"`
+	C            int      `json:"c"`
+	Test         string   `json:"test"`
+	P            float64  `json:"p"`
+	PHolm        float64  `json:"p_holm"`
+	Significant  bool     `json:"significant"`
+	BaselineOnly int      `json:"dropped_baseline_only,omitempty"`
+	SystemOnly   int      `json:"dropped_system_only,omitempty"`
+	Warnings     []string `json:"warnings,omitempty"`
+}
+
+func runCompare(stdout, stderr io.Writer, args []string) error {
+	fs := newFlagSet("compare", "A B [C ...] [flags]  (verdict .jsonl files or run directories)", stderr)
+	baseline := fs.String("baseline", "", "baseline system name or path (default: the first system)")
+	asJSON := fs.Bool("json", false, "write the comparisons as JSON")
+	intersect := fs.Bool("intersect", false, "compare on the questions both systems have, dropping the others (default: error)")
+	level := fs.Float64("level", metrics.DefaultLevel, "confidence level of the bootstrap intervals; significance is judged at alpha = 1 - level")
+	resamples := fs.Int("B", metrics.DefaultResamples, "bootstrap resamples")
+	seed := fs.Uint64("seed", 1, "bootstrap random seed")
+	ciMethod := fs.String("ci", metrics.BootstrapPercentile, "bootstrap interval: percentile or bca")
+	test := fs.String("test", "auto", "McNemar test: auto (exact when b+c < 25), exact, chi2-cc or chi2")
+
+	// Flags may come before, between or after the inputs.
+	var inputs []string
+	for {
+		if err := parseFlags(fs, args); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		inputs = append(inputs, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(inputs) == 0 {
+		fs.Usage()
+		return fmt.Errorf("%w: compare needs verdict files or run directories", errUsage)
+	}
+	if !(*level > 0 && *level < 1) {
+		return fmt.Errorf("%w: --level %v, want a value in (0, 1)", errUsage, *level)
+	}
+	mcTest := *test
+	if mcTest == "auto" {
+		mcTest = metrics.McNemarAuto
+	}
+
+	systems, err := loadCompareInputs(inputs)
+	if err != nil {
+		return err
+	}
+	if len(systems) < 2 {
+		return fmt.Errorf("%w: compare needs at least two systems, got %d (%s)", errUsage, len(systems), strings.Join(inputs, ", "))
+	}
+	base := 0
+	if *baseline != "" {
+		base = slices.IndexFunc(systems, func(s compareSystem) bool { return s.name == *baseline || s.source == *baseline })
+		if base < 0 {
+			names := make([]string, len(systems))
+			for i, s := range systems {
+				names[i] = s.name
+			}
+			return fmt.Errorf("%w: --baseline %q is none of the systems %s", errUsage, *baseline, strings.Join(names, ", "))
+		}
+	}
+
+	rows, err := compareAll(systems, base, compareConfig{
+		intersect: *intersect, level: *level, resamples: *resamples, seed: *seed, ciMethod: *ciMethod, test: mcTest,
+	})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rows)
+	}
+	writeCompareTable(stdout, rows, *level, *resamples, *seed, *ciMethod)
+	return nil
+}
+
+// compareConfig carries the statistical settings of a comparison.
+type compareConfig struct {
+	intersect bool
+	level     float64
+	resamples int
+	seed      uint64
+	ciMethod  string
+	test      string
+}
+
+// compareAll compares every system with systems[base]: McNemar test and
+// paired bootstrap per pair, Holm adjustment over the family of pairs.
+// Every pair's bootstrap uses its own source seeded with cfg.seed, so a
+// pair's interval does not depend on which other systems are compared.
+func compareAll(systems []compareSystem, base int, cfg compareConfig) ([]compareRow, error) {
+	var rows []compareRow
+	for i, s := range systems {
+		if i == base {
+			continue
+		}
+		b := systems[base]
+		p, err := metrics.Pair(b.correct, s.correct, cfg.intersect)
+		if err != nil {
+			return nil, fmt.Errorf("compare %s (%s) with %s (%s): %w", b.name, b.source, s.name, s.source, err)
+		}
+		mc, err := metrics.McNemar(p.A, p.B, cfg.test)
+		if err != nil {
+			return nil, fmt.Errorf("compare %s with %s: %w", b.name, s.name, err)
+		}
+		ci, err := metrics.PairedBootstrap(p.A, p.B, metrics.BootstrapOptions{
+			Resamples: cfg.resamples, Level: cfg.level, Method: cfg.ciMethod, Rand: rand.New(rand.NewPCG(cfg.seed, 0)),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("compare %s with %s: %w", b.name, s.name, err)
+		}
+		row := compareRow{
+			Baseline: b.name, System: s.name, N: ci.N,
+			AccBaseline: ci.AccA, AccSystem: ci.AccB, Delta: ci.Delta,
+			CILo: ci.CI.Lo, CIHi: ci.CI.Hi, Level: ci.CI.Level, CIMethod: ci.Method, Resamples: ci.Resamples,
+			B: mc.B, C: mc.C, Test: mc.Test, P: mc.P,
+			BaselineOnly: len(p.OnlyA), SystemOnly: len(p.OnlyB),
+		}
+		for _, w := range append(mc.Warnings, ci.Warnings...) {
+			row.Warnings = append(row.Warnings, w.Error())
+		}
+		rows = append(rows, row)
+	}
+	ps := make([]float64, len(rows))
+	for i, r := range rows {
+		ps[i] = r.P
+	}
+	adj, err := metrics.Holm(ps)
+	if err != nil {
+		return nil, fmt.Errorf("compare: %w", err)
+	}
+	for i := range rows {
+		rows[i].PHolm = adj[i]
+		rows[i].Significant = adj[i] < 1-cfg.level
+	}
+	return rows, nil
+}
+
+// writeCompareTable prints rows as a plain text table; `~` marks a
+// difference that is not significant after Holm adjustment.
+func writeCompareTable(w io.Writer, rows []compareRow, level float64, resamples int, seed uint64, ciMethod string) {
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "baseline: %s; EX and delta in %%; %.0f%% paired bootstrap CI (%s, B=%d, seed %d); McNemar p, Holm-adjusted over %d comparisons; ~ not significant at alpha=%.2g\n\n",
+		rows[0].Baseline, 100*level, ciMethod, resamples, seed, len(rows), 1-level)
+	nameW := len("system")
+	for _, r := range rows {
+		nameW = max(nameW, len(r.System))
+	}
+	fmt.Fprintf(w, "%-*s %6s %8s %8s %8s  %-18s %5s %5s %-7s %10s %10s\n",
+		nameW, "system", "n", "EX base", "EX sys", "delta", "CI", "b", "c", "test", "p", "p(Holm)")
+	for _, r := range rows {
+		mark := ""
+		if !r.Significant {
+			mark = " ~"
+		}
+		ci := fmt.Sprintf("[%+.2f, %+.2f]", 100*r.CILo, 100*r.CIHi)
+		fmt.Fprintf(w, "%-*s %6d %8.2f %8.2f %+8.2f  %-18s %5d %5d %-7s %10s %10s%s\n",
+			nameW, r.System, r.N, 100*r.AccBaseline, 100*r.AccSystem, 100*r.Delta, ci, r.B, r.C, r.Test, formatP(r.P), formatP(r.PHolm), mark)
+	}
+	for _, r := range rows {
+		if r.BaselineOnly > 0 || r.SystemOnly > 0 {
+			fmt.Fprintf(w, "\nnote: %s: dropped %d questions only in %s and %d only in %s (--intersect)", r.System, r.BaselineOnly, r.Baseline, r.SystemOnly, r.System)
+		}
+		for _, warn := range r.Warnings {
+			fmt.Fprintf(w, "\nwarning: %s: %s", r.System, warn)
+		}
+	}
+	fmt.Fprintln(w)
+}
+
+// formatP prints a p-value with three decimals, or in exponent form when
+// it is below 0.001.
+func formatP(p float64) string {
+	if p < 0.001 {
+		return fmt.Sprintf("%.2g", p)
+	}
+	return fmt.Sprintf("%.3f", p)
+}
+
+// loadCompareInputs reads each input: a verdict file (one system, named
+// after the file) or a run directory (its systems, via loadRunVerdicts).
+// System names must be unique.
+func loadCompareInputs(inputs []string) ([]compareSystem, error) {
+	var systems []compareSystem
+	seen := map[string]string{}
+	add := func(s compareSystem) error {
+		if prev, dup := seen[s.name]; dup {
+			return fmt.Errorf("compare: system name %q comes from both %s and %s; rename a file", s.name, prev, s.source)
+		}
+		seen[s.name] = s.source
+		systems = append(systems, s)
+		return nil
+	}
+	for _, in := range inputs {
+		st, err := os.Stat(in)
+		if err != nil {
+			return nil, fmt.Errorf("compare: %w", err)
+		}
+		if st.IsDir() {
+			if loadRunVerdicts == nil {
+				return nil, fmt.Errorf("compare: %s is a directory: run directories not supported yet; pass verdict .jsonl files", in)
+			}
+			byName, err := loadRunVerdicts(in)
+			if err != nil {
+				return nil, fmt.Errorf("compare: %s: %w", in, err)
+			}
+			names := make([]string, 0, len(byName))
+			for n := range byName {
+				names = append(names, n)
+			}
+			slices.Sort(names)
+			for _, n := range names {
+				if err := add(compareSystem{name: n, source: in, correct: byName[n]}); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
+		correct, err := readVerdictOutcomes(in)
+		if err != nil {
+			return nil, err
+		}
+		name := strings.TrimSuffix(filepath.Base(in), filepath.Ext(in))
+		if err := add(compareSystem{name: name, source: in, correct: correct}); err != nil {
+			return nil, err
+		}
+	}
+	return systems, nil
+}
+
+// verdictLine is the part of a verdict file line that compare needs.
+type verdictLine struct {
+	QuestionID *string `json:"question_id"`
+	Correct    *bool   `json:"correct"`
+}
+
+// readVerdictOutcomes reads a verdict file (JSON lines with at least
+// "question_id" and "correct") into question id -> correct. Errors name
+// file:line; a repeated question id is an error.
+func readVerdictOutcomes(path string) (map[string]bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("compare: %w", err)
+	}
+	defer f.Close()
+	return decodeVerdicts(f, path)
+}
+
+func decodeVerdicts(r io.Reader, path string) (map[string]bool, error) {
+	out := map[string]bool{}
+	firstLine := map[string]int{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 64<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		text := strings.TrimSpace(sc.Text())
+		if text == "" {
+			continue
+		}
+		var v verdictLine
+		if err := json.Unmarshal([]byte(text), &v); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+		switch {
+		case v.QuestionID == nil || *v.QuestionID == "":
+			return nil, fmt.Errorf("%s:%d: missing \"question_id\"", path, line)
+		case v.Correct == nil:
+			return nil, fmt.Errorf("%s:%d: missing \"correct\"", path, line)
+		}
+		if prev, dup := firstLine[*v.QuestionID]; dup {
+			return nil, fmt.Errorf("%s:%d: question %q repeated (first on line %d)", path, line, *v.QuestionID, prev)
+		}
+		firstLine[*v.QuestionID] = line
+		out[*v.QuestionID] = *v.Correct
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s:%d: %w", path, line+1, err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no verdicts", path)
+	}
+	return out, nil
+}
+

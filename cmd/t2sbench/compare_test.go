@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeVerdicts writes a verdict file with one line per outcome, question
+// ids q000, q001, ...
+func writeVerdicts(t *testing.T, dir, name string, correct []bool) string {
+	t.Helper()
+	var b strings.Builder
+	for i, c := range correct {
+		fmt.Fprintf(&b, `{"index":%d,"question_id":"q%03d","db_id":"db","difficulty":"simple","status":"ok","correct":%v,"pred_ms":1.5,"gold_ms":2,"error":""}`+"\n", i, i, c)
+	}
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// reactSystems builds the BIRD mini-dev ablation of ReAct-SQL (Lu et al.
+// 2026) Tables 4 and 5 from its counts, n = 498: baseline 391 right;
+// +Iter with b = 53, c = 56 against it (338 both right); +Iter+DSL with
+// b = 28, c = 58 against the baseline (421 right, 84.5%).
+func reactSystems() (base, iter, dsl []bool) {
+	const n = 498
+	base, iter, dsl = make([]bool, n), make([]bool, n), make([]bool, n)
+	for i := range n {
+		base[i] = i < 391 // 0..390 right
+		switch {
+		case i < 338:
+			iter[i] = true
+		case i < 391: // 53 baseline-only
+		case i < 447: // 56 iter-only
+			iter[i] = true
+		}
+		switch {
+		case i < 363: // 28 of the baseline's right (363..390) wrong
+			dsl[i] = true
+		case i < 391:
+		case i < 449: // 58 of the baseline's wrong right
+			dsl[i] = true
+		}
+	}
+	return base, iter, dsl
+}
+
+func TestCompareReActSQLTable5(t *testing.T) {
+	dir := t.TempDir()
+	base, iter, dsl := reactSystems()
+	pb := writeVerdicts(t, dir, "base.jsonl", base)
+	pi := writeVerdicts(t, dir, "iter.jsonl", iter)
+	pd := writeVerdicts(t, dir, "dsl.jsonl", dsl)
+	var out, errb bytes.Buffer
+	if err := run(&out, &errb, []string{"compare", pb, pi, "--seed", "1", pd}); err != nil {
+		t.Fatalf("compare: %v\n%s", err, errb.String())
+	}
+	text := out.String()
+	lines := map[string]string{}
+	for _, l := range strings.Split(text, "\n") {
+		if f := strings.Fields(l); len(f) > 0 {
+			lines[f[0]] = l
+		}
+	}
+	// Paper Table 5: +0.60 [-3.41, +4.62] b=53 c=56 p=0.848 (n.s.);
+	// Baseline -> +Iter+DSL: +6.02, b=28, c=58, p=0.002. Holm over the two
+	// p-values: 2*0.001765 = 0.00353 and max(0.848, 0.00353) = 0.848.
+	for _, want := range []struct{ row, sub string }{
+		{"iter", "78.51    79.12    +0.60  [-3.41, +4.62]"},
+		{"iter", "53    56 chi2-cc      0.848      0.848 ~"},
+		{"dsl", "78.51    84.54    +6.02"},
+		{"dsl", "28    58 chi2-cc      0.002      0.004"},
+	} {
+		if !strings.Contains(lines[want.row], want.sub) {
+			t.Errorf("row %s: %q lacks %q\nfull output:\n%s", want.row, lines[want.row], want.sub, text)
+		}
+	}
+	if strings.HasSuffix(strings.TrimSpace(lines["dsl"]), "~") {
+		t.Errorf("dsl row marked not significant: %q", lines["dsl"])
+	}
+
+	out.Reset()
+	if err := run(&out, &errb, []string{"compare", "--json", "--baseline", "iter", pb, pi}); err != nil {
+		t.Fatal(err)
+	}
+	var rows []compareRow
+	if err := json.Unmarshal(out.Bytes(), &rows); err != nil {
+		t.Fatalf("json output: %v\n%s", err, out.String())
+	}
+	if len(rows) != 1 || rows[0].Baseline != "iter" || rows[0].System != "base" || rows[0].B != 56 || rows[0].C != 53 || rows[0].Significant {
+		t.Errorf("json rows %+v; want one row iter->base with b=56 c=53 not significant", rows)
+	}
+}
+
+func TestCompareErrors(t *testing.T) {
+	dir := t.TempDir()
+	a := writeVerdicts(t, dir, "a.jsonl", []bool{true, false, true})
+	b := writeVerdicts(t, dir, "b.jsonl", []bool{true, true})
+	bad := filepath.Join(dir, "bad.jsonl")
+	if err := os.WriteFile(bad, []byte("{\"question_id\":\"q000\",\"correct\":true}\n\n{\"question_id\":\"q001\"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dup := filepath.Join(dir, "dup.jsonl")
+	if err := os.WriteFile(dup, []byte("{\"question_id\":\"q0\",\"correct\":true}\n{\"question_id\":\"q0\",\"correct\":false}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"one input", []string{a}, "at least two systems"},
+		{"missing id", []string{a, b}, `"q002"`},
+		{"bad line", []string{a, bad}, "bad.jsonl:3: missing \"correct\""},
+		{"duplicate", []string{a, dup}, "dup.jsonl:2: question \"q0\" repeated"},
+		{"directory", []string{a, dir}, "run directories not supported yet"},
+		{"baseline", []string{a, b, "--baseline", "zzz"}, `--baseline "zzz"`},
+		{"level", []string{a, b, "--level", "95"}, "--level"},
+		{"same name", []string{a, a}, `system name "a"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			err := run(&out, &errb, append([]string{"compare"}, tc.args...))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("got error %v; want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestCompareIntersectAndRunDirs(t *testing.T) {
+	dir := t.TempDir()
+	a := writeVerdicts(t, dir, "a.jsonl", []bool{true, false, true})
+	b := writeVerdicts(t, dir, "b.jsonl", []bool{true, true})
+	var out, errb bytes.Buffer
+	if err := run(&out, &errb, []string{"compare", "--intersect", a, b}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "dropped 1 questions only in a and 0 only in b") {
+		t.Errorf("intersect output lacks the dropped note:\n%s", out.String())
+	}
+
+	old := loadRunVerdicts
+	t.Cleanup(func() { loadRunVerdicts = old })
+	loadRunVerdicts = func(string) (map[string]map[string]bool, error) {
+		return map[string]map[string]bool{
+			"sc":     {"q1": true, "q2": true, "q3": false},
+			"direct": {"q1": true, "q2": false, "q3": false},
+		}, nil
+	}
+	out.Reset()
+	if err := run(&out, &errb, []string{"compare", "--json", dir}); err != nil {
+		t.Fatal(err)
+	}
+	var rows []compareRow
+	if err := json.Unmarshal(out.Bytes(), &rows); err != nil {
+		t.Fatal(err)
+	}
+	// Systems from a directory are sorted by name: direct is the baseline.
+	if len(rows) != 1 || rows[0].Baseline != "direct" || rows[0].System != "sc" || rows[0].B != 0 || rows[0].C != 1 || rows[0].Test != "exact" {
+		t.Errorf("rows %+v; want direct -> sc, b=0 c=1, exact", rows)
+	}
+}
