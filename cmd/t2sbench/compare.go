@@ -338,4 +338,3 @@ func decodeVerdicts(r io.Reader, path string) (map[string]bool, error) {
 	}
 	return out, nil
 }
-
