@@ -48,7 +48,7 @@ func newSingle(name string, p runners.Params) (runners.Runner, error) {
 		evidence:  r.Bool("evidence", true),
 	}
 	if err := r.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, err
 	}
 	return s, nil
 }
@@ -109,7 +109,7 @@ func newSC(p runners.Params) (runners.Runner, error) {
 		evidence:  r.Bool("evidence", true),
 	}
 	if err := r.Err(); err != nil {
-		return nil, fmt.Errorf("sc: %w", err)
+		return nil, err
 	}
 	return s, nil
 }

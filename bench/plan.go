@@ -1,0 +1,310 @@
+package bench
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/t2sbench/t2sbench/runners"
+)
+
+// Trial is one fully specified configuration: a runner with its parameters,
+// its role->model bindings, one benchmark and one seed. It runs on every
+// question of its benchmark.
+type Trial struct {
+	// ID is a stable hash of the canonical configuration (runner, params,
+	// role->model identities, benchmark, seed): the same configuration
+	// always has the same id, a changed one a new id.
+	ID string `json:"id"`
+	// Label is a readable name, e.g. "sc k=5" or "iesr w/o-understanding".
+	Label  string         `json:"label"`
+	Runner string         `json:"runner"`
+	Params runners.Params `json:"params"`
+	// Roles binds each model role to a model name of the spec.
+	Roles map[string]string `json:"roles"`
+	// Models are the spec's models the roles bind to, by name.
+	Models    map[string]ModelSpec `json:"models"`
+	Benchmark BenchmarkSpec        `json:"benchmark"`
+	Seed      int64                `json:"seed"`
+	// Order is the trial's position in the plan.
+	Order int `json:"order"`
+	// Entry is the index of the runners entry the trial came from.
+	Entry int `json:"entry"`
+}
+
+// Simulated reports whether any model of the trial is the sim backend.
+func (t *Trial) Simulated() bool {
+	for _, m := range t.Models {
+		if m.Backend == "sim" {
+			return true
+		}
+	}
+	return false
+}
+
+// Plan is the expansion of a spec into trials.
+type Plan struct {
+	Spec   *Spec
+	Trials []*Trial
+}
+
+// NewPlan expands sweeps, simplex grids, ablations, backbones, seeds and
+// benchmarks into trials, and builds each trial's runner through the
+// registry so that bad parameters are reported now, with their path
+// (runners[2].params.n_rollout: ...).
+func NewPlan(s *Spec) (*Plan, error) {
+	p := &Plan{Spec: s}
+	seen := map[string]string{}
+	seeds := s.Seeds
+	if len(seeds) == 0 {
+		seeds = []int64{0}
+	}
+	for i, rs := range s.Runners {
+		path := fmt.Sprintf("runners[%d]", i)
+		variants, err := expandParams(rs)
+		if err != nil {
+			return nil, s.errorf(path, "%v", err)
+		}
+		bindings := expandBackbones(s.Roles, rs)
+		rseeds := seeds
+		if len(rs.Seeds) > 0 {
+			rseeds = rs.Seeds
+		}
+		for _, v := range variants {
+			if _, err := runners.New(rs.Name, v.params); err != nil {
+				return nil, paramError(s, path, err)
+			}
+			for _, bnd := range bindings {
+				for _, b := range s.Benchmarks {
+					for _, seed := range rseeds {
+						t := &Trial{
+							Runner:    rs.Name,
+							Params:    v.params,
+							Roles:     bnd.roles,
+							Models:    map[string]ModelSpec{},
+							Benchmark: b,
+							Seed:      seed,
+							Order:     len(p.Trials),
+							Entry:     i,
+						}
+						for _, m := range bnd.roles {
+							t.Models[m] = s.Models[m]
+						}
+						label := rs.Name
+						if rs.Label != "" {
+							label = rs.Label
+						}
+						parts := []string{label}
+						parts = append(parts, v.label...)
+						parts = append(parts, bnd.label...)
+						if len(s.Benchmarks) > 1 {
+							parts = append(parts, "@"+b.Name)
+						}
+						if len(rseeds) > 1 {
+							parts = append(parts, "seed="+strconv.FormatInt(seed, 10))
+						}
+						t.Label = strings.Join(parts, " ")
+						t.ID = trialID(t)
+						if prev, dup := seen[t.ID]; dup {
+							return nil, s.errorf(path, "trial %q has the same configuration as %q", t.Label, prev)
+						}
+						if prev, dup := seen["label:"+t.Label]; dup {
+							return nil, s.errorf(path, "trial label %q is used twice (%s); set label to tell them apart", t.Label, prev)
+						}
+						seen[t.ID] = t.Label
+						seen["label:"+t.Label] = path
+						p.Trials = append(p.Trials, t)
+					}
+				}
+			}
+		}
+	}
+	return p, nil
+}
+
+func paramError(s *Spec, path string, err error) error {
+	msg := err.Error()
+	if strings.HasPrefix(msg, "params.") {
+		key := strings.SplitN(strings.TrimPrefix(msg, "params."), ":", 2)[0]
+		key = strings.SplitN(key, "[", 2)[0]
+		loc := s.file
+		if n, ok := s.lookupLine(path + ".params." + key); ok {
+			loc = fmt.Sprintf("%s:%d", s.file, n)
+		}
+		return fmt.Errorf("%s: %s.%w", loc, path, err)
+	}
+	loc := s.file
+	if n, ok := s.lookupLine(path); ok {
+		loc = fmt.Sprintf("%s:%d", s.file, n)
+	}
+	return fmt.Errorf("%s: %s: %w", loc, path, err)
+}
+
+// trialID hashes the canonical JSON of the configuration. encoding/json
+// sorts map keys, so equal configurations give equal bytes.
+func trialID(t *Trial) string {
+	models := map[string]any{}
+	for role, m := range t.Roles {
+		models[role] = t.Models[m].Identity()
+	}
+	params := t.Params
+	if params == nil {
+		params = runners.Params{}
+	}
+	canon := map[string]any{
+		"runner":    t.Runner,
+		"params":    params,
+		"roles":     models,
+		"benchmark": map[string]any{"name": t.Benchmark.Name, "data": t.Benchmark.Data, "split": t.Benchmark.Split, "limit": t.Benchmark.Limit, "mode": t.Benchmark.Mode},
+		"seed":      t.Seed,
+	}
+	b, err := json.Marshal(canon)
+	if err != nil {
+		// Params come from YAML and always marshal; keep the id stable
+		// anyway by hashing the fmt form.
+		b = []byte(fmt.Sprintf("%v", canon))
+	}
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:6])
+}
+
+type variant struct {
+	params runners.Params
+	label  []string
+}
+
+// expandParams returns the parameter variants of one runner entry: (full
+// and ablations) x sweep product x simplex grid.
+func expandParams(rs RunnerSpec) ([]variant, error) {
+	base := []variant{}
+	if !rs.SkipFull {
+		base = append(base, variant{params: copyParams(rs.Params)})
+	}
+	abl := make([]string, 0, len(rs.Ablations))
+	for n := range rs.Ablations {
+		abl = append(abl, n)
+	}
+	sort.Strings(abl)
+	for _, n := range abl {
+		p := copyParams(rs.Params)
+		for k, v := range rs.Ablations[n] {
+			p[k] = v
+		}
+		base = append(base, variant{params: p, label: []string{n}})
+	}
+	// Sweep: Cartesian product in sorted key order.
+	keys := make([]string, 0, len(rs.Sweep))
+	for k := range rs.Sweep {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := base
+	for _, k := range keys {
+		var next []variant
+		for _, v := range out {
+			for _, x := range rs.Sweep[k] {
+				p := copyParams(v.params)
+				p[k] = x
+				next = append(next, variant{params: p, label: append(append([]string(nil), v.label...), fmt.Sprintf("%s=%v", k, x))})
+			}
+		}
+		out = next
+	}
+	if g := rs.Grid; g != nil {
+		points := SimplexGrid(len(g.Simplex), g.Step)
+		var next []variant
+		for _, v := range out {
+			for _, pt := range points {
+				p := copyParams(v.params)
+				var lab []string
+				for j, name := range g.Simplex {
+					p[name] = pt[j]
+					lab = append(lab, fmt.Sprintf("%s=%s", name, strconv.FormatFloat(pt[j], 'f', -1, 64)))
+				}
+				next = append(next, variant{params: p, label: append(append([]string(nil), v.label...), strings.Join(lab, ","))})
+			}
+		}
+		out = next
+	}
+	return out, nil
+}
+
+// SimplexGrid returns every point (w_1..w_d) with w_i a non-negative
+// multiple of step and sum w_i = 1, in lexicographic order. Values are
+// rounded to 1e-9 so that 0.1+0.2 prints as 0.3. For d = 3 and step 0.1
+// there are C(12, 2) = 66 points.
+func SimplexGrid(d int, step float64) [][]float64 {
+	n := int(math.Round(1 / step))
+	var out [][]float64
+	cur := make([]int, d)
+	var rec func(i, left int)
+	rec = func(i, left int) {
+		if i == d-1 {
+			cur[i] = left
+			pt := make([]float64, d)
+			for j, c := range cur {
+				pt[j] = math.Round(float64(c)/float64(n)*1e9) / 1e9
+			}
+			out = append(out, pt)
+			return
+		}
+		for c := 0; c <= left; c++ {
+			cur[i] = c
+			rec(i+1, left-c)
+		}
+	}
+	rec(0, n)
+	return out
+}
+
+type binding struct {
+	roles map[string]string
+	label []string
+}
+
+// expandBackbones returns the role bindings of one runner entry: the
+// spec's roles, overridden by the entry's roles, times the product of its
+// backbone lists.
+func expandBackbones(global map[string]string, rs RunnerSpec) []binding {
+	base := map[string]string{}
+	for k, v := range global {
+		base[k] = v
+	}
+	for k, v := range rs.Roles {
+		base[k] = v
+	}
+	out := []binding{{roles: base}}
+	roles := make([]string, 0, len(rs.Backbones))
+	for r := range rs.Backbones {
+		roles = append(roles, r)
+	}
+	sort.Strings(roles)
+	for _, r := range roles {
+		var next []binding
+		for _, b := range out {
+			for _, m := range rs.Backbones[r] {
+				nb := map[string]string{}
+				for k, v := range b.roles {
+					nb[k] = v
+				}
+				nb[r] = m
+				next = append(next, binding{roles: nb, label: append(append([]string(nil), b.label...), r+"="+m)})
+			}
+		}
+		out = next
+	}
+	return out
+}
+
+func copyParams(p map[string]any) runners.Params {
+	out := runners.Params{}
+	for k, v := range p {
+		out[k] = v
+	}
+	return out
+}

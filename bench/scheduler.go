@@ -1,0 +1,566 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"net"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runners/llm"
+)
+
+// Scorer scores one prediction against the gold answer of its example.
+// metrics.Scorer satisfies it through the adapter in env.go.
+type Scorer interface {
+	Score(ctx context.Context, ex datasets.Example, predSQL string) Verdict
+}
+
+// Env is what the scheduler needs from the outside world: benchmarks,
+// model clients and scorers. DefaultEnv wires datasets.Open, runners/llm
+// and metrics; tests substitute fakes.
+type Env struct {
+	// OpenBenchmark loads one benchmark of the spec.
+	OpenBenchmark func(ctx context.Context, b BenchmarkSpec) (*datasets.Benchmark, error)
+	// NewClient builds the client of the named model for one benchmark.
+	// It is called once per (model, benchmark) and shared by all trials.
+	NewClient func(ctx context.Context, name string, m ModelSpec, b *datasets.Benchmark, cacheDir string) (llm.Client, error)
+	// NewScorer builds the scorer of one benchmark; goldCacheDir is shared
+	// by every trial so that gold results are computed once.
+	NewScorer func(b *datasets.Benchmark, bs BenchmarkSpec, goldCacheDir string) (Scorer, error)
+}
+
+// Shard selects a deterministic slice of the work items: item k belongs to
+// shard I of N when fnv64a(trial id, question id) mod N == I.
+type Shard struct{ I, N int }
+
+// Has reports whether the shard holds an item.
+func (s Shard) Has(trialID, questionID string) bool {
+	if s.N <= 1 {
+		return true
+	}
+	h := fnv.New64a()
+	h.Write([]byte(trialID))
+	h.Write([]byte{0})
+	h.Write([]byte(questionID))
+	return int(h.Sum64()%uint64(s.N)) == s.I
+}
+
+// ParseShard reads "i/n" with 0 <= i < n.
+func ParseShard(s string) (Shard, error) {
+	var sh Shard
+	if _, err := fmt.Sscanf(s, "%d/%d", &sh.I, &sh.N); err != nil || sh.N < 1 || sh.I < 0 || sh.I >= sh.N || fmt.Sprintf("%d/%d", sh.I, sh.N) != s {
+		return Shard{}, fmt.Errorf("bad shard %q: want i/n with 0 <= i < n", s)
+	}
+	return sh, nil
+}
+
+// Progress is a snapshot of a run's counters, passed to the progress
+// callback after every finished item.
+type Progress struct {
+	// Total is the number of items this invocation must run (skipped
+	// finished items excluded); Skipped counts those.
+	Total, Done, Failed, Skipped int
+	Correct                      int
+	Calls, CachedCalls           int
+	PromptTokens                 int
+	CompletionTokens             int
+	Elapsed                      time.Duration
+}
+
+// EX is the running execution accuracy over the items done so far.
+func (p Progress) EX() float64 {
+	if p.Done == 0 {
+		return 0
+	}
+	return float64(p.Correct) / float64(p.Done)
+}
+
+// Options configure a run.
+type Options struct {
+	// Workers bounds the items in flight (default: the spec's, else
+	// DefaultWorkers).
+	Workers int
+	// Shard restricts the run to a slice of the items.
+	Shard Shard
+	// Limit keeps the first Limit questions of every benchmark (0: the
+	// spec's limits).
+	Limit int
+	// Retries is how often an item is retried after an infrastructure
+	// error before it is recorded as failed (default 2).
+	Retries int
+	// RetryWait is the wait before a retry (default 200ms, doubled each
+	// time).
+	RetryWait time.Duration
+	// Progress, when set, is called after every finished item, from one
+	// goroutine at a time.
+	Progress func(Progress)
+	// Secrets are strings (API keys) redacted from every error and trace
+	// before they reach the store.
+	Secrets []string
+	// CacheDir is the shared cache directory (default <run>/cache).
+	CacheDir string
+}
+
+// Summary is the outcome of Run.
+type Summary struct {
+	Progress
+	Trials int
+}
+
+// Run executes the plan's work items that the store does not hold as done,
+// with a bounded worker pool. Every finished item is scored and committed
+// at once. Canceling ctx stops the run cleanly: items in flight are not
+// committed and a later Run resumes them. Run returns ctx's error when
+// canceled, and an error for infrastructure failures that stop the run
+// (store writes, benchmark loading); item failures are recorded as data.
+func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary, error) {
+	start := time.Now()
+	if opt.Workers <= 0 {
+		opt.Workers = p.Spec.Workers
+	}
+	if opt.Workers <= 0 {
+		opt.Workers = DefaultWorkers
+	}
+	if opt.Retries == 0 {
+		opt.Retries = 2
+	}
+	if opt.Retries < 0 {
+		opt.Retries = 0
+	}
+	if opt.RetryWait == 0 {
+		opt.RetryWait = 200 * time.Millisecond
+	}
+	if opt.CacheDir == "" {
+		opt.CacheDir = p.Spec.Cache
+	}
+	if opt.CacheDir == "" {
+		opt.CacheDir = st.Dir() + string(os.PathSeparator) + "cache"
+	}
+	if err := st.PutTrials(p.Trials); err != nil {
+		return Summary{}, err
+	}
+	meta := map[string]string{"name": p.Spec.Name}
+	if err := st.SetMeta(meta); err != nil {
+		return Summary{}, err
+	}
+	done, err := st.Done(ctx)
+	if err != nil {
+		return Summary{}, err
+	}
+
+	// Load each benchmark once; build scorers, clients and databases.
+	type benchEnv struct {
+		b       *datasets.Benchmark
+		scorer  Scorer
+		clients map[string]llm.Client
+		dbs     *dbCache
+	}
+	benches := map[string]*benchEnv{}
+	benchKey := func(b BenchmarkSpec) string {
+		return fmt.Sprintf("%s\x00%s\x00%s\x00%d\x00%s", b.Name, b.Data, b.Split, b.Limit, b.Mode)
+	}
+	var closers []func()
+	defer func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}()
+	for _, t := range p.Trials {
+		k := benchKey(t.Benchmark)
+		be := benches[k]
+		if be == nil {
+			bs := t.Benchmark
+			if opt.Limit > 0 && (bs.Limit == 0 || opt.Limit < bs.Limit) {
+				bs.Limit = opt.Limit
+			}
+			b, err := env.OpenBenchmark(ctx, bs)
+			if err != nil {
+				return Summary{}, fmt.Errorf("benchmark %s: %w", t.Benchmark.Name, err)
+			}
+			if bs.Limit > 0 && len(b.Examples) > bs.Limit {
+				b.Examples = b.Examples[:bs.Limit]
+			}
+			if b.Engine != nil {
+				closers = append(closers, func() { b.Engine.Close() })
+			}
+			sc, err := env.NewScorer(b, bs, opt.CacheDir+string(os.PathSeparator)+"gold")
+			if err != nil {
+				return Summary{}, fmt.Errorf("benchmark %s: scorer: %w", t.Benchmark.Name, err)
+			}
+			be = &benchEnv{b: b, scorer: sc, clients: map[string]llm.Client{}, dbs: &dbCache{engine: b.Engine, dbs: map[string]dbEntry{}}}
+			closers = append(closers, be.dbs.close)
+			benches[k] = be
+		}
+		names := make([]string, 0, len(t.Roles))
+		for _, m := range t.Roles {
+			names = append(names, m)
+		}
+		sort.Strings(names)
+		for _, m := range names {
+			if be.clients[m] != nil {
+				continue
+			}
+			c, err := env.NewClient(ctx, m, t.Models[m], be.b, opt.CacheDir)
+			if err != nil {
+				return Summary{}, fmt.Errorf("model %s: %s", m, redact(err.Error(), opt.Secrets))
+			}
+			if cl, ok := c.(interface{ Close() error }); ok {
+				closers = append(closers, func() { cl.Close() })
+			}
+			be.clients[m] = c
+		}
+	}
+
+	// Work items in plan order: trial by trial, question by question.
+	type work struct {
+		trial  *Trial
+		runner runners.Runner
+		be     *benchEnv
+		ex     datasets.Example
+		client llm.Client
+	}
+	var items []work
+	var prog Progress
+	for _, t := range p.Trials {
+		be := benches[benchKey(t.Benchmark)]
+		r, err := runners.New(t.Runner, t.Params)
+		if err != nil {
+			return Summary{}, fmt.Errorf("trial %s: %w", t.Label, err)
+		}
+		rc := &roleRouter{byRole: map[string]llm.Client{}}
+		for role, m := range t.Roles {
+			rc.byRole[role] = be.clients[m]
+		}
+		for _, ex := range be.b.Examples {
+			if !opt.Shard.Has(t.ID, ex.ID) {
+				continue
+			}
+			if done[itemKey(t.ID, ex.ID)] {
+				prog.Skipped++
+				continue
+			}
+			items = append(items, work{trial: t, runner: r, be: be, ex: ex, client: rc})
+		}
+	}
+	prog.Total = len(items)
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu       sync.Mutex
+		fatal    error
+		next     atomic.Int64
+		wg       sync.WaitGroup
+		progMu   sync.Mutex
+		timeout  = time.Duration(p.Spec.Timeout)
+		setFatal = func(err error) {
+			mu.Lock()
+			if fatal == nil {
+				fatal = err
+			}
+			mu.Unlock()
+			cancel()
+		}
+	)
+	report := func(it *Item) {
+		progMu.Lock()
+		defer progMu.Unlock()
+		if it.Status == StatusDone {
+			prog.Done++
+			if it.Verdict != nil && it.Verdict.Correct {
+				prog.Correct++
+			}
+		} else {
+			prog.Failed++
+		}
+		for _, c := range it.Calls {
+			prog.Calls++
+			if c.Cached {
+				prog.CachedCalls++
+			}
+			prog.PromptTokens += c.PromptTokens
+			prog.CompletionTokens += c.CompletionTokens
+		}
+		prog.Elapsed = time.Since(start)
+		if opt.Progress != nil {
+			opt.Progress(prog)
+		}
+	}
+	workers := opt.Workers
+	if workers > len(items) {
+		workers = len(items)
+	}
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(items) || ctx.Err() != nil {
+					return
+				}
+				wi := items[i]
+				it, ok := runItem(ctx, wi.trial, wi.runner, wi.ex, wi.be.dbs, wi.client, wi.be.scorer, timeout, opt)
+				if !ok {
+					return // canceled: not committed, resumed later
+				}
+				if err := st.Commit(it); err != nil {
+					setFatal(err)
+					return
+				}
+				report(it)
+			}
+		}()
+	}
+	wg.Wait()
+	progMu.Lock()
+	prog.Elapsed = time.Since(start)
+	sum := Summary{Progress: prog, Trials: len(p.Trials)}
+	progMu.Unlock()
+	if fatal != nil {
+		return sum, fatal
+	}
+	if err := ctx.Err(); err != nil {
+		return sum, err
+	}
+	return sum, nil
+}
+
+// runItem runs and scores one item. ok is false when ctx was canceled and
+// the item must not be committed.
+func runItem(ctx context.Context, t *Trial, r runners.Runner, ex datasets.Example, dbs *dbCache, client llm.Client, sc Scorer, timeout time.Duration, opt Options) (*Item, bool) {
+	it := &Item{TrialID: t.ID, QuestionID: ex.ID, Index: ex.Index, Started: time.Now()}
+	wait := opt.RetryWait
+	for attempt := 0; ; attempt++ {
+		it.Attempts++
+		log := &callLog{Client: client}
+		ictx, cancel := ctx, context.CancelFunc(func() {})
+		if timeout > 0 {
+			ictx, cancel = context.WithTimeout(ctx, timeout)
+		}
+		db, dbErr := dbs.open(ictx, ex.DBID)
+		var res runners.Result
+		var err error
+		if dbErr != nil && errors.Is(dbErr, datasets.ErrMissingDB) {
+			res = runners.Result{Note: "database unavailable: " + dbErr.Error()}
+		} else if dbErr != nil {
+			err = dbErr
+		} else {
+			res, err = r.Run(ictx, runners.Task{Example: ex.WithoutGold(), DB: db, LLM: log, Seed: t.Seed})
+		}
+		timedOut := ictx.Err() != nil && ctx.Err() == nil
+		cancel()
+		if ctx.Err() != nil {
+			return nil, false
+		}
+		it.Calls = log.calls()
+		for i := range it.Calls {
+			it.Calls[i].Error = redact(it.Calls[i].Error, opt.Secrets)
+		}
+		if err == nil || timedOut {
+			if timedOut {
+				it.ErrorClass = "timeout"
+				it.Error = fmt.Sprintf("item exceeded the %s timeout", timeout)
+				if err != nil {
+					it.Error += ": " + redact(err.Error(), opt.Secrets)
+				}
+				res.Note = strings.TrimSpace(res.Note + " " + it.Error)
+			}
+			redactResult(&res, opt.Secrets)
+			v := sc.Score(ctx, ex, res.SQL)
+			if ctx.Err() != nil {
+				return nil, false
+			}
+			it.Status = StatusDone
+			it.Verdict = &v
+			it.Result = &res
+			it.WallMS = msSince(it.Started)
+			return it, true
+		}
+		it.ErrorClass = Classify(err)
+		it.Error = redact(err.Error(), opt.Secrets)
+		if attempt >= opt.Retries || it.ErrorClass == "auth" || it.ErrorClass == "bad_request" {
+			it.Status = StatusError
+			it.WallMS = msSince(it.Started)
+			return it, true
+		}
+		select {
+		case <-ctx.Done():
+			return nil, false
+		case <-time.After(wait):
+		}
+		wait *= 2
+	}
+}
+
+func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }
+
+// Classify names the class of an infrastructure error: rate_limit, server,
+// auth, bad_request, timeout, network or runner. Errors that carry an
+// HTTP status (a StatusCode() int or HTTPStatus() int method) or a class
+// (ErrorClass() string) are classified by it; others by their message.
+func Classify(err error) string {
+	var c interface{ ErrorClass() string }
+	if errors.As(err, &c) {
+		return c.ErrorClass()
+	}
+	code := 0
+	var s1 interface{ StatusCode() int }
+	var s2 interface{ HTTPStatus() int }
+	switch {
+	case errors.As(err, &s1):
+		code = s1.StatusCode()
+	case errors.As(err, &s2):
+		code = s2.HTTPStatus()
+	}
+	msg := strings.ToLower(err.Error())
+	if code == 0 {
+		for _, c := range []int{429, 401, 403, 400, 404, 500, 502, 503, 504} {
+			if strings.Contains(msg, fmt.Sprintf("status %d", c)) || strings.Contains(msg, fmt.Sprintf("%d ", c)) && strings.Contains(msg, "status") {
+				code = c
+				break
+			}
+		}
+	}
+	var ne net.Error
+	switch {
+	case code == 429 || strings.Contains(msg, "rate limit"):
+		return "rate_limit"
+	case code == 401 || code == 403:
+		return "auth"
+	case code >= 500:
+		return "server"
+	case code >= 400:
+		return "bad_request"
+	case errors.Is(err, context.DeadlineExceeded) || strings.Contains(msg, "timeout"):
+		return "timeout"
+	case errors.As(err, &ne) || strings.Contains(msg, "connection") || strings.Contains(msg, "eof"):
+		return "network"
+	}
+	return "runner"
+}
+
+func redact(s string, secrets []string) string {
+	for _, sec := range secrets {
+		if len(sec) >= 4 {
+			s = strings.ReplaceAll(s, sec, "[redacted]")
+		}
+	}
+	return s
+}
+
+func redactResult(r *runners.Result, secrets []string) {
+	if len(secrets) == 0 {
+		return
+	}
+	r.Note = redact(r.Note, secrets)
+	for i := range r.Trace.Steps {
+		r.Trace.Steps[i].Input = redact(r.Trace.Steps[i].Input, secrets)
+		r.Trace.Steps[i].Output = redact(r.Trace.Steps[i].Output, secrets)
+		for k, v := range r.Trace.Steps[i].Info {
+			if s, ok := v.(string); ok {
+				r.Trace.Steps[i].Info[k] = redact(s, secrets)
+			}
+		}
+	}
+}
+
+// roleRouter dispatches requests on Request.Role. A role the trial does
+// not bind falls back to the "reason" binding; with no such binding the
+// request fails naming the role.
+type roleRouter struct{ byRole map[string]llm.Client }
+
+func (r *roleRouter) Complete(ctx context.Context, req llm.Request) (*llm.Response, error) {
+	c := r.byRole[req.Role]
+	if c == nil {
+		c = r.byRole["reason"]
+	}
+	if c == nil {
+		roles := make([]string, 0, len(r.byRole))
+		for k := range r.byRole {
+			roles = append(roles, k)
+		}
+		sort.Strings(roles)
+		return nil, fmt.Errorf("no model bound to role %q (bound: %s)", req.Role, strings.Join(roles, ", "))
+	}
+	return c.Complete(ctx, req)
+}
+
+// callLog records every request of one item.
+type callLog struct {
+	llm.Client
+	mu  sync.Mutex
+	log []Call
+}
+
+func (l *callLog) Complete(ctx context.Context, req llm.Request) (*llm.Response, error) {
+	resp, err := l.Client.Complete(ctx, req)
+	c := Call{Role: req.Role, N: req.Samples()}
+	if err != nil {
+		c.Error = err.Error()
+	} else {
+		c.Cached = resp.Cached
+		c.PromptTokens = resp.Usage.PromptTokens
+		c.CompletionTokens = resp.Usage.CompletionTokens
+		c.LatencyMS = float64(resp.Latency.Microseconds()) / 1000
+	}
+	l.mu.Lock()
+	l.log = append(l.log, c)
+	l.mu.Unlock()
+	return resp, err
+}
+
+func (l *callLog) calls() []Call {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]Call(nil), l.log...)
+}
+
+// dbCache opens each database once and shares the handle.
+type dbCache struct {
+	engine datasets.Engine
+	mu     sync.Mutex
+	dbs    map[string]dbEntry
+}
+
+type dbEntry struct {
+	db  datasets.Database
+	err error
+}
+
+func (c *dbCache) open(ctx context.Context, id string) (datasets.Database, error) {
+	if c.engine == nil {
+		return nil, fmt.Errorf("database %s: no engine: %w", id, datasets.ErrMissingDB)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.dbs[id]; ok {
+		return e.db, e.err
+	}
+	db, err := c.engine.Open(ctx, id)
+	if err != nil && !errors.Is(err, datasets.ErrMissingDB) {
+		return nil, err // transient: do not cache
+	}
+	c.dbs[id] = dbEntry{db: db, err: err}
+	return db, err
+}
+
+func (c *dbCache) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, e := range c.dbs {
+		if e.db != nil {
+			e.db.Close()
+		}
+	}
+	c.dbs = map[string]dbEntry{}
+}

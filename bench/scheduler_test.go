@@ -1,0 +1,339 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/t2sbench/t2sbench/runners/llm"
+)
+
+const runSpec = `name: sched
+benchmarks: [{name: fake}]
+models:
+  m: {backend: sim, p: 0.6}
+roles: {reason: m}
+workers: 4
+runners:
+  - name: direct
+  - name: cot
+  - name: sc
+    params: {k: 3}
+`
+
+func mustPlan(t testing.TB, spec string) *Plan {
+	t.Helper()
+	s, err := ParseSpec([]byte(spec), "spec.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPlan(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func runOnce(t testing.TB, dir string, p *Plan, env Env, opt Options) (Summary, error) {
+	t.Helper()
+	st, err := OpenStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	return Run(context.Background(), p, st, env, opt)
+}
+
+func verdicts(t testing.TB, dir string) map[string]map[string]bool {
+	t.Helper()
+	v, err := LoadRunVerdicts(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestRunResumeAfterCancel(t *testing.T) {
+	p := mustPlan(t, runSpec)
+	env, _ := testEnv(40, 0.6, nil)
+
+	full := t.TempDir()
+	sum, err := runOnce(t, full, p, env, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Done != 120 || sum.Failed != 0 {
+		t.Fatalf("done, failed = %d, %d; want 120, 0", sum.Done, sum.Failed)
+	}
+	want := verdicts(t, full)
+
+	// Interrupted runs: cancel after a few items each time, then finish.
+	dir := t.TempDir()
+	var stops []int
+	for _, stopAt := range []int{7, 30, 55} {
+		st, err := OpenStore(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		s, err := Run(ctx, p, st, env, Options{Progress: func(pr Progress) {
+			if pr.Done >= stopAt {
+				cancel()
+			}
+		}})
+		cancel()
+		st.Close()
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("interrupted run err = %v; want context.Canceled", err)
+		}
+		stops = append(stops, s.Skipped+s.Done)
+	}
+	sum, err = runOnce(t, dir, p, env, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Skipped != stops[len(stops)-1] || sum.Skipped+sum.Done != 120 {
+		t.Errorf("final run skipped %d, did %d; want skipped %d (committed before) and 120 in all", sum.Skipped, sum.Done, stops[len(stops)-1])
+	}
+	if got := verdicts(t, dir); !reflect.DeepEqual(got, want) {
+		t.Errorf("resumed verdicts differ from the uninterrupted run")
+	}
+	// No finished item was redone: every item was committed once and its
+	// calls were logged in one session only.
+	r, err := ReadRun(dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range r.Trials {
+		for _, it := range tr.Items {
+			if it.Attempts != 1 {
+				t.Errorf("%s %s: attempts = %d; want 1", tr.Label, it.QuestionID, it.Attempts)
+			}
+			if len(it.Calls) != 1 {
+				t.Errorf("%s %s: %d logged calls; want 1", tr.Label, it.QuestionID, len(it.Calls))
+			}
+		}
+	}
+	// A second full run does nothing.
+	sum, err = runOnce(t, dir, p, env, Options{})
+	if err != nil || sum.Done != 0 || sum.Skipped != 120 {
+		t.Errorf("rerun: done %d skipped %d err %v; want 0, 120, nil", sum.Done, sum.Skipped, err)
+	}
+}
+
+func TestChangedConfigMakesNewTrial(t *testing.T) {
+	dir := t.TempDir()
+	env, _ := testEnv(5, 0.5, nil)
+	if _, err := runOnce(t, dir, mustPlan(t, runSpec), env, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	changed := mustPlan(t, runSpec[:len(runSpec)-len("{k: 3}\n")]+"{k: 4}\n")
+	sum, err := runOnce(t, dir, changed, env, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Skipped != 10 || sum.Done != 5 {
+		t.Errorf("skipped, done = %d, %d; want 10 (direct, cot) and 5 (new sc trial)", sum.Skipped, sum.Done)
+	}
+	r, _ := ReadRun(dir, false)
+	if len(r.Trials) != 4 {
+		t.Errorf("stored trials = %d; want 4 (old sc k=3 kept apart)", len(r.Trials))
+	}
+}
+
+func TestFaultSoak(t *testing.T) {
+	const secret = "sk-test-SECRET-0123456789"
+	p := mustPlan(t, runSpec)
+	var fc *faultyClient
+	env, _ := testEnv(100, 0.6, func(c llm.Client) llm.Client {
+		fc = &faultyClient{Client: c, rate: 0.2, secret: secret, tries: map[string]int{}}
+		return fc
+	})
+	before := runtime.NumGoroutine()
+	dir := t.TempDir()
+	sum, err := runOnce(t, dir, p, env, Options{Workers: 8, RetryWait: time.Millisecond, Secrets: []string{secret}, Retries: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Done+sum.Failed != 300 {
+		t.Fatalf("done+failed = %d; want 300", sum.Done+sum.Failed)
+	}
+	if fc.faults.Load() < 30 {
+		t.Errorf("only %d faults injected; want about 20%% of >300 calls", fc.faults.Load())
+	}
+	// With one retry, about 0.2^2 = 4% of items fail twice.
+	if sum.Failed == 0 || sum.Failed > 40 {
+		t.Errorf("failed items = %d; want between 1 and 40 (about 4%% of 300)", sum.Failed)
+	}
+	r, err := ReadRun(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	classes := map[string]int{}
+	for _, tr := range r.Trials {
+		for _, it := range tr.Items {
+			if it.Status == StatusError {
+				if it.ErrorClass == "" || it.Error == "" || it.Attempts != 2 {
+					t.Errorf("failed item %s: class %q error %q attempts %d; want a class, a message, 2 attempts", it.QuestionID, it.ErrorClass, it.Error, it.Attempts)
+				}
+				classes[it.ErrorClass]++
+			}
+		}
+	}
+	for c := range classes {
+		if c != "server" && c != "rate_limit" && c != "network" {
+			t.Errorf("unexpected error class %q", c)
+		}
+	}
+	// Resume retries only the failed items.
+	sum2, err := runOnce(t, dir, p, env, Options{Workers: 8, RetryWait: time.Millisecond, Secrets: []string{secret}, Retries: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum2.Skipped != sum.Done || sum2.Total != sum.Failed {
+		t.Errorf("resume: skipped %d total %d; want %d, %d", sum2.Skipped, sum2.Total, sum.Done, sum.Failed)
+	}
+	// No goroutine outlives the run (allow the runtime a moment).
+	deadline := time.Now().Add(2 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("goroutines: %d before, %d after", before, n)
+	}
+	assertNoSecret(t, dir, secret)
+}
+
+// assertNoSecret greps every file under dir for the secret.
+func assertNoSecret(t *testing.T, dir, secret string) {
+	t.Helper()
+	n := 0
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		n++
+		if bytes.Contains(b, []byte(secret)) {
+			t.Errorf("secret found in %s", path)
+		}
+		return nil
+	})
+	if n == 0 {
+		t.Errorf("no files under %s to check", dir)
+	}
+}
+
+func TestShardMerge(t *testing.T) {
+	p := mustPlan(t, runSpec)
+	env, _ := testEnv(30, 0.6, nil)
+	full := t.TempDir()
+	if _, err := runOnce(t, full, p, env, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	total := 0
+	for i := 0; i < 3; i++ {
+		d := t.TempDir()
+		s, err := runOnce(t, d, p, env, Options{Shard: Shard{I: i, N: 3}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Done == 0 || s.Done == 90 {
+			t.Errorf("shard %d/3 ran %d items; want a proper slice of 90", i, s.Done)
+		}
+		total += s.Done
+		dirs = append(dirs, d)
+	}
+	if total != 90 {
+		t.Errorf("shards ran %d items; want 90", total)
+	}
+	out := t.TempDir()
+	ms, err := Merge(out, dirs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ms.Items != 90 || ms.Conflicts != 0 {
+		t.Errorf("merge stats %+v; want 90 items, 0 conflicts", ms)
+	}
+	if got, want := verdicts(t, out), verdicts(t, full); !reflect.DeepEqual(got, want) {
+		t.Errorf("merged verdicts differ from the unsharded run")
+	}
+	r, _ := ReadRun(out, false)
+	if !r.Simulated {
+		t.Errorf("merged run not marked simulated")
+	}
+}
+
+func TestParseShard(t *testing.T) {
+	for _, s := range []string{"0/1", "2/3"} {
+		if _, err := ParseShard(s); err != nil {
+			t.Errorf("ParseShard(%q) = %v", s, err)
+		}
+	}
+	for _, s := range []string{"3/3", "-1/2", "1/0", "a/b", "1/2x"} {
+		if _, err := ParseShard(s); err == nil {
+			t.Errorf("ParseShard(%q) accepted", s)
+		}
+	}
+}
+
+func TestClassify(t *testing.T) {
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{&statusErr{429}, "rate_limit"},
+		{&statusErr{503}, "server"},
+		{&statusErr{401}, "auth"},
+		{&statusErr{400}, "bad_request"},
+		{context.DeadlineExceeded, "timeout"},
+		{errors.New("dial tcp: connection refused"), "network"},
+		{errors.New("weird"), "runner"},
+	}
+	for _, tt := range tests {
+		if got := Classify(tt.err); got != tt.want {
+			t.Errorf("Classify(%v) = %q; want %q", tt.err, got, tt.want)
+		}
+	}
+}
+
+// BenchmarkReplay measures a full replay of a finished run: every item is
+// skipped, so it costs the store scan and planning only, against running
+// the same items from cached (instant) model answers.
+func BenchmarkReplay(b *testing.B) {
+	p := mustPlan(b, runSpec)
+	env, _ := testEnv(100, 0.6, nil)
+	dir := b.TempDir()
+	if _, err := runOnce(b, dir, p, env, Options{}); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("fresh", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			d := b.TempDir()
+			s, err := runOnce(b, d, p, env, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(s.Calls)/s.Elapsed.Seconds(), "calls/s")
+		}
+	})
+	b.Run("resume-finished", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			s, err := runOnce(b, dir, p, env, Options{})
+			if err != nil || s.Skipped != 300 {
+				b.Fatalf("skipped %d err %v", s.Skipped, err)
+			}
+		}
+	})
+}

@@ -1,0 +1,414 @@
+package bench
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Spec is an experiment: which runners, with which parameters, models and
+// seeds, over which benchmarks. It is read from YAML with strict decoding:
+// unknown keys and bad values are errors naming the file, line and path
+// (e.g. "spec.yaml:12: runners[2].params.n_rollout: unknown parameter").
+type Spec struct {
+	// Name names the experiment (reports use it as the title).
+	Name string `yaml:"name"`
+	// Out is the run directory; the CLI's --out overrides it.
+	Out string `yaml:"out"`
+	// Cache is the directory of the shared model-response and gold-result
+	// caches; default <out>/cache.
+	Cache      string          `yaml:"cache"`
+	Benchmarks []BenchmarkSpec `yaml:"benchmarks"`
+	// Models are named model backends that roles are bound to.
+	Models map[string]ModelSpec `yaml:"models"`
+	// Roles is the default binding of model roles to model names.
+	Roles   map[string]string `yaml:"roles"`
+	Runners []RunnerSpec      `yaml:"runners"`
+	// Seeds lists the seeds every trial runs with; default [0].
+	Seeds []int64 `yaml:"seeds"`
+	// Workers bounds the work items run at once; default DefaultWorkers.
+	Workers int `yaml:"workers"`
+	// Timeout bounds one work item; 0 means no limit.
+	Timeout Duration `yaml:"timeout"`
+	// Prices are USD per million tokens, by model name.
+	Prices map[string]Price `yaml:"prices"`
+
+	// file is the path the spec was read from, for error messages.
+	file  string
+	lines map[string]int
+}
+
+// DefaultWorkers is the worker-pool size when a spec names none.
+const DefaultWorkers = 8
+
+// BenchmarkSpec names one benchmark split to run on.
+type BenchmarkSpec struct {
+	// Name is a datasets.Open name: mini, spider, bird, bird-minidev,
+	// archer, logiccat.
+	Name string `yaml:"name"`
+	// Data is the data directory; "" means the loader's default.
+	Data string `yaml:"data"`
+	// Split selects the split where a benchmark has several.
+	Split string `yaml:"split"`
+	// Limit keeps the first Limit questions; 0 keeps all.
+	Limit int `yaml:"limit"`
+	// Mode overrides the EX comparator mode.
+	Mode string `yaml:"mode"`
+}
+
+// ModelSpec is one named model backend.
+type ModelSpec struct {
+	// Backend is "sim" or "openai".
+	Backend string `yaml:"backend"`
+
+	// P is sim's probability of answering correctly; RoleP overrides it by
+	// role. Seed seeds sim.
+	P     *float64           `yaml:"p"`
+	Seed  int64              `yaml:"seed"`
+	RoleP map[string]float64 `yaml:"role_p"`
+
+	// BaseURL, Model and APIKeyEnv address an OpenAI-compatible server;
+	// the key is read from the environment variable APIKeyEnv and never
+	// stored.
+	BaseURL   string `yaml:"base_url"`
+	Model     string `yaml:"model"`
+	APIKeyEnv string `yaml:"api_key_env"`
+	// Concurrency bounds requests in flight; RPM and TPM rate-limit
+	// requests and tokens per minute (0: unlimited).
+	Concurrency int      `yaml:"concurrency"`
+	RPM         int      `yaml:"rpm"`
+	TPM         int      `yaml:"tpm"`
+	Timeout     Duration `yaml:"timeout"`
+	MaxRetries  int      `yaml:"max_retries"`
+}
+
+// Identity is the part of a model's configuration that changes its
+// answers; it goes into trial ids. Throughput settings (concurrency, rate
+// limits, timeouts, retries) and the key's variable name do not.
+func (m ModelSpec) Identity() map[string]any {
+	id := map[string]any{"backend": m.Backend}
+	switch m.Backend {
+	case "sim":
+		p := DefaultSimP
+		if m.P != nil {
+			p = *m.P
+		}
+		id["p"] = p
+		id["seed"] = m.Seed
+		if len(m.RoleP) > 0 {
+			id["role_p"] = m.RoleP
+		}
+	default:
+		id["base_url"] = m.BaseURL
+		id["model"] = m.Model
+	}
+	return id
+}
+
+// DefaultSimP is sim's probability of a correct answer when a spec gives
+// none.
+const DefaultSimP = 0.6
+
+// Price is USD per million tokens.
+type Price struct {
+	Prompt     float64 `yaml:"prompt"`
+	Completion float64 `yaml:"completion"`
+}
+
+// RunnerSpec is one runner entry; it expands into one or more trials.
+type RunnerSpec struct {
+	// Name is the registered runner name (runners.Names()).
+	Name string `yaml:"name"`
+	// Label overrides the readable trial label's prefix (default Name).
+	Label string `yaml:"label"`
+	// Params are the runner's parameters.
+	Params map[string]any `yaml:"params"`
+	// Roles override the spec's role bindings for this runner.
+	Roles map[string]string `yaml:"roles"`
+	// Sweep lists values per parameter; trials are the Cartesian product.
+	Sweep map[string][]any `yaml:"sweep"`
+	// Ablations are named parameter overrides; each is a trial next to the
+	// full configuration (unless SkipFull).
+	Ablations map[string]map[string]any `yaml:"ablations"`
+	// SkipFull drops the full (un-ablated) configuration.
+	SkipFull bool `yaml:"skip_full"`
+	// Grid expands a simplex of weights (e.g. alpha, beta, gamma summing
+	// to 1) at a step.
+	Grid *GridSpec `yaml:"grid"`
+	// Backbones lists models per role; trials are the Cartesian product.
+	Backbones map[string][]string `yaml:"backbones"`
+	// Seeds overrides the spec's seeds for this runner.
+	Seeds []int64 `yaml:"seeds"`
+}
+
+// GridSpec is a simplex grid: every assignment of multiples of Step to the
+// Simplex parameters that sums to 1.
+type GridSpec struct {
+	Simplex []string `yaml:"simplex"`
+	Step    float64  `yaml:"step"`
+}
+
+// Duration is a time.Duration read from YAML as "30s" or a number of
+// seconds.
+type Duration time.Duration
+
+// UnmarshalYAML reads "30s", "2m" or a number of seconds.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return fmt.Errorf("line %d: want a duration such as 30s", n.Line)
+	}
+	if f, err := strconv.ParseFloat(n.Value, 64); err == nil {
+		if f < 0 {
+			return fmt.Errorf("line %d: negative duration %q", n.Line, n.Value)
+		}
+		*d = Duration(f * float64(time.Second))
+		return nil
+	}
+	v, err := time.ParseDuration(n.Value)
+	if err != nil || v < 0 {
+		return fmt.Errorf("line %d: bad duration %q (want e.g. 30s, 2m)", n.Line, n.Value)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalYAML writes the duration as a Go duration string.
+func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
+
+// LoadSpec reads and validates the spec at path.
+func LoadSpec(path string) (*Spec, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("spec: %w", err)
+	}
+	return ParseSpec(data, path)
+}
+
+var lineRe = regexp.MustCompile(`line (\d+): `)
+
+// ParseSpec decodes and validates a spec; file names it in errors.
+func ParseSpec(data []byte, file string) (*Spec, error) {
+	if file == "" {
+		file = "spec"
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	paths := map[int]string{}
+	lines := map[string]int{}
+	indexPaths(&root, "", paths, lines)
+	var s Spec
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&s); err != nil {
+		if errors.Is(err, errEOF) || err.Error() == "EOF" {
+			return nil, fmt.Errorf("%s: empty spec", file)
+		}
+		return nil, fmt.Errorf("%s: %s", file, annotate(err.Error(), paths))
+	}
+	s.file = file
+	s.lines = lines
+	if err := s.validate(); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+var errEOF = errors.New("EOF")
+
+// annotate rewrites yaml's "line N: msg" into "N: path: msg".
+func annotate(msg string, paths map[int]string) string {
+	msg = strings.TrimPrefix(msg, "yaml: unmarshal errors:\n")
+	var out []string
+	for _, l := range strings.Split(msg, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" {
+			continue
+		}
+		l = lineRe.ReplaceAllStringFunc(l, func(m string) string {
+			n, _ := strconv.Atoi(lineRe.FindStringSubmatch(m)[1])
+			if p, ok := paths[n]; ok && p != "" {
+				return fmt.Sprintf("%d: %s: ", n, p)
+			}
+			return fmt.Sprintf("%d: ", n)
+		})
+		out = append(out, l)
+	}
+	return strings.Join(out, "; ")
+}
+
+// indexPaths records, for every mapping key and sequence item, the path
+// (runners[2].params.k) of the line it is on.
+func indexPaths(n *yaml.Node, path string, byLine map[int]string, byPath map[string]int) {
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			indexPaths(c, path, byLine, byPath)
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			p := k.Value
+			if path != "" {
+				p = path + "." + k.Value
+			}
+			if _, seen := byLine[k.Line]; !seen {
+				byLine[k.Line] = p
+			}
+			byPath[p] = k.Line
+			indexPaths(v, p, byLine, byPath)
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			p := fmt.Sprintf("%s[%d]", path, i)
+			if _, seen := byLine[c.Line]; !seen || c.Kind == yaml.ScalarNode {
+				byLine[c.Line] = p
+			}
+			byPath[p] = c.Line
+			indexPaths(c, p, byLine, byPath)
+		}
+	}
+}
+
+// errorf formats a validation error at path, with the line where the spec
+// has it.
+func (s *Spec) errorf(path, format string, args ...any) error {
+	loc := s.file
+	if n, ok := s.lookupLine(path); ok {
+		loc = fmt.Sprintf("%s:%d", s.file, n)
+	}
+	return fmt.Errorf("%s: %s: %s", loc, path, fmt.Sprintf(format, args...))
+}
+
+func (s *Spec) lookupLine(path string) (int, bool) {
+	for p := path; p != ""; {
+		if n, ok := s.lines[p]; ok {
+			return n, true
+		}
+		i := strings.LastIndexAny(p, ".[")
+		if i < 0 {
+			break
+		}
+		p = p[:i]
+	}
+	return 0, false
+}
+
+// validate checks values the decoder cannot.
+func (s *Spec) validate() error {
+	if len(s.Benchmarks) == 0 {
+		return s.errorf("benchmarks", "at least one benchmark is required")
+	}
+	for i, b := range s.Benchmarks {
+		p := fmt.Sprintf("benchmarks[%d]", i)
+		if b.Name == "" {
+			return s.errorf(p+".name", "missing benchmark name")
+		}
+		if b.Limit < 0 {
+			return s.errorf(p+".limit", "negative limit %d", b.Limit)
+		}
+	}
+	if len(s.Runners) == 0 {
+		return s.errorf("runners", "at least one runner is required")
+	}
+	names := make([]string, 0, len(s.Models))
+	for n := range s.Models {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		m := s.Models[n]
+		p := "models." + n
+		switch m.Backend {
+		case "sim":
+			if m.P != nil && (*m.P < 0 || *m.P > 1) {
+				return s.errorf(p+".p", "%g out of range [0, 1]", *m.P)
+			}
+			for r, v := range m.RoleP {
+				if v < 0 || v > 1 {
+					return s.errorf(p+".role_p."+r, "%g out of range [0, 1]", v)
+				}
+			}
+		case "openai":
+			if m.BaseURL == "" {
+				return s.errorf(p+".base_url", "required for the openai backend")
+			}
+			if m.Model == "" {
+				return s.errorf(p+".model", "required for the openai backend")
+			}
+			if m.Concurrency < 0 || m.RPM < 0 || m.TPM < 0 || m.MaxRetries < 0 {
+				return s.errorf(p, "concurrency, rpm, tpm and max_retries must not be negative")
+			}
+		case "":
+			return s.errorf(p+".backend", "missing backend (sim or openai)")
+		default:
+			return s.errorf(p+".backend", "unknown backend %q (want sim or openai)", m.Backend)
+		}
+	}
+	for role, m := range s.Roles {
+		if _, ok := s.Models[m]; !ok {
+			return s.errorf("roles."+role, "unknown model %q (models: %s)", m, strings.Join(names, ", "))
+		}
+	}
+	for n := range s.Prices {
+		if _, ok := s.Models[n]; !ok {
+			return s.errorf("prices."+n, "unknown model %q", n)
+		}
+	}
+	if s.Workers < 0 {
+		return s.errorf("workers", "negative worker count %d", s.Workers)
+	}
+	for i, r := range s.Runners {
+		p := fmt.Sprintf("runners[%d]", i)
+		if r.Name == "" {
+			return s.errorf(p+".name", "missing runner name")
+		}
+		for role, m := range r.Roles {
+			if _, ok := s.Models[m]; !ok {
+				return s.errorf(p+".roles."+role, "unknown model %q (models: %s)", m, strings.Join(names, ", "))
+			}
+		}
+		for role, ms := range r.Backbones {
+			if len(ms) == 0 {
+				return s.errorf(p+".backbones."+role, "empty model list")
+			}
+			for j, m := range ms {
+				if _, ok := s.Models[m]; !ok {
+					return s.errorf(fmt.Sprintf("%s.backbones.%s[%d]", p, role, j), "unknown model %q (models: %s)", m, strings.Join(names, ", "))
+				}
+			}
+		}
+		for k, vs := range r.Sweep {
+			if len(vs) == 0 {
+				return s.errorf(p+".sweep."+k, "empty value list")
+			}
+		}
+		if g := r.Grid; g != nil {
+			if len(g.Simplex) < 2 {
+				return s.errorf(p+".grid.simplex", "want at least two parameters")
+			}
+			if g.Step <= 0 || g.Step > 0.5 {
+				return s.errorf(p+".grid.step", "%g out of range (0, 0.5]", g.Step)
+			}
+			if k := 1 / g.Step; k-float64(int(k+0.5)) > 1e-9 || float64(int(k+0.5))-k > 1e-9 {
+				return s.errorf(p+".grid.step", "%g does not divide 1", g.Step)
+			}
+		}
+		if r.SkipFull && len(r.Ablations) == 0 {
+			return s.errorf(p+".skip_full", "set without ablations")
+		}
+	}
+	return nil
+}
+
+// String formats the duration as time.Duration does.
+func (d Duration) String() string { return time.Duration(d).String() }

@@ -1,0 +1,119 @@
+package bench
+
+import (
+	"strings"
+	"testing"
+)
+
+const goodSpec = `name: t
+out: runs/t
+benchmarks: [{name: mini}]
+models:
+  sim: {backend: sim, p: 0.6, seed: 7, role_p: {discriminator: 0.7}}
+  local: {backend: openai, base_url: "http://127.0.0.1:8000/v1", model: m, api_key_env: KEY, concurrency: 8, timeout: 120s}
+roles: {reason: sim}
+runners:
+  - name: direct
+  - name: sc
+    params: {k: 5}
+    sweep: {k: [3, 5, 8]}
+  - name: cot
+    label: cot-local
+    backbones: {reason: [sim, local]}
+seeds: [0]
+workers: 4
+timeout: 30s
+prices: {local: {prompt: 0.1, completion: 0.2}}
+`
+
+func TestParseSpecGood(t *testing.T) {
+	s, err := ParseSpec([]byte(goodSpec), "good.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Workers != 4 || s.Timeout.String() != "30s" || s.Models["local"].Timeout.String() != "2m0s" {
+		t.Errorf("workers, timeout = %d, %v, %v; want 4, 30s, 2m0s", s.Workers, s.Timeout, s.Models["local"].Timeout)
+	}
+	p, err := NewPlan(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, tr := range p.Trials {
+		labels = append(labels, tr.Label)
+	}
+	want := "direct|sc k=3|sc k=5|sc k=8|cot-local reason=sim|cot-local reason=local"
+	if got := strings.Join(labels, "|"); got != want {
+		t.Errorf("labels = %s; want %s", got, want)
+	}
+}
+
+func TestParseSpecErrors(t *testing.T) {
+	tests := []struct{ name, yaml, want string }{
+		{"unknown top key", "name: x\nbenchmark: [{name: mini}]\n", "bad.yaml: 2: benchmark: field benchmark not found"},
+		{"unknown model key", "benchmarks: [{name: mini}]\nmodels:\n  s: {backend: sim, pp: 1}\nrunners: [{name: direct}]\n", "3: models.s: field pp not found"},
+		{"bad duration", "benchmarks: [{name: mini}]\ntimeout: soon\nrunners: [{name: direct}]\n", `2: timeout: bad duration "soon"`},
+		{"bad type", "benchmarks: [{name: mini}]\nworkers: many\nrunners: [{name: direct}]\n", "2: workers: cannot unmarshal"},
+		{"no runners", "benchmarks: [{name: mini}]\n", "bad.yaml: runners: at least one runner"},
+		{"p out of range", "benchmarks: [{name: mini}]\nmodels:\n  s: {backend: sim, p: 1.5}\nrunners: [{name: direct}]\n", "bad.yaml:3: models.s.p: 1.5 out of range"},
+		{"unknown backend", "benchmarks: [{name: mini}]\nmodels:\n  s: {backend: gpt}\nrunners: [{name: direct}]\n", `models.s.backend: unknown backend "gpt"`},
+		{"unknown role model", "benchmarks: [{name: mini}]\nroles: {reason: nope}\nrunners: [{name: direct}]\n", `bad.yaml:2: roles.reason: unknown model "nope"`},
+		{"openai without url", "benchmarks: [{name: mini}]\nmodels:\n  l: {backend: openai, model: m}\nrunners: [{name: direct}]\n", "models.l.base_url: required"},
+		{"bad grid step", "benchmarks: [{name: mini}]\nrunners:\n  - name: direct\n    grid: {simplex: [a, b], step: 0.3}\n", "runners[0].grid.step: 0.3 does not divide 1"},
+		{"empty", "", "empty spec"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseSpec([]byte(tt.yaml), "bad.yaml")
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v; want containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestPlanParamErrors(t *testing.T) {
+	tests := []struct{ yaml, want string }{
+		{"benchmarks: [{name: mini}]\nrunners:\n  - name: direct\n  - name: direct\n    label: d2\n    params: {max_tokens: 512}\n  - name: sc\n    params:\n      n_rollout: 3\n", "bad.yaml:9: runners[2].params.n_rollout: unknown parameter"},
+		{"benchmarks: [{name: mini}]\nrunners:\n  - name: sc\n    sweep: {k: [3, 0]}\n", "runners[0].params.k: 0 out of range"},
+		{"benchmarks: [{name: mini}]\nrunners:\n  - name: nosuch\n", `bad.yaml:3: runners[0]: unknown runner "nosuch"`},
+		{"benchmarks: [{name: mini}]\nrunners:\n  - name: direct\n  - name: direct\n    params: {max_tokens: 512}\n", `label "direct" is used twice`},
+		{"benchmarks: [{name: mini}]\nrunners:\n  - name: sc\n    params: {k: 3}\n  - name: sc\n    label: again\n    params: {k: 3}\n", "same configuration"},
+	}
+	for _, tt := range tests {
+		s, err := ParseSpec([]byte(tt.yaml), "bad.yaml")
+		if err != nil {
+			t.Fatalf("parse: %v", err)
+		}
+		_, err = NewPlan(s)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("plan err = %v; want containing %q", err, tt.want)
+		}
+	}
+}
+
+// FuzzParseSpec checks the loader never panics and that every accepted
+// spec either plans or fails with an error.
+func FuzzParseSpec(f *testing.F) {
+	f.Add([]byte(goodSpec))
+	f.Add([]byte("benchmarks: [{name: mini}]\nrunners: [{name: sc, sweep: {k: [1, 2]}, grid: {simplex: [a, b], step: 0.5}}]\n"))
+	f.Add([]byte("a: [1, {b: c}]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := ParseSpec(data, "fuzz.yaml")
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "fuzz.yaml") {
+				t.Fatalf("error %q does not name the file", err)
+			}
+			return
+		}
+		if len(s.Runners) > 4 {
+			return // keep plans small
+		}
+		for _, r := range s.Runners {
+			if len(r.Sweep) > 2 || r.Grid != nil && r.Grid.Step < 0.1 {
+				return
+			}
+		}
+		_, _ = NewPlan(s)
+	})
+}

@@ -1,0 +1,577 @@
+package bench
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/t2sbench/t2sbench/runners"
+)
+
+// StoreFile is the name of the run database inside a run directory.
+const StoreFile = "run.db"
+
+// Item statuses.
+const (
+	// StatusDone: the item ran and was scored (a wrong or failed prediction
+	// is still done: it is data). Done items are skipped on resume.
+	StatusDone = "done"
+	// StatusError: an infrastructure failure (endpoint down after
+	// retries, ...) with its class; the item is retried on resume.
+	StatusError = "error"
+)
+
+// Verdict is the score of one prediction, as metrics.Scorer gives it.
+type Verdict struct {
+	Index      int    `json:"index"`
+	QuestionID string `json:"question_id"`
+	DBID       string `json:"db_id"`
+	Difficulty string `json:"difficulty,omitempty"`
+	// Status is the comparator's outcome (correct, wrong, error, timeout,
+	// missing_db, ...).
+	Status  string  `json:"status"`
+	Correct bool    `json:"correct"`
+	PredMS  float64 `json:"pred_ms"`
+	GoldMS  float64 `json:"gold_ms"`
+	Error   string  `json:"error,omitempty"`
+}
+
+// Call is one logged model request.
+type Call struct {
+	Role             string  `json:"role"`
+	N                int     `json:"n"`
+	Cached           bool    `json:"cached"`
+	PromptTokens     int     `json:"prompt_tokens"`
+	CompletionTokens int     `json:"completion_tokens"`
+	LatencyMS        float64 `json:"latency_ms"`
+	Error            string  `json:"error,omitempty"`
+}
+
+// Item is the record of one (trial, question) work item.
+type Item struct {
+	TrialID    string          `json:"trial_id"`
+	QuestionID string          `json:"question_id"`
+	Index      int             `json:"index"`
+	Status     string          `json:"status"`
+	Verdict    *Verdict        `json:"verdict,omitempty"`
+	Result     *runners.Result `json:"result,omitempty"`
+	// ErrorClass classifies an infrastructure failure (StatusError) or a
+	// per-item timeout (StatusDone): rate_limit, server, auth,
+	// bad_request, network, timeout, runner.
+	ErrorClass string    `json:"error_class,omitempty"`
+	Error      string    `json:"error,omitempty"`
+	Attempts   int       `json:"attempts"`
+	Started    time.Time `json:"started"`
+	WallMS     float64   `json:"wall_ms"`
+	// Session numbers the invocation of `run` that produced the item.
+	Session int    `json:"session"`
+	Calls   []Call `json:"calls,omitempty"`
+}
+
+// Store is a run directory's SQLite database (WAL mode). All writes go
+// through one goroutine; each finished item is committed in its own
+// transaction. The SQLite driver must be registered as "sqlite3" by the
+// program (cmd/t2sbench imports it).
+type Store struct {
+	dir     string
+	db      *sql.DB
+	session int
+	reqs    chan writeReq
+	done    chan struct{}
+}
+
+type writeReq struct {
+	fn    func(tx *sql.Tx) error
+	reply chan error
+}
+
+const schema = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS trials (
+	id TEXT PRIMARY KEY, label TEXT NOT NULL, runner TEXT NOT NULL, benchmark TEXT NOT NULL,
+	seed INTEGER NOT NULL, ord INTEGER NOT NULL, simulated INTEGER NOT NULL, config TEXT NOT NULL, created TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS items (
+	trial_id TEXT NOT NULL, question_id TEXT NOT NULL, idx INTEGER NOT NULL, status TEXT NOT NULL,
+	correct INTEGER, verdict TEXT, result TEXT, error_class TEXT, error TEXT, attempts INTEGER NOT NULL,
+	started TEXT, wall_ms REAL, session INTEGER NOT NULL,
+	PRIMARY KEY (trial_id, question_id));
+CREATE TABLE IF NOT EXISTS model_calls (
+	id INTEGER PRIMARY KEY AUTOINCREMENT, trial_id TEXT NOT NULL, question_id TEXT NOT NULL, session INTEGER NOT NULL,
+	role TEXT, n INTEGER, cached INTEGER, prompt_tokens INTEGER, completion_tokens INTEGER, latency_ms REAL, error TEXT);
+CREATE TABLE IF NOT EXISTS sessions (id INTEGER PRIMARY KEY, started TEXT NOT NULL, args TEXT);
+`
+
+// OpenStore opens (creating when needed) the store of run directory dir
+// and starts a new session.
+func OpenStore(dir string) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	s, err := openDB(dir, false)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.db.Exec(schema); err != nil {
+		s.db.Close()
+		return nil, fmt.Errorf("store %s: create schema: %w", dir, err)
+	}
+	res, err := s.db.Exec(`INSERT INTO sessions (started) VALUES (?)`, time.Now().UTC().Format(time.RFC3339Nano))
+	if err != nil {
+		s.db.Close()
+		return nil, fmt.Errorf("store %s: %w", dir, err)
+	}
+	id, _ := res.LastInsertId()
+	s.session = int(id)
+	s.reqs = make(chan writeReq)
+	s.done = make(chan struct{})
+	go s.writer()
+	return s, nil
+}
+
+func openDB(dir string, readOnly bool) (*Store, error) {
+	path := filepath.Join(dir, StoreFile)
+	if readOnly {
+		if _, err := os.Stat(path); err != nil {
+			return nil, fmt.Errorf("store: %s is not a run directory: %w", dir, err)
+		}
+	}
+	dsn := "file:" + path + "?_journal_mode=WAL&_busy_timeout=10000&_synchronous=NORMAL&_foreign_keys=0"
+	if readOnly {
+		dsn += "&mode=ro"
+	}
+	db, err := sql.Open("sqlite3", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("store %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(1)
+	if err := db.Ping(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store %s: %w", path, err)
+	}
+	return &Store{dir: dir, db: db}, nil
+}
+
+// Dir returns the run directory.
+func (s *Store) Dir() string { return s.dir }
+
+// Session returns the number of this invocation's session.
+func (s *Store) Session() int { return s.session }
+
+func (s *Store) writer() {
+	defer close(s.done)
+	for r := range s.reqs {
+		r.reply <- s.tx(r.fn)
+	}
+}
+
+func (s *Store) tx(fn func(tx *sql.Tx) error) error {
+	tx, err := s.db.Begin()
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// write runs fn in one transaction on the writer goroutine.
+func (s *Store) write(fn func(tx *sql.Tx) error) error {
+	r := writeReq{fn: fn, reply: make(chan error, 1)}
+	s.reqs <- r
+	if err := <-r.reply; err != nil {
+		return fmt.Errorf("store %s: %w", s.dir, err)
+	}
+	return nil
+}
+
+// Close stops the writer and closes the database.
+func (s *Store) Close() error {
+	if s.reqs != nil {
+		close(s.reqs)
+		<-s.done
+		s.reqs = nil
+	}
+	return s.db.Close()
+}
+
+// SetMeta records run-level facts (name, simulated, spec).
+func (s *Store) SetMeta(kv map[string]string) error {
+	return s.write(func(tx *sql.Tx) error {
+		for k, v := range kv {
+			if _, err := tx.Exec(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, k, v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// PutTrials records the trials of a plan; trials already stored (same id)
+// are kept. Any simulated trial marks the run simulated.
+func (s *Store) PutTrials(trials []*Trial) error {
+	return s.write(func(tx *sql.Tx) error {
+		sim := false
+		for _, t := range trials {
+			cfg, err := json.Marshal(t)
+			if err != nil {
+				return fmt.Errorf("trial %s: %w", t.Label, err)
+			}
+			if _, err := tx.Exec(`INSERT INTO trials (id, label, runner, benchmark, seed, ord, simulated, config, created)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET label = excluded.label, ord = excluded.ord`,
+				t.ID, t.Label, t.Runner, t.Benchmark.Name, t.Seed, t.Order, boolInt(t.Simulated()), string(cfg),
+				time.Now().UTC().Format(time.RFC3339)); err != nil {
+				return err
+			}
+			sim = sim || t.Simulated()
+		}
+		if sim {
+			if _, err := tx.Exec(`INSERT INTO meta (key, value) VALUES ('simulated', '1') ON CONFLICT(key) DO UPDATE SET value = '1'`); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// ErrAlreadyDone is returned by Commit for an item the store holds as done:
+// a finished item is never redone.
+var ErrAlreadyDone = errors.New("item already done")
+
+// Commit stores one finished item and its model-call log in one
+// transaction. An error item replaces an earlier error record; a done item
+// replaces an error record; nothing replaces a done item.
+func (s *Store) Commit(it *Item) error {
+	if it.Session == 0 {
+		it.Session = s.session
+	}
+	return s.write(func(tx *sql.Tx) error { return insertItem(tx, it) })
+}
+
+func insertItem(tx *sql.Tx, it *Item) error {
+	var verdict, result []byte
+	var correct any
+	var err error
+	if it.Verdict != nil {
+		if verdict, err = json.Marshal(it.Verdict); err != nil {
+			return err
+		}
+		correct = boolInt(it.Verdict.Correct)
+	}
+	if it.Result != nil {
+		if result, err = json.Marshal(it.Result); err != nil {
+			return err
+		}
+	}
+	res, err := tx.Exec(`INSERT INTO items (trial_id, question_id, idx, status, correct, verdict, result, error_class, error, attempts, started, wall_ms, session)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT(trial_id, question_id) DO UPDATE SET status = excluded.status, correct = excluded.correct,
+			verdict = excluded.verdict, result = excluded.result, error_class = excluded.error_class, error = excluded.error,
+			attempts = items.attempts + excluded.attempts, started = excluded.started, wall_ms = excluded.wall_ms, session = excluded.session
+		WHERE items.status != 'done'`,
+		it.TrialID, it.QuestionID, it.Index, it.Status, correct, nullStr(verdict), nullStr(result), it.ErrorClass, it.Error,
+		it.Attempts, it.Started.UTC().Format(time.RFC3339Nano), it.WallMS, it.Session)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("trial %s question %s: %w", it.TrialID, it.QuestionID, ErrAlreadyDone)
+	}
+	for _, c := range it.Calls {
+		if _, err := tx.Exec(`INSERT INTO model_calls (trial_id, question_id, session, role, n, cached, prompt_tokens, completion_tokens, latency_ms, error)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, it.TrialID, it.QuestionID, it.Session, c.Role, c.N, boolInt(c.Cached),
+			c.PromptTokens, c.CompletionTokens, c.LatencyMS, c.Error); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func nullStr(b []byte) any {
+	if b == nil {
+		return nil
+	}
+	return string(b)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Done returns the keys (trial id + "\x00" + question id) of done items.
+func (s *Store) Done(ctx context.Context) (map[string]bool, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT trial_id, question_id FROM items WHERE status = 'done'`)
+	if err != nil {
+		return nil, fmt.Errorf("store %s: %w", s.dir, err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var t, q string
+		if err := rows.Scan(&t, &q); err != nil {
+			return nil, err
+		}
+		out[itemKey(t, q)] = true
+	}
+	return out, rows.Err()
+}
+
+// Reset deletes every item and call of the run (for --fresh).
+func (s *Store) Reset() error {
+	return s.write(func(tx *sql.Tx) error {
+		for _, q := range []string{`DELETE FROM items`, `DELETE FROM model_calls`, `DELETE FROM trials`, `DELETE FROM meta`} {
+			if _, err := tx.Exec(q); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func itemKey(trialID, questionID string) string { return trialID + "\x00" + questionID }
+
+// RunData is a run directory's content, as reports and compare read it.
+type RunData struct {
+	Dir  string
+	Meta map[string]string
+	// Simulated is true when any trial used the sim backend; reports then
+	// title the run "simulated model".
+	Simulated bool
+	Trials    []RunTrial
+}
+
+// RunTrial is one trial with its items, sorted by question index.
+type RunTrial struct {
+	Trial
+	Items []Item
+}
+
+// Status counts a trial's items: done, error, and pending out of total.
+func (t *RunTrial) Status(total int) (done, failed, pending int) {
+	for _, it := range t.Items {
+		switch it.Status {
+		case StatusDone:
+			done++
+		case StatusError:
+			failed++
+		}
+	}
+	return done, failed, total - done - failed
+}
+
+// ReadRun reads the trials (in plan order) and items of run directory dir.
+// withResults also decodes each item's result (SQL, candidates, trace,
+// usage) and call log, which reports of traces need.
+func ReadRun(dir string, withResults bool) (*RunData, error) {
+	s, err := openDB(dir, true)
+	if err != nil {
+		return nil, err
+	}
+	defer s.db.Close()
+	r := &RunData{Dir: dir, Meta: map[string]string{}}
+	rows, err := s.db.Query(`SELECT key, value FROM meta`)
+	if err != nil {
+		return nil, fmt.Errorf("store %s: %w", dir, err)
+	}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		r.Meta[k] = v
+	}
+	rows.Close()
+	r.Simulated = r.Meta["simulated"] == "1"
+	trows, err := s.db.Query(`SELECT config FROM trials ORDER BY ord, id`)
+	if err != nil {
+		return nil, fmt.Errorf("store %s: %w", dir, err)
+	}
+	idx := map[string]int{}
+	for trows.Next() {
+		var cfg string
+		if err := trows.Scan(&cfg); err != nil {
+			trows.Close()
+			return nil, err
+		}
+		var t Trial
+		if err := json.Unmarshal([]byte(cfg), &t); err != nil {
+			trows.Close()
+			return nil, fmt.Errorf("store %s: trial config: %w", dir, err)
+		}
+		idx[t.ID] = len(r.Trials)
+		r.Trials = append(r.Trials, RunTrial{Trial: t})
+	}
+	trows.Close()
+	q := `SELECT trial_id, question_id, idx, status, verdict, error_class, error, attempts, started, wall_ms, session, NULL FROM items ORDER BY idx, question_id`
+	if withResults {
+		q = `SELECT trial_id, question_id, idx, status, verdict, error_class, error, attempts, started, wall_ms, session, result FROM items ORDER BY idx, question_id`
+	}
+	irows, err := s.db.Query(q)
+	if err != nil {
+		return nil, fmt.Errorf("store %s: %w", dir, err)
+	}
+	defer irows.Close()
+	for irows.Next() {
+		var it Item
+		var verdict, result, started sql.NullString
+		var ec, emsg sql.NullString
+		var wall sql.NullFloat64
+		if err := irows.Scan(&it.TrialID, &it.QuestionID, &it.Index, &it.Status, &verdict, &ec, &emsg, &it.Attempts, &started, &wall, &it.Session, &result); err != nil {
+			return nil, err
+		}
+		it.ErrorClass, it.Error, it.WallMS = ec.String, emsg.String, wall.Float64
+		if started.Valid {
+			it.Started, _ = time.Parse(time.RFC3339Nano, started.String)
+		}
+		if verdict.Valid {
+			it.Verdict = &Verdict{}
+			if err := json.Unmarshal([]byte(verdict.String), it.Verdict); err != nil {
+				return nil, fmt.Errorf("store %s: item %s/%s verdict: %w", dir, it.TrialID, it.QuestionID, err)
+			}
+		}
+		if result.Valid {
+			it.Result = &runners.Result{}
+			if err := json.Unmarshal([]byte(result.String), it.Result); err != nil {
+				return nil, fmt.Errorf("store %s: item %s/%s result: %w", dir, it.TrialID, it.QuestionID, err)
+			}
+		}
+		i, ok := idx[it.TrialID]
+		if !ok {
+			continue
+		}
+		r.Trials[i].Items = append(r.Trials[i].Items, it)
+	}
+	if err := irows.Err(); err != nil {
+		return nil, err
+	}
+	if withResults {
+		if err := readCalls(s.db, r, idx); err != nil {
+			return nil, fmt.Errorf("store %s: %w", dir, err)
+		}
+	}
+	return r, nil
+}
+
+func readCalls(db *sql.DB, r *RunData, idx map[string]int) error {
+	pos := map[string]int{}
+	for _, t := range r.Trials {
+		for j, it := range t.Items {
+			pos[itemKey(it.TrialID, it.QuestionID)] = j
+		}
+	}
+	rows, err := db.Query(`SELECT trial_id, question_id, role, n, cached, prompt_tokens, completion_tokens, latency_ms, error FROM model_calls ORDER BY id`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var t, q string
+		var c Call
+		var cached int
+		var e sql.NullString
+		if err := rows.Scan(&t, &q, &c.Role, &c.N, &cached, &c.PromptTokens, &c.CompletionTokens, &c.LatencyMS, &e); err != nil {
+			return err
+		}
+		c.Cached, c.Error = cached == 1, e.String
+		i, ok := idx[t]
+		j, ok2 := pos[itemKey(t, q)]
+		if ok && ok2 {
+			r.Trials[i].Items[j].Calls = append(r.Trials[i].Items[j].Calls, c)
+		}
+	}
+	return rows.Err()
+}
+
+// LoadRunVerdicts returns, for run directory dir, trial label -> question
+// id -> correct over the done items (the input of `t2sbench compare`).
+func LoadRunVerdicts(dir string) (map[string]map[string]bool, error) {
+	r, err := ReadRun(dir, false)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]map[string]bool{}
+	for _, t := range r.Trials {
+		m := map[string]bool{}
+		for _, it := range t.Items {
+			if it.Status == StatusDone && it.Verdict != nil {
+				m[it.QuestionID] = it.Verdict.Correct
+			}
+		}
+		out[t.Label] = m
+	}
+	return out, nil
+}
+
+// MergeStats counts what Merge copied.
+type MergeStats struct {
+	Trials, Items, Calls, Conflicts int
+}
+
+// Merge joins the stores of shard run directories into the store of out.
+// Trials are unioned by id; a done item wins over an error record; two done
+// records of the same item keep the first (counted in Conflicts).
+func Merge(out string, shards ...string) (MergeStats, error) {
+	var st MergeStats
+	dst, err := OpenStore(out)
+	if err != nil {
+		return st, err
+	}
+	defer dst.Close()
+	for _, dir := range shards {
+		r, err := ReadRun(dir, true)
+		if err != nil {
+			return st, err
+		}
+		trials := make([]*Trial, len(r.Trials))
+		for i := range r.Trials {
+			trials[i] = &r.Trials[i].Trial
+		}
+		if err := dst.PutTrials(trials); err != nil {
+			return st, err
+		}
+		meta := map[string]string{}
+		for k, v := range r.Meta {
+			if k != "simulated" || v == "1" {
+				meta[k] = v
+			}
+		}
+		if err := dst.SetMeta(meta); err != nil {
+			return st, err
+		}
+		st.Trials += len(trials)
+		for _, t := range r.Trials {
+			for i := range t.Items {
+				it := t.Items[i]
+				err := dst.write(func(tx *sql.Tx) error { return insertItem(tx, &it) })
+				switch {
+				case errors.Is(err, ErrAlreadyDone):
+					st.Conflicts++
+				case err != nil:
+					return st, err
+				default:
+					st.Items++
+					st.Calls += len(it.Calls)
+				}
+			}
+		}
+	}
+	return st, nil
+}
+
+// SessionCount returns how many sessions (invocations) the store has seen.
+func (s *Store) SessionCount() (int, error) {
+	var n int
+	err := s.db.QueryRow(`SELECT count(*) FROM sessions`).Scan(&n)
+	return n, err
+}
+
