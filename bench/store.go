@@ -574,4 +574,3 @@ func (s *Store) SessionCount() (int, error) {
 	err := s.db.QueryRow(`SELECT count(*) FROM sessions`).Scan(&n)
 	return n, err
 }
-
