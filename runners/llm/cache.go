@@ -195,39 +195,41 @@ func (c *Cache) get(ctx context.Context, keys []string) (map[int]entry, error) {
 // put stores entries under keys (first writer wins) and returns the entries
 // the cache holds afterwards, which differ from the given ones only where
 // another caller stored the key first.
-func (c *Cache) put(ctx context.Context, keys []string, samples []int, es []entry) ([]entry, error) {
+func (c *Cache) put(ctx context.Context, keys []string, samples []int, es []entry) ([]entry, int, error) {
 	tx, err := c.db.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, fmt.Errorf("llm: write cache %s: %w", c.path, err)
+		return nil, 0, fmt.Errorf("llm: write cache %s: %w", c.path, err)
 	}
 	defer tx.Rollback()
 	now := time.Now().UTC().Format(time.RFC3339)
 	out := make([]entry, len(es))
+	stored := 0
 	for i, e := range es {
 		res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO responses
 			(key, sample, choice, model, prompt_tokens, completion_tokens, latency_ns, created)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 			keys[i], samples[i], e.choice, e.model, e.promptTokens, e.completionTokens, int64(e.latency), now)
 		if err != nil {
-			return nil, fmt.Errorf("llm: write cache %s: %w", c.path, err)
+			return nil, 0, fmt.Errorf("llm: write cache %s: %w", c.path, err)
 		}
 		out[i] = e
 		if n, _ := res.RowsAffected(); n == 1 {
-			c.st.stored.Add(1)
+			stored++
 			continue
 		}
 		var lat int64
 		err = tx.QueryRowContext(ctx, `SELECT choice, model, prompt_tokens, completion_tokens, latency_ns FROM responses WHERE key = ?`, keys[i]).
 			Scan(&out[i].choice, &out[i].model, &out[i].promptTokens, &out[i].completionTokens, &lat)
 		if err != nil {
-			return nil, fmt.Errorf("llm: read cache %s: %w", c.path, err)
+			return nil, 0, fmt.Errorf("llm: read cache %s: %w", c.path, err)
 		}
 		out[i].latency = time.Duration(lat)
 	}
 	if err := tx.Commit(); err != nil {
-		return nil, fmt.Errorf("llm: write cache %s: %w", c.path, err)
+		return nil, 0, fmt.Errorf("llm: write cache %s: %w", c.path, err)
 	}
-	return out, nil
+	c.st.stored.Add(int64(stored))
+	return out, stored, nil
 }
 
 // OffsetClient is implemented by backends whose samples are a function of
@@ -368,10 +370,11 @@ func (c *CachedClient) Complete(ctx context.Context, req Request) (*Response, er
 		es[j] = entry{choice: resp.Choices[pick[j]], model: resp.Model, promptTokens: resp.Usage.PromptTokens, completionTokens: ct, latency: resp.Latency}
 		mkeys[j] = keys[i]
 	}
-	stored, err := c.cache.put(ctx, mkeys, missing, es)
+	stored, nstored, err := c.cache.put(ctx, mkeys, missing, es)
 	if err != nil {
 		return nil, err
 	}
+	c.st.stored.Add(int64(nstored))
 	for j, i := range missing {
 		have[i] = stored[j]
 	}

@@ -1,0 +1,347 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	_ "github.com/mattn/go-sqlite3"
+)
+
+// countingClient answers sample i of a call with a text naming the call, so
+// a test can tell fresh samples from cached ones.
+type countingClient struct {
+	calls   atomic.Int32
+	lastN   atomic.Int32
+	offsets bool
+	err     error
+}
+
+func (c *countingClient) Complete(ctx context.Context, req Request) (*Response, error) {
+	return c.from(req, 0)
+}
+
+func (c *countingClient) from(req Request, first int) (*Response, error) {
+	k := c.calls.Add(1)
+	c.lastN.Store(int32(req.Samples()))
+	if c.err != nil {
+		return nil, c.err
+	}
+	r := &Response{Model: "m", Usage: Usage{PromptTokens: 100, CompletionTokens: 7 * req.Samples()}, Latency: time.Duration(k) * time.Millisecond}
+	for i := range req.Samples() {
+		r.Choices = append(r.Choices, fmt.Sprintf("call%d sample%d T=%g", k, first+i, req.Temperature))
+	}
+	return r, nil
+}
+
+// offsetClient is a countingClient implementing OffsetClient.
+type offsetClient struct{ countingClient }
+
+func (c *offsetClient) CompleteFrom(ctx context.Context, req Request, first int) (*Response, error) {
+	return c.from(req, first)
+}
+
+func openTestCache(t *testing.T) (*Cache, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "cache.db")
+	c, err := OpenCache(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c, path
+}
+
+var testIdent = Ident{Backend: "openai", BaseURL: "http://localhost:8000/v1", Model: "qwen"}
+
+func TestCacheHit(t *testing.T) {
+	cache, _ := openTestCache(t)
+	inner := &countingClient{}
+	cc := Cached(inner, cache, testIdent)
+	ctx := context.Background()
+	req := Request{Role: "reason", Messages: []Message{{Role: "user", Content: "q"}}, Temperature: 0.8, N: 3}
+	first, err := cc.Complete(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := cc.Complete(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inner.calls.Load() != 1 {
+		t.Errorf("inner calls = %d; want 1", inner.calls.Load())
+	}
+	if first.Cached || !second.Cached {
+		t.Errorf("Cached = %v, %v; want false, true", first.Cached, second.Cached)
+	}
+	if fmt.Sprint(first.Choices) != fmt.Sprint(second.Choices) {
+		t.Errorf("hit choices %q differ from original %q", second.Choices, first.Choices)
+	}
+	if second.Usage != first.Usage || second.Latency != first.Latency || second.Model != "m" {
+		t.Errorf("hit usage/latency/model = %+v %v %q; want original %+v %v m", second.Usage, second.Latency, second.Model, first.Usage, first.Latency)
+	}
+	want := CacheStats{Hits: 1, Misses: 1, Stored: 3}
+	if got := cc.Stats(); got != want {
+		t.Errorf("client stats = %+v; want %+v", got, want)
+	}
+	if got := cache.Stats(); got != want {
+		t.Errorf("cache stats = %+v; want %+v", got, want)
+	}
+}
+
+// TestCacheKeyCoversSamplingParams guards against the cache bugs reported
+// for lm-evaluation-harness (EleutherAI issues #3881 and #3046: changed
+// generation kwargs such as temperature served old cached answers).
+func TestCacheKeyCoversSamplingParams(t *testing.T) {
+	seed1, seed2 := int64(1), int64(2)
+	base := Request{Role: "reason", Messages: []Message{{Role: "user", Content: "q"}}, Temperature: 0.0, TopP: 0.9,
+		MaxTokens: 100, Stop: []string{"\n"}, Seed: &seed1, Answer: AnswerJSON,
+		Schema: json.RawMessage(`{"type":"object","required":["a"]}`), SchemaName: "s", Responder: "x/y"}
+	variants := map[string]func(r *Request){
+		"temperature":  func(r *Request) { r.Temperature = 0.7 },
+		"temperature2": func(r *Request) { r.Temperature = 1.0 },
+		"top_p":        func(r *Request) { r.TopP = 0.95 },
+		"max_tokens":   func(r *Request) { r.MaxTokens = 101 },
+		"stop":         func(r *Request) { r.Stop = []string{"\n\n"} },
+		"seed":         func(r *Request) { r.Seed = &seed2 },
+		"no seed":      func(r *Request) { r.Seed = nil },
+		"answer":       func(r *Request) { r.Answer = AnswerSQL },
+		"schema":       func(r *Request) { r.Schema = json.RawMessage(`{"type":"object","required":["b"]}`) },
+		"schema name":  func(r *Request) { r.SchemaName = "t" },
+		"responder":    func(r *Request) { r.Responder = "x/z" },
+		"role":         func(r *Request) { r.Role = "discriminator" },
+		"message":      func(r *Request) { r.Messages = []Message{{Role: "user", Content: "q2"}} },
+		"message role": func(r *Request) { r.Messages = []Message{{Role: "system", Content: "q"}} },
+	}
+	cache, _ := openTestCache(t)
+	ctx := context.Background()
+	for name, mod := range variants {
+		t.Run(name, func(t *testing.T) {
+			inner := &countingClient{}
+			cc := Cached(inner, cache, testIdent)
+			if _, err := cc.Complete(ctx, base); err != nil {
+				t.Fatal(err)
+			}
+			r := base
+			mod(&r)
+			resp, err := cc.Complete(ctx, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.Cached {
+				t.Errorf("changed %s hit the old answer %q", name, resp.Choices)
+			}
+		})
+	}
+	t.Run("ident", func(t *testing.T) {
+		for _, id := range []Ident{{"openai", testIdent.BaseURL, "other"}, {"openai", "http://other/v1", "qwen"}, {"sim", testIdent.BaseURL, "qwen"}} {
+			resp, err := Cached(&countingClient{}, cache, id).Complete(ctx, base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.Cached {
+				t.Errorf("ident %+v hit another backend's answer", id)
+			}
+		}
+	})
+	t.Run("schema key order is canonical", func(t *testing.T) {
+		r := base
+		r.Schema = json.RawMessage(`{ "required": ["a"], "type": "object" }`)
+		resp, err := Cached(&countingClient{}, cache, testIdent).Complete(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !resp.Cached {
+			t.Error("the same schema with keys reordered missed")
+		}
+	})
+}
+
+func TestCacheLargerNReusesSamples(t *testing.T) {
+	ctx := context.Background()
+	req := Request{Messages: []Message{{Role: "user", Content: "q"}}, Temperature: 0.8, N: 2}
+	t.Run("plain client", func(t *testing.T) {
+		cache, _ := openTestCache(t)
+		inner := &countingClient{}
+		cc := Cached(inner, cache, testIdent)
+		small, _ := cc.Complete(ctx, req)
+		r5 := req
+		r5.N = 5
+		big, err := cc.Complete(ctx, r5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if inner.lastN.Load() != 3 {
+			t.Errorf("second call asked for %d samples; want 3", inner.lastN.Load())
+		}
+		want := []string{small.Choices[0], small.Choices[1], "call2 sample0 T=0.8", "call2 sample1 T=0.8", "call2 sample2 T=0.8"}
+		if fmt.Sprint(big.Choices) != fmt.Sprint(want) {
+			t.Errorf("choices = %q; want %q", big.Choices, want)
+		}
+		if big.Cached {
+			t.Error("partial hit marked Cached")
+		}
+		if s := cc.Stats(); s.PartialHits != 1 || s.Stored != 5 {
+			t.Errorf("stats = %+v; want 1 partial hit, 5 stored", s)
+		}
+		// n=3 is now a full hit.
+		r3 := req
+		r3.N = 3
+		if again, _ := cc.Complete(ctx, r3); !again.Cached || fmt.Sprint(again.Choices) != fmt.Sprint(want[:3]) {
+			t.Errorf("n=3 after n=5: %q cached=%v; want %q cached", again.Choices, again.Cached, want[:3])
+		}
+	})
+	t.Run("offset client", func(t *testing.T) {
+		cache, _ := openTestCache(t)
+		inner := &offsetClient{}
+		cc := Cached(inner, cache, testIdent)
+		cc.Complete(ctx, req)
+		r5 := req
+		r5.N = 5
+		big, err := cc.Complete(ctx, r5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"call1 sample0 T=0.8", "call1 sample1 T=0.8", "call2 sample2 T=0.8", "call2 sample3 T=0.8", "call2 sample4 T=0.8"}
+		if fmt.Sprint(big.Choices) != fmt.Sprint(want) {
+			t.Errorf("choices = %q; want %q (samples 2..4 asked with their own indices)", big.Choices, want)
+		}
+	})
+}
+
+func TestCachePersistsAcrossOpen(t *testing.T) {
+	cache, path := openTestCache(t)
+	ctx := context.Background()
+	req := Request{Messages: []Message{{Role: "user", Content: "q"}}}
+	first, _ := Cached(&countingClient{}, cache, testIdent).Complete(ctx, req)
+	cache.Close()
+	c2, err := OpenCache(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	inner := &countingClient{}
+	got, err := Cached(inner, c2, testIdent).Complete(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Cached || got.Choices[0] != first.Choices[0] || inner.calls.Load() != 0 {
+		t.Errorf("after reopen: %q cached=%v calls=%d; want %q from cache, no call", got.Choices, got.Cached, inner.calls.Load(), first.Choices)
+	}
+}
+
+func TestCacheConcurrentFirstWriterWins(t *testing.T) {
+	cache, _ := openTestCache(t)
+	inner := &countingClient{}
+	cc := Cached(inner, cache, testIdent)
+	req := Request{Messages: []Message{{Role: "user", Content: "q"}}, Temperature: 1, N: 2}
+	var wg sync.WaitGroup
+	results := make([][]string, 16)
+	for i := range results {
+		wg.Go(func() {
+			resp, err := cc.Complete(context.Background(), req)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			results[i] = resp.Choices
+		})
+	}
+	wg.Wait()
+	for i, r := range results {
+		if fmt.Sprint(r) != fmt.Sprint(results[0]) {
+			t.Errorf("goroutine %d got %q; goroutine 0 got %q; want the same stored answer", i, r, results[0])
+		}
+	}
+	if s := cache.Stats(); s.Stored != 2 || s.Hits+s.Misses != 16 {
+		t.Errorf("stats = %+v; want 2 stored, 16 requests", s)
+	}
+}
+
+func TestCacheCallLog(t *testing.T) {
+	cache, _ := openTestCache(t)
+	var mu sync.Mutex
+	var recs []CallRecord
+	log := WithCallLog(func(r CallRecord) { mu.Lock(); recs = append(recs, r); mu.Unlock() })
+	ctx := context.Background()
+	req := Request{Role: "reason", Messages: []Message{{Role: "user", Content: "q"}}, N: 2}
+	cc := Cached(&countingClient{}, cache, testIdent, log)
+	cc.Complete(ctx, req)
+	cc.Complete(ctx, req) // hit: no record
+	failing := Cached(&countingClient{err: &StatusError{StatusCode: 429}}, cache, testIdent, log)
+	other := req
+	other.Role = "understand"
+	if _, err := failing.Complete(ctx, other); err == nil {
+		t.Fatal("want the inner error")
+	}
+	if len(recs) != 2 {
+		t.Fatalf("got %d call records; want 2 (hits are not calls)", len(recs))
+	}
+	if r := recs[0]; r.Role != "reason" || r.Samples != 2 || r.Usage.CompletionTokens != 14 || r.ErrorClass != "" || r.Ident != testIdent {
+		t.Errorf("record 0 = %+v", r)
+	}
+	if r := recs[1]; r.Role != "understand" || r.ErrorClass != "rate_limited" {
+		t.Errorf("record 1 = %+v; want role understand, class rate_limited", r)
+	}
+}
+
+func TestCachedNilCachePassesThrough(t *testing.T) {
+	inner := &countingClient{}
+	cc := Cached(inner, nil, testIdent)
+	req := Request{Messages: []Message{{Role: "user", Content: "q"}}}
+	for range 2 {
+		if _, err := cc.Complete(context.Background(), req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if inner.calls.Load() != 2 {
+		t.Errorf("calls = %d; want 2", inner.calls.Load())
+	}
+}
+
+func TestErrorClass(t *testing.T) {
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{nil, ""},
+		{&StatusError{StatusCode: 401}, "auth"},
+		{fmt.Errorf("x: %w", &StatusError{StatusCode: 503}), "server_error"},
+		{&StatusError{StatusCode: 404}, "not_found"},
+		{&StatusError{StatusCode: 409}, "http_409"},
+		{fmt.Errorf("x: %w", context.Canceled), "canceled"},
+		{fmt.Errorf("x: %w", ErrNetwork), "network"},
+		{errors.New("sim: no benchmark question found in prompt"), "sim"},
+		{errors.New("boom"), "other"},
+	}
+	for _, tt := range tests {
+		if got := ErrorClass(tt.err); got != tt.want {
+			t.Errorf("ErrorClass(%v) = %q; want %q", tt.err, got, tt.want)
+		}
+	}
+}
+
+func TestRouter(t *testing.T) {
+	a, b := &countingClient{}, &countingClient{}
+	r := Router{Roles: map[string]Client{"reason": a}, Default: b}
+	ctx := context.Background()
+	r.Complete(ctx, Request{Role: "reason"})
+	r.Complete(ctx, Request{Role: "other"})
+	if a.calls.Load() != 1 || b.calls.Load() != 1 {
+		t.Errorf("calls = %d, %d; want 1, 1", a.calls.Load(), b.calls.Load())
+	}
+	_, err := Router{Roles: map[string]Client{"reason": a}}.Complete(ctx, Request{Role: "discriminator"})
+	if err == nil || !strings.Contains(err.Error(), `"discriminator"`) || !strings.Contains(err.Error(), "reason") {
+		t.Errorf("err = %v; want it to name the unbound role and the bound ones", err)
+	}
+	if _, _, err := r.Embed(ctx, "reason", []string{"x"}); err == nil {
+		t.Error("Embed on a non-embedder: want an error")
+	}
+}
