@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -106,17 +108,68 @@ func introspectTable(ctx context.Context, pool *sql.DB, name string) (Table, err
 }
 
 // sampleValues returns up to n distinct non-null, non-empty, non-BLOB values
-// of table.column as SQLite renders them as text (CAST AS TEXT), each at
-// most MaxExampleLen bytes, from the first sampleScanRows rows.
+// of table.column, each at most MaxExampleLen bytes, from the first
+// sampleScanRows rows. Integers print in decimal, reals as Python's repr
+// prints them (the form the reference implementations show), text as
+// stored.
 func sampleValues(ctx context.Context, pool *sql.DB, table, column string, n int) ([]string, error) {
-	q := fmt.Sprintf(`SELECT DISTINCT CAST(v AS TEXT) FROM (SELECT %s AS v FROM %s LIMIT %d)
+	// Unary + drops the declared type, which the driver would otherwise
+	// use to turn DATE and BOOLEAN values into time.Time and bool.
+	q := fmt.Sprintf(`SELECT DISTINCT +v FROM (SELECT %s AS v FROM %s LIMIT %d)
 WHERE v IS NOT NULL AND typeof(v) <> 'blob' AND length(CAST(v AS BLOB)) BETWEEN 1 AND %d LIMIT %d`,
 		quoteIdent(column), quoteIdent(table), sampleScanRows, MaxExampleLen, n)
-	vals, err := queryStrings(ctx, pool, q)
+	rows, err := pool.QueryContext(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("sample %s.%s: %w", table, column, err)
 	}
-	return vals, nil
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v any
+		if err := rows.Scan(&v); err != nil {
+			return nil, fmt.Errorf("sample %s.%s: %w", table, column, err)
+		}
+		var s string
+		switch x := v.(type) {
+		case int64:
+			s = strconv.FormatInt(x, 10)
+		case float64:
+			s = pythonFloat(x)
+		case string:
+			s = x
+		default:
+			continue
+		}
+		if len(s) <= MaxExampleLen {
+			out = append(out, s)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sample %s.%s: %w", table, column, err)
+	}
+	return out, nil
+}
+
+// pythonFloat formats f as Python's repr(float) does: the shortest string
+// that round-trips, positional with at least one decimal for 1e-4 <= |f| <
+// 1e16, else exponent form ("1e+16", "1.5e-07").
+func pythonFloat(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "nan"
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	}
+	if a := math.Abs(f); a != 0 && (a < 1e-4 || a >= 1e16) {
+		return strconv.FormatFloat(f, 'e', -1, 64)
+	}
+	s := strconv.FormatFloat(f, 'f', -1, 64)
+	if !strings.ContainsAny(s, ".") {
+		s += ".0"
+	}
+	return s
 }
 
 // foreignKeys reads PRAGMA foreign_key_list for table, in declaration

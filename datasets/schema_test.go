@@ -95,3 +95,15 @@ func TestSchemaSpider(t *testing.T) {
 		t.Errorf("foreign keys = %+v; want 3 (tables.json)", s.ForeignKeys)
 	}
 }
+
+func TestPythonFloat(t *testing.T) {
+	// Expected strings are Python 3 repr() of the same floats.
+	for f, want := range map[float64]string{
+		2106.0: "2106.0", -0.19999999999999901: "-0.199999999999999", 4.25: "4.25", 0: "0.0",
+		1e16: "1e+16", 1.5e-7: "1.5e-07", 0.0001: "0.0001", 123456789012345.6: "123456789012345.6",
+	} {
+		if got := pythonFloat(f); got != want {
+			t.Errorf("pythonFloat(%v) = %q; want %q", f, got, want)
+		}
+	}
+}
