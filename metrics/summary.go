@@ -1,0 +1,266 @@
+package metrics
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+)
+
+// Group is the accuracy of the questions sharing one label value.
+type Group struct {
+	Label      string
+	N, Correct int
+	Acc        float64
+	// CI is the Wilson score interval at DefaultLevel.
+	CI Interval
+}
+
+// AccuracyTable is accuracy broken down by a label (difficulty, reasoning
+// type, database, ...), the shape of ReAct-SQL's Table 6.
+type AccuracyTable struct {
+	Groups  []Group
+	Overall Group
+}
+
+// NoLabel is the group of questions that have no label.
+const NoLabel = "(none)"
+
+// AccuracyBy computes accuracy overall and per label value. correct maps
+// question id -> outcome; labels maps question id -> label (questions
+// without one form the NoLabel group; labels of ids not in correct are
+// ignored). Groups named in order come first, in that order (e.g. "simple",
+// "moderate", "challenging"); the others follow sorted by label. The
+// overall group is labelled "overall".
+func AccuracyBy(correct map[string]bool, labels map[string]string, order []string) (AccuracyTable, error) {
+	if len(correct) == 0 {
+		return AccuracyTable{}, fmt.Errorf("metrics: accuracy: no outcomes")
+	}
+	byLabel := map[string]*Group{}
+	all := Group{Label: "overall"}
+	for id, ok := range correct {
+		l, has := labels[id]
+		if !has || l == "" {
+			l = NoLabel
+		}
+		g := byLabel[l]
+		if g == nil {
+			g = &Group{Label: l}
+			byLabel[l] = g
+		}
+		g.N++
+		all.N++
+		if ok {
+			g.Correct++
+			all.Correct++
+		}
+	}
+	rank := map[string]int{}
+	for i, l := range order {
+		if _, dup := rank[l]; !dup {
+			rank[l] = i
+		}
+	}
+	var t AccuracyTable
+	for _, g := range byLabel {
+		t.Groups = append(t.Groups, *g)
+	}
+	slices.SortFunc(t.Groups, func(x, y Group) int {
+		rx, okx := rank[x.Label]
+		ry, oky := rank[y.Label]
+		switch {
+		case okx && oky:
+			return cmp.Compare(rx, ry)
+		case okx:
+			return -1
+		case oky:
+			return 1
+		}
+		return cmp.Compare(x.Label, y.Label)
+	})
+	t.Overall = all
+	for i := range t.Groups {
+		if err := fillGroup(&t.Groups[i]); err != nil {
+			return AccuracyTable{}, err
+		}
+	}
+	if err := fillGroup(&t.Overall); err != nil {
+		return AccuracyTable{}, err
+	}
+	return t, nil
+}
+
+func fillGroup(g *Group) error {
+	g.Acc = float64(g.Correct) / float64(g.N)
+	ci, err := Wilson(g.Correct, g.N, DefaultLevel)
+	g.CI = ci
+	return err
+}
+
+// LatencyStats summarises per-question latencies, the shape of ReAct-SQL's
+// Table 7 (min, median, mean, max, coefficient of variation, count over a
+// threshold). Values are in the unit of the input (seconds in the paper).
+type LatencyStats struct {
+	Count                  int
+	Min, Median, Mean, Max float64
+	// Std is the sample standard deviation (n-1 denominator) and CV is
+	// Std/Mean.
+	Std, CV float64
+	// Over counts values strictly greater than Threshold.
+	Threshold float64
+	Over      int
+}
+
+// Latency computes LatencyStats of xs. The median of an even count is the
+// mean of the two middle values. CV is 0 for a single value or a zero mean.
+// A negative or NaN value is an error naming its index.
+func Latency(xs []float64, threshold float64) (LatencyStats, error) {
+	if len(xs) == 0 {
+		return LatencyStats{}, fmt.Errorf("metrics: latency: no values")
+	}
+	s := LatencyStats{Count: len(xs), Threshold: threshold}
+	sum := 0.0
+	for i, x := range xs {
+		if math.IsNaN(x) || x < 0 || math.IsInf(x, 0) {
+			return LatencyStats{}, fmt.Errorf("metrics: latency: value %d is %v, want a finite value >= 0", i, x)
+		}
+		sum += x
+		if x > threshold {
+			s.Over++
+		}
+	}
+	sorted := slices.Clone(xs)
+	slices.Sort(sorted)
+	n := len(sorted)
+	s.Min, s.Max = sorted[0], sorted[n-1]
+	if n%2 == 1 {
+		s.Median = sorted[n/2]
+	} else {
+		s.Median = (sorted[n/2-1] + sorted[n/2]) / 2
+	}
+	s.Mean = sum / float64(n)
+	if n > 1 {
+		ss := 0.0
+		for _, x := range xs {
+			d := x - s.Mean
+			ss += d * d
+		}
+		s.Std = math.Sqrt(ss / float64(n-1))
+		if s.Mean > 0 {
+			s.CV = s.Std / s.Mean
+		}
+	}
+	return s, nil
+}
+
+// Usage is model usage of one role on one question. It mirrors the run
+// store's per-role usage record (metrics does not import runners).
+type Usage struct {
+	Calls            int
+	CachedCalls      int
+	PromptTokens     int
+	CompletionTokens int
+	// Latency is the summed wall time of the role's model calls.
+	Latency time.Duration
+}
+
+// Price is a model's price in USD per million tokens.
+type Price struct {
+	PromptPerM     float64 `json:"prompt_per_m" yaml:"prompt_per_m"`
+	CompletionPerM float64 `json:"completion_per_m" yaml:"completion_per_m"`
+}
+
+// RoleSummary is one role's usage totals and per-question means.
+type RoleSummary struct {
+	Role                                  string
+	Calls, PromptTokens, CompletionTokens int
+	Latency                               time.Duration
+	// CallsPerQ, PromptPerQ and CompletionPerQ are means over all
+	// questions (a question that did not use the role counts as 0).
+	CallsPerQ, PromptPerQ, CompletionPerQ float64
+	// TokensPerSecond is completion tokens per second of model-call
+	// latency (the client-observed generation rate); 0 without latency.
+	TokensPerSecond float64
+	// CostPerQ is the mean cost per question in USD; Priced says whether a
+	// price was found (for the total: for every role).
+	CostPerQ float64
+	Priced   bool
+}
+
+// UsageSummary is usage by role over a set of questions, plus the total.
+type UsageSummary struct {
+	Questions int
+	Roles     []RoleSummary // sorted by role
+	Total     RoleSummary   // Role "total"
+	Warnings  []error
+}
+
+// SummarizeUsage aggregates per-question usage by role (perQuestion[i] is
+// question i's usage, role -> Usage). The price of a role is prices[role],
+// else prices[models[role]] (models maps role -> model name and may be nil).
+// Cost counts every call, cached or not, at list price, as papers report
+// it:
+//
+//	cost = (prompt tokens * PromptPerM + completion tokens * CompletionPerM) / 1e6
+//
+// A role without a price gets a warning and no cost.
+func SummarizeUsage(perQuestion []map[string]Usage, prices map[string]Price, models map[string]string) (UsageSummary, error) {
+	if len(perQuestion) == 0 {
+		return UsageSummary{}, fmt.Errorf("metrics: usage: no questions")
+	}
+	totals := map[string]*RoleSummary{}
+	for i, q := range perQuestion {
+		for role, u := range q {
+			if u.Calls < 0 || u.CachedCalls < 0 || u.PromptTokens < 0 || u.CompletionTokens < 0 || u.Latency < 0 {
+				return UsageSummary{}, fmt.Errorf("metrics: usage: question %d role %q has a negative count: %+v", i, role, u)
+			}
+			r := totals[role]
+			if r == nil {
+				r = &RoleSummary{Role: role}
+				totals[role] = r
+			}
+			r.Calls += u.Calls
+			r.PromptTokens += u.PromptTokens
+			r.CompletionTokens += u.CompletionTokens
+			r.Latency += u.Latency
+		}
+	}
+	nq := float64(len(perQuestion))
+	s := UsageSummary{Questions: len(perQuestion), Total: RoleSummary{Role: "total", Priced: true}}
+	for _, r := range totals {
+		price, ok := prices[r.Role]
+		if !ok && models != nil {
+			price, ok = prices[models[r.Role]]
+		}
+		r.Priced = ok
+		if ok {
+			r.CostPerQ = (float64(r.PromptTokens)*price.PromptPerM + float64(r.CompletionTokens)*price.CompletionPerM) / 1e6 / nq
+		} else {
+			s.Warnings = append(s.Warnings, fmt.Errorf("metrics: usage: no price for role %q (model %q); its cost is left out", r.Role, models[r.Role]))
+			s.Total.Priced = false
+		}
+		s.Roles = append(s.Roles, *r)
+		s.Total.Calls += r.Calls
+		s.Total.PromptTokens += r.PromptTokens
+		s.Total.CompletionTokens += r.CompletionTokens
+		s.Total.Latency += r.Latency
+		s.Total.CostPerQ += r.CostPerQ
+	}
+	slices.SortFunc(s.Roles, func(x, y RoleSummary) int { return cmp.Compare(x.Role, y.Role) })
+	slices.SortFunc(s.Warnings, func(x, y error) int { return cmp.Compare(x.Error(), y.Error()) })
+	for i := range s.Roles {
+		perQuestionRates(&s.Roles[i], nq)
+	}
+	perQuestionRates(&s.Total, nq)
+	return s, nil
+}
+
+func perQuestionRates(r *RoleSummary, nq float64) {
+	r.CallsPerQ = float64(r.Calls) / nq
+	r.PromptPerQ = float64(r.PromptTokens) / nq
+	r.CompletionPerQ = float64(r.CompletionTokens) / nq
+	if sec := r.Latency.Seconds(); sec > 0 {
+		r.TokensPerSecond = float64(r.CompletionTokens) / sec
+	}
+}
