@@ -1,0 +1,355 @@
+package metrics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/t2sbench/t2sbench/datasets"
+)
+
+// Status is the outcome class of one scored question.
+type Status string
+
+// Verdict statuses. Only StatusOK verdicts can be correct.
+const (
+	StatusOK          Status = "ok"           // both queries ran and were compared
+	StatusPredError   Status = "pred_error"   // the prediction failed (or held a value the mode cannot compare)
+	StatusPredTimeout Status = "pred_timeout" // the prediction was interrupted by the timeout
+	StatusGoldError   Status = "gold_error"   // the gold failed: counted wrong, never aborts the run
+	StatusGoldTimeout Status = "gold_timeout" // the gold was interrupted by the timeout
+	StatusMissingDB   Status = "missing_db"   // the example's database is not available
+)
+
+// Statuses lists every status in report order.
+var Statuses = []Status{StatusOK, StatusPredError, StatusPredTimeout, StatusGoldError, StatusGoldTimeout, StatusMissingDB}
+
+// Verdict is the EX judgement of one prediction.
+type Verdict struct {
+	Index      int     `json:"index"`
+	QuestionID string  `json:"question_id"`
+	DBID       string  `json:"db_id"`
+	Difficulty string  `json:"difficulty"`
+	Status     Status  `json:"status"`
+	Correct    bool    `json:"correct"`
+	PredMS     float64 `json:"pred_ms"`
+	GoldMS     float64 `json:"gold_ms"`
+	Error      string  `json:"error,omitempty"`
+}
+
+// ScoreOptions configures a Scorer.
+type ScoreOptions struct {
+	// Mode is the comparator; empty means the benchmark's Mode.
+	Mode Mode
+	// Quirks switches off official rewrites and quirks (zero: official).
+	Quirks Quirks
+	// Timeout, when positive, bounds each execution (gold and prediction
+	// separately) on top of the engine's own timeout.
+	Timeout time.Duration
+}
+
+// Scorer scores predictions of one benchmark. It is safe for concurrent
+// use. The databases it opens belong to the benchmark's Engine (closed by
+// Engine.Close), so a Scorer needs no Close.
+type Scorer struct {
+	b     *datasets.Benchmark
+	cache *GoldCache
+	opt   ScoreOptions
+
+	mu  sync.Mutex
+	dbs map[string]dbEntry
+}
+
+type dbEntry struct {
+	db  datasets.Database
+	err error
+}
+
+// NewScorer returns a scorer for b. cache may be nil (a memory-only cache
+// is then used).
+func NewScorer(b *datasets.Benchmark, cache *GoldCache, opt ScoreOptions) (*Scorer, error) {
+	if b == nil {
+		return nil, errors.New("metrics: NewScorer: nil benchmark")
+	}
+	if opt.Mode == "" {
+		if b.Mode == "" {
+			return nil, fmt.Errorf("metrics: benchmark %q has no default EX mode; set ScoreOptions.Mode", b.Name)
+		}
+		opt.Mode = Mode(b.Mode)
+	}
+	if _, err := ParseMode(string(opt.Mode)); err != nil {
+		return nil, err
+	}
+	if cache == nil {
+		c, err := NewGoldCache("")
+		if err != nil {
+			return nil, err
+		}
+		cache = c
+	}
+	return &Scorer{b: b, cache: cache, opt: opt, dbs: map[string]dbEntry{}}, nil
+}
+
+// Mode returns the comparator mode in use.
+func (s *Scorer) Mode() Mode { return s.opt.Mode }
+
+func (s *Scorer) open(ctx context.Context, id string) (datasets.Database, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e, ok := s.dbs[id]; ok {
+		return e.db, e.err
+	}
+	if s.b.Engine == nil {
+		return nil, fmt.Errorf("no database engine for benchmark %q: %w", s.b.Name, datasets.ErrMissingDB)
+	}
+	db, err := s.b.Engine.Open(ctx, id)
+	if err != nil && ctx.Err() != nil {
+		return nil, ctx.Err() // not cached: a later call may succeed
+	}
+	s.dbs[id] = dbEntry{db, err}
+	return db, err
+}
+
+func ms(d time.Duration) float64 {
+	return math.Round(float64(d)/1e3) / 1e3
+}
+
+// Score judges predSQL against ex's gold. Every failure is data in the
+// verdict; when ctx is canceled the verdict is a pred_error whose Error
+// says so, and callers should check ctx.Err() before keeping it.
+func (s *Scorer) Score(ctx context.Context, ex datasets.Example, predSQL string) Verdict {
+	v := Verdict{Index: ex.Index, QuestionID: ex.ID, DBID: ex.DBID, Difficulty: ex.Difficulty}
+	db, err := s.open(ctx, ex.DBID)
+	if err != nil {
+		if errors.Is(err, datasets.ErrMissingDB) {
+			v.Status, v.Error = StatusMissingDB, err.Error()
+		} else {
+			v.Status, v.Error = StatusPredError, "open database: "+err.Error()
+			if ctx.Err() == nil {
+				v.Status = StatusGoldError // the database itself is broken
+			}
+		}
+		return v
+	}
+	m, q := s.opt.Mode, s.opt.Quirks
+	gsql := PrepareGold(m, q, ex.GoldSQL)
+	if strings.TrimSpace(ex.GoldSQL) == "" {
+		v.Status, v.Error = StatusGoldError, "example has no gold SQL"
+		return v
+	}
+	g, err := s.cache.Get(ctx, db, gsql, s.opt.Timeout)
+	if err != nil {
+		v.Status, v.Error = StatusPredError, "canceled: "+err.Error()
+		return v
+	}
+	v.GoldMS = ms(g.Elapsed)
+	switch g.Status {
+	case ExecTimeout:
+		v.Status, v.Error = StatusGoldTimeout, g.Err
+		return v
+	case ExecFailed:
+		v.Status, v.Error = StatusGoldError, g.Err
+		return v
+	}
+	if g.Result.Truncated {
+		v.Status, v.Error = StatusGoldError, fmt.Sprintf("gold result truncated by the row cap (%d rows kept)", len(g.Result.Rows))
+		return v
+	}
+	psql := PreparePred(m, q, predSQL)
+	if strings.TrimSpace(psql) == "" {
+		v.Status, v.Error = StatusPredError, "empty prediction"
+		return v
+	}
+	rs, st, msg, elapsed, err := execute(ctx, db, psql, s.opt.Timeout)
+	v.PredMS = ms(elapsed)
+	if err != nil {
+		v.Status, v.Error = StatusPredError, "canceled: "+err.Error()
+		return v
+	}
+	switch st {
+	case ExecTimeout:
+		v.Status, v.Error = StatusPredTimeout, msg
+		return v
+	case ExecFailed:
+		v.Status, v.Error = StatusPredError, msg
+		return v
+	}
+	if rs.Truncated {
+		v.Status, v.Error = StatusPredError, fmt.Sprintf("prediction result truncated by the row cap (%d rows kept)", len(rs.Rows))
+		return v
+	}
+	ok, err := CompareResults(m, q, g.Result, rs, OrderMatters(m, gsql))
+	if err != nil {
+		var ve *ValueError
+		if errors.As(err, &ve) && ve.Side == SideGold {
+			v.Status = StatusGoldError
+		} else {
+			v.Status = StatusPredError
+		}
+		v.Error = err.Error()
+		return v
+	}
+	v.Status, v.Correct = StatusOK, ok
+	return v
+}
+
+// ScoreAll scores the examples whose index is a key of preds, workers at a
+// time (workers <= 0 means 1), and returns their verdicts in benchmark
+// order. progress, when not nil, is called after each verdict with the
+// number done and the total; calls are serialised. ScoreAll returns an
+// error only when ctx is canceled.
+func (s *Scorer) ScoreAll(ctx context.Context, preds map[int]string, workers int, progress func(done, total int)) ([]Verdict, error) {
+	var todo []datasets.Example
+	for _, ex := range s.b.Examples {
+		if _, ok := preds[ex.Index]; ok {
+			todo = append(todo, ex)
+		}
+	}
+	if workers <= 0 {
+		workers = 1
+	}
+	out := make([]Verdict, len(todo))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(workers)
+	var mu sync.Mutex
+	done := 0
+	for i, ex := range todo {
+		if gctx.Err() != nil {
+			break
+		}
+		g.Go(func() error {
+			out[i] = s.Score(gctx, ex, preds[ex.Index])
+			if err := gctx.Err(); err != nil {
+				return err
+			}
+			if progress != nil {
+				mu.Lock()
+				done++
+				progress(done, len(todo))
+				mu.Unlock()
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, fmt.Errorf("metrics: scoring interrupted: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("metrics: scoring interrupted: %w", err)
+	}
+	return out, nil
+}
+
+// GoldPredictions returns every example's gold SQL as its prediction, for
+// checking that gold-vs-gold scores 100% on every runnable question.
+func GoldPredictions(b *datasets.Benchmark) map[int]string {
+	p := make(map[int]string, len(b.Examples))
+	for _, ex := range b.Examples {
+		p[ex.Index] = ex.GoldSQL
+	}
+	return p
+}
+
+// EXGroup is the accuracy of a group of verdicts.
+type EXGroup struct {
+	// Total counts every verdict; EX = Correct / Total (the official
+	// denominator of BIRD and LogicCat, which count failing golds wrong).
+	Total   int     `json:"total"`
+	Correct int     `json:"correct"`
+	EX      float64 `json:"ex"`
+	// Runnable counts verdicts whose database exists and whose gold ran
+	// (Total minus missing_db, gold_error and gold_timeout);
+	// EXRunnable = Correct / Runnable.
+	Runnable   int     `json:"runnable"`
+	EXRunnable float64 `json:"ex_runnable"`
+}
+
+// EXSummary is EX overall and by difficulty, with counts per status.
+type EXSummary struct {
+	Mode    Mode    `json:"mode"`
+	Overall EXGroup `json:"overall"`
+	// Difficulties lists the difficulty levels present, in the benchmark's
+	// order (easy, medium, hard, extra; simple, moderate, challenging;
+	// others alphabetically; "" last as "unknown").
+	Difficulties []string           `json:"difficulties"`
+	ByDifficulty map[string]EXGroup `json:"by_difficulty"`
+	Status       map[Status]int     `json:"status"`
+	// Unscored lists the question ids of the benchmark that had no
+	// prediction (partial prediction files).
+	Unscored []string `json:"unscored,omitempty"`
+}
+
+var difficultyOrder = []string{"easy", "medium", "hard", "extra", "simple", "moderate", "challenging"}
+
+func (g *EXGroup) add(v Verdict) {
+	g.Total++
+	if v.Correct {
+		g.Correct++
+	}
+	switch v.Status {
+	case StatusMissingDB, StatusGoldError, StatusGoldTimeout:
+	default:
+		g.Runnable++
+	}
+}
+
+func (g *EXGroup) finish() {
+	if g.Total > 0 {
+		g.EX = float64(g.Correct) / float64(g.Total)
+	}
+	if g.Runnable > 0 {
+		g.EXRunnable = float64(g.Correct) / float64(g.Runnable)
+	}
+}
+
+// SummarizeEX summarises verdicts scored under mode m; unscored lists the
+// questions left without a prediction.
+func SummarizeEX(m Mode, verdicts []Verdict, unscored []string) EXSummary {
+	s := EXSummary{Mode: m, ByDifficulty: map[string]EXGroup{}, Status: map[Status]int{}, Unscored: unscored}
+	for _, st := range Statuses {
+		s.Status[st] = 0
+	}
+	for _, v := range verdicts {
+		s.Overall.add(v)
+		d := v.Difficulty
+		if d == "" {
+			d = "unknown"
+		}
+		g := s.ByDifficulty[d]
+		g.add(v)
+		s.ByDifficulty[d] = g
+		s.Status[v.Status]++
+	}
+	s.Overall.finish()
+	for d, g := range s.ByDifficulty {
+		g.finish()
+		s.ByDifficulty[d] = g
+		s.Difficulties = append(s.Difficulties, d)
+	}
+	rank := func(d string) int {
+		for i, x := range difficultyOrder {
+			if x == d {
+				return i
+			}
+		}
+		if d == "unknown" {
+			return len(difficultyOrder) + 1
+		}
+		return len(difficultyOrder)
+	}
+	sort.Slice(s.Difficulties, func(i, j int) bool {
+		a, b := s.Difficulties[i], s.Difficulties[j]
+		if ra, rb := rank(a), rank(b); ra != rb {
+			return ra < rb
+		}
+		return a < b
+	})
+	return s
+}

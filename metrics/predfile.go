@@ -1,0 +1,323 @@
+package metrics
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/t2sbench/t2sbench/datasets"
+)
+
+// PredFormat names a prediction file format.
+type PredFormat string
+
+// Prediction file formats.
+const (
+	// FormatSQLLines is Spider's: one prediction per line, text after a TAB
+	// ignored (kept as the db id), line i (0-based) answering question i.
+	// Every line is a prediction: a blank line is an empty prediction
+	// (scored pred_error), not a separator; a final newline ends the last
+	// line.
+	FormatSQLLines PredFormat = "sql-lines"
+	// FormatBIRDJSON is BIRD's: one JSON object mapping the question index
+	// ("0", "1", ...) to "SQL\t----- bird -----\tdb_id". A value without
+	// the separator is all SQL. The official scorer takes values in file
+	// order and ignores the keys; here key k answers question k.
+	FormatBIRDJSON PredFormat = "bird-json"
+	// FormatJSONL is one JSON object per line with "question_id" (string or
+	// integer) and "sql", optionally "db_id"; blank lines are skipped.
+	FormatJSONL PredFormat = "jsonl"
+)
+
+// PredFormats lists the prediction formats.
+var PredFormats = []PredFormat{FormatSQLLines, FormatBIRDJSON, FormatJSONL}
+
+// ParsePredFormat returns the format named s.
+func ParsePredFormat(s string) (PredFormat, error) {
+	for _, f := range PredFormats {
+		if string(f) == s {
+			return f, nil
+		}
+	}
+	return "", fmt.Errorf("metrics: unknown prediction format %q (want sql-lines, bird-json or jsonl)", s)
+}
+
+// FormatForPath guesses a file's format from its extension: .jsonl is
+// jsonl, .json is bird-json, anything else sql-lines.
+func FormatForPath(path string) PredFormat {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".jsonl":
+		return FormatJSONL
+	case ".json":
+		return FormatBIRDJSON
+	}
+	return FormatSQLLines
+}
+
+// BIRDSeparator separates the SQL from the db id in BIRD prediction files.
+const BIRDSeparator = "\t----- bird -----\t"
+
+// Prediction is one predicted SQL read from a file.
+type Prediction struct {
+	// Index is the question's 0-based benchmark position, or -1 when the
+	// file names questions by QuestionID (jsonl).
+	Index      int
+	QuestionID string
+	// DBID is the database id the file gives, if any.
+	DBID string
+	SQL  string
+	// Line is the 1-based line of the prediction in its file.
+	Line int
+}
+
+// ReadPredictions reads a prediction file.
+func ReadPredictions(path string, f PredFormat) ([]Prediction, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("metrics: read predictions: %w", err)
+	}
+	return ParsePredictions(path, data, f)
+}
+
+// ParsePredictions parses data (named file in errors) in format f. Errors
+// name file:line.
+func ParsePredictions(file string, data []byte, f PredFormat) ([]Prediction, error) {
+	switch f {
+	case FormatSQLLines:
+		return parseSQLLines(data), nil
+	case FormatBIRDJSON:
+		return parseBIRDJSON(file, data)
+	case FormatJSONL:
+		return parseJSONL(file, data)
+	}
+	return nil, fmt.Errorf("metrics: unknown prediction format %q", f)
+}
+
+func parseSQLLines(data []byte) []Prediction {
+	if len(data) == 0 {
+		return nil
+	}
+	s := string(bytes.TrimSuffix(data, []byte("\n")))
+	lines := strings.Split(s, "\n")
+	out := make([]Prediction, len(lines))
+	for i, l := range lines {
+		l = pyStrip(l)
+		sql, db, _ := strings.Cut(l, "\t")
+		db, _, _ = strings.Cut(db, "\t")
+		out[i] = Prediction{Index: i, SQL: sql, DBID: pyStrip(db), Line: i + 1}
+	}
+	return out
+}
+
+func lineAt(data []byte, off int64) int {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	if off < 0 {
+		off = 0
+	}
+	return bytes.Count(data[:off], []byte{'\n'}) + 1
+}
+
+func parseBIRDJSON(file string, data []byte) ([]Prediction, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	fail := func(off int64, format string, args ...any) error {
+		return fmt.Errorf("%s:%d: %s", file, lineAt(data, off), fmt.Sprintf(format, args...))
+	}
+	syntax := func(err error) error {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return fail(se.Offset, "invalid JSON: %v", err)
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return fail(int64(len(data)), "unexpected end of JSON input")
+		}
+		return fail(dec.InputOffset(), "invalid JSON: %v", err)
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, syntax(err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, fail(dec.InputOffset(), "want a JSON object mapping question index to SQL, got %v", tok)
+	}
+	var out []Prediction
+	seen := map[int]int{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, syntax(err)
+		}
+		key, _ := tok.(string)
+		line := lineAt(data, dec.InputOffset())
+		idx, err := strconv.Atoi(key)
+		if err != nil || idx < 0 || strconv.Itoa(idx) != key {
+			return nil, fmt.Errorf("%s:%d: key %q is not a question index (a non-negative integer)", file, line, key)
+		}
+		if prev, dup := seen[idx]; dup {
+			return nil, fmt.Errorf("%s:%d: duplicate key %q (first at line %d)", file, line, key, prev)
+		}
+		seen[idx] = line
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, syntax(err)
+		}
+		var v string
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return nil, fmt.Errorf("%s:%d: key %q: want a string \"SQL%sdb_id\", got %s", file, line, key, strings.ReplaceAll(BIRDSeparator, "\t", `\t`), truncate(string(raw), 40))
+		}
+		p := Prediction{Index: idx, Line: line, SQL: v}
+		if sql, db, ok := strings.Cut(v, BIRDSeparator); ok {
+			p.SQL, p.DBID = sql, strings.TrimSpace(db)
+		}
+		out = append(out, p)
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, syntax(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fail(dec.InputOffset(), "trailing data after the JSON object")
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Index < out[j].Index })
+	return out, nil
+}
+
+func parseJSONL(file string, data []byte) ([]Prediction, error) {
+	var out []Prediction
+	seen := map[string]int{}
+	for i, l := range strings.Split(string(data), "\n") {
+		line := i + 1
+		l = strings.TrimSpace(l)
+		if l == "" {
+			continue
+		}
+		var rec struct {
+			QID  json.RawMessage `json:"question_id"`
+			SQL  *string         `json:"sql"`
+			DBID string          `json:"db_id"`
+		}
+		dec := json.NewDecoder(strings.NewReader(l))
+		if err := dec.Decode(&rec); err != nil {
+			return nil, fmt.Errorf("%s:%d: invalid JSON object: %w", file, line, err)
+		}
+		if dec.More() {
+			return nil, fmt.Errorf("%s:%d: more than one JSON value on the line", file, line)
+		}
+		qid, err := questionID(rec.QID)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: field \"question_id\": %w", file, line, err)
+		}
+		if rec.SQL == nil {
+			return nil, fmt.Errorf("%s:%d: missing field \"sql\"", file, line)
+		}
+		if prev, dup := seen[qid]; dup {
+			return nil, fmt.Errorf("%s:%d: duplicate question_id %q (first at line %d)", file, line, qid, prev)
+		}
+		seen[qid] = line
+		out = append(out, Prediction{Index: -1, QuestionID: qid, DBID: rec.DBID, SQL: *rec.SQL, Line: line})
+	}
+	return out, nil
+}
+
+func questionID(raw json.RawMessage) (string, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", errors.New("missing")
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		if s == "" {
+			return "", errors.New("empty")
+		}
+		return s, nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(raw, &n); err == nil {
+		if i, err := n.Int64(); err == nil {
+			return strconv.FormatInt(i, 10), nil
+		}
+	}
+	return "", fmt.Errorf("want a string or an integer, got %s", truncate(string(raw), 40))
+}
+
+// AlignOptions configures AlignPredictions.
+type AlignOptions struct {
+	// AllowPartial accepts a file with fewer predictions than questions:
+	// the questions without one are not scored and are listed.
+	AllowPartial bool
+	// DropExtra ignores predictions for questions the benchmark does not
+	// hold (a benchmark loaded with a limit); otherwise they are errors.
+	DropExtra bool
+}
+
+// Aligned is a prediction file matched to a benchmark.
+type Aligned struct {
+	// Preds maps Example.Index to its predicted SQL.
+	Preds map[int]string
+	// Unscored lists, in benchmark order, the ids of questions without a
+	// prediction.
+	Unscored []string
+	// Warnings lists non-fatal findings (a prediction's db id differing
+	// from its question's; the question's database is used).
+	Warnings []string
+}
+
+// AlignPredictions matches predictions read from file to b's questions:
+// by position for sql-lines and bird-json, by question id for jsonl. A file
+// whose count differs from the benchmark's is an error naming both counts
+// unless opt allows it.
+func AlignPredictions(file string, b *datasets.Benchmark, preds []Prediction, opt AlignOptions) (Aligned, error) {
+	byIndex := make(map[int]int, len(b.Examples)) // Example.Index -> position
+	byID := make(map[string]int, len(b.Examples))
+	for i, ex := range b.Examples {
+		byIndex[ex.Index] = i
+		byID[ex.ID] = i
+	}
+	a := Aligned{Preds: make(map[int]string, len(preds))}
+	for _, p := range preds {
+		pos, ok := 0, false
+		if p.Index >= 0 {
+			pos, ok = byIndex[p.Index]
+		} else {
+			pos, ok = byID[p.QuestionID]
+		}
+		if !ok {
+			if opt.DropExtra {
+				continue
+			}
+			if p.Index >= 0 && !opt.AllowPartial && len(preds) != len(b.Examples) {
+				return Aligned{}, fmt.Errorf("%s: %d predictions for %d questions of %s (use AllowPartial / --allow-partial to score a subset)", file, len(preds), len(b.Examples), b.Name)
+			}
+			what := fmt.Sprintf("question index %d", p.Index)
+			if p.Index < 0 {
+				what = fmt.Sprintf("question_id %q", p.QuestionID)
+			}
+			return Aligned{}, fmt.Errorf("%s:%d: %s is not in benchmark %s (%d questions)", file, p.Line, what, b.Name, len(b.Examples))
+		}
+		ex := b.Examples[pos]
+		if _, dup := a.Preds[ex.Index]; dup {
+			return Aligned{}, fmt.Errorf("%s:%d: second prediction for question %s", file, p.Line, ex.ID)
+		}
+		a.Preds[ex.Index] = p.SQL
+		if p.DBID != "" && p.DBID != ex.DBID {
+			a.Warnings = append(a.Warnings, fmt.Sprintf("%s:%d: prediction names database %q, question %s uses %q (scored on %q)", file, p.Line, p.DBID, ex.ID, ex.DBID, ex.DBID))
+		}
+	}
+	if len(a.Preds) != len(b.Examples) {
+		if !opt.AllowPartial {
+			return Aligned{}, fmt.Errorf("%s: %d predictions for %d questions of %s (use AllowPartial / --allow-partial to score a subset)", file, len(a.Preds), len(b.Examples), b.Name)
+		}
+		for _, ex := range b.Examples {
+			if _, ok := a.Preds[ex.Index]; !ok {
+				a.Unscored = append(a.Unscored, ex.ID)
+			}
+		}
+	}
+	return a, nil
+}

@@ -1,0 +1,166 @@
+package metrics
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/t2sbench/t2sbench/datasets"
+)
+
+func TestParseSQLLines(t *testing.T) {
+	data := "SELECT 1\tdb_a\n\n  SELECT 2  \r\nSELECT 3\n"
+	got, err := ParsePredictions("p.sql", []byte(data), FormatSQLLines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Prediction{
+		{Index: 0, SQL: "SELECT 1", DBID: "db_a", Line: 1},
+		{Index: 1, SQL: "", Line: 2}, // a blank line is an empty prediction, not skipped
+		{Index: 2, SQL: "SELECT 2", Line: 3},
+		{Index: 3, SQL: "SELECT 3", Line: 4},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d predictions %+v; want %d", len(got), got, len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("prediction %d = %+v; want %+v", i, got[i], want[i])
+		}
+	}
+}
+
+func TestParseBIRDJSON(t *testing.T) {
+	data := "{\n\"1\": \"SELECT b\\t----- bird -----\\tsuperhero\",\n\"0\": \"SELECT a\"\n}"
+	got, err := ParsePredictions("p.json", []byte(data), FormatBIRDJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Prediction{
+		{Index: 0, SQL: "SELECT a", Line: 3}, // no separator: all SQL
+		{Index: 1, SQL: "SELECT b", DBID: "superhero", Line: 2},
+	}
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("got %+v; want %+v (sorted by index)", got, want)
+	}
+}
+
+func TestParsePredictionErrors(t *testing.T) {
+	cases := []struct {
+		name   string
+		format PredFormat
+		data   string
+		want   string
+	}{
+		{"bird non-string value names the key", FormatBIRDJSON, "{\"0\": \"x\",\n \"1\": 5}", `p:2: key "1": want a string`},
+		{"bird non-numeric key", FormatBIRDJSON, "{\"a\": \"x\"}", `p:1: key "a" is not a question index`},
+		{"bird duplicate key", FormatBIRDJSON, "{\"0\": \"x\",\n\"0\": \"y\"}", `p:2: duplicate key "0" (first at line 1)`},
+		{"bird not an object", FormatBIRDJSON, "[1]", "p:1: want a JSON object"},
+		{"bird truncated", FormatBIRDJSON, "{\"0\": \"x\",\n", "p:2: unexpected end"},
+		{"bird trailing data", FormatBIRDJSON, "{}\n{}", "p:2: trailing data"},
+		{"jsonl missing sql", FormatJSONL, "{\"question_id\": 1, \"sql\": \"a\"}\n{\"question_id\": 2}", `p:2: missing field "sql"`},
+		{"jsonl bad question_id", FormatJSONL, "{\"question_id\": [1], \"sql\": \"a\"}", `p:1: field "question_id": want a string or an integer`},
+		{"jsonl invalid JSON", FormatJSONL, "\n\n{oops}", "p:3: invalid JSON object"},
+		{"jsonl duplicate id", FormatJSONL, "{\"question_id\": \"a\", \"sql\": \"x\"}\n{\"question_id\": \"a\", \"sql\": \"y\"}", `p:2: duplicate question_id "a" (first at line 1)`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ParsePredictions("p", []byte(c.data), c.format)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error = %v; want it to contain %q", err, c.want)
+			}
+		})
+	}
+}
+
+func miniBench(n int) *datasets.Benchmark {
+	b := &datasets.Benchmark{Name: "fake", Mode: "bird"}
+	for i := 0; i < n; i++ {
+		b.Examples = append(b.Examples, datasets.Example{ID: string(rune('a' + i)), Index: i, DBID: "d"})
+	}
+	return b
+}
+
+func TestAlignPredictions(t *testing.T) {
+	b := miniBench(3)
+	lines := []Prediction{{Index: 0, SQL: "x", Line: 1}, {Index: 1, SQL: "y", Line: 2}}
+	_, err := AlignPredictions("p.sql", b, lines, AlignOptions{})
+	if err == nil || !strings.Contains(err.Error(), "2 predictions for 3 questions") {
+		t.Fatalf("count mismatch error = %v; want one naming both counts", err)
+	}
+	a, err := AlignPredictions("p.sql", b, lines, AlignOptions{AllowPartial: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Preds) != 2 || a.Preds[1] != "y" || len(a.Unscored) != 1 || a.Unscored[0] != "c" {
+		t.Fatalf("partial align = %+v; want 2 preds and unscored [c]", a)
+	}
+	four := append(lines, Prediction{Index: 2, SQL: "z", Line: 3}, Prediction{Index: 3, SQL: "w", Line: 4})
+	if _, err := AlignPredictions("p.sql", b, four, AlignOptions{}); err == nil || !strings.Contains(err.Error(), "4 predictions for 3 questions") {
+		t.Fatalf("too many predictions error = %v", err)
+	}
+	if a, err := AlignPredictions("p.sql", b, four, AlignOptions{DropExtra: true}); err != nil || len(a.Preds) != 3 {
+		t.Fatalf("DropExtra: %+v, %v; want 3 preds", a, err)
+	}
+	byID := []Prediction{{Index: -1, QuestionID: "b", SQL: "q", DBID: "other", Line: 1}, {Index: -1, QuestionID: "zz", Line: 2}}
+	if _, err := AlignPredictions("p.jsonl", b, byID, AlignOptions{AllowPartial: true}); err == nil || !strings.Contains(err.Error(), `p.jsonl:2: question_id "zz" is not in benchmark`) {
+		t.Fatalf("unknown id error = %v", err)
+	}
+	a, err = AlignPredictions("p.jsonl", b, byID[:1], AlignOptions{AllowPartial: true})
+	if err != nil || a.Preds[1] != "q" || len(a.Warnings) != 1 {
+		t.Fatalf("jsonl align = %+v, %v; want pred for index 1 and a db warning", a, err)
+	}
+}
+
+func FuzzParseSQLLines(f *testing.F) {
+	f.Add([]byte("SELECT 1\tdb\n\nSELECT 2\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ps, err := ParsePredictions("f", data, FormatSQLLines)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, p := range ps {
+			if p.Index != i || p.Line != i+1 || strings.Contains(p.SQL, "\t") {
+				t.Fatalf("prediction %d = %+v", i, p)
+			}
+		}
+	})
+}
+
+func FuzzParseBIRDJSON(f *testing.F) {
+	f.Add([]byte("{\"0\": \"SELECT 1\\t----- bird -----\\tdb\", \"1\": \"x\"}"))
+	f.Add([]byte("{\"0\": 1}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ps, err := ParsePredictions("f", data, FormatBIRDJSON)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "f:") {
+				t.Fatalf("error without file:line: %v", err)
+			}
+			return
+		}
+		for i := 1; i < len(ps); i++ {
+			if ps[i].Index <= ps[i-1].Index {
+				t.Fatalf("indices not strictly increasing: %+v", ps)
+			}
+		}
+	})
+}
+
+func FuzzParseJSONL(f *testing.F) {
+	f.Add([]byte("{\"question_id\": 3, \"sql\": \"SELECT 1\"}\n{\"question_id\": \"x\", \"sql\": \"\"}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ps, err := ParsePredictions("f", data, FormatJSONL)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "f:") {
+				t.Fatalf("error without file:line: %v", err)
+			}
+			return
+		}
+		seen := map[string]bool{}
+		for _, p := range ps {
+			if p.QuestionID == "" || seen[p.QuestionID] || p.Index != -1 {
+				t.Fatalf("bad prediction %+v", p)
+			}
+			seen[p.QuestionID] = true
+		}
+	})
+}

@@ -1,0 +1,222 @@
+package metrics
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// PreparePred returns the prediction SQL that mode m executes. Only the
+// Spider modes rewrite; the steps, in the official order, are:
+//
+//	strip, keep the text before the first TAB  evaluation.py:568 (l.strip().split('\t'), p[0])
+//	"value" -> "1" (literal, case-sensitive)     evaluation.py:569
+//	"> =" -> ">=", "< =" -> "<=", "! =" -> "!="  exec_eval.py:172 postprocess
+//	DISTINCT tokens removed, first statement     exec_eval.py:188-190, parse.py:139
+//	YEAR(CURDATE()) -> 2020                     exec_eval.py:125 replace_cur_year
+//
+// Each step is switched off by its field in q.
+func PreparePred(m Mode, q Quirks, sql string) string {
+	if !m.spiderFamily() {
+		return sql
+	}
+	q = m.effective(q)
+	sql = pyStrip(sql)
+	if !q.KeepTabSuffix {
+		sql, _, _ = strings.Cut(sql, "\t")
+	}
+	if !q.KeepValueWord {
+		sql = strings.ReplaceAll(sql, "value", "1")
+	}
+	return spiderCommon(q, sql)
+}
+
+// PrepareGold returns the gold SQL that mode m executes: for the Spider
+// modes the operator fix, DISTINCT removal and YEAR(CURDATE()) rewrite that
+// the official evaluator applies to both queries; the gold unchanged
+// otherwise.
+func PrepareGold(m Mode, q Quirks, sql string) string {
+	if !m.spiderFamily() {
+		return sql
+	}
+	return spiderCommon(m.effective(q), sql)
+}
+
+// OrderMatters reports whether row order is compared: for the Spider modes
+// when the prepared gold contains "order by" (exec_eval.py:197, a
+// case-insensitive substring test on the gold only, so "ORDER  BY" with two
+// spaces does not count); never for the set-based modes.
+func OrderMatters(m Mode, preparedGold string) bool {
+	return m.spiderFamily() && strings.Contains(strings.ToLower(preparedGold), "order by")
+}
+
+func (m Mode) effective(q Quirks) Quirks {
+	if m == ModeSpiderKeepDistinct {
+		q.KeepDistinct = true
+	}
+	return q
+}
+
+func spiderCommon(q Quirks, sql string) string {
+	if !q.NoOperatorFix {
+		sql = strings.NewReplacer("> =", ">=", "< =", "<=", "! =", "!=").Replace(sql)
+	}
+	if !q.KeepDistinct {
+		sql = RemoveDistinct(sql, !q.AllStatements)
+	}
+	if !q.NoCurYear {
+		sql = curYearRE.ReplaceAllString(sql, "2020")
+	}
+	return sql
+}
+
+var curYearRE = regexp.MustCompile(`(?i)YEAR\s*\(\s*CURDATE\s*\(\s*\)\s*\)\s*`)
+
+// pyStrip is Python's str.strip(): Unicode white space plus the ASCII
+// separators \x1c-\x1f that Python also counts as space.
+func pyStrip(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool {
+		return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f)
+	})
+}
+
+// RemoveDistinct removes every DISTINCT keyword token from sql, as
+// test-suite-sql-eval's remove_distinct does with sqlparse's flattened
+// tokens: a token is removed when its text, lower-cased, is "distinct", so
+// the word inside string literals, quoted identifiers, comments or longer
+// names (distinct_count) stays. White space around a removed token stays.
+// With firstOnly, only the first statement is kept (sqlparse.parse(s)[0]):
+// text after the first top-level ';' and the white space or line comments
+// that follow it is dropped.
+func RemoveDistinct(sql string, firstOnly bool) string {
+	var b strings.Builder
+	b.Grow(len(sql))
+	toks := sqlTokens(sql)
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		if t.kind == tokWord && strings.EqualFold(t.text, "distinct") {
+			continue
+		}
+		b.WriteString(t.text)
+		if firstOnly && t.kind == tokPunct && t.text == ";" {
+			for j := i + 1; j < len(toks) && (toks[j].kind == tokSpace || toks[j].kind == tokLineComment); j++ {
+				b.WriteString(toks[j].text)
+			}
+			break
+		}
+	}
+	return b.String()
+}
+
+type tokKind int
+
+const (
+	tokSpace tokKind = iota
+	tokWord
+	tokQuoted
+	tokLineComment
+	tokBlockComment
+	tokPunct
+)
+
+type sqlToken struct {
+	kind tokKind
+	text string
+}
+
+func isWordRune(r rune, first bool) bool {
+	if r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) {
+		return true
+	}
+	return !first && (r == '$' || r == '#')
+}
+
+// sqlTokens splits sql into the tokens sqlparse's lexer would produce, as
+// far as DISTINCT removal and statement splitting need: white space,
+// words, quoted strings and identifiers ('..', "..", `..`, [..]), comments
+// and single punctuation characters. Unterminated quotes run to the end.
+func sqlTokens(s string) []sqlToken {
+	var toks []sqlToken
+	i := 0
+	prevWord := false
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		start := i
+		kind := tokPunct
+		switch {
+		case unicode.IsSpace(r):
+			for i < len(s) {
+				r2, sz := utf8.DecodeRuneInString(s[i:])
+				if !unicode.IsSpace(r2) {
+					break
+				}
+				i += sz
+			}
+			kind = tokSpace
+		case r == '-' && strings.HasPrefix(s[i:], "--"):
+			j := strings.IndexByte(s[i:], '\n')
+			if j < 0 {
+				i = len(s)
+			} else {
+				i += j + 1
+			}
+			kind = tokLineComment
+		case r == '/' && strings.HasPrefix(s[i:], "/*"):
+			j := strings.Index(s[i+2:], "*/")
+			if j < 0 {
+				i = len(s)
+			} else {
+				i += 2 + j + 2
+			}
+			kind = tokBlockComment
+		case r == '\'' || r == '"' || r == '`':
+			i = scanQuoted(s, i, byte(r))
+			kind = tokQuoted
+		case r == '[' && !prevWord:
+			j := strings.IndexAny(s[i+1:], "[]")
+			if j >= 0 && s[i+1+j] == ']' && j > 0 {
+				i += 1 + j + 1
+				kind = tokQuoted
+			} else {
+				i += size
+			}
+		case isWordRune(r, true):
+			i += size
+			for i < len(s) {
+				r2, sz := utf8.DecodeRuneInString(s[i:])
+				if !isWordRune(r2, false) {
+					break
+				}
+				i += sz
+			}
+			kind = tokWord
+		default:
+			i += size
+		}
+		toks = append(toks, sqlToken{kind: kind, text: s[start:i]})
+		prevWord = kind == tokWord || kind == tokQuoted || (kind == tokPunct && (s[start] == ')' || s[start] == ']'))
+	}
+	return toks
+}
+
+// scanQuoted returns the index after the quoted token starting at i. A
+// doubled quote or a backslash escapes the quote character.
+func scanQuoted(s string, i int, q byte) int {
+	j := i + 1
+	for j < len(s) {
+		switch s[j] {
+		case '\\':
+			j += 2
+			continue
+		case q:
+			if j+1 < len(s) && s[j+1] == q {
+				j += 2
+				continue
+			}
+			return j + 1
+		}
+		j++
+	}
+	return len(s)
+}

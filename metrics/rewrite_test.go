@@ -1,0 +1,100 @@
+package metrics
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestPreparePred: one case per Spider rewrite, citing its source line.
+func TestPreparePred(t *testing.T) {
+	cases := []struct {
+		rule string
+		mode Mode
+		q    Quirks
+		in   string
+		want string
+	}{
+		{"evaluation.py:568 strip and keep text before TAB", ModeSpider, Quirks{}, "  SELECT a FROM t\tconcert_singer\n", "SELECT a FROM t"},
+		{"TAB cut switched off", ModeSpider, Quirks{KeepTabSuffix: true}, "SELECT a\tdb", "SELECT a\tdb"},
+		{"evaluation.py:569 literal 'value' -> '1' in the prediction", ModeSpider, Quirks{}, "SELECT value FROM t WHERE x = 'value'", "SELECT 1 FROM t WHERE x = '1'"},
+		{"'value' rewrite is case-sensitive", ModeSpider, Quirks{}, "SELECT Value, values_x FROM t", "SELECT Value, 1s_x FROM t"},
+		{"'value' rewrite switched off", ModeSpider, Quirks{KeepValueWord: true}, "SELECT value FROM t", "SELECT value FROM t"},
+		{"exec_eval.py:172 postprocess operator fixes", ModeSpider, Quirks{}, "SELECT a FROM t WHERE a > = 1 AND b < = 2 AND c ! = 3", "SELECT a FROM t WHERE a >= 1 AND b <= 2 AND c != 3"},
+		{"operator fix switched off", ModeSpider, Quirks{NoOperatorFix: true}, "SELECT a WHERE a > = 1", "SELECT a WHERE a > = 1"},
+		{"exec_eval.py:188 DISTINCT tokens removed, spaces kept", ModeSpider, Quirks{}, "SELECT DISTINCT a FROM t", "SELECT  a FROM t"},
+		{"DISTINCT removed inside count(), any case", ModeSpider, Quirks{}, "SELECT count(Distinct a) FROM t", "SELECT count( a) FROM t"},
+		{"DISTINCT kept inside string literals and quoted names", ModeSpider, Quirks{}, `SELECT "distinct", [distinct] FROM t WHERE x = 'distinct'`, `SELECT "distinct", [distinct] FROM t WHERE x = 'distinct'`},
+		{"DISTINCT kept inside longer identifiers and comments", ModeSpider, Quirks{}, "SELECT distinct_n FROM t -- distinct", "SELECT distinct_n FROM t -- distinct"},
+		{"spider-keep-distinct keeps DISTINCT", ModeSpiderKeepDistinct, Quirks{}, "SELECT DISTINCT a FROM t", "SELECT DISTINCT a FROM t"},
+		{"sqlparse.parse(s)[0]: only the first statement survives DISTINCT removal", ModeSpider, Quirks{}, "SELECT a FROM t; DROP TABLE t", "SELECT a FROM t; "},
+		{"first-statement cut switched off", ModeSpider, Quirks{AllStatements: true}, "SELECT a FROM t; SELECT b", "SELECT a FROM t; SELECT b"},
+		{"';' inside a string does not end the statement", ModeSpider, Quirks{}, "SELECT ';' FROM t", "SELECT ';' FROM t"},
+		{"exec_eval.py:125 YEAR(CURDATE()) -> 2020 (regex eats trailing space)", ModeSpider, Quirks{}, "SELECT year ( curdate ( ) ) - age FROM t", "SELECT 2020- age FROM t"},
+		{"YEAR rewrite switched off", ModeSpider, Quirks{NoCurYear: true}, "SELECT YEAR(CURDATE())", "SELECT YEAR(CURDATE())"},
+		{"bird: no rewrites at all", ModeBIRD, Quirks{}, " SELECT DISTINCT value\tx ", " SELECT DISTINCT value\tx "},
+		{"logiccat: no rewrites", ModeLogicCat, Quirks{}, "SELECT DISTINCT a > = 1", "SELECT DISTINCT a > = 1"},
+	}
+	for _, c := range cases {
+		t.Run(c.rule, func(t *testing.T) {
+			if got := PreparePred(c.mode, c.q, c.in); got != c.want {
+				t.Errorf("PreparePred(%s, %q) = %q; want %q", c.mode, c.in, got, c.want)
+			}
+		})
+	}
+}
+
+// TestPrepareGold: the gold gets the shared rewrites but not the
+// prediction-only ones (TAB cut, "value").
+func TestPrepareGold(t *testing.T) {
+	in := "SELECT DISTINCT value FROM t WHERE a > = 1"
+	if got, want := PrepareGold(ModeSpider, Quirks{}, in), "SELECT  value FROM t WHERE a >= 1"; got != want {
+		t.Errorf("PrepareGold(spider) = %q; want %q", got, want)
+	}
+	if got, want := PrepareGold(ModeSpiderKeepDistinct, Quirks{}, in), "SELECT DISTINCT value FROM t WHERE a >= 1"; got != want {
+		t.Errorf("PrepareGold(spider-keep-distinct) = %q; want %q", got, want)
+	}
+	if got := PrepareGold(ModeBIRD, Quirks{}, in); got != in {
+		t.Errorf("PrepareGold(bird) = %q; want unchanged", got)
+	}
+}
+
+// TestOrderMatters: exec_eval.py:197 substring test on the gold only.
+func TestOrderMatters(t *testing.T) {
+	cases := []struct {
+		mode Mode
+		gold string
+		want bool
+	}{
+		{ModeSpider, "SELECT a FROM t ORDER BY a", true},
+		{ModeSpider, "select a from t order by a", true},
+		{ModeSpider, "SELECT a FROM t ORDER  BY a", false},
+		{ModeSpider, "SELECT a FROM t ORDER\nBY a", false},
+		{ModeSpider, "SELECT a FROM t", false},
+		{ModeBIRD, "SELECT a FROM t ORDER BY a", false},
+	}
+	for _, c := range cases {
+		if got := OrderMatters(c.mode, c.gold); got != c.want {
+			t.Errorf("OrderMatters(%s, %q) = %v; want %v", c.mode, c.gold, got, c.want)
+		}
+	}
+}
+
+// FuzzRemoveDistinct: never panics, never grows the text, keeps every
+// byte that is not part of a removed DISTINCT token, and is idempotent.
+func FuzzRemoveDistinct(f *testing.F) {
+	for _, s := range []string{"SELECT DISTINCT a FROM t", "select 'distinct' ; distinct", "[distinct] `distinct` \"x", "/* distinct */ DISTINCT--\n"} {
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, s string, first bool) {
+		out := RemoveDistinct(s, first)
+		if len(out) > len(s) {
+			t.Fatalf("output longer than input: %q -> %q", s, out)
+		}
+		if !first && strings.Count(strings.ToLower(s), "distinct") == 0 && out != s {
+			t.Fatalf("text without DISTINCT changed: %q -> %q", s, out)
+		}
+		if again := RemoveDistinct(out, first); again != out && !first {
+			t.Fatalf("not idempotent: %q -> %q -> %q", s, out, again)
+		}
+	})
+}
