@@ -153,7 +153,7 @@ func testEnv(n int, p float64, wrap func(llm.Client) llm.Client) (Env, *fakeMode
 	b := fakeBenchmark(n)
 	m := &fakeModel{b: b, p: p}
 	return Env{
-		OpenBenchmark: func(_ context.Context, bs BenchmarkSpec) (*datasets.Benchmark, error) {
+		OpenBenchmark: func(_ context.Context, bs BenchmarkSpec, _ string) (*datasets.Benchmark, error) {
 			cp := *b
 			cp.Examples = append([]datasets.Example(nil), b.Examples...)
 			if bs.Limit > 0 && bs.Limit < len(cp.Examples) {

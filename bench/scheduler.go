@@ -28,8 +28,9 @@ type Scorer interface {
 // model clients and scorers. DefaultEnv wires datasets.Open, runners/llm
 // and metrics; tests substitute fakes.
 type Env struct {
-	// OpenBenchmark loads one benchmark of the spec.
-	OpenBenchmark func(ctx context.Context, b BenchmarkSpec) (*datasets.Benchmark, error)
+	// OpenBenchmark loads one benchmark of the spec; cacheDir is the run's
+	// cache directory (for databases a loader builds).
+	OpenBenchmark func(ctx context.Context, b BenchmarkSpec, cacheDir string) (*datasets.Benchmark, error)
 	// NewClient builds the client of the named model for one benchmark.
 	// It is called once per (model, benchmark) and shared by all trials.
 	NewClient func(ctx context.Context, name string, m ModelSpec, b *datasets.Benchmark, cacheDir string) (llm.Client, error)
@@ -182,7 +183,7 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 			if opt.Limit > 0 && (bs.Limit == 0 || opt.Limit < bs.Limit) {
 				bs.Limit = opt.Limit
 			}
-			b, err := env.OpenBenchmark(ctx, bs)
+			b, err := env.OpenBenchmark(ctx, bs, opt.CacheDir)
 			if err != nil {
 				return Summary{}, fmt.Errorf("benchmark %s: %w", t.Benchmark.Name, err)
 			}
@@ -195,6 +196,9 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 			sc, err := env.NewScorer(b, bs, opt.CacheDir+string(os.PathSeparator)+"gold")
 			if err != nil {
 				return Summary{}, fmt.Errorf("benchmark %s: scorer: %w", t.Benchmark.Name, err)
+			}
+			if c, ok := sc.(interface{ Close() error }); ok {
+				closers = append(closers, func() { c.Close() })
 			}
 			be = &benchEnv{b: b, scorer: sc, clients: map[string]llm.Client{}, dbs: &dbCache{engine: b.Engine, dbs: map[string]dbEntry{}}}
 			closers = append(closers, be.dbs.close)
@@ -236,10 +240,13 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 		if err != nil {
 			return Summary{}, fmt.Errorf("trial %s: %w", t.Label, err)
 		}
-		rc := &roleRouter{byRole: map[string]llm.Client{}}
+		// A role the trial does not bind falls back to the "reason"
+		// binding.
+		rc := llm.Router{Roles: map[string]llm.Client{}}
 		for role, m := range t.Roles {
-			rc.byRole[role] = be.clients[m]
+			rc.Roles[role] = be.clients[m]
 		}
+		rc.Default = rc.Roles["reason"]
 		for _, ex := range be.b.Examples {
 			if !opt.Shard.Has(t.ID, ex.ID) {
 				continue
@@ -388,7 +395,7 @@ func runItem(ctx context.Context, t *Trial, r runners.Runner, ex datasets.Exampl
 		}
 		it.ErrorClass = Classify(err)
 		it.Error = redact(err.Error(), opt.Secrets)
-		if attempt >= opt.Retries || it.ErrorClass == "auth" || it.ErrorClass == "bad_request" {
+		if attempt >= opt.Retries || permanent(it.ErrorClass) {
 			it.Status = StatusError
 			it.WallMS = msSince(it.Started)
 			return it, true
@@ -404,49 +411,42 @@ func runItem(ctx context.Context, t *Trial, r runners.Runner, ex datasets.Exampl
 
 func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }
 
-// Classify names the class of an infrastructure error: rate_limit, server,
-// auth, bad_request, timeout, network or runner. Errors that carry an
-// HTTP status (a StatusCode() int or HTTPStatus() int method) or a class
-// (ErrorClass() string) are classified by it; others by their message.
+// Classify names the class of an infrastructure error. Model-call errors
+// keep runners/llm's classes (rate_limited, server_error, auth, bad_request,
+// network, timeout, deadline, malformed, ...); other errors that carry an
+// HTTP status (a StatusCode() int method) are classed by it, the rest by
+// their message: network, timeout or runner.
 func Classify(err error) string {
-	var c interface{ ErrorClass() string }
-	if errors.As(err, &c) {
-		return c.ErrorClass()
+	if c := llm.ErrorClass(err); c != "other" && c != "" && c != "canceled" {
+		return c
 	}
+	var sc interface{ StatusCode() int }
 	code := 0
-	var s1 interface{ StatusCode() int }
-	var s2 interface{ HTTPStatus() int }
-	switch {
-	case errors.As(err, &s1):
-		code = s1.StatusCode()
-	case errors.As(err, &s2):
-		code = s2.HTTPStatus()
+	if errors.As(err, &sc) {
+		code = sc.StatusCode()
 	}
 	msg := strings.ToLower(err.Error())
-	if code == 0 {
-		for _, c := range []int{429, 401, 403, 400, 404, 500, 502, 503, 504} {
-			if strings.Contains(msg, fmt.Sprintf("status %d", c)) || strings.Contains(msg, fmt.Sprintf("%d ", c)) && strings.Contains(msg, "status") {
-				code = c
-				break
-			}
-		}
-	}
 	var ne net.Error
 	switch {
 	case code == 429 || strings.Contains(msg, "rate limit"):
-		return "rate_limit"
+		return "rate_limited"
 	case code == 401 || code == 403:
 		return "auth"
 	case code >= 500:
-		return "server"
+		return "server_error"
 	case code >= 400:
 		return "bad_request"
-	case errors.Is(err, context.DeadlineExceeded) || strings.Contains(msg, "timeout"):
+	case strings.Contains(msg, "timeout"):
 		return "timeout"
 	case errors.As(err, &ne) || strings.Contains(msg, "connection") || strings.Contains(msg, "eof"):
 		return "network"
 	}
 	return "runner"
+}
+
+// permanent reports whether retrying an error class cannot help.
+func permanent(class string) bool {
+	return class == "auth" || class == "bad_request" || class == "not_found"
 }
 
 func redact(s string, secrets []string) string {
@@ -474,27 +474,6 @@ func redactResult(r *runners.Result, secrets []string) {
 	}
 }
 
-// roleRouter dispatches requests on Request.Role. A role the trial does
-// not bind falls back to the "reason" binding; with no such binding the
-// request fails naming the role.
-type roleRouter struct{ byRole map[string]llm.Client }
-
-func (r *roleRouter) Complete(ctx context.Context, req llm.Request) (*llm.Response, error) {
-	c := r.byRole[req.Role]
-	if c == nil {
-		c = r.byRole["reason"]
-	}
-	if c == nil {
-		roles := make([]string, 0, len(r.byRole))
-		for k := range r.byRole {
-			roles = append(roles, k)
-		}
-		sort.Strings(roles)
-		return nil, fmt.Errorf("no model bound to role %q (bound: %s)", req.Role, strings.Join(roles, ", "))
-	}
-	return c.Complete(ctx, req)
-}
-
 // callLog records every request of one item.
 type callLog struct {
 	llm.Client
@@ -517,6 +496,15 @@ func (l *callLog) Complete(ctx context.Context, req llm.Request) (*llm.Response,
 	l.log = append(l.log, c)
 	l.mu.Unlock()
 	return resp, err
+}
+
+// Embed forwards to the underlying client when it computes embeddings.
+func (l *callLog) Embed(ctx context.Context, role string, texts []string) ([][]float32, llm.Usage, error) {
+	e, ok := l.Client.(llm.Embedder)
+	if !ok {
+		return nil, llm.Usage{}, fmt.Errorf("the model bound to role %q does not compute embeddings", role)
+	}
+	return e.Embed(ctx, role, texts)
 }
 
 func (l *callLog) calls() []Call {

@@ -188,7 +188,7 @@ func TestFaultSoak(t *testing.T) {
 		}
 	}
 	for c := range classes {
-		if c != "server" && c != "rate_limit" && c != "network" {
+		if c != "server_error" && c != "rate_limited" && c != "network" {
 			t.Errorf("unexpected error class %q", c)
 		}
 	}
@@ -293,11 +293,12 @@ func TestClassify(t *testing.T) {
 		err  error
 		want string
 	}{
-		{&statusErr{429}, "rate_limit"},
-		{&statusErr{503}, "server"},
+		{&statusErr{429}, "rate_limited"},
+		{&statusErr{503}, "server_error"},
 		{&statusErr{401}, "auth"},
 		{&statusErr{400}, "bad_request"},
-		{context.DeadlineExceeded, "timeout"},
+		{context.DeadlineExceeded, "deadline"},
+		{&llm.StatusError{StatusCode: 502}, "server_error"},
 		{errors.New("dial tcp: connection refused"), "network"},
 		{errors.New("weird"), "runner"},
 	}

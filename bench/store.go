@@ -61,8 +61,7 @@ type Item struct {
 	Verdict    *Verdict        `json:"verdict,omitempty"`
 	Result     *runners.Result `json:"result,omitempty"`
 	// ErrorClass classifies an infrastructure failure (StatusError) or a
-	// per-item timeout (StatusDone): rate_limit, server, auth,
-	// bad_request, network, timeout, runner.
+	// per-item timeout (StatusDone); see Classify.
 	ErrorClass string    `json:"error_class,omitempty"`
 	Error      string    `json:"error,omitempty"`
 	Attempts   int       `json:"attempts"`

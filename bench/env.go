@@ -1,0 +1,144 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/runners/llm"
+)
+
+// ModelCacheFile is the model-response cache inside a cache directory.
+const ModelCacheFile = "models.db"
+
+// DefaultEnv wires the real world: datasets.Open for benchmarks, runners/llm
+// for models (every client wrapped in the shared response cache
+// <cache>/models.db, so that a rerun, a resume or a replay costs no model
+// calls) and metrics.Scorer with a gold-result cache shared by all trials.
+// The returned close function releases the caches.
+func DefaultEnv() (Env, func() error) {
+	var (
+		mu    sync.Mutex
+		cache *llm.Cache
+		golds = map[string]*metrics.GoldCache{}
+		sims  = map[*datasets.Benchmark]map[string]llm.Client{}
+	)
+	openCache := func(dir string) (*llm.Cache, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if cache != nil {
+			return cache, nil
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		c, err := llm.OpenCache(filepath.Join(dir, ModelCacheFile))
+		if err != nil {
+			return nil, err
+		}
+		cache = c
+		return c, nil
+	}
+	env := Env{
+		OpenBenchmark: func(_ context.Context, b BenchmarkSpec, cacheDir string) (*datasets.Benchmark, error) {
+			name := b.Name
+			if b.Split != "" {
+				name += "-" + b.Split
+			}
+			return datasets.Open(name, b.Data, datasets.LoadOptions{Limit: b.Limit, CacheDir: filepath.Join(cacheDir, "datasets", b.Name)})
+		},
+		NewClient: func(_ context.Context, name string, m ModelSpec, b *datasets.Benchmark, cacheDir string) (llm.Client, error) {
+			c, err := openCache(cacheDir)
+			if err != nil {
+				return nil, fmt.Errorf("model cache: %w", err)
+			}
+			switch m.Backend {
+			case "openai":
+				o, err := llm.NewOpenAI(llm.OpenAIConfig{
+					BaseURL: m.BaseURL, Model: m.Model, APIKeyEnv: m.APIKeyEnv,
+					Timeout: m.Timeout.D(), MaxRetries: m.MaxRetries, MaxConcurrency: m.Concurrency,
+					RPM: m.RPM, TPM: m.TPM,
+				})
+				if err != nil {
+					return nil, err
+				}
+				return llm.Cached(o, c, o.Ident()), nil
+			case "sim":
+				mu.Lock()
+				defer mu.Unlock()
+				if sims[b] == nil {
+					sims[b] = map[string]llm.Client{}
+				}
+				if s := sims[b][name]; s != nil {
+					return s, nil
+				}
+				s, ident, err := newSim(b, m)
+				if err != nil {
+					return nil, err
+				}
+				cc := llm.Cached(s, c, ident)
+				sims[b][name] = cc
+				return cc, nil
+			}
+			return nil, fmt.Errorf("unknown backend %q", m.Backend)
+		},
+		NewScorer: func(b *datasets.Benchmark, bs BenchmarkSpec, goldDir string) (Scorer, error) {
+			mu.Lock()
+			g := golds[goldDir]
+			if g == nil {
+				var err error
+				if g, err = metrics.NewGoldCache(goldDir); err != nil {
+					mu.Unlock()
+					return nil, err
+				}
+				golds[goldDir] = g
+			}
+			mu.Unlock()
+			sc, err := metrics.NewScorer(b, g, metrics.ScoreOptions{Mode: metrics.Mode(bs.Mode)})
+			if err != nil {
+				return nil, err
+			}
+			return scorerAdapter{sc}, nil
+		},
+	}
+	closeFn := func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		var errs []error
+		if cache != nil {
+			errs = append(errs, cache.Close())
+			cache = nil
+		}
+		for _, g := range golds {
+			errs = append(errs, g.WriteErr())
+		}
+		return errors.Join(errs...)
+	}
+	return env, closeFn
+}
+
+// scorerAdapter turns metrics.Verdict into bench.Verdict.
+type scorerAdapter struct{ s *metrics.Scorer }
+
+func (a scorerAdapter) Score(ctx context.Context, ex datasets.Example, pred string) Verdict {
+	v := a.s.Score(ctx, ex, pred)
+	return Verdict{Index: v.Index, QuestionID: v.QuestionID, DBID: v.DBID, Difficulty: v.Difficulty,
+		Status: string(v.Status), Correct: v.Correct, PredMS: v.PredMS, GoldMS: v.GoldMS, Error: v.Error}
+}
+
+// Close releases the scorer's databases.
+func (a scorerAdapter) Close() error {
+	if c, ok := any(a.s).(interface{ Close() error }); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+// D returns the time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
