@@ -153,6 +153,9 @@ func (c *GoldCache) Get(ctx context.Context, db datasets.Database, sql string, t
 				return GoldResult{}, ctx.Err()
 			}
 			if f.err == nil && f.res.usable(timeout) {
+				c.mu.Lock()
+				c.hits++
+				c.mu.Unlock()
 				r := f.res
 				r.Cached = true
 				return r, nil
