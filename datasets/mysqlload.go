@@ -1,0 +1,479 @@
+package datasets
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// mysqlImportVersion changes whenever the dump rewrites change, so that an
+// older import is redone.
+const mysqlImportVersion = "t2sbench-import-v1"
+
+// MySQLMetaSchema is the database holding the import markers.
+const MySQLMetaSchema = "t2sbench_meta"
+
+// MySQLImportOptions configures ImportMySQLDumps.
+type MySQLImportOptions struct {
+	// PasswordEnv names the variable holding the admin DSN's password.
+	PasswordEnv string
+	// ROUser, when set, is created (or updated) as a SELECT-only account
+	// with a SELECT grant on each imported database only (never *.*, which
+	// would expose mysql.global_priv). It is created for 'localhost' and
+	// '127.0.0.1'.
+	ROUser string
+	// ROPasswordEnv names the variable holding ROUser's password; required
+	// with ROUser.
+	ROPasswordEnv string
+	// Log receives one line per dump (nil: silent).
+	Log func(format string, args ...any)
+}
+
+// MySQLImport reports one dump.
+type MySQLImport struct {
+	File   string `json:"file"`
+	Schema string `json:"schema"`
+	SHA256 string `json:"sha256"`
+	// Status is "loaded" (imported now) or "present" (an earlier import
+	// with the same dump hash was found complete).
+	Status  string        `json:"status"`
+	Tables  int           `json:"tables"`
+	Rows    int64         `json:"rows"`
+	Elapsed time.Duration `json:"elapsed_ns"`
+}
+
+// MySQLDump is a parsed Navicat/mysqldump file.
+type MySQLDump struct {
+	File string
+	// Schema is the name from the "Source Schema : X" header (else the
+	// file name without .sql).
+	Schema string
+	// SHA256 is the hash of the file as read.
+	SHA256     string
+	Statements []string
+	// Rows is the number of row tuples inserted per table.
+	Rows map[string]int64
+	// Tables lists the tables the dump creates, in order.
+	Tables []string
+}
+
+var (
+	reSourceSchema = regexp.MustCompile(`(?m)^\s*Source Schema\s*:\s*(\S+)\s*$`)
+	reDefiner      = regexp.MustCompile("DEFINER\\s*=\\s*(`[^`]*`|'[^']*'|\\S+?)@(`[^`]*`|'[^']*'|\\S+)\\s*")
+	reCreateTable  = regexp.MustCompile("(?i)^CREATE\\s+TABLE\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?`([^`]+)`")
+	reInsert       = regexp.MustCompile("(?is)^INSERT\\s+INTO\\s+`([^`]+)`.*?\\bVALUES\\b")
+)
+
+// ParseMySQLDump reads a dump, applies the rewrites MariaDB needs
+// (collation utf8mb4_0900_ai_ci -> collation; DEFINER clauses removed, see
+// shared/datasets/logiccat/MARIADB.md §3) and splits it into statements.
+// An empty collation leaves the collation names unchanged.
+func ParseMySQLDump(path, collation string) (*MySQLDump, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read dump: %w", err)
+	}
+	sum := sha256.Sum256(raw)
+	d := &MySQLDump{File: path, SHA256: hex.EncodeToString(sum[:]), Rows: map[string]int64{}}
+	if m := reSourceSchema.FindSubmatch(raw); m != nil {
+		d.Schema = string(m[1])
+	} else {
+		d.Schema = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	}
+	text := string(raw)
+	if collation != "" {
+		text = strings.ReplaceAll(text, "utf8mb4_0900_ai_ci", collation)
+	}
+	stmts, err := splitMySQLScript(text)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	for _, st := range stmts {
+		s := st.text
+		if strings.Contains(s, "DEFINER") {
+			s = reDefiner.ReplaceAllString(s, "")
+		}
+		d.Statements = append(d.Statements, s)
+		if m := reCreateTable.FindStringSubmatch(s); m != nil {
+			d.Tables = append(d.Tables, m[1])
+		}
+		if loc := reInsert.FindStringSubmatchIndex(s); loc != nil {
+			table := s[loc[2]:loc[3]]
+			n, err := countValueTuples(s[loc[1]:])
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: %w", path, st.line, err)
+			}
+			d.Rows[table] += n
+		}
+	}
+	return d, nil
+}
+
+type scriptStmt struct {
+	text string
+	line int
+}
+
+// splitMySQLScript splits a SQL script on ';' outside quotes and comments
+// (no DELIMITER support; the dumps have none). Comments are kept inside
+// statements; comment-only pieces are dropped.
+func splitMySQLScript(s string) ([]scriptStmt, error) {
+	var out []scriptStmt
+	start, line, startLine := 0, 1, 1
+	hasCode := false
+	emit := func(end int) {
+		if hasCode {
+			out = append(out, scriptStmt{text: strings.TrimSpace(s[start:end]), line: startLine})
+		}
+		hasCode = false
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '\n':
+			line++
+			i++
+		case c == ' ' || c == '\t' || c == '\r':
+			i++
+		case c == '#' || (c == '-' && i+1 < len(s) && s[i+1] == '-' && (i+2 == len(s) || strings.IndexByte(" \t\r\n", s[i+2]) >= 0)):
+			for i < len(s) && s[i] != '\n' {
+				i++
+			}
+		case c == '/' && i+1 < len(s) && s[i+1] == '*':
+			end := strings.Index(s[i+2:], "*/")
+			if end < 0 {
+				return nil, fmt.Errorf("line %d: unterminated comment", line)
+			}
+			line += strings.Count(s[i:i+2+end+2], "\n")
+			i += 2 + end + 2
+		case c == '\'' || c == '"' || c == '`':
+			if !hasCode {
+				hasCode, startLine = true, line
+			}
+			q, open := c, line
+			i++
+			for {
+				if i >= len(s) {
+					return nil, fmt.Errorf("line %d: unterminated %c literal", open, q)
+				}
+				if s[i] == '\n' {
+					line++
+				}
+				if s[i] == '\\' && q != '`' {
+					if i+1 < len(s) && s[i+1] == '\n' {
+						line++
+					}
+					i += 2
+					continue
+				}
+				if s[i] == q {
+					if i+1 < len(s) && s[i+1] == q {
+						i += 2
+						continue
+					}
+					i++
+					break
+				}
+				i++
+			}
+		case c == ';':
+			emit(i)
+			i++
+			start = i
+		default:
+			if !hasCode {
+				hasCode, startLine = true, line
+				start = i
+			}
+			i++
+		}
+	}
+	emit(len(s))
+	return out, nil
+}
+
+// countValueTuples counts the top-level "(...)" groups of a VALUES list.
+func countValueTuples(s string) (int64, error) {
+	var n int64
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\'', '"', '`':
+			j := i + 1
+			for ; j < len(s); j++ {
+				if s[j] == '\\' && c != '`' {
+					j++
+					continue
+				}
+				if s[j] == c {
+					if j+1 < len(s) && s[j+1] == c {
+						j++
+						continue
+					}
+					break
+				}
+			}
+			if j >= len(s) {
+				return 0, errors.New("unterminated literal in VALUES")
+			}
+			i = j
+		case '(':
+			if depth == 0 {
+				n++
+			}
+			depth++
+		case ')':
+			depth--
+		}
+	}
+	if depth != 0 {
+		return 0, errors.New("unbalanced parentheses in VALUES")
+	}
+	return n, nil
+}
+
+// ImportMySQLDumps imports every dir/*.sql dump into its own database on the
+// server of adminDSN (an account allowed to create databases and users;
+// password from opt.PasswordEnv). It is idempotent: a dump whose marker row
+// in t2sbench_meta.imports holds the same hash (and import version) with
+// status 'ok' is left alone; any other database of that name (a
+// half-finished or older import) is dropped and imported again. The marker
+// is written only after every statement ran and the row count of every
+// table equals the dump's INSERT tuple count. The utf8mb4_0900_ai_ci
+// collation (MySQL 8) is rewritten to utf8mb4_uca1400_nopad_ai_ci on
+// MariaDB >= 10.10 (UCA 14, NO PAD, the closest), else utf8mb4_unicode_ci.
+func ImportMySQLDumps(ctx context.Context, adminDSN, dir string, opt MySQLImportOptions) ([]MySQLImport, error) {
+	logf := opt.Log
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	cfg, err := mysql.ParseDSN(adminDSN)
+	if err != nil {
+		return nil, fmt.Errorf("import: parse DSN: %w", err)
+	}
+	if cfg.Passwd != "" {
+		return nil, errors.New("import: DSN must not contain a password; use --password-env")
+	}
+	if opt.PasswordEnv != "" {
+		pw, ok := os.LookupEnv(opt.PasswordEnv)
+		if !ok {
+			return nil, fmt.Errorf("import: password variable %s is not set", opt.PasswordEnv)
+		}
+		cfg.Passwd = pw
+	}
+	var roPass string
+	if opt.ROUser != "" {
+		if opt.ROPasswordEnv == "" {
+			return nil, errors.New("import: a read-only user needs --ro-password-env")
+		}
+		var ok bool
+		if roPass, ok = os.LookupEnv(opt.ROPasswordEnv); !ok || roPass == "" {
+			return nil, fmt.Errorf("import: password variable %s is not set or empty", opt.ROPasswordEnv)
+		}
+	}
+	cfg.DBName = ""
+	cfg.MultiStatements = false
+	if cfg.Params == nil {
+		cfg.Params = map[string]string{}
+	}
+	cfg.Params["charset"] = "utf8mb4"
+	admin, err := sql.Open("mysql", cfg.FormatDSN())
+	if err != nil {
+		return nil, fmt.Errorf("import: %w", err)
+	}
+	defer admin.Close()
+	admin.SetMaxOpenConns(1)
+
+	files, err := filepath.Glob(filepath.Join(dir, "*.sql"))
+	if err != nil {
+		return nil, fmt.Errorf("import: %w", err)
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("import: no *.sql dumps in %s", dir)
+	}
+	sort.Strings(files)
+
+	collation, err := mysqlTargetCollation(ctx, admin)
+	if err != nil {
+		return nil, err
+	}
+	for _, q := range []string{
+		"CREATE DATABASE IF NOT EXISTS " + MySQLMetaSchema + " CHARACTER SET utf8mb4",
+		"CREATE TABLE IF NOT EXISTS " + MySQLMetaSchema + `.imports (
+			db VARCHAR(64) NOT NULL PRIMARY KEY, dump_sha256 CHAR(64) NOT NULL, import_key VARCHAR(200) NOT NULL,
+			status VARCHAR(16) NOT NULL, tables_n INT NOT NULL, rows_n BIGINT NOT NULL, loaded_at DATETIME NOT NULL)`,
+	} {
+		if _, err := admin.ExecContext(ctx, q); err != nil {
+			return nil, fmt.Errorf("import: meta schema: %w", err)
+		}
+	}
+
+	var out []MySQLImport
+	for _, f := range files {
+		start := time.Now()
+		dump, err := ParseMySQLDump(f, collation)
+		if err != nil {
+			return out, fmt.Errorf("import: %w", err)
+		}
+		key := mysqlImportVersion + ":" + collation + ":" + dump.SHA256
+		var status, gotKey string
+		var tables int
+		var rowsN int64
+		err = admin.QueryRowContext(ctx, "SELECT status, import_key, tables_n, rows_n FROM "+MySQLMetaSchema+".imports WHERE db = ?",
+			dump.Schema).Scan(&status, &gotKey, &tables, &rowsN)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return out, fmt.Errorf("import %s: read marker: %w", f, err)
+		}
+		if err == nil && status == "ok" && gotKey == key && mysqlSchemaExists(ctx, admin, dump.Schema) {
+			out = append(out, MySQLImport{File: f, Schema: dump.Schema, SHA256: dump.SHA256, Status: "present",
+				Tables: tables, Rows: rowsN, Elapsed: time.Since(start)})
+			logf("%s: present (%d tables, %d rows)", dump.Schema, tables, rowsN)
+			continue
+		}
+		imp, err := importMySQLDump(ctx, admin, cfg, dump, key)
+		if err != nil {
+			return out, err
+		}
+		imp.Elapsed = time.Since(start)
+		out = append(out, imp)
+		logf("%s: loaded %d tables, %d rows in %s", dump.Schema, imp.Tables, imp.Rows, imp.Elapsed.Round(time.Millisecond))
+	}
+	if opt.ROUser != "" {
+		schemas := make([]string, len(out))
+		for i, imp := range out {
+			schemas[i] = imp.Schema
+		}
+		if err := ensureReadOnlyUser(ctx, admin, opt.ROUser, roPass, schemas); err != nil {
+			return out, err
+		}
+		logf("read-only account %s: SELECT on %d databases", opt.ROUser, len(schemas))
+	}
+	return out, nil
+}
+
+func mysqlTargetCollation(ctx context.Context, db *sql.DB) (string, error) {
+	for _, c := range []string{"utf8mb4_0900_ai_ci", "utf8mb4_uca1400_nopad_ai_ci", "utf8mb4_unicode_ci"} {
+		var n int
+		if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.COLLATIONS WHERE COLLATION_NAME = ?", c).Scan(&n); err != nil {
+			return "", fmt.Errorf("import: list collations: %w", err)
+		}
+		if n > 0 {
+			if c == "utf8mb4_0900_ai_ci" {
+				return "", nil // MySQL 8: no rewrite needed
+			}
+			return c, nil
+		}
+	}
+	return "utf8mb4_general_ci", nil
+}
+
+func mysqlSchemaExists(ctx context.Context, db *sql.DB, name string) bool {
+	var n int
+	err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", name).Scan(&n)
+	return err == nil && n > 0
+}
+
+// importMySQLDump drops and recreates the database, runs every statement
+// on one connection, verifies row counts and writes the marker.
+func importMySQLDump(ctx context.Context, admin *sql.DB, cfg *mysql.Config, d *MySQLDump, key string) (MySQLImport, error) {
+	imp := MySQLImport{File: d.File, Schema: d.Schema, SHA256: d.SHA256, Status: "loaded"}
+	fail := func(err error) (MySQLImport, error) {
+		return imp, fmt.Errorf("import %s (database %s): %w", d.File, d.Schema, err)
+	}
+	if _, err := admin.ExecContext(ctx, "DELETE FROM "+MySQLMetaSchema+".imports WHERE db = ?", d.Schema); err != nil {
+		return fail(err)
+	}
+	qs := mysqlQuoteIdent(d.Schema)
+	if _, err := admin.ExecContext(ctx, "DROP DATABASE IF EXISTS "+qs); err != nil {
+		return fail(err)
+	}
+	if _, err := admin.ExecContext(ctx, "CREATE DATABASE "+qs+" CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci"); err != nil {
+		return fail(err)
+	}
+	c := *cfg
+	c.DBName = d.Schema
+	db, err := sql.Open("mysql", c.FormatDSN())
+	if err != nil {
+		return fail(err)
+	}
+	defer db.Close()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	defer conn.Close()
+	for i, st := range d.Statements {
+		if _, err := conn.ExecContext(ctx, st); err != nil {
+			return fail(fmt.Errorf("statement %d (%.80q): %w", i+1, st, err))
+		}
+	}
+	for _, t := range d.Tables {
+		var n int64
+		if err := conn.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+mysqlQuoteIdent(t)).Scan(&n); err != nil {
+			return fail(fmt.Errorf("count %s: %w", t, err))
+		}
+		if n != d.Rows[t] {
+			return fail(fmt.Errorf("table %s has %d rows; the dump inserts %d", t, n, d.Rows[t]))
+		}
+		imp.Rows += n
+	}
+	imp.Tables = len(d.Tables)
+	if _, err := admin.ExecContext(ctx, "INSERT INTO "+MySQLMetaSchema+".imports VALUES (?, ?, ?, 'ok', ?, ?, NOW())",
+		d.Schema, d.SHA256, key, imp.Tables, imp.Rows); err != nil {
+		return fail(fmt.Errorf("write marker: %w", err))
+	}
+	return imp, nil
+}
+
+// ensureReadOnlyUser creates or updates user@localhost and user@127.0.0.1
+// with the given password and a SELECT grant on each schema.
+func ensureReadOnlyUser(ctx context.Context, admin *sql.DB, user, pass string, schemas []string) error {
+	for _, host := range []string{"localhost", "127.0.0.1"} {
+		acct := mysqlQuoteString(user) + "@" + mysqlQuoteString(host)
+		stmts := []string{
+			"CREATE USER IF NOT EXISTS " + acct + " IDENTIFIED BY " + mysqlQuoteString(pass),
+			"ALTER USER " + acct + " IDENTIFIED BY " + mysqlQuoteString(pass),
+		}
+		for _, s := range schemas {
+			stmts = append(stmts, "GRANT SELECT ON "+mysqlQuoteIdent(s)+".* TO "+acct)
+		}
+		for _, q := range stmts {
+			if _, err := admin.ExecContext(ctx, q); err != nil {
+				// Never echo the statement: it may hold the password.
+				return fmt.Errorf("import: read-only account %s@%s: %w", user, host, err)
+			}
+		}
+	}
+	return nil
+}
+
+func mysqlQuoteString(s string) string {
+	var b bytes.Buffer
+	b.WriteByte('\'')
+	for _, r := range []byte(s) {
+		switch r {
+		case '\'':
+			b.WriteString("''")
+		case '\\':
+			b.WriteString(`\\`)
+		case 0:
+			b.WriteString(`\0`)
+		default:
+			b.WriteByte(r)
+		}
+	}
+	b.WriteByte('\'')
+	return b.String()
+}
