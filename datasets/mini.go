@@ -1,0 +1,164 @@
+package datasets
+
+import (
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// The bundled mini benchmark lives in testdata/mini at the repository root:
+//
+//	questions.json          BIRD-format questions (question_id, db_id, question,
+//	                        evidence, SQL, difficulty, reasoning_type)
+//	databases/<db_id>.sql   one SQL script per database (DDL + INSERTs)
+const (
+	miniQuestions = "questions.json"
+	miniDBDir     = "databases"
+)
+
+// BundledMiniDir finds the bundled mini benchmark: testdata/mini in the
+// current directory or the nearest parent that has it.
+func BundledMiniDir() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("datasets: mini: %w", err)
+	}
+	for d := wd; ; {
+		cand := filepath.Join(d, "testdata", "mini")
+		if st, err := os.Stat(filepath.Join(cand, miniQuestions)); err == nil && st.Mode().IsRegular() {
+			return cand, nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	return "", fmt.Errorf("datasets: mini: testdata/mini/%s not found in %s or any parent; pass the mini directory explicitly", miniQuestions, wd)
+}
+
+// LoadMini loads the mini benchmark from dir ("" = BundledMiniDir). Each
+// database is built from databases/<db_id>.sql into
+// <CacheDir>/<content hash>/<db_id>/<db_id>.sqlite, where CacheDir defaults
+// to os.UserCacheDir()/t2sbench/mini and the hash covers every script, so an
+// edited script gets a fresh build. Files are built under a temporary name
+// and renamed into place; dir is never written. Benchmark.Name is "mini",
+// its Mode "bird".
+func LoadMini(dir string, opt LoadOptions) (*Benchmark, error) {
+	if dir == "" {
+		d, err := BundledMiniDir()
+		if err != nil {
+			return nil, err
+		}
+		dir = d
+	}
+	file := filepath.Join(dir, miniQuestions)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("datasets: mini: %w", err)
+	}
+	ex, err := ParseBIRD(file, data)
+	if err != nil {
+		return nil, fmt.Errorf("datasets: mini: %w", err)
+	}
+	root, err := BuildMiniDatabases(filepath.Join(dir, miniDBDir), opt.CacheDir)
+	if err != nil {
+		return nil, err
+	}
+	return &Benchmark{
+		Name:     "mini",
+		Split:    "dev",
+		Dir:      dir,
+		Mode:     "bird",
+		Examples: applyLimit(ex, opt.Limit),
+		Engine:   newFileEngine(dirLocator(root), opt.SQLite),
+	}, nil
+}
+
+// BuildMiniDatabases builds every <db_id>.sql script of scriptDir into
+// <cacheDir>/<hash>/<db_id>/<db_id>.sqlite (cacheDir "" =
+// os.UserCacheDir()/t2sbench/mini), skipping files already built for the
+// same scripts, and returns <cacheDir>/<hash>.
+func BuildMiniDatabases(scriptDir, cacheDir string) (string, error) {
+	scripts, err := filepath.Glob(filepath.Join(scriptDir, "*.sql"))
+	if err != nil {
+		return "", fmt.Errorf("datasets: mini: %w", err)
+	}
+	if len(scripts) == 0 {
+		return "", fmt.Errorf("datasets: mini: no *.sql scripts in %s", scriptDir)
+	}
+	sort.Strings(scripts)
+	h := sha256.New()
+	contents := make([][]byte, len(scripts))
+	for i, s := range scripts {
+		b, err := os.ReadFile(s)
+		if err != nil {
+			return "", fmt.Errorf("datasets: mini: %w", err)
+		}
+		contents[i] = b
+		fmt.Fprintf(h, "%s\x00%d\x00", filepath.Base(s), len(b))
+		h.Write(b)
+	}
+	if cacheDir == "" {
+		uc, err := os.UserCacheDir()
+		if err != nil {
+			return "", fmt.Errorf("datasets: mini: no cache directory (set LoadOptions.CacheDir): %w", err)
+		}
+		cacheDir = filepath.Join(uc, "t2sbench", "mini")
+	}
+	root := filepath.Join(cacheDir, hex.EncodeToString(h.Sum(nil))[:16])
+	for i, s := range scripts {
+		id := strings.TrimSuffix(filepath.Base(s), ".sql")
+		dst := filepath.Join(root, id, id+".sqlite")
+		if st, err := os.Stat(dst); err == nil && st.Mode().IsRegular() {
+			continue
+		}
+		if err := buildSQLite(dst, s, contents[i]); err != nil {
+			return "", err
+		}
+	}
+	return root, nil
+}
+
+// buildSQLite runs script into a fresh database file and moves it to dst.
+func buildSQLite(dst, scriptPath string, script []byte) (err error) {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return fmt.Errorf("datasets: mini: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(dst), filepath.Base(dst)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("datasets: mini: %w", err)
+	}
+	tmpName := tmp.Name()
+	tmp.Close()
+	defer func() {
+		if err != nil {
+			os.Remove(tmpName)
+		}
+	}()
+	db, err := sql.Open("sqlite3", "file:"+tmpName+"?_foreign_keys=1")
+	if err != nil {
+		return fmt.Errorf("datasets: mini: %w", err)
+	}
+	if _, err := db.Exec(string(script)); err != nil {
+		db.Close()
+		return fmt.Errorf("datasets: mini: building %s: %w", scriptPath, err)
+	}
+	if err := db.Close(); err != nil {
+		return fmt.Errorf("datasets: mini: %w", err)
+	}
+	if err := os.Rename(tmpName, dst); err != nil {
+		if _, statErr := os.Stat(dst); statErr == nil {
+			// Another process built the same content first.
+			os.Remove(tmpName)
+			return nil
+		}
+		return fmt.Errorf("datasets: mini: %w", err)
+	}
+	return nil
+}
