@@ -1,0 +1,1240 @@
+package reactdsl
+
+import (
+	"fmt"
+	"strings"
+)
+
+// This file holds a small recursive-descent parser for the SELECT subset the
+// DSL covers: select list, FROM with joins, WHERE, GROUP BY, HAVING, ORDER BY,
+// LIMIT/OFFSET, DISTINCT, compound operators, and subqueries in expressions.
+// The same expression grammar is used for the SQL snippets inside DSL calls,
+// where `{rN}` names a relation built earlier.
+
+type tokKind int
+
+const (
+	tEOF    tokKind = iota
+	tIdent          // bare identifier or keyword
+	tQIdent         // quoted identifier: "x", `x` or [x]
+	tString         // 'text' (decoded)
+	tNumber         // numeric literal, as written
+	tOp             // punctuation and operators
+	tRel            // {name}: a DSL relation reference
+)
+
+type token struct {
+	kind  tokKind
+	text  string
+	quote byte // for tQIdent: the opening quote character
+	pos   int  // byte offset in the source
+}
+
+// lex splits src into tokens. allowRel enables `{name}` relation references.
+func lex(src string, allowRel bool) ([]token, error) {
+	var out []token
+	i := 0
+	for i < len(src) {
+		c := src[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+			i++
+		case c == '-' && i+1 < len(src) && src[i+1] == '-':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+		case c == '/' && i+1 < len(src) && src[i+1] == '*':
+			end := strings.Index(src[i+2:], "*/")
+			if end < 0 {
+				return nil, syntaxErr(i, "unterminated /* comment")
+			}
+			i += end + 4
+		case isIdentStart(c):
+			j := i
+			for j < len(src) && isIdentPart(src[j]) {
+				j++
+			}
+			out = append(out, token{kind: tIdent, text: src[i:j], pos: i})
+			i = j
+		case isDigit(c) || (c == '.' && i+1 < len(src) && isDigit(src[i+1])):
+			j := i
+			for j < len(src) && (isDigit(src[j]) || src[j] == '.') {
+				j++
+			}
+			if j < len(src) && (src[j] == 'e' || src[j] == 'E') {
+				k := j + 1
+				if k < len(src) && (src[k] == '+' || src[k] == '-') {
+					k++
+				}
+				if k < len(src) && isDigit(src[k]) {
+					j = k
+					for j < len(src) && isDigit(src[j]) {
+						j++
+					}
+				}
+			}
+			if j < len(src) && isIdentStart(src[j]) {
+				return nil, syntaxErr(j, "malformed number %q", src[i:j+1])
+			}
+			out = append(out, token{kind: tNumber, text: src[i:j], pos: i})
+			i = j
+		case c == '\'':
+			s, n, err := scanQuoted(src, i, '\'', '\'')
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, token{kind: tString, text: s, pos: i})
+			i += n
+		case c == '"' || c == '`':
+			s, n, err := scanQuoted(src, i, c, c)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, token{kind: tQIdent, text: s, quote: c, pos: i})
+			i += n
+		case c == '[':
+			end := strings.IndexByte(src[i+1:], ']')
+			if end < 0 {
+				return nil, syntaxErr(i, "unterminated [identifier]")
+			}
+			out = append(out, token{kind: tQIdent, text: src[i+1 : i+1+end], quote: '[', pos: i})
+			i += end + 2
+		case c == '{' && allowRel:
+			end := strings.IndexByte(src[i+1:], '}')
+			if end < 0 {
+				return nil, syntaxErr(i, "unterminated {relation} reference")
+			}
+			name := strings.TrimSpace(src[i+1 : i+1+end])
+			if !isIdent(name) {
+				return nil, syntaxErr(i, "bad relation reference {%s}: want {name}", name)
+			}
+			out = append(out, token{kind: tRel, text: name, pos: i})
+			i += end + 2
+		default:
+			op := ""
+			for _, cand := range []string{"||", "==", "!=", "<>", "<=", ">=", "<<", ">>"} {
+				if strings.HasPrefix(src[i:], cand) {
+					op = cand
+					break
+				}
+			}
+			if op == "" && strings.IndexByte("(),.*+-/%=<>;~&|", c) >= 0 {
+				op = string(c)
+			}
+			if op == "" {
+				return nil, syntaxErr(i, "unexpected character %q", rune(c))
+			}
+			out = append(out, token{kind: tOp, text: op, pos: i})
+			i += len(op)
+		}
+	}
+	out = append(out, token{kind: tEOF, pos: len(src)})
+	return out, nil
+}
+
+// scanQuoted reads a quoted run starting at src[i] (the opening quote) where a
+// doubled closing quote stands for itself. It returns the decoded text and the
+// number of bytes consumed.
+func scanQuoted(src string, i int, open, close byte) (string, int, error) {
+	var b strings.Builder
+	j := i + 1
+	for j < len(src) {
+		if src[j] == close {
+			if j+1 < len(src) && src[j+1] == close {
+				b.WriteByte(close)
+				j += 2
+				continue
+			}
+			return b.String(), j + 1 - i, nil
+		}
+		b.WriteByte(src[j])
+		j++
+	}
+	return "", 0, syntaxErr(i, "unterminated %c quote", open)
+}
+
+func isIdentStart(c byte) bool {
+	return c == '_' || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || c >= 0x80
+}
+func isIdentPart(c byte) bool { return isIdentStart(c) || isDigit(c) || c == '$' }
+func isDigit(c byte) bool     { return '0' <= c && c <= '9' }
+
+// isIdent reports whether s is a plain identifier.
+func isIdent(s string) bool {
+	if s == "" || !isIdentStart(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if !isIdentPart(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// reserved words that end an expression or clause and cannot be bare aliases.
+var reserved = map[string]bool{
+	"SELECT": true, "FROM": true, "WHERE": true, "GROUP": true, "BY": true, "HAVING": true,
+	"ORDER": true, "LIMIT": true, "OFFSET": true, "UNION": true, "INTERSECT": true,
+	"EXCEPT": true, "JOIN": true, "ON": true, "AS": true, "INNER": true, "LEFT": true,
+	"RIGHT": true, "FULL": true, "OUTER": true, "CROSS": true, "NATURAL": true, "AND": true,
+	"OR": true, "NOT": true, "IN": true, "IS": true, "LIKE": true, "GLOB": true,
+	"BETWEEN": true, "CASE": true, "WHEN": true, "THEN": true, "ELSE": true, "END": true,
+	"CAST": true, "EXISTS": true, "DISTINCT": true, "ALL": true, "NULL": true, "ASC": true,
+	"DESC": true, "USING": true, "ESCAPE": true, "COLLATE": true, "WITH": true, "VALUES": true,
+	"WINDOW": true, "OVER": true, "FILTER": true, "REGEXP": true, "MATCH": true,
+}
+
+// Expr is a node of the expression AST.
+type Expr interface{ exprNode() }
+
+// Lit is a literal: Kind is "num", "str" or "null".
+type Lit struct {
+	Kind string
+	Text string
+}
+
+// ColRef is a (possibly qualified) column reference. Quote is the quote
+// character of a quoted name ('"', '`', '[') or 0.
+type ColRef struct {
+	Qual, Name string
+	Quote      byte
+}
+
+// Star is `*` or `qual.*` in a select list or count(*).
+type Star struct{ Qual string }
+
+// Func is a function call; Star marks count(*).
+type Func struct {
+	Name     string
+	Distinct bool
+	Star     bool
+	Args     []Expr
+}
+
+// Unary is a prefix operator: "-", "+", "~", "NOT".
+type Unary struct {
+	Op string
+	X  Expr
+}
+
+// Binary is an infix operator (arithmetic, comparison, AND, OR, ||, IS, IS NOT,
+// LIKE, NOT LIKE, GLOB, NOT GLOB).
+type Binary struct {
+	Op   string
+	L, R Expr
+}
+
+// Between is X [NOT] BETWEEN Lo AND Hi.
+type Between struct {
+	Not       bool
+	X, Lo, Hi Expr
+}
+
+// In is X [NOT] IN (list), X [NOT] IN (subquery) or X [NOT] IN {rel}.
+type In struct {
+	Not  bool
+	X    Expr
+	List []Expr
+	Sub  *Select
+	Rel  string
+}
+
+// Exists is [NOT] EXISTS (subquery) or EXISTS {rel}.
+type Exists struct {
+	Not bool
+	Sub *Select
+	Rel string
+}
+
+// Subquery is a scalar subquery: (SELECT ...) or {rel}.
+type Subquery struct {
+	Sub *Select
+	Rel string
+}
+
+// Case is CASE [operand] WHEN .. THEN .. [ELSE ..] END.
+type Case struct {
+	Operand Expr
+	Whens   [][2]Expr
+	Else    Expr
+}
+
+// Cast is CAST(X AS Type).
+type Cast struct {
+	X    Expr
+	Type string
+}
+
+// Paren is a parenthesised expression, kept so printing preserves grouping.
+type Paren struct{ X Expr }
+
+func (*Lit) exprNode()      {}
+func (*ColRef) exprNode()   {}
+func (*Star) exprNode()     {}
+func (*Func) exprNode()     {}
+func (*Unary) exprNode()    {}
+func (*Binary) exprNode()   {}
+func (*Between) exprNode()  {}
+func (*In) exprNode()       {}
+func (*Exists) exprNode()   {}
+func (*Subquery) exprNode() {}
+func (*Case) exprNode()     {}
+func (*Cast) exprNode()     {}
+func (*Paren) exprNode()    {}
+
+// SelItem is one select-list entry.
+type SelItem struct {
+	Expr  Expr
+	Alias string
+}
+
+// FromItem is one FROM entry. Join is "" for the first item, else "inner",
+// "left" or "cross" (a comma join is "cross").
+type FromItem struct {
+	Table string
+	Sub   *Select
+	Alias string
+	Join  string
+	On    Expr
+}
+
+// OrderItem is one ORDER BY term.
+type OrderItem struct {
+	Expr Expr
+	Desc bool
+}
+
+// Select is a SELECT statement: a core query, or a compound (Op set) whose
+// Left and Right are selects. OrderBy/Limit of a compound apply to the whole.
+type Select struct {
+	Op          string // "", "union", "union all", "intersect", "except"
+	Left, Right *Select
+
+	Distinct bool
+	Items    []SelItem
+	From     []FromItem
+	Where    Expr
+	GroupBy  []Expr
+	Having   Expr
+
+	OrderBy []OrderItem
+	Limit   Expr
+	Offset  Expr
+}
+
+type parser struct {
+	toks     []token
+	i        int
+	allowRel bool
+	depth    int
+}
+
+// maxDepth bounds expression nesting so hostile input cannot exhaust the stack.
+const maxDepth = 200
+
+func (p *parser) peek() token { return p.toks[p.i] }
+func (p *parser) next() token {
+	t := p.toks[p.i]
+	if t.kind != tEOF {
+		p.i++
+	}
+	return t
+}
+
+// kw reports whether the current token is keyword k (case-insensitive).
+func (p *parser) kw(k string) bool {
+	t := p.peek()
+	return t.kind == tIdent && strings.EqualFold(t.text, k)
+}
+
+func (p *parser) kwAt(off int, k string) bool {
+	if p.i+off >= len(p.toks) {
+		return false
+	}
+	t := p.toks[p.i+off]
+	return t.kind == tIdent && strings.EqualFold(t.text, k)
+}
+
+func (p *parser) acceptKw(k string) bool {
+	if p.kw(k) {
+		p.i++
+		return true
+	}
+	return false
+}
+
+func (p *parser) op(o string) bool {
+	t := p.peek()
+	return t.kind == tOp && t.text == o
+}
+
+func (p *parser) acceptOp(o string) bool {
+	if p.op(o) {
+		p.i++
+		return true
+	}
+	return false
+}
+
+func (p *parser) expectKw(k string) error {
+	if !p.acceptKw(k) {
+		return p.errHere("expected %s", k)
+	}
+	return nil
+}
+
+func (p *parser) expectOp(o string) error {
+	if !p.acceptOp(o) {
+		return p.errHere("expected %q", o)
+	}
+	return nil
+}
+
+func (p *parser) errHere(format string, args ...any) error {
+	t := p.peek()
+	found := t.text
+	if t.kind == tEOF {
+		found = "end of input"
+	}
+	return syntaxErr(t.pos, "%s, found %q", fmt.Sprintf(format, args...), found)
+}
+
+// ParseSelect parses one SELECT statement (a trailing semicolon is allowed).
+func ParseSelect(sql string) (*Select, error) {
+	toks, err := lex(sql, false)
+	if err != nil {
+		return nil, err
+	}
+	p := &parser{toks: toks}
+	s, err := p.selectStmt()
+	if err != nil {
+		return nil, err
+	}
+	p.acceptOp(";")
+	if p.peek().kind != tEOF {
+		return nil, p.errHere("expected end of statement")
+	}
+	return s, nil
+}
+
+// ParseExpr parses one DSL expression; `{name}` relation references are
+// allowed and raw subqueries are not.
+func ParseExpr(src string) (Expr, error) {
+	toks, err := lex(src, true)
+	if err != nil {
+		return nil, err
+	}
+	p := &parser{toks: toks, allowRel: true}
+	e, err := p.expr()
+	if err != nil {
+		return nil, err
+	}
+	if p.peek().kind != tEOF {
+		return nil, p.errHere("unexpected text after expression")
+	}
+	return e, nil
+}
+
+// parseItem parses `expr [[AS] alias]` or `*` / `q.*` (DSL select items).
+func parseItem(src string) (SelItem, error) {
+	toks, err := lex(src, true)
+	if err != nil {
+		return SelItem{}, err
+	}
+	p := &parser{toks: toks, allowRel: true}
+	it, err := p.selItem()
+	if err != nil {
+		return SelItem{}, err
+	}
+	if p.peek().kind != tEOF {
+		return SelItem{}, p.errHere("unexpected text after item")
+	}
+	return it, nil
+}
+
+// parseOrderItem parses `expr [ASC|DESC]`.
+func parseOrderItem(src string) (OrderItem, error) {
+	toks, err := lex(src, true)
+	if err != nil {
+		return OrderItem{}, err
+	}
+	p := &parser{toks: toks, allowRel: true}
+	it, err := p.orderItem()
+	if err != nil {
+		return OrderItem{}, err
+	}
+	if p.peek().kind != tEOF {
+		return OrderItem{}, p.errHere("unexpected text after order term")
+	}
+	return it, nil
+}
+
+func (p *parser) selectStmt() (*Select, error) {
+	p.depth++
+	defer func() { p.depth-- }()
+	if p.depth > maxDepth {
+		return nil, p.errHere("query nested too deeply")
+	}
+	if p.kw("WITH") {
+		return nil, notLiftable("WITH (common table expressions)")
+	}
+	left, err := p.core()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		var op string
+		switch {
+		case p.kw("UNION") && p.kwAt(1, "ALL"):
+			p.i += 2
+			op = "union all"
+		case p.acceptKw("UNION"):
+			op = "union"
+		case p.acceptKw("INTERSECT"):
+			op = "intersect"
+		case p.acceptKw("EXCEPT"):
+			op = "except"
+		}
+		if op == "" {
+			break
+		}
+		right, err := p.core()
+		if err != nil {
+			return nil, err
+		}
+		left = &Select{Op: op, Left: left, Right: right}
+	}
+	if err := p.orderLimit(left); err != nil {
+		return nil, err
+	}
+	return left, nil
+}
+
+func (p *parser) orderLimit(s *Select) error {
+	if p.kw("ORDER") {
+		p.next()
+		if err := p.expectKw("BY"); err != nil {
+			return err
+		}
+		for {
+			it, err := p.orderItem()
+			if err != nil {
+				return err
+			}
+			s.OrderBy = append(s.OrderBy, it)
+			if !p.acceptOp(",") {
+				break
+			}
+		}
+	}
+	if p.acceptKw("LIMIT") {
+		e, err := p.expr()
+		if err != nil {
+			return err
+		}
+		s.Limit = e
+		if p.acceptKw("OFFSET") {
+			if s.Offset, err = p.expr(); err != nil {
+				return err
+			}
+		} else if p.acceptOp(",") {
+			// LIMIT offset, count
+			cnt, err := p.expr()
+			if err != nil {
+				return err
+			}
+			s.Offset, s.Limit = s.Limit, cnt
+		}
+	}
+	return nil
+}
+
+func (p *parser) orderItem() (OrderItem, error) {
+	e, err := p.expr()
+	if err != nil {
+		return OrderItem{}, err
+	}
+	if p.kw("COLLATE") {
+		return OrderItem{}, notLiftable("COLLATE")
+	}
+	it := OrderItem{Expr: e}
+	if p.acceptKw("DESC") {
+		it.Desc = true
+	} else {
+		p.acceptKw("ASC")
+	}
+	if p.kw("NULLS") {
+		return OrderItem{}, notLiftable("NULLS FIRST/LAST")
+	}
+	return it, nil
+}
+
+func (p *parser) core() (*Select, error) {
+	if p.op("(") {
+		return nil, notLiftable("parenthesised compound operand")
+	}
+	if p.kw("VALUES") {
+		return nil, notLiftable("VALUES")
+	}
+	if err := p.expectKw("SELECT"); err != nil {
+		return nil, err
+	}
+	s := &Select{}
+	if p.acceptKw("DISTINCT") {
+		s.Distinct = true
+	} else {
+		p.acceptKw("ALL")
+	}
+	for {
+		it, err := p.selItem()
+		if err != nil {
+			return nil, err
+		}
+		s.Items = append(s.Items, it)
+		if !p.acceptOp(",") {
+			break
+		}
+	}
+	if p.acceptKw("FROM") {
+		if err := p.from(s); err != nil {
+			return nil, err
+		}
+	}
+	if p.acceptKw("WHERE") {
+		e, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		s.Where = e
+	}
+	if p.kw("GROUP") {
+		p.next()
+		if err := p.expectKw("BY"); err != nil {
+			return nil, err
+		}
+		for {
+			e, err := p.expr()
+			if err != nil {
+				return nil, err
+			}
+			s.GroupBy = append(s.GroupBy, e)
+			if !p.acceptOp(",") {
+				break
+			}
+		}
+	}
+	if p.acceptKw("HAVING") {
+		e, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		s.Having = e
+	}
+	if p.kw("WINDOW") {
+		return nil, notLiftable("WINDOW")
+	}
+	return s, nil
+}
+
+func (p *parser) selItem() (SelItem, error) {
+	if p.acceptOp("*") {
+		return SelItem{Expr: &Star{}}, nil
+	}
+	t := p.peek()
+	if (t.kind == tIdent || t.kind == tQIdent) && p.i+2 < len(p.toks) &&
+		p.toks[p.i+1].kind == tOp && p.toks[p.i+1].text == "." &&
+		p.toks[p.i+2].kind == tOp && p.toks[p.i+2].text == "*" {
+		p.i += 3
+		return SelItem{Expr: &Star{Qual: t.text}}, nil
+	}
+	e, err := p.expr()
+	if err != nil {
+		return SelItem{}, err
+	}
+	it := SelItem{Expr: e}
+	if p.acceptKw("AS") {
+		a := p.next()
+		if a.kind != tIdent && a.kind != tQIdent && a.kind != tString {
+			p.i--
+			return SelItem{}, p.errHere("expected an alias after AS")
+		}
+		it.Alias = a.text
+	} else if a := p.peek(); (a.kind == tIdent && !reserved[strings.ToUpper(a.text)]) || a.kind == tQIdent {
+		p.next()
+		it.Alias = a.text
+	}
+	return it, nil
+}
+
+func (p *parser) from(s *Select) error {
+	first, err := p.fromItem()
+	if err != nil {
+		return err
+	}
+	s.From = append(s.From, first)
+	for {
+		kind := ""
+		switch {
+		case p.acceptOp(","):
+			kind = "cross"
+		case p.kw("NATURAL") || p.kw("RIGHT") || p.kw("FULL"):
+			return notLiftable(strings.ToUpper(p.peek().text) + " JOIN")
+		case p.kw("LEFT"):
+			p.next()
+			p.acceptKw("OUTER")
+			if err := p.expectKw("JOIN"); err != nil {
+				return err
+			}
+			kind = "left"
+		case p.kw("INNER"):
+			p.next()
+			if err := p.expectKw("JOIN"); err != nil {
+				return err
+			}
+			kind = "inner"
+		case p.kw("CROSS"):
+			p.next()
+			if err := p.expectKw("JOIN"); err != nil {
+				return err
+			}
+			kind = "cross"
+		case p.acceptKw("JOIN"):
+			kind = "inner"
+		}
+		if kind == "" {
+			return nil
+		}
+		it, err := p.fromItem()
+		if err != nil {
+			return err
+		}
+		it.Join = kind
+		if p.acceptKw("ON") {
+			if it.On, err = p.expr(); err != nil {
+				return err
+			}
+		} else if p.kw("USING") {
+			return notLiftable("JOIN ... USING")
+		}
+		if it.On == nil && kind == "inner" {
+			it.Join = "cross"
+		}
+		if it.On != nil && kind == "cross" {
+			it.Join = "inner"
+		}
+		s.From = append(s.From, it)
+	}
+}
+
+func (p *parser) fromItem() (FromItem, error) {
+	var it FromItem
+	if p.acceptOp("(") {
+		if !p.kw("SELECT") {
+			return it, notLiftable("parenthesised join")
+		}
+		sub, err := p.selectStmt()
+		if err != nil {
+			return it, err
+		}
+		if err := p.expectOp(")"); err != nil {
+			return it, err
+		}
+		it.Sub = sub
+	} else {
+		t := p.next()
+		if t.kind != tIdent && t.kind != tQIdent {
+			p.i--
+			return it, p.errHere("expected a table name")
+		}
+		if t.kind == tIdent && reserved[strings.ToUpper(t.text)] {
+			p.i--
+			return it, p.errHere("expected a table name")
+		}
+		if p.op(".") {
+			return it, notLiftable("schema-qualified table")
+		}
+		it.Table = t.text
+	}
+	if p.acceptKw("AS") {
+		a := p.next()
+		if a.kind != tIdent && a.kind != tQIdent {
+			p.i--
+			return it, p.errHere("expected an alias after AS")
+		}
+		it.Alias = a.text
+	} else if a := p.peek(); (a.kind == tIdent && !reserved[strings.ToUpper(a.text)]) || a.kind == tQIdent {
+		p.next()
+		it.Alias = a.text
+	}
+	return it, nil
+}
+
+// Expression grammar, loosest first:
+// OR < AND < NOT < comparison/IS/IN/LIKE/BETWEEN < bitwise < + - < * / % < || < unary < primary.
+
+func (p *parser) expr() (Expr, error) {
+	p.depth++
+	defer func() { p.depth-- }()
+	if p.depth > maxDepth {
+		return nil, p.errHere("expression nested too deeply")
+	}
+	return p.orExpr()
+}
+
+func (p *parser) orExpr() (Expr, error) {
+	l, err := p.andExpr()
+	if err != nil {
+		return nil, err
+	}
+	for p.acceptKw("OR") {
+		r, err := p.andExpr()
+		if err != nil {
+			return nil, err
+		}
+		l = &Binary{Op: "OR", L: l, R: r}
+	}
+	return l, nil
+}
+
+func (p *parser) andExpr() (Expr, error) {
+	l, err := p.notExpr()
+	if err != nil {
+		return nil, err
+	}
+	for p.acceptKw("AND") {
+		r, err := p.notExpr()
+		if err != nil {
+			return nil, err
+		}
+		l = &Binary{Op: "AND", L: l, R: r}
+	}
+	return l, nil
+}
+
+func (p *parser) notExpr() (Expr, error) {
+	if p.kw("NOT") && !p.kwAt(1, "EXISTS") {
+		p.next()
+		p.depth++
+		defer func() { p.depth-- }()
+		if p.depth > maxDepth {
+			return nil, p.errHere("expression nested too deeply")
+		}
+		x, err := p.notExpr()
+		if err != nil {
+			return nil, err
+		}
+		return &Unary{Op: "NOT", X: x}, nil
+	}
+	return p.cmpExpr()
+}
+
+var cmpOps = map[string]bool{"=": true, "==": true, "!=": true, "<>": true, "<": true, "<=": true, ">": true, ">=": true}
+
+func (p *parser) cmpExpr() (Expr, error) {
+	l, err := p.bitExpr()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		t := p.peek()
+		if t.kind == tOp && cmpOps[t.text] {
+			p.next()
+			r, err := p.bitExpr()
+			if err != nil {
+				return nil, err
+			}
+			l = &Binary{Op: t.text, L: l, R: r}
+			continue
+		}
+		if p.kw("IS") {
+			p.next()
+			op := "IS"
+			if p.acceptKw("NOT") {
+				op = "IS NOT"
+			}
+			r, err := p.bitExpr()
+			if err != nil {
+				return nil, err
+			}
+			l = &Binary{Op: op, L: l, R: r}
+			continue
+		}
+		not := false
+		if p.kw("NOT") && (p.kwAt(1, "IN") || p.kwAt(1, "LIKE") || p.kwAt(1, "GLOB") || p.kwAt(1, "BETWEEN")) {
+			p.next()
+			not = true
+		}
+		switch {
+		case p.acceptKw("IN"):
+			in, err := p.inRest(l, not)
+			if err != nil {
+				return nil, err
+			}
+			l = in
+		case p.kw("LIKE") || p.kw("GLOB"):
+			op := strings.ToUpper(p.next().text)
+			r, err := p.bitExpr()
+			if err != nil {
+				return nil, err
+			}
+			if p.kw("ESCAPE") {
+				return nil, notLiftable("LIKE ... ESCAPE")
+			}
+			if not {
+				op = "NOT " + op
+			}
+			l = &Binary{Op: op, L: l, R: r}
+		case p.acceptKw("BETWEEN"):
+			lo, err := p.bitExpr()
+			if err != nil {
+				return nil, err
+			}
+			if err := p.expectKw("AND"); err != nil {
+				return nil, err
+			}
+			hi, err := p.bitExpr()
+			if err != nil {
+				return nil, err
+			}
+			l = &Between{Not: not, X: l, Lo: lo, Hi: hi}
+		default:
+			if not {
+				return nil, p.errHere("expected IN, LIKE, GLOB or BETWEEN after NOT")
+			}
+			if p.kw("REGEXP") || p.kw("MATCH") || p.kw("COLLATE") || p.kw("ISNULL") || p.kw("NOTNULL") {
+				return nil, notLiftable(strings.ToUpper(p.peek().text))
+			}
+			return l, nil
+		}
+	}
+}
+
+func (p *parser) inRest(x Expr, not bool) (Expr, error) {
+	if t := p.peek(); t.kind == tRel {
+		p.next()
+		return &In{Not: not, X: x, Rel: t.text}, nil
+	}
+	if err := p.expectOp("("); err != nil {
+		return nil, err
+	}
+	in := &In{Not: not, X: x}
+	if p.kw("SELECT") {
+		if p.allowRel {
+			return nil, rawSubqueryErr(p.peek().pos)
+		}
+		sub, err := p.selectStmt()
+		if err != nil {
+			return nil, err
+		}
+		in.Sub = sub
+	} else if !p.op(")") {
+		for {
+			e, err := p.expr()
+			if err != nil {
+				return nil, err
+			}
+			in.List = append(in.List, e)
+			if !p.acceptOp(",") {
+				break
+			}
+		}
+	}
+	if err := p.expectOp(")"); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
+func (p *parser) bitExpr() (Expr, error) {
+	l, err := p.addExpr()
+	if err != nil {
+		return nil, err
+	}
+	for p.op("&") || p.op("|") || p.op("<<") || p.op(">>") {
+		op := p.next().text
+		r, err := p.addExpr()
+		if err != nil {
+			return nil, err
+		}
+		l = &Binary{Op: op, L: l, R: r}
+	}
+	return l, nil
+}
+
+func (p *parser) addExpr() (Expr, error) {
+	l, err := p.mulExpr()
+	if err != nil {
+		return nil, err
+	}
+	for p.op("+") || p.op("-") {
+		op := p.next().text
+		r, err := p.mulExpr()
+		if err != nil {
+			return nil, err
+		}
+		l = &Binary{Op: op, L: l, R: r}
+	}
+	return l, nil
+}
+
+func (p *parser) mulExpr() (Expr, error) {
+	l, err := p.concatExpr()
+	if err != nil {
+		return nil, err
+	}
+	for p.op("*") || p.op("/") || p.op("%") {
+		op := p.next().text
+		r, err := p.concatExpr()
+		if err != nil {
+			return nil, err
+		}
+		l = &Binary{Op: op, L: l, R: r}
+	}
+	return l, nil
+}
+
+func (p *parser) concatExpr() (Expr, error) {
+	l, err := p.unary()
+	if err != nil {
+		return nil, err
+	}
+	for p.op("||") {
+		p.next()
+		r, err := p.unary()
+		if err != nil {
+			return nil, err
+		}
+		l = &Binary{Op: "||", L: l, R: r}
+	}
+	return l, nil
+}
+
+func (p *parser) unary() (Expr, error) {
+	if p.op("-") || p.op("+") || p.op("~") {
+		op := p.next().text
+		p.depth++
+		defer func() { p.depth-- }()
+		if p.depth > maxDepth {
+			return nil, p.errHere("expression nested too deeply")
+		}
+		x, err := p.unary()
+		if err != nil {
+			return nil, err
+		}
+		return &Unary{Op: op, X: x}, nil
+	}
+	return p.primary()
+}
+
+func (p *parser) primary() (Expr, error) {
+	t := p.peek()
+	switch t.kind {
+	case tNumber:
+		p.next()
+		return &Lit{Kind: "num", Text: t.text}, nil
+	case tString:
+		p.next()
+		return &Lit{Kind: "str", Text: t.text}, nil
+	case tRel:
+		p.next()
+		return &Subquery{Rel: t.text}, nil
+	case tQIdent:
+		p.next()
+		return p.colRest(t)
+	case tOp:
+		if t.text == "(" {
+			p.next()
+			if p.kw("SELECT") {
+				if p.allowRel {
+					return nil, rawSubqueryErr(p.peek().pos)
+				}
+				sub, err := p.selectStmt()
+				if err != nil {
+					return nil, err
+				}
+				if err := p.expectOp(")"); err != nil {
+					return nil, err
+				}
+				return &Subquery{Sub: sub}, nil
+			}
+			e, err := p.expr()
+			if err != nil {
+				return nil, err
+			}
+			if p.op(",") {
+				return nil, notLiftable("row values")
+			}
+			if err := p.expectOp(")"); err != nil {
+				return nil, err
+			}
+			return &Paren{X: e}, nil
+		}
+		return nil, p.errHere("expected an expression")
+	case tIdent:
+		u := strings.ToUpper(t.text)
+		switch u {
+		case "NULL":
+			p.next()
+			return &Lit{Kind: "null", Text: "NULL"}, nil
+		case "CASE":
+			p.next()
+			return p.caseRest()
+		case "CAST":
+			p.next()
+			return p.castRest()
+		case "EXISTS", "NOT":
+			not := false
+			if u == "NOT" {
+				p.next()
+				not = true
+			}
+			if err := p.expectKw("EXISTS"); err != nil {
+				return nil, err
+			}
+			if r := p.peek(); r.kind == tRel {
+				p.next()
+				return &Exists{Not: not, Rel: r.text}, nil
+			}
+			if err := p.expectOp("("); err != nil {
+				return nil, err
+			}
+			if p.allowRel {
+				return nil, rawSubqueryErr(p.peek().pos)
+			}
+			sub, err := p.selectStmt()
+			if err != nil {
+				return nil, err
+			}
+			if err := p.expectOp(")"); err != nil {
+				return nil, err
+			}
+			return &Exists{Not: not, Sub: sub}, nil
+		}
+		if reserved[u] {
+			return nil, p.errHere("expected an expression")
+		}
+		p.next()
+		if p.op("(") {
+			return p.funcRest(t.text)
+		}
+		return p.colRest(t)
+	}
+	return nil, p.errHere("expected an expression")
+}
+
+func (p *parser) colRest(t token) (Expr, error) {
+	if p.acceptOp(".") {
+		n := p.next()
+		if n.kind != tIdent && n.kind != tQIdent {
+			p.i--
+			return nil, p.errHere("expected a column name after %q.", t.text)
+		}
+		if p.op(".") {
+			return nil, notLiftable("schema-qualified column")
+		}
+		return &ColRef{Qual: t.text, Name: n.text, Quote: n.quote}, nil
+	}
+	return &ColRef{Name: t.text, Quote: t.quote}, nil
+}
+
+func (p *parser) funcRest(name string) (Expr, error) {
+	p.next() // (
+	f := &Func{Name: strings.ToLower(name)}
+	if p.acceptOp("*") {
+		f.Star = true
+	} else if !p.op(")") {
+		if p.acceptKw("DISTINCT") {
+			f.Distinct = true
+		}
+		for {
+			e, err := p.expr()
+			if err != nil {
+				return nil, err
+			}
+			f.Args = append(f.Args, e)
+			if !p.acceptOp(",") {
+				break
+			}
+		}
+	}
+	if err := p.expectOp(")"); err != nil {
+		return nil, err
+	}
+	if p.kw("OVER") || p.kw("FILTER") {
+		return nil, notLiftable("window functions")
+	}
+	return f, nil
+}
+
+func (p *parser) caseRest() (Expr, error) {
+	c := &Case{}
+	if !p.kw("WHEN") {
+		e, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		c.Operand = e
+	}
+	for p.acceptKw("WHEN") {
+		w, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		if err := p.expectKw("THEN"); err != nil {
+			return nil, err
+		}
+		th, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		c.Whens = append(c.Whens, [2]Expr{w, th})
+	}
+	if len(c.Whens) == 0 {
+		return nil, p.errHere("expected WHEN")
+	}
+	if p.acceptKw("ELSE") {
+		e, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		c.Else = e
+	}
+	if err := p.expectKw("END"); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (p *parser) castRest() (Expr, error) {
+	if err := p.expectOp("("); err != nil {
+		return nil, err
+	}
+	x, err := p.expr()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.expectKw("AS"); err != nil {
+		return nil, err
+	}
+	var parts []string
+	for p.peek().kind == tIdent {
+		parts = append(parts, strings.ToUpper(p.next().text))
+	}
+	if len(parts) == 0 {
+		return nil, p.errHere("expected a type name")
+	}
+	typ := strings.Join(parts, " ")
+	if p.acceptOp("(") {
+		for !p.op(")") && p.peek().kind != tEOF {
+			p.next()
+		}
+		if err := p.expectOp(")"); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.expectOp(")"); err != nil {
+		return nil, err
+	}
+	return &Cast{X: x, Type: typ}, nil
+}
