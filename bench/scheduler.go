@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -259,6 +260,19 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 		}
 	}
 	prog.Total = len(items)
+	totals := map[string]string{}
+	for _, t := range p.Trials {
+		n := 0
+		for _, ex := range benches[benchKey(t.Benchmark)].b.Examples {
+			if opt.Shard.Has(t.ID, ex.ID) {
+				n++
+			}
+		}
+		totals["items:"+t.ID] = strconv.Itoa(n)
+	}
+	if err := st.SetMeta(totals); err != nil {
+		return Summary{}, err
+	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

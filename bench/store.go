@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/t2sbench/t2sbench/runners"
@@ -346,6 +348,9 @@ type RunData struct {
 	// title the run "simulated model".
 	Simulated bool
 	Trials    []RunTrial
+	// Totals is the number of items each trial (by id) had in its last
+	// run, for pending counts.
+	Totals map[string]int
 }
 
 // RunTrial is one trial with its items, sorted by question index.
@@ -391,6 +396,13 @@ func ReadRun(dir string, withResults bool) (*RunData, error) {
 	}
 	rows.Close()
 	r.Simulated = r.Meta["simulated"] == "1"
+	r.Totals = map[string]int{}
+	for k, v := range r.Meta {
+		if id, ok := strings.CutPrefix(k, "items:"); ok {
+			n, _ := strconv.Atoi(v)
+			r.Totals[id] = n
+		}
+	}
 	trows, err := s.db.Query(`SELECT config FROM trials ORDER BY ord, id`)
 	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", dir, err)
@@ -526,6 +538,7 @@ func Merge(out string, shards ...string) (MergeStats, error) {
 		return st, err
 	}
 	defer dst.Close()
+	totals := map[string]int{}
 	for _, dir := range shards {
 		r, err := ReadRun(dir, true)
 		if err != nil {
@@ -540,7 +553,13 @@ func Merge(out string, shards ...string) (MergeStats, error) {
 		}
 		meta := map[string]string{}
 		for k, v := range r.Meta {
-			if k != "simulated" || v == "1" {
+			switch {
+			case strings.HasPrefix(k, "items:"):
+				// Shards hold disjoint slices: totals add up.
+				n, _ := strconv.Atoi(v)
+				meta[k] = strconv.Itoa(n + totals[k])
+				totals[k] = n + totals[k]
+			case k != "simulated" || v == "1":
 				meta[k] = v
 			}
 		}

@@ -1,0 +1,215 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/t2sbench/t2sbench/bench"
+)
+
+func init() {
+	register(command{
+		name:    "run",
+		summary: "run an experiment spec (resumable; --shard for slices)",
+		run:     runRun,
+	})
+	loadRunVerdicts = bench.LoadRunVerdicts
+}
+
+// runEnv builds the scheduler's environment; tests substitute fakes.
+var runEnv = bench.DefaultEnv
+
+// runSignals are the signals that stop a run cleanly.
+var runSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
+
+func runRun(stdout, stderr io.Writer, args []string) error {
+	fs := newFlagSet("run", "SPEC.yaml [flags]", stderr)
+	out := fs.String("out", "", "run directory (default: the spec's out, else runs/<spec name>)")
+	resume := fs.Bool("resume", false, "require an existing run directory and continue it (resuming is also the default)")
+	fresh := fs.Bool("fresh", false, "discard the run directory's results first (the model and gold caches are kept)")
+	shard := fs.String("shard", "", "run only slice i/n of the work items (deterministic by item hash); join with merge")
+	limit := fs.Int("limit", 0, "keep only the first N questions of each benchmark")
+	workers := fs.Int("workers", 0, "work items in flight (default: the spec's workers)")
+	quiet := fs.Bool("quiet", false, "no progress output")
+	jsonl := fs.Bool("jsonl", false, "progress as JSON lines on stdout instead of a bar")
+	// Flags may follow the spec path.
+	var specPath string
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		specPath, args = args[0], args[1:]
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if specPath == "" && fs.NArg() == 1 {
+		specPath = fs.Arg(0)
+	} else if fs.NArg() > 0 || specPath == "" {
+		fs.Usage()
+		return fmt.Errorf("%w: run takes one spec file", errUsage)
+	}
+	if *resume && *fresh {
+		return fmt.Errorf("%w: --resume and --fresh exclude each other", errUsage)
+	}
+	var sh bench.Shard
+	if *shard != "" {
+		var err error
+		if sh, err = bench.ParseShard(*shard); err != nil {
+			return fmt.Errorf("%w: --shard: %v", errUsage, err)
+		}
+	}
+	spec, err := bench.LoadSpec(specPath)
+	if err != nil {
+		return err
+	}
+	plan, err := bench.NewPlan(spec)
+	if err != nil {
+		return err
+	}
+	dir := *out
+	if dir == "" {
+		dir = spec.Out
+	}
+	if dir == "" {
+		name := spec.Name
+		if name == "" {
+			name = filepath.Base(specPath[:len(specPath)-len(filepath.Ext(specPath))])
+		}
+		dir = filepath.Join("runs", name)
+	}
+	if *resume {
+		if _, err := os.Stat(filepath.Join(dir, bench.StoreFile)); err != nil {
+			return fmt.Errorf("--resume: %s holds no run: %w", dir, err)
+		}
+	}
+	st, err := bench.OpenStore(dir)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if *fresh {
+		if err := st.Reset(); err != nil {
+			return err
+		}
+	}
+	var secrets []string
+	for _, m := range spec.Models {
+		if m.APIKeyEnv != "" {
+			if v := os.Getenv(m.APIKeyEnv); v != "" {
+				secrets = append(secrets, v)
+			}
+		}
+	}
+	env, closeEnv := runEnv()
+	defer closeEnv()
+
+	ctx, stop := signal.NotifyContext(context.Background(), runSignals...)
+	defer stop()
+
+	pr := newProgress(stdout, stderr, *quiet, *jsonl)
+	fmt.Fprintf(stderr, "run %s: %d trials, run directory %s\n", spec.Name, len(plan.Trials), dir)
+	sum, err := bench.Run(ctx, plan, st, env, bench.Options{
+		Workers: *workers, Shard: sh, Limit: *limit, Progress: pr.update, Secrets: secrets,
+	})
+	pr.finish()
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintf(stderr, "interrupted: %d items committed this session (%d done before); rerun the same command to resume\n", sum.Done+sum.Failed, sum.Skipped)
+		return fmt.Errorf("run interrupted")
+	}
+	if err != nil {
+		return err
+	}
+	if err := st.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "%d items run, %d failed, %d already done; %d model calls (%d cached) in %s\n",
+		sum.Done, sum.Failed, sum.Skipped, sum.Calls, sum.CachedCalls, sum.Elapsed.Round(time.Millisecond))
+	r, err := bench.ReadRun(dir, true)
+	if err != nil {
+		return err
+	}
+	if *jsonl {
+		return writeSummaryJSON(stdout, bench.Summarize(r))
+	}
+	bench.WriteSummary(stdout, r, bench.Summarize(r))
+	return nil
+}
+
+func writeSummaryJSON(w io.Writer, rows []bench.TrialSummary) error {
+	enc := json.NewEncoder(w)
+	for _, r := range rows {
+		if err := enc.Encode(map[string]any{"event": "summary", "trial": r}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// progress renders bench's progress callback as a bar, JSON lines or
+// nothing.
+type progress struct {
+	stdout io.Writer
+	stderr io.Writer
+	bar    *progressbar.ProgressBar
+	jsonl  bool
+	quiet  bool
+	start  time.Time
+	last   bench.Progress
+}
+
+func newProgress(stdout, stderr io.Writer, quiet, jsonl bool) *progress {
+	p := &progress{stdout: stdout, stderr: stderr, jsonl: jsonl, quiet: quiet, start: time.Now()}
+	return p
+}
+
+func (p *progress) update(s bench.Progress) {
+	p.last = s
+	switch {
+	case p.quiet:
+	case p.jsonl:
+		json.NewEncoder(p.stdout).Encode(map[string]any{
+			"event": "progress", "done": s.Done, "failed": s.Failed, "total": s.Total, "skipped": s.Skipped,
+			"calls": s.Calls, "cached_calls": s.CachedCalls, "tokens": s.PromptTokens + s.CompletionTokens,
+			"ex": s.EX(), "elapsed_s": s.Elapsed.Seconds(),
+		})
+	default:
+		if p.bar == nil {
+			p.bar = progressbar.NewOptions(s.Total,
+				progressbar.OptionSetWriter(p.stderr),
+				progressbar.OptionSetDescription("items"),
+				progressbar.OptionShowCount(),
+				progressbar.OptionShowIts(),
+				progressbar.OptionSetItsString("items"),
+				progressbar.OptionSetPredictTime(true),
+				progressbar.OptionThrottle(100*time.Millisecond),
+				progressbar.OptionShowDescriptionAtLineEnd(),
+			)
+		}
+		secs := s.Elapsed.Seconds()
+		if secs <= 0 {
+			secs = 1e-9
+		}
+		hit := 0.0
+		if s.Calls > 0 {
+			hit = float64(s.CachedCalls) / float64(s.Calls)
+		}
+		p.bar.Describe(fmt.Sprintf("%.1f calls/s %.0f tok/s cache %.0f%% EX %.1f%% failed %d",
+			float64(s.Calls)/secs, float64(s.PromptTokens+s.CompletionTokens)/secs, 100*hit, 100*s.EX(), s.Failed))
+		p.bar.Set(s.Done + s.Failed)
+	}
+}
+
+func (p *progress) finish() {
+	if p.bar != nil {
+		p.bar.Finish()
+		fmt.Fprintln(p.stderr)
+	}
+}
