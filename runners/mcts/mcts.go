@@ -1,0 +1,409 @@
+// Package mcts is a generic Monte Carlo tree search (UCT) over a typed
+// action space, in the form Alpha-SQL (Li et al., ICML 2025) and rStar use
+// for LLM reasoning: every node holds one reasoning step produced by a
+// model, an action may appear at most once on a path, and a terminal is
+// scored by a self-supervised reward.
+//
+// A method supplies a Problem: which actions may follow a node
+// (Problem.Actions, the valid-transition table), how to sample the outputs
+// of one action with one model request (Problem.Expand), which nodes are
+// terminal, and the reward of a terminal. Search runs the rollouts:
+//
+//   - Selection: from the root, while the node is expanded and not
+//     terminal, go to an unvisited child if there is one (chosen at random
+//     with the seeded source), else to the child maximising
+//
+//     UCT(v) = Q(v)/N(v) + c * sqrt(ln N(parent) / N(v))
+//
+//   - Expansion: an unexpanded node gets a child for every valid action not
+//     yet on its path; each action is one Problem.Expand call asking for
+//     Config.Samples outputs (one model request with n samples). Outputs
+//     with equal keys collapse into one child.
+//   - Simulation: selection and expansion repeat until a terminal, so every
+//     node a rollout creates stays in the tree.
+//   - Backpropagation: the terminal's reward is added to Q and N of every
+//     node on the path, root included. A terminal reached again is not
+//     re-scored: it backs up its own mean Q/N.
+//
+// The tree is plain data (Tree.Nodes) so that a runner can store it in its
+// trace. Given the same seed and the same model answers, Search builds the
+// same tree, bit for bit.
+package mcts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+)
+
+// Action names one kind of step. Methods define their own constants.
+type Action string
+
+// RootAction is the pseudo-action of the root node.
+const RootAction Action = "ROOT"
+
+// DefaultC is the UCT exploration weight (sqrt 2, rounded as Alpha-SQL's
+// released configuration writes it: 1.414).
+const DefaultC = 1.414
+
+// Output is one sampled outcome of an action.
+type Output struct {
+	// Text is what the node stores: the step's reasoning and result.
+	Text string `json:"text"`
+	// Key identifies the outcome for collapsing: outputs of one action with
+	// equal keys become one child (the first one's Text is kept). An empty
+	// Key means Text.
+	Key string `json:"key,omitempty"`
+	// Requests counts model requests spent on this output alone, beyond
+	// the expansion's shared request (e.g. further SQL revision rounds).
+	Requests int `json:"requests,omitempty"`
+	// Info is method-specific data kept on the node (parsed fields,
+	// execution feedback).
+	Info map[string]any `json:"info,omitempty"`
+}
+
+// Expansion is the result of expanding one action at one node.
+type Expansion struct {
+	Outputs []Output
+	// Requests is the number of model requests the expansion made itself
+	// (1 for one request with n samples, 0 for a model-free action such as
+	// termination). Output.Requests come on top.
+	Requests int
+}
+
+// Problem is the search space a method defines.
+type Problem interface {
+	// Actions returns the actions that may follow node n, by the method's
+	// valid-transition table. Search drops those already on n's path.
+	Actions(t *Tree, n *Node) []Action
+	// Expand samples up to k outputs of action a at node n. It should make
+	// at most one model request with n = k for the shared part.
+	Expand(ctx context.Context, t *Tree, n *Node, a Action, k int) (Expansion, error)
+	// Terminal reports whether n ends a reasoning path.
+	Terminal(t *Tree, n *Node) bool
+	// Reward scores a terminal node, usually in [0, 1].
+	Reward(ctx context.Context, t *Tree, n *Node) (float64, error)
+}
+
+// Node is one tree node. Parent is -1 for the root; Children are node ids
+// in creation order.
+type Node struct {
+	ID       int            `json:"id"`
+	Parent   int            `json:"parent"`
+	Depth    int            `json:"depth"`
+	Action   Action         `json:"action"`
+	Text     string         `json:"text,omitempty"`
+	Key      string         `json:"key,omitempty"`
+	Info     map[string]any `json:"info,omitempty"`
+	Children []int          `json:"children,omitempty"`
+	// Visits (N) and Value (Q, the sum of backed-up rewards).
+	Visits int     `json:"visits"`
+	Value  float64 `json:"value"`
+	// Expanded is true once the node's children were created.
+	Expanded bool `json:"expanded,omitempty"`
+	// Terminal is true for a terminal node; Dead for a non-terminal node
+	// whose expansion produced no child (scored 0).
+	Terminal bool `json:"terminal,omitempty"`
+	Dead     bool `json:"dead,omitempty"`
+	// Scored is true once Reward was computed; Reward holds it.
+	Scored bool    `json:"scored,omitempty"`
+	Reward float64 `json:"reward,omitempty"`
+	// Requests is the number of model requests spent expanding this node
+	// (reward requests are counted in Tree.Rewards). Samples is the number
+	// of sampled outputs that collapsed into this node.
+	Requests int `json:"requests,omitempty"`
+	Samples  int `json:"samples,omitempty"`
+}
+
+// Mean is Q/N, or 0 for an unvisited node.
+func (n *Node) Mean() float64 {
+	if n.Visits == 0 {
+		return 0
+	}
+	return n.Value / float64(n.Visits)
+}
+
+// Tree is the search tree; Nodes[0] is the root and Nodes[i].ID == i.
+type Tree struct {
+	Nodes []*Node `json:"nodes"`
+	// Rollouts is the number of rollouts completed.
+	Rollouts int `json:"rollouts"`
+	// ExpandRequests counts model requests made by expansions (including
+	// Output.Requests); Rewards counts Reward calls (one per distinct
+	// terminal scored).
+	ExpandRequests int `json:"expand_requests"`
+	Rewards        int `json:"rewards"`
+	// ActionRequests breaks ExpandRequests down by action.
+	ActionRequests map[Action]int `json:"action_requests,omitempty"`
+}
+
+// Root returns the root node.
+func (t *Tree) Root() *Node { return t.Nodes[0] }
+
+// Path returns the nodes from the root to n, root first.
+func (t *Tree) Path(n *Node) []*Node {
+	var rev []*Node
+	for cur := n; ; cur = t.Nodes[cur.Parent] {
+		rev = append(rev, cur)
+		if cur.Parent < 0 {
+			break
+		}
+	}
+	out := make([]*Node, len(rev))
+	for i, x := range rev {
+		out[len(rev)-1-i] = x
+	}
+	return out
+}
+
+// OnPath reports whether action a occurs on the path from the root to n.
+func (t *Tree) OnPath(n *Node, a Action) bool {
+	for cur := n; ; cur = t.Nodes[cur.Parent] {
+		if cur.Action == a {
+			return true
+		}
+		if cur.Parent < 0 {
+			return false
+		}
+	}
+}
+
+// Terminals returns the terminal nodes that were reached (visited), in id
+// order.
+func (t *Tree) Terminals() []*Node {
+	var out []*Node
+	for _, n := range t.Nodes {
+		if n.Terminal && n.Visits > 0 {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Summary is a compact description of a tree for traces.
+type Summary struct {
+	Nodes          int            `json:"nodes"`
+	Expanded       int            `json:"expanded"`
+	Terminals      int            `json:"terminals"`
+	Dead           int            `json:"dead,omitempty"`
+	MaxDepth       int            `json:"max_depth"`
+	Rollouts       int            `json:"rollouts"`
+	ExpandRequests int            `json:"expand_requests"`
+	Rewards        int            `json:"rewards"`
+	ByAction       map[Action]int `json:"nodes_by_action"`
+	// BestPath is the most-visited path from the root (actions).
+	BestPath []Action `json:"best_path"`
+}
+
+// Summarize describes t.
+func (t *Tree) Summarize() Summary {
+	s := Summary{Nodes: len(t.Nodes), Rollouts: t.Rollouts, ExpandRequests: t.ExpandRequests, Rewards: t.Rewards, ByAction: map[Action]int{}}
+	for _, n := range t.Nodes {
+		if n.Expanded {
+			s.Expanded++
+		}
+		if n.Terminal && n.Visits > 0 {
+			s.Terminals++
+		}
+		if n.Dead {
+			s.Dead++
+		}
+		if n.Depth > s.MaxDepth {
+			s.MaxDepth = n.Depth
+		}
+		s.ByAction[n.Action]++
+	}
+	for cur := t.Root(); len(cur.Children) > 0; {
+		best := t.Nodes[cur.Children[0]]
+		for _, id := range cur.Children[1:] {
+			if c := t.Nodes[id]; c.Visits > best.Visits {
+				best = c
+			}
+		}
+		if best.Visits == 0 {
+			break
+		}
+		s.BestPath = append(s.BestPath, best.Action)
+		cur = best
+	}
+	return s
+}
+
+// Config configures Search.
+type Config struct {
+	// Rollouts is the number of rollouts (N_rollout).
+	Rollouts int
+	// Samples is the number of outputs sampled per action in one request
+	// (N_expansion).
+	Samples int
+	// C is the UCT exploration weight; 0 means DefaultC.
+	C float64
+	// Rand breaks ties among unvisited children. Required: pass a source
+	// seeded from the task seed.
+	Rand *rand.Rand
+	// OnRollout, when set, is called after every rollout with the path's
+	// terminal and the backed-up reward.
+	OnRollout func(i int, terminal *Node, reward float64)
+}
+
+// ErrConfig is wrapped by Search for an invalid configuration.
+var ErrConfig = errors.New("mcts: invalid configuration")
+
+// Search runs cfg.Rollouts rollouts of UCT over p and returns the tree.
+// It stops early only on an error from the problem or ctx; the tree built
+// so far is returned with the error.
+func Search(ctx context.Context, p Problem, cfg Config) (*Tree, error) {
+	if cfg.Rollouts < 1 || cfg.Samples < 1 || cfg.Rand == nil || cfg.C < 0 {
+		return nil, fmt.Errorf("%w: rollouts %d and samples %d must be >= 1, c %g >= 0, and Rand set", ErrConfig, cfg.Rollouts, cfg.Samples, cfg.C)
+	}
+	if cfg.C == 0 {
+		cfg.C = DefaultC
+	}
+	t := &Tree{Nodes: []*Node{{ID: 0, Parent: -1, Action: RootAction, Samples: 1}}, ActionRequests: map[Action]int{}}
+	t.Root().Terminal = p.Terminal(t, t.Root())
+	for i := 0; i < cfg.Rollouts; i++ {
+		if err := ctx.Err(); err != nil {
+			return t, err
+		}
+		leaf, reward, err := rollout(ctx, p, t, cfg)
+		if err != nil {
+			return t, err
+		}
+		t.Rollouts++
+		if cfg.OnRollout != nil {
+			cfg.OnRollout(i, leaf, reward)
+		}
+	}
+	return t, nil
+}
+
+// rollout runs one selection-expansion-simulation pass and backs up the
+// reward.
+func rollout(ctx context.Context, p Problem, t *Tree, cfg Config) (*Node, float64, error) {
+	path := []*Node{t.Root()}
+	node := t.Root()
+	for !node.Terminal && !node.Dead {
+		if !node.Expanded {
+			if err := expand(ctx, p, t, node, cfg.Samples); err != nil {
+				return nil, 0, err
+			}
+			if len(node.Children) == 0 {
+				node.Dead = true
+				break
+			}
+		}
+		node = selectChild(t, node, cfg)
+		path = append(path, node)
+	}
+	var reward float64
+	switch {
+	case node.Dead:
+		reward = 0
+	case node.Scored && node.Visits > 0:
+		// A revisited terminal backs up its mean (Alpha-SQL: Q/N).
+		reward = node.Mean()
+	default:
+		r, err := p.Reward(ctx, t, node)
+		if err != nil {
+			return nil, 0, err
+		}
+		node.Scored, node.Reward = true, r
+		t.Rewards++
+		reward = r
+	}
+	for _, n := range path {
+		n.Visits++
+		n.Value += reward
+	}
+	return node, reward, nil
+}
+
+// expand creates node's children: one Problem.Expand per valid action not
+// already on the path, identical outputs of an action collapsed.
+func expand(ctx context.Context, p Problem, t *Tree, node *Node, k int) error {
+	node.Expanded = true
+	for _, a := range p.Actions(t, node) {
+		if a == RootAction || t.OnPath(node, a) {
+			continue
+		}
+		ex, err := p.Expand(ctx, t, node, a, k)
+		if err != nil {
+			return fmt.Errorf("mcts: expand %s at node %d: %w", a, node.ID, err)
+		}
+		reqs := ex.Requests
+		seen := map[string]*Node{}
+		for _, o := range ex.Outputs {
+			reqs += o.Requests
+			key := o.Key
+			if key == "" {
+				key = o.Text
+			}
+			if c, dup := seen[key]; dup {
+				c.Samples++
+				continue
+			}
+			c := &Node{ID: len(t.Nodes), Parent: node.ID, Depth: node.Depth + 1, Action: a, Text: o.Text, Key: o.Key, Info: o.Info, Samples: 1}
+			t.Nodes = append(t.Nodes, c)
+			node.Children = append(node.Children, c.ID)
+			c.Terminal = p.Terminal(t, c)
+			seen[key] = c
+		}
+		node.Requests += reqs
+		t.ExpandRequests += reqs
+		t.ActionRequests[a] += reqs
+	}
+	return nil
+}
+
+// selectChild picks an unvisited child at random, else the UCT maximum
+// (ties to the earliest child).
+func selectChild(t *Tree, node *Node, cfg Config) *Node {
+	var unvisited []*Node
+	for _, id := range node.Children {
+		if c := t.Nodes[id]; c.Visits == 0 {
+			unvisited = append(unvisited, c)
+		}
+	}
+	if len(unvisited) > 0 {
+		return unvisited[cfg.Rand.IntN(len(unvisited))]
+	}
+	var best *Node
+	bestScore := math.Inf(-1)
+	for _, id := range node.Children {
+		c := t.Nodes[id]
+		if s := UCT(c.Value, c.Visits, node.Visits, cfg.C); s > bestScore {
+			best, bestScore = c, s
+		}
+	}
+	return best
+}
+
+// UCT is the upper confidence bound of a child with value q over n visits
+// whose parent has parentN visits:
+//
+//	q/n + c * sqrt(ln parentN / n)
+//
+// An unvisited child (n == 0) scores +Inf.
+func UCT(q float64, n, parentN int, c float64) float64 {
+	if n == 0 {
+		return math.Inf(1)
+	}
+	explore := 0.0
+	if parentN > 1 {
+		explore = c * math.Sqrt(math.Log(float64(parentN))/float64(n))
+	}
+	return q/float64(n) + explore
+}
+
+// SortedActions returns the actions of m sorted, for stable output.
+func SortedActions(m map[Action]int) []Action {
+	out := make([]Action, 0, len(m))
+	for a := range m {
+		out = append(out, a)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
