@@ -3,7 +3,6 @@ package llm
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -580,11 +579,4 @@ func (t *probeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		p.retryAfter = resp.Header.Get("Retry-After")
 	}
 	return resp, err
-}
-
-// seedBytes is a helper for hashing an int64.
-func seedBytes(v int64) []byte {
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], uint64(v))
-	return b[:]
 }
