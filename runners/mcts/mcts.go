@@ -19,8 +19,10 @@
 //     yet on its path; each action is one Problem.Expand call asking for
 //     Config.Samples outputs (one model request with n samples). Outputs
 //     with equal keys collapse into one child.
+//
 //   - Simulation: selection and expansion repeat until a terminal, so every
 //     node a rollout creates stays in the tree.
+//
 //   - Backpropagation: the terminal's reward is added to Q and N of every
 //     node on the path, root included. A terminal reached again is not
 //     re-scored: it backs up its own mean Q/N.
