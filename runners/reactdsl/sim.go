@@ -1,0 +1,87 @@
+package reactdsl
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runners/sqltext"
+)
+
+func init() {
+	llm.RegisterResponder(ResponderTurn, SimTurn)
+	llm.RegisterResponder(ResponderSQLTurn, SimSQLTurn)
+}
+
+// turnState reads a conversation: the number of model turns so far and the
+// last observation the harness sent.
+func turnState(msgs []llm.Message) (turn int, lastObs, lastAnswer string) {
+	for _, m := range msgs {
+		if m.Role == "assistant" {
+			turn++
+			lastAnswer = m.Content
+		}
+	}
+	if turn > 0 && len(msgs) > 0 && msgs[len(msgs)-1].Role == "user" {
+		lastObs = msgs[len(msgs)-1].Content
+	}
+	return turn, lastObs, lastAnswer
+}
+
+// SimTurn is the sim responder for DSL turns ("reactdsl/turn"). It plays a
+// simulated model that explores, builds and checks:
+//
+//   - turn 1: loads the first table of the query it means to write and
+//     samples a few rows;
+//   - later turns: if the previous turn's final relation executed, answers
+//     with it; otherwise (an exploration turn, a DSL error or an execution
+//     error) lifts SimContext.SQL() (the gold SQL, or a corruption of it,
+//     drawn afresh each turn) into DSL calls and executes the result.
+//
+// SQL the lifter cannot express is answered as a plain ```sql block, which
+// the loop accepts as a final answer, so a sim run always completes.
+func SimTurn(c *llm.SimContext) (string, error) {
+	turn, lastObs, _ := turnState(c.Request.Messages)
+	sql := c.SQL()
+	raw := "This question needs SQL the DSL does not cover; answering directly.\n```sql\n" + sql + "\n```"
+	if c.DB == nil {
+		return raw, nil
+	}
+	schema, err := c.DB.Schema(context.Background())
+	if err != nil {
+		return raw, nil
+	}
+	prefix := fmt.Sprintf("t%d_", turn+1)
+	calls, final, err := Lift(sql, schema, prefix)
+	if err != nil {
+		return raw, nil
+	}
+	if turn == 0 {
+		first := calls[0]
+		return fmt.Sprintf("Thought: first look at the data in the main table.\n```dsl\n%s\nsample_rows(%s, 3)\n```", first.String(), first.Target), nil
+	}
+	if m := executedRe.FindAllStringSubmatch(lastObs, -1); len(m) > 0 && !strings.Contains(lastObs, string(ExecutionError)) {
+		name := m[len(m)-1][1]
+		return fmt.Sprintf("Thought: %s executed and looks right.\n```dsl\nanswer(%s)\n```", name, name), nil
+	}
+	var b strings.Builder
+	b.WriteString("Thought: build the query step by step and check it.\n```dsl\n")
+	b.WriteString(FormatProgram(calls))
+	fmt.Fprintf(&b, "execute(%s)\n```", final)
+	return b.String(), nil
+}
+
+// SimSQLTurn is the sim responder for raw-SQL ReAct turns
+// ("reactdsl/sqlturn"): it runs SimContext.SQL(), and once the previous
+// query executed without error it repeats it as the FINAL ANSWER; after an
+// error it draws again.
+func SimSQLTurn(c *llm.SimContext) (string, error) {
+	turn, lastObs, lastAnswer := turnState(c.Request.Messages)
+	if turn > 0 && strings.HasPrefix(lastObs, "Result: ") && !strings.HasPrefix(lastObs, "Result: error") {
+		if prev, ok := sqltext.Extract(lastAnswer); ok {
+			return "The result looks right.\nFINAL ANSWER\n```sql\n" + prev + "\n```", nil
+		}
+	}
+	return "Thought: run the query and check the result.\n```sql\n" + c.SQL() + "\n```", nil
+}
