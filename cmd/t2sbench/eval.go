@@ -1,0 +1,234 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/metrics"
+)
+
+func init() {
+	register(command{
+		name:    "eval",
+		summary: "score a prediction file with a benchmark's official execution accuracy (EX)",
+		run:     runEval,
+	})
+}
+
+// defaultEvalTimeout is the per-query timeout: BIRD's official
+// meta_time_out (run_evaluation.sh, 30 s).
+const defaultEvalTimeout = 30 * time.Second
+
+// evalReport is the --json output.
+type evalReport struct {
+	Benchmark string   `json:"benchmark"`
+	Split     string   `json:"split,omitempty"`
+	Pred      string   `json:"pred"`
+	Questions int      `json:"questions"`
+	Warnings  []string `json:"warnings,omitempty"`
+	metrics.EXSummary
+}
+
+func runEval(stdout, stderr io.Writer, args []string) error {
+	fs := newFlagSet("eval", "--benchmark NAME [--data DIR] (--pred FILE | --gold-as-pred) [flags]", stderr)
+	benchName := fs.String("benchmark", "", "benchmark: spider, bird, bird-minidev, archer, mini (or any name datasets accepts)")
+	data := fs.String("data", "", "benchmark data directory (empty for the bundled mini benchmark)")
+	pred := fs.String("pred", "", "prediction file")
+	mode := fs.String("mode", "", "EX mode: spider, spider-keep-distinct, bird, bird-minidev, archer, logiccat (default: the benchmark's)")
+	format := fs.String("format", "", "prediction format: sql-lines, bird-json, jsonl (default: from the extension: .json bird-json, .jsonl jsonl, else sql-lines)")
+	out := fs.String("out", "", "write one JSON verdict per scored question to this file")
+	asJSON := fs.Bool("json", false, "print the summary as one JSON object")
+	workers := fs.Int("workers", runtime.NumCPU(), "questions scored in parallel")
+	allowPartial := fs.Bool("allow-partial", false, "score a prediction file with fewer predictions than questions; the rest are listed as unscored")
+	timeout := fs.Duration("timeout", defaultEvalTimeout, "per-query timeout (gold and prediction each); interrupts the query")
+	cacheDir := fs.String("cache-dir", "", "gold-result cache directory (default: the user cache dir's t2sbench/gold; \"off\" keeps it in memory)")
+	limit := fs.Int("limit", 0, "score only the first N questions (0: all); predictions beyond them are ignored")
+	goldAsPred := fs.Bool("gold-as-pred", false, "score each gold SQL as its own prediction (a check: runnable questions should all be correct)")
+	quiet := fs.Bool("quiet", false, "no progress bar")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: eval: unexpected arguments %q", errUsage, fs.Args())
+	}
+	if *benchName == "" {
+		return fmt.Errorf("%w: eval: --benchmark is required", errUsage)
+	}
+	if (*pred == "") == !*goldAsPred {
+		return fmt.Errorf("%w: eval: give exactly one of --pred FILE and --gold-as-pred", errUsage)
+	}
+	if *workers < 1 {
+		return fmt.Errorf("%w: eval: --workers must be at least 1, got %d", errUsage, *workers)
+	}
+	if *limit < 0 {
+		return fmt.Errorf("%w: eval: --limit must be >= 0, got %d", errUsage, *limit)
+	}
+	if *timeout <= 0 {
+		return fmt.Errorf("%w: eval: --timeout must be positive, got %v", errUsage, *timeout)
+	}
+	var m metrics.Mode
+	if *mode != "" {
+		var err error
+		if m, err = metrics.ParseMode(*mode); err != nil {
+			return fmt.Errorf("%w: eval: %v", errUsage, err)
+		}
+	}
+	var pf metrics.PredFormat
+	if *format != "" {
+		var err error
+		if pf, err = metrics.ParsePredFormat(*format); err != nil {
+			return fmt.Errorf("%w: eval: %v", errUsage, err)
+		}
+	} else {
+		pf = metrics.FormatForPath(*pred)
+	}
+
+	b, err := datasets.Open(*benchName, *data, datasets.LoadOptions{Limit: *limit, SQLite: datasets.SQLiteOptions{Timeout: *timeout}})
+	if err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
+	if b.Engine != nil {
+		defer b.Engine.Close()
+	}
+
+	var aligned metrics.Aligned
+	predName := "gold"
+	if *goldAsPred {
+		aligned.Preds = metrics.GoldPredictions(b)
+	} else {
+		predName = *pred
+		ps, err := metrics.ReadPredictions(*pred, pf)
+		if err != nil {
+			return fmt.Errorf("eval: %w", err)
+		}
+		aligned, err = metrics.AlignPredictions(*pred, b, ps, metrics.AlignOptions{AllowPartial: *allowPartial, DropExtra: *limit > 0})
+		if err != nil {
+			return fmt.Errorf("eval: %w", err)
+		}
+	}
+
+	cache, err := openGoldCache(*cacheDir)
+	if err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
+	scorer, err := metrics.NewScorer(b, cache, metrics.ScoreOptions{Mode: m, Timeout: *timeout})
+	if err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	var bar *progressbar.ProgressBar
+	progress := func(done, total int) {
+		if *quiet {
+			return
+		}
+		if bar == nil {
+			bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(stderr), progressbar.OptionSetDescription("scoring"),
+				progressbar.OptionShowCount(), progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
+		}
+		_ = bar.Set(done)
+	}
+	verdicts, err := scorer.ScoreAll(ctx, aligned.Preds, *workers, progress)
+	if bar != nil {
+		_ = bar.Finish()
+	}
+	if err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
+	if err := cache.WriteErr(); err != nil {
+		fmt.Fprintf(stderr, "warning: gold cache not saved: %v\n", err)
+	}
+
+	if *out != "" {
+		if err := writeVerdictsJSONL(*out, verdicts); err != nil {
+			return fmt.Errorf("eval: %w", err)
+		}
+	}
+	sum := metrics.SummarizeEX(scorer.Mode(), verdicts, aligned.Unscored)
+	rep := evalReport{Benchmark: b.Name, Split: b.Split, Pred: predName, Questions: len(b.Examples), Warnings: aligned.Warnings, EXSummary: sum}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	const maxWarn = 10
+	for i, w := range aligned.Warnings {
+		if i == maxWarn {
+			fmt.Fprintf(stderr, "warning: ... and %d more\n", len(aligned.Warnings)-maxWarn)
+			break
+		}
+		fmt.Fprintln(stderr, "warning:", w)
+	}
+	printEvalText(stdout, rep)
+	return nil
+}
+
+func openGoldCache(dir string) (*metrics.GoldCache, error) {
+	switch dir {
+	case "off":
+		return metrics.NewGoldCache("")
+	case "":
+		d, err := metrics.DefaultGoldCacheDir()
+		if err != nil {
+			return nil, err
+		}
+		dir = d
+	}
+	return metrics.NewGoldCache(dir)
+}
+
+func writeVerdictsJSONL(path string, vs []metrics.Verdict) (err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	enc := json.NewEncoder(f)
+	for _, v := range vs {
+		if err := enc.Encode(v); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	return nil
+}
+
+func pct(x float64) string { return fmt.Sprintf("%6.2f%%", 100*x) }
+
+func printEvalText(w io.Writer, r evalReport) {
+	split := ""
+	if r.Split != "" {
+		split = " (" + r.Split + ")"
+	}
+	fmt.Fprintf(w, "benchmark %s%s, mode %s, predictions %s: %d of %d questions scored\n",
+		r.Benchmark, split, r.Mode, r.Pred, r.Overall.Total, r.Questions)
+	fmt.Fprintf(w, "%-12s %6s %8s %8s %9s %8s\n", "difficulty", "n", "correct", "EX", "runnable", "EX(run)")
+	row := func(name string, g metrics.EXGroup) {
+		fmt.Fprintf(w, "%-12s %6d %8d %8s %9d %8s\n", name, g.Total, g.Correct, pct(g.EX), g.Runnable, pct(g.EXRunnable))
+	}
+	for _, d := range r.Difficulties {
+		row(d, r.ByDifficulty[d])
+	}
+	row("all", r.Overall)
+	fmt.Fprint(w, "status:")
+	for _, s := range metrics.Statuses {
+		fmt.Fprintf(w, " %s %d", s, r.Status[s])
+	}
+	fmt.Fprintln(w)
+	if n := len(r.Unscored); n > 0 {
+		fmt.Fprintf(w, "unscored (no prediction): %d questions\n", n)
+	}
+}
