@@ -148,9 +148,11 @@ func (cliDB) Execute(_ context.Context, sql string) (*datasets.ResultSet, error)
 	}
 	return &datasets.ResultSet{Columns: []string{"n"}, Rows: [][]any{{n}}}, nil
 }
-func (cliDB) Schema(context.Context) (*datasets.Schema, error) { return &datasets.Schema{DBID: "db"}, nil }
-func (cliDB) Fingerprint() string                              { return "cli" }
-func (cliDB) Close() error                                     { return nil }
+func (cliDB) Schema(context.Context) (*datasets.Schema, error) {
+	return &datasets.Schema{DBID: "db"}, nil
+}
+func (cliDB) Fingerprint() string { return "cli" }
+func (cliDB) Close() error        { return nil }
 
 type cliScorer struct{}
 
