@@ -550,7 +550,9 @@ func onlyNoise(s string) bool {
 	return true
 }
 
-// Schema introspects the database once and returns the cached result.
+// Schema introspects the database once and returns the cached result. The
+// *Schema is shared by every caller: treat it as read-only (copy it before
+// adding comments, or pass them through RenderOptions.Comments).
 func (d *sqliteDB) Schema(ctx context.Context) (*Schema, error) {
 	d.schemaMu.Lock()
 	defer d.schemaMu.Unlock()

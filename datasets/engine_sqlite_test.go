@@ -159,6 +159,11 @@ func adversarial(dir string) []struct {
 		{"statement after comment", "SELECT 1; /* c */ DELETE FROM singer", denied},
 		{"endless recursive cte", "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c", []ExecKind{ExecTimeout}},
 		{"cartesian 10^12", "SELECT count(*) FROM numbers a, numbers b, numbers c, numbers d", []ExecKind{ExecTimeout}},
+		// No aggregate: the filter never matches, so the time goes into
+		// stepping for the first row.
+		{"cartesian filter", "SELECT a.n FROM numbers a, numbers b, numbers c, numbers d WHERE a.n + b.n + c.n + d.n < 0", []ExecKind{ExecTimeout}},
+		// One row at once, then 10^9 steps to the next: interrupted in Next.
+		{"rows then stall", "SELECT a.n FROM numbers a, numbers b, numbers c, numbers d WHERE (b.n = 1 AND c.n = 1 AND d.n = 1 AND a.n = 1) OR a.n < 0", []ExecKind{ExecTimeout}},
 		{"syntax error", "SELEC 1", []ExecKind{ExecErrorKind}},
 		{"empty", "  -- nothing\n ; ", []ExecKind{ExecErrorKind}},
 	}
