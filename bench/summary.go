@@ -35,7 +35,7 @@ type TrialSummary struct {
 }
 
 // Summarize computes per-trial EX with a 95% Wilson interval and a
-// McNemar test (metrics.McNemar, "auto": exact below 25 discordant
+// McNemar test (metrics.McNemar, McNemarAuto: exact below 25 discordant
 // questions, else chi-square with continuity correction) of each trial
 // against the first trial of the same benchmark.
 func Summarize(r *RunData) []TrialSummary {
@@ -78,7 +78,7 @@ func Summarize(r *RunData) []TrialSummary {
 		if j, ok := first[bk]; !ok {
 			first[bk] = i
 		} else if p, err := metrics.Pair(outcomes[j], m, true); err == nil {
-			if res, err := metrics.McNemar(p.A, p.B, "auto"); err == nil {
+			if res, err := metrics.McNemar(p.A, p.B, metrics.McNemarAuto); err == nil {
 				s.Baseline = r.Trials[j].Label
 				s.P, s.B, s.C, s.Test = res.P, res.B, res.C, res.Test
 			}

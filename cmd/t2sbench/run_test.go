@@ -421,3 +421,37 @@ func TestRunUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestQuickstart runs experiments/quickstart.yaml (direct, cot, sc with
+// sim on the mini benchmark) through the real environment, as `make demo`
+// does, and checks it finishes well under the two-minute demo budget.
+func TestQuickstart(t *testing.T) {
+	root := filepath.Join("..", "..")
+	wd, _ := os.Getwd()
+	if err := os.Chdir(root); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	spec := filepath.Join("experiments", "quickstart.yaml")
+	dir := t.TempDir()
+	start := time.Now()
+	var out bytes.Buffer
+	if err := run(&out, &out, []string{"run", spec, "--fresh", "--quiet", "--out", dir}); err != nil {
+		t.Fatalf("quickstart: %v\n%s", err, out.String())
+	}
+	if d := time.Since(start); d > time.Minute {
+		t.Errorf("quickstart took %v; want well under 2 minutes", d)
+	}
+	v, err := bench.LoadRunVerdicts(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, label := range []string{"direct", "cot", "sc"} {
+		if len(v[label]) != 42 {
+			t.Errorf("%s: %d verdicts; want 42 (the mini benchmark)", label, len(v[label]))
+		}
+	}
+	if !strings.Contains(out.String(), "quickstart (simulated model)") {
+		t.Errorf("summary not titled as a simulated run:\n%s", out.String())
+	}
+}

@@ -1,0 +1,42 @@
+package bench
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestSummarize(t *testing.T) {
+	// Two trials over 10 questions: A right on 0-6, B right on 0-9.
+	// Discordant b=0, c=3: exact McNemar P = min(1, 2*0.5^3) = 0.25
+	// (binomial CDF by hand). Wilson 95% for 7/10: [0.3968, 0.8922]
+	// (statsmodels proportion_confint(7, 10, method="wilson")), tolerance 1e-3.
+	r := &RunData{Dir: "d", Meta: map[string]string{"name": "x"}, Simulated: true, Totals: map[string]int{"a": 12}}
+	a := RunTrial{Trial: Trial{ID: "a", Label: "A"}}
+	b := RunTrial{Trial: Trial{ID: "b", Label: "B"}}
+	for i := 0; i < 10; i++ {
+		q := string(rune('a' + i))
+		a.Items = append(a.Items, Item{QuestionID: q, Status: StatusDone, Verdict: &Verdict{Correct: i < 7}, Calls: []Call{{PromptTokens: 1}}})
+		b.Items = append(b.Items, Item{QuestionID: q, Status: StatusDone, Verdict: &Verdict{Correct: true}})
+	}
+	b.Items = append(b.Items, Item{QuestionID: "z", Status: StatusError, ErrorClass: "server_error"})
+	r.Trials = []RunTrial{a, b}
+	s := Summarize(r)
+	if s[0].EX != 0.7 || math.Abs(s[0].CILo-0.3968) > 1e-3 || math.Abs(s[0].CIHi-0.8922) > 1e-3 {
+		t.Errorf("A: EX %v CI [%v, %v]; want 0.7 [0.3968, 0.8922]", s[0].EX, s[0].CILo, s[0].CIHi)
+	}
+	if s[0].Pending != 2 || s[0].P != -1 || s[0].CallsPerQuestion != 1 {
+		t.Errorf("A: pending %d P %v calls/q %v; want 2, -1, 1", s[0].Pending, s[0].P, s[0].CallsPerQuestion)
+	}
+	if s[1].Baseline != "A" || s[1].B != 0 || s[1].C != 3 || math.Abs(s[1].P-0.25) > 1e-12 || s[1].Failed != 1 {
+		t.Errorf("B: %+v; want baseline A, b=0, c=3, P=0.25, 1 failed", s[1])
+	}
+	var buf bytes.Buffer
+	WriteSummary(&buf, r, s)
+	for _, want := range []string{"x (simulated model)", "p=0.25 b=0 c=3 exact", "server_error=1"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, buf.String())
+		}
+	}
+}
