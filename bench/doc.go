@@ -1,0 +1,75 @@
+// Package bench orchestrates experiments: a Spec (YAML) is expanded by
+// NewPlan into Trials, Run executes every (trial, question) work item with
+// a bounded worker pool, scores it, and commits it to the run's Store.
+//
+// # Spec
+//
+// A spec is strict YAML: unknown keys and bad values are errors naming the
+// file, line and path ("spec.yaml:12: runners[2].params.n_rollout: unknown
+// parameter"). Runner parameters are validated by building every trial's
+// runner through the registry at plan time.
+//
+//	name: quickstart
+//	out: runs/quickstart            # run directory; --out overrides
+//	cache: ""                       # model + gold caches; default <out>/cache
+//	benchmarks: [{name: mini, data: "", split: "", limit: 0, mode: ""}]
+//	models:                         # named backends
+//	  sim:   {backend: sim, p: 0.6, seed: 7, role_p: {discriminator: 0.7}}
+//	  local: {backend: openai, base_url: http://127.0.0.1:8000/v1, model: Qwen2.5-7B-Instruct,
+//	          api_key_env: OPENAI_API_KEY, concurrency: 8, rpm: 0, tpm: 0, timeout: 120s, max_retries: 0}
+//	roles: {reason: sim}            # default role -> model binding
+//	runners:
+//	  - name: direct
+//	  - name: sc
+//	    params: {k: 5}
+//	    sweep: {k: [3, 5, 8]}       # Cartesian product over the listed params
+//	  - name: iesr
+//	    label: iesr                 # label prefix (default: name)
+//	    roles: {discriminator: local}
+//	    ablations: {w/o-understanding: {stage_understanding: false}}
+//	    skip_full: false            # true drops the un-ablated trial
+//	    grid: {simplex: [alpha, beta, gamma], step: 0.1}
+//	    backbones: {reason: [sim, local]}
+//	    seeds: [0]                  # overrides the spec's seeds
+//	seeds: [0]
+//	workers: 8
+//	timeout: 30s                    # per work item; 0 = none
+//	prices: {local: {prompt: 0.0, completion: 0.0}}   # USD per 1M tokens
+//
+// Each runner entry expands to (full + ablations) x sweep product x simplex
+// grid x backbone product x benchmarks x seeds trials. A trial's ID is a
+// hash of its canonical configuration (runner, params, each role's model
+// identity, benchmark, seed); its Label is readable ("sc k=5",
+// "iesr w/o-understanding reason=local"). Throughput settings
+// (concurrency, rate limits, timeouts) and the key variable do not change
+// ids. Roles a trial does not bind fall back to its "reason" model.
+//
+// # Store
+//
+// One SQLite file per run directory (run.db, WAL): trials (config JSON),
+// items (status, verdict, result with SQL, candidates, trace and usage,
+// error class, timings, session), model_calls (one row per request) and
+// meta (name, simulated, item totals). One goroutine writes; each finished
+// item and its calls are committed in one transaction. A done item is never
+// replaced (ErrAlreadyDone). ReadRun and LoadRunVerdicts are the read API
+// for reports and compare; RunData.Simulated says whether any trial used
+// the sim backend, and such reports must be titled "simulated model".
+//
+// # Scheduling, resume, shards
+//
+// Run skips items the store holds as done, so rerunning a spec resumes it;
+// a changed configuration is a new trial and never mixes with the old.
+// Canceling the context (SIGINT in the CLI) stops cleanly: items in flight
+// are not committed. A runner error is an infrastructure failure: it is
+// retried (Options.Retries, default 2; never for auth and bad_request) and
+// then recorded as StatusError with its Classify class, to be retried on
+// the next run. A per-item timeout is data: the item is done, scored on
+// whatever SQL there is, with error class "timeout". Options.Shard runs a
+// deterministic slice (fnv64a of trial id and question id mod n); Merge
+// joins shard stores. Progress reports counters after every item (done,
+// failed, calls, cached calls, tokens, running EX); bench draws no bars.
+//
+// API keys are read from the environment by runners/llm and never stored;
+// Options.Secrets are additionally redacted from every stored error and
+// trace.
+package bench
