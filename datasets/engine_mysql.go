@@ -717,14 +717,16 @@ func (d *MySQLDatabase) examples(ctx context.Context, table, col string) ([]stri
 }
 
 // CheckMySQLReadOnly accepts exactly one SELECT statement (SELECT, WITH
-// ... SELECT, or a parenthesised SELECT), with an optional trailing ';',
-// and returns it without the trailing ';' and comments. It rejects:
-// anything else (SET, SET STATEMENT ... FOR, CALL, LOAD, HANDLER, DO,
-// SHOW, EXPLAIN, DML, DDL, ...); several statements; SELECT ... INTO
-// (OUTFILE, DUMPFILE, @var, variables); FOR UPDATE / LOCK IN SHARE MODE;
-// data-changing keywords anywhere outside strings and quoted identifiers;
-// and executable comments (/*! ... */, /*M! ... */), which the server would
-// run as code. The SELECT-only account remains the second line of defence.
+// ... SELECT, or a parenthesised SELECT), with optional trailing ';', and
+// returns it without the trailing ';' and comments. It rejects anything
+// else (SET, SET STATEMENT ... FOR, CALL, LOAD, HANDLER, DO, SHOW,
+// EXPLAIN, VALUES, DML, DDL, ...); several statements; SELECT ... INTO
+// (OUTFILE, DUMPFILE, @var); FOR UPDATE and LOCK IN SHARE MODE; the
+// reserved words UPDATE, DELETE, LOCK, DROP, CREATE, ALTER, RENAME, GRANT,
+// REVOKE, LOAD, CALL, KILL, PURGE anywhere outside strings and quoted
+// identifiers (INSERT and REPLACE only when not a function call); and
+// executable comments (/*! ... */, /*M! ... */), which the server would
+// run as code. The SELECT-only account is the second line of defence.
 func CheckMySQLReadOnly(q string) (string, error) {
 	toks, err := mysqlTokens(q)
 	if err != nil {
