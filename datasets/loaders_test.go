@@ -303,6 +303,15 @@ func TestMini(t *testing.T) {
 			t.Errorf("question %s gold returns %d rows, non-null %v; want a non-empty, non-all-NULL result", e.ID, len(rs.Rows), nonNull)
 		}
 	}
+	// The sim model finds a question by searching the prompt for its text,
+	// so no question may occur inside another.
+	for _, a := range b.Examples {
+		for _, c := range b.Examples {
+			if a.ID != c.ID && strings.Contains(strings.ToLower(c.Question), strings.ToLower(a.Question)) {
+				t.Errorf("question %s occurs inside question %s", a.ID, c.ID)
+			}
+		}
+	}
 	for _, d := range []string{"simple", "moderate", "challenging"} {
 		if diffs[d] == 0 {
 			t.Errorf("no %s question; difficulties %v", d, diffs)
