@@ -118,6 +118,9 @@ type Node struct {
 	// of sampled outputs that collapsed into this node.
 	Requests int `json:"requests,omitempty"`
 	Samples  int `json:"samples,omitempty"`
+	// OwnRequests sums Output.Requests of the outputs that collapsed into
+	// this node (requests spent on them alone, e.g. revision rounds).
+	OwnRequests int `json:"own_requests,omitempty"`
 }
 
 // Mean is Q/N, or 0 for an unvisited node.
@@ -345,9 +348,10 @@ func expand(ctx context.Context, p Problem, t *Tree, node *Node, k int) error {
 			}
 			if c, dup := seen[key]; dup {
 				c.Samples++
+				c.OwnRequests += o.Requests
 				continue
 			}
-			c := &Node{ID: len(t.Nodes), Parent: node.ID, Depth: node.Depth + 1, Action: a, Text: o.Text, Key: o.Key, Info: o.Info, Samples: 1}
+			c := &Node{ID: len(t.Nodes), Parent: node.ID, Depth: node.Depth + 1, Action: a, Text: o.Text, Key: o.Key, Info: o.Info, Samples: 1, OwnRequests: o.Requests}
 			t.Nodes = append(t.Nodes, c)
 			node.Children = append(node.Children, c.ID)
 			c.Terminal = p.Terminal(t, c)

@@ -1,0 +1,324 @@
+package alphasql
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	_ "github.com/mattn/go-sqlite3"
+
+	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runners/mcts"
+)
+
+const fixtureSQL = `
+CREATE TABLE singer (singer_id INTEGER PRIMARY KEY, name TEXT, country TEXT, age INT);
+INSERT INTO singer VALUES (1,'Joe Sharp','Netherlands',52),(2,'Timbaland','United States',32),
+ (3,'Justin Brown','France',29),(4,'Rose White','France',41);
+`
+
+func fixtureDB(t testing.TB) datasets.Database {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "concert.sqlite")
+	w, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Exec(fixtureSQL); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	db, err := datasets.OpenSQLite(path, "concert", datasets.SQLiteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// scripted answers by responder; SQL kinds cycle through sqls by sample.
+type scripted struct {
+	mu    sync.Mutex
+	sqls  []string
+	calls map[string]int
+}
+
+func (s *scripted) Complete(_ context.Context, r llm.Request) (*llm.Response, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.calls == nil {
+		s.calls = map[string]int{}
+	}
+	s.calls[r.Responder]++
+	resp := &llm.Response{}
+	for i := 0; i < r.Samples(); i++ {
+		var out string
+		switch r.Responder {
+		case RespKeywords:
+			out = "```json\n{\"keywords\": [\"Frances\", \"France\"]}\n```"
+		case RespRephrase:
+			out = "Conditions:\n- country is France\nQuestion: How many singers are from France?"
+		case RespSchema:
+			out = "```json\n{\"tables\": {\"singer\": [\"country\"]}}\n```"
+		case RespValues:
+			out = "```json\n{\"values\": [{\"column\": \"singer.country\", \"op\": \"=\", \"value\": \"France\"}]}\n```"
+		case RespFunctions:
+			out = "```json\n{\"functions\": [\"COUNT(*)\"]}\n```"
+		default:
+			out = "```sql\n" + s.sqls[i%len(s.sqls)] + "\n```"
+		}
+		resp.Choices = append(resp.Choices, out)
+	}
+	return resp, nil
+}
+
+func newRunner(t testing.TB, p runners.Params) *Runner {
+	t.Helper()
+	if p == nil {
+		p = runners.Params{}
+	}
+	if _, ok := p["value_index_dir"]; !ok {
+		p["value_index_dir"] = t.TempDir()
+	}
+	r, err := New(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.(*Runner)
+}
+
+func task(c llm.Client, db datasets.Database) runners.Task {
+	return runners.Task{Example: datasets.Example{ID: "q1", DBID: "concert", Question: "How many singers are from France?"}, DB: db, LLM: c, Seed: 1}
+}
+
+// impliedRequests counts, from the tree alone, the chat requests the
+// algorithm implies: one keyword call; per expanded node, one request per
+// valid model action not on its path (A7 needs none); one reward request
+// per scored terminal. Extra revision rounds (Node.OwnRequests) are added
+// by the caller.
+func impliedRequests(tr *mcts.Tree, disabled map[mcts.Action]bool) int {
+	n := 1
+	for _, node := range tr.Nodes {
+		if node.Expanded {
+			for _, a := range Transitions[node.Action] {
+				if a != A7 && !disabled[a] && !tr.OnPath(node, a) {
+					n++
+				}
+			}
+		}
+		if node.Scored {
+			n++
+		}
+	}
+	return n
+}
+
+func TestRequestCount(t *testing.T) {
+	db := fixtureDB(t)
+	ctx := context.Background()
+	t.Run("only A5", func(t *testing.T) {
+		// ROOT -> A5 (one request, 3 identical samples collapse) -> A7 (no
+		// request) -> reward (one request), plus the keyword call: 3 for
+		// any number of rollouts (revisits cost nothing).
+		f := &scripted{sqls: []string{"SELECT count(*) FROM singer WHERE country = 'France'"}}
+		r := newRunner(t, runners.Params{"n_rollout": 6, "disable_actions": []any{"A1", "A2", "A3", "A4", "A6"}})
+		res, err := r.Run(ctx, task(f, db))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.Trace.Counters["model_requests"]; got != 3 {
+			t.Errorf("model requests = %v; want 3", got)
+		}
+		if res.Trace.Counters["model_requests_implied"] != 3 {
+			t.Errorf("implied = %v; want 3", res.Trace.Counters["model_requests_implied"])
+		}
+		if res.SQL != f.sqls[0] {
+			t.Errorf("SQL = %q; want %q", res.SQL, f.sqls[0])
+		}
+	})
+	t.Run("three distinct SQLs", func(t *testing.T) {
+		// Root: one A5 request gives 3 distinct children; each becomes a
+		// terminal after 2 rollouts: 1 + 1 + 3 rewards = 5 with 6 rollouts.
+		f := &scripted{sqls: []string{"SELECT count(*) FROM singer WHERE country = 'France'", "SELECT count(*) FROM singer", "SELECT 2"}}
+		r := newRunner(t, runners.Params{"n_rollout": 6, "disable_actions": []any{"A1", "A2", "A3", "A4", "A6"}})
+		res, err := r.Run(ctx, task(f, db))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.Trace.Counters["model_requests"]; got != 5 {
+			t.Errorf("model requests = %v; want 5", got)
+		}
+		// Groups: {2} holds two SQLs (count France = 2, SELECT 2), {4} one.
+		if res.SQL == "SELECT count(*) FROM singer" {
+			t.Errorf("SQL = %q; want one of the 2-member group", res.SQL)
+		}
+	})
+	t.Run("all actions", func(t *testing.T) {
+		for _, n := range []int{1, 4, 24} {
+			f := &scripted{sqls: []string{"SELECT count(*) FROM singer WHERE country = 'France'", "SELECT name FROM singer WHERE 1 = 0", "SELECT bad FROM singer"}}
+			r := newRunner(t, runners.Params{"n_rollout": n})
+			res, err := r.Run(ctx, task(f, db))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr := res.Trace.Data["tree"].(*mcts.Tree)
+			want := impliedRequests(tr, nil)
+			for _, node := range tr.Nodes {
+				want += node.OwnRequests
+			}
+			total := 0
+			for _, c := range f.calls {
+				total += c
+			}
+			if got := res.Trace.Counters["model_requests"]; int(got) != total || total != want || res.Trace.Counters["model_requests_implied"] != float64(want) {
+				t.Errorf("n_rollout %d: meter %v, client saw %d, implied by the tree %d, runner's implied %v; want all equal",
+					n, got, total, want, res.Trace.Counters["model_requests_implied"])
+			}
+			if tr.Rollouts != n {
+				t.Errorf("rollouts = %d; want %d", tr.Rollouts, n)
+			}
+			t.Logf("n_rollout %d: %d requests (%d nodes)", n, total, len(tr.Nodes))
+		}
+	})
+}
+
+func TestParams(t *testing.T) {
+	r := newRunner(t, nil)
+	c := r.Config()
+	if c.Rollouts != 24 || c.Expansion != 3 || c.Temperature != 0.8 || c.TopP != 0.8 || c.Reward != 5 || c.Revision != 10 || c.C != 1.414 || c.RewardTemperature != 0.8 {
+		t.Errorf("defaults = %+v; want METHODS.md's", c)
+	}
+	for _, tc := range []struct {
+		p    runners.Params
+		want string
+	}{
+		{runners.Params{"n_rollouts": 3}, "params.n_rollouts: unknown parameter"},
+		{runners.Params{"n_rollout": 0}, "params.n_rollout"},
+		{runners.Params{"disable_actions": []any{"A5"}}, "not removable"},
+		{runners.Params{"disable_actions": []any{"A9", "a1"}}, "A9"},
+	} {
+		_, err := New(tc.p)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("New(%v) err = %v; want containing %q", tc.p, err, tc.want)
+		}
+	}
+	r = newRunner(t, runners.Params{"disable_actions": []any{"a1", "A6"}})
+	if !r.Config().Disabled[A1] || !r.Config().Disabled[A6] || r.Config().Disabled[A2] {
+		t.Errorf("disabled = %v; want A1 and A6", r.Config().Disabled)
+	}
+}
+
+func TestDisabledActionsNeverAppear(t *testing.T) {
+	db := fixtureDB(t)
+	f := &scripted{sqls: []string{"SELECT count(*) FROM singer WHERE country = 'France'", "SELECT 1"}}
+	r := newRunner(t, runners.Params{"n_rollout": 12, "disable_actions": []any{"A2", "A6"}})
+	res, err := r.Run(context.Background(), task(f, db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := res.Trace.Data["tree"].(*mcts.Tree)
+	for _, n := range tr.Nodes {
+		if n.Action == A2 || n.Action == A6 {
+			t.Fatalf("node %d has disabled action %s", n.ID, n.Action)
+		}
+	}
+	if f.calls[RespSchema] != 0 || f.calls[RespRevise] != 0 {
+		t.Errorf("calls = %v; want no schema-selection or revision requests", f.calls)
+	}
+}
+
+// TestRevisionLoop: a failing SQL is revised in further rounds up to
+// n_revision in all, and the rounds are counted.
+func TestRevisionLoop(t *testing.T) {
+	db := fixtureDB(t)
+	f := &scripted{sqls: []string{"SELECT bad FROM singer"}}
+	r := newRunner(t, runners.Params{"n_rollout": 3, "n_revision": 4, "disable_actions": []any{"A1", "A2", "A3", "A4"}})
+	res, err := r.Run(context.Background(), task(f, db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The scripted model repeats the same SQL, so the loop stops after the
+	// second round (no change); the request count still matches.
+	if f.calls[RespRevise] != 2 {
+		t.Errorf("revision requests = %d; want 2 (first round, one more that changed nothing)", f.calls[RespRevise])
+	}
+	if res.Trace.Counters["model_requests"] != res.Trace.Counters["model_requests_implied"] {
+		t.Errorf("requests %v != implied %v", res.Trace.Counters["model_requests"], res.Trace.Counters["model_requests_implied"])
+	}
+	if res.SQL != "SELECT bad FROM singer" || !strings.Contains(res.Note, "no terminal SQL executed") {
+		t.Errorf("SQL, note = %q, %q; want the failing SQL with a note", res.SQL, res.Note)
+	}
+}
+
+func TestSelectFinal(t *testing.T) {
+	db := fixtureDB(t)
+	mk := func(sqls ...string) *mcts.Tree {
+		tr := &mcts.Tree{Nodes: []*mcts.Node{{ID: 0, Parent: -1, Action: mcts.RootAction}}}
+		for i, s := range sqls {
+			tr.Nodes = append(tr.Nodes, &mcts.Node{ID: i + 1, Parent: 0, Action: A7, Terminal: true, Visits: 1, Info: map[string]any{"sql": s}})
+		}
+		return tr
+	}
+	tests := []struct {
+		name     string
+		sqls     []string
+		want     string
+		wantNote string
+	}{
+		{"largest group", []string{"SELECT 1", "SELECT count(*) FROM singer WHERE country = 'France'", "SELECT 2"}, "SELECT 2", ""},
+		{"set semantics", []string{"SELECT country FROM singer WHERE age < 45", "SELECT DISTINCT country FROM singer WHERE age < 40", "SELECT 5"}, "", ""},
+		{"empty fallback", []string{"SELECT name FROM singer WHERE 1 = 0", "SELECT bad"}, "SELECT name FROM singer WHERE 1 = 0", "empty or NULL"},
+		{"null is not valid", []string{"SELECT NULL", "SELECT bad"}, "SELECT NULL", "empty or NULL"},
+		{"nothing executes", []string{"SELECT bad", "SELECT worse"}, "SELECT bad", "no terminal SQL executed"},
+		{"no SQL", []string{""}, "", "no terminal produced SQL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := &question{t: runners.Task{DB: db}, exec: map[string]*execResult{}}
+			var res runners.Result
+			q.selectFinal(context.Background(), mk(tt.sqls...), &res)
+			if tt.want != "" && res.SQL != tt.want {
+				t.Errorf("SQL = %q; want %q", res.SQL, tt.want)
+			}
+			if tt.name == "set semantics" && res.SQL == "SELECT 5" {
+				t.Errorf("SQL = %q; the two country queries form one set group (Netherlands? no: United States, France)", res.SQL)
+			}
+			if !strings.Contains(res.Note, tt.wantNote) || (tt.wantNote == "" && res.Note != "") {
+				t.Errorf("note = %q; want %q", res.Note, tt.wantNote)
+			}
+		})
+	}
+}
+
+func TestParsers(t *testing.T) {
+	sel, err := ParseSchemaSelection("I need singer.\n```json\n{\"tables\": {\"singer\": [\"Name\", \"age\"]}}\n```")
+	if err != nil || len(sel["singer"]) != 2 {
+		t.Fatalf("selection = %v, %v", sel, err)
+	}
+	if selectionKey(sel) != selectionKey(map[string][]string{"Singer": {"AGE", "name"}}) {
+		t.Error("selection keys should ignore case and order")
+	}
+	if _, err := ParseSchemaSelection("no json here"); err == nil {
+		t.Error("want an error for an answer without JSON")
+	}
+	kw, err := ParseKeywords(`Sure: {"keywords": ["France", " france ", "", "Joe"]}`)
+	if err != nil || fmt.Sprint(kw) != "[France Joe]" {
+		t.Errorf("keywords = %v, %v; want [France Joe]", kw, err)
+	}
+	vs, err := ParseValues("```json\n{\"values\": [{\"column\": \"singer.age\", \"op\": \">\", \"value\": 40}]}\n```")
+	if err != nil || len(vs) != 1 || vs[0].Value != float64(40) {
+		t.Errorf("values = %v, %v", vs, err)
+	}
+	if k, ok := ParseRephrase("Conditions:\n- x\nQuestion:  How   many?"); !ok || k != "conditions: - x question: how many?" {
+		t.Errorf("rephrase key = %q, %v", k, ok)
+	}
+	if _, ok := ParseRephrase("just text"); ok {
+		t.Error("want no key without a Question: line")
+	}
+}

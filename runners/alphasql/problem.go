@@ -1,0 +1,525 @@
+package alphasql
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runners/mcts"
+	"github.com/t2sbench/t2sbench/runners/sqltext"
+)
+
+// question is the MCTS problem of one task.
+type question struct {
+	cfg        Config
+	t          runners.Task
+	llm        *runners.Meter
+	schema     *datasets.Schema
+	fullSchema string
+	evidence   string
+	exec       map[string]*execResult
+}
+
+// execResult is the memoised execution of one SQL.
+type execResult struct {
+	rs  *datasets.ResultSet
+	err error
+	// valid: executed and holds at least one non-null value.
+	valid bool
+	key   string
+}
+
+// execute runs sql once per question.
+func (q *question) execute(ctx context.Context, sql string) *execResult {
+	if e, ok := q.exec[sql]; ok {
+		return e
+	}
+	e := &execResult{}
+	if strings.TrimSpace(sql) == "" {
+		e.err = errors.New("no SQL")
+	} else {
+		e.rs, e.err = q.t.DB.Execute(ctx, sql)
+	}
+	if e.err == nil {
+		e.key = SetKey(e.rs)
+		e.valid = hasNonNull(e.rs)
+	}
+	if ctx.Err() == nil {
+		q.exec[sql] = e
+	}
+	return e
+}
+
+func hasNonNull(rs *datasets.ResultSet) bool {
+	for _, r := range rs.Rows {
+		for _, v := range r {
+			if v != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// SetKey is a canonical key of a result as a set of rows (order and
+// duplicates ignored); integral floats equal integers, as in Python.
+func SetKey(rs *datasets.ResultSet) string {
+	seen := map[string]bool{}
+	var rows []string
+	for _, r := range rs.Rows {
+		var b strings.Builder
+		for j, v := range r {
+			if j > 0 {
+				b.WriteByte(0x1f)
+			}
+			b.WriteString(valueKey(v))
+		}
+		if k := b.String(); !seen[k] {
+			seen[k] = true
+			rows = append(rows, k)
+		}
+	}
+	sort.Strings(rows)
+	return strconv.Itoa(len(rs.Columns)) + "\x1e" + strings.Join(rows, "\x1e")
+}
+
+func valueKey(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "N"
+	case int64:
+		return "i" + strconv.FormatInt(x, 10)
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+			return "i" + strconv.FormatInt(int64(x), 10)
+		}
+		return "f" + strconv.FormatFloat(x, 'g', -1, 64)
+	case string:
+		return "s" + strconv.Quote(x)
+	case []byte:
+		return "b" + strconv.Quote(string(x))
+	}
+	return fmt.Sprintf("?%v", v)
+}
+
+// feedback describes an execution for the revision prompt.
+func feedback(e *execResult) string {
+	switch {
+	case e.err != nil:
+		return "Execution error: " + e.err.Error()
+	case len(e.rs.Rows) == 0:
+		return "The query executed but returned no rows."
+	case !e.valid:
+		return "The query executed but every returned value is NULL."
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "The query returned %d row(s) with columns %s. First rows:\n", len(e.rs.Rows), strings.Join(e.rs.Columns, ", "))
+	for i, r := range e.rs.Rows {
+		if i == 5 {
+			break
+		}
+		parts := make([]string, len(r))
+		for j, v := range r {
+			s := fmt.Sprint(v)
+			if v == nil {
+				s = "NULL"
+			}
+			if len(s) > 60 {
+				s = s[:60] + "..."
+			}
+			parts[j] = s
+		}
+		b.WriteString("(" + strings.Join(parts, ", ") + ")\n")
+	}
+	return b.String()
+}
+
+// complete makes one chat request.
+func (q *question) complete(ctx context.Context, prompt string, temp float64, n int, responder string, kind llm.AnswerKind, seedOffset int64) (*llm.Response, error) {
+	seed := q.t.Seed + seedOffset
+	req := llm.Request{
+		Role:        RoleReason,
+		Messages:    []llm.Message{{Role: "system", Content: systemPrompt}, {Role: "user", Content: prompt}},
+		Temperature: temp,
+		MaxTokens:   q.cfg.MaxTokens,
+		N:           n,
+		Seed:        &seed,
+		Answer:      kind,
+		Responder:   responder,
+	}
+	if temp > 0 {
+		req.TopP = q.cfg.TopP
+	}
+	resp, err := q.llm.Complete(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", responder, err)
+	}
+	return resp, nil
+}
+
+// pathState gathers what the steps on a path established.
+type pathState struct {
+	steps     []step
+	selection map[string][]string
+	sql       string // SQL of the last A5/A6 node
+	sqlNode   *mcts.Node
+}
+
+func (q *question) state(t *mcts.Tree, n *mcts.Node) pathState {
+	var s pathState
+	for _, x := range t.Path(n)[1:] {
+		s.steps = append(s.steps, step{action: x.Action, text: x.Text})
+		if x.Action == A2 {
+			if sel, ok := x.Info["selection"].(map[string][]string); ok {
+				s.selection = sel
+			}
+		}
+		if x.Action == A5 || x.Action == A6 {
+			s.sql, _ = x.Info["sql"].(string)
+			s.sqlNode = x
+		}
+	}
+	return s
+}
+
+// schemaText renders the schema, restricted to a schema selection when the
+// path made one.
+func (q *question) schemaText(s pathState) string {
+	if s.selection == nil {
+		return q.fullSchema
+	}
+	return datasets.RenderDDL(q.schema, datasets.RenderOptions{Tables: s.selection})
+}
+
+func (q *question) prompt(s pathState, steps []step, instruction string) string {
+	return taskText(q.t.Example.DBID, q.schemaText(s), q.t.Example.Question, q.evidence) + contextText(steps) + "\n" + instruction
+}
+
+// Actions implements mcts.Problem: the transition table minus disabled
+// actions.
+func (q *question) Actions(_ *mcts.Tree, n *mcts.Node) []mcts.Action {
+	var out []mcts.Action
+	for _, a := range Transitions[n.Action] {
+		if !q.cfg.Disabled[a] {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// Terminal implements mcts.Problem: A7 ends a path.
+func (q *question) Terminal(_ *mcts.Tree, n *mcts.Node) bool { return n.Action == A7 }
+
+// Expand implements mcts.Problem: one request with n = k samples per
+// action; A7 copies the SQL without a model call; A6 revises further
+// rounds (one request each) while a revised SQL still fails, up to
+// N_revision rounds in all.
+func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mcts.Action, k int) (mcts.Expansion, error) {
+	s := q.state(t, n)
+	if a == A7 {
+		return mcts.Expansion{Outputs: []mcts.Output{{Text: "Terminate with the SQL:\n" + s.sql, Key: s.sql, Info: map[string]any{"sql": s.sql}}}}, nil
+	}
+	var (
+		prompt    string
+		responder string
+		kind      = llm.AnswerText
+	)
+	switch a {
+	case A1:
+		prompt, responder = q.prompt(s, s.steps, instructions[A1]), RespRephrase
+	case A2:
+		prompt, responder, kind = q.prompt(s, s.steps, instructions[A2]), RespSchema, llm.AnswerJSON
+	case A3:
+		prompt, responder, kind = q.prompt(s, s.steps, instructions[A3]), RespValues, llm.AnswerJSON
+	case A4:
+		prompt, responder, kind = q.prompt(s, s.steps, instructions[A4]), RespFunctions, llm.AnswerJSON
+	case A5:
+		prompt, responder, kind = q.prompt(s, s.steps, instructions[A5]), RespSQL, llm.AnswerSQL
+	case A6:
+		prompt, responder, kind = q.revisionPrompt(ctx, s, s.sql), RespRevise, llm.AnswerSQL
+	default:
+		return mcts.Expansion{}, fmt.Errorf("unknown action %q", a)
+	}
+	resp, err := q.complete(ctx, prompt, q.cfg.Temperature, k, responder, kind, 0)
+	if err != nil {
+		return mcts.Expansion{}, err
+	}
+	ex := mcts.Expansion{Requests: 1}
+	for _, out := range resp.Choices {
+		o := mcts.Output{Text: out, Info: map[string]any{}}
+		switch a {
+		case A1:
+			if key, ok := ParseRephrase(out); ok {
+				o.Key = key
+			} else {
+				o.Info["parse_error"] = "no 'Question:' line"
+			}
+		case A2:
+			sel, err := ParseSchemaSelection(out)
+			if err != nil {
+				o.Info["parse_error"] = err.Error()
+			} else {
+				o.Info["selection"] = sel
+				o.Key = "selection:" + selectionKey(sel)
+			}
+		case A3:
+			vs, err := ParseValues(out)
+			if err != nil {
+				o.Info["parse_error"] = err.Error()
+			} else {
+				o.Info["values"] = vs
+				o.Key = "values:" + valuesKey(vs)
+			}
+		case A4:
+			fs, err := ParseFunctions(out)
+			if err != nil {
+				o.Info["parse_error"] = err.Error()
+			} else {
+				o.Info["functions"] = fs
+				o.Key = "functions:" + functionsKey(fs)
+			}
+		case A5, A6:
+			sql, ok := ParseSQL(out)
+			if !ok {
+				o.Info["parse_error"] = "no SQL found"
+			}
+			o.Info["sql"] = sql
+			o.Key = "sql:" + sqltext.Normalise(sql)
+		}
+		ex.Outputs = append(ex.Outputs, o)
+	}
+	if a == A6 {
+		if err := q.reviseMore(ctx, s, &ex); err != nil {
+			return mcts.Expansion{}, err
+		}
+	}
+	return ex, nil
+}
+
+func (q *question) revisionPrompt(ctx context.Context, s pathState, sql string) string {
+	e := q.execute(ctx, sql)
+	return q.prompt(s, s.steps, instructions[A6]+"\n\n【SQL】\n```sql\n"+sql+"\n```\n【Execution feedback】\n"+feedback(e))
+}
+
+// reviseMore continues the revision loop for every distinct revised SQL
+// that still fails (error, empty or all-NULL result): one request (n = 1)
+// per further round, at most N_revision rounds counting the first.
+func (q *question) reviseMore(ctx context.Context, s pathState, ex *mcts.Expansion) error {
+	done := map[string]mcts.Output{} // first-round key -> revised output
+	var outs []mcts.Output
+	for _, o := range ex.Outputs {
+		firstKey := o.Key
+		if r, dup := done[firstKey]; dup {
+			// The same first-round SQL revises the same way; the tree
+			// collapses it into the first one's child.
+			r.Requests = 0
+			outs = append(outs, r)
+			continue
+		}
+		rounds := 1
+		sql, _ := o.Info["sql"].(string)
+		var history []string
+		for rounds < q.cfg.Revision && sql != "" && !q.execute(ctx, sql).valid {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			history = append(history, sql)
+			resp, err := q.complete(ctx, q.revisionPrompt(ctx, s, sql), q.cfg.Temperature, 1, RespRevise, llm.AnswerSQL, int64(rounds))
+			if err != nil {
+				return err
+			}
+			rounds++
+			o.Requests++
+			out := ""
+			if len(resp.Choices) > 0 {
+				out = resp.Choices[0]
+			}
+			next, ok := ParseSQL(out)
+			if !ok || next == sql {
+				o.Text = out
+				break
+			}
+			sql, o.Text = next, out
+		}
+		o.Info["sql"] = sql
+		o.Info["revision_rounds"] = rounds
+		if len(history) > 0 {
+			o.Info["revised_from"] = history
+		}
+		o.Key = "sql:" + sqltext.Normalise(sql)
+		done[firstKey] = o
+		outs = append(outs, o)
+	}
+	ex.Outputs = outs
+	return nil
+}
+
+// Reward implements mcts.Problem: the self-consistency reward. N_reward
+// SQLs are resampled in one request from the terminal's reasoning context
+// (the steps before its SQL generation); the reward is the share of the
+// N_reward samples that are valid (execute with a non-null value) and give
+// the same result set as the terminal's SQL, 0 when the terminal's own SQL
+// is invalid. When the terminal's result is the majority group of the
+// valid samples, this is METHODS.md's "share of valid samples in the
+// majority result group".
+func (q *question) Reward(ctx context.Context, t *mcts.Tree, n *mcts.Node) (float64, error) {
+	s := q.state(t, n)
+	var before []step
+	for _, st := range s.steps {
+		if st.action == A5 {
+			break
+		}
+		before = append(before, st)
+	}
+	ctxState := s
+	ctxState.steps = before
+	resp, err := q.complete(ctx, q.prompt(ctxState, before, rewardInstruction), q.cfg.RewardTemperature, q.cfg.Reward, RespSQL, llm.AnswerSQL, 1<<20)
+	if err != nil {
+		return 0, err
+	}
+	term := q.execute(ctx, s.sql)
+	agree, valid := 0, 0
+	for _, out := range resp.Choices {
+		sql, ok := ParseSQL(out)
+		if !ok {
+			continue
+		}
+		e := q.execute(ctx, sql)
+		if !e.valid {
+			continue
+		}
+		valid++
+		if term.valid && e.key == term.key {
+			agree++
+		}
+	}
+	if n.Info == nil {
+		n.Info = map[string]any{}
+	}
+	n.Info["reward_valid_samples"] = valid
+	n.Info["reward_agree"] = agree
+	if !term.valid {
+		return 0, nil
+	}
+	return float64(agree) / float64(q.cfg.Reward), nil
+}
+
+// group is one execution-result group of terminal SQLs.
+type group struct {
+	key     string
+	sqls    []string // distinct, in terminal order
+	members int      // terminals in the group
+	reward  float64  // summed terminal rewards
+	fastest time.Duration
+	best    string // the fastest SQL
+	valid   bool
+}
+
+// selectFinal groups the terminals' SQLs by execution result and picks the
+// largest valid group (ties: a clearly faster query, i.e. more than 20% and
+// 1 ms faster, so that timing noise cannot flip the choice; then the larger
+// summed reward; then the smaller SQL text); it falls back to groups with
+// empty or all-NULL results, then to any extracted SQL, and notes why.
+func (q *question) selectFinal(ctx context.Context, t *mcts.Tree, res *runners.Result) {
+	groups := map[string]*group{}
+	var order []*group
+	var failed []string
+	for _, n := range t.Terminals() {
+		sql, _ := n.Info["sql"].(string)
+		if sql == "" {
+			continue
+		}
+		e := q.execute(ctx, sql)
+		if e.err != nil {
+			failed = append(failed, sql)
+			continue
+		}
+		g := groups[e.key]
+		if g == nil {
+			g = &group{key: e.key, valid: e.valid, fastest: e.rs.Elapsed, best: sql}
+			groups[e.key] = g
+			order = append(order, g)
+		}
+		g.members++
+		g.reward += n.Reward
+		if !contains(g.sqls, sql) {
+			g.sqls = append(g.sqls, sql)
+			if e.rs.Elapsed < g.fastest {
+				g.fastest, g.best = e.rs.Elapsed, sql
+			}
+		}
+	}
+	total := 0
+	for _, g := range order {
+		total += g.members
+	}
+	better := func(a, b *group) bool {
+		if a.members != b.members {
+			return a.members > b.members
+		}
+		fa, fb := float64(a.fastest), float64(b.fastest)
+		if math.Abs(fa-fb) > float64(time.Millisecond) && math.Abs(fa-fb) > 0.2*math.Max(fa, fb) {
+			return fa < fb
+		}
+		if a.reward != b.reward {
+			return a.reward > b.reward
+		}
+		return a.best < b.best
+	}
+	pick := func(valid bool) *group {
+		var best *group
+		for _, g := range order {
+			if g.valid == valid && (best == nil || better(g, best)) {
+				best = g
+			}
+		}
+		return best
+	}
+	chosen := pick(true)
+	info := map[string]any{"groups": len(order), "terminals": len(t.Terminals()), "failed_sqls": len(failed)}
+	switch {
+	case chosen != nil:
+	case pick(false) != nil:
+		chosen = pick(false)
+		res.Note = "no terminal SQL gave a non-empty, non-NULL result; chose the largest group of empty or NULL results"
+	case len(failed) > 0:
+		res.SQL = failed[0]
+		res.Note = "no terminal SQL executed; returned the first terminal SQL"
+	default:
+		res.Note = "no terminal produced SQL"
+	}
+	if chosen != nil {
+		res.SQL = chosen.best
+		info["chosen_group_size"] = chosen.members
+	}
+	for _, g := range order {
+		for _, sql := range g.sqls {
+			res.Candidates = append(res.Candidates, runners.Candidate{SQL: sql, Score: float64(g.members) / float64(max(total, 1)),
+				Parts: map[string]float64{"group_size": float64(g.members), "reward_sum": g.reward}, Group: shortKey(g.key)})
+		}
+	}
+	for _, sql := range failed {
+		res.Candidates = append(res.Candidates, runners.Candidate{SQL: sql})
+	}
+	if res.Note != "" {
+		info["note"] = res.Note
+	}
+	res.Trace.Add(runners.Step{Action: "select", Output: res.SQL, Info: info})
+}
+
+func shortKey(k string) string {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(k); i++ {
+		h ^= uint64(k[i])
+		h *= 1099511628211
+	}
+	return strconv.FormatUint(h, 16)
+}
