@@ -534,3 +534,29 @@ func BenchmarkExecute(b *testing.B) {
 		}
 	})
 }
+
+func TestOpenSQLiteSpecialPath(t *testing.T) {
+	src := buildFixture(t)
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// '?', '#' and '%' are special in SQLite URI filenames.
+	dir := filepath.Join(t.TempDir(), "a?b#c%20d ü")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "x.sqlite")
+	if err := os.WriteFile(path, data, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	db, err := OpenSQLite(path, "x", SQLiteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rs, err := db.Execute(context.Background(), "SELECT count(*) FROM numbers")
+	if err != nil || rs.Rows[0][0] != int64(1000) {
+		t.Fatalf("Execute = %v, %v; want 1000", rs, err)
+	}
+}
