@@ -365,3 +365,41 @@ runners:
 		report(b, calls, cached, d)
 	})
 }
+
+// slowClient blocks until the request's context ends.
+type slowClient struct{}
+
+func (slowClient) Complete(ctx context.Context, _ llm.Request) (*llm.Response, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+func TestItemTimeoutIsData(t *testing.T) {
+	p := mustPlan(t, "benchmarks: [{name: fake}]\nmodels:\n  m: {backend: sim}\nroles: {reason: m}\ntimeout: 20ms\nrunners: [{name: direct}]\n")
+	env, _ := testEnv(4, 1, func(llm.Client) llm.Client { return slowClient{} })
+	dir := t.TempDir()
+	sum, err := runOnce(t, dir, p, env, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Done != 4 || sum.Failed != 0 || sum.Correct != 0 {
+		t.Errorf("done, failed, correct = %d, %d, %d; want 4, 0, 0 (a timeout is a wrong prediction)", sum.Done, sum.Failed, sum.Correct)
+	}
+	r, _ := ReadRun(dir, false)
+	for _, it := range r.Trials[0].Items {
+		if it.ErrorClass != "timeout" || it.Verdict == nil {
+			t.Errorf("%s: class %q verdict %v; want timeout with a verdict", it.QuestionID, it.ErrorClass, it.Verdict)
+		}
+	}
+}
+
+func TestLimitOption(t *testing.T) {
+	env, _ := testEnv(20, 0.5, nil)
+	sum, err := runOnce(t, t.TempDir(), mustPlan(t, runSpec), env, Options{Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Done != 15 {
+		t.Errorf("done = %d; want 15 (3 trials x 5 questions)", sum.Done)
+	}
+}
