@@ -159,10 +159,7 @@ func (sc *scope) walk(b *strings.Builder, e Expr, info *exprInfo, depth int) (st
 		}
 		vis := sc.visibleNames()
 		err := newErr(UnknownColumn, "no column %s in this relation (columns: %s)", name, strings.Join(vis, ", "))
-		err.Name, err.Suggestions = name, suggest(name, vis)
-		if len(err.Suggestions) == 0 {
-			err.Suggestions = suggest(x.Name, vis)
-		}
+		err.Name, err.Suggestions = name, sc.suggestCols(x)
 		return "", err
 	case *Star:
 		return "", newErr(BadArgument, "* is only allowed as a select item or in count(*)")
@@ -460,4 +457,29 @@ func mysqlCast(t string) string {
 		return "CHAR"
 	}
 	return t
+}
+
+// suggestCols lists visible columns whose name is close to ref's, written
+// the way the model should refer to them.
+func (sc *scope) suggestCols(ref *ColRef) []string {
+	var names []string
+	for _, l := range [][]Column{sc.out, sc.base} {
+		for _, c := range l {
+			names = append(names, c.Name)
+		}
+	}
+	close := suggest(ref.Name, names)
+	var out []string
+	seen := map[string]bool{}
+	for _, n := range close {
+		for _, l := range [][]Column{sc.out, sc.base} {
+			for _, c := range l {
+				if c.Name == n && !seen[c.Display()] && len(out) < 5 {
+					seen[c.Display()] = true
+					out = append(out, c.Display())
+				}
+			}
+		}
+	}
+	return out
 }

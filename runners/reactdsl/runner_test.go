@@ -1,0 +1,217 @@
+package reactdsl
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runners/llm"
+)
+
+// scripted is a fake llm.Client answering turn i with replies[i] and
+// recording the requests.
+type scripted struct {
+	replies []string
+	reqs    []llm.Request
+}
+
+func (s *scripted) Complete(_ context.Context, req llm.Request) (*llm.Response, error) {
+	s.reqs = append(s.reqs, req)
+	if len(s.reqs) > len(s.replies) {
+		return nil, errors.New("script exhausted")
+	}
+	return &llm.Response{Choices: []string{s.replies[len(s.reqs)-1]}, Usage: llm.Usage{PromptTokens: 10, CompletionTokens: 5}}, nil
+}
+
+// simClient answers like the sim backend: it calls the registered responder
+// with the example's gold SQL (Correct true), or a fixed corruption.
+type simClient struct {
+	ex      datasets.Example
+	db      datasets.Database
+	correct bool
+	corrupt string
+	calls   int
+}
+
+func (s *simClient) Complete(_ context.Context, req llm.Request) (*llm.Response, error) {
+	s.calls++
+	c := &llm.SimContext{Request: req, Example: s.ex, DB: s.db, Correct: s.correct,
+		Rand: rand.New(rand.NewPCG(1, uint64(s.calls))), Corrupt: func(string) string { return s.corrupt }}
+	if req.Responder == "" {
+		return &llm.Response{Choices: []string{"```sql\n" + c.SQL() + "\n```"}}, nil
+	}
+	r, ok := llm.LookupResponder(req.Responder)
+	if !ok {
+		return nil, errors.New("no responder " + req.Responder)
+	}
+	out, err := r(c)
+	if err != nil {
+		return nil, err
+	}
+	return &llm.Response{Choices: []string{out}}, nil
+}
+
+func newRunner(t *testing.T, p runners.Params) runners.Runner {
+	t.Helper()
+	r, err := runners.New("react-dsl", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestParams(t *testing.T) {
+	if _, err := runners.New("react-dsl", runners.Params{"setting": "iterate"}); err == nil || !strings.Contains(err.Error(), "params.setting") {
+		t.Errorf("bad setting: got %v; want an error naming params.setting", err)
+	}
+	if _, err := runners.New("react-dsl", runners.Params{"max_turn": 3}); err == nil || !strings.Contains(err.Error(), "params.max_turn: unknown parameter") {
+		t.Errorf("unknown key: got %v; want an unknown-parameter error", err)
+	}
+	if _, err := runners.New("react-dsl", runners.Params{"max_turns": 0}); err == nil {
+		t.Error("max_turns 0: got nil error; want out of range")
+	}
+	r, err := New(runners.Params{})
+	if err != nil || r.Setting() != SettingIterateDSL || r.maxTurns != DefaultMaxTurns {
+		t.Errorf("defaults: got %v %+v; want iterate-dsl with 8 turns", err, r)
+	}
+}
+
+func TestLoopScripted(t *testing.T) {
+	db, _ := fixture(t)
+	ex := datasets.Example{ID: "q1", DBID: "concert", Question: "How many singers are from France?"}
+	client := &scripted{replies: []string{
+		"```dsl\nr1 = table_ref(\"singer\")\ndistinct_values(r1, \"contry\")\n```",
+		"```dsl\ndistinct_values(r1, \"country\")\nr2 = filter_expr(r1, \"country = 'France'\")\nr3 = select_columns(r2, [\"count(*)\"])\nexecute(r3)\n```",
+		"```dsl\nanswer(r3)\n```",
+	}}
+	res, err := newRunner(t, runners.Params{}).Run(context.Background(), runners.Task{Example: ex, DB: db, LLM: client})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Trace.Counters["turns"]; got != 3 {
+		t.Errorf("turns: got %v; want 3", got)
+	}
+	if got := res.Trace.Counters["dsl_error.UnknownColumn"]; got != 1 {
+		t.Errorf("UnknownColumn errors: got %v; want 1", got)
+	}
+	rs, err := db.Execute(context.Background(), res.SQL)
+	if err != nil || flat(rs) != "4" {
+		t.Errorf("answer %q gives %v %v; want 4 French singers", res.SQL, flat(rs), err)
+	}
+	// The model saw the typed error and the execute result.
+	obs := client.reqs[1].Messages[len(client.reqs[1].Messages)-1].Content
+	if !strings.Contains(obs, "UnknownColumn") || !strings.Contains(obs, "singer.country") {
+		t.Errorf("turn-2 observation %q; want UnknownColumn suggesting singer.country", obs)
+	}
+	obs = client.reqs[2].Messages[len(client.reqs[2].Messages)-1].Content
+	if !strings.Contains(obs, "execute(r3) -> 1 row") || !strings.Contains(obs, "France") {
+		t.Errorf("turn-3 observation %q; want the execute result and the distinct values", obs)
+	}
+	for _, r := range client.reqs {
+		if r.Role != RoleReason || r.Answer != llm.AnswerDSL || r.Responder != ResponderTurn {
+			t.Errorf("request role/answer/responder = %s/%s/%s; want reason/dsl/%s", r.Role, r.Answer, r.Responder, ResponderTurn)
+		}
+	}
+	if res.Usage[RoleReason].Calls != 3 {
+		t.Errorf("usage: got %+v; want 3 reason calls", res.Usage)
+	}
+}
+
+func TestLoopShapingFallback(t *testing.T) {
+	db, _ := fixture(t)
+	ex := datasets.Example{ID: "q1", DBID: "concert", Question: "Oldest singer?"}
+	client := &scripted{replies: []string{
+		"```dsl\nr1 = table_ref(\"singer\")\nr2 = order_by(r1, [\"age DESC\"])\nr3 = limit(r2, 1)\nr4 = select_columns(r3, [\"name\"])\nexecute(r4)\n```",
+		"I think that is it.",
+	}}
+	res, err := newRunner(t, runners.Params{"max_turns": 2}).Run(context.Background(), runners.Task{Example: ex, DB: db, LLM: client})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Trace.Counters["shaped_fallback"] != 1 || res.Trace.Counters["turns"] != 2 {
+		t.Errorf("counters %v; want shaped_fallback 1 and 2 turns", res.Trace.Counters)
+	}
+	rs, err := db.Execute(context.Background(), res.SQL)
+	if err != nil || flat(rs) != "Joe Sharp" {
+		t.Errorf("shaped answer %q gives %q %v; want Joe Sharp", res.SQL, flat(rs), err)
+	}
+}
+
+// TestSimSettings runs the three settings with the package's sim responders
+// on the fixture: with a correct simulated model every setting returns SQL
+// with the gold result; the DSL loop takes 3 turns (explore, build+execute,
+// answer), the SQL loop 2 (run, final), the baseline 1.
+func TestSimSettings(t *testing.T) {
+	db, _ := fixture(t)
+	gold := "SELECT T1.name FROM singer AS T1 JOIN singer_in_concert AS T2 ON T1.singer_id = T2.singer_id GROUP BY T1.singer_id HAVING count(*) >= 2 ORDER BY T1.name"
+	ex := datasets.Example{ID: "q7", DBID: "concert", Question: "Which singers sang in at least two concerts?", GoldSQL: gold}
+	goldRS, err := db.Execute(context.Background(), gold)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for setting, turns := range map[string]float64{SettingBaseline: 1, SettingIterateSQL: 2, SettingIterateDSL: 3} {
+		t.Run(setting, func(t *testing.T) {
+			client := &simClient{ex: ex, db: db, correct: true}
+			res, err := newRunner(t, runners.Params{"setting": setting}).Run(context.Background(),
+				runners.Task{Example: ex.WithoutGold(), DB: db, LLM: client})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.Trace.Counters["turns"]; got != turns {
+				t.Errorf("turns: got %v; want %v", got, turns)
+			}
+			rs, err := db.Execute(context.Background(), res.SQL)
+			if err != nil {
+				t.Fatalf("answer %q: %v", res.SQL, err)
+			}
+			if !sameResult(goldRS, rs, true) {
+				t.Errorf("answer %q gives %q; want %q", res.SQL, flat(rs), flat(goldRS))
+			}
+		})
+	}
+}
+
+// TestSimRecoversAndFallsBack: SQL the lifter rejects (a corruption naming a
+// missing column, or a WITH query) is answered as raw SQL, which the loop
+// accepts and counts.
+func TestSimRecoversAndFallsBack(t *testing.T) {
+	db, _ := fixture(t)
+	ex := datasets.Example{ID: "q8", DBID: "concert", Question: "Names of French singers?",
+		GoldSQL: "SELECT name FROM singer WHERE country = 'France'"}
+	client := &simClient{ex: ex, db: db, correct: false, corrupt: "SELECT nme FROM singer WHERE country = 'France'"}
+	res, err := newRunner(t, runners.Params{"max_turns": 4}).Run(context.Background(), runners.Task{Example: ex.WithoutGold(), DB: db, LLM: client})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The corruption is not liftable against the schema, so the simulated
+	// model falls back to raw SQL on its first turn.
+	if res.Trace.Counters["raw_sql_answers"] != 1 || res.Trace.Counters["turns"] != 1 {
+		t.Errorf("counters %v; want one raw SQL answer in one turn", res.Trace.Counters)
+	}
+	ex.GoldSQL = "WITH f AS (SELECT name FROM singer) SELECT * FROM f"
+	client = &simClient{ex: ex, db: db, correct: true}
+	res, err = newRunner(t, runners.Params{}).Run(context.Background(), runners.Task{Example: ex.WithoutGold(), DB: db, LLM: client})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(res.SQL, "WITH f AS") || res.Trace.Counters["raw_sql_answers"] != 1 {
+		t.Errorf("got SQL %q counters %v; want the raw WITH query accepted", res.SQL, res.Trace.Counters)
+	}
+}
+
+func TestBudgetStopsLoop(t *testing.T) {
+	db, _ := fixture(t)
+	ex := datasets.Example{ID: "q1", DBID: "concert", Question: "x"}
+	client := &scripted{replies: []string{"```dsl\nr1 = table_ref(\"singer\")\n```", "```dsl\nr2 = table_ref(\"concert\")\n```", "x"}}
+	res, err := newRunner(t, runners.Params{}).Run(context.Background(), runners.Task{Example: ex, DB: db, LLM: client, Budget: runners.Budget{MaxCalls: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(client.reqs) != 2 || res.SQL == "" {
+		t.Errorf("got %d calls, SQL %q; want 2 calls and the last relation as the shaped answer", len(client.reqs), res.SQL)
+	}
+}
