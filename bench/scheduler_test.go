@@ -53,7 +53,7 @@ func runOnce(t testing.TB, dir string, p *Plan, env Env, opt Options) (Summary, 
 
 func verdicts(t testing.TB, dir string) map[string]map[string]bool {
 	t.Helper()
-	v, err := LoadRunVerdicts(dir)
+	_, v, err := LoadRunVerdicts(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

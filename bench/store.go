@@ -503,15 +503,18 @@ func readCalls(db *sql.DB, r *RunData, idx map[string]int) error {
 	return rows.Err()
 }
 
-// LoadRunVerdicts returns, for run directory dir, trial label -> question
-// id -> correct over the done items (the input of `t2sbench compare`).
-func LoadRunVerdicts(dir string) (map[string]map[string]bool, error) {
+// LoadRunVerdicts returns, for run directory dir, the trial labels in plan
+// order and trial label -> question id -> correct over the done items (the
+// input of `t2sbench compare`).
+func LoadRunVerdicts(dir string) ([]string, map[string]map[string]bool, error) {
 	r, err := ReadRun(dir, false)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := map[string]map[string]bool{}
+	labels := make([]string, 0, len(r.Trials))
 	for _, t := range r.Trials {
+		labels = append(labels, t.Label)
 		m := map[string]bool{}
 		for _, it := range t.Items {
 			if it.Status == StatusDone && it.Verdict != nil {
@@ -520,7 +523,7 @@ func LoadRunVerdicts(dir string) (map[string]map[string]bool, error) {
 		}
 		out[t.Label] = m
 	}
-	return out, nil
+	return labels, out, nil
 }
 
 // MergeStats counts what Merge copied.

@@ -25,7 +25,7 @@ func init() {
 // loadRunVerdicts loads the per-question outcomes of every system in a run
 // directory (system name -> question id -> correct). It is wired by the run
 // store; while nil, compare accepts verdict files only.
-var loadRunVerdicts func(dir string) (map[string]map[string]bool, error)
+var loadRunVerdicts func(dir string) ([]string, map[string]map[string]bool, error)
 
 // compareSystem is one system's outcomes and where they came from.
 type compareSystem struct {
@@ -254,17 +254,12 @@ func loadCompareInputs(inputs []string) ([]compareSystem, error) {
 		}
 		if st.IsDir() {
 			if loadRunVerdicts == nil {
-				return nil, fmt.Errorf("compare: %s is a directory: run directories not supported yet; pass verdict .jsonl files", in)
+				return nil, fmt.Errorf("compare: %s is a directory but run directories are not linked in; pass verdict .jsonl files", in)
 			}
-			byName, err := loadRunVerdicts(in)
+			names, byName, err := loadRunVerdicts(in)
 			if err != nil {
 				return nil, fmt.Errorf("compare: %s: %w", in, err)
 			}
-			names := make([]string, 0, len(byName))
-			for n := range byName {
-				names = append(names, n)
-			}
-			slices.Sort(names)
 			for _, n := range names {
 				if err := add(compareSystem{name: n, source: in, correct: byName[n]}); err != nil {
 					return nil, err

@@ -120,7 +120,7 @@ func TestCompareErrors(t *testing.T) {
 		{"missing id", []string{a, b}, `"q002"`},
 		{"bad line", []string{a, bad}, "bad.jsonl:3: missing \"correct\""},
 		{"duplicate", []string{a, dup}, "dup.jsonl:2: question \"q0\" repeated"},
-		{"directory", []string{a, dir}, "run directories not supported yet"},
+		{"directory", []string{a, dir}, "is not a run directory"},
 		{"baseline", []string{a, b, "--baseline", "zzz"}, `--baseline "zzz"`},
 		{"level", []string{a, b, "--level", "95"}, "--level"},
 		{"same name", []string{a, a}, `system name "a"`},
@@ -150,8 +150,8 @@ func TestCompareIntersectAndRunDirs(t *testing.T) {
 
 	old := loadRunVerdicts
 	t.Cleanup(func() { loadRunVerdicts = old })
-	loadRunVerdicts = func(string) (map[string]map[string]bool, error) {
-		return map[string]map[string]bool{
+	loadRunVerdicts = func(string) ([]string, map[string]map[string]bool, error) {
+		return []string{"direct", "sc"}, map[string]map[string]bool{
 			"sc":     {"q1": true, "q2": true, "q3": false},
 			"direct": {"q1": true, "q2": false, "q3": false},
 		}, nil
@@ -164,7 +164,7 @@ func TestCompareIntersectAndRunDirs(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &rows); err != nil {
 		t.Fatal(err)
 	}
-	// Systems from a directory are sorted by name: direct is the baseline.
+	// Systems from a directory keep the run's trial order: direct is the baseline.
 	if len(rows) != 1 || rows[0].Baseline != "direct" || rows[0].System != "sc" || rows[0].B != 0 || rows[0].C != 1 || rows[0].Test != "exact" {
 		t.Errorf("rows %+v; want direct -> sc, b=0 c=1, exact", rows)
 	}

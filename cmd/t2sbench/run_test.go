@@ -218,7 +218,7 @@ func TestRunResumeAfterKill(t *testing.T) {
 	if out, err := cli(t, filepath.Join(tmp, "ref.log"), "run", spec, "--out", ref, "--quiet").CombinedOutput(); err != nil {
 		t.Fatalf("reference run: %v\n%s", err, out)
 	}
-	want, err := bench.LoadRunVerdicts(ref)
+	_, want, err := bench.LoadRunVerdicts(ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +261,7 @@ func TestRunResumeAfterKill(t *testing.T) {
 	if !strings.Contains(string(out), "resume (simulated model)") || !strings.Contains(string(out), "sc") {
 		t.Errorf("final run output lacks the summary:\n%s", out)
 	}
-	got, err := bench.LoadRunVerdicts(dir)
+	_, got, err := bench.LoadRunVerdicts(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,7 +369,7 @@ runners:
 	if faults.Load() == 0 {
 		t.Errorf("no faults injected")
 	}
-	v, err := bench.LoadRunVerdicts(dir)
+	_, v, err := bench.LoadRunVerdicts(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -442,7 +442,7 @@ func TestQuickstart(t *testing.T) {
 	if d := time.Since(start); d > time.Minute {
 		t.Errorf("quickstart took %v; want well under 2 minutes", d)
 	}
-	v, err := bench.LoadRunVerdicts(dir)
+	_, v, err := bench.LoadRunVerdicts(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

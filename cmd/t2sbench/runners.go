@@ -6,4 +6,5 @@ package main
 import (
 	_ "github.com/t2sbench/t2sbench/runners/alphasql"
 	_ "github.com/t2sbench/t2sbench/runners/baseline"
+	_ "github.com/t2sbench/t2sbench/runners/reactdsl"
 )
