@@ -271,7 +271,9 @@ func TestSelectFinal(t *testing.T) {
 		want     string
 		wantNote string
 	}{
-		{"largest group", []string{"SELECT 1", "SELECT count(*) FROM singer WHERE country = 'France'", "SELECT 2"}, "SELECT 2", ""},
+		// {2} holds two SQLs (each reached once): the first is returned.
+		{"largest group", []string{"SELECT 1", "SELECT count(*) FROM singer WHERE country = 'France'", "SELECT 2"}, "SELECT count(*) FROM singer WHERE country = 'France'", ""},
+		{"most frequent SQL in group", []string{"SELECT 1", "SELECT count(*) FROM singer WHERE country = 'France'", "SELECT 2", "SELECT 2"}, "SELECT 2", ""},
 		{"set semantics", []string{"SELECT country FROM singer WHERE age < 45", "SELECT DISTINCT country FROM singer WHERE age < 40", "SELECT 5"}, "", ""},
 		{"empty fallback", []string{"SELECT name FROM singer WHERE 1 = 0", "SELECT bad"}, "SELECT name FROM singer WHERE 1 = 0", "empty or NULL"},
 		{"null is not valid", []string{"SELECT NULL", "SELECT bad"}, "SELECT NULL", "empty or NULL"},
@@ -287,7 +289,7 @@ func TestSelectFinal(t *testing.T) {
 				t.Errorf("SQL = %q; want %q", res.SQL, tt.want)
 			}
 			if tt.name == "set semantics" && res.SQL == "SELECT 5" {
-				t.Errorf("SQL = %q; the two country queries form one set group (Netherlands? no: United States, France)", res.SQL)
+				t.Errorf("SQL = %q; the two country queries form one group ({United States, France} as a set)", res.SQL)
 			}
 			if !strings.Contains(res.Note, tt.wantNote) || (tt.wantNote == "" && res.Note != "") {
 				t.Errorf("note = %q; want %q", res.Note, tt.wantNote)

@@ -419,15 +419,19 @@ type group struct {
 	members int      // terminals in the group
 	reward  float64  // summed terminal rewards
 	fastest time.Duration
-	best    string // the fastest SQL
+	best    string // the SQL of the most terminals, ties to the first
+	count   map[string]int
 	valid   bool
 }
 
 // selectFinal groups the terminals' SQLs by execution result and picks the
-// largest valid group (ties: a clearly faster query, i.e. more than 20% and
-// 1 ms faster, so that timing noise cannot flip the choice; then the larger
-// summed reward; then the smaller SQL text); it falls back to groups with
-// empty or all-NULL results, then to any extracted SQL, and notes why.
+// largest valid group (ties: the group with a clearly faster query, i.e.
+// more than 20% and 1 ms faster, so that timing noise rarely flips the
+// choice; then the larger summed reward; then the smaller SQL text); it
+// falls back to groups with empty or all-NULL results, then to any
+// extracted SQL, and notes why. Within the chosen group it returns the SQL
+// most terminals reached (ties to the first), not the fastest, so that the
+// answer does not depend on timing.
 func (q *question) selectFinal(ctx context.Context, t *mcts.Tree, res *runners.Result) {
 	groups := map[string]*group{}
 	var order []*group
@@ -444,17 +448,19 @@ func (q *question) selectFinal(ctx context.Context, t *mcts.Tree, res *runners.R
 		}
 		g := groups[e.key]
 		if g == nil {
-			g = &group{key: e.key, valid: e.valid, fastest: e.rs.Elapsed, best: sql}
+			g = &group{key: e.key, valid: e.valid, fastest: e.rs.Elapsed, best: sql, count: map[string]int{}}
 			groups[e.key] = g
 			order = append(order, g)
 		}
 		g.members++
 		g.reward += n.Reward
+		g.count[sql]++
+		if g.count[sql] > g.count[g.best] {
+			g.best = sql
+		}
 		if !contains(g.sqls, sql) {
 			g.sqls = append(g.sqls, sql)
-			if e.rs.Elapsed < g.fastest {
-				g.fastest, g.best = e.rs.Elapsed, sql
-			}
+			g.fastest = min(g.fastest, e.rs.Elapsed)
 		}
 	}
 	total := 0

@@ -1,0 +1,66 @@
+package alphasql_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/internal/testenv"
+	_ "github.com/t2sbench/t2sbench/runners/alphasql"
+	_ "github.com/t2sbench/t2sbench/runners/baseline"
+)
+
+// TestActionsSpecRuns runs experiments/alphasql-actions.yaml end to end
+// through the bench API (plan, scheduler, store, scorer) with the sim
+// model on the first 3 Spider dev questions: 7 trials (direct, alphasql
+// full and w/o A1, A2, A3, A4, A6), every item done without failure.
+func TestActionsSpecRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test; skipped with -short")
+	}
+	spider := testenv.Datasets(t, "spider")
+	s, err := bench.LoadSpec(filepath.Join(testenv.RepoRoot(), "experiments", "alphasql-actions.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Benchmarks[0].Data = spider
+	for i := range s.Runners {
+		if s.Runners[i].Name == "alphasql" {
+			s.Runners[i].Params["value_index_dir"] = t.TempDir()
+		}
+	}
+	p, err := bench.NewPlan(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Trials) != 7 {
+		t.Fatalf("trials = %d; want 7 (direct, alphasql full, 5 ablations)", len(p.Trials))
+	}
+	dir := t.TempDir()
+	st, err := bench.OpenStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	env, closeEnv := bench.DefaultEnv()
+	defer closeEnv()
+	sum, err := bench.Run(context.Background(), p, st, env, bench.Options{Limit: 3, CacheDir: filepath.Join(dir, "cache")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Done != 21 || sum.Failed != 0 {
+		t.Errorf("done %d, failed %d; want 21 items done, none failed", sum.Done, sum.Failed)
+	}
+	var labels []string
+	for _, tr := range p.Trials {
+		labels = append(labels, tr.Label)
+	}
+	for _, want := range []string{"wo-A1", "wo-A2", "wo-A3", "wo-A4", "wo-A6"} {
+		if !strings.Contains(strings.Join(labels, " "), want) {
+			t.Errorf("trial labels %v lack %s", labels, want)
+		}
+	}
+	t.Logf("trials %v; %d items, %d correct, %d model calls", labels, sum.Done, sum.Correct, sum.Calls)
+}
