@@ -3,6 +3,7 @@ GO      ?= go
 BIN     := bin/t2sbench
 PKGS    := ./...
 FUZZTIME ?= 20s
+SIM_LIMIT ?= 12
 
 .PHONY: build test demo bench fuzz lint cover reproduce-sim clean
 
@@ -43,7 +44,7 @@ cover:
 reproduce-sim: build
 	@for f in experiments/*.yaml; do \
 	  name=$$(basename $$f .yaml); echo "== $$name"; \
-	  $(BIN) run $$f --fresh --limit 12 --quiet --out runs/sim/$$name || exit 1; \
+	  $(BIN) run $$f --fresh --benchmark mini --limit $(SIM_LIMIT) --quiet --out runs/sim/$$name || exit 1; \
 	  $(BIN) report runs/sim/$$name --out runs/sim/$$name/report || exit 1; \
 	done
 

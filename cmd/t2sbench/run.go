@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -42,6 +43,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	workers := fs.Int("workers", 0, "work items in flight (default: the spec's workers)")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	jsonl := fs.Bool("jsonl", false, "progress as JSON lines on stdout instead of a bar")
+	benchOverride := fs.String("benchmark", "", "replace the spec's benchmarks with NAME or NAME=DIR (e.g. mini, spider=/data/spider)")
 	// Flags may follow the spec path.
 	var specPath string
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
@@ -69,6 +71,13 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	spec, err := bench.LoadSpec(specPath)
 	if err != nil {
 		return err
+	}
+	if *benchOverride != "" {
+		name, data, _ := strings.Cut(*benchOverride, "=")
+		if name == "" {
+			return fmt.Errorf("%w: --benchmark wants NAME or NAME=DIR, got %q", errUsage, *benchOverride)
+		}
+		spec.Benchmarks = []bench.BenchmarkSpec{{Name: name, Data: data}}
 	}
 	plan, err := bench.NewPlan(spec)
 	if err != nil {
