@@ -1,0 +1,230 @@
+package steinersql
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/runners/retrieval"
+)
+
+// Decomposition is Stage 1's output (paper Section 3.2): the mathematical
+// entities of the question and the terminal tables T_req.
+type Decomposition struct {
+	// Operations are computational keywords with their target attribute:
+	// {"function": "AVG", "target": "enrollment.grade"}.
+	Operations []Operation `json:"operations"`
+	// Quantities are numerical constraints: {"value": "60", "operator":
+	// ">=", "attribute": "enrollment.grade"}.
+	Quantities []Quantity `json:"quantities"`
+	// Aggregations are grouping needs ("per department").
+	Aggregations []string `json:"aggregations"`
+	// Temporal are time-based parts ("during 2023").
+	Temporal []string `json:"temporal"`
+	// Terminals is T_req: the tables the computation needs.
+	Terminals []string `json:"terminal_tables"`
+}
+
+// Operation is one computational keyword and its target attribute.
+type Operation struct {
+	Function string `json:"function"`
+	Target   string `json:"target"`
+}
+
+// Quantity is one numerical constraint.
+type Quantity struct {
+	Value     string `json:"value"`
+	Operator  string `json:"operator"`
+	Attribute string `json:"attribute"`
+}
+
+// decompositionSchema is the JSON schema of the Stage 1 answer (strict
+// mode compatible: every property required, no additional properties).
+const decompositionSchema = `{
+  "type": "object",
+  "additionalProperties": false,
+  "required": ["operations", "quantities", "aggregations", "temporal", "terminal_tables"],
+  "properties": {
+    "operations": {"type": "array", "items": {"type": "object", "additionalProperties": false,
+      "required": ["function", "target"],
+      "properties": {"function": {"type": "string", "description": "COUNT, SUM, AVG, MIN, MAX, or an arithmetic operation such as RATIO, DIFFERENCE, PRODUCT"},
+                     "target": {"type": "string", "description": "table.column the operation applies to"}}}},
+    "quantities": {"type": "array", "items": {"type": "object", "additionalProperties": false,
+      "required": ["value", "operator", "attribute"],
+      "properties": {"value": {"type": "string"}, "operator": {"type": "string"}, "attribute": {"type": "string"}}}},
+    "aggregations": {"type": "array", "items": {"type": "string"}},
+    "temporal": {"type": "array", "items": {"type": "string"}},
+    "terminal_tables": {"type": "array", "items": {"type": "string"}}
+  }
+}`
+
+// ParseDecomposition reads a Stage 1 answer: a JSON object, possibly inside
+// a ```json fence or surrounded by text (the first balanced {...} is used).
+func ParseDecomposition(out string) (*Decomposition, error) {
+	obj := firstObject(out)
+	if obj == "" {
+		return nil, fmt.Errorf("decomposition: no JSON object in the answer")
+	}
+	var d Decomposition
+	if err := json.Unmarshal([]byte(obj), &d); err != nil {
+		return nil, fmt.Errorf("decomposition: %w", err)
+	}
+	return &d, nil
+}
+
+// firstObject returns the first balanced {...} of s (strings honoured).
+func firstObject(s string) string {
+	start := strings.IndexByte(s, '{')
+	if start < 0 {
+		return ""
+	}
+	depth, inStr, esc := 0, false, false
+	for i := start; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case esc:
+			esc = false
+		case inStr && c == '\\':
+			esc = true
+		case c == '"':
+			inStr = !inStr
+		case inStr:
+		case c == '{':
+			depth++
+		case c == '}':
+			depth--
+			if depth == 0 {
+				return s[start : i+1]
+			}
+		}
+	}
+	return ""
+}
+
+// Correction records how one terminal name was resolved against the
+// schema.
+type Correction struct {
+	Given string  `json:"given"`
+	Table string  `json:"table,omitempty"` // "" when dropped
+	Sim   float64 `json:"sim"`
+}
+
+// ResolveTerminals maps terminal names to schema tables: exact
+// (case-insensitive) names are kept; an unknown name is corrected to the
+// table with the highest edit similarity when that is >= threshold, else
+// dropped. "schema.table" and quoted forms are reduced to the table name.
+// The result is deduplicated, in schema spelling, sorted.
+func ResolveTerminals(s *datasets.Schema, names []string, threshold float64) ([]string, []Correction) {
+	seen := map[string]bool{}
+	var out []string
+	var notes []Correction
+	for _, raw := range names {
+		n := strings.Trim(strings.TrimSpace(raw), "`\"[]")
+		if i := strings.LastIndexByte(n, '.'); i >= 0 {
+			n = n[i+1:]
+		}
+		if n == "" {
+			continue
+		}
+		name := ""
+		if t, ok := s.Table(n); ok {
+			name = t.Name
+		} else {
+			best, bestSim := "", -1.0
+			for _, t := range s.Tables {
+				sim := retrieval.EditSimilarity(n, t.Name)
+				if sim > bestSim || sim == bestSim && t.Name < best {
+					best, bestSim = t.Name, sim
+				}
+			}
+			c := Correction{Given: raw, Sim: bestSim}
+			if bestSim >= threshold {
+				name, c.Table = best, best
+			}
+			notes = append(notes, c)
+		}
+		if name != "" && !seen[strings.ToLower(name)] {
+			seen[strings.ToLower(name)] = true
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out, notes
+}
+
+// LinkTerminals is the terminal set without Stage 1 ("w/o decomposition"):
+// tables ranked by the lexical overlap of the question (and evidence) with
+// the table's name and column-name tokens; tables whose name token occurs
+// in the question come first; the top k with a positive score are kept
+// (at least one table).
+func LinkTerminals(s *datasets.Schema, question string, k int) []string {
+	qt := map[string]bool{}
+	for _, tok := range retrieval.Tokens(question) {
+		qt[tok] = true
+		qt[strings.TrimSuffix(tok, "s")] = true
+	}
+	type scored struct {
+		name  string
+		score float64
+	}
+	var ss []scored
+	for _, t := range s.Tables {
+		sc := 0.0
+		for _, tok := range retrieval.Tokens(t.Name) {
+			if qt[tok] {
+				sc += 2
+			}
+		}
+		for _, c := range t.Columns {
+			for _, tok := range retrieval.Tokens(c.Name) {
+				if tok != "id" && qt[tok] {
+					sc += 0.5
+					break
+				}
+			}
+		}
+		ss = append(ss, scored{t.Name, sc})
+	}
+	slices.SortFunc(ss, func(a, b scored) int { return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.name, b.name)) })
+	var out []string
+	for i, x := range ss {
+		if i >= k || (x.score <= 0 && len(out) > 0) {
+			break
+		}
+		out = append(out, x.name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// decomposePrompt builds the Stage 1 messages.
+func decomposePrompt(s *datasets.Schema, question, evidence string) (system, user string) {
+	system = "You are an expert in mathematical analysis of database questions. Decompose the question into its " +
+		"mathematical entities and identify the tables the computation requires."
+	var b strings.Builder
+	b.WriteString("Database tables:\n")
+	for _, t := range s.Tables {
+		cols := make([]string, len(t.Columns))
+		for i, c := range t.Columns {
+			cols[i] = c.Name
+		}
+		fmt.Fprintf(&b, "- %s(%s)\n", t.Name, strings.Join(cols, ", "))
+	}
+	fmt.Fprintf(&b, "\nQuestion: %s\n", question)
+	if strings.TrimSpace(evidence) != "" {
+		fmt.Fprintf(&b, "Evidence: %s\n", evidence)
+	}
+	b.WriteString(`
+Analyse the question in four dimensions:
+1. Computational keywords: the operations (COUNT, SUM, AVG, MIN, MAX, arithmetic) and the table.column each applies to.
+2. Quantitative expressions: numerical constraints, ranges and comparison operators.
+3. Aggregation requirements: grouping needs and hierarchical computations.
+4. Temporal dependencies: time-based calculations and date ranges.
+Then list the terminal tables: tables holding attributes used in the computation, tables needed for
+intermediate calculations, and tables needed for constraints and filters. Use exact table names from the list.
+Answer with one JSON object with the keys operations, quantities, aggregations, temporal, terminal_tables.`)
+	return system, b.String()
+}

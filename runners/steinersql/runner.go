@@ -1,0 +1,586 @@
+package steinersql
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runners/sqltext"
+)
+
+// Defaults, from the paper unless noted.
+const (
+	// DefaultAlpha, DefaultBeta, DefaultGamma weight C_connect, C_sem and
+	// C_stat (Section 3.3.3: 0.4, 0.4, 0.2).
+	DefaultAlpha = 0.4
+	DefaultBeta  = 0.4
+	DefaultGamma = 0.2
+	// DefaultTau is the similarity threshold for a non-FK edge (Algorithm 2:
+	// sim >= 0.75).
+	DefaultTau = 0.75
+	// DefaultMaxIterations bounds the re-planning loop (Algorithm 2: 3).
+	DefaultMaxIterations = 3
+	// DefaultMaxTokens is the paper's "max new tokens 512" (Appendix B).
+	DefaultMaxTokens = 512
+	// DefaultCorrection is the edit similarity an unknown terminal name
+	// needs to be corrected to a schema table (t2sbench's choice: the paper
+	// does not correct names).
+	DefaultCorrection = 0.6
+	// DefaultStatSample bounds the rows each statistics query reads per
+	// table (t2sbench's choice; the paper does not say).
+	DefaultStatSample = 10000
+	// DefaultLinkK is the number of lexically linked terminals without
+	// Stage 1 (t2sbench's choice).
+	DefaultLinkK = 3
+)
+
+// Roles and sim responders.
+const (
+	// RoleDecompose is the model role of Stage 1 (falls back to "reason"
+	// when a spec does not bind it).
+	RoleDecompose = "decompose"
+	// RoleReason generates the SQL.
+	RoleReason = "reason"
+	// ResponderDecompose answers Stage 1 under sim.
+	ResponderDecompose = "steinersql/decompose"
+	// ResponderGenerate answers SQL generation under sim.
+	ResponderGenerate = "steinersql/generate"
+)
+
+func init() {
+	runners.Register("steinersql", func(p runners.Params) (runners.Runner, error) { return New(p) })
+}
+
+// Runner is the SteinerSQL method (seed 001): mathematical decomposition,
+// Steiner-tree schema navigation, multi-level validation with re-planning.
+type Runner struct {
+	alg           string
+	validation    string
+	maxIter       int
+	weights       Weights
+	tau           float64
+	correction    float64
+	decomposition bool
+	navigation    bool
+	graphModule   bool
+	examples      bool
+	evidence      bool
+	statSample    int
+	embedRole     string
+	temperature   float64
+	maxTokens     int
+	linkK         int
+
+	stats *StatsCache
+
+	mu     sync.Mutex
+	graphs map[string]*graphEntry
+}
+
+type graphEntry struct {
+	mu    sync.Mutex
+	graph *SchemaGraph
+	val   *Validator
+}
+
+// New builds the runner from spec parameters:
+//
+//	path_algorithm       steiner | shortest-path-union | mst-on-terminals   (steiner)
+//	validation           multilevel | simple-feedback | none                 (multilevel)
+//	max_iterations       re-planning rounds, 1..10                           (3)
+//	alpha, beta, gamma   cost weights in [0, 1]; 0 removes a part            (0.4, 0.4, 0.2)
+//	tau                  non-FK edge similarity threshold                    (0.75)
+//	correction_threshold edit similarity to correct a terminal name          (0.6)
+//	decomposition        Stage 1 on; off = lexical terminals                 (true)
+//	navigation           Stage 2 on; off = full schema, no scaffold          (true)
+//	graph_module         scaffold from the cost graph; off = direct FKs only (true)
+//	structured_examples  worked examples in the guidelines                   (true)
+//	evidence             show the benchmark's evidence                       (true)
+//	stat_sample          rows per statistics query                           (10000)
+//	stats_cache          directory of the on-disk statistics cache           ("")
+//	embedding_role       role of an embedding backend for C_sem; "" lexical  ("")
+//	temperature, max_tokens                                                  (0, 512)
+//	link_k               terminals linked lexically without Stage 1          (3)
+func New(p runners.Params) (*Runner, error) {
+	r := runners.NewReader(p)
+	x := &Runner{
+		alg:           r.String("path_algorithm", AlgSteiner, AlgSteiner, AlgShortestPathUnion, AlgMSTOnTerminals),
+		validation:    r.String("validation", ValMultilevel, ValMultilevel, ValSimpleFeedback, ValNone),
+		maxIter:       r.Int("max_iterations", DefaultMaxIterations, 1, 10),
+		weights:       Weights{r.Float("alpha", DefaultAlpha, 0, 1), r.Float("beta", DefaultBeta, 0, 1), r.Float("gamma", DefaultGamma, 0, 1)},
+		tau:           r.Float("tau", DefaultTau, 0, 1),
+		correction:    r.Float("correction_threshold", DefaultCorrection, 0, 1),
+		decomposition: r.Bool("decomposition", true),
+		navigation:    r.Bool("navigation", true),
+		graphModule:   r.Bool("graph_module", true),
+		examples:      r.Bool("structured_examples", true),
+		evidence:      r.Bool("evidence", true),
+		statSample:    r.Int("stat_sample", DefaultStatSample, 1, 1<<30),
+		embedRole:     r.String("embedding_role", ""),
+		temperature:   r.Float("temperature", 0, 0, 2),
+		maxTokens:     r.Int("max_tokens", DefaultMaxTokens, 16, 65536),
+		linkK:         r.Int("link_k", DefaultLinkK, 1, 100),
+		graphs:        map[string]*graphEntry{},
+	}
+	x.stats = NewStatsCache(r.String("stats_cache", ""))
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// Name returns "steinersql".
+func (r *Runner) Name() string { return "steinersql" }
+
+// graphFor builds (once per database content) the schema graph and the
+// validator. Errors are not cached.
+func (r *Runner) graphFor(ctx context.Context, t runners.Task, s *datasets.Schema) (*graphEntry, error) {
+	key := dbKey(t.DB)
+	r.mu.Lock()
+	e, ok := r.graphs[key]
+	if !ok {
+		e = &graphEntry{}
+		r.graphs[key] = e
+	}
+	r.mu.Unlock()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.graph != nil {
+		return e, nil
+	}
+	opt := GraphOptions{Weights: r.weights, Tau: r.tau, Sample: r.statSample}
+	if r.embedRole != "" {
+		emb, err := r.embeddings(ctx, t.LLM, s)
+		if err != nil {
+			return nil, err
+		}
+		opt.Embeddings = emb
+	}
+	g, err := BuildGraph(ctx, s, r.stats.Func(t.DB, r.statSample), opt)
+	if err != nil {
+		return nil, fmt.Errorf("steinersql: schema graph of %s: %w", t.DB.ID(), err)
+	}
+	if err := r.stats.Flush(t.DB); err != nil {
+		return nil, fmt.Errorf("steinersql: %w", err)
+	}
+	g.W.Closure() // computed once, read-only afterwards (shared by workers)
+	v, err := NewValidator(ctx, t.DB, s)
+	if err != nil {
+		return nil, fmt.Errorf("steinersql: validator of %s: %w", t.DB.ID(), err)
+	}
+	e.graph, e.val = g, v
+	return e, nil
+}
+
+// embeddings computes each table's embedding as the mean of the embeddings
+// of its name and its column names (paper Section 3.3.3).
+func (r *Runner) embeddings(ctx context.Context, c llm.Client, s *datasets.Schema) (map[string][]float32, error) {
+	emb, ok := c.(llm.Embedder)
+	if !ok {
+		return nil, fmt.Errorf("steinersql: embedding_role %q is set but the model client has no embedding backend", r.embedRole)
+	}
+	out := map[string][]float32{}
+	for _, t := range s.Tables {
+		texts := []string{t.Name}
+		for _, col := range t.Columns {
+			texts = append(texts, col.Name)
+		}
+		vs, _, err := emb.Embed(ctx, r.embedRole, texts)
+		if err != nil {
+			return nil, fmt.Errorf("steinersql: embeddings of %s: %w", t.Name, err)
+		}
+		var mean []float32
+		for _, v := range vs {
+			if mean == nil {
+				mean = make([]float32, len(v))
+			}
+			for i := range v {
+				if i < len(mean) {
+					mean[i] += v[i] / float32(len(vs))
+				}
+			}
+		}
+		out[t.Name] = mean
+	}
+	return out, nil
+}
+
+// attempt is one generated query and its validation.
+type attempt struct {
+	sql    string
+	report Report
+}
+
+// Run answers one question.
+func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error) {
+	start := time.Now()
+	res := runners.Result{}
+	if t.DB == nil {
+		return res, errors.New("steinersql: task has no database")
+	}
+	m := runners.NewMeter(t.LLM)
+	s, err := t.DB.Schema(ctx)
+	if err != nil {
+		return res, fmt.Errorf("steinersql: schema of %s: %w", t.Example.DBID, err)
+	}
+	ge, err := r.graphFor(ctx, t, s)
+	if err != nil {
+		return res, err
+	}
+	g := ge.graph
+	dialect := "SQLite"
+	if t.DB.Dialect() == "mysql" {
+		dialect = "MySQL"
+	}
+	evidence := ""
+	if r.evidence {
+		evidence = t.Example.Evidence
+	}
+	seed := t.Seed
+	res.Trace.Data = map[string]any{"graph": map[string]any{
+		"tables": len(g.Tables), "edges": len(g.Edges), "semantic": g.Semantic, "algorithm": r.alg,
+	}}
+
+	// Stage 1: mathematical decomposition.
+	var dec *Decomposition
+	var terms []string
+	if r.decomposition {
+		sys, user := decomposePrompt(s, t.Example.Question, evidence)
+		resp, err := m.Complete(ctx, llm.Request{
+			Role: RoleDecompose, Messages: []llm.Message{{Role: "system", Content: sys}, {Role: "user", Content: user}},
+			Temperature: r.temperature, MaxTokens: r.maxTokens, Seed: &seed,
+			Answer: llm.AnswerJSON, Schema: json.RawMessage(decompositionSchema), SchemaName: "math_decomposition",
+			Responder: ResponderDecompose,
+		})
+		if err != nil {
+			return res, fmt.Errorf("steinersql: decompose: %w", err)
+		}
+		out := first(resp)
+		step := runners.Step{Action: "decompose", Role: RoleDecompose, Input: user, Output: out, Info: map[string]any{}}
+		d, perr := ParseDecomposition(out)
+		if perr != nil {
+			step.Info["error"] = perr.Error()
+			terms = LinkTerminals(s, t.Example.Question+" "+evidence, r.linkK)
+			step.Info["fallback"] = "unparseable decomposition: terminals linked lexically"
+			res.Trace.Count("decompose.parse_error", 1)
+		} else {
+			dec = d
+			var notes []Correction
+			terms, notes = ResolveTerminals(s, d.Terminals, r.correction)
+			if len(notes) > 0 {
+				step.Info["corrections"] = notes
+				for _, n := range notes {
+					if n.Table == "" {
+						res.Trace.Count("terminals.dropped", 1)
+					} else {
+						res.Trace.Count("terminals.corrected", 1)
+					}
+				}
+			}
+			if len(terms) == 0 {
+				terms = LinkTerminals(s, t.Example.Question+" "+evidence, r.linkK)
+				step.Info["fallback"] = "no valid terminal table: terminals linked lexically"
+			}
+			res.Trace.Data["decomposition"] = d
+		}
+		step.Info["terminals"] = terms
+		res.Trace.Add(step)
+	} else {
+		terms = LinkTerminals(s, t.Example.Question+" "+evidence, r.linkK)
+		res.Trace.Add(runners.Step{Action: "link", Info: map[string]any{"terminals": terms, "method": "lexical (w/o decomposition)"}})
+	}
+
+	maxLevel := 3
+	iters := r.maxIter
+	switch r.validation {
+	case ValNone:
+		iters = 1
+	case ValSimpleFeedback:
+		maxLevel = 1
+	}
+	var attempts []attempt
+	var sc *Scaffold
+	feedback, prevSQL := "", ""
+	missingBefore := map[string]bool{}
+	var triggered [4]bool
+	for it := 1; it <= iters; it++ {
+		// Stage 2: schema navigation.
+		sc = r.navigate(g, s, terms)
+		if sc != nil {
+			res.Trace.Add(runners.Step{Action: "navigate", Info: map[string]any{"iteration": it, "scaffold": sc}})
+		}
+		var fks []datasets.ForeignKey
+		if sc != nil && !r.graphModule {
+			fks = directFKs(s, sc.Tables)
+		}
+		sys, user := buildPrompt(promptInput{
+			Dialect: dialect, Schema: s, Question: t.Example.Question, Evidence: evidence, Dec: dec, Scaffold: sc,
+			GraphFKs: fks, Examples: r.examples, Feedback: feedback, PrevSQL: prevSQL,
+			Navigation: r.navigation, Graph: r.graphModule,
+		})
+		resp, err := m.Complete(ctx, llm.Request{
+			Role: RoleReason, Messages: []llm.Message{{Role: "system", Content: sys}, {Role: "user", Content: user}},
+			Temperature: r.temperature, MaxTokens: r.maxTokens, Seed: &seed, Answer: llm.AnswerSQL,
+			Responder: ResponderGenerate,
+		})
+		if err != nil {
+			return res, fmt.Errorf("steinersql: generate: %w", err)
+		}
+		out := first(resp)
+		sql, _ := sqltext.Extract(out)
+		res.Trace.Add(runners.Step{Action: "generate", Role: RoleReason, Input: sys + "\n" + user, Output: out, Info: map[string]any{"iteration": it}})
+		if r.validation == ValNone {
+			attempts = append(attempts, attempt{sql: sql})
+			break
+		}
+		// Stage 3: validation.
+		checkSc := sc
+		if checkSc == nil {
+			checkSc = &Scaffold{Terminals: terms}
+		}
+		rep := ge.val.Validate(ctx, sql, t.Example.Question, checkSc, dec, maxLevel)
+		if ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+		attempts = append(attempts, attempt{sql: sql, report: rep})
+		lv := rep.Levels()
+		info := map[string]any{"iteration": it, "pass": rep.Pass(), "read": rep.Read}
+		var reasons []string
+		if rep.ExecErr != "" {
+			reasons = append(reasons, "L1 execution: "+rep.ExecErr)
+		}
+		for _, v := range rep.Violations {
+			reasons = append(reasons, v.String())
+		}
+		if len(reasons) > 0 {
+			info["reasons"] = reasons
+		}
+		res.Trace.Add(runners.Step{Action: "validate", Info: info})
+		for l := 1; l <= 3; l++ {
+			if lv[l] {
+				triggered[l] = true
+				res.Trace.Count(fmt.Sprintf("validation.l%d.attempts", l), 1)
+			}
+		}
+		if rep.Pass() || it == iters {
+			break
+		}
+		feedback = "- " + strings.Join(reasons, "\n- ")
+		prevSQL = sql
+		if lv[2] || lv[3] {
+			// Path re-planning: the violation becomes a constraint on the
+			// terminal set, and Stage 2 runs again.
+			newTerms, change := updateTerminals(terms, rep, missingBefore)
+			res.Trace.Add(runners.Step{Action: "replan", Info: map[string]any{"iteration": it, "terminals": newTerms, "change": change}})
+			res.Trace.Count("replans", 1)
+			terms = newTerms
+		}
+	}
+	// Outcome and counters (per question: 1 when the level triggered at
+	// least once, so a report's mean is the paper's Figure 3 trigger rate).
+	best := pick(attempts)
+	res.Trace.Count("iterations", float64(len(attempts)))
+	res.Trace.Count("terminals", float64(len(terms)))
+	if sc != nil {
+		res.Trace.Count("scaffold_tables", float64(len(sc.Tables)))
+		res.Trace.Data["scaffold"] = sc
+	}
+	if r.validation != ValNone {
+		final := attempts[best].report
+		for l := 1; l <= 3; l++ {
+			name := fmt.Sprintf("validation.l%d", l)
+			res.Trace.Count(name, 0)
+			if triggered[l] {
+				res.Trace.Count(name, 1)
+				if final.Pass() {
+					res.Trace.Count(name+".corrected", 1)
+				}
+			}
+		}
+		if final.Pass() {
+			res.Trace.Count("validation.pass", 1)
+		} else {
+			res.Trace.Count("validation.pass", 0)
+		}
+	}
+	for i, a := range attempts {
+		c := runners.Candidate{SQL: a.sql, Score: score(a, r.validation)}
+		if r.validation != ValNone {
+			lv := a.report.Levels()
+			c.Parts = map[string]float64{"iteration": float64(i + 1), "l1": b2f(lv[1]), "l2": b2f(lv[2]), "l3": b2f(lv[3])}
+		}
+		res.Candidates = append(res.Candidates, c)
+	}
+	res.SQL = attempts[best].sql
+	switch {
+	case res.SQL == "":
+		res.Note = "no SQL found in the model output"
+	case r.validation != ValNone && !attempts[best].report.Pass():
+		res.Note = fmt.Sprintf("no query passed validation in %d iteration(s); returned the one with the fewest failures", len(attempts))
+	}
+	res.Usage = m.Usage()
+	res.Wall = time.Since(start)
+	return res, nil
+}
+
+func first(resp *llm.Response) string {
+	if resp == nil || len(resp.Choices) == 0 {
+		return ""
+	}
+	return resp.Choices[0]
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// score is a candidate's validation score: 1 when it passes, 0 when it
+// does not execute, else 1/(1+number of violations).
+func score(a attempt, mode string) float64 {
+	switch {
+	case mode == ValNone:
+		return 1
+	case a.report.Pass():
+		return 1
+	case a.report.ExecErr != "":
+		return 0
+	}
+	return 1 / float64(1+len(a.report.Violations))
+}
+
+// pick returns the final attempt: the first that passes; else the
+// executing attempt with the fewest violations (the later one on ties, as
+// it saw more feedback); else the last.
+func pick(as []attempt) int {
+	best := -1
+	for i, a := range as {
+		if a.report.Pass() {
+			return i
+		}
+		if a.report.ExecErr != "" || a.sql == "" {
+			continue
+		}
+		if best < 0 || len(a.report.Violations) <= len(as[best].report.Violations) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return len(as) - 1
+	}
+	return best
+}
+
+// navigate runs Stage 2 for the terminals: the scaffold of the configured
+// path algorithm; with the graph module removed, the terminals plus the
+// declared FKs among them; nil without navigation.
+func (r *Runner) navigate(g *SchemaGraph, s *datasets.Schema, terms []string) *Scaffold {
+	if !r.navigation {
+		return nil
+	}
+	sc := &Scaffold{Terminals: slices.Clone(terms), Algorithm: r.alg, Navigated: true}
+	if !r.graphModule {
+		sc.Tables = slices.Clone(terms)
+		sc.Algorithm = "none (graph module removed)"
+		for _, fk := range directFKs(s, terms) {
+			sc.Edges = append(sc.Edges, Edge{A: fk.FromTable, ColA: fk.FromColumn, B: fk.ToTable, ColB: fk.ToColumn, FK: true})
+		}
+		return sc
+	}
+	var ids []int
+	for _, t := range terms {
+		if id, ok := g.ID(t); ok {
+			ids = append(ids, id)
+		}
+	}
+	tree, err := g.W.Solve(r.alg, ids)
+	if err != nil { // cannot happen: ids come from the graph and alg was validated
+		sc.Tables = slices.Clone(terms)
+		return sc
+	}
+	for _, n := range tree.Nodes {
+		sc.Tables = append(sc.Tables, g.Tables[n])
+	}
+	for _, e := range tree.Edges {
+		if ed, ok := g.Edge(e.U, e.V); ok {
+			sc.Edges = append(sc.Edges, ed)
+		}
+	}
+	for _, d := range tree.Disconnected {
+		sc.Disconnected = append(sc.Disconnected, g.Tables[d[0]]+" / "+g.Tables[d[1]])
+	}
+	sc.Cost = tree.Cost
+	return sc
+}
+
+// directFKs lists the declared foreign keys between tables of the set.
+func directFKs(s *datasets.Schema, tables []string) []datasets.ForeignKey {
+	in := func(t string) bool {
+		return slices.ContainsFunc(tables, func(x string) bool { return strings.EqualFold(x, t) })
+	}
+	var out []datasets.ForeignKey
+	for _, fk := range s.ForeignKeys {
+		if in(fk.FromTable) && in(fk.ToTable) {
+			out = append(out, fk)
+		}
+	}
+	return out
+}
+
+// updateTerminals turns a level-2/3 failure into the next terminal set
+// (Algorithm 2, UpdateTerminals): tables the query needed outside the
+// scaffold (stray tables) and tables of an aggregated attribute the query
+// missed are added; a terminal the query left out twice in a row is
+// dropped (the decomposition over-identified it). missing carries the
+// terminals missing in the previous attempt.
+func updateTerminals(terms []string, rep Report, missing map[string]bool) ([]string, string) {
+	set := map[string]string{}
+	for _, t := range terms {
+		set[strings.ToLower(t)] = t
+	}
+	var notes []string
+	nowMissing := map[string]bool{}
+	for _, v := range rep.Violations {
+		switch v.Check {
+		case "stray-table", "aggregate-mismatch":
+			for _, t := range v.Tables {
+				if _, ok := set[strings.ToLower(t)]; !ok {
+					set[strings.ToLower(t)] = t
+					notes = append(notes, "+"+t)
+				}
+			}
+		case "terminal-missing":
+			for _, t := range v.Tables {
+				k := strings.ToLower(t)
+				nowMissing[k] = true
+				if missing[k] && len(set) > 1 {
+					delete(set, k)
+					notes = append(notes, "-"+t)
+				}
+			}
+		}
+	}
+	clear(missing)
+	for k := range nowMissing {
+		missing[k] = true
+	}
+	out := make([]string, 0, len(set))
+	for _, t := range set {
+		out = append(out, t)
+	}
+	slices.Sort(out)
+	if len(notes) == 0 {
+		return out, "unchanged (feedback only)"
+	}
+	return out, strings.Join(notes, " ")
+}

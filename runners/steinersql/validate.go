@@ -1,0 +1,418 @@
+package steinersql
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/t2sbench/t2sbench/datasets"
+)
+
+// Validation modes (param validation).
+const (
+	// ValMultilevel is the paper's three-level validation with re-planning.
+	ValMultilevel = "multilevel"
+	// ValSimpleFeedback regenerates with the execution error only (level 1),
+	// without re-planning ("Simple Feedback", Figure 4).
+	ValSimpleFeedback = "simple-feedback"
+	// ValNone generates once ("Stage 1+2 Only (w/o Validation)").
+	ValNone = "none"
+)
+
+// Violation is one failed check.
+type Violation struct {
+	Level  int    `json:"level"`
+	Check  string `json:"check"`
+	Detail string `json:"detail"`
+	// Tables names the tables the check is about (missing terminals, stray
+	// tables, tables holding an aggregated attribute).
+	Tables []string `json:"tables,omitempty"`
+}
+
+func (v Violation) String() string { return fmt.Sprintf("L%d %s: %s", v.Level, v.Check, v.Detail) }
+
+// Report is the outcome of validating one query.
+type Report struct {
+	// ExecErr is the level-1 failure (empty when the query executed).
+	ExecErr    string      `json:"exec_error,omitempty"`
+	Violations []Violation `json:"violations,omitempty"`
+	Read       ReadSet     `json:"read"`
+}
+
+// Pass reports whether every check passed.
+func (r Report) Pass() bool { return r.ExecErr == "" && len(r.Violations) == 0 }
+
+// Levels returns which levels failed (index 1..3).
+func (r Report) Levels() [4]bool {
+	var l [4]bool
+	if r.ExecErr != "" {
+		l[1] = true
+	}
+	for _, v := range r.Violations {
+		l[v.Level] = true
+	}
+	return l
+}
+
+// Validator checks queries against one database, its scaffold and the
+// decomposition.
+type Validator struct {
+	DB     datasets.Database
+	Schema *datasets.Schema
+	// cat is the SQLite root-page catalog (nil for other engines).
+	cat *catalog
+}
+
+// NewValidator prepares a validator (reading SQLite's catalog once).
+func NewValidator(ctx context.Context, db datasets.Database, s *datasets.Schema) (*Validator, error) {
+	v := &Validator{DB: db, Schema: s}
+	if db.Dialect() == "sqlite" {
+		cat, err := loadCatalog(ctx, db, s)
+		if err != nil {
+			return nil, err
+		}
+		v.cat = cat
+	}
+	return v, nil
+}
+
+// ReadSet returns what sql reads (bytecode for SQLite, else lexical).
+func (v *Validator) ReadSet(ctx context.Context, sql string) (ReadSet, error) {
+	if v.cat != nil {
+		return readSetSQLite(ctx, v.DB, v.Schema, v.cat, sql)
+	}
+	return readSetLexical(v.Schema, sql), nil
+}
+
+// Scaffold is the join plan handed to the generator: its tables and edges
+// (nil edges when navigation is off).
+type Scaffold struct {
+	Tables    []string `json:"tables"`
+	Edges     []Edge   `json:"edges,omitempty"`
+	Terminals []string `json:"terminals"`
+	Cost      float64  `json:"cost"`
+	Algorithm string   `json:"algorithm"`
+	// Navigated is false when there is no graph scaffold (w/o navigation):
+	// level 2 then checks terminal coverage only.
+	Navigated    bool     `json:"navigated"`
+	Disconnected []string `json:"disconnected,omitempty"`
+}
+
+// Level1 executes sql; it returns the execution error text, or "".
+func (v *Validator) Level1(ctx context.Context, sql string) string {
+	if strings.TrimSpace(sql) == "" {
+		return "no SQL in the answer"
+	}
+	if _, err := v.DB.Execute(ctx, sql); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// Validate runs the levels up to maxLevel (1 or 3) on sql. Level 2 and 3
+// run only when level 1 passes.
+func (v *Validator) Validate(ctx context.Context, sql, question string, sc *Scaffold, dec *Decomposition, maxLevel int) Report {
+	var rep Report
+	if rep.ExecErr = v.Level1(ctx, sql); rep.ExecErr != "" || maxLevel < 2 {
+		return rep
+	}
+	read, err := v.ReadSet(ctx, sql)
+	if err != nil {
+		read = readSetLexical(v.Schema, sql)
+	}
+	rep.Read = read
+	rep.Violations = append(rep.Violations, v.level2(read, sc)...)
+	rep.Violations = append(rep.Violations, v.level3(sql, question, dec)...)
+	return rep
+}
+
+// level2 is semantic consistency: every terminal is read; with a graph
+// scaffold, no table outside the scaffold is read, the read scaffold
+// tables are connected by scaffold edges, and each scaffold edge between
+// two read tables has its key columns read (bytecode read sets only).
+func (v *Validator) level2(read ReadSet, sc *Scaffold) []Violation {
+	if sc == nil {
+		return nil
+	}
+	var out []Violation
+	var missing []string
+	for _, t := range sc.Terminals {
+		if !read.HasTable(t) {
+			missing = append(missing, t)
+		}
+	}
+	if len(missing) > 0 {
+		out = append(out, Violation{Level: 2, Check: "terminal-missing", Tables: missing,
+			Detail: fmt.Sprintf("terminal table(s) %s required by the decomposition are not used by the query", strings.Join(missing, ", "))})
+	}
+	if !sc.Navigated {
+		return out
+	}
+	inScaffold := func(t string) bool {
+		return slices.ContainsFunc(sc.Tables, func(x string) bool { return strings.EqualFold(x, t) })
+	}
+	var stray []string
+	for _, t := range read.Tables {
+		if !inScaffold(t) {
+			stray = append(stray, t)
+		}
+	}
+	if len(stray) > 0 {
+		out = append(out, Violation{Level: 2, Check: "stray-table", Tables: stray,
+			Detail: fmt.Sprintf("table(s) %s are read but are not in the reasoning scaffold %s", strings.Join(stray, ", "), strings.Join(sc.Tables, ", "))})
+	}
+	// Connectivity of the read scaffold tables over scaffold edges.
+	var used []string
+	for _, t := range read.Tables {
+		if inScaffold(t) {
+			used = append(used, strings.ToLower(t))
+		}
+	}
+	if len(used) > 1 {
+		parent := map[string]string{}
+		for _, u := range used {
+			parent[u] = u
+		}
+		var find func(string) string
+		find = func(x string) string {
+			for parent[x] != x {
+				x = parent[x]
+			}
+			return x
+		}
+		for _, e := range sc.Edges {
+			a, b := strings.ToLower(e.A), strings.ToLower(e.B)
+			if _, ok := parent[a]; !ok {
+				continue
+			}
+			if _, ok := parent[b]; !ok {
+				continue
+			}
+			parent[find(a)] = find(b)
+			if read.Method == "bytecode" && !(read.HasColumn(e.A, e.ColA) && read.HasColumn(e.B, e.ColB)) {
+				out = append(out, Violation{Level: 2, Check: "join-off-scaffold",
+					Detail: fmt.Sprintf("the join of %s and %s does not use the scaffold key %s", e.A, e.B, e.On())})
+			}
+		}
+		roots := map[string]bool{}
+		for _, u := range used {
+			roots[find(u)] = true
+		}
+		if len(roots) > 1 {
+			out = append(out, Violation{Level: 2, Check: "join-off-scaffold",
+				Detail: fmt.Sprintf("tables %s are not joined along the scaffold's edges (an intermediate table of the scaffold is skipped)", strings.Join(used, ", "))})
+		}
+	}
+	return out
+}
+
+var numberRe = regexp.MustCompile(`(?:^|[^\w.])(\d[\d,]*(?:\.\d+)?)(?:[^\w]|$)`)
+
+// QuestionNumbers returns the standalone numbers of a question ("at least
+// 60", "order 1013", "1,000" -> 1000), not digits inside words ("bq004",
+// "1kg").
+func QuestionNumbers(q string) []string {
+	var out []string
+	for _, m := range numberRe.FindAllStringSubmatch(q, -1) {
+		n := strings.ReplaceAll(m[1], ",", "")
+		n = strings.TrimRight(n, ".")
+		if n != "" && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// aggregateSatisfied reports whether the query computes fn: the function
+// itself, or an equivalent form (AVG as SUM/COUNT, MAX/MIN as ORDER BY ...
+// LIMIT, SUM as TOTAL).
+func aggregateSatisfied(fn string, aggs []string, cs []selectCore) bool {
+	if slices.Contains(aggs, fn) {
+		return true
+	}
+	orderLimit := func(desc bool) bool {
+		for _, c := range cs {
+			if !c.limit {
+				continue
+			}
+			for _, o := range c.orderBy {
+				isDesc := len(o) > 0 && o[len(o)-1].is("DESC")
+				if isDesc == desc {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	switch fn {
+	case "AVG":
+		return slices.Contains(aggs, "SUM") && slices.Contains(aggs, "COUNT")
+	case "SUM":
+		return slices.Contains(aggs, "TOTAL")
+	case "MAX":
+		return orderLimit(true)
+	case "MIN":
+		return orderLimit(false)
+	}
+	return false
+}
+
+// level3 is mathematical logic: non-aggregated SELECT columns are grouped
+// (or functionally determined by a grouped primary key), the aggregate
+// operations of the decomposition appear, and the question's numbers
+// appear among the query's literals.
+func (v *Validator) level3(sql, question string, dec *Decomposition) []Violation {
+	toks := scanTokens(sql)
+	cs := cores(toks)
+	var out []Violation
+	for _, c := range cs {
+		hasAgg := len(c.groupBy) > 0
+		for _, it := range c.items {
+			if !isSubquery(it) && len(aggregates(it)) > 0 {
+				hasAgg = true
+			}
+		}
+		if !hasAgg {
+			continue
+		}
+		grouped := map[string]bool{}
+		groupedCols := map[colRef]bool{}
+		for _, g := range c.groupBy {
+			grouped[exprKey(g)] = true
+			for _, r := range columnRefs(g) {
+				groupedCols[r] = true
+				groupedCols[colRef{name: r.name}] = true
+			}
+		}
+		for _, it := range c.items {
+			if isSubquery(it) || len(aggregates(it)) > 0 {
+				continue
+			}
+			expr, alias := stripAlias(it)
+			if grouped[exprKey(expr)] || alias != "" && grouped[alias+" "] {
+				continue
+			}
+			var bad []string
+			for _, r := range columnRefs(expr) {
+				if groupedCols[r] || r.qual == "" && groupedColsByName(groupedCols, r.name) {
+					continue
+				}
+				if v.determined(r, c, groupedCols) {
+					continue
+				}
+				bad = append(bad, strings.TrimPrefix(r.qual+"."+r.name, "."))
+			}
+			if len(bad) > 0 {
+				out = append(out, Violation{Level: 3, Check: "ungrouped-column",
+					Detail: fmt.Sprintf("SELECT item %q uses %s, which is neither aggregated nor in GROUP BY", strings.TrimSpace(exprText(expr)), strings.Join(bad, ", "))})
+			}
+		}
+	}
+	if dec != nil {
+		aggs := aggregates(toks)
+		for _, op := range dec.Operations {
+			fn := strings.ToUpper(strings.TrimSpace(op.Function))
+			if !aggregateFuncs[fn] {
+				continue
+			}
+			if !aggregateSatisfied(fn, aggs, cs) {
+				var tabs []string
+				if t, _, ok := strings.Cut(op.Target, "."); ok {
+					if tb, found := v.Schema.Table(t); found {
+						tabs = []string{tb.Name}
+					}
+				}
+				out = append(out, Violation{Level: 3, Check: "aggregate-mismatch", Tables: tabs,
+					Detail: fmt.Sprintf("the decomposition requires %s(%s) but the query does not compute it", fn, op.Target)})
+			}
+		}
+	}
+	lits := literalText(toks)
+	var absent []string
+	for _, n := range QuestionNumbers(question) {
+		if !strings.Contains(lits, n) {
+			absent = append(absent, n)
+		}
+	}
+	if len(absent) > 0 {
+		out = append(out, Violation{Level: 3, Check: "numeric-constraint",
+			Detail: fmt.Sprintf("the question's number(s) %s do not appear in the query's constraints", strings.Join(absent, ", "))})
+	}
+	return out
+}
+
+func groupedColsByName(g map[colRef]bool, name string) bool {
+	for r := range g {
+		if r.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// determined reports whether column r is functionally determined by a
+// grouped primary key of its table (SELECT s.name ... GROUP BY
+// s.student_id).
+func (v *Validator) determined(r colRef, c selectCore, grouped map[colRef]bool) bool {
+	table := c.aliases[r.qual]
+	if r.qual == "" && len(c.aliases) > 0 {
+		// Unqualified: the single FROM table.
+		names := map[string]bool{}
+		for _, t := range c.aliases {
+			names[t] = true
+		}
+		if len(names) != 1 {
+			return false
+		}
+		for t := range names {
+			table = t
+		}
+	}
+	t, ok := v.Schema.Table(table)
+	if !ok {
+		return false
+	}
+	for g := range grouped {
+		if g.qual != "" && c.aliases[g.qual] != strings.ToLower(t.Name) {
+			continue
+		}
+		if g.qual == "" && r.qual != "" {
+			continue
+		}
+		if isKey(t, g.name) && singleKey(t) {
+			return true
+		}
+	}
+	return false
+}
+
+func singleKey(t *datasets.Table) bool {
+	n := 0
+	for _, c := range t.Columns {
+		if c.Primary {
+			n++
+		}
+	}
+	if n == 0 {
+		n = len(t.PrimaryKey)
+	}
+	return n == 1
+}
+
+func exprText(toks []token) string {
+	var b strings.Builder
+	for i, t := range toks {
+		if i > 0 && t.text != "." && t.text != ")" && t.text != "," && toks[i-1].text != "." && toks[i-1].text != "(" {
+			b.WriteByte(' ')
+		}
+		switch t.kind {
+		case tString:
+			b.WriteString("'" + t.text + "'")
+		default:
+			b.WriteString(t.text)
+		}
+	}
+	return b.String()
+}
