@@ -1,0 +1,353 @@
+package reports
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/metrics"
+)
+
+// QuestionLabels are the labels of one benchmark question that breakdowns
+// group by.
+type QuestionLabels struct {
+	Difficulty     string
+	ReasoningTypes []string
+}
+
+// LabelSource returns the labels of a benchmark's questions by question
+// id. The CLI wires it to datasets.Open; when it is nil or fails, the
+// difficulty recorded in each verdict is used and reasoning-type
+// breakdowns are left out (with a warning).
+type LabelSource func(b bench.BenchmarkSpec) (map[string]QuestionLabels, error)
+
+// Options configure Build.
+type Options struct {
+	// Baseline is the label of the system pairwise tests compare against
+	// (default: the first system of each benchmark).
+	Baseline string
+	// Seed seeds every bootstrap (default 1).
+	Seed uint64
+	// Resamples is the number of bootstrap resamples
+	// (default metrics.DefaultResamples).
+	Resamples int
+	// Level is the confidence level of intervals; significance is judged
+	// at alpha = 1 - Level (default metrics.DefaultLevel).
+	Level float64
+	// Prices are USD per million tokens by model name; without a price a
+	// role's cost is shown as "-".
+	Prices map[string]metrics.Price
+	// Labels supplies difficulty and reasoning types; may be nil.
+	Labels LabelSource
+}
+
+func (o Options) withDefaults() (Options, error) {
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	if o.Resamples == 0 {
+		o.Resamples = metrics.DefaultResamples
+	}
+	if o.Level == 0 {
+		o.Level = metrics.DefaultLevel
+	}
+	if o.Resamples < 2 {
+		return o, fmt.Errorf("reports: resamples is %d, want at least 2", o.Resamples)
+	}
+	if !(o.Level > 0 && o.Level < 1) {
+		return o, fmt.Errorf("reports: level is %v, want a value in (0, 1)", o.Level)
+	}
+	return o, nil
+}
+
+// system is one trial of one run, with what the tables need.
+type system struct {
+	// name is the trial label, prefixed by its run's name when two runs
+	// share a label.
+	name string
+	// row is name without the benchmark token: the main table's row.
+	row string
+	// config is name without backbone, benchmark and seed tokens.
+	config string
+	// backbone names the varying role bindings of the entry ("reason=local")
+	// or the reason model when none vary.
+	backbone string
+	// entry identifies the runner entry (run index and entry index).
+	entry string
+	bench string
+	trial *bench.RunTrial
+	// done are the done items with a verdict, in question order.
+	done     []bench.Item
+	outcomes map[string]bool
+	labels   map[string]QuestionLabels
+}
+
+// ex returns the system's accuracy over its done items and the count.
+func (s *system) ex() (acc float64, correct, n int) {
+	for _, it := range s.done {
+		n++
+		if it.Verdict.Correct {
+			correct++
+		}
+	}
+	if n == 0 {
+		return math.NaN(), 0, 0
+	}
+	return float64(correct) / float64(n), correct, n
+}
+
+func (s *system) difficulty(id string, it *bench.Item) string {
+	if l, ok := s.labels[id]; ok && l.Difficulty != "" {
+		return l.Difficulty
+	}
+	if it != nil && it.Verdict != nil {
+		return it.Verdict.Difficulty
+	}
+	return ""
+}
+
+// corpus is every system of the runs given to Build.
+type corpus struct {
+	title     string
+	simulated bool
+	systems   []*system
+	benches   []string
+	warnings  []string
+	hasTypes  map[string]bool // benchmark -> some question has reasoning types
+}
+
+// benchKey names a benchmark split in tables.
+func benchKey(b bench.BenchmarkSpec) string {
+	if b.Split != "" {
+		return b.Name + "/" + b.Split
+	}
+	return b.Name
+}
+
+func runName(r *bench.RunData) string {
+	if n := r.Meta["name"]; n != "" {
+		return n
+	}
+	return filepath.Base(r.Dir)
+}
+
+func load(runs []*bench.RunData, opt Options) (*corpus, error) {
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("reports: no runs")
+	}
+	c := &corpus{hasTypes: map[string]bool{}}
+	var names []string
+	labelCount := map[string]int{}
+	for _, r := range runs {
+		names = append(names, runName(r))
+		c.simulated = c.simulated || r.Simulated
+		for _, t := range r.Trials {
+			labelCount[t.Label]++
+		}
+	}
+	c.title = strings.Join(names, " + ")
+	labelCache := map[string]map[string]QuestionLabels{}
+	labelErr := map[string]bool{}
+	for ri, r := range runs {
+		// Roles whose model varies within an entry are its backbones.
+		varying := map[int]map[string]bool{}
+		seen := map[int]map[string]string{}
+		for _, t := range r.Trials {
+			if seen[t.Entry] == nil {
+				seen[t.Entry], varying[t.Entry] = map[string]string{}, map[string]bool{}
+			}
+			for role, m := range t.Roles {
+				if prev, ok := seen[t.Entry][role]; ok && prev != m {
+					varying[t.Entry][role] = true
+				}
+				seen[t.Entry][role] = m
+			}
+		}
+		for i := range r.Trials {
+			t := &r.Trials[i]
+			s := &system{trial: t, bench: benchKey(t.Benchmark), entry: fmt.Sprintf("%d/%d", ri, t.Entry), outcomes: map[string]bool{}}
+			s.name = t.Label
+			if labelCount[t.Label] > 1 && len(runs) > 1 {
+				s.name = runName(r) + ": " + t.Label
+			}
+			var bb, rowToks, cfgToks []string
+			drop := map[string]bool{}
+			roles := sortedKeys(varying[t.Entry])
+			for _, role := range roles {
+				tok := role + "=" + t.Roles[role]
+				bb = append(bb, tok)
+				drop[tok] = true
+			}
+			s.backbone = strings.Join(bb, " ")
+			if s.backbone == "" {
+				s.backbone = t.Roles["reason"]
+				if s.backbone == "" {
+					s.backbone = strings.Join(sortedValues(t.Roles), "+")
+				}
+			}
+			for _, tok := range strings.Fields(s.name) {
+				isBench := strings.HasPrefix(tok, "@")
+				if !isBench {
+					rowToks = append(rowToks, tok)
+				}
+				if !isBench && !drop[tok] && !strings.HasPrefix(tok, "seed=") {
+					cfgToks = append(cfgToks, tok)
+				}
+			}
+			s.row, s.config = strings.Join(rowToks, " "), strings.Join(cfgToks, " ")
+			for _, it := range t.Items {
+				if it.Status == bench.StatusDone && it.Verdict != nil {
+					s.done = append(s.done, it)
+					s.outcomes[it.QuestionID] = it.Verdict.Correct
+				}
+			}
+			if opt.Labels != nil {
+				key, _ := json.Marshal(t.Benchmark)
+				if l, ok := labelCache[string(key)]; ok {
+					s.labels = l
+				} else if !labelErr[string(key)] {
+					l, err := opt.Labels(t.Benchmark)
+					if err != nil {
+						labelErr[string(key)] = true
+						c.warnings = append(c.warnings, fmt.Sprintf("labels of benchmark %s unavailable (%v); difficulty comes from the verdicts and reasoning types are left out", s.bench, err))
+					} else {
+						labelCache[string(key)] = l
+						s.labels = l
+					}
+				}
+			}
+			for _, l := range s.labels {
+				if len(l.ReasoningTypes) > 0 {
+					c.hasTypes[s.bench] = true
+					break
+				}
+			}
+			if !contains(c.benches, s.bench) {
+				c.benches = append(c.benches, s.bench)
+			}
+			c.systems = append(c.systems, s)
+		}
+	}
+	return c, nil
+}
+
+// caption appends "(simulated model)" for sim runs.
+func (c *corpus) caption(s string) string {
+	if c.simulated {
+		return s + " (simulated model)"
+	}
+	return s
+}
+
+func (c *corpus) onBench(b string) []*system {
+	var out []*system
+	for _, s := range c.systems {
+		if s.bench == b && len(s.done) > 0 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// usage returns a system's per-question usage by role (from the results'
+// usage records, else from the call log) and the role -> model binding.
+func (s *system) usage() ([]map[string]metrics.Usage, map[string]string) {
+	per := make([]map[string]metrics.Usage, 0, len(s.done))
+	for _, it := range s.done {
+		q := map[string]metrics.Usage{}
+		if it.Result != nil && len(it.Result.Usage) > 0 {
+			for role, u := range it.Result.Usage {
+				q[role] = metrics.Usage{Calls: u.Calls, CachedCalls: u.CachedCalls, PromptTokens: u.PromptTokens,
+					CompletionTokens: u.CompletionTokens, Latency: u.Latency}
+			}
+		} else {
+			for _, call := range it.Calls {
+				u := q[call.Role]
+				u.Calls++
+				if call.Cached {
+					u.CachedCalls++
+				}
+				u.PromptTokens += call.PromptTokens
+				u.CompletionTokens += call.CompletionTokens
+				u.Latency += time.Duration(call.LatencyMS * float64(time.Millisecond))
+				q[call.Role] = u
+			}
+		}
+		per = append(per, q)
+	}
+	models := map[string]string{}
+	for role, m := range s.trial.Roles {
+		models[role] = m
+	}
+	return per, models
+}
+
+// counter returns the trace counter name of every done item (0 when
+// absent) and whether any item has it.
+func (s *system) counter(name string) ([]float64, bool) {
+	out := make([]float64, len(s.done))
+	has := false
+	for i, it := range s.done {
+		if it.Result == nil {
+			continue
+		}
+		if v, ok := it.Result.Trace.Counters[name]; ok {
+			out[i] = v
+			has = true
+		}
+	}
+	return out, has
+}
+
+// counterNames lists the trace counters of the system's items with the
+// given prefix, sorted.
+func (s *system) counterNames(prefix string) []string {
+	set := map[string]bool{}
+	for _, it := range s.done {
+		if it.Result == nil {
+			continue
+		}
+		for k := range it.Result.Trace.Counters {
+			if strings.HasPrefix(k, prefix) {
+				set[k] = true
+			}
+		}
+	}
+	return sortedKeys(set)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sortedValues(m map[string]string) []string {
+	set := map[string]bool{}
+	for _, v := range m {
+		set[v] = true
+	}
+	return sortedKeys(set)
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// difficultyOrder lists the difficulty levels of the benchmarks in their
+// official order (BIRD: simple, moderate, challenging; Spider: easy,
+// medium, hard, extra); other levels follow sorted.
+var difficultyOrder = []string{"simple", "moderate", "challenging", "easy", "medium", "hard", "extra"}

@@ -1,0 +1,238 @@
+package reports
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/t2sbench/t2sbench/bench"
+)
+
+// Formats are the output formats WriteFiles knows: table formats md, tex
+// and csv, plot formats png and svg.
+var Formats = []string{"md", "tex", "csv", "png", "svg"}
+
+// ParseFormats reads a comma-separated list of Formats ("md,tex,png");
+// "" means all of them.
+func ParseFormats(s string) ([]string, error) {
+	if strings.TrimSpace(s) == "" {
+		return append([]string(nil), Formats...), nil
+	}
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		f = strings.ToLower(strings.TrimSpace(f))
+		if !contains(Formats, f) {
+			return nil, fmt.Errorf("reports: unknown format %q (want a comma-separated list of %s)", f, strings.Join(Formats, ", "))
+		}
+		if !contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+// Report is the tables and plots of one or more runs.
+type Report struct {
+	// Title names the runs; it ends in "(simulated model)" for sim runs.
+	Title     string
+	Simulated bool
+	// Sources are the run directories, as given.
+	Sources []string
+	Tables  []*Table
+	Figures []*Figure
+	// Warnings are non-fatal problems (missing labels, comparisons that
+	// could not be paired), sorted as they arose.
+	Warnings []string
+}
+
+// Build computes every table and plot the runs have data for. The runs
+// must be read with results (bench.ReadRun(dir, true)) for efficiency,
+// turn and validation output.
+func Build(runs []*bench.RunData, opt Options) (*Report, error) {
+	opt, err := opt.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	c, err := load(runs, opt)
+	if err != nil {
+		return nil, err
+	}
+	r := &Report{Title: c.caption(c.title), Simulated: c.simulated}
+	for _, run := range runs {
+		r.Sources = append(r.Sources, run.Dir)
+	}
+	if t := mainTable(c, opt); t != nil {
+		r.Tables = append(r.Tables, t)
+	}
+	r.Tables = append(r.Tables, breakdownTables(c)...)
+	pw, err := pairwiseTables(c, opt)
+	if err != nil {
+		return nil, err
+	}
+	r.Tables = append(r.Tables, pw...)
+	ab, err := ablationTables(c, opt)
+	if err != nil {
+		return nil, err
+	}
+	r.Tables = append(r.Tables, ab...)
+	effs := efficiencies(c, opt)
+	r.Tables = append(r.Tables, efficiencyTables(c, effs)...)
+	r.Tables = append(r.Tables, turnsTables(c)...)
+	if t := validationTable(c); t != nil {
+		r.Tables = append(r.Tables, t)
+	}
+
+	sw, err := sweepFigures(c, opt)
+	if err != nil {
+		return nil, err
+	}
+	r.Figures = append(r.Figures, sw...)
+	sx, err := simplexFigures(c)
+	if err != nil {
+		return nil, err
+	}
+	r.Figures = append(r.Figures, sx...)
+	bd, notes := breakdownFigures(c)
+	r.Figures = append(r.Figures, bd...)
+	c.warnings = append(c.warnings, notes...)
+	pf, err := paretoFigures(c, effs)
+	if err != nil {
+		return nil, err
+	}
+	r.Figures = append(r.Figures, pf...)
+	vf, err := validationFigure(c)
+	if err != nil {
+		return nil, err
+	}
+	if vf != nil {
+		r.Figures = append(r.Figures, vf)
+	}
+	r.Warnings = c.warnings
+	return r, nil
+}
+
+// WriteTerminal prints the title and every table for a terminal.
+func (r *Report) WriteTerminal(w io.Writer) error {
+	fmt.Fprintf(w, "%s\n\n", r.Title)
+	for _, t := range r.Tables {
+		if err := t.WriteTerminal(w); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
+	return nil
+}
+
+// ReportFile is the name of the report index inside the output directory.
+const ReportFile = "report.md"
+
+// WriteFiles writes the report into dir: tables/<id>.<fmt> for each table
+// format, plots/<id>.<fmt> for each plot format, and report.md, which
+// holds every table (Markdown) and links every file. It returns the paths
+// written, relative to dir, sorted as written.
+func (r *Report) WriteFiles(dir string, formats []string) ([]string, error) {
+	var written []string
+	write := func(rel string, data []byte) error {
+		path := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return fmt.Errorf("reports: %w", err)
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			return fmt.Errorf("reports: %w", err)
+		}
+		written = append(written, rel)
+		return nil
+	}
+	var md bytes.Buffer
+	fmt.Fprintf(&md, "# %s\n\n", mdEscape(r.Title))
+	if r.Simulated {
+		md.WriteString("All numbers in this report come from the offline simulated model (`sim`), not a real LLM.\n\n")
+	}
+	md.WriteString("Runs:")
+	for _, s := range r.Sources {
+		fmt.Fprintf(&md, " `%s`", s)
+	}
+	md.WriteString("\n\n## Tables\n\n")
+	for _, t := range r.Tables {
+		var links []string
+		for _, f := range []string{"md", "tex", "csv"} {
+			if !contains(formats, f) {
+				continue
+			}
+			var b bytes.Buffer
+			var err error
+			switch f {
+			case "md":
+				err = t.WriteMarkdown(&b)
+			case "tex":
+				err = t.WriteLaTeX(&b)
+			case "csv":
+				err = t.WriteCSV(&b)
+			}
+			if err != nil {
+				return written, err
+			}
+			rel := "tables/" + t.ID + "." + f
+			if err := write(rel, b.Bytes()); err != nil {
+				return written, err
+			}
+			links = append(links, fmt.Sprintf("[%s](%s)", f, rel))
+		}
+		fmt.Fprintf(&md, "### %s\n\n", t.ID)
+		if err := t.WriteMarkdown(&md); err != nil {
+			return written, err
+		}
+		if len(links) > 0 {
+			fmt.Fprintf(&md, "\nFiles: %s\n", strings.Join(links, ", "))
+		}
+		md.WriteString("\n")
+	}
+	if len(r.Figures) > 0 {
+		md.WriteString("## Plots\n\n")
+	}
+	for _, f := range r.Figures {
+		fmt.Fprintf(&md, "### %s\n\n", f.ID)
+		var links []string
+		embedded := false
+		for _, ft := range []string{"png", "svg"} {
+			if !contains(formats, ft) {
+				continue
+			}
+			data, err := f.Render(ft)
+			if err != nil {
+				return written, err
+			}
+			rel := "plots/" + f.ID + "." + ft
+			if err := write(rel, data); err != nil {
+				return written, err
+			}
+			if !embedded {
+				fmt.Fprintf(&md, "![%s](%s)\n\n", mdEscape(f.Title), rel)
+				embedded = true
+			}
+			links = append(links, fmt.Sprintf("[%s](%s)", ft, rel))
+		}
+		if !embedded {
+			fmt.Fprintf(&md, "%s (no plot format requested)\n\n", mdEscape(f.Title))
+		} else {
+			fmt.Fprintf(&md, "Files: %s\n\n", strings.Join(links, ", "))
+		}
+	}
+	if len(r.Warnings) > 0 {
+		md.WriteString("## Warnings\n\n")
+		for _, w := range r.Warnings {
+			fmt.Fprintf(&md, "- %s\n", mdEscape(w))
+		}
+		md.WriteString("\n")
+	}
+	if err := write(ReportFile, md.Bytes()); err != nil {
+		return written, err
+	}
+	return written, nil
+}

@@ -1,0 +1,601 @@
+package reports
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/t2sbench/t2sbench/metrics"
+)
+
+// pairResult is one paired comparison of system B against system A.
+type pairResult struct {
+	n                 int
+	accA, accB, delta float64
+	ci                metrics.Interval
+	b, c              int
+	test              string
+	p                 float64
+}
+
+// compare pairs a and b on their common questions and computes the paired
+// bootstrap interval of AccB - AccA and McNemar's test (exact below
+// metrics.ExactBelow discordant questions). The bootstrap source is seeded
+// from (Options.Seed, key), so every comparison is reproducible on its own.
+func compare(a, b map[string]bool, key string, opt Options) (pairResult, error) {
+	p, err := metrics.Pair(a, b, true)
+	if err != nil {
+		return pairResult{}, err
+	}
+	t, err := metrics.Tabulate(p.A, p.B)
+	if err != nil {
+		return pairResult{}, err
+	}
+	h := fnv.New64a()
+	h.Write([]byte(key))
+	ci, err := metrics.PairedBootstrapTable(t, metrics.BootstrapOptions{Resamples: opt.Resamples, Level: opt.Level,
+		Rand: rand.New(rand.NewPCG(opt.Seed, h.Sum64()))})
+	if err != nil {
+		return pairResult{}, err
+	}
+	mc, err := metrics.McNemarCounts(t.AOnly, t.BOnly, metrics.McNemarAuto)
+	if err != nil {
+		return pairResult{}, err
+	}
+	return pairResult{n: t.N(), accA: t.AccA(), accB: t.AccB(), delta: t.Delta(), ci: ci.CI, b: t.AOnly, c: t.BOnly, test: mc.Test, p: mc.P}, nil
+}
+
+func ciCell(iv metrics.Interval) Cell {
+	return text(fmt.Sprintf("[%s, %s]", fmtSigned(100*iv.Lo), fmtSigned(100*iv.Hi)))
+}
+
+func fmtSigned(v float64) string {
+	s := fmtFloat(v, 1)
+	if !strings.HasPrefix(s, "-") && s != "0.0" {
+		s = "+" + s
+	}
+	return s
+}
+
+func pCell(p float64) Cell {
+	if math.IsNaN(p) {
+		return text("-")
+	}
+	s := fmt.Sprintf("%.3f", p)
+	if p < 0.001 {
+		s = "<0.001"
+	}
+	return Cell{Text: s, Value: p, HasValue: true}
+}
+
+func levelPct(level float64) string { return fmt.Sprintf("%g%%", 100*level) }
+
+func sigNote(opt Options) string {
+	return fmt.Sprintf("~ : not significant at alpha = %g after Holm adjustment (McNemar; exact test below %d discordant questions). CIs: paired bootstrap, %d resamples, seed %d.",
+		roundTo(1-opt.Level, 6), metrics.ExactBelow, opt.Resamples, opt.Seed)
+}
+
+func roundTo(v float64, d int) float64 {
+	f := math.Pow(10, float64(d))
+	return math.Round(v*f) / f
+}
+
+// ablationTables builds one table per runner entry that has named
+// ablations: rows are configurations, columns backbones; the full
+// configuration is the entry's first.
+func ablationTables(c *corpus, opt Options) ([]*Table, error) {
+	var out []*Table
+	var entries []string
+	byEntry := map[string][]*system{}
+	for _, s := range c.systems {
+		if len(s.done) == 0 {
+			continue
+		}
+		k := s.entry + "\x00" + s.bench
+		if _, ok := byEntry[k]; !ok {
+			entries = append(entries, k)
+		}
+		byEntry[k] = append(byEntry[k], s)
+	}
+	for _, k := range entries {
+		ss := byEntry[k]
+		var configs, backbones []string
+		cell := map[string]*system{}
+		ablated := false
+		for _, s := range ss {
+			if !contains(configs, s.config) {
+				configs = append(configs, s.config)
+				for _, tok := range strings.Fields(s.config)[1:] {
+					if !strings.Contains(tok, "=") {
+						ablated = true
+					}
+				}
+			}
+			if !contains(backbones, s.backbone) {
+				backbones = append(backbones, s.backbone)
+			}
+			cell[s.config+"\x00"+s.backbone] = s
+		}
+		if !ablated || len(configs) < 2 {
+			continue
+		}
+		t := &Table{ID: fmt.Sprintf("ablation-%d", len(out)+1)}
+		t.Caption = c.caption(fmt.Sprintf("Ablation of %s on %s: EX (%%) and change against the full configuration %q, with %s paired bootstrap CI and Holm-adjusted McNemar p", strings.Fields(configs[0])[0], ss[0].bench, configs[0], levelPct(opt.Level)))
+		t.Columns = []Column{{Name: "Configuration"}}
+		for _, b := range backbones {
+			g := ""
+			if len(backbones) > 1 {
+				g = b
+			}
+			t.Columns = append(t.Columns, Column{Group: g, Name: "EX", Numeric: true, Better: Higher},
+				Column{Group: g, Name: "Drop", Numeric: true}, Column{Group: g, Name: levelPct(opt.Level) + " CI", Numeric: true},
+				Column{Group: g, Name: "p (Holm)", Numeric: true})
+		}
+		type ref struct{ row, col int }
+		var ps []float64
+		var refs []ref
+		for _, cfg := range configs {
+			row := []Cell{text(cfg)}
+			for _, b := range backbones {
+				s := cell[cfg+"\x00"+b]
+				full := cell[configs[0]+"\x00"+b]
+				if s == nil {
+					row = append(row, text("-"), text("-"), text("-"), text("-"))
+					continue
+				}
+				acc, _, _ := s.ex()
+				row = append(row, pct(acc))
+				if full == nil || s == full {
+					row = append(row, text("-"), text("-"), text("-"))
+					continue
+				}
+				r, err := compare(full.outcomes, s.outcomes, t.ID+"\x00"+s.name, opt)
+				if err != nil {
+					row = append(row, text("-"), text("-"), text("-"))
+					c.warnings = append(c.warnings, fmt.Sprintf("%s: %s vs %s: %v", t.ID, s.name, full.name, err))
+					continue
+				}
+				row = append(row, signedPct(r.delta), ciCell(r.ci), text(""))
+				ps = append(ps, r.p)
+				refs = append(refs, ref{len(t.Rows), len(row) - 1})
+			}
+			t.Rows = append(t.Rows, row)
+		}
+		if err := applyHolm(t, ps, refs, opt, func(r ref) (int, int) { return r.row, r.col }); err != nil {
+			return nil, err
+		}
+		t.Notes = []string{"Drop: EX of the configuration minus EX of the full configuration on the questions both answered, in points.", sigNote(opt)}
+		t.MarkBest()
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// applyHolm adjusts ps (one family) and writes each adjusted p into its
+// cell; the cell two to the left (the difference) is marked NotSig when
+// the adjusted p is at least alpha.
+func applyHolm[R any](t *Table, ps []float64, refs []R, opt Options, at func(R) (int, int)) error {
+	if len(ps) == 0 {
+		return nil
+	}
+	adj, err := metrics.Holm(ps)
+	if err != nil {
+		return fmt.Errorf("reports: %s: %w", t.ID, err)
+	}
+	alpha := 1 - opt.Level
+	for i, r := range refs {
+		row, col := at(r)
+		t.Rows[row][col] = pCell(adj[i])
+		if adj[i] >= alpha-1e-12 {
+			t.Rows[row][col-2].NotSig = true
+		}
+	}
+	return nil
+}
+
+// mainTable is systems x benchmarks: EX with its Wilson interval.
+func mainTable(c *corpus, opt Options) *Table {
+	var rows []string
+	cell := map[string]*system{}
+	for _, s := range c.systems {
+		if len(s.done) == 0 {
+			continue
+		}
+		if !contains(rows, s.row) {
+			rows = append(rows, s.row)
+		}
+		cell[s.row+"\x00"+s.bench] = s
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	t := &Table{ID: "main", Caption: c.caption(fmt.Sprintf("Execution accuracy (%%) by system and benchmark, with %s Wilson intervals", levelPct(opt.Level)))}
+	t.Columns = []Column{{Name: "System"}}
+	for _, b := range c.benches {
+		t.Columns = append(t.Columns, Column{Group: b, Name: "EX", Numeric: true, Better: Higher},
+			Column{Group: b, Name: levelPct(opt.Level) + " CI", Numeric: true}, Column{Group: b, Name: "n", Numeric: true})
+	}
+	for _, r := range rows {
+		row := []Cell{text(r)}
+		for _, b := range c.benches {
+			s := cell[r+"\x00"+b]
+			if s == nil {
+				row = append(row, text("-"), text("-"), text("-"))
+				continue
+			}
+			acc, k, n := s.ex()
+			iv, err := metrics.Wilson(k, n, opt.Level)
+			ci := text("-")
+			if err == nil {
+				ci = text(fmt.Sprintf("[%s, %s]", fmtFloat(100*iv.Lo, 1), fmtFloat(100*iv.Hi, 1)))
+			}
+			row = append(row, pct(acc), ci, integer(n))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	t.MarkBest()
+	return t
+}
+
+// difficultyLevels returns the difficulty levels present among the
+// systems' done items, in difficultyOrder, then sorted.
+func difficultyLevels(ss []*system) []string {
+	set := map[string]bool{}
+	for _, s := range ss {
+		for i := range s.done {
+			if d := s.difficulty(s.done[i].QuestionID, &s.done[i]); d != "" {
+				set[d] = true
+			}
+		}
+	}
+	var out []string
+	for _, d := range difficultyOrder {
+		if set[d] {
+			out = append(out, d)
+			delete(set, d)
+		}
+	}
+	return append(out, sortedKeys(set)...)
+}
+
+// groupAcc is accuracy over a subset of questions.
+func groupAcc(s *system, in func(i int) bool) (float64, int) {
+	k, n := 0, 0
+	for i, it := range s.done {
+		if in(i) {
+			n++
+			if it.Verdict.Correct {
+				k++
+			}
+		}
+	}
+	if n == 0 {
+		return math.NaN(), 0
+	}
+	return float64(k) / float64(n), n
+}
+
+// breakdownTables builds, per benchmark, EX by difficulty and EX by
+// reasoning type (a question counts under each of its types).
+func breakdownTables(c *corpus) []*Table {
+	var out []*Table
+	for bi, b := range c.benches {
+		ss := c.onBench(b)
+		if len(ss) == 0 {
+			continue
+		}
+		if levels := difficultyLevels(ss); len(levels) > 0 {
+			t := &Table{ID: fmt.Sprintf("difficulty-%d", bi+1), Caption: c.caption(fmt.Sprintf("EX (%%) by difficulty on %s", b))}
+			t.Columns = []Column{{Name: "System"}}
+			counts := levelCounts(ss[0], levels)
+			for _, l := range levels {
+				t.Columns = append(t.Columns, Column{Name: fmt.Sprintf("%s (n=%d)", l, counts[l]), Numeric: true, Better: Higher})
+			}
+			t.Columns = append(t.Columns, Column{Name: "overall", Numeric: true, Better: Higher})
+			for _, s := range ss {
+				row := []Cell{text(s.row)}
+				for _, l := range levels {
+					acc, _ := groupAcc(s, func(i int) bool { return s.difficulty(s.done[i].QuestionID, &s.done[i]) == l })
+					row = append(row, pct(acc))
+				}
+				acc, _, _ := s.ex()
+				t.Rows = append(t.Rows, append(row, pct(acc)))
+			}
+			t.MarkBest()
+			out = append(out, t)
+		}
+		if c.hasTypes[b] {
+			types := map[string]int{}
+			for _, it := range ss[0].done {
+				for _, ty := range ss[0].labels[it.QuestionID].ReasoningTypes {
+					types[ty]++
+				}
+			}
+			names := sortedKeys(types)
+			if len(names) == 0 {
+				continue
+			}
+			t := &Table{ID: fmt.Sprintf("reasoning-%d", bi+1), Caption: c.caption(fmt.Sprintf("EX (%%) by reasoning type on %s (a question counts under each of its types)", b))}
+			t.Columns = []Column{{Name: "System"}}
+			for _, ty := range names {
+				t.Columns = append(t.Columns, Column{Name: fmt.Sprintf("%s (n=%d)", ty, types[ty]), Numeric: true, Better: Higher})
+			}
+			for _, s := range ss {
+				row := []Cell{text(s.row)}
+				for _, ty := range names {
+					acc, _ := groupAcc(s, func(i int) bool { return contains(s.labels[s.done[i].QuestionID].ReasoningTypes, ty) })
+					row = append(row, pct(acc))
+				}
+				t.Rows = append(t.Rows, row)
+			}
+			t.MarkBest()
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func levelCounts(s *system, levels []string) map[string]int {
+	out := map[string]int{}
+	for i := range s.done {
+		out[s.difficulty(s.done[i].QuestionID, &s.done[i])]++
+	}
+	return out
+}
+
+// pairwiseTables compares every system of a benchmark with the baseline
+// (Options.Baseline, else the benchmark's first system): ReAct-SQL
+// Table 5's delta, CI, b, c and p, plus the Holm-adjusted p over the
+// table's family.
+func pairwiseTables(c *corpus, opt Options) ([]*Table, error) {
+	var out []*Table
+	for bi, b := range c.benches {
+		ss := c.onBench(b)
+		if len(ss) < 2 {
+			continue
+		}
+		base := ss[0]
+		for _, s := range ss {
+			if opt.Baseline != "" && (s.name == opt.Baseline || s.row == opt.Baseline) {
+				base = s
+				break
+			}
+		}
+		t := &Table{ID: fmt.Sprintf("pairwise-%d", bi+1), Caption: c.caption(fmt.Sprintf("Pairwise tests against %s on %s: EX difference (points) with %s paired bootstrap CI, McNemar b, c and p", base.row, b, levelPct(opt.Level)))}
+		t.Columns = []Column{{Name: "System"}, {Name: "n", Numeric: true}, {Name: "EX base", Numeric: true}, {Name: "EX", Numeric: true, Better: Higher},
+			{Name: "Δ", Numeric: true}, {Name: levelPct(opt.Level) + " CI", Numeric: true}, {Name: "b", Numeric: true}, {Name: "c", Numeric: true},
+			{Name: "test"}, {Name: "p", Numeric: true}, {Name: "p (Holm)", Numeric: true}}
+		var ps []float64
+		var rows []int
+		for _, s := range ss {
+			if s == base {
+				continue
+			}
+			r, err := compare(base.outcomes, s.outcomes, t.ID+"\x00"+s.name, opt)
+			if err != nil {
+				c.warnings = append(c.warnings, fmt.Sprintf("%s: %s vs %s: %v", t.ID, s.name, base.name, err))
+				continue
+			}
+			t.Rows = append(t.Rows, []Cell{text(s.row), integer(r.n), pct(r.accA), pct(r.accB), signedPct(r.delta), ciCell(r.ci),
+				integer(r.b), integer(r.c), text(r.test), pCell(r.p), text("")})
+			ps = append(ps, r.p)
+			rows = append(rows, len(t.Rows)-1)
+		}
+		if len(t.Rows) == 0 {
+			continue
+		}
+		// The Δ column is six left of p (Holm); applyHolm marks col-2, so
+		// mark Δ here instead.
+		if len(ps) > 0 {
+			adj, err := metrics.Holm(ps)
+			if err != nil {
+				return nil, fmt.Errorf("reports: %s: %w", t.ID, err)
+			}
+			for i, r := range rows {
+				t.Rows[r][10] = pCell(adj[i])
+				t.Rows[r][4].NotSig = adj[i] >= 1-opt.Level-1e-12
+			}
+		}
+		t.Notes = []string{"b: questions only the baseline answers correctly; c: only the system. Δ = c-b over n.", sigNote(opt)}
+		t.MarkBest()
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// efficiency is one system's cost figures.
+type efficiency struct {
+	s                        *system
+	usage                    metrics.UsageSummary
+	lat                      metrics.LatencyStats
+	hasLat                   bool
+	priced                   bool
+	callsQ, genQ, promptQ, c float64
+}
+
+func efficiencies(c *corpus, opt Options) []efficiency {
+	var out []efficiency
+	for _, s := range c.systems {
+		if len(s.done) == 0 {
+			continue
+		}
+		per, models := s.usage()
+		u, err := metrics.SummarizeUsage(per, opt.Prices, models)
+		if err != nil {
+			c.warnings = append(c.warnings, fmt.Sprintf("efficiency of %s: %v", s.name, err))
+			continue
+		}
+		e := efficiency{s: s, usage: u, callsQ: u.Total.CallsPerQ, genQ: u.Total.CompletionPerQ, promptQ: u.Total.PromptPerQ,
+			priced: u.Total.Priced && len(u.Roles) > 0, c: u.Total.CostPerQ}
+		var secs []float64
+		for _, it := range s.done {
+			secs = append(secs, it.WallMS/1000)
+		}
+		if l, err := metrics.Latency(secs, math.Inf(1)); err == nil {
+			e.lat, e.hasLat = l, true
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// efficiencyTables builds the per-system efficiency table and the per-role
+// table (calls, tokens, tokens/s, cost).
+func efficiencyTables(c *corpus, effs []efficiency) []*Table {
+	if len(effs) == 0 {
+		return nil
+	}
+	t := &Table{ID: "efficiency", Caption: c.caption("Efficiency per question: model calls, tokens, wall-clock latency (s) and cost (USD)")}
+	t.Columns = []Column{{Name: "System"}, {Name: "EX", Numeric: true, Better: Higher}, {Name: "calls/q", Numeric: true, Better: Lower},
+		{Name: "prompt tok/q", Numeric: true, Better: Lower}, {Name: "gen tok/q", Numeric: true, Better: Lower},
+		{Name: "lat min", Numeric: true, Better: Lower}, {Name: "lat median", Numeric: true, Better: Lower},
+		{Name: "lat mean", Numeric: true, Better: Lower}, {Name: "lat max", Numeric: true, Better: Lower},
+		{Name: "lat CV", Numeric: true}, {Name: "cost/q", Numeric: true, Better: Lower}}
+	anyUnpriced := false
+	for _, e := range effs {
+		acc, _, _ := e.s.ex()
+		row := []Cell{text(e.s.name), pct(acc), num(e.callsQ, 2), num(e.promptQ, 0), num(e.genQ, 0)}
+		if e.hasLat {
+			row = append(row, num(e.lat.Min, 3), num(e.lat.Median, 3), num(e.lat.Mean, 3), num(e.lat.Max, 3), num(e.lat.CV, 2))
+		} else {
+			row = append(row, text("-"), text("-"), text("-"), text("-"), text("-"))
+		}
+		if e.priced {
+			row = append(row, num(e.c, 5))
+		} else {
+			anyUnpriced = true
+			row = append(row, text("-"))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	t.Notes = []string{"Latency is the wall time of a work item; CV = std/mean. Calls and tokens count cached answers at list price, as papers report them."}
+	if anyUnpriced {
+		t.Notes = append(t.Notes, "cost \"-\": no price given for a model (report --price MODEL=PROMPT:COMPLETION, USD per 1M tokens).")
+	}
+	t.MarkBest()
+	out := []*Table{t}
+	r := &Table{ID: "efficiency-roles", Caption: c.caption("Model usage per role: calls, tokens and generation rate per question")}
+	r.Columns = []Column{{Name: "System"}, {Name: "role"}, {Name: "calls/q", Numeric: true}, {Name: "prompt tok/q", Numeric: true},
+		{Name: "gen tok/q", Numeric: true}, {Name: "tok/s", Numeric: true}, {Name: "cost/q", Numeric: true}}
+	for _, e := range effs {
+		for _, ro := range e.usage.Roles {
+			cost := text("-")
+			if ro.Priced {
+				cost = num(ro.CostPerQ, 5)
+			}
+			tps := text("-")
+			if ro.TokensPerSecond > 0 {
+				tps = num(ro.TokensPerSecond, 1)
+			}
+			r.Rows = append(r.Rows, []Cell{text(e.s.name), text(ro.Role), num(ro.CallsPerQ, 2), num(ro.PromptPerQ, 0), num(ro.CompletionPerQ, 0), tps, cost})
+		}
+	}
+	if len(r.Rows) > 0 {
+		r.Notes = []string{"tok/s: completion tokens per second of model-call latency."}
+		out = append(out, r)
+	}
+	return out
+}
+
+// turnsTables builds ReAct-SQL Table 6 (accuracy and average turns by
+// difficulty) for systems whose traces count "turns".
+func turnsTables(c *corpus) []*Table {
+	var out []*Table
+	for bi, b := range c.benches {
+		var ss []*system
+		for _, s := range c.onBench(b) {
+			if _, has := s.counter("turns"); has {
+				ss = append(ss, s)
+			}
+		}
+		if len(ss) == 0 {
+			continue
+		}
+		levels := append(difficultyLevels(ss), "overall")
+		t := &Table{ID: fmt.Sprintf("turns-%d", bi+1), Caption: c.caption(fmt.Sprintf("EX (%%) and average turns by difficulty on %s", b))}
+		t.Columns = []Column{{Name: "System"}}
+		for _, l := range levels {
+			t.Columns = append(t.Columns, Column{Group: l, Name: "EX", Numeric: true, Better: Higher}, Column{Group: l, Name: "turns", Numeric: true, Better: Lower})
+		}
+		for _, s := range ss {
+			turns, _ := s.counter("turns")
+			row := []Cell{text(s.row)}
+			for _, l := range levels {
+				in := func(i int) bool {
+					return l == "overall" || s.difficulty(s.done[i].QuestionID, &s.done[i]) == l
+				}
+				acc, n := groupAcc(s, in)
+				sum := 0.0
+				for i := range s.done {
+					if in(i) {
+						sum += turns[i]
+					}
+				}
+				avg := math.NaN()
+				if n > 0 {
+					avg = sum / float64(n)
+				}
+				row = append(row, pct(acc), num(avg, 2))
+			}
+			t.Rows = append(t.Rows, row)
+		}
+		t.MarkBest()
+		out = append(out, t)
+	}
+	return out
+}
+
+// validationRates returns, per system with "validation.*" counters, the
+// share of its questions on which each counter is positive.
+func validationRates(c *corpus) (names []string, systems []*system, rates map[*system]map[string]float64) {
+	set := map[string]bool{}
+	rates = map[*system]map[string]float64{}
+	for _, s := range c.systems {
+		ns := s.counterNames("validation.")
+		if len(ns) == 0 {
+			continue
+		}
+		systems = append(systems, s)
+		rates[s] = map[string]float64{}
+		for _, n := range ns {
+			set[n] = true
+			vals, _ := s.counter(n)
+			k := 0
+			for _, v := range vals {
+				if v > 0 {
+					k++
+				}
+			}
+			rates[s][n] = float64(k) / float64(len(vals))
+		}
+	}
+	names = sortedKeys(set)
+	return names, systems, rates
+}
+
+// validationTable tabulates validation trigger rates.
+func validationTable(c *corpus) *Table {
+	names, systems, rates := validationRates(c)
+	if len(systems) == 0 {
+		return nil
+	}
+	t := &Table{ID: "validation", Caption: c.caption("Validation trigger rates: share (%) of questions on which each validation level fired")}
+	t.Columns = []Column{{Name: "System"}}
+	for _, n := range names {
+		t.Columns = append(t.Columns, Column{Name: strings.TrimPrefix(n, "validation."), Numeric: true})
+	}
+	for _, s := range systems {
+		row := []Cell{text(s.name)}
+		for _, n := range names {
+			if v, ok := rates[s][n]; ok {
+				row = append(row, pct(v))
+			} else {
+				row = append(row, pct(0))
+			}
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
