@@ -60,6 +60,17 @@ func Build(runs []*bench.RunData, opt Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opt.Baseline != "" {
+		found := false
+		var names []string
+		for _, s := range c.systems {
+			found = found || s.name == opt.Baseline || s.row == opt.Baseline
+			names = append(names, s.name)
+		}
+		if !found {
+			return nil, fmt.Errorf("reports: baseline %q is not a system of the runs (systems: %s)", opt.Baseline, strings.Join(names, ", "))
+		}
+	}
 	r := &Report{Title: c.caption(c.title), Simulated: c.simulated}
 	for _, run := range runs {
 		r.Sources = append(r.Sources, run.Dir)

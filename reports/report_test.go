@@ -3,6 +3,8 @@ package reports
 import (
 	"bytes"
 	"flag"
+	"fmt"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,5 +83,127 @@ func TestGoldenTables(t *testing.T) {
 				checkGolden(t, tb.ID+"."+f.ext, b.Bytes())
 			})
 		}
+	}
+}
+
+// distinctShare decodes a PNG and returns its size, its number of distinct
+// colours and the share of pixels that differ from the most common colour
+// (the background).
+func distinctShare(t *testing.T, data []byte) (w, h, colours int, share float64) {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("decode png: %v", err)
+	}
+	b := img.Bounds()
+	counts := map[[4]uint32]int{}
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, a := img.At(x, y).RGBA()
+			counts[[4]uint32{r, g, bl, a}]++
+		}
+	}
+	most := 0
+	for _, n := range counts {
+		most = max(most, n)
+	}
+	total := b.Dx() * b.Dy()
+	return b.Dx(), b.Dy(), len(counts), float64(total-most) / float64(total)
+}
+
+func TestFiguresProducedAndNotBlank(t *testing.T) {
+	r, _ := buildFixture(t, "sim")
+	var ids []string
+	for _, f := range r.Figures {
+		ids = append(ids, f.ID)
+	}
+	// One sweep (alphasql n_rollout), one simplex grid, a heat map per
+	// system (capped at maxHeatmaps), two Pareto plots, validation rates.
+	want := []string{"sweep-1", "simplex-1"}
+	for i := 1; i <= maxHeatmaps; i++ {
+		want = append(want, fmt.Sprintf("breakdown-%d", i))
+	}
+	want = append(want, "pareto-cost", "pareto-latency", "validation")
+	if strings.Join(ids, " ") != strings.Join(want, " ") {
+		t.Fatalf("figures = %v;\nwant %v", ids, want)
+	}
+	for _, f := range r.Figures {
+		if !strings.Contains(f.Title, "(simulated model)") {
+			t.Errorf("figure %s title %q does not say simulated model", f.ID, f.Title)
+		}
+		data, err := f.Render("png")
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, h, colours, share := distinctShare(t, data)
+		// 6in x 4in or larger at gonum/plot's default 96 dpi.
+		if w < 500 || h < 300 {
+			t.Errorf("%s: %dx%d pixels; want at least 500x300", f.ID, w, h)
+		}
+		// A blank image has one colour; a plot has axes, text and marks
+		// in several colours covering at least 1% of the canvas.
+		if colours < 3 || share < 0.01 {
+			t.Errorf("%s: %d colours, %.4f of pixels off the background; want >= 3 colours and >= 0.01", f.ID, colours, share)
+		}
+		svg, err := f.Render("svg")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.HasPrefix(bytes.TrimSpace(svg), []byte("<?xml")) || !bytes.Contains(svg, []byte("<svg")) || len(svg) < 2000 {
+			t.Errorf("%s: svg of %d bytes does not look like a plot", f.ID, len(svg))
+		}
+	}
+}
+
+func TestParetoFront(t *testing.T) {
+	// Points (cost, EX): B dominates A (cheaper and better); C is more
+	// expensive and better than B; D is dominated by C.
+	xs := []float64{2, 1, 3, 4}
+	ys := []float64{50, 60, 70, 65}
+	got := paretoFront(xs, ys)
+	want := []int{1, 2}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("paretoFront = %v; want %v", got, want)
+	}
+}
+
+func TestWriteFilesDeterministic(t *testing.T) {
+	r, _ := buildFixture(t, "sim")
+	formats, err := ParseFormats("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out1, out2 := t.TempDir(), t.TempDir()
+	files1, err := r.WriteFiles(out1, formats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A second report built from scratch from the same run directory.
+	r2, _ := buildFixture(t, "sim")
+	files2, err := r2.WriteFiles(out2, formats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(files1, "\n") != strings.Join(files2, "\n") {
+		t.Fatalf("file lists differ:\n%v\n%v", files1, files2)
+	}
+	for _, f := range files1 {
+		a, _ := os.ReadFile(filepath.Join(out1, f))
+		b, _ := os.ReadFile(filepath.Join(out2, f))
+		if !bytes.Equal(a, b) || len(a) == 0 {
+			t.Errorf("%s: %d and %d bytes, identical=%v; want identical non-empty files", f, len(a), len(b), bytes.Equal(a, b))
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(out1, ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files1 {
+		if f != ReportFile && !bytes.Contains(md, []byte("("+f+")")) {
+			t.Errorf("report.md does not link %s", f)
+		}
+	}
+	if !bytes.HasPrefix(md, []byte("# fixture (simulated model)\n")) {
+		t.Errorf("report.md starts %q; want the simulated-model title", md[:min(len(md), 60)])
 	}
 }

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/reports"
+)
+
+func init() {
+	register(command{
+		name:    "report",
+		summary: "write paper-ready tables (terminal, Markdown, LaTeX, CSV) and plots (PNG, SVG) of run directories",
+		run:     runReport,
+	})
+}
+
+// priceFlags collects repeated --price MODEL=PROMPT:COMPLETION flags.
+type priceFlags map[string]metrics.Price
+
+func (p priceFlags) String() string { return "" }
+
+func (p priceFlags) Set(s string) error {
+	name, rest, ok := strings.Cut(s, "=")
+	in, out, ok2 := strings.Cut(rest, ":")
+	if !ok || !ok2 || name == "" {
+		return fmt.Errorf("want MODEL=PROMPT:COMPLETION (USD per 1M tokens), got %q", s)
+	}
+	pi, err1 := strconv.ParseFloat(in, 64)
+	po, err2 := strconv.ParseFloat(out, 64)
+	if err1 != nil || err2 != nil || pi < 0 || po < 0 {
+		return fmt.Errorf("want non-negative prices in MODEL=PROMPT:COMPLETION, got %q", s)
+	}
+	p[name] = metrics.Price{PromptPerM: pi, CompletionPerM: po}
+	return nil
+}
+
+func runReport(stdout, stderr io.Writer, args []string) error {
+	fs := newFlagSet("report", "RUN_DIR... [flags]", stderr)
+	out := fs.String("out", "", "output directory (default: RUN_DIR/report of the first run)")
+	format := fs.String("format", strings.Join(reports.Formats, ","), "comma-separated output formats: md, tex, csv (tables), png, svg (plots); report.md is always written")
+	baseline := fs.String("baseline", "", "label of the system pairwise tests compare against (default: the first system of each benchmark)")
+	seed := fs.Uint64("seed", 1, "seed of every bootstrap resampling")
+	resamples := fs.Int("B", metrics.DefaultResamples, "bootstrap resamples")
+	level := fs.Float64("level", metrics.DefaultLevel, "confidence level; significance is judged at alpha = 1 - level")
+	quiet := fs.Bool("quiet", false, "do not print the tables to the terminal")
+	prices := priceFlags{}
+	fs.Var(prices, "price", "model price as MODEL=PROMPT:COMPLETION in USD per 1M tokens (repeatable)")
+
+	var dirs []string
+	for {
+		if err := parseFlags(fs, args); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		dirs = append(dirs, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(dirs) == 0 {
+		fs.Usage()
+		return fmt.Errorf("%w: report needs at least one run directory", errUsage)
+	}
+	formats, err := reports.ParseFormats(*format)
+	if err != nil {
+		return fmt.Errorf("%w: --format: %v", errUsage, err)
+	}
+	if *seed == 0 {
+		return fmt.Errorf("%w: --seed must not be 0", errUsage)
+	}
+	var runs []*bench.RunData
+	for _, d := range dirs {
+		r, err := bench.ReadRun(d, true)
+		if err != nil {
+			return err
+		}
+		runs = append(runs, r)
+	}
+	if *out == "" {
+		*out = filepath.Join(dirs[0], "report")
+	}
+	rep, err := reports.Build(runs, reports.Options{Baseline: *baseline, Seed: *seed, Resamples: *resamples, Level: *level,
+		Prices: prices, Labels: benchmarkLabels(dirs[0])})
+	if err != nil {
+		return err
+	}
+	if !*quiet {
+		if err := rep.WriteTerminal(stdout); err != nil {
+			return err
+		}
+	}
+	files, err := rep.WriteFiles(*out, formats)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "report: %d tables, %d plots, %d files in %s (index: %s)\n", len(rep.Tables), len(rep.Figures), len(files),
+		*out, filepath.Join(*out, reports.ReportFile))
+	return nil
+}
+
+// benchmarkLabels loads a benchmark's questions (as `run` does, building
+// the mini databases under the run's cache) for difficulty and reasoning
+// types.
+func benchmarkLabels(runDir string) reports.LabelSource {
+	return func(b bench.BenchmarkSpec) (map[string]reports.QuestionLabels, error) {
+		name := b.Name
+		if b.Split != "" {
+			name += "-" + b.Split
+		}
+		bm, err := datasets.Open(name, b.Data, datasets.LoadOptions{Limit: b.Limit,
+			CacheDir: filepath.Join(runDir, "cache", "datasets", b.Name)})
+		if err != nil {
+			return nil, err
+		}
+		if bm.Engine != nil {
+			defer bm.Engine.Close()
+		}
+		out := make(map[string]reports.QuestionLabels, len(bm.Examples))
+		for _, e := range bm.Examples {
+			out[e.ID] = reports.QuestionLabels{Difficulty: e.Difficulty, ReasoningTypes: e.ReasoningTypes}
+		}
+		return out, nil
+	}
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestReportTwiceByteIdentical runs a small spec (direct and a k sweep of
+// sc, sim on 12 mini questions) and reports it twice: every file must be
+// byte-identical, report.md must link every file, and the sim run must be
+// titled "simulated model" in the report, every caption and every plot.
+func TestReportTwiceByteIdentical(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "spec.yaml")
+	if err := os.WriteFile(spec, []byte(`name: report-test
+benchmarks: [{name: mini, limit: 12}]
+models: {sim: {backend: sim, p: 0.6, seed: 3}}
+roles: {reason: sim}
+runners:
+  - name: direct
+  - name: sc
+    params: {temperature: 0.8}
+    sweep: {k: [2, 4]}
+workers: 4
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runDir := filepath.Join(dir, "run")
+	var out bytes.Buffer
+	if err := run(&out, &out, []string{"run", spec, "--quiet", "--out", runDir}); err != nil {
+		t.Fatalf("run: %v\n%s", err, out.String())
+	}
+	var texts [2]string
+	var dirs [2]string
+	for i := range dirs {
+		dirs[i] = filepath.Join(dir, "report"+string(rune('a'+i)))
+		var o, e bytes.Buffer
+		if err := run(&o, &e, []string{"report", runDir, "--out", dirs[i], "--baseline", "direct", "--seed", "3", "-B", "2000"}); err != nil {
+			t.Fatalf("report: %v\n%s", err, e.String())
+		}
+		texts[i] = o.String()
+	}
+	if texts[0] != texts[1] {
+		t.Errorf("terminal output differs between two reports of the same run")
+	}
+	if !strings.HasPrefix(texts[0], "report-test (simulated model)\n") {
+		t.Errorf("terminal output starts %q; want the simulated-model title", texts[0][:min(len(texts[0]), 80)])
+	}
+	var files []string
+	err := filepath.WalkDir(dirs[0], func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(dirs[0], p)
+			files = append(files, filepath.ToSlash(rel))
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dirs[0], "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plots int
+	for _, f := range files {
+		a, _ := os.ReadFile(filepath.Join(dirs[0], f))
+		b, err := os.ReadFile(filepath.Join(dirs[1], f))
+		if err != nil || !bytes.Equal(a, b) || len(a) == 0 {
+			t.Errorf("%s: not byte-identical between the two reports (%d and %d bytes, err %v)", f, len(a), len(b), err)
+		}
+		if f != "report.md" && !bytes.Contains(md, []byte("("+f+")")) {
+			t.Errorf("report.md does not link %s", f)
+		}
+		if strings.HasSuffix(f, ".svg") {
+			plots++
+			if !bytes.Contains(a, []byte("simulated model")) {
+				t.Errorf("plot %s does not say simulated model", f)
+			}
+		}
+		if strings.HasSuffix(f, ".tex") && !bytes.Contains(a, []byte("(simulated model)}")) {
+			t.Errorf("table %s caption does not say simulated model", f)
+		}
+	}
+	// The sweep of k and the two Pareto plots at least.
+	for _, want := range []string{"plots/sweep-1.png", "plots/pareto-cost.svg", "tables/main.tex", "tables/pairwise-1.csv", "tables/reasoning-1.md"} {
+		found := false
+		for _, f := range files {
+			found = found || f == want
+		}
+		if !found {
+			t.Errorf("report lacks %s (files: %v)", want, files)
+		}
+	}
+	if plots < 3 {
+		t.Errorf("%d SVG plots; want at least 3", plots)
+	}
+	if !strings.Contains(string(md), "Pairwise tests against direct") {
+		t.Errorf("report.md does not hold the pairwise table against --baseline direct")
+	}
+}
+
+func TestReportUsageErrors(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"report"}, "at least one run directory"},
+		{[]string{"report", "nowhere", "--format", "md,pdf"}, `unknown format "pdf"`},
+		{[]string{"report", "nowhere", "--price", "m=1"}, "MODEL=PROMPT:COMPLETION"},
+		{[]string{"report", "nowhere", "--seed", "0"}, "--seed must not be 0"},
+		{[]string{"report", t.TempDir()}, "not a run directory"},
+	} {
+		var o, e bytes.Buffer
+		err := run(&o, &e, tt.args)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%v: err = %v; want containing %q", tt.args, err, tt.want)
+		}
+	}
+}
