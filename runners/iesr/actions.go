@@ -1,0 +1,214 @@
+package iesr
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/t2sbench/t2sbench/runners/mcts"
+	"github.com/t2sbench/t2sbench/runners/sqltext"
+)
+
+// The six reasoning actions of IESR (paper Section 3.2, Appendix C.1) and
+// the model-free termination that ends a path.
+const (
+	A1  mcts.Action = "A1"  // Equation Analysis
+	A2  mcts.Action = "A2"  // Schema Selection
+	A3  mcts.Action = "A3"  // Identify Columns
+	A4  mcts.Action = "A4"  // Entity Extraction
+	A5  mcts.Action = "A5"  // SQL Generation
+	A6  mcts.Action = "A6"  // SQL Revision
+	END mcts.Action = "END" // termination: keeps the path's SQL, no model call
+)
+
+// ActionNames names the actions for prompts and traces.
+var ActionNames = map[mcts.Action]string{
+	mcts.RootAction: "Root",
+	A1:              "Equation Analysis",
+	A2:              "Schema Selection",
+	A3:              "Identify Columns",
+	A4:              "Entity Extraction",
+	A5:              "SQL Generation",
+	A6:              "SQL Revision",
+	END:             "Termination",
+}
+
+// Removable lists the actions the action ablation may remove (paper
+// Table 3 removes A1-A4 and A6; "removing A5 yields degenerate
+// trajectories").
+var Removable = []mcts.Action{A1, A2, A3, A4, A6}
+
+// Transitions is the valid-transition table. The paper gives none; IESR
+// follows Alpha-SQL's search (Section 3.2), so t2sbench uses Alpha-SQL's
+// table with IESR's actions in the corresponding places: the four
+// analysis actions may precede SQL generation in any order (A1 first,
+// like Alpha-SQL's rephrasing), a generated SQL may be revised once, and
+// a path ends with END. An action already on the path is not offered
+// again (mcts.Search enforces it).
+var Transitions = map[mcts.Action][]mcts.Action{
+	mcts.RootAction: {A1, A2, A3, A4, A5},
+	A1:              {A2, A3, A4, A5},
+	A2:              {A3, A4, A5},
+	A3:              {A2, A4, A5},
+	A4:              {A2, A3, A5},
+	A5:              {END, A6},
+	A6:              {END},
+}
+
+// Sim responder names and the request kinds they answer.
+const (
+	RespUnderstand    = "iesr/understand"
+	RespEquation      = "iesr/equation_analysis"
+	RespSchema        = "iesr/schema_selection"
+	RespColumns       = "iesr/identify_columns"
+	RespEntities      = "iesr/entity_extraction"
+	RespSQL           = "iesr/sql_generation"
+	RespRevise        = "iesr/sql_revision"
+	RespDiscriminator = "iesr/discriminator"
+)
+
+// Model roles.
+const (
+	RoleUnderstand    = "understand"
+	RoleReason        = "reason"
+	RoleDiscriminator = "discriminator"
+)
+
+const systemPrompt = "You are an expert SQL engineer with sound knowledge of mathematics, physics and units. You answer questions about a database by reasoning step by step and writing correct SQLite queries."
+
+// instructions are the action prompts (paper Appendix E, condensed).
+var instructions = map[mcts.Action]string{
+	A1: "Equation Analysis: make every formula and numerical relation the question implies explicit: list the known quantities with their units, the unit conversions, and the formula that computes the answer from database columns. Finish with a line 'Formula: ...'.",
+	A2: "Schema Selection: select the tables and columns needed to answer the question. Answer with a JSON object {\"tables\": {\"<table>\": [\"<column>\", ...]}} in a ```json block.",
+	A3: "Identify Columns: resolve ambiguous fields: for every column the query needs, say what it holds (meaning, unit, format) and how it must be used (e.g. POWER(x, 2) rather than x * x). Answer with a JSON object {\"columns\": [{\"column\": \"<table>.<column>\", \"meaning\": \"...\"}]} in a ```json block.",
+	A4: "Entity Extraction: ground the entities and values of the question in the database: for each, the column it filters and the literal value. Answer with a JSON object {\"entities\": [{\"mention\": \"...\", \"column\": \"<table>.<column>\", \"value\": \"...\"}]} in a ```json block.",
+	A5: "SQL Generation: using the analysis so far, write one SQLite query that answers the question (nested queries where needed). Give the final query in a ```sql block.",
+	A6: "SQL Revision: check the SQL against the question: list the known conditions, the formulas, units and key fields, diagnose logical, join and schema-mismatch errors using the execution feedback, and give the corrected query in a ```sql block.",
+}
+
+const rewardInstruction = "Write one SQLite query that answers the question, using the analysis so far. Give the final query in a ```sql block."
+
+const discriminatorInstruction = "The reasoning above is incomplete. Continue it step by step from where it stops, then give the final SQLite query that answers the question in a ```sql block."
+
+// step is one reasoning step of a path.
+type step struct {
+	action mcts.Action
+	text   string
+}
+
+// stepsText renders the steps of a path.
+func stepsText(steps []step) string {
+	if len(steps) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n【Reasoning so far】\n")
+	for i, s := range steps {
+		fmt.Fprintf(&b, "Step %d (%s):\n%s\n", i+1, ActionNames[s.action], strings.TrimSpace(s.text))
+	}
+	return b.String()
+}
+
+// ParseSelection reads an A2 answer: {"tables": {"t": ["c", ...]}}.
+func ParseSelection(out string) (map[string][]string, error) {
+	var v struct {
+		Tables map[string][]string `json:"tables"`
+	}
+	if err := decodeJSON(out, &v); err != nil {
+		return nil, err
+	}
+	if len(v.Tables) == 0 {
+		return nil, fmt.Errorf("schema selection names no table")
+	}
+	for t, cs := range v.Tables {
+		if cs == nil {
+			v.Tables[t] = []string{}
+		}
+	}
+	return v.Tables, nil
+}
+
+// ColumnNote is one A3 item.
+type ColumnNote struct {
+	Column  string `json:"column"`
+	Meaning string `json:"meaning"`
+}
+
+// ParseColumns reads an A3 answer.
+func ParseColumns(out string) ([]ColumnNote, error) {
+	var v struct {
+		Columns []ColumnNote `json:"columns"`
+	}
+	if err := decodeJSON(out, &v); err != nil {
+		return nil, err
+	}
+	return v.Columns, nil
+}
+
+// EntityValue is one A4 item.
+type EntityValue struct {
+	Mention string `json:"mention"`
+	Column  string `json:"column"`
+	Value   string `json:"value"`
+}
+
+// ParseEntities reads an A4 answer.
+func ParseEntities(out string) ([]EntityValue, error) {
+	var v struct {
+		Entities []EntityValue `json:"entities"`
+	}
+	if err := decodeJSON(out, &v); err != nil {
+		return nil, err
+	}
+	return v.Entities, nil
+}
+
+func decodeJSON(out string, v any) error {
+	raw, ok := jsonObject(out)
+	if !ok {
+		return fmt.Errorf("no JSON object in the answer")
+	}
+	if err := json.Unmarshal([]byte(raw), v); err != nil {
+		return fmt.Errorf("bad JSON: %w", err)
+	}
+	return nil
+}
+
+// ParseSQL extracts the SQL of an answer.
+func ParseSQL(out string) (string, bool) { return sqltext.Extract(out) }
+
+// canonicalJSON is a stable key for collapsing equal structured outputs.
+func canonicalJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func selectionKey(sel map[string][]string) string {
+	names := make([]string, 0, len(sel))
+	for t := range sel {
+		names = append(names, strings.ToLower(t))
+	}
+	sort.Strings(names)
+	var parts []string
+	for _, n := range names {
+		var cols []string
+		for t, cs := range sel {
+			if strings.ToLower(t) == n {
+				for _, c := range cs {
+					cols = append(cols, strings.ToLower(c))
+				}
+			}
+		}
+		sort.Strings(cols)
+		parts = append(parts, n+"("+strings.Join(cols, ",")+")")
+	}
+	return strings.Join(parts, ";")
+}
+
+// Schemas of the structured action answers.
+var (
+	selectionSchema = json.RawMessage(`{"type":"object","properties":{"tables":{"type":"object","additionalProperties":{"type":"array","items":{"type":"string"}}}},"required":["tables"]}`)
+	columnsSchema   = json.RawMessage(`{"type":"object","properties":{"columns":{"type":"array","items":{"type":"object","properties":{"column":{"type":"string"},"meaning":{"type":"string"}},"required":["column","meaning"]}}},"required":["columns"]}`)
+	entitiesSchema  = json.RawMessage(`{"type":"object","properties":{"entities":{"type":"array","items":{"type":"object","properties":{"mention":{"type":"string"},"column":{"type":"string"},"value":{"type":"string"}},"required":["mention","column","value"]}}},"required":["entities"]}`)
+)

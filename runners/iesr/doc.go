@@ -1,0 +1,46 @@
+// Package iesr implements IESR (Information Enhanced Structured Reasoning,
+// the project's seed paper 000) as a t2sbench runner named "iesr".
+//
+// Stage 1.1, information understanding: one structured call (role
+// "understand") returns the latent semantic state S_q = (intent, entities,
+// relations, numbers, units, field patterns) as JSON. Rule-guided
+// verification (Algorithm 1) checks every relation against a rule base of
+// units, conversions and formulas (rules.yaml, embedded; params.rules
+// names another file): a relation is a candidate when its best rule's
+// similarity exceeds delta_match, and kept when its soft consistency score
+// exceeds tau (RuleBase.Similarity, RuleBase.Consistency).
+//
+// Stage 1.2, schema linking and compression: MinHash-LSH over character
+// 3-grams of schema names, comments and example values proposes schema
+// items for the question's words and the validated state's terms; items
+// are ranked by lexical similarity and retained above a threshold; the
+// retained tables (plus bridging tables on foreign-key paths, with their
+// keys) are rendered in M-Schema (LinkSchema).
+//
+// Stage 2: UCT search (runners/mcts, role "reason") over the six actions
+// A1 Equation Analysis, A2 Schema Selection, A3 Identify Columns, A4
+// Entity Extraction, A5 SQL Generation, A6 SQL Revision, with a model-free
+// END closing a path. The terminal reward is the agreement rate of K
+// resampled SQLs (equation 5, following Alpha-SQL).
+//
+// Stage 3: the discriminator (role "discriminator", possibly another
+// model) completes each trajectory from masked prefixes (cuts at 20/30/40/
+// 50% of the steps by default); a completion agrees when its SQL executes
+// to the same result. Trajectories pass a keep rule (loose/mid/strict;
+// if none passes, all are kept) and are scored
+//
+//	Score(t) = alpha*Exec(t) + beta*DiscConf(t) + gamma*ConsVote(t)
+//
+// with (0.4, 0.2, 0.4) by default; the argmax wins, ties by visit count,
+// then lexicographic SQL (Select). The gold answer is never consulted.
+//
+// Every stage can be switched off (stage_understanding, stage_linking,
+// stage_discriminator, stage_scoring -> plain majority vote), schema
+// compression too (schema_compression), and any of A1-A4, A6 removed
+// (disable_actions). The trace counts calls, prompt and completion tokens
+// by role ("calls.<role>", "completion_tokens.<role>") next to the calls
+// the configuration implies ("calls_implied.<role>"), and stores the
+// semantic state, the linking, the tree and the scored trajectories.
+//
+// Under the sim backend every request kind has a responder ("iesr/...").
+package iesr

@@ -1,0 +1,361 @@
+package iesr
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runners/mcts"
+	"github.com/t2sbench/t2sbench/runners/sqltext"
+)
+
+// question is the MCTS problem of one task.
+type question struct {
+	cfg    *Config
+	t      runners.Task
+	llm    llm.Client
+	schema *datasets.Schema
+	// header is the shared prompt head: database, (compressed) schema,
+	// question, hint, key information and linked items.
+	header   string
+	linkSel  map[string][]string // the linking selection (nil: whole schema)
+	evidence string
+	extra    string // key information and linking hints
+	exec     map[string]*execResult
+}
+
+// execResult is the memoised execution of one SQL.
+type execResult struct {
+	rs  *datasets.ResultSet
+	err error
+	// valid: executed and holds at least one non-null value (Alpha-SQL's
+	// validity, METHODS.md).
+	valid bool
+	key   string
+}
+
+// execute runs sql once per question.
+func (q *question) execute(ctx context.Context, sql string) *execResult {
+	if e, ok := q.exec[sql]; ok {
+		return e
+	}
+	e := &execResult{}
+	if strings.TrimSpace(sql) == "" {
+		e.err = errors.New("no SQL")
+	} else {
+		e.rs, e.err = q.t.DB.Execute(ctx, sql)
+	}
+	if e.err == nil {
+		e.key = ResultKey(e.rs)
+		e.valid = hasNonNull(e.rs)
+	}
+	if ctx.Err() == nil {
+		q.exec[sql] = e
+	}
+	return e
+}
+
+func hasNonNull(rs *datasets.ResultSet) bool {
+	for _, r := range rs.Rows {
+		for _, v := range r {
+			if v != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ResultKey is a canonical key of a result as a set of rows (row order and
+// duplicates ignored, integral floats equal to integers), the grouping
+// Alpha-SQL's reward and IESR's agreement use.
+func ResultKey(rs *datasets.ResultSet) string {
+	seen := map[string]bool{}
+	var rows []string
+	for _, r := range rs.Rows {
+		var b strings.Builder
+		for j, v := range r {
+			if j > 0 {
+				b.WriteByte(0x1f)
+			}
+			b.WriteString(valueKey(v))
+		}
+		if k := b.String(); !seen[k] {
+			seen[k] = true
+			rows = append(rows, k)
+		}
+	}
+	sort.Strings(rows)
+	return strconv.Itoa(len(rs.Columns)) + "\x1e" + strings.Join(rows, "\x1e")
+}
+
+func valueKey(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "N"
+	case int64:
+		return "i" + strconv.FormatInt(x, 10)
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+			return "i" + strconv.FormatInt(int64(x), 10)
+		}
+		return "f" + strconv.FormatFloat(x, 'g', 12, 64)
+	case string:
+		return "s" + strconv.Quote(x)
+	case []byte:
+		return "b" + strconv.Quote(string(x))
+	}
+	return fmt.Sprintf("?%v", v)
+}
+
+// feedback describes an execution for the revision prompt.
+func feedback(e *execResult) string {
+	switch {
+	case e.err != nil:
+		return "Execution error: " + e.err.Error()
+	case len(e.rs.Rows) == 0:
+		return "The query executed but returned no rows."
+	case !e.valid:
+		return "The query executed but every returned value is NULL."
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "The query returned %d row(s) with columns %s. First rows:\n", len(e.rs.Rows), strings.Join(e.rs.Columns, ", "))
+	for i, r := range e.rs.Rows {
+		if i == 5 {
+			break
+		}
+		parts := make([]string, len(r))
+		for j, v := range r {
+			s := fmt.Sprint(v)
+			if v == nil {
+				s = "NULL"
+			}
+			if len(s) > 60 {
+				s = s[:60] + "..."
+			}
+			parts[j] = s
+		}
+		b.WriteString("(" + strings.Join(parts, ", ") + ")\n")
+	}
+	return b.String()
+}
+
+// request is one chat request of the runner.
+type request struct {
+	role, responder string
+	prompt          string
+	temp            float64
+	n               int
+	kind            llm.AnswerKind
+	schema          json.RawMessage
+	schemaName      string
+	seed            int64
+}
+
+// complete sends r through the metered client.
+func (q *question) complete(ctx context.Context, r request) (*llm.Response, error) {
+	seed := r.seed
+	req := llm.Request{
+		Role:        r.role,
+		Messages:    []llm.Message{{Role: "system", Content: systemPrompt}, {Role: "user", Content: r.prompt}},
+		Temperature: r.temp,
+		MaxTokens:   q.cfg.MaxTokens,
+		N:           r.n,
+		Seed:        &seed,
+		Answer:      r.kind,
+		Schema:      r.schema,
+		SchemaName:  r.schemaName,
+		Responder:   r.responder,
+	}
+	if r.temp > 0 && r.role == RoleReason {
+		req.TopP = q.cfg.TopP
+	}
+	resp, err := q.llm.Complete(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", r.responder, err)
+	}
+	return resp, nil
+}
+
+// taskHeader renders the shared prompt head.
+func taskHeader(dbID, schema, question, evidence, extra string) string {
+	var b strings.Builder
+	b.WriteString("【Database】 " + dbID + "\n" + schema + "\n【Question】\n" + question + "\n")
+	if evidence != "" {
+		b.WriteString("\n【Hint】\n" + evidence + "\n")
+	}
+	b.WriteString(extra)
+	return b.String()
+}
+
+// pathState gathers what the steps of a path established.
+type pathState struct {
+	steps     []step
+	selection map[string][]string
+	sql       string
+}
+
+func (q *question) state(t *mcts.Tree, n *mcts.Node) pathState {
+	var s pathState
+	for _, x := range t.Path(n)[1:] {
+		if x.Action == END {
+			continue
+		}
+		s.steps = append(s.steps, step{action: x.Action, text: x.Text})
+		if x.Action == A2 {
+			if sel, ok := x.Info["selection"].(map[string][]string); ok {
+				s.selection = sel
+			}
+		}
+		if x.Action == A5 || x.Action == A6 {
+			s.sql, _ = x.Info["sql"].(string)
+		}
+	}
+	return s
+}
+
+// prompt renders a reasoning prompt: the head (with the schema narrowed by
+// an A2 selection on the path), the steps and the instruction.
+func (q *question) prompt(s pathState, steps []step, instruction string) string {
+	head := q.header
+	if s.selection != nil {
+		schema := datasets.RenderMSchema(q.schema, datasets.RenderOptions{Tables: s.selection})
+		head = taskHeader(q.t.Example.DBID, schema, q.t.Example.Question, q.evidence, q.extra)
+	}
+	return head + stepsText(steps) + "\n【Task】\n" + instruction
+}
+
+// Actions implements mcts.Problem: the transition table minus removed
+// actions.
+func (q *question) Actions(_ *mcts.Tree, n *mcts.Node) []mcts.Action {
+	var out []mcts.Action
+	for _, a := range Transitions[n.Action] {
+		if !q.cfg.Disabled[a] {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// Terminal implements mcts.Problem: END closes a path.
+func (q *question) Terminal(_ *mcts.Tree, n *mcts.Node) bool { return n.Action == END }
+
+// Expand implements mcts.Problem: one request with n = k samples per
+// action; END copies the path's SQL without a model call.
+func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mcts.Action, k int) (mcts.Expansion, error) {
+	s := q.state(t, n)
+	if a == END {
+		return mcts.Expansion{Outputs: []mcts.Output{{Text: "Final SQL:\n" + s.sql, Key: s.sql, Info: map[string]any{"sql": s.sql}}}}, nil
+	}
+	r := request{role: RoleReason, temp: q.cfg.Temperature, n: k, kind: llm.AnswerText, seed: q.t.Seed}
+	switch a {
+	case A1:
+		r.prompt, r.responder = q.prompt(s, s.steps, instructions[A1]), RespEquation
+	case A2:
+		r.prompt, r.responder, r.kind, r.schema, r.schemaName = q.prompt(s, s.steps, instructions[A2]), RespSchema, llm.AnswerJSON, selectionSchema, "schema_selection"
+	case A3:
+		r.prompt, r.responder, r.kind, r.schema, r.schemaName = q.prompt(s, s.steps, instructions[A3]), RespColumns, llm.AnswerJSON, columnsSchema, "identify_columns"
+	case A4:
+		r.prompt, r.responder, r.kind, r.schema, r.schemaName = q.prompt(s, s.steps, instructions[A4]), RespEntities, llm.AnswerJSON, entitiesSchema, "entity_extraction"
+	case A5:
+		r.prompt, r.responder, r.kind = q.prompt(s, s.steps, instructions[A5]), RespSQL, llm.AnswerSQL
+	case A6:
+		e := q.execute(ctx, s.sql)
+		r.prompt = q.prompt(s, s.steps, instructions[A6]+"\n\n【SQL】\n```sql\n"+s.sql+"\n```\n【Execution feedback】\n"+feedback(e))
+		r.responder, r.kind = RespRevise, llm.AnswerSQL
+	default:
+		return mcts.Expansion{}, fmt.Errorf("unknown action %q", a)
+	}
+	resp, err := q.complete(ctx, r)
+	if err != nil {
+		return mcts.Expansion{}, err
+	}
+	ex := mcts.Expansion{Requests: 1}
+	for _, out := range resp.Choices {
+		o := mcts.Output{Text: out, Info: map[string]any{}}
+		switch a {
+		case A1:
+			o.Key = "equation:" + strings.Join(strings.Fields(strings.ToLower(out)), " ")
+		case A2:
+			if sel, err := ParseSelection(out); err != nil {
+				o.Info["parse_error"] = err.Error()
+			} else {
+				o.Info["selection"] = sel
+				o.Key = "selection:" + selectionKey(sel)
+			}
+		case A3:
+			if cs, err := ParseColumns(out); err != nil {
+				o.Info["parse_error"] = err.Error()
+			} else {
+				o.Key = "columns:" + canonicalJSON(cs)
+			}
+		case A4:
+			if es, err := ParseEntities(out); err != nil {
+				o.Info["parse_error"] = err.Error()
+			} else {
+				o.Key = "entities:" + canonicalJSON(es)
+			}
+		case A5, A6:
+			sql, ok := ParseSQL(out)
+			if !ok {
+				o.Info["parse_error"] = "no SQL found"
+			}
+			o.Info["sql"] = sql
+			o.Key = "sql:" + sqltext.Normalise(sql)
+		}
+		ex.Outputs = append(ex.Outputs, o)
+	}
+	return ex, nil
+}
+
+// Reward implements mcts.Problem: the terminal-only self-consistency
+// reward of equation 5 (following Alpha-SQL). K SQLs are resampled in one
+// request under the same terminal context (the steps before SQL
+// generation); the reward is the share of the K samples whose execution
+// result equals the terminal SQL's, and 0 when the terminal SQL does not
+// execute to a valid (non-empty, non-NULL) result (Algorithm 2,
+// EvaluateReward).
+func (q *question) Reward(ctx context.Context, t *mcts.Tree, n *mcts.Node) (float64, error) {
+	s := q.state(t, n)
+	var before []step
+	for _, st := range s.steps {
+		if st.action == A5 {
+			break
+		}
+		before = append(before, st)
+	}
+	ctxState := s
+	ctxState.steps = before
+	resp, err := q.complete(ctx, request{role: RoleReason, responder: RespSQL, kind: llm.AnswerSQL,
+		prompt: q.prompt(ctxState, before, rewardInstruction), temp: q.cfg.RewardTemperature, n: q.cfg.Reward, seed: q.t.Seed + 1<<20})
+	if err != nil {
+		return 0, err
+	}
+	term := q.execute(ctx, s.sql)
+	agree := 0
+	for _, out := range resp.Choices {
+		sql, ok := ParseSQL(out)
+		if !ok {
+			continue
+		}
+		if e := q.execute(ctx, sql); term.valid && e.err == nil && e.key == term.key {
+			agree++
+		}
+	}
+	if n.Info == nil {
+		n.Info = map[string]any{}
+	}
+	n.Info["reward_agree"] = agree
+	if !term.valid {
+		return 0, nil
+	}
+	return float64(agree) / float64(q.cfg.Reward), nil
+}

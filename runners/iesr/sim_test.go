@@ -1,0 +1,109 @@
+package iesr
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	_ "github.com/mattn/go-sqlite3"
+
+	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/runners"
+	_ "github.com/t2sbench/t2sbench/runners/baseline"
+	"github.com/t2sbench/t2sbench/runners/llm"
+)
+
+// miniEnv loads the bundled mini benchmark and a sim backend over it.
+type miniEnv struct {
+	b   *datasets.Benchmark
+	sim *llm.Sim
+	dbs map[string]datasets.Database
+}
+
+func newMiniEnv(t *testing.T, cfg llm.SimConfig) *miniEnv {
+	t.Helper()
+	b, err := datasets.LoadMini("", datasets.LoadOptions{CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Engine.Close() })
+	sim, err := llm.NewSim(b, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &miniEnv{b: b, sim: sim, dbs: map[string]datasets.Database{}}
+}
+
+func (e *miniEnv) db(t *testing.T, id string) datasets.Database {
+	t.Helper()
+	if d, ok := e.dbs[id]; ok {
+		return d
+	}
+	d, err := e.b.Engine.Open(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.dbs[id] = d
+	return d
+}
+
+func (e *miniEnv) task(t *testing.T, ex datasets.Example, c llm.Client) runners.Task {
+	return runners.Task{Example: ex.WithoutGold(), DB: e.db(t, ex.DBID), LLM: c, Seed: 0}
+}
+
+// recorder wraps a client and sums, by role, requests, choices and
+// completion tokens as the backend reported them.
+type recorder struct {
+	c  llm.Client
+	mu sync.Mutex
+	by map[string]*roleRec
+}
+
+type roleRec struct{ calls, choices, completion, prompt int }
+
+func (r *recorder) Complete(ctx context.Context, req llm.Request) (*llm.Response, error) {
+	resp, err := r.c.Complete(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.by == nil {
+		r.by = map[string]*roleRec{}
+	}
+	x := r.by[req.Role]
+	if x == nil {
+		x = &roleRec{}
+		r.by[req.Role] = x
+	}
+	x.calls++
+	x.choices += len(resp.Choices)
+	x.completion += resp.Usage.CompletionTokens
+	x.prompt += resp.Usage.PromptTokens
+	return resp, nil
+}
+
+// execAccuracy runs runner r on every example and scores with the mini
+// benchmark's official comparator.
+func execAccuracy(t *testing.T, e *miniEnv, r runners.Runner, exs []datasets.Example) (int, []runners.Result) {
+	t.Helper()
+	sc, err := metrics.NewScorer(e.b, nil, metrics.ScoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	correct := 0
+	var results []runners.Result
+	for _, ex := range exs {
+		res, err := r.Run(context.Background(), e.task(t, ex, e.sim))
+		if err != nil {
+			t.Fatalf("%s: %v", ex.ID, err)
+		}
+		v := sc.Score(context.Background(), ex, res.SQL)
+		if v.Correct {
+			correct++
+		}
+		results = append(results, res)
+	}
+	return correct, results
+}
