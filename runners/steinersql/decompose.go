@@ -157,9 +157,10 @@ func ResolveTerminals(s *datasets.Schema, names []string, threshold float64) ([]
 
 // LinkTerminals is the terminal set without Stage 1 ("w/o decomposition"):
 // tables ranked by the lexical overlap of the question (and evidence) with
-// the table's name and column-name tokens; tables whose name token occurs
-// in the question come first; the top k with a positive score are kept
-// (at least one table).
+// the table's name tokens (2 each) and non-key column-name tokens (0.5 per
+// column; columns with an "id" token are skipped, they name other tables);
+// the top k whose score is positive and at least half the best score are
+// kept (at least one table).
 func LinkTerminals(s *datasets.Schema, question string, k int) []string {
 	qt := map[string]bool{}
 	for _, tok := range retrieval.Tokens(question) {
@@ -179,8 +180,12 @@ func LinkTerminals(s *datasets.Schema, question string, k int) []string {
 			}
 		}
 		for _, c := range t.Columns {
-			for _, tok := range retrieval.Tokens(c.Name) {
-				if tok != "id" && qt[tok] {
+			toks := retrieval.Tokens(c.Name)
+			if slices.Contains(toks, "id") {
+				continue // keys and foreign keys name other tables
+			}
+			for _, tok := range toks {
+				if qt[tok] {
 					sc += 0.5
 					break
 				}
@@ -191,7 +196,7 @@ func LinkTerminals(s *datasets.Schema, question string, k int) []string {
 	slices.SortFunc(ss, func(a, b scored) int { return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.name, b.name)) })
 	var out []string
 	for i, x := range ss {
-		if i >= k || (x.score <= 0 && len(out) > 0) {
+		if i >= k || len(out) > 0 && (x.score <= 0 || x.score < ss[0].score/2) {
 			break
 		}
 		out = append(out, x.name)

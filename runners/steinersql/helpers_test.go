@@ -44,3 +44,11 @@ func miniDB(t testing.TB, name string) datasets.Database {
 	}
 	return fixtureDB(t, string(script))
 }
+
+// mustSchema is a two-table schema for tests that need no database.
+func mustSchema() *datasets.Schema {
+	return &datasets.Schema{Tables: []datasets.Table{
+		{Name: "a", Columns: []datasets.Column{{Name: "id", Type: "INTEGER", Primary: true}, {Name: "b", Type: "REAL"}}},
+		{Name: "t", Columns: []datasets.Column{{Name: "a_id", Type: "INTEGER"}}},
+	}}
+}

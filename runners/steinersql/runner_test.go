@@ -1,0 +1,174 @@
+package steinersql
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runners/llm"
+)
+
+// scripted answers request i with replies[i] and records the requests.
+type scripted struct {
+	replies []string
+	reqs    []llm.Request
+}
+
+func (s *scripted) Complete(_ context.Context, req llm.Request) (*llm.Response, error) {
+	s.reqs = append(s.reqs, req)
+	if len(s.reqs) > len(s.replies) {
+		return nil, errors.New("script exhausted")
+	}
+	return &llm.Response{Choices: []string{s.replies[len(s.reqs)-1]}, Usage: llm.Usage{PromptTokens: 10, CompletionTokens: 5}}, nil
+}
+
+func TestParams(t *testing.T) {
+	for _, tt := range []struct {
+		p    runners.Params
+		want string
+	}{
+		{runners.Params{"path_algorithm": "dijkstra"}, "params.path_algorithm"},
+		{runners.Params{"validation": "strict"}, "params.validation"},
+		{runners.Params{"alpha": 1.5}, "params.alpha"},
+		{runners.Params{"max_iterations": 0}, "params.max_iterations"},
+		{runners.Params{"navigaton": false}, "params.navigaton: unknown parameter"},
+	} {
+		if _, err := runners.New("steinersql", tt.p); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%v: got %v; want an error naming %s", tt.p, err, tt.want)
+		}
+	}
+	r, err := New(runners.Params{})
+	if err != nil || r.alg != AlgSteiner || r.validation != ValMultilevel || r.maxIter != 3 || r.weights != (Weights{0.4, 0.4, 0.2}) {
+		t.Errorf("defaults: got %v %+v", err, r)
+	}
+}
+
+const decompStudentEnrollment = `{"operations":[{"function":"COUNT","target":"enrollment.course_id"}],"quantities":[],"aggregations":["per student"],"temporal":[],"terminal_tables":["student","enrolment"]}`
+
+// TestReplanLoop: the first query reads a table outside the scaffold
+// (level 2, stray table); the runner adds it to the terminals, re-plans and
+// accepts the second query. The trace records the reason, the re-plan and
+// the per-question trigger counters.
+func TestReplanLoop(t *testing.T) {
+	db := miniDB(t, "university")
+	client := &scripted{replies: []string{
+		"```json\n" + decompStudentEnrollment + "\n```",
+		"```sql\nSELECT s.name, d.name, COUNT(e.course_id) FROM student s JOIN enrollment e ON e.student_id = s.student_id JOIN department d ON d.dept_id = s.major_dept GROUP BY s.student_id\n```",
+		"```sql\nSELECT s.name, d.name, COUNT(e.course_id) FROM student s JOIN enrollment e ON e.student_id = s.student_id JOIN department d ON d.dept_id = s.major_dept GROUP BY s.student_id, d.name\n```",
+	}}
+	ex := datasets.Example{ID: "q", DBID: "university", Question: "How many courses does each student take, with the student's department?"}
+	r, _ := New(runners.Params{})
+	res, err := r.Run(context.Background(), runners.Task{Example: ex, DB: db, LLM: client})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(client.reqs) != 3 {
+		t.Fatalf("requests: got %d; want 3 (decompose, generate, regenerate)", len(client.reqs))
+	}
+	if q := client.reqs[0]; q.Role != RoleDecompose || q.Answer != llm.AnswerJSON || q.Responder != ResponderDecompose || len(q.Schema) == 0 {
+		t.Errorf("stage 1 request: role %s answer %s responder %s", q.Role, q.Answer, q.Responder)
+	}
+	sys := client.reqs[1].Messages[0].Content
+	for _, part := range []string{"## 1. Role", "## 2. Critical requirements", "## 3. Relations", "## 4. Optimal query plan", "## 5. Guidelines", "Structured examples", "Compute COUNT(enrollment.course_id)", ScaffoldLinePrefix + "enrollment, student"} {
+		if !strings.Contains(sys, part) {
+			t.Errorf("generation prompt lacks %q:\n%s", part, sys)
+		}
+	}
+	if !strings.Contains(client.reqs[2].Messages[1].Content, "stray-table") || !strings.Contains(client.reqs[2].Messages[0].Content, ScaffoldLinePrefix+"department, enrollment, student") {
+		t.Errorf("re-planned prompt lacks the feedback or the new scaffold:\n%s\n%s", client.reqs[2].Messages[0].Content, client.reqs[2].Messages[1].Content)
+	}
+	if !strings.Contains(res.SQL, "GROUP BY s.student_id, d.name") {
+		t.Errorf("final SQL %q; want the second query", res.SQL)
+	}
+	c := res.Trace.Counters
+	if c["validation.l2"] != 1 || c["validation.l3"] != 1 || c["replans"] != 1 || c["validation.pass"] != 1 || c["terminals.corrected"] != 1 || c["validation.l2.corrected"] != 1 {
+		t.Errorf("counters: got %v", c)
+	}
+	found := false
+	for _, s := range res.Trace.Steps {
+		if s.Action == "validate" && s.Info["pass"] == false {
+			found = strings.Contains(strings.Join(s.Info["reasons"].([]string), " "), "department")
+		}
+	}
+	if !found {
+		t.Error("no validate step names the stray table department")
+	}
+	if res.Usage[RoleReason].Calls != 2 || res.Usage[RoleDecompose].Calls != 1 {
+		t.Errorf("usage: got %+v", res.Usage)
+	}
+}
+
+// TestAblationPrompts: without navigation the prompt has no scaffold and
+// shows the whole schema; without the graph module it lists direct FKs;
+// without structured examples they are gone; without validation there is
+// one generation even for a failing query.
+func TestAblationPrompts(t *testing.T) {
+	db := miniDB(t, "university")
+	ex := datasets.Example{ID: "q", DBID: "university", Question: "How many students are there?"}
+	bad := "```sql\nSELECT nme FROM student\n```"
+	run := func(p runners.Params, replies ...string) (*scripted, runners.Result) {
+		client := &scripted{replies: replies}
+		r, err := New(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := r.Run(context.Background(), runners.Task{Example: ex, DB: db, LLM: client})
+		if err != nil {
+			t.Fatalf("%v: %v\n%+v", p, err, res.Trace.Steps)
+		}
+		return client, res
+	}
+	c, _ := run(runners.Params{"navigation": false, "validation": "none"}, `{"operations":[],"quantities":[],"aggregations":[],"temporal":[],"terminal_tables":["student"]}`, bad)
+	sys, user := c.reqs[1].Messages[0].Content, c.reqs[1].Messages[1].Content
+	if strings.Contains(sys, ScaffoldLinePrefix) || strings.Contains(sys, "## 4.") || !strings.Contains(user, "CREATE TABLE `department`") {
+		t.Errorf("w/o navigation prompt:\n%s\n%s", sys, user)
+	}
+	c, res := run(runners.Params{"decomposition": false, "graph_module": false, "structured_examples": false}, "```sql\nSELECT COUNT(*) FROM student\n```")
+	sys = c.reqs[0].Messages[0].Content
+	if c.reqs[0].Role != RoleReason || strings.Contains(sys, "Structured examples") || !strings.Contains(sys, "Foreign keys among these tables") {
+		t.Errorf("w/o decomposition/graph/examples prompt:\n%s", sys)
+	}
+	if res.Trace.Counters["validation.pass"] != 1 {
+		t.Errorf("counters %v; want a pass", res.Trace.Counters)
+	}
+	c, res = run(runners.Params{"validation": "none"}, `{}`, bad)
+	if len(c.reqs) != 2 || res.SQL != "SELECT nme FROM student" {
+		t.Errorf("w/o validation: %d requests, SQL %q; want 2 and the unvalidated query", len(c.reqs), res.SQL)
+	}
+	// simple-feedback: the execution error goes back, no re-plan.
+	c, res = run(runners.Params{"validation": "simple-feedback"}, `{}`, bad, "```sql\nSELECT name FROM student\n```")
+	if len(c.reqs) != 3 || !strings.Contains(c.reqs[2].Messages[1].Content, "no such column") || res.Trace.Counters["validation.l1"] != 1 || res.Trace.Counters["replans"] != 0 {
+		t.Errorf("simple-feedback: %d requests, counters %v", len(c.reqs), res.Trace.Counters)
+	}
+}
+
+// TestSimResponders: a correct decomposition sample names exactly the
+// gold's tables and aggregates; a generate sample whose scaffold misses a
+// gold table is corrupted.
+func TestSimResponders(t *testing.T) {
+	db := miniDB(t, "university")
+	ex := datasets.Example{ID: "q", DBID: "university", Question: "q?",
+		GoldSQL: "SELECT AVG(e.grade) FROM enrollment AS e JOIN course AS c ON e.course_id = c.course_id WHERE c.title = 'Databases'"}
+	ctx := &llm.SimContext{Example: ex, DB: db, Correct: true, Rand: rand.New(rand.NewPCG(1, 2)),
+		Corrupt: func(string) string { return "SELECT 1" }}
+	out, err := SimDecompose(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := ParseDecomposition(out)
+	if err != nil || strings.Join(d.Terminals, ",") != "course,enrollment" || len(d.Operations) != 1 || d.Operations[0].Function != "AVG" || d.Operations[0].Target != "e.grade" {
+		t.Errorf("decomposition: got %+v %v", d, err)
+	}
+	ctx.Request = llm.Request{Messages: []llm.Message{{Role: "system", Content: ScaffoldLinePrefix + "course, enrollment\n"}}}
+	if out, _ := SimGenerate(ctx); !strings.Contains(out, ex.GoldSQL) {
+		t.Errorf("covering scaffold: got %q; want the gold SQL", out)
+	}
+	ctx.Request = llm.Request{Messages: []llm.Message{{Role: "system", Content: ScaffoldLinePrefix + "course\n"}}}
+	if out, _ := SimGenerate(ctx); !strings.Contains(out, "SELECT 1") {
+		t.Errorf("scaffold missing enrollment: got %q; want a corruption", out)
+	}
+}
