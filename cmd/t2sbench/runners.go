@@ -7,4 +7,5 @@ import (
 	_ "github.com/t2sbench/t2sbench/runners/alphasql"
 	_ "github.com/t2sbench/t2sbench/runners/baseline"
 	_ "github.com/t2sbench/t2sbench/runners/reactdsl"
+	_ "github.com/t2sbench/t2sbench/runners/steinersql"
 )
