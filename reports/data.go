@@ -142,9 +142,17 @@ func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 	}
 	c := &corpus{hasTypes: map[string]bool{}}
 	var names []string
+	nameCount := map[string]int{}
+	for _, r := range runs {
+		nameCount[runName(r)]++
+	}
 	labelCount := map[string]int{}
 	for _, r := range runs {
-		names = append(names, runName(r))
+		n := runName(r)
+		if nameCount[n] > 1 {
+			n += " (" + r.Dir + ")"
+		}
+		names = append(names, n)
 		c.simulated = c.simulated || r.Simulated
 		for _, t := range r.Trials {
 			labelCount[t.Label]++
@@ -173,7 +181,7 @@ func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 			s := &system{trial: t, bench: benchKey(t.Benchmark), entry: fmt.Sprintf("%d/%d", ri, t.Entry), outcomes: map[string]bool{}}
 			s.name = t.Label
 			if labelCount[t.Label] > 1 && len(runs) > 1 {
-				s.name = runName(r) + ": " + t.Label
+				s.name = names[ri] + ": " + t.Label
 			}
 			var bb, rowToks, cfgToks []string
 			drop := map[string]bool{}

@@ -1,0 +1,180 @@
+package reports
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/t2sbench/t2sbench/bench"
+)
+
+func TestMarkBest(t *testing.T) {
+	tb := &Table{Columns: []Column{{Name: "sys"}, {Name: "EX", Numeric: true, Better: Higher}, {Name: "cost", Numeric: true, Better: Lower}, {Name: "n", Numeric: true}},
+		Rows: [][]Cell{
+			{text("a"), pct(0.6004), num(0.3, 2), integer(5)},
+			{text("b"), pct(0.5996), num(0.1, 2), integer(9)}, // 60.0 as printed: tied with a
+			{text("c"), pct(0.5), text("-"), integer(1)},
+		}}
+	tb.MarkBest()
+	got := [][]bool{}
+	for _, r := range tb.Rows {
+		got = append(got, []bool{r[1].Bold, r[2].Bold, r[3].Bold})
+	}
+	want := [][]bool{{true, false, false}, {true, true, false}, {false, false, false}}
+	for i := range want {
+		for j := range want[i] {
+			if got[i][j] != want[i][j] {
+				t.Errorf("row %d col %d bold = %v; want %v", i, j+1, got[i][j], want[i][j])
+			}
+		}
+	}
+}
+
+func TestRenderEscapes(t *testing.T) {
+	tb := &Table{ID: "x_1", Caption: "EX & cost 100% (a_b)", Columns: []Column{{Name: "sys|name"}, {Name: "Δ", Numeric: true}},
+		Rows: [][]Cell{{text("w/o_x"), Cell{Text: "-2.5", Value: -2.5, HasValue: true, NotSig: true}}}, Notes: []string{"~ : not significant"}}
+	var tex, md, csv bytes.Buffer
+	if err := tb.WriteLaTeX(&tex); err != nil {
+		t.Fatal(err)
+	}
+	if err := tb.WriteMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if err := tb.WriteCSV(&csv); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`\caption{EX \& cost 100\% (a\_b)}`, `w/o\_x & $-$2.5\rlap{$^{\dagger}$} \\`, `$\Delta$`, `$^{\dagger}$ : not significant`, `\label{tab:x\_1}`} {
+		if !strings.Contains(tex.String(), want) {
+			t.Errorf("LaTeX lacks %q:\n%s", want, tex.String())
+		}
+	}
+	for _, want := range []string{`| sys\|name | Δ |`, `| w/o\_x | -2.5 ~ |`, "| :--- | ---: |"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+	if got, want := csv.String(), "sys|name,Δ\nw/o_x,-2.5 ~\n"; got != want {
+		t.Errorf("CSV = %q; want %q", got, want)
+	}
+}
+
+// TestPairwiseNumbers checks one row of the fixture's pairwise table from
+// first principles: alphasql n_rollout=8 against the baseline has b = 2,
+// c = 15 (counted from the outcomes here), so the exact McNemar p is
+//
+//	2 * BinomialCDF(2; 17, 1/2) = 2 * (1 + 17 + 136) / 2^17 = 0.00235
+//
+// and Holm over the table's 16 comparisons multiplies the smallest p by
+// 16: 0.0376. Tolerance: the printed three decimals.
+func TestPairwiseNumbers(t *testing.T) {
+	r, _ := buildFixture(t, "sim")
+	var tb *Table
+	for _, x := range r.Tables {
+		if x.ID == "pairwise-1" {
+			tb = x
+		}
+	}
+	if tb == nil {
+		t.Fatal("no pairwise table")
+	}
+	var row []Cell
+	for _, rw := range tb.Rows {
+		if rw[0].Text == "alphasql n_rollout=8" {
+			row = rw
+		}
+	}
+	if row == nil {
+		t.Fatal("no alphasql n_rollout=8 row")
+	}
+	if row[6].Text != "2" || row[7].Text != "15" {
+		t.Fatalf("b, c = %s, %s; want 2, 15", row[6].Text, row[7].Text)
+	}
+	wantP := 2 * (1 + 17 + 136) / math.Pow(2, 17)
+	if math.Abs(row[9].Value-wantP) > 1e-12 {
+		t.Errorf("p = %v; want %v", row[9].Value, wantP)
+	}
+	if row[10].Text != "0.038" || row[4].NotSig {
+		t.Errorf("Holm p = %s (NotSig %v); want 0.038 and significant", row[10].Text, row[4].NotSig)
+	}
+	if row[4].Text != "+32.5" {
+		t.Errorf("Δ = %s; want +32.5 ((15-2)/40 points)", row[4].Text)
+	}
+}
+
+func TestRealModelNotTitledSimulated(t *testing.T) {
+	r, _ := buildFixture(t, "openai")
+	if strings.Contains(r.Title, "simulated") {
+		t.Errorf("title %q of a non-sim run says simulated", r.Title)
+	}
+	for _, tb := range r.Tables {
+		if strings.Contains(tb.Caption, "simulated") {
+			t.Errorf("caption %q of a non-sim run says simulated", tb.Caption)
+		}
+	}
+}
+
+func TestBuildErrors(t *testing.T) {
+	dir := t.TempDir()
+	writeFixtureRun(t, dir, "sim")
+	run, err := bench.ReadRun(dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := fixtureOptions()
+	opt.Baseline = "no-such-system"
+	if _, err := Build([]*bench.RunData{run}, opt); err == nil || !strings.Contains(err.Error(), `baseline "no-such-system"`) {
+		t.Errorf("unknown baseline: err = %v; want naming it", err)
+	}
+	if _, err := Build(nil, Options{}); err == nil {
+		t.Errorf("no runs: err = nil; want an error")
+	}
+	opt = fixtureOptions()
+	opt.Level = 1.5
+	if _, err := Build([]*bench.RunData{run}, opt); err == nil || !strings.Contains(err.Error(), "level") {
+		t.Errorf("level 1.5: err = %v; want a level error", err)
+	}
+	if _, err := ParseFormats("md,gif"); err == nil || !strings.Contains(err.Error(), `"gif"`) {
+		t.Errorf("ParseFormats(md,gif): err = %v; want naming gif", err)
+	}
+}
+
+// TestTwoRuns reports two runs with the same trial labels: system names
+// are prefixed with the run (its directory when the names clash), and the
+// pairwise table pairs them question by question.
+func TestTwoRuns(t *testing.T) {
+	var runs []*bench.RunData
+	for _, d := range []string{"runs/a", "runs/b"} {
+		dir := t.TempDir()
+		writeFixtureRun(t, dir, "sim")
+		r, err := bench.ReadRun(dir, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Dir = d
+		runs = append(runs, r)
+	}
+	opt := fixtureOptions()
+	opt.Baseline = "fixture (runs/a): react-dsl"
+	rep, err := Build(runs, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "fixture (runs/a) + fixture (runs/b) (simulated model)"; rep.Title != want {
+		t.Errorf("title = %q; want %q", rep.Title, want)
+	}
+	for _, tb := range rep.Tables {
+		if tb.ID != "pairwise-1" {
+			continue
+		}
+		for _, row := range tb.Rows {
+			// The same trial in the other run has identical outcomes.
+			if row[0].Text == "fixture (runs/b): react-dsl" && (row[4].Text != "0.0" || row[6].Text != "0" || row[7].Text != "0") {
+				t.Errorf("identical runs: Δ, b, c = %s, %s, %s; want 0.0, 0, 0", row[4].Text, row[6].Text, row[7].Text)
+			}
+		}
+		if len(tb.Rows) != 2*len(fixtureTrials())-1 {
+			t.Errorf("pairwise rows = %d; want %d", len(tb.Rows), 2*len(fixtureTrials())-1)
+		}
+	}
+}
