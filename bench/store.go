@@ -526,6 +526,51 @@ func LoadRunVerdicts(dir string) ([]string, map[string]map[string]bool, error) {
 	return labels, out, nil
 }
 
+// RunSystem is one trial's per-question outcomes, as compare reads them.
+type RunSystem struct {
+	Label string
+	// Benchmark is the name (and "/split" when the spec sets one); trials on different benchmarks share
+	// question ids and must never be paired.
+	Benchmark string
+	// Simulated is true for a trial whose roles use the sim backend.
+	Simulated bool
+	// Correct maps question id to the verdict of each done item; DBs maps
+	// it to the verdict's database id.
+	Correct map[string]bool
+	DBs     map[string]string
+}
+
+// LoadRunSystems reads the outcomes of every trial of run directory dir,
+// in plan order. Items that failed or are pending are absent.
+func LoadRunSystems(dir string) ([]RunSystem, error) {
+	r, err := ReadRun(dir, false)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RunSystem, 0, len(r.Trials))
+	for _, t := range r.Trials {
+		bk := t.Benchmark.Name
+		if t.Benchmark.Split != "" {
+			bk += "/" + t.Benchmark.Split
+		}
+		s := RunSystem{
+			Label:     t.Label,
+			Benchmark: bk,
+			Simulated: t.Simulated(),
+			Correct:   map[string]bool{},
+			DBs:       map[string]string{},
+		}
+		for _, it := range t.Items {
+			if it.Status == StatusDone && it.Verdict != nil {
+				s.Correct[it.QuestionID] = it.Verdict.Correct
+				s.DBs[it.QuestionID] = it.Verdict.DBID
+			}
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
 // MergeStats counts what Merge copied.
 type MergeStats struct {
 	Trials, Items, Calls, Conflicts int

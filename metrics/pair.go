@@ -39,9 +39,9 @@ func Pair(a, b map[string]bool, intersect bool) (Paired, error) {
 	slices.Sort(p.OnlyB)
 	if !intersect && (len(p.OnlyA) > 0 || len(p.OnlyB) > 0) {
 		if len(p.OnlyA) > 0 {
-			return Paired{}, fmt.Errorf("metrics: question %q is in the first system only (%d such, %d only in the second); pair on the intersection to drop them", p.OnlyA[0], len(p.OnlyA), len(p.OnlyB))
+			return Paired{}, fmt.Errorf("metrics: question %q is in the first system only (%d such, %d only in the second); pair on the intersection (compare --intersect) to drop them", p.OnlyA[0], len(p.OnlyA), len(p.OnlyB))
 		}
-		return Paired{}, fmt.Errorf("metrics: question %q is in the second system only (%d such); pair on the intersection to drop them", p.OnlyB[0], len(p.OnlyB))
+		return Paired{}, fmt.Errorf("metrics: question %q is in the second system only (%d such); pair on the intersection (compare --intersect) to drop them", p.OnlyB[0], len(p.OnlyB))
 	}
 	if len(p.IDs) == 0 {
 		return Paired{}, fmt.Errorf("metrics: no question ids in common (%d and %d questions)", len(a), len(b))

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/metrics"
 )
 
@@ -22,16 +23,22 @@ func init() {
 	})
 }
 
-// loadRunVerdicts loads the per-question outcomes of every system in a run
-// directory (system name -> question id -> correct). It is wired by the run
-// store; while nil, compare accepts verdict files only.
-var loadRunVerdicts func(dir string) ([]string, map[string]map[string]bool, error)
+// loadRunSystems loads the per-question outcomes of every trial of a run
+// directory; a variable so tests can stub the run store.
+var loadRunSystems = bench.LoadRunSystems
 
 // compareSystem is one system's outcomes and where they came from.
 type compareSystem struct {
-	name    string
-	source  string
-	correct map[string]bool
+	name   string
+	source string
+	// group is the benchmark of a run's trial; systems are compared only
+	// with a baseline of the same group. Verdict files have group "".
+	group     string
+	simulated bool
+	correct   map[string]bool
+	// dbs maps question id to db_id where the input records it; a paired
+	// question on different databases means two different benchmarks.
+	dbs map[string]string
 }
 
 // compareRow is one system compared with the baseline; it is also the
@@ -39,6 +46,7 @@ type compareSystem struct {
 type compareRow struct {
 	Baseline     string   `json:"baseline"`
 	System       string   `json:"system"`
+	Benchmark    string   `json:"benchmark,omitempty"`
 	N            int      `json:"n"`
 	AccBaseline  float64  `json:"acc_baseline"`
 	AccSystem    float64  `json:"acc_system"`
@@ -101,18 +109,10 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	if len(systems) < 2 {
 		return fmt.Errorf("%w: compare needs at least two systems, got %d (%s)", errUsage, len(systems), strings.Join(inputs, ", "))
 	}
-	base := 0
-	if *baseline != "" {
-		base = slices.IndexFunc(systems, func(s compareSystem) bool { return s.name == *baseline || s.source == *baseline })
-		if base < 0 {
-			names := make([]string, len(systems))
-			for i, s := range systems {
-				names[i] = s.name
-			}
-			return fmt.Errorf("%w: --baseline %q is none of the systems %s", errUsage, *baseline, strings.Join(names, ", "))
-		}
+	base, err := pickBaselines(systems, *baseline)
+	if err != nil {
+		return err
 	}
-
 	rows, err := compareAll(systems, base, compareConfig{
 		intersect: *intersect, level: *level, resamples: *resamples, seed: *seed, ciMethod: *ciMethod, test: mcTest,
 	})
@@ -124,7 +124,11 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(rows)
 	}
-	writeCompareTable(stdout, rows, *level, *resamples, *seed, *ciMethod)
+	simulated := false
+	for _, s := range systems {
+		simulated = simulated || s.simulated
+	}
+	writeCompareTable(stdout, rows, simulated, *level, *resamples, *seed, *ciMethod)
 	return nil
 }
 
@@ -138,20 +142,76 @@ type compareConfig struct {
 	test      string
 }
 
-// compareAll compares every system with systems[base]: McNemar test and
-// paired bootstrap per pair, Holm adjustment over the family of pairs.
-// Every pair's bootstrap uses its own source seeded with cfg.seed, so a
-// pair's interval does not depend on which other systems are compared.
-func compareAll(systems []compareSystem, base int, cfg compareConfig) ([]compareRow, error) {
+// pickBaselines assigns every system the index of its baseline: the first
+// system of its benchmark group, or the system named by baseline (a name or
+// a path) for that system's group. Verdict files join the group of the run
+// trials when those are all on one benchmark.
+func pickBaselines(systems []compareSystem, baseline string) ([]int, error) {
+	groups := map[string]bool{}
+	for _, s := range systems {
+		if s.group != "" {
+			groups[s.group] = true
+		}
+	}
+	if len(groups) == 1 {
+		for i := range systems {
+			if systems[i].group == "" {
+				for g := range groups {
+					systems[i].group = g
+				}
+			}
+		}
+	}
+	first := map[string]int{}
+	for i, s := range systems {
+		if _, ok := first[s.group]; !ok {
+			first[s.group] = i
+		}
+	}
+	if baseline != "" {
+		j := slices.IndexFunc(systems, func(s compareSystem) bool { return s.name == baseline || s.source == baseline })
+		if j < 0 {
+			names := make([]string, len(systems))
+			for i, s := range systems {
+				names[i] = s.name
+			}
+			return nil, fmt.Errorf("%w: --baseline %q is none of the systems %s", errUsage, baseline, strings.Join(names, ", "))
+		}
+		first[systems[j].group] = j
+	}
+	base := make([]int, len(systems))
+	compared := false
+	for i, s := range systems {
+		base[i] = first[s.group]
+		compared = compared || base[i] != i
+	}
+	if !compared {
+		return nil, fmt.Errorf("compare: no two systems are on the same benchmark; nothing to compare")
+	}
+	return base, nil
+}
+
+// compareAll compares every system i with systems[base[i]] (systems that
+// are their own baseline are skipped): McNemar test and paired bootstrap per
+// pair, Holm adjustment over the family of pairs. Every pair's bootstrap
+// uses its own source seeded with cfg.seed, so a pair's interval does not
+// depend on which other systems are compared.
+func compareAll(systems []compareSystem, base []int, cfg compareConfig) ([]compareRow, error) {
 	var rows []compareRow
 	for i, s := range systems {
-		if i == base {
+		if base[i] == i {
 			continue
 		}
-		b := systems[base]
+		b := systems[base[i]]
 		p, err := metrics.Pair(b.correct, s.correct, cfg.intersect)
 		if err != nil {
 			return nil, fmt.Errorf("compare %s (%s) with %s (%s): %w", b.name, b.source, s.name, s.source, err)
+		}
+		for _, id := range p.IDs {
+			if da, db := b.dbs[id], s.dbs[id]; da != "" && db != "" && da != db {
+				return nil, fmt.Errorf("compare %s (%s) with %s (%s): question %q is on database %q in one and %q in the other; they score different benchmarks",
+					b.name, b.source, s.name, s.source, id, da, db)
+			}
 		}
 		mc, err := metrics.McNemar(p.A, p.B, cfg.test)
 		if err != nil {
@@ -164,7 +224,7 @@ func compareAll(systems []compareSystem, base int, cfg compareConfig) ([]compare
 			return nil, fmt.Errorf("compare %s with %s: %w", b.name, s.name, err)
 		}
 		row := compareRow{
-			Baseline: b.name, System: s.name, N: ci.N,
+			Baseline: b.name, System: s.name, Benchmark: s.group, N: ci.N,
 			AccBaseline: ci.AccA, AccSystem: ci.AccB, Delta: ci.Delta,
 			CILo: ci.CI.Lo, CIHi: ci.CI.Hi, Level: ci.CI.Level, CIMethod: ci.Method, Resamples: ci.Resamples,
 			B: mc.B, C: mc.C, Test: mc.Test, P: mc.P,
@@ -191,13 +251,30 @@ func compareAll(systems []compareSystem, base int, cfg compareConfig) ([]compare
 }
 
 // writeCompareTable prints rows as a plain text table; `~` marks a
-// difference that is not significant after Holm adjustment.
-func writeCompareTable(w io.Writer, rows []compareRow, level float64, resamples int, seed uint64, ciMethod string) {
+// difference that is not significant after Holm adjustment. A comparison
+// involving the sim backend is titled "simulated model".
+func writeCompareTable(w io.Writer, rows []compareRow, simulated bool, level float64, resamples int, seed uint64, ciMethod string) {
 	if len(rows) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "baseline: %s; EX and delta in %%; %.0f%% paired bootstrap CI (%s, B=%d, seed %d); McNemar p, Holm-adjusted over %d comparisons; ~ not significant at alpha=%.2g\n\n",
-		rows[0].Baseline, 100*level, ciMethod, resamples, seed, len(rows), 1-level)
+	if simulated {
+		fmt.Fprintln(w, "simulated model (sim backend): these numbers measure the harness, not a model")
+	}
+	baselines := map[string]bool{}
+	for _, r := range rows {
+		baselines[r.Baseline] = true
+	}
+	which := "baseline: " + rows[0].Baseline
+	if len(baselines) > 1 {
+		which = "baseline: the first system of each benchmark (column vs)"
+	}
+	fmt.Fprintf(w, "%s; EX and delta in %%; %.0f%% paired bootstrap CI (%s, B=%d, seed %d); McNemar p, Holm-adjusted over %d comparisons; ~ not significant at alpha=%.2g\n\n",
+		which, 100*level, ciMethod, resamples, seed, len(rows), 1-level)
+	if len(baselines) > 1 {
+		for i := range rows {
+			rows[i].System += "  vs " + rows[i].Baseline
+		}
+	}
 	nameW := len("system")
 	for _, r := range rows {
 		nameW = max(nameW, len(r.System))
@@ -253,26 +330,23 @@ func loadCompareInputs(inputs []string) ([]compareSystem, error) {
 			return nil, fmt.Errorf("compare: %w", err)
 		}
 		if st.IsDir() {
-			if loadRunVerdicts == nil {
-				return nil, fmt.Errorf("compare: %s is a directory but run directories are not linked in; pass verdict .jsonl files", in)
-			}
-			names, byName, err := loadRunVerdicts(in)
+			rs, err := loadRunSystems(in)
 			if err != nil {
 				return nil, fmt.Errorf("compare: %s: %w", in, err)
 			}
-			for _, n := range names {
-				if err := add(compareSystem{name: n, source: in, correct: byName[n]}); err != nil {
+			for _, r := range rs {
+				if err := add(compareSystem{name: r.Label, source: in, group: r.Benchmark, simulated: r.Simulated, correct: r.Correct, dbs: r.DBs}); err != nil {
 					return nil, err
 				}
 			}
 			continue
 		}
-		correct, err := readVerdictOutcomes(in)
+		correct, dbs, err := readVerdictOutcomes(in)
 		if err != nil {
 			return nil, err
 		}
 		name := strings.TrimSuffix(filepath.Base(in), filepath.Ext(in))
-		if err := add(compareSystem{name: name, source: in, correct: correct}); err != nil {
+		if err := add(compareSystem{name: name, source: in, correct: correct, dbs: dbs}); err != nil {
 			return nil, err
 		}
 	}
@@ -282,23 +356,26 @@ func loadCompareInputs(inputs []string) ([]compareSystem, error) {
 // verdictLine is the part of a verdict file line that compare needs.
 type verdictLine struct {
 	QuestionID *string `json:"question_id"`
+	DBID       string  `json:"db_id"`
 	Correct    *bool   `json:"correct"`
 }
 
 // readVerdictOutcomes reads a verdict file (JSON lines with at least
-// "question_id" and "correct") into question id -> correct. Errors name
-// file:line; a repeated question id is an error.
-func readVerdictOutcomes(path string) (map[string]bool, error) {
+// "question_id" and "correct", and optionally "db_id") into question id ->
+// correct and question id -> db_id. Errors name file:line; a repeated
+// question id is an error.
+func readVerdictOutcomes(path string) (map[string]bool, map[string]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("compare: %w", err)
+		return nil, nil, fmt.Errorf("compare: %w", err)
 	}
 	defer f.Close()
 	return decodeVerdicts(f, path)
 }
 
-func decodeVerdicts(r io.Reader, path string) (map[string]bool, error) {
+func decodeVerdicts(r io.Reader, path string) (map[string]bool, map[string]string, error) {
 	out := map[string]bool{}
+	dbs := map[string]string{}
 	firstLine := map[string]int{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 64<<20)
@@ -311,25 +388,28 @@ func decodeVerdicts(r io.Reader, path string) (map[string]bool, error) {
 		}
 		var v verdictLine
 		if err := json.Unmarshal([]byte(text), &v); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+			return nil, nil, fmt.Errorf("%s:%d: not a verdict line (want {\"question_id\": \"...\", \"correct\": true|false, ...}, as eval --out writes): %w", path, line, err)
 		}
 		switch {
 		case v.QuestionID == nil || *v.QuestionID == "":
-			return nil, fmt.Errorf("%s:%d: missing \"question_id\"", path, line)
+			return nil, nil, fmt.Errorf("%s:%d: missing \"question_id\"", path, line)
 		case v.Correct == nil:
-			return nil, fmt.Errorf("%s:%d: missing \"correct\"", path, line)
+			return nil, nil, fmt.Errorf("%s:%d: missing \"correct\"", path, line)
 		}
 		if prev, dup := firstLine[*v.QuestionID]; dup {
-			return nil, fmt.Errorf("%s:%d: question %q repeated (first on line %d)", path, line, *v.QuestionID, prev)
+			return nil, nil, fmt.Errorf("%s:%d: question %q repeated (first on line %d)", path, line, *v.QuestionID, prev)
 		}
 		firstLine[*v.QuestionID] = line
 		out[*v.QuestionID] = *v.Correct
+		if v.DBID != "" {
+			dbs[*v.QuestionID] = v.DBID
+		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s:%d: %w", path, line+1, err)
+		return nil, nil, fmt.Errorf("%s:%d: %w", path, line+1, err)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: no verdicts", path)
+		return nil, nil, fmt.Errorf("%s: no verdicts", path)
 	}
-	return out, nil
+	return out, dbs, nil
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/bench"
 )
 
 // writeVerdicts writes a verdict file with one line per outcome, question
@@ -148,12 +150,12 @@ func TestCompareIntersectAndRunDirs(t *testing.T) {
 		t.Errorf("intersect output lacks the dropped note:\n%s", out.String())
 	}
 
-	old := loadRunVerdicts
-	t.Cleanup(func() { loadRunVerdicts = old })
-	loadRunVerdicts = func(string) ([]string, map[string]map[string]bool, error) {
-		return []string{"direct", "sc"}, map[string]map[string]bool{
-			"sc":     {"q1": true, "q2": true, "q3": false},
-			"direct": {"q1": true, "q2": false, "q3": false},
+	old := loadRunSystems
+	t.Cleanup(func() { loadRunSystems = old })
+	loadRunSystems = func(string) ([]bench.RunSystem, error) {
+		return []bench.RunSystem{
+			{Label: "direct", Benchmark: "mini", Correct: map[string]bool{"q1": true, "q2": false, "q3": false}},
+			{Label: "sc", Benchmark: "mini", Correct: map[string]bool{"q1": true, "q2": true, "q3": false}},
 		}, nil
 	}
 	out.Reset()
@@ -167,5 +169,71 @@ func TestCompareIntersectAndRunDirs(t *testing.T) {
 	// Systems from a directory keep the run's trial order: direct is the baseline.
 	if len(rows) != 1 || rows[0].Baseline != "direct" || rows[0].System != "sc" || rows[0].B != 0 || rows[0].C != 1 || rows[0].Test != "exact" {
 		t.Errorf("rows %+v; want direct -> sc, b=0 c=1, exact", rows)
+	}
+}
+
+// TestCompareRunTwoBenchmarks is a regression test: a run over two
+// benchmarks whose question ids coincide ("0", "1", ...) used to pair
+// direct@mini with direct@spider. Each trial must be compared only with the
+// first trial of its own benchmark, and a simulated run says so.
+func TestCompareRunTwoBenchmarks(t *testing.T) {
+	old := loadRunSystems
+	t.Cleanup(func() { loadRunSystems = old })
+	loadRunSystems = func(string) ([]bench.RunSystem, error) {
+		return []bench.RunSystem{
+			{Label: "direct @mini", Benchmark: "mini", Simulated: true, Correct: map[string]bool{"0": true, "1": false}},
+			{Label: "direct @spider", Benchmark: "spider", Simulated: true, Correct: map[string]bool{"0": false, "1": false}},
+			{Label: "cot @mini", Benchmark: "mini", Simulated: true, Correct: map[string]bool{"0": true, "1": true}},
+			{Label: "cot @spider", Benchmark: "spider", Simulated: true, Correct: map[string]bool{"0": true, "1": true}},
+		}, nil
+	}
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	if err := run(&out, &errb, []string{"compare", "--json", dir}); err != nil {
+		t.Fatal(err)
+	}
+	var rows []compareRow
+	if err := json.Unmarshal(out.Bytes(), &rows); err != nil {
+		t.Fatal(err)
+	}
+	want := [][2]string{{"direct @mini", "cot @mini"}, {"direct @spider", "cot @spider"}}
+	if len(rows) != len(want) {
+		t.Fatalf("got %d rows %+v; want %d", len(rows), rows, len(want))
+	}
+	for i, w := range want {
+		if rows[i].Baseline != w[0] || rows[i].System != w[1] {
+			t.Errorf("row %d: got %s vs %s; want %s vs %s", i, rows[i].System, rows[i].Baseline, w[1], w[0])
+		}
+	}
+	// cot @spider vs direct @spider: both questions only cot right, b=0 c=2.
+	if rows[1].B != 0 || rows[1].C != 2 {
+		t.Errorf("spider row b=%d c=%d; want b=0 c=2", rows[1].B, rows[1].C)
+	}
+	out.Reset()
+	if err := run(&out, &errb, []string{"compare", dir}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "simulated model") {
+		t.Errorf("table of a sim run lacks \"simulated model\":\n%s", out.String())
+	}
+}
+
+// TestCompareDifferentDatabases is a regression test: two verdict files of
+// different benchmarks with overlapping question ids were paired under
+// --intersect. A shared question on different databases is an error.
+func TestCompareDifferentDatabases(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "mini.jsonl")
+	b := filepath.Join(dir, "spider.jsonl")
+	if err := os.WriteFile(a, []byte(`{"question_id":"0","db_id":"university","correct":true}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(b, []byte(`{"question_id":"0","db_id":"concert_singer","correct":false}`+"\n"+`{"question_id":"1","db_id":"concert_singer","correct":false}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	err := run(&out, &errb, []string{"compare", "--intersect", a, b})
+	if err == nil || !strings.Contains(err.Error(), "different benchmarks") || !strings.Contains(err.Error(), `"university"`) {
+		t.Errorf("got %v; want an error naming the databases and \"different benchmarks\"", err)
 	}
 }

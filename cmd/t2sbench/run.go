@@ -24,7 +24,6 @@ func init() {
 		summary: "run an experiment spec (resumable; --shard for slices)",
 		run:     runRun,
 	})
-	loadRunVerdicts = bench.LoadRunVerdicts
 }
 
 // runEnv builds the scheduler's environment; tests substitute fakes.
