@@ -26,8 +26,10 @@ type TrialSummary struct {
 	CallsPerQuestion float64
 	// Baseline is the label of the trial compared against (the first trial
 	// on the same benchmark); P the McNemar p-value on the questions both
-	// have done, with B and C its discordant counts. P is -1 when there is
-	// no comparison.
+	// have done, with B and C its discordant counts. Baseline is "" for
+	// the first trial of a benchmark; P is -1 when there is no comparison
+	// (the trial is the baseline, or the two have no done question in
+	// common, e.g. one shard of a run).
 	Baseline string
 	P        float64
 	B, C     int
@@ -77,10 +79,12 @@ func Summarize(r *RunData) []TrialSummary {
 		bk := t.Benchmark.Name + "\x00" + t.Benchmark.Split
 		if j, ok := first[bk]; !ok {
 			first[bk] = i
-		} else if p, err := metrics.Pair(outcomes[j], m, true); err == nil {
-			if res, err := metrics.McNemar(p.A, p.B, metrics.McNemarAuto); err == nil {
-				s.Baseline = r.Trials[j].Label
-				s.P, s.B, s.C, s.Test = res.P, res.B, res.C, res.Test
+		} else {
+			s.Baseline = r.Trials[j].Label
+			if p, err := metrics.Pair(outcomes[j], m, true); err == nil {
+				if res, err := metrics.McNemar(p.A, p.B, metrics.McNemarAuto); err == nil {
+					s.P, s.B, s.C, s.Test = res.P, res.B, res.C, res.Test
+				}
 			}
 		}
 		out = append(out, s)
@@ -108,10 +112,17 @@ func WriteSummary(w io.Writer, r *RunData, rows []TrialSummary) {
 	fmt.Fprintf(w, "%-*s  %6s  %6s  %6s  %7s  %-15s  %9s  %s\n", width, "trial", "done", "failed", "pending", "EX", "95% CI (Wilson)", "calls/q", "McNemar vs baseline")
 	for _, s := range rows {
 		mc := "(baseline)"
-		if s.P >= 0 {
+		switch {
+		case s.P >= 0:
 			mc = fmt.Sprintf("p=%.3g b=%d c=%d %s", s.P, s.B, s.C, s.Test)
-		} else if s.Done == 0 {
+		case s.Done == 0:
 			mc = "-"
+		case s.Baseline != "":
+			mc = "- (no done question in common with " + s.Baseline + ")"
+		}
+		if s.Done == 0 {
+			fmt.Fprintf(w, "%-*s  %6d  %6d  %7d  %7s  %-15s  %9s  %s\n", width, s.Label, s.Done, s.Failed, s.Pending, "-", "-", "-", mc)
+			continue
 		}
 		fmt.Fprintf(w, "%-*s  %6d  %6d  %7d  %6.1f%%  [%5.1f, %5.1f]%%  %9.2f  %s\n", width, s.Label, s.Done, s.Failed, s.Pending,
 			100*s.EX, 100*s.CILo, 100*s.CIHi, s.CallsPerQuestion, mc)

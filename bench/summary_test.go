@@ -40,3 +40,34 @@ func TestSummarize(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryNoCommonQuestions is a regression test: in one shard of a run
+// a trial may share no done question with the benchmark's first trial; its
+// McNemar column used to read "(baseline)" as if it were the baseline. A
+// trial with nothing done shows "-" instead of 0.0% with an empty CI.
+func TestSummaryNoCommonQuestions(t *testing.T) {
+	r := &RunData{Dir: "d", Meta: map[string]string{"name": "x"}}
+	a := RunTrial{Trial: Trial{ID: "a", Label: "direct"}, Items: []Item{{QuestionID: "0", Status: StatusDone, Verdict: &Verdict{Correct: true}}}}
+	b := RunTrial{Trial: Trial{ID: "b", Label: "cot"}, Items: []Item{{QuestionID: "1", Status: StatusDone, Verdict: &Verdict{Correct: true}}}}
+	c := RunTrial{Trial: Trial{ID: "c", Label: "sc"}}
+	r.Trials = []RunTrial{a, b, c}
+	s := Summarize(r)
+	if s[1].Baseline != "direct" || s[1].P != -1 {
+		t.Errorf("cot: baseline %q P %v; want direct, -1", s[1].Baseline, s[1].P)
+	}
+	var buf bytes.Buffer
+	WriteSummary(&buf, r, s)
+	lines := strings.Split(buf.String(), "\n")
+	if len(lines) < 5 {
+		t.Fatalf("summary too short:\n%s", buf.String())
+	}
+	if !strings.Contains(lines[2], "(baseline)") {
+		t.Errorf("direct row %q; want (baseline)", lines[2])
+	}
+	if strings.Contains(lines[3], "(baseline)") || !strings.Contains(lines[3], "no done question in common with direct") {
+		t.Errorf("cot row %q; want no common questions with direct", lines[3])
+	}
+	if strings.Contains(lines[4], "0.0%") || strings.Contains(lines[4], "(baseline)") {
+		t.Errorf("sc row %q; want dashes for a trial with nothing done", lines[4])
+	}
+}
