@@ -56,13 +56,15 @@ func (s Shard) Has(trialID, questionID string) bool {
 	return int(h.Sum64()%uint64(s.N)) == s.I
 }
 
-// ParseShard reads "i/n" with 0 <= i < n.
+// ParseShard reads "i/n", 1 <= i <= n, numbered from 1 as --shard 1/2 and
+// --shard 2/2 name the two halves of a run (as Jest and Playwright number
+// shards). The returned Shard's I counts from 0.
 func ParseShard(s string) (Shard, error) {
-	var sh Shard
-	if _, err := fmt.Sscanf(s, "%d/%d", &sh.I, &sh.N); err != nil || sh.N < 1 || sh.I < 0 || sh.I >= sh.N || fmt.Sprintf("%d/%d", sh.I, sh.N) != s {
-		return Shard{}, fmt.Errorf("bad shard %q: want i/n with 0 <= i < n", s)
+	var i, n int
+	if _, err := fmt.Sscanf(s, "%d/%d", &i, &n); err != nil || n < 1 || i < 1 || i > n || fmt.Sprintf("%d/%d", i, n) != s {
+		return Shard{}, fmt.Errorf("bad shard %q: want i/n with 1 <= i <= n (e.g. 1/2 and 2/2)", s)
 	}
-	return sh, nil
+	return Shard{I: i - 1, N: n}, nil
 }
 
 // Progress is a snapshot of a run's counters, passed to the progress

@@ -275,13 +275,17 @@ func TestShardMerge(t *testing.T) {
 	}
 }
 
+// TestParseShard checks the 1-based CLI numbering: "1/2" and "2/2" are the
+// two halves (I 0 and 1). Regression: "2/2" used to be rejected and "1/2"
+// silently ran the second half.
 func TestParseShard(t *testing.T) {
-	for _, s := range []string{"0/1", "2/3"} {
-		if _, err := ParseShard(s); err != nil {
-			t.Errorf("ParseShard(%q) = %v", s, err)
+	for s, want := range map[string]Shard{"1/1": {0, 1}, "1/2": {0, 2}, "2/2": {1, 2}, "3/3": {2, 3}} {
+		got, err := ParseShard(s)
+		if err != nil || got != want {
+			t.Errorf("ParseShard(%q) = %v, %v; want %v", s, got, err, want)
 		}
 	}
-	for _, s := range []string{"3/3", "-1/2", "1/0", "a/b", "1/2x"} {
+	for _, s := range []string{"0/2", "4/3", "-1/2", "1/0", "a/b", "1/2x"} {
 		if _, err := ParseShard(s); err == nil {
 			t.Errorf("ParseShard(%q) accepted", s)
 		}

@@ -37,7 +37,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	out := fs.String("out", "", "run directory (default: the spec's out, else runs/<spec name>)")
 	resume := fs.Bool("resume", false, "require an existing run directory and continue it (resuming is also the default)")
 	fresh := fs.Bool("fresh", false, "discard the run directory's results first (the model and gold caches are kept)")
-	shard := fs.String("shard", "", "run only slice i/n of the work items (deterministic by item hash); join with merge")
+	shard := fs.String("shard", "", "run only slice i of n (1 <= i <= n, e.g. 1/2 and 2/2) of the work items, deterministic by item hash; join with merge")
 	limit := fs.Int("limit", 0, "keep only the first N questions of each benchmark")
 	workers := fs.Int("workers", 0, "work items in flight (default: the spec's workers)")
 	quiet := fs.Bool("quiet", false, "no progress output")
