@@ -58,16 +58,27 @@ type linkItem struct {
 //
 //	sim(term, name) = max(EditSimilarity, 3-gram Jaccard, token Jaccard)
 //
-// and an item scoring at least threshold is retained. A table is retained
+// and an item scoring at least threshold is retained. Key columns
+// (primary and foreign keys) are not linked themselves. A table is retained
 // when its name or one of its columns is (at most maxTables, best first);
 // tables on the shortest foreign-key paths between retained tables are
 // added as bridges, showing only their keys. When nothing is retained the
 // whole schema is kept (Fallback).
 func LinkSchema(s *datasets.Schema, terms []string, lsh, threshold float64, maxTables int) Link {
+	keys := map[string]bool{} // lower-case "t.c" of key columns
+	for _, fk := range s.ForeignKeys {
+		keys[strings.ToLower(fk.FromTable+"."+fk.FromColumn)] = true
+		keys[strings.ToLower(fk.ToTable+"."+fk.ToColumn)] = true
+	}
 	var items []linkItem
 	for _, t := range s.Tables {
 		items = append(items, linkItem{table: t.Name, names: []string{spaced(t.Name)}})
 		for _, c := range t.Columns {
+			if c.Primary || isPrimary(t, c.Name) || keys[strings.ToLower(t.Name+"."+c.Name)] {
+				// Keys are join structure, not content: the renderer and
+				// the bridges keep those a selection needs.
+				continue
+			}
 			names := []string{spaced(c.Name)}
 			if c.Comment != "" {
 				names = append(names, c.Comment)
@@ -272,6 +283,15 @@ func keyColumns(s *datasets.Schema, table string) []string {
 		return []string{}
 	}
 	return out
+}
+
+func isPrimary(t datasets.Table, col string) bool {
+	for _, p := range t.PrimaryKey {
+		if strings.EqualFold(p, col) {
+			return true
+		}
+	}
+	return false
 }
 
 // spaced turns snake_case and camelCase names into words.
