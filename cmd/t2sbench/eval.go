@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -35,6 +36,10 @@ type evalReport struct {
 	Pred      string   `json:"pred"`
 	Questions int      `json:"questions"`
 	Warnings  []string `json:"warnings,omitempty"`
+	// EXAllQuestions is, for a partial prediction file, the correct count
+	// over every question of the benchmark (unscored ones counted wrong),
+	// the number to compare with a full run's EX.
+	EXAllQuestions *float64 `json:"ex_all_questions,omitempty"`
 	metrics.EXSummary
 }
 
@@ -54,6 +59,8 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	limit := fs.Int("limit", 0, "score only the first N questions (0: all); predictions beyond them are ignored")
 	goldAsPred := fs.Bool("gold-as-pred", false, "score each gold SQL as its own prediction (a check: runnable questions should all be correct)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
+	mysqlDSN := fs.String("mysql-dsn", os.Getenv("T2SBENCH_MYSQL_DSN"), "LogicCat: DSN of the SELECT-only account, without password (default $T2SBENCH_MYSQL_DSN)")
+	mysqlPwEnv := fs.String("mysql-password-env", "", "LogicCat: environment variable holding that account's password")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -92,7 +99,14 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 		pf = metrics.FormatForPath(*pred)
 	}
 
-	b, err := datasets.Open(*benchName, *data, datasets.LoadOptions{Limit: *limit, SQLite: datasets.SQLiteOptions{Timeout: *timeout}})
+	opt := datasets.LoadOptions{Limit: *limit, SQLite: datasets.SQLiteOptions{Timeout: *timeout}}
+	if needsMySQL(*benchName) {
+		if *mysqlDSN == "" {
+			return fmt.Errorf("%w: eval: %s runs MySQL-dialect gold SQL on a MySQL/MariaDB server: pass --mysql-dsn (or set T2SBENCH_MYSQL_DSN; see README, LogicCat on MariaDB/MySQL), or use logiccat-sqlite for the SQLite files, most of them empty", errUsage, *benchName)
+		}
+		opt.MySQL = &datasets.MySQLConfig{DSN: *mysqlDSN, PasswordEnv: *mysqlPwEnv, Timeout: *timeout}
+	}
+	b, err := datasets.Open(*benchName, *data, opt)
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
@@ -156,6 +170,10 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	}
 	sum := metrics.SummarizeEX(scorer.Mode(), verdicts, aligned.Unscored)
 	rep := evalReport{Benchmark: b.Name, Split: b.Split, Pred: predName, Questions: len(b.Examples), Warnings: aligned.Warnings, EXSummary: sum}
+	if len(sum.Unscored) > 0 && rep.Questions > 0 {
+		ex := float64(sum.Overall.Correct) / float64(rep.Questions)
+		rep.EXAllQuestions = &ex
+	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -171,6 +189,13 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	}
 	printEvalText(stdout, rep)
 	return nil
+}
+
+// needsMySQL reports whether benchmark name is LogicCat in its MySQL
+// dialect (logiccat, logiccat-mini500, ...), whose gold SQL only runs on a
+// MySQL/MariaDB server; logiccat-sqlite* uses the SQLite files.
+func needsMySQL(name string) bool {
+	return (name == "logiccat" || strings.HasPrefix(name, "logiccat-")) && !strings.Contains(name, "sqlite")
 }
 
 func openGoldCache(dir string) (*metrics.GoldCache, error) {
@@ -229,6 +254,9 @@ func printEvalText(w io.Writer, r evalReport) {
 	}
 	fmt.Fprintln(w)
 	if n := len(r.Unscored); n > 0 {
-		fmt.Fprintf(w, "unscored (no prediction): %d questions\n", n)
+		fmt.Fprintf(w, "unscored (no prediction): %d questions; the EX above is over the %d scored\n", n, r.Overall.Total)
+		if r.EXAllQuestions != nil {
+			fmt.Fprintf(w, "EX over all %d questions (unscored counted wrong): %s\n", r.Questions, strings.TrimSpace(pct(*r.EXAllQuestions)))
+		}
 	}
 }

@@ -131,6 +131,15 @@ func TestEvalPredFileMini(t *testing.T) {
 	if rep.Overall.Total != 5 || len(rep.Unscored) != n-5 || rep.Overall.Correct != 3 {
 		t.Fatalf("partial: total %d unscored %d correct %d; want 5, %d, 3", rep.Overall.Total, len(rep.Unscored), rep.Overall.Correct, n-5)
 	}
+	// Regression: the partial EX (3/5) was the only number shown; the EX
+	// over all n questions, 3/n, is reported beside it (exact ratio).
+	if rep.EXAllQuestions == nil || *rep.EXAllQuestions != 3/float64(n) {
+		t.Errorf("partial: ex_all_questions %v; want 3/%d", rep.EXAllQuestions, n)
+	}
+	stdout, _, err = runEvalCLI(t, "--benchmark", "mini", "--pred", short, "--quiet", "--allow-partial", "--cache-dir", "off")
+	if err != nil || !strings.Contains(stdout, "EX over all "+itoa(n)+" questions (unscored counted wrong)") {
+		t.Errorf("partial text output lacks the EX over all questions (err %v):\n%s", err, stdout)
+	}
 
 	// --limit scores the first N questions and ignores the rest of the file.
 	stdout, _, err = runEvalCLI(t, "--benchmark", "mini", "--pred", pred, "--quiet", "--limit", "4", "--json", "--cache-dir", "off")
@@ -152,7 +161,12 @@ func TestEvalUsageErrors(t *testing.T) {
 		{"--benchmark", "mini", "--gold-as-pred", "--mode", "nope"},
 		{"--benchmark", "mini", "--gold-as-pred", "--format", "csv"},
 		{"--benchmark", "mini", "--gold-as-pred", "--workers", "0"},
+		// Regression: MySQL-dialect LogicCat ran on the (mostly empty)
+		// SQLite files when no server was given.
+		{"--benchmark", "logiccat", "--data", t.TempDir(), "--gold-as-pred"},
+		{"--benchmark", "logiccat-mini500", "--data", t.TempDir(), "--gold-as-pred"},
 	}
+	t.Setenv("T2SBENCH_MYSQL_DSN", "")
 	for _, c := range cases {
 		if _, _, err := runEvalCLI(t, c...); !errors.Is(err, errUsage) {
 			t.Errorf("eval %q: error %v; want a usage error", c, err)
