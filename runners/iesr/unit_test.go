@@ -3,6 +3,7 @@ package iesr
 import (
 	"context"
 	"math"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -427,4 +428,47 @@ func TestLinkSchema(t *testing.T) {
 	if l := LinkSchema(s, []string{"xylophone"}, DefaultLinkLSH, DefaultLinkThreshold, DefaultLinkMaxTables); !l.Fallback || l.Tables != nil {
 		t.Errorf("no match: %+v; want the fallback", l)
 	}
+}
+
+// TestUserRules: params.rules loads another rule base file.
+func TestUserRules(t *testing.T) {
+	p := t.TempDir() + "/rules.yaml"
+	if err := os.WriteFile(p, []byte(testRules), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := New(runners.Params{"rules": p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rb := r.(*Runner).Config().Rules; len(rb.Rules) != 2 || rb.Rules[0].ID != "distance" {
+		t.Errorf("rules %+v; want the two rules of the file", rb.Rules)
+	}
+	if err := os.WriteFile(p, []byte("version: 1\nunits: []\nrules: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(runners.Params{"rules": p}); err == nil || !strings.Contains(err.Error(), "no rules") {
+		t.Errorf("empty rule base: err = %v; want 'no rules'", err)
+	}
+}
+
+func FuzzParseState(f *testing.F) {
+	f.Add("```json\n{\"intent\": \"count\", \"relations\": [{\"subject\": \"a\", \"predicate\": \"b\", \"object\": \"c\"}]}\n```")
+	f.Add(`{"a": "}"} {`)
+	f.Fuzz(func(t *testing.T, s string) {
+		st, err := ParseState(s)
+		if err == nil {
+			v := Validate(DefaultRules(), st, NewGrounding(s), DefaultDeltaMatch, DefaultTau)
+			_ = v.Text()
+		}
+	})
+}
+
+func FuzzParseRules(f *testing.F) {
+	f.Add([]byte(testRules))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		rb, err := ParseRules(b, "fuzz.yaml")
+		if err == nil && len(rb.Rules) == 0 {
+			t.Fatal("accepted a rule base without rules")
+		}
+	})
 }
