@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -51,7 +52,19 @@ func DefaultEnv() (Env, func() error) {
 			if b.Split != "" {
 				name += "-" + b.Split
 			}
-			return datasets.Open(name, b.Data, datasets.LoadOptions{Limit: b.Limit, CacheDir: filepath.Join(cacheDir, "datasets", b.Name)})
+			opt := datasets.LoadOptions{Limit: b.Limit, CacheDir: filepath.Join(cacheDir, "datasets", b.Name)}
+			if logicCatMySQL(name) {
+				dsn := os.Getenv("T2SBENCH_MYSQL_DSN")
+				if dsn == "" {
+					return nil, fmt.Errorf("benchmark %s: its gold SQL is MySQL dialect and runs on a MySQL/MariaDB server: set T2SBENCH_MYSQL_DSN to the SELECT-only account (password in $T2SBENCH_MYSQL_PASSWORD when needed), or use logiccat-sqlite", name)
+				}
+				pw := ""
+				if os.Getenv("T2SBENCH_MYSQL_PASSWORD") != "" {
+					pw = "T2SBENCH_MYSQL_PASSWORD"
+				}
+				opt.MySQL = &datasets.MySQLConfig{DSN: dsn, PasswordEnv: pw}
+			}
+			return datasets.Open(name, b.Data, opt)
 		},
 		NewClient: func(_ context.Context, name string, m ModelSpec, b *datasets.Benchmark, cacheDir string) (llm.Client, error) {
 			c, err := openCache(cacheDir)
@@ -142,3 +155,10 @@ func (a scorerAdapter) Close() error {
 
 // D returns the time.Duration.
 func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// logicCatMySQL reports whether a datasets.Open name is LogicCat in its
+// MySQL dialect (logiccat, logiccat-mini500, ...), which needs a server;
+// logiccat-sqlite* runs on the SQLite files.
+func logicCatMySQL(name string) bool {
+	return (name == "logiccat" || strings.HasPrefix(name, "logiccat-")) && !strings.Contains(name, "sqlite")
+}

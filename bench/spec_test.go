@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -116,4 +117,22 @@ func FuzzParseSpec(f *testing.F) {
 		}
 		_, _ = NewPlan(s)
 	})
+}
+
+// TestDefaultEnvLogicCatNeedsMySQL is a regression test: a spec naming
+// logiccat ran its MySQL-dialect gold on the SQLite files (most hold no
+// rows) when no server was configured; it must refuse, naming the variable.
+func TestDefaultEnvLogicCatNeedsMySQL(t *testing.T) {
+	t.Setenv("T2SBENCH_MYSQL_DSN", "")
+	env, closeEnv := DefaultEnv()
+	defer closeEnv()
+	_, err := env.OpenBenchmark(context.Background(), BenchmarkSpec{Name: "logiccat", Data: t.TempDir()}, t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), "T2SBENCH_MYSQL_DSN") {
+		t.Errorf("got %v; want an error naming T2SBENCH_MYSQL_DSN", err)
+	}
+	for name, want := range map[string]bool{"logiccat": true, "logiccat-mini500": true, "logiccat-sqlite": false, "logiccat-sqlite-mini500": false, "spider": false} {
+		if got := logicCatMySQL(name); got != want {
+			t.Errorf("logicCatMySQL(%q) = %v; want %v", name, got, want)
+		}
+	}
 }
