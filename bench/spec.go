@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/t2sbench/t2sbench/datasets"
 )
 
 // Spec is an experiment: which runners, with which parameters, models and
@@ -62,6 +64,62 @@ type BenchmarkSpec struct {
 	Limit int `yaml:"limit"`
 	// Mode overrides the EX comparator mode.
 	Mode string `yaml:"mode"`
+	// MySQL runs LogicCat (its MySQL dialect: logiccat, logiccat-mini500,
+	// logiccat-full-gold) on a MySQL/MariaDB server holding the dumps
+	// (t2sbench datasets load-mysql) instead of its SQLite files.
+	MySQL *MySQLSpec `yaml:"mysql" json:"mysql,omitempty"`
+}
+
+// MySQLSpec is the server a LogicCat benchmark runs on; it becomes a
+// datasets.MySQLConfig. The account must be SELECT-only (the engine refuses
+// any other) and the DSN must not hold its password: the password is read
+// from the environment variable PasswordEnv and never stored.
+type MySQLSpec struct {
+	// DSN is a go-sql-driver/mysql DSN without password, e.g.
+	// "t2s_ro@unix(/tmp/x/sock)/". DSNEnv names an environment variable
+	// holding it instead (scripts/mariadb.sh picks a new socket per start).
+	// Exactly one of the two is set.
+	DSN    string `yaml:"dsn" json:"dsn,omitempty"`
+	DSNEnv string `yaml:"dsn_env" json:"dsn_env,omitempty"`
+	// PasswordEnv names the environment variable holding the password.
+	PasswordEnv string `yaml:"password_env" json:"password_env,omitempty"`
+	// Timeout is the per-query limit; 0 keeps the engine's default (30 s).
+	Timeout Duration `yaml:"timeout" json:"timeout,omitempty"`
+}
+
+// Config resolves the DSN (reading DSNEnv) into the engine configuration.
+func (m *MySQLSpec) Config() (*datasets.MySQLConfig, error) {
+	dsn := m.DSN
+	if m.DSNEnv != "" {
+		if dsn = os.Getenv(m.DSNEnv); dsn == "" {
+			return nil, fmt.Errorf("mysql.dsn_env: environment variable %s is empty or unset", m.DSNEnv)
+		}
+	}
+	if dsnHasPassword(dsn) {
+		return nil, errors.New("mysql: the DSN holds a password; put it in the environment variable named by password_env")
+	}
+	return &datasets.MySQLConfig{DSN: dsn, PasswordEnv: m.PasswordEnv, Timeout: m.Timeout.D()}, nil
+}
+
+// dsnHasPassword reports whether a DSN's user part (before the first '@')
+// has a ":password".
+func dsnHasPassword(dsn string) bool {
+	at := strings.Index(dsn, "@")
+	return at >= 0 && strings.Contains(dsn[:at], ":")
+}
+
+// mysqlBenchmark reports whether benchmark name (with its split) is
+// LogicCat in its MySQL dialect, the only benchmark that runs on MySQL.
+func mysqlBenchmark(name string) bool {
+	return (name == "logiccat" || strings.HasPrefix(name, "logiccat-")) && !strings.HasPrefix(name, "logiccat-sqlite")
+}
+
+// fullName is the datasets.Open name of b: its name and split.
+func (b BenchmarkSpec) fullName() string {
+	if b.Split != "" {
+		return b.Name + "-" + b.Split
+	}
+	return b.Name
 }
 
 // ModelSpec is one named model backend.
@@ -194,6 +252,10 @@ func LoadSpec(path string) (*Spec, error) {
 
 var lineRe = regexp.MustCompile(`line (\d+): `)
 
+// fieldNotFoundRe matches yaml.v3's KnownFields error, which names a Go
+// type the spec's author never wrote.
+var fieldNotFoundRe = regexp.MustCompile(`field (\S+) not found in type \S+`)
+
 // ParseSpec decodes and validates a spec; file names it in errors.
 func ParseSpec(data []byte, file string) (*Spec, error) {
 	if file == "" {
@@ -213,7 +275,11 @@ func ParseSpec(data []byte, file string) (*Spec, error) {
 		if errors.Is(err, errEOF) || err.Error() == "EOF" {
 			return nil, fmt.Errorf("%s: empty spec", file)
 		}
-		return nil, fmt.Errorf("%s: %s", file, annotate(err.Error(), paths))
+		msg := annotate(err.Error(), paths)
+		if msg != "" && msg[0] >= '0' && msg[0] <= '9' {
+			return nil, fmt.Errorf("%s:%s", file, msg) // file:line: path: problem
+		}
+		return nil, fmt.Errorf("%s: %s", file, msg)
 	}
 	s.file = file
 	s.lines = lines
@@ -241,6 +307,7 @@ func annotate(msg string, paths map[int]string) string {
 			}
 			return fmt.Sprintf("%d: ", n)
 		})
+		l = fieldNotFoundRe.ReplaceAllString(l, `unknown key "$1"`)
 		out = append(out, l)
 	}
 	return strings.Join(out, "; ")
@@ -315,6 +382,17 @@ func (s *Spec) validate() error {
 		}
 		if b.Limit < 0 {
 			return s.errorf(p+".limit", "negative limit %d", b.Limit)
+		}
+		if m := b.MySQL; m != nil {
+			if !mysqlBenchmark(b.fullName()) {
+				return s.errorf(p+".mysql", "only LogicCat (logiccat, logiccat-mini500, logiccat-full-gold) runs on MySQL, not %q", b.fullName())
+			}
+			if (m.DSN == "") == (m.DSNEnv == "") {
+				return s.errorf(p+".mysql", "set exactly one of dsn and dsn_env")
+			}
+			if dsnHasPassword(m.DSN) {
+				return s.errorf(p+".mysql.dsn", "holds a password; name its environment variable in password_env")
+			}
 		}
 	}
 	if len(s.Runners) == 0 {
