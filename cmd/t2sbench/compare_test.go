@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -235,5 +237,22 @@ func TestCompareDifferentDatabases(t *testing.T) {
 	err := run(&out, &errb, []string{"compare", "--intersect", a, b})
 	if err == nil || !strings.Contains(err.Error(), "different benchmarks") || !strings.Contains(err.Error(), `"university"`) {
 		t.Errorf("got %v; want an error naming the databases and \"different benchmarks\"", err)
+	}
+}
+
+// TestHelp is a regression test: `help nosuch` printed the command list and
+// exited 0, and `help eval` wrote its flags to stderr.
+func TestHelp(t *testing.T) {
+	var out, errb bytes.Buffer
+	if err := run(&out, &errb, []string{"help", "nosuch"}); !errors.Is(err, errUsage) {
+		t.Errorf("help nosuch: error %v; want a usage error", err)
+	}
+	out.Reset()
+	errb.Reset()
+	if err := run(&out, &errb, []string{"help", "eval"}); err != nil && !errors.Is(err, flag.ErrHelp) {
+		t.Errorf("help eval: error %v", err)
+	}
+	if !strings.Contains(out.String(), "-benchmark") {
+		t.Errorf("help eval: stdout %q lacks the flags (stderr %q)", out.String(), errb.String())
 	}
 }

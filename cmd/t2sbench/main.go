@@ -56,9 +56,13 @@ func main() {
 func run(stdout, stderr io.Writer, args []string) error {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		if len(args) > 1 {
-			if c, ok := commands[args[1]]; ok {
-				return c.run(stdout, stderr, []string{"-h"})
+			c, ok := commands[args[1]]
+			if !ok {
+				usage(stderr)
+				return fmt.Errorf("%w: help: unknown command %q", errUsage, args[1])
 			}
+			// Asked-for help goes to stdout, so it can be paged or grepped.
+			return c.run(stdout, stdout, []string{"-h"})
 		}
 		usage(stdout)
 		return nil
