@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -70,45 +68,8 @@ func hasNonNull(rs *datasets.ResultSet) bool {
 }
 
 // SetKey is a canonical key of a result as a set of rows (order and
-// duplicates ignored); integral floats equal integers, as in Python.
-func SetKey(rs *datasets.ResultSet) string {
-	seen := map[string]bool{}
-	var rows []string
-	for _, r := range rs.Rows {
-		var b strings.Builder
-		for j, v := range r {
-			if j > 0 {
-				b.WriteByte(0x1f)
-			}
-			b.WriteString(valueKey(v))
-		}
-		if k := b.String(); !seen[k] {
-			seen[k] = true
-			rows = append(rows, k)
-		}
-	}
-	sort.Strings(rows)
-	return strconv.Itoa(len(rs.Columns)) + "\x1e" + strings.Join(rows, "\x1e")
-}
-
-func valueKey(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "N"
-	case int64:
-		return "i" + strconv.FormatInt(x, 10)
-	case float64:
-		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
-			return "i" + strconv.FormatInt(int64(x), 10)
-		}
-		return "f" + strconv.FormatFloat(x, 'g', -1, 64)
-	case string:
-		return "s" + strconv.Quote(x)
-	case []byte:
-		return "b" + strconv.Quote(string(x))
-	}
-	return fmt.Sprintf("?%v", v)
-}
+// duplicates ignored; datasets.ResultSet.SetKey).
+func SetKey(rs *datasets.ResultSet) string { return rs.SetKey() }
 
 // feedback describes an execution for the revision prompt.
 func feedback(e *execResult) string {
@@ -509,7 +470,7 @@ func (q *question) selectFinal(ctx context.Context, t *mcts.Tree, res *runners.R
 	for _, g := range order {
 		for _, sql := range g.sqls {
 			res.Candidates = append(res.Candidates, runners.Candidate{SQL: sql, Score: float64(g.members) / float64(max(total, 1)),
-				Parts: map[string]float64{"group_size": float64(g.members), "reward_sum": g.reward}, Group: shortKey(g.key)})
+				Parts: map[string]float64{"group_size": float64(g.members), "reward_sum": g.reward}, Group: datasets.ShortKey(g.key)})
 		}
 	}
 	for _, sql := range failed {
@@ -519,13 +480,4 @@ func (q *question) selectFinal(ctx context.Context, t *mcts.Tree, res *runners.R
 		info["note"] = res.Note
 	}
 	res.Trace.Add(runners.Step{Action: "select", Output: res.SQL, Info: info})
-}
-
-func shortKey(k string) string {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(k); i++ {
-		h ^= uint64(k[i])
-		h *= 1099511628211
-	}
-	return strconv.FormatUint(h, 16)
 }

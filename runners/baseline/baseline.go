@@ -3,10 +3,6 @@ package baseline
 import (
 	"context"
 	"fmt"
-	"math"
-	"sort"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/t2sbench/t2sbench/datasets"
@@ -190,7 +186,7 @@ func (s *sc) Run(ctx context.Context, t runners.Task) (runners.Result, error) {
 	for i := range res.Candidates {
 		if g := groups[res.Candidates[i].Group]; g != nil && res.Candidates[i].Group != "" {
 			res.Candidates[i].Score = float64(g.size) / float64(len(resp.Choices))
-			res.Candidates[i].Group = shortKey(res.Candidates[i].Group)
+			res.Candidates[i].Group = datasets.ShortKey(res.Candidates[i].Group)
 		}
 	}
 	res.Trace.Count("samples", float64(len(resp.Choices)))
@@ -223,51 +219,6 @@ func execKey(ctx context.Context, db datasets.Database, sql string) (string, err
 	return ResultKey(rs), nil
 }
 
-// ResultKey is a canonical key of a result set as a multiset of rows: each
-// row is encoded with typed values (integral floats equal integers, as in
-// Python's 1 == 1.0), and the encoded rows are sorted.
-func ResultKey(rs *datasets.ResultSet) string {
-	rows := make([]string, len(rs.Rows))
-	for i, r := range rs.Rows {
-		var b strings.Builder
-		for j, v := range r {
-			if j > 0 {
-				b.WriteByte(0x1f)
-			}
-			b.WriteString(valueKey(v))
-		}
-		rows[i] = b.String()
-	}
-	sort.Strings(rows)
-	return strconv.Itoa(len(rs.Columns)) + "\x1e" + strings.Join(rows, "\x1e")
-}
-
-func valueKey(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "N"
-	case int64:
-		return "i" + strconv.FormatInt(x, 10)
-	case float64:
-		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
-			return "i" + strconv.FormatInt(int64(x), 10)
-		}
-		return "f" + strconv.FormatFloat(x, 'g', -1, 64)
-	case string:
-		return "s" + strconv.Quote(x)
-	case []byte:
-		return "b" + strconv.Quote(string(x))
-	default:
-		return fmt.Sprintf("?%v", x)
-	}
-}
-
-// shortKey shortens a group key for the trace.
-func shortKey(k string) string {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(k); i++ {
-		h ^= uint64(k[i])
-		h *= 1099511628211
-	}
-	return strconv.FormatUint(h, 16)
-}
+// ResultKey is a canonical key of a result set as a multiset of rows
+// (datasets.ResultSet.BagKey: row order ignored, Python value equality).
+func ResultKey(rs *datasets.ResultSet) string { return rs.BagKey() }
