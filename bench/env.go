@@ -48,12 +48,15 @@ func DefaultEnv() (Env, func() error) {
 	}
 	env := Env{
 		OpenBenchmark: func(_ context.Context, b BenchmarkSpec, cacheDir string) (*datasets.Benchmark, error) {
-			name := b.Name
-			if b.Split != "" {
-				name += "-" + b.Split
-			}
+			name := b.fullName()
 			opt := datasets.LoadOptions{Limit: b.Limit, CacheDir: filepath.Join(cacheDir, "datasets", b.Name)}
-			if logicCatMySQL(name) {
+			if b.MySQL != nil {
+				cfg, err := b.MySQL.Config()
+				if err != nil {
+					return nil, fmt.Errorf("benchmark %s: %w", name, err)
+				}
+				opt.MySQL = cfg
+			} else if logicCatMySQL(name) {
 				dsn := os.Getenv("T2SBENCH_MYSQL_DSN")
 				if dsn == "" {
 					return nil, fmt.Errorf("benchmark %s: its gold SQL is MySQL dialect and runs on a MySQL/MariaDB server: set T2SBENCH_MYSQL_DSN to the SELECT-only account (password in $T2SBENCH_MYSQL_PASSWORD when needed), or use logiccat-sqlite", name)

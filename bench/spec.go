@@ -108,12 +108,6 @@ func dsnHasPassword(dsn string) bool {
 	return at >= 0 && strings.Contains(dsn[:at], ":")
 }
 
-// mysqlBenchmark reports whether benchmark name (with its split) is
-// LogicCat in its MySQL dialect, the only benchmark that runs on MySQL.
-func mysqlBenchmark(name string) bool {
-	return (name == "logiccat" || strings.HasPrefix(name, "logiccat-")) && !strings.HasPrefix(name, "logiccat-sqlite")
-}
-
 // fullName is the datasets.Open name of b: its name and split.
 func (b BenchmarkSpec) fullName() string {
 	if b.Split != "" {
@@ -384,7 +378,7 @@ func (s *Spec) validate() error {
 			return s.errorf(p+".limit", "negative limit %d", b.Limit)
 		}
 		if m := b.MySQL; m != nil {
-			if !mysqlBenchmark(b.fullName()) {
+			if !logicCatMySQL(b.fullName()) {
 				return s.errorf(p+".mysql", "only LogicCat (logiccat, logiccat-mini500, logiccat-full-gold) runs on MySQL, not %q", b.fullName())
 			}
 			if (m.DSN == "") == (m.DSNEnv == "") {
