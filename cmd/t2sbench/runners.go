@@ -6,6 +6,7 @@ package main
 import (
 	_ "github.com/t2sbench/t2sbench/runners/alphasql"
 	_ "github.com/t2sbench/t2sbench/runners/baseline"
+	_ "github.com/t2sbench/t2sbench/runners/iesr"
 	_ "github.com/t2sbench/t2sbench/runners/reactdsl"
 	_ "github.com/t2sbench/t2sbench/runners/steinersql"
 )
