@@ -1,9 +1,7 @@
 package alphasql
 
 import (
-	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -131,36 +129,9 @@ const keywordInstruction = `【Task】Keyword Extraction
 List the keywords, entity names and literal values mentioned in the question and hint that may be stored in the database (names, places, titles, codes, dates, numbers). Give them as JSON:
 ` + "```json\n{\"keywords\": [\"<keyword>\", ...]}\n```"
 
-var jsonFence = regexp.MustCompile("(?s)```(?:json|JSON)?\\s*\\n(.*?)```")
-
-// lastJSON returns the last JSON object in s: the last fenced block that
-// parses, else the last balanced {...} that does.
-func lastJSON(s string, v any) bool {
-	ms := jsonFence.FindAllStringSubmatch(s, -1)
-	for i := len(ms) - 1; i >= 0; i-- {
-		if json.Unmarshal([]byte(strings.TrimSpace(ms[i][1])), v) == nil {
-			return true
-		}
-	}
-	for end := strings.LastIndexByte(s, '}'); end >= 0; end = strings.LastIndexByte(s[:end], '}') {
-		depth := 0
-		for i := end; i >= 0; i-- {
-			switch s[i] {
-			case '}':
-				depth++
-			case '{':
-				depth--
-			}
-			if depth == 0 {
-				if json.Unmarshal([]byte(s[i:end+1]), v) == nil {
-					return true
-				}
-				break
-			}
-		}
-	}
-	return false
-}
+// lastJSON decodes the JSON object of a model answer into v
+// (sqltext.DecodeJSON: the last fenced block or object that decodes).
+func lastJSON(s string, v any) bool { return sqltext.DecodeJSON(s, v) == nil }
 
 // ParseKeywords reads the keyword-extraction answer.
 func ParseKeywords(out string) ([]string, error) {

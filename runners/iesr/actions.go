@@ -164,16 +164,7 @@ func ParseEntities(out string) ([]EntityValue, error) {
 	return v.Entities, nil
 }
 
-func decodeJSON(out string, v any) error {
-	raw, ok := jsonObject(out)
-	if !ok {
-		return fmt.Errorf("no JSON object in the answer")
-	}
-	if err := json.Unmarshal([]byte(raw), v); err != nil {
-		return fmt.Errorf("bad JSON: %w", err)
-	}
-	return nil
-}
+func decodeJSON(out string, v any) error { return sqltext.DecodeJSON(out, v) }
 
 // ParseSQL extracts the SQL of an answer.
 func ParseSQL(out string) (string, bool) { return sqltext.Extract(out) }

@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
-	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/t2sbench/t2sbench/datasets"
@@ -75,46 +72,9 @@ func hasNonNull(rs *datasets.ResultSet) bool {
 }
 
 // ResultKey is a canonical key of a result as a set of rows (row order and
-// duplicates ignored, integral floats equal to integers), the grouping
-// Alpha-SQL's reward and IESR's agreement use.
-func ResultKey(rs *datasets.ResultSet) string {
-	seen := map[string]bool{}
-	var rows []string
-	for _, r := range rs.Rows {
-		var b strings.Builder
-		for j, v := range r {
-			if j > 0 {
-				b.WriteByte(0x1f)
-			}
-			b.WriteString(valueKey(v))
-		}
-		if k := b.String(); !seen[k] {
-			seen[k] = true
-			rows = append(rows, k)
-		}
-	}
-	sort.Strings(rows)
-	return strconv.Itoa(len(rs.Columns)) + "\x1e" + strings.Join(rows, "\x1e")
-}
-
-func valueKey(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "N"
-	case int64:
-		return "i" + strconv.FormatInt(x, 10)
-	case float64:
-		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
-			return "i" + strconv.FormatInt(int64(x), 10)
-		}
-		return "f" + strconv.FormatFloat(x, 'g', 12, 64)
-	case string:
-		return "s" + strconv.Quote(x)
-	case []byte:
-		return "b" + strconv.Quote(string(x))
-	}
-	return fmt.Sprintf("?%v", v)
-}
+// duplicates ignored, Python value equality: datasets.ResultSet.SetKey), the
+// grouping Alpha-SQL's reward and IESR's agreement use.
+func ResultKey(rs *datasets.ResultSet) string { return rs.SetKey() }
 
 // feedback describes an execution for the revision prompt.
 func feedback(e *execResult) string {

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/llm"
 	"github.com/t2sbench/t2sbench/runners/mcts"
@@ -333,7 +334,7 @@ func finish(trajs []*Trajectory, chosen int, note string, opt SelectOptions, res
 			"exec": t.Exec, "disc_conf": t.DiscConf, "cons_vote": t.ConsVote, "visits": float64(t.Visits), "reward": round6(t.Reward),
 			"kept": b2f(t.Kept)}}
 		if t.Executes {
-			c.Group = shortKey(t.Key)
+			c.Group = datasets.ShortKey(t.Key)
 		}
 		res.Candidates = append(res.Candidates, c)
 	}
@@ -366,15 +367,6 @@ func b2f(b bool) float64 {
 		return 1
 	}
 	return 0
-}
-
-func shortKey(k string) string {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(k); i++ {
-		h ^= uint64(k[i])
-		h *= 1099511628211
-	}
-	return fmt.Sprintf("%x", h)
 }
 
 // cutsString renders cuts for traces.

@@ -2,10 +2,11 @@ package iesr
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/t2sbench/t2sbench/runners/sqltext"
 )
 
 // Number is a numeric expression of the question with its unit.
@@ -47,54 +48,14 @@ var StateSchema = json.RawMessage(`{
   "additionalProperties": false
 }`)
 
-// ParseState reads the semantic state from a model answer: a fenced
-// ```json block or the first balanced {...} object.
+// ParseState reads the semantic state from a model answer (a fenced
+// ```json block or a bare object; see sqltext.DecodeJSON).
 func ParseState(out string) (SemanticState, error) {
 	var s SemanticState
-	raw, ok := jsonObject(out)
-	if !ok {
-		return s, errors.New("no JSON object in the answer")
-	}
-	if err := json.Unmarshal([]byte(raw), &s); err != nil {
+	if err := sqltext.DecodeJSON(out, &s); err != nil {
 		return SemanticState{}, fmt.Errorf("semantic state: %w", err)
 	}
 	return s, nil
-}
-
-// jsonObject returns the JSON object of out: the content of the first
-// ```json fence, else the first balanced {...} span.
-func jsonObject(out string) (string, bool) {
-	if i := strings.Index(out, "```json"); i >= 0 {
-		rest := out[i+len("```json"):]
-		if j := strings.Index(rest, "```"); j >= 0 {
-			return strings.TrimSpace(rest[:j]), true
-		}
-	}
-	start := strings.IndexByte(out, '{')
-	if start < 0 {
-		return "", false
-	}
-	depth, inStr, esc := 0, false, false
-	for i := start; i < len(out); i++ {
-		c := out[i]
-		switch {
-		case esc:
-			esc = false
-		case inStr && c == '\\':
-			esc = true
-		case c == '"':
-			inStr = !inStr
-		case inStr:
-		case c == '{':
-			depth++
-		case c == '}':
-			depth--
-			if depth == 0 {
-				return out[start : i+1], true
-			}
-		}
-	}
-	return "", false
 }
 
 // ValidatedState is the semantic state after rule-guided verification:

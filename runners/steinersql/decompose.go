@@ -2,13 +2,13 @@ package steinersql
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/runners/retrieval"
+	"github.com/t2sbench/t2sbench/runners/sqltext"
 )
 
 // Decomposition is Stage 1's output (paper Section 3.2): the mathematical
@@ -62,46 +62,13 @@ const decompositionSchema = `{
 }`
 
 // ParseDecomposition reads a Stage 1 answer: a JSON object, possibly inside
-// a ```json fence or surrounded by text (the first balanced {...} is used).
+// a ```json fence or surrounded by text (sqltext.DecodeJSON).
 func ParseDecomposition(out string) (*Decomposition, error) {
-	obj := firstObject(out)
-	if obj == "" {
-		return nil, fmt.Errorf("decomposition: no JSON object in the answer")
-	}
 	var d Decomposition
-	if err := json.Unmarshal([]byte(obj), &d); err != nil {
+	if err := sqltext.DecodeJSON(out, &d); err != nil {
 		return nil, fmt.Errorf("decomposition: %w", err)
 	}
 	return &d, nil
-}
-
-// firstObject returns the first balanced {...} of s (strings honoured).
-func firstObject(s string) string {
-	start := strings.IndexByte(s, '{')
-	if start < 0 {
-		return ""
-	}
-	depth, inStr, esc := 0, false, false
-	for i := start; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case esc:
-			esc = false
-		case inStr && c == '\\':
-			esc = true
-		case c == '"':
-			inStr = !inStr
-		case inStr:
-		case c == '{':
-			depth++
-		case c == '}':
-			depth--
-			if depth == 0 {
-				return s[start : i+1]
-			}
-		}
-	}
-	return ""
 }
 
 // Correction records how one terminal name was resolved against the
