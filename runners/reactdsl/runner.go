@@ -32,6 +32,11 @@ const (
 const (
 	DefaultMaxTurns = 8
 	DefaultObsRows  = 5
+	// DefaultMaxCallsPerTurn bounds the DSL calls run from one turn
+	// (t2sbench's choice; the paper batches calls without a stated bound):
+	// a model that emits hundreds of probes in one answer would otherwise
+	// flood the database and its own context.
+	DefaultMaxCallsPerTurn = 32
 	// Responder names of the sim answer kinds this package registers.
 	ResponderTurn    = "reactdsl/turn"
 	ResponderSQLTurn = "reactdsl/sqlturn"
@@ -49,13 +54,16 @@ type Runner struct {
 	maxTurns    int
 	temperature float64
 	obsRows     int
+	maxCalls    int
 	evidence    bool
 }
 
 // New builds the runner from spec parameters: setting (baseline,
 // iterate-sql, iterate-dsl; default iterate-dsl), max_turns (1..50, default
 // 8), temperature (0..2, default 0), obs_rows (rows shown per observation,
-// 1..50, default 5), evidence (show the benchmark evidence, default true).
+// 1..50, default 5), max_calls_per_turn (DSL calls run from one turn,
+// 1..1000, default 32), evidence (show the benchmark evidence, default
+// true).
 func New(p runners.Params) (*Runner, error) {
 	r := runners.NewReader(p)
 	rn := &Runner{
@@ -63,6 +71,7 @@ func New(p runners.Params) (*Runner, error) {
 		maxTurns:    r.Int("max_turns", DefaultMaxTurns, 1, 50),
 		temperature: r.Float("temperature", 0, 0, 2),
 		obsRows:     r.Int("obs_rows", DefaultObsRows, 1, 50),
+		maxCalls:    r.Int("max_calls_per_turn", DefaultMaxCallsPerTurn, 1, 1000),
 		evidence:    r.Bool("evidence", true),
 	}
 	if err := r.Err(); err != nil {
@@ -133,8 +142,12 @@ func (r *Runner) budgetLeft(t runners.Task, m *runners.Meter) bool {
 	return t.Budget.MaxCalls <= 0 || m.Calls() < t.Budget.MaxCalls
 }
 
-func (r *Runner) complete(ctx context.Context, m *runners.Meter, msgs []llm.Message, kind llm.AnswerKind, responder string) (string, error) {
+// complete sends one request with the task's seed (so that a backend that
+// honours seeds answers the same run the same way) and returns the first
+// choice ("" when the backend sent none).
+func (r *Runner) complete(ctx context.Context, m *runners.Meter, seed int64, msgs []llm.Message, kind llm.AnswerKind, responder string) (string, error) {
 	resp, err := m.Complete(ctx, llm.Request{
+		Seed:        &seed,
 		Role:        RoleReason,
 		Messages:    append([]llm.Message(nil), msgs...),
 		Temperature: r.temperature,
@@ -158,7 +171,7 @@ func (r *Runner) baseline(ctx context.Context, t runners.Task, m *runners.Meter,
 		return err
 	}
 	p += fmt.Sprintf("\nAnswer with only the %s query in a ```sql block.\n", dialectName(dialect))
-	text, err := r.complete(ctx, m, []llm.Message{{Role: "system", Content: baselineSystem}, {Role: "user", Content: p}}, llm.AnswerSQL, "")
+	text, err := r.complete(ctx, m, t.Seed, []llm.Message{{Role: "system", Content: baselineSystem}, {Role: "user", Content: p}}, llm.AnswerSQL, "")
 	if err != nil {
 		return err
 	}
@@ -194,7 +207,7 @@ func (r *Runner) iterateSQL(ctx context.Context, t runners.Task, m *runners.Mete
 	msgs := []llm.Message{{Role: "system", Content: iterateSQLSystem}, {Role: "user", Content: p}}
 	lastOK, last := "", ""
 	for turn := 1; turn <= r.maxTurns && r.budgetLeft(t, m); turn++ {
-		text, err := r.complete(ctx, m, msgs, llm.AnswerSQL, ResponderSQLTurn)
+		text, err := r.complete(ctx, m, t.Seed, msgs, llm.AnswerSQL, ResponderSQLTurn)
 		if err != nil {
 			return err
 		}
@@ -253,6 +266,25 @@ func dslSystem() string {
 		DSLReference
 }
 
+// fenceRe matches a fenced code block and its language label.
+var fenceRe = regexp.MustCompile("(?s)```([A-Za-z]*)[^\n]*\n(.*?)```")
+
+// fencedSQL returns the SQL of the last fenced block (labelled sql, or
+// unlabelled) whose content looks like SQL.
+func fencedSQL(text string) (string, bool) {
+	ms := fenceRe.FindAllStringSubmatch(text, -1)
+	for i := len(ms) - 1; i >= 0; i-- {
+		lang := strings.ToLower(ms[i][1])
+		if lang != "sql" && lang != "" {
+			continue
+		}
+		if sql, ok := sqltext.Extract("```sql\n" + ms[i][2] + "```"); ok && sqltext.LooksLikeSQL(sql) {
+			return sql, true
+		}
+	}
+	return "", false
+}
+
 var executedRe = regexp.MustCompile(`(?m)^execute\(([A-Za-z_][A-Za-z0-9_]*)\) -> (\d+) rows?`)
 
 func (r *Runner) iterateDSL(ctx context.Context, t runners.Task, m *runners.Meter, res *runners.Result) error {
@@ -266,7 +298,7 @@ func (r *Runner) iterateDSL(ctx context.Context, t runners.Task, m *runners.Mete
 	lastExecuted := ""
 	var lastRel *Relation
 	for turn := 1; turn <= r.maxTurns && r.budgetLeft(t, m); turn++ {
-		text, err := r.complete(ctx, m, msgs, llm.AnswerDSL, ResponderTurn)
+		text, err := r.complete(ctx, m, t.Seed, msgs, llm.AnswerDSL, ResponderTurn)
 		if err != nil {
 			return err
 		}
@@ -279,10 +311,13 @@ func (r *Runner) iterateDSL(ctx context.Context, t runners.Task, m *runners.Mete
 			obs = append(obs, e.Error())
 		}
 		if len(calls) == 0 && len(perrs) == 0 {
-			if sql, ok := sqltext.Extract(text); ok && sqltext.LooksLikeSQL(sql) {
-				// A plain SQL answer is accepted as final and counted, so
-				// that a model (or the simulator, for SQL outside the DSL)
-				// that ignores the format still gets scored.
+			if sql, ok := fencedSQL(text); ok {
+				// A plain SQL answer in a code block is accepted as final
+				// and counted, so that a model (or the simulator, for SQL
+				// outside the DSL) that ignores the format still gets
+				// scored. Prose is never read as SQL: a refusal such as
+				// "I can't help with that request" would otherwise pass
+				// for a WITH statement.
 				res.SQL = sql
 				res.Trace.Count("raw_sql_answers", 1)
 				res.Trace.Count("answered", 1)
@@ -293,6 +328,13 @@ func (r *Runner) iterateDSL(ctx context.Context, t runners.Task, m *runners.Mete
 			obs = append(obs, "No DSL calls found. Write calls one per line in a ```dsl block; finish with answer(rN).")
 		}
 		answered := false
+		if len(calls) > r.maxCalls {
+			dropped := len(calls) - r.maxCalls
+			res.Trace.Count("calls_dropped", float64(dropped))
+			step.Info["calls_dropped"] = dropped
+			calls = calls[:r.maxCalls]
+			obs = append(obs, fmt.Sprintf("Only the first %d calls of a turn run; the other %d were ignored. Send fewer calls per turn.", r.maxCalls, dropped))
+		}
 		for _, c := range calls {
 			out, err := sess.Apply(c)
 			if err != nil {
@@ -419,8 +461,8 @@ func cell(v any) string {
 	case []byte:
 		return fmt.Sprintf("<blob %d bytes>", len(x))
 	case string:
-		if len(x) > 80 {
-			return x[:77] + "..."
+		if r := []rune(x); len(r) > 80 {
+			return string(r[:77]) + "..."
 		}
 		return x
 	}
