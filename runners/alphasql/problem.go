@@ -225,6 +225,9 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 			}
 		case A2:
 			sel, err := ParseSchemaSelection(out)
+			if err == nil {
+				sel, err = knownSelection(q.schema, sel)
+			}
 			if err != nil {
 				o.Info["parse_error"] = err.Error()
 			} else {
@@ -263,6 +266,38 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 		}
 	}
 	return ex, nil
+}
+
+// knownSelection keeps the tables and columns of sel that exist in the
+// schema, under their schema spelling; a column list left empty keeps the
+// whole table. A selection naming no table of the schema is an error (the
+// node then keeps the full schema, as the authors' code drops such an
+// answer), so that a hallucinated selection never empties the prompt.
+func knownSelection(s *datasets.Schema, sel map[string][]string) (map[string][]string, error) {
+	out := map[string][]string{}
+	for name, cols := range sel {
+		for _, tb := range s.Tables {
+			if !strings.EqualFold(tb.Name, name) {
+				continue
+			}
+			kept := out[tb.Name]
+			if kept == nil {
+				kept = []string{}
+			}
+			for _, c := range cols {
+				for _, col := range tb.Columns {
+					if strings.EqualFold(col.Name, c) && !contains(kept, col.Name) {
+						kept = append(kept, col.Name)
+					}
+				}
+			}
+			out[tb.Name] = kept
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("the selection names no table of the schema")
+	}
+	return out, nil
 }
 
 func (q *question) revisionPrompt(ctx context.Context, s pathState, sql string) string {
