@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/t2sbench/t2sbench/datasets"
@@ -245,7 +246,11 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 		case A1:
 			o.Key = "equation:" + strings.Join(strings.Fields(strings.ToLower(out)), " ")
 		case A2:
-			if sel, err := ParseSelection(out); err != nil {
+			sel, err := ParseSelection(out)
+			if err == nil {
+				sel, err = knownSelection(q.schema, sel)
+			}
+			if err != nil {
 				o.Info["parse_error"] = err.Error()
 			} else {
 				o.Info["selection"] = sel
@@ -318,4 +323,36 @@ func (q *question) Reward(ctx context.Context, t *mcts.Tree, n *mcts.Node) (floa
 		return 0, nil
 	}
 	return float64(agree) / float64(q.cfg.Reward), nil
+}
+
+// knownSelection keeps the tables and columns of sel that exist in the
+// schema, under their schema spelling; a column list left empty keeps the
+// whole table. A selection naming no table of the schema is an error (the
+// node then keeps the linked schema), so that a hallucinated selection
+// never empties the prompt.
+func knownSelection(s *datasets.Schema, sel map[string][]string) (map[string][]string, error) {
+	out := map[string][]string{}
+	for name, cols := range sel {
+		for _, tb := range s.Tables {
+			if !strings.EqualFold(tb.Name, name) {
+				continue
+			}
+			kept := out[tb.Name]
+			if kept == nil {
+				kept = []string{}
+			}
+			for _, c := range cols {
+				for _, col := range tb.Columns {
+					if strings.EqualFold(col.Name, c) && !slices.Contains(kept, col.Name) {
+						kept = append(kept, col.Name)
+					}
+				}
+			}
+			out[tb.Name] = kept
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("the selection names no table of the schema")
+	}
+	return out, nil
 }
