@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette"
 	"gonum.org/v1/plot/plotter"
@@ -50,6 +51,37 @@ func newPlot(title, x, y string) *plot.Plot {
 	p.Y.Label.Text = y
 	p.Add(plotter.NewGrid())
 	return p
+}
+
+// padX widens the X range by frac of its span on each side, so that points
+// and error bars at the ends are not drawn on the axis and labels next to
+// the last point are not clipped.
+func padX(p *plot.Plot, lo, hi float64) {
+	span := p.X.Max - p.X.Min
+	if span <= 0 {
+		span = math.Max(1, math.Abs(p.X.Max))
+	}
+	p.X.Min -= lo * span
+	p.X.Max += hi * span
+}
+
+// legendRoom raises the top of the Y axis so that a legend of rows entries
+// drawn at the top of a plot of height h sits above the data instead of
+// over it.
+func legendRoom(p *plot.Plot, rows int, h vg.Length) {
+	if rows == 0 {
+		return
+	}
+	// The legend takes rows lines of its text height; the title, the X
+	// axis and its label take about 1.1 inch of h.
+	need := float64(rows)*p.Legend.TextStyle.Height("Xg").Points()*1.15 + 6
+	avail := (h - 1.1*vg.Inch).Points()
+	frac := math.Min(0.6, need/avail)
+	span := p.Y.Max - p.Y.Min
+	if span <= 0 {
+		span = 1
+	}
+	p.Y.Max = p.Y.Min + span/(1-frac)
 }
 
 // xyErr is points with asymmetric Y errors, for YErrorBars.
@@ -135,35 +167,106 @@ func sweepGroups(c *corpus) [][]*system {
 	return out
 }
 
-// sweepFigures plots EX against a single swept numeric parameter, one
-// line per backbone, with Wilson interval bars.
-func sweepFigures(c *corpus, opt Options) ([]*Figure, error) {
-	var out []*Figure
-	for _, ss := range sweepGroups(c) {
-		params, numeric := varyingParams(ss)
-		if len(params) != 1 || !numeric {
+// variantOf returns the ablation tokens of s's configuration (the tokens
+// after the runner that name no parameter value), "" for the full one.
+func variantOf(s *system) string {
+	var v []string
+	for _, tok := range strings.Fields(s.config)[1:] {
+		if !strings.Contains(tok, "=") {
+			v = append(v, tok)
+		}
+	}
+	return strings.Join(v, " ")
+}
+
+// sweepSeries returns, per runner entry and benchmark, its systems split
+// into series by (ablation variant, backbone), in plan order, and the one
+// numeric parameter that varies within the series; ok is false when the
+// entry is not a one-parameter sweep.
+func sweepSeries(c *corpus) (groups [][][]*system, params []string) {
+	var keys []string
+	by := map[string][]*system{}
+	for _, s := range c.systems {
+		if len(s.done) == 0 {
 			continue
 		}
-		param := params[0]
-		var backbones []string
-		series := map[string][]*system{}
-		for _, s := range ss {
-			if !contains(backbones, s.backbone) {
-				backbones = append(backbones, s.backbone)
-			}
-			series[s.backbone] = append(series[s.backbone], s)
+		k := s.entry + "\x00" + s.bench
+		if _, ok := by[k]; !ok {
+			keys = append(keys, k)
 		}
-		runner := strings.Fields(ss[0].config)[0]
+		by[k] = append(by[k], s)
+	}
+	for _, k := range keys {
+		var names []string
+		series := map[string][]*system{}
+		for _, s := range by[k] {
+			n := variantOf(s) + "\x00" + s.backbone
+			if _, ok := series[n]; !ok {
+				names = append(names, n)
+			}
+			series[n] = append(series[n], s)
+		}
+		param := ""
+		ok := true
+		var g [][]*system
+		for _, n := range names {
+			ss := series[n]
+			g = append(g, ss)
+			if len(ss) < 2 {
+				continue
+			}
+			ps, numeric := varyingParams(ss)
+			if len(ps) != 1 || !numeric || (param != "" && ps[0] != param) {
+				ok = false
+				break
+			}
+			param = ps[0]
+		}
+		if ok && param != "" {
+			groups, params = append(groups, g), append(params, param)
+		}
+	}
+	return groups, params
+}
+
+// sweepFigures plots EX against a single swept numeric parameter, one
+// line per (ablation, backbone) series, with Wilson interval bars. Series
+// are shifted apart by a small fraction of the X range so that their bars
+// do not hide each other.
+func sweepFigures(c *corpus, opt Options) ([]*Figure, error) {
+	var out []*Figure
+	groups, params := sweepSeries(c)
+	for gi, g := range groups {
+		param := params[gi]
+		first := g[0][0]
+		runner := strings.Fields(first.config)[0]
 		f := &Figure{ID: fmt.Sprintf("sweep-%d", len(out)+1), width: 6 * vg.Inch, height: 4 * vg.Inch,
-			Title: c.caption(fmt.Sprintf("%s on %s: EX vs %s", runner, ss[0].bench, param))}
+			Title: c.caption(fmt.Sprintf("%s on %s: EX vs %s", runner, first.bench, param))}
 		p := newPlot(f.Title, param, fmt.Sprintf("EX (%%, %s Wilson CI)", levelPct(opt.Level)))
-		for i, b := range backbones {
-			pts := series[b]
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, pts := range g {
+			for _, s := range pts {
+				x, _ := toFloat(s.trial.Params[param])
+				lo, hi = math.Min(lo, x), math.Max(hi, x)
+			}
+		}
+		dodge := 0.0
+		if len(g) > 1 && hi > lo {
+			dodge = 0.012 * (hi - lo)
+		}
+		oneBackbone, oneVariant := true, true
+		for _, pts := range g {
+			oneBackbone = oneBackbone && pts[0].backbone == first.backbone
+			oneVariant = oneVariant && variantOf(pts[0]) == variantOf(first)
+		}
+		for i, pts := range g {
+			pts = append([]*system(nil), pts...)
 			sort.SliceStable(pts, func(x, y int) bool {
 				a, _ := toFloat(pts[x].trial.Params[param])
 				bb, _ := toFloat(pts[y].trial.Params[param])
 				return a < bb
 			})
+			shift := dodge * (float64(i) - float64(len(g)-1)/2)
 			var d xyErr
 			for _, s := range pts {
 				x, _ := toFloat(s.trial.Params[param])
@@ -172,7 +275,7 @@ func sweepFigures(c *corpus, opt Options) ([]*Figure, error) {
 				if err != nil {
 					return nil, fmt.Errorf("reports: %s: %w", f.ID, err)
 				}
-				d.XYs = append(d.XYs, plotter.XY{X: x, Y: 100 * acc})
+				d.XYs = append(d.XYs, plotter.XY{X: x + shift, Y: 100 * acc})
 				d.YErrors = append(d.YErrors, struct{ Low, High float64 }{100 * (acc - iv.Lo), 100 * (iv.Hi - acc)})
 			}
 			l, sc, err := plotter.NewLinePoints(d.XYs)
@@ -180,15 +283,29 @@ func sweepFigures(c *corpus, opt Options) ([]*Figure, error) {
 				return nil, fmt.Errorf("reports: %s: %w", f.ID, err)
 			}
 			l.Color, sc.Color, sc.Shape = plotutil.Color(i), plotutil.Color(i), plotutil.Shape(i)
+			l.Dashes = plotutil.Dashes(i)
 			eb, err := plotter.NewYErrorBars(d)
 			if err != nil {
 				return nil, fmt.Errorf("reports: %s: %w", f.ID, err)
 			}
 			eb.Color = plotutil.Color(i)
 			p.Add(l, sc, eb)
-			p.Legend.Add(b, l, sc)
+			var name []string
+			if v := variantOf(pts[0]); !oneVariant || v != "" {
+				if v == "" {
+					v = "full"
+				}
+				name = append(name, v)
+			}
+			if !oneBackbone || len(name) == 0 {
+				name = append(name, pts[0].backbone)
+			}
+			p.Legend.Add(strings.Join(name, ", "), l, sc)
 		}
 		p.Legend.Top = true
+		padX(p, 0.05, 0.05)
+		legendRoom(p, len(g), f.height)
+		p.Y.Tick.Marker = capTicks{max: 100}
 		f.plot = p
 		out = append(out, f)
 	}
@@ -492,7 +609,26 @@ func paretoFigures(c *corpus, effs []efficiency) ([]*Figure, error) {
 		}
 		l.Color = plotutil.Color(1)
 		l.Dashes = plotutil.Dashes(1)
-		lab, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: names})
+		// Systems at the same point share one label instead of printing
+		// their names over each other.
+		var lpts plotter.XYs
+		var lnames []string
+		xlo, xhi := floats.Min(xs), floats.Max(xs)
+		ylo, yhi := floats.Min(ys), floats.Max(ys)
+		near := func(a, b plotter.XY) bool {
+			return math.Abs(a.X-b.X) <= 0.02*math.Max(xhi-xlo, 1e-12) && math.Abs(a.Y-b.Y) <= 0.02*math.Max(yhi-ylo, 1e-12)
+		}
+	points:
+		for i, pt := range pts {
+			for j := range lpts {
+				if near(lpts[j], pt) {
+					lnames[j] += ", " + names[i]
+					continue points
+				}
+			}
+			lpts, lnames = append(lpts, pt), append(lnames, names[i])
+		}
+		lab, err := plotter.NewLabels(plotter.XYLabels{XYs: lpts, Labels: lnames})
 		if err != nil {
 			return nil, fmt.Errorf("reports: %s: %w", f.ID, err)
 		}
@@ -503,6 +639,16 @@ func paretoFigures(c *corpus, effs []efficiency) ([]*Figure, error) {
 		p.Add(l, sc, lab)
 		p.Legend.Add("Pareto frontier", l)
 		p.Legend.Top = true
+		// Room on the right for the labels of the costliest systems and
+		// above the data for the legend.
+		widest := 0.0
+		for _, n := range lnames {
+			widest = math.Max(widest, lab.TextStyle[0].Width(n).Points())
+		}
+		plotW := (f.width - vg.Inch).Points()
+		padX(p, 0.03, math.Min(0.5, (widest+6)/plotW))
+		legendRoom(p, 1, f.height)
+		p.Y.Tick.Marker = capTicks{max: 100}
 		f.plot = p
 		out = append(out, f)
 	}
@@ -510,36 +656,87 @@ func paretoFigures(c *corpus, effs []efficiency) ([]*Figure, error) {
 }
 
 // validationFigure draws the validation trigger rates as grouped bars:
-// one group per validation counter, one bar per system.
+// one group per system, one bar per validation level, so that the legend
+// holds the few levels and the systems label the X axis.
 func validationFigure(c *corpus) (*Figure, error) {
 	names, systems, rates := validationRates(c)
 	if len(systems) == 0 {
 		return nil, nil
 	}
-	f := &Figure{ID: "validation", Title: c.caption("Validation trigger rates (% of questions)"), width: 6 * vg.Inch, height: 4 * vg.Inch}
-	p := newPlot(f.Title, "validation level", "questions (%)")
-	w := vg.Points(math.Max(4, 40/float64(len(systems))))
-	for i, s := range systems {
-		vals := make(plotter.Values, len(names))
-		for j, n := range names {
-			vals[j] = 100 * rates[s][n]
+	// The figure shows the trigger rate of each level (validation.l1,
+	// validation.l2, ...), as the SteinerSQL paper's Figure 3 does; the
+	// table also lists the per-level attempts, corrections and passes.
+	var levels []string
+	for _, n := range names {
+		if isLevelCounter(n) {
+			levels = append(levels, n)
+		}
+	}
+	if len(levels) > 0 {
+		names = levels
+	}
+	width := vg.Length(math.Max(6, 1.5+0.7*float64(len(systems)))) * vg.Inch
+	f := &Figure{ID: "validation", Title: c.caption("Validation trigger rates (% of questions)"), width: width, height: 4.5 * vg.Inch}
+	p := newPlot(f.Title, "", "questions (%)")
+	w := vg.Points(math.Max(4, 36/float64(len(names))))
+	for j, n := range names {
+		vals := make(plotter.Values, len(systems))
+		for i, s := range systems {
+			vals[i] = 100 * rates[s][n]
 		}
 		bc, err := plotter.NewBarChart(vals, w)
 		if err != nil {
 			return nil, fmt.Errorf("reports: %s: %w", f.ID, err)
 		}
-		bc.Color = plotutil.Color(i)
+		bc.Color = plotutil.Color(j)
 		bc.LineStyle.Width = 0
-		bc.Offset = w * vg.Length(float64(i)-float64(len(systems)-1)/2)
+		bc.Offset = w * vg.Length(float64(j)-float64(len(names)-1)/2)
 		p.Add(bc)
-		p.Legend.Add(s.name, bc)
+		p.Legend.Add(strings.TrimPrefix(n, "validation."), bc)
 	}
-	short := make([]string, len(names))
-	for i, n := range names {
-		short[i] = strings.TrimPrefix(n, "validation.")
+	labels := make([]string, len(systems))
+	for i, s := range systems {
+		labels[i] = s.name
 	}
-	p.NominalX(short...)
+	p.NominalX(labels...)
+	if len(systems) > 3 {
+		p.X.Tick.Label.Rotation = math.Pi / 6
+		p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = -1, -0.5
+	}
 	p.Legend.Top = true
+	p.Y.Min, p.Y.Max = 0, 100
+	legendRoom(p, len(names), f.height)
+	p.Y.Tick.Marker = capTicks{max: 100}
 	f.plot = p
 	return f, nil
+}
+
+// capTicks are the default ticks without those above max: percentages
+// stop at 100 when the axis is raised to make room for the legend.
+type capTicks struct{ max float64 }
+
+// Ticks implements plot.Ticker.
+func (t capTicks) Ticks(lo, hi float64) []plot.Tick {
+	var out []plot.Tick
+	for _, tk := range (plot.DefaultTicks{}).Ticks(lo, math.Min(hi, t.max)) {
+		if tk.Value <= t.max+1e-9 {
+			out = append(out, tk)
+		}
+	}
+	return out
+}
+
+// isLevelCounter reports whether a counter name is a validation level's
+// trigger flag: "validation.l" followed by digits only.
+func isLevelCounter(name string) bool {
+	rest, ok := strings.CutPrefix(name, "validation.l")
+	if !ok || rest == "" {
+		return false
+	}
+	for _, r := range rest {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }
