@@ -42,7 +42,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	workers := fs.Int("workers", 0, "work items in flight (default: the spec's workers)")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	jsonl := fs.Bool("jsonl", false, "progress as JSON lines on stdout instead of a bar")
-	benchOverride := fs.String("benchmark", "", "replace the spec's benchmarks with NAME or NAME=DIR (e.g. mini, spider=/data/spider)")
+	benchOverride := fs.String("benchmark", "", "run only benchmark NAME or NAME=DIR (e.g. mini, spider=/data/spider); a benchmark the spec names keeps its settings")
 	// Flags may follow the spec path.
 	var specPath string
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
@@ -76,7 +76,19 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 		if name == "" {
 			return fmt.Errorf("%w: --benchmark wants NAME or NAME=DIR, got %q", errUsage, *benchOverride)
 		}
-		spec.Benchmarks = []bench.BenchmarkSpec{{Name: name, Data: data}}
+		// A benchmark the spec already names keeps its other settings
+		// (split, mode, MySQL connection); --limit still applies.
+		b := bench.BenchmarkSpec{Name: name}
+		for _, sb := range spec.Benchmarks {
+			if sb.Name == name {
+				b = sb
+				break
+			}
+		}
+		if data != "" {
+			b.Data = data
+		}
+		spec.Benchmarks = []bench.BenchmarkSpec{b}
 	}
 	plan, err := bench.NewPlan(spec)
 	if err != nil {
