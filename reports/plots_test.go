@@ -69,3 +69,36 @@ func TestIsLevelCounter(t *testing.T) {
 		}
 	}
 }
+
+func TestSamePairSameInterval(t *testing.T) {
+	// The fixture's pairwise baseline is "iesr reason=simA", the full
+	// configuration of the ablation's simA column: both tables compare the
+	// same pairs and must show the same bootstrap interval.
+	r, _ := buildFixture(t, "sim")
+	var pw, ab *Table
+	for _, tb := range r.Tables {
+		switch tb.ID {
+		case "pairwise-1":
+			pw = tb
+		case "ablation-1":
+			ab = tb
+		}
+	}
+	if pw == nil || ab == nil {
+		t.Fatal("fixture report lacks pairwise-1 or ablation-1")
+	}
+	checked := 0
+	for _, ar := range ab.Rows[1:] {
+		for _, pr := range pw.Rows {
+			if pr[0].Text == ar[0].Text+" reason=simA" {
+				checked++
+				if pr[5].Text != ar[3].Text {
+					t.Errorf("%s: pairwise CI %s; ablation CI %s; want equal", pr[0].Text, pr[5].Text, ar[3].Text)
+				}
+			}
+		}
+	}
+	if checked != len(ab.Rows)-1 {
+		t.Errorf("matched %d ablation rows in the pairwise table; want %d", checked, len(ab.Rows)-1)
+	}
+}

@@ -23,7 +23,8 @@ type pairResult struct {
 // compare pairs a and b on their common questions and computes the paired
 // bootstrap interval of AccB - AccA and McNemar's test (exact below
 // metrics.ExactBelow discordant questions). The bootstrap source is seeded
-// from (Options.Seed, key), so every comparison is reproducible on its own.
+// from (Options.Seed, key), so every comparison is reproducible on its own;
+// key is pairKey of the two systems.
 func compare(a, b map[string]bool, key string, opt Options) (pairResult, error) {
 	p, err := metrics.Pair(a, b, true)
 	if err != nil {
@@ -46,6 +47,10 @@ func compare(a, b map[string]bool, key string, opt Options) (pairResult, error) 
 	}
 	return pairResult{n: t.N(), accA: t.AccA(), accB: t.AccB(), delta: t.Delta(), ci: ci.CI, b: t.AOnly, c: t.BOnly, test: mc.Test, p: mc.P}, nil
 }
+
+// pairKey seeds the bootstrap of a comparison from the two systems, so
+// that the same pair shows the same interval in every table of a report.
+func pairKey(a, b *system) string { return a.name + "\x00" + b.name }
 
 func ciCell(iv metrics.Interval) Cell {
 	return text(fmt.Sprintf("[%s, %s]", fmtSigned(100*iv.Lo), fmtSigned(100*iv.Hi)))
@@ -151,7 +156,7 @@ func ablationTables(c *corpus, opt Options) ([]*Table, error) {
 					row = append(row, text("-"), text("-"), text("-"))
 					continue
 				}
-				r, err := compare(full.outcomes, s.outcomes, t.ID+"\x00"+s.name, opt)
+				r, err := compare(full.outcomes, s.outcomes, pairKey(full, s), opt)
 				if err != nil {
 					row = append(row, text("-"), text("-"), text("-"))
 					c.warnings = append(c.warnings, fmt.Sprintf("%s: %s vs %s: %v", t.ID, s.name, full.name, err))
@@ -373,7 +378,7 @@ func pairwiseTables(c *corpus, opt Options) ([]*Table, error) {
 			if s == base {
 				continue
 			}
-			r, err := compare(base.outcomes, s.outcomes, t.ID+"\x00"+s.name, opt)
+			r, err := compare(base.outcomes, s.outcomes, pairKey(base, s), opt)
 			if err != nil {
 				c.warnings = append(c.warnings, fmt.Sprintf("%s: %s vs %s: %v", t.ID, s.name, base.name, err))
 				continue
