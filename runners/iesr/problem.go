@@ -126,7 +126,7 @@ func (q *question) complete(ctx context.Context, r request) (*llm.Response, erro
 	seed := r.seed
 	req := llm.Request{
 		Role:        r.role,
-		Messages:    []llm.Message{{Role: "system", Content: systemPrompt}, {Role: "user", Content: r.prompt}},
+		Messages:    []llm.Message{{Role: "system", Content: sqltext.ForDialect(systemPrompt, q.dialect())}, {Role: "user", Content: r.prompt}},
 		Temperature: r.temp,
 		MaxTokens:   q.cfg.MaxTokens,
 		N:           r.n,
@@ -191,7 +191,7 @@ func (q *question) prompt(s pathState, steps []step, instruction string) string 
 		schema := datasets.RenderMSchema(q.schema, datasets.RenderOptions{Tables: s.selection})
 		head = taskHeader(q.t.Example.DBID, schema, q.t.Example.Question, q.evidence, q.extra)
 	}
-	return head + stepsText(steps) + "\n【Task】\n" + instruction
+	return head + stepsText(steps) + "\n【Task】\n" + sqltext.ForDialect(instruction, q.dialect())
 }
 
 // Actions implements mcts.Problem: the transition table minus removed
@@ -355,4 +355,12 @@ func knownSelection(s *datasets.Schema, sel map[string][]string) (map[string][]s
 		return nil, fmt.Errorf("the selection names no table of the schema")
 	}
 	return out, nil
+}
+
+// dialect is the SQL dialect of the question's database.
+func (q *question) dialect() string {
+	if q.t.DB == nil {
+		return "sqlite"
+	}
+	return q.t.DB.Dialect()
 }

@@ -187,3 +187,14 @@ func Normalise(sql string) string {
 	}
 	return b.String()
 }
+
+// ForDialect adapts a prompt text written for SQLite to the dialect of the
+// database the query will run on: for "mysql" every "SQLite" becomes
+// "MySQL"; other dialects leave the text as it is. Apply it to a runner's
+// own instructions, never to benchmark text.
+func ForDialect(text, dialect string) string {
+	if dialect == "mysql" {
+		return strings.ReplaceAll(text, "SQLite", "MySQL")
+	}
+	return text
+}

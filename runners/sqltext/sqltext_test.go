@@ -80,3 +80,13 @@ func FuzzExtract(f *testing.F) {
 		_ = Normalise(got)
 	})
 }
+
+func TestForDialect(t *testing.T) {
+	const in = "Write one SQLite query."
+	if got := ForDialect(in, "mysql"); got != "Write one MySQL query." {
+		t.Errorf("ForDialect mysql = %q", got)
+	}
+	if got := ForDialect(in, "sqlite"); got != in {
+		t.Errorf("ForDialect sqlite = %q; want unchanged", got)
+	}
+}
