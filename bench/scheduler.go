@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -153,6 +154,13 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 		return Summary{}, err
 	}
 	meta := map[string]string{"name": p.Spec.Name}
+	if len(p.Spec.Prices) > 0 {
+		raw, err := json.Marshal(p.Spec.Prices)
+		if err != nil {
+			return Summary{}, fmt.Errorf("prices: %w", err)
+		}
+		meta[MetaPrices] = string(raw)
+	}
 	if err := st.SetMeta(meta); err != nil {
 		return Summary{}, err
 	}

@@ -353,6 +353,24 @@ type RunData struct {
 	Totals map[string]int
 }
 
+// MetaPrices is the meta key holding the spec's price table (JSON of
+// model name -> Price, USD per million tokens).
+const MetaPrices = "prices"
+
+// Prices returns the price table the run's spec gave (model name -> USD per
+// million prompt and completion tokens), or nil when it gave none.
+func (r *RunData) Prices() (map[string]Price, error) {
+	raw := r.Meta[MetaPrices]
+	if raw == "" {
+		return nil, nil
+	}
+	var p map[string]Price
+	if err := json.Unmarshal([]byte(raw), &p); err != nil {
+		return nil, fmt.Errorf("%s: meta %q: %w", r.Dir, MetaPrices, err)
+	}
+	return p, nil
+}
+
 // RunTrial is one trial with its items, sorted by question index.
 type RunTrial struct {
 	Trial
