@@ -102,3 +102,15 @@ func TestSamePairSameInterval(t *testing.T) {
 		t.Errorf("matched %d ablation rows in the pairwise table; want %d", checked, len(ab.Rows)-1)
 	}
 }
+
+func TestTexEscapeQuotesAndDashes(t *testing.T) {
+	for in, want := range map[string]string{
+		`full configuration "iesr", 95%`: "full configuration ``iesr'', 95\\%",
+		"report --price":                 "report -{}-price",
+		"w/o_x":                          `w/o\_x`,
+	} {
+		if got := texEscape(in); got != want {
+			t.Errorf("texEscape(%q) = %q; want %q", in, got, want)
+		}
+	}
+}

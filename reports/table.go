@@ -358,13 +358,38 @@ func texNumber(s string) string {
 }
 
 func texEscape(s string) string {
-	r := strings.NewReplacer(
-		`\`, `\textbackslash{}`, "&", `\&`, "%", `\%`, "$", `\$`, "#", `\#`, "_", `\_`,
-		"{", `\{`, "}", `\}`, "^", `\^{}`, "±", `$\pm$`, "≥", `$\geq$`, "<", `$<$`, ">", `$>$`,
-		"α", `$\alpha$`, "β", `$\beta$`, "γ", `$\gamma$`, "Δ", `$\Delta$`, "†", `$^{\dagger}$`, "~", `\textasciitilde{}`,
-	)
-	return r.Replace(s)
+	return texQuotes(texReplacer.Replace(s))
 }
+
+// texQuotes sets straight double quotes as opening and closing TeX quotes
+// (“x”), alternating; a straight quote would print as a closing one.
+func texQuotes(s string) string {
+	if !strings.Contains(s, `"`) {
+		return s
+	}
+	var b strings.Builder
+	open := true
+	for _, r := range s {
+		if r != '"' {
+			b.WriteRune(r)
+			continue
+		}
+		if open {
+			b.WriteString("``")
+		} else {
+			b.WriteString("''")
+		}
+		open = !open
+	}
+	return b.String()
+}
+
+var texReplacer = strings.NewReplacer(
+	`\`, `\textbackslash{}`, "&", `\&`, "%", `\%`, "$", `\$`, "#", `\#`, "_", `\_`,
+	"{", `\{`, "}", `\}`, "^", `\^{}`, "±", `$\pm$`, "≥", `$\geq$`, "<", `$<$`, ">", `$>$`,
+	"α", `$\alpha$`, "β", `$\beta$`, "γ", `$\gamma$`, "Δ", `$\Delta$`, "†", `$^{\dagger}$`, "~", `\textasciitilde{}`,
+	"--", "-{}-",
+)
 
 // WriteCSV renders the table as CSV: one header row, then the rows; a
 // non-significant value ends in " ~". The caption and notes are not part

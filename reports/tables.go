@@ -586,7 +586,7 @@ func validationTable(c *corpus) *Table {
 	if len(systems) == 0 {
 		return nil
 	}
-	t := &Table{ID: "validation", Caption: c.caption("Validation trigger rates: share (%) of questions on which each validation level fired")}
+	t := &Table{ID: "validation", Caption: c.caption("Validation counters: share (%) of questions on which each counter is positive (lN: level N fired; lN.corrected: it fired and the final query passed; pass: the final query passed)")}
 	t.Columns = []Column{{Name: "System"}}
 	for _, n := range names {
 		t.Columns = append(t.Columns, Column{Name: strings.TrimPrefix(n, "validation."), Numeric: true})
