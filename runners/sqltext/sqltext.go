@@ -16,7 +16,27 @@ var (
 	tagRe    = regexp.MustCompile(`(?is)<sql>(.*?)</sql>`)
 	prefixRe = regexp.MustCompile(`(?im)^[ \t>*#-]*(?:final\s+)?(?:sql(?:\s+query)?|query|answer)\s*[:：]\s*`)
 	startRe  = regexp.MustCompile(`(?i)\b(SELECT|WITH)\b`)
+	// withRe is the shape a bare WITH statement must have: a CTE name, AS (
+	// and a SELECT, so that prose such as "I can't help with that." is
+	// never taken for SQL.
+	withRe = regexp.MustCompile(`(?is)^WITH\s+(?:RECURSIVE\s+)?[\w"\x60\[\]]+\s*(?:\([^)]*\)\s*)?AS\s*(?:(?:NOT\s+)?MATERIALIZED\s*)?\(.*\bSELECT\b`)
+	// fromRe finds a FROM clause, required of a SELECT found mid-sentence.
+	fromRe = regexp.MustCompile(`(?i)\bFROM\b`)
 )
+
+// bare reports whether s, a statement cut from running text, is plausibly
+// SQL rather than prose that happens to contain "select" or "with": a WITH
+// must have the CTE shape; a SELECT found mid-line (not at a line start)
+// must also have a FROM clause.
+func bare(s string, atLineStart bool) bool {
+	if !LooksLikeSQL(s) {
+		return false
+	}
+	if len(s) >= 4 && strings.EqualFold(s[:4], "with") {
+		return withRe.MatchString(s)
+	}
+	return atLineStart || fromRe.MatchString(s)
+}
 
 // Extract returns the SQL statement in a model's output and whether one was
 // found. It prefers, in order: the last ```sql fenced block; the last fenced
@@ -61,12 +81,14 @@ func Extract(out string) (string, bool) {
 			if l[0] > 0 && !lineStart(out, l[0]) {
 				continue
 			}
-			if s := statement(out[l[0]:]); LooksLikeSQL(s) {
+			if s := statement(out[l[0]:]); bare(s, true) {
 				return lastStatementFrom(out, s, locs), true
 			}
 		}
-		if s := statement(out[locs[0][0]:]); LooksLikeSQL(s) {
-			return s, true
+		for _, l := range locs {
+			if s := statement(out[l[0]:]); bare(s, false) {
+				return s, true
+			}
 		}
 	}
 	return "", false
@@ -80,7 +102,7 @@ func lastStatementFrom(out, first string, locs [][]int) string {
 		if l[0] > 0 && !lineStart(out, l[0]) {
 			continue
 		}
-		if s := statement(out[l[0]:]); LooksLikeSQL(s) {
+		if s := statement(out[l[0]:]); bare(s, true) {
 			best = s
 		}
 	}

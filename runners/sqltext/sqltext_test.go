@@ -11,6 +11,14 @@ func TestExtract(t *testing.T) {
 		ok             bool
 	}{
 		{"fenced sql", "Reasoning...\n```sql\nSELECT name FROM singer;\n```\n", "SELECT name FROM singer", true},
+		// Prose containing the words "with" or "select" is not SQL.
+		{"refusal with 'with'", "I'm sorry, but I can't help with that request.", "", false},
+		{"prose with 'select'", "First I select the right table, then I count.", "", false},
+		{"prose WITH at line start", "With the schema above, the answer needs a join.", "", false},
+		{"bare CTE", "Answer follows.\nWITH t AS (SELECT id FROM a) SELECT count(*) FROM t", "WITH t AS (SELECT id FROM a) SELECT count(*) FROM t", true},
+		{"bare recursive CTE", "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 3) SELECT x FROM c", "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 3) SELECT x FROM c", true},
+		{"mid-line select with from", "The query is SELECT name FROM singer", "SELECT name FROM singer", true},
+		{"line-start select without from", "SELECT 1 + 1", "SELECT 1 + 1", true},
 		{"last fenced wins", "```sql\nSELECT 1\n```\nbetter:\n```sql\nSELECT 2;;\n```", "SELECT 2", true},
 		{"sqlite fence", "```sqlite\nSELECT a FROM t\n```", "SELECT a FROM t", true},
 		{"plain fence looks like sql", "```\nSELECT a FROM t WHERE b = 1\n```", "SELECT a FROM t WHERE b = 1", true},
