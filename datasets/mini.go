@@ -5,10 +5,14 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/t2sbench/t2sbench"
 )
 
 // The bundled mini benchmark lives in testdata/mini at the repository root:
@@ -42,8 +46,10 @@ func BundledMiniDir() (string, error) {
 	return "", fmt.Errorf("datasets: mini: testdata/mini/%s not found in %s or any parent; pass the mini directory explicitly", miniQuestions, wd)
 }
 
-// LoadMini loads the mini benchmark from dir ("" = BundledMiniDir). Each
-// database is built from databases/<db_id>.sql into
+// LoadMini loads the mini benchmark from dir. With dir "" it uses the
+// testdata/mini of the working tree (BundledMiniDir) when there is one, so
+// edits to the scripts take effect, else the copy compiled into the binary
+// (t2sbench.MiniFS). Each database is built from databases/<db_id>.sql into
 // <CacheDir>/<content hash>/<db_id>/<db_id>.sqlite, where CacheDir defaults
 // to os.UserCacheDir()/t2sbench/mini and the hash covers every script, so an
 // edited script gets a fresh build. Files are built under a temporary name
@@ -53,12 +59,27 @@ func LoadMini(dir string, opt LoadOptions) (*Benchmark, error) {
 	if dir == "" {
 		d, err := BundledMiniDir()
 		if err != nil {
-			return nil, err
+			b, ferr := LoadMiniFS(t2sbench.MiniFS(), "(built-in mini benchmark)", opt)
+			if ferr != nil {
+				return nil, fmt.Errorf("%w; the built-in copy failed too: %v", err, ferr)
+			}
+			return b, nil
 		}
 		dir = d
 	}
-	file := filepath.Join(dir, miniQuestions)
-	data, err := os.ReadFile(file)
+	b, err := LoadMiniFS(os.DirFS(dir), dir, opt)
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// LoadMiniFS loads the mini benchmark from fsys (questions.json and
+// databases/*.sql); name says where fsys comes from in errors and is
+// Benchmark.Dir.
+func LoadMiniFS(fsys fs.FS, name string, opt LoadOptions) (*Benchmark, error) {
+	file := path.Join(name, miniQuestions)
+	data, err := fs.ReadFile(fsys, miniQuestions)
 	if err != nil {
 		return nil, fmt.Errorf("datasets: mini: %w", err)
 	}
@@ -66,14 +87,18 @@ func LoadMini(dir string, opt LoadOptions) (*Benchmark, error) {
 	if err != nil {
 		return nil, fmt.Errorf("datasets: mini: %w", err)
 	}
-	root, err := BuildMiniDatabases(filepath.Join(dir, miniDBDir), opt.CacheDir)
+	sub, err := fs.Sub(fsys, miniDBDir)
+	if err != nil {
+		return nil, fmt.Errorf("datasets: mini: %w", err)
+	}
+	root, err := buildMiniFS(sub, path.Join(name, miniDBDir), opt.CacheDir)
 	if err != nil {
 		return nil, err
 	}
 	return &Benchmark{
 		Name:     "mini",
 		Split:    "dev",
-		Dir:      dir,
+		Dir:      name,
 		Mode:     "bird",
 		Examples: applyLimit(ex, opt.Limit),
 		Engine:   newFileEngine(dirLocator(root), opt.SQLite),
@@ -85,23 +110,29 @@ func LoadMini(dir string, opt LoadOptions) (*Benchmark, error) {
 // os.UserCacheDir()/t2sbench/mini), skipping files already built for the
 // same scripts, and returns <cacheDir>/<hash>.
 func BuildMiniDatabases(scriptDir, cacheDir string) (string, error) {
-	scripts, err := filepath.Glob(filepath.Join(scriptDir, "*.sql"))
+	return buildMiniFS(os.DirFS(scriptDir), scriptDir, cacheDir)
+}
+
+// buildMiniFS is BuildMiniDatabases over the *.sql files at the top of
+// fsys; name says where they come from in errors.
+func buildMiniFS(fsys fs.FS, name, cacheDir string) (string, error) {
+	scripts, err := fs.Glob(fsys, "*.sql")
 	if err != nil {
 		return "", fmt.Errorf("datasets: mini: %w", err)
 	}
 	if len(scripts) == 0 {
-		return "", fmt.Errorf("datasets: mini: no *.sql scripts in %s", scriptDir)
+		return "", fmt.Errorf("datasets: mini: no *.sql scripts in %s", name)
 	}
 	sort.Strings(scripts)
 	h := sha256.New()
 	contents := make([][]byte, len(scripts))
 	for i, s := range scripts {
-		b, err := os.ReadFile(s)
+		b, err := fs.ReadFile(fsys, s)
 		if err != nil {
 			return "", fmt.Errorf("datasets: mini: %w", err)
 		}
 		contents[i] = b
-		fmt.Fprintf(h, "%s\x00%d\x00", filepath.Base(s), len(b))
+		fmt.Fprintf(h, "%s\x00%d\x00", s, len(b))
 		h.Write(b)
 	}
 	if cacheDir == "" {
@@ -113,12 +144,12 @@ func BuildMiniDatabases(scriptDir, cacheDir string) (string, error) {
 	}
 	root := filepath.Join(cacheDir, hex.EncodeToString(h.Sum(nil))[:16])
 	for i, s := range scripts {
-		id := strings.TrimSuffix(filepath.Base(s), ".sql")
+		id := strings.TrimSuffix(s, ".sql")
 		dst := filepath.Join(root, id, id+".sqlite")
 		if st, err := os.Stat(dst); err == nil && st.Mode().IsRegular() {
 			continue
 		}
-		if err := buildSQLite(dst, s, contents[i]); err != nil {
+		if err := buildSQLite(dst, path.Join(name, s), contents[i]); err != nil {
 			return "", err
 		}
 	}
