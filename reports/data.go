@@ -292,6 +292,17 @@ func (s *system) usage() ([]map[string]metrics.Usage, map[string]string) {
 	for role, m := range s.trial.Roles {
 		models[role] = m
 	}
+	// A role the trial does not bind ran on its "reason" model (the
+	// scheduler's fallback), so it is priced as that model.
+	if reason, ok := models["reason"]; ok {
+		for _, q := range per {
+			for role := range q {
+				if _, bound := models[role]; !bound {
+					models[role] = reason
+				}
+			}
+		}
+	}
 	return per, models
 }
 

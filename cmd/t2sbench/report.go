@@ -86,8 +86,22 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 	if *out == "" {
 		*out = filepath.Join(dirs[0], "report")
 	}
+	// The specs' price tables are the defaults; --price overrides them.
+	merged := map[string]metrics.Price{}
+	for _, r := range runs {
+		ps, err := r.Prices()
+		if err != nil {
+			return err
+		}
+		for m, p := range ps {
+			merged[m] = metrics.Price{PromptPerM: p.Prompt, CompletionPerM: p.Completion}
+		}
+	}
+	for m, p := range prices {
+		merged[m] = p
+	}
 	rep, err := reports.Build(runs, reports.Options{Baseline: *baseline, Seed: *seed, Resamples: *resamples, Level: *level,
-		Prices: prices, Labels: benchmarkLabels(dirs[0])})
+		Prices: merged, Labels: benchmarkLabels(dirs[0])})
 	if err != nil {
 		return err
 	}

@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -118,5 +120,66 @@ func TestReportUsageErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%v: err = %v; want containing %q", tt.args, err, tt.want)
 		}
+	}
+}
+
+// TestReportPricesFromSpec checks that a spec's price table prices the
+// report without --price, that roles a trial leaves unbound (steinersql's
+// decompose falls back to reason) are priced as the reason model, and that
+// --price overrides the spec.
+func TestReportPricesFromSpec(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "spec.yaml")
+	if err := os.WriteFile(spec, []byte(`name: priced
+benchmarks: [{name: mini, limit: 4}]
+models: {sim: {backend: sim, p: 0.6, seed: 3}}
+roles: {reason: sim}
+runners:
+  - name: steinersql
+prices: {sim: {prompt: 1000000, completion: 0}}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runDir := filepath.Join(dir, "run")
+	var out bytes.Buffer
+	if err := run(&out, &out, []string{"run", spec, "--quiet", "--out", runDir}); err != nil {
+		t.Fatalf("run: %v\n%s", err, out.String())
+	}
+	costOf := func(args ...string) string {
+		t.Helper()
+		var o, e bytes.Buffer
+		if err := run(&o, &e, append([]string{"report", runDir, "--quiet", "--format", "csv", "--out", filepath.Join(dir, "rep")}, args...)); err != nil {
+			t.Fatalf("report: %v\n%s", err, e.String())
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "rep", "tables", "efficiency.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	// At $1 per prompt token, cost per question equals prompt tokens per
+	// question, which counts the decompose and reason roles together.
+	csv := costOf()
+	lines := strings.Split(strings.TrimSpace(csv), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("efficiency.csv:\n%s", csv)
+	}
+	head, row := strings.Split(lines[0], ","), strings.Split(lines[1], ",")
+	col := func(name string) string {
+		for i, h := range head {
+			if strings.Contains(h, name) && i < len(row) {
+				return row[i]
+			}
+		}
+		t.Fatalf("no column %q in %v", name, head)
+		return ""
+	}
+	cost, err1 := strconv.ParseFloat(col("cost"), 64)
+	prompt, err2 := strconv.ParseFloat(col("prompt tok"), 64)
+	if err1 != nil || err2 != nil || prompt == 0 || math.Abs(cost-prompt) > 0.5 {
+		t.Errorf("cost/q = %q; want the prompt tokens per question %q (spec price $1 per prompt token)\n%s", col("cost"), col("prompt tok"), csv)
+	}
+	if costOf("--price", "sim=0:0") == csv {
+		t.Errorf("--price sim=0:0 did not change the cost column")
 	}
 }
