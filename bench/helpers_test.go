@@ -103,7 +103,6 @@ type faultyClient struct {
 	mu      sync.Mutex
 	tries   map[string]int
 	faults  atomic.Int64
-	classes sync.Map
 }
 
 type statusErr struct{ code int }

@@ -30,8 +30,8 @@ var (
 	literalRe   = regexp.MustCompile(`'((?:[^']|'')*)'|"((?:[^"]|"")*)"`)
 	conditionRe = regexp.MustCompile(`(?i)([A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)?)\s*(=|!=|<>|>=|<=|>|<|\bLIKE\b|\bNOT\s+LIKE\b)\s*('(?:[^']|'')*'|"(?:[^"]|"")*"|-?\d+(?:\.\d+)?)`)
 	functionRe  = regexp.MustCompile(`(?i)\b(COUNT|SUM|AVG|MIN|MAX|STRFTIME|SUBSTR|LENGTH|ABS|ROUND|CAST|IIF|UPPER|LOWER|DATE|JULIANDAY|INSTR|REPLACE|COALESCE|IFNULL)\s*\(`)
-	fromRe      = regexp.MustCompile("(?i)\\b(?:FROM|JOIN)\\s+([`\"\\[]?)([A-Za-z_][\\w]*)([`\"\\]]?)")
-	identRe     = regexp.MustCompile("[A-Za-z_][\\w]*")
+	fromRe      = regexp.MustCompile("(?i)\\b(?:FROM|JOIN)\\s+([`\"\\[]?)([A-Za-z_]\\w*)([`\"\\]]?)")
+	identRe     = regexp.MustCompile(`[A-Za-z_]\w*`)
 	capWordRe   = regexp.MustCompile(`\b[A-Z][a-zA-Z]+(?:\s+[A-Z][a-zA-Z]+)*\b`)
 )
 

@@ -20,7 +20,6 @@ import (
 type countingClient struct {
 	calls   atomic.Int32
 	lastN   atomic.Int32
-	offsets bool
 	err     error
 }
 

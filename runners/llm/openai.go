@@ -266,8 +266,11 @@ func (o *OpenAI) chatRequest(req Request, n, round int) (openai.ChatCompletionRe
 		Model:       o.cfg.Model,
 		Temperature: float32(req.Temperature),
 		TopP:        float32(req.TopP),
-		MaxTokens:   req.MaxTokens,
-		Stop:        req.Stop,
+		// max_tokens, not max_completion_tokens: vLLM, SGLang, Ollama and
+		// llama.cpp server all honour it, and older servers know no other.
+		MaxTokens: req.MaxTokens, //lint:ignore SA1019 see above
+
+		Stop: req.Stop,
 	}
 	if n > 1 {
 		cr.N = n
@@ -416,7 +419,7 @@ func (o *OpenAI) retry(ctx context.Context, estTokens int, zeroTemp bool, call f
 		if ctx.Err() != nil {
 			return o.wrapCtx(ctx, ctx.Err())
 		}
-		err, retryable, retryAfter := o.classify(err, p, timedOut)
+		retryable, retryAfter, err := o.classify(err, p, timedOut)
 		if !retryable {
 			return err
 		}
@@ -458,9 +461,9 @@ func (o *OpenAI) backoff(attempt int) time.Duration {
 	return d/2 + time.Duration(j*float64(d/2))
 }
 
-// classify turns an attempt's error into the error to report, whether to
-// retry, and the server's Retry-After.
-func (o *OpenAI) classify(err error, p *probe, timedOut bool) (error, bool, time.Duration) {
+// classify turns an attempt's error into whether to retry, the server's
+// Retry-After, and the error to report.
+func (o *OpenAI) classify(err error, p *probe, timedOut bool) (retry bool, after time.Duration, _ error) {
 	status := 0
 	msg := ""
 	var apiErr *openai.APIError
@@ -481,20 +484,20 @@ func (o *OpenAI) classify(err error, p *probe, timedOut bool) (error, bool, time
 	if status >= 400 {
 		se := &StatusError{StatusCode: status, Message: o.redact(msg), BaseURL: o.cfg.BaseURL, Model: o.cfg.Model}
 		se.RetryAfter = parseRetryAfter(p.retryAfter, time.Now())
-		return se, se.Retryable(), se.RetryAfter
+		return se.Retryable(), se.RetryAfter, se
 	}
 	if timedOut {
-		return fmt.Errorf("llm: openai %s model %s: %w after %s", o.cfg.BaseURL, o.cfg.Model, ErrTimeout, o.cfg.Timeout), true, 0
+		return true, 0, fmt.Errorf("llm: openai %s model %s: %w after %s", o.cfg.BaseURL, o.cfg.Model, ErrTimeout, o.cfg.Timeout)
 	}
 	if isNetworkError(err) {
-		return fmt.Errorf("llm: openai %s model %s: %w: %s", o.cfg.BaseURL, o.cfg.Model, ErrNetwork, o.redact(err.Error())), true, 0
+		return true, 0, fmt.Errorf("llm: openai %s model %s: %w: %s", o.cfg.BaseURL, o.cfg.Model, ErrNetwork, o.redact(err.Error()))
 	}
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &se) || errors.As(err, &te) {
-		return fmt.Errorf("llm: openai %s model %s: %w: %s", o.cfg.BaseURL, o.cfg.Model, ErrMalformed, o.redact(err.Error())), false, 0
+		return false, 0, fmt.Errorf("llm: openai %s model %s: %w: %s", o.cfg.BaseURL, o.cfg.Model, ErrMalformed, o.redact(err.Error()))
 	}
-	return o.errorf("%v", err), false, 0
+	return false, 0, o.errorf("%v", err)
 }
 
 // isNetworkError reports broken connections and truncated bodies.

@@ -159,8 +159,7 @@ func kruskal(nodes []int, edges []TreeEdge) []TreeEdge {
 	for _, n := range nodes {
 		parent[n] = n
 	}
-	var find func(int) int
-	find = func(x int) int {
+	find := func(x int) int {
 		for parent[x] != x {
 			parent[x] = parent[parent[x]]
 			x = parent[x]

@@ -175,8 +175,7 @@ func (v *Validator) level2(read ReadSet, sc *Scaffold) []Violation {
 		for _, u := range used {
 			parent[u] = u
 		}
-		var find func(string) string
-		find = func(x string) string {
+		find := func(x string) string {
 			for parent[x] != x {
 				x = parent[x]
 			}
