@@ -98,11 +98,11 @@ func (m *fakeModel) Complete(ctx context.Context, req llm.Request) (*llm.Respons
 // of the prompt and an attempt number) with a 500-class or network error.
 type faultyClient struct {
 	llm.Client
-	rate    float64
-	secret  string
-	mu      sync.Mutex
-	tries   map[string]int
-	faults  atomic.Int64
+	rate   float64
+	secret string
+	mu     sync.Mutex
+	tries  map[string]int
+	faults atomic.Int64
 }
 
 type statusErr struct{ code int }

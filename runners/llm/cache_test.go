@@ -18,9 +18,9 @@ import (
 // countingClient answers sample i of a call with a text naming the call, so
 // a test can tell fresh samples from cached ones.
 type countingClient struct {
-	calls   atomic.Int32
-	lastN   atomic.Int32
-	err     error
+	calls atomic.Int32
+	lastN atomic.Int32
+	err   error
 }
 
 func (c *countingClient) Complete(ctx context.Context, req Request) (*Response, error) {
