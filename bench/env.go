@@ -132,8 +132,9 @@ func DefaultEnv() (Env, func() error) {
 			cache = nil
 		}
 		for _, g := range golds {
-			errs = append(errs, g.WriteErr())
+			errs = append(errs, g.Close())
 		}
+		clear(golds)
 		return errors.Join(errs...)
 	}
 	return env, closeFn

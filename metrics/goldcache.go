@@ -3,14 +3,17 @@ package metrics
 import (
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -18,33 +21,78 @@ import (
 	"github.com/t2sbench/t2sbench/datasets"
 )
 
+// GoldCacheFile is the SQLite file holding a gold cache directory's entries.
+const GoldCacheFile = "gold.db"
+
+// goldBatchMax bounds the entries committed in one transaction, so that a
+// crash loses at most that many freshly computed golds.
+const goldBatchMax = 256
+
 // GoldCache computes each gold result once per (database content, executed
-// gold SQL) and keeps it in memory and, when it has a directory, on disk as
-// one JSON file per entry (<dir>/<key[:2]>/<key>.json, written atomically,
-// so several processes may share a directory). The key is the SHA-256 of
-// the database fingerprint (datasets.Database.Fingerprint), its dialect and
-// the SQL after the mode's gold rewrites (PrepareGold), so a changed
-// database file or rewrite never hits a stale entry. Errors are cached too;
-// timeouts are cached with the timeout they ran under and reused only for
-// runs with the same or a shorter timeout. Values are stored with type tags
-// so that int64, float64, string (even invalid UTF-8), []byte and nil
-// round-trip exactly. A GoldCache is safe for concurrent use, and
-// concurrent requests for one key run the gold once.
+// gold SQL) and keeps it in memory and, when it has a directory, on disk in
+// one SQLite file, <dir>/gold.db (WAL mode, table entries(key TEXT PRIMARY
+// KEY, value BLOB)), which several processes may share: the first entry
+// stored under a key wins, except that a stored timeout is replaced by a
+// result that supersedes it (see below) and an unreadable entry by a fresh
+// one. A directory written by older versions, which kept one JSON file per
+// entry (<dir>/<key[:2]>/<key>.json), is used as if empty: those files are
+// ignored and never read.
+//
+// The key is the SHA-256 of the database fingerprint
+// (datasets.Database.Fingerprint), its dialect and the SQL after the mode's
+// gold rewrites (PrepareGold), so a changed database file or rewrite never
+// hits a stale entry. Errors are cached too; timeouts are cached with the
+// timeout they ran under and reused only for runs with the same or a
+// shorter timeout (a timeout under the engine's default, 0, answers only
+// runs under the default); a later run with a longer timeout executes the
+// gold again and its result replaces the stored timeout. Values are stored
+// with type tags so that int64, float64, string (even invalid UTF-8),
+// []byte and nil round-trip exactly.
+//
+// The file is read once, in one query, on the first lookup; entries other
+// processes store later are not seen by this GoldCache (it computes them
+// itself, and the first stored copy stays). New entries are written in
+// batches: the caller whose entry finds no commit in progress commits it
+// and every entry queued meanwhile, up to goldBatchMax per transaction, so
+// when Get returns its entry is committed or queued behind a commit in
+// progress, and once all Gets have returned every entry is on disk. A crash
+// loses at most the entries of the transactions not yet committed.
+//
+// A GoldCache is safe for concurrent use, and concurrent requests for one
+// key run the gold once. Close releases the file.
 type GoldCache struct {
-	dir string
+	dir  string
+	path string
+	db   *sql.DB // nil for a memory-only cache
+
+	loadOnce sync.Once
 
 	mu       sync.Mutex
 	mem      map[string]GoldResult
+	disk     map[string][]byte // entries read from the file, not yet decoded
 	inflight map[string]*goldFlight
 	hits     int
 	runs     int
 	writeErr error
+
+	wmu        sync.Mutex
+	wdone      *sync.Cond // signalled when a commit loop ends
+	pending    []goldWrite
+	committing bool
+	closed     bool
 }
 
 type goldFlight struct {
 	done chan struct{}
 	res  GoldResult
 	err  error
+}
+
+// goldWrite is one entry waiting to be committed.
+type goldWrite struct {
+	key   string
+	value []byte
+	res   GoldResult // Status and Timeout decide whether it supersedes a stored entry
 }
 
 // ExecStatus is the outcome of one execution.
@@ -81,15 +129,33 @@ func DefaultGoldCacheDir() (string, error) {
 	return filepath.Join(d, "t2sbench", "gold"), nil
 }
 
-// NewGoldCache returns a cache stored under dir, created if needed; an
-// empty dir gives a cache held in memory only.
+// NewGoldCache returns a cache stored in dir/gold.db, both created if
+// needed; an empty dir gives a cache held in memory only. The SQLite driver
+// "sqlite3" must be registered by the program (its main package imports
+// github.com/mattn/go-sqlite3). Call Close when done with a cache that has
+// a directory.
 func NewGoldCache(dir string) (*GoldCache, error) {
-	if dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("metrics: gold cache: %w", err)
-		}
+	c := &GoldCache{dir: dir, mem: map[string]GoldResult{}, inflight: map[string]*goldFlight{}}
+	c.wdone = sync.NewCond(&c.wmu)
+	if dir == "" {
+		return c, nil
 	}
-	return &GoldCache{dir: dir, mem: map[string]GoldResult{}, inflight: map[string]*goldFlight{}}, nil
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("metrics: gold cache: %w", err)
+	}
+	c.path = filepath.Join(dir, GoldCacheFile)
+	r := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
+	dsn := "file:" + r.Replace(c.path) + "?_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=30000&_txlock=immediate"
+	db, err := sql.Open("sqlite3", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("metrics: open gold cache %s: %w", c.path, err)
+	}
+	if _, err := db.Exec(`CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, value BLOB NOT NULL)`); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("metrics: init gold cache %s: %w", c.path, err)
+	}
+	c.db = db
+	return c, nil
 }
 
 // Dir returns the cache directory ("" for a memory-only cache).
@@ -101,6 +167,54 @@ func (c *GoldCache) Stats() (hits, runs int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.hits, c.runs
+}
+
+// WriteErr returns the first error met reading or writing the disk store,
+// if any. The disk store is an optimisation: such errors never fail a Get.
+func (c *GoldCache) WriteErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.writeErr
+}
+
+// Flush waits until every entry queued so far is committed and returns
+// WriteErr.
+func (c *GoldCache) Flush() error {
+	c.wmu.Lock()
+	for c.committing {
+		c.wdone.Wait()
+	}
+	c.wmu.Unlock()
+	return c.WriteErr()
+}
+
+// Close flushes the queued entries and closes the file; it returns the
+// first error met reading or writing it. The cache keeps answering from
+// memory afterwards, and records (WriteErr) that new entries were not
+// saved. Close is idempotent.
+func (c *GoldCache) Close() error {
+	c.wmu.Lock()
+	for c.committing {
+		c.wdone.Wait()
+	}
+	wasClosed := c.closed
+	c.closed = true
+	c.wmu.Unlock()
+	var cerr error
+	if c.db != nil && !wasClosed {
+		if err := c.db.Close(); err != nil {
+			cerr = fmt.Errorf("metrics: close gold cache %s: %w", c.path, err)
+		}
+	}
+	return errors.Join(c.WriteErr(), cerr)
+}
+
+func (c *GoldCache) noteErr(err error) {
+	c.mu.Lock()
+	if c.writeErr == nil {
+		c.writeErr = err
+	}
+	c.mu.Unlock()
 }
 
 func goldKey(db datasets.Database, sql string) (key string, persistent bool) {
@@ -129,6 +243,20 @@ func (r GoldResult) usable(timeout time.Duration) bool {
 		return r.Timeout == timeout
 	}
 	return timeout <= r.Timeout
+}
+
+// supersedes reports whether r should replace the stored entry old: a
+// completed result (or error) replaces a timeout, and a timeout under a
+// longer explicit timeout replaces one under a shorter explicit timeout.
+// Otherwise the first stored entry wins.
+func (r GoldResult) supersedes(old GoldResult) bool {
+	if old.Status != ExecTimeout {
+		return false
+	}
+	if r.Status != ExecTimeout {
+		return true
+	}
+	return old.Timeout > 0 && r.Timeout > old.Timeout
 }
 
 // Get returns the result of gold SQL sql (already prepared for the mode) on
@@ -182,13 +310,26 @@ func (c *GoldCache) Get(ctx context.Context, db datasets.Database, sql string, t
 }
 
 func (c *GoldCache) fill(ctx context.Context, key string, persistent bool, db datasets.Database, sql string, timeout time.Duration) (GoldResult, error) {
-	if persistent && c.dir != "" {
-		if r, ok := c.load(key); ok && r.usable(timeout) {
-			c.mu.Lock()
-			c.hits++
-			c.mu.Unlock()
-			r.Cached = true
-			return r, nil
+	persistent = persistent && c.db != nil
+	if persistent {
+		c.loadOnce.Do(func() { c.loadAll(context.WithoutCancel(ctx)) })
+		c.mu.Lock()
+		b, ok := c.disk[key]
+		delete(c.disk, key)
+		c.mu.Unlock()
+		if ok {
+			if r, err := decodeGoldEntry(b); err == nil {
+				r.Cached = true
+				c.mu.Lock()
+				c.mem[key] = r // kept even when not usable now: it may answer a shorter timeout
+				if r.usable(timeout) {
+					c.hits++
+					c.mu.Unlock()
+					return r, nil
+				}
+				c.mu.Unlock()
+			}
+			// An unreadable entry is recomputed and replaced.
 		}
 	}
 	rs, st, msg, elapsed, err := execute(ctx, db, sql, timeout)
@@ -199,26 +340,115 @@ func (c *GoldCache) fill(ctx context.Context, key string, persistent bool, db da
 	c.runs++
 	c.mu.Unlock()
 	r := GoldResult{Status: st, Result: rs, Err: msg, Elapsed: elapsed, Timeout: timeout}
-	if persistent && c.dir != "" {
-		if err := c.store(key, db, sql, r); err != nil {
-			// The disk cache is an optimisation: a failed write (full disk,
-			// read-only directory) leaves the in-memory entry in place and
-			// is reported by WriteErr.
-			c.mu.Lock()
-			if c.writeErr == nil {
-				c.writeErr = err
-			}
-			c.mu.Unlock()
+	if persistent {
+		if b, err := encodeGoldEntry(r); err != nil {
+			c.noteErr(fmt.Errorf("metrics: gold cache %s: %w", c.path, err))
+		} else {
+			c.enqueue(context.WithoutCancel(ctx), goldWrite{key: key, value: b, res: r})
 		}
 	}
 	return r, nil
 }
 
-// WriteErr returns the first error met writing an entry to disk, if any.
-func (c *GoldCache) WriteErr() error {
+// loadAll reads every entry of the file into c.disk, undecoded.
+func (c *GoldCache) loadAll(ctx context.Context) {
+	disk := map[string][]byte{}
+	err := func() error {
+		rows, err := c.db.QueryContext(ctx, `SELECT key, value FROM entries`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var k string
+			var v []byte
+			if err := rows.Scan(&k, &v); err != nil {
+				return err
+			}
+			disk[k] = v
+		}
+		return rows.Err()
+	}()
+	if err != nil {
+		c.noteErr(fmt.Errorf("metrics: read gold cache %s: %w", c.path, err))
+	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.writeErr
+	c.disk = disk
+	c.mu.Unlock()
+}
+
+// enqueue queues w and, when no commit is in progress, commits the queue
+// until it is empty (group commit: entries queued by other callers while a
+// transaction runs go into the next one).
+func (c *GoldCache) enqueue(ctx context.Context, w goldWrite) {
+	c.wmu.Lock()
+	if c.closed {
+		c.wmu.Unlock()
+		c.noteErr(fmt.Errorf("metrics: gold cache %s: entry computed after Close not saved", c.path))
+		return
+	}
+	c.pending = append(c.pending, w)
+	if c.committing {
+		c.wmu.Unlock()
+		return
+	}
+	c.committing = true
+	for len(c.pending) > 0 {
+		n := min(len(c.pending), goldBatchMax)
+		batch := c.pending[:n:n]
+		c.pending = c.pending[n:]
+		if len(c.pending) == 0 {
+			c.pending = nil
+		}
+		c.wmu.Unlock()
+		if err := c.commit(ctx, batch); err != nil {
+			c.noteErr(err)
+		}
+		c.wmu.Lock()
+	}
+	c.committing = false
+	c.wdone.Broadcast()
+	c.wmu.Unlock()
+}
+
+// commit stores batch in one transaction: INSERT OR IGNORE (the first
+// writer wins), then, for keys already present, a replacement only when
+// the new entry supersedes the stored one or the stored one is unreadable.
+func (c *GoldCache) commit(ctx context.Context, batch []goldWrite) error {
+	wrap := func(err error) error { return fmt.Errorf("metrics: write gold cache %s: %w", c.path, err) }
+	tx, err := c.db.BeginTx(ctx, nil)
+	if err != nil {
+		return wrap(err)
+	}
+	defer tx.Rollback()
+	ins, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO entries (key, value) VALUES (?, ?)`)
+	if err != nil {
+		return wrap(err)
+	}
+	defer ins.Close()
+	for _, w := range batch {
+		res, err := ins.ExecContext(ctx, w.key, w.value)
+		if err != nil {
+			return wrap(err)
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 1 {
+			continue
+		}
+		var old []byte
+		if err := tx.QueryRowContext(ctx, `SELECT value FROM entries WHERE key = ?`, w.key).Scan(&old); err != nil {
+			return wrap(err)
+		}
+		if o, err := decodeGoldEntry(old); err == nil && !w.res.supersedes(o) {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE entries SET value = ? WHERE key = ?`, w.value, w.key); err != nil {
+			return wrap(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return wrap(err)
+	}
+	return nil
 }
 
 // execute runs sql on db with an optional timeout and classifies the
@@ -261,99 +491,206 @@ func execute(ctx context.Context, db datasets.Database, sql string, timeout time
 	return nil, ExecFailed, err.Error(), elapsed, nil
 }
 
-// goldFile is the on-disk form of one entry.
-type goldFile struct {
-	Version     int        `json:"v"`
-	Fingerprint string     `json:"fingerprint"`
-	DBID        string     `json:"db_id"`
-	SQL         string     `json:"sql"`
-	Status      ExecStatus `json:"status"`
-	Err         string     `json:"error,omitempty"`
-	ElapsedNS   int64      `json:"elapsed_ns"`
-	TimeoutNS   int64      `json:"timeout_ns"`
-	Columns     []string   `json:"columns,omitempty"`
-	Rows        [][]string `json:"rows,omitempty"`
-	Truncated   bool       `json:"truncated,omitempty"`
-}
+// goldEntryVersion is the first byte of every stored value.
+const goldEntryVersion = 1
 
-func (c *GoldCache) path(key string) string {
-	return filepath.Join(c.dir, key[:2], key+".json")
-}
-
-func (c *GoldCache) load(key string) (GoldResult, bool) {
-	b, err := os.ReadFile(c.path(key))
-	if err != nil {
-		return GoldResult{}, false
+// encodeGoldEntry encodes r as a stored value:
+//
+//	version byte (1)
+//	status, error message               (uvarint length + bytes each)
+//	elapsed ns, timeout ns              (varint each)
+//	when status is "ok":
+//	  truncated byte (0 or 1)
+//	  column count, then each name      (uvarint length + bytes)
+//	  row count, then row by row each value as EncodeValue's tag byte and
+//	  'n': nothing, 'i': varint, 'f': 8 bytes (IEEE 754 bits, little
+//	  endian), 's' and 'b': uvarint length + the bytes as they are
+//
+// so every value round-trips exactly, as with EncodeValue (a string's bytes
+// are kept even when they are not valid UTF-8).
+func encodeGoldEntry(r GoldResult) ([]byte, error) {
+	b := make([]byte, 0, 64)
+	b = append(b, goldEntryVersion)
+	b = appendBytes(b, string(r.Status))
+	b = appendBytes(b, r.Err)
+	b = binary.AppendVarint(b, int64(r.Elapsed))
+	b = binary.AppendVarint(b, int64(r.Timeout))
+	if r.Status != ExecOK {
+		return b, nil
 	}
-	var f goldFile
-	if err := json.Unmarshal(b, &f); err != nil || f.Version != 1 {
-		return GoldResult{}, false // unreadable entries are recomputed and overwritten
+	if r.Result == nil {
+		return nil, errors.New("ok result without a result set")
 	}
-	r := GoldResult{Status: f.Status, Err: f.Err, Elapsed: time.Duration(f.ElapsedNS), Timeout: time.Duration(f.TimeoutNS)}
-	if f.Status == ExecOK {
-		rs := &datasets.ResultSet{Columns: f.Columns, Truncated: f.Truncated, Elapsed: r.Elapsed}
-		rs.Rows = make([][]any, len(f.Rows))
-		for i, row := range f.Rows {
-			out := make([]any, len(row))
-			for j, s := range row {
-				v, err := DecodeValue(s)
-				if err != nil {
-					return GoldResult{}, false
-				}
-				out[j] = v
-			}
-			rs.Rows[i] = out
+	rs := r.Result
+	if rs.Truncated {
+		b = append(b, 1)
+	} else {
+		b = append(b, 0)
+	}
+	b = binary.AppendUvarint(b, uint64(len(rs.Columns)))
+	for _, col := range rs.Columns {
+		b = appendBytes(b, col)
+	}
+	b = binary.AppendUvarint(b, uint64(len(rs.Rows)))
+	for _, row := range rs.Rows {
+		if len(row) != len(rs.Columns) {
+			return nil, fmt.Errorf("result row has %d values for %d columns", len(row), len(rs.Columns))
 		}
-		r.Result = rs
-	}
-	return r, true
-}
-
-func (c *GoldCache) store(key string, db datasets.Database, sql string, r GoldResult) error {
-	f := goldFile{Version: 1, Fingerprint: db.Fingerprint(), DBID: db.ID(), SQL: sql, Status: r.Status, Err: r.Err,
-		ElapsedNS: int64(r.Elapsed), TimeoutNS: int64(r.Timeout)}
-	if r.Result != nil {
-		f.Columns = r.Result.Columns
-		f.Truncated = r.Result.Truncated
-		f.Rows = make([][]string, len(r.Result.Rows))
-		for i, row := range r.Result.Rows {
-			out := make([]string, len(row))
-			for j, v := range row {
-				s, err := EncodeValue(v)
-				if err != nil {
-					return err
-				}
-				out[j] = s
+		for _, v := range row {
+			switch x := v.(type) {
+			case nil:
+				b = append(b, 'n')
+			case int64:
+				b = binary.AppendVarint(append(b, 'i'), x)
+			case float64:
+				b = binary.LittleEndian.AppendUint64(append(b, 'f'), math.Float64bits(x))
+			case string:
+				b = appendBytes(append(b, 's'), x)
+			case []byte:
+				b = appendBytes(append(b, 'b'), string(x))
+			default:
+				return nil, fmt.Errorf("metrics: cannot encode result value of type %T", v)
 			}
-			f.Rows[i] = out
 		}
 	}
-	b, err := json.Marshal(f)
-	if err != nil {
-		return fmt.Errorf("metrics: gold cache: %w", err)
+	return b, nil
+}
+
+func appendBytes(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+// errBadEntry marks a stored value that does not decode.
+var errBadEntry = errors.New("metrics: malformed gold cache entry")
+
+// entryReader decodes encodeGoldEntry's format; the first failure sticks.
+type entryReader struct {
+	b   []byte
+	err error
+}
+
+func (d *entryReader) fail() { d.err = errBadEntry; d.b = nil }
+
+func (d *entryReader) byte() byte {
+	if d.err != nil || len(d.b) == 0 {
+		d.fail()
+		return 0
 	}
-	p := c.path(key)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return fmt.Errorf("metrics: gold cache: %w", err)
+	c := d.b[0]
+	d.b = d.b[1:]
+	return c
+}
+
+func (d *entryReader) uvarint() uint64 {
+	if d.err != nil {
+		return 0
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
-	if err != nil {
-		return fmt.Errorf("metrics: gold cache: %w", err)
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.fail()
+		return 0
 	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("metrics: gold cache: %w", err)
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *entryReader) varint() int64 {
+	if d.err != nil {
+		return 0
 	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("metrics: gold cache: %w", err)
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.fail()
+		return 0
 	}
-	if err := os.Rename(tmp.Name(), p); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("metrics: gold cache: %w", err)
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *entryReader) bytes() []byte {
+	n := d.uvarint()
+	if d.err != nil || n > uint64(len(d.b)) {
+		d.fail()
+		return nil
 	}
-	return nil
+	s := d.b[:n:n]
+	d.b = d.b[n:]
+	return s
+}
+
+// count reads a length that must fit in the remaining input at min bytes
+// per element, so that a corrupt count cannot allocate without bound.
+func (d *entryReader) count(min int) int {
+	n := d.uvarint()
+	if d.err != nil || n > uint64(len(d.b)/min) {
+		d.fail()
+		return 0
+	}
+	return int(n)
+}
+
+// decodeGoldEntry reverses encodeGoldEntry. The result owns its memory.
+func decodeGoldEntry(b []byte) (GoldResult, error) {
+	d := &entryReader{b: b}
+	if d.byte() != goldEntryVersion {
+		return GoldResult{}, errBadEntry
+	}
+	r := GoldResult{Status: ExecStatus(d.bytes()), Err: string(d.bytes())}
+	r.Elapsed = time.Duration(d.varint())
+	r.Timeout = time.Duration(d.varint())
+	switch r.Status {
+	case ExecFailed, ExecTimeout:
+		if d.err != nil || len(d.b) != 0 {
+			return GoldResult{}, errBadEntry
+		}
+		return r, nil
+	case ExecOK:
+	default:
+		return GoldResult{}, errBadEntry
+	}
+	rs := &datasets.ResultSet{Elapsed: r.Elapsed}
+	switch d.byte() {
+	case 0:
+	case 1:
+		rs.Truncated = true
+	default:
+		d.fail()
+	}
+	rs.Columns = make([]string, d.count(1))
+	for i := range rs.Columns {
+		rs.Columns[i] = string(d.bytes())
+	}
+	nrows := d.count(max(1, len(rs.Columns)))
+	rs.Rows = make([][]any, nrows)
+	for i := range rs.Rows {
+		row := make([]any, len(rs.Columns))
+		for j := range row {
+			switch d.byte() {
+			case 'n':
+			case 'i':
+				row[j] = d.varint()
+			case 'f':
+				if len(d.b) < 8 {
+					d.fail()
+					break
+				}
+				row[j] = math.Float64frombits(binary.LittleEndian.Uint64(d.b))
+				d.b = d.b[8:]
+			case 's':
+				row[j] = string(d.bytes())
+			case 'b':
+				row[j] = append([]byte{}, d.bytes()...)
+			default:
+				d.fail()
+			}
+		}
+		rs.Rows[i] = row
+	}
+	if d.err != nil || len(d.b) != 0 {
+		return GoldResult{}, errBadEntry
+	}
+	r.Result = rs
+	return r, nil
 }
 
 // EncodeValue encodes a normalised result value as a tagged string:

@@ -134,6 +134,7 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
+	defer cache.Close()
 	scorer, err := metrics.NewScorer(b, cache, metrics.ScoreOptions{Mode: m, Timeout: *timeout})
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
@@ -159,7 +160,7 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
-	if err := cache.WriteErr(); err != nil {
+	if err := cache.Flush(); err != nil {
 		fmt.Fprintf(stderr, "warning: gold cache not saved: %v\n", err)
 	}
 

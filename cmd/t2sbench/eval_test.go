@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"os"
@@ -107,10 +108,15 @@ func TestEvalPredFileMini(t *testing.T) {
 		}
 	}
 	// The gold cache directory now holds entries; a second run reuses them.
-	entries, _ := filepath.Glob(filepath.Join(dir, "gold", "*", "*.json"))
-	if len(entries) != n {
-		t.Errorf("gold cache holds %d entries; want %d", len(entries), n)
+	gdb, err := sql.Open("sqlite3", filepath.Join(dir, "gold", metrics.GoldCacheFile))
+	if err != nil {
+		t.Fatal(err)
 	}
+	var entries int
+	if err := gdb.QueryRow("SELECT count(*) FROM entries").Scan(&entries); err != nil || entries != n {
+		t.Errorf("gold cache holds %d entries, %v; want %d", entries, err, n)
+	}
+	gdb.Close()
 
 	// A truncated file is an error naming both counts, unless --allow-partial.
 	lines := strings.SplitAfter(sb.String(), "\n")
