@@ -416,6 +416,18 @@ func (c *GoldCache) enqueue(ctx context.Context, w goldWrite) {
 // the new entry supersedes the stored one or the stored one is unreadable.
 func (c *GoldCache) commit(ctx context.Context, batch []goldWrite) error {
 	wrap := func(err error) error { return fmt.Errorf("metrics: write gold cache %s: %w", c.path, err) }
+	if len(batch) == 1 {
+		// One statement in autocommit mode is its own transaction and saves
+		// the BEGIN/PREPARE/COMMIT round trips; a key already present takes
+		// the transaction below, which decides whether to replace it.
+		res, err := c.db.ExecContext(ctx, `INSERT OR IGNORE INTO entries (key, value) VALUES (?, ?)`, batch[0].key, batch[0].value)
+		if err != nil {
+			return wrap(err)
+		}
+		if n, err := res.RowsAffected(); err == nil && n == 1 {
+			return nil
+		}
+	}
 	tx, err := c.db.BeginTx(ctx, nil)
 	if err != nil {
 		return wrap(err)

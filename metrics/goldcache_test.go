@@ -424,3 +424,53 @@ func FuzzDecodeGoldEntry(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkGoldCacheStore measures the disk store's cost per new entry: 500
+// fresh golds (answered instantly by a fake database, so only the cache
+// works) into an empty directory, against the same into a memory-only
+// cache (the baseline), with 1 and 4 callers. It reports each time per
+// entry and "disk/mem" ratios.
+func BenchmarkGoldCacheStore(b *testing.B) {
+	const n = 500
+	db := &fakeDB{fp: "fp", exec: numbered("x")}
+	queries := make([]string, n)
+	for k := range queries {
+		queries[k] = fmt.Sprintf("q%d", k)
+	}
+	fill := func(dir string, callers int) time.Duration {
+		c, err := NewGoldCache(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer c.Close()
+		start := time.Now()
+		var wg sync.WaitGroup
+		for w := range callers {
+			wg.Go(func() {
+				for k := w; k < n; k += callers {
+					if _, err := c.Get(context.Background(), db, queries[k], 0); err != nil {
+						b.Error(err)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if err := c.Flush(); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	var mem1, disk1, mem4, disk4 time.Duration
+	for b.Loop() {
+		mem1 += fill("", 1)
+		disk1 += fill(b.TempDir(), 1)
+		mem4 += fill("", 4)
+		disk4 += fill(b.TempDir(), 4)
+	}
+	per := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(b.N*n) }
+	b.ReportMetric(per(mem1), "mem-1-µs/entry")
+	b.ReportMetric(per(disk1), "disk-1-µs/entry")
+	b.ReportMetric(per(disk4), "disk-4-µs/entry")
+	b.ReportMetric(float64(disk1)/float64(mem1), "disk/mem-1")
+	b.ReportMetric(float64(disk4)/float64(mem4), "disk/mem-4")
+}
