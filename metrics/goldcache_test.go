@@ -474,3 +474,19 @@ func BenchmarkGoldCacheStore(b *testing.B) {
 	b.ReportMetric(float64(disk1)/float64(mem1), "disk/mem-1")
 	b.ReportMetric(float64(disk4)/float64(mem4), "disk/mem-4")
 }
+
+func TestGoldCacheNotADatabase(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, GoldCacheFile)
+	if err := os.WriteFile(p, []byte(strings.Repeat("not an sqlite file\n", 100)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewGoldCache(dir)
+	if err == nil {
+		c.Close()
+		t.Fatal("NewGoldCache over a file that is not a database: want an error")
+	}
+	if !strings.Contains(err.Error(), p) {
+		t.Errorf("error %q does not name %s", err, p)
+	}
+}
