@@ -185,11 +185,15 @@ func expandParams(rs RunnerSpec) ([]variant, error) {
 	if !rs.SkipFull {
 		base = append(base, variant{params: copyParams(rs.Params)})
 	}
-	abl := make([]string, 0, len(rs.Ablations))
-	for n := range rs.Ablations {
-		abl = append(abl, n)
+	// Ablations in spec order (a RunnerSpec built in Go has none: sorted).
+	abl := rs.ablationOrder
+	if len(abl) != len(rs.Ablations) {
+		abl = make([]string, 0, len(rs.Ablations))
+		for n := range rs.Ablations {
+			abl = append(abl, n)
+		}
+		sort.Strings(abl)
 	}
-	sort.Strings(abl)
 	for _, n := range abl {
 		p := copyParams(rs.Params)
 		for k, v := range rs.Ablations[n] {

@@ -192,6 +192,10 @@ type RunnerSpec struct {
 	Ablations map[string]map[string]any `yaml:"ablations"`
 	// SkipFull drops the full (un-ablated) configuration.
 	SkipFull bool `yaml:"skip_full"`
+
+	// ablationOrder is the order the ablations appear in the spec file,
+	// which trials (and so report rows) follow.
+	ablationOrder []string
 	// Grid expands a simplex of weights (e.g. alpha, beta, gamma summing
 	// to 1) at a step.
 	Grid *GridSpec `yaml:"grid"`
@@ -277,6 +281,11 @@ func ParseSpec(data []byte, file string) (*Spec, error) {
 	}
 	s.file = file
 	s.lines = lines
+	for i, order := range ablationOrders(&root) {
+		if i < len(s.Runners) {
+			s.Runners[i].ablationOrder = order
+		}
+	}
 	if err := s.validate(); err != nil {
 		return nil, err
 	}
@@ -309,6 +318,41 @@ func annotate(msg string, paths map[int]string) string {
 
 // indexPaths records, for every mapping key and sequence item, the path
 // (runners[2].params.k) of the line it is on.
+// ablationOrders returns, per runners[] entry, the names of its ablations
+// in the order the spec file gives them (Go maps forget it).
+func ablationOrders(root *yaml.Node) [][]string {
+	doc := root
+	if doc.Kind == yaml.DocumentNode && len(doc.Content) > 0 {
+		doc = doc.Content[0]
+	}
+	runners := mappingValue(doc, "runners")
+	if runners == nil || runners.Kind != yaml.SequenceNode {
+		return nil
+	}
+	out := make([][]string, len(runners.Content))
+	for i, r := range runners.Content {
+		if abl := mappingValue(r, "ablations"); abl != nil && abl.Kind == yaml.MappingNode {
+			for j := 0; j+1 < len(abl.Content); j += 2 {
+				out[i] = append(out[i], abl.Content[j].Value)
+			}
+		}
+	}
+	return out
+}
+
+// mappingValue returns the value of key in mapping node n, or nil.
+func mappingValue(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
 func indexPaths(n *yaml.Node, path string, byLine map[int]string, byPath map[string]int) {
 	switch n.Kind {
 	case yaml.DocumentNode:
