@@ -186,8 +186,11 @@ func TestGoldCacheTwoInstancesConcurrent(t *testing.T) {
 		if err := c.Flush(); err != nil {
 			t.Fatalf("instance %s: Flush: %v", name, err)
 		}
-		if hits, runs := c.Stats(); hits != 0 || runs != n {
-			t.Errorf("instance %s: hits %d runs %d; want 0 and %d (each read the file before the other wrote)", name, hits, runs, n)
+		// Whether an instance sees the other's entries depends on when it
+		// first read the file (it loads the file once, lazily), so only the
+		// total is fixed: every question answered exactly once.
+		if hits, runs := c.Stats(); hits+runs != n {
+			t.Errorf("instance %s: hits %d runs %d; want hits+runs = %d", name, hits, runs, n)
 		}
 	}
 	// A third instance finds every entry, each the copy of one of the two.
