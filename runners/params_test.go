@@ -2,6 +2,7 @@ package runners
 
 import (
 	"context"
+	"sync"
 	"strings"
 	"testing"
 	"time"
@@ -124,8 +125,14 @@ func TestMeterByRole(t *testing.T) {
 	}
 }
 
-func TestRegistry(t *testing.T) {
+// registerTestRunner registers the test runner once per process, so the
+// test also passes under -count > 1.
+var registerTestRunner = sync.OnceFunc(func() {
 	Register("test-runner-registry", func(p Params) (Runner, error) { return nil, NewReader(p).Err() })
+})
+
+func TestRegistry(t *testing.T) {
+	registerTestRunner()
 	if _, err := New("test-runner-registry", Params{"x": 1}); err == nil || !strings.Contains(err.Error(), "params.x") {
 		t.Errorf("New with unknown param: err = %v; want params.x error", err)
 	}
