@@ -53,23 +53,12 @@ func (q *question) execute(ctx context.Context, sql string) *execResult {
 	}
 	if e.err == nil {
 		e.key = ResultKey(e.rs)
-		e.valid = hasNonNull(e.rs)
+		e.valid = runners.HasValue(e.rs)
 	}
 	if ctx.Err() == nil {
 		q.exec[sql] = e
 	}
 	return e
-}
-
-func hasNonNull(rs *datasets.ResultSet) bool {
-	for _, r := range rs.Rows {
-		for _, v := range r {
-			if v != nil {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // ResultKey is a canonical key of a result as a set of rows (row order and
@@ -78,36 +67,7 @@ func hasNonNull(rs *datasets.ResultSet) bool {
 func ResultKey(rs *datasets.ResultSet) string { return rs.SetKey() }
 
 // feedback describes an execution for the revision prompt.
-func feedback(e *execResult) string {
-	switch {
-	case e.err != nil:
-		return "Execution error: " + e.err.Error()
-	case len(e.rs.Rows) == 0:
-		return "The query executed but returned no rows."
-	case !e.valid:
-		return "The query executed but every returned value is NULL."
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "The query returned %d row(s) with columns %s. First rows:\n", len(e.rs.Rows), strings.Join(e.rs.Columns, ", "))
-	for i, r := range e.rs.Rows {
-		if i == 5 {
-			break
-		}
-		parts := make([]string, len(r))
-		for j, v := range r {
-			s := fmt.Sprint(v)
-			if v == nil {
-				s = "NULL"
-			}
-			if len(s) > 60 {
-				s = s[:60] + "..."
-			}
-			parts[j] = s
-		}
-		b.WriteString("(" + strings.Join(parts, ", ") + ")\n")
-	}
-	return b.String()
-}
+func feedback(e *execResult) string { return runners.ExecFeedback(e.rs, e.err) }
 
 // request is one chat request of the runner.
 type request struct {

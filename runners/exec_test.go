@@ -1,0 +1,41 @@
+package runners
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/t2sbench/t2sbench/datasets"
+)
+
+func TestExecFeedback(t *testing.T) {
+	rs := func(rows ...[]any) *datasets.ResultSet { return &datasets.ResultSet{Columns: []string{"a", "b"}, Rows: rows} }
+	long := strings.Repeat("x", 70)
+	tests := []struct {
+		name  string
+		rs    *datasets.ResultSet
+		err   error
+		valid bool
+		want  string
+	}{
+		{"error", nil, errors.New("no such column: c"), false, "Execution error: no such column: c"},
+		{"empty", rs(), nil, false, "returned no rows"},
+		{"all NULL", rs([]any{nil, nil}), nil, false, "every returned value is NULL"},
+		{"rows", rs([]any{int64(1), nil}, []any{2.5, long}), nil, true, "2 row(s) with columns a, b"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := HasValue(tc.rs); got != tc.valid {
+				t.Errorf("HasValue = %v; want %v", got, tc.valid)
+			}
+			got := ExecFeedback(tc.rs, tc.err)
+			if !strings.Contains(got, tc.want) {
+				t.Errorf("ExecFeedback = %q; want it to contain %q", got, tc.want)
+			}
+		})
+	}
+	got := ExecFeedback(rs([]any{int64(1), nil}, []any{2.5, long}), nil)
+	if !strings.Contains(got, "(1, NULL)") || !strings.Contains(got, strings.Repeat("x", 60)+"...") || strings.Contains(got, strings.Repeat("x", 61)) {
+		t.Errorf("rows not rendered with NULL and 60-byte cut:\n%s", got)
+	}
+}
