@@ -9,7 +9,9 @@ import (
 )
 
 func TestExecFeedback(t *testing.T) {
-	rs := func(rows ...[]any) *datasets.ResultSet { return &datasets.ResultSet{Columns: []string{"a", "b"}, Rows: rows} }
+	rs := func(rows ...[]any) *datasets.ResultSet {
+		return &datasets.ResultSet{Columns: []string{"a", "b"}, Rows: rows}
+	}
 	long := strings.Repeat("x", 70)
 	tests := []struct {
 		name  string
