@@ -19,7 +19,7 @@ import (
 type Mode string
 
 // The comparator modes. Each is documented, with the official source it
-// mirrors, on CompareResults and in /work/shared/datasets/README.md.
+// mirrors, on CompareResults and in the shared datasets README (shared/datasets/README.md).
 const (
 	// ModeSpider is the Spider test-suite rule (taoyds/test-suite-sql-eval
 	// @e97acc5 exec_eval.py result_eq): bag equality up to a column

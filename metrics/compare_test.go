@@ -20,7 +20,7 @@ func row(v ...any) []any { return v }
 
 // TestCompareResults is a table of one case per rule. The "rule" column
 // cites the official source the expectation comes from (see CompareResults
-// and /work/shared/datasets/README.md).
+// and the shared datasets README (shared/datasets/README.md)).
 func TestCompareResults(t *testing.T) {
 	pointOne, pointTwo := 0.1, 0.2 // variables: constant arithmetic would be exact
 	bad := string([]byte{'a', 0xff, 'b'})

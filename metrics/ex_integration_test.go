@@ -36,7 +36,7 @@ func loadShared(t testing.TB, name, sub string) *datasets.Benchmark {
 
 // TestGoldAsPredShared is the Must-show check: every gold scored as its own
 // prediction is correct on every runnable question, and the rest are
-// missing_db. Expected counts come from /work/shared/datasets/README.md
+// missing_db. Expected counts come from the shared datasets README (shared/datasets/README.md)
 // ("runnable now" column) and each SOURCE.md.
 func TestGoldAsPredShared(t *testing.T) {
 	cases := []struct {
