@@ -21,6 +21,14 @@ type spiderItem struct {
 // (the line of dev_gold.sql, minus one). Difficulty is the official hardness
 // level (see SpiderLevel). Fields other than db_id, query and question
 // (query_toks, sql, ...) are kept in Extra.
+//
+// The engine is a VariantEngine: in the test-suite release database/<db>/
+// holds distilled variants beside <db>.sqlite, and Variants returns them
+// all (TestSuiteFiles). Open still returns <db>.sqlite alone, and no
+// variant is opened until Variants is called, so the loader always
+// exposes the suite and the scorer decides whether to use it
+// (metrics.ScoreOptions.TestSuite); with the original release, one file
+// per database, both give the same single database.
 func LoadSpider(dir string, opt LoadOptions) (*Benchmark, error) {
 	file := filepath.Join(dir, "dev.json")
 	data, err := os.ReadFile(file)
@@ -37,7 +45,7 @@ func LoadSpider(dir string, opt LoadOptions) (*Benchmark, error) {
 		Dir:      dir,
 		Mode:     "spider",
 		Examples: applyLimit(ex, opt.Limit),
-		Engine:   newFileEngine(dirLocator(filepath.Join(dir, "database")), opt.SQLite),
+		Engine:   newSuiteEngine(dirLocator(filepath.Join(dir, "database")), opt.SQLite),
 	}, nil
 }
 

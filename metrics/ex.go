@@ -53,6 +53,10 @@ type ScoreOptions struct {
 	// Timeout, when positive, bounds each execution (gold and prediction
 	// separately) on top of the engine's own timeout.
 	Timeout time.Duration
+	// TestSuite scores on every database variant of the benchmark's
+	// engine (datasets.VariantEngine, the Spider test suite) instead of
+	// the one Open returns; see Scorer.Score. Spider modes only.
+	TestSuite bool
 }
 
 // Scorer scores predictions of one benchmark. It is safe for concurrent
@@ -85,6 +89,9 @@ func NewScorer(b *datasets.Benchmark, cache *GoldCache, opt ScoreOptions) (*Scor
 		opt.Mode = Mode(b.Mode)
 	}
 	if _, err := ParseMode(string(opt.Mode)); err != nil {
+		return nil, err
+	}
+	if err := checkTestSuite(b, opt); err != nil {
 		return nil, err
 	}
 	if cache == nil {
@@ -123,69 +130,117 @@ func ms(d time.Duration) float64 {
 
 // Score judges predSQL against ex's gold. Every failure is data in the
 // verdict; when ctx is canceled the verdict is a pred_error whose Error
-// says so, and callers should check ctx.Err() before keeping it.
+// says so, and callers should check ctx.Err() before keeping it. With
+// ScoreOptions.TestSuite the prediction is judged on every database
+// variant (scoreSuite); otherwise on the one database Engine.Open returns.
 func (s *Scorer) Score(ctx context.Context, ex datasets.Example, predSQL string) Verdict {
+	if s.opt.TestSuite {
+		return s.scoreSuite(ctx, ex, predSQL)
+	}
 	v := Verdict{Index: ex.Index, QuestionID: ex.ID, DBID: ex.DBID, Difficulty: ex.Difficulty}
 	db, err := s.open(ctx, ex.DBID)
 	if err != nil {
-		if errors.Is(err, datasets.ErrMissingDB) {
-			v.Status, v.Error = StatusMissingDB, err.Error()
-		} else {
-			v.Status, v.Error = StatusPredError, "open database: "+err.Error()
-			if ctx.Err() == nil {
-				v.Status = StatusGoldError // the database itself is broken
-			}
-		}
+		openFailed(ctx, &v, err)
 		return v
 	}
-	m, q := s.opt.Mode, s.opt.Quirks
-	gsql := PrepareGold(m, q, ex.GoldSQL)
+	gsql, ok := s.goldSQL(ex, &v)
+	if !ok {
+		return v
+	}
+	g, ok := s.gold(ctx, db, gsql, &v)
+	if !ok {
+		return v
+	}
+	psql, ok := s.predSQL(predSQL, &v)
+	if !ok {
+		return v
+	}
+	s.judge(ctx, db, gsql, psql, g, &v)
+	return v
+}
+
+// openFailed records a failure to open the example's database in v.
+func openFailed(ctx context.Context, v *Verdict, err error) {
+	if errors.Is(err, datasets.ErrMissingDB) {
+		v.Status, v.Error = StatusMissingDB, err.Error()
+		return
+	}
+	v.Status, v.Error = StatusPredError, "open database: "+err.Error()
+	if ctx.Err() == nil {
+		v.Status = StatusGoldError // the database itself is broken
+	}
+}
+
+// goldSQL returns ex's gold prepared for the mode, or false with v set to
+// gold_error when the example has no gold.
+func (s *Scorer) goldSQL(ex datasets.Example, v *Verdict) (string, bool) {
 	if strings.TrimSpace(ex.GoldSQL) == "" {
 		v.Status, v.Error = StatusGoldError, "example has no gold SQL"
-		return v
+		return "", false
 	}
+	return PrepareGold(s.opt.Mode, s.opt.Quirks, ex.GoldSQL), true
+}
+
+// predSQL returns the prediction prepared for the mode, or false with v
+// set to pred_error when it is empty.
+func (s *Scorer) predSQL(predSQL string, v *Verdict) (string, bool) {
+	psql := PreparePred(s.opt.Mode, s.opt.Quirks, predSQL)
+	if strings.TrimSpace(psql) == "" {
+		v.Status, v.Error = StatusPredError, "empty prediction"
+		return "", false
+	}
+	return psql, true
+}
+
+// gold returns the gold result on db through the cache, adding its time to
+// v.GoldMS, or false with v's status and error set when the gold failed,
+// timed out, was truncated or ctx was canceled.
+func (s *Scorer) gold(ctx context.Context, db datasets.Database, gsql string, v *Verdict) (*datasets.ResultSet, bool) {
 	g, err := s.cache.Get(ctx, db, gsql, s.opt.Timeout)
 	if err != nil {
 		v.Status, v.Error = StatusPredError, "canceled: "+err.Error()
-		return v
+		return nil, false
 	}
-	v.GoldMS = ms(g.Elapsed)
+	v.GoldMS += ms(g.Elapsed)
 	switch g.Status {
 	case ExecTimeout:
 		v.Status, v.Error = StatusGoldTimeout, g.Err
-		return v
+		return nil, false
 	case ExecFailed:
 		v.Status, v.Error = StatusGoldError, g.Err
-		return v
+		return nil, false
 	}
 	if g.Result.Truncated {
 		v.Status, v.Error = StatusGoldError, fmt.Sprintf("gold result truncated by the row cap (%d rows kept)", len(g.Result.Rows))
-		return v
+		return nil, false
 	}
-	psql := PreparePred(m, q, predSQL)
-	if strings.TrimSpace(psql) == "" {
-		v.Status, v.Error = StatusPredError, "empty prediction"
-		return v
-	}
+	return g.Result, true
+}
+
+// judge runs psql on db, adds its time to v.PredMS and compares its result
+// with gold, setting v's status, correctness and error.
+func (s *Scorer) judge(ctx context.Context, db datasets.Database, gsql, psql string, gold *datasets.ResultSet, v *Verdict) {
+	m, q := s.opt.Mode, s.opt.Quirks
+	v.Correct = false // a test-suite verdict may hold an earlier variant's
 	rs, st, msg, elapsed, err := execute(ctx, db, psql, s.opt.Timeout)
-	v.PredMS = ms(elapsed)
+	v.PredMS += ms(elapsed)
 	if err != nil {
 		v.Status, v.Error = StatusPredError, "canceled: "+err.Error()
-		return v
+		return
 	}
 	switch st {
 	case ExecTimeout:
 		v.Status, v.Error = StatusPredTimeout, msg
-		return v
+		return
 	case ExecFailed:
 		v.Status, v.Error = StatusPredError, msg
-		return v
+		return
 	}
 	if rs.Truncated {
 		v.Status, v.Error = StatusPredError, fmt.Sprintf("prediction result truncated by the row cap (%d rows kept)", len(rs.Rows))
-		return v
+		return
 	}
-	ok, err := CompareResults(m, q, g.Result, rs, OrderMatters(m, gsql))
+	ok, err := CompareResults(m, q, gold, rs, OrderMatters(m, gsql))
 	if err != nil {
 		var ve *ValueError
 		if errors.As(err, &ve) && ve.Side == SideGold {
@@ -194,10 +249,9 @@ func (s *Scorer) Score(ctx context.Context, ex datasets.Example, predSQL string)
 			v.Status = StatusPredError
 		}
 		v.Error = err.Error()
-		return v
+		return
 	}
 	v.Status, v.Correct = StatusOK, ok
-	return v
 }
 
 // ScoreAll scores the examples whose index is a key of preds, workers at a
