@@ -31,10 +31,13 @@ const defaultEvalTimeout = 30 * time.Second
 
 // evalReport is the --json output.
 type evalReport struct {
-	Benchmark string   `json:"benchmark"`
-	Split     string   `json:"split,omitempty"`
-	Pred      string   `json:"pred"`
-	Questions int      `json:"questions"`
+	Benchmark string `json:"benchmark"`
+	Split     string `json:"split,omitempty"`
+	Pred      string `json:"pred"`
+	Questions int    `json:"questions"`
+	// TestSuite is set when each prediction was judged on every database
+	// variant (--test-suite).
+	TestSuite bool     `json:"test_suite,omitempty"`
 	Warnings  []string `json:"warnings,omitempty"`
 	// EXAllQuestions is, for a partial prediction file, the correct count
 	// over every question of the benchmark (unscored ones counted wrong),
@@ -59,6 +62,7 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	limit := fs.Int("limit", 0, "score only the first N questions (0: all); predictions beyond them are ignored")
 	goldAsPred := fs.Bool("gold-as-pred", false, "score each gold SQL as its own prediction (a check: runnable questions should all be correct)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
+	testSuite := fs.Bool("test-suite", false, "spider modes: correct only if the result matches the gold on every *.sqlite in the database's directory (Spider test-suite accuracy)")
 	mysqlDSN := fs.String("mysql-dsn", os.Getenv("T2SBENCH_MYSQL_DSN"), "LogicCat: DSN of the SELECT-only account, without password (default $T2SBENCH_MYSQL_DSN)")
 	mysqlPwEnv := fs.String("mysql-password-env", "", "LogicCat: environment variable holding that account's password")
 	if err := parseFlags(fs, args); err != nil {
@@ -113,6 +117,15 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	if b.Engine != nil {
 		defer b.Engine.Close()
 	}
+	if *testSuite {
+		eff := m
+		if eff == "" {
+			eff = metrics.Mode(b.Mode)
+		}
+		if !eff.SupportsTestSuite() {
+			return fmt.Errorf("%w: eval: --test-suite needs a spider mode (spider, spider-keep-distinct), not %q", errUsage, eff)
+		}
+	}
 
 	var aligned metrics.Aligned
 	predName := "gold"
@@ -135,7 +148,7 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("eval: %w", err)
 	}
 	defer cache.Close()
-	scorer, err := metrics.NewScorer(b, cache, metrics.ScoreOptions{Mode: m, Timeout: *timeout})
+	scorer, err := metrics.NewScorer(b, cache, metrics.ScoreOptions{Mode: m, Timeout: *timeout, TestSuite: *testSuite})
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
@@ -170,7 +183,7 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 		}
 	}
 	sum := metrics.SummarizeEX(scorer.Mode(), verdicts, aligned.Unscored)
-	rep := evalReport{Benchmark: b.Name, Split: b.Split, Pred: predName, Questions: len(b.Examples), Warnings: aligned.Warnings, EXSummary: sum}
+	rep := evalReport{Benchmark: b.Name, Split: b.Split, Pred: predName, Questions: len(b.Examples), TestSuite: *testSuite, Warnings: aligned.Warnings, EXSummary: sum}
 	if len(sum.Unscored) > 0 && rep.Questions > 0 {
 		ex := float64(sum.Overall.Correct) / float64(rep.Questions)
 		rep.EXAllQuestions = &ex
@@ -239,8 +252,12 @@ func printEvalText(w io.Writer, r evalReport) {
 	if r.Split != "" {
 		split = " (" + r.Split + ")"
 	}
+	mode := string(r.Mode)
+	if r.TestSuite {
+		mode += " (test suite)"
+	}
 	fmt.Fprintf(w, "benchmark %s%s, mode %s, predictions %s: %d of %d questions scored\n",
-		r.Benchmark, split, r.Mode, r.Pred, r.Overall.Total, r.Questions)
+		r.Benchmark, split, mode, r.Pred, r.Overall.Total, r.Questions)
 	fmt.Fprintf(w, "%-12s %6s %8s %8s %9s %8s\n", "difficulty", "n", "correct", "EX", "runnable", "EX(run)")
 	row := func(name string, g metrics.EXGroup) {
 		fmt.Fprintf(w, "%-12s %6d %8d %8s %9d %8s\n", name, g.Total, g.Correct, pct(g.EX), g.Runnable, pct(g.EXRunnable))
