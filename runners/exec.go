@@ -1,6 +1,8 @@
 package runners
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -56,4 +58,56 @@ func ExecFeedback(rs *datasets.ResultSet, err error) string {
 		b.WriteString("(" + strings.Join(parts, ", ") + ")\n")
 	}
 	return b.String()
+}
+
+// Execution is one SQL's execution on a task's database.
+type Execution struct {
+	Result *datasets.ResultSet
+	Err    error
+	// Valid: executed and holds at least one non-NULL value (HasValue).
+	Valid bool
+	// Key groups equal results: the result as a set of rows
+	// (datasets.ResultSet.SetKey), set when Err is nil.
+	Key string
+}
+
+// Feedback describes the execution for a revision prompt (ExecFeedback).
+func (e *Execution) Feedback() string { return ExecFeedback(e.Result, e.Err) }
+
+// Executions runs each SQL of one task at most once and remembers the
+// outcome (search methods execute the same candidate many times). An
+// execution cut short by ctx is not remembered. Not safe for concurrent use.
+type Executions struct {
+	db   datasets.Database
+	done map[string]*Execution
+}
+
+// NewExecutions returns an empty memo over db.
+func NewExecutions(db datasets.Database) *Executions {
+	return &Executions{db: db, done: map[string]*Execution{}}
+}
+
+// Run executes sql, or returns its remembered execution. Blank SQL is an
+// execution error ("no SQL").
+func (x *Executions) Run(ctx context.Context, sql string) *Execution {
+	if e, ok := x.done[sql]; ok {
+		return e
+	}
+	e := &Execution{}
+	switch {
+	case strings.TrimSpace(sql) == "":
+		e.Err = errors.New("no SQL")
+	case x.db == nil:
+		e.Err = errors.New("no database")
+	default:
+		e.Result, e.Err = x.db.Execute(ctx, sql)
+	}
+	if e.Err == nil {
+		e.Key = e.Result.SetKey()
+		e.Valid = HasValue(e.Result)
+	}
+	if ctx.Err() == nil {
+		x.done[sql] = e
+	}
+	return e
 }

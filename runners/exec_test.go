@@ -1,6 +1,7 @@
 package runners
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -39,5 +40,42 @@ func TestExecFeedback(t *testing.T) {
 	got := ExecFeedback(rs([]any{int64(1), nil}, []any{2.5, long}), nil)
 	if !strings.Contains(got, "(1, NULL)") || !strings.Contains(got, strings.Repeat("x", 60)+"...") || strings.Contains(got, strings.Repeat("x", 61)) {
 		t.Errorf("rows not rendered with NULL and 60-byte cut:\n%s", got)
+	}
+}
+
+// countingDB answers every query with one row and counts executions.
+type countingDB struct {
+	datasets.Database
+	calls int
+}
+
+func (d *countingDB) Execute(ctx context.Context, sql string) (*datasets.ResultSet, error) {
+	d.calls++
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return &datasets.ResultSet{Columns: []string{"x"}, Rows: [][]any{{int64(1)}}}, nil
+}
+
+func TestExecutionsMemo(t *testing.T) {
+	db := &countingDB{}
+	x := NewExecutions(db)
+	ctx := context.Background()
+	a, b := x.Run(ctx, "SELECT 1"), x.Run(ctx, "SELECT 1")
+	if a != b || db.calls != 1 {
+		t.Errorf("same SQL twice: %d executions, same result %v; want 1 and true", db.calls, a == b)
+	}
+	if !a.Valid || a.Err != nil || a.Key != a.Result.SetKey() {
+		t.Errorf("execution %+v; want valid with the result's set key", a)
+	}
+	if e := x.Run(ctx, "  "); e.Err == nil || db.calls != 1 {
+		t.Errorf("blank SQL: err %v after %d executions; want an error and no execution", e.Err, db.calls)
+	}
+	canceled, cancel := context.WithCancel(ctx)
+	cancel()
+	x.Run(canceled, "SELECT 2")
+	x.Run(ctx, "SELECT 2")
+	if db.calls != 3 {
+		t.Errorf("an execution cut short by ctx was remembered: %d executions; want 3", db.calls)
 	}
 }

@@ -182,7 +182,7 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 	if err != nil {
 		return runners.Result{}, fmt.Errorf("alphasql: schema: %w", err)
 	}
-	q := &question{cfg: r.cfg, t: t, llm: m, schema: sch, exec: map[string]*execResult{}}
+	q := &question{cfg: r.cfg, t: t, llm: m, schema: sch, exec: runners.NewExecutions(t.DB)}
 	if r.cfg.Evidence {
 		q.evidence = t.Example.Evidence
 	}

@@ -282,7 +282,7 @@ func TestSelectFinal(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			q := &question{t: runners.Task{DB: db}, exec: map[string]*execResult{}}
+			q := &question{t: runners.Task{DB: db}, exec: runners.NewExecutions(db)}
 			var res runners.Result
 			q.selectFinal(context.Background(), mk(tt.sqls...), &res)
 			if tt.want != "" && res.SQL != tt.want {

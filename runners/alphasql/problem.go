@@ -2,7 +2,6 @@ package alphasql
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -23,37 +22,12 @@ type question struct {
 	schema     *datasets.Schema
 	fullSchema string
 	evidence   string
-	exec       map[string]*execResult
+	exec       *runners.Executions
 }
 
-// execResult is the memoised execution of one SQL.
-type execResult struct {
-	rs  *datasets.ResultSet
-	err error
-	// valid: executed and holds at least one non-null value.
-	valid bool
-	key   string
-}
-
-// execute runs sql once per question.
-func (q *question) execute(ctx context.Context, sql string) *execResult {
-	if e, ok := q.exec[sql]; ok {
-		return e
-	}
-	e := &execResult{}
-	if strings.TrimSpace(sql) == "" {
-		e.err = errors.New("no SQL")
-	} else {
-		e.rs, e.err = q.t.DB.Execute(ctx, sql)
-	}
-	if e.err == nil {
-		e.key = SetKey(e.rs)
-		e.valid = runners.HasValue(e.rs)
-	}
-	if ctx.Err() == nil {
-		q.exec[sql] = e
-	}
-	return e
+// execute runs sql once per question (runners.Executions).
+func (q *question) execute(ctx context.Context, sql string) *runners.Execution {
+	return q.exec.Run(ctx, sql)
 }
 
 // SetKey is a canonical key of a result as a set of rows (order and
@@ -61,7 +35,7 @@ func (q *question) execute(ctx context.Context, sql string) *execResult {
 func SetKey(rs *datasets.ResultSet) string { return rs.SetKey() }
 
 // feedback describes an execution for the revision prompt.
-func feedback(e *execResult) string { return runners.ExecFeedback(e.rs, e.err) }
+func feedback(e *runners.Execution) string { return e.Feedback() }
 
 // complete makes one chat request.
 func (q *question) complete(ctx context.Context, prompt string, temp float64, n int, responder string, kind llm.AnswerKind, seedOffset int64) (*llm.Response, error) {
@@ -283,7 +257,7 @@ func (q *question) reviseMore(ctx context.Context, s pathState, ex *mcts.Expansi
 		rounds := 1
 		sql, _ := o.Info["sql"].(string)
 		var history []string
-		for rounds < q.cfg.Revision && sql != "" && !q.execute(ctx, sql).valid {
+		for rounds < q.cfg.Revision && sql != "" && !q.execute(ctx, sql).Valid {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
@@ -349,11 +323,11 @@ func (q *question) Reward(ctx context.Context, t *mcts.Tree, n *mcts.Node) (floa
 			continue
 		}
 		e := q.execute(ctx, sql)
-		if !e.valid {
+		if !e.Valid {
 			continue
 		}
 		valid++
-		if term.valid && e.key == term.key {
+		if term.Valid && e.Key == term.Key {
 			agree++
 		}
 	}
@@ -362,7 +336,7 @@ func (q *question) Reward(ctx context.Context, t *mcts.Tree, n *mcts.Node) (floa
 	}
 	n.Info["reward_valid_samples"] = valid
 	n.Info["reward_agree"] = agree
-	if !term.valid {
+	if !term.Valid {
 		return 0, nil
 	}
 	return float64(agree) / float64(q.cfg.Reward), nil
@@ -398,14 +372,14 @@ func (q *question) selectFinal(ctx context.Context, t *mcts.Tree, res *runners.R
 			continue
 		}
 		e := q.execute(ctx, sql)
-		if e.err != nil {
+		if e.Err != nil {
 			failed = append(failed, sql)
 			continue
 		}
-		g := groups[e.key]
+		g := groups[e.Key]
 		if g == nil {
-			g = &group{key: e.key, valid: e.valid, fastest: e.rs.Elapsed, best: sql, count: map[string]int{}}
-			groups[e.key] = g
+			g = &group{key: e.Key, valid: e.Valid, fastest: e.Result.Elapsed, best: sql, count: map[string]int{}}
+			groups[e.Key] = g
 			order = append(order, g)
 		}
 		g.members++
@@ -416,7 +390,7 @@ func (q *question) selectFinal(ctx context.Context, t *mcts.Tree, res *runners.R
 		}
 		if !contains(g.sqls, sql) {
 			g.sqls = append(g.sqls, sql)
-			g.fastest = min(g.fastest, e.rs.Elapsed)
+			g.fastest = min(g.fastest, e.Result.Elapsed)
 		}
 	}
 	total := 0

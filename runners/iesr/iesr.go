@@ -234,7 +234,7 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 		return runners.Result{}, fmt.Errorf("iesr: schema: %w", err)
 	}
 	cfg := r.cfg
-	q := &question{cfg: &cfg, t: t, llm: m, schema: sch, exec: map[string]*execResult{}}
+	q := &question{cfg: &cfg, t: t, llm: m, schema: sch, exec: runners.NewExecutions(t.DB)}
 	if cfg.Evidence {
 		q.evidence = t.Example.Evidence
 	}

@@ -3,7 +3,6 @@ package iesr
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -27,38 +26,12 @@ type question struct {
 	linkSel  map[string][]string // the linking selection (nil: whole schema)
 	evidence string
 	extra    string // key information and linking hints
-	exec     map[string]*execResult
+	exec     *runners.Executions
 }
 
-// execResult is the memoised execution of one SQL.
-type execResult struct {
-	rs  *datasets.ResultSet
-	err error
-	// valid: executed and holds at least one non-null value (Alpha-SQL's
-	// validity, METHODS.md).
-	valid bool
-	key   string
-}
-
-// execute runs sql once per question.
-func (q *question) execute(ctx context.Context, sql string) *execResult {
-	if e, ok := q.exec[sql]; ok {
-		return e
-	}
-	e := &execResult{}
-	if strings.TrimSpace(sql) == "" {
-		e.err = errors.New("no SQL")
-	} else {
-		e.rs, e.err = q.t.DB.Execute(ctx, sql)
-	}
-	if e.err == nil {
-		e.key = ResultKey(e.rs)
-		e.valid = runners.HasValue(e.rs)
-	}
-	if ctx.Err() == nil {
-		q.exec[sql] = e
-	}
-	return e
+// execute runs sql once per question (runners.Executions).
+func (q *question) execute(ctx context.Context, sql string) *runners.Execution {
+	return q.exec.Run(ctx, sql)
 }
 
 // ResultKey is a canonical key of a result as a set of rows (row order and
@@ -67,7 +40,7 @@ func (q *question) execute(ctx context.Context, sql string) *execResult {
 func ResultKey(rs *datasets.ResultSet) string { return rs.SetKey() }
 
 // feedback describes an execution for the revision prompt.
-func feedback(e *execResult) string { return runners.ExecFeedback(e.rs, e.err) }
+func feedback(e *runners.Execution) string { return e.Feedback() }
 
 // request is one chat request of the runner.
 type request struct {
@@ -271,7 +244,7 @@ func (q *question) Reward(ctx context.Context, t *mcts.Tree, n *mcts.Node) (floa
 		if !ok {
 			continue
 		}
-		if e := q.execute(ctx, sql); term.valid && e.err == nil && e.key == term.key {
+		if e := q.execute(ctx, sql); term.Valid && e.Err == nil && e.Key == term.Key {
 			agree++
 		}
 	}
@@ -279,7 +252,7 @@ func (q *question) Reward(ctx context.Context, t *mcts.Tree, n *mcts.Node) (floa
 		n.Info = map[string]any{}
 	}
 	n.Info["reward_agree"] = agree
-	if !term.valid {
+	if !term.Valid {
 		return 0, nil
 	}
 	return float64(agree) / float64(q.cfg.Reward), nil

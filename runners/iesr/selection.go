@@ -283,7 +283,7 @@ func (q *question) trajectories(ctx context.Context, tree *mcts.Tree) []*Traject
 		}
 		if s.sql != "" {
 			e := q.execute(ctx, s.sql)
-			t.Executes, t.Valid, t.Key = e.err == nil, e.valid, e.key
+			t.Executes, t.Valid, t.Key = e.Err == nil, e.Valid, e.Key
 		}
 		out = append(out, t)
 	}
@@ -316,7 +316,7 @@ func (q *question) discriminate(ctx context.Context, trajs []*Trajectory, tr *ru
 			agree := false
 			if ok && t.Executes {
 				e := q.execute(ctx, sql)
-				agree = e.err == nil && e.key == t.Key
+				agree = e.Err == nil && e.Key == t.Key
 			}
 			if agree {
 				t.Agree++

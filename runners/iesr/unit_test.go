@@ -297,13 +297,13 @@ func TestMaskAndComplete(t *testing.T) {
 	r, _ := New(nil)
 	cfg := r.(*Runner).Config()
 	s := &scripted{answers: []string{"```sql\nSELECT b\n```", "```sql\nSELECT c\n```", "no sql here", "```sql\nSELECT a\n```"}}
-	q := &question{cfg: &cfg, t: runners.Task{DB: db, Seed: 9}, llm: s, header: "HEADER\n", exec: map[string]*execResult{}}
+	q := &question{cfg: &cfg, t: runners.Task{DB: db, Seed: 9}, llm: s, header: "HEADER\n", exec: runners.NewExecutions(db)}
 	var steps []step
 	for i, a := range []mcts.Action{A1, A2, A3, A4, A5} {
 		steps = append(steps, step{action: a, text: "STEP-" + string(rune('1'+i))})
 	}
 	e := q.execute(context.Background(), "SELECT a")
-	tr := &Trajectory{SQL: "SELECT a", Executes: true, Valid: true, Key: e.key, steps: steps}
+	tr := &Trajectory{SQL: "SELECT a", Executes: true, Valid: true, Key: e.Key, steps: steps}
 	var trace runners.Trace
 	n, err := q.discriminate(context.Background(), []*Trajectory{tr}, &trace)
 	if err != nil {
