@@ -421,53 +421,36 @@ func ParseSelect(sql string) (*Select, error) {
 // ParseExpr parses one DSL expression; `{name}` relation references are
 // allowed and raw subqueries are not.
 func ParseExpr(src string) (Expr, error) {
-	toks, err := lex(src, true)
-	if err != nil {
-		return nil, err
-	}
-	p := &parser{toks: toks, allowRel: true}
-	e, err := p.expr()
-	if err != nil {
-		return nil, err
-	}
-	if p.peek().kind != tEOF {
-		return nil, p.errHere("unexpected text after expression")
-	}
-	return e, nil
+	return parseWhole(src, "expression", (*parser).expr)
 }
 
 // parseItem parses `expr [[AS] alias]` or `*` / `q.*` (DSL select items).
 func parseItem(src string) (SelItem, error) {
-	toks, err := lex(src, true)
-	if err != nil {
-		return SelItem{}, err
-	}
-	p := &parser{toks: toks, allowRel: true}
-	it, err := p.selItem()
-	if err != nil {
-		return SelItem{}, err
-	}
-	if p.peek().kind != tEOF {
-		return SelItem{}, p.errHere("unexpected text after item")
-	}
-	return it, nil
+	return parseWhole(src, "item", (*parser).selItem)
 }
 
 // parseOrderItem parses `expr [ASC|DESC]`.
 func parseOrderItem(src string) (OrderItem, error) {
+	return parseWhole(src, "order term", (*parser).orderItem)
+}
+
+// parseWhole parses all of src (DSL text: relation references allowed)
+// with one production; text left over is an error naming what was parsed.
+func parseWhole[T any](src, what string, production func(*parser) (T, error)) (T, error) {
+	var zero T
 	toks, err := lex(src, true)
 	if err != nil {
-		return OrderItem{}, err
+		return zero, err
 	}
 	p := &parser{toks: toks, allowRel: true}
-	it, err := p.orderItem()
+	v, err := production(p)
 	if err != nil {
-		return OrderItem{}, err
+		return zero, err
 	}
 	if p.peek().kind != tEOF {
-		return OrderItem{}, p.errHere("unexpected text after order term")
+		return zero, p.errHere("unexpected text after %s", what)
 	}
-	return it, nil
+	return v, nil
 }
 
 func (p *parser) selectStmt() (*Select, error) {
