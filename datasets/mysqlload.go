@@ -244,6 +244,13 @@ func countValueTuples(s string) (int64, error) {
 	return n, nil
 }
 
+// mysqlImportLock is the server-wide named lock an import holds, and
+// mysqlImportLockWait how long it waits for another import to finish.
+const (
+	mysqlImportLock     = "t2sbench_import"
+	mysqlImportLockWait = 10 * time.Minute
+)
+
 // ImportMySQLDumps imports every dir/*.sql dump into its own database on the
 // server of adminDSN (an account allowed to create databases and users;
 // password from opt.PasswordEnv). It is idempotent: a dump whose marker row
@@ -254,6 +261,7 @@ func countValueTuples(s string) (int64, error) {
 // table equals the dump's INSERT tuple count. The utf8mb4_0900_ai_ci
 // collation (MySQL 8) is rewritten to utf8mb4_uca1400_nopad_ai_ci on
 // MariaDB >= 10.10 (UCA 14, NO PAD, the closest), else utf8mb4_unicode_ci.
+// Concurrent imports into one server take turns (a named server lock).
 func ImportMySQLDumps(ctx context.Context, adminDSN, dir string, opt MySQLImportOptions) ([]MySQLImport, error) {
 	logf := opt.Log
 	if logf == nil {
@@ -295,6 +303,29 @@ func ImportMySQLDumps(ctx context.Context, adminDSN, dir string, opt MySQLImport
 	}
 	defer admin.Close()
 	admin.SetMaxOpenConns(1)
+
+	// Imports from several processes (parallel test binaries, a user's two
+	// shells) take turns: each holds a server-wide named lock for its whole
+	// run, so one never drops a database another is loading. The second
+	// then finds every marker and loads nothing.
+	lockDB, err := sql.Open("mysql", cfg.FormatDSN())
+	if err != nil {
+		return nil, fmt.Errorf("import: %w", err)
+	}
+	defer lockDB.Close()
+	lock, err := lockDB.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("import: %w", err)
+	}
+	defer lock.Close() // closing the session releases the lock too
+	var got sql.NullInt64
+	if err := lock.QueryRowContext(ctx, "SELECT GET_LOCK(?, ?)", mysqlImportLock, int(mysqlImportLockWait.Seconds())).Scan(&got); err != nil {
+		return nil, fmt.Errorf("import: take the import lock: %w", err)
+	}
+	if !got.Valid || got.Int64 != 1 {
+		return nil, fmt.Errorf("import: another import still holds the lock %q after %s", mysqlImportLock, mysqlImportLockWait)
+	}
+	defer lock.ExecContext(context.WithoutCancel(ctx), "DO RELEASE_LOCK(?)", mysqlImportLock)
 
 	files, err := filepath.Glob(filepath.Join(dir, "*.sql"))
 	if err != nil {
