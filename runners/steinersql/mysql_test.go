@@ -2,67 +2,18 @@ package steinersql
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"os"
 	"strings"
-	"sync"
 	"testing"
-	"time"
-
-	"github.com/go-sql-driver/mysql"
 
 	"github.com/t2sbench/t2sbench/datasets"
-	"github.com/t2sbench/t2sbench/internal/testenv"
+	"github.com/t2sbench/t2sbench/internal/mysqltest"
 	"github.com/t2sbench/t2sbench/runners"
 )
 
-const (
-	mysqlROUser  = "t2s_ro_steinersql"
-	mysqlROPWEnv = "T2SBENCH_TEST_STEINERSQL_RO_PASSWORD"
-)
-
-var (
-	mysqlOnce    sync.Once
-	mysqlErr     error
-	mysqlImports []datasets.MySQLImport
-)
-
-// logicCatDB opens LogicCat database id on the MySQL server of
-// $T2SBENCH_MYSQL_DSN through a SELECT-only account, importing the dumps
-// first (idempotent). It skips without a server or without the data.
+// logicCatDB opens LogicCat database id through this package's own
+// read-only account (internal/mysqltest); it skips without a server.
 func logicCatDB(t *testing.T, id string) datasets.Database {
-	t.Helper()
-	dsn := testenv.MySQLDSN(t)
-	dir := testenv.Datasets(t, "logiccat")
-	mysqlOnce.Do(func() {
-		b := make([]byte, 16)
-		rand.Read(b)
-		os.Setenv(mysqlROPWEnv, hex.EncodeToString(b))
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		mysqlImports, mysqlErr = datasets.ImportMySQLDumps(ctx, dsn, dir+"/mysql/database", datasets.MySQLImportOptions{
-			ROUser: mysqlROUser, ROPasswordEnv: mysqlROPWEnv,
-		})
-	})
-	if mysqlErr != nil {
-		t.Fatalf("import LogicCat dumps: %v", mysqlErr)
-	}
-	cfg, err := mysql.ParseDSN(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.User, cfg.Passwd, cfg.DBName = mysqlROUser, "", ""
-	eng, err := datasets.NewMySQLEngine(datasets.MySQLConfig{DSN: cfg.FormatDSN(), PasswordEnv: mysqlROPWEnv, Timeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { eng.Close() })
-	db, err := eng.Open(context.Background(), id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return db
+	return mysqltest.LogicCatDB(t, "t2s_ro_steinersql", id)
 }
 
 // TestLogicCatMySQL runs the runner on LogicCat's bike database (MariaDB):
@@ -133,6 +84,7 @@ func TestLogicCatMySQL(t *testing.T) {
 // cost part lies in [0, 1], and every declared foreign key is an edge.
 func TestLogicCatMySQLGraphs(t *testing.T) {
 	logicCatDB(t, "bike")
+	mysqlImports := mysqltest.Imported()
 	if len(mysqlImports) < 40 {
 		t.Fatalf("got %d imported databases; want the 45 LogicCat dumps", len(mysqlImports))
 	}

@@ -1,0 +1,72 @@
+// Package mysqltest gives tests outside package datasets a LogicCat
+// database on the MySQL/MariaDB server of $T2SBENCH_MYSQL_DSN, reached
+// through a SELECT-only account, the way a run reaches it. Tests skip when
+// no server is configured or the shared data is absent.
+package mysqltest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/testenv"
+)
+
+var (
+	importOnce sync.Once
+	importErr  error
+	imported   []datasets.MySQLImport
+)
+
+// Imported lists the databases the import of LogicCatDB covered (empty
+// before the first call).
+func Imported() []datasets.MySQLImport { return imported }
+
+// LogicCatDB imports the LogicCat dumps once per test binary (idempotent,
+// and serialised with other processes by ImportMySQLDumps), grants the
+// read-only account roUser, and opens database id through it. Each test
+// package passes its own account name so parallel test binaries never
+// reset each other's password.
+func LogicCatDB(t *testing.T, roUser, id string) datasets.Database {
+	t.Helper()
+	dsn := testenv.MySQLDSN(t)
+	dir := testenv.Datasets(t, "logiccat")
+	pwEnv := "T2SBENCH_TEST_" + strings.ToUpper(roUser) + "_PASSWORD"
+	importOnce.Do(func() {
+		b := make([]byte, 16)
+		rand.Read(b)
+		os.Setenv(pwEnv, hex.EncodeToString(b))
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		imported, importErr = datasets.ImportMySQLDumps(ctx, dsn, filepath.Join(dir, "mysql", "database"), datasets.MySQLImportOptions{
+			ROUser: roUser, ROPasswordEnv: pwEnv,
+		})
+	})
+	if importErr != nil {
+		t.Fatalf("import LogicCat dumps: %v", importErr)
+	}
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.User, cfg.Passwd, cfg.DBName = roUser, "", ""
+	eng, err := datasets.NewMySQLEngine(datasets.MySQLConfig{DSN: cfg.FormatDSN(), PasswordEnv: pwEnv, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	db, err := eng.Open(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
