@@ -79,3 +79,16 @@ func TestExecutionsMemo(t *testing.T) {
 		t.Errorf("an execution cut short by ctx was remembered: %d executions; want 3", db.calls)
 	}
 }
+
+func TestTaskDialect(t *testing.T) {
+	if got := (Task{}).Dialect(); got != "sqlite" {
+		t.Errorf("Dialect without a database = %q; want sqlite", got)
+	}
+	if got := (Task{DB: mysqlDB{}}).Dialect(); got != "mysql" {
+		t.Errorf("Dialect = %q; want the database's (mysql)", got)
+	}
+}
+
+type mysqlDB struct{ datasets.Database }
+
+func (mysqlDB) Dialect() string { return "mysql" }

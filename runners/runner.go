@@ -35,6 +35,15 @@ type Task struct {
 	Budget Budget
 }
 
+// Dialect is the SQL dialect of the task's database ("sqlite" when it has
+// none), for prompts that name the dialect.
+func (t Task) Dialect() string {
+	if t.DB == nil {
+		return "sqlite"
+	}
+	return t.DB.Dialect()
+}
+
 // Budget bounds the work of one task. Zero values mean no limit.
 type Budget struct {
 	MaxCalls  int

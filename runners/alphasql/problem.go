@@ -42,7 +42,7 @@ func (q *question) complete(ctx context.Context, prompt string, temp float64, n 
 	seed := q.t.Seed + seedOffset
 	req := llm.Request{
 		Role:        RoleReason,
-		Messages:    []llm.Message{{Role: "system", Content: sqltext.ForDialect(systemPrompt, q.dialect())}, {Role: "user", Content: prompt}},
+		Messages:    []llm.Message{{Role: "system", Content: sqltext.ForDialect(systemPrompt, q.t.Dialect())}, {Role: "user", Content: prompt}},
 		Temperature: temp,
 		MaxTokens:   q.cfg.MaxTokens,
 		N:           n,
@@ -95,19 +95,13 @@ func (q *question) schemaText(s pathState) string {
 }
 
 func (q *question) prompt(s pathState, steps []step, instruction string) string {
-	return taskText(q.t.Example.DBID, q.schemaText(s), q.t.Example.Question, q.evidence) + contextText(steps) + "\n" + sqltext.ForDialect(instruction, q.dialect())
+	return taskText(q.t.Example.DBID, q.schemaText(s), q.t.Example.Question, q.evidence) + contextText(steps) + "\n" + sqltext.ForDialect(instruction, q.t.Dialect())
 }
 
 // Actions implements mcts.Problem: the transition table minus disabled
 // actions.
 func (q *question) Actions(_ *mcts.Tree, n *mcts.Node) []mcts.Action {
-	var out []mcts.Action
-	for _, a := range Transitions[n.Action] {
-		if !q.cfg.Disabled[a] {
-			out = append(out, a)
-		}
-	}
-	return out
+	return mcts.Next(Transitions, n.Action, q.cfg.Disabled)
 }
 
 // Terminal implements mcts.Problem: A7 ends a path.
@@ -449,12 +443,4 @@ func (q *question) selectFinal(ctx context.Context, t *mcts.Tree, res *runners.R
 		info["note"] = res.Note
 	}
 	res.Trace.Add(runners.Step{Action: "select", Output: res.SQL, Info: info})
-}
-
-// dialect is the SQL dialect of the question's database.
-func (q *question) dialect() string {
-	if q.t.DB == nil {
-		return "sqlite"
-	}
-	return q.t.DB.Dialect()
 }

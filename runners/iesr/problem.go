@@ -59,7 +59,7 @@ func (q *question) complete(ctx context.Context, r request) (*llm.Response, erro
 	seed := r.seed
 	req := llm.Request{
 		Role:        r.role,
-		Messages:    []llm.Message{{Role: "system", Content: sqltext.ForDialect(systemPrompt, q.dialect())}, {Role: "user", Content: r.prompt}},
+		Messages:    []llm.Message{{Role: "system", Content: sqltext.ForDialect(systemPrompt, q.t.Dialect())}, {Role: "user", Content: r.prompt}},
 		Temperature: r.temp,
 		MaxTokens:   q.cfg.MaxTokens,
 		N:           r.n,
@@ -124,19 +124,13 @@ func (q *question) prompt(s pathState, steps []step, instruction string) string 
 		schema := datasets.RenderMSchema(q.schema, datasets.RenderOptions{Tables: s.selection})
 		head = taskHeader(q.t.Example.DBID, schema, q.t.Example.Question, q.evidence, q.extra)
 	}
-	return head + stepsText(steps) + "\n【Task】\n" + sqltext.ForDialect(instruction, q.dialect())
+	return head + stepsText(steps) + "\n【Task】\n" + sqltext.ForDialect(instruction, q.t.Dialect())
 }
 
 // Actions implements mcts.Problem: the transition table minus removed
 // actions.
 func (q *question) Actions(_ *mcts.Tree, n *mcts.Node) []mcts.Action {
-	var out []mcts.Action
-	for _, a := range Transitions[n.Action] {
-		if !q.cfg.Disabled[a] {
-			out = append(out, a)
-		}
-	}
-	return out
+	return mcts.Next(Transitions, n.Action, q.cfg.Disabled)
 }
 
 // Terminal implements mcts.Problem: END closes a path.
@@ -288,12 +282,4 @@ func knownSelection(s *datasets.Schema, sel map[string][]string) (map[string][]s
 		return nil, fmt.Errorf("the selection names no table of the schema")
 	}
 	return out, nil
-}
-
-// dialect is the SQL dialect of the question's database.
-func (q *question) dialect() string {
-	if q.t.DB == nil {
-		return "sqlite"
-	}
-	return q.t.DB.Dialect()
 }

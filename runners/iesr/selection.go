@@ -300,7 +300,7 @@ func (q *question) discriminate(ctx context.Context, trajs []*Trajectory, tr *ru
 	for _, t := range trajs {
 		t.Prefixes = PrefixLengths(len(t.steps), q.cfg.Cuts)
 		for ci, k := range t.Prefixes {
-			prompt := q.header + stepsText(t.steps[:k]) + "\n【Task】\n" + sqltext.ForDialect(discriminatorInstruction, q.dialect())
+			prompt := q.header + stepsText(t.steps[:k]) + "\n【Task】\n" + sqltext.ForDialect(discriminatorInstruction, q.t.Dialect())
 			resp, err := q.complete(ctx, request{role: RoleDiscriminator, responder: RespDiscriminator, kind: llm.AnswerSQL,
 				prompt: prompt, temp: q.cfg.DiscTemperature, n: 1, seed: q.t.Seed + int64(ci+1)<<24})
 			reqs++

@@ -44,6 +44,19 @@ import (
 // Action names one kind of step. Methods define their own constants.
 type Action string
 
+// Next returns the actions that table allows after from, in table order,
+// without the disabled ones: a method's valid-transition table with its
+// ablation switches applied.
+func Next(table map[Action][]Action, from Action, disabled map[Action]bool) []Action {
+	var out []Action
+	for _, a := range table[from] {
+		if !disabled[a] {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
 // RootAction is the pseudo-action of the root node.
 const RootAction Action = "ROOT"
 
