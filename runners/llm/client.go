@@ -65,10 +65,28 @@ type Usage struct {
 	CompletionTokens int `json:"completion_tokens"`
 }
 
+// Finish reasons a backend reports per sample (OpenAI's finish_reason).
+const (
+	FinishStop   = "stop"   // the model ended its answer (or hit a stop sequence)
+	FinishLength = "length" // the answer was cut at the token limit
+	FinishFilter = "content_filter"
+)
+
 // Response is the answer to a Request: one choice per sample.
+//
+// Choices hold the answer text only: reasoning the model wrote before its
+// answer (a <think> block, or a server's reasoning_content / reasoning
+// field) is moved to Reasoning, so that parsers see the answer alone and
+// reasoning is never fed back into a later prompt. Reasoning and
+// FinishReasons, when present, are parallel to Choices.
 type Response struct {
 	Choices []string `json:"choices"`
-	Usage   Usage    `json:"usage"`
+	// Reasoning is the reasoning text of each sample ("" when none).
+	Reasoning []string `json:"reasoning,omitempty"`
+	// FinishReasons is each sample's finish reason (FinishStop,
+	// FinishLength, ...; "" when the backend gave none).
+	FinishReasons []string `json:"finish_reasons,omitempty"`
+	Usage         Usage    `json:"usage"`
 	Model   string   `json:"model"`
 	// Cached is true when the response came from the cache and cost no call.
 	Cached bool `json:"cached"`
@@ -80,4 +98,23 @@ type Response struct {
 // Client is a model backend.
 type Client interface {
 	Complete(ctx context.Context, req Request) (*Response, error)
+}
+
+// Finish returns the finish reason of sample i ("" when unknown).
+func (r *Response) Finish(i int) string {
+	if r == nil || i < 0 || i >= len(r.FinishReasons) {
+		return ""
+	}
+	return r.FinishReasons[i]
+}
+
+// Cut reports whether sample i was cut at the token limit.
+func (r *Response) Cut(i int) bool { return r.Finish(i) == FinishLength }
+
+// ReasoningOf returns the reasoning text of sample i ("" when none).
+func (r *Response) ReasoningOf(i int) string {
+	if r == nil || i < 0 || i >= len(r.Reasoning) {
+		return ""
+	}
+	return r.Reasoning[i]
 }
