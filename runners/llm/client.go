@@ -87,7 +87,7 @@ type Response struct {
 	// FinishLength, ...; "" when the backend gave none).
 	FinishReasons []string `json:"finish_reasons,omitempty"`
 	Usage         Usage    `json:"usage"`
-	Model   string   `json:"model"`
+	Model         string   `json:"model"`
 	// Cached is true when the response came from the cache and cost no call.
 	Cached bool `json:"cached"`
 	// Latency is the wall time of the call (the original call's latency for
