@@ -27,7 +27,7 @@ var reasoningTags = [][2]string{
 //     closing tag is reasoning;
 //   - several blocks, interleaved with answer text: all blocks are removed.
 func SplitReasoning(text string) (answer, reasoning string) {
-	lower := strings.ToLower(text)
+	lower := asciiLower(text)
 	var ans, rsn []string
 	rest, restLower := text, lower
 	// An orphan closing tag before any opening tag: the opening tag was
@@ -78,4 +78,17 @@ func firstTag(lower string) (open int, closeTag string, firstClose int, firstClo
 		}
 	}
 	return open, closeTag, firstClose, firstCloseTag
+}
+
+// asciiLower lower-cases ASCII letters only, so that byte offsets in the
+// result are offsets in s (strings.ToLower rewrites invalid UTF-8 and
+// changes lengths).
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }

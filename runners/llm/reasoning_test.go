@@ -21,6 +21,9 @@ func TestSplitReasoning(t *testing.T) {
 		{"thinking variant", "<thinking>r</thinking>\na", "a", "r"},
 		{"empty block", "<think>\n\n</think>\n\nSELECT 1", "SELECT 1", ""},
 		{"orphan close then block", "r1</think>a<think>r2</think>b", "ab", "r1\n\nr2"},
+		// Found by fuzzing: invalid UTF-8 must not shift offsets.
+		{"invalid utf8", "0000000\xf3000000</think>x", "x", "0000000\xf3000000"},
+		{"invalid utf8 upper", "\xff<THINK>\xc3r</THINK>a", "\xffa", "\xc3r"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
