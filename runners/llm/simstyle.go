@@ -319,8 +319,10 @@ func renderSQL(clean string, schema *datasets.Schema, rng *rand.Rand, st *simSty
 	case "fence_own_line":
 		if !strings.Contains(sq, "\n") && rng.IntN(2) == 0 {
 			b = "```" + sq + "```"
+			st.forms = append(st.forms, "variant/one_line")
 		} else {
 			b = "```" + sq + "\n```"
+			st.forms = append(st.forms, "variant/closed_below")
 		}
 	case "prose":
 		b = pickString(rng, simLeadIns) + "\n\n" + fence(sq) + "\n\n" + pickString(rng, simExplanations)
@@ -329,7 +331,9 @@ func renderSQL(clean string, schema *datasets.Schema, rng *rand.Rand, st *simSty
 			pickString(rng, simStepTwo) + "\n\n" + pickString(rng, simFinalMarkers) + "\n" + fence(sq)
 	case "json":
 		obj := `{"sql": ` + jsonString(s) + `}`
-		switch rng.IntN(3) {
+		keys := rng.IntN(3)
+		st.forms = append(st.forms, []string{"variant/sql_only", "variant/reasoning_then_sql", "variant/sql_then_explanation"}[keys])
+		switch keys {
 		case 1:
 			obj = `{"reasoning": ` + jsonString(pickString(rng, simExplanations)) + `, "sql": ` + jsonString(s) + `}`
 		case 2:
@@ -337,19 +341,26 @@ func renderSQL(clean string, schema *datasets.Schema, rng *rand.Rand, st *simSty
 		}
 		if rng.IntN(2) == 0 {
 			b = "```json\n" + obj + "\n```"
+			st.forms = append(st.forms, "variant/json_fenced")
 		} else {
 			b = obj
+			st.forms = append(st.forms, "variant/json_raw")
 		}
 	case "template_token":
 		tok := pickString(rng, simTemplateTokens)
+		st.forms = append(st.forms, "token/"+tok)
 		if rng.IntN(2) == 0 {
 			b = fence(sq) + "\n" + tok
+			st.forms = append(st.forms, "variant/after_fence")
 		} else {
 			b = sq + tok
+			st.forms = append(st.forms, "variant/after_bare_sql")
 		}
 	case "escaped":
 		labels := []string{"SQL: ", "**SQL:** ", ""}
-		b = pickString(rng, simLeadIns) + "\n\n" + pickString(rng, labels) + markdownEscape(sq) + "\n\n" + pickString(rng, simExplanations)
+		label := rng.IntN(len(labels))
+		st.forms = append(st.forms, []string{"variant/label_sql", "variant/label_bold_sql", "variant/no_label"}[label])
+		b = pickString(rng, simLeadIns) + "\n\n" + labels[label] + markdownEscape(sq) + "\n\n" + pickString(rng, simExplanations)
 	case "unclosed":
 		b = "```" + tag + "\n" + sq + "\n"
 		st.forms = append(st.forms, "tag/"+tag)
