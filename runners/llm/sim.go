@@ -72,6 +72,28 @@ type SimConfig struct {
 // from a generator seeded by SHA-256(seed, request seed, messages, i), so the
 // same request gives the same answers in any order and on any machine.
 //
+// The style (SimConfig.Style) sits after the responders and applies to
+// every answer kind. SimStyleClean, the default, returns each responder's
+// text as it is, with finish reason "stop" and no reasoning.
+// SimStyleRealistic renders it the way real models write (see
+// renderStyled and the form tables in simstyle.go): SQL in any fence or
+// none, with prose, drafts, JSON wrapping, leaked template tokens and
+// markdown escapes; JSON with prose, shuffled keys and numbers as strings;
+// DSL calls in ```python or untagged blocks, numbered, with ";" or inline
+// backticks. Options, each validated with the key named in the error:
+//
+//	style           clean | realistic (default clean)
+//	cut_rate        share of samples cut mid-way, finish "length" (default DefaultSimCutRate = 0.02)
+//	reasoning_rate  share of samples with a reasoning block holding a draft (default DefaultSimReasoningRate = 0.3)
+//
+// Half of the reasoning blocks come in Response.Reasoning (a server's
+// reasoning_content), the rest inline as <think>...</think> or with only
+// the closing tag (the template opened it), split off by SplitReasoning as
+// a client would. Any answer longer than the request's MaxTokens is cut
+// there too. The style draws from a generator of its own, seeded by (seed,
+// prompt, sample index), so the correct/corrupt draws equal the clean
+// style's.
+//
 // Sim implements OffsetClient and is safe for concurrent use. It opens
 // databases through the benchmark's engine, which owns (and closes) them.
 type Sim struct {
