@@ -36,8 +36,8 @@ func TestSimStyleSpec(t *testing.T) {
 	}{
 		{"clean default", "{backend: sim, seed: 3}", map[string]any{"backend": "sim", "p": DefaultSimP, "seed": int64(3)}},
 		{"clean explicit", "{backend: sim, seed: 3, style: clean}", map[string]any{"backend": "sim", "p": DefaultSimP, "seed": int64(3)}},
-		// 0.02 and 0.3 are llm.DefaultSimCutRate and DefaultSimReasoningRate.
-		{"realistic defaults", "{backend: sim, seed: 3, style: realistic}", map[string]any{"backend": "sim", "p": DefaultSimP, "seed": int64(3), "style": "realistic", "cut_rate": 0.02, "reasoning_rate": 0.3}},
+		// 0.01 and 0.3 are llm.DefaultSimCutRate and DefaultSimReasoningRate.
+		{"realistic defaults", "{backend: sim, seed: 3, style: realistic}", map[string]any{"backend": "sim", "p": DefaultSimP, "seed": int64(3), "style": "realistic", "cut_rate": 0.01, "reasoning_rate": 0.3}},
 		{"realistic rates", "{backend: sim, seed: 3, style: realistic, cut_rate: 0, reasoning_rate: 1}", map[string]any{"backend": "sim", "p": DefaultSimP, "seed": int64(3), "style": "realistic", "cut_rate": 0.0, "reasoning_rate": 1.0}},
 	}
 	for _, tt := range ids {

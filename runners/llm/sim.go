@@ -83,7 +83,7 @@ type SimConfig struct {
 // backticks. Options, each validated with the key named in the error:
 //
 //	style           clean | realistic (default clean)
-//	cut_rate        share of samples cut mid-way, finish "length" (default DefaultSimCutRate = 0.02)
+//	cut_rate        share of samples cut mid-way, finish "length" (default DefaultSimCutRate = 0.01)
 //	reasoning_rate  share of samples with a reasoning block holding a draft (default DefaultSimReasoningRate = 0.3)
 //
 // Half of the reasoning blocks come in Response.Reasoning (a server's
