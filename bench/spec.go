@@ -126,6 +126,11 @@ type ModelSpec struct {
 	P     *float64           `yaml:"p"`
 	Seed  int64              `yaml:"seed"`
 	RoleP map[string]float64 `yaml:"role_p"`
+	// Style is sim's answer style, clean (default) or realistic; CutRate
+	// and ReasoningRate tune the realistic style (see simStyle).
+	Style         string   `yaml:"style"`
+	CutRate       *float64 `yaml:"cut_rate"`
+	ReasoningRate *float64 `yaml:"reasoning_rate"`
 
 	// BaseURL, Model and APIKeyEnv address an OpenAI-compatible server;
 	// the key is read from the environment variable APIKeyEnv and never
@@ -158,6 +163,7 @@ func (m ModelSpec) Identity() map[string]any {
 		if len(m.RoleP) > 0 {
 			id["role_p"] = m.RoleP
 		}
+		m.simStyleIdentity(id)
 	default:
 		id["base_url"] = m.BaseURL
 		id["model"] = m.Model
@@ -453,6 +459,9 @@ func (s *Spec) validate() error {
 				if v < 0 || v > 1 {
 					return s.errorf(p+".role_p."+r, "%g out of range [0, 1]", v)
 				}
+			}
+			if key, err := m.checkSimStyle(); err != nil {
+				return s.errorf(p+"."+key, "%v", err)
 			}
 		case "openai":
 			if m.BaseURL == "" {

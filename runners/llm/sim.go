@@ -51,6 +51,18 @@ type SimConfig struct {
 	TokensPerChar float64
 	// Model is the model name in responses (default "sim").
 	Model string
+
+	// Style is SimStyleClean ("" means clean: each responder's answer as
+	// it writes it) or SimStyleRealistic (the answer rendered the way real
+	// models write it, with reasoning blocks and cut answers).
+	Style string
+	// CutRate is the share of samples cut mid-way with finish_reason
+	// "length" under the realistic style (nil: DefaultSimCutRate).
+	CutRate *float64
+	// ReasoningRate is the share of samples that carry a reasoning block
+	// holding a draft under the realistic style (nil:
+	// DefaultSimReasoningRate).
+	ReasoningRate *float64
 }
 
 // Sim is the offline, deterministic model simulator. It finds the
@@ -59,6 +71,28 @@ type SimConfig struct {
 // Corrupt), in the shape the request asks for. Every draw of sample i comes
 // from a generator seeded by SHA-256(seed, request seed, messages, i), so the
 // same request gives the same answers in any order and on any machine.
+//
+// The style (SimConfig.Style) sits after the responders and applies to
+// every answer kind. SimStyleClean, the default, returns each responder's
+// text as it is, with finish reason "stop" and no reasoning.
+// SimStyleRealistic renders it the way real models write (see
+// renderStyled and the form tables in simstyle.go): SQL in any fence or
+// none, with prose, drafts, JSON wrapping, leaked template tokens and
+// markdown escapes; JSON with prose, shuffled keys and numbers as strings;
+// DSL calls in ```python or untagged blocks, numbered, with ";" or inline
+// backticks. Options, each validated with the key named in the error:
+//
+//	style           clean | realistic (default clean)
+//	cut_rate        share of samples cut mid-way, finish "length" (default DefaultSimCutRate = 0.01)
+//	reasoning_rate  share of samples with a reasoning block holding a draft (default DefaultSimReasoningRate = 0.3)
+//
+// Half of the reasoning blocks come in Response.Reasoning (a server's
+// reasoning_content), the rest inline as <think>...</think> or with only
+// the closing tag (the template opened it), split off by SplitReasoning as
+// a client would. Any answer longer than the request's MaxTokens is cut
+// there too. The style draws from a generator of its own, seeded by (seed,
+// prompt, sample index), so the correct/corrupt draws equal the clean
+// style's.
 //
 // Sim implements OffsetClient and is safe for concurrent use. It opens
 // databases through the benchmark's engine, which owns (and closes) them.
@@ -69,6 +103,8 @@ type Sim struct {
 	// byPattern lists, per normalised question, the indexes of the
 	// examples asking it (Spider repeats questions across databases).
 	byPattern [][]int
+	// style is nil for the clean style.
+	style *simStyleOpts
 
 	mu  sync.Mutex
 	dbs map[string]*simDB
@@ -111,7 +147,11 @@ func NewSim(b *datasets.Benchmark, cfg SimConfig) (*Sim, error) {
 	if cfg.Model == "" {
 		cfg.Model = "sim"
 	}
-	s := &Sim{b: b, cfg: cfg, dbs: map[string]*simDB{}}
+	style, err := simStyleOf(cfg)
+	if err != nil {
+		return nil, err
+	}
+	s := &Sim{b: b, cfg: cfg, style: style, dbs: map[string]*simDB{}}
 	index := map[string]int{}
 	var pats []string
 	for i, e := range b.Examples {
@@ -140,10 +180,14 @@ func (s *Sim) Ident() Ident {
 		roles = append(roles, fmt.Sprintf("%s=%g", r, p))
 	}
 	sort.Strings(roles)
+	style := ""
+	if s.style != nil {
+		style = fmt.Sprintf(",style=%s,cut_rate=%g,reasoning_rate=%g", SimStyleRealistic, s.style.cutRate, s.style.reasoningRate)
+	}
 	return Ident{
 		Backend: "sim",
 		BaseURL: "sim://" + s.b.Name + "/" + s.b.Split,
-		Model:   fmt.Sprintf("%s(p=%g,seed=%d,roles=[%s])", s.cfg.Model, s.cfg.P, s.cfg.Seed, strings.Join(roles, ",")),
+		Model:   fmt.Sprintf("%s(p=%g,seed=%d,roles=[%s]%s)", s.cfg.Model, s.cfg.P, s.cfg.Seed, strings.Join(roles, ","), style),
 	}
 }
 
@@ -242,6 +286,11 @@ func (s *Sim) CompleteFrom(ctx context.Context, req Request, first int) (*Respon
 	}
 	db, schema := s.database(ctx, ex.DBID)
 	base := s.requestHash(req)
+	styleBase := sha256.Sum256(append(base[:], "style"...))
+	maxChars := 0
+	if req.MaxTokens > 0 {
+		maxChars = int(float64(req.MaxTokens) / s.cfg.TokensPerChar)
+	}
 	resp := &Response{Model: s.cfg.Model}
 	resp.Usage.PromptTokens = s.tokens(prompt.Len())
 	for i := first; i < first+req.Samples(); i++ {
@@ -256,8 +305,23 @@ func (s *Sim) CompleteFrom(ctx context.Context, req Request, first int) (*Respon
 		if err != nil {
 			return nil, fmt.Errorf("sim: responder %q: %w", req.Responder, err)
 		}
-		resp.Choices = append(resp.Choices, text)
-		resp.Usage.CompletionTokens += s.tokens(len(text))
+		if s.style == nil {
+			resp.Choices = append(resp.Choices, text)
+			resp.FinishReasons = append(resp.FinishReasons, FinishStop)
+			resp.Usage.CompletionTokens += s.tokens(len(text))
+			continue
+		}
+		// The style layer draws from its own generator, so that a
+		// realistic run draws the same correct/corrupt answers as a clean
+		// one with the same seed.
+		o := *s.style
+		o.maxChars = maxChars
+		srng := rand.New(rand.NewPCG(sampleSeeds(styleBase, uint64(i))))
+		st := renderStyled(req.Answer, text, schema, o, srng)
+		resp.Choices = append(resp.Choices, st.answer)
+		resp.Reasoning = append(resp.Reasoning, st.reasoning)
+		resp.FinishReasons = append(resp.FinishReasons, st.finish)
+		resp.Usage.CompletionTokens += s.tokens(st.emitted)
 	}
 	if s.cfg.Latency > 0 {
 		lrng := rand.New(rand.NewPCG(sampleSeeds(base, math.MaxUint64)))
@@ -272,6 +336,38 @@ func (s *Sim) CompleteFrom(ctx context.Context, req Request, first int) (*Respon
 	}
 	resp.Latency = time.Since(start)
 	return resp, nil
+}
+
+// simStyleOf validates the style settings of cfg; nil means clean.
+func simStyleOf(cfg SimConfig) (*simStyleOpts, error) {
+	switch cfg.Style {
+	case "", SimStyleClean:
+		if cfg.CutRate != nil {
+			return nil, fmt.Errorf("sim: cut_rate applies to style %s only (style is %s)", SimStyleRealistic, SimStyleClean)
+		}
+		if cfg.ReasoningRate != nil {
+			return nil, fmt.Errorf("sim: reasoning_rate applies to style %s only (style is %s)", SimStyleRealistic, SimStyleClean)
+		}
+		return nil, nil
+	case SimStyleRealistic:
+	default:
+		return nil, fmt.Errorf("sim: style = %q unknown (want %s or %s)", cfg.Style, SimStyleClean, SimStyleRealistic)
+	}
+	o := &simStyleOpts{cutRate: DefaultSimCutRate, reasoningRate: DefaultSimReasoningRate}
+	for _, r := range []struct {
+		key string
+		v   *float64
+		dst *float64
+	}{{"cut_rate", cfg.CutRate, &o.cutRate}, {"reasoning_rate", cfg.ReasoningRate, &o.reasoningRate}} {
+		if r.v == nil {
+			continue
+		}
+		if *r.v < 0 || *r.v > 1 || math.IsNaN(*r.v) {
+			return nil, fmt.Errorf("sim: %s = %g out of range [0, 1]", r.key, *r.v)
+		}
+		*r.dst = *r.v
+	}
+	return o, nil
 }
 
 func (s *Sim) tokens(chars int) int { return int(math.Ceil(float64(chars) * s.cfg.TokensPerChar)) }
