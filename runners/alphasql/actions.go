@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/t2sbench/t2sbench/runners/jsontext"
 	"github.com/t2sbench/t2sbench/runners/mcts"
 	"github.com/t2sbench/t2sbench/runners/sqltext"
 )
@@ -100,13 +101,13 @@ Conditions:
 - <condition>
 Question: <the rephrased question>`,
 	A2: `【Task】Schema Selection
-Think step by step about which tables and columns are needed to answer the question, including join keys. Then give the selection as a JSON object mapping each table to its needed columns:
+Think step by step about which tables and columns are needed to answer the question, including join keys. Then end your answer with the selection as a JSON object mapping each table to its needed columns ("*" for every column of a table; {"tables": "*"} when every table is needed):
 ` + "```json\n{\"tables\": {\"<table>\": [\"<column>\", ...]}}\n```",
 	A3: `【Task】Column Value Identification
-Identify the filter conditions the question puts on column values (for WHERE and HAVING clauses), using the exact values stored in the database where the schema shows them. Give them as JSON:
+Think step by step about the filter conditions the question puts on column values (for WHERE and HAVING clauses), using the exact values stored in the database where the schema shows them. Then end your answer with them as JSON:
 ` + "```json\n{\"values\": [{\"column\": \"<table>.<column>\", \"op\": \"=\", \"value\": \"<value>\"}]}\n```",
 	A4: `【Task】Column Function Identification
-Identify the aggregate and scalar functions the query needs (COUNT, SUM, AVG, MIN, MAX, STRFTIME, CAST, ...) and the columns they apply to. Give them as JSON:
+Think step by step about the aggregate and scalar functions the query needs (COUNT, SUM, AVG, MIN, MAX, STRFTIME, CAST, ...) and the columns they apply to. Then end your answer with them as JSON:
 ` + "```json\n{\"functions\": [\"<function call>\"]}\n```",
 	A5: `【Task】SQL Generation
 Use divide and conquer: split the question into sub-questions, write a pseudo SQL for each, then assemble and simplify them into one final SQLite query. Use only tables and columns of the schema. End with the final query in a fenced block:
@@ -126,20 +127,18 @@ Write the SQLite query that answers the question, reasoning briefly first. Use o
 // keywordInstruction is the prompt of the keyword-extraction call that
 // feeds value retrieval (one call per question).
 const keywordInstruction = `【Task】Keyword Extraction
-List the keywords, entity names and literal values mentioned in the question and hint that may be stored in the database (names, places, titles, codes, dates, numbers). Give them as JSON:
+Think step by step about the keywords, entity names and literal values mentioned in the question and hint that may be stored in the database (names, places, titles, codes, dates, numbers). Then end your answer with them as JSON:
 ` + "```json\n{\"keywords\": [\"<keyword>\", ...]}\n```"
 
-// lastJSON decodes the JSON object of a model answer into v
-// (sqltext.DecodeJSON: the last fenced block or object that decodes).
-func lastJSON(s string, v any) bool { return sqltext.DecodeJSON(s, v) == nil }
-
-// ParseKeywords reads the keyword-extraction answer.
+// ParseKeywords reads the keyword-extraction answer: the JSON object that
+// ends it (jsontext.Decode: fenced or not, after any reasoning; a single
+// keyword or numbers are read as a list of strings).
 func ParseKeywords(out string) ([]string, error) {
 	var v struct {
 		Keywords []string `json:"keywords"`
 	}
-	if !lastJSON(out, &v) {
-		return nil, fmt.Errorf("no JSON object with keywords in the answer")
+	if err := jsontext.Decode(out, &v); err != nil {
+		return nil, fmt.Errorf("keywords: %w", err)
 	}
 	var kw []string
 	seen := map[string]bool{}
@@ -167,15 +166,29 @@ func ParseRephrase(out string) (key string, ok bool) {
 	return strings.ToLower(strings.Join(strings.Fields(out[start:]), " ")), true
 }
 
-// ParseSchemaSelection reads a schema-selection answer: table -> columns.
+// AllTables is the key ParseSchemaSelection returns alone when the answer
+// selects every table ("*" or "all").
+const AllTables = "*"
+
+// ParseSchemaSelection reads a schema-selection answer: table -> columns,
+// an empty column list meaning the whole table. It accepts every shape of
+// jsontext.Tables (an object of tables, a list of table or table.column
+// names, {table, columns} objects); an answer selecting every table gives
+// the single key AllTables.
 func ParseSchemaSelection(out string) (map[string][]string, error) {
 	var v struct {
-		Tables map[string][]string `json:"tables"`
+		Tables jsontext.Tables `json:"tables"`
 	}
-	if !lastJSON(out, &v) || len(v.Tables) == 0 {
-		return nil, fmt.Errorf("no JSON object with tables in the answer")
+	if err := jsontext.Decode(out, &v); err != nil {
+		return nil, fmt.Errorf("schema selection: %w", err)
 	}
-	return v.Tables, nil
+	switch {
+	case v.Tables.All:
+		return map[string][]string{AllTables: {}}, nil
+	case v.Tables.Empty():
+		return nil, fmt.Errorf("schema selection: no tables in the answer")
+	}
+	return v.Tables.Columns, nil
 }
 
 // selectionKey is a canonical key of a selection (sorted, lower-case).
@@ -205,8 +218,8 @@ func ParseValues(out string) ([]ValueCondition, error) {
 	var v struct {
 		Values []ValueCondition `json:"values"`
 	}
-	if !lastJSON(out, &v) {
-		return nil, fmt.Errorf("no JSON object with values in the answer")
+	if err := jsontext.Decode(out, &v); err != nil {
+		return nil, fmt.Errorf("column values: %w", err)
 	}
 	return v.Values, nil
 }
@@ -225,8 +238,8 @@ func ParseFunctions(out string) ([]string, error) {
 	var v struct {
 		Functions []string `json:"functions"`
 	}
-	if !lastJSON(out, &v) {
-		return nil, fmt.Errorf("no JSON object with functions in the answer")
+	if err := jsontext.Decode(out, &v); err != nil {
+		return nil, fmt.Errorf("column functions: %w", err)
 	}
 	return v.Functions, nil
 }

@@ -29,7 +29,13 @@ const (
 	DefaultRewardTemp  = 0.8   // released code; the paper states 1.0
 	DefaultRevision    = 10    // N_revision
 	DefaultC           = 1.414 // UCT exploration weight
-	DefaultMaxTokens   = 2048
+	// DefaultMaxTokens bounds each completion, reasoning tokens included.
+	// It is t2sbench's choice, not the paper's (which gives none): sized
+	// for reasoning models (DeepSeek-R1 distillations, Qwen3, o-series),
+	// which think for thousands of tokens before a short answer, so that
+	// few samples are cut. It was 2048 before reasoning models were
+	// supported; set max_tokens: 2048 to reproduce runs made then.
+	DefaultMaxTokens = 8192
 	// RoleReason is the model role of every chat request.
 	RoleReason = "reason"
 )
@@ -64,7 +70,7 @@ type Runner struct{ cfg Config }
 //	n_rollout (24), n_expansion (3), temperature (0.8), top_p (0.8),
 //	n_reward (5), reward_temperature (0.8), n_revision (10), c (1.414),
 //	disable_actions ([]; any of A1 A2 A3 A4 A6), evidence (true),
-//	max_tokens (2048), value_retrieval (true), value_index_dir (user cache
+//	max_tokens (8192), value_retrieval (true), value_index_dir (user cache
 //	dir/t2sbench/value-index), embedding_role ("": lexical only),
 //	retrieval_top_k (20), edit_threshold (0.3), embedding_threshold (0.6),
 //	values_per_column (3), max_values_per_column (0: all).
@@ -199,7 +205,8 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 	seed := uint64(t.Seed)
 	tree, err := mcts.Search(ctx, q, mcts.Config{
 		Rollouts: r.cfg.Rollouts, Samples: r.cfg.Expansion, C: r.cfg.C,
-		Rand: rand.New(rand.NewPCG(seed, 0x616c70686173716c)),
+		Rand:  rand.New(rand.NewPCG(seed, 0x616c70686173716c)),
+		Prune: runners.ModelRejected,
 	})
 	if err != nil {
 		return runners.Result{}, fmt.Errorf("alphasql: %w", err)
@@ -220,6 +227,13 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 	res.Trace.Count("terminals", float64(summary.Terminals))
 	res.Trace.Count("reward_requests", float64(tree.Rewards))
 	res.Trace.Count("expand_requests", float64(tree.ExpandRequests))
+	res.Trace.Count("pruned", float64(len(tree.Pruned)))
+	for name, v := range q.counts {
+		res.Trace.Count(name, v)
+	}
+	for _, st := range q.steps {
+		res.Trace.Add(st)
+	}
 	byAction := map[string]int{"keywords": keywordRequests, "reward": tree.Rewards}
 	for a, n := range tree.ActionRequests {
 		byAction[string(a)] = n
@@ -252,19 +266,31 @@ func disabledList(d map[mcts.Action]bool) []string {
 // number of model requests made.
 func (q *question) retrieveValues(ctx context.Context, r *Runner, tr *runners.Trace) (int, error) {
 	prompt := taskText(q.t.Example.DBID, datasets.RenderDDL(q.schema, datasets.RenderOptions{}), q.t.Example.Question, q.evidence) + "\n" + keywordInstruction
-	resp, err := q.complete(ctx, prompt, 0, 1, RespKeywords, llm.AnswerJSON, 0)
+	resp, err := q.complete(ctx, prompt, 0, 1, RespKeywords, llm.AnswerText, 0)
 	if err != nil {
+		if ctx.Err() == nil && runners.ModelRejected(err) {
+			// The question goes on without retrieved values.
+			q.reject("keywords", err)
+			return 0, nil
+		}
 		return 1, err
 	}
 	out := ""
 	if len(resp.Choices) > 0 {
 		out = resp.Choices[0]
 	}
-	kw, perr := ParseKeywords(out)
-	info := map[string]any{"keywords": kw}
-	if perr != nil {
-		info["error"] = perr.Error()
+	info := sampleInfo(resp, 0)
+	var kw []string
+	if resp.Cut(0) {
+		q.count("cut." + RoleReason)
+		info["error"] = "answer cut at max_tokens"
+	} else {
+		var perr error
+		if kw, perr = ParseKeywords(out); perr != nil {
+			info["error"] = perr.Error()
+		}
 	}
+	info["keywords"] = kw
 	tr.Add(runners.Step{Action: "keywords", Role: RoleReason, Output: out, Info: info})
 	ix, built, err := r.valueIndex(ctx, q.t.DB)
 	if err != nil {

@@ -20,6 +20,28 @@
 // (counters model_requests and model_requests_implied), the tree summary
 // and the whole tree (Trace.Data["tree"]).
 //
+// Real model answers. Every request is plain text: the keyword call and
+// the JSON actions (A2, A3, A4) ask the model to think step by step and end
+// with a JSON object, which is read leniently (runners/jsontext: fenced or
+// not, numbers as strings, a single value for a list; A2 accepts an object
+// of tables, a list of table or table.column names, {table, columns}
+// objects, and "*" for every table). Parsers and later prompts see the
+// answer text only; the model's reasoning and each sample's finish reason
+// are kept in the tree (Node.Info "reasoning" and "finish_reason") and in
+// the keyword step. A sample cut at max_tokens (finish reason "length") is
+// never used as an answer: it adds no child, no reward sample and no
+// revision, is counted under the counter "cut.reason" and kept as a trace
+// step "cut". A request the model server refuses permanently
+// (runners.ModelRejected: an HTTP 400 for a prompt over the context window,
+// deep in the tree) prunes its branch: the action adds no child, a refused
+// reward scores its terminal 0, a refused revision round keeps the SQL so
+// far, a refused keyword call leaves retrieval without keywords; the search
+// goes on, the counter "pruned" counts them (with mcts.Tree.Pruned and
+// "pruned" trace steps), and when no terminal has SQL the answer falls back
+// to the best SQL a non-terminal step generated. Only infrastructure
+// failures (network, 5xx after the client's retries, credentials, a
+// cancelled context) fail the run, leaving the item for --resume.
+//
 // Where this package reads the paper's wording: the reward is the share of
 // the N_reward samples that are valid and agree with the terminal's result
 // (0 for an invalid terminal); METHODS.md's "share of valid samples in the

@@ -23,6 +23,50 @@ type question struct {
 	fullSchema string
 	evidence   string
 	exec       *runners.Executions
+	// counts and steps collect what the trace reports beside the tree:
+	// cut samples and pruned requests (see the package documentation).
+	counts map[string]float64
+	steps  []runners.Step
+}
+
+// count adds one to a trace counter.
+func (q *question) count(name string) {
+	if q.counts == nil {
+		q.counts = map[string]float64{}
+	}
+	q.counts[name]++
+}
+
+// sampleInfo is what a node or step keeps of sample i besides its answer:
+// the model's reasoning and the finish reason, for the trace viewer.
+// Reasoning is never put into a later prompt (prompts are built from
+// answers only).
+func sampleInfo(resp *llm.Response, i int) map[string]any {
+	info := map[string]any{}
+	if r := resp.ReasoningOf(i); r != "" {
+		info["reasoning"] = r
+	}
+	if f := resp.Finish(i); f != "" {
+		info["finish_reason"] = f
+	}
+	return info
+}
+
+// cut records sample i of resp, cut at max_tokens while answering action
+// what, as its own outcome: counted under "cut.<role>" and kept as a trace
+// step, never used as an answer.
+func (q *question) cut(resp *llm.Response, i int, what string) {
+	q.count("cut." + RoleReason)
+	info := sampleInfo(resp, i)
+	info["action"] = what
+	q.steps = append(q.steps, runners.Step{Action: "cut", Role: RoleReason, Output: resp.Choices[i], Info: info})
+}
+
+// reject records a request the model server refused permanently
+// (runners.ModelRejected) outside mcts.Search's own pruning.
+func (q *question) reject(what string, err error) {
+	q.count("pruned")
+	q.steps = append(q.steps, runners.Step{Action: "pruned", Role: RoleReason, Info: map[string]any{"action": what, "error": err.Error()}})
 }
 
 // execute runs sql once per question (runners.Executions).
@@ -124,12 +168,15 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 	switch a {
 	case A1:
 		prompt, responder = q.prompt(s, s.steps, instructions[A1]), RespRephrase
+	// A2, A3 and A4 reason before their JSON: plain-text requests whose
+	// trailing JSON object is parsed (structured output would forbid the
+	// reasoning the prompts ask for).
 	case A2:
-		prompt, responder, kind = q.prompt(s, s.steps, instructions[A2]), RespSchema, llm.AnswerJSON
+		prompt, responder = q.prompt(s, s.steps, instructions[A2]), RespSchema
 	case A3:
-		prompt, responder, kind = q.prompt(s, s.steps, instructions[A3]), RespValues, llm.AnswerJSON
+		prompt, responder = q.prompt(s, s.steps, instructions[A3]), RespValues
 	case A4:
-		prompt, responder, kind = q.prompt(s, s.steps, instructions[A4]), RespFunctions, llm.AnswerJSON
+		prompt, responder = q.prompt(s, s.steps, instructions[A4]), RespFunctions
 	case A5:
 		prompt, responder, kind = q.prompt(s, s.steps, instructions[A5]), RespSQL, llm.AnswerSQL
 	case A6:
@@ -142,8 +189,12 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 		return mcts.Expansion{}, err
 	}
 	ex := mcts.Expansion{Requests: 1}
-	for _, out := range resp.Choices {
-		o := mcts.Output{Text: out, Info: map[string]any{}}
+	for i, out := range resp.Choices {
+		if resp.Cut(i) {
+			q.cut(resp, i, string(a))
+			continue
+		}
+		o := mcts.Output{Text: out, Info: sampleInfo(resp, i)}
 		switch a {
 		case A1:
 			if key, ok := ParseRephrase(out); ok {
@@ -201,8 +252,15 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 // whole table. A selection naming no table of the schema is an error (the
 // node then keeps the full schema, as the authors' code drops such an
 // answer), so that a hallucinated selection never empties the prompt.
+//
+// The key AllTables selects every table, whole.
 func knownSelection(s *datasets.Schema, sel map[string][]string) (map[string][]string, error) {
 	out := map[string][]string{}
+	if _, all := sel[AllTables]; all {
+		for _, tb := range s.Tables {
+			out[tb.Name] = []string{}
+		}
+	}
 	for name, cols := range sel {
 		for _, tb := range s.Tables {
 			if !strings.EqualFold(tb.Name, name) {
@@ -258,6 +316,11 @@ func (q *question) reviseMore(ctx context.Context, s pathState, ex *mcts.Expansi
 			history = append(history, sql)
 			resp, err := q.complete(ctx, q.revisionPrompt(ctx, s, sql), q.cfg.Temperature, 1, RespRevise, llm.AnswerSQL, int64(rounds))
 			if err != nil {
+				if ctx.Err() == nil && runners.ModelRejected(err) {
+					// Keep the revision so far (the branch goes on).
+					q.reject(string(A6), err)
+					break
+				}
 				return err
 			}
 			rounds++
@@ -265,6 +328,10 @@ func (q *question) reviseMore(ctx context.Context, s pathState, ex *mcts.Expansi
 			out := ""
 			if len(resp.Choices) > 0 {
 				out = resp.Choices[0]
+			}
+			if resp.Cut(0) {
+				q.cut(resp, 0, string(A6))
+				break
 			}
 			next, ok := ParseSQL(out)
 			if !ok || next == sql {
@@ -311,7 +378,11 @@ func (q *question) Reward(ctx context.Context, t *mcts.Tree, n *mcts.Node) (floa
 	}
 	term := q.execute(ctx, s.sql)
 	agree, valid := 0, 0
-	for _, out := range resp.Choices {
+	for i, out := range resp.Choices {
+		if resp.Cut(i) {
+			q.cut(resp, i, "reward")
+			continue
+		}
 		sql, ok := ParseSQL(out)
 		if !ok {
 			continue
@@ -424,7 +495,24 @@ func (q *question) selectFinal(ctx context.Context, t *mcts.Tree, res *runners.R
 		res.SQL = failed[0]
 		res.Note = "no terminal SQL executed; returned the first terminal SQL"
 	default:
-		res.Note = "no terminal produced SQL"
+		// No terminal has SQL (its paths were pruned or cut): fall back to
+		// the best SQL the tree generated, the first that executes to a
+		// valid result, else the first at all.
+		for _, n := range t.Nodes {
+			sql, _ := n.Info["sql"].(string)
+			if sql == "" || n.Terminal {
+				continue
+			}
+			if res.SQL == "" || q.execute(ctx, sql).Valid && !q.execute(ctx, res.SQL).Valid {
+				res.SQL = sql
+			}
+		}
+		if res.SQL != "" {
+			res.Note = "no terminal produced SQL; returned the best SQL a non-terminal step generated"
+			res.Candidates = append(res.Candidates, runners.Candidate{SQL: res.SQL})
+		} else {
+			res.Note = "no terminal produced SQL"
+		}
 	}
 	if chosen != nil {
 		res.SQL = chosen.best

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/t2sbench/t2sbench/runners/jsontext"
 	"github.com/t2sbench/t2sbench/runners/mcts"
 	"github.com/t2sbench/t2sbench/runners/sqltext"
 )
@@ -80,7 +81,7 @@ const systemPrompt = "You are an expert SQL engineer with sound knowledge of mat
 // instructions are the action prompts (paper Appendix E, condensed).
 var instructions = map[mcts.Action]string{
 	A1: "Equation Analysis: make every formula and numerical relation the question implies explicit: list the known quantities with their units, the unit conversions, and the formula that computes the answer from database columns. Finish with a line 'Formula: ...'.",
-	A2: "Schema Selection: select the tables and columns needed to answer the question. Answer with a JSON object {\"tables\": {\"<table>\": [\"<column>\", ...]}} in a ```json block.",
+	A2: "Schema Selection: select the tables and columns needed to answer the question (an empty column list keeps the whole table). Answer with a JSON object {\"tables\": [{\"table\": \"<table>\", \"columns\": [\"<column>\", ...]}]} in a ```json block.",
 	A3: "Identify Columns: resolve ambiguous fields: for every column the query needs, say what it holds (meaning, unit, format) and how it must be used (e.g. POWER(x, 2) rather than x * x). Answer with a JSON object {\"columns\": [{\"column\": \"<table>.<column>\", \"meaning\": \"...\"}]} in a ```json block.",
 	A4: "Entity Extraction: ground the entities and values of the question in the database: for each, the column it filters and the literal value. Answer with a JSON object {\"entities\": [{\"mention\": \"...\", \"column\": \"<table>.<column>\", \"value\": \"...\"}]} in a ```json block.",
 	A5: "SQL Generation: using the analysis so far, write one SQLite query that answers the question (nested queries where needed). Give the final query in a ```sql block.",
@@ -110,23 +111,29 @@ func stepsText(steps []step) string {
 	return b.String()
 }
 
-// ParseSelection reads an A2 answer: {"tables": {"t": ["c", ...]}}.
+// AllTables is the key ParseSelection returns alone when the answer
+// selects every table ("*" or "all").
+const AllTables = "*"
+
+// ParseSelection reads an A2 answer: table -> columns, an empty column list
+// meaning the whole table. It accepts the strict-mode shape the schema asks
+// for ({"tables": [{"table": "t", "columns": ["c"]}]}) and every other shape
+// of jsontext.Tables (an object of tables, table or table.column names);
+// an answer selecting every table gives the single key AllTables.
 func ParseSelection(out string) (map[string][]string, error) {
 	var v struct {
-		Tables map[string][]string `json:"tables"`
+		Tables jsontext.Tables `json:"tables"`
 	}
 	if err := decodeJSON(out, &v); err != nil {
 		return nil, err
 	}
-	if len(v.Tables) == 0 {
+	switch {
+	case v.Tables.All:
+		return map[string][]string{AllTables: {}}, nil
+	case v.Tables.Empty():
 		return nil, fmt.Errorf("schema selection names no table")
 	}
-	for t, cs := range v.Tables {
-		if cs == nil {
-			v.Tables[t] = []string{}
-		}
-	}
-	return v.Tables, nil
+	return v.Tables.Columns, nil
 }
 
 // ColumnNote is one A3 item.
@@ -164,7 +171,11 @@ func ParseEntities(out string) ([]EntityValue, error) {
 	return v.Entities, nil
 }
 
-func decodeJSON(out string, v any) error { return sqltext.DecodeJSON(out, v) }
+// decodeJSON reads the JSON object of an answer leniently (jsontext.Decode:
+// fenced or not, after any reasoning; a number where a string is expected
+// is read as its text, so that one drifting field never fails a whole
+// answer).
+func decodeJSON(out string, v any) error { return jsontext.Decode(out, v) }
 
 // ParseSQL extracts the SQL of an answer.
 func ParseSQL(out string) (string, bool) { return sqltext.Extract(out) }
@@ -197,9 +208,31 @@ func selectionKey(sel map[string][]string) string {
 	return strings.Join(parts, ";")
 }
 
-// Schemas of the structured action answers.
+// Schemas of the structured action answers. Each follows OpenAI's
+// strict-mode rules (every property required, additionalProperties false
+// on every object, no map-typed properties): the schema selection is a
+// list of {table, columns} objects rather than an object keyed by table.
 var (
-	selectionSchema = json.RawMessage(`{"type":"object","properties":{"tables":{"type":"object","additionalProperties":{"type":"array","items":{"type":"string"}}}},"required":["tables"]}`)
-	columnsSchema   = json.RawMessage(`{"type":"object","properties":{"columns":{"type":"array","items":{"type":"object","properties":{"column":{"type":"string"},"meaning":{"type":"string"}},"required":["column","meaning"]}}},"required":["columns"]}`)
-	entitiesSchema  = json.RawMessage(`{"type":"object","properties":{"entities":{"type":"array","items":{"type":"object","properties":{"mention":{"type":"string"},"column":{"type":"string"},"value":{"type":"string"}},"required":["mention","column","value"]}}},"required":["entities"]}`)
+	selectionSchema = json.RawMessage(`{"type":"object","properties":{"tables":{"type":"array","items":{"type":"object","properties":{"table":{"type":"string"},"columns":{"type":"array","items":{"type":"string"}}},"required":["table","columns"],"additionalProperties":false}}},"required":["tables"],"additionalProperties":false}`)
+	columnsSchema   = json.RawMessage(`{"type":"object","properties":{"columns":{"type":"array","items":{"type":"object","properties":{"column":{"type":"string"},"meaning":{"type":"string"}},"required":["column","meaning"],"additionalProperties":false}}},"required":["columns"],"additionalProperties":false}`)
+	entitiesSchema  = json.RawMessage(`{"type":"object","properties":{"entities":{"type":"array","items":{"type":"object","properties":{"mention":{"type":"string"},"column":{"type":"string"},"value":{"type":"string"}},"required":["mention","column","value"],"additionalProperties":false}}},"required":["entities"],"additionalProperties":false}`)
 )
+
+// Schema names as sent in llm.Request.SchemaName.
+const (
+	schemaState     = "semantic_state"
+	schemaSelection = "schema_selection"
+	schemaColumns   = "identify_columns"
+	schemaEntities  = "entity_extraction"
+)
+
+// schemas returns every JSON schema the runner can send, by name (the
+// strict-mode test walks them all).
+func schemas() map[string]json.RawMessage {
+	return map[string]json.RawMessage{
+		schemaState:     StateSchema,
+		schemaSelection: selectionSchema,
+		schemaColumns:   columnsSchema,
+		schemaEntities:  entitiesSchema,
+	}
+}

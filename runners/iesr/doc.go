@@ -42,5 +42,32 @@
 // the configuration implies ("calls_implied.<role>"), and stores the
 // semantic state, the linking, the tree and the scored trajectories.
 //
+// Real model answers. The understanding call and A2, A3, A4 ask for JSON
+// with schemas that follow OpenAI's strict-mode rules (every property
+// required, the optional ones nullable, additionalProperties false, no
+// maps; schemas lists them); answers are read leniently (runners/jsontext:
+// fenced or not, a number where a string is expected read as its text,
+// null as empty), so that one drifting field never fails a whole answer.
+// Parsers and later prompts see the answer text only; the model's
+// reasoning and each sample's finish reason are kept in the trace (tree
+// Node.Info and step Info "reasoning" and "finish_reason"). A sample cut at
+// max_tokens (finish reason "length") is never used as an answer: it adds
+// no child, reward sample or discriminator completion (a cut understanding
+// answer leaves the question without a semantic state); it is counted
+// under "cut.<role>" and kept as a trace step "cut". A request the model
+// server refuses permanently (runners.ModelRejected: an HTTP 400 for a
+// prompt over the context window, deep in the tree) prunes its branch: the
+// action adds no child, a refused reward scores its terminal 0, a refused
+// discriminator completion is left out, a refused understanding call leaves
+// the question without a semantic state; the run goes on, the counter
+// "pruned" counts them, and when no trajectory has SQL the answer falls back
+// to the best SQL a non-terminal step generated. Only infrastructure
+// failures (network, 5xx after the client's retries, credentials, a
+// cancelled context) fail the run, leaving the item for --resume.
+//
+// Completions are bounded per role (max_tokens_understand 4096,
+// max_tokens_reason 8192, max_tokens_discriminator 8192; t2sbench's choice,
+// sized for reasoning models).
+//
 // Under the sim backend every request kind has a responder ("iesr/...").
 package iesr

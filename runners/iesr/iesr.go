@@ -45,8 +45,19 @@ const (
 	// rule, and pass two of the three consistency checks).
 	DefaultDeltaMatch = 0.3
 	DefaultTau        = 0.5
-	// DefaultMaxTokens bounds each completion.
-	DefaultMaxTokens = 2048
+	// DefaultMaxTokensUnderstand, DefaultMaxTokensReason and
+	// DefaultMaxTokensDiscriminator bound each completion of a role,
+	// reasoning tokens included. They are t2sbench's choice (the paper
+	// gives none), sized for reasoning models (DeepSeek-R1 distillations,
+	// Qwen3, o-series), which think for thousands of tokens before a short
+	// answer, so that few samples are cut: the understanding answer is one
+	// JSON object, the reasoning actions and the discriminator's
+	// completions reason step by step before their SQL. Every role's bound
+	// was 2048 before reasoning models were supported; set max_tokens: 2048
+	// to reproduce runs made then.
+	DefaultMaxTokensUnderstand    = 4096
+	DefaultMaxTokensReason        = 8192
+	DefaultMaxTokensDiscriminator = 8192
 )
 
 // DefaultCuts are the discriminator's mask cuts: 20/30/40/50% of the steps
@@ -63,8 +74,10 @@ type Config struct {
 	Reward              int
 	RewardTemperature   float64
 	C                   float64
-	MaxTokens           int
-	Evidence            bool
+	// MaxTokens bounds completions by role (RoleUnderstand, RoleReason,
+	// RoleDiscriminator).
+	MaxTokens map[string]int
+	Evidence  bool
 
 	// Stage switches (paper Table 2) and schema compression (Fig. 5).
 	Understanding, Linking, Compression, Discriminator, Scoring bool
@@ -91,8 +104,10 @@ type Runner struct{ cfg Config }
 // New builds the runner from spec parameters (defaults in parentheses):
 //
 //	n_rollout (32), n_expansion (3), temperature (0.8), top_p (0.8),
-//	n_reward (5, K), reward_temperature (0.8), c (1.414), max_tokens (2048),
-//	evidence (true);
+//	n_reward (5, K), reward_temperature (0.8), c (1.414), evidence (true);
+//	max_tokens_understand (4096), max_tokens_reason (8192),
+//	max_tokens_discriminator (8192); max_tokens, when set, is the default
+//	of all three (a role's own key wins);
 //	stage_understanding, stage_linking, schema_compression,
 //	stage_discriminator, stage_scoring (all true; false ablates);
 //	disable_actions ([]; any of A1 A2 A3 A4 A6);
@@ -129,7 +144,6 @@ func New(p runners.Params) (runners.Runner, error) {
 		Reward:            r.Int("n_reward", DefaultReward, 1, 64),
 		RewardTemperature: r.Float("reward_temperature", DefaultRewardTemp, 0, 2),
 		C:                 r.Float("c", DefaultC, 0, 100),
-		MaxTokens:         r.Int("max_tokens", DefaultMaxTokens, 16, 65536),
 		Evidence:          r.Bool("evidence", true),
 		Understanding:     r.Bool("stage_understanding", true),
 		Linking:           r.Bool("stage_linking", true),
@@ -151,6 +165,18 @@ func New(p runners.Params) (runners.Runner, error) {
 			Gamma: r.Float("gamma", DefaultGamma, 0, 1),
 		},
 		Disabled: map[mcts.Action]bool{},
+	}
+	all := r.Int("max_tokens", 0, 16, 65536) // 0: not set
+	c.MaxTokens = map[string]int{}
+	for _, rd := range []struct {
+		role string
+		def  int
+	}{{RoleUnderstand, DefaultMaxTokensUnderstand}, {RoleReason, DefaultMaxTokensReason}, {RoleDiscriminator, DefaultMaxTokensDiscriminator}} {
+		def := rd.def
+		if all > 0 {
+			def = all
+		}
+		c.MaxTokens[rd.role] = r.Int("max_tokens_"+rd.role, def, 16, 65536)
 	}
 	for _, a := range r.Strings("disable_actions", nil) {
 		act := mcts.Action(strings.ToUpper(strings.TrimSpace(a)))
@@ -248,19 +274,33 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 		prompt := taskHeader(t.Example.DBID, datasets.RenderMSchema(sch, datasets.RenderOptions{}), t.Example.Question, q.evidence, "") +
 			"\n【Task】\n" + understandInstruction
 		resp, err := q.complete(ctx, request{role: RoleUnderstand, responder: RespUnderstand, prompt: prompt, n: 1,
-			kind: llm.AnswerJSON, schema: StateSchema, schemaName: "semantic_state", seed: t.Seed})
-		if err != nil {
-			return runners.Result{}, fmt.Errorf("iesr: understand: %w", err)
-		}
-		implied[RoleUnderstand]++
-		out := ""
-		if len(resp.Choices) > 0 {
-			out = resp.Choices[0]
-		}
-		st, perr := ParseState(out)
+			kind: llm.AnswerJSON, schema: StateSchema, schemaName: schemaState, seed: t.Seed})
 		info := map[string]any{}
-		if perr != nil {
-			info["parse_error"] = perr.Error()
+		out := ""
+		var st SemanticState
+		switch {
+		case err == nil:
+			implied[RoleUnderstand]++
+			if len(resp.Choices) > 0 {
+				out = resp.Choices[0]
+			}
+			info = sampleInfo(resp, 0)
+			if resp.Cut(0) {
+				// A cut state is no state: the question goes on without one.
+				q.count("cut." + RoleUnderstand)
+				info["parse_error"] = "answer cut at max_tokens"
+				break
+			}
+			var perr error
+			if st, perr = ParseState(out); perr != nil {
+				info["parse_error"] = perr.Error()
+			}
+		case rejected(ctx, err):
+			// The question goes on without a semantic state.
+			q.reject(RoleUnderstand, "understand", err)
+			info["error"] = err.Error()
+		default:
+			return runners.Result{}, fmt.Errorf("iesr: understand: %w", err)
 		}
 		var names []string
 		for _, tb := range sch.Tables {
@@ -306,7 +346,8 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 	// Stage 2: MCTS over the six actions.
 	tree, err := mcts.Search(ctx, q, mcts.Config{
 		Rollouts: cfg.Rollouts, Samples: cfg.Expansion, C: cfg.C,
-		Rand: rand.New(rand.NewPCG(uint64(t.Seed), 0x69657372)),
+		Rand:  rand.New(rand.NewPCG(uint64(t.Seed), 0x69657372)),
+		Prune: runners.ModelRejected,
 	})
 	if err != nil {
 		return runners.Result{}, fmt.Errorf("iesr: %w", err)
@@ -325,6 +366,13 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 	opt := SelectOptions{Weights: cfg.Weights, Discriminator: cfg.Discriminator, KeepRule: cfg.KeepRule, Scoring: cfg.Scoring}
 	chosen, note := Select(trajs, opt)
 	finish(trajs, chosen, note, opt, &res)
+	if res.SQL == "" {
+		if sql := q.bestNodeSQL(ctx, tree); sql != "" {
+			res.SQL = sql
+			res.Note = joinNote(res.Note, "returned the best SQL a non-terminal step generated")
+			res.Candidates = append(res.Candidates, runners.Candidate{SQL: sql})
+		}
+	}
 	if err := ctx.Err(); err != nil {
 		return runners.Result{}, err
 	}
@@ -346,6 +394,13 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 	res.Trace.Count("trajectories", float64(len(trajs)))
 	res.Trace.Count("reward_requests", float64(tree.Rewards))
 	res.Trace.Count("expand_requests", float64(tree.ExpandRequests))
+	res.Trace.Count("pruned", float64(len(tree.Pruned)))
+	for name, v := range q.counts {
+		res.Trace.Count(name, v)
+	}
+	for _, st := range q.steps {
+		res.Trace.Add(st)
+	}
 	kept := 0
 	for _, tj := range trajs {
 		if tj.Kept {

@@ -27,6 +27,56 @@ type question struct {
 	evidence string
 	extra    string // key information and linking hints
 	exec     *runners.Executions
+	// counts and steps collect what the trace reports beside the tree:
+	// cut samples and pruned requests (see the package documentation).
+	counts map[string]float64
+	steps  []runners.Step
+}
+
+// count adds one to a trace counter.
+func (q *question) count(name string) {
+	if q.counts == nil {
+		q.counts = map[string]float64{}
+	}
+	q.counts[name]++
+}
+
+// sampleInfo is what a node or step keeps of sample i besides its answer:
+// the model's reasoning and the finish reason, for the trace viewer.
+// Reasoning is never put into a later prompt (prompts are built from
+// answers only).
+func sampleInfo(resp *llm.Response, i int) map[string]any {
+	info := map[string]any{}
+	if r := resp.ReasoningOf(i); r != "" {
+		info["reasoning"] = r
+	}
+	if f := resp.Finish(i); f != "" {
+		info["finish_reason"] = f
+	}
+	return info
+}
+
+// cut records sample i of resp, cut at max_tokens while answering what
+// for role, as its own outcome: counted under "cut.<role>" and kept as a
+// trace step, never used as an answer.
+func (q *question) cut(resp *llm.Response, i int, role, what string) {
+	q.count("cut." + role)
+	info := sampleInfo(resp, i)
+	info["action"] = what
+	q.steps = append(q.steps, runners.Step{Action: "cut", Role: role, Output: resp.Choices[i], Info: info})
+}
+
+// reject records a request the model server refused permanently
+// (runners.ModelRejected) outside mcts.Search's own pruning.
+func (q *question) reject(role, what string, err error) {
+	q.count("pruned")
+	q.steps = append(q.steps, runners.Step{Action: "pruned", Role: role, Info: map[string]any{"action": what, "error": err.Error()}})
+}
+
+// rejected reports whether err is a permanent refusal of one request
+// while ctx is live.
+func rejected(ctx context.Context, err error) bool {
+	return ctx.Err() == nil && runners.ModelRejected(err)
 }
 
 // execute runs sql once per question (runners.Executions).
@@ -61,7 +111,7 @@ func (q *question) complete(ctx context.Context, r request) (*llm.Response, erro
 		Role:        r.role,
 		Messages:    []llm.Message{{Role: "system", Content: sqltext.ForDialect(systemPrompt, q.t.Dialect())}, {Role: "user", Content: r.prompt}},
 		Temperature: r.temp,
-		MaxTokens:   q.cfg.MaxTokens,
+		MaxTokens:   q.cfg.MaxTokens[r.role],
 		N:           r.n,
 		Seed:        &seed,
 		Answer:      r.kind,
@@ -148,11 +198,11 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 	case A1:
 		r.prompt, r.responder = q.prompt(s, s.steps, instructions[A1]), RespEquation
 	case A2:
-		r.prompt, r.responder, r.kind, r.schema, r.schemaName = q.prompt(s, s.steps, instructions[A2]), RespSchema, llm.AnswerJSON, selectionSchema, "schema_selection"
+		r.prompt, r.responder, r.kind, r.schema, r.schemaName = q.prompt(s, s.steps, instructions[A2]), RespSchema, llm.AnswerJSON, selectionSchema, schemaSelection
 	case A3:
-		r.prompt, r.responder, r.kind, r.schema, r.schemaName = q.prompt(s, s.steps, instructions[A3]), RespColumns, llm.AnswerJSON, columnsSchema, "identify_columns"
+		r.prompt, r.responder, r.kind, r.schema, r.schemaName = q.prompt(s, s.steps, instructions[A3]), RespColumns, llm.AnswerJSON, columnsSchema, schemaColumns
 	case A4:
-		r.prompt, r.responder, r.kind, r.schema, r.schemaName = q.prompt(s, s.steps, instructions[A4]), RespEntities, llm.AnswerJSON, entitiesSchema, "entity_extraction"
+		r.prompt, r.responder, r.kind, r.schema, r.schemaName = q.prompt(s, s.steps, instructions[A4]), RespEntities, llm.AnswerJSON, entitiesSchema, schemaEntities
 	case A5:
 		r.prompt, r.responder, r.kind = q.prompt(s, s.steps, instructions[A5]), RespSQL, llm.AnswerSQL
 	case A6:
@@ -167,8 +217,12 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 		return mcts.Expansion{}, err
 	}
 	ex := mcts.Expansion{Requests: 1}
-	for _, out := range resp.Choices {
-		o := mcts.Output{Text: out, Info: map[string]any{}}
+	for i, out := range resp.Choices {
+		if resp.Cut(i) {
+			q.cut(resp, i, RoleReason, string(a))
+			continue
+		}
+		o := mcts.Output{Text: out, Info: sampleInfo(resp, i)}
 		switch a {
 		case A1:
 			o.Key = "equation:" + strings.Join(strings.Fields(strings.ToLower(out)), " ")
@@ -233,7 +287,11 @@ func (q *question) Reward(ctx context.Context, t *mcts.Tree, n *mcts.Node) (floa
 	}
 	term := q.execute(ctx, s.sql)
 	agree := 0
-	for _, out := range resp.Choices {
+	for i, out := range resp.Choices {
+		if resp.Cut(i) {
+			q.cut(resp, i, RoleReason, "reward")
+			continue
+		}
 		sql, ok := ParseSQL(out)
 		if !ok {
 			continue
@@ -257,8 +315,15 @@ func (q *question) Reward(ctx context.Context, t *mcts.Tree, n *mcts.Node) (floa
 // whole table. A selection naming no table of the schema is an error (the
 // node then keeps the linked schema), so that a hallucinated selection
 // never empties the prompt.
+//
+// The key AllTables selects every table, whole.
 func knownSelection(s *datasets.Schema, sel map[string][]string) (map[string][]string, error) {
 	out := map[string][]string{}
+	if _, all := sel[AllTables]; all {
+		for _, tb := range s.Tables {
+			out[tb.Name] = []string{}
+		}
+	}
 	for name, cols := range sel {
 		for _, tb := range s.Tables {
 			if !strings.EqualFold(tb.Name, name) {
@@ -282,4 +347,21 @@ func knownSelection(s *datasets.Schema, sel map[string][]string) (map[string][]s
 		return nil, fmt.Errorf("the selection names no table of the schema")
 	}
 	return out, nil
+}
+
+// bestNodeSQL is the fallback when no trajectory has SQL (its paths were
+// pruned or cut): the first SQL a generation or revision node produced
+// that executes to a valid result, else the first at all ("" when none).
+func (q *question) bestNodeSQL(ctx context.Context, tree *mcts.Tree) string {
+	best := ""
+	for _, n := range tree.Nodes {
+		sql, _ := n.Info["sql"].(string)
+		if sql == "" || n.Terminal {
+			continue
+		}
+		if best == "" || q.execute(ctx, sql).Valid && !q.execute(ctx, best).Valid {
+			best = sql
+		}
+	}
+	return best
 }

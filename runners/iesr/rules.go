@@ -316,10 +316,15 @@ func NewGrounding(texts ...string) Grounding {
 //	           in the question, evidence or schema names (1 when none)
 //	unit     = 1 when r names no unit, or a known unit whose dimension the
 //	           rule relates (or the rule relates none); 0 otherwise
-//	numbers  = share of the numbers in r's text found in the question or
-//	           evidence (1 when r has none)
+//	numbers  = share of the numbers in r's subject and object found in the
+//	           question or evidence (1 when they have none)
 //
 //	s = (grounded + unit + numbers) / 3
+//
+// The numbers check reads the subject and object only, the quantities the
+// question states: a formula's constants (3.6 in "km/h = m/s * 3.6") come
+// from the model's knowledge, never from the question, and counting them
+// would drop every correct conversion relation.
 func (rb *RuleBase) Consistency(r Relation, rule *Rule, g Grounding) float64 {
 	var words []string
 	for _, t := range stemTokens(r.Subject + " " + r.Object) {
@@ -352,7 +357,7 @@ func (rb *RuleBase) Consistency(r Relation, rule *Rule, g Grounding) float64 {
 			}
 		}
 	}
-	nums := numbers(r.Text())
+	nums := numbers(r.Subject + " " + r.Object)
 	numScore := 1.0
 	if len(nums) > 0 {
 		hit := 0

@@ -303,15 +303,25 @@ func (q *question) discriminate(ctx context.Context, trajs []*Trajectory, tr *ru
 			prompt := q.header + stepsText(t.steps[:k]) + "\n【Task】\n" + sqltext.ForDialect(discriminatorInstruction, q.t.Dialect())
 			resp, err := q.complete(ctx, request{role: RoleDiscriminator, responder: RespDiscriminator, kind: llm.AnswerSQL,
 				prompt: prompt, temp: q.cfg.DiscTemperature, n: 1, seed: q.t.Seed + int64(ci+1)<<24})
-			reqs++
 			if err != nil {
+				if rejected(ctx, err) {
+					// This completion is lost; the check goes on.
+					q.reject(RoleDiscriminator, fmt.Sprintf("discriminate trajectory %d cut %g", t.Node, q.cfg.Cuts[ci]), err)
+					continue
+				}
 				return reqs, err
 			}
-			t.Completions++
+			reqs++
 			out := ""
 			if len(resp.Choices) > 0 {
 				out = resp.Choices[0]
 			}
+			if resp.Cut(0) {
+				// A cut completion is no completion.
+				q.cut(resp, 0, RoleDiscriminator, fmt.Sprintf("discriminate trajectory %d cut %g", t.Node, q.cfg.Cuts[ci]))
+				continue
+			}
+			t.Completions++
 			sql, ok := ParseSQL(out)
 			agree := false
 			if ok && t.Executes {
@@ -321,8 +331,11 @@ func (q *question) discriminate(ctx context.Context, trajs []*Trajectory, tr *ru
 			if agree {
 				t.Agree++
 			}
-			tr.Add(runners.Step{Action: "discriminate", Role: RoleDiscriminator, Output: out,
-				Info: map[string]any{"trajectory": t.Node, "cut": q.cfg.Cuts[ci], "kept_steps": k, "of_steps": len(t.steps), "agree": agree}})
+			info := sampleInfo(resp, 0)
+			for k2, v := range map[string]any{"trajectory": t.Node, "cut": q.cfg.Cuts[ci], "kept_steps": k, "of_steps": len(t.steps), "agree": agree} {
+				info[k2] = v
+			}
+			tr.Add(runners.Step{Action: "discriminate", Role: RoleDiscriminator, Output: out, Info: info})
 		}
 	}
 	return reqs, nil

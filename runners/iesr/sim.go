@@ -246,7 +246,15 @@ func simSchema(c *llm.SimContext) (string, error) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	return fmt.Sprintf("The question needs table(s) %s.\n", strings.Join(names, ", ")) + fenceJSON(map[string]any{"tables": sel}), nil
+	type entry struct {
+		Table   string   `json:"table"`
+		Columns []string `json:"columns"`
+	}
+	list := make([]entry, 0, len(names))
+	for _, n := range names {
+		list = append(list, entry{Table: n, Columns: sel[n]})
+	}
+	return fmt.Sprintf("The question needs table(s) %s.\n", strings.Join(names, ", ")) + fenceJSON(map[string]any{"tables": list}), nil
 }
 
 // simColumns describes the columns the SQL names.

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/t2sbench/t2sbench/runners/sqltext"
+	"github.com/t2sbench/t2sbench/runners/jsontext"
 )
 
 // Number is a numeric expression of the question with its unit.
@@ -28,7 +28,10 @@ type SemanticState struct {
 	FieldPatterns []string   `json:"field_patterns"`
 }
 
-// StateSchema is the JSON schema of the understanding answer.
+// StateSchema is the JSON schema of the understanding answer. It follows
+// OpenAI's strict-mode rules: every property is required, the optional
+// ones (a relation's unit and formula, a number's unit) are nullable, and
+// every object sets additionalProperties to false.
 var StateSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
@@ -36,11 +39,11 @@ var StateSchema = json.RawMessage(`{
     "entities": {"type": "array", "items": {"type": "string"}},
     "relations": {"type": "array", "items": {"type": "object", "properties": {
       "subject": {"type": "string"}, "predicate": {"type": "string"}, "object": {"type": "string"},
-      "unit": {"type": "string"}, "formula": {"type": "string"}},
-      "required": ["subject", "predicate", "object"], "additionalProperties": false}},
+      "unit": {"type": ["string", "null"]}, "formula": {"type": ["string", "null"]}},
+      "required": ["subject", "predicate", "object", "unit", "formula"], "additionalProperties": false}},
     "numbers": {"type": "array", "items": {"type": "object", "properties": {
-      "value": {"type": "string"}, "unit": {"type": "string"}},
-      "required": ["value"], "additionalProperties": false}},
+      "value": {"type": "string"}, "unit": {"type": ["string", "null"]}},
+      "required": ["value", "unit"], "additionalProperties": false}},
     "units": {"type": "array", "items": {"type": "string"}},
     "field_patterns": {"type": "array", "items": {"type": "string"}}
   },
@@ -49,10 +52,12 @@ var StateSchema = json.RawMessage(`{
 }`)
 
 // ParseState reads the semantic state from a model answer (a fenced
-// ```json block or a bare object; see sqltext.DecodeJSON).
+// ```json block or a bare object, read leniently: see jsontext.Decode; a
+// number's value given as a number, or null for an optional unit, is
+// read as text).
 func ParseState(out string) (SemanticState, error) {
 	var s SemanticState
-	if err := sqltext.DecodeJSON(out, &s); err != nil {
+	if err := jsontext.Decode(out, &s); err != nil {
 		return SemanticState{}, fmt.Errorf("semantic state: %w", err)
 	}
 	return s, nil
@@ -164,8 +169,8 @@ func (v *ValidatedState) Text() string {
 const understandInstruction = `Extract the latent semantic state of the question as JSON with these fields:
 - intent: what the question asks for, in a few words (e.g. "count", "maximum value", "unit conversion of a value");
 - entities: the named things and values the question mentions;
-- relations: the relations between quantities, each {subject, predicate, object, unit, formula}, e.g. {"subject": "wind speed", "predicate": "converted to", "object": "kilometres per hour", "unit": "km/h", "formula": "km/h = m/s * 3.6"};
-- numbers: the numeric expressions with their units, each {value, unit};
+- relations: the relations between quantities, each {subject, predicate, object, unit, formula} (unit and formula null when there is none), e.g. {"subject": "wind speed", "predicate": "converted to", "object": "kilometres per hour", "unit": "km/h", "formula": "km/h = m/s * 3.6"};
+- numbers: the numeric expressions with their units, each {value, unit} (unit null when there is none);
 - units: every unit of measurement involved;
 - field_patterns: the schema columns (table.column) likely needed.
 Answer with the JSON object in a ` + "```json" + ` block.`

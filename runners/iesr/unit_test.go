@@ -2,6 +2,7 @@ package iesr
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"os"
 	"reflect"
@@ -379,10 +380,86 @@ func TestParseState(t *testing.T) {
 	if s, err := ParseState(`ok {"intent": "a {b}", "entities": []} trailing`); err != nil || s.Intent != "a {b}" {
 		t.Errorf("unfenced: %+v, %v", s, err)
 	}
-	for _, bad := range []string{"no json", "```json\n{\"intent\": 3}\n```"} {
+	for _, bad := range []string{"no json", "```json\n{\"intent\": {\"what\": 3}}\n```"} {
 		if _, err := ParseState(bad); err == nil {
 			t.Errorf("ParseState(%q) succeeded; want an error", bad)
 		}
+	}
+}
+
+// TestParseStateDrift: what real models send against the strict-mode
+// schema's shape still decodes: a number where a string is expected (one
+// drifting field never fails the whole answer), null for the nullable unit
+// and formula, a single entity where a list is expected, snake/camel keys.
+func TestParseStateDrift(t *testing.T) {
+	out := "I'll extract the state.\n```json\n{\"intent\": \"unit conversion of a value\", \"entities\": \"Reykjavik\", " +
+		"\"relations\": [{\"subject\": \"wind speed\", \"predicate\": \"converted to\", \"object\": \"kilometres per hour\", \"unit\": \"km/h\", \"formula\": \"km/h = m/s * 3.6\"}, " +
+		"{\"subject\": \"elevation\", \"predicate\": \"above\", \"object\": 100, \"unit\": null, \"formula\": null}], " +
+		"\"numbers\": [{\"value\": 100, \"unit\": null}, {\"value\": \"3.6\", \"unit\": \"km/h\"}], \"units\": [\"km/h\"], \"fieldPatterns\": [\"station.elevation_m\"]}\n```"
+	s, err := ParseState(out)
+	if err != nil {
+		t.Fatalf("ParseState: %v", err)
+	}
+	want := SemanticState{
+		Intent:   "unit conversion of a value",
+		Entities: []string{"Reykjavik"},
+		Relations: []Relation{
+			{Subject: "wind speed", Predicate: "converted to", Object: "kilometres per hour", Unit: "km/h", Formula: "km/h = m/s * 3.6"},
+			{Subject: "elevation", Predicate: "above", Object: "100"},
+		},
+		Numbers:       []Number{{Value: "100"}, {Value: "3.6", Unit: "km/h"}},
+		Units:         []string{"km/h"},
+		FieldPatterns: []string{"station.elevation_m"},
+	}
+	if !reflect.DeepEqual(s, want) {
+		t.Errorf("got %+v; want %+v", s, want)
+	}
+}
+
+// TestPromptExampleRelationKept: the understanding prompt's own example
+// relation (wind speed converted to km/h, formula km/h = m/s * 3.6) is kept
+// at the default tau for a question that asks for it in the prompt's own
+// words ("wind speed in km/h"). Its consistency, by Consistency's
+// definition: of the subject and object words {wind, speed, kilometre,
+// per, hour} the question has wind and speed (grounded 2/5); km/h is a
+// speed unit of the matched rule (unit 1); subject and object hold no
+// number (numbers 1): s = (0.4 + 1 + 1)/3 = 0.8 > tau 0.5. Counting the
+// formula's constant 3.6, which no question states, made the numbers
+// check 0: s = 1.4/3 = 0.466667 < 0.5, and the relation was dropped.
+func TestPromptExampleRelationKept(t *testing.T) {
+	rb := DefaultRules()
+	var ex struct {
+		Relations []Relation `json:"relations"`
+	}
+	// The example exactly as the prompt writes it.
+	i := strings.Index(understandInstruction, `{"subject"`)
+	j := strings.Index(understandInstruction[max(i, 0):], "}")
+	if i < 0 || j < 0 {
+		t.Fatalf("no example relation in the understanding prompt")
+	}
+	line := understandInstruction[i : i+j+1]
+	if err := json.Unmarshal([]byte(`{"relations": [`+line+`]}`), &ex); err != nil || len(ex.Relations) != 1 {
+		t.Fatalf("prompt example %q: %v", line, err)
+	}
+	r := ex.Relations[0]
+	if r.Formula != "km/h = m/s * 3.6" {
+		t.Fatalf("prompt example formula = %q; want km/h = m/s * 3.6", r.Formula)
+	}
+	g := NewGrounding("What is the maximum wind speed in km/h at Reykjavik?")
+	vs := rb.Verify([]Relation{r}, g, DefaultDeltaMatch, DefaultTau)
+	if len(vs) != 1 || vs[0].Stage != "kept" {
+		t.Fatalf("verify = %+v; want the relation kept", vs)
+	}
+	if !approx(vs[0].Score, 0.8) {
+		t.Errorf("consistency = %.6f; want 0.8 (grounded 2/5, unit 1, numbers 1)", vs[0].Score)
+	}
+	// A number in the object that the question does not state still counts.
+	r2 := r
+	r2.Object = "12 kilometres per hour"
+	// Object words {12, kilometre, per, hour} minus the number: grounded
+	// still 2/5; numbers 0/1: s = (0.4 + 1 + 0)/3.
+	if s := rb.Consistency(r2, nil, g); !approx(s, 1.4/3) {
+		t.Errorf("consistency with an ungrounded 12 in the object = %.6f; want 0.466667 (numbers 0)", s)
 	}
 }
 

@@ -156,6 +156,18 @@ type Tree struct {
 	Rewards        int `json:"rewards"`
 	// ActionRequests breaks ExpandRequests down by action.
 	ActionRequests map[Action]int `json:"action_requests,omitempty"`
+	// Pruned lists the branches Config.Prune cut: expansions dropped and
+	// terminals scored 0 after an error the search went on from.
+	Pruned []Prune `json:"pruned,omitempty"`
+}
+
+// Prune records one pruned branch: the node it hung from, the action whose
+// expansion failed ("" for a failed reward of the terminal Node) and the
+// error.
+type Prune struct {
+	Node   int    `json:"node"`
+	Action Action `json:"action,omitempty"`
+	Error  string `json:"error"`
 }
 
 // Root returns the root node.
@@ -211,6 +223,7 @@ type Summary struct {
 	Rollouts       int            `json:"rollouts"`
 	ExpandRequests int            `json:"expand_requests"`
 	Rewards        int            `json:"rewards"`
+	Pruned         int            `json:"pruned,omitempty"`
 	ByAction       map[Action]int `json:"nodes_by_action"`
 	// BestPath is the most-visited path from the root (actions).
 	BestPath []Action `json:"best_path"`
@@ -218,7 +231,7 @@ type Summary struct {
 
 // Summarize describes t.
 func (t *Tree) Summarize() Summary {
-	s := Summary{Nodes: len(t.Nodes), Rollouts: t.Rollouts, ExpandRequests: t.ExpandRequests, Rewards: t.Rewards, ByAction: map[Action]int{}}
+	s := Summary{Nodes: len(t.Nodes), Rollouts: t.Rollouts, ExpandRequests: t.ExpandRequests, Rewards: t.Rewards, Pruned: len(t.Pruned), ByAction: map[Action]int{}}
 	for _, n := range t.Nodes {
 		if n.Expanded {
 			s.Expanded++
@@ -265,14 +278,22 @@ type Config struct {
 	// OnRollout, when set, is called after every rollout with the path's
 	// terminal and the backed-up reward.
 	OnRollout func(i int, terminal *Node, reward float64)
+	// Prune, when set, says whether an error of Problem.Expand or
+	// Problem.Reward is confined to its branch (a model that rejects this
+	// one prompt, e.g. for its length): the failed action adds no child, a
+	// failed reward scores its terminal 0, the prune is recorded in
+	// Tree.Pruned, and the search goes on. Any other error, and any error
+	// once ctx is done, stops the search. nil: every error stops it.
+	Prune func(error) bool
 }
 
 // ErrConfig is wrapped by Search for an invalid configuration.
 var ErrConfig = errors.New("mcts: invalid configuration")
 
 // Search runs cfg.Rollouts rollouts of UCT over p and returns the tree.
-// It stops early only on an error from the problem or ctx; the tree built
-// so far is returned with the error.
+// It stops early only on an error from the problem that cfg.Prune does not
+// confine to its branch, or on ctx; the tree built so far is returned with
+// the error.
 func Search(ctx context.Context, p Problem, cfg Config) (*Tree, error) {
 	if cfg.Rollouts < 1 || cfg.Samples < 1 || cfg.Rand == nil || cfg.C < 0 {
 		return nil, fmt.Errorf("%w: rollouts %d and samples %d must be >= 1, c %g >= 0, and Rand set", ErrConfig, cfg.Rollouts, cfg.Samples, cfg.C)
@@ -305,7 +326,7 @@ func rollout(ctx context.Context, p Problem, t *Tree, cfg Config) (*Node, float6
 	node := t.Root()
 	for !node.Terminal && !node.Dead {
 		if !node.Expanded {
-			if err := expand(ctx, p, t, node, cfg.Samples); err != nil {
+			if err := expand(ctx, p, t, node, cfg); err != nil {
 				return nil, 0, err
 			}
 			if len(node.Children) == 0 {
@@ -325,11 +346,16 @@ func rollout(ctx context.Context, p Problem, t *Tree, cfg Config) (*Node, float6
 		reward = node.Mean()
 	default:
 		r, err := p.Reward(ctx, t, node)
-		if err != nil {
+		switch {
+		case err == nil:
+			t.Rewards++
+		case prunable(ctx, cfg, err):
+			t.Pruned = append(t.Pruned, Prune{Node: node.ID, Error: err.Error()})
+			r = 0
+		default:
 			return nil, 0, err
 		}
 		node.Scored, node.Reward = true, r
-		t.Rewards++
 		reward = r
 	}
 	for _, n := range path {
@@ -341,14 +367,18 @@ func rollout(ctx context.Context, p Problem, t *Tree, cfg Config) (*Node, float6
 
 // expand creates node's children: one Problem.Expand per valid action not
 // already on the path, identical outputs of an action collapsed.
-func expand(ctx context.Context, p Problem, t *Tree, node *Node, k int) error {
+func expand(ctx context.Context, p Problem, t *Tree, node *Node, cfg Config) error {
 	node.Expanded = true
 	for _, a := range p.Actions(t, node) {
 		if a == RootAction || t.OnPath(node, a) {
 			continue
 		}
-		ex, err := p.Expand(ctx, t, node, a, k)
+		ex, err := p.Expand(ctx, t, node, a, cfg.Samples)
 		if err != nil {
+			if prunable(ctx, cfg, err) {
+				t.Pruned = append(t.Pruned, Prune{Node: node.ID, Action: a, Error: err.Error()})
+				continue
+			}
 			return fmt.Errorf("mcts: expand %s at node %d: %w", a, node.ID, err)
 		}
 		reqs := ex.Requests
@@ -375,6 +405,12 @@ func expand(ctx context.Context, p Problem, t *Tree, node *Node, k int) error {
 		t.ActionRequests[a] += reqs
 	}
 	return nil
+}
+
+// prunable reports whether err is confined to its branch (cfg.Prune) while
+// ctx is still live.
+func prunable(ctx context.Context, cfg Config, err error) bool {
+	return ctx.Err() == nil && cfg.Prune != nil && cfg.Prune(err)
 }
 
 // selectChild picks an unvisited child at random, else the UCT maximum

@@ -245,3 +245,68 @@ func TestErrorsAndConfig(t *testing.T) {
 		t.Errorf("canceled: err = %v, tree = %v; want context.Canceled and an empty tree", err, tr)
 	}
 }
+
+// pruneProblem is a bandit whose arm B cannot be expanded and whose arm C
+// cannot be scored, both with errRejected.
+type pruneProblem struct{ bandit }
+
+var errRejected = errors.New("rejected")
+
+func (p *pruneProblem) Actions(t *Tree, n *Node) []Action {
+	if n.Action == RootAction {
+		return []Action{"A", "B", "C"}
+	}
+	return nil
+}
+func (p *pruneProblem) Expand(ctx context.Context, t *Tree, n *Node, a Action, k int) (Expansion, error) {
+	if a == "B" {
+		return Expansion{}, fmt.Errorf("expand B: %w", errRejected)
+	}
+	return p.bandit.Expand(ctx, t, n, a, k)
+}
+func (p *pruneProblem) Reward(ctx context.Context, t *Tree, n *Node) (float64, error) {
+	if n.Action == "C" {
+		return 0, errRejected
+	}
+	return p.bandit.Reward(ctx, t, n)
+}
+
+func TestPruneConfinedErrors(t *testing.T) {
+	isRejected := func(err error) bool { return errors.Is(err, errRejected) }
+	p := &pruneProblem{bandit{rewards: map[Action]float64{"A": 0.7}}}
+	tr, err := Search(context.Background(), p, Config{Rollouts: 6, Samples: 2, Rand: rand.New(rand.NewPCG(1, 1)), Prune: isRejected})
+	if err != nil {
+		t.Fatalf("Search: %v; want the search to go on past pruned branches", err)
+	}
+	if tr.Rollouts != 6 {
+		t.Errorf("rollouts = %d; want 6", tr.Rollouts)
+	}
+	var arms []Action
+	for _, id := range tr.Root().Children {
+		arms = append(arms, tr.Nodes[id].Action)
+	}
+	if !reflect.DeepEqual(arms, []Action{"A", "C"}) {
+		t.Errorf("root children = %v; want [A C] (B pruned)", arms)
+	}
+	// B is pruned at the root's one expansion; C's reward fails once (a
+	// scored terminal backs up its mean afterwards).
+	want := []Prune{{Node: 0, Action: "B", Error: "expand B: rejected"}, {Node: 2, Error: "rejected"}}
+	if !reflect.DeepEqual(tr.Pruned, want) {
+		t.Errorf("pruned = %+v; want %+v", tr.Pruned, want)
+	}
+	if c := tr.Nodes[2]; !c.Scored || c.Reward != 0 {
+		t.Errorf("C scored=%v reward=%v; want scored with reward 0", c.Scored, c.Reward)
+	}
+	if tr.Rewards != 1 {
+		t.Errorf("rewards = %d; want 1 (only A's reward request succeeded)", tr.Rewards)
+	}
+
+	// Without Prune, or for an error Prune does not confine, the search stops.
+	for name, prune := range map[string]func(error) bool{"nil": nil, "other": func(error) bool { return false }} {
+		p := &pruneProblem{bandit{rewards: map[Action]float64{"A": 0.7}}}
+		_, err := Search(context.Background(), p, Config{Rollouts: 6, Samples: 2, Rand: rand.New(rand.NewPCG(1, 1)), Prune: prune})
+		if !errors.Is(err, errRejected) {
+			t.Errorf("prune %s: err = %v; want rejected", name, err)
+		}
+	}
+}

@@ -1,0 +1,421 @@
+package iesr
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runners/mcts"
+)
+
+// reasoningMarker is in every sample's reasoning; it must never reach a
+// prompt.
+const reasoningMarker = "REASONING-ONLY-51c9"
+
+// realModel answers every request in the styles real models write,
+// knowing each question's gold SQL (looked up from the prompt's question):
+// reasoning already split into Response.Reasoning (holding a wrong draft),
+// prose around fenced JSON, numbers where the schema says strings, null
+// for the nullable fields, "*" and {table, columns} lists for the schema
+// selection, and every third SQL sample cut at max_tokens (finish reason
+// "length") after a complete but wrong query. reject, when set, refuses
+// requests with that error.
+type realModel struct {
+	gold   map[string]string
+	reject func(r llm.Request) error
+
+	mu         sync.Mutex
+	sqlSamples int
+	prompts    []string
+	reqs       []llm.Request
+}
+
+func (m *realModel) Complete(_ context.Context, r llm.Request) (*llm.Response, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.reqs = append(m.reqs, r)
+	for _, msg := range r.Messages {
+		m.prompts = append(m.prompts, msg.Content)
+	}
+	if m.reject != nil {
+		if err := m.reject(r); err != nil {
+			return nil, err
+		}
+	}
+	prompt := r.Messages[len(r.Messages)-1].Content
+	q := ""
+	if _, rest, ok := strings.Cut(prompt, "【Question】\n"); ok {
+		q, _, _ = strings.Cut(rest, "\n")
+	}
+	gold, ok := m.gold[q]
+	if !ok {
+		return nil, fmt.Errorf("realModel: unknown question %q", q)
+	}
+	resp := &llm.Response{}
+	for i := 0; i < r.Samples(); i++ {
+		out, finish := m.answer(r.Responder, gold, i)
+		resp.Choices = append(resp.Choices, out)
+		resp.Reasoning = append(resp.Reasoning, "Let me think. A first draft: SELECT * FROM ghost; "+reasoningMarker)
+		resp.FinishReasons = append(resp.FinishReasons, finish)
+	}
+	return resp, nil
+}
+
+func (m *realModel) answer(responder, gold string, i int) (string, string) {
+	switch responder {
+	case RespUnderstand: // JSON mode with drift: numbers, nulls, a single entity
+		return `{"intent": "answer the question", "entities": "Computer Science", "relations": [{"subject": "students", "predicate": "counted in", "object": 2023, "unit": null, "formula": null}], "numbers": [{"value": 2023, "unit": null}], "units": [], "field_patterns": ["student.major_dept"]}`, llm.FinishStop
+	case RespEquation:
+		return "No unit conversion is needed.\nFormula: the value as stored", llm.FinishStop
+	case RespSchema:
+		switch i % 3 {
+		case 0:
+			return "Every table may be needed.\n```json\n{\"tables\": \"*\"}\n```", llm.FinishStop
+		case 1:
+			return `{"tables": [{"table": "ghost", "columns": []}, {"table": "student", "columns": ["*"]}, {"table": "department", "columns": []}, {"table": "course", "columns": []}, {"table": "instructor", "columns": []}, {"table": "enrollment", "columns": []}, {"table": "customer", "columns": []}, {"table": "orders", "columns": []}, {"table": "product", "columns": []}]}`, llm.FinishStop
+		}
+		return "```json\n{\"tables\": [\"*\"],}\n```", llm.FinishStop
+	case RespColumns: // a number where the schema says string
+		return "```json\n{\"columns\": [{\"column\": \"student.major_dept\", \"meaning\": 3}]}\n```", llm.FinishStop
+	case RespEntities:
+		return "Here is the JSON:\n{\"entities\": [{\"mention\": \"2023\", \"column\": \"t.year\", \"value\": 2023}]}\nDone.", llm.FinishStop
+	}
+	m.sqlSamples++
+	if m.sqlSamples%3 == 0 {
+		return "Step 1 ...\n```sql\nSELECT 1\n```\nWait, that ignores the question; let me redo the", llm.FinishLength
+	}
+	return "Using the analysis above:\n```sqlite\n" + gold + "\n```", llm.FinishStop
+}
+
+// miniBench loads the bundled mini benchmark with its databases built in
+// a temporary directory.
+func miniBench(t *testing.T) *datasets.Benchmark {
+	t.Helper()
+	b, err := datasets.LoadMini("", datasets.LoadOptions{CacheDir: filepath.Join(t.TempDir(), "mini")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Engine.Close() })
+	return b
+}
+
+func newModel(b *datasets.Benchmark) *realModel {
+	m := &realModel{gold: map[string]string{}}
+	for _, e := range b.Examples {
+		m.gold[e.Question] = e.GoldSQL
+	}
+	return m
+}
+
+// TestRealModelStylesOnMini runs the runner end to end on the mini
+// benchmark's first questions against a model answering in real-model
+// styles: every question gets the gold SQL's result, cut samples are
+// counted by role and never used, reasoning is kept in the trace and never
+// reaches a prompt.
+func TestRealModelStylesOnMini(t *testing.T) {
+	ctx := context.Background()
+	b := miniBench(t)
+	m := newModel(b)
+	r, err := New(runners.Params{"n_rollout": 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cuts := map[string]float64{}
+	for _, e := range b.Examples[:6] {
+		db, err := b.Engine.Open(ctx, e.DBID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := r.Run(ctx, runners.Task{Example: e.WithoutGold(), DB: db, LLM: m, Seed: 1})
+		if err != nil {
+			t.Fatalf("%s: Run: %v", e.ID, err)
+		}
+		got, gerr := db.Execute(ctx, res.SQL)
+		want, werr := db.Execute(ctx, e.GoldSQL)
+		if gerr != nil || werr != nil || got.SetKey() != want.SetKey() {
+			t.Errorf("%s: SQL %q (err %v, note %q); want the gold's result (%s)", e.ID, res.SQL, gerr, res.Note, e.GoldSQL)
+		}
+		for _, role := range []string{RoleReason, RoleDiscriminator} {
+			cuts[role] += res.Trace.Counters["cut."+role]
+		}
+		if st := res.Trace.Steps[0]; st.Action != "understand" || st.Info["parse_error"] != nil ||
+			!strings.Contains(fmt.Sprint(st.Info["reasoning"]), reasoningMarker) || st.Info["finish_reason"] != llm.FinishStop {
+			t.Errorf("%s: understand step %+v; want a parsed state with its reasoning and finish reason", e.ID, st)
+		}
+		tree := res.Trace.Data["tree"].(*mcts.Tree)
+		withReasoning := 0
+		for _, n := range tree.Nodes {
+			if strings.Contains(fmt.Sprint(n.Info["reasoning"]), reasoningMarker) {
+				withReasoning++
+			}
+			if n.Info["finish_reason"] == llm.FinishLength {
+				t.Errorf("%s: node %d holds a cut answer", e.ID, n.ID)
+			}
+			if sql, _ := n.Info["sql"].(string); sql == "SELECT 1" {
+				t.Errorf("%s: node %d took the SQL of a cut answer", e.ID, n.ID)
+			}
+			if n.Action == A3 || n.Action == A4 || n.Action == A2 {
+				if pe, ok := n.Info["parse_error"]; ok {
+					t.Errorf("%s: node %d (%s) parse error %v; want the drifting JSON read", e.ID, n.ID, n.Action, pe)
+				}
+			}
+		}
+		if withReasoning == 0 {
+			t.Errorf("%s: no tree node records the model's reasoning", e.ID)
+		}
+	}
+	for _, role := range []string{RoleReason, RoleDiscriminator} {
+		if cuts[role] == 0 {
+			t.Errorf("cut.%s = 0; want the cut samples counted", role)
+		}
+	}
+	for _, p := range m.prompts {
+		if strings.Contains(p, reasoningMarker) {
+			t.Fatalf("a prompt carries the model's reasoning:\n%s", p)
+		}
+	}
+}
+
+// TestSentSchemas records the requests of a run with every stage and
+// checks that each schema sent is the one schemas() lists under its name,
+// that every structured action was exercised, and that every schema
+// conforms to OpenAI's strict-mode rules (strictOK).
+func TestSentSchemas(t *testing.T) {
+	ctx := context.Background()
+	b := miniBench(t)
+	m := newModel(b)
+	e := b.Examples[0]
+	db, err := b.Engine.Open(ctx, e.DBID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := New(runners.Params{"n_rollout": 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Run(ctx, runners.Task{Example: e.WithoutGold(), DB: db, LLM: m, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	known := schemas()
+	sent := map[string]bool{}
+	for _, req := range m.reqs {
+		if len(req.Schema) == 0 {
+			if req.Answer == llm.AnswerJSON {
+				t.Errorf("%s asks for JSON without a schema", req.Responder)
+			}
+			continue
+		}
+		sent[req.SchemaName] = true
+		if s, ok := known[req.SchemaName]; !ok || !bytes.Equal(s, req.Schema) {
+			t.Errorf("%s sent schema %q, not the one schemas() lists under that name", req.Responder, req.SchemaName)
+		}
+	}
+	for name := range known {
+		if !sent[name] {
+			t.Errorf("schema %s never sent; want every structured request exercised", name)
+		}
+	}
+	for name, s := range known {
+		if err := strictOK(s); err != nil {
+			t.Errorf("schema %s: %v", name, err)
+		}
+	}
+}
+
+// strictOK is a minimal check of OpenAI's strict-mode rules until
+// llm.CheckStrictSchema is available: every object schema lists all its
+// properties in required, sets additionalProperties to false, and is no
+// map (additionalProperties holding a schema).
+func strictOK(raw json.RawMessage) error {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return err
+	}
+	var walk func(path string, v any) error
+	walk = func(path string, v any) error {
+		o, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		if o["type"] == "object" {
+			if o["additionalProperties"] != false {
+				return fmt.Errorf("%s: additionalProperties is not false", path)
+			}
+			props, _ := o["properties"].(map[string]any)
+			req := map[string]bool{}
+			list, _ := o["required"].([]any)
+			for _, r := range list {
+				req[fmt.Sprint(r)] = true
+			}
+			for k, p := range props {
+				if !req[k] {
+					return fmt.Errorf("%s: property %s not required", path, k)
+				}
+				if err := walk(path+"."+k, p); err != nil {
+					return err
+				}
+			}
+		}
+		if it, ok := o["items"]; ok {
+			return walk(path+"[]", it)
+		}
+		return nil
+	}
+	return walk("$", v)
+}
+
+// TestStrictOKRejects: the local check catches the shapes that broke
+// strict mode before (a map-typed property, an optional property, an
+// object without additionalProperties false).
+func TestStrictOKRejects(t *testing.T) {
+	for _, bad := range []string{
+		`{"type":"object","properties":{"tables":{"type":"object","additionalProperties":{"type":"array","items":{"type":"string"}}}},"required":["tables"],"additionalProperties":false}`,
+		`{"type":"object","properties":{"a":{"type":"string"},"unit":{"type":"string"}},"required":["a"],"additionalProperties":false}`,
+		`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`,
+	} {
+		if strictOK(json.RawMessage(bad)) == nil {
+			t.Errorf("strictOK(%s) = nil; want an error", bad)
+		}
+	}
+}
+
+// TestParseSelectionShapes reads A2 answers in the shapes models give.
+func TestParseSelectionShapes(t *testing.T) {
+	tests := []struct {
+		name, out string
+		want      map[string][]string
+	}{
+		{"strict-mode list", `{"tables": [{"table": "singer", "columns": ["country"]}]}`, map[string][]string{"singer": {"country"}}},
+		{"object of tables", "```json\n{\"tables\": {\"singer\": [\"country\"]}}\n```", map[string][]string{"singer": {"country"}}},
+		{"names", `{"tables": ["singer"]}`, map[string][]string{"singer": {}}},
+		{"star", `{"tables": "*"}`, map[string][]string{AllTables: {}}},
+	}
+	for _, tc := range tests {
+		got, err := ParseSelection(tc.out)
+		if err != nil || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("ParseSelection(%s): got %v, %v; want %v", tc.name, got, err, tc.want)
+		}
+	}
+	if _, err := ParseSelection(`{"tables": []}`); err == nil {
+		t.Errorf("ParseSelection(empty): got nil error; want one")
+	}
+	es, err := ParseEntities(`{"entities": [{"mention": "1990", "column": "t.y", "value": 1990}]}`)
+	if err != nil || len(es) != 1 || es[0].Value != "1990" {
+		t.Errorf("ParseEntities(number value): got %v, %v; want value \"1990\"", es, err)
+	}
+}
+
+// TestRejectedRequestsPrune: a model server's permanent refusal of a
+// request (HTTP 400, e.g. a prompt over the context window deep in the
+// tree) prunes that branch or loses that completion and the run goes on
+// to the best SQL so far; a server failure after retries (503) fails the
+// run so that the item can be resumed.
+func TestRejectedRequestsPrune(t *testing.T) {
+	ctx := context.Background()
+	b := miniBench(t)
+	e := b.Examples[0]
+	db, err := b.Engine.Open(ctx, e.DBID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tooLong := &llm.StatusError{StatusCode: 400, Message: "This model's maximum context length is 8192 tokens."}
+	prompt := func(r llm.Request) string { return r.Messages[len(r.Messages)-1].Content }
+	tests := []struct {
+		name    string
+		reject  func(llm.Request) error
+		wantSQL bool
+		wantErr bool
+	}{
+		{"deep prompts rejected", func(r llm.Request) error {
+			if strings.Contains(prompt(r), "Step 2 (") && r.Role == RoleReason {
+				return tooLong
+			}
+			return nil
+		}, true, false},
+		{"understanding rejected", func(r llm.Request) error {
+			if r.Role == RoleUnderstand {
+				return tooLong
+			}
+			return nil
+		}, true, false},
+		{"discriminator and rewards rejected", func(r llm.Request) error {
+			if r.Role == RoleDiscriminator || strings.Contains(prompt(r), rewardInstruction) {
+				return tooLong
+			}
+			return nil
+		}, true, false},
+		{"every request rejected", func(llm.Request) error { return tooLong }, false, false},
+		{"server error after retries", func(r llm.Request) error {
+			if r.Responder == RespSQL {
+				return &llm.StatusError{StatusCode: 503}
+			}
+			return nil
+		}, false, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newModel(b)
+			m.reject = tc.reject
+			r, err := New(runners.Params{"n_rollout": 8})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := r.Run(ctx, runners.Task{Example: e.WithoutGold(), DB: db, LLM: m, Seed: 1})
+			if tc.wantErr {
+				if err == nil {
+					t.Fatalf("Run: got nil error; want the infrastructure failure")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Run: %v; want rejected requests pruned", err)
+			}
+			if res.Trace.Counters["pruned"] == 0 {
+				t.Errorf("pruned counter = 0; want the rejected requests counted")
+			}
+			got, gerr := db.Execute(ctx, res.SQL)
+			want, _ := db.Execute(ctx, e.GoldSQL)
+			correct := gerr == nil && got.SetKey() == want.SetKey()
+			if correct != tc.wantSQL {
+				t.Errorf("SQL %q correct = %v (note %q); want %v", res.SQL, correct, res.Note, tc.wantSQL)
+			}
+			if !tc.wantSQL && res.Note == "" {
+				t.Errorf("no SQL and no note saying why")
+			}
+		})
+	}
+}
+
+// TestMaxTokensParams: per-role defaults, max_tokens as the default of
+// every role, a role's own key winning, and range errors.
+func TestMaxTokensParams(t *testing.T) {
+	tests := []struct {
+		p    runners.Params
+		want map[string]int
+	}{
+		{runners.Params{}, map[string]int{RoleUnderstand: 4096, RoleReason: 8192, RoleDiscriminator: 8192}},
+		{runners.Params{"max_tokens": 2048}, map[string]int{RoleUnderstand: 2048, RoleReason: 2048, RoleDiscriminator: 2048}},
+		{runners.Params{"max_tokens": 2048, "max_tokens_reason": 16384}, map[string]int{RoleUnderstand: 2048, RoleReason: 16384, RoleDiscriminator: 2048}},
+	}
+	for _, tc := range tests {
+		r, err := New(tc.p)
+		if err != nil {
+			t.Fatalf("New(%v): %v", tc.p, err)
+		}
+		if got := r.(*Runner).Config().MaxTokens; !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("New(%v) max tokens = %v; want %v", tc.p, got, tc.want)
+		}
+	}
+	if _, err := New(runners.Params{"max_tokens_discriminator": 8}); err == nil || !strings.Contains(err.Error(), "params.max_tokens_discriminator") {
+		t.Errorf("New(max_tokens_discriminator 8): got %v; want a range error naming the key", err)
+	}
+}
