@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
 )
 
@@ -557,9 +558,18 @@ type RunSystem struct {
 	Benchmark string
 	// Simulated is true for a trial whose roles use the sim backend.
 	Simulated bool
-	// Outcomes are the trial's per-question outcomes on EX's one
-	// denominator (see TrialOutcomes).
-	Outcomes
+	// Correct maps question id to its outcome over EX's one denominator
+	// (see TrialOutcomes: done and failed items whose gold runs, failed
+	// ones false); Failed holds the ids of failed items; DBs maps question
+	// id to the verdict's database id.
+	Correct map[string]bool
+	Failed  map[string]bool
+	DBs     map[string]string
+	// Tally counts the attempted, correct and failed questions and, by
+	// status, those whose gold does not run; Pending the items not yet
+	// finished (failed by an infrastructure error or not run).
+	Tally   metrics.Tally
+	Pending int
 }
 
 // LoadRunSystems reads the outcomes of every trial of run directory dir,
@@ -575,11 +585,16 @@ func LoadRunSystems(dir string) ([]RunSystem, error) {
 		if t.Benchmark.Split != "" {
 			bk += "/" + t.Benchmark.Split
 		}
+		o := TrialOutcomes(&t, r.Totals[t.ID])
 		out = append(out, RunSystem{
 			Label:     t.Label,
 			Benchmark: bk,
 			Simulated: t.Simulated(),
-			Outcomes:  TrialOutcomes(&t, r.Totals[t.ID]),
+			Correct:   o.Correct,
+			Failed:    o.Failed,
+			DBs:       o.DBs,
+			Tally:     o.Tally,
+			Pending:   o.Pending,
 		})
 	}
 	return out, nil

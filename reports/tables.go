@@ -200,7 +200,9 @@ func applyHolm[R any](t *Table, ps []float64, refs []R, opt Options, at func(R) 
 	return nil
 }
 
-// mainTable is systems x benchmarks: EX with its Wilson interval.
+// mainTable is systems x benchmarks: EX with its Wilson interval over the
+// attempted questions (gold runs; failed items counted wrong), their
+// number n and how many of them failed.
 func mainTable(c *corpus, opt Options) *Table {
 	var rows []string
 	cell := map[string]*system{}
@@ -220,15 +222,24 @@ func mainTable(c *corpus, opt Options) *Table {
 	t.Columns = []Column{{Name: "System"}}
 	for _, b := range c.benches {
 		t.Columns = append(t.Columns, Column{Group: b, Name: "EX", Numeric: true, Better: Higher},
-			Column{Group: b, Name: levelPct(opt.Level) + " CI", Numeric: true}, Column{Group: b, Name: "n", Numeric: true})
+			Column{Group: b, Name: levelPct(opt.Level) + " CI", Numeric: true}, Column{Group: b, Name: "n", Numeric: true},
+			Column{Group: b, Name: "failed", Numeric: true})
 	}
+	var partial []string
+	excluded := map[metrics.Status]int{}
 	for _, r := range rows {
 		row := []Cell{text(r)}
 		for _, b := range c.benches {
 			s := cell[r+"\x00"+b]
 			if s == nil {
-				row = append(row, text("-"), text("-"), text("-"))
+				row = append(row, text("-"), text("-"), text("-"), text("-"))
 				continue
+			}
+			if s.pending > 0 {
+				partial = append(partial, fmt.Sprintf("%s on %s (%d pending)", s.name, b, s.pending))
+			}
+			for st, n := range s.tally.Excluded {
+				excluded[st] += n
 			}
 			acc, k, n := s.ex()
 			iv, err := metrics.Wilson(k, n, opt.Level)
@@ -236,11 +247,20 @@ func mainTable(c *corpus, opt Options) *Table {
 			if err == nil {
 				ci = text(fmt.Sprintf("[%s, %s]", fmtFloat(100*iv.Lo, 1), fmtFloat(100*iv.Hi, 1)))
 			}
-			row = append(row, pct(acc), ci, integer(n))
+			row = append(row, pct(acc), ci, integer(n), integer(s.tally.Failed))
 		}
 		t.Rows = append(t.Rows, row)
 	}
 	t.MarkBest()
+	if txt := metrics.ExcludedText(excluded); txt != "" || len(partial) > 0 {
+		t.Notes = append(t.Notes, "EX = correct / n, n = questions whose gold runs; failed = questions whose method failed, counted wrong.")
+	}
+	if txt := metrics.ExcludedText(excluded); txt != "" {
+		t.Notes = append(t.Notes, fmt.Sprintf("Not attempted, gold does not run (all systems): %s.", txt))
+	}
+	if len(partial) > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("Partial: EX over the finished items only for %s.", strings.Join(partial, "; ")))
+	}
 	return t
 }
 
