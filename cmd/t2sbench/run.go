@@ -194,7 +194,11 @@ func incompleteRun(rows []bench.TrialSummary) error {
 	if failed == 0 && pending == 0 {
 		return nil
 	}
-	return fmt.Errorf("%w: %d items failed (counted wrong) and %d are pending; rerun the same command to retry the pending ones", errIncomplete, failed, pending)
+	msg := fmt.Sprintf("%d items failed (counted wrong, never retried) and %d are pending", failed, pending)
+	if pending > 0 {
+		msg += "; rerun the same command to run the pending ones"
+	}
+	return fmt.Errorf("%w: %s", errIncomplete, msg)
 }
 
 func writeSummaryJSON(w io.Writer, rows []bench.TrialSummary) error {
