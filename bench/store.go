@@ -606,7 +606,7 @@ type MergeStats struct {
 }
 
 // Merge joins the stores of shard run directories into the store of out.
-// Trials are unioned by id; a done item wins over an error record; two done
+// Trials are unioned by id; a done or failed item wins over an error record; two finished
 // records of the same item keep the first (counted in Conflicts).
 func Merge(out string, shards ...string) (MergeStats, error) {
 	var st MergeStats
