@@ -70,8 +70,9 @@ type Item struct {
 	Status     string          `json:"status"`
 	Verdict    *Verdict        `json:"verdict,omitempty"`
 	Result     *runners.Result `json:"result,omitempty"`
-	// ErrorClass classifies an infrastructure failure (StatusError) or a
-	// per-item timeout (StatusDone); see Classify.
+	// ErrorClass classifies a runner failure (StatusFailed), an
+	// infrastructure failure (StatusError) or a per-item timeout
+	// (StatusDone); see Classify and FailureOf.
 	ErrorClass string    `json:"error_class,omitempty"`
 	Error      string    `json:"error,omitempty"`
 	Attempts   int       `json:"attempts"`
