@@ -215,14 +215,8 @@ func WriteSummary(w io.Writer, r *RunData, rows []TrialSummary) {
 			100*s.EX, 100*s.CILo, 100*s.CIHi, s.CallsPerQuestion, mc)
 	}
 	fmt.Fprintln(w, "EX = correct / attempted: questions whose gold runs, failed items counted wrong.")
-	excluded := map[metrics.Status]int{}
-	for _, s := range rows {
-		for st, n := range s.Excluded {
-			excluded[st] += n
-		}
-	}
-	if txt := metrics.ExcludedText(excluded); txt != "" {
-		fmt.Fprintf(w, "not attempted, gold does not run (all trials): %s\n", txt)
+	if txt := excludedNote(rows); txt != "" {
+		fmt.Fprintf(w, "not attempted, gold does not run: %s\n", txt)
 	}
 	if partial {
 		fmt.Fprintln(w, "(partial): the trial has pending items; its EX is over the items finished so far.")
@@ -245,6 +239,32 @@ func WriteSummary(w io.Writer, r *RunData, rows []TrialSummary) {
 	if len(errored) > 0 {
 		fmt.Fprintf(w, "pending after an infrastructure error, by class: %s (rerun the same command to retry them)\n", classCounts(errored))
 	}
+}
+
+// excludedNote lists the questions whose gold does not run: once when
+// every trial has the same ("missing_db 62 (each trial)"), else per trial.
+func excludedNote(rows []TrialSummary) string {
+	var parts []string
+	same := true
+	first := ""
+	for i, s := range rows {
+		txt := metrics.ExcludedText(s.Excluded)
+		if i == 0 {
+			first = txt
+		} else if txt != first {
+			same = false
+		}
+		if txt != "" {
+			parts = append(parts, s.Label+": "+txt)
+		}
+	}
+	switch {
+	case len(parts) == 0:
+		return ""
+	case same && len(rows) > 1:
+		return first + " (each trial)"
+	}
+	return strings.Join(parts, "; ")
 }
 
 func classCounts(counts map[string]int) string {

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/metrics"
 )
 
 func TestSummarize(t *testing.T) {
@@ -73,5 +75,24 @@ func TestSummaryNoCommonQuestions(t *testing.T) {
 	}
 	if strings.Contains(lines[4], "0.0%") || strings.Contains(lines[4], "(baseline)") {
 		t.Errorf("sc row %q; want dashes for a trial with nothing done", lines[4])
+	}
+}
+
+func TestExcludedNote(t *testing.T) {
+	md := func(n int) map[metrics.Status]int { return map[metrics.Status]int{metrics.StatusMissingDB: n} }
+	tests := []struct {
+		rows []TrialSummary
+		want string
+	}{
+		{[]TrialSummary{{Label: "a"}, {Label: "b"}}, ""},
+		{[]TrialSummary{{Label: "a", Excluded: md(62)}, {Label: "b", Excluded: md(62)}}, "missing_db 62 (each trial)"},
+		{[]TrialSummary{{Label: "a", Excluded: md(62)}}, "a: missing_db 62"},
+		{[]TrialSummary{{Label: "a", Excluded: md(62)}, {Label: "b"}}, "a: missing_db 62"},
+		{[]TrialSummary{{Label: "a", Excluded: md(1)}, {Label: "b", Excluded: md(2)}}, "a: missing_db 1; b: missing_db 2"},
+	}
+	for _, tt := range tests {
+		if got := excludedNote(tt.rows); got != tt.want {
+			t.Errorf("excludedNote(%+v) = %q; want %q", tt.rows, got, tt.want)
+		}
 	}
 }

@@ -226,7 +226,7 @@ func mainTable(c *corpus, opt Options) *Table {
 			Column{Group: b, Name: "failed", Numeric: true})
 	}
 	var partial []string
-	excluded := map[metrics.Status]int{}
+	var excl []excludedOf
 	for _, r := range rows {
 		row := []Cell{text(r)}
 		for _, b := range c.benches {
@@ -238,9 +238,7 @@ func mainTable(c *corpus, opt Options) *Table {
 			if s.pending > 0 {
 				partial = append(partial, fmt.Sprintf("%s on %s (%d pending)", s.name, b, s.pending))
 			}
-			for st, n := range s.tally.Excluded {
-				excluded[st] += n
-			}
+			excl = append(excl, excludedOf{fmt.Sprintf("%s on %s", s.name, b), metrics.ExcludedText(s.tally.Excluded)})
 			acc, k, n := s.ex()
 			iv, err := metrics.Wilson(k, n, opt.Level)
 			ci := text("-")
@@ -252,16 +250,42 @@ func mainTable(c *corpus, opt Options) *Table {
 		t.Rows = append(t.Rows, row)
 	}
 	t.MarkBest()
-	if txt := metrics.ExcludedText(excluded); txt != "" || len(partial) > 0 {
+	exclNote := excludedNote(excl)
+	if exclNote != "" || len(partial) > 0 {
 		t.Notes = append(t.Notes, "EX = correct / n, n = questions whose gold runs; failed = questions whose method failed, counted wrong.")
 	}
-	if txt := metrics.ExcludedText(excluded); txt != "" {
-		t.Notes = append(t.Notes, fmt.Sprintf("Not attempted, gold does not run (all systems): %s.", txt))
+	if exclNote != "" {
+		t.Notes = append(t.Notes, exclNote)
 	}
 	if len(partial) > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("Partial: EX over the finished items only for %s.", strings.Join(partial, "; ")))
 	}
 	return t
+}
+
+// excludedOf is the list of questions whose gold does not run for one
+// system on one benchmark, as metrics.ExcludedText writes it.
+type excludedOf struct{ who, text string }
+
+// excludedNote is the main table's note on the questions whose gold does
+// not run: once when every system has the same, else per system; "" when
+// none has any.
+func excludedNote(excl []excludedOf) string {
+	var parts []string
+	same := true
+	for _, e := range excl {
+		same = same && e.text == excl[0].text
+		if e.text != "" {
+			parts = append(parts, e.who+": "+e.text)
+		}
+	}
+	switch {
+	case len(parts) == 0:
+		return ""
+	case same && len(excl) > 1:
+		return "Not attempted, gold does not run: " + excl[0].text + " (each system)."
+	}
+	return "Not attempted, gold does not run: " + strings.Join(parts, "; ") + "."
 }
 
 // difficultyLevels returns the difficulty levels present among the
