@@ -53,24 +53,49 @@
 // items (status, verdict, result with SQL, candidates, trace and usage,
 // error class, timings, session), model_calls (one row per request) and
 // meta (name, simulated, item totals). One goroutine writes; each finished
-// item and its calls are committed in one transaction. A done item is never
-// replaced (ErrAlreadyDone). ReadRun and LoadRunVerdicts are the read API
+// item and its calls are committed in one transaction. A done or failed
+// item is never replaced (ErrAlreadyDone). ReadRun and LoadRunVerdicts are the read API
 // for reports and compare; RunData.Simulated says whether any trial used
 // the sim backend, and such reports must be titled "simulated model".
 //
 // # Scheduling, resume, shards
 //
-// Run skips items the store holds as done, so rerunning a spec resumes it;
-// a changed configuration is a new trial and never mixes with the old.
-// Canceling the context (SIGINT in the CLI) stops cleanly: items in flight
-// are not committed. A runner error is an infrastructure failure: it is
-// retried (Options.Retries, default 2; never for auth and bad_request) and
-// then recorded as StatusError with its Classify class, to be retried on
-// the next run. A per-item timeout is data: the item is done, scored on
-// whatever SQL there is, with error class "timeout". Options.Shard runs a
-// deterministic slice (fnv64a of trial id and question id mod n); Merge
-// joins shard stores. Progress reports counters after every item (done,
-// failed, calls, cached calls, tokens, running EX); bench draws no bars.
+// Run skips items the store holds as finished (done or failed), so
+// rerunning a spec resumes it; a changed configuration is a new trial and
+// never mixes with the old. Canceling the context (SIGINT in the CLI) stops
+// cleanly: items in flight are not committed. A runner error is classified
+// by type (FailureOf):
+//   - permanent (a non-retryable HTTP status such as 400 or 422: a prompt
+//     over the context length, a rejected schema): recorded at once as
+//     StatusFailed with its class and message, scored with an empty
+//     prediction so that it counts as wrong, and never retried;
+//   - infrastructure (network, HTTP 408, 429 and 5xx after the client's
+//     retries, model-call timeouts, cancellation, a database that does not
+//     open): retried (Options.Retries, default 2), then recorded as
+//     StatusError, pending, and retried by the next run;
+//   - fatal (HTTP 401, 403, 404: the credentials or the model name are
+//     wrong, so every item would fail): the run stops with an error and the
+//     item stays pending;
+//   - any other runner error: retried like an infrastructure error, then
+//     recorded as failed.
+//
+// A per-item timeout is data: the item is done, scored on whatever SQL
+// there is, with error class "timeout". Options.MaxFailures stops a run
+// early (ErrTooManyFailures) once more items failed or errored than it
+// allows. Options.Shard runs a deterministic slice (fnv64a of trial id and
+// question id mod n); Merge joins shard stores. Progress reports counters
+// after every item (done, failed, errored, calls, cached calls, tokens,
+// running EX); bench draws no bars.
+//
+// # One EX denominator
+//
+// EX is correct / attempted, where attempted counts the questions whose
+// gold runs (metrics.GoldRuns: not missing_db, gold_error or gold_timeout),
+// failed items included as wrong. TrialOutcomes computes it for one trial;
+// Summarize, LoadRunSystems, compare and the report tables all use it, so
+// the same verdicts give the same EX everywhere. Questions whose gold does
+// not run are counted by status beside it; a trial with pending items has a
+// partial EX and says so.
 //
 // API keys are read from the environment by runners/llm and never stored;
 // Options.Secrets are additionally redacted from every stored error and

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"net"
 	"os"
 	"sort"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/llm"
 )
@@ -73,21 +75,82 @@ func ParseShard(s string) (Shard, error) {
 type Progress struct {
 	// Total is the number of items this invocation must run (skipped
 	// finished items excluded); Skipped counts those.
-	Total, Done, Failed, Skipped int
-	Correct                      int
-	Calls, CachedCalls           int
-	PromptTokens                 int
-	CompletionTokens             int
-	Elapsed                      time.Duration
+	Total, Skipped int
+	// Done counts items scored normally; Failed items whose runner failed
+	// permanently (StatusFailed: scored as wrong, never retried); Errored
+	// items left by an infrastructure error (StatusError: pending, retried
+	// on resume).
+	Done, Failed, Errored int
+	// Attempted counts the done and failed items whose gold runs (EX's
+	// denominator, metrics.GoldRuns); Correct the correct ones.
+	Attempted, Correct int
+	Calls, CachedCalls int
+	PromptTokens       int
+	CompletionTokens   int
+	Elapsed            time.Duration
 }
 
-// EX is the running execution accuracy over the items done so far.
+// EX is the running execution accuracy, correct / attempted, over the
+// items finished so far.
 func (p Progress) EX() float64 {
-	if p.Done == 0 {
+	if p.Attempted == 0 {
 		return 0
 	}
-	return float64(p.Correct) / float64(p.Done)
+	return float64(p.Correct) / float64(p.Attempted)
 }
+
+// FailureLimit stops a run early once more items have failed (failed or
+// errored) than it allows. The zero value allows any number.
+type FailureLimit struct {
+	// Count is the number of failures allowed when Fraction is 0.
+	Count int
+	// Fraction, in (0, 1), allows floor(Fraction * items of the run).
+	Fraction float64
+	// Set is false for the zero value: no limit.
+	Set bool
+}
+
+// ParseFailureLimit reads a count ("0", "25") or a fraction of the run's
+// items in (0, 1) ("0.1").
+func ParseFailureLimit(s string) (FailureLimit, error) {
+	if n, err := strconv.Atoi(s); err == nil {
+		if n < 0 {
+			return FailureLimit{}, fmt.Errorf("failure limit %q: want a count >= 0 or a fraction in (0, 1)", s)
+		}
+		return FailureLimit{Count: n, Set: true}, nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(f > 0 && f < 1) {
+		return FailureLimit{}, fmt.Errorf("failure limit %q: want a count >= 0 or a fraction in (0, 1)", s)
+	}
+	return FailureLimit{Fraction: f, Set: true}, nil
+}
+
+// Allowed returns how many failures the limit allows among total items,
+// or -1 for no limit.
+func (l FailureLimit) Allowed(total int) int {
+	switch {
+	case !l.Set:
+		return -1
+	case l.Fraction > 0:
+		return int(math.Floor(l.Fraction * float64(total)))
+	}
+	return l.Count
+}
+
+func (l FailureLimit) String() string {
+	switch {
+	case !l.Set:
+		return "none"
+	case l.Fraction > 0:
+		return strconv.FormatFloat(l.Fraction, 'g', -1, 64)
+	}
+	return strconv.Itoa(l.Count)
+}
+
+// ErrTooManyFailures is returned (wrapped) by Run when it stopped early
+// because more items failed than Options.MaxFailures allows.
+var ErrTooManyFailures = errors.New("too many failed items")
 
 // Options configure a run.
 type Options struct {
@@ -100,7 +163,8 @@ type Options struct {
 	// spec's limits).
 	Limit int
 	// Retries is how often an item is retried after an infrastructure
-	// error before it is recorded as failed (default 2).
+	// error (or an unclassified runner error) before it is recorded: as
+	// StatusError, pending for resume, or as StatusFailed (default 2).
 	Retries int
 	// RetryWait is the wait before a retry (default 200ms, doubled each
 	// time).
@@ -113,6 +177,10 @@ type Options struct {
 	Secrets []string
 	// CacheDir is the shared cache directory (default <run>/cache).
 	CacheDir string
+	// MaxFailures stops the run once more items of this invocation have
+	// failed or errored than it allows; Run then returns an error wrapping
+	// ErrTooManyFailures. The zero value sets no limit.
+	MaxFailures FailureLimit
 }
 
 // Summary is the outcome of Run.
@@ -126,7 +194,10 @@ type Summary struct {
 // at once. Canceling ctx stops the run cleanly: items in flight are not
 // committed and a later Run resumes them. Run returns ctx's error when
 // canceled, and an error for infrastructure failures that stop the run
-// (store writes, benchmark loading); item failures are recorded as data.
+// (store writes, benchmark loading, a model endpoint that rejects the
+// credentials or does not know the model: HTTP 401, 403, 404); item
+// failures are recorded as data (see Failure), and past opt.MaxFailures
+// the run stops with ErrTooManyFailures.
 func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary, error) {
 	start := time.Now()
 	if opt.Workers <= 0 {
@@ -302,16 +373,27 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 			cancel()
 		}
 	)
+	allowed := opt.MaxFailures.Allowed(len(items))
 	report := func(it *Item) {
 		progMu.Lock()
 		defer progMu.Unlock()
-		if it.Status == StatusDone {
+		switch it.Status {
+		case StatusDone:
 			prog.Done++
-			if it.Verdict != nil && it.Verdict.Correct {
+		case StatusFailed:
+			prog.Failed++
+		default:
+			prog.Errored++
+		}
+		if it.Status != StatusError && (it.Verdict == nil || metrics.GoldRuns(metrics.Status(it.Verdict.Status))) {
+			prog.Attempted++
+			if it.Status == StatusDone && it.Verdict != nil && it.Verdict.Correct {
 				prog.Correct++
 			}
-		} else {
-			prog.Failed++
+		}
+		if n := prog.Failed + prog.Errored; allowed >= 0 && n > allowed {
+			setFatal(fmt.Errorf("%w: %d of %d items failed (%d failed, %d infrastructure errors), more than the limit %s allows (%d); the rest are left pending",
+				ErrTooManyFailures, n, len(items), prog.Failed, prog.Errored, opt.MaxFailures, allowed))
 		}
 		for _, c := range it.Calls {
 			prog.Calls++
@@ -340,7 +422,11 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 					return
 				}
 				wi := items[i]
-				it, ok := runItem(ctx, wi.trial, wi.runner, wi.ex, wi.be.dbs, wi.client, wi.be.scorer, timeout, opt)
+				it, ok, err := runItem(ctx, wi.trial, wi.runner, wi.ex, wi.be.dbs, wi.client, wi.be.scorer, timeout, opt)
+				if err != nil {
+					setFatal(err)
+					return
+				}
 				if !ok {
 					return // canceled: not committed, resumed later
 				}
@@ -367,9 +453,10 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 }
 
 // runItem runs and scores one item. ok is false when ctx was canceled and
-// the item must not be committed.
-func runItem(ctx context.Context, t *Trial, r runners.Runner, ex datasets.Example, dbs *dbCache, client llm.Client, sc Scorer, timeout time.Duration, opt Options) (*Item, bool) {
-	it := &Item{TrialID: t.ID, QuestionID: ex.ID, Index: ex.Index, Started: time.Now()}
+// the item must not be committed; fatal is an error that stops the run
+// (the item is not committed either).
+func runItem(ctx context.Context, t *Trial, r runners.Runner, ex datasets.Example, dbs *dbCache, client llm.Client, sc Scorer, timeout time.Duration, opt Options) (it *Item, ok bool, fatal error) {
+	it = &Item{TrialID: t.ID, QuestionID: ex.ID, Index: ex.Index, Started: time.Now()}
 	wait := opt.RetryWait
 	for attempt := 0; ; attempt++ {
 		it.Attempts++
@@ -384,14 +471,14 @@ func runItem(ctx context.Context, t *Trial, r runners.Runner, ex datasets.Exampl
 		if dbErr != nil && errors.Is(dbErr, datasets.ErrMissingDB) {
 			res = runners.Result{Note: "database unavailable: " + dbErr.Error()}
 		} else if dbErr != nil {
-			err = dbErr
+			err = &dbOpenError{err: dbErr}
 		} else {
 			res, err = r.Run(ictx, runners.Task{Example: ex.WithoutGold(), DB: db, LLM: log, Seed: t.Seed})
 		}
 		timedOut := ictx.Err() != nil && ctx.Err() == nil
 		cancel()
 		if ctx.Err() != nil {
-			return nil, false
+			return nil, false, nil
 		}
 		it.Calls = log.calls()
 		for i := range it.Calls {
@@ -409,28 +496,127 @@ func runItem(ctx context.Context, t *Trial, r runners.Runner, ex datasets.Exampl
 			redactResult(&res, opt.Secrets)
 			v := sc.Score(ctx, ex, res.SQL)
 			if ctx.Err() != nil {
-				return nil, false
+				return nil, false, nil
 			}
 			it.Status = StatusDone
 			it.Verdict = &v
 			it.Result = &res
 			it.WallMS = msSince(it.Started)
-			return it, true
+			return it, true, nil
 		}
 		it.ErrorClass = Classify(err)
 		it.Error = redact(err.Error(), opt.Secrets)
-		if attempt >= opt.Retries || permanent(it.ErrorClass) {
+		kind := FailureOf(err)
+		switch {
+		case kind == FailureFatal:
+			return nil, false, fmt.Errorf("trial %s question %s: %s (fix the model's settings, then rerun the same command to resume)", t.Label, ex.ID, it.Error)
+		case kind == FailurePermanent || (kind == FailureUnknown && attempt >= opt.Retries):
+			// The runner failed on this question for good: the item is
+			// scored with an empty prediction, so it is wrong when its
+			// gold runs and its gold's status is known when not.
+			v := sc.Score(ctx, ex, "")
+			if ctx.Err() != nil {
+				return nil, false, nil
+			}
+			v.Correct = false
+			if metrics.GoldRuns(metrics.Status(v.Status)) {
+				v.Status = string(metrics.StatusPredError)
+				v.Error = "runner failed (" + it.ErrorClass + "): " + it.Error
+			}
+			redactResult(&res, opt.Secrets)
+			res.Note = strings.TrimSpace(res.Note + " runner failed (" + it.ErrorClass + "): " + it.Error)
+			it.Status = StatusFailed
+			it.Verdict = &v
+			it.Result = &res
+			it.WallMS = msSince(it.Started)
+			return it, true, nil
+		case attempt >= opt.Retries:
 			it.Status = StatusError
 			it.WallMS = msSince(it.Started)
-			return it, true
+			return it, true, nil
 		}
 		select {
 		case <-ctx.Done():
-			return nil, false
+			return nil, false, nil
 		case <-time.After(wait):
 		}
 		wait *= 2
 	}
+}
+
+// dbOpenError is a failure to open an example's database other than a
+// missing one: an infrastructure error.
+type dbOpenError struct{ err error }
+
+func (e *dbOpenError) Error() string { return "open database: " + e.err.Error() }
+func (e *dbOpenError) Unwrap() error { return e.err }
+
+// Failure is what a runner error means for its item.
+type Failure int
+
+const (
+	// FailureInfra: an infrastructure failure (network, HTTP 408, 429 and
+	// 5xx after the client's retries, a model-call timeout, cancellation,
+	// a database that does not open, a malformed server answer). The item
+	// is retried, then left pending (StatusError) for resume.
+	FailureInfra Failure = iota
+	// FailurePermanent: an error no retry can fix (a non-retryable HTTP
+	// status such as 400 or 422: a prompt over the context length, a
+	// rejected schema). The item is recorded as failed at once and
+	// counts as wrong.
+	FailurePermanent
+	// FailureFatal: the endpoint rejects the credentials or does not know
+	// the model (HTTP 401, 403, 404): every item would fail the same way,
+	// so the run stops and the item stays pending.
+	FailureFatal
+	// FailureUnknown: any other error of the runner (its own error, a
+	// simulator error). The item is retried like an infrastructure error,
+	// then recorded as failed: it counts as wrong.
+	FailureUnknown
+)
+
+// FailureOf classifies a runner error by type (errors.As and errors.Is):
+// *llm.StatusError and any error with a StatusCode() int method by status
+// (retryable ones infrastructure; 401, 403 and 404 fatal; other 4xx
+// permanent), the llm package's timeout, network and malformed errors,
+// context errors and net.Error as infrastructure; errors without such a
+// type by their Classify class (network, timeout, rate_limited and
+// server_error are infrastructure), else FailureUnknown.
+func FailureOf(err error) Failure {
+	var se *llm.StatusError
+	if errors.As(err, &se) {
+		return statusFailure(se.StatusCode, se.Retryable())
+	}
+	var sc interface{ StatusCode() int }
+	if errors.As(err, &sc) {
+		c := sc.StatusCode()
+		return statusFailure(c, c == 408 || c == 429 || c >= 500)
+	}
+	var ne net.Error
+	var dbe *dbOpenError
+	switch {
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded),
+		errors.Is(err, llm.ErrTimeout), errors.Is(err, llm.ErrNetwork), errors.Is(err, llm.ErrMalformed),
+		errors.As(err, &ne), errors.As(err, &dbe):
+		return FailureInfra
+	}
+	switch Classify(err) {
+	case "network", "timeout", "rate_limited", "server_error":
+		return FailureInfra
+	}
+	return FailureUnknown
+}
+
+func statusFailure(code int, retryable bool) Failure {
+	switch {
+	case retryable:
+		return FailureInfra
+	case code == 401 || code == 403 || code == 404:
+		return FailureFatal
+	case code >= 400 && code < 500:
+		return FailurePermanent
+	}
+	return FailureInfra
 }
 
 func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }
@@ -466,11 +652,6 @@ func Classify(err error) string {
 		return "network"
 	}
 	return "runner"
-}
-
-// permanent reports whether retrying an error class cannot help.
-func permanent(class string) bool {
-	return class == "auth" || class == "bad_request" || class == "not_found"
 }
 
 func redact(s string, secrets []string) string {

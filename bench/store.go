@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
 )
 
@@ -23,8 +24,15 @@ const (
 	// StatusDone: the item ran and was scored (a wrong or failed prediction
 	// is still done: it is data). Done items are skipped on resume.
 	StatusDone = "done"
+	// StatusFailed: the runner failed permanently (a model error that
+	// retrying cannot fix, such as an HTTP 400 for a too-long prompt, or
+	// the runner's own error), with its class and message. The item is
+	// scored with an empty prediction, so it counts as wrong when its gold
+	// runs, and it is skipped on resume like a done item.
+	StatusFailed = "failed"
 	// StatusError: an infrastructure failure (endpoint down after
-	// retries, ...) with its class; the item is retried on resume.
+	// retries, ...) with its class; the item counts as pending and is
+	// retried on resume.
 	StatusError = "error"
 )
 
@@ -62,8 +70,9 @@ type Item struct {
 	Status     string          `json:"status"`
 	Verdict    *Verdict        `json:"verdict,omitempty"`
 	Result     *runners.Result `json:"result,omitempty"`
-	// ErrorClass classifies an infrastructure failure (StatusError) or a
-	// per-item timeout (StatusDone); see Classify.
+	// ErrorClass classifies a runner failure (StatusFailed), an
+	// infrastructure failure (StatusError) or a per-item timeout
+	// (StatusDone); see Classify and FailureOf.
 	ErrorClass string    `json:"error_class,omitempty"`
 	Error      string    `json:"error,omitempty"`
 	Attempts   int       `json:"attempts"`
@@ -275,7 +284,7 @@ func insertItem(tx *sql.Tx, it *Item) error {
 		ON CONFLICT(trial_id, question_id) DO UPDATE SET status = excluded.status, correct = excluded.correct,
 			verdict = excluded.verdict, result = excluded.result, error_class = excluded.error_class, error = excluded.error,
 			attempts = items.attempts + excluded.attempts, started = excluded.started, wall_ms = excluded.wall_ms, session = excluded.session
-		WHERE items.status != 'done'`,
+		WHERE items.status NOT IN ('done', 'failed')`,
 		it.TrialID, it.QuestionID, it.Index, it.Status, correct, nullStr(verdict), nullStr(result), it.ErrorClass, it.Error,
 		it.Attempts, it.Started.UTC().Format(time.RFC3339Nano), it.WallMS, it.Session)
 	if err != nil {
@@ -308,9 +317,10 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// Done returns the keys (trial id + "\x00" + question id) of done items.
+// Done returns the keys (trial id + "\x00" + question id) of finished
+// items: done or failed (StatusFailed), which resume never redoes.
 func (s *Store) Done(ctx context.Context) (map[string]bool, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT trial_id, question_id FROM items WHERE status = 'done'`)
+	rows, err := s.db.QueryContext(ctx, `SELECT trial_id, question_id FROM items WHERE status IN ('done', 'failed')`)
 	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", s.dir, err)
 	}
@@ -377,17 +387,19 @@ type RunTrial struct {
 	Items []Item
 }
 
-// Status counts a trial's items: done, error, and pending out of total.
+// Status counts a trial's items: done, failed (StatusFailed), and pending
+// out of total (items not yet run and items left by an infrastructure
+// error, which resume retries).
 func (t *RunTrial) Status(total int) (done, failed, pending int) {
 	for _, it := range t.Items {
 		switch it.Status {
 		case StatusDone:
 			done++
-		case StatusError:
+		case StatusFailed:
 			failed++
 		}
 	}
-	return done, failed, total - done - failed
+	return done, failed, max(0, total-done-failed)
 }
 
 // ReadRun reads the trials (in plan order) and items of run directory dir.
@@ -522,8 +534,9 @@ func readCalls(db *sql.DB, r *RunData, idx map[string]int) error {
 }
 
 // LoadRunVerdicts returns, for run directory dir, the trial labels in plan
-// order and trial label -> question id -> correct over the done items (the
-// input of `t2sbench compare`).
+// order and trial label -> question id -> correct over the questions in
+// EX's denominator (TrialOutcomes: done and failed items whose gold runs;
+// failed ones are false).
 func LoadRunVerdicts(dir string) ([]string, map[string]map[string]bool, error) {
 	r, err := ReadRun(dir, false)
 	if err != nil {
@@ -533,13 +546,7 @@ func LoadRunVerdicts(dir string) ([]string, map[string]map[string]bool, error) {
 	labels := make([]string, 0, len(r.Trials))
 	for _, t := range r.Trials {
 		labels = append(labels, t.Label)
-		m := map[string]bool{}
-		for _, it := range t.Items {
-			if it.Status == StatusDone && it.Verdict != nil {
-				m[it.QuestionID] = it.Verdict.Correct
-			}
-		}
-		out[t.Label] = m
+		out[t.Label] = TrialOutcomes(&t, 0).Correct
 	}
 	return labels, out, nil
 }
@@ -552,14 +559,22 @@ type RunSystem struct {
 	Benchmark string
 	// Simulated is true for a trial whose roles use the sim backend.
 	Simulated bool
-	// Correct maps question id to the verdict of each done item; DBs maps
-	// it to the verdict's database id.
+	// Correct maps question id to its outcome over EX's one denominator
+	// (see TrialOutcomes: done and failed items whose gold runs, failed
+	// ones false); Failed holds the ids of failed items; DBs maps question
+	// id to the verdict's database id.
 	Correct map[string]bool
+	Failed  map[string]bool
 	DBs     map[string]string
+	// Tally counts the attempted, correct and failed questions and, by
+	// status, those whose gold does not run; Pending the items not yet
+	// finished (failed by an infrastructure error or not run).
+	Tally   metrics.Tally
+	Pending int
 }
 
 // LoadRunSystems reads the outcomes of every trial of run directory dir,
-// in plan order. Items that failed or are pending are absent.
+// in plan order.
 func LoadRunSystems(dir string) ([]RunSystem, error) {
 	r, err := ReadRun(dir, false)
 	if err != nil {
@@ -571,20 +586,17 @@ func LoadRunSystems(dir string) ([]RunSystem, error) {
 		if t.Benchmark.Split != "" {
 			bk += "/" + t.Benchmark.Split
 		}
-		s := RunSystem{
+		o := TrialOutcomes(&t, r.Totals[t.ID])
+		out = append(out, RunSystem{
 			Label:     t.Label,
 			Benchmark: bk,
 			Simulated: t.Simulated(),
-			Correct:   map[string]bool{},
-			DBs:       map[string]string{},
-		}
-		for _, it := range t.Items {
-			if it.Status == StatusDone && it.Verdict != nil {
-				s.Correct[it.QuestionID] = it.Verdict.Correct
-				s.DBs[it.QuestionID] = it.Verdict.DBID
-			}
-		}
-		out = append(out, s)
+			Correct:   o.Correct,
+			Failed:    o.Failed,
+			DBs:       o.DBs,
+			Tally:     o.Tally,
+			Pending:   o.Pending,
+		})
 	}
 	return out, nil
 }
@@ -595,7 +607,7 @@ type MergeStats struct {
 }
 
 // Merge joins the stores of shard run directories into the store of out.
-// Trials are unioned by id; a done item wins over an error record; two done
+// Trials are unioned by id; a done or failed item wins over an error record; two finished
 // records of the same item keep the first (counted in Conflicts).
 func Merge(out string, shards ...string) (MergeStats, error) {
 	var st MergeStats

@@ -9,79 +9,159 @@ import (
 	"github.com/t2sbench/t2sbench/metrics"
 )
 
-// TrialSummary is the end-of-run line of one trial.
-type TrialSummary struct {
-	Label string
-	// Done, Failed and Pending count the trial's items; Pending needs the
-	// item total recorded by Run (else it is 0).
-	Done, Failed, Pending int
-	Correct               int
-	// EX is Correct/Done; CI its 95% Wilson interval.
-	EX     float64
-	CILo   float64
-	CIHi   float64
-	Calls  int
-	Tokens int
-	// CallsPerQuestion is the mean number of model requests per done item.
-	CallsPerQuestion float64
-	// Baseline is the label of the trial compared against (the first trial
-	// on the same benchmark); P the McNemar p-value on the questions both
-	// have done, with B and C its discordant counts. Baseline is "" for
-	// the first trial of a benchmark; P is -1 when there is no comparison
-	// (the trial is the baseline, or the two have no done question in
-	// common, e.g. one shard of a run).
-	Baseline string
-	P        float64
-	B, C     int
-	Test     string
+// Outcomes are one trial's per-question outcomes on EX's one denominator
+// (metrics.GoldRuns): every question whose gold runs and whose item is
+// finished, done or failed. A failed item (StatusFailed) counts as wrong.
+// Questions whose gold does not run are counted in Tally.Excluded and are
+// in none of the maps.
+type Outcomes struct {
+	// Correct maps question id to its outcome; failed items are false.
+	Correct map[string]bool
+	// Failed holds the question ids of failed items (a subset of Correct's
+	// keys).
+	Failed map[string]bool
+	// DBs maps question id to its verdict's database id.
+	DBs map[string]string
+	// Tally counts the same questions (and the excluded ones by reason).
+	Tally metrics.Tally
+	// Errored counts items left by an infrastructure error; Pending counts
+	// every item without a finished record (Errored included), out of the
+	// total the run recorded (0 when unknown).
+	Errored, Pending int
 }
 
-// Summarize computes per-trial EX with a 95% Wilson interval and a
-// McNemar test (metrics.McNemar, McNemarAuto: exact below 25 discordant
-// questions, else chi-square with continuity correction) of each trial
-// against the first trial of the same benchmark.
+// Partial reports whether some items are still pending, so that EX is
+// over a part of the trial only.
+func (o Outcomes) Partial() bool { return o.Pending > 0 }
+
+// TrialOutcomes computes the outcomes of a trial whose run had total items
+// (0: unknown, then only errored items are pending).
+func TrialOutcomes(t *RunTrial, total int) Outcomes {
+	o := Outcomes{Correct: map[string]bool{}, Failed: map[string]bool{}, DBs: map[string]string{}}
+	finished := 0
+	for _, it := range t.Items {
+		switch it.Status {
+		case StatusDone, StatusFailed:
+			finished++
+		case StatusError:
+			o.Errored++
+			continue
+		default:
+			continue
+		}
+		failed := it.Status == StatusFailed
+		st, correct, db := metrics.Status(""), false, ""
+		if it.Verdict != nil {
+			st, correct, db = metrics.Status(it.Verdict.Status), it.Verdict.Correct && !failed, it.Verdict.DBID
+		}
+		o.Tally.Add(st, correct, failed)
+		if !metrics.GoldRuns(st) {
+			continue
+		}
+		o.Correct[it.QuestionID] = correct
+		if failed {
+			o.Failed[it.QuestionID] = true
+		}
+		if db != "" {
+			o.DBs[it.QuestionID] = db
+		}
+	}
+	o.Pending = o.Errored
+	if total > finished {
+		o.Pending = total - finished
+	}
+	return o
+}
+
+// TrialSummary is the end-of-run line of one trial.
+type TrialSummary struct {
+	Label string `json:"label"`
+	// Done counts items scored normally, Failed items whose runner failed
+	// permanently (counted wrong), Pending items not yet run or left by an
+	// infrastructure error (Errored of them), out of the item total
+	// recorded by Run.
+	Done    int `json:"done"`
+	Failed  int `json:"failed"`
+	Pending int `json:"pending"`
+	Errored int `json:"errored"`
+	// Attempted counts the done and failed items whose gold runs, EX's
+	// one denominator; Excluded those whose gold does not run, by status.
+	Attempted int                    `json:"attempted"`
+	Correct   int                    `json:"correct"`
+	Excluded  map[metrics.Status]int `json:"excluded,omitempty"`
+	// EX is Correct/Attempted; CI its 95% Wilson interval. Partial is
+	// true when items are pending: EX is then over the attempted part.
+	EX      float64 `json:"ex"`
+	CILo    float64 `json:"ci_lo"`
+	CIHi    float64 `json:"ci_hi"`
+	Partial bool    `json:"partial"`
+	Calls   int     `json:"calls"`
+	Tokens  int     `json:"tokens"`
+	// CallsPerQuestion is the mean number of model requests per finished
+	// (done or failed) item.
+	CallsPerQuestion float64 `json:"calls_per_question"`
+	// Baseline is the label of the trial compared against (the first trial
+	// on the same benchmark); P the McNemar p-value on the questions both
+	// have attempted, with B and C its discordant counts. Baseline is ""
+	// for the first trial of a benchmark; P is -1 when there is no
+	// comparison (the trial is the baseline, or the two have no attempted
+	// question in common, e.g. one shard of a run).
+	Baseline string  `json:"baseline,omitempty"`
+	P        float64 `json:"p"`
+	B        int     `json:"b"`
+	C        int     `json:"c"`
+	Test     string  `json:"test,omitempty"`
+}
+
+// Summarize computes per-trial EX over the attempted questions (see
+// TrialOutcomes) with a 95% Wilson interval and a McNemar test
+// (metrics.McNemar, McNemarAuto: exact below 25 discordant questions,
+// else chi-square with continuity correction) of each trial against the
+// first trial of the same benchmark.
 func Summarize(r *RunData) []TrialSummary {
 	out := make([]TrialSummary, 0, len(r.Trials))
 	first := map[string]int{}
 	outcomes := make([]map[string]bool, len(r.Trials))
-	for i, t := range r.Trials {
-		s := TrialSummary{Label: t.Label, P: -1}
-		m := map[string]bool{}
+	for i := range r.Trials {
+		t := &r.Trials[i]
+		o := TrialOutcomes(t, r.Totals[t.ID])
+		s := TrialSummary{Label: t.Label, P: -1, Pending: o.Pending, Errored: o.Errored,
+			Attempted: o.Tally.Attempted, Correct: o.Tally.Correct, Excluded: o.Tally.Excluded, Partial: o.Partial()}
+		finished := 0
 		for _, it := range t.Items {
 			switch it.Status {
 			case StatusDone:
 				s.Done++
-				if it.Verdict != nil && it.Verdict.Correct {
-					s.Correct++
-				}
-				if it.Verdict != nil {
-					m[it.QuestionID] = it.Verdict.Correct
-				}
-			case StatusError:
-				s.Failed++
+				finished++
+			case StatusFailed:
+				finished++
 			}
 			for _, c := range it.Calls {
 				s.Calls++
 				s.Tokens += c.PromptTokens + c.CompletionTokens
 			}
 		}
-		if n, ok := r.Totals[t.ID]; ok && n > s.Done+s.Failed {
-			s.Pending = n - s.Done - s.Failed
+		// Failed counts every failed item, also one whose gold does not
+		// run (Tally.Failed counts only attempted ones).
+		s.Failed = finished - s.Done
+		if finished > 0 {
+			s.CallsPerQuestion = float64(s.Calls) / float64(finished)
 		}
-		if s.Done > 0 {
-			s.EX = float64(s.Correct) / float64(s.Done)
-			s.CallsPerQuestion = float64(s.Calls) / float64(s.Done)
-			if iv, err := metrics.Wilson(s.Correct, s.Done, 0.95); err == nil {
+		s.EX = o.Tally.EX()
+		if s.Attempted > 0 {
+			if iv, err := metrics.Wilson(s.Correct, s.Attempted, 0.95); err == nil {
 				s.CILo, s.CIHi = iv.Lo, iv.Hi
 			}
+		} else {
+			s.EX = 0
 		}
-		outcomes[i] = m
+		outcomes[i] = o.Correct
 		bk := t.Benchmark.Name + "\x00" + t.Benchmark.Split
 		if j, ok := first[bk]; !ok {
 			first[bk] = i
 		} else {
 			s.Baseline = r.Trials[j].Label
-			if p, err := metrics.Pair(outcomes[j], m, true); err == nil {
+			if p, err := metrics.Pair(outcomes[j], o.Correct, true); err == nil {
 				if res, err := metrics.McNemar(p.A, p.B, metrics.McNemarAuto); err == nil {
 					s.P, s.B, s.C, s.Test = res.P, res.B, res.C, res.Test
 				}
@@ -93,7 +173,9 @@ func Summarize(r *RunData) []TrialSummary {
 }
 
 // WriteSummary prints the summary as an aligned plain-text table. A run of
-// the sim backend is titled "simulated model".
+// the sim backend is titled "simulated model". EX is correct / attempted
+// (questions whose gold runs, failed items counted wrong); a trial with
+// pending items has its EX marked "(partial)".
 func WriteSummary(w io.Writer, r *RunData, rows []TrialSummary) {
 	title := r.Meta["name"]
 	if title == "" {
@@ -109,42 +191,91 @@ func WriteSummary(w io.Writer, r *RunData, rows []TrialSummary) {
 			width = len(s.Label)
 		}
 	}
-	fmt.Fprintf(w, "%-*s  %6s  %6s  %6s  %7s  %-15s  %9s  %s\n", width, "trial", "done", "failed", "pending", "EX", "95% CI (Wilson)", "calls/q", "McNemar vs baseline")
+	fmt.Fprintf(w, "%-*s  %6s  %6s  %7s  %9s  %7s  %-15s  %9s  %s\n", width, "trial", "done", "failed", "pending", "attempted", "EX", "95% CI (Wilson)", "calls/q", "McNemar vs baseline")
+	partial := false
 	for _, s := range rows {
 		mc := "(baseline)"
 		switch {
 		case s.P >= 0:
 			mc = fmt.Sprintf("p=%.3g b=%d c=%d %s", s.P, s.B, s.C, s.Test)
-		case s.Done == 0:
+		case s.Attempted == 0:
 			mc = "-"
 		case s.Baseline != "":
-			mc = "- (no done question in common with " + s.Baseline + ")"
+			mc = "- (no attempted question in common with " + s.Baseline + ")"
 		}
-		if s.Done == 0 {
-			fmt.Fprintf(w, "%-*s  %6d  %6d  %7d  %7s  %-15s  %9s  %s\n", width, s.Label, s.Done, s.Failed, s.Pending, "-", "-", "-", mc)
+		if s.Attempted == 0 {
+			fmt.Fprintf(w, "%-*s  %6d  %6d  %7d  %9d  %7s  %-15s  %9s  %s\n", width, s.Label, s.Done, s.Failed, s.Pending, s.Attempted, "-", "-", "-", mc)
 			continue
 		}
-		fmt.Fprintf(w, "%-*s  %6d  %6d  %7d  %6.1f%%  [%5.1f, %5.1f]%%  %9.2f  %s\n", width, s.Label, s.Done, s.Failed, s.Pending,
+		if s.Partial {
+			partial = true
+			mc += "  (partial)"
+		}
+		fmt.Fprintf(w, "%-*s  %6d  %6d  %7d  %9d  %6.1f%%  [%5.1f, %5.1f]%%  %9.2f  %s\n", width, s.Label, s.Done, s.Failed, s.Pending, s.Attempted,
 			100*s.EX, 100*s.CILo, 100*s.CIHi, s.CallsPerQuestion, mc)
 	}
-	var classes []string
-	counts := map[string]int{}
+	fmt.Fprintln(w, "EX = correct / attempted: questions whose gold runs, failed items counted wrong.")
+	if txt := excludedNote(rows); txt != "" {
+		fmt.Fprintf(w, "not attempted, gold does not run: %s\n", txt)
+	}
+	if partial {
+		fmt.Fprintln(w, "(partial): the trial has pending items; its EX is over the items finished so far.")
+	}
+	failed := map[string]int{}
+	errored := map[string]int{}
 	for _, t := range r.Trials {
 		for _, it := range t.Items {
-			if it.Status == StatusError {
-				counts[it.ErrorClass]++
+			switch it.Status {
+			case StatusFailed:
+				failed[it.ErrorClass]++
+			case StatusError:
+				errored[it.ErrorClass]++
 			}
 		}
 	}
+	if len(failed) > 0 {
+		fmt.Fprintf(w, "failed items by class: %s (counted wrong; never retried)\n", classCounts(failed))
+	}
+	if len(errored) > 0 {
+		fmt.Fprintf(w, "pending after an infrastructure error, by class: %s (rerun the same command to retry them)\n", classCounts(errored))
+	}
+}
+
+// excludedNote lists the questions whose gold does not run: once when
+// every trial has the same ("missing_db 62 (each trial)"), else per trial.
+func excludedNote(rows []TrialSummary) string {
+	var parts []string
+	same := true
+	first := ""
+	for i, s := range rows {
+		txt := metrics.ExcludedText(s.Excluded)
+		if i == 0 {
+			first = txt
+		} else if txt != first {
+			same = false
+		}
+		if txt != "" {
+			parts = append(parts, s.Label+": "+txt)
+		}
+	}
+	switch {
+	case len(parts) == 0:
+		return ""
+	case same && len(rows) > 1:
+		return first + " (each trial)"
+	}
+	return strings.Join(parts, "; ")
+}
+
+func classCounts(counts map[string]int) string {
+	classes := make([]string, 0, len(counts))
 	for c := range counts {
 		classes = append(classes, c)
 	}
 	sort.Strings(classes)
-	if len(classes) > 0 {
-		parts := make([]string, len(classes))
-		for i, c := range classes {
-			parts[i] = fmt.Sprintf("%s=%d", c, counts[c])
-		}
-		fmt.Fprintf(w, "failed items by class: %s (rerun the same command to retry them)\n", strings.Join(parts, ", "))
+	parts := make([]string, len(classes))
+	for i, c := range classes {
+		parts[i] = fmt.Sprintf("%s=%d", c, counts[c])
 	}
+	return strings.Join(parts, ", ")
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/metrics"
 )
 
 func TestSummarize(t *testing.T) {
@@ -20,7 +22,8 @@ func TestSummarize(t *testing.T) {
 		a.Items = append(a.Items, Item{QuestionID: q, Status: StatusDone, Verdict: &Verdict{Correct: i < 7}, Calls: []Call{{PromptTokens: 1}}})
 		b.Items = append(b.Items, Item{QuestionID: q, Status: StatusDone, Verdict: &Verdict{Correct: true}})
 	}
-	b.Items = append(b.Items, Item{QuestionID: "z", Status: StatusError, ErrorClass: "server_error"})
+	b.Items = append(b.Items, Item{QuestionID: "y", Status: StatusFailed, ErrorClass: "bad_request", Verdict: &Verdict{Status: "pred_error"}},
+		Item{QuestionID: "z", Status: StatusError, ErrorClass: "server_error"})
 	r.Trials = []RunTrial{a, b}
 	s := Summarize(r)
 	if s[0].EX != 0.7 || math.Abs(s[0].CILo-0.3968) > 1e-3 || math.Abs(s[0].CIHi-0.8922) > 1e-3 {
@@ -29,12 +32,15 @@ func TestSummarize(t *testing.T) {
 	if s[0].Pending != 2 || s[0].P != -1 || s[0].CallsPerQuestion != 1 {
 		t.Errorf("A: pending %d P %v calls/q %v; want 2, -1, 1", s[0].Pending, s[0].P, s[0].CallsPerQuestion)
 	}
-	if s[1].Baseline != "A" || s[1].B != 0 || s[1].C != 3 || math.Abs(s[1].P-0.25) > 1e-12 || s[1].Failed != 1 {
-		t.Errorf("B: %+v; want baseline A, b=0, c=3, P=0.25, 1 failed", s[1])
+	// B's failed item y counts as wrong: EX = 10/11 (y is not paired:
+	// A has no outcome for it); the errored item z is pending.
+	if s[1].Baseline != "A" || s[1].B != 0 || s[1].C != 3 || math.Abs(s[1].P-0.25) > 1e-12 || s[1].Failed != 1 ||
+		s[1].Attempted != 11 || s[1].EX != 10.0/11 || s[1].Pending != 1 || s[1].Errored != 1 || !s[1].Partial {
+		t.Errorf("B: %+v; want baseline A, b=0, c=3, P=0.25, 1 failed, EX 10/11 of 11 attempted, 1 pending (errored), partial", s[1])
 	}
 	var buf bytes.Buffer
 	WriteSummary(&buf, r, s)
-	for _, want := range []string{"x (simulated model)", "p=0.25 b=0 c=3 exact", "server_error=1"} {
+	for _, want := range []string{"x (simulated model)", "p=0.25 b=0 c=3 exact", "server_error=1", "bad_request=1", "(partial)"} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, buf.String())
 		}
@@ -64,10 +70,29 @@ func TestSummaryNoCommonQuestions(t *testing.T) {
 	if !strings.Contains(lines[2], "(baseline)") {
 		t.Errorf("direct row %q; want (baseline)", lines[2])
 	}
-	if strings.Contains(lines[3], "(baseline)") || !strings.Contains(lines[3], "no done question in common with direct") {
+	if strings.Contains(lines[3], "(baseline)") || !strings.Contains(lines[3], "no attempted question in common with direct") {
 		t.Errorf("cot row %q; want no common questions with direct", lines[3])
 	}
 	if strings.Contains(lines[4], "0.0%") || strings.Contains(lines[4], "(baseline)") {
 		t.Errorf("sc row %q; want dashes for a trial with nothing done", lines[4])
+	}
+}
+
+func TestExcludedNote(t *testing.T) {
+	md := func(n int) map[metrics.Status]int { return map[metrics.Status]int{metrics.StatusMissingDB: n} }
+	tests := []struct {
+		rows []TrialSummary
+		want string
+	}{
+		{[]TrialSummary{{Label: "a"}, {Label: "b"}}, ""},
+		{[]TrialSummary{{Label: "a", Excluded: md(62)}, {Label: "b", Excluded: md(62)}}, "missing_db 62 (each trial)"},
+		{[]TrialSummary{{Label: "a", Excluded: md(62)}}, "a: missing_db 62"},
+		{[]TrialSummary{{Label: "a", Excluded: md(62)}, {Label: "b"}}, "a: missing_db 62"},
+		{[]TrialSummary{{Label: "a", Excluded: md(1)}, {Label: "b", Excluded: md(2)}}, "a: missing_db 1; b: missing_db 2"},
+	}
+	for _, tt := range tests {
+		if got := excludedNote(tt.rows); got != tt.want {
+			t.Errorf("excludedNote(%+v) = %q; want %q", tt.rows, got, tt.want)
+		}
 	}
 }

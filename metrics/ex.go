@@ -313,16 +313,16 @@ func GoldPredictions(b *datasets.Benchmark) map[int]string {
 
 // EXGroup is the accuracy of a group of verdicts.
 type EXGroup struct {
-	// Total counts every verdict; EX = Correct / Total (the official
-	// denominator of BIRD and LogicCat, which count failing golds wrong).
-	Total   int     `json:"total"`
-	Correct int     `json:"correct"`
-	EX      float64 `json:"ex"`
-	// Runnable counts verdicts whose database exists and whose gold ran
-	// (Total minus missing_db, gold_error and gold_timeout);
-	// EXRunnable = Correct / Runnable.
-	Runnable   int     `json:"runnable"`
-	EXRunnable float64 `json:"ex_runnable"`
+	// Total counts every verdict.
+	Total int `json:"total"`
+	// Runnable counts the verdicts whose gold runs (GoldRuns: Total minus
+	// missing_db, gold_error and gold_timeout), EX's one denominator in
+	// every command: EX = Correct / Runnable. The official BIRD and
+	// LogicCat scripts divide by Total instead, counting a question whose
+	// gold fails as wrong.
+	Runnable int     `json:"runnable"`
+	Correct  int     `json:"correct"`
+	EX       float64 `json:"ex"`
 }
 
 // EXSummary is EX overall and by difficulty, with counts per status.
@@ -344,22 +344,18 @@ var difficultyOrder = []string{"easy", "medium", "hard", "extra", "simple", "mod
 
 func (g *EXGroup) add(v Verdict) {
 	g.Total++
+	if !GoldRuns(v.Status) {
+		return
+	}
+	g.Runnable++
 	if v.Correct {
 		g.Correct++
-	}
-	switch v.Status {
-	case StatusMissingDB, StatusGoldError, StatusGoldTimeout:
-	default:
-		g.Runnable++
 	}
 }
 
 func (g *EXGroup) finish() {
-	if g.Total > 0 {
-		g.EX = float64(g.Correct) / float64(g.Total)
-	}
 	if g.Runnable > 0 {
-		g.EXRunnable = float64(g.Correct) / float64(g.Runnable)
+		g.EX = float64(g.Correct) / float64(g.Runnable)
 	}
 }
 

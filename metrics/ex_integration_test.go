@@ -72,7 +72,7 @@ func TestGoldAsPredShared(t *testing.T) {
 			if got := sum.Status[StatusMissingDB]; got != c.total-c.runnable {
 				t.Errorf("missing_db = %d; want %d", got, c.total-c.runnable)
 			}
-			t.Logf("%s: EX %.4f overall, %.4f on %d runnable; status %v", c.name, sum.Overall.EX, sum.Overall.EXRunnable, sum.Overall.Runnable, sum.Status)
+			t.Logf("%s: EX %.4f on %d runnable of %d; status %v", c.name, sum.Overall.EX, sum.Overall.Runnable, sum.Overall.Total, sum.Status)
 		})
 	}
 }
@@ -106,11 +106,11 @@ func TestWrongPredictionsShared(t *testing.T) {
 		}
 	}
 	sum := SummarizeEX(s.Mode(), vs, nil)
-	if sum.Overall.EXRunnable >= 1 || sum.Overall.Correct > sum.Overall.Runnable-broken {
+	if sum.Overall.EX >= 1 || sum.Overall.Correct > sum.Overall.Runnable-broken {
 		t.Fatalf("wrong predictions: %+v; want EX < 100%% with at most %d correct", sum.Overall, sum.Overall.Runnable-broken)
 	}
 	if sum.Status[StatusPredError] != broken {
 		t.Errorf("pred_error = %d; want %d (the non-SQL lines on runnable questions)", sum.Status[StatusPredError], broken)
 	}
-	t.Logf("wrong set: EX %.4f on %d runnable", sum.Overall.EXRunnable, sum.Overall.Runnable)
+	t.Logf("wrong set: EX %.4f on %d runnable", sum.Overall.EX, sum.Overall.Runnable)
 }

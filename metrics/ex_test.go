@@ -150,14 +150,16 @@ func TestScoreAllGoldAsPred(t *testing.T) {
 		if m != ModeSpider {
 			wantRunnable = 4 // q6's invalid UTF-8 is a gold error outside Spider
 		}
-		if sum.Overall.Runnable != wantRunnable || sum.Overall.Correct != wantRunnable || sum.Overall.EXRunnable != 1 {
+		if sum.Overall.Runnable != wantRunnable || sum.Overall.Correct != wantRunnable || sum.Overall.EX != 1 {
 			t.Errorf("%s: summary %+v; want %d runnable, all correct", m, sum.Overall, wantRunnable)
 		}
 		if sum.Status[StatusMissingDB] != 1 {
 			t.Errorf("%s: missing_db = %d; want 1", m, sum.Status[StatusMissingDB])
 		}
-		if math.Abs(sum.Overall.EX-float64(wantRunnable)/7) > 1e-12 {
-			t.Errorf("%s: EX = %v; want %d/7", m, sum.Overall.EX, wantRunnable)
+		// One denominator: the 7 questions minus those whose gold does
+		// not run, so gold-as-prediction scores exactly 1.
+		if sum.Overall.Total != 7 || sum.Overall.EX != float64(wantRunnable)/float64(sum.Overall.Runnable) {
+			t.Errorf("%s: total %d EX %v; want 7, %d/%d", m, sum.Overall.Total, sum.Overall.EX, wantRunnable, sum.Overall.Runnable)
 		}
 		if got := strings.Join(sum.Difficulties, ","); got != "easy,medium,hard,extra" {
 			t.Errorf("difficulty order %q; want easy,medium,hard,extra", got)

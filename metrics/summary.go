@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -263,4 +264,83 @@ func perQuestionRates(r *RoleSummary, nq float64) {
 	if sec := r.Latency.Seconds(); sec > 0 {
 		r.TokensPerSecond = float64(r.CompletionTokens) / sec
 	}
+}
+
+// GoldRuns reports whether a verdict of status st is in EX's denominator:
+// every status except missing_db, gold_error and gold_timeout, the
+// questions whose gold does not run. EX has this one denominator in
+// eval, compare, the run summary and every report table:
+//
+//	EX = correct / attempted
+//	attempted = questions whose gold runs (failed runners included, as wrong)
+//
+// An unknown status counts as a gold that runs.
+func GoldRuns(st Status) bool {
+	switch st {
+	case StatusMissingDB, StatusGoldError, StatusGoldTimeout:
+		return false
+	}
+	return true
+}
+
+// GoldFailures lists the statuses of questions whose gold does not run,
+// in the order tallies print them.
+var GoldFailures = []Status{StatusMissingDB, StatusGoldError, StatusGoldTimeout}
+
+// Tally counts one system's outcomes on EX's one denominator (see
+// GoldRuns).
+type Tally struct {
+	// Attempted counts the questions whose gold runs; Correct those
+	// answered correctly; Failed those whose runner failed (each counted
+	// wrong, and included in Attempted).
+	Attempted int `json:"attempted"`
+	Correct   int `json:"correct"`
+	Failed    int `json:"failed"`
+	// Excluded counts, by status, the questions whose gold does not run;
+	// they are never in the denominator.
+	Excluded map[Status]int `json:"excluded,omitempty"`
+}
+
+// Add counts one question: its verdict status, whether it was correct and
+// whether the system failed on it.
+func (t *Tally) Add(st Status, correct, failed bool) {
+	if !GoldRuns(st) {
+		if t.Excluded == nil {
+			t.Excluded = map[Status]int{}
+		}
+		t.Excluded[st]++
+		return
+	}
+	t.Attempted++
+	if failed {
+		t.Failed++
+	} else if correct {
+		t.Correct++
+	}
+}
+
+// EX is Correct / Attempted, NaN when nothing was attempted.
+func (t Tally) EX() float64 {
+	if t.Attempted == 0 {
+		return math.NaN()
+	}
+	return float64(t.Correct) / float64(t.Attempted)
+}
+
+// ExcludedText lists the questions left out of the denominator, as
+// "missing_db 62, gold_error 3", in GoldFailures order; "" when none.
+func (t Tally) ExcludedText() string {
+	return ExcludedText(t.Excluded)
+}
+
+// ExcludedText formats counts of questions whose gold does not run, by
+// status, as Tally.ExcludedText does.
+func ExcludedText(excluded map[Status]int) string {
+	var parts []string
+	for _, st := range GoldFailures {
+		if n := excluded[st]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", st, n))
+		}
+	}
+	return strings.Join(parts, ", ")
 }

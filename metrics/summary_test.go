@@ -152,3 +152,34 @@ func TestSummarizeUsage(t *testing.T) {
 		t.Error("negative calls: got nil error")
 	}
 }
+
+func TestTally(t *testing.T) {
+	// Ten questions: 6 correct, 1 wrong, 1 failed (wrong), one missing
+	// database and one gold error. EX = 6 / 8 (the two whose gold does not
+	// run are in no denominator).
+	var tl Tally
+	for i := 0; i < 6; i++ {
+		tl.Add(StatusOK, true, false)
+	}
+	tl.Add(StatusPredError, false, false)
+	tl.Add(StatusPredError, true, true) // a failed runner is wrong whatever its verdict says
+	tl.Add(StatusMissingDB, false, false)
+	tl.Add(StatusGoldError, false, true)
+	if tl.Attempted != 8 || tl.Correct != 6 || tl.Failed != 1 || tl.EX() != 0.75 {
+		t.Errorf("tally %+v, EX %v; want 8 attempted, 6 correct, 1 failed, EX 0.75", tl, tl.EX())
+	}
+	if got := tl.ExcludedText(); got != "missing_db 1, gold_error 1" {
+		t.Errorf("ExcludedText = %q; want %q", got, "missing_db 1, gold_error 1")
+	}
+	if !math.IsNaN((Tally{}).EX()) {
+		t.Errorf("EX of an empty tally = %v; want NaN", (Tally{}).EX())
+	}
+	for _, tt := range []struct {
+		st   Status
+		want bool
+	}{{StatusOK, true}, {StatusPredError, true}, {StatusPredTimeout, true}, {StatusGoldError, false}, {StatusGoldTimeout, false}, {StatusMissingDB, false}, {"wrong", true}} {
+		if got := GoldRuns(tt.st); got != tt.want {
+			t.Errorf("GoldRuns(%q) = %v; want %v", tt.st, got, tt.want)
+		}
+	}
+}

@@ -81,17 +81,23 @@ type system struct {
 	entry string
 	bench string
 	trial *bench.RunTrial
-	// done are the done items with a verdict, in question order.
+	// done are the attempted items, in question order: done and failed
+	// items whose gold runs (bench.TrialOutcomes), EX's one denominator.
+	// A failed item's verdict is never correct.
 	done     []bench.Item
 	outcomes map[string]bool
-	labels   map[string]QuestionLabels
+	// tally counts the attempted, correct and failed questions and the
+	// excluded ones (gold does not run); pending the unfinished items.
+	tally   metrics.Tally
+	pending int
+	labels  map[string]QuestionLabels
 }
 
-// ex returns the system's accuracy over its done items and the count.
+// ex returns the system's accuracy over its attempted items and the count.
 func (s *system) ex() (acc float64, correct, n int) {
 	for _, it := range s.done {
 		n++
-		if it.Verdict.Correct {
+		if it.Verdict.Correct && it.Status != bench.StatusFailed {
 			correct++
 		}
 	}
@@ -208,10 +214,11 @@ func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 				}
 			}
 			s.row, s.config = strings.Join(rowToks, " "), strings.Join(cfgToks, " ")
+			o := bench.TrialOutcomes(t, r.Totals[t.ID])
+			s.outcomes, s.tally, s.pending = o.Correct, o.Tally, o.Pending
 			for _, it := range t.Items {
-				if it.Status == bench.StatusDone && it.Verdict != nil {
+				if _, ok := o.Correct[it.QuestionID]; ok && it.Verdict != nil {
 					s.done = append(s.done, it)
-					s.outcomes[it.QuestionID] = it.Verdict.Correct
 				}
 			}
 			if opt.Labels != nil {

@@ -178,3 +178,42 @@ func TestTwoRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestMainTableDenominator builds the main table of a run whose second
+// trial has a failed item, a question on a missing database and a pending
+// item: EX is correct / attempted (gold runs, failed counted wrong), the
+// failed column counts the failure, and notes list the excluded question
+// and the partial EX.
+func TestMainTableDenominator(t *testing.T) {
+	ok := func(q string, correct bool) bench.Item {
+		return bench.Item{QuestionID: q, Status: bench.StatusDone, Verdict: &bench.Verdict{QuestionID: q, Status: "ok", Correct: correct}}
+	}
+	a := bench.RunTrial{Trial: bench.Trial{ID: "a", Label: "direct", Benchmark: bench.BenchmarkSpec{Name: "mini"}},
+		Items: []bench.Item{ok("q1", true), ok("q2", true), ok("q3", false), ok("q4", true)}}
+	b := bench.RunTrial{Trial: bench.Trial{ID: "b", Label: "search", Benchmark: bench.BenchmarkSpec{Name: "mini"}},
+		Items: []bench.Item{ok("q1", true), ok("q2", true),
+			{QuestionID: "q3", Status: bench.StatusFailed, ErrorClass: "bad_request", Verdict: &bench.Verdict{QuestionID: "q3", Status: "pred_error"}},
+			{QuestionID: "q5", Status: bench.StatusDone, Verdict: &bench.Verdict{QuestionID: "q5", Status: "missing_db"}},
+			{QuestionID: "q4", Status: bench.StatusError, ErrorClass: "server_error"}}}
+	r := &bench.RunData{Dir: "runs/x", Meta: map[string]string{"name": "x"}, Trials: []bench.RunTrial{a, b}, Totals: map[string]int{"a": 4, "b": 5}}
+	rep, err := Build([]*bench.RunData{r}, Options{Seed: 1, Resamples: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := rep.Tables[0]
+	if tb.ID != "main" || len(tb.Rows) != 2 {
+		t.Fatalf("first table %s with %d rows; want main with 2", tb.ID, len(tb.Rows))
+	}
+	// search: q1, q2 right, q3 failed: EX = 2/3 over n = 3 (q5 has no
+	// runnable gold, q4 is pending).
+	row := tb.Rows[1]
+	if row[0].Text != "search" || row[1].Text != "66.7" || row[3].Text != "3" || row[4].Text != "1" {
+		t.Errorf("search row EX %s n %s failed %s; want 66.7, 3, 1", row[1].Text, row[3].Text, row[4].Text)
+	}
+	notes := strings.Join(tb.Notes, " ")
+	for _, want := range []string{"missing_db 1", "Partial", "search on mini (1 pending)"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes %q lack %q", notes, want)
+		}
+	}
+}

@@ -200,7 +200,9 @@ func applyHolm[R any](t *Table, ps []float64, refs []R, opt Options, at func(R) 
 	return nil
 }
 
-// mainTable is systems x benchmarks: EX with its Wilson interval.
+// mainTable is systems x benchmarks: EX with its Wilson interval over the
+// attempted questions (gold runs; failed items counted wrong), their
+// number n and how many of them failed.
 func mainTable(c *corpus, opt Options) *Table {
 	var rows []string
 	cell := map[string]*system{}
@@ -220,28 +222,70 @@ func mainTable(c *corpus, opt Options) *Table {
 	t.Columns = []Column{{Name: "System"}}
 	for _, b := range c.benches {
 		t.Columns = append(t.Columns, Column{Group: b, Name: "EX", Numeric: true, Better: Higher},
-			Column{Group: b, Name: levelPct(opt.Level) + " CI", Numeric: true}, Column{Group: b, Name: "n", Numeric: true})
+			Column{Group: b, Name: levelPct(opt.Level) + " CI", Numeric: true}, Column{Group: b, Name: "n", Numeric: true},
+			Column{Group: b, Name: "failed", Numeric: true})
 	}
+	var partial []string
+	var excl []excludedOf
 	for _, r := range rows {
 		row := []Cell{text(r)}
 		for _, b := range c.benches {
 			s := cell[r+"\x00"+b]
 			if s == nil {
-				row = append(row, text("-"), text("-"), text("-"))
+				row = append(row, text("-"), text("-"), text("-"), text("-"))
 				continue
 			}
+			if s.pending > 0 {
+				partial = append(partial, fmt.Sprintf("%s on %s (%d pending)", s.name, b, s.pending))
+			}
+			excl = append(excl, excludedOf{fmt.Sprintf("%s on %s", s.name, b), metrics.ExcludedText(s.tally.Excluded)})
 			acc, k, n := s.ex()
 			iv, err := metrics.Wilson(k, n, opt.Level)
 			ci := text("-")
 			if err == nil {
 				ci = text(fmt.Sprintf("[%s, %s]", fmtFloat(100*iv.Lo, 1), fmtFloat(100*iv.Hi, 1)))
 			}
-			row = append(row, pct(acc), ci, integer(n))
+			row = append(row, pct(acc), ci, integer(n), integer(s.tally.Failed))
 		}
 		t.Rows = append(t.Rows, row)
 	}
 	t.MarkBest()
+	exclNote := excludedNote(excl)
+	if exclNote != "" || len(partial) > 0 {
+		t.Notes = append(t.Notes, "EX = correct / n, n = questions whose gold runs; failed = questions whose method failed, counted wrong.")
+	}
+	if exclNote != "" {
+		t.Notes = append(t.Notes, exclNote)
+	}
+	if len(partial) > 0 {
+		t.Notes = append(t.Notes, fmt.Sprintf("Partial: EX over the finished items only for %s.", strings.Join(partial, "; ")))
+	}
 	return t
+}
+
+// excludedOf is the list of questions whose gold does not run for one
+// system on one benchmark, as metrics.ExcludedText writes it.
+type excludedOf struct{ who, text string }
+
+// excludedNote is the main table's note on the questions whose gold does
+// not run: once when every system has the same, else per system; "" when
+// none has any.
+func excludedNote(excl []excludedOf) string {
+	var parts []string
+	same := true
+	for _, e := range excl {
+		same = same && e.text == excl[0].text
+		if e.text != "" {
+			parts = append(parts, e.who+": "+e.text)
+		}
+	}
+	switch {
+	case len(parts) == 0:
+		return ""
+	case same && len(excl) > 1:
+		return "Not attempted, gold does not run: " + excl[0].text + " (each system)."
+	}
+	return "Not attempted, gold does not run: " + strings.Join(parts, "; ") + "."
 }
 
 // difficultyLevels returns the difficulty levels present among the

@@ -35,36 +35,75 @@ type compareSystem struct {
 	// with a baseline of the same group. Verdict files have group "".
 	group     string
 	simulated bool
-	correct   map[string]bool
+	// correct holds the questions in EX's one denominator (metrics.GoldRuns:
+	// the gold runs), failed ones false.
+	correct map[string]bool
+	// failed holds the questions whose runner failed (run directories).
+	failed map[string]bool
+	// excluded maps the questions whose gold does not run to their status;
+	// they are in no denominator, and a question excluded in one system is
+	// dropped from the other's side of a pair.
+	excluded map[string]metrics.Status
+	// excludedN counts excluded questions by status (run directories
+	// record only the counts).
+	excludedN map[metrics.Status]int
+	// run is true for a trial of a run directory; pending counts its
+	// unfinished items (its EX is then partial).
+	run     bool
+	pending int
 	// dbs maps question id to db_id where the input records it; a paired
 	// question on different databases means two different benchmarks.
 	dbs map[string]string
 }
 
+// tally counts the system's questions on EX's one denominator.
+func (s compareSystem) tally() metrics.Tally {
+	t := metrics.Tally{Attempted: len(s.correct), Failed: len(s.failed), Excluded: map[metrics.Status]int{}}
+	for _, ok := range s.correct {
+		if ok {
+			t.Correct++
+		}
+	}
+	for _, st := range s.excluded {
+		t.Excluded[st]++
+	}
+	for st, n := range s.excludedN {
+		t.Excluded[st] += n
+	}
+	return t
+}
+
 // compareRow is one system compared with the baseline; it is also the
 // --json output.
 type compareRow struct {
-	Baseline     string   `json:"baseline"`
-	System       string   `json:"system"`
-	Benchmark    string   `json:"benchmark,omitempty"`
-	N            int      `json:"n"`
-	AccBaseline  float64  `json:"acc_baseline"`
-	AccSystem    float64  `json:"acc_system"`
-	Delta        float64  `json:"delta"`
-	CILo         float64  `json:"ci_lo"`
-	CIHi         float64  `json:"ci_hi"`
-	Level        float64  `json:"level"`
-	CIMethod     string   `json:"ci_method"`
-	Resamples    int      `json:"resamples"`
-	B            int      `json:"b"`
-	C            int      `json:"c"`
-	Test         string   `json:"test"`
-	P            float64  `json:"p"`
-	PHolm        float64  `json:"p_holm"`
-	Significant  bool     `json:"significant"`
-	BaselineOnly int      `json:"dropped_baseline_only,omitempty"`
-	SystemOnly   int      `json:"dropped_system_only,omitempty"`
-	Warnings     []string `json:"warnings,omitempty"`
+	Baseline    string  `json:"baseline"`
+	System      string  `json:"system"`
+	Benchmark   string  `json:"benchmark,omitempty"`
+	N           int     `json:"n"`
+	AccBaseline float64 `json:"acc_baseline"`
+	AccSystem   float64 `json:"acc_system"`
+	Delta       float64 `json:"delta"`
+	CILo        float64 `json:"ci_lo"`
+	CIHi        float64 `json:"ci_hi"`
+	Level       float64 `json:"level"`
+	CIMethod    string  `json:"ci_method"`
+	Resamples   int     `json:"resamples"`
+	B           int     `json:"b"`
+	C           int     `json:"c"`
+	Test        string  `json:"test"`
+	P           float64 `json:"p"`
+	PHolm       float64 `json:"p_holm"`
+	Significant bool    `json:"significant"`
+	// FailedBaseline and FailedSystem count the paired questions whose
+	// runner failed (counted wrong); Partial* say a run trial has pending
+	// items.
+	FailedBaseline  int      `json:"failed_baseline"`
+	FailedSystem    int      `json:"failed_system"`
+	PartialBaseline bool     `json:"partial_baseline,omitempty"`
+	PartialSystem   bool     `json:"partial_system,omitempty"`
+	BaselineOnly    int      `json:"dropped_baseline_only,omitempty"`
+	SystemOnly      int      `json:"dropped_system_only,omitempty"`
+	Warnings        []string `json:"warnings,omitempty"`
 }
 
 func runCompare(stdout, stderr io.Writer, args []string) error {
@@ -128,6 +167,7 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	for _, s := range systems {
 		simulated = simulated || s.simulated
 	}
+	writeSystemsTable(stdout, systems)
 	writeCompareTable(stdout, rows, simulated, *level, *resamples, *seed, *ciMethod)
 	return nil
 }
@@ -203,7 +243,7 @@ func compareAll(systems []compareSystem, base []int, cfg compareConfig) ([]compa
 			continue
 		}
 		b := systems[base[i]]
-		p, err := metrics.Pair(b.correct, s.correct, cfg.intersect)
+		p, err := metrics.Pair(dropExcluded(b.correct, s.excluded), dropExcluded(s.correct, b.excluded), cfg.intersect)
 		if err != nil {
 			return nil, fmt.Errorf("compare %s (%s) with %s (%s): %w", b.name, b.source, s.name, s.source, err)
 		}
@@ -229,6 +269,15 @@ func compareAll(systems []compareSystem, base []int, cfg compareConfig) ([]compa
 			CILo: ci.CI.Lo, CIHi: ci.CI.Hi, Level: ci.CI.Level, CIMethod: ci.Method, Resamples: ci.Resamples,
 			B: mc.B, C: mc.C, Test: mc.Test, P: mc.P,
 			BaselineOnly: len(p.OnlyA), SystemOnly: len(p.OnlyB),
+			PartialBaseline: b.pending > 0, PartialSystem: s.pending > 0,
+		}
+		for _, id := range p.IDs {
+			if b.failed[id] {
+				row.FailedBaseline++
+			}
+			if s.failed[id] {
+				row.FailedSystem++
+			}
 		}
 		for _, w := range append(mc.Warnings, ci.Warnings...) {
 			row.Warnings = append(row.Warnings, w.Error())
@@ -248,6 +297,58 @@ func compareAll(systems []compareSystem, base []int, cfg compareConfig) ([]compa
 		rows[i].Significant = adj[i] < 1-cfg.level
 	}
 	return rows, nil
+}
+
+// dropExcluded returns correct without the questions in excluded (whose
+// gold does not run in the other system's scoring).
+func dropExcluded(correct map[string]bool, excluded map[string]metrics.Status) map[string]bool {
+	if len(excluded) == 0 {
+		return correct
+	}
+	out := make(map[string]bool, len(correct))
+	for id, ok := range correct {
+		if _, ex := excluded[id]; !ex {
+			out[id] = ok
+		}
+	}
+	return out
+}
+
+// writeSystemsTable prints every system's EX over its attempted questions
+// (those whose gold runs; failed ones counted wrong), as eval prints it,
+// with its failed and pending counts and the questions left out.
+func writeSystemsTable(w io.Writer, systems []compareSystem) {
+	nameW := len("system")
+	for _, s := range systems {
+		nameW = max(nameW, len(s.name))
+	}
+	fmt.Fprintf(w, "EX = correct / attempted (questions whose gold runs; failed items counted wrong)\n\n")
+	fmt.Fprintf(w, "%-*s %9s %8s %6s %7s %8s  %s\n", nameW, "system", "attempted", "correct", "failed", "pending", "EX", "gold does not run")
+	partial := false
+	for _, s := range systems {
+		t := s.tally()
+		ex := "-"
+		if t.Attempted > 0 {
+			ex = fmt.Sprintf("%.2f%%", 100*t.EX())
+		}
+		pend := "-" // a verdict file has no pending items
+		if s.run {
+			pend = fmt.Sprint(s.pending)
+		}
+		if s.pending > 0 {
+			ex += " (partial)"
+			partial = true
+		}
+		excl := t.ExcludedText()
+		if excl == "" {
+			excl = "-"
+		}
+		fmt.Fprintf(w, "%-*s %9d %8d %6d %7s %8s  %s\n", nameW, s.name, t.Attempted, t.Correct, t.Failed, pend, ex, excl)
+	}
+	if partial {
+		fmt.Fprintln(w, "(partial): the trial has pending items; its EX is over the items finished so far.")
+	}
+	fmt.Fprintln(w)
 }
 
 // writeCompareTable prints rows as a plain text table; `~` marks a
@@ -335,18 +436,19 @@ func loadCompareInputs(inputs []string) ([]compareSystem, error) {
 				return nil, fmt.Errorf("compare: %s: %w", in, err)
 			}
 			for _, r := range rs {
-				if err := add(compareSystem{name: r.Label, source: in, group: r.Benchmark, simulated: r.Simulated, correct: r.Correct, dbs: r.DBs}); err != nil {
+				if err := add(compareSystem{name: r.Label, source: in, group: r.Benchmark, simulated: r.Simulated, correct: r.Correct,
+					failed: r.Failed, excludedN: r.Tally.Excluded, run: true, pending: r.Pending, dbs: r.DBs}); err != nil {
 					return nil, err
 				}
 			}
 			continue
 		}
-		correct, dbs, err := readVerdictOutcomes(in)
+		vs, err := readVerdictOutcomes(in)
 		if err != nil {
 			return nil, err
 		}
 		name := strings.TrimSuffix(filepath.Base(in), filepath.Ext(in))
-		if err := add(compareSystem{name: name, source: in, correct: correct, dbs: dbs}); err != nil {
+		if err := add(compareSystem{name: name, source: in, correct: vs.correct, excluded: vs.excluded, dbs: vs.dbs}); err != nil {
 			return nil, err
 		}
 	}
@@ -358,23 +460,35 @@ type verdictLine struct {
 	QuestionID *string `json:"question_id"`
 	DBID       string  `json:"db_id"`
 	Correct    *bool   `json:"correct"`
+	Status     string  `json:"status"`
+}
+
+// verdictOutcomes are a verdict file's outcomes: correct over the
+// questions whose gold runs, the others by status, and the databases.
+type verdictOutcomes struct {
+	correct  map[string]bool
+	excluded map[string]metrics.Status
+	dbs      map[string]string
 }
 
 // readVerdictOutcomes reads a verdict file (JSON lines with at least
-// "question_id" and "correct", and optionally "db_id") into question id ->
-// correct and question id -> db_id. Errors name file:line; a repeated
+// "question_id" and "correct", and optionally "db_id" and "status") into
+// its outcomes; a question whose status says its gold does not run
+// (missing_db, gold_error, gold_timeout) is excluded from EX's
+// denominator, as eval excludes it. Errors name file:line; a repeated
 // question id is an error.
-func readVerdictOutcomes(path string) (map[string]bool, map[string]string, error) {
+func readVerdictOutcomes(path string) (verdictOutcomes, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("compare: %w", err)
+		return verdictOutcomes{}, fmt.Errorf("compare: %w", err)
 	}
 	defer f.Close()
 	return decodeVerdicts(f, path)
 }
 
-func decodeVerdicts(r io.Reader, path string) (map[string]bool, map[string]string, error) {
+func decodeVerdicts(r io.Reader, path string) (verdictOutcomes, error) {
 	out := map[string]bool{}
+	excluded := map[string]metrics.Status{}
 	dbs := map[string]string{}
 	firstLine := map[string]int{}
 	sc := bufio.NewScanner(r)
@@ -388,28 +502,32 @@ func decodeVerdicts(r io.Reader, path string) (map[string]bool, map[string]strin
 		}
 		var v verdictLine
 		if err := json.Unmarshal([]byte(text), &v); err != nil {
-			return nil, nil, fmt.Errorf("%s:%d: not a verdict line (want {\"question_id\": \"...\", \"correct\": true|false, ...}, as eval --out writes): %w", path, line, err)
+			return verdictOutcomes{}, fmt.Errorf("%s:%d: not a verdict line (want {\"question_id\": \"...\", \"correct\": true|false, ...}, as eval --out writes): %w", path, line, err)
 		}
 		switch {
 		case v.QuestionID == nil || *v.QuestionID == "":
-			return nil, nil, fmt.Errorf("%s:%d: missing \"question_id\"", path, line)
+			return verdictOutcomes{}, fmt.Errorf("%s:%d: missing \"question_id\"", path, line)
 		case v.Correct == nil:
-			return nil, nil, fmt.Errorf("%s:%d: missing \"correct\"", path, line)
+			return verdictOutcomes{}, fmt.Errorf("%s:%d: missing \"correct\"", path, line)
 		}
 		if prev, dup := firstLine[*v.QuestionID]; dup {
-			return nil, nil, fmt.Errorf("%s:%d: question %q repeated (first on line %d)", path, line, *v.QuestionID, prev)
+			return verdictOutcomes{}, fmt.Errorf("%s:%d: question %q repeated (first on line %d)", path, line, *v.QuestionID, prev)
 		}
 		firstLine[*v.QuestionID] = line
-		out[*v.QuestionID] = *v.Correct
+		if st := metrics.Status(v.Status); !metrics.GoldRuns(st) {
+			excluded[*v.QuestionID] = st
+		} else {
+			out[*v.QuestionID] = *v.Correct
+		}
 		if v.DBID != "" {
 			dbs[*v.QuestionID] = v.DBID
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, nil, fmt.Errorf("%s:%d: %w", path, line+1, err)
+		return verdictOutcomes{}, fmt.Errorf("%s:%d: %w", path, line+1, err)
 	}
-	if len(out) == 0 {
-		return nil, nil, fmt.Errorf("%s: no verdicts", path)
+	if len(out) == 0 && len(excluded) == 0 {
+		return verdictOutcomes{}, fmt.Errorf("%s: no verdicts", path)
 	}
-	return out, dbs, nil
+	return verdictOutcomes{correct: out, excluded: excluded, dbs: dbs}, nil
 }

@@ -188,10 +188,17 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 		ex := float64(sum.Overall.Correct) / float64(rep.Questions)
 		rep.EXAllQuestions = &ex
 	}
+	var incomplete error
+	if n := len(sum.Unscored); n > 0 {
+		incomplete = fmt.Errorf("%w: %d of %d questions have no prediction; EX is over the %d scored", errIncomplete, n, rep.Questions, sum.Overall.Total)
+	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+		return incomplete
 	}
 	const maxWarn = 10
 	for i, w := range aligned.Warnings {
@@ -202,7 +209,7 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 		fmt.Fprintln(stderr, "warning:", w)
 	}
 	printEvalText(stdout, rep)
-	return nil
+	return incomplete
 }
 
 // needsMySQL reports whether benchmark name is LogicCat in its MySQL
@@ -247,6 +254,17 @@ func writeVerdictsJSONL(path string, vs []metrics.Verdict) (err error) {
 
 func pct(x float64) string { return fmt.Sprintf("%6.2f%%", 100*x) }
 
+// exLine is the one-line EX that eval and compare both print, so that the
+// same verdicts read the same:
+//
+//	EX 83.23% (809 correct / 972 attempted)
+func exLine(correct, attempted int) string {
+	if attempted == 0 {
+		return "EX - (0 attempted)"
+	}
+	return fmt.Sprintf("EX %.2f%% (%d correct / %d attempted)", 100*float64(correct)/float64(attempted), correct, attempted)
+}
+
 func printEvalText(w io.Writer, r evalReport) {
 	split := ""
 	if r.Split != "" {
@@ -258,9 +276,13 @@ func printEvalText(w io.Writer, r evalReport) {
 	}
 	fmt.Fprintf(w, "benchmark %s%s, mode %s, predictions %s: %d of %d questions scored\n",
 		r.Benchmark, split, mode, r.Pred, r.Overall.Total, r.Questions)
-	fmt.Fprintf(w, "%-12s %6s %8s %8s %9s %8s\n", "difficulty", "n", "correct", "EX", "runnable", "EX(run)")
+	fmt.Fprintf(w, "%-12s %6s %8s %8s %9s\n", "difficulty", "n", "correct", "EX", "attempted")
 	row := func(name string, g metrics.EXGroup) {
-		fmt.Fprintf(w, "%-12s %6d %8d %8s %9d %8s\n", name, g.Total, g.Correct, pct(g.EX), g.Runnable, pct(g.EXRunnable))
+		ex := "       -"
+		if g.Runnable > 0 {
+			ex = pct(g.EX)
+		}
+		fmt.Fprintf(w, "%-12s %6d %8d %8s %9d\n", name, g.Total, g.Correct, ex, g.Runnable)
 	}
 	for _, d := range r.Difficulties {
 		row(d, r.ByDifficulty[d])
@@ -271,6 +293,14 @@ func printEvalText(w io.Writer, r evalReport) {
 		fmt.Fprintf(w, " %s %d", s, r.Status[s])
 	}
 	fmt.Fprintln(w)
+	partial := ""
+	if len(r.Unscored) > 0 {
+		partial = " (partial)"
+	}
+	fmt.Fprintf(w, "%s%s; attempted = questions whose gold runs\n", exLine(r.Overall.Correct, r.Overall.Runnable), partial)
+	if txt := metrics.ExcludedText(r.Status); txt != "" {
+		fmt.Fprintf(w, "not attempted, gold does not run: %s (not in EX's denominator)\n", txt)
+	}
 	if n := len(r.Unscored); n > 0 {
 		fmt.Fprintf(w, "unscored (no prediction): %d questions; the EX above is over the %d scored\n", n, r.Overall.Total)
 		if r.EXAllQuestions != nil {

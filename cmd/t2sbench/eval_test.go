@@ -126,9 +126,10 @@ func TestEvalPredFileMini(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "5 predictions for "+itoa(n)+" questions") {
 		t.Fatalf("short file error = %v; want one naming 5 and %d", err, n)
 	}
+	// A partial file is scored, and eval exits with status 3 (incomplete).
 	stdout, _, err = runEvalCLI(t, "--benchmark", "mini", "--pred", short, "--quiet", "--allow-partial", "--json", "--cache-dir", "off")
-	if err != nil {
-		t.Fatal(err)
+	if exitCode(err) != exitIncomplete {
+		t.Fatalf("partial: exit %d (%v); want %d", exitCode(err), err, exitIncomplete)
 	}
 	var rep evalReport
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
@@ -143,7 +144,7 @@ func TestEvalPredFileMini(t *testing.T) {
 		t.Errorf("partial: ex_all_questions %v; want 3/%d", rep.EXAllQuestions, n)
 	}
 	stdout, _, err = runEvalCLI(t, "--benchmark", "mini", "--pred", short, "--quiet", "--allow-partial", "--cache-dir", "off")
-	if err != nil || !strings.Contains(stdout, "EX over all "+itoa(n)+" questions (unscored counted wrong)") {
+	if exitCode(err) != exitIncomplete || !strings.Contains(stdout, "EX over all "+itoa(n)+" questions (unscored counted wrong)") {
 		t.Errorf("partial text output lacks the EX over all questions (err %v):\n%s", err, stdout)
 	}
 

@@ -35,22 +35,53 @@ func register(c command) {
 	commands[c.name] = c
 }
 
+// Exit statuses (README, "Exit codes").
+const (
+	// exitOK: the command did all it was asked: every item of a run is
+	// done and none failed; every question of an eval has a verdict.
+	exitOK = 0
+	// exitRuntime: a runtime error (store, disk, a benchmark or model that
+	// cannot be opened, an endpoint that rejects the credentials).
+	exitRuntime = 1
+	// exitUsage: bad flags or arguments, or a spec that does not load.
+	exitUsage = 2
+	// exitIncomplete: the command finished, but a run has failed or
+	// pending items (also after an interrupt or --max-failures), or an
+	// eval left questions without a prediction (--allow-partial).
+	exitIncomplete = 3
+)
+
 // errUsage marks an error caused by bad command-line usage (exit status 2).
 var errUsage = errors.New("usage")
 
+// errIncomplete marks a command that finished with work failed or left
+// undone (exit status 3).
+var errIncomplete = errors.New("incomplete")
+
+// usageError keeps an error's message and makes it a usage error.
+type usageError struct{ err error }
+
+func (e usageError) Error() string   { return e.err.Error() }
+func (e usageError) Unwrap() []error { return []error{e.err, errUsage} }
+func asUsage(err error) error        { return usageError{err} }
+func exitCode(err error) int {
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case errors.Is(err, errUsage):
+		return exitUsage
+	case errors.Is(err, errIncomplete):
+		return exitIncomplete
+	}
+	return exitRuntime
+}
+
 func main() {
 	err := run(os.Stdout, os.Stderr, os.Args[1:])
-	if err == nil {
-		return
+	if code := exitCode(err); code != exitOK {
+		fmt.Fprintln(os.Stderr, "t2sbench:", err)
+		os.Exit(code)
 	}
-	if errors.Is(err, flag.ErrHelp) {
-		return
-	}
-	fmt.Fprintln(os.Stderr, "t2sbench:", err)
-	if errors.Is(err, errUsage) {
-		os.Exit(2)
-	}
-	os.Exit(1)
 }
 
 func run(stdout, stderr io.Writer, args []string) error {
@@ -89,6 +120,13 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
+	fmt.Fprintln(w, "")
+	fmt.Fprintln(w, "Exit status:")
+	fmt.Fprintf(w, "  %d  complete: every run item done, none failed; every eval question scored\n", exitOK)
+	fmt.Fprintf(w, "  %d  runtime error (store, disk, benchmark or model setup, rejected credentials)\n", exitRuntime)
+	fmt.Fprintf(w, "  %d  usage error (bad flags or arguments, a spec that does not load)\n", exitUsage)
+	fmt.Fprintf(w, "  %d  finished with failed or pending run items (also after an interrupt or --max-failures),\n", exitIncomplete)
+	fmt.Fprintln(w, "     or eval questions without a prediction (--allow-partial)")
 }
 
 // newFlagSet returns a flag set that writes its usage to stderr and returns

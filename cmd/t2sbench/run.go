@@ -43,6 +43,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	quiet := fs.Bool("quiet", false, "no progress output")
 	jsonl := fs.Bool("jsonl", false, "progress as JSON lines on stdout instead of a bar")
 	benchOverride := fs.String("benchmark", "", "run only benchmark NAME or NAME=DIR (e.g. mini, spider=/data/spider); a benchmark the spec names keeps its settings")
+	maxFailures := fs.String("max-failures", "", "stop the run (exit status 3) once more items failed than N (a count, e.g. 20) or than a fraction of the run's items (e.g. 0.1); default: no limit")
 	// Flags may follow the spec path.
 	var specPath string
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
@@ -60,6 +61,13 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	if *resume && *fresh {
 		return fmt.Errorf("%w: --resume and --fresh exclude each other", errUsage)
 	}
+	var limitFail bench.FailureLimit
+	if *maxFailures != "" {
+		var err error
+		if limitFail, err = bench.ParseFailureLimit(*maxFailures); err != nil {
+			return fmt.Errorf("%w: --max-failures: %v", errUsage, err)
+		}
+	}
 	var sh bench.Shard
 	if *shard != "" {
 		var err error
@@ -69,7 +77,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	}
 	spec, err := bench.LoadSpec(specPath)
 	if err != nil {
-		return err
+		return asUsage(err)
 	}
 	if *benchOverride != "" {
 		name, data, _ := strings.Cut(*benchOverride, "=")
@@ -92,7 +100,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	}
 	plan, err := bench.NewPlan(spec)
 	if err != nil {
-		return err
+		return asUsage(err)
 	}
 	dir := *out
 	if dir == "" {
@@ -107,7 +115,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	}
 	if *resume {
 		if _, err := os.Stat(filepath.Join(dir, bench.StoreFile)); err != nil {
-			return fmt.Errorf("--resume: %s holds no run: %w", dir, err)
+			return asUsage(fmt.Errorf("--resume: %s holds no run: %w", dir, err))
 		}
 	}
 	st, err := bench.OpenStore(dir)
@@ -137,30 +145,60 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	pr := newProgress(stdout, stderr, *quiet, *jsonl)
 	fmt.Fprintf(stderr, "run %s: %d trials, run directory %s\n", spec.Name, len(plan.Trials), dir)
 	sum, err := bench.Run(ctx, plan, st, env, bench.Options{
-		Workers: *workers, Shard: sh, Limit: *limit, Progress: pr.update, Secrets: secrets,
+		Workers: *workers, Shard: sh, Limit: *limit, Progress: pr.update, Secrets: secrets, MaxFailures: limitFail,
 	})
 	pr.finish()
-	if errors.Is(err, context.Canceled) {
-		fmt.Fprintf(stderr, "interrupted: %d items committed this session (%d done before); rerun the same command to resume\n", sum.Done+sum.Failed, sum.Skipped)
-		return fmt.Errorf("run interrupted")
-	}
-	if err != nil {
+	committed := sum.Done + sum.Failed + sum.Errored
+	var stopped error
+	switch {
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintf(stderr, "interrupted: %d items committed this session (%d done before); rerun the same command to resume\n", committed, sum.Skipped)
+		return fmt.Errorf("%w: run interrupted; rerun the same command to resume", errIncomplete)
+	case errors.Is(err, bench.ErrTooManyFailures):
+		// The summary below still shows what was done.
+		stopped = fmt.Errorf("%w: %v", errIncomplete, err)
+	case err != nil:
 		return err
 	}
 	if err := st.Close(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "%d items run, %d failed, %d already done; %d model calls (%d cached) in %s\n",
-		sum.Done, sum.Failed, sum.Skipped, sum.Calls, sum.CachedCalls, sum.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(stderr, "%d items run: %d done, %d failed (counted wrong), %d infrastructure errors (pending); %d already finished; %d model calls (%d cached) in %s\n",
+		committed, sum.Done, sum.Failed, sum.Errored, sum.Skipped, sum.Calls, sum.CachedCalls, sum.Elapsed.Round(time.Millisecond))
 	r, err := bench.ReadRun(dir, true)
 	if err != nil {
 		return err
 	}
+	rows := bench.Summarize(r)
 	if *jsonl {
-		return writeSummaryJSON(stdout, bench.Summarize(r))
+		if err := writeSummaryJSON(stdout, rows); err != nil {
+			return err
+		}
+	} else {
+		bench.WriteSummary(stdout, r, rows)
 	}
-	bench.WriteSummary(stdout, r, bench.Summarize(r))
-	return nil
+	if stopped != nil {
+		return stopped
+	}
+	return incompleteRun(rows)
+}
+
+// incompleteRun returns an errIncomplete error when a trial has failed or
+// pending items (exit status 3), else nil.
+func incompleteRun(rows []bench.TrialSummary) error {
+	failed, pending := 0, 0
+	for _, r := range rows {
+		failed += r.Failed
+		pending += r.Pending
+	}
+	if failed == 0 && pending == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("%d items failed (counted wrong, never retried) and %d are pending", failed, pending)
+	if pending > 0 {
+		msg += "; rerun the same command to run the pending ones"
+	}
+	return fmt.Errorf("%w: %s", errIncomplete, msg)
 }
 
 func writeSummaryJSON(w io.Writer, rows []bench.TrialSummary) error {
@@ -196,7 +234,7 @@ func (p *progress) update(s bench.Progress) {
 	case p.quiet:
 	case p.jsonl:
 		json.NewEncoder(p.stdout).Encode(map[string]any{
-			"event": "progress", "done": s.Done, "failed": s.Failed, "total": s.Total, "skipped": s.Skipped,
+			"event": "progress", "done": s.Done, "failed": s.Failed, "errored": s.Errored, "total": s.Total, "skipped": s.Skipped,
 			"calls": s.Calls, "cached_calls": s.CachedCalls, "tokens": s.PromptTokens + s.CompletionTokens,
 			"ex": s.EX(), "elapsed_s": s.Elapsed.Seconds(),
 		})
@@ -221,9 +259,9 @@ func (p *progress) update(s bench.Progress) {
 		if s.Calls > 0 {
 			hit = float64(s.CachedCalls) / float64(s.Calls)
 		}
-		p.bar.Describe(fmt.Sprintf("%.1f calls/s %.0f tok/s cache %.0f%% EX %.1f%% failed %d",
-			float64(s.Calls)/secs, float64(s.PromptTokens+s.CompletionTokens)/secs, 100*hit, 100*s.EX(), s.Failed))
-		p.bar.Set(s.Done + s.Failed)
+		p.bar.Describe(fmt.Sprintf("%.1f calls/s %.0f tok/s cache %.0f%% EX %.1f%% failed %d errors %d",
+			float64(s.Calls)/secs, float64(s.PromptTokens+s.CompletionTokens)/secs, 100*hit, 100*s.EX(), s.Failed, s.Errored))
+		p.bar.Set(s.Done + s.Failed + s.Errored)
 	}
 }
 

@@ -34,9 +34,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("T2SBENCH_TEST_CLI") == "1" {
 		runEnv = fakeCLIEnv
 		err := run(os.Stdout, os.Stderr, os.Args[1:])
-		if err != nil {
+		if code := exitCode(err); code != exitOK {
 			fmt.Fprintln(os.Stderr, "t2sbench:", err)
-			os.Exit(1)
+			os.Exit(code)
 		}
 		os.Exit(0)
 	}
