@@ -24,6 +24,9 @@ type Ident struct {
 	Backend string `json:"backend"`
 	BaseURL string `json:"base_url"`
 	Model   string `json:"model"`
+	// Options names backend settings that change answers, when they differ
+	// from the defaults ("" otherwise, which keeps older keys valid).
+	Options string `json:"options,omitempty"`
 }
 
 // Cache is a response cache in one SQLite file (WAL mode), safe for

@@ -140,7 +140,7 @@ func TestCacheKeyCoversSamplingParams(t *testing.T) {
 		})
 	}
 	t.Run("ident", func(t *testing.T) {
-		for _, id := range []Ident{{"openai", testIdent.BaseURL, "other"}, {"openai", "http://other/v1", "qwen"}, {"sim", testIdent.BaseURL, "qwen"}} {
+		for _, id := range []Ident{{"openai", testIdent.BaseURL, "other", ""}, {"openai", "http://other/v1", "qwen", ""}, {"sim", testIdent.BaseURL, "qwen", ""}, {"openai", testIdent.BaseURL, "qwen", "structured=none"}} {
 			resp, err := Cached(&countingClient{}, cache, id).Complete(ctx, base)
 			if err != nil {
 				t.Fatal(err)
