@@ -901,15 +901,17 @@ func (o *OpenAI) classify(err error, p *probe, timedOut bool) (retry bool, after
 	msg, param := "", ""
 	var apiErr *openai.APIError
 	var reqErr *openai.RequestError
+	// RequestError first: go-openai wraps an empty APIError in it when an
+	// error body is not OpenAI's shape (Ollama's {"error": "..."}).
 	switch {
+	case errors.As(err, &reqErr):
+		status = reqErr.HTTPStatusCode
+		msg = bodyMessage(reqErr.Body)
 	case errors.As(err, &apiErr):
 		status, msg = apiErr.HTTPStatusCode, apiErr.Message
 		if apiErr.Param != nil {
 			param = *apiErr.Param
 		}
-	case errors.As(err, &reqErr):
-		status = reqErr.HTTPStatusCode
-		msg = bodyMessage(reqErr.Body)
 	case p.status >= 400:
 		status = p.status
 		msg = err.Error()
