@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -343,4 +344,63 @@ func TestRouter(t *testing.T) {
 	if _, _, err := r.Embed(ctx, "reason", []string{"x"}); err == nil {
 		t.Error("Embed on a non-embedder: want an error")
 	}
+}
+
+// TestCacheReadsOldRows opens a cache file made before reasoning, finish
+// reasons and structured modes were stored: its rows still answer, an
+// inline <think> block in an old answer is split off on the way out, and
+// new samples are stored beside them.
+func TestCacheReadsOldRows(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.db")
+	db, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The schema of cache files written before this change.
+	if _, err := db.Exec(`CREATE TABLE responses (key TEXT PRIMARY KEY, sample INTEGER NOT NULL, choice TEXT NOT NULL,
+		model TEXT NOT NULL, prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL,
+		latency_ns INTEGER NOT NULL, created TEXT NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	req := Request{Role: "reason", Messages: []Message{{Role: "user", Content: "q"}}, Temperature: 0.8}
+	keys, err := requestKeys(testIdent, req, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`INSERT INTO responses VALUES (?, 0, ?, 'm', 10, 4, 1000, '2026-01-01T00:00:00Z')`, keys[0], "<think>old draft</think>SELECT 1"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	cache, err := OpenCache(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cache.Close()
+	inner := &countingClient{}
+	cc := Cached(inner, cache, testIdent)
+	resp, err := cc.Complete(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !resp.Cached || inner.calls.Load() != 0 {
+		t.Fatalf("old row: Cached %v, %d calls; want a hit", resp.Cached, inner.calls.Load())
+	}
+	if got := fmt.Sprint(resp.Choices, resp.Reasoning, resp.FinishReasons == nil); got != "[SELECT 1] [old draft] true" {
+		t.Errorf("old row read as %s; want [SELECT 1] [old draft] true", got)
+	}
+	req.N = 2
+	resp, err = cc.Complete(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Choices) != 2 || resp.Choices[0] != "SELECT 1" || inner.calls.Load() != 1 {
+		t.Errorf("n=2 on the old file: %q after %d calls; want the old sample and one call", resp.Choices, inner.calls.Load())
+	}
+	// A second open of the migrated file is a no-op.
+	again, err := OpenCache(path)
+	if err != nil {
+		t.Fatalf("reopen migrated cache: %v", err)
+	}
+	again.Close()
 }
