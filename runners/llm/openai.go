@@ -147,8 +147,9 @@ type OpenAIStats struct {
 // Some servers (llama.cpp server, Ollama) ignore n > 1 and return one
 // choice. When fewer choices than Request.N come back, OpenAI issues further
 // requests for the missing samples until it has N; when the request carries
-// a seed, each fill-up request uses seed+round so that seeded servers do not
-// return the same sample again. Usage sums over all requests.
+// a seed, the request for samples from i on is sent with seed
+// SampleSeed(seed, i), so seeded servers do not return the same sample
+// again. Usage sums over all requests.
 type OpenAI struct {
 	cfg     OpenAIConfig
 	client  *openai.Client
