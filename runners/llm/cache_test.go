@@ -404,3 +404,49 @@ func TestCacheReadsOldRows(t *testing.T) {
 	}
 	again.Close()
 }
+
+// seedClient records the seed and n of each call and answers sample j of
+// a call with the sample's seed (seed+j), like a seeded vLLM.
+type seedClient struct {
+	mu    sync.Mutex
+	calls []string
+}
+
+func (c *seedClient) Complete(_ context.Context, req Request) (*Response, error) {
+	c.mu.Lock()
+	c.calls = append(c.calls, fmt.Sprintf("n=%d seed=%d", req.Samples(), *req.Seed))
+	c.mu.Unlock()
+	r := &Response{Model: "m"}
+	for j := range req.Samples() {
+		r.Choices = append(r.Choices, fmt.Sprintf("s%d", SampleSeed(*req.Seed, j)))
+	}
+	return r, nil
+}
+
+// TestCacheSeedsPerRun checks that missing samples with holes between them
+// are asked for one contiguous run at a time, each with its first sample's
+// seed.
+func TestCacheSeedsPerRun(t *testing.T) {
+	cache, _ := openTestCache(t)
+	seed := int64(50)
+	req := Request{Role: "reason", Messages: []Message{{Role: "user", Content: "q"}}, Temperature: 1, N: 5, Seed: &seed}
+	keys, err := requestKeys(testIdent, req, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Samples 1 and 3 are cached (another process stored them).
+	if _, _, err := cache.put(context.Background(), []string{keys[1], keys[3]}, []int{1, 3}, []entry{{choice: "s51", model: "m"}, {choice: "s53", model: "m"}}); err != nil {
+		t.Fatal(err)
+	}
+	inner := &seedClient{}
+	resp, err := Cached(inner, cache, testIdent).Complete(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fmt.Sprint(inner.calls), "[n=1 seed=50 n=1 seed=52 n=1 seed=54]"; got != want {
+		t.Errorf("calls = %s; want %s", got, want)
+	}
+	if got, want := fmt.Sprint(resp.Choices), "[s50 s51 s52 s53 s54]"; got != want {
+		t.Errorf("choices = %s; want %s", got, want)
+	}
+}

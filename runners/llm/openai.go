@@ -515,7 +515,7 @@ func splitAnswer(content string, fields ...string) (answer, reasoning string) {
 // hasReasoningTag reports whether s holds an opening or closing reasoning
 // tag (see SplitReasoning).
 func hasReasoningTag(s string) bool {
-	if !strings.Contains(s, "</") && !strings.Contains(s, "<") {
+	if !strings.Contains(s, "<") {
 		return false
 	}
 	lower := strings.ToLower(s)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strconv"
 	"strings"
@@ -88,6 +89,9 @@ func CheckStrictSchema(schema json.RawMessage) error {
 	var root any
 	if err := dec.Decode(&root); err != nil {
 		return fmt.Errorf("schema is not valid JSON: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("schema is not valid JSON: data after the schema")
 	}
 	c := &strictChecker{}
 	obj, ok := root.(map[string]any)

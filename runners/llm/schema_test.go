@@ -47,6 +47,7 @@ func TestCheckStrictSchema(t *testing.T) {
 		{"bad def", `{"type":"object","properties":{"a":{"$ref":"#/$defs/d"}},"required":["a"],"additionalProperties":false,"$defs":{"d":{"type":"object","properties":{"x":{"type":"string"}}}}}`, []string{"$.$defs.d: additionalProperties must be supplied", `$.$defs.d: required must list every property`}},
 		{"anyOf branch", `{"type":"object","properties":{"v":{"anyOf":[{"type":"string"},{"type":"object","properties":{"q":{"type":"string"}},"additionalProperties":false}]}},"required":["v"],"additionalProperties":false}`, []string{`$.properties.v.anyOf[1]: required must list every property`}},
 		{"not JSON", `{"type":`, []string{"schema is not valid JSON"}},
+		{"trailing data", `{"type":"object","properties":{},"required":[],"additionalProperties":false} {}`, []string{"data after the schema"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -101,4 +102,19 @@ func TestCheckStrictSchemaLimits(t *testing.T) {
 	if want := "$: 5001 object properties in all; strict mode allows at most 5000"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("5001 properties: got %v; want %q", err, want)
 	}
+}
+
+// FuzzCheckStrictSchema checks that the validator never panics and that
+// it accepts only JSON objects.
+func FuzzCheckStrictSchema(f *testing.F) {
+	f.Add(`{"type":"object","properties":{"a":{"type":["string","null"]}},"required":["a"],"additionalProperties":false}`)
+	f.Add(`{"type":"object","properties":{"t":{"type":"object","additionalProperties":{"type":"string"}}}}`)
+	f.Add(`{"anyOf":[{"$ref":"#"}],"$defs":{"x":{"items":[1]}}}`)
+	f.Add(`[]`)
+	f.Fuzz(func(t *testing.T, s string) {
+		err := CheckStrictSchema(json.RawMessage(s))
+		if err == nil && !strings.HasPrefix(strings.TrimSpace(s), "{") {
+			t.Errorf("accepted %q, which is not a JSON object", s)
+		}
+	})
 }
