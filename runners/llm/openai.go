@@ -359,8 +359,9 @@ func (o *OpenAI) Complete(ctx context.Context, req Request) (*Response, error) {
 				}
 				break
 			}
-			// Each adaptation happens at most once per request: two
-			// parameter switches and two degrades at the very most.
+			// A request adapts a few times at most (a parameter switch,
+			// two degrades or a schema fallback); the bound stops a
+			// server that keeps changing its mind.
 			if tries >= 4 || !o.adapt(err, mode, completionParam, &schemaFallback) {
 				return nil, err
 			}
