@@ -19,7 +19,10 @@
 //	models:                         # named backends
 //	  sim:   {backend: sim, p: 0.6, seed: 7, role_p: {discriminator: 0.7}}
 //	  local: {backend: openai, base_url: http://127.0.0.1:8000/v1, model: Qwen2.5-7B-Instruct,
-//	          api_key_env: OPENAI_API_KEY, concurrency: 8, rpm: 0, tpm: 0, timeout: 120s, max_retries: 0}
+//	          api_key_env: OPENAI_API_KEY, concurrency: 8, rpm: 0, tpm: 0, timeout: 120s, max_retries: 0,
+//	          max_tokens: 0,                 # default token limit of requests that set none
+//	          max_tokens_param: max_tokens,  # or max_completion_tokens (OpenAI o-series); switched on the server's 400
+//	          structured: strict}            # JSON requests: strict | json_object | none; degraded on the server's 400
 //	roles: {reason: sim}            # default role -> model binding
 //	runners:
 //	  - name: direct

@@ -80,6 +80,7 @@ func DefaultEnv() (Env, func() error) {
 					BaseURL: m.BaseURL, Model: m.Model, APIKeyEnv: m.APIKeyEnv,
 					Timeout: m.Timeout.D(), MaxRetries: m.MaxRetries, MaxConcurrency: m.Concurrency,
 					RPM: m.RPM, TPM: m.TPM,
+					MaxTokens: m.MaxTokens, MaxTokensParam: m.MaxTokensParam, Structured: m.Structured,
 				})
 				if err != nil {
 					return nil, err

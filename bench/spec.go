@@ -145,6 +145,15 @@ type ModelSpec struct {
 	TPM         int      `yaml:"tpm"`
 	Timeout     Duration `yaml:"timeout"`
 	MaxRetries  int      `yaml:"max_retries"`
+	// MaxTokens is the token limit of requests that set none (0: the
+	// server's default); MaxTokensParam names the parameter that carries
+	// token limits (max_tokens, the default, or max_completion_tokens for
+	// OpenAI's o-series); Structured is the structured-output mode of JSON
+	// requests (strict, the default, json_object or none). See
+	// llm.OpenAIConfig.
+	MaxTokens      int    `yaml:"max_tokens"`
+	MaxTokensParam string `yaml:"max_tokens_param"`
+	Structured     string `yaml:"structured"`
 }
 
 // Identity is the part of a model's configuration that changes its
@@ -167,6 +176,12 @@ func (m ModelSpec) Identity() map[string]any {
 	default:
 		id["base_url"] = m.BaseURL
 		id["model"] = m.Model
+		if m.MaxTokens > 0 {
+			id["max_tokens"] = m.MaxTokens
+		}
+		if m.Structured != "" && m.Structured != "strict" {
+			id["structured"] = m.Structured
+		}
 	}
 	return id
 }
@@ -450,6 +465,9 @@ func (s *Spec) validate() error {
 	for _, n := range names {
 		m := s.Models[n]
 		p := "models." + n
+		if m.Backend != "openai" && (m.MaxTokens != 0 || m.MaxTokensParam != "" || m.Structured != "") {
+			return s.errorf(p, "max_tokens, max_tokens_param and structured apply to the openai backend only")
+		}
 		switch m.Backend {
 		case "sim":
 			if m.P != nil && (*m.P < 0 || *m.P > 1) {
@@ -470,8 +488,18 @@ func (s *Spec) validate() error {
 			if m.Model == "" {
 				return s.errorf(p+".model", "required for the openai backend")
 			}
-			if m.Concurrency < 0 || m.RPM < 0 || m.TPM < 0 || m.MaxRetries < 0 {
-				return s.errorf(p, "concurrency, rpm, tpm and max_retries must not be negative")
+			if m.Concurrency < 0 || m.RPM < 0 || m.TPM < 0 || m.MaxRetries < 0 || m.MaxTokens < 0 {
+				return s.errorf(p, "concurrency, rpm, tpm, max_retries and max_tokens must not be negative")
+			}
+			switch m.MaxTokensParam {
+			case "", "max_tokens", "max_completion_tokens":
+			default:
+				return s.errorf(p+".max_tokens_param", "%q must be max_tokens or max_completion_tokens", m.MaxTokensParam)
+			}
+			switch m.Structured {
+			case "", "strict", "json_object", "none":
+			default:
+				return s.errorf(p+".structured", "%q must be strict, json_object or none", m.Structured)
 			}
 		case "":
 			return s.errorf(p+".backend", "missing backend (sim or openai)")

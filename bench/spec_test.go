@@ -11,7 +11,8 @@ out: runs/t
 benchmarks: [{name: mini}]
 models:
   sim: {backend: sim, p: 0.6, seed: 7, role_p: {discriminator: 0.7}}
-  local: {backend: openai, base_url: "http://127.0.0.1:8000/v1", model: m, api_key_env: KEY, concurrency: 8, timeout: 120s}
+  local: {backend: openai, base_url: "http://127.0.0.1:8000/v1", model: m, api_key_env: KEY, concurrency: 8, timeout: 120s,
+    max_tokens: 4096, max_tokens_param: max_completion_tokens, structured: json_object}
 roles: {reason: sim}
 runners:
   - name: direct
@@ -34,6 +35,12 @@ func TestParseSpecGood(t *testing.T) {
 	}
 	if s.Workers != 4 || s.Timeout.String() != "30s" || s.Models["local"].Timeout.String() != "2m0s" {
 		t.Errorf("workers, timeout = %d, %v, %v; want 4, 30s, 2m0s", s.Workers, s.Timeout, s.Models["local"].Timeout)
+	}
+	if l := s.Models["local"]; l.MaxTokens != 4096 || l.MaxTokensParam != "max_completion_tokens" || l.Structured != "json_object" {
+		t.Errorf("local max_tokens, max_tokens_param, structured = %d, %q, %q; want 4096, max_completion_tokens, json_object", l.MaxTokens, l.MaxTokensParam, l.Structured)
+	}
+	if id := s.Models["local"].Identity(); id["structured"] != "json_object" || id["max_tokens"] != 4096 || id["max_tokens_param"] != nil {
+		t.Errorf("identity = %v; want structured and max_tokens in it, not max_tokens_param (it does not change answers)", id)
 	}
 	p, err := NewPlan(s)
 	if err != nil {
@@ -61,6 +68,9 @@ func TestParseSpecErrors(t *testing.T) {
 		{"unknown role model", "benchmarks: [{name: mini}]\nroles: {reason: nope}\nrunners: [{name: direct}]\n", `bad.yaml:2: roles.reason: unknown model "nope"`},
 		{"openai without url", "benchmarks: [{name: mini}]\nmodels:\n  l: {backend: openai, model: m}\nrunners: [{name: direct}]\n", "models.l.base_url: required"},
 		{"bad grid step", "benchmarks: [{name: mini}]\nrunners:\n  - name: direct\n    grid: {simplex: [a, b], step: 0.3}\n", "runners[0].grid.step: 0.3 does not divide 1"},
+		{"bad structured", "benchmarks: [{name: mini}]\nmodels:\n  l: {backend: openai, base_url: \"http://x/v1\", model: m, structured: loose}\nrunners: [{name: direct}]\n", `bad.yaml:3: models.l.structured: "loose" must be strict, json_object or none`},
+		{"bad max_tokens_param", "benchmarks: [{name: mini}]\nmodels:\n  l: {backend: openai, base_url: \"http://x/v1\", model: m, max_tokens_param: max_new_tokens}\nrunners: [{name: direct}]\n", `models.l.max_tokens_param: "max_new_tokens" must be max_tokens or max_completion_tokens`},
+		{"openai option on sim", "benchmarks: [{name: mini}]\nmodels:\n  s: {backend: sim, structured: none}\nrunners: [{name: direct}]\n", "models.s: max_tokens, max_tokens_param and structured apply to the openai backend only"},
 		{"empty", "", "empty spec"},
 	}
 	for _, tt := range tests {

@@ -7,8 +7,8 @@ import (
 	"github.com/t2sbench/t2sbench/runners/llm"
 )
 
-// Meter wraps a Client and accounts calls, cache hits, tokens and latency by
-// role. Runners wrap Task.LLM in a Meter and copy Usage into their Result.
+// Meter wraps a Client and accounts calls, cache hits, tokens, latency,
+// samples and samples cut at the token limit by role. Runners wrap Task.LLM in a Meter and copy Usage into their Result.
 type Meter struct {
 	Client llm.Client
 
@@ -34,6 +34,16 @@ func (m *Meter) Complete(ctx context.Context, req llm.Request) (*llm.Response, e
 	u.PromptTokens += resp.Usage.PromptTokens
 	u.CompletionTokens += resp.Usage.CompletionTokens
 	u.Latency += resp.Latency
+	u.ReasoningTokens += resp.Usage.ReasoningTokens
+	u.Samples += len(resp.Choices)
+	for i := range resp.Choices {
+		if resp.Cut(i) {
+			u.Cut++
+		}
+	}
+	if resp.Structured == llm.StructuredJSONObject || resp.Structured == llm.StructuredNone {
+		u.NotStrict++
+	}
 	m.usage[req.Role] = u
 	m.mu.Unlock()
 	return resp, nil

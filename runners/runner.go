@@ -98,6 +98,18 @@ type RoleUsage struct {
 	PromptTokens     int           `json:"prompt_tokens"`
 	CompletionTokens int           `json:"completion_tokens"`
 	Latency          time.Duration `json:"latency_ns"`
+	// ReasoningTokens is the part of CompletionTokens the server reported
+	// as reasoning.
+	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
+	// Samples counts the samples received; Cut counts those cut at the
+	// token limit (finish_reason "length"), an outcome of its own: a cut
+	// answer is not a model that gave no SQL.
+	Samples int `json:"samples,omitempty"`
+	Cut     int `json:"cut,omitempty"`
+	// NotStrict counts JSON answers produced without strict schema
+	// enforcement (structured mode json_object or none, configured or
+	// degraded to after the server rejected strict mode).
+	NotStrict int `json:"not_strict,omitempty"`
 }
 
 // Result is a runner's answer to one task.

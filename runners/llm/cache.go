@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -24,6 +25,9 @@ type Ident struct {
 	Backend string `json:"backend"`
 	BaseURL string `json:"base_url"`
 	Model   string `json:"model"`
+	// Options names backend settings that change answers, when they differ
+	// from the defaults ("" otherwise, which keeps older keys valid).
+	Options string `json:"options,omitempty"`
 }
 
 // Cache is a response cache in one SQLite file (WAL mode), safe for
@@ -85,13 +89,62 @@ func OpenCache(path string) (*Cache, error) {
 		prompt_tokens INTEGER NOT NULL,
 		completion_tokens INTEGER NOT NULL,
 		latency_ns INTEGER NOT NULL,
-		created TEXT NOT NULL
+		created TEXT NOT NULL,
+		reasoning TEXT NOT NULL DEFAULT '',
+		finish TEXT NOT NULL DEFAULT '',
+		structured TEXT NOT NULL DEFAULT '',
+		reasoning_tokens INTEGER NOT NULL DEFAULT 0
 	)`
 	if _, err := db.Exec(schema); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("llm: init cache %s: %w", path, err)
 	}
+	if err := migrateCache(db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("llm: migrate cache %s: %w", path, err)
+	}
 	return &Cache{db: db, path: path}, nil
+}
+
+// addedColumns are the columns later versions added to responses; rows
+// written before read their defaults (no reasoning, finish reason unknown).
+var addedColumns = []struct{ name, def string }{
+	{"reasoning", "TEXT NOT NULL DEFAULT ''"},
+	{"finish", "TEXT NOT NULL DEFAULT ''"},
+	{"structured", "TEXT NOT NULL DEFAULT ''"},
+	{"reasoning_tokens", "INTEGER NOT NULL DEFAULT 0"},
+}
+
+// migrateCache adds the columns a cache file made by an older version
+// lacks. Another process may add them at the same time: a duplicate
+// column is not an error.
+func migrateCache(db *sql.DB) error {
+	rows, err := db.Query(`SELECT name FROM pragma_table_info('responses')`)
+	if err != nil {
+		return err
+	}
+	have := map[string]bool{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			rows.Close()
+			return err
+		}
+		have[name] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, c := range addedColumns {
+		if have[c.name] {
+			continue
+		}
+		if _, err := db.Exec("ALTER TABLE responses ADD COLUMN " + c.name + " " + c.def); err != nil && !strings.Contains(err.Error(), "duplicate column") {
+			return err
+		}
+	}
+	return nil
 }
 
 // Close closes the database.
@@ -103,10 +156,34 @@ func (c *Cache) Stats() CacheStats { return c.st.snapshot() }
 // entry is one cached sample.
 type entry struct {
 	choice           string
+	reasoning        string
+	finish           string
+	structured       string
 	model            string
 	promptTokens     int
 	completionTokens int
+	reasoningTokens  int
 	latency          time.Duration
+}
+
+// entryColumns are the columns of an entry, in the order scan reads them.
+const entryColumns = "choice, reasoning, finish, structured, model, prompt_tokens, completion_tokens, reasoning_tokens, latency_ns"
+
+// scan reads an entry from a row of entryColumns (after any leading
+// columns in lead). A row stored before reasoning was split off (its
+// choice holding a <think> block) is split on the way out.
+func scanEntry(sc interface{ Scan(...any) error }, lead ...any) (entry, error) {
+	var e entry
+	var lat int64
+	dest := append(lead, &e.choice, &e.reasoning, &e.finish, &e.structured, &e.model, &e.promptTokens, &e.completionTokens, &e.reasoningTokens, &lat)
+	if err := sc.Scan(dest...); err != nil {
+		return e, err
+	}
+	e.latency = time.Duration(lat)
+	if e.reasoning == "" && hasReasoningTag(e.choice) {
+		e.choice, e.reasoning = SplitReasoning(e.choice)
+	}
+	return e, nil
 }
 
 // keys returns the per-sample keys of req for samples 0..n-1.
@@ -168,7 +245,7 @@ func (c *Cache) get(ctx context.Context, keys []string) (map[int]entry, error) {
 		pos[k] = i
 		args[i] = k
 	}
-	q := "SELECT key, choice, model, prompt_tokens, completion_tokens, latency_ns FROM responses WHERE key IN (" +
+	q := "SELECT key, " + entryColumns + " FROM responses WHERE key IN (" +
 		strings.TrimSuffix(strings.Repeat("?,", len(keys)), ",") + ")"
 	rows, err := c.db.QueryContext(ctx, q, args...)
 	if err != nil {
@@ -178,12 +255,10 @@ func (c *Cache) get(ctx context.Context, keys []string) (map[int]entry, error) {
 	out := make(map[int]entry, len(keys))
 	for rows.Next() {
 		var k string
-		var e entry
-		var lat int64
-		if err := rows.Scan(&k, &e.choice, &e.model, &e.promptTokens, &e.completionTokens, &lat); err != nil {
+		e, err := scanEntry(rows, &k)
+		if err != nil {
 			return nil, fmt.Errorf("llm: read cache %s: %w", c.path, err)
 		}
-		e.latency = time.Duration(lat)
 		out[pos[k]] = e
 	}
 	if err := rows.Err(); err != nil {
@@ -206,9 +281,10 @@ func (c *Cache) put(ctx context.Context, keys []string, samples []int, es []entr
 	stored := 0
 	for i, e := range es {
 		res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO responses
-			(key, sample, choice, model, prompt_tokens, completion_tokens, latency_ns, created)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			keys[i], samples[i], e.choice, e.model, e.promptTokens, e.completionTokens, int64(e.latency), now)
+			(key, sample, choice, model, prompt_tokens, completion_tokens, latency_ns, created, reasoning, finish, structured, reasoning_tokens)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			keys[i], samples[i], e.choice, e.model, e.promptTokens, e.completionTokens, int64(e.latency), now,
+			e.reasoning, e.finish, e.structured, e.reasoningTokens)
 		if err != nil {
 			return nil, 0, fmt.Errorf("llm: write cache %s: %w", c.path, err)
 		}
@@ -217,13 +293,10 @@ func (c *Cache) put(ctx context.Context, keys []string, samples []int, es []entr
 			stored++
 			continue
 		}
-		var lat int64
-		err = tx.QueryRowContext(ctx, `SELECT choice, model, prompt_tokens, completion_tokens, latency_ns FROM responses WHERE key = ?`, keys[i]).
-			Scan(&out[i].choice, &out[i].model, &out[i].promptTokens, &out[i].completionTokens, &lat)
+		out[i], err = scanEntry(tx.QueryRowContext(ctx, `SELECT `+entryColumns+` FROM responses WHERE key = ?`, keys[i]))
 		if err != nil {
 			return nil, 0, fmt.Errorf("llm: read cache %s: %w", c.path, err)
 		}
-		out[i].latency = time.Duration(lat)
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, 0, fmt.Errorf("llm: write cache %s: %w", c.path, err)
@@ -263,14 +336,36 @@ func WithCallLog(fn func(CallRecord)) CacheOption {
 	return func(c *CachedClient) { c.onCall = fn }
 }
 
+// WithRedact replaces every occurrence of each secret (an API key, a
+// password) in answers and reasoning with "[REDACTED]" before they are
+// stored in the cache or returned, so a model that echoes a secret it saw
+// cannot leak it into results or the cache. Answers cached before are
+// redacted when read. Empty secrets are ignored.
+func WithRedact(secrets ...string) CacheOption {
+	return func(c *CachedClient) {
+		for _, s := range secrets {
+			if s != "" {
+				c.secrets = append(c.secrets, s)
+			}
+		}
+		// Longer secrets first, so a secret that contains another is
+		// replaced whole.
+		sort.Slice(c.secrets, func(i, j int) bool { return len(c.secrets[i]) > len(c.secrets[j]) })
+	}
+}
+
+// Redacted is what WithRedact puts in place of a secret.
+const Redacted = "[REDACTED]"
+
 // CachedClient is a Client answering from a Cache and calling its inner
 // client only for missing samples.
 type CachedClient struct {
-	inner  Client
-	cache  *Cache
-	ident  Ident
-	onCall func(CallRecord)
-	st     counters
+	inner   Client
+	cache   *Cache
+	ident   Ident
+	onCall  func(CallRecord)
+	secrets []string
+	st      counters
 }
 
 // Cached wraps inner with cache. ident names the backend behind inner; it
@@ -280,8 +375,20 @@ type CachedClient struct {
 // A hit sets Response.Cached, makes no call, and reports the original
 // call's model, latency (the largest of its samples' calls) and usage
 // (prompt tokens of the first sample's call plus the samples' completion
-// tokens), so that token counts do not depend on the cache state. A partial
-// hit calls for the missing samples only and reports that call's usage.
+// and reasoning tokens), so that token counts do not depend on the cache
+// state. A partial hit calls for the missing samples only and reports those
+// calls' usage. Each sample's answer, reasoning, finish reason and
+// structured mode are stored and returned; an answer whose inner client
+// left a <think> block in it is split (SplitReasoning) before it is stored,
+// so Choices always hold the answer only.
+//
+// Samples are stored by index, so a request for n samples reuses the first
+// k < n an earlier request stored. When the request carries a seed, the
+// missing samples first..first+m-1 are asked for with seed
+// SampleSeed(seed, first) (one call per contiguous run of missing
+// samples): a server that honours seeds then returns new samples, never
+// copies of the cached ones, and on vLLM exactly the samples a request for
+// all n would have had.
 func Cached(inner Client, cache *Cache, ident Ident, opts ...CacheOption) *CachedClient {
 	c := &CachedClient{inner: inner, cache: cache, ident: ident}
 	for _, o := range opts {
@@ -293,12 +400,27 @@ func Cached(inner Client, cache *Cache, ident Ident, opts ...CacheOption) *Cache
 // Stats returns this client's cache traffic.
 func (c *CachedClient) Stats() CacheStats { return c.st.snapshot() }
 
+// subCall is one call for missing samples: samples[j] of the request is
+// choice pick[j] of the answer to req (for an OffsetClient, from sample
+// first on).
+type subCall struct {
+	req     Request
+	first   int
+	samples []int
+	pick    []int
+}
+
 // Complete answers req from the cache, calling the inner client for the
 // samples the cache lacks.
 func (c *CachedClient) Complete(ctx context.Context, req Request) (*Response, error) {
 	n := req.Samples()
 	if c.cache == nil {
-		return c.call(ctx, req, 0)
+		resp, err := c.call(ctx, req, 0)
+		if err != nil {
+			return nil, err
+		}
+		c.clean(resp)
+		return resp, nil
 	}
 	keys, err := requestKeys(c.ident, req, n)
 	if err != nil {
@@ -314,10 +436,11 @@ func (c *CachedClient) Complete(ctx context.Context, req Request) (*Response, er
 		resp := &Response{Cached: true, Model: have[0].model, Usage: Usage{PromptTokens: have[0].promptTokens}}
 		for i := range n {
 			e := have[i]
-			resp.Choices = append(resp.Choices, e.choice)
 			resp.Usage.CompletionTokens += e.completionTokens
+			resp.Usage.ReasoningTokens += e.reasoningTokens
 			resp.Latency = max(resp.Latency, e.latency)
 		}
+		c.fill(resp, have, n)
 		return resp, nil
 	}
 	c.st.misses.Add(1)
@@ -332,43 +455,36 @@ func (c *CachedClient) Complete(ctx context.Context, req Request) (*Response, er
 			missing = append(missing, i)
 		}
 	}
-	sub := req
-	sub.N = len(missing)
-	first := 0
-	_, offsets := c.inner.(OffsetClient)
-	contiguous := missing[len(missing)-1]-missing[0] == len(missing)-1
-	var pick []int // positions in the inner response of the missing samples
-	switch {
-	case offsets && contiguous:
-		first = missing[0]
-		for i := range missing {
-			pick = append(pick, i)
+	out := &Response{}
+	var es []entry
+	var mkeys []string
+	for _, sc := range c.plan(req, missing) {
+		resp, err := c.call(ctx, sc.req, sc.first)
+		if err != nil {
+			return nil, err
 		}
-	case offsets:
-		sub.N = n
-		pick = missing
-	default:
-		for i := range missing {
-			pick = append(pick, i)
+		if len(resp.Choices) < sc.req.Samples() {
+			return nil, fmt.Errorf("llm: %s %s: got %d choices for %d samples", c.ident.Backend, c.ident.Model, len(resp.Choices), sc.req.Samples())
 		}
-	}
-	resp, err := c.call(ctx, sub, first)
-	if err != nil {
-		return nil, err
-	}
-	if len(resp.Choices) < sub.Samples() {
-		return nil, fmt.Errorf("llm: %s %s: got %d choices for %d samples", c.ident.Backend, c.ident.Model, len(resp.Choices), sub.Samples())
-	}
-	es := make([]entry, len(missing))
-	mkeys := make([]string, len(missing))
-	per, rem := resp.Usage.CompletionTokens/len(missing), resp.Usage.CompletionTokens%len(missing)
-	for j, i := range missing {
-		ct := per
-		if j < rem {
-			ct++
+		c.clean(resp)
+		m := len(sc.samples)
+		ct, rt := spread(resp.Usage.CompletionTokens, m), spread(resp.Usage.ReasoningTokens, m)
+		for j, i := range sc.samples {
+			k := sc.pick[j]
+			es = append(es, entry{
+				choice: resp.Choices[k], reasoning: resp.ReasoningOf(k), finish: resp.Finish(k), structured: resp.Structured,
+				model: resp.Model, promptTokens: resp.Usage.PromptTokens, completionTokens: ct[j], reasoningTokens: rt[j],
+				latency: resp.Latency,
+			})
+			mkeys = append(mkeys, keys[i])
 		}
-		es[j] = entry{choice: resp.Choices[pick[j]], model: resp.Model, promptTokens: resp.Usage.PromptTokens, completionTokens: ct, latency: resp.Latency}
-		mkeys[j] = keys[i]
+		if out.Model == "" {
+			out.Model = resp.Model
+		}
+		out.Usage.PromptTokens += resp.Usage.PromptTokens
+		out.Usage.CompletionTokens += resp.Usage.CompletionTokens
+		out.Usage.ReasoningTokens += resp.Usage.ReasoningTokens
+		out.Latency = max(out.Latency, resp.Latency)
 	}
 	stored, nstored, err := c.cache.put(ctx, mkeys, missing, es)
 	if err != nil {
@@ -378,11 +494,117 @@ func (c *CachedClient) Complete(ctx context.Context, req Request) (*Response, er
 	for j, i := range missing {
 		have[i] = stored[j]
 	}
-	out := &Response{Model: resp.Model, Usage: resp.Usage, Latency: resp.Latency}
-	for i := range n {
-		out.Choices = append(out.Choices, have[i].choice)
-	}
+	c.fill(out, have, n)
 	return out, nil
+}
+
+// plan splits the missing samples of req into calls (see Cached).
+func (c *CachedClient) plan(req Request, missing []int) []subCall {
+	seq := func(m int) []int {
+		p := make([]int, m)
+		for i := range p {
+			p[i] = i
+		}
+		return p
+	}
+	_, offsets := c.inner.(OffsetClient)
+	contiguous := missing[len(missing)-1]-missing[0] == len(missing)-1
+	sub := req
+	sub.N = len(missing)
+	switch {
+	case offsets && contiguous:
+		return []subCall{{req: sub, first: missing[0], samples: missing, pick: seq(len(missing))}}
+	case offsets:
+		sub.N = req.Samples()
+		return []subCall{{req: sub, samples: missing, pick: missing}}
+	case req.Seed == nil:
+		return []subCall{{req: sub, samples: missing, pick: seq(len(missing))}}
+	}
+	var calls []subCall
+	for lo := 0; lo < len(missing); {
+		hi := lo + 1
+		for hi < len(missing) && missing[hi] == missing[hi-1]+1 {
+			hi++
+		}
+		run := missing[lo:hi]
+		sub := req
+		sub.N = len(run)
+		seed := SampleSeed(*req.Seed, run[0])
+		sub.Seed = &seed
+		calls = append(calls, subCall{req: sub, samples: run, pick: seq(len(run))})
+		lo = hi
+	}
+	return calls
+}
+
+// spread divides total over m samples, the remainder going to the first.
+func spread(total, m int) []int {
+	out := make([]int, m)
+	for j := range out {
+		out[j] = total / m
+		if j < total%m {
+			out[j]++
+		}
+	}
+	return out
+}
+
+// fill sets the samples of resp from the entries 0..n-1.
+func (c *CachedClient) fill(resp *Response, es map[int]entry, n int) {
+	var anyReasoning, anyFinish bool
+	for i := range n {
+		e := es[i]
+		resp.Choices = append(resp.Choices, c.redact(e.choice))
+		resp.Reasoning = append(resp.Reasoning, c.redact(e.reasoning))
+		resp.FinishReasons = append(resp.FinishReasons, e.finish)
+		anyReasoning = anyReasoning || e.reasoning != ""
+		anyFinish = anyFinish || e.finish != ""
+		if resp.Structured == "" {
+			resp.Structured = e.structured
+		}
+	}
+	if !anyReasoning {
+		resp.Reasoning = nil
+	}
+	if !anyFinish {
+		resp.FinishReasons = nil
+	}
+}
+
+// clean makes a fresh response what the cache stores: answers without
+// inline reasoning, secrets redacted.
+func (c *CachedClient) clean(resp *Response) {
+	var reasoning []string
+	anyReasoning := false
+	for i, ch := range resp.Choices {
+		r := resp.ReasoningOf(i)
+		if hasReasoningTag(ch) {
+			var inline string
+			ch, inline = SplitReasoning(ch)
+			if r == "" {
+				r = inline
+			} else if inline != "" {
+				r += "\n\n" + inline
+			}
+		}
+		resp.Choices[i] = c.redact(ch)
+		reasoning = append(reasoning, c.redact(r))
+		anyReasoning = anyReasoning || r != ""
+	}
+	resp.Reasoning = nil
+	if anyReasoning {
+		resp.Reasoning = reasoning
+	}
+}
+
+// redact replaces the client's secrets in s.
+func (c *CachedClient) redact(s string) string {
+	for _, sec := range c.secrets {
+		if strings.Contains(s, sec) {
+			s = strings.ReplaceAll(s, sec, Redacted)
+		}
+	}
+	return s
 }
 
 // call makes one real call (samples first.. for offset clients) and logs it.

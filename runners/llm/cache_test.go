@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -140,7 +141,7 @@ func TestCacheKeyCoversSamplingParams(t *testing.T) {
 		})
 	}
 	t.Run("ident", func(t *testing.T) {
-		for _, id := range []Ident{{"openai", testIdent.BaseURL, "other"}, {"openai", "http://other/v1", "qwen"}, {"sim", testIdent.BaseURL, "qwen"}} {
+		for _, id := range []Ident{{"openai", testIdent.BaseURL, "other", ""}, {"openai", "http://other/v1", "qwen", ""}, {"sim", testIdent.BaseURL, "qwen", ""}, {"openai", testIdent.BaseURL, "qwen", "structured=none"}} {
 			resp, err := Cached(&countingClient{}, cache, id).Complete(ctx, base)
 			if err != nil {
 				t.Fatal(err)
@@ -342,5 +343,110 @@ func TestRouter(t *testing.T) {
 	}
 	if _, _, err := r.Embed(ctx, "reason", []string{"x"}); err == nil {
 		t.Error("Embed on a non-embedder: want an error")
+	}
+}
+
+// TestCacheReadsOldRows opens a cache file made before reasoning, finish
+// reasons and structured modes were stored: its rows still answer, an
+// inline <think> block in an old answer is split off on the way out, and
+// new samples are stored beside them.
+func TestCacheReadsOldRows(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.db")
+	db, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The schema of cache files written before this change.
+	if _, err := db.Exec(`CREATE TABLE responses (key TEXT PRIMARY KEY, sample INTEGER NOT NULL, choice TEXT NOT NULL,
+		model TEXT NOT NULL, prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL,
+		latency_ns INTEGER NOT NULL, created TEXT NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	req := Request{Role: "reason", Messages: []Message{{Role: "user", Content: "q"}}, Temperature: 0.8}
+	keys, err := requestKeys(testIdent, req, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`INSERT INTO responses VALUES (?, 0, ?, 'm', 10, 4, 1000, '2026-01-01T00:00:00Z')`, keys[0], "<think>old draft</think>SELECT 1"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	cache, err := OpenCache(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cache.Close()
+	inner := &countingClient{}
+	cc := Cached(inner, cache, testIdent)
+	resp, err := cc.Complete(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !resp.Cached || inner.calls.Load() != 0 {
+		t.Fatalf("old row: Cached %v, %d calls; want a hit", resp.Cached, inner.calls.Load())
+	}
+	if got := fmt.Sprint(resp.Choices, resp.Reasoning, resp.FinishReasons == nil); got != "[SELECT 1] [old draft] true" {
+		t.Errorf("old row read as %s; want [SELECT 1] [old draft] true", got)
+	}
+	req.N = 2
+	resp, err = cc.Complete(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Choices) != 2 || resp.Choices[0] != "SELECT 1" || inner.calls.Load() != 1 {
+		t.Errorf("n=2 on the old file: %q after %d calls; want the old sample and one call", resp.Choices, inner.calls.Load())
+	}
+	// A second open of the migrated file is a no-op.
+	again, err := OpenCache(path)
+	if err != nil {
+		t.Fatalf("reopen migrated cache: %v", err)
+	}
+	again.Close()
+}
+
+// seedClient records the seed and n of each call and answers sample j of
+// a call with the sample's seed (seed+j), like a seeded vLLM.
+type seedClient struct {
+	mu    sync.Mutex
+	calls []string
+}
+
+func (c *seedClient) Complete(_ context.Context, req Request) (*Response, error) {
+	c.mu.Lock()
+	c.calls = append(c.calls, fmt.Sprintf("n=%d seed=%d", req.Samples(), *req.Seed))
+	c.mu.Unlock()
+	r := &Response{Model: "m"}
+	for j := range req.Samples() {
+		r.Choices = append(r.Choices, fmt.Sprintf("s%d", SampleSeed(*req.Seed, j)))
+	}
+	return r, nil
+}
+
+// TestCacheSeedsPerRun checks that missing samples with holes between them
+// are asked for one contiguous run at a time, each with its first sample's
+// seed.
+func TestCacheSeedsPerRun(t *testing.T) {
+	cache, _ := openTestCache(t)
+	seed := int64(50)
+	req := Request{Role: "reason", Messages: []Message{{Role: "user", Content: "q"}}, Temperature: 1, N: 5, Seed: &seed}
+	keys, err := requestKeys(testIdent, req, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Samples 1 and 3 are cached (another process stored them).
+	if _, _, err := cache.put(context.Background(), []string{keys[1], keys[3]}, []int{1, 3}, []entry{{choice: "s51", model: "m"}, {choice: "s53", model: "m"}}); err != nil {
+		t.Fatal(err)
+	}
+	inner := &seedClient{}
+	resp, err := Cached(inner, cache, testIdent).Complete(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fmt.Sprint(inner.calls), "[n=1 seed=50 n=1 seed=52 n=1 seed=54]"; got != want {
+		t.Errorf("calls = %s; want %s", got, want)
+	}
+	if got, want := fmt.Sprint(resp.Choices), "[s50 s51 s52 s53 s54]"; got != want {
+		t.Errorf("choices = %s; want %s", got, want)
 	}
 }

@@ -63,6 +63,10 @@ func (r Request) Samples() int {
 type Usage struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
+	// ReasoningTokens is the part of CompletionTokens the server reports as
+	// reasoning (usage.completion_tokens_details.reasoning_tokens); 0 when
+	// the server reports none.
+	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
 }
 
 // Finish reasons a backend reports per sample (OpenAI's finish_reason).
@@ -70,6 +74,19 @@ const (
 	FinishStop   = "stop"   // the model ended its answer (or hit a stop sequence)
 	FinishLength = "length" // the answer was cut at the token limit
 	FinishFilter = "content_filter"
+)
+
+// Structured-output modes of a JSON request (Request.Answer == AnswerJSON),
+// from the most to the least constrained.
+const (
+	// StructuredStrict sends response_format json_schema with strict: true.
+	StructuredStrict = "strict"
+	// StructuredJSONObject sends response_format json_object (any JSON
+	// object) and states the schema in the prompt.
+	StructuredJSONObject = "json_object"
+	// StructuredNone sends no response_format and states the schema in the
+	// prompt.
+	StructuredNone = "none"
 )
 
 // Response is the answer to a Request: one choice per sample.
@@ -88,6 +105,11 @@ type Response struct {
 	FinishReasons []string `json:"finish_reasons,omitempty"`
 	Usage         Usage    `json:"usage"`
 	Model         string   `json:"model"`
+	// Structured is the structured-output mode the answer was produced
+	// under for a JSON request (StructuredStrict, StructuredJSONObject or
+	// StructuredNone; see OpenAIConfig.Structured), "" for other requests
+	// and backends that have no such modes.
+	Structured string `json:"structured,omitempty"`
 	// Cached is true when the response came from the cache and cost no call.
 	Cached bool `json:"cached"`
 	// Latency is the wall time of the call (the original call's latency for

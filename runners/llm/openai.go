@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"log"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -92,6 +94,51 @@ type OpenAIConfig struct {
 	// EmbedBatch is the number of inputs per embeddings request (0:
 	// DefaultEmbedBatch).
 	EmbedBatch int
+
+	// MaxTokensParam names the request parameter that carries the token
+	// limit: MaxTokensParam ("max_tokens", the default, which vLLM, SGLang,
+	// Ollama and llama.cpp server honour) or MaxCompletionTokensParam
+	// ("max_completion_tokens", which OpenAI's o-series and later models
+	// require). When the server answers 400 because the parameter sent is
+	// unsupported, the backend switches to the other one once, for all
+	// later requests, and retries (see Stats).
+	MaxTokensParam string
+	// MaxTokens is the token limit of a request that sets none (0: none,
+	// the server's default).
+	MaxTokens int
+	// Structured is the structured-output mode of JSON requests:
+	// StructuredStrict (the default), StructuredJSONObject or
+	// StructuredNone. When the server rejects the response_format sent, the
+	// backend degrades once per endpoint (strict, then json_object, then
+	// none) and retries; when it rejects one request's schema only, that
+	// request is retried as json_object. Response.Structured records the
+	// mode each answer was produced under.
+	Structured string
+	// Logf reports the backend's adaptations (a parameter switch, a
+	// structured-output degrade); nil means log.Printf.
+	Logf func(format string, args ...any)
+}
+
+// Token-limit parameters (OpenAIConfig.MaxTokensParam).
+const (
+	MaxTokensParam           = "max_tokens"
+	MaxCompletionTokensParam = "max_completion_tokens"
+)
+
+// OpenAIStats counts the adaptations of an OpenAI backend to its server.
+type OpenAIStats struct {
+	// MaxTokensParam is the token-limit parameter now sent.
+	MaxTokensParam string `json:"max_tokens_param"`
+	// Structured is the endpoint's structured-output mode now.
+	Structured string `json:"structured"`
+	// ParamSwitches counts switches of the token-limit parameter.
+	ParamSwitches int64 `json:"param_switches,omitempty"`
+	// StructuredDegrades counts degrades of the endpoint's structured
+	// mode (at most 2).
+	StructuredDegrades int64 `json:"structured_degrades,omitempty"`
+	// SchemaFallbacks counts requests whose schema the server rejected and
+	// that were answered as json_object.
+	SchemaFallbacks int64 `json:"schema_fallbacks,omitempty"`
 }
 
 // OpenAI is a Client for an OpenAI-compatible chat-completions endpoint.
@@ -100,8 +147,9 @@ type OpenAIConfig struct {
 // Some servers (llama.cpp server, Ollama) ignore n > 1 and return one
 // choice. When fewer choices than Request.N come back, OpenAI issues further
 // requests for the missing samples until it has N; when the request carries
-// a seed, each fill-up request uses seed+round so that seeded servers do not
-// return the same sample again. Usage sums over all requests.
+// a seed, the request for samples from i on is sent with seed
+// SampleSeed(seed, i), so seeded servers do not return the same sample
+// again. Usage sums over all requests.
 type OpenAI struct {
 	cfg     OpenAIConfig
 	client  *openai.Client
@@ -110,6 +158,26 @@ type OpenAI struct {
 
 	rngMu sync.Mutex
 	rng   *rand.Rand
+
+	// completionParam is true while max_completion_tokens is sent.
+	completionParam atomic.Bool
+	// level is the endpoint's structured mode as an index of
+	// structuredLevels.
+	level atomic.Int32
+
+	paramSwitches, degrades, schemaFallbacks atomic.Int64
+}
+
+// structuredLevels orders the structured modes from the most constrained.
+var structuredLevels = []string{StructuredStrict, StructuredJSONObject, StructuredNone}
+
+func structuredLevel(mode string) int32 {
+	for i, m := range structuredLevels {
+		if m == mode {
+			return int32(i)
+		}
+	}
+	return -1
 }
 
 // NewOpenAI validates cfg and returns the backend.
@@ -125,6 +193,23 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	}
 	if cfg.RPM < 0 || cfg.TPM < 0 {
 		return nil, fmt.Errorf("llm: openai %s: rpm and tpm must be >= 0 (got %d, %d)", cfg.BaseURL, cfg.RPM, cfg.TPM)
+	}
+	switch cfg.MaxTokensParam {
+	case "", MaxTokensParam, MaxCompletionTokensParam:
+	default:
+		return nil, fmt.Errorf("llm: openai %s: max_tokens_param %q must be %s or %s", cfg.BaseURL, cfg.MaxTokensParam, MaxTokensParam, MaxCompletionTokensParam)
+	}
+	if cfg.Structured == "" {
+		cfg.Structured = StructuredStrict
+	}
+	if structuredLevel(cfg.Structured) < 0 {
+		return nil, fmt.Errorf("llm: openai %s: structured %q must be %s, %s or %s", cfg.BaseURL, cfg.Structured, StructuredStrict, StructuredJSONObject, StructuredNone)
+	}
+	if cfg.MaxTokens < 0 {
+		return nil, fmt.Errorf("llm: openai %s: max_tokens must be >= 0 (got %d)", cfg.BaseURL, cfg.MaxTokens)
+	}
+	if cfg.Logf == nil {
+		cfg.Logf = log.Printf
 	}
 	if cfg.WaitScale < 0 {
 		return nil, fmt.Errorf("llm: openai %s: wait scale must be >= 0 (got %g)", cfg.BaseURL, cfg.WaitScale)
@@ -204,52 +289,102 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 		redact:  redact,
 		rng:     rand.New(rand.NewPCG(cfg.JitterSeed, cfg.JitterSeed^0x9e3779b97f4a7c15)),
 	}
+	o.completionParam.Store(cfg.MaxTokensParam == MaxCompletionTokensParam)
+	o.level.Store(structuredLevel(cfg.Structured))
 	return o, nil
 }
 
-// Ident returns the identity of this backend for the response cache.
+// Stats returns the backend's adaptations so far.
+func (o *OpenAI) Stats() OpenAIStats {
+	st := OpenAIStats{
+		MaxTokensParam:     MaxTokensParam,
+		Structured:         structuredLevels[o.level.Load()],
+		ParamSwitches:      o.paramSwitches.Load(),
+		StructuredDegrades: o.degrades.Load(),
+		SchemaFallbacks:    o.schemaFallbacks.Load(),
+	}
+	if o.completionParam.Load() {
+		st.MaxTokensParam = MaxCompletionTokensParam
+	}
+	return st
+}
+
+// Ident returns the identity of this backend for the response cache. Its
+// Options name the settings that change answers when they differ from the
+// defaults (a default max_tokens, a structured mode other than strict), so
+// that answers made under other settings are not reused.
 func (o *OpenAI) Ident() Ident {
-	return Ident{Backend: "openai", BaseURL: strings.TrimRight(o.cfg.BaseURL, "/"), Model: o.cfg.Model}
+	var opts []string
+	if o.cfg.MaxTokens > 0 {
+		opts = append(opts, fmt.Sprintf("max_tokens=%d", o.cfg.MaxTokens))
+	}
+	if o.cfg.Structured != StructuredStrict {
+		opts = append(opts, "structured="+o.cfg.Structured)
+	}
+	return Ident{Backend: "openai", BaseURL: strings.TrimRight(o.cfg.BaseURL, "/"), Model: o.cfg.Model, Options: strings.Join(opts, ",")}
 }
 
 // Complete sends req as one or more chat-completion requests (see OpenAI
-// for the fill-up of n) with retries.
+// for the fill-up of n) with retries, and adapts to the server: a rejected
+// token-limit parameter or response_format is switched or degraded and the
+// request retried (see OpenAIConfig).
+//
+// Each choice's answer is its content without reasoning: the server's
+// reasoning_content (DeepSeek, vLLM, SGLang) or reasoning (vLLM, Ollama,
+// OpenRouter) field and any inline <think> block (see SplitReasoning) go to
+// Response.Reasoning; finish_reason goes to Response.FinishReasons.
 func (o *OpenAI) Complete(ctx context.Context, req Request) (*Response, error) {
 	start := time.Now()
 	want := req.Samples()
 	out := &Response{}
+	var reasoning []string
+	schemaFallback := false
 	for round := 0; len(out.Choices) < want; round++ {
 		if round >= want {
 			return nil, o.errorf("server returned %d of %d choices after %d requests", len(out.Choices), want, round)
 		}
-		cr, err := o.chatRequest(req, want-len(out.Choices), round)
-		if err != nil {
-			return nil, err
+		got := len(out.Choices)
+		var res *chatResult
+		for tries := 0; ; tries++ {
+			mode := o.mode(req, schemaFallback)
+			completionParam := o.completionParam.Load()
+			cr, err := o.chatRequest(req, want-got, got, mode, completionParam)
+			if err != nil {
+				return nil, err
+			}
+			res, err = o.send(ctx, cr, req, want-got)
+			if err == nil {
+				if req.Answer == AnswerJSON {
+					out.Structured = mode
+				}
+				break
+			}
+			// A request adapts a few times at most (a parameter switch,
+			// two degrades or a schema fallback); the bound stops a
+			// server that keeps changing its mind.
+			if tries >= 4 || !o.adapt(err, mode, completionParam, &schemaFallback) {
+				return nil, err
+			}
 		}
-		var resp openai.ChatCompletionResponse
-		est := estimateTokens(req, want-len(out.Choices))
-		err = o.retry(ctx, est, req.Temperature == 0, func(actx context.Context) (int, error) {
-			var err error
-			resp, err = o.client.CreateChatCompletion(actx, cr)
-			return resp.Usage.PromptTokens + resp.Usage.CompletionTokens, err
-		})
-		if err != nil {
-			return nil, err
-		}
-		if len(resp.Choices) == 0 {
-			return nil, o.errorf("server returned no choices (want %d)", want)
-		}
-		sort.SliceStable(resp.Choices, func(i, j int) bool { return resp.Choices[i].Index < resp.Choices[j].Index })
-		for _, c := range resp.Choices {
+		for _, c := range res.choices {
 			if len(out.Choices) == want {
 				break
 			}
-			out.Choices = append(out.Choices, c.Message.Content)
+			out.Choices = append(out.Choices, c.answer)
+			reasoning = append(reasoning, c.reasoning)
+			out.FinishReasons = append(out.FinishReasons, c.finish)
 		}
-		out.Usage.PromptTokens += resp.Usage.PromptTokens
-		out.Usage.CompletionTokens += resp.Usage.CompletionTokens
+		out.Usage.PromptTokens += res.usage.PromptTokens
+		out.Usage.CompletionTokens += res.usage.CompletionTokens
+		out.Usage.ReasoningTokens += res.usage.ReasoningTokens
 		if out.Model == "" {
-			out.Model = resp.Model
+			out.Model = res.model
+		}
+	}
+	for _, r := range reasoning {
+		if r != "" {
+			out.Reasoning = reasoning
+			break
 		}
 	}
 	if out.Model == "" {
@@ -259,60 +394,355 @@ func (o *OpenAI) Complete(ctx context.Context, req Request) (*Response, error) {
 	return out, nil
 }
 
-// chatRequest maps req to the go-openai request for n samples in fill-up
-// round round.
-func (o *OpenAI) chatRequest(req Request, n, round int) (openai.ChatCompletionRequest, error) {
+// chatResult is one chat-completion answer, decoded.
+type chatResult struct {
+	model   string
+	choices []chatChoice
+	usage   Usage
+}
+
+type chatChoice struct {
+	index                     int
+	answer, reasoning, finish string
+}
+
+// rawChat is the part of a chat-completion body that go-openai does not
+// decode (the reasoning field of vLLM, Ollama and OpenRouter) or decodes
+// lossily.
+type rawChat struct {
+	Model   string `json:"model"`
+	Choices []struct {
+		Index   int `json:"index"`
+		Message struct {
+			Content          *string         `json:"content"`
+			ReasoningContent json.RawMessage `json:"reasoning_content"`
+			Reasoning        json.RawMessage `json:"reasoning"`
+		} `json:"message"`
+		FinishReason *string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage struct {
+		PromptTokens            int `json:"prompt_tokens"`
+		CompletionTokens        int `json:"completion_tokens"`
+		CompletionTokensDetails *struct {
+			ReasoningTokens int `json:"reasoning_tokens"`
+		} `json:"completion_tokens_details"`
+	} `json:"usage"`
+}
+
+// send makes one chat-completion request (with retries) for n samples and
+// decodes its answer.
+func (o *OpenAI) send(ctx context.Context, cr openai.ChatCompletionRequest, req Request, n int) (*chatResult, error) {
+	var resp openai.ChatCompletionResponse
+	var body []byte
+	err := o.retry(ctx, o.estimateTokens(req, n), req.Temperature == 0, func(actx context.Context, p *probe) (int, error) {
+		var err error
+		p.capture = true
+		resp, err = o.client.CreateChatCompletion(actx, cr)
+		body = p.body
+		return resp.Usage.PromptTokens + resp.Usage.CompletionTokens, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(resp.Choices) == 0 {
+		return nil, o.errorf("server returned no choices (want %d)", n)
+	}
+	res := &chatResult{model: resp.Model}
+	var raw rawChat
+	if json.Unmarshal(body, &raw) == nil && len(raw.Choices) == len(resp.Choices) {
+		for _, c := range raw.Choices {
+			cc := chatChoice{index: c.Index}
+			if c.Message.Content != nil {
+				cc.answer = *c.Message.Content
+			}
+			if c.FinishReason != nil {
+				cc.finish = *c.FinishReason
+			}
+			cc.answer, cc.reasoning = splitAnswer(cc.answer, rawString(c.Message.ReasoningContent), rawString(c.Message.Reasoning))
+			res.choices = append(res.choices, cc)
+		}
+		res.usage = Usage{PromptTokens: raw.Usage.PromptTokens, CompletionTokens: raw.Usage.CompletionTokens}
+		if d := raw.Usage.CompletionTokensDetails; d != nil {
+			res.usage.ReasoningTokens = d.ReasoningTokens
+		}
+	} else {
+		// The body was not captured (a custom transport answered
+		// without one): what go-openai decoded.
+		for _, c := range resp.Choices {
+			cc := chatChoice{index: c.Index, finish: string(c.FinishReason)}
+			cc.answer, cc.reasoning = splitAnswer(c.Message.Content, c.Message.ReasoningContent, "")
+			res.choices = append(res.choices, cc)
+		}
+		res.usage = Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens}
+		if d := resp.Usage.CompletionTokensDetails; d != nil {
+			res.usage.ReasoningTokens = d.ReasoningTokens
+		}
+	}
+	sort.SliceStable(res.choices, func(i, j int) bool { return res.choices[i].index < res.choices[j].index })
+	return res, nil
+}
+
+// rawString returns the JSON string in m ("" for null, absent or another
+// type: OpenRouter's reasoning_details objects are not text).
+func rawString(m json.RawMessage) string {
+	var s string
+	if len(m) == 0 || json.Unmarshal(m, &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// splitAnswer separates a choice's answer from its reasoning: the server's
+// reasoning fields first, then any inline reasoning block of the content.
+// Content without a reasoning tag is returned as it came.
+func splitAnswer(content string, fields ...string) (answer, reasoning string) {
+	var parts []string
+	for _, f := range fields {
+		if f = strings.TrimSpace(f); f != "" {
+			parts = append(parts, f)
+		}
+	}
+	answer = content
+	if hasReasoningTag(content) {
+		var inline string
+		answer, inline = SplitReasoning(content)
+		if inline != "" {
+			parts = append(parts, inline)
+		}
+	}
+	return answer, strings.Join(parts, "\n\n")
+}
+
+// hasReasoningTag reports whether s holds an opening or closing reasoning
+// tag (see SplitReasoning).
+func hasReasoningTag(s string) bool {
+	if !strings.Contains(s, "<") {
+		return false
+	}
+	lower := strings.ToLower(s)
+	for _, t := range reasoningTags {
+		if strings.Contains(lower, t[0]) || strings.Contains(lower, t[1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// mode returns the structured mode of a request under the endpoint's
+// current level.
+func (o *OpenAI) mode(req Request, schemaFallback bool) string {
+	if req.Answer != AnswerJSON {
+		return ""
+	}
+	lvl := o.level.Load()
+	if (schemaFallback || len(req.Schema) == 0) && lvl < 1 {
+		lvl = 1
+	}
+	return structuredLevels[lvl]
+}
+
+// chatRequest maps req to the go-openai request for n samples, the first of
+// which is sample first of req, under structured mode mode, with the token
+// limit in max_completion_tokens when completionParam is set.
+func (o *OpenAI) chatRequest(req Request, n, first int, mode string, completionParam bool) (openai.ChatCompletionRequest, error) {
 	cr := openai.ChatCompletionRequest{
 		Model:       o.cfg.Model,
 		Temperature: float32(req.Temperature),
 		TopP:        float32(req.TopP),
-		// max_tokens, not max_completion_tokens: vLLM, SGLang, Ollama and
-		// llama.cpp server all honour it, and older servers know no other.
-		MaxTokens: req.MaxTokens, //lint:ignore SA1019 see above
-
-		Stop: req.Stop,
+		Stop:        req.Stop,
+	}
+	limit := req.MaxTokens
+	if limit <= 0 {
+		limit = o.cfg.MaxTokens
+	}
+	if completionParam {
+		cr.MaxCompletionTokens = limit
+	} else {
+		cr.MaxTokens = limit //lint:ignore SA1019 max_tokens is what open-source servers honour
 	}
 	if n > 1 {
 		cr.N = n
 	}
 	if req.Seed != nil {
-		s := int(*req.Seed) + round
+		s := int(SampleSeed(*req.Seed, first))
 		cr.Seed = &s
 	}
 	for _, m := range req.Messages {
 		cr.Messages = append(cr.Messages, openai.ChatCompletionMessage{Role: m.Role, Content: m.Content})
 	}
-	if req.Answer == AnswerJSON {
-		if len(req.Schema) == 0 {
-			cr.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
-		} else {
-			if !json.Valid(req.Schema) {
-				return cr, o.errorf("request schema %q is not valid JSON", req.SchemaName)
-			}
-			name := req.SchemaName
-			if name == "" {
-				name = "answer"
-			}
-			cr.ResponseFormat = &openai.ChatCompletionResponseFormat{
-				Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
-				JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{
-					Name:   name,
-					Schema: json.RawMessage(req.Schema),
-					Strict: true,
-				},
-			}
+	if req.Answer != AnswerJSON {
+		return cr, nil
+	}
+	if len(req.Schema) > 0 && !json.Valid(req.Schema) {
+		return cr, o.errorf("request schema %q is not valid JSON", req.SchemaName)
+	}
+	switch mode {
+	case StructuredStrict:
+		name := req.SchemaName
+		if name == "" {
+			name = "answer"
 		}
+		cr.ResponseFormat = &openai.ChatCompletionResponseFormat{
+			Type: openai.ChatCompletionResponseFormatTypeJSONSchema,
+			JSONSchema: &openai.ChatCompletionResponseFormatJSONSchema{
+				Name:   name,
+				Schema: json.RawMessage(req.Schema),
+				Strict: true,
+			},
+		}
+		return cr, nil
+	case StructuredJSONObject:
+		cr.ResponseFormat = &openai.ChatCompletionResponseFormat{Type: openai.ChatCompletionResponseFormatTypeJSONObject}
+	}
+	if len(req.Schema) > 0 {
+		schemaInstructions(cr.Messages, req.Schema)
 	}
 	return cr, nil
 }
 
+// schemaInstructions appends the schema, as an instruction, to the last
+// user message (not a system message: some chat templates accept a system
+// message only first, or none at all).
+func schemaInstructions(msgs []openai.ChatCompletionMessage, schema json.RawMessage) {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == "user" {
+			msgs[i].Content += "\n\nAnswer with one JSON object that conforms to this JSON schema:\n" + string(schema)
+			return
+		}
+	}
+}
+
+// SampleSeed is the seed of sample i of a request with seed seed: seed+i.
+// It is the convention of vLLM's parallel sampling (vllm/v1/engine/
+// parallel_sampling.py gives the i-th of n child requests the seed
+// seed+index), so a request for samples first..first+n-1 sent with seed
+// SampleSeed(seed, first) returns on such a server exactly the samples a
+// request for all of them would have, and never one of samples 0..first-1.
+func SampleSeed(seed int64, i int) int64 { return seed + int64(i) }
+
+// rejection is what a 4xx/5xx answer says the server does not accept.
+type rejection int
+
+const (
+	rejectNothing             rejection = iota
+	rejectMaxTokens                     // the max_tokens parameter
+	rejectMaxCompletionTokens           // the max_completion_tokens parameter
+	rejectFormat                        // the response_format type sent
+	rejectSchema                        // this request's schema
+)
+
+// rejectionOf reads what err says the server does not accept. The
+// patterns are the messages real servers send:
+//
+//	OpenAI o-series: 400 "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead."
+//	OpenAI: 400 "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model."
+//	OpenAI: 400 "Invalid schema for response_format 'x': In context=(), 'additionalProperties' is required to be supplied and to be false."
+//	llama.cpp server (2024): 500 'response_format type must be one of "text" or "json_object", but got: json_schema'
+//	vLLM (xgrammar): 400 "The provided JSON schema contains features not supported by xgrammar."
+//	Ollama: 500 "invalid JSON schema in format"
+func rejectionOf(err error) rejection {
+	if errors.Is(err, openai.ErrReasoningModelMaxTokensDeprecated) {
+		return rejectMaxTokens // go-openai refuses max_tokens for o-series names itself
+	}
+	var se *StatusError
+	if !errors.As(err, &se) {
+		return rejectNothing
+	}
+	if se.StatusCode != 400 && se.StatusCode != 422 && se.StatusCode != 500 {
+		return rejectNothing
+	}
+	msg := strings.ToLower(se.Message)
+	param := strings.ToLower(se.Param)
+	refused := containsAny(msg, "unsupported", "not supported", "must be one of", "invalid parameter", "unrecognized", "not allowed", "extra inputs", "unknown")
+	// "max_tokens is too large" (param max_tokens too) is no refusal of the
+	// parameter itself.
+	switch {
+	case refused && (param == "max_tokens" || containsAny(msg, "'max_tokens'", "max_tokens is", "max_tokens' is")):
+		return rejectMaxTokens
+	case refused && (param == "max_completion_tokens" || strings.Contains(msg, "max_completion_tokens")):
+		return rejectMaxCompletionTokens
+	case containsAny(msg, "invalid schema", "schema contains features", "grammar error", "invalid json schema"):
+		return rejectSchema
+	case (param == "response_format" || containsAny(msg, "response_format", "json_schema", "json_object")) && refused:
+		return rejectFormat
+	}
+	return rejectNothing
+}
+
+func containsAny(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// adapt applies what a rejection of a request sent in structured mode mode
+// (with max_completion_tokens when completionParam) calls for, and reports
+// whether the request should be sent again.
+func (o *OpenAI) adapt(err error, mode string, completionParam bool, schemaFallback *bool) bool {
+	switch rejectionOf(err) {
+	case rejectMaxTokens:
+		if completionParam {
+			return false
+		}
+		if o.completionParam.CompareAndSwap(false, true) {
+			o.paramSwitches.Add(1)
+			o.logf("the server rejects max_tokens; sending max_completion_tokens from now on (%v)", err)
+		}
+		return true
+	case rejectMaxCompletionTokens:
+		if !completionParam {
+			return false
+		}
+		if o.completionParam.CompareAndSwap(true, false) {
+			o.paramSwitches.Add(1)
+			o.logf("the server rejects max_completion_tokens; sending max_tokens from now on (%v)", err)
+		}
+		return true
+	case rejectSchema:
+		if mode != StructuredStrict || *schemaFallback {
+			return false
+		}
+		*schemaFallback = true
+		o.schemaFallbacks.Add(1)
+		o.logf("the server rejects a request's schema; answering that request as json_object (%v)", err)
+		return true
+	case rejectFormat:
+		sent := structuredLevel(mode)
+		if sent < 0 || sent >= int32(len(structuredLevels))-1 {
+			return false
+		}
+		for {
+			cur := o.level.Load()
+			if cur > sent {
+				return true // another request degraded the endpoint already
+			}
+			if o.level.CompareAndSwap(cur, sent+1) {
+				o.degrades.Add(1)
+				o.logf("the server rejects response_format %s; structured output degraded to %s for this endpoint (%v)", mode, structuredLevels[sent+1], err)
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (o *OpenAI) logf(format string, args ...any) {
+	o.cfg.Logf("llm: openai %s model %s: %s", o.cfg.BaseURL, o.cfg.Model, o.redact(fmt.Sprintf(format, args...)))
+}
+
 // estimateTokens is the TPM estimate of a request for n samples.
-func estimateTokens(req Request, n int) int {
+func (o *OpenAI) estimateTokens(req Request, n int) int {
 	chars := 0
 	for _, m := range req.Messages {
 		chars += len(m.Content)
 	}
 	per := req.MaxTokens
+	if per <= 0 {
+		per = o.cfg.MaxTokens
+	}
 	if per <= 0 {
 		per = defaultCompletionEstimate
 	}
@@ -337,7 +767,7 @@ func (o *OpenAI) Embed(ctx context.Context, role string, texts []string) ([][]fl
 		for _, t := range batch {
 			est += len(t) / 4
 		}
-		err := o.retry(ctx, est, false, func(actx context.Context) (int, error) {
+		err := o.retry(ctx, est, false, func(actx context.Context, _ *probe) (int, error) {
 			var err error
 			resp, err = o.client.CreateEmbeddings(actx, openai.EmbeddingRequestStrings{Input: batch, Model: openai.EmbeddingModel(o.cfg.Model)})
 			return resp.Usage.PromptTokens, err
@@ -373,6 +803,9 @@ type StatusError struct {
 	StatusCode int
 	// Message is the server's error message (never holding the API key).
 	Message string
+	// Param is the request parameter the error names, when the server
+	// names one (OpenAI's error.param).
+	Param   string
 	BaseURL string
 	Model   string
 	// RetryAfter is the server's Retry-After, if it sent one.
@@ -398,7 +831,7 @@ func (o *OpenAI) errorf(format string, args ...any) error {
 
 // retry runs call with the retry policy. call returns the tokens used (for
 // the TPM correction).
-func (o *OpenAI) retry(ctx context.Context, estTokens int, zeroTemp bool, call func(ctx context.Context) (int, error)) error {
+func (o *OpenAI) retry(ctx context.Context, estTokens int, zeroTemp bool, call func(ctx context.Context, p *probe) (int, error)) error {
 	for attempt := 0; ; attempt++ {
 		release, err := o.limiter.Acquire(ctx, estTokens)
 		if err != nil {
@@ -406,7 +839,7 @@ func (o *OpenAI) retry(ctx context.Context, estTokens int, zeroTemp bool, call f
 		}
 		p := &probe{zeroTemp: zeroTemp}
 		actx, cancel := context.WithTimeout(context.WithValue(ctx, probeKey{}, p), o.cfg.Timeout)
-		used, err := call(actx)
+		used, err := call(actx, p)
 		timedOut := errors.Is(actx.Err(), context.DeadlineExceeded)
 		cancel()
 		if err != nil || used == 0 {
@@ -420,7 +853,9 @@ func (o *OpenAI) retry(ctx context.Context, estTokens int, zeroTemp bool, call f
 			return o.wrapCtx(ctx, ctx.Err())
 		}
 		retryable, retryAfter, err := o.classify(err, p, timedOut)
-		if !retryable {
+		if !retryable || rejectionOf(err) != rejectNothing {
+			// A rejection (llama.cpp answers an unsupported
+			// response_format with 500) is adapted to, not retried.
 			return err
 		}
 		if attempt >= o.cfg.MaxRetries {
@@ -465,24 +900,26 @@ func (o *OpenAI) backoff(attempt int) time.Duration {
 // Retry-After, and the error to report.
 func (o *OpenAI) classify(err error, p *probe, timedOut bool) (retry bool, after time.Duration, _ error) {
 	status := 0
-	msg := ""
+	msg, param := "", ""
 	var apiErr *openai.APIError
 	var reqErr *openai.RequestError
+	// RequestError first: go-openai wraps an empty APIError in it when an
+	// error body is not OpenAI's shape (Ollama's {"error": "..."}).
 	switch {
-	case errors.As(err, &apiErr):
-		status, msg = apiErr.HTTPStatusCode, apiErr.Message
 	case errors.As(err, &reqErr):
 		status = reqErr.HTTPStatusCode
-		msg = strings.TrimSpace(string(reqErr.Body))
-		if len(msg) > 300 {
-			msg = msg[:300] + "..."
+		msg = bodyMessage(reqErr.Body)
+	case errors.As(err, &apiErr):
+		status, msg = apiErr.HTTPStatusCode, apiErr.Message
+		if apiErr.Param != nil {
+			param = *apiErr.Param
 		}
 	case p.status >= 400:
 		status = p.status
 		msg = err.Error()
 	}
 	if status >= 400 {
-		se := &StatusError{StatusCode: status, Message: o.redact(msg), BaseURL: o.cfg.BaseURL, Model: o.cfg.Model}
+		se := &StatusError{StatusCode: status, Message: o.redact(msg), Param: param, BaseURL: o.cfg.BaseURL, Model: o.cfg.Model}
 		se.RetryAfter = parseRetryAfter(p.retryAfter, time.Now())
 		return se.Retryable(), se.RetryAfter, se
 	}
@@ -498,6 +935,30 @@ func (o *OpenAI) classify(err error, p *probe, timedOut bool) (retry bool, after
 		return false, 0, fmt.Errorf("llm: openai %s model %s: %w: %s", o.cfg.BaseURL, o.cfg.Model, ErrMalformed, o.redact(err.Error()))
 	}
 	return false, 0, o.errorf("%v", err)
+}
+
+// bodyMessage is the message of an error body that is not OpenAI's
+// {"error": {...}} shape: vLLM's {"object": "error", "message": ...},
+// Ollama's {"error": "..."}, FastAPI's {"detail": ...}; else the body itself,
+// cut to 300 bytes.
+func bodyMessage(body []byte) string {
+	var m struct {
+		Message json.RawMessage `json:"message"`
+		Error   json.RawMessage `json:"error"`
+		Detail  json.RawMessage `json:"detail"`
+	}
+	if json.Unmarshal(body, &m) == nil {
+		for _, f := range []json.RawMessage{m.Message, m.Error, m.Detail} {
+			if s := rawString(f); s != "" {
+				return s
+			}
+		}
+	}
+	msg := strings.TrimSpace(string(body))
+	if len(msg) > 300 {
+		msg = msg[:300] + "..."
+	}
+	return msg
 }
 
 // isNetworkError reports broken connections and truncated bodies.
@@ -544,6 +1005,10 @@ type probe struct {
 	zeroTemp   bool
 	status     int
 	retryAfter string
+	// capture asks for the response body, which body then holds (what
+	// the client read of it).
+	capture bool
+	body    []byte
 }
 
 type probeKey struct{}
@@ -580,6 +1045,21 @@ func (t *probeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if p != nil && resp != nil {
 		p.status = resp.StatusCode
 		p.retryAfter = resp.Header.Get("Retry-After")
+		if p.capture && resp.Body != nil {
+			resp.Body = &captureBody{ReadCloser: resp.Body, p: p}
+		}
 	}
 	return resp, err
+}
+
+// captureBody copies what is read of a response body into its probe.
+type captureBody struct {
+	io.ReadCloser
+	p *probe
+}
+
+func (c *captureBody) Read(b []byte) (int, error) {
+	n, err := c.ReadCloser.Read(b)
+	c.p.body = append(c.p.body, b[:n]...)
+	return n, err
 }
