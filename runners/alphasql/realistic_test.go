@@ -174,7 +174,7 @@ func schemas() map[string]json.RawMessage { return map[string]json.RawMessage{} 
 
 // TestSentSchemas records the requests of a run with every action and
 // checks that each schema sent is among schemas() and conforms to
-// OpenAI's strict-mode rules (strictOK).
+// OpenAI's strict-mode rules (llm.CheckStrictSchema).
 func TestSentSchemas(t *testing.T) {
 	ctx := context.Background()
 	b := miniBench(t)
@@ -207,49 +207,10 @@ func TestSentSchemas(t *testing.T) {
 		}
 	}
 	for name, s := range known {
-		if err := strictOK(s); err != nil {
+		if err := llm.CheckStrictSchema(s); err != nil {
 			t.Errorf("schema %s: %v", name, err)
 		}
 	}
-}
-
-// strictOK is a minimal check of OpenAI's strict-mode rules until
-// llm.CheckStrictSchema is available: every object lists all its
-// properties in required and sets additionalProperties to false.
-func strictOK(raw json.RawMessage) error {
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return err
-	}
-	var walk func(path string, v any) error
-	walk = func(path string, v any) error {
-		o, ok := v.(map[string]any)
-		if !ok {
-			return nil
-		}
-		if props, ok := o["properties"].(map[string]any); ok {
-			if o["additionalProperties"] != false {
-				return fmt.Errorf("%s: additionalProperties is not false", path)
-			}
-			req := map[string]bool{}
-			for _, r := range o["required"].([]any) {
-				req[r.(string)] = true
-			}
-			for k, p := range props {
-				if !req[k] {
-					return fmt.Errorf("%s: property %s not required", path, k)
-				}
-				if err := walk(path+"."+k, p); err != nil {
-					return err
-				}
-			}
-		}
-		if it, ok := o["items"]; ok {
-			return walk(path+"[]", it)
-		}
-		return nil
-	}
-	return walk("$", v)
 }
 
 // TestParseRealModelAnswers reads the JSON actions' answers in the shapes

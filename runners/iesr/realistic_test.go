@@ -3,7 +3,6 @@ package iesr
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"reflect"
@@ -188,7 +187,7 @@ func TestRealModelStylesOnMini(t *testing.T) {
 // TestSentSchemas records the requests of a run with every stage and
 // checks that each schema sent is the one schemas() lists under its name,
 // that every structured action was exercised, and that every schema
-// conforms to OpenAI's strict-mode rules (strictOK).
+// conforms to OpenAI's strict-mode rules (llm.CheckStrictSchema).
 func TestSentSchemas(t *testing.T) {
 	ctx := context.Background()
 	b := miniBench(t)
@@ -225,65 +224,8 @@ func TestSentSchemas(t *testing.T) {
 		}
 	}
 	for name, s := range known {
-		if err := strictOK(s); err != nil {
+		if err := llm.CheckStrictSchema(s); err != nil {
 			t.Errorf("schema %s: %v", name, err)
-		}
-	}
-}
-
-// strictOK is a minimal check of OpenAI's strict-mode rules until
-// llm.CheckStrictSchema is available: every object schema lists all its
-// properties in required, sets additionalProperties to false, and is no
-// map (additionalProperties holding a schema).
-func strictOK(raw json.RawMessage) error {
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return err
-	}
-	var walk func(path string, v any) error
-	walk = func(path string, v any) error {
-		o, ok := v.(map[string]any)
-		if !ok {
-			return nil
-		}
-		if o["type"] == "object" {
-			if o["additionalProperties"] != false {
-				return fmt.Errorf("%s: additionalProperties is not false", path)
-			}
-			props, _ := o["properties"].(map[string]any)
-			req := map[string]bool{}
-			list, _ := o["required"].([]any)
-			for _, r := range list {
-				req[fmt.Sprint(r)] = true
-			}
-			for k, p := range props {
-				if !req[k] {
-					return fmt.Errorf("%s: property %s not required", path, k)
-				}
-				if err := walk(path+"."+k, p); err != nil {
-					return err
-				}
-			}
-		}
-		if it, ok := o["items"]; ok {
-			return walk(path+"[]", it)
-		}
-		return nil
-	}
-	return walk("$", v)
-}
-
-// TestStrictOKRejects: the local check catches the shapes that broke
-// strict mode before (a map-typed property, an optional property, an
-// object without additionalProperties false).
-func TestStrictOKRejects(t *testing.T) {
-	for _, bad := range []string{
-		`{"type":"object","properties":{"tables":{"type":"object","additionalProperties":{"type":"array","items":{"type":"string"}}}},"required":["tables"],"additionalProperties":false}`,
-		`{"type":"object","properties":{"a":{"type":"string"},"unit":{"type":"string"}},"required":["a"],"additionalProperties":false}`,
-		`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`,
-	} {
-		if strictOK(json.RawMessage(bad)) == nil {
-			t.Errorf("strictOK(%s) = nil; want an error", bad)
 		}
 	}
 }
