@@ -1,0 +1,524 @@
+package sqltext
+
+import (
+	"regexp"
+	"strings"
+)
+
+// fence is one ``` block: text[open:end] in all, its body text[body:bodyEnd].
+type fence struct {
+	open, body, bodyEnd, end int
+	tag                      string
+	closed                   bool
+}
+
+// scanFences pairs the runs of three or more backticks of s into fences.
+// The word after an opening run is its language tag, unless it is SELECT or
+// WITH: then the fence was opened on the SQL's own line and the body starts
+// right after the backticks. A run followed by a lone language tag always
+// opens a fence (a closing fence has no tag), so an untagged run before it
+// is a stray closing fence and is skipped; a tagged one is unclosed. The
+// last opening run without a closing one is an unclosed fence running to
+// the end of s.
+func scanFences(s string) []fence {
+	if !strings.Contains(s, "```") {
+		return nil
+	}
+	var runs [][2]int
+	for i := 0; i < len(s); {
+		if s[i] != '`' {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && s[j] == '`' {
+			j++
+		}
+		if j-i >= 3 {
+			runs = append(runs, [2]int{i, j})
+		}
+		i = j
+	}
+	var out []fence
+	for k := 0; k < len(runs); {
+		op := runs[k]
+		tag, body := fenceInfo(s, op[1])
+		if k+1 == len(runs) {
+			out = append(out, fence{open: op[0], body: body, bodyEnd: len(s), end: len(s), tag: tag})
+			break
+		}
+		cl := runs[k+1]
+		if lang, _ := fenceInfo(s, cl[1]); lang != "" && aloneOnLine(s, cl[1], lang) {
+			if tag != "" && body <= cl[0] {
+				out = append(out, fence{open: op[0], body: body, bodyEnd: cl[0], end: cl[0], tag: tag})
+			}
+			k++
+			continue
+		}
+		if body > cl[0] {
+			body = cl[0]
+		}
+		out = append(out, fence{open: op[0], body: body, bodyEnd: cl[0], end: cl[1], tag: tag, closed: true})
+		k += 2
+	}
+	return out
+}
+
+var langRe = regexp.MustCompile(`^[ \t]*([A-Za-z][A-Za-z0-9_+#.-]*)`)
+
+// fenceInfo reads the info string after a backtick run ending at p: the
+// language tag (empty when there is none or when the SQL starts there) and
+// where the body starts.
+func fenceInfo(s string, p int) (tag string, body int) {
+	rest := s[p:]
+	eol := strings.IndexByte(rest, '\n')
+	line := rest
+	if eol >= 0 {
+		line = rest[:eol]
+	}
+	if strings.TrimSpace(line) == "" {
+		if eol >= 0 {
+			return "", p + eol + 1
+		}
+		return "", len(s)
+	}
+	m := langRe.FindStringSubmatchIndex(line)
+	if m == nil {
+		return "", p
+	}
+	w := line[m[2]:m[3]]
+	if LooksLikeSQL(w) {
+		return "", p + m[2]
+	}
+	return w, p + m[3]
+}
+
+// aloneOnLine reports whether the language tag is all that follows the run
+// ending at p on its line.
+func aloneOnLine(s string, p int, tag string) bool {
+	rest := s[p:]
+	if i := strings.IndexByte(rest, '\n'); i >= 0 {
+		rest = rest[:i]
+	}
+	return strings.TrimSpace(rest) == tag
+}
+
+// scanTags returns the <sql>...</sql> spans of s as [open, body, bodyEnd,
+// end]; an unclosed last tag runs to the end (end == bodyEnd).
+func scanTags(s string) [][4]int {
+	lower := strings.ToLower(s)
+	if !strings.Contains(lower, "<sql>") {
+		return nil
+	}
+	var out [][4]int
+	for i := 0; ; {
+		o := strings.Index(lower[i:], "<sql>")
+		if o < 0 {
+			break
+		}
+		o += i
+		b := o + len("<sql>")
+		c := strings.Index(lower[b:], "</sql>")
+		if c < 0 {
+			out = append(out, [4]int{o, b, len(s), len(s)})
+			break
+		}
+		out = append(out, [4]int{o, b, b + c, b + c + len("</sql>")})
+		i = b + c + len("</sql>")
+	}
+	return out
+}
+
+// lineStart reports whether position i of s begins a line, once markdown
+// decoration (spaces, **, >, #, -, list numbers) is skipped, or follows a
+// label's colon or a backtick.
+func lineStart(s string, i int) bool {
+	j := i - 1
+	for j >= 0 && strings.IndexByte(" \t*_#>+-", s[j]) >= 0 {
+		j--
+	}
+	if j < 0 || s[j] == '\n' || s[j] == ':' || s[j] == '`' {
+		return true
+	}
+	if s[j] == '.' || s[j] == ')' {
+		k := j - 1
+		for k >= 0 && s[k] >= '0' && s[k] <= '9' {
+			k--
+		}
+		if k < j-1 && (k < 0 || s[k] == '\n' || s[k] == ' ' || s[k] == '\t') {
+			return true
+		}
+	}
+	// A full-width colon is three bytes in UTF-8.
+	return j >= 2 && s[j-2:j+1] == "："
+}
+
+// cut returns the statement of running text s that starts at i and where it
+// ends: at a semicolon outside quotes, at a fence, at a closing backtick
+// when the statement is inline code, or at a newline after which the text
+// does not continue the statement (a blank line, prose).
+func cut(s string, i int, inline bool) (string, int) {
+	depth := 0
+	var q byte
+	for p := i; p < len(s); p++ {
+		c := s[p]
+		if q != 0 {
+			if c == q {
+				q = 0
+				continue
+			}
+			if c != '\n' || strings.IndexByte(s[p:], q) >= 0 {
+				continue
+			}
+			q = 0 // a quote never closed is an apostrophe in prose
+		}
+		switch {
+		case c == '`' && strings.HasPrefix(s[p:], "```"):
+			return s[i:p], p
+		case c == '`' && inline:
+			return s[i:p], p + 1
+		case c == '\'' || c == '"' || c == '`':
+			q = c
+		case c == '-' && p+1 < len(s) && s[p+1] == '-':
+			if j := strings.IndexByte(s[p:], '\n'); j >= 0 {
+				p += j - 1
+			} else {
+				p = len(s)
+			}
+		case c == '/' && p+1 < len(s) && s[p+1] == '*':
+			if j := strings.Index(s[p+2:], "*/"); j >= 0 {
+				p += j + 3
+			} else {
+				p = len(s)
+			}
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+		case c == ';':
+			return s[i:p], p + 1
+		case c == '\n':
+			if !continues(s[i:p], s[p+1:], depth) {
+				return s[i:p], p
+			}
+		}
+	}
+	return s[i:], len(s)
+}
+
+// contKeywords are the words that, written all upper or all lower case,
+// start a line that continues a statement.
+var contKeywords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`FROM WHERE AND OR NOT JOIN INNER LEFT RIGHT FULL OUTER CROSS NATURAL ON USING
+		GROUP ORDER BY HAVING LIMIT OFFSET UNION INTERSECT EXCEPT ALL AS CASE WHEN THEN ELSE END IN EXISTS
+		BETWEEN LIKE GLOB REGEXP IS NULL DISTINCT ASC DESC WINDOW OVER PARTITION FETCH COLLATE ESCAPE NULLS`) {
+		contKeywords[w] = true
+	}
+	for _, w := range strings.Fields(`SELECT FROM WHERE AND OR NOT JOIN ON BY AS IN LIKE GLOB BETWEEN HAVING UNION
+		ALL INTERSECT EXCEPT CASE WHEN THEN ELSE DISTINCT SET WITH IS LIMIT OFFSET USING OUTER INNER LEFT RIGHT
+		CROSS NATURAL FULL ORDER GROUP OVER PARTITION RECURSIVE VALUES EXISTS`) {
+		openKeywords[w] = true
+	}
+}
+
+// openKeywords are the words after which a statement cannot end.
+var openKeywords = map[string]bool{}
+
+var (
+	wordRe    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_$]*`)
+	listRe    = regexp.MustCompile(`^(?:\d+[.)]|[-*+])[ \t]`)
+	lastTokRe = regexp.MustCompile(`([A-Za-z_]+|[^\sA-Za-z_0-9])\s*$`)
+)
+
+// continues reports whether the text after a newline, rest, continues the
+// statement prev (cut so far) at paren depth.
+func continues(prev, rest string, depth int) bool {
+	line := rest
+	if i := strings.IndexByte(rest, '\n'); i >= 0 {
+		line = rest[:i]
+	}
+	t := strings.TrimSpace(line)
+	if t == "" || strings.HasPrefix(t, "```") {
+		return false
+	}
+	if depth > 0 || open(prev) {
+		return true
+	}
+	if strings.HasPrefix(t, "--") || strings.HasPrefix(t, "/*") {
+		return true
+	}
+	if listRe.MatchString(t) {
+		return false
+	}
+	if w := wordRe.FindString(t); w != "" {
+		if (w == strings.ToUpper(w) || w == strings.ToLower(w)) && contKeywords[strings.ToUpper(w)] {
+			return true
+		}
+		after := strings.TrimLeft(t[len(w):], " \t")
+		switch {
+		case strings.HasPrefix(t[len(w):], "("):
+			return true
+		case len(t) > len(w)+1 && t[len(w)] == '.' && (isIdentStart(t[len(w)+1]) || t[len(w)+1] == '"' || t[len(w)+1] == '`'):
+			return true
+		case after != "" && strings.IndexByte("=<>!", after[0]) >= 0:
+			return true
+		}
+		return false
+	}
+	return strings.IndexByte(`(),'"*.|=<>+/%`+"`", t[0]) >= 0 || (t[0] >= '0' && t[0] <= '9')
+}
+
+func isIdentStart(c byte) bool {
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+}
+
+// open reports whether the statement s cannot end where it does: its last
+// line ends on a comma, an opening parenthesis, an operator or a keyword
+// that needs an operand.
+func open(s string) bool {
+	last := s
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		last = s[i+1:]
+	}
+	if i := strings.Index(last, "--"); i >= 0 {
+		last = last[:i]
+	}
+	m := lastTokRe.FindStringSubmatch(last)
+	if m == nil {
+		return false
+	}
+	tok := m[1]
+	if len(tok) == 1 && strings.IndexByte(",(=<>+-/|", tok[0]) >= 0 {
+		return true
+	}
+	return openKeywords[strings.ToUpper(tok)]
+}
+
+// complete reports whether sql could be a whole statement: quotes and
+// parentheses balance and it does not end on a dangling keyword or
+// operator (as an answer cut at max_tokens would).
+func complete(sql string) bool {
+	var q byte
+	depth := 0
+	for i := 0; i < len(sql); i++ {
+		c := sql[i]
+		switch {
+		case q != 0:
+			if c == q {
+				q = 0
+			}
+		case c == '\'' || c == '"' || c == '`':
+			q = c
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+		}
+	}
+	return q == 0 && depth == 0 && !open(sql)
+}
+
+// proseWords are English words that are not SQL keywords and rarely SQL
+// identifiers; SQL cut from running text that holds them is prose.
+var proseWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`the an of to we this that which will would should could can i you it its our
+		your us there here these those was were be been has have me my sorry please following need needs want
+		let let's i'm can't cannot don't`) {
+		proseWords[w] = true
+	}
+}
+
+var proseWordRe = regexp.MustCompile(`[A-Za-z][A-Za-z']*`)
+
+// prosey counts the prose words of s outside quotes (everywhere when the
+// quotes do not balance, as in "I'm sorry").
+func prosey(s string) int {
+	outside := s
+	if complete(s) || !strings.ContainsAny(s, `'"`) {
+		var b strings.Builder
+		var q byte
+		for i := 0; i < len(s); i++ {
+			c := s[i]
+			switch {
+			case q != 0:
+				if c == q {
+					q = 0
+				}
+				continue
+			case c == '\'' || c == '"' || c == '`':
+				q = c
+				b.WriteByte(' ')
+				continue
+			}
+			b.WriteByte(c)
+		}
+		outside = b.String()
+	}
+	n := 0
+	for _, w := range proseWordRe.FindAllString(outside, -1) {
+		if proseWords[strings.ToLower(w)] {
+			n++
+		}
+	}
+	return n
+}
+
+var (
+	// withRe is the shape a bare WITH statement must have: a CTE name, AS
+	// ( and a SELECT, so that prose such as "I can't help with that." is
+	// never taken for SQL.
+	withRe = regexp.MustCompile(`(?is)^WITH\s+(?:RECURSIVE\s+)?[\w"\x60\[\]]+\s*(?:\([^)]*\)\s*)?AS\s*(?:(?:NOT\s+)?MATERIALIZED\s*)?\(.*\bSELECT\b`)
+	// fromRe finds a FROM clause, required of a SELECT found mid-sentence.
+	fromRe = regexp.MustCompile(`(?i)\bFROM\b`)
+)
+
+// plausible reports whether s, a statement cut from running text, is SQL
+// rather than prose that happens to contain "select" or "with": it must
+// start with SELECT or WITH written in upper or lower case (not "Select",
+// which starts sentences), a WITH must have the CTE shape, a SELECT found
+// mid-line must have a FROM clause, and it must hold no more than one
+// English prose word (none without a FROM clause).
+func plausible(s string, atLineStart bool) bool {
+	s = strings.TrimSpace(s)
+	if !LooksLikeSQL(s) {
+		return false
+	}
+	w := wordRe.FindString(strings.TrimLeft(s, "("))
+	if w != strings.ToUpper(w) && w != strings.ToLower(w) {
+		return false
+	}
+	if strings.EqualFold(w, "with") {
+		return withRe.MatchString(s) && prosey(s) < 2
+	}
+	hasFrom := fromRe.MatchString(s)
+	if !atLineStart && !hasFrom {
+		return false
+	}
+	if hasFrom {
+		return prosey(s) < 2
+	}
+	return prosey(s) == 0
+}
+
+// finish cleans an extracted statement: SQL comments and markdown escapes
+// outside string literals removed, stray backticks, bold markers and a
+// sentence's full stop stripped, trimmed, without trailing semicolons.
+func finish(s string) string {
+	s = stripComments(s)
+	s = unescapeMarkdown(s)
+	for {
+		prev := s
+		s = clean(s)
+		s = strings.TrimSuffix(s, "**")
+		s = strings.TrimPrefix(s, "**")
+		if strings.HasSuffix(s, "`") && oddBackticks(s) {
+			s = s[:len(s)-1]
+		}
+		if strings.HasPrefix(s, "`") && oddBackticks(s) {
+			s = s[1:]
+		}
+		if n := len(s); n >= 2 && s[n-1] == '.' && !(s[n-2] >= '0' && s[n-2] <= '9') && complete(s[:n-1]) {
+			s = s[:n-1]
+		}
+		if s == prev {
+			return s
+		}
+	}
+}
+
+// oddBackticks reports whether s holds an odd number of backticks outside
+// single- and double-quoted literals.
+func oddBackticks(s string) bool {
+	n := 0
+	var q byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case q != 0:
+			if c == q {
+				q = 0
+			}
+		case c == '\'' || c == '"':
+			q = c
+		case c == '`':
+			n++
+		}
+	}
+	return n%2 == 1
+}
+
+// stripComments removes -- line comments and /* */ block comments outside
+// quotes; a line that held only comments is removed with its newline.
+func stripComments(s string) string {
+	if !strings.Contains(s, "--") && !strings.Contains(s, "/*") {
+		return s
+	}
+	var b strings.Builder
+	var q byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case q != 0:
+			if c == q {
+				q = 0
+			}
+		case c == '\'' || c == '"' || c == '`':
+			q = c
+		case c == '-' && i+1 < len(s) && s[i+1] == '-', c == '/' && i+1 < len(s) && s[i+1] == '*':
+			stop := len(s) // just past the comment, before a line comment's newline
+			if c == '-' {
+				if j := strings.IndexByte(s[i:], '\n'); j >= 0 {
+					stop = i + j
+				}
+			} else if j := strings.Index(s[i+2:], "*/"); j >= 0 {
+				stop = i + 2 + j + 2
+			}
+			out := b.String()
+			ls := strings.LastIndexByte(out, '\n') + 1
+			rl := firstLine(s[stop:])
+			b.Reset()
+			if strings.TrimSpace(out[ls:]) == "" && strings.TrimSpace(rl) == "" {
+				b.WriteString(out[:ls]) // the line held only comments
+				i = stop + len(rl)      // the loop steps over its newline
+				continue
+			}
+			b.WriteString(strings.TrimRight(out, " \t"))
+			if c == '/' && b.Len() > 0 && stop < len(s) && !strings.ContainsRune(" \t\r\n", rune(s[stop])) {
+				b.WriteByte(' ')
+			}
+			i = stop - 1
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// unescapeMarkdown removes the backslash of markdown escapes (\_, \*, \#,
+// ...) outside string literals; SQL has no backslash there.
+func unescapeMarkdown(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	var q byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case q != 0:
+			if c == q {
+				q = 0
+			}
+		case c == '\'' || c == '"':
+			q = c
+		case c == '\\' && i+1 < len(s) && strings.IndexByte("_*#[]()<>|~-+.!{}`=", s[i+1]) >= 0:
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
