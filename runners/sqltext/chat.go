@@ -72,7 +72,7 @@ func stripReasoning(s string) string {
 	if !strings.Contains(s, "</") && !strings.Contains(s, "<t") && !strings.Contains(s, "<r") && !strings.Contains(s, "<T") && !strings.Contains(s, "<R") {
 		return s
 	}
-	lower := strings.ToLower(s)
+	lower := asciiLower(s)
 	openAt, closeAt := -1, -1
 	var closeTag, firstClose string
 	for _, t := range reasoningTags {
@@ -95,4 +95,17 @@ func stripReasoning(s string) string {
 		return s[:openAt]
 	}
 	return s[:openAt] + "\n" + stripReasoning(s[body+end+len(closeTag):])
+}
+
+// asciiLower lower-cases the ASCII letters of s only, so that byte offsets
+// in the result are offsets in s (strings.ToLower may change the length of
+// invalid UTF-8 and of some letters).
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }

@@ -145,11 +145,11 @@ func candidates(text string) []candidate {
 		cs = append(cs, candidate{start: f.open, end: f.end, sql: sql, style: st, delimited: true})
 	}
 	for _, tg := range scanTags(text) {
-		if overlaps(cs, tg[0]) {
+		if overlaps(cs, tg.body) {
 			continue
 		}
-		if sql := blockSQL(text[tg[1]:tg[2]], tg[3] > tg[2], true); sql != "" {
-			cs = append(cs, candidate{start: tg[0], end: tg[3], sql: sql, style: StyleTag, delimited: true})
+		if sql := blockSQL(text[tg.body:tg.bodyEnd], tg.closed, true); sql != "" {
+			cs = append(cs, candidate{start: tg.open, end: tg.end, sql: sql, style: StyleTag, delimited: true})
 		}
 	}
 	for _, o := range jsonSpans(text) {

@@ -103,30 +103,41 @@ func aloneOnLine(s string, p int, tag string) bool {
 	return strings.TrimSpace(rest) == tag
 }
 
-// scanTags returns the <sql>...</sql> spans of s as [open, body, bodyEnd,
-// end]; an unclosed last tag runs to the end (end == bodyEnd).
-func scanTags(s string) [][4]int {
-	lower := strings.ToLower(s)
-	if !strings.Contains(lower, "<sql>") {
+// tag is one <sql> span: text[open:end] in all, its body text[body:bodyEnd].
+type tag struct {
+	open, body, bodyEnd, end int
+	closed                   bool // both tags present
+}
+
+// scanTags returns the <sql>...</sql> spans of s. An unclosed last tag runs
+// to the end; a closing tag with no opening one closes a body that starts
+// where the previous span ended (the opening tag was in the prompt).
+func scanTags(s string) []tag {
+	lower := asciiLower(s)
+	if !strings.Contains(lower, "sql>") {
 		return nil
 	}
-	var out [][4]int
+	var out []tag
 	for i := 0; ; {
 		o := strings.Index(lower[i:], "<sql>")
-		if o < 0 {
-			break
+		c := strings.Index(lower[i:], "</sql>")
+		switch {
+		case o < 0 && c < 0:
+			return out
+		case c >= 0 && (o < 0 || c < o): // orphan closing tag
+			out = append(out, tag{open: i, body: i, bodyEnd: i + c, end: i + c + len("</sql>")})
+			i += c + len("</sql>")
+			continue
 		}
 		o += i
 		b := o + len("<sql>")
-		c := strings.Index(lower[b:], "</sql>")
+		c = strings.Index(lower[b:], "</sql>")
 		if c < 0 {
-			out = append(out, [4]int{o, b, len(s), len(s)})
-			break
+			return append(out, tag{open: o, body: b, bodyEnd: len(s), end: len(s)})
 		}
-		out = append(out, [4]int{o, b, b + c, b + c + len("</sql>")})
+		out = append(out, tag{open: o, body: b, bodyEnd: b + c, end: b + c + len("</sql>"), closed: true})
 		i = b + c + len("</sql>")
 	}
-	return out
 }
 
 // lineStart reports whether position i of s begins a line, once markdown
@@ -515,6 +526,10 @@ func unescapeMarkdown(s string) string {
 			}
 		case c == '\'' || c == '"':
 			q = c
+		case c == '\\' && i+1 < len(s) && s[i+1] == '\\': // an escaped backslash stays
+			b.WriteString(`\\`)
+			i++
+			continue
 		case c == '\\' && i+1 < len(s) && strings.IndexByte("_*#[]()<>|~-+.!{}`=", s[i+1]) >= 0:
 			continue
 		}

@@ -10,6 +10,7 @@ package sqltext
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Extract returns the SQL statement in a model's output and whether one was
@@ -66,9 +67,14 @@ func Normalise(sql string) string {
 	var b strings.Builder
 	var q rune
 	space := false
-	for _, r := range clean(sql) {
+	s := clean(sql)
+	for i, r := range s {
+		// The input's own bytes are written, so that invalid UTF-8 is
+		// kept as it is rather than turned into U+FFFD.
+		_, n := utf8.DecodeRuneInString(s[i:])
+		raw := s[i : i+n]
 		if q != 0 {
-			b.WriteRune(r)
+			b.WriteString(raw)
 			if r == q {
 				q = 0
 			}
@@ -85,7 +91,7 @@ func Normalise(sql string) string {
 		if r == '\'' || r == '"' || r == '`' {
 			q = r
 		}
-		b.WriteRune(r)
+		b.WriteString(raw)
 	}
 	return b.String()
 }
