@@ -192,7 +192,10 @@ func overlaps(cs []candidate, i int) bool {
 
 // choose picks the answer among cs (sorted by start); see ExtractWith.
 func choose(text string, cs []candidate) (candidate, bool) {
-	marks := finalRe.FindAllStringIndex(text, -1)
+	var marks [][]int
+	if strings.Contains(asciiLower(text), "final") {
+		marks = finalRe.FindAllStringIndex(text, -1)
+	}
 	for k := len(marks) - 1; k >= 0; k-- {
 		m := marks[k][0]
 		for _, c := range cs {

@@ -238,9 +238,8 @@ func init() {
 var openKeywords = map[string]bool{}
 
 var (
-	wordRe    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_$]*`)
-	listRe    = regexp.MustCompile(`^(?:\d+[.)]|[-*+])[ \t]`)
-	lastTokRe = regexp.MustCompile(`([A-Za-z_]+|[^\sA-Za-z_0-9])\s*$`)
+	wordRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_$]*`)
+	listRe = regexp.MustCompile(`^(?:\d+[.)]|[-*+])[ \t]`)
 )
 
 // continues reports whether the text after a newline, rest, continues the
@@ -296,14 +295,18 @@ func open(s string) bool {
 	if i := strings.Index(last, "--"); i >= 0 {
 		last = last[:i]
 	}
-	m := lastTokRe.FindStringSubmatch(last)
-	if m == nil {
+	last = strings.TrimRight(last, " \t\r")
+	if last == "" {
 		return false
 	}
-	tok := m[1]
-	if len(tok) == 1 && strings.IndexByte(",(=<>+-/|", tok[0]) >= 0 {
-		return true
+	if c := last[len(last)-1]; !isIdentStart(c) {
+		return strings.IndexByte(",(=<>+-/|", c) >= 0
 	}
+	i := len(last)
+	for i > 0 && isIdentStart(last[i-1]) {
+		i--
+	}
+	tok := last[i:]
 	return openKeywords[strings.ToUpper(tok)]
 }
 
@@ -343,7 +346,7 @@ func init() {
 	}
 }
 
-var proseWordRe = regexp.MustCompile(`[A-Za-z][A-Za-z']*`)
+func isLetter(c byte) bool { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') }
 
 // prosey counts the prose words of s outside quotes (everywhere when the
 // quotes do not balance, as in "I'm sorry").
@@ -370,10 +373,19 @@ func prosey(s string) int {
 		outside = b.String()
 	}
 	n := 0
-	for _, w := range proseWordRe.FindAllString(outside, -1) {
-		if proseWords[strings.ToLower(w)] {
+	for i := 0; i < len(outside); {
+		if !isLetter(outside[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(outside) && (isLetter(outside[j]) || outside[j] == '\'') {
+			j++
+		}
+		if proseWords[asciiLower(outside[i:j])] {
 			n++
 		}
+		i = j
 	}
 	return n
 }
