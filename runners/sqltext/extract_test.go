@@ -34,6 +34,8 @@ var extractCases = []extractCase{
 	{"fence/sql tag beats later untagged prose", "```sql\nSELECT x FROM y\n```\n```\nnot sql\n```", "SELECT x FROM y", StyleFence},
 	{"fence/two statements, last wins", "```sql\nSELECT id FROM a;\nSELECT name FROM b;\n```", "SELECT name FROM b", StyleFence},
 	{"fence/empty sql fence falls to tag", "```sql\n```\n<sql>SELECT 3</sql>", "SELECT 3", StyleTag},
+	{"fence/attributes after the tag", "```sql {.numberLines}\nSELECT a FROM t\n```", "SELECT a FROM t", StyleFence},
+	{"fence/CRLF line ends", "Query:\r\n```sql\r\nSELECT a\r\nFROM t\r\n```\r\nDone.", "SELECT a\r\nFROM t", StyleFence},
 	{"fence/semicolon inside string kept", "```sql\nSELECT a FROM t WHERE b = 'x;y';\n```", "SELECT a FROM t WHERE b = 'x;y'", StyleFence},
 
 	// A fence opened on the SQL's own line.
@@ -153,6 +155,10 @@ var extractCases = []extractCase{
 	{"bare/recursive CTE", "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 3) SELECT x FROM c", "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 3) SELECT x FROM c", StyleBare},
 	{"bare/UNION across lines", "SELECT a FROM t\nUNION\nSELECT b FROM u", "SELECT a FROM t\nUNION\nSELECT b FROM u", StyleBare},
 	{"bare/subquery on its own line", "SELECT name FROM singer WHERE id IN\n(SELECT sid FROM concert)\nDone.", "SELECT name FROM singer WHERE id IN\n(SELECT sid FROM concert)", StyleBare},
+	{"bare/blank line between CTEs", "WITH a AS (\n  SELECT id FROM t\n\n), b AS (SELECT id FROM u)\nSELECT count(*) FROM a JOIN b USING (id)\n\nThis counts the shared ids.",
+		"WITH a AS (\n  SELECT id FROM t\n\n), b AS (SELECT id FROM u)\nSELECT count(*) FROM a JOIN b USING (id)", StyleBare},
+	{"bare/CRLF then prose", "SELECT a\r\nFROM t\r\nThis returns a.", "SELECT a\r\nFROM t", StyleBare},
+	{"bare/tag stripped by a UI", "sql\nSELECT a FROM t", "SELECT a FROM t", StyleBare},
 	{"bare/lowercase", "select a from t", "select a from t", StyleBare},
 	{"bare/without FROM at line start", "SELECT 1 + 1", "SELECT 1 + 1", StyleBare},
 	{"bare/quoted literal with prose words", "SELECT id FROM film WHERE title = 'The Lord of the Rings'", "SELECT id FROM film WHERE title = 'The Lord of the Rings'", StyleBare},

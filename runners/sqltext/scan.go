@@ -90,6 +90,12 @@ func fenceInfo(s string, p int) (tag string, body int) {
 	if LooksLikeSQL(w) {
 		return "", p + m[2]
 	}
+	// The SQL may follow the tag on its line (```sql SELECT 1```);
+	// anything else there is an attribute list, and the body starts on
+	// the next line.
+	if r := line[m[3]:]; eol >= 0 && !LooksLikeSQL(r) && !strings.Contains(r, "```") {
+		return w, p + eol + 1
+	}
 	return w, p + m[3]
 }
 
@@ -209,12 +215,48 @@ func cut(s string, i int, inline bool) (string, int) {
 		case c == ';':
 			return s[i:p], p + 1
 		case c == '\n':
-			if !continues(s[i:p], s[p+1:], depth) {
+			if !continues(s[i:p], s[p+1:], depth) && !(depth == 0 && cteOnly(s[i:p]) && startsSelect(s[p+1:])) {
 				return s[i:p], p
 			}
 		}
 	}
 	return s[i:], len(s)
+}
+
+// cteOnly reports whether s is a WITH clause still waiting for its main
+// query: it starts with WITH and holds no SELECT outside parentheses.
+func cteOnly(s string) bool {
+	t := strings.TrimLeft(s, " \t\r\n(")
+	if len(t) < 4 || !strings.EqualFold(t[:4], "with") {
+		return false
+	}
+	depth := 0
+	var q byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case q != 0:
+			if c == q {
+				q = 0
+			}
+		case c == '\'' || c == '"' || c == '`':
+			q = c
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+		case depth == 0 && (c == 's' || c == 'S') && i+6 <= len(s) && strings.EqualFold(s[i:i+6], "select") &&
+			(i == 0 || !isIdentStart(s[i-1])) && (i+6 == len(s) || !isIdentStart(s[i+6])):
+			return false
+		}
+	}
+	return true
+}
+
+// startsSelect reports whether the first line of s starts with SELECT.
+func startsSelect(s string) bool {
+	t := strings.TrimLeft(s, " \t\r")
+	return len(t) >= 6 && strings.EqualFold(t[:6], "select") && (len(t) == 6 || !isIdentStart(t[6]))
 }
 
 // contKeywords are the words that, written all upper or all lower case,
@@ -250,7 +292,10 @@ func continues(prev, rest string, depth int) bool {
 		line = rest[:i]
 	}
 	t := strings.TrimSpace(line)
-	if t == "" || strings.HasPrefix(t, "```") {
+	if t == "" {
+		return depth > 0 // a blank line inside parentheses (between CTEs)
+	}
+	if strings.HasPrefix(t, "```") {
 		return false
 	}
 	if depth > 0 || open(prev) {
@@ -331,7 +376,7 @@ func complete(sql string) bool {
 			depth--
 		}
 	}
-	return q == 0 && depth == 0 && !open(sql)
+	return q == 0 && depth == 0 && !open(sql) && !cteOnly(sql)
 }
 
 // proseWords are English words that are not SQL keywords and rarely SQL
