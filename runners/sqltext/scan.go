@@ -391,7 +391,9 @@ func init() {
 	}
 }
 
-func isLetter(c byte) bool { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') }
+func isWordByte(c byte) bool {
+	return c == '_' || c == '$' || c == '\'' || c >= 0x80 || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+}
 
 // prosey counts the prose words of s outside quotes (everywhere when the
 // quotes do not balance, as in "I'm sorry").
@@ -419,15 +421,19 @@ func prosey(s string) int {
 	}
 	n := 0
 	for i := 0; i < len(outside); {
-		if !isLetter(outside[i]) {
+		if !isWordByte(outside[i]) {
 			i++
 			continue
 		}
+		// A word is a maximal run of identifier characters, so that the
+		// "to" of link_to_event is no prose word; an alias qualifying a
+		// column (we.energy) is none either.
 		j := i
-		for j < len(outside) && (isLetter(outside[j]) || outside[j] == '\'') {
+		for j < len(outside) && isWordByte(outside[j]) {
 			j++
 		}
-		if proseWords[asciiLower(outside[i:j])] {
+		qualified := (i > 0 && outside[i-1] == '.') || (j < len(outside) && outside[j] == '.')
+		if !qualified && proseWords[asciiLower(outside[i:j])] {
 			n++
 		}
 		i = j
