@@ -127,7 +127,6 @@ type candidate struct {
 
 var (
 	finalRe = regexp.MustCompile(`(?im)^[ \t>#*_\-]*(?:\d+[.)][ \t]*)?(?:(?:step[ \t]*\d+[ \t]*[:.)-][ \t]*)?(?:\*\*|__)?)?(?:(?:the|my|our|so,?[ \t]+the|thus,?[ \t]+the|therefore,?[ \t]+the|here[ \t]+is[ \t]+the|here's[ \t]+the)[ \t]+)?final[ \t]+(?:(?:sql|sqlite|mysql)[ \t]+)?(?:sql|query|answer|solution|statement)\b`)
-	startRe = regexp.MustCompile(`(?i)\b(?:SELECT|WITH)\b`)
 )
 
 func candidates(text string) []candidate {
@@ -160,8 +159,7 @@ func candidates(text string) []candidate {
 			cs = append(cs, candidate{start: o[0], end: o[1], sql: sql, style: StyleJSON, delimited: true})
 		}
 	}
-	for _, l := range startRe.FindAllStringIndex(text, -1) {
-		i := l[0]
+	for _, i := range keywordStarts(text) {
 		if overlaps(cs, i) {
 			continue
 		}
@@ -269,11 +267,11 @@ func blockSQL(body string, closed, sqlTagged bool) string {
 			}
 		}
 	} else {
-		for _, l := range startRe.FindAllStringIndex(body, -1) {
-			if l[0] > 0 && !lineStart(body, l[0]) {
+		for _, i := range keywordStarts(body) {
+			if i > 0 && !lineStart(body, i) {
 				continue
 			}
-			raw, _ := cut(body, l[0], false)
+			raw, _ := cut(body, i, false)
 			if s := finish(raw); LooksLikeSQL(s) {
 				last = s
 			}

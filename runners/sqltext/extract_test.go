@@ -1,6 +1,8 @@
 package sqltext
 
 import (
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -226,7 +228,8 @@ func TestExtractContinuation(t *testing.T) {
 	}
 }
 
-// FuzzExtractSQL checks that the extractor never panics, never returns SQL
+// FuzzExtractSQL checks that keywordStarts finds what its regexp would,
+// and that the extractor never panics, never returns SQL
 // longer than its input (extraction only removes text), returns trimmed SQL
 // without a trailing semicolon, and is idempotent on SQL it found in a
 // fence or tag: extracting again from the extracted SQL wrapped in a
@@ -238,7 +241,15 @@ func FuzzExtractSQL(f *testing.F) {
 	for _, s := range []string{"'", "```", "WITH", "--", "/*", "{\"sql\": \"", "<sql>", "<think>", "</think>", "\\_", "SELECT '\n"} {
 		f.Add(s)
 	}
+	startRe := regexp.MustCompile(`(?i)\b(?:SELECT|WITH)\b`)
 	f.Fuzz(func(t *testing.T, in string) {
+		var want []int
+		for _, l := range startRe.FindAllStringIndex(in, -1) {
+			want = append(want, l[0])
+		}
+		if got := keywordStarts(in); !slices.Equal(got, want) {
+			t.Fatalf("keywordStarts(%q) = %v; want %v (the regexp's)", in, got, want)
+		}
 		e := ExtractSQL(in)
 		if e.Found() != (e.Style != StyleNone) {
 			t.Fatalf("ExtractSQL(%q) = %q with style %q", in, e.SQL, e.Style)

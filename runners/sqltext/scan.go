@@ -146,6 +146,40 @@ func scanTags(s string) []tag {
 	}
 }
 
+// keywordStarts returns the offsets of the words SELECT and WITH in s, in
+// any case (what the regexp (?i)\b(?:SELECT|WITH)\b finds, without its
+// cost on long answers).
+func keywordStarts(s string) []int {
+	lower := asciiLower(s)
+	var out []int
+	for i := 0; i < len(lower); {
+		j := strings.IndexAny(lower[i:], "sw")
+		if j < 0 {
+			break
+		}
+		p := i + j
+		i = p + 1
+		var n int
+		switch {
+		case strings.HasPrefix(lower[p:], "select"):
+			n = 6
+		case strings.HasPrefix(lower[p:], "with"):
+			n = 4
+		default:
+			continue
+		}
+		if (p > 0 && isASCIIWord(lower[p-1])) || (p+n < len(lower) && isASCIIWord(lower[p+n])) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func isASCIIWord(c byte) bool {
+	return c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+}
+
 // lineStart reports whether position i of s begins a line, once markdown
 // decoration (spaces, **, >, #, -, list numbers) is skipped, or follows a
 // label's colon or a backtick.
