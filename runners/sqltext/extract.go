@@ -125,9 +125,12 @@ type candidate struct {
 	lineStart  bool // bare: began a line (or followed a label)
 }
 
-var (
-	finalRe = regexp.MustCompile(`(?im)^[ \t>#*_\-]*(?:\d+[.)][ \t]*)?(?:(?:step[ \t]*\d+[ \t]*[:.)-][ \t]*)?(?:\*\*|__)?)?(?:(?:the|my|our|so,?[ \t]+the|thus,?[ \t]+the|therefore,?[ \t]+the|here[ \t]+is[ \t]+the|here's[ \t]+the)[ \t]+)?final[ \t]+(?:(?:sql|sqlite|mysql)[ \t]+)?(?:sql|query|answer|solution|statement)\b`)
-)
+// finalRe finds an explicit final-answer marker at the start of a line,
+// after markdown decoration, a list number or a step label: "Final SQL:",
+// "**Final Query**", "### Final SQL Query", "The final answer is", ...
+// "final" in the middle of a sentence ("before the final answer, let me
+// check") is no marker.
+var finalRe = regexp.MustCompile(`(?im)^[ \t>#*_\-]*(?:\d+[.)][ \t]*)?(?:(?:step[ \t]*\d+[ \t]*[:.)-][ \t]*)?(?:\*\*|__)?)?(?:(?:the|my|our|so,?[ \t]+the|thus,?[ \t]+the|therefore,?[ \t]+the|here[ \t]+is[ \t]+the|here's[ \t]+the)[ \t]+)?final[ \t]+(?:(?:sql|sqlite|mysql)[ \t]+)?(?:sql|query|answer|solution|statement)\b`)
 
 func candidates(text string) []candidate {
 	var cs []candidate

@@ -96,6 +96,8 @@ var extractCases = []extractCase{
 	{"steps/heading Final SQL query", "### Draft\n```sql\nSELECT x FROM t\n```\n### Final SQL Query\n```sql\nSELECT y FROM t\n```\n### Alternative\n```sql\nSELECT z FROM t\n```", "SELECT y FROM t", StyleFence},
 	{"steps/final mid-sentence is not a marker", "Before the final answer, let me check:\n```sql\nSELECT DISTINCT country FROM singer\n```\nSo:\n```sql\nSELECT name FROM singer WHERE country = 'France'\n```",
 		"SELECT name FROM singer WHERE country = 'France'", StyleFence},
+	{"steps/Step label then Final query", "Step 1:\n```sql\nSELECT 1 FROM t\n```\nStep 2: Final query\n```sql\nSELECT 2 FROM t\n```\nStep 3: verify\n```sql\nSELECT 3 FROM t\n```", "SELECT 2 FROM t", StyleFence},
+	{"steps/The final answer is", "Draft: SELECT a FROM t\nThe final answer is:\nSELECT b FROM t\nCheck with SELECT count(*) FROM t.", "SELECT b FROM t", StyleBare},
 	{"steps/bare drafts, last wins", "1. SELECT id FROM a\n2. SELECT name FROM b WHERE id IN (SELECT id FROM a)", "SELECT name FROM b WHERE id IN (SELECT id FROM a)", StyleBare},
 	{"steps/last is incomplete", "SELECT name FROM singer\n\nRefined:\nSELECT name FROM singer WHERE", "SELECT name FROM singer", StyleBare},
 

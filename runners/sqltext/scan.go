@@ -295,23 +295,22 @@ func startsSelect(s string) bool {
 
 // contKeywords are the words that, written all upper or all lower case,
 // start a line that continues a statement.
-var contKeywords = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`FROM WHERE AND OR NOT JOIN INNER LEFT RIGHT FULL OUTER CROSS NATURAL ON USING
-		GROUP ORDER BY HAVING LIMIT OFFSET UNION INTERSECT EXCEPT ALL AS CASE WHEN THEN ELSE END IN EXISTS
-		BETWEEN LIKE GLOB REGEXP IS NULL DISTINCT ASC DESC WINDOW OVER PARTITION FETCH COLLATE ESCAPE NULLS`) {
-		contKeywords[w] = true
-	}
-	for _, w := range strings.Fields(`SELECT FROM WHERE AND OR NOT JOIN ON BY AS IN LIKE GLOB BETWEEN HAVING UNION
-		ALL INTERSECT EXCEPT CASE WHEN THEN ELSE DISTINCT SET WITH IS LIMIT OFFSET USING OUTER INNER LEFT RIGHT
-		CROSS NATURAL FULL ORDER GROUP OVER PARTITION RECURSIVE VALUES EXISTS`) {
-		openKeywords[w] = true
-	}
-}
+var contKeywords = wordSet(`FROM WHERE AND OR NOT JOIN INNER LEFT RIGHT FULL OUTER CROSS NATURAL ON USING
+	GROUP ORDER BY HAVING LIMIT OFFSET UNION INTERSECT EXCEPT ALL AS CASE WHEN THEN ELSE END IN EXISTS
+	BETWEEN LIKE GLOB REGEXP IS NULL DISTINCT ASC DESC WINDOW OVER PARTITION FETCH COLLATE ESCAPE NULLS`)
 
 // openKeywords are the words after which a statement cannot end.
-var openKeywords = map[string]bool{}
+var openKeywords = wordSet(`SELECT FROM WHERE AND OR NOT JOIN ON BY AS IN LIKE GLOB BETWEEN HAVING UNION
+	ALL INTERSECT EXCEPT CASE WHEN THEN ELSE DISTINCT SET WITH IS LIMIT OFFSET USING OUTER INNER LEFT RIGHT
+	CROSS NATURAL FULL ORDER GROUP OVER PARTITION RECURSIVE VALUES EXISTS`)
+
+func wordSet(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
+}
 
 var (
 	wordRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_$]*`)
@@ -415,15 +414,9 @@ func complete(sql string) bool {
 
 // proseWords are English words that are not SQL keywords and rarely SQL
 // identifiers; SQL cut from running text that holds them is prose.
-var proseWords = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`the an of to we this that which will would should could can i you it its our
-		your us there here these those was were be been has have me my sorry please following need needs want
-		let let's i'm can't cannot don't`) {
-		proseWords[w] = true
-	}
-}
+var proseWords = wordSet(`the an of to we this that which will would should could can i you it its our
+	your us there here these those was were be been has have me my sorry please following need needs want
+	let let's i'm can't cannot don't`)
 
 func isWordByte(c byte) bool {
 	return c == '_' || c == '$' || c == '\'' || c >= 0x80 || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
