@@ -201,16 +201,17 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 		fmt.Fprintf(stderr, "warning: gold cache not saved: %v\n", err)
 	}
 
-	var rows []any
+	var rows []responseVerdict
 	if extracted != nil {
 		rows = responseVerdicts(verdicts, extracted)
-	} else {
-		for _, v := range verdicts {
-			rows = append(rows, v)
-		}
 	}
 	if *out != "" {
-		if err := writeVerdictsJSONL(*out, rows); err != nil {
+		if extracted != nil {
+			err = writeVerdictsJSONL(*out, rows)
+		} else {
+			err = writeVerdictsJSONL(*out, verdicts)
+		}
+		if err != nil {
 			return fmt.Errorf("eval: %w", err)
 		}
 	}
@@ -219,7 +220,7 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	if extracted != nil {
 		rep.Extraction = map[sqltext.Style]int{}
 		for _, r := range rows {
-			rep.Extraction[r.(responseVerdict).Extraction]++
+			rep.Extraction[r.Extraction]++
 		}
 	}
 	if len(sum.Unscored) > 0 && rep.Questions > 0 {
@@ -282,8 +283,8 @@ func extractResponses(ps []metrics.Prediction) map[string]sqltext.Extraction {
 // and the extraction's style; a response without SQL, which the scorer saw
 // as an empty prediction, gets the error sqltext.NoSQL. The verdicts'
 // Error is updated in place, so that summaries see the same reason.
-func responseVerdicts(vs []metrics.Verdict, ex map[string]sqltext.Extraction) []any {
-	rows := make([]any, len(vs))
+func responseVerdicts(vs []metrics.Verdict, ex map[string]sqltext.Extraction) []responseVerdict {
+	rows := make([]responseVerdict, len(vs))
 	for i := range vs {
 		e := ex[vs[i].QuestionID]
 		if !e.Found() && vs[i].Status == metrics.StatusPredError {
@@ -294,7 +295,9 @@ func responseVerdicts(vs []metrics.Verdict, ex map[string]sqltext.Extraction) []
 	return rows
 }
 
-func writeVerdictsJSONL(path string, vs []any) (err error) {
+// writeVerdictsJSONL writes one JSON object per verdict (metrics.Verdict,
+// or responseVerdict with --response-field).
+func writeVerdictsJSONL[V any](path string, vs []V) (err error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
