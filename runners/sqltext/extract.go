@@ -216,18 +216,37 @@ func choose(text string, cs []candidate) (candidate, bool) {
 			tiers[2] = append(tiers[2], c)
 		}
 	}
-	for _, tier := range tiers {
+	last := func(tier []candidate, ok func(string) bool) (candidate, bool) {
+		for i := len(tier) - 1; i >= 0; i-- {
+			if ok(tier[i].sql) {
+				return tier[i], true
+			}
+		}
+		return candidate{}, false
+	}
+	for k, tier := range tiers {
 		if len(tier) == 0 {
 			continue
 		}
-		for i := len(tier) - 1; i >= 0; i-- {
-			if complete(tier[i].sql) {
-				return tier[i], false
+		// In running text a query without FROM ("`SELECT name` picks
+		// the column") is more often a mention than the answer.
+		if k > 0 {
+			if c, ok := last(tier, func(s string) bool { return complete(s) && strong(s) }); ok {
+				return c, false
 			}
+		}
+		if c, ok := last(tier, complete); ok {
+			return c, false
 		}
 		return tier[len(tier)-1], false
 	}
 	return cs[len(cs)-1], false
+}
+
+// strong reports whether sql reads from a table (has FROM) or is a WITH
+// statement.
+func strong(sql string) bool {
+	return fromRe.MatchString(sql) || strings.EqualFold(wordRe.FindString(strings.TrimLeft(sql, "(")), "with")
 }
 
 // continuation reads text as the rest of a statement that begins with

@@ -75,6 +75,8 @@ var extractCases = []extractCase{
 		"SELECT name,\n  age\nFROM singer\nWHERE age > 20\n  AND country = 'France'\nORDER BY age DESC\nLIMIT 3", StyleBare},
 	{"prose/label on its own line", "SQL Query:\nSELECT a FROM t\nResult: one row per a.", "SELECT a FROM t", StyleBare},
 	{"prose/apostrophe after SQL", "SELECT name FROM singer\nIt's the simplest query.", "SELECT name FROM singer", StyleBare},
+	{"prose/quoted statement", `The answer is "SELECT name FROM singer".`, "SELECT name FROM singer", StyleBare},
+	{"prose/explanation mentions a fragment", "The query is `SELECT name FROM singer WHERE age > 30`.\n\nHere `SELECT name` picks the column.", "SELECT name FROM singer WHERE age > 30", StyleBare},
 	{"prose/bold wrapped", "**SELECT name FROM singer**", "SELECT name FROM singer", StyleBare},
 
 	// Prose containing "select" or "with" is not SQL.

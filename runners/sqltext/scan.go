@@ -516,14 +516,17 @@ func finish(s string) string {
 		s = clean(s)
 		s = strings.TrimSuffix(s, "**")
 		s = strings.TrimPrefix(s, "**")
-		if strings.HasSuffix(s, "`") && oddBackticks(s) {
+		if strings.HasSuffix(s, "`") && oddOutside(s, '`') {
 			s = s[:len(s)-1]
 		}
-		if strings.HasPrefix(s, "`") && oddBackticks(s) {
+		if strings.HasPrefix(s, "`") && oddOutside(s, '`') {
 			s = s[1:]
 		}
-		if n := len(s); n >= 2 && s[n-1] == '.' && !(s[n-2] >= '0' && s[n-2] <= '9') && complete(s[:n-1]) {
-			s = s[:n-1]
+		if strings.HasSuffix(s, `"`) && oddOutside(s, '"') {
+			s = s[:len(s)-1] // the statement was quoted in prose
+		}
+		if n := len(s); n >= 2 && s[n-1] == '.' && !(s[n-2] >= '0' && s[n-2] <= '9') {
+			s = s[:n-1] // a sentence's full stop
 		}
 		if s == prev {
 			return s
@@ -531,22 +534,22 @@ func finish(s string) string {
 	}
 }
 
-// oddBackticks reports whether s holds an odd number of backticks outside
-// single- and double-quoted literals.
-func oddBackticks(s string) bool {
+// oddOutside reports whether s holds an odd number of the quote character
+// c outside literals quoted with the other two of ', " and `: a stray one.
+func oddOutside(s string, c byte) bool {
 	n := 0
 	var q byte
 	for i := 0; i < len(s); i++ {
-		c := s[i]
+		ch := s[i]
 		switch {
 		case q != 0:
-			if c == q {
+			if ch == q {
 				q = 0
 			}
-		case c == '\'' || c == '"':
-			q = c
-		case c == '`':
+		case ch == c:
 			n++
+		case ch == '\'' || ch == '"' || ch == '`':
+			q = ch
 		}
 	}
 	return n%2 == 1
