@@ -22,15 +22,60 @@ var roleWords = []string{"assistant", "model", "system", "user"}
 var reasoningTags = [][2]string{{"<think>", "</think>"}, {"<thinking>", "</thinking>"}, {"<reasoning>", "</reasoning>"}}
 
 // prepare removes what is not the answer from a response: reasoning blocks,
-// chat-template tokens and what follows an end-of-turn token; it turns
-// [SQL] ... [/SQL] markers into <sql> tags.
+// chat-template tokens and what follows an end-of-turn token, wrapper tags
+// such as <answer>; it turns [SQL] ... [/SQL] markers into <sql> tags and
+// decodes the HTML entities of <, >, &, ' and ".
 func prepare(s string) string {
 	s = stripReasoning(s)
 	s = stripChatTokens(s)
 	if strings.Contains(s, "[SQL]") || strings.Contains(s, "[/SQL]") {
 		s = strings.NewReplacer("[SQL]", "<sql>", "[/SQL]", "</sql>").Replace(s)
 	}
-	return s
+	if strings.Contains(s, "&") {
+		s = htmlEntities.Replace(s)
+	}
+	return stripWrapperTags(s)
+}
+
+// htmlEntities decodes the entities of SQL's comparison operators that
+// answers rendered through HTML carry (b &gt; 1).
+var htmlEntities = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&", "&#39;", "'", "&quot;", `"`)
+
+// wrapperTags are the XML-style tags models put around a whole answer
+// (<answer>...</answer> in the R1-style SQL models, <code> from HTML);
+// they are replaced by line breaks so that the SQL inside starts a line.
+var wrapperTags = []string{"answer", "final_answer", "final", "query", "solution", "output", "result", "code"}
+
+func stripWrapperTags(s string) string {
+	if !strings.Contains(s, "<") {
+		return s
+	}
+	lower := asciiLower(s)
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != '<' {
+			continue
+		}
+		j := i + 1
+		if j < len(s) && s[j] == '/' {
+			j++
+		}
+		for _, t := range wrapperTags {
+			if strings.HasPrefix(lower[j:], t+">") {
+				b.WriteString(s[last:i])
+				b.WriteByte('\n')
+				last = j + len(t) + 1
+				i = last - 1
+				break
+			}
+		}
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 // stripChatTokens cuts s at the first chat-template token that follows

@@ -81,7 +81,8 @@ func ExtractSQL(out string) Extraction { return ExtractWith(out, Options{}) }
 // (callers should pass the answer only, as llm.SplitReasoning gives it; a
 // block left in is never searched), the text is cut at a leaked
 // end-of-turn chat-template token (<|im_end|>, <|eot_id|>, </s>, <|end|>,
-// <｜end▁of▁sentence｜>, ...) and start-of-turn tokens are dropped.
+// <｜end▁of▁sentence｜>, ...), start-of-turn tokens and wrapper tags
+// (<answer>, <code>) are dropped and HTML entities (&gt;) decoded.
 //
 // Candidates are then collected: ``` fences with any language tag (an
 // untagged or non-SQL tag needs content that starts like SQL), fences

@@ -128,6 +128,10 @@ var extractCases = []extractCase{
 	{"tags/sql tags", "thinking <sql> SELECT a FROM t </sql> done", "SELECT a FROM t", StyleTag},
 	{"tags/upper case, last wins", "<SQL>SELECT 1 FROM t</SQL> or <SQL>SELECT 2 FROM t</SQL>", "SELECT 2 FROM t", StyleTag},
 
+	{"tags/answer wrapper", "<answer>SELECT a FROM t</answer>", "SELECT a FROM t", StyleBare},
+	{"tags/answer wrapper around a fence", "<think>try SELECT b FROM t</think>\n<answer>\n```sql\nSELECT a FROM t\n```\n</answer>", "SELECT a FROM t", StyleFence},
+	{"tags/html code", "<code>SELECT a FROM t WHERE b &gt; 1 AND c = &#39;x&#39;</code>", "SELECT a FROM t WHERE b > 1 AND c = 'x'", StyleBare},
+
 	// SQL comment lines: stripped, consistently.
 	{"comments/leading line comment", "```sql\n-- names of singers\nSELECT name FROM singer\n```", "SELECT name FROM singer", StyleFence},
 	{"comments/trailing inline comment", "```sql\nSELECT name FROM singer -- all of them\nWHERE age > 3\n```", "SELECT name FROM singer\nWHERE age > 3", StyleFence},
