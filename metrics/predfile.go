@@ -73,17 +73,47 @@ type Prediction struct {
 	// DBID is the database id the file gives, if any.
 	DBID string
 	SQL  string
+	// Response is the model's raw text when the file was read with
+	// ReadOptions.ResponseField; SQL is then empty until the caller
+	// extracts it (t2sbench eval runs sqltext.ExtractSQL).
+	Response string
 	// Line is the 1-based line of the prediction in its file.
 	Line int
 }
 
+// ReadOptions configures ReadPredictionsWith and ParsePredictionsWith.
+type ReadOptions struct {
+	// ResponseField, for jsonl only, names the field that holds each
+	// question's raw model response instead of "sql" (which is then not
+	// required). A dotted path (response.choices.0.message.content) walks
+	// nested objects and arrays. The value must be a string, null (an
+	// empty response) or a chat message object with a string "content".
+	ResponseField string
+}
+
 // ReadPredictions reads a prediction file.
 func ReadPredictions(path string, f PredFormat) ([]Prediction, error) {
+	return ReadPredictionsWith(path, f, ReadOptions{})
+}
+
+// ReadPredictionsWith reads a prediction file with options.
+func ReadPredictionsWith(path string, f PredFormat, opt ReadOptions) ([]Prediction, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("metrics: read predictions: %w", err)
 	}
-	return ParsePredictions(path, data, f)
+	return ParsePredictionsWith(path, data, f, opt)
+}
+
+// ParsePredictionsWith is ParsePredictions with options.
+func ParsePredictionsWith(file string, data []byte, f PredFormat, opt ReadOptions) ([]Prediction, error) {
+	if opt.ResponseField == "" {
+		return ParsePredictions(file, data, f)
+	}
+	if f != FormatJSONL {
+		return nil, fmt.Errorf("metrics: a response field needs the jsonl format, not %q", f)
+	}
+	return parseJSONL(file, data, opt.ResponseField)
 }
 
 // ParsePredictions parses data (named file in errors) in format f. Errors
@@ -95,7 +125,7 @@ func ParsePredictions(file string, data []byte, f PredFormat) ([]Prediction, err
 	case FormatBIRDJSON:
 		return parseBIRDJSON(file, data)
 	case FormatJSONL:
-		return parseJSONL(file, data)
+		return parseJSONL(file, data, "")
 	}
 	return nil, fmt.Errorf("metrics: unknown prediction format %q", f)
 }
@@ -189,7 +219,9 @@ func parseBIRDJSON(file string, data []byte) ([]Prediction, error) {
 	return out, nil
 }
 
-func parseJSONL(file string, data []byte) ([]Prediction, error) {
+// parseJSONL parses a jsonl file; a non-empty responseField is read as
+// each line's raw response instead of "sql".
+func parseJSONL(file string, data []byte, responseField string) ([]Prediction, error) {
 	var out []Prediction
 	seen := map[string]int{}
 	for i, l := range strings.Split(string(data), "\n") {
@@ -214,16 +246,68 @@ func parseJSONL(file string, data []byte) ([]Prediction, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: field \"question_id\": %w", file, line, err)
 		}
-		if rec.SQL == nil {
+		p := Prediction{Index: -1, QuestionID: qid, DBID: rec.DBID, Line: line}
+		if responseField != "" {
+			if p.Response, err = responseText(l, responseField); err != nil {
+				return nil, fmt.Errorf("%s:%d: field %q: %w", file, line, responseField, err)
+			}
+		} else if rec.SQL == nil {
 			return nil, fmt.Errorf("%s:%d: missing field \"sql\"", file, line)
+		} else {
+			p.SQL = *rec.SQL
 		}
 		if prev, dup := seen[qid]; dup {
 			return nil, fmt.Errorf("%s:%d: duplicate question_id %q (first at line %d)", file, line, qid, prev)
 		}
 		seen[qid] = line
-		out = append(out, Prediction{Index: -1, QuestionID: qid, DBID: rec.DBID, SQL: *rec.SQL, Line: line})
+		out = append(out, p)
 	}
 	return out, nil
+}
+
+// responseText returns the raw response held at the dotted path of the
+// JSON object line: a string, "" for null, or a chat message's "content".
+func responseText(line, path string) (string, error) {
+	var v any
+	if err := json.Unmarshal([]byte(line), &v); err != nil {
+		return "", err
+	}
+	keys := strings.Split(path, ".")
+	if m, ok := v.(map[string]any); ok {
+		if _, whole := m[path]; whole {
+			keys = []string{path} // a key that itself holds a dot
+		}
+	}
+	for _, key := range keys {
+		switch x := v.(type) {
+		case map[string]any:
+			next, ok := x[key]
+			if !ok {
+				return "", errors.New("missing")
+			}
+			v = next
+		case []any:
+			i, err := strconv.Atoi(key)
+			if err != nil || i < 0 || i >= len(x) {
+				return "", fmt.Errorf("no element %q in an array of %d", key, len(x))
+			}
+			v = x[i]
+		default:
+			return "", fmt.Errorf("%q is inside a %T, not an object", key, v)
+		}
+	}
+	switch x := v.(type) {
+	case nil:
+		return "", nil
+	case string:
+		return x, nil
+	case map[string]any:
+		if c, ok := x["content"].(string); ok {
+			return c, nil
+		}
+	}
+	b, _ := json.Marshal(v)
+	return "", fmt.Errorf("want a string (the raw model response), got %s", truncate(string(b), 40))
 }
 
 func questionID(raw json.RawMessage) (string, error) {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"sort"
 	"strings"
 	"time"
 
@@ -15,6 +16,8 @@ import (
 
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runners/sqltext"
 )
 
 func init() {
@@ -43,7 +46,20 @@ type evalReport struct {
 	// over every question of the benchmark (unscored ones counted wrong),
 	// the number to compare with a full run's EX.
 	EXAllQuestions *float64 `json:"ex_all_questions,omitempty"`
+	// Extraction counts, with --response-field, the responses by the
+	// style their SQL was found in (sqltext.Style; "none": no SQL).
+	Extraction map[sqltext.Style]int `json:"extraction,omitempty"`
 	metrics.EXSummary
+}
+
+// responseVerdict is a verdict of --response-field: the SQL extracted from
+// the raw response and how it was found.
+type responseVerdict struct {
+	metrics.Verdict
+	PredSQL    string        `json:"pred_sql"`
+	Extraction sqltext.Style `json:"extraction"`
+	// ExtractionFinal: an explicit final-answer marker chose the SQL.
+	ExtractionFinal bool `json:"extraction_final,omitempty"`
 }
 
 func runEval(stdout, stderr io.Writer, args []string) error {
@@ -65,6 +81,7 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	testSuite := fs.Bool("test-suite", false, "spider modes: correct only if the result matches the gold on every *.sqlite in the database's directory (Spider test-suite accuracy)")
 	mysqlDSN := fs.String("mysql-dsn", os.Getenv("T2SBENCH_MYSQL_DSN"), "LogicCat: DSN of the SELECT-only account, without password (default $T2SBENCH_MYSQL_DSN)")
 	mysqlPwEnv := fs.String("mysql-password-env", "", "LogicCat: environment variable holding that account's password")
+	responseField := fs.String("response-field", "", "jsonl: read each question's raw model response from this field (a dotted path walks nested objects: response.choices.0.message.content) instead of \"sql\", and extract its SQL as the runners do (reasoning removed; fences, prose, JSON, final answer); a response without SQL is pred_error \""+sqltext.NoSQL+"\"; --out verdicts then carry pred_sql and extraction")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -102,6 +119,9 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	} else {
 		pf = metrics.FormatForPath(*pred)
 	}
+	if *responseField != "" && (*goldAsPred || pf != metrics.FormatJSONL) {
+		return fmt.Errorf("%w: eval: --response-field reads a jsonl prediction file (--format jsonl), not --gold-as-pred or %s", errUsage, pf)
+	}
 
 	opt := datasets.LoadOptions{Limit: *limit, SQLite: datasets.SQLiteOptions{Timeout: *timeout}}
 	if needsMySQL(*benchName) {
@@ -128,14 +148,18 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	}
 
 	var aligned metrics.Aligned
+	var extracted map[string]sqltext.Extraction // by question id, with --response-field
 	predName := "gold"
 	if *goldAsPred {
 		aligned.Preds = metrics.GoldPredictions(b)
 	} else {
 		predName = *pred
-		ps, err := metrics.ReadPredictions(*pred, pf)
+		ps, err := metrics.ReadPredictionsWith(*pred, pf, metrics.ReadOptions{ResponseField: *responseField})
 		if err != nil {
 			return fmt.Errorf("eval: %w", err)
+		}
+		if *responseField != "" {
+			extracted = extractResponses(ps)
 		}
 		aligned, err = metrics.AlignPredictions(*pred, b, ps, metrics.AlignOptions{AllowPartial: *allowPartial, DropExtra: *limit > 0})
 		if err != nil {
@@ -177,13 +201,28 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 		fmt.Fprintf(stderr, "warning: gold cache not saved: %v\n", err)
 	}
 
+	var rows []responseVerdict
+	if extracted != nil {
+		rows = responseVerdicts(verdicts, extracted)
+	}
 	if *out != "" {
-		if err := writeVerdictsJSONL(*out, verdicts); err != nil {
+		if extracted != nil {
+			err = writeVerdictsJSONL(*out, rows)
+		} else {
+			err = writeVerdictsJSONL(*out, verdicts)
+		}
+		if err != nil {
 			return fmt.Errorf("eval: %w", err)
 		}
 	}
 	sum := metrics.SummarizeEX(scorer.Mode(), verdicts, aligned.Unscored)
 	rep := evalReport{Benchmark: b.Name, Split: b.Split, Pred: predName, Questions: len(b.Examples), TestSuite: *testSuite, Warnings: aligned.Warnings, EXSummary: sum}
+	if extracted != nil {
+		rep.Extraction = map[sqltext.Style]int{}
+		for _, r := range rows {
+			rep.Extraction[r.Extraction]++
+		}
+	}
 	if len(sum.Unscored) > 0 && rep.Questions > 0 {
 		ex := float64(sum.Overall.Correct) / float64(rep.Questions)
 		rep.EXAllQuestions = &ex
@@ -233,7 +272,39 @@ func openGoldCache(dir string) (*metrics.GoldCache, error) {
 	return metrics.NewGoldCache(dir)
 }
 
-func writeVerdictsJSONL(path string, vs []metrics.Verdict) (err error) {
+// extractResponses sets each prediction's SQL to the SQL extracted from
+// its raw response (reasoning blocks removed first, as the runners see an
+// answer) and returns the extractions by question id.
+func extractResponses(ps []metrics.Prediction) map[string]sqltext.Extraction {
+	out := make(map[string]sqltext.Extraction, len(ps))
+	for i := range ps {
+		answer, _ := llm.SplitReasoning(ps[i].Response)
+		e := sqltext.ExtractSQL(answer)
+		ps[i].SQL = e.SQL
+		out[ps[i].QuestionID] = e
+	}
+	return out
+}
+
+// responseVerdicts adds to each verdict the SQL extracted from its response
+// and the extraction's style; a response without SQL, which the scorer saw
+// as an empty prediction, gets the error sqltext.NoSQL. The verdicts'
+// Error is updated in place, so that summaries see the same reason.
+func responseVerdicts(vs []metrics.Verdict, ex map[string]sqltext.Extraction) []responseVerdict {
+	rows := make([]responseVerdict, len(vs))
+	for i := range vs {
+		e := ex[vs[i].QuestionID]
+		if !e.Found() && vs[i].Status == metrics.StatusPredError {
+			vs[i].Error = sqltext.NoSQL
+		}
+		rows[i] = responseVerdict{Verdict: vs[i], PredSQL: e.SQL, Extraction: e.Style, ExtractionFinal: e.Final}
+	}
+	return rows
+}
+
+// writeVerdictsJSONL writes one JSON object per verdict (metrics.Verdict,
+// or responseVerdict with --response-field).
+func writeVerdictsJSONL[V any](path string, vs []V) (err error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -300,6 +371,18 @@ func printEvalText(w io.Writer, r evalReport) {
 	fmt.Fprintf(w, "%s%s; attempted = questions whose gold runs\n", exLine(r.Overall.Correct, r.Overall.Runnable), partial)
 	if txt := metrics.ExcludedText(r.Status); txt != "" {
 		fmt.Fprintf(w, "not attempted, gold does not run: %s (not in EX's denominator)\n", txt)
+	}
+	if len(r.Extraction) > 0 {
+		styles := make([]string, 0, len(r.Extraction))
+		for st := range r.Extraction {
+			styles = append(styles, string(st))
+		}
+		sort.Strings(styles)
+		fmt.Fprint(w, "extraction:")
+		for _, st := range styles {
+			fmt.Fprintf(w, " %s %d", st, r.Extraction[sqltext.Style(st)])
+		}
+		fmt.Fprintln(w)
 	}
 	if n := len(r.Unscored); n > 0 {
 		fmt.Fprintf(w, "unscored (no prediction): %d questions; the EX above is over the %d scored\n", n, r.Overall.Total)

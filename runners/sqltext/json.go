@@ -51,30 +51,10 @@ func DecodeJSON(out string, v any) error {
 // jsonObjects returns the balanced top-level {...} spans of s, honouring
 // JSON string literals (quotes and backslash escapes).
 func jsonObjects(s string) []string {
-	var out []string
-	depth, start := 0, -1
-	inStr, esc := false, false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case esc:
-			esc = false
-		case inStr && c == '\\':
-			esc = true
-		case c == '"' && depth > 0:
-			inStr = !inStr
-		case inStr:
-		case c == '{':
-			if depth == 0 {
-				start = i
-			}
-			depth++
-		case c == '}' && depth > 0:
-			depth--
-			if depth == 0 {
-				out = append(out, s[start:i+1])
-			}
-		}
+	spans := jsonSpans(s)
+	out := make([]string, len(spans))
+	for i, sp := range spans {
+		out[i] = s[sp[0]:sp[1]]
 	}
 	return out
 }

@@ -1,143 +1,24 @@
 // Package sqltext pulls SQL out of model output and normalises it.
 //
 // Model answers come in many shapes: a fenced ```sql block after some
-// reasoning, <sql>...</sql> tags, a "SQL:" line, or a bare statement. Extract
-// tries them in a fixed order of confidence and returns the best match.
+// reasoning, <sql>...</sql> tags, a "SQL:" line, a JSON object, numbered
+// steps with several drafts, or a bare statement followed by prose.
+// ExtractSQL finds the answer among them and says how it was written, or
+// that there was none (NoSQL); Extract is its two-value form.
 package sqltext
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
-
-var (
-	fenceRe  = regexp.MustCompile("(?s)```[ \t]*([A-Za-z0-9_+-]*)[^\n`]*\n?(.*?)```")
-	tagRe    = regexp.MustCompile(`(?is)<sql>(.*?)</sql>`)
-	prefixRe = regexp.MustCompile(`(?im)^[ \t>*#-]*(?:final\s+)?(?:sql(?:\s+query)?|query|answer)\s*[:：]\s*`)
-	startRe  = regexp.MustCompile(`(?i)\b(SELECT|WITH)\b`)
-	// withRe is the shape a bare WITH statement must have: a CTE name, AS (
-	// and a SELECT, so that prose such as "I can't help with that." is
-	// never taken for SQL.
-	withRe = regexp.MustCompile(`(?is)^WITH\s+(?:RECURSIVE\s+)?[\w"\x60\[\]]+\s*(?:\([^)]*\)\s*)?AS\s*(?:(?:NOT\s+)?MATERIALIZED\s*)?\(.*\bSELECT\b`)
-	// fromRe finds a FROM clause, required of a SELECT found mid-sentence.
-	fromRe = regexp.MustCompile(`(?i)\bFROM\b`)
-)
-
-// bare reports whether s, a statement cut from running text, is plausibly
-// SQL rather than prose that happens to contain "select" or "with": a WITH
-// must have the CTE shape; a SELECT found mid-line (not at a line start)
-// must also have a FROM clause.
-func bare(s string, atLineStart bool) bool {
-	if !LooksLikeSQL(s) {
-		return false
-	}
-	if len(s) >= 4 && strings.EqualFold(s[:4], "with") {
-		return withRe.MatchString(s)
-	}
-	return atLineStart || fromRe.MatchString(s)
-}
 
 // Extract returns the SQL statement in a model's output and whether one was
-// found. It prefers, in order: the last ```sql fenced block; the last fenced
-// block of another or no language whose content looks like SQL; the last
-// <sql>...</sql> tag; the text after the last "SQL:" (or "Query:",
-// "Answer:") prefix; the last bare SELECT/WITH statement, which runs to the
-// first semicolon or blank line. Trailing semicolons and whitespace are
-// stripped.
+// found: ExtractSQL(out).SQL and whether it is non-empty. Trailing
+// semicolons and whitespace are stripped.
 func Extract(out string) (string, bool) {
-	fences := fenceRe.FindAllStringSubmatch(out, -1)
-	for i := len(fences) - 1; i >= 0; i-- {
-		if strings.EqualFold(fences[i][1], "sql") || strings.EqualFold(fences[i][1], "sqlite") || strings.EqualFold(fences[i][1], "mysql") {
-			if s := clean(fences[i][2]); s != "" {
-				return s, true
-			}
-		}
-	}
-	for i := len(fences) - 1; i >= 0; i-- {
-		if s := clean(fences[i][2]); LooksLikeSQL(s) {
-			return s, true
-		}
-	}
-	if tags := tagRe.FindAllStringSubmatch(out, -1); len(tags) > 0 {
-		for i := len(tags) - 1; i >= 0; i-- {
-			if s := clean(tags[i][1]); s != "" {
-				return s, true
-			}
-		}
-	}
-	if locs := prefixRe.FindAllStringIndex(out, -1); len(locs) > 0 {
-		for i := len(locs) - 1; i >= 0; i-- {
-			rest := out[locs[i][1]:]
-			if s := statement(rest); LooksLikeSQL(s) {
-				return s, true
-			}
-		}
-	}
-	if locs := startRe.FindAllStringIndex(out, -1); len(locs) > 0 {
-		// The first SELECT/WITH that starts a line (or the text) and
-		// yields a statement; a later one may be a subquery.
-		for _, l := range locs {
-			if l[0] > 0 && !lineStart(out, l[0]) {
-				continue
-			}
-			if s := statement(out[l[0]:]); bare(s, true) {
-				return lastStatementFrom(out, s, locs), true
-			}
-		}
-		for _, l := range locs {
-			if s := statement(out[l[0]:]); bare(s, false) {
-				return s, true
-			}
-		}
-	}
-	return "", false
-}
-
-// lastStatementFrom prefers the last line-initial statement when the output
-// holds several (a draft and a corrected one).
-func lastStatementFrom(out, first string, locs [][]int) string {
-	best := first
-	for _, l := range locs {
-		if l[0] > 0 && !lineStart(out, l[0]) {
-			continue
-		}
-		if s := statement(out[l[0]:]); bare(s, true) {
-			best = s
-		}
-	}
-	return best
-}
-
-func lineStart(s string, i int) bool {
-	j := i - 1
-	for j >= 0 && (s[j] == ' ' || s[j] == '\t') {
-		j--
-	}
-	return j < 0 || s[j] == '\n' || s[j] == '`' || s[j] == '>' || s[j] == ':'
-}
-
-// statement cuts s at the first semicolon outside quotes or the first blank
-// line, and cleans it.
-func statement(s string) string {
-	var q rune
-	for i, r := range s {
-		switch {
-		case q != 0:
-			if r == q {
-				q = 0
-			}
-		case r == '\'' || r == '"' || r == '`':
-			q = r
-		case r == ';':
-			return clean(s[:i])
-		case r == '\n':
-			if rest := s[i+1:]; strings.TrimLeft(firstLine(rest), " \t\r") == "" {
-				return clean(s[:i])
-			}
-		}
-	}
-	return clean(s)
+	e := ExtractSQL(out)
+	return e.SQL, e.Found()
 }
 
 func firstLine(s string) string {
@@ -186,9 +67,14 @@ func Normalise(sql string) string {
 	var b strings.Builder
 	var q rune
 	space := false
-	for _, r := range clean(sql) {
+	s := clean(sql)
+	for i, r := range s {
+		// The input's own bytes are written, so that invalid UTF-8 is
+		// kept as it is rather than turned into U+FFFD.
+		_, n := utf8.DecodeRuneInString(s[i:])
+		raw := s[i : i+n]
 		if q != 0 {
-			b.WriteRune(r)
+			b.WriteString(raw)
 			if r == q {
 				q = 0
 			}
@@ -205,7 +91,7 @@ func Normalise(sql string) string {
 		if r == '\'' || r == '"' || r == '`' {
 			q = r
 		}
-		b.WriteRune(r)
+		b.WriteString(raw)
 	}
 	return b.String()
 }

@@ -1,9 +1,6 @@
 package sqltext
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
 func TestExtract(t *testing.T) {
 	tests := []struct {
@@ -59,34 +56,6 @@ func TestNormalise(t *testing.T) {
 			t.Errorf("Normalise(%q) = %q; want %q", tt.in, got, tt.want)
 		}
 	}
-}
-
-// FuzzExtract checks that Extract never panics, that a found statement looks
-// like SQL or came from a SQL fence or tag, and that its words all occur in
-// the input (the output is a trimmed substring of the input).
-func FuzzExtract(f *testing.F) {
-	for _, s := range []string{"```sql\nSELECT 1;\n```", "<sql>SELECT a</sql>", "SQL: SELECT b", "select c from d\n\nx", "'", "```", "WITH"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, in string) {
-		got, ok := Extract(in)
-		if !ok {
-			if got != "" {
-				t.Fatalf("Extract(%q) = %q with ok=false", in, got)
-			}
-			return
-		}
-		if got == "" {
-			t.Fatalf("Extract(%q) ok with empty SQL", in)
-		}
-		if !strings.Contains(in, got) {
-			t.Fatalf("Extract(%q) = %q, not a substring of the input", in, got)
-		}
-		if strings.HasSuffix(got, ";") || strings.TrimSpace(got) != got {
-			t.Fatalf("Extract(%q) = %q, not trimmed", in, got)
-		}
-		_ = Normalise(got)
-	})
 }
 
 func TestForDialect(t *testing.T) {

@@ -1,0 +1,450 @@
+package sqltext
+
+import (
+	"encoding/json"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// NoSQL is the note of an extraction that found no SQL in a model's
+// response. It is an outcome of its own, never an empty prediction.
+const NoSQL = "no SQL in response"
+
+// Style names where in a response the extracted SQL was found.
+type Style string
+
+// Extraction styles.
+const (
+	// StyleNone: no SQL was found (Extraction.Note is NoSQL).
+	StyleNone Style = "none"
+	// StyleFence: a closed ``` fence, with any language tag or none,
+	// including a fence opened on the SQL's own line (```SELECT ...```).
+	StyleFence Style = "fence"
+	// StyleUnclosedFence: a fence that was never closed (the answer was
+	// cut at a stop sequence or at max_tokens).
+	StyleUnclosedFence Style = "fence-unclosed"
+	// StyleTag: <sql>...</sql> or [SQL]...[/SQL] tags.
+	StyleTag Style = "tag"
+	// StyleJSON: a string field ("sql", "query", "final_sql", ...) of a
+	// JSON object, escapes decoded.
+	StyleJSON Style = "json"
+	// StyleBare: an unfenced statement in running text, cut at its end.
+	StyleBare Style = "bare"
+	// StyleContinuation: the response continues a prompt that ended in
+	// the start of a statement (Options.Continues).
+	StyleContinuation Style = "continuation"
+)
+
+// Extraction is the outcome of ExtractSQL.
+type Extraction struct {
+	// SQL is the extracted statement, trimmed, without trailing
+	// semicolons, SQL comments or markdown escapes; empty when none was
+	// found.
+	SQL string `json:"sql"`
+	// Style is where the SQL was found; StyleNone when it was not.
+	Style Style `json:"style"`
+	// Final reports that an explicit final-answer marker ("Final SQL:",
+	// "**Final Query**", ...) chose the SQL among several candidates.
+	Final bool `json:"final,omitempty"`
+	// Candidates counts the candidate queries the response held.
+	Candidates int `json:"candidates,omitempty"`
+}
+
+// Found reports whether SQL was found.
+func (e Extraction) Found() bool { return e.SQL != "" }
+
+// Note is NoSQL when no SQL was found, else empty.
+func (e Extraction) Note() string {
+	if e.Found() {
+		return ""
+	}
+	return NoSQL
+}
+
+// Options configures ExtractWith.
+type Options struct {
+	// Continues is the start of a statement the prompt ended with (for
+	// example "SELECT"), for models that continue the prompt rather than
+	// answer it: a response that does not itself open a fence, a tag, a
+	// JSON object or a statement is read as the rest of that statement.
+	Continues string
+}
+
+// ExtractSQL returns the SQL statement in a model's response, the style it
+// was written in, or an explicit no-SQL outcome. See ExtractWith.
+func ExtractSQL(out string) Extraction { return ExtractWith(out, Options{}) }
+
+// ExtractWith returns the SQL statement in a model's response.
+//
+// The response is first cleaned: <think>-style reasoning blocks are removed
+// (callers should pass the answer only, as llm.SplitReasoning gives it; a
+// block left in is never searched), the text is cut at a leaked
+// end-of-turn chat-template token (<|im_end|>, <|eot_id|>, </s>, <|end|>,
+// <｜end▁of▁sentence｜>, ...), start-of-turn tokens and wrapper tags
+// (<answer>, <code>) are dropped and HTML entities (&gt;) decoded.
+//
+// Candidates are then collected: ``` fences with any language tag (an
+// untagged or non-SQL tag needs content that starts like SQL), fences
+// opened on the SQL's own line, an unclosed last fence, <sql> and [SQL]
+// tags, JSON objects with an "sql"-like string field, and statements in
+// running text (a SELECT or WITH at the start of a line, after a "SQL:"
+// style label or inline backtick, or mid-sentence when it has a FROM),
+// which end at a semicolon, a fence, a blank line or the first line that
+// does not continue the statement (prose). Prose that merely contains
+// "select" or "with" is not SQL.
+//
+// The answer is the first candidate at or after the last explicit final
+// marker ("Final SQL:", "Final answer:", "**Final Query**", ...); without
+// one, the last complete candidate (balanced quotes and parentheses, not
+// ending on a dangling keyword) among the fenced, tagged and JSON ones,
+// else among the statements at line starts, else mid-sentence; the last
+// candidate when none is complete. The chosen SQL has its comments and
+// markdown escapes (\_, \*) outside string literals removed, stray
+// backticks and trailing semicolons stripped.
+func ExtractWith(out string, opt Options) Extraction {
+	text := prepare(out)
+	if opt.Continues != "" {
+		if e, ok := continuation(text, opt.Continues); ok {
+			return e
+		}
+	}
+	cands := candidates(text)
+	if len(cands) == 0 {
+		return Extraction{Style: StyleNone}
+	}
+	c, final := choose(text, cands)
+	return Extraction{SQL: c.sql, Style: c.style, Final: final, Candidates: len(cands)}
+}
+
+// candidate is one query found in the response, at text[start:end].
+type candidate struct {
+	start, end int
+	sql        string
+	style      Style
+	delimited  bool // fence, tag or JSON
+	lineStart  bool // bare: began a line (or followed a label)
+}
+
+// finalRe finds an explicit final-answer marker at the start of a line,
+// after markdown decoration, a list number or a step label: "Final SQL:",
+// "**Final Query**", "### Final SQL Query", "The final answer is", ...
+// "final" in the middle of a sentence ("before the final answer, let me
+// check") is no marker.
+var finalRe = regexp.MustCompile(`(?im)^[ \t>#*_\-]*(?:\d+[.)][ \t]*)?(?:(?:step[ \t]*\d+[ \t]*[:.)-][ \t]*)?(?:\*\*|__)?)?(?:(?:the|my|our|so,?[ \t]+the|thus,?[ \t]+the|therefore,?[ \t]+the|here[ \t]+is[ \t]+the|here's[ \t]+the)[ \t]+)?final[ \t]+(?:(?:sql|sqlite|mysql)[ \t]+)?(?:sql|query|answer|solution|statement)\b`)
+
+func candidates(text string) []candidate {
+	var cs []candidate
+	for _, f := range scanFences(text) {
+		body := text[f.body:f.bodyEnd]
+		sql := blockSQL(body, f.closed, sqlTag(f.tag))
+		if sql == "" {
+			continue
+		}
+		st := StyleFence
+		if !f.closed {
+			st = StyleUnclosedFence
+		}
+		cs = append(cs, candidate{start: f.open, end: f.end, sql: sql, style: st, delimited: true})
+	}
+	for _, tg := range scanTags(text) {
+		if overlaps(cs, tg.body) {
+			continue
+		}
+		if sql := blockSQL(text[tg.body:tg.bodyEnd], tg.closed, true); sql != "" {
+			cs = append(cs, candidate{start: tg.open, end: tg.end, sql: sql, style: StyleTag, delimited: true})
+		}
+	}
+	for _, o := range jsonSpans(text) {
+		if overlaps(cs, o[0]) {
+			continue
+		}
+		if sql := jsonSQL(text[o[0]:o[1]]); sql != "" {
+			cs = append(cs, candidate{start: o[0], end: o[1], sql: sql, style: StyleJSON, delimited: true})
+		}
+	}
+	for _, i := range keywordStarts(text) {
+		if overlaps(cs, i) {
+			continue
+		}
+		ls := lineStart(text, i)
+		inline := i > 0 && text[i-1] == '`' && (i < 2 || text[i-2] != '`')
+		raw, end := cut(text, i, inline)
+		if !plausible(raw, ls) {
+			continue
+		}
+		if sql := finish(raw); sql != "" {
+			cs = append(cs, candidate{start: i, end: end, sql: sql, style: StyleBare, lineStart: ls})
+		}
+	}
+	sort.SliceStable(cs, func(a, b int) bool { return cs[a].start < cs[b].start })
+	return cs
+}
+
+// overlaps reports whether position i lies inside a candidate already
+// taken (a subquery of a bare statement, SQL inside a fence).
+func overlaps(cs []candidate, i int) bool {
+	for _, c := range cs {
+		if i >= c.start && i < c.end {
+			return true
+		}
+	}
+	return false
+}
+
+// choose picks the answer among cs (sorted by start); see ExtractWith.
+func choose(text string, cs []candidate) (candidate, bool) {
+	var marks [][]int
+	if strings.Contains(asciiLower(text), "final") {
+		marks = finalRe.FindAllStringIndex(text, -1)
+	}
+	for k := len(marks) - 1; k >= 0; k-- {
+		m := marks[k][0]
+		for _, c := range cs {
+			if c.end > m {
+				return c, true
+			}
+		}
+	}
+	tiers := [3][]candidate{}
+	for _, c := range cs {
+		switch {
+		case c.delimited:
+			tiers[0] = append(tiers[0], c)
+		case c.lineStart:
+			tiers[1] = append(tiers[1], c)
+		default:
+			tiers[2] = append(tiers[2], c)
+		}
+	}
+	last := func(tier []candidate, ok func(string) bool) (candidate, bool) {
+		for i := len(tier) - 1; i >= 0; i-- {
+			if ok(tier[i].sql) {
+				return tier[i], true
+			}
+		}
+		return candidate{}, false
+	}
+	for k, tier := range tiers {
+		if len(tier) == 0 {
+			continue
+		}
+		// In running text a query without FROM ("`SELECT name` picks
+		// the column") is more often a mention than the answer.
+		if k > 0 {
+			if c, ok := last(tier, func(s string) bool { return complete(s) && strong(s) }); ok {
+				return c, false
+			}
+		}
+		if c, ok := last(tier, complete); ok {
+			return c, false
+		}
+		return tier[len(tier)-1], false
+	}
+	return cs[len(cs)-1], false
+}
+
+// strong reports whether sql reads from a table (has FROM) or is a WITH
+// statement.
+func strong(sql string) bool {
+	return fromRe.MatchString(sql) || strings.EqualFold(wordRe.FindString(strings.TrimLeft(sql, "(")), "with")
+}
+
+// continuation reads text as the rest of a statement that begins with
+// prefix, unless the text opens an answer of its own.
+func continuation(text, prefix string) (Extraction, bool) {
+	t := strings.TrimLeft(text, " \t\r\n")
+	if t == "" || strings.HasPrefix(t, "```") || strings.HasPrefix(t, "{") || strings.HasPrefix(strings.ToLower(t), "<sql>") || LooksLikeSQL(t) {
+		return Extraction{}, false
+	}
+	s := strings.TrimSpace(prefix) + " " + t
+	raw, _ := cut(s, 0, false)
+	if !plausible(raw, true) {
+		return Extraction{}, false
+	}
+	sql := finish(raw)
+	if sql == "" {
+		return Extraction{}, false
+	}
+	return Extraction{SQL: sql, Style: StyleContinuation, Candidates: 1}, true
+}
+
+// sqlTag reports whether a fence's language tag names SQL (sql, SQL,
+// sqlite, mysql, postgresql, tsql, plsql, ...).
+func sqlTag(tag string) bool {
+	t := strings.ToLower(tag)
+	return strings.Contains(t, "sql") || t == "postgres" || t == "duckdb"
+}
+
+// blockSQL returns the SQL of a fence or tag body: its last statement that
+// looks like SQL. A closed block (trusted) splits at semicolons only; an
+// unclosed one is cut like running text. A block whose tag names SQL
+// yields its cleaned content even when no statement starts with SELECT or
+// WITH.
+func blockSQL(body string, closed, sqlTagged bool) string {
+	var last string
+	if closed {
+		for _, st := range splitStatements(body) {
+			if s := finish(st); LooksLikeSQL(s) {
+				last = s
+			}
+		}
+	} else {
+		for _, i := range keywordStarts(body) {
+			if i > 0 && !lineStart(body, i) {
+				continue
+			}
+			raw, _ := cut(body, i, false)
+			if s := finish(raw); LooksLikeSQL(s) {
+				last = s
+			}
+		}
+	}
+	if last == "" && sqlTagged && closed {
+		last = finish(body)
+	}
+	return last
+}
+
+// splitStatements splits s at semicolons outside quotes and comments.
+func splitStatements(s string) []string {
+	var out []string
+	start := 0
+	var q byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case q != 0:
+			if c == q {
+				q = 0
+			}
+		case c == '\'' || c == '"' || c == '`':
+			q = c
+		case c == '-' && i+1 < len(s) && s[i+1] == '-':
+			if j := strings.IndexByte(s[i:], '\n'); j >= 0 {
+				i += j - 1
+			} else {
+				i = len(s)
+			}
+		case c == '/' && i+1 < len(s) && s[i+1] == '*':
+			if j := strings.Index(s[i+2:], "*/"); j >= 0 {
+				i += j + 3
+			} else {
+				i = len(s)
+			}
+		case c == ';':
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	if start < len(s) {
+		out = append(out, s[start:])
+	}
+	return out
+}
+
+// jsonKeys are the fields (lower case, without '_', '-' and spaces) whose
+// string value carries the SQL of a JSON answer, most specific first.
+var jsonKeys = []string{"finalsql", "finalquery", "finalsqlquery", "sql", "sqlquery", "query", "sqlstatement", "finalanswer", "answer", "statement"}
+
+// jsonSQL returns the SQL in a JSON object's SQL-like field, or "".
+func jsonSQL(obj string) string {
+	var v any
+	if err := json.Unmarshal([]byte(obj), &v); err != nil {
+		if err := json.Unmarshal([]byte(escapeControls(obj)), &v); err != nil {
+			return ""
+		}
+	}
+	return findJSONSQL(v, 0)
+}
+
+func findJSONSQL(v any, depth int) string {
+	m, ok := v.(map[string]any)
+	if !ok || depth > 3 {
+		return ""
+	}
+	norm := make(map[string]any, len(m))
+	keys := make([]string, 0, len(m))
+	for k, x := range m {
+		n := strings.NewReplacer("_", "", "-", "", " ", "").Replace(strings.ToLower(k))
+		norm[n] = x
+		keys = append(keys, k)
+	}
+	for _, k := range jsonKeys {
+		if s, ok := norm[k].(string); ok {
+			if e := ExtractSQL(s); e.Found() {
+				return e.SQL
+			}
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if s := findJSONSQL(m[k], depth+1); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// escapeControls escapes raw newlines, tabs and carriage returns inside
+// JSON string literals, which models emit although JSON forbids them.
+func escapeControls(s string) string {
+	var b strings.Builder
+	in, esc := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case esc:
+			esc = false
+		case in && c == '\\':
+			esc = true
+		case c == '"':
+			in = !in
+		case in && c == '\n':
+			b.WriteString(`\n`)
+			continue
+		case in && c == '\r':
+			b.WriteString(`\r`)
+			continue
+		case in && c == '\t':
+			b.WriteString(`\t`)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// jsonSpans returns the [start, end) of the balanced top-level {...} spans
+// of s (see jsonObjects).
+func jsonSpans(s string) [][2]int {
+	var out [][2]int
+	if strings.IndexByte(s, '{') < 0 {
+		return nil
+	}
+	depth, start := 0, -1
+	inStr, esc := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case esc:
+			esc = false
+		case inStr && c == '\\':
+			esc = true
+		case c == '"' && depth > 0:
+			inStr = !inStr
+		case inStr:
+		case c == '{':
+			if depth == 0 {
+				start = i
+			}
+			depth++
+		case c == '}' && depth > 0:
+			depth--
+			if depth == 0 {
+				out = append(out, [2]int{start, i + 1})
+			}
+		}
+	}
+	return out
+}
