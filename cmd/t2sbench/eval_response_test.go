@@ -23,8 +23,10 @@ func TestEvalResponseFieldMini(t *testing.T) {
 	outFile := filepath.Join(t.TempDir(), "verdicts.jsonl")
 	stdout, _, err := runEvalCLI(t, "--benchmark", "mini", "--pred", filepath.Join("testdata", "raw_responses.jsonl"), "--response-field", "response",
 		"--allow-partial", "--json", "--quiet", "--cache-dir", "off", "--out", outFile)
-	if err != nil {
-		t.Fatal(err)
+	// Twelve responses for 42 questions: scored with --allow-partial, and
+	// the command reports the run as incomplete (exit 3).
+	if code := exitCode(err); code != exitIncomplete {
+		t.Fatalf("exit code %d (%v); want %d (incomplete: 30 questions without a prediction)", code, err, exitIncomplete)
 	}
 	var rep evalReport
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
@@ -103,7 +105,7 @@ func TestEvalResponseFieldMini(t *testing.T) {
 
 	// The text summary counts the extraction styles.
 	stdout, _, err = runEvalCLI(t, "--benchmark", "mini", "--pred", filepath.Join("testdata", "raw_responses.jsonl"), "--response-field", "response", "--allow-partial", "--quiet", "--cache-dir", "off")
-	if err != nil || !strings.Contains(stdout, "extraction: bare 4 fence 4 fence-unclosed 1 json 1 none 2") {
+	if exitCode(err) != exitIncomplete || !strings.Contains(stdout, "extraction: bare 4 fence 4 fence-unclosed 1 json 1 none 2") {
 		t.Errorf("text output lacks the extraction counts (err %v):\n%s", err, stdout)
 	}
 }
