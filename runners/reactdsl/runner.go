@@ -277,6 +277,8 @@ func (r *Runner) baseline(ctx context.Context, t runners.Task, m *runners.Meter,
 	res.Trace.Add(rep.step("generate", 1))
 	sql, ok := sqltext.Extract(rep.text)
 	switch {
+	case !ok && rep.cut():
+		res.Note = cutNote + "; " + NoSQLNote
 	case !ok:
 		res.Note = NoSQLNote
 	case rep.cut() && !finishedBeforeCut(rep.text, sql):
@@ -286,9 +288,6 @@ func (r *Runner) baseline(ctx context.Context, t runners.Task, m *runners.Meter,
 		if rep.cut() {
 			res.Note = cutNote + "; its SQL block was complete and is used"
 		}
-	}
-	if rep.cut() && res.SQL == "" && !ok {
-		res.Note = cutNote + "; " + NoSQLNote
 	}
 	return nil
 }
