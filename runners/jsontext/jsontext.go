@@ -275,9 +275,7 @@ func assign(path string, src any, dst reflect.Value) error {
 		if err := dst.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(raw); err != nil {
 			var fe *FieldError
 			if errors.As(err, &fe) {
-				if fe.Path == "" {
-					fe.Path = path
-				}
+				fe.Path = join(path, fe.Path)
 				return err
 			}
 			return &FieldError{Path: path, Want: "a valid " + dst.Type().String(), Got: describe(src), Err: err}
@@ -636,6 +634,9 @@ func plural(w string) string {
 func join(path, key string) string {
 	if path == "" {
 		return key
+	}
+	if key == "" {
+		return path
 	}
 	return path + "." + key
 }
