@@ -34,7 +34,8 @@
 //	target any           the value as encoding/json would give it
 //
 // Types that implement json.Unmarshaler receive the value re-encoded as JSON,
-// so a caller keeps full control of a field (Selection does this). Unknown
+// so a caller keeps full control of a field (Selection does this). null
+// gives the zero value (a nullable strict-mode field left empty). Unknown
 // keys are ignored and missing keys leave the zero value. A value that cannot
 // be converted fails with an error naming the field's path
 // ("field tables[1].columns: want a list of strings, got an object").

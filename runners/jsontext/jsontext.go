@@ -282,6 +282,10 @@ func assign(path string, src any, dst reflect.Value) error {
 		}
 		return nil
 	}
+	if src == nil { // null leaves the zero value, as in encoding/json
+		dst.SetZero()
+		return nil
+	}
 	switch dst.Kind() {
 	case reflect.Pointer:
 		if src == nil {
