@@ -263,6 +263,10 @@ func FuzzDecode(f *testing.F) {
 		}
 		var a answer
 		_ = Decode(s, &a) // must not panic
+		var sel struct {
+			Tables Tables `json:"tables"`
+		}
+		_ = Decode(s, &sel)
 		var m map[string]any
 		if err := Decode(s, &m); err != nil {
 			t.Fatalf("Decode into a map after Find succeeded: %v", err)
