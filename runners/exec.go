@@ -7,7 +7,28 @@ import (
 	"strings"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/runners/llm"
 )
+
+// ModelRejected reports whether err is a model server's permanent refusal
+// of one request: an HTTP 4xx that retrying cannot fix and that concerns
+// this request only (400 with a prompt too long for the context window, 413,
+// 422). A search method prunes the branch whose request was refused and goes
+// on. Everything else is an infrastructure failure that a runner returns, so
+// that the item is left for --resume: network errors, 408/429/5xx after the
+// client's retries, 401/403 (credentials), 404 (unknown model or endpoint)
+// and context cancellation.
+func ModelRejected(err error) bool {
+	var se *llm.StatusError
+	if err == nil || !errors.As(err, &se) || se.Retryable() {
+		return false
+	}
+	switch se.StatusCode {
+	case 401, 403, 404:
+		return false
+	}
+	return se.StatusCode >= 400 && se.StatusCode < 500
+}
 
 // HasValue reports whether rs holds at least one non-NULL value: with
 // "executes", Alpha-SQL's validity of a result (empty and all-NULL results

@@ -3,10 +3,12 @@ package runners
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/runners/llm"
 )
 
 func TestExecFeedback(t *testing.T) {
@@ -92,3 +94,29 @@ func TestTaskDialect(t *testing.T) {
 type mysqlDB struct{ datasets.Database }
 
 func (mysqlDB) Dialect() string { return "mysql" }
+
+func TestModelRejected(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"context length 400", fmt.Errorf("alphasql/sql_generation: %w", &llm.StatusError{StatusCode: 400, Message: "This model's maximum context length is 32768 tokens"}), true},
+		{"payload too large", &llm.StatusError{StatusCode: 413}, true},
+		{"unprocessable", &llm.StatusError{StatusCode: 422}, true},
+		{"unauthorized", &llm.StatusError{StatusCode: 401}, false},
+		{"forbidden", &llm.StatusError{StatusCode: 403}, false},
+		{"unknown model", &llm.StatusError{StatusCode: 404}, false},
+		{"rate limited after retries", &llm.StatusError{StatusCode: 429}, false},
+		{"request timeout", &llm.StatusError{StatusCode: 408}, false},
+		{"server error after retries", &llm.StatusError{StatusCode: 503}, false},
+		{"network", errors.New("dial tcp: connection refused"), false},
+		{"canceled", context.Canceled, false},
+		{"nil", nil, false},
+	}
+	for _, tc := range tests {
+		if got := ModelRejected(tc.err); got != tc.want {
+			t.Errorf("%s: got %v; want %v", tc.name, got, tc.want)
+		}
+	}
+}
