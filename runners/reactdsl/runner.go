@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"net/http"
 	"regexp"
 	"strings"
 	"time"
@@ -222,23 +221,6 @@ func (r *Runner) complete(ctx context.Context, m *runners.Meter, res *runners.Re
 	return p, nil
 }
 
-// permanent reports whether err is a model error that retrying cannot fix
-// and that concerns this request rather than the endpoint: an HTTP status
-// the client does not retry (400 context length exceeded, 413, 422), but
-// not 401, 403 or 404, which say the endpoint, key or model is wrong for
-// every request (infrastructure, reported as a Run error).
-func permanent(err error) bool {
-	var se *llm.StatusError
-	if !errors.As(err, &se) || se.Retryable() {
-		return false
-	}
-	switch se.StatusCode {
-	case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound:
-		return false
-	}
-	return true
-}
-
 // NoSQLNote is Result.Note when a model answer holds no SQL.
 const NoSQLNote = "no SQL in response"
 
@@ -266,7 +248,7 @@ func (r *Runner) baseline(ctx context.Context, t runners.Task, m *runners.Meter,
 	p += fmt.Sprintf("\nAnswer with only the %s query in a ```sql block.\n", dialectName(dialect))
 	rep, err := r.complete(ctx, m, res, t.Seed, []llm.Message{{Role: "system", Content: baselineSystem}, {Role: "user", Content: p}}, llm.AnswerSQL, "")
 	if err != nil {
-		if permanent(err) {
+		if runners.ModelRejected(err) {
 			res.Trace.Count(CounterModelErrors, 1)
 			res.Note = "model error: " + err.Error()
 			return nil
@@ -388,7 +370,7 @@ func (r *Runner) iterateSQL(ctx context.Context, t runners.Task, m *runners.Mete
 		}
 		rep, err := r.complete(ctx, m, res, t.Seed, msgs, llm.AnswerSQL, ResponderSQLTurn)
 		if err != nil {
-			if permanent(err) {
+			if runners.ModelRejected(err) {
 				why = modelStop(res, turn, err)
 				break
 			}
@@ -464,7 +446,7 @@ func (r *Runner) iterateDSL(ctx context.Context, t runners.Task, m *runners.Mete
 		}
 		rep, err := r.complete(ctx, m, res, t.Seed, msgs, llm.AnswerDSL, ResponderTurn)
 		if err != nil {
-			if permanent(err) {
+			if runners.ModelRejected(err) {
 				why = modelStop(res, turn, err)
 				break
 			}
