@@ -55,9 +55,14 @@ func FuzzCalls(f *testing.F) {
 		for _, e := range perrs {
 			typed(t, e)
 		}
-		// A call reads the same in every wrapping a model may give it.
+		// A call reads the same in every wrapping a model may give it
+		// (outside a ```dsl fence only call-shaped lines are read: a known
+		// operation, or an assignment).
 		for _, c := range calls {
 			canon := c.String()
+			if !looksLikeCall(canon) {
+				continue
+			}
 			for _, form := range []string{"1. " + canon + ";", "- `" + canon + "` then more", "```python\n" + canon + ";\n```", "Action: " + canon} {
 				again, errs := ParseCalls(form)
 				if len(errs) != 0 || len(again) != 1 || again[0].String() != canon {

@@ -340,7 +340,7 @@ func (b *best) shape(res *runners.Result, why string) {
 		res.SQL = b.tried
 		res.Note = why + "; returned the last query tried (it did not execute)"
 	default:
-		res.Note = why + "; no query to return"
+		res.Note = why + "; " + NoSQLNote
 		return
 	}
 	res.Trace.Count(CounterFallback, 1)
