@@ -234,8 +234,9 @@ func fences(lines []string) []fence {
 }
 
 // listMarkRe matches the list numbering and labels models put before a
-// call: "1. ", "2) ", "- ", "* ", "+ ", "• ", "Action: ", "Action 2: ".
-var listMarkRe = regexp.MustCompile(`^(?:(?:\d{1,3}[.)]|[-*+]|•)\s+)?(?:(?i:action)(?:\s*\d{1,3})?\s*:\s*)?`)
+// call: "1. ", "2) ", "- ", "* ", "+ ", "• ", "Action: ", "Action 2: ",
+// "**Action:** ".
+var listMarkRe = regexp.MustCompile(`^(?:(?:\d{1,3}[.)]|[-*+]|•)\s+)?(?:(?:\*\*|__)?(?i:action)(?:\s*\d{1,3})?\s*:\s*(?:\*\*|__)?\s*)?`)
 
 // callLine trims a line to the call it may hold: list numbering, an
 // Action: label and an opening inline backtick are removed. inline is true

@@ -115,6 +115,7 @@ func TestParseCallsRealStyles(t *testing.T) {
 		{"inline backticks with prose", "Plan:\n1. `r1 = table_ref(\"student\")` loads the students.\n2. `execute(r1)`", []string{"r1=table_ref", "execute"}, 0},
 		{"bare backticked call", "`answer(r3)`", []string{"answer"}, 0},
 		{"action label", "Thought: the result is right.\nAction: answer(r3)", []string{"answer"}, 0},
+		{"bold action label with backticks", "**Thought:** it is right.\n**Action:** `answer(r3)`", []string{"answer"}, 0},
 		{"one-line fence", "```answer(r3)```", []string{"answer"}, 0},
 		{"python fence with other code", "```python\n# load\nr1 = table_ref(\"student\")\nprint(r1)\n```", []string{"r1=table_ref"}, 0},
 		{"numbered calls inside a fence", "```dsl\n1. r1 = table_ref(\"student\")\n2. execute(r1);\n```", []string{"r1=table_ref", "execute"}, 0},
