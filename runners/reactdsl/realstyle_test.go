@@ -375,3 +375,28 @@ func TestBaselineRealStyles(t *testing.T) {
 		})
 	}
 }
+
+// TestDSLSQLBlockIsAProbe: in the DSL setting a ```sql block alone does
+// not end the episode (issue 13 changed this: it used to be taken as the
+// final answer); the query runs as a probe, the model sees its rows, and
+// only answer(...) ends the episode.
+func TestDSLSQLBlockIsAProbe(t *testing.T) {
+	db := miniDB(t, "university")
+	m := &realModel{replies: []turnReply{
+		{text: "Let me check the spelling first:\n```sql\nSELECT DISTINCT name FROM department\n```"},
+		{text: "```dsl\nr1 = table_ref(\"student\", as=\"S\")\nr2 = join_table(r1, \"department\", on=\"S.major_dept = D.dept_id\", as=\"D\")\nr3 = filter_expr(r2, \"D.name = 'Computer Science'\")\nr4 = select_columns(r3, [\"count(*)\"])\nexecute(r4)\nanswer(r4)\n```"},
+	}}
+	res, err := newRunner(t, runners.Params{}).Run(context.Background(), runners.Task{Example: miniQ0, DB: db, LLM: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Trace.Counters["turns"] != 2 || res.Trace.Counters[CounterRawSQL] != 1 || res.Trace.Counters["answered"] != 1 {
+		t.Errorf("counters %v; want the SQL block run as a probe and the answer on turn 2", res.Trace.Counters)
+	}
+	if obs := m.reqs[1].Messages[len(m.reqs[1].Messages)-1].Content; !strings.Contains(obs, "SQL probe -> 5 rows") || !strings.Contains(obs, "Computer Science") {
+		t.Errorf("turn-2 observation %q; want the probe's rows (5 departments in university.sql)", obs)
+	}
+	if !sameAsGold(t, db, miniQ0Gold, res.SQL) {
+		t.Errorf("answer %q does not give the gold result", res.SQL)
+	}
+}
