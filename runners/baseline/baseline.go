@@ -3,6 +3,7 @@ package baseline
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/t2sbench/t2sbench/datasets"
@@ -17,11 +18,51 @@ import (
 const (
 	DefaultSCK           = 8
 	DefaultSCTemperature = 0.8
-	// DefaultMaxTokens bounds each completion.
-	DefaultMaxTokens = 1024
+	// DefaultMaxTokens bounds each completion, reasoning tokens included
+	// (t2sbench's choice). It is sized for reasoning models (DeepSeek-R1,
+	// Qwen3, o-series), which think for thousands of tokens before the
+	// ```sql block and would be cut at the earlier default of 1024.
+	DefaultMaxTokens = 8192
 	// RoleReason is the model role every baseline uses.
 	RoleReason = "reason"
 )
+
+// Notes and trace counters.
+const (
+	// NoSQLNote is Result.Note when the answer holds no SQL.
+	NoSQLNote = "no SQL in response"
+	// CounterCut counts samples cut at max_tokens (finish_reason
+	// "length"), per role.
+	CounterCut = "cut." + RoleReason
+	// CounterNoSQL counts samples without SQL.
+	CounterNoSQL = "no_sql"
+)
+
+// sampleStep is the trace step of sample i of resp: its answer, reasoning
+// and finish reason.
+func sampleStep(action string, resp *llm.Response, i int) runners.Step {
+	st := runners.Step{Action: action, Role: RoleReason, Info: map[string]any{}}
+	if i < len(resp.Choices) {
+		st.Output = resp.Choices[i]
+	}
+	if r := resp.ReasoningOf(i); r != "" {
+		st.Info["reasoning"] = r
+	}
+	if f := resp.Finish(i); f != "" {
+		st.Info["finish_reason"] = f
+	}
+	return st
+}
+
+// finishedBeforeCut reports whether sql, extracted from an answer cut at
+// the token limit, was complete before the cut: a closing fence follows it.
+func finishedBeforeCut(answer, sql string) bool {
+	i := strings.LastIndex(answer, sql)
+	if i < 0 {
+		return false
+	}
+	return strings.HasPrefix(strings.TrimLeft(answer[i+len(sql):], " \t\r\n;"), "```")
+}
 
 func init() {
 	runners.Register("direct", func(p runners.Params) (runners.Runner, error) { return newSingle("direct", p) })
@@ -77,12 +118,32 @@ func (s *single) Run(ctx context.Context, t runners.Task) (runners.Result, error
 	if len(resp.Choices) > 0 {
 		out = resp.Choices[0]
 	}
-	res.Trace.Add(runners.Step{Action: "generate", Role: RoleReason, Input: prompt, Output: out})
-	if sql, ok := sqltext.Extract(out); ok {
+	step := sampleStep("generate", resp, 0)
+	step.Input = prompt
+	res.Trace.Add(step)
+	cut := resp.Cut(0)
+	if cut {
+		res.Trace.Count(CounterCut, 1)
+	}
+	sql, ok := sqltext.Extract(out)
+	switch {
+	case !ok:
+		res.Trace.Count(CounterNoSQL, 1)
+		res.Note = NoSQLNote
+		if cut {
+			res.Note += " (answer cut at max_tokens)"
+		}
+	case cut && !finishedBeforeCut(out, sql):
+		// A query cut mid-way may still run and give a wrong answer
+		// that looks like the model's: it is not taken.
+		res.Trace.Count(CounterNoSQL, 1)
+		res.Note = NoSQLNote + " (answer cut at max_tokens inside its SQL)"
+	default:
 		res.SQL = sql
 		res.Candidates = []runners.Candidate{{SQL: sql, Score: 1}}
-	} else {
-		res.Note = "no SQL found in the model output"
+		if cut {
+			res.Note = "answer cut at max_tokens after its SQL block, which is used"
+		}
 	}
 	res.Wall = time.Since(start)
 	return res, nil
@@ -141,11 +202,23 @@ func (s *sc) Run(ctx context.Context, t runners.Task) (runners.Result, error) {
 	}
 	groups := map[string]*group{}
 	firstSQL := ""
+	cuts := 0
 	for i, out := range resp.Choices {
 		sql, ok := sqltext.Extract(out)
-		step := runners.Step{Action: "sample", Role: RoleReason, Output: out, Info: map[string]any{"index": i}}
+		step := sampleStep("sample", resp, i)
+		step.Info["index"] = i
+		if resp.Cut(i) {
+			// A cut sample does not vote: its query may be unfinished,
+			// and even a complete one was not the model's whole answer.
+			cuts++
+			res.Trace.Count(CounterCut, 1)
+			step.Info["error"] = "cut at max_tokens: not voting"
+			res.Trace.Add(step)
+			continue
+		}
 		if !ok {
-			step.Info["error"] = "no SQL found"
+			res.Trace.Count(CounterNoSQL, 1)
+			step.Info["error"] = NoSQLNote
 			res.Trace.Add(step)
 			continue
 		}
@@ -198,8 +271,10 @@ func (s *sc) Run(ctx context.Context, t runners.Task) (runners.Result, error) {
 	case firstSQL != "":
 		res.SQL = firstSQL
 		res.Note = "no sample executed; returned the first extracted SQL"
+	case cuts > 0:
+		res.Note = fmt.Sprintf("%s: %d of %d samples cut at max_tokens, the others without SQL", NoSQLNote, cuts, len(resp.Choices))
 	default:
-		res.Note = "no SQL found in any sample"
+		res.Note = NoSQLNote
 	}
 	res.Usage = m.Usage()
 	res.Wall = time.Since(start)

@@ -11,5 +11,13 @@
 //     excluded from the vote. Defaults k = 8, T = 0.8 (our choice, see
 //     DefaultSCK and DefaultSCTemperature).
 //
-// All three use the model role "reason" and expect llm.AnswerSQL answers.
+// All three use the model role "reason" and expect llm.AnswerSQL answers,
+// read with sqltext.Extract from the answer text only; each sample's
+// reasoning and finish reason are kept in its trace step (Info "reasoning",
+// "finish_reason"). max_tokens (default 8192, sized for reasoning models)
+// bounds each completion. A sample cut at max_tokens (finish_reason
+// "length") is counted under the trace counter "cut.reason": direct and
+// cot take its SQL only when the block was closed before the cut, and in
+// sc a cut sample does not vote. An answer without SQL is counted under
+// "no_sql" and gives the note "no SQL in response".
 package baseline

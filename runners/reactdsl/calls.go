@@ -2,6 +2,7 @@ package reactdsl
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -111,66 +112,146 @@ func Strs(ss ...string) Value {
 	return v
 }
 
-// ParseCalls extracts DSL calls from a model's output. When the text holds
-// fenced ```dsl blocks only their contents are read; otherwise every line
-// that starts like a call (`name = op(` or `op(`) is. Calls may span lines
-// while brackets are open. Lines starting with # are comments. It returns
-// the calls that parsed and a typed SyntaxError for each that did not.
+// ParseCalls extracts DSL calls from a model's answer (the text without
+// its reasoning). Real models wrap their calls in several ways, and each is
+// read:
+//
+//   - fenced blocks labelled dsl or react: every line is a call, and a
+//     line that does not parse is a SyntaxError;
+//   - fenced blocks labelled python (or py) or unlabelled: the lines that
+//     are calls (other lines, such as prose or print statements, are
+//     skipped); blocks of any other label (sql, json, ...) are never read;
+//   - when no fenced block holds a call: every line of the text that is a
+//     call.
+//
+// A call line may carry list numbering ("1. ", "2) ", "- ", "* "), an
+// "Action:" label, inline backticks around the call (with prose after the
+// closing backtick), and a trailing ";". Lines starting with # or // are
+// comments. Calls span lines while brackets are open. An unclosed fence
+// (an answer cut at the token limit) runs to the end of the text. It
+// returns the calls that parsed and a typed SyntaxError for each that did
+// not.
 func ParseCalls(text string) ([]Call, []*Error) {
 	lines := strings.Split(text, "\n")
-	inFence, anyDSLFence := false, false
-	for _, l := range lines {
-		t := strings.TrimSpace(l)
-		if strings.HasPrefix(t, "```dsl") || strings.HasPrefix(t, "```react") {
-			anyDSLFence = true
-			break
+	blocks := fences(lines)
+	anyCalls := false
+	for i := range blocks {
+		b := &blocks[i]
+		switch b.lang {
+		case "dsl", "react":
+			b.read, b.strict = true, true
+		case "python", "py", "":
+			for _, l := range lines[b.from:b.to] {
+				if t, _ := callLine(l); looksLikeCall(t) {
+					b.read = true
+					break
+				}
+			}
 		}
+		anyCalls = anyCalls || b.read
 	}
 	var calls []Call
 	var errs []*Error
-	for i := 0; i < len(lines); i++ {
-		t := strings.TrimSpace(lines[i])
-		if strings.HasPrefix(t, "```") {
-			lang := strings.TrimSpace(strings.TrimPrefix(t, "```"))
-			if inFence {
-				inFence = false
-			} else {
-				inFence = lang == "dsl" || lang == "react"
-				if !inFence {
-					// skip a foreign fenced block entirely
-					for i+1 < len(lines) && !strings.HasPrefix(strings.TrimSpace(lines[i+1]), "```") {
-						i++
-					}
-					i++
-				}
+	parse := func(from, to int, strict bool) {
+		for i := from; i < to; i++ {
+			t, inline := callLine(lines[i])
+			if t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "//") {
+				continue
 			}
-			continue
+			if !strict && !looksLikeCall(t) {
+				continue
+			}
+			start := i
+			src := t
+			for bracketDepth(src) > 0 && i+1 < to {
+				i++
+				src += "\n" + strings.TrimSpace(lines[i])
+			}
+			c, err := parseCall(src, inline)
+			if err != nil {
+				err.Line = start + 1
+				errs = append(errs, err)
+				continue
+			}
+			c.Line = start + 1
+			calls = append(calls, c)
 		}
-		if anyDSLFence && !inFence {
-			continue
-		}
-		if t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "//") {
-			continue
-		}
-		if !inFence && !looksLikeCall(t) {
-			continue
-		}
-		start := i
-		src := t
-		for bracketDepth(src) > 0 && i+1 < len(lines) {
-			i++
-			src += "\n" + strings.TrimSpace(lines[i])
-		}
-		c, err := parseCall(src)
-		if err != nil {
-			err.Line = start + 1
-			errs = append(errs, err)
-			continue
-		}
-		c.Line = start + 1
-		calls = append(calls, c)
 	}
+	if anyCalls {
+		for _, b := range blocks {
+			if b.read {
+				parse(b.from, b.to, b.strict)
+			}
+		}
+		return calls, errs
+	}
+	// No fenced block holds calls: read the call lines outside fences.
+	at := 0
+	for _, b := range blocks {
+		parse(at, b.from-1, false)
+		at = b.to + 1
+	}
+	parse(at, len(lines), false)
 	return calls, errs
+}
+
+// fence is a fenced code block: its label (lower case) and the lines
+// [from, to) between its fence lines.
+type fence struct {
+	lang         string
+	from, to     int
+	read, strict bool
+}
+
+// fences finds the fenced blocks of lines. A fence line starts with ```
+// (after indentation); an unclosed block runs to the end. A line that
+// opens and closes a fence ("```answer(r3)```") is inline code, not a
+// fence.
+func fences(lines []string) []fence {
+	var out []fence
+	open := -1
+	lang := ""
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if !strings.HasPrefix(t, "```") || open < 0 && len(t) > 6 && strings.HasSuffix(t, "```") {
+			continue
+		}
+		if open >= 0 {
+			out = append(out, fence{lang: lang, from: open, to: i})
+			open = -1
+			continue
+		}
+		open = i + 1
+		lang = strings.ToLower(strings.TrimSpace(strings.Trim(t, "`")))
+		if f := strings.Fields(lang); len(f) > 0 {
+			lang = f[0]
+		}
+	}
+	if open >= 0 {
+		out = append(out, fence{lang: lang, from: open, to: len(lines)})
+	}
+	return out
+}
+
+// listMarkRe matches the list numbering and labels models put before a
+// call: "1. ", "2) ", "- ", "* ", "+ ", "• ", "Action: ", "Action 2: ",
+// "**Action:** ".
+var listMarkRe = regexp.MustCompile(`^(?:(?:\d{1,3}[.)]|[-*+]|•)\s+)?(?:(?:\*\*|__)?(?i:action)(?:\s*\d{1,3})?\s*:\s*(?:\*\*|__)?\s*)?`)
+
+// callLine trims a line to the call it may hold: list numbering, an
+// Action: label and an opening inline backtick are removed. inline is true
+// when the call was opened by a backtick (so prose may follow its closing
+// backtick).
+func callLine(l string) (string, bool) {
+	t := strings.TrimSpace(l)
+	if t == "" {
+		return t, false
+	}
+	t = strings.TrimSpace(t[len(listMarkRe.FindString(t)):])
+	if strings.HasPrefix(t, "`") {
+		return strings.TrimSpace(strings.TrimLeft(t, "`")), true
+	}
+	return t, false
 }
 
 // looksLikeCall reports whether a line starts like `ident = ident(` or
@@ -262,7 +343,10 @@ func (l *callLexer) accept(c byte) bool {
 	return false
 }
 
-func parseCall(src string) (Call, *Error) {
+// parseCall parses one call. After the closing parenthesis it accepts a
+// ";", a # comment and, when the call was opened by an inline backtick
+// (inline), the closing backtick and any prose after it.
+func parseCall(src string, inline bool) (Call, *Error) {
 	l := &callLexer{s: src}
 	c := Call{Text: src}
 	name := l.ident()
@@ -303,9 +387,15 @@ func parseCall(src string) (Call, *Error) {
 			}
 		}
 	}
+	l.accept(';')
 	l.skip()
-	if l.i < len(l.s) && l.s[l.i] != '#' {
-		return c, l.errf("unexpected text after the call: %q", l.s[l.i:])
+	rest := l.s[l.i:]
+	switch {
+	case rest == "", strings.HasPrefix(rest, "#"), strings.HasPrefix(rest, "//"):
+	case inline && strings.HasPrefix(rest, "`"):
+		c.Text = strings.TrimSpace(l.s[:l.i])
+	default:
+		return c, l.errf("unexpected text after the call: %q", rest)
 	}
 	return c, nil
 }

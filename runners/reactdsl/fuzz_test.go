@@ -37,6 +37,16 @@ func FuzzCalls(f *testing.F) {
 		"r1 = table_ref(\"singer\")\nr2 = join_table(r1, \"concert\", kind=\"cross\")\nr3 = filter_expr(r2, \"age > {r1}\")\nsample_rows(r3, 99)",
 		"r1 = table_ref(\"singer\")\nr2 = select_columns(r1, [\"*\"])\nr3 = distinct(r2)\nr4 = table_ref(r3, as=\"x\")\nr5 = filter_expr(r4, \"EXISTS {r1} AND x.age BETWEEN 1 AND 2\")",
 		"r1 = table_ref(\"singer\"\nanswer(r7)\n",
+		// Real models' wrappings: prose + ```python, untagged fences,
+		// numbering, bullets, inline backticks, Action: labels, trailing
+		// semicolons, CRLF, a one-line fence, a fence cut at max_tokens.
+		"Let me look.\n```python\nr1 = table_ref(\"singer\");\nsample_rows(r1, 3);\nprint(r1)\n```\nThen filter.",
+		"```\nr1 = table_ref(\"singer\")\nexecute(r1)\n```",
+		"1. `r1 = table_ref(\"singer\", as=\"S\")` loads singers\n2) `r2 = filter_expr(r1, \"S.age > 30\")`;\n- execute(r2)\n* answer(r2)",
+		"Thought: done.\nAction: answer(r1)\r\n• execute(r1)",
+		"```answer(r1)```",
+		"```dsl\nr1 = table_ref(\"singer\")\nr2 = filter_expr(r1, \"name = 'x",
+		"```sql\nSELECT 1\n```\nBefore the final answer I will call answer(r1) later.\n`",
 	} {
 		f.Add(s)
 	}
@@ -44,6 +54,21 @@ func FuzzCalls(f *testing.F) {
 		calls, perrs := ParseCalls(text)
 		for _, e := range perrs {
 			typed(t, e)
+		}
+		// A call reads the same in every wrapping a model may give it
+		// (outside a ```dsl fence only call-shaped lines are read: a known
+		// operation, or an assignment).
+		for _, c := range calls {
+			canon := c.String()
+			if !looksLikeCall(canon) {
+				continue
+			}
+			for _, form := range []string{"1. " + canon + ";", "- `" + canon + "` then more", "```python\n" + canon + ";\n```", "Action: " + canon} {
+				again, errs := ParseCalls(form)
+				if len(errs) != 0 || len(again) != 1 || again[0].String() != canon {
+					t.Fatalf("call %q wrapped as %q parses to %v, %v; want the same call", canon, form, again, errs)
+				}
+			}
 		}
 		s := NewSession(fuzzSchema, "sqlite")
 		for _, c := range calls {

@@ -111,26 +111,6 @@ func TestCallsPerTurnCap(t *testing.T) {
 	}
 }
 
-// TestFencedSQL: only a fenced SQL block counts as a raw SQL answer.
-func TestFencedSQL(t *testing.T) {
-	for _, tt := range []struct {
-		text, want string
-		ok         bool
-	}{
-		{"I'm sorry, but I can't help with that request.", "", false},
-		{"select one of these: a or b", "", false},
-		{"Answer:\n```sql\nSELECT 1;\n```", "SELECT 1", true},
-		{"```\nWITH a AS (SELECT 1) SELECT * FROM a\n```", "WITH a AS (SELECT 1) SELECT * FROM a", true},
-		{"```dsl\nr1 = table_ref(\"t\")\n```", "", false},
-		{"```python\nselect = 1\n```", "", false},
-	} {
-		got, ok := fencedSQL(tt.text)
-		if got != tt.want || ok != tt.ok {
-			t.Errorf("fencedSQL(%q) = %q, %v; want %q, %v", tt.text, got, ok, tt.want, tt.ok)
-		}
-	}
-}
-
 // TestRequestsCarrySeed: every request carries the task's seed.
 func TestRequestsCarrySeed(t *testing.T) {
 	db, _ := fixture(t)

@@ -42,6 +42,32 @@ const (
 	ResponderSQLTurn = "reactdsl/sqlturn"
 	// RoleReason is the one model role the runner uses.
 	RoleReason = "reason"
+	// DefaultMaxTokens bounds each turn's completion, reasoning tokens
+	// included (t2sbench's choice; the paper does not say): reasoning
+	// models (DeepSeek-R1, Qwen3) often think for several thousand tokens
+	// before a turn's calls, and a turn cut at the limit never ends the
+	// episode.
+	DefaultMaxTokens = 8192
+)
+
+// Trace counters beside the per-turn ones (turns, dsl_calls, probes,
+// dsl_errors, dsl_error.<Code>, exec_errors, answered, combined_answers,
+// calls_dropped).
+const (
+	// CounterCut counts turns whose answer was cut at max_tokens
+	// (finish_reason "length"), per role: "cut.reason".
+	CounterCut = "cut." + RoleReason
+	// CounterFallback is 1 when the episode ended without a final answer
+	// and the answer-shaping pass returned the best SQL so far.
+	CounterFallback = "shaped_fallback"
+	// CounterModelErrors counts permanent model errors (an HTTP 400 such as
+	// a context-length error) that ended the episode.
+	CounterModelErrors = "model_errors"
+	// CounterRawSQL counts raw SQL queries a model sent in the DSL setting,
+	// run as probes.
+	CounterRawSQL = "raw_sql_probes"
+	// CounterNoSQL counts raw-SQL turns that held no SQL.
+	CounterNoSQL = "no_sql"
 )
 
 func init() {
@@ -55,6 +81,7 @@ type Runner struct {
 	temperature float64
 	obsRows     int
 	maxCalls    int
+	maxTokens   int
 	evidence    bool
 }
 
@@ -62,8 +89,9 @@ type Runner struct {
 // iterate-sql, iterate-dsl; default iterate-dsl), max_turns (1..50, default
 // 8), temperature (0..2, default 0), obs_rows (rows shown per observation,
 // 1..50, default 5), max_calls_per_turn (DSL calls run from one turn,
-// 1..1000, default 32), evidence (show the benchmark evidence, default
-// true).
+// 1..1000, default 32), max_tokens (completion tokens per turn, reasoning
+// included, 16..131072, default 8192), evidence (show the benchmark
+// evidence, default true).
 func New(p runners.Params) (*Runner, error) {
 	r := runners.NewReader(p)
 	rn := &Runner{
@@ -72,6 +100,7 @@ func New(p runners.Params) (*Runner, error) {
 		temperature: r.Float("temperature", 0, 0, 2),
 		obsRows:     r.Int("obs_rows", DefaultObsRows, 1, 50),
 		maxCalls:    r.Int("max_calls_per_turn", DefaultMaxCallsPerTurn, 1, 1000),
+		maxTokens:   r.Int("max_tokens", DefaultMaxTokens, 16, 131072),
 		evidence:    r.Bool("evidence", true),
 	}
 	if err := r.Err(); err != nil {
@@ -142,25 +171,71 @@ func (r *Runner) budgetLeft(t runners.Task, m *runners.Meter) bool {
 	return t.Budget.MaxCalls <= 0 || m.Calls() < t.Budget.MaxCalls
 }
 
+// reply is one model turn: the answer text (what parsers read and what
+// goes back into the conversation), its reasoning (kept in the trace only)
+// and its finish reason.
+type reply struct {
+	text, reasoning, finish string
+}
+
+// cut reports whether the answer was cut at the token limit.
+func (p reply) cut() bool { return p.finish == llm.FinishLength }
+
+// step is the trace step of a turn: the answer, and its reasoning and
+// finish reason when the backend gave them.
+func (p reply) step(action string, turn int) runners.Step {
+	st := runners.Step{Action: action, Role: RoleReason, Output: p.text, Info: map[string]any{"turn": turn}}
+	if p.reasoning != "" {
+		st.Info["reasoning"] = p.reasoning
+	}
+	if p.finish != "" {
+		st.Info["finish_reason"] = p.finish
+	}
+	return st
+}
+
 // complete sends one request with the task's seed (so that a backend that
 // honours seeds answers the same run the same way) and returns the first
-// choice ("" when the backend sent none).
-func (r *Runner) complete(ctx context.Context, m *runners.Meter, seed int64, msgs []llm.Message, kind llm.AnswerKind, responder string) (string, error) {
+// choice (empty when the backend sent none). A cut answer is counted
+// (CounterCut).
+func (r *Runner) complete(ctx context.Context, m *runners.Meter, res *runners.Result, seed int64, msgs []llm.Message, kind llm.AnswerKind, responder string) (reply, error) {
 	resp, err := m.Complete(ctx, llm.Request{
 		Seed:        &seed,
 		Role:        RoleReason,
 		Messages:    append([]llm.Message(nil), msgs...),
 		Temperature: r.temperature,
+		MaxTokens:   r.maxTokens,
 		Answer:      kind,
 		Responder:   responder,
 	})
 	if err != nil {
-		return "", fmt.Errorf("react-dsl: model call: %w", err)
+		return reply{}, fmt.Errorf("react-dsl: model call: %w", err)
 	}
 	if len(resp.Choices) == 0 {
-		return "", nil
+		return reply{}, nil
 	}
-	return resp.Choices[0], nil
+	p := reply{text: resp.Choices[0], reasoning: resp.ReasoningOf(0), finish: resp.Finish(0)}
+	if resp.Cut(0) {
+		res.Trace.Count(CounterCut, 1)
+	}
+	return p, nil
+}
+
+// NoSQLNote is Result.Note when a model answer holds no SQL.
+const NoSQLNote = "no SQL in response"
+
+// cutNote is added to Result.Note when the answer was cut at the token
+// limit.
+const cutNote = "answer cut at max_tokens (finish_reason length)"
+
+// finishedBeforeCut reports whether sql, extracted from an answer cut at
+// the token limit, was complete before the cut: a closing fence follows it.
+func finishedBeforeCut(answer, sql string) bool {
+	i := strings.LastIndex(answer, sql)
+	if i < 0 {
+		return false
+	}
+	return strings.HasPrefix(strings.TrimLeft(answer[i+len(sql):], " \t\r\n;"), "```")
 }
 
 const baselineSystem = "You are an expert SQL assistant. Answer with one SQL query for the given database."
@@ -171,16 +246,30 @@ func (r *Runner) baseline(ctx context.Context, t runners.Task, m *runners.Meter,
 		return err
 	}
 	p += fmt.Sprintf("\nAnswer with only the %s query in a ```sql block.\n", dialectName(dialect))
-	text, err := r.complete(ctx, m, t.Seed, []llm.Message{{Role: "system", Content: baselineSystem}, {Role: "user", Content: p}}, llm.AnswerSQL, "")
+	rep, err := r.complete(ctx, m, res, t.Seed, []llm.Message{{Role: "system", Content: baselineSystem}, {Role: "user", Content: p}}, llm.AnswerSQL, "")
 	if err != nil {
+		if runners.ModelRejected(err) {
+			res.Trace.Count(CounterModelErrors, 1)
+			res.Note = "model error: " + err.Error()
+			return nil
+		}
 		return err
 	}
 	res.Trace.Count("turns", 1)
-	res.Trace.Add(runners.Step{Action: "generate", Role: RoleReason, Output: text})
-	if sql, ok := sqltext.Extract(text); ok {
+	res.Trace.Add(rep.step("generate", 1))
+	sql, ok := sqltext.Extract(rep.text)
+	switch {
+	case !ok && rep.cut():
+		res.Note = cutNote + "; " + NoSQLNote
+	case !ok:
+		res.Note = NoSQLNote
+	case rep.cut() && !finishedBeforeCut(rep.text, sql):
+		res.Note = cutNote + "; its SQL was unfinished"
+	default:
 		res.SQL = sql
-	} else {
-		res.Note = "no SQL found in the model output"
+		if rep.cut() {
+			res.Note = cutNote + "; its SQL block was complete and is used"
+		}
 	}
 	return nil
 }
@@ -194,9 +283,76 @@ func dialectName(d string) string {
 
 const iterateSQLSystem = `You are an expert SQL assistant working in a loop with a database.
 Each turn, think briefly, then write one query in a ` + "```sql" + ` block; you will see its result (row count and first rows) or its error.
-Use queries to explore values and check your answer. When you are sure, write a line FINAL ANSWER followed by the final query in a ` + "```sql" + ` block.`
+Use queries to explore values and check your answer. When you are sure, write a line starting with FINAL ANSWER followed by the final query in a ` + "```sql" + ` block.`
 
-var finalRe = regexp.MustCompile(`(?i)final\s+answer`)
+// finalRe finds a FINAL ANSWER marker at the start of a line (after list,
+// heading, quote or bold markup), followed by a colon or dash, the end of
+// the line, a fence or the query itself ("FINAL ANSWER", "**Final
+// Answer:**", "## Final answer", "3. FINAL ANSWER: SELECT ..."), but not a
+// sentence that starts with the words ("Final answer will come after I
+// check ...") nor the words mid-sentence ("before the final answer, let me
+// check ...").
+var finalRe = regexp.MustCompile("(?im)^[ \t>#*_\\-\\d.)]*final[ \t]+answer[ \t*_]*(?:[:：\\-–—]|\r?$|`|(?:select|with)\\b)")
+
+// finalSQL returns the query of an explicit final answer: the SQL after the
+// last FINAL ANSWER marker that has SQL after it. ok is false when there is
+// no marker or no SQL after it.
+func finalSQL(text string) (string, bool) {
+	locs := finalRe.FindAllStringIndex(text, -1)
+	for i := len(locs) - 1; i >= 0; i-- {
+		at := locs[i][0]
+		k := strings.Index(strings.ToLower(text[at:]), "answer") // the match holds it
+		if sql, ok := sqltext.Extract(text[at+k+len("answer"):]); ok {
+			return sql, true
+		}
+	}
+	return "", false
+}
+
+// best remembers the SQL a loop falls back to when it ends without an
+// explicit final answer: the last query that executed with at least one
+// row, else the last that executed, else the last one tried.
+type best struct {
+	rows, ran, tried string
+}
+
+func (b *best) note(sql string, err error, rs *datasets.ResultSet) {
+	b.tried = sql
+	if err == nil {
+		b.ran = sql
+		if rs != nil && len(rs.Rows) > 0 {
+			b.rows = sql
+		}
+	}
+}
+
+// shape sets res.SQL to the fallback and explains it in res.Note and the
+// trace (CounterFallback); why says how the loop ended.
+func (b *best) shape(res *runners.Result, why string) {
+	switch {
+	case b.rows != "":
+		res.SQL = b.rows
+		res.Note = why + "; returned the last query that executed with rows"
+	case b.ran != "":
+		res.SQL = b.ran
+		res.Note = why + "; returned the last query that executed (it had no rows)"
+	case b.tried != "":
+		res.SQL = b.tried
+		res.Note = why + "; returned the last query tried (it did not execute)"
+	default:
+		res.Note = why + "; " + NoSQLNote
+		return
+	}
+	res.Trace.Count(CounterFallback, 1)
+	res.Trace.Data = map[string]any{"fallback": res.Note}
+}
+
+// modelStop records a permanent model error that ends the episode.
+func modelStop(res *runners.Result, turn int, err error) string {
+	res.Trace.Count(CounterModelErrors, 1)
+	res.Trace.Add(runners.Step{Action: "model_error", Role: RoleReason, Info: map[string]any{"turn": turn, "error": err.Error()}})
+	return fmt.Sprintf("a permanent model error ended the episode at turn %d (%v)", turn, err)
+}
 
 func (r *Runner) iterateSQL(ctx context.Context, t runners.Task, m *runners.Meter, res *runners.Result) error {
 	p, _, dialect, err := r.prompt(ctx, t)
@@ -205,58 +361,64 @@ func (r *Runner) iterateSQL(ctx context.Context, t runners.Task, m *runners.Mete
 	}
 	p += fmt.Sprintf("\nWrite %s queries. You have at most %d turns.\n", dialectName(dialect), r.maxTurns)
 	msgs := []llm.Message{{Role: "system", Content: iterateSQLSystem}, {Role: "user", Content: p}}
-	lastOK, last := "", ""
-	for turn := 1; turn <= r.maxTurns && r.budgetLeft(t, m); turn++ {
-		text, err := r.complete(ctx, m, t.Seed, msgs, llm.AnswerSQL, ResponderSQLTurn)
+	var fb best
+	why := fmt.Sprintf("no FINAL ANSWER within %d turns", r.maxTurns)
+	for turn := 1; turn <= r.maxTurns; turn++ {
+		if !r.budgetLeft(t, m) {
+			why = fmt.Sprintf("the call budget ended the episode at turn %d", turn)
+			break
+		}
+		rep, err := r.complete(ctx, m, res, t.Seed, msgs, llm.AnswerSQL, ResponderSQLTurn)
 		if err != nil {
+			if runners.ModelRejected(err) {
+				why = modelStop(res, turn, err)
+				break
+			}
 			return err
 		}
 		res.Trace.Count("turns", 1)
-		sql, ok := sqltext.Extract(text)
-		step := runners.Step{Action: "turn", Role: RoleReason, Output: text, Info: map[string]any{"turn": turn}}
-		if ok && finalRe.MatchString(text) {
-			res.SQL = sql
+		step := rep.step("turn", turn)
+		fsql, final := finalSQL(rep.text)
+		if final && !rep.cut() {
+			res.SQL = fsql
 			res.Trace.Count("answered", 1)
 			step.Info["final"] = true
 			res.Trace.Add(step)
 			return nil
 		}
+		sql, ok := fsql, final
+		if !ok {
+			sql, ok = sqltext.Extract(rep.text)
+		}
 		var obs string
 		switch {
 		case !ok:
-			obs = "No SQL found. Write a query in a ```sql block, or FINAL ANSWER and the final query."
+			res.Trace.Count(CounterNoSQL, 1)
+			obs = "No SQL found. Write a query in a ```sql block, or a line FINAL ANSWER followed by the final query."
 		case t.DB == nil:
-			obs = "error: no database available"
+			obs = "Result: error: no database available"
 		default:
-			last = sql
 			rs, err := t.DB.Execute(ctx, sql)
+			if err != nil && ctx.Err() != nil {
+				return fmt.Errorf("react-dsl: %w", ctx.Err())
+			}
+			fb.note(sql, err, rs)
 			if err != nil {
-				if ctx.Err() != nil {
-					return fmt.Errorf("react-dsl: %w", ctx.Err())
-				}
 				res.Trace.Count("exec_errors", 1)
 				obs = "Result: error: " + err.Error()
 			} else {
-				lastOK = sql
-				obs = "Result: " + formatRows(rs, r.obsRows)
+				obs = "Result: " + formatRows(rs, r.obsRows) + "\nIf this answers the question, write a line FINAL ANSWER followed by the query."
 			}
+		}
+		if rep.cut() {
+			obs = "Your answer was cut at the token limit; an answer that is cut never counts as final. Write shorter turns.\n" + obs
 		}
 		step.Info["observation"] = obs
 		res.Trace.Add(step)
-		msgs = append(msgs, llm.Message{Role: "assistant", Content: text},
+		msgs = append(msgs, llm.Message{Role: "assistant", Content: rep.text},
 			llm.Message{Role: "user", Content: obs + fmt.Sprintf("\n(turns left: %d)", r.maxTurns-turn)})
 	}
-	// Answer shaping: without a final answer, the last query that ran.
-	switch {
-	case lastOK != "":
-		res.SQL = lastOK
-		res.Trace.Count("shaped_fallback", 1)
-	case last != "":
-		res.SQL = last
-		res.Trace.Count("shaped_fallback", 1)
-	default:
-		res.Note = "no query within the turn limit"
-	}
+	fb.shape(res, why)
 	return nil
 }
 
@@ -266,27 +428,6 @@ func dslSystem() string {
 		DSLReference
 }
 
-// fenceRe matches a fenced code block and its language label.
-var fenceRe = regexp.MustCompile("(?s)```([A-Za-z]*)[^\n]*\n(.*?)```")
-
-// fencedSQL returns the SQL of the last fenced block (labelled sql, or
-// unlabelled) whose content looks like SQL.
-func fencedSQL(text string) (string, bool) {
-	ms := fenceRe.FindAllStringSubmatch(text, -1)
-	for i := len(ms) - 1; i >= 0; i-- {
-		lang := strings.ToLower(ms[i][1])
-		if lang != "sql" && lang != "" {
-			continue
-		}
-		if sql, ok := sqltext.Extract("```sql\n" + ms[i][2] + "```"); ok && sqltext.LooksLikeSQL(sql) {
-			return sql, true
-		}
-	}
-	return "", false
-}
-
-var executedRe = regexp.MustCompile(`(?m)^execute\(([A-Za-z_][A-Za-z0-9_]*)\) -> (\d+) rows?`)
-
 func (r *Runner) iterateDSL(ctx context.Context, t runners.Task, m *runners.Meter, res *runners.Result) error {
 	p, schema, dialect, err := r.prompt(ctx, t)
 	if err != nil {
@@ -295,37 +436,47 @@ func (r *Runner) iterateDSL(ctx context.Context, t runners.Task, m *runners.Mete
 	p += fmt.Sprintf("\nBuild the answer with DSL calls in a ```dsl block. You have at most %d turns.\n", r.maxTurns)
 	msgs := []llm.Message{{Role: "system", Content: dslSystem()}, {Role: "user", Content: p}}
 	sess := NewSession(schema, dialect)
-	lastExecuted := ""
+	var fb best
 	var lastRel *Relation
-	for turn := 1; turn <= r.maxTurns && r.budgetLeft(t, m); turn++ {
-		text, err := r.complete(ctx, m, t.Seed, msgs, llm.AnswerDSL, ResponderTurn)
+	why := fmt.Sprintf("no answer(...) within %d turns", r.maxTurns)
+	for turn := 1; turn <= r.maxTurns; turn++ {
+		if !r.budgetLeft(t, m) {
+			why = fmt.Sprintf("the call budget ended the episode at turn %d", turn)
+			break
+		}
+		rep, err := r.complete(ctx, m, res, t.Seed, msgs, llm.AnswerDSL, ResponderTurn)
 		if err != nil {
+			if runners.ModelRejected(err) {
+				why = modelStop(res, turn, err)
+				break
+			}
 			return err
 		}
 		res.Trace.Count("turns", 1)
-		step := runners.Step{Action: "turn", Role: RoleReason, Output: text, Info: map[string]any{"turn": turn}}
-		calls, perrs := ParseCalls(text)
+		step := rep.step("turn", turn)
+		calls, perrs := ParseCalls(rep.text)
 		var obs []string
+		if rep.cut() {
+			obs = append(obs, "Your answer was cut at the token limit: its calls ran, but an answer(...) in a cut turn does not end the task. Send shorter turns.")
+		}
 		for _, e := range perrs {
 			countErr(res, e)
 			obs = append(obs, e.Error())
 		}
 		if len(calls) == 0 && len(perrs) == 0 {
-			if sql, ok := fencedSQL(text); ok {
-				// A plain SQL answer in a code block is accepted as final
-				// and counted, so that a model (or the simulator, for SQL
-				// outside the DSL) that ignores the format still gets
-				// scored. Prose is never read as SQL: a refusal such as
-				// "I can't help with that request" would otherwise pass
-				// for a WITH statement.
-				res.SQL = sql
-				res.Trace.Count("raw_sql_answers", 1)
-				res.Trace.Count("answered", 1)
-				step.Info["final"] = "raw_sql"
-				res.Trace.Add(step)
-				return nil
+			if sql, ok := sqltext.Extract(rep.text); ok {
+				// Raw SQL is not an action of the DSL, but a model that
+				// writes it anyway sees its result, as a probe; only
+				// answer(rN) ends the task.
+				line, err := r.rawProbe(ctx, t, sql, &fb)
+				if err != nil {
+					return err
+				}
+				res.Trace.Count(CounterRawSQL, 1)
+				obs = append(obs, line, "Raw SQL is only a probe here: build the answer with DSL calls and finish with answer(rN).")
+			} else {
+				obs = append(obs, "No DSL calls found. Write calls one per line in a ```dsl block; finish with answer(rN).")
 			}
-			obs = append(obs, "No DSL calls found. Write calls one per line in a ```dsl block; finish with answer(rN).")
 		}
 		answered := false
 		if len(calls) > r.maxCalls {
@@ -336,6 +487,11 @@ func (r *Runner) iterateDSL(ctx context.Context, t runners.Task, m *runners.Mete
 			obs = append(obs, fmt.Sprintf("Only the first %d calls of a turn run; the other %d were ignored. Send fewer calls per turn.", r.maxCalls, dropped))
 		}
 		for _, c := range calls {
+			if c.Op == "answer" && rep.cut() {
+				res.Trace.Count("cut_answers_ignored", 1)
+				obs = append(obs, fmt.Sprintf("line %d: answer(...) ignored: the turn was cut at the token limit; send it again.", c.Line))
+				continue
+			}
 			out, err := sess.Apply(c)
 			if err != nil {
 				var e *Error
@@ -352,15 +508,13 @@ func (r *Runner) iterateDSL(ctx context.Context, t runners.Task, m *runners.Mete
 				obs = append(obs, fmt.Sprintf("%s = %s -> %s", c.Target, c.Op, out.Rel.Signature()))
 			case "probe":
 				res.Trace.Count("probes", 1)
-				line, ok, err := r.runProbe(ctx, t, c, out)
+				line, ok, err := r.runProbe(ctx, t, c, out, &fb)
 				if err != nil {
 					return err
 				}
 				if !ok {
 					res.Trace.Count("dsl_errors", 1)
 					res.Trace.Count("dsl_error."+string(ExecutionError), 1)
-				} else if c.Op == "execute" {
-					lastExecuted = out.SQL
 				}
 				obs = append(obs, line)
 			case "answer":
@@ -383,21 +537,17 @@ func (r *Runner) iterateDSL(ctx context.Context, t runners.Task, m *runners.Mete
 		if answered {
 			return nil
 		}
-		msgs = append(msgs, llm.Message{Role: "assistant", Content: text},
+		msgs = append(msgs, llm.Message{Role: "assistant", Content: rep.text},
 			llm.Message{Role: "user", Content: observation + fmt.Sprintf("\n(turns left: %d)", r.maxTurns-turn)})
 	}
-	// Answer shaping: no answer(...) within the turn limit. The canonical
-	// result is the last relation that executed, else the last one built.
-	switch {
-	case lastExecuted != "":
-		res.SQL = lastExecuted
-		res.Trace.Count("shaped_fallback", 1)
-	case lastRel != nil:
-		res.SQL = sess.SQL(lastRel)
-		res.Trace.Count("shaped_fallback", 1)
-	default:
-		res.Note = "no relation was built within the turn limit"
+	// Answer shaping: no answer(...) within the episode. The canonical
+	// result is the last query that executed with rows (an execute probe or
+	// a raw SQL probe), else the last that executed, else the last relation
+	// built.
+	if fb.tried == "" && lastRel != nil {
+		fb.tried = sess.SQL(lastRel)
 	}
+	fb.shape(res, why)
 	return nil
 }
 
@@ -408,20 +558,40 @@ func countErr(res *runners.Result, e *Error) {
 
 // runProbe executes a probe's SQL. ok is false when the database rejected
 // it; err is set only when the context ended.
-func (r *Runner) runProbe(ctx context.Context, t runners.Task, c Call, out Outcome) (string, bool, error) {
+func (r *Runner) runProbe(ctx context.Context, t runners.Task, c Call, out Outcome, fb *best) (string, bool, error) {
 	head := fmt.Sprintf("%s(%s)", c.Op, out.Rel.Name)
 	if t.DB == nil {
 		return fmt.Sprintf("line %d: %s: %s", c.Line, ExecutionError, "no database available"), false, nil
 	}
 	rs, err := t.DB.Execute(ctx, out.SQL)
+	if err != nil && ctx.Err() != nil {
+		return "", false, fmt.Errorf("react-dsl: %w", ctx.Err())
+	}
+	if c.Op == "execute" {
+		fb.note(out.SQL, err, rs)
+	}
 	if err != nil {
-		if ctx.Err() != nil {
-			return "", false, fmt.Errorf("react-dsl: %w", ctx.Err())
-		}
 		e := &Error{Code: ExecutionError, Line: c.Line, Op: c.Op, Rel: out.Rel.Name, Pos: -1, Msg: err.Error()}
 		return e.Error(), false, nil
 	}
 	return head + " -> " + formatRows(rs, r.obsRows), true, nil
+}
+
+// rawProbe executes SQL a model wrote instead of DSL calls and describes
+// the result; err is set only when the context ended.
+func (r *Runner) rawProbe(ctx context.Context, t runners.Task, sql string, fb *best) (string, error) {
+	if t.DB == nil {
+		return "SQL probe: error: no database available", nil
+	}
+	rs, err := t.DB.Execute(ctx, sql)
+	if err != nil && ctx.Err() != nil {
+		return "", fmt.Errorf("react-dsl: %w", ctx.Err())
+	}
+	fb.note(sql, err, rs)
+	if err != nil {
+		return fmt.Sprintf("SQL probe: %s: %v", ExecutionError, err), nil
+	}
+	return "SQL probe -> " + formatRows(rs, r.obsRows), nil
 }
 
 // formatRows renders a result as "N rows" and a small table of the first n.

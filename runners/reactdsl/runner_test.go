@@ -176,8 +176,11 @@ func TestSimSettings(t *testing.T) {
 }
 
 // TestSimRecoversAndFallsBack: SQL the lifter rejects (a corruption naming a
-// missing column, or a WITH query) is answered as raw SQL, which the loop
-// accepts and counts.
+// missing column, or a WITH query) is sent by the simulated model as a raw
+// ```sql block. The DSL loop runs it as a probe and never takes it as an
+// answer (issue 13 changed this: it used to end the episode), so the
+// episode runs to max_turns and the fallback returns the best SQL so far,
+// saying so in the note.
 func TestSimRecoversAndFallsBack(t *testing.T) {
 	db, _ := fixture(t)
 	ex := datasets.Example{ID: "q8", DBID: "concert", Question: "Names of French singers?",
@@ -187,10 +190,11 @@ func TestSimRecoversAndFallsBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The corruption is not liftable against the schema, so the simulated
-	// model falls back to raw SQL on its first turn.
-	if res.Trace.Counters["raw_sql_answers"] != 1 || res.Trace.Counters["turns"] != 1 {
-		t.Errorf("counters %v; want one raw SQL answer in one turn", res.Trace.Counters)
+	if res.Trace.Counters[CounterRawSQL] != 4 || res.Trace.Counters["turns"] != 4 || res.Trace.Counters[CounterFallback] != 1 {
+		t.Errorf("counters %v; want 4 raw SQL probes in 4 turns and the fallback", res.Trace.Counters)
+	}
+	if res.SQL != client.corrupt || !strings.Contains(res.Note, "did not execute") {
+		t.Errorf("got SQL %q note %q; want the last query tried, noted as not executing", res.SQL, res.Note)
 	}
 	ex.GoldSQL = "WITH f AS (SELECT name FROM singer) SELECT * FROM f"
 	client = &simClient{ex: ex, db: db, correct: true}
@@ -198,8 +202,11 @@ func TestSimRecoversAndFallsBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(res.SQL, "WITH f AS") || res.Trace.Counters["raw_sql_answers"] != 1 {
-		t.Errorf("got SQL %q counters %v; want the raw WITH query accepted", res.SQL, res.Trace.Counters)
+	if !strings.HasPrefix(res.SQL, "WITH f AS") || res.Trace.Counters[CounterRawSQL] != DefaultMaxTurns || res.Trace.Counters["answered"] != 0 {
+		t.Errorf("got SQL %q counters %v; want the WITH query as the fallback after %d probes, never answered", res.SQL, res.Trace.Counters, DefaultMaxTurns)
+	}
+	if !strings.Contains(res.Note, "executed with rows") {
+		t.Errorf("note %q; want the fallback explained", res.Note)
 	}
 }
 

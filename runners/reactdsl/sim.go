@@ -3,6 +3,7 @@ package reactdsl
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/t2sbench/t2sbench/runners/llm"
@@ -29,22 +30,31 @@ func turnState(msgs []llm.Message) (turn int, lastObs, lastAnswer string) {
 	return turn, lastObs, lastAnswer
 }
 
+// executedRe finds an execute probe's result in an observation the
+// harness sent ("execute(r4) -> 3 rows").
+var executedRe = regexp.MustCompile(`(?m)^execute\(([A-Za-z_][A-Za-z0-9_]*)\) -> (\d+) rows?`)
+
 // SimTurn is the sim responder for DSL turns ("reactdsl/turn"). It plays a
-// simulated model that explores, builds and checks:
+// simulated model that explores, builds and checks, and reads only what a
+// real model reads (the question's example comes from the harness, the
+// rest from the conversation):
 //
 //   - turn 1: loads the first table of the query it means to write and
 //     samples a few rows;
-//   - later turns: if the previous turn's final relation executed, answers
-//     with it; otherwise (an exploration turn, a DSL error or an execution
-//     error) lifts SimContext.SQL() (the gold SQL, or a corruption of it,
-//     drawn afresh each turn) into DSL calls and executes the result.
+//   - later turns: if the previous observation shows the execute result of
+//     its final relation, answers with answer(rN); otherwise (an
+//     exploration turn, a DSL error or an execution error) lifts
+//     SimContext.SQL() (the gold SQL, or a corruption of it, drawn afresh
+//     each turn) into DSL calls and executes the result.
 //
-// SQL the lifter cannot express is answered as a plain ```sql block, which
-// the loop accepts as a final answer, so a sim run always completes.
+// SQL the lifter cannot express is sent as a ```sql block, as a model that
+// cannot phrase its query in the DSL would: the loop runs it as a probe
+// and never takes it as an answer, so such a question ends at max_turns
+// with the loop's fallback (the last query that executed with rows).
 func SimTurn(c *llm.SimContext) (string, error) {
 	turn, lastObs, _ := turnState(c.Request.Messages)
 	sql := c.SQL()
-	raw := "This question needs SQL the DSL does not cover; answering directly.\n```sql\n" + sql + "\n```"
+	raw := "The DSL cannot express this query; checking it directly.\n```sql\n" + sql + "\n```"
 	if c.DB == nil {
 		return raw, nil
 	}

@@ -2,13 +2,14 @@ package steinersql
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/runners/jsontext"
 	"github.com/t2sbench/t2sbench/runners/retrieval"
-	"github.com/t2sbench/t2sbench/runners/sqltext"
 )
 
 // Decomposition is Stage 1's output (paper Section 3.2): the mathematical
@@ -41,8 +42,11 @@ type Quantity struct {
 	Attribute string `json:"attribute"`
 }
 
-// decompositionSchema is the JSON schema of the Stage 1 answer (strict
-// mode compatible: every property required, no additional properties).
+// decompositionSchema is the JSON schema of the Stage 1 answer. It
+// follows OpenAI's strict-mode rules (every property listed in required,
+// additionalProperties false on every object, no map-typed property, only
+// supported keywords), so that a server enforcing strict mode accepts the
+// request; TestSchemasStrict checks it.
 const decompositionSchema = `{
   "type": "object",
   "additionalProperties": false,
@@ -61,13 +65,33 @@ const decompositionSchema = `{
   }
 }`
 
-// ParseDecomposition reads a Stage 1 answer: a JSON object, possibly inside
-// a ```json fence or surrounded by text (sqltext.DecodeJSON).
+// SchemaDecomposition names decompositionSchema in requests.
+const SchemaDecomposition = "math_decomposition"
+
+// Schemas returns every JSON schema the runner can send, by the name it
+// sends it under, so that a test can check each against the rules of
+// servers that enforce strict mode.
+func Schemas() map[string]json.RawMessage {
+	return map[string]json.RawMessage{SchemaDecomposition: json.RawMessage(decompositionSchema)}
+}
+
+// ParseDecomposition reads a Stage 1 answer leniently (jsontext.Decode):
+// the last JSON object of the answer, inside a fence or prose, with
+// numbers and strings interchangeable (a quantity's value 60 or "60"), key
+// case and spelling drift, and a single name where a list is asked
+// ("terminal_tables": "student"). Entries left empty (an operation without
+// a function, a quantity without a value, blank strings) are dropped.
 func ParseDecomposition(out string) (*Decomposition, error) {
 	var d Decomposition
-	if err := sqltext.DecodeJSON(out, &d); err != nil {
+	if err := jsontext.Decode(out, &d); err != nil {
 		return nil, fmt.Errorf("decomposition: %w", err)
 	}
+	d.Operations = slices.DeleteFunc(d.Operations, func(o Operation) bool { return strings.TrimSpace(o.Function) == "" })
+	d.Quantities = slices.DeleteFunc(d.Quantities, func(q Quantity) bool { return strings.TrimSpace(q.Value) == "" })
+	blank := func(s string) bool { return strings.TrimSpace(s) == "" }
+	d.Aggregations = slices.DeleteFunc(d.Aggregations, blank)
+	d.Temporal = slices.DeleteFunc(d.Temporal, blank)
+	d.Terminals = slices.DeleteFunc(d.Terminals, blank)
 	return &d, nil
 }
 

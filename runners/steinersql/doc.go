@@ -50,20 +50,45 @@
 // validation=simple-feedback, other weightings. See
 // experiments/steinersql-table2.yaml and steinersql-fig4.yaml.
 //
+// # Real model answers
+//
+// Stage 1's answer is decoded leniently (jsontext.Decode: the last JSON
+// object in fences or prose, numbers as strings, key drift); the schema it
+// asks for (Schemas) follows OpenAI's strict-mode rules. Generation reads
+// the answer text only (sqltext.Extract); the model's reasoning and each
+// call's finish reason go to the trace step's Info ("reasoning",
+// "finish_reason") and never into a later prompt. An answer cut at
+// max_tokens (finish_reason "length") is counted under "cut.decompose" or
+// "cut.reason"; a cut decomposition is not used (terminals are linked
+// lexically), and a cut generation's SQL is used only when its block was
+// closed before the cut; otherwise, as for an answer without SQL (counter
+// no_sql), the next iteration asks again, and an item where no iteration
+// gave SQL has the note "no SQL in response". A request the server refuses
+// permanently (runners.ModelRejected, e.g. a re-planned prompt over the
+// context window; counter model_errors) ends the loop with the attempts so
+// far; in Stage 1 it falls back like an unusable answer. Per-role
+// max_tokens defaults (4096 for Stage 1, 8192 for generation) are sized for
+// reasoning models; the paper used 512.
+//
 // # Trace
 //
 // Counters per question: validation.l1, validation.l2, validation.l3 (1
 // when the level triggered at least once: their mean over questions is the
 // paper's Figure 3 trigger rate), validation.lN.attempts, .corrected (the
 // level triggered and the final query passed), validation.pass, replans,
-// iterations, terminals, scaffold_tables, terminals.corrected/dropped.
+// iterations, terminals, scaffold_tables, terminals.corrected/dropped,
+// cut.decompose, cut.reason, no_sql, model_errors, decompose.parse_error.
 // Trace.Data holds the decomposition, the final scaffold (tables, edges
-// with every cost part and statistic) and a graph summary.
+// with every cost part and statistic) and a graph summary. The final query
+// is the first that passes validation, else the executing one with the
+// fewest violations: a query that executes is never replaced by one that
+// does not.
 //
 // # Sim
 //
 // The responders "steinersql/decompose" and "steinersql/generate" let the
 // runner run offline: the decomposition is derived from the gold SQL
-// (perturbed on incorrect draws), and generation follows its scaffold (a
-// scaffold missing a gold table yields a corrupted query).
+// (perturbed on incorrect draws), and generation reads the prompt a real
+// model gets: when its schema part (the scaffold's tables) does not show a
+// table the gold needs, the answer is a corrupted query.
 package steinersql

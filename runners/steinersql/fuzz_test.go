@@ -9,6 +9,8 @@ func FuzzScan(f *testing.F) {
 		"SELECT a, COUNT(*) FROM t AS x JOIN u ON x.id = u.id GROUP BY a HAVING COUNT(*) > 2 ORDER BY 2 DESC LIMIT 1",
 		"WITH c AS (SELECT 1) SELECT * FROM c UNION SELECT 2",
 		"SELECT 'unterminated", "SELECT [x", "/* c", "((((", "))) SELECT", `{"terminal_tables": ["a"]}`,
+		"after a 20% raise: SELECT name FROM t WHERE salary * 1.2 > 100,000 AND x < 15 per cent",
+		"Sure:\n```json\n{\"Terminal_Tables\": \"a\", \"quantities\": [{\"value\": 60}]}\n```",
 	} {
 		f.Add(s)
 	}

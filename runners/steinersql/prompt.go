@@ -8,10 +8,9 @@ import (
 	"github.com/t2sbench/t2sbench/datasets"
 )
 
-// ScaffoldLinePrefix starts the prompt line that lists the scaffold's
-// tables; the sim responder reads it to play a model that follows the
-// scaffold.
-const ScaffoldLinePrefix = "Scaffold tables: "
+// scaffoldLine starts the line of the relations part that lists the
+// scaffold's tables.
+const scaffoldLine = "Scaffold tables: "
 
 // structuredExamples are the worked examples of the guidelines part
 // ("w/o Structured Examples" removes them): decomposition -> scaffold ->
@@ -77,7 +76,7 @@ func buildPrompt(in promptInput) (system, user string) {
 	case !in.Navigation || in.Scaffold == nil:
 		b.WriteString("No scaffold was computed: choose the tables and joins yourself from the schema.\n")
 	case !in.Graph:
-		fmt.Fprintf(&b, "%s%s\n", ScaffoldLinePrefix, strings.Join(in.Scaffold.Tables, ", "))
+		fmt.Fprintf(&b, "%s%s\n", scaffoldLine, strings.Join(in.Scaffold.Tables, ", "))
 		b.WriteString("Foreign keys among these tables:\n")
 		if len(in.GraphFKs) == 0 {
 			b.WriteString("- (none declared)\n")
@@ -86,7 +85,7 @@ func buildPrompt(in promptInput) (system, user string) {
 			fmt.Fprintf(&b, "- %s.%s = %s.%s\n", fk.FromTable, fk.FromColumn, fk.ToTable, fk.ToColumn)
 		}
 	default:
-		fmt.Fprintf(&b, "%s%s\n", ScaffoldLinePrefix, strings.Join(in.Scaffold.Tables, ", "))
+		fmt.Fprintf(&b, "%s%s\n", scaffoldLine, strings.Join(in.Scaffold.Tables, ", "))
 		fmt.Fprintf(&b, "Reasoning scaffold (%s over the schema graph, total cost %.3f):\n", in.Scaffold.Algorithm, in.Scaffold.Cost)
 		if len(in.Scaffold.Edges) == 0 {
 			b.WriteString("- a single table, no join needed\n")
@@ -143,8 +142,11 @@ func buildPrompt(in promptInput) (system, user string) {
 	if strings.TrimSpace(in.Evidence) != "" {
 		fmt.Fprintf(&u, "Evidence: %s\n", in.Evidence)
 	}
-	if in.Feedback != "" {
+	switch {
+	case in.Feedback != "" && in.PrevSQL != "":
 		fmt.Fprintf(&u, "\nYour previous query:\n```sql\n%s\n```\nValidation found problems:\n%s\nWrite a corrected query.\n", in.PrevSQL, in.Feedback)
+	case in.Feedback != "":
+		fmt.Fprintf(&u, "\n%s\n", in.Feedback)
 	}
 	fmt.Fprintf(&u, "\nAnswer with the %s query in a ```sql block.\n", in.Dialect)
 	return system, u.String()

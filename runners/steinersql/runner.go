@@ -28,8 +28,15 @@ const (
 	DefaultTau = 0.75
 	// DefaultMaxIterations bounds the re-planning loop (Algorithm 2: 3).
 	DefaultMaxIterations = 3
-	// DefaultMaxTokens is the paper's "max new tokens 512" (Appendix B).
-	DefaultMaxTokens = 512
+	// DefaultMaxTokensDecompose and DefaultMaxTokensReason bound the
+	// completion of Stage 1 and of SQL generation, reasoning tokens
+	// included. The paper's "max new tokens 512" (Appendix B) was set for
+	// models that answer at once; a reasoning model (DeepSeek-R1, Qwen3,
+	// o-series) spends thousands of tokens thinking first and would be cut
+	// before its answer. These are t2sbench's defaults, sized for
+	// reasoning models; set both to 512 to reproduce the paper's setting.
+	DefaultMaxTokensDecompose = 4096
+	DefaultMaxTokensReason    = 8192
 	// DefaultCorrection is the edit similarity an unknown terminal name
 	// needs to be corrected to a schema table (t2sbench's choice: the paper
 	// does not correct names).
@@ -76,7 +83,8 @@ type Runner struct {
 	statSample    int
 	embedRole     string
 	temperature   float64
-	maxTokens     int
+	maxTokensDec  int
+	maxTokensGen  int
 	linkK         int
 
 	stats *StatsCache
@@ -107,7 +115,9 @@ type graphEntry struct {
 //	stat_sample          rows per statistics query                           (10000)
 //	stats_cache          directory of the on-disk statistics cache           ("")
 //	embedding_role       role of an embedding backend for C_sem; "" lexical  ("")
-//	temperature, max_tokens                                                  (0, 512)
+//	temperature          sampling temperature of both calls                  (0)
+//	max_tokens_decompose completion tokens of Stage 1, reasoning included    (4096)
+//	max_tokens_reason    completion tokens of SQL generation, ditto          (8192)
 //	link_k               terminals linked lexically without Stage 1          (3)
 func New(p runners.Params) (*Runner, error) {
 	r := runners.NewReader(p)
@@ -126,7 +136,8 @@ func New(p runners.Params) (*Runner, error) {
 		statSample:    r.Int("stat_sample", DefaultStatSample, 1, 1<<30),
 		embedRole:     r.String("embedding_role", ""),
 		temperature:   r.Float("temperature", 0, 0, 2),
-		maxTokens:     r.Int("max_tokens", DefaultMaxTokens, 16, 65536),
+		maxTokensDec:  r.Int("max_tokens_decompose", DefaultMaxTokensDecompose, 16, 131072),
+		maxTokensGen:  r.Int("max_tokens_reason", DefaultMaxTokensReason, 16, 131072),
 		linkK:         r.Int("link_k", DefaultLinkK, 1, 100),
 		graphs:        map[string]*graphEntry{},
 	}
@@ -213,11 +224,17 @@ func (r *Runner) embeddings(ctx context.Context, c llm.Client, s *datasets.Schem
 	return out, nil
 }
 
-// attempt is one generated query and its validation.
+// attempt is one generated query and its validation. sql is empty when
+// the answer held no complete query (cut is true when it was cut at
+// max_tokens); such an attempt is not validated.
 type attempt struct {
 	sql    string
 	report Report
+	cut    bool
 }
+
+// passed reports whether the attempt has a query that passed validation.
+func (a attempt) passed() bool { return a.sql != "" && a.report.Pass() }
 
 // Run answers one question.
 func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error) {
@@ -256,20 +273,36 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 		sys, user := decomposePrompt(s, t.Example.Question, evidence)
 		resp, err := m.Complete(ctx, llm.Request{
 			Role: RoleDecompose, Messages: []llm.Message{{Role: "system", Content: sys}, {Role: "user", Content: user}},
-			Temperature: r.temperature, MaxTokens: r.maxTokens, Seed: &seed,
-			Answer: llm.AnswerJSON, Schema: json.RawMessage(decompositionSchema), SchemaName: "math_decomposition",
+			Temperature: r.temperature, MaxTokens: r.maxTokensDec, Seed: &seed,
+			Answer: llm.AnswerJSON, Schema: json.RawMessage(decompositionSchema), SchemaName: SchemaDecomposition,
 			Responder: ResponderDecompose,
 		})
-		if err != nil {
+		var out string
+		step := runners.Step{Action: "decompose", Role: RoleDecompose, Input: user, Info: map[string]any{}}
+		switch {
+		case err == nil:
+			out = first(resp)
+			callInfo(step.Info, resp)
+		case runners.ModelRejected(err):
+			// The request was refused (a prompt over the context window):
+			// Stage 1 falls back like an unusable answer.
+			step.Info["model_error"] = err.Error()
+			res.Trace.Count(CounterModelErrors, 1)
+		default:
 			return res, fmt.Errorf("steinersql: decompose: %w", err)
 		}
-		out := first(resp)
-		step := runners.Step{Action: "decompose", Role: RoleDecompose, Input: user, Output: out, Info: map[string]any{}}
+		step.Output = out
 		d, perr := ParseDecomposition(out)
+		if perr == nil && resp != nil && resp.Cut(0) {
+			perr = errors.New("decomposition cut at max_tokens")
+		}
+		if resp != nil && resp.Cut(0) {
+			res.Trace.Count("cut."+RoleDecompose, 1)
+		}
 		if perr != nil {
 			step.Info["error"] = perr.Error()
 			terms = LinkTerminals(s, t.Example.Question+" "+evidence, r.linkK)
-			step.Info["fallback"] = "unparseable decomposition: terminals linked lexically"
+			step.Info["fallback"] = "unusable decomposition: terminals linked lexically"
 			res.Trace.Count("decompose.parse_error", 1)
 		} else {
 			dec = d
@@ -308,7 +341,7 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 	}
 	var attempts []attempt
 	var sc *Scaffold
-	feedback, prevSQL := "", ""
+	feedback, prevSQL, stopped := "", "", ""
 	missingBefore := map[string]bool{}
 	var triggered [4]bool
 	for it := 1; it <= iters; it++ {
@@ -328,15 +361,43 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 		})
 		resp, err := m.Complete(ctx, llm.Request{
 			Role: RoleReason, Messages: []llm.Message{{Role: "system", Content: sys}, {Role: "user", Content: user}},
-			Temperature: r.temperature, MaxTokens: r.maxTokens, Seed: &seed, Answer: llm.AnswerSQL,
+			Temperature: r.temperature, MaxTokens: r.maxTokensGen, Seed: &seed, Answer: llm.AnswerSQL,
 			Responder: ResponderGenerate,
 		})
 		if err != nil {
+			if runners.ModelRejected(err) {
+				// A refused request (a re-planned prompt over the context
+				// window) ends the loop; the attempts so far stand.
+				res.Trace.Count(CounterModelErrors, 1)
+				res.Trace.Add(runners.Step{Action: "model_error", Role: RoleReason, Info: map[string]any{"iteration": it, "error": err.Error()}})
+				stopped = fmt.Sprintf("a permanent model error ended the loop at iteration %d (%v)", it, err)
+				break
+			}
 			return res, fmt.Errorf("steinersql: generate: %w", err)
 		}
 		out := first(resp)
-		sql, _ := sqltext.Extract(out)
-		res.Trace.Add(runners.Step{Action: "generate", Role: RoleReason, Input: sys + "\n" + user, Output: out, Info: map[string]any{"iteration": it}})
+		gstep := runners.Step{Action: "generate", Role: RoleReason, Input: sys + "\n" + user, Output: out, Info: map[string]any{"iteration": it}}
+		callInfo(gstep.Info, resp)
+		res.Trace.Add(gstep)
+		sql, ok := sqltext.Extract(out)
+		problem := ""
+		switch {
+		case resp.Cut(0):
+			res.Trace.Count(CounterCut, 1)
+			if !ok || !finishedBeforeCut(out, sql) {
+				sql, problem = "", "Your previous answer was cut at the token limit before the query was complete. Think less and answer with the query."
+			}
+		case !ok:
+			problem = "Your previous answer held no SQL query. Answer with the query in a ```sql block."
+		}
+		if problem != "" {
+			// No query to validate: the attempt counts as no SQL (not as a
+			// level-1 trigger) and the next iteration asks again.
+			res.Trace.Count(CounterNoSQL, 1)
+			attempts = append(attempts, attempt{cut: resp.Cut(0)})
+			feedback, prevSQL = problem, ""
+			continue
+		}
 		if r.validation == ValNone {
 			attempts = append(attempts, attempt{sql: sql})
 			break
@@ -386,6 +447,12 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 	}
 	// Outcome and counters (per question: 1 when the level triggered at
 	// least once, so a report's mean is the paper's Figure 3 trigger rate).
+	if len(attempts) == 0 { // the first generation request was refused
+		res.Note = stopped
+		res.Usage = m.Usage()
+		res.Wall = time.Since(start)
+		return res, nil
+	}
 	best := pick(attempts)
 	res.Trace.Count("iterations", float64(len(attempts)))
 	res.Trace.Count("terminals", float64(len(terms)))
@@ -394,24 +461,27 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 		res.Trace.Data["scaffold"] = sc
 	}
 	if r.validation != ValNone {
-		final := attempts[best].report
+		passed := attempts[best].passed()
 		for l := 1; l <= 3; l++ {
 			name := fmt.Sprintf("validation.l%d", l)
 			res.Trace.Count(name, 0)
 			if triggered[l] {
 				res.Trace.Count(name, 1)
-				if final.Pass() {
+				if passed {
 					res.Trace.Count(name+".corrected", 1)
 				}
 			}
 		}
-		if final.Pass() {
+		if passed {
 			res.Trace.Count("validation.pass", 1)
 		} else {
 			res.Trace.Count("validation.pass", 0)
 		}
 	}
 	for i, a := range attempts {
+		if a.sql == "" {
+			continue
+		}
 		c := runners.Candidate{SQL: a.sql, Score: score(a, r.validation)}
 		if r.validation != ValNone {
 			lv := a.report.Levels()
@@ -421,14 +491,55 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 	}
 	res.SQL = attempts[best].sql
 	switch {
+	case res.SQL == "" && attempts[best].cut:
+		res.Note = NoSQLNote + " (answer cut at max_tokens)"
 	case res.SQL == "":
-		res.Note = "no SQL found in the model output"
-	case r.validation != ValNone && !attempts[best].report.Pass():
-		res.Note = fmt.Sprintf("no query passed validation in %d iteration(s); returned the one with the fewest failures", len(attempts))
+		res.Note = NoSQLNote
+	case r.validation != ValNone && !attempts[best].passed():
+		res.Note = fmt.Sprintf("no query passed validation in %d iteration(s); returned the executing one with the fewest failures", len(attempts))
+	}
+	if stopped != "" {
+		res.Note = strings.TrimPrefix(res.Note+"; "+stopped, "; ")
 	}
 	res.Usage = m.Usage()
 	res.Wall = time.Since(start)
 	return res, nil
+}
+
+// Result.Note of an answer without SQL, and trace counters beside the
+// validation ones.
+const (
+	// NoSQLNote is Result.Note when no generation held a query.
+	NoSQLNote = "no SQL in response"
+	// CounterCut counts generations cut at max_tokens (finish_reason
+	// "length"); Stage 1 cuts count under "cut.decompose".
+	CounterCut = "cut." + RoleReason
+	// CounterNoSQL counts generations without a complete query.
+	CounterNoSQL = "no_sql"
+	// CounterModelErrors counts requests the model server refused
+	// permanently (runners.ModelRejected).
+	CounterModelErrors = "model_errors"
+)
+
+// callInfo records a response's reasoning and finish reason in a trace
+// step's Info.
+func callInfo(info map[string]any, resp *llm.Response) {
+	if r := resp.ReasoningOf(0); r != "" {
+		info["reasoning"] = r
+	}
+	if f := resp.Finish(0); f != "" {
+		info["finish_reason"] = f
+	}
+}
+
+// finishedBeforeCut reports whether sql, extracted from an answer cut at
+// the token limit, was complete before the cut: a closing fence follows it.
+func finishedBeforeCut(answer, sql string) bool {
+	i := strings.LastIndex(answer, sql)
+	if i < 0 {
+		return false
+	}
+	return strings.HasPrefix(strings.TrimLeft(answer[i+len(sql):], " \t\r\n;"), "```")
 }
 
 func first(resp *llm.Response) string {
@@ -451,7 +562,7 @@ func score(a attempt, mode string) float64 {
 	switch {
 	case mode == ValNone:
 		return 1
-	case a.report.Pass():
+	case a.passed():
 		return 1
 	case a.report.ExecErr != "":
 		return 0
@@ -461,11 +572,12 @@ func score(a attempt, mode string) float64 {
 
 // pick returns the final attempt: the first that passes; else the
 // executing attempt with the fewest violations (the later one on ties, as
-// it saw more feedback); else the last.
+// it saw more feedback); else the last attempt with SQL; else the last.
+// A query that executes is never replaced by one that does not.
 func pick(as []attempt) int {
 	best := -1
 	for i, a := range as {
-		if a.report.Pass() {
+		if a.passed() {
 			return i
 		}
 		if a.report.ExecErr != "" || a.sql == "" {
@@ -475,10 +587,15 @@ func pick(as []attempt) int {
 			best = i
 		}
 	}
-	if best < 0 {
-		return len(as) - 1
+	if best >= 0 {
+		return best
 	}
-	return best
+	for i := len(as) - 1; i >= 0; i-- {
+		if as[i].sql != "" {
+			return i
+		}
+	}
+	return len(as) - 1
 }
 
 // navigate runs Stage 2 for the terminals: the scaffold of the configured

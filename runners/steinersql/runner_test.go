@@ -73,12 +73,12 @@ func TestReplanLoop(t *testing.T) {
 		t.Errorf("stage 1 request: role %s answer %s responder %s", q.Role, q.Answer, q.Responder)
 	}
 	sys := client.reqs[1].Messages[0].Content
-	for _, part := range []string{"## 1. Role", "## 2. Critical requirements", "## 3. Relations", "## 4. Optimal query plan", "## 5. Guidelines", "Structured examples", "Compute COUNT(enrollment.course_id)", ScaffoldLinePrefix + "enrollment, student"} {
+	for _, part := range []string{"## 1. Role", "## 2. Critical requirements", "## 3. Relations", "## 4. Optimal query plan", "## 5. Guidelines", "Structured examples", "Compute COUNT(enrollment.course_id)", scaffoldLine + "enrollment, student"} {
 		if !strings.Contains(sys, part) {
 			t.Errorf("generation prompt lacks %q:\n%s", part, sys)
 		}
 	}
-	if !strings.Contains(client.reqs[2].Messages[1].Content, "stray-table") || !strings.Contains(client.reqs[2].Messages[0].Content, ScaffoldLinePrefix+"department, enrollment, student") {
+	if !strings.Contains(client.reqs[2].Messages[1].Content, "stray-table") || !strings.Contains(client.reqs[2].Messages[0].Content, scaffoldLine+"department, enrollment, student") {
 		t.Errorf("re-planned prompt lacks the feedback or the new scaffold:\n%s\n%s", client.reqs[2].Messages[0].Content, client.reqs[2].Messages[1].Content)
 	}
 	if !strings.Contains(res.SQL, "GROUP BY s.student_id, d.name") {
@@ -124,7 +124,7 @@ func TestAblationPrompts(t *testing.T) {
 	}
 	c, _ := run(runners.Params{"navigation": false, "validation": "none"}, `{"operations":[],"quantities":[],"aggregations":[],"temporal":[],"terminal_tables":["student"]}`, bad)
 	sys, user := c.reqs[1].Messages[0].Content, c.reqs[1].Messages[1].Content
-	if strings.Contains(sys, ScaffoldLinePrefix) || strings.Contains(sys, "## 4.") || !strings.Contains(user, "CREATE TABLE `department`") {
+	if strings.Contains(sys, scaffoldLine) || strings.Contains(sys, "## 4.") || !strings.Contains(user, "CREATE TABLE `department`") {
 		t.Errorf("w/o navigation prompt:\n%s\n%s", sys, user)
 	}
 	c, res := run(runners.Params{"decomposition": false, "graph_module": false, "structured_examples": false}, "```sql\nSELECT COUNT(*) FROM student\n```")
@@ -147,8 +147,8 @@ func TestAblationPrompts(t *testing.T) {
 }
 
 // TestSimResponders: a correct decomposition sample names exactly the
-// gold's tables and aggregates; a generate sample whose scaffold misses a
-// gold table is corrupted.
+// gold's tables and aggregates; a generate sample whose prompt does not show
+// a gold table (a scaffold without it) is corrupted.
 func TestSimResponders(t *testing.T) {
 	db := miniDB(t, "university")
 	ex := datasets.Example{ID: "q", DBID: "university", Question: "q?",
@@ -163,12 +163,26 @@ func TestSimResponders(t *testing.T) {
 	if err != nil || strings.Join(d.Terminals, ",") != "course,enrollment" || len(d.Operations) != 1 || d.Operations[0].Function != "AVG" || d.Operations[0].Target != "e.grade" {
 		t.Errorf("decomposition: got %+v %v", d, err)
 	}
-	ctx.Request = llm.Request{Messages: []llm.Message{{Role: "system", Content: ScaffoldLinePrefix + "course, enrollment\n"}}}
-	if out, _ := SimGenerate(ctx); !strings.Contains(out, ex.GoldSQL) {
-		t.Errorf("covering scaffold: got %q; want the gold SQL", out)
+	s, err := db.Schema(context.Background())
+	if err != nil {
+		t.Fatal(err)
 	}
-	ctx.Request = llm.Request{Messages: []llm.Message{{Role: "system", Content: ScaffoldLinePrefix + "course\n"}}}
-	if out, _ := SimGenerate(ctx); !strings.Contains(out, "SELECT 1") {
-		t.Errorf("scaffold missing enrollment: got %q; want a corruption", out)
+	for _, tc := range []struct {
+		name     string
+		scaffold *Scaffold
+		wantGold bool
+	}{
+		{"covering scaffold", &Scaffold{Tables: []string{"course", "enrollment"}, Terminals: []string{"course", "enrollment"}, Navigated: true}, true},
+		{"scaffold missing enrollment", &Scaffold{Tables: []string{"course"}, Terminals: []string{"course"}, Navigated: true}, false},
+		{"no navigation: the full schema", nil, true},
+	} {
+		// The sim reads the prompt the runner sends a real model.
+		sys, user := buildPrompt(promptInput{Dialect: "SQLite", Schema: s, Question: ex.Question, Scaffold: tc.scaffold,
+			Navigation: tc.scaffold != nil, Graph: true})
+		ctx.Request = llm.Request{Messages: []llm.Message{{Role: "system", Content: sys}, {Role: "user", Content: user}}}
+		out, _ := SimGenerate(ctx)
+		if strings.Contains(out, ex.GoldSQL) != tc.wantGold {
+			t.Errorf("%s: got %q; want the gold SQL: %v", tc.name, out, tc.wantGold)
+		}
 	}
 }

@@ -345,11 +345,12 @@ func exprKey(toks []token) string {
 	return b.String()
 }
 
-// literalText concatenates the number and string literals of toks.
-func literalText(toks []token) string {
+// stringLiterals concatenates the string literals of toks, one space
+// after each.
+func stringLiterals(toks []token) string {
 	var b strings.Builder
 	for _, t := range toks {
-		if t.kind == tNumber || t.kind == tString {
+		if t.kind == tString {
 			b.WriteString(t.text)
 			b.WriteByte(' ')
 		}

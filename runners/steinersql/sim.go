@@ -109,28 +109,38 @@ func SimDecompose(c *llm.SimContext) (string, error) {
 	return "```json\n" + string(raw) + "\n```", nil
 }
 
+// ddlTableRe finds the tables a prompt's schema shows: the CREATE TABLE
+// statements of datasets.RenderDDL.
+var ddlTableRe = regexp.MustCompile("(?m)^CREATE TABLE `((?:[^`]|``)+)`")
+
+// shownTables returns the tables whose CREATE TABLE statement the
+// messages show (nil when they show none).
+func shownTables(msgs []llm.Message) []string {
+	var out []string
+	for _, m := range msgs {
+		for _, g := range ddlTableRe.FindAllStringSubmatch(m.Content, -1) {
+			out = append(out, strings.ReplaceAll(g[1], "``", "`"))
+		}
+	}
+	return out
+}
+
 // SimGenerate is the sim responder for SQL generation
 // ("steinersql/generate"). It answers like the default sim (the gold SQL
-// with probability p, else a corruption) but plays a model that follows
-// its scaffold: when the prompt lists scaffold tables that miss a table the
-// gold SQL needs, the answer is a corruption even on a "correct" draw. A
-// re-planned prompt is a new request and gets a fresh draw.
+// with probability p, else a corruption) but plays a model that can only
+// write what the prompt shows it: the schema part of the prompt renders the
+// scaffold's tables (all tables without navigation), and when a table the
+// gold SQL needs is not among them the answer is a corruption even on a
+// "correct" draw. A re-planned prompt is a new request and gets a fresh
+// draw.
 func SimGenerate(c *llm.SimContext) (string, error) {
 	sql := c.SQL()
 	if c.Correct && c.DB != nil && c.Corrupt != nil {
-		var scaffold []string
-		for _, m := range c.Request.Messages {
-			for _, line := range strings.Split(m.Content, "\n") {
-				if rest, ok := strings.CutPrefix(line, ScaffoldLinePrefix); ok {
-					scaffold = strings.Split(rest, ", ")
-				}
-			}
-		}
-		if scaffold != nil {
+		if shown := shownTables(c.Request.Messages); shown != nil {
 			s, err := c.DB.Schema(context.Background())
 			if err == nil {
 				for _, t := range goldTables(context.Background(), c.DB, s, c.Example.GoldSQL) {
-					if !slices.ContainsFunc(scaffold, func(x string) bool { return strings.EqualFold(x, t) }) {
+					if !slices.ContainsFunc(shown, func(x string) bool { return strings.EqualFold(x, t) }) {
 						sql = c.Corrupt(c.Example.GoldSQL)
 						break
 					}

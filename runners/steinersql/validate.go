@@ -3,8 +3,10 @@ package steinersql
 import (
 	"context"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/t2sbench/t2sbench/datasets"
@@ -207,18 +209,113 @@ func (v *Validator) level2(read ReadSet, sc *Scaffold) []Violation {
 	return out
 }
 
-var numberRe = regexp.MustCompile(`(?:^|[^\w.])(\d[\d,]*(?:\.\d+)?)(?:[^\w]|$)`)
+// digitsRe matches a number as questions write it: digits with thousands
+// separators and an optional fraction ("60", "1,000", "2.5").
+var digitsRe = regexp.MustCompile(`\d[\d,]*(?:\.\d+)?`)
 
-// QuestionNumbers returns the standalone numbers of a question ("at least
-// 60", "order 1013", "1,000" -> 1000), not digits inside words ("bq004",
+// percentRe matches a percent sign or word right after a number ("20%",
+// "20 %", "20 percent", "20 per cent").
+var percentRe = regexp.MustCompile(`^\s*(?:%|(?i:percent|per\s+cent)\b)`)
+
+// questionNumber is a standalone number of a question.
+type questionNumber struct {
+	Text    string  // as written, without thousands separators: "1000"
+	Value   float64 // its value
+	Percent bool    // written as a percentage: "20%", "20 percent"
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
+
+// questionNumbers returns the standalone numbers of a question in order of
+// appearance, each once: "at least 60", "order 1013", "1,000" (1000),
+// "20%" (20, a percentage); not digits inside words ("bq004", "1kg").
+func questionNumbers(q string) []questionNumber {
+	var out []questionNumber
+	for _, l := range digitsRe.FindAllStringIndex(q, -1) {
+		i := l[0]
+		if i > 0 && (isWordByte(q[i-1]) || q[i-1] == '.') {
+			continue
+		}
+		txt := strings.TrimRight(q[i:l[1]], ",")
+		j := i + len(txt)
+		pct := false
+		if m := percentRe.FindString(q[j:]); m != "" {
+			pct = true
+			j += len(m)
+		}
+		if !pct && j < len(q) && isWordByte(q[j]) {
+			continue
+		}
+		n := questionNumber{Text: strings.ReplaceAll(txt, ",", ""), Percent: pct}
+		v, err := strconv.ParseFloat(n.Text, 64)
+		if err != nil {
+			continue
+		}
+		n.Value = v
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// QuestionNumbers returns the standalone numbers of a question as written
+// (without thousands separators or a percent sign): "at least 60", "order
+// 1013", "1,000" -> 1000, "20%" -> 20; not digits inside words ("bq004",
 // "1kg").
 func QuestionNumbers(q string) []string {
 	var out []string
-	for _, m := range numberRe.FindAllStringSubmatch(q, -1) {
-		n := strings.ReplaceAll(m[1], ",", "")
-		n = strings.TrimRight(n, ".")
-		if n != "" && !slices.Contains(out, n) {
-			out = append(out, n)
+	for _, n := range questionNumbers(q) {
+		if !slices.Contains(out, n.Text) {
+			out = append(out, n.Text)
+		}
+	}
+	return out
+}
+
+// numberPresent reports whether the query's literals carry the question's
+// number n: a numeric literal of equal value (60, 60.0; 1000 for "1,000"),
+// or its text inside a string literal ('2015-03-01' carries 2015; strs
+// holds the string literals). A percentage p may also be written as a
+// fraction or a factor: p/100, 1 + p/100 or 1 - p/100 ("20%" as 0.2,
+// * 1.2 or * 0.8), or, beside a literal 100, as 100 + p or 100 - p
+// ("* 120 / 100"); "x * 20 / 100" carries 20 itself.
+func numberPresent(n questionNumber, strs string, nums []float64) bool {
+	if hasValue(nums, n.Value) || strings.Contains(strs, n.Text) {
+		return true
+	}
+	if !n.Percent {
+		return false
+	}
+	p := n.Value / 100
+	if hasValue(nums, p) || hasValue(nums, 1+p) || p < 1 && hasValue(nums, 1-p) {
+		return true
+	}
+	return hasValue(nums, 100) && (hasValue(nums, 100+n.Value) || n.Value < 100 && hasValue(nums, 100-n.Value))
+}
+
+// hasValue reports whether nums holds v, to a relative tolerance of 1e-9
+// (0.1 + 0.2 is not 0.3 in binary floating point).
+func hasValue(nums []float64, v float64) bool {
+	for _, x := range nums {
+		if math.Abs(x-v) <= 1e-9*math.Max(1, math.Abs(v)) {
+			return true
+		}
+	}
+	return false
+}
+
+// numericLiterals returns the values of the query's numeric literals.
+func numericLiterals(toks []token) []float64 {
+	var out []float64
+	for _, t := range toks {
+		if t.kind != tNumber {
+			continue
+		}
+		if v, err := strconv.ParseFloat(t.text, 64); err == nil {
+			out = append(out, v)
 		}
 	}
 	return out
@@ -261,7 +358,8 @@ func aggregateSatisfied(fn string, aggs []string, cs []selectCore) bool {
 // level3 is mathematical logic: non-aggregated SELECT columns are grouped
 // (or functionally determined by a grouped primary key), the aggregate
 // operations of the decomposition appear, and the question's numbers
-// appear among the query's literals.
+// appear among the query's literals (numberPresent: a percentage may be
+// written as a fraction or factor).
 func (v *Validator) level3(sql, question string, dec *Decomposition) []Violation {
 	toks := scanTokens(sql)
 	cs := cores(toks)
@@ -328,11 +426,16 @@ func (v *Validator) level3(sql, question string, dec *Decomposition) []Violation
 			}
 		}
 	}
-	lits := literalText(toks)
+	strs, nums := stringLiterals(toks), numericLiterals(toks)
 	var absent []string
-	for _, n := range QuestionNumbers(question) {
-		if !strings.Contains(lits, n) {
-			absent = append(absent, n)
+	for _, n := range questionNumbers(question) {
+		if numberPresent(n, strs, nums) {
+			continue
+		}
+		if n.Percent {
+			absent = append(absent, n.Text+"%")
+		} else {
+			absent = append(absent, n.Text)
 		}
 	}
 	if len(absent) > 0 {

@@ -156,11 +156,59 @@ func TestQuestionNumbers(t *testing.T) {
 		{"collector bq004 at 3,000 meters and -10 C", []string{"3000", "10"}},
 		{"Espresso Beans 1kg", nil},
 		{"north of 50.5 degrees.", []string{"50.5"}},
+		{"after a 20% raise, and a 15 percent bonus", []string{"20", "15"}},
+		{"between 20, 30 and 40", []string{"20", "30", "40"}},
 	}
 	for _, tt := range tests {
 		if got := QuestionNumbers(tt.q); !slices.Equal(got, tt.want) {
 			t.Errorf("QuestionNumbers(%q) = %v; want %v", tt.q, got, tt.want)
 		}
+	}
+}
+
+// TestNumericConstraintForms: level 3's number check accepts the forms a
+// correct query writes a question's number in (a percentage as a fraction
+// or a factor, another spelling of the same value) and still flags a
+// number the query leaves out. The percentages are the question's: a 20%
+// raise is the factor 1.2 (100% + 20%), a 20% cut the factor 0.8.
+func TestNumericConstraintForms(t *testing.T) {
+	v, _ := newValidator(t)
+	raise := "Which instructors would earn more than 100000 after a 20% raise?"
+	cut := "Which instructors would still earn more than 60000 after a 20 percent pay cut?"
+	tests := []struct {
+		name, sql, question string
+		flagged             string // "" when the check passes
+	}{
+		{"factor 1.2", "SELECT name FROM instructor WHERE salary * 1.2 > 100000", raise, ""},
+		{"1 + fraction", "SELECT name FROM instructor WHERE salary * (1 + 0.2) > 100000", raise, ""},
+		{"fraction 0.20", "SELECT name FROM instructor WHERE salary + salary * 0.20 > 100000", raise, ""},
+		{"120 / 100", "SELECT name FROM instructor WHERE salary * 120 / 100 > 100000", raise, ""},
+		{"20 / 100", "SELECT name FROM instructor WHERE salary * (100 + 20) / 100.0 > 100000", raise, ""},
+		{"cut factor 0.8", "SELECT name FROM instructor WHERE salary * 0.8 > 60000", cut, ""},
+		{"cut 100 - p", "SELECT name FROM instructor WHERE salary * 80 / 100 > 60000", cut, ""},
+		{"same value spelled 60000.0", "SELECT name FROM instructor WHERE salary * 0.8 > 60000.0", cut, ""},
+		{"wrong factor", "SELECT name FROM instructor WHERE salary * 1.3 > 100000", raise, "20%"},
+		{"number left out", "SELECT name FROM instructor WHERE salary * 1.2 > 90000", raise, "100000"},
+		{"120 alone is not 100 + 20", "SELECT name FROM instructor WHERE salary * 120 > 100000", raise, "20%"},
+		{"600 does not carry 60", "SELECT name FROM student WHERE student_id > 600", "Which students have an id above 60?", "60"},
+		{"number inside a date string", "SELECT name FROM instructor WHERE hire_date >= '2015-01-01'", "Who was hired in 2015 or later?", ""},
+		{"2.50 for 2.5", "SELECT name FROM course WHERE credits > 2.50", "Which courses have more than 2.5 credits?", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var detail string
+			for _, x := range v.level3(tt.sql, tt.question, nil) {
+				if x.Check == "numeric-constraint" {
+					detail = x.Detail
+				}
+			}
+			switch {
+			case tt.flagged == "" && detail != "":
+				t.Errorf("got %q; want the numbers found", detail)
+			case tt.flagged != "" && !strings.Contains(detail, tt.flagged):
+				t.Errorf("got %q; want %s flagged", detail, tt.flagged)
+			}
+		})
 	}
 }
 

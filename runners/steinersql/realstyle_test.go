@@ -1,0 +1,336 @@
+package steinersql
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runners/llm"
+)
+
+// The tests in this file are written from what real models send
+// (instruction-tuned models that wrap JSON and SQL in prose and fences,
+// reasoning models whose <think> text the client has already moved to
+// Response.Reasoning, answers cut at max_tokens, servers that refuse a
+// request with HTTP 400).
+
+// reply is one scripted model answer.
+type reply struct {
+	text, reasoning, finish string
+	err                     error
+}
+
+// roleModel is a fake llm.Client answering each role from its own script
+// and recording every request.
+type roleModel struct {
+	decompose, generate []reply
+	reqs                []llm.Request
+	nd, ng              int
+}
+
+func (m *roleModel) Complete(_ context.Context, req llm.Request) (*llm.Response, error) {
+	m.reqs = append(m.reqs, req)
+	var r reply
+	switch {
+	case req.Role == RoleDecompose && m.nd < len(m.decompose):
+		r = m.decompose[m.nd]
+		m.nd++
+	case req.Role == RoleReason && m.ng < len(m.generate):
+		r = m.generate[m.ng]
+		m.ng++
+	default:
+		return nil, fmt.Errorf("script exhausted for role %s", req.Role)
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	finish := r.finish
+	if finish == "" {
+		finish = llm.FinishStop
+	}
+	return &llm.Response{Choices: []string{r.text}, Reasoning: []string{r.reasoning}, FinishReasons: []string{finish}}, nil
+}
+
+// strictCheck is a local check of OpenAI's strict-mode rules for
+// structured outputs (platform.openai.com/docs/guides/structured-outputs,
+// "Supported schemas"), until llm.CheckStrictSchema is merged: every object
+// lists all its properties in required and sets additionalProperties to
+// false (so no object is a map), and only supported keywords appear.
+func strictCheck(raw json.RawMessage) error {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return err
+	}
+	supported := map[string]bool{"type": true, "description": true, "title": true, "enum": true, "const": true, "anyOf": true,
+		"$ref": true, "$defs": true, "properties": true, "required": true, "additionalProperties": true, "items": true,
+		"minItems": true, "maxItems": true, "pattern": true, "format": true, "multipleOf": true, "maximum": true,
+		"exclusiveMaximum": true, "minimum": true, "exclusiveMinimum": true}
+	var walk func(path string, v any) error
+	walk = func(path string, v any) error {
+		o, ok := v.(map[string]any)
+		if !ok {
+			return fmt.Errorf("%s: a schema must be an object", path)
+		}
+		for k := range o {
+			if !supported[k] {
+				return fmt.Errorf("%s: keyword %s is not supported in strict mode", path, k)
+			}
+		}
+		if o["type"] == "object" {
+			if o["additionalProperties"] != false {
+				return fmt.Errorf("%s: additionalProperties must be false", path)
+			}
+			props, _ := o["properties"].(map[string]any)
+			req := map[string]bool{}
+			list, _ := o["required"].([]any)
+			for _, r := range list {
+				req[fmt.Sprint(r)] = true
+			}
+			for k, p := range props {
+				if !req[k] {
+					return fmt.Errorf("%s: property %s is not in required", path, k)
+				}
+				if err := walk(path+".properties."+k, p); err != nil {
+					return err
+				}
+			}
+		}
+		if it, ok := o["items"]; ok {
+			return walk(path+".items", it)
+		}
+		for i, alt := range asList(o["anyOf"]) {
+			if err := walk(fmt.Sprintf("%s.anyOf[%d]", path, i), alt); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return walk("$", v)
+}
+
+func asList(v any) []any { l, _ := v.([]any); return l }
+
+func TestStrictCheckRejects(t *testing.T) {
+	for _, bad := range []string{
+		`{"type":"object","properties":{"tables":{"type":"object","additionalProperties":{"type":"string"}}},"required":["tables"],"additionalProperties":false}`,
+		`{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"required":["a"],"additionalProperties":false}`,
+		`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`,
+		`{"type":"object","properties":{"a":{"type":"string","minLength":1}},"required":["a"],"additionalProperties":false}`,
+	} {
+		if strictCheck(json.RawMessage(bad)) == nil {
+			t.Errorf("strictCheck(%s) = nil; want an error", bad)
+		}
+	}
+}
+
+// TestSchemasStrict: every schema the runner can send (Schemas) follows
+// strict mode, and every structured request a run sends carries one of
+// them, under its name.
+func TestSchemasStrict(t *testing.T) {
+	for name, s := range Schemas() {
+		if err := strictCheck(s); err != nil {
+			t.Errorf("schema %s: %v", name, err)
+		}
+	}
+	db := miniDB(t, "university")
+	m := &roleModel{decompose: []reply{{text: `{"operations":[],"quantities":[],"aggregations":[],"temporal":[],"terminal_tables":["course"]}`}},
+		generate: []reply{{text: "```sql\nSELECT title FROM course WHERE credits > 5\n```"}}}
+	r, _ := New(runners.Params{})
+	if _, err := r.Run(context.Background(), runners.Task{Example: datasets.Example{ID: "q", DBID: "university", Question: "Which courses have more than 5 credits?"}, DB: db, LLM: m}); err != nil {
+		t.Fatal(err)
+	}
+	sent := 0
+	for _, req := range m.reqs {
+		if req.Answer != llm.AnswerJSON {
+			continue
+		}
+		sent++
+		if s, ok := Schemas()[req.SchemaName]; !ok || string(s) != string(req.Schema) {
+			t.Errorf("request sends schema %q, which Schemas does not list as sent", req.SchemaName)
+		}
+	}
+	if sent == 0 {
+		t.Error("no structured request sent; want Stage 1 to send one")
+	}
+}
+
+// miniQ0 is question 0 of testdata/mini/questions.json with its gold SQL.
+var miniQ0 = datasets.Example{ID: "0", DBID: "university", Question: "How many students declared a major in the Computer Science department?"}
+
+const miniQ0Gold = "SELECT COUNT(*) FROM student AS s JOIN department AS d ON s.major_dept = d.dept_id WHERE d.name = 'Computer Science'"
+
+func sameResult(t *testing.T, db datasets.Database, a, b string) bool {
+	t.Helper()
+	ra, err := db.Execute(context.Background(), a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rb, err := db.Execute(context.Background(), b)
+	return err == nil && ra.SetKey() == rb.SetKey()
+}
+
+// TestRealStyles runs mini question 0 end to end: Stage 1 answers with
+// prose around a ```json fence, key-case drift and a draft object in its
+// reasoning; the first generation is cut at max_tokens inside its SQL
+// block (not used, asked again); the second writes prose, a ```sql block
+// with a trailing semicolon, and an explanation.
+func TestRealStyles(t *testing.T) {
+	db := miniDB(t, "university")
+	m := &roleModel{
+		decompose: []reply{{
+			reasoning: `Draft: {"terminal_tables": ["course"]}. No, students and departments.`,
+			text:      "Sure! Here is the decomposition:\n\n```json\n{\n  \"Operations\": [{\"function\": \"COUNT\", \"target\": \"student.student_id\"}],\n  \"quantities\": [],\n  \"aggregations\": [],\n  \"temporal\": [],\n  \"Terminal_Tables\": [\"student\", \"department\"]\n}\n```\n\nLet me know if you need more.",
+		}},
+		generate: []reply{
+			{reasoning: "Join student with department on major_dept.", text: "```sql\nSELECT COUNT(*) FROM student AS s JOIN department AS d ON s.major_dept = d.dept_id WHERE d.na", finish: llm.FinishLength},
+			{reasoning: "Now answer briefly.", text: "The scaffold joins student and department.\n\n```sql\n" + miniQ0Gold + ";\n```\n\nThis counts the students whose major is Computer Science."},
+		},
+	}
+	r, _ := New(runners.Params{})
+	res, err := r.Run(context.Background(), runners.Task{Example: miniQ0, DB: db, LLM: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameResult(t, db, miniQ0Gold, res.SQL) || res.Note != "" {
+		t.Errorf("SQL %q note %q; want the gold result and no note", res.SQL, res.Note)
+	}
+	c := res.Trace.Counters
+	if c[CounterCut] != 1 || c[CounterNoSQL] != 1 || c["decompose.parse_error"] != 0 || c["validation.l1"] != 0 || c["validation.pass"] != 1 {
+		t.Errorf("counters %v; want one cut generation (no SQL, not an L1 trigger), a usable decomposition, a pass", c)
+	}
+	if got := res.Trace.Steps[0].Info["terminals"]; fmt.Sprint(got) != "[department student]" {
+		t.Errorf("terminals %v; want [department student] from the drifted keys", got)
+	}
+	if len(m.reqs) != 3 || m.reqs[0].MaxTokens != DefaultMaxTokensDecompose || m.reqs[1].MaxTokens != DefaultMaxTokensReason {
+		t.Errorf("%d requests, max_tokens %d/%d; want 3 requests with %d/%d", len(m.reqs), m.reqs[0].MaxTokens, m.reqs[1].MaxTokens, DefaultMaxTokensDecompose, DefaultMaxTokensReason)
+	}
+	if !strings.Contains(m.reqs[2].Messages[1].Content, "cut at the token limit") {
+		t.Errorf("regeneration prompt lacks the cut explanation:\n%s", m.reqs[2].Messages[1].Content)
+	}
+	for i, req := range m.reqs {
+		for _, msg := range req.Messages {
+			for _, rp := range append(m.decompose, m.generate...) {
+				if rp.reasoning != "" && strings.Contains(msg.Content, rp.reasoning) {
+					t.Errorf("request %d carries reasoning %q; want reasoning kept out of prompts", i, rp.reasoning)
+				}
+			}
+		}
+	}
+	var gen []runners.Step
+	for _, s := range res.Trace.Steps {
+		if s.Action == "generate" {
+			gen = append(gen, s)
+		}
+	}
+	if len(gen) != 2 || gen[0].Info["finish_reason"] != llm.FinishLength || gen[1].Info["reasoning"] != "Now answer briefly." {
+		t.Errorf("generate steps %v; want finish reason and reasoning recorded", gen)
+	}
+	if s := res.Trace.Steps[0]; s.Info["reasoning"] == nil || s.Info["finish_reason"] != llm.FinishStop {
+		t.Errorf("decompose step info %v; want reasoning and finish reason", s.Info)
+	}
+}
+
+// TestNoSQLNote: when no generation holds SQL, the result says so.
+func TestNoSQLNote(t *testing.T) {
+	db := miniDB(t, "university")
+	dec := reply{text: `{"terminal_tables": ["student"]}`}
+	for _, tc := range []struct {
+		name string
+		gen  reply
+		note string
+	}{
+		{"prose only", reply{text: "There are 4 students in Computer Science."}, NoSQLNote},
+		{"cut while thinking", reply{reasoning: "Let me think about which tables", finish: llm.FinishLength}, NoSQLNote + " (answer cut at max_tokens)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &roleModel{decompose: []reply{dec}, generate: []reply{tc.gen, tc.gen, tc.gen}}
+			r, _ := New(runners.Params{})
+			res, err := r.Run(context.Background(), runners.Task{Example: miniQ0, DB: db, LLM: m})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.SQL != "" || res.Note != tc.note || res.Trace.Counters[CounterNoSQL] != DefaultMaxIterations {
+				t.Errorf("SQL %q note %q counters %v; want no SQL, note %q, %d no_sql", res.SQL, res.Note, res.Trace.Counters, tc.note, DefaultMaxIterations)
+			}
+		})
+	}
+}
+
+// TestNeverReplacesExecuting: the first query executes but fails level 3
+// (it writes "more than 5" as ">= 6"); the re-planned queries do not
+// execute. The executing query stays the answer.
+func TestNeverReplacesExecuting(t *testing.T) {
+	db := miniDB(t, "university")
+	first := "SELECT title FROM course WHERE credits >= 6"
+	m := &roleModel{decompose: []reply{{text: `{"terminal_tables": ["course"]}`}}, generate: []reply{
+		{text: "```sql\n" + first + "\n```"},
+		{text: "```sql\nSELECT titel FROM course WHERE credits > 5\n```"},
+		{text: "```sql\nSELECT title FROM cours WHERE credits > 5\n```"},
+	}}
+	r, _ := New(runners.Params{})
+	res, err := r.Run(context.Background(), runners.Task{Example: datasets.Example{ID: "q", DBID: "university", Question: "Which courses have more than 5 credits?"}, DB: db, LLM: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.SQL != first || res.Trace.Counters["iterations"] != 3 {
+		t.Errorf("SQL %q after %v iterations; want the executing first query after 3", res.SQL, res.Trace.Counters["iterations"])
+	}
+	if !strings.Contains(res.Note, "executing one") {
+		t.Errorf("note %q; want it to say the executing query was kept", res.Note)
+	}
+}
+
+// TestPercentFactorPasses: "a 20% raise" written as salary * 1.2 passes
+// level 3 at the first iteration (it used to be flagged and re-planned).
+func TestPercentFactorPasses(t *testing.T) {
+	db := miniDB(t, "university")
+	q := "Which instructors would earn more than 100000 after a 20% raise?"
+	sql := "SELECT name FROM instructor WHERE salary * 1.2 > 100000"
+	m := &roleModel{decompose: []reply{{text: `{"quantities": [{"value": 100000, "operator": ">", "attribute": "instructor.salary"}], "terminal_tables": ["instructor"]}`}},
+		generate: []reply{{text: "```sql\n" + sql + "\n```"}}}
+	r, _ := New(runners.Params{})
+	res, err := r.Run(context.Background(), runners.Task{Example: datasets.Example{ID: "q", DBID: "university", Question: q}, DB: db, LLM: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.SQL != sql || res.Trace.Counters["validation.l3"] != 0 || res.Trace.Counters["iterations"] != 1 {
+		t.Errorf("SQL %q counters %v; want the query to pass at once", res.SQL, res.Trace.Counters)
+	}
+}
+
+// TestModelRejection: a request the server refuses permanently (HTTP 400)
+// ends the loop with the attempts so far (in Stage 1: the lexical
+// fallback); a 503 after retries is a Run error.
+func TestModelRejection(t *testing.T) {
+	db := miniDB(t, "university")
+	tooLong := &llm.StatusError{StatusCode: 400, Message: "This model's maximum context length is 8192 tokens."}
+	first := "SELECT title FROM course WHERE credits >= 6"
+	ex := datasets.Example{ID: "q", DBID: "university", Question: "Which courses have more than 5 credits?"}
+	r, _ := New(runners.Params{})
+
+	m := &roleModel{decompose: []reply{{text: `{"terminal_tables": ["course"]}`}}, generate: []reply{{text: "```sql\n" + first + "\n```"}, {err: tooLong}}}
+	res, err := r.Run(context.Background(), runners.Task{Example: ex, DB: db, LLM: m})
+	if err != nil {
+		t.Fatalf("400 at iteration 2: got error %v; want the first query", err)
+	}
+	if res.SQL != first || res.Trace.Counters[CounterModelErrors] != 1 || !strings.Contains(res.Note, "iteration 2") {
+		t.Errorf("SQL %q note %q counters %v; want the first query and the refusal noted", res.SQL, res.Note, res.Trace.Counters)
+	}
+
+	m = &roleModel{decompose: []reply{{err: tooLong}}, generate: []reply{{text: "```sql\nSELECT title FROM course WHERE credits > 5\n```"}}}
+	res, err = r.Run(context.Background(), runners.Task{Example: ex, DB: db, LLM: m})
+	if err != nil || res.SQL == "" || res.Trace.Steps[0].Info["fallback"] == nil {
+		t.Errorf("400 in Stage 1: got %v, SQL %q, step %v; want the lexical fallback and a query", err, res.SQL, res.Trace.Steps[0].Info)
+	}
+
+	down := &llm.StatusError{StatusCode: 503, Message: "overloaded"}
+	m = &roleModel{decompose: []reply{{text: `{"terminal_tables": ["course"]}`}}, generate: []reply{{err: down}}}
+	if _, err := r.Run(context.Background(), runners.Task{Example: ex, DB: db, LLM: m}); !errors.Is(err, down) {
+		t.Errorf("503: got %v; want a Run error wrapping it", err)
+	}
+}
