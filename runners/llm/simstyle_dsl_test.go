@@ -22,24 +22,7 @@ func init() {
 // parserPending lists the DSL renderings the current reactdsl.ParseCalls
 // does not read back (issue 13 item 5 asks it to); TestSimStyleRecoversDSL
 // logs them instead of failing. Remove an entry once the parser reads it.
-var parserPending = map[string]bool{
-	"python":                      true, // a ```python block is skipped as foreign
-	"python numbered":             true,
-	"python semicolon":            true,
-	"python numbered semicolon":   true,
-	"dsl numbered":                true, // "1. " is not a call
-	"dsl semicolon":               true, // a trailing ";" is a syntax error
-	"dsl numbered semicolon":      true,
-	"untagged":                    true, // an untagged block is skipped as foreign
-	"untagged numbered":           true,
-	"untagged semicolon":          true,
-	"untagged numbered semicolon": true,
-	"bare numbered":               true,
-	"bare semicolon":              true,
-	"bare numbered semicolon":     true,
-	"backticks":                   true, // "- `call`" is not a call
-	"backticks semicolon":         true,
-}
+var parserPending = map[string]bool{}
 
 var numberedRe = regexp.MustCompile(`(?m)^\d+\. `)
 

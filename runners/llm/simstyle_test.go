@@ -349,21 +349,7 @@ func TestSimStyleReasoning(t *testing.T) {
 // extractorPending lists the SQL renderings the current sqltext.Extract
 // does not read back (issue 13 item 3 asks it to); TestSimStyleRecoversSQL
 // logs them instead of failing. Remove an entry once the extractor reads it.
-var extractorPending = map[string]bool{
-	"sql/escaped variant/label_sql":                             true, // keeps \_ and \*
-	"sql/escaped variant/label_bold_sql":                        true,
-	"sql/escaped variant/no_label":                              true,
-	"sql/fence_own_line variant/closed_below":                   true, // keeps the closing fence
-	"sql/fence_own_line variant/one_line":                       true,
-	"sql/json variant/sql_only variant/json_raw":                true, // keeps "} or reads past the string
-	"sql/json variant/sql_only variant/json_fenced":             true,
-	"sql/json variant/reasoning_then_sql variant/json_raw":      true,
-	"sql/json variant/reasoning_then_sql variant/json_fenced":   true,
-	"sql/json variant/sql_then_explanation variant/json_raw":    true,
-	"sql/json variant/sql_then_explanation variant/json_fenced": true,
-	"sql/stray_close": true, // keeps the stray fence
-	"sql/template_token variant/after_bare_sql": true, // keeps the token
-}
+var extractorPending = map[string]bool{}
 
 // TestSimStyleRecoversSQL runs sqltext.Extract on every SQL rendering (with
 // reasoning blocks, without cuts) and checks it recovers the clean SQL up to

@@ -2,7 +2,6 @@ package steinersql
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -56,84 +55,12 @@ func (m *roleModel) Complete(_ context.Context, req llm.Request) (*llm.Response,
 	return &llm.Response{Choices: []string{r.text}, Reasoning: []string{r.reasoning}, FinishReasons: []string{finish}}, nil
 }
 
-// strictCheck is a local check of OpenAI's strict-mode rules for
-// structured outputs (platform.openai.com/docs/guides/structured-outputs,
-// "Supported schemas"), until llm.CheckStrictSchema is merged: every object
-// lists all its properties in required and sets additionalProperties to
-// false (so no object is a map), and only supported keywords appear.
-func strictCheck(raw json.RawMessage) error {
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return err
-	}
-	supported := map[string]bool{"type": true, "description": true, "title": true, "enum": true, "const": true, "anyOf": true,
-		"$ref": true, "$defs": true, "properties": true, "required": true, "additionalProperties": true, "items": true,
-		"minItems": true, "maxItems": true, "pattern": true, "format": true, "multipleOf": true, "maximum": true,
-		"exclusiveMaximum": true, "minimum": true, "exclusiveMinimum": true}
-	var walk func(path string, v any) error
-	walk = func(path string, v any) error {
-		o, ok := v.(map[string]any)
-		if !ok {
-			return fmt.Errorf("%s: a schema must be an object", path)
-		}
-		for k := range o {
-			if !supported[k] {
-				return fmt.Errorf("%s: keyword %s is not supported in strict mode", path, k)
-			}
-		}
-		if o["type"] == "object" {
-			if o["additionalProperties"] != false {
-				return fmt.Errorf("%s: additionalProperties must be false", path)
-			}
-			props, _ := o["properties"].(map[string]any)
-			req := map[string]bool{}
-			list, _ := o["required"].([]any)
-			for _, r := range list {
-				req[fmt.Sprint(r)] = true
-			}
-			for k, p := range props {
-				if !req[k] {
-					return fmt.Errorf("%s: property %s is not in required", path, k)
-				}
-				if err := walk(path+".properties."+k, p); err != nil {
-					return err
-				}
-			}
-		}
-		if it, ok := o["items"]; ok {
-			return walk(path+".items", it)
-		}
-		for i, alt := range asList(o["anyOf"]) {
-			if err := walk(fmt.Sprintf("%s.anyOf[%d]", path, i), alt); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	return walk("$", v)
-}
-
-func asList(v any) []any { l, _ := v.([]any); return l }
-
-func TestStrictCheckRejects(t *testing.T) {
-	for _, bad := range []string{
-		`{"type":"object","properties":{"tables":{"type":"object","additionalProperties":{"type":"string"}}},"required":["tables"],"additionalProperties":false}`,
-		`{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"}},"required":["a"],"additionalProperties":false}`,
-		`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`,
-		`{"type":"object","properties":{"a":{"type":"string","minLength":1}},"required":["a"],"additionalProperties":false}`,
-	} {
-		if strictCheck(json.RawMessage(bad)) == nil {
-			t.Errorf("strictCheck(%s) = nil; want an error", bad)
-		}
-	}
-}
-
 // TestSchemasStrict: every schema the runner can send (Schemas) follows
 // strict mode, and every structured request a run sends carries one of
 // them, under its name.
 func TestSchemasStrict(t *testing.T) {
 	for name, s := range Schemas() {
-		if err := strictCheck(s); err != nil {
+		if err := llm.CheckStrictSchema(s); err != nil {
 			t.Errorf("schema %s: %v", name, err)
 		}
 	}
