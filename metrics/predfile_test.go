@@ -51,7 +51,6 @@ func TestParsePredictionErrors(t *testing.T) {
 		data   string
 		want   string
 	}{
-		{"bird non-string value names the key", FormatBIRDJSON, "{\"0\": \"x\",\n \"1\": 5}", `p:2: key "1": want a string`},
 		{"bird non-numeric key", FormatBIRDJSON, "{\"a\": \"x\"}", `p:1: key "a" is not a question index`},
 		{"bird duplicate key", FormatBIRDJSON, "{\"0\": \"x\",\n\"0\": \"y\"}", `p:2: duplicate key "0" (first at line 1)`},
 		{"bird not an object", FormatBIRDJSON, "[1]", "p:1: want a JSON object"},
