@@ -112,6 +112,10 @@ func nonString(raw json.RawMessage) string {
 // predString decodes a prediction value: a JSON string gives the SQL; any
 // other JSON value gives the reason it is not one (nonString).
 func predString(raw json.RawMessage) (sql, invalid string) {
+	// Unmarshal accepts null for a string (leaving it empty): refuse it.
+	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return "", nonString(raw)
+	}
 	if err := json.Unmarshal(raw, &sql); err != nil {
 		return "", nonString(raw)
 	}

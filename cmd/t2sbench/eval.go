@@ -43,6 +43,12 @@ type evalReport struct {
 	// over every question of the benchmark (unscored ones counted wrong),
 	// the number to compare with a full run's EX.
 	EXAllQuestions *float64 `json:"ex_all_questions,omitempty"`
+	// TieAware is set when --tie-aware (beyond the official rules) was on.
+	TieAware bool `json:"tie_aware,omitempty"`
+	// Deterministic is EX over the questions whose gold has no
+	// nondeterministic flag; Nondeterministic counts the others.
+	Deterministic    metrics.EXGroup `json:"deterministic"`
+	Nondeterministic int             `json:"nondeterministic_golds"`
 	metrics.EXSummary
 }
 
@@ -65,6 +71,7 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	testSuite := fs.Bool("test-suite", false, "spider modes: correct only if the result matches the gold on every *.sqlite in the database's directory (Spider test-suite accuracy)")
 	mysqlDSN := fs.String("mysql-dsn", os.Getenv("T2SBENCH_MYSQL_DSN"), "LogicCat: DSN of the SELECT-only account, without password (default $T2SBENCH_MYSQL_DSN)")
 	mysqlPwEnv := fs.String("mysql-password-env", "", "LogicCat: environment variable holding that account's password")
+	tieAware := fs.Bool("tie-aware", false, "beyond the official rules: for a gold ORDER BY ... LIMIT k whose boundary rows tie, accept any valid top-k")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -148,7 +155,7 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("eval: %w", err)
 	}
 	defer cache.Close()
-	scorer, err := metrics.NewScorer(b, cache, metrics.ScoreOptions{Mode: m, Timeout: *timeout, TestSuite: *testSuite})
+	scorer, err := metrics.NewScorer(b, cache, metrics.ScoreOptions{Mode: m, Timeout: *timeout, TestSuite: *testSuite, TieAware: *tieAware})
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
@@ -166,7 +173,7 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 		}
 		_ = bar.Set(done)
 	}
-	verdicts, err := scorer.ScoreAll(ctx, aligned.Preds, *workers, progress)
+	verdicts, err := scorer.ScoreAligned(ctx, aligned, *workers, progress)
 	if bar != nil {
 		_ = bar.Finish()
 	}
@@ -183,7 +190,8 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 		}
 	}
 	sum := metrics.SummarizeEX(scorer.Mode(), verdicts, aligned.Unscored)
-	rep := evalReport{Benchmark: b.Name, Split: b.Split, Pred: predName, Questions: len(b.Examples), TestSuite: *testSuite, Warnings: aligned.Warnings, EXSummary: sum}
+	rep := evalReport{Benchmark: b.Name, Split: b.Split, Pred: predName, Questions: len(b.Examples), TestSuite: *testSuite, Warnings: aligned.Warnings, EXSummary: sum,
+		TieAware: *tieAware, Deterministic: metrics.DeterministicEX(verdicts), Nondeterministic: metrics.NondeterministicCount(verdicts)}
 	if len(sum.Unscored) > 0 && rep.Questions > 0 {
 		ex := float64(sum.Overall.Correct) / float64(rep.Questions)
 		rep.EXAllQuestions = &ex
@@ -256,6 +264,9 @@ func printEvalText(w io.Writer, r evalReport) {
 	if r.TestSuite {
 		mode += " (test suite)"
 	}
+	if r.TieAware {
+		mode += " (tie-aware)"
+	}
 	fmt.Fprintf(w, "benchmark %s%s, mode %s, predictions %s: %d of %d questions scored\n",
 		r.Benchmark, split, mode, r.Pred, r.Overall.Total, r.Questions)
 	fmt.Fprintf(w, "%-12s %6s %8s %8s %9s %8s\n", "difficulty", "n", "correct", "EX", "runnable", "EX(run)")
@@ -271,6 +282,14 @@ func printEvalText(w io.Writer, r evalReport) {
 		fmt.Fprintf(w, " %s %d", s, r.Status[s])
 	}
 	fmt.Fprintln(w)
+	if r.Nondeterministic > 0 {
+		d := r.Deterministic
+		fmt.Fprintf(w, "deterministic golds: %d correct of %d runnable, EX(run) %s (%d questions whose gold is nondeterministic left out; their golds ran beside each prediction)\n",
+			d.Correct, d.Runnable, strings.TrimSpace(pct(d.EXRunnable)), r.Nondeterministic)
+	}
+	if r.TieAware {
+		fmt.Fprintln(w, "tie-aware: a valid top-k of a gold ORDER BY ... LIMIT with tied boundary rows counts as correct (beyond the official rules)")
+	}
 	if n := len(r.Unscored); n > 0 {
 		fmt.Fprintf(w, "unscored (no prediction): %d questions; the EX above is over the %d scored\n", n, r.Overall.Total)
 		if r.EXAllQuestions != nil {
