@@ -93,7 +93,8 @@ type GroupByChecker interface {
 
 // PicksFromGroup runs q with sql_mode ONLY_FULL_GROUP_BY (the engine's
 // usual limits apply) and reports whether the server refuses it with
-// error 1055 (ER_WRONG_FIELD_WITH_GROUP). MariaDB does not detect
+// error 1055 (ER_WRONG_FIELD_WITH_GROUP) or 1140 (ER_MIX_OF_GROUP_FUNC_AND_FIELDS:
+// an aggregate beside a plain column without GROUP BY). MariaDB does not detect
 // functional dependencies, so a column that depends on the grouped key
 // (GROUP BY t.id, SELECT t.name) is reported too.
 func (d *MySQLDatabase) PicksFromGroup(ctx context.Context, q string) (bool, error) {
@@ -102,7 +103,7 @@ func (d *MySQLDatabase) PicksFromGroup(ctx context.Context, q string) (bool, err
 		return false, nil
 	}
 	var ee *ExecError
-	if errors.As(err, &ee) && strings.Contains(ee.Msg, "Error 1055") {
+	if errors.As(err, &ee) && (strings.Contains(ee.Msg, "Error 1055") || strings.Contains(ee.Msg, "Error 1140")) {
 		return true, nil
 	}
 	return false, fmt.Errorf("only_full_group_by check: %w", err)

@@ -228,10 +228,11 @@ type GoldTotals struct {
 	Truncated   int `json:"truncated"`
 	// Nondeterministic counts the runnable golds with a nondeterministic
 	// flag (what the scorer runs beside each prediction, plus unstable
-	// ones); ByFlag counts each flag (static flags by function).
+	// ones); ByFlag counts each flag of runnable golds (static flags by
+	// function).
 	Nondeterministic int            `json:"nondeterministic"`
 	ByFlag           map[string]int `json:"by_flag"`
-	// GroupPick counts golds MariaDB's ONLY_FULL_GROUP_BY refuses.
+	// GroupPick counts runnable golds MariaDB's ONLY_FULL_GROUP_BY refuses.
 	GroupPick int `json:"group_pick"`
 	// Unchecked counts golds with a LIMIT that could not be probed.
 	Unchecked int `json:"unchecked"`
@@ -268,10 +269,13 @@ func SumGoldChecks(checks []GoldCheck) GoldTotals {
 		if c.Truncated {
 			t.Truncated++
 		}
-		if c.Nondeterministic() {
+		if c.Status == StatusOK && c.Nondeterministic() {
 			t.Nondeterministic++
 		}
 		for _, f := range c.Flags {
+			if c.Status != StatusOK {
+				continue
+			}
 			t.ByFlag[f]++
 			if f == FlagGroupPick {
 				t.GroupPick++

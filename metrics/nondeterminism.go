@@ -334,8 +334,10 @@ func selectItems(toks []sqlToken, depth []int, q queryShape, d int) []selectItem
 // orderKey is one ORDER BY term: its text and, when it names a result
 // column (a position, an alias or a select-list expression), that column.
 type orderKey struct {
-	text string
-	col  int // -1: not a result column
+	text  string
+	col   int // -1: not a result column
+	pos   bool
+	alias string
 }
 
 func orderKeys(toks []sqlToken, depth []int, q queryShape, d int, items []selectItem) []orderKey {
@@ -364,19 +366,19 @@ func orderKeys(toks []sqlToken, depth []int, q queryShape, d int, items []select
 		}
 		k := orderKey{text: joinToks(toks[a:b]), col: -1}
 		n := normExpr(toks[a:b])
-		if pos, err := strconv.Atoi(n); err == nil && pos >= 1 && pos <= len(items) {
-			k.col = pos - 1
+		if pos, err := strconv.Atoi(n); err == nil && pos >= 1 {
+			k.col, k.pos = pos-1, true
 		} else {
 			for i, it := range items {
 				if it.alias != "" && it.alias == n {
-					k.col = i
+					k.col, k.alias = i, it.alias
 					break
 				}
 			}
 			if k.col < 0 {
 				for i, it := range items {
 					if it.expr == n {
-						k.col = i
+						k.col, k.alias = i, it.alias
 						break
 					}
 				}
@@ -395,9 +397,49 @@ type limitProbe struct {
 	sub        bool // a subquery, not the whole statement
 	ordered    bool
 	count, off int64
-	keyCols    []int // result columns of the probe holding the ORDER BY keys
-	visible    int   // the query's own columns (the first visible columns of the probe)
-	injected   int   // key columns appended by the probe
+	keys       []keyRef
+	injected   int // key columns appended by the probe
+}
+
+// keyRef says where one ORDER BY key is in the probe's result: a fixed
+// column (col >= 0), the inj-th appended column (inj >= 0), or the column
+// named name (an alias in a select list holding a star, whose position is
+// known only from the result).
+type keyRef struct {
+	col, inj int
+	name     string
+}
+
+// resolve returns the probe result columns holding the keys, given the
+// result's column names.
+func (p limitProbe) resolve(cols []string) ([]int, error) {
+	visible := len(cols) - p.injected
+	out := make([]int, 0, len(p.keys))
+	for _, k := range p.keys {
+		switch {
+		case k.inj >= 0:
+			out = append(out, visible+k.inj)
+		case k.name != "":
+			at := -1
+			for i, c := range cols[:visible] {
+				if strings.EqualFold(c, k.name) {
+					if at >= 0 {
+						return nil, fmt.Errorf("ORDER BY %s names two result columns", k.name)
+					}
+					at = i
+				}
+			}
+			if at < 0 {
+				return nil, fmt.Errorf("ORDER BY %s names no result column", k.name)
+			}
+			out = append(out, at)
+		case k.col < visible:
+			out = append(out, k.col)
+		default:
+			return nil, fmt.Errorf("ORDER BY column %d of %d", k.col+1, visible)
+		}
+	}
+	return out, nil
 }
 
 // limitProbes finds the LIMIT clauses of sql worth probing: the statement's
@@ -455,23 +497,33 @@ func limitProbes(sql string) (probes []limitProbe, unchecked []string) {
 			continue
 		}
 		items := selectItems(toks, depth, q, r.d)
-		p := limitProbe{sub: ri > 0, ordered: q.orderBy >= 0, count: q.count, off: q.off, visible: len(items)}
+		star := false
+		for _, it := range items {
+			if it.expr == "*" || strings.HasSuffix(it.expr, ".*") {
+				star = true
+			}
+		}
+		p := limitProbe{sub: ri > 0, ordered: q.orderBy >= 0, count: q.count, off: q.off}
 		var inject []string
 		if q.orderBy >= 0 {
 			for _, k := range orderKeys(toks, depth, q, r.d, items) {
-				if k.col >= 0 {
-					p.keyCols = append(p.keyCols, k.col)
+				switch {
+				case k.pos || (k.col >= 0 && !star):
+					p.keys = append(p.keys, keyRef{col: k.col, inj: -1})
+					continue
+				case k.alias != "":
+					p.keys = append(p.keys, keyRef{col: -1, inj: -1, name: k.alias})
 					continue
 				}
 				if q.compound || q.distinct {
 					inject = nil
-					p.keyCols = nil
+					p.keys = nil
 					break
 				}
-				p.keyCols = append(p.keyCols, len(items)+len(inject))
+				p.keys = append(p.keys, keyRef{col: -1, inj: len(inject)})
 				inject = append(inject, k.text)
 			}
-			if p.keyCols == nil {
+			if p.keys == nil {
 				unchecked = append(unchecked, where+": ORDER BY term is not a result column of a DISTINCT or compound query")
 				continue
 			}
@@ -653,14 +705,15 @@ func AnalyzeGold(ctx context.Context, db datasets.Database, cache *GoldCache, sq
 			a.Unchecked = append(a.Unchecked, where+" probe truncated by the row cap")
 			continue
 		}
-		if len(r.Result.Columns) != p.visible+p.injected {
-			a.Unchecked = append(a.Unchecked, fmt.Sprintf("%s probe has %d columns, want %d", where, len(r.Result.Columns), p.visible+p.injected))
+		visible := len(r.Result.Columns) - p.injected
+		keyCols, err := p.resolve(r.Result.Columns)
+		if err != nil {
+			a.Unchecked = append(a.Unchecked, fmt.Sprintf("%s probe: %v", where, err))
 			continue
 		}
-		visible := len(r.Result.Columns) - p.injected
 		switch {
 		case p.ordered:
-			tie := boundaryTie(rows, p.keyCols, visible, p.off, p.count, db.Dialect())
+			tie := boundaryTie(rows, keyCols, visible, p.off, p.count, db.Dialect())
 			if tie {
 				if p.sub {
 					flags = append(flags, FlagSubqueryLimitTie)
@@ -669,7 +722,7 @@ func AnalyzeGold(ctx context.Context, db datasets.Database, cache *GoldCache, sq
 				}
 			}
 			if !p.sub {
-				a.Tie = &TieInfo{Rows: rows, KeyCols: p.keyCols, Visible: visible, Count: p.count, Offset: p.off, Dialect: db.Dialect(), Tie: tie}
+				a.Tie = &TieInfo{Rows: rows, KeyCols: keyCols, Visible: visible, Count: p.count, Offset: p.off, Dialect: db.Dialect(), Tie: tie}
 			}
 		case noOrderCut(rows, visible, p.off, p.count):
 			flags = append(flags, FlagLimitNoOrder)

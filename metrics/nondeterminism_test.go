@@ -43,12 +43,16 @@ func TestLimitProbes(t *testing.T) {
 		keys      [][]int
 		unchecked int
 	}{
-		{"SELECT name FROM t ORDER BY x LIMIT 1", []string{"SELECT name, (x) AS t2s_order_key_1 FROM t ORDER BY x"}, [][]int{{1}}, 0},
+		{"SELECT name FROM t ORDER BY x LIMIT 1", []string{"SELECT name, (x) AS t2s_order_key_1 FROM t ORDER BY x"}, [][]int{{3}}, 0},
 		{"SELECT name, x FROM t ORDER BY x DESC, 1 LIMIT 2 OFFSET 3;", []string{"SELECT name, x FROM t ORDER BY x DESC, 1"}, [][]int{{1, 0}}, 0},
 		{"SELECT count(*) AS c, a FROM t GROUP BY a ORDER BY c DESC LIMIT 1", []string{"SELECT count(*) AS c, a FROM t GROUP BY a ORDER BY c DESC"}, [][]int{{0}}, 0},
-		{"SELECT a FROM t LIMIT 3, 2", []string{"SELECT a FROM t"}, [][]int{nil}, 0},
+		{"SELECT a FROM t LIMIT 3, 2", []string{"SELECT a FROM t"}, [][]int{{}}, 0},
 		{"SELECT a FROM t WHERE b = (SELECT b FROM u ORDER BY c LIMIT 1)",
-			[]string{"SELECT b, (c) AS t2s_order_key_1 FROM u ORDER BY c"}, [][]int{{1}}, 0},
+			[]string{"SELECT b, (c) AS t2s_order_key_1 FROM u ORDER BY c"}, [][]int{{3}}, 0},
+		// A star: an alias is found by name in the result, an expression is
+		// appended.
+		{"SELECT y.*, a * 2 AS c FROM y ORDER BY c DESC LIMIT 5", []string{"SELECT y.*, a * 2 AS c FROM y ORDER BY c DESC"}, [][]int{{0}}, 0},
+		{"SELECT * FROM t ORDER BY a + b DESC LIMIT 3", []string{"SELECT *, (a + b) AS t2s_order_key_1 FROM t ORDER BY a + b DESC"}, [][]int{{3}}, 0},
 		{"SELECT DISTINCT a FROM t ORDER BY b LIMIT 1", nil, nil, 1},
 		{"SELECT a FROM t UNION SELECT a FROM u ORDER BY a LIMIT 1", []string{"SELECT a FROM t UNION SELECT a FROM u ORDER BY a"}, [][]int{{0}}, 0},
 		{"SELECT a FROM t ORDER BY a LIMIT ?", nil, nil, 1},
@@ -60,7 +64,17 @@ func TestLimitProbes(t *testing.T) {
 		var keys [][]int
 		for _, p := range ps {
 			got = append(got, p.sql)
-			keys = append(keys, p.keyCols)
+			// Resolve against result columns c1..cn (n = 3 visible + the
+			// appended keys) with c1 named after alias "c".
+			cols := []string{"c", "x2", "x3"}
+			for i := 0; i < p.injected; i++ {
+				cols = append(cols, "k")
+			}
+			kc, err := p.resolve(cols)
+			if err != nil {
+				t.Errorf("%q: resolve: %v", c.sql, err)
+			}
+			keys = append(keys, kc)
 		}
 		if !reflect.DeepEqual(got, c.want) || !reflect.DeepEqual(keys, c.keys) || len(un) != c.unchecked {
 			t.Errorf("limitProbes(%q) = %q keys %v unchecked %q; want %q keys %v, %d unchecked", c.sql, got, keys, un, c.want, c.keys, c.unchecked)

@@ -203,8 +203,8 @@ func printCheckText(w io.Writer, r checkReport, list int) {
 			fmt.Fprintln(w, l)
 		}
 	}
-	show("nondeterministic golds", func(c metrics.GoldCheck) string {
-		if !c.Nondeterministic() {
+	show("nondeterministic golds that run", func(c metrics.GoldCheck) string {
+		if c.Status != metrics.StatusOK || !c.Nondeterministic() {
 			return ""
 		}
 		return strings.Join(c.Flags, ", ")
