@@ -268,6 +268,10 @@ func (s *Scorer) gold(ctx context.Context, db datasets.Database, gsql string, v 
 		v.Status, v.Error = StatusPredError, "canceled: "+err.Error()
 		return nil, an, false
 	}
+	if g.Unstable && !containsStr(v.GoldFlags, FlagUnstable) {
+		// Two executions disagreed (GoldCache): the cache ran it afresh.
+		v.GoldFlags = append(v.GoldFlags, FlagUnstable)
+	}
 	v.GoldMS += ms(g.Elapsed)
 	switch g.Status {
 	case ExecTimeout:

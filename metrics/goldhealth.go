@@ -149,7 +149,7 @@ func checkGold(ctx context.Context, m Mode, timeout time.Duration, cache *GoldCa
 		return c, nil
 	}
 	gsql := PrepareGold(m, Quirks{}, ex.GoldSQL)
-	c.Flags = StaticFlags(gsql)
+	c.Flags = append(StaticFlags(gsql), RowOrderFlags(gsql)...)
 	run := func() (*datasets.ResultSet, bool, error) {
 		rs, st, msg, _, err := execute(ctx, db, gsql, timeout)
 		if err != nil {

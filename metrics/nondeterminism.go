@@ -21,6 +21,14 @@ const (
 	// value changes between executions: "static:RAND()", "static:NOW()",
 	// "static:'now'", "static:CURRENT_TIMESTAMP".
 	FlagStaticPrefix = "static:"
+	// FlagRowOrderPrefix starts a flag naming a construct whose value
+	// depends on the order rows reach it, which no ORDER BY fixes among
+	// ties: "row_order:ROW_NUMBER()" (also NTILE, LAG, LEAD, FIRST_VALUE,
+	// LAST_VALUE, NTH_VALUE), "row_order:ROWS frame" (a window frame counted
+	// in rows), "row_order:GROUP_CONCAT()" without its own ORDER BY (also
+	// STRING_AGG, JSON_ARRAYAGG, JSON_GROUP_ARRAY). Found on the text, so a
+	// window ordered by a unique key is flagged too.
+	FlagRowOrderPrefix = "row_order:"
 	// FlagLimitTie: a LIMIT/OFFSET cuts through rows that tie under the
 	// query's ORDER BY, and the tied rows differ, so the server may return
 	// either (seen by running the query without its LIMIT/OFFSET).
@@ -48,7 +56,61 @@ func NondeterministicFlag(f string) bool {
 	case FlagLimitTie, FlagSubqueryLimitTie, FlagLimitNoOrder, FlagUnstable:
 		return true
 	}
-	return strings.HasPrefix(f, FlagStaticPrefix)
+	return strings.HasPrefix(f, FlagStaticPrefix) || strings.HasPrefix(f, FlagRowOrderPrefix)
+}
+
+var rowOrderFuncs = map[string]bool{
+	"ROW_NUMBER": true, "NTILE": true, "LAG": true, "LEAD": true, "FIRST_VALUE": true, "LAST_VALUE": true, "NTH_VALUE": true,
+}
+
+var concatAggs = map[string]bool{"GROUP_CONCAT": true, "STRING_AGG": true, "JSON_ARRAYAGG": true, "JSON_GROUP_ARRAY": true}
+
+// RowOrderFlags returns the FlagRowOrderPrefix flags of sql, each once, in
+// order of first occurrence.
+func RowOrderFlags(sql string) []string {
+	toks := sqlTokens(sql)
+	depth := tokenDepths(toks)
+	var flags []string
+	add := func(f string) {
+		if !containsStr(flags, f) {
+			flags = append(flags, f)
+		}
+	}
+	next := func(i int) int {
+		for j := i + 1; j < len(toks); j++ {
+			if !isNoise(toks[j]) {
+				return j
+			}
+		}
+		return -1
+	}
+	for i, t := range toks {
+		if t.kind != tokWord || (i > 0 && toks[i-1].text == ".") {
+			continue
+		}
+		u := strings.ToUpper(t.text)
+		j := next(i)
+		switch {
+		case rowOrderFuncs[u] && j >= 0 && toks[j].text == "(":
+			add(FlagRowOrderPrefix + u + "()")
+		case u == "ROWS" && j >= 0 && toks[j].kind == tokWord:
+			switch w := strings.ToUpper(toks[j].text); {
+			case w == "BETWEEN", w == "UNBOUNDED", w == "CURRENT", w[0] >= '0' && w[0] <= '9':
+				add(FlagRowOrderPrefix + "ROWS frame")
+			}
+		case concatAggs[u] && j >= 0 && toks[j].text == "(":
+			ordered := false
+			for k := j + 1; k < len(toks) && depth[k] > depth[j]; k++ {
+				if depth[k] == depth[j]+1 && isKW(toks[k], "ORDER") {
+					ordered = true
+				}
+			}
+			if !ordered {
+				add(FlagRowOrderPrefix + u + "()")
+			}
+		}
+	}
+	return flags
 }
 
 // Nondeterministic reports whether any of flags is NondeterministicFlag.
@@ -660,8 +722,8 @@ func noOrderCut(rows [][]any, visible int, off, count int64) bool {
 
 // GoldAnalysis is what AnalyzeGold found about one gold query.
 type GoldAnalysis struct {
-	// Flags are the gold's flags (static, limit_tie, subquery_limit_tie,
-	// limit_no_order), in that order.
+	// Flags are the gold's flags (static, row_order, limit_tie,
+	// subquery_limit_tie, limit_no_order), in that order.
 	Flags []string
 	// Unchecked lists LIMIT clauses that could not be probed, and why.
 	Unchecked []string
@@ -683,7 +745,7 @@ func (a GoldAnalysis) Nondeterministic() bool { return Nondeterministic(a.Flags)
 // timeout) or whose result the row cap truncated is listed in Unchecked.
 // AnalyzeGold returns an error only when ctx is canceled.
 func AnalyzeGold(ctx context.Context, db datasets.Database, cache *GoldCache, sql string, timeout time.Duration) (GoldAnalysis, error) {
-	a := GoldAnalysis{Flags: StaticFlags(sql)}
+	a := GoldAnalysis{Flags: append(StaticFlags(sql), RowOrderFlags(sql)...)}
 	probes, unchecked := limitProbes(sql)
 	a.Unchecked = unchecked
 	var flags []string
@@ -828,11 +890,17 @@ func DeterministicEX(vs []Verdict) EXGroup {
 	return g
 }
 
-// NondeterministicCount is the number of verdicts whose gold has a
-// nondeterministic flag.
+// NondeterministicCount is the number of verdicts whose gold ran (the
+// database exists and the gold neither failed nor timed out) and has a
+// nondeterministic flag: the runnable questions DeterministicEX leaves
+// out.
 func NondeterministicCount(vs []Verdict) int {
 	n := 0
 	for _, v := range vs {
+		switch v.Status {
+		case StatusMissingDB, StatusGoldError, StatusGoldTimeout:
+			continue
+		}
 		if Nondeterministic(v.GoldFlags) {
 			n++
 		}

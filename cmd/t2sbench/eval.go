@@ -284,7 +284,7 @@ func printEvalText(w io.Writer, r evalReport) {
 	fmt.Fprintln(w)
 	if r.Nondeterministic > 0 {
 		d := r.Deterministic
-		fmt.Fprintf(w, "deterministic golds: %d correct of %d runnable, EX(run) %s (%d questions whose gold is nondeterministic left out; their golds ran beside each prediction)\n",
+		fmt.Fprintf(w, "deterministic golds: %d correct of %d runnable, EX(run) %s (%d runnable questions whose gold is nondeterministic left out; their golds ran beside each prediction)\n",
 			d.Correct, d.Runnable, strings.TrimSpace(pct(d.EXRunnable)), r.Nondeterministic)
 	}
 	if r.TieAware {
