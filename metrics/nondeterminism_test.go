@@ -42,13 +42,16 @@ func TestRowOrderFlags(t *testing.T) {
 		want []string
 	}{
 		{"SELECT *, NTILE(2) OVER (ORDER BY r DESC) AS p FROM c", []string{"row_order:NTILE()"}},
-		{"SELECT AVG(x) OVER (ORDER BY m ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM t", []string{"row_order:ROWS frame"}},
+		{"SELECT MIN(x) OVER (ORDER BY m ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM t", []string{"row_order:ROWS frame"}},
+		{"SELECT AVG(x) OVER (ORDER BY m ROWS 2 PRECEDING) FROM t", []string{"row_order:AVG() OVER", "row_order:ROWS frame"}},
 		{"SELECT ROW_NUMBER() OVER (PARTITION BY a ORDER BY b), lag (x, 1) OVER w FROM t", []string{"row_order:ROW_NUMBER()", "row_order:LAG()"}},
 		{"SELECT GROUP_CONCAT(name) FROM t GROUP BY a", []string{"row_order:GROUP_CONCAT()"}},
+		{"SELECT a / SUM(1 - (b + c)) OVER () FROM t", []string{"row_order:SUM() OVER"}},
 		// Not flagged: an ordered GROUP_CONCAT, RANK (ties share a rank), a
 		// RANGE frame, a column named rows, the words in a literal.
 		{"SELECT GROUP_CONCAT(name ORDER BY name SEPARATOR ',') FROM t", nil},
-		{"SELECT RANK() OVER (ORDER BY s), SUM(x) OVER (ORDER BY d RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t", nil},
+		{"SELECT RANK() OVER (ORDER BY s), MAX(x) OVER (ORDER BY d RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t", nil},
+		{"SELECT SUM(x) FROM t GROUP BY a", nil},
 		{"SELECT t.rows, rows FROM t WHERE n = 'ROW_NUMBER() OVER ()'", nil},
 	}
 	for _, c := range cases {
