@@ -158,13 +158,22 @@ func parseSQLLines(data []byte) []Prediction {
 		db, _, _ := strings.Cut(rest, "\t")
 		db = pyStrip(db)
 		p := Prediction{Index: i, SQL: sql, DBID: db, Line: i + 1}
-		if strings.ContainsFunc(db, unicode.IsSpace) {
+		if strings.ContainsFunc(db, unicode.IsSpace) || sqlKeywordAfterTab[strings.ToUpper(db)] {
 			// "SELECT a\tFROM t": a TAB inside the SQL, not SQL<TAB>db_id.
 			p.DBID, p.TabCut = "", pyStrip(rest)
 		}
 		out[i] = p
 	}
 	return out
+}
+
+// sqlKeywordAfterTab are words that, alone after a TAB, are more SQL and
+// not a database id ("SELECT a\tFROM\tt").
+var sqlKeywordAfterTab = map[string]bool{
+	"SELECT": true, "FROM": true, "WHERE": true, "GROUP": true, "ORDER": true, "BY": true, "HAVING": true,
+	"LIMIT": true, "JOIN": true, "INNER": true, "LEFT": true, "ON": true, "AND": true, "OR": true, "AS": true,
+	"UNION": true, "INTERSECT": true, "EXCEPT": true, "WITH": true, "DISTINCT": true, "CASE": true, "WHEN": true,
+	"THEN": true, "ELSE": true, "END": true, "NOT": true, "IN": true,
 }
 
 func lineAt(data []byte, off int64) int {

@@ -271,7 +271,7 @@ func TestScoreInvalidPrediction(t *testing.T) {
 // as such, not as a database name.
 func TestTabWarning(t *testing.T) {
 	b := miniBench(2)
-	ps, err := ParsePredictions("p.sql", []byte("SELECT name\tFROM singer WHERE code = 1\nSELECT 1\td\n"), FormatSQLLines)
+	ps, err := ParsePredictions("p.sql", []byte("SELECT name\tFROM singer WHERE code = 1\nSELECT 1\td\tsimple\n"), FormatSQLLines)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +279,11 @@ func TestTabWarning(t *testing.T) {
 		t.Errorf("line 1 = %+v; want SQL cut at the TAB, no db id, TabCut the rest", ps[0])
 	}
 	if ps[1].DBID != "d" || ps[1].TabCut != "" {
-		t.Errorf("line 2 = %+v; want db id d", ps[1])
+		t.Errorf("line 2 = %+v; want db id d (SQL<TAB>db_id<TAB>type is the gold-file layout)", ps[1])
+	}
+	one, err := ParsePredictions("p.sql", []byte("SELECT *\tFROM\tt\n"), FormatSQLLines)
+	if err != nil || one[0].DBID != "" || one[0].TabCut != "FROM\tt" {
+		t.Errorf("keyword after a TAB = %+v, %v; want TabCut \"FROM\\tt\", no db id", one, err)
 	}
 	a, err := AlignPredictions("p.sql", b, ps, AlignOptions{})
 	if err != nil {
