@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/t2sbench/t2sbench/datasets"
@@ -282,4 +283,31 @@ func TestDeterministicEX(t *testing.T) {
 	if n := NondeterministicCount(vs); n != 2 {
 		t.Errorf("NondeterministicCount = %d; want 2", n)
 	}
+}
+
+func FuzzGoldFlags(f *testing.F) {
+	for _, s := range []string{
+		"SELECT name FROM t ORDER BY x LIMIT 1",
+		"SELECT a FROM t WHERE b = (SELECT b FROM u ORDER BY c DESC LIMIT 2 OFFSET 1)",
+		"SELECT y.*, a AS c FROM y ORDER BY c LIMIT 5, 3;",
+		"WITH w AS (SELECT 1) SELECT GROUP_CONCAT(x) , NTILE(2) OVER (ROWS 2 PRECEDING) FROM w LIMIT",
+		"SELECT date('now'), RAND() FROM (SELECT ((",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, sql string) {
+		StaticFlags(sql)
+		RowOrderFlags(sql)
+		probes, _ := limitProbes(sql)
+		if n := strings.Count(strings.ToUpper(sql), "LIMIT"); len(probes) > n {
+			t.Fatalf("%d probes for %d LIMIT words in %q", len(probes), n, sql)
+		}
+		for _, p := range probes {
+			// Keys appended by the probe always resolve to its last columns.
+			cols := make([]string, p.injected+8)
+			if _, err := p.resolve(cols); err != nil && len(p.keys) == p.injected {
+				t.Fatalf("probe %+v: appended keys do not resolve: %v", p, err)
+			}
+		}
+	})
 }
