@@ -73,6 +73,7 @@ func logicCatRO(t *testing.T) (dsn, pwEnv string) {
 	t.Helper()
 	const user = "t2s_ro_cmd"
 	mysqltest.LogicCatDB(t, user, "AirCraft")
+	mysqltest.HoldDataLock(t) // no other test breaks a database meanwhile
 	cfg, err := mysql.ParseDSN(testenv.MySQLDSN(t))
 	if err != nil {
 		t.Fatal(err)
