@@ -745,8 +745,8 @@ type GoldAnalysis struct {
 	Flags []string
 	// Unchecked lists LIMIT clauses that could not be probed, and why.
 	Unchecked []string
-	// Tie describes the statement's own ORDER BY ... LIMIT when it was
-	// probed; nil otherwise.
+	// Tie describes the statement's own ORDER BY ... LIMIT when its window
+	// cuts a tie (FlagLimitTie); nil otherwise.
 	Tie *TieInfo
 }
 
@@ -801,7 +801,7 @@ func AnalyzeGold(ctx context.Context, db datasets.Database, cache *GoldCache, sq
 					flags = append(flags, FlagLimitTie)
 				}
 			}
-			if !p.sub {
+			if tie && !p.sub { // kept only when needed: Rows can be long
 				a.Tie = &TieInfo{Rows: rows, KeyCols: keyCols, Visible: visible, Count: p.count, Offset: p.off, Dialect: db.Dialect(), Tie: tie}
 			}
 		case noOrderCut(rows, visible, p.off, p.count):
