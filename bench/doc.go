@@ -13,6 +13,8 @@
 //	out: runs/quickstart            # run directory; --out overrides
 //	cache: ""                       # model + gold caches; default <out>/cache
 //	benchmarks: [{name: mini, data: "", split: "", limit: 0, mode: ""}]
+//	# tie_aware: true accepts any valid top-k for a gold ORDER BY ... LIMIT k with tied
+//	# boundary rows (beyond the official rules; default false)
 //	# LogicCat on MySQL/MariaDB: a SELECT-only account, DSN and password from
 //	# the environment (default without mysql: $T2SBENCH_MYSQL_DSN, $T2SBENCH_MYSQL_PASSWORD)
 //	#   {name: logiccat, mysql: {dsn_env: T2S_RO_DSN, password_env: T2S_RO_PW, timeout: 60s}}

@@ -117,7 +117,7 @@ func DefaultEnv() (Env, func() error) {
 				golds[goldDir] = g
 			}
 			mu.Unlock()
-			sc, err := metrics.NewScorer(b, g, metrics.ScoreOptions{Mode: metrics.Mode(bs.Mode)})
+			sc, err := metrics.NewScorer(b, g, metrics.ScoreOptions{Mode: metrics.Mode(bs.Mode), TieAware: bs.TieAware})
 			if err != nil {
 				return nil, err
 			}
@@ -147,7 +147,7 @@ type scorerAdapter struct{ s *metrics.Scorer }
 func (a scorerAdapter) Score(ctx context.Context, ex datasets.Example, pred string) Verdict {
 	v := a.s.Score(ctx, ex, pred)
 	return Verdict{Index: v.Index, QuestionID: v.QuestionID, DBID: v.DBID, Difficulty: v.Difficulty,
-		Status: string(v.Status), Correct: v.Correct, PredMS: v.PredMS, GoldMS: v.GoldMS, Error: v.Error}
+		Status: string(v.Status), Correct: v.Correct, PredMS: v.PredMS, GoldMS: v.GoldMS, Error: v.Error, GoldFlags: v.GoldFlags}
 }
 
 // Close releases the scorer's databases.

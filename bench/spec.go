@@ -64,6 +64,10 @@ type BenchmarkSpec struct {
 	Limit int `yaml:"limit"`
 	// Mode overrides the EX comparator mode.
 	Mode string `yaml:"mode"`
+	// TieAware, beyond the official rules, accepts any valid top-k for a
+	// gold ORDER BY ... LIMIT k whose boundary rows tie
+	// (metrics.ScoreOptions.TieAware). Off by default: EX is official.
+	TieAware bool `yaml:"tie_aware" json:"tie_aware,omitempty"`
 	// MySQL runs LogicCat (its MySQL dialect: logiccat, logiccat-mini500,
 	// logiccat-full-gold) on a MySQL/MariaDB server holding the dumps
 	// (t2sbench datasets load-mysql) instead of its SQLite files.

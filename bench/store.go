@@ -49,6 +49,10 @@ type Verdict struct {
 	PredMS  float64 `json:"pred_ms"`
 	GoldMS  float64 `json:"gold_ms"`
 	Error   string  `json:"error,omitempty"`
+	// GoldFlags are the gold's flags (metrics.Verdict.GoldFlags); a
+	// summary gives EX over the golds without a nondeterministic one
+	// (metrics.Nondeterministic, metrics.DeterministicEX).
+	GoldFlags []string `json:"gold_flags,omitempty"`
 }
 
 // Call is one logged model request.

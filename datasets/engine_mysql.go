@@ -403,6 +403,12 @@ func mysqlQuoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", 
 // sending -> ExecDenied; the caller's ctx -> ExecCanceled; others ->
 // ExecErrorKind.
 func (d *MySQLDatabase) Execute(ctx context.Context, query string) (*ResultSet, error) {
+	return d.execute(ctx, query, "")
+}
+
+// execute is Execute with more SET STATEMENT variables (", name=value...")
+// after max_statement_time.
+func (d *MySQLDatabase) execute(ctx context.Context, query, vars string) (*ResultSet, error) {
 	start := time.Now()
 	stmt, err := CheckMySQLReadOnly(query)
 	if err != nil {
@@ -442,8 +448,8 @@ func (d *MySQLDatabase) Execute(ctx context.Context, query string) (*ResultSet, 
 			killed <- true
 		}
 	}()
-	wrapped := fmt.Sprintf("SET STATEMENT max_statement_time=%s FOR %s",
-		strconv.FormatFloat(d.timeout.Seconds(), 'f', 3, 64), stmt)
+	wrapped := fmt.Sprintf("SET STATEMENT max_statement_time=%s%s FOR %s",
+		strconv.FormatFloat(d.timeout.Seconds(), 'f', 3, 64), vars, stmt)
 	rs, qerr := d.readRows(qctx, conn, wrapped, cancel)
 	close(done)
 	wasKilled := <-killed

@@ -17,6 +17,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/mysqltest"
 	"github.com/t2sbench/t2sbench/internal/testenv"
 	"github.com/t2sbench/t2sbench/metrics"
 )
@@ -101,6 +102,9 @@ func TestMySQLImport(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer admin.Close()
+	// Tests of other packages that need every LogicCat database intact
+	// wait while ship is broken and reloaded.
+	mysqltest.HoldDataLock(t)
 	for _, q := range []string{"DELETE FROM t2sbench_meta.imports WHERE db = 'ship'", "DROP TABLE `ship`.`crew`"} {
 		if _, err := admin.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
@@ -184,6 +188,9 @@ func TestMySQLEngineRefusesPrivilegedAccount(t *testing.T) {
 // empty = 1,931 run; every gold that runs must score correct (EX 100%).
 func TestLogicCatMySQLGoldAsPrediction(t *testing.T) {
 	f := setupMySQL(t)
+	// One whole-benchmark test at a time per server: several at once run
+	// out of connections (Error 1040).
+	mysqltest.HoldDataLock(t)
 	cfg := f.ro
 	cfg.Timeout = 30 * time.Second
 	b, err := datasets.LoadLogicCat(f.dir, "mysql", "test", datasets.LoadOptions{MySQL: &cfg})

@@ -1,5 +1,13 @@
 // Package metrics scores Text-to-SQL predictions and compares systems.
 //
+// Scorer judges predictions with each benchmark's official EX comparator
+// (CompareResults), reading gold results through a GoldCache. AnalyzeGold
+// flags golds whose result may change between executions (RAND(), the
+// clock, row-order-dependent window functions, a LIMIT cutting tied rows);
+// those are executed beside each prediction and never served from the
+// cache, and DeterministicEX leaves them out. CheckGolds reports the health
+// of every gold of a benchmark (t2sbench datasets check).
+//
 // Besides the execution-accuracy comparators, the package holds the
 // statistics used to compare systems over the same questions. They are plain
 // functions over per-question outcome vectors, modelled on benchstat's

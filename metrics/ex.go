@@ -42,6 +42,10 @@ type Verdict struct {
 	PredMS     float64 `json:"pred_ms"`
 	GoldMS     float64 `json:"gold_ms"`
 	Error      string  `json:"error,omitempty"`
+	// GoldFlags are the gold's flags (see AnalyzeGold): why its result may
+	// change between executions. A gold with a nondeterministic flag was
+	// executed beside this prediction, never answered from the cache.
+	GoldFlags []string `json:"gold_flags,omitempty"`
 }
 
 // ScoreOptions configures a Scorer.
@@ -57,6 +61,11 @@ type ScoreOptions struct {
 	// engine (datasets.VariantEngine, the Spider test suite) instead of
 	// the one Open returns; see Scorer.Score. Spider modes only.
 	TestSuite bool
+	// TieAware, beyond the official rules, accepts for a gold
+	// "ORDER BY ... LIMIT k" whose boundary rows tie any prediction whose
+	// rows are a valid top-k under the gold's ordering (see tieAwareGold).
+	// Off (the default), every mode is exactly official.
+	TieAware bool
 }
 
 // Scorer scores predictions of one benchmark. It is safe for concurrent
@@ -67,8 +76,9 @@ type Scorer struct {
 	cache *GoldCache
 	opt   ScoreOptions
 
-	mu  sync.Mutex
-	dbs map[string]dbEntry
+	mu       sync.Mutex
+	dbs      map[string]dbEntry
+	analyses map[string]GoldAnalysis // by goldKey
 }
 
 type dbEntry struct {
@@ -101,7 +111,7 @@ func NewScorer(b *datasets.Benchmark, cache *GoldCache, opt ScoreOptions) (*Scor
 		}
 		cache = c
 	}
-	return &Scorer{b: b, cache: cache, opt: opt, dbs: map[string]dbEntry{}}, nil
+	return &Scorer{b: b, cache: cache, opt: opt, dbs: map[string]dbEntry{}, analyses: map[string]GoldAnalysis{}}, nil
 }
 
 // Mode returns the comparator mode in use.
@@ -134,8 +144,20 @@ func ms(d time.Duration) float64 {
 // ScoreOptions.TestSuite the prediction is judged on every database
 // variant (scoreSuite); otherwise on the one database Engine.Open returns.
 func (s *Scorer) Score(ctx context.Context, ex datasets.Example, predSQL string) Verdict {
+	return s.score(ctx, ex, predSQL, "")
+}
+
+// ScoreInvalid judges a question whose prediction file holds no SQL string
+// for it (Prediction.Invalid): the gold still runs, so a failing gold
+// gives gold_error as for any prediction; otherwise the verdict is
+// pred_error with reason as its error.
+func (s *Scorer) ScoreInvalid(ctx context.Context, ex datasets.Example, reason string) Verdict {
+	return s.score(ctx, ex, "", reason)
+}
+
+func (s *Scorer) score(ctx context.Context, ex datasets.Example, predSQL, invalid string) Verdict {
 	if s.opt.TestSuite {
-		return s.scoreSuite(ctx, ex, predSQL)
+		return s.scoreSuite(ctx, ex, predSQL, invalid)
 	}
 	v := Verdict{Index: ex.Index, QuestionID: ex.ID, DBID: ex.DBID, Difficulty: ex.Difficulty}
 	db, err := s.open(ctx, ex.DBID)
@@ -147,15 +169,15 @@ func (s *Scorer) Score(ctx context.Context, ex datasets.Example, predSQL string)
 	if !ok {
 		return v
 	}
-	g, ok := s.gold(ctx, db, gsql, &v)
+	g, an, ok := s.gold(ctx, db, gsql, &v)
 	if !ok {
 		return v
 	}
-	psql, ok := s.predSQL(predSQL, &v)
+	psql, ok := s.predSQL(predSQL, invalid, &v)
 	if !ok {
 		return v
 	}
-	s.judge(ctx, db, gsql, psql, g, &v)
+	s.judge(ctx, db, gsql, psql, g, an, &v)
 	return v
 }
 
@@ -182,8 +204,13 @@ func (s *Scorer) goldSQL(ex datasets.Example, v *Verdict) (string, bool) {
 }
 
 // predSQL returns the prediction prepared for the mode, or false with v
-// set to pred_error when it is empty.
-func (s *Scorer) predSQL(predSQL string, v *Verdict) (string, bool) {
+// set to pred_error when it is empty or invalid (the file held no SQL
+// string; invalid says why).
+func (s *Scorer) predSQL(predSQL, invalid string, v *Verdict) (string, bool) {
+	if invalid != "" {
+		v.Status, v.Error = StatusPredError, invalid
+		return "", false
+	}
 	psql := PreparePred(s.opt.Mode, s.opt.Quirks, predSQL)
 	if strings.TrimSpace(psql) == "" {
 		v.Status, v.Error = StatusPredError, "empty prediction"
@@ -192,34 +219,78 @@ func (s *Scorer) predSQL(predSQL string, v *Verdict) (string, bool) {
 	return psql, true
 }
 
-// gold returns the gold result on db through the cache, adding its time to
-// v.GoldMS, or false with v's status and error set when the gold failed,
-// timed out, was truncated or ctx was canceled.
-func (s *Scorer) gold(ctx context.Context, db datasets.Database, gsql string, v *Verdict) (*datasets.ResultSet, bool) {
-	g, err := s.cache.Get(ctx, db, gsql, s.opt.Timeout)
+// analyze returns AnalyzeGold's findings on gsql, computed once per
+// (database content, gold) by this Scorer.
+func (s *Scorer) analyze(ctx context.Context, db datasets.Database, gsql string) (GoldAnalysis, error) {
+	key, _ := goldKey(db, gsql)
+	s.mu.Lock()
+	a, ok := s.analyses[key]
+	s.mu.Unlock()
+	if ok {
+		return a, nil
+	}
+	a, err := AnalyzeGold(ctx, db, s.cache, gsql, s.opt.Timeout)
+	if err != nil {
+		return GoldAnalysis{}, err
+	}
+	s.mu.Lock()
+	s.analyses[key] = a
+	s.mu.Unlock()
+	return a, nil
+}
+
+// gold returns the gold result on db, adding its time to v.GoldMS and its
+// flags to v.GoldFlags, or false with v's status and error set when the
+// gold failed, timed out, was truncated or ctx was canceled. A
+// deterministic gold comes through the cache; a nondeterministic one
+// (AnalyzeGold) is executed now, beside the prediction, as the official
+// scorers execute every gold.
+func (s *Scorer) gold(ctx context.Context, db datasets.Database, gsql string, v *Verdict) (*datasets.ResultSet, GoldAnalysis, bool) {
+	an, err := s.analyze(ctx, db, gsql)
 	if err != nil {
 		v.Status, v.Error = StatusPredError, "canceled: "+err.Error()
-		return nil, false
+		return nil, an, false
+	}
+	for _, f := range an.Flags {
+		if !containsStr(v.GoldFlags, f) {
+			v.GoldFlags = append(v.GoldFlags, f)
+		}
+	}
+	var g GoldResult
+	if an.Nondeterministic() {
+		rs, st, msg, elapsed, err := execute(ctx, db, gsql, s.opt.Timeout)
+		if err != nil {
+			v.Status, v.Error = StatusPredError, "canceled: "+err.Error()
+			return nil, an, false
+		}
+		g = GoldResult{Status: st, Result: rs, Err: msg, Elapsed: elapsed, Timeout: s.opt.Timeout}
+	} else if g, err = s.cache.Get(ctx, db, gsql, s.opt.Timeout); err != nil {
+		v.Status, v.Error = StatusPredError, "canceled: "+err.Error()
+		return nil, an, false
+	}
+	if g.Unstable && !containsStr(v.GoldFlags, FlagUnstable) {
+		// Two executions disagreed (GoldCache): the cache ran it afresh.
+		v.GoldFlags = append(v.GoldFlags, FlagUnstable)
 	}
 	v.GoldMS += ms(g.Elapsed)
 	switch g.Status {
 	case ExecTimeout:
 		v.Status, v.Error = StatusGoldTimeout, g.Err
-		return nil, false
+		return nil, an, false
 	case ExecFailed:
 		v.Status, v.Error = StatusGoldError, g.Err
-		return nil, false
+		return nil, an, false
 	}
 	if g.Result.Truncated {
 		v.Status, v.Error = StatusGoldError, fmt.Sprintf("gold result truncated by the row cap (%d rows kept)", len(g.Result.Rows))
-		return nil, false
+		return nil, an, false
 	}
-	return g.Result, true
+	return g.Result, an, true
 }
 
 // judge runs psql on db, adds its time to v.PredMS and compares its result
 // with gold, setting v's status, correctness and error.
-func (s *Scorer) judge(ctx context.Context, db datasets.Database, gsql, psql string, gold *datasets.ResultSet, v *Verdict) {
+func (s *Scorer) judge(ctx context.Context, db datasets.Database, gsql, psql string, gold *datasets.ResultSet, an GoldAnalysis, v *Verdict) {
 	m, q := s.opt.Mode, s.opt.Quirks
 	v.Correct = false // a test-suite verdict may hold an earlier variant's
 	rs, st, msg, elapsed, err := execute(ctx, db, psql, s.opt.Timeout)
@@ -239,6 +310,9 @@ func (s *Scorer) judge(ctx context.Context, db datasets.Database, gsql, psql str
 	if rs.Truncated {
 		v.Status, v.Error = StatusPredError, fmt.Sprintf("prediction result truncated by the row cap (%d rows kept)", len(rs.Rows))
 		return
+	}
+	if s.opt.TieAware && an.Tie != nil && an.Tie.Tie {
+		gold = tieAwareGold(m, an.Tie, gold.Columns, rs)
 	}
 	ok, err := CompareResults(m, q, gold, rs, OrderMatters(m, gsql))
 	if err != nil {
@@ -260,6 +334,17 @@ func (s *Scorer) judge(ctx context.Context, db datasets.Database, gsql, psql str
 // number done and the total; calls are serialised. ScoreAll returns an
 // error only when ctx is canceled.
 func (s *Scorer) ScoreAll(ctx context.Context, preds map[int]string, workers int, progress func(done, total int)) ([]Verdict, error) {
+	return s.scoreAll(ctx, preds, nil, workers, progress)
+}
+
+// ScoreAligned is ScoreAll over a prediction file matched to the
+// benchmark: the questions of a.Invalid (values that are not SQL strings)
+// are scored with ScoreInvalid, the rest with Score.
+func (s *Scorer) ScoreAligned(ctx context.Context, a Aligned, workers int, progress func(done, total int)) ([]Verdict, error) {
+	return s.scoreAll(ctx, a.Preds, a.Invalid, workers, progress)
+}
+
+func (s *Scorer) scoreAll(ctx context.Context, preds map[int]string, invalid map[int]string, workers int, progress func(done, total int)) ([]Verdict, error) {
 	var todo []datasets.Example
 	for _, ex := range s.b.Examples {
 		if _, ok := preds[ex.Index]; ok {
@@ -279,7 +364,7 @@ func (s *Scorer) ScoreAll(ctx context.Context, preds map[int]string, workers int
 			break
 		}
 		g.Go(func() error {
-			out[i] = s.Score(gctx, ex, preds[ex.Index])
+			out[i] = s.score(gctx, ex, preds[ex.Index], invalid[ex.Index])
 			if err := gctx.Err(); err != nil {
 				return err
 			}

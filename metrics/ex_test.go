@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -204,7 +205,7 @@ func TestGoldCachePersistsAndKeysByContent(t *testing.T) {
 	for i := range v1 {
 		a, b := v1[i], v2[i]
 		a.PredMS, b.PredMS = 0, 0
-		if a != b {
+		if !reflect.DeepEqual(a, b) {
 			t.Errorf("verdict %d differs between cold and warm cache: %+v vs %+v", i, a, b)
 		}
 	}

@@ -105,6 +105,11 @@ const (
 	ExecTimeout ExecStatus = "timeout"
 )
 
+// execUnstable is the status of a stored marker entry: the gold gave two
+// different results when first computed, so it is executed afresh on
+// every Get (GoldResult.Unstable) and its result is never stored.
+const execUnstable ExecStatus = "unstable"
+
 // GoldResult is the cached outcome of one gold query.
 type GoldResult struct {
 	Status ExecStatus
@@ -118,6 +123,11 @@ type GoldResult struct {
 	Timeout time.Duration
 	// Cached is true when the result came from the cache.
 	Cached bool
+	// Unstable is true when the gold gave two different results (as bags
+	// of rows) on the two executions made when it was first computed;
+	// such a gold is executed afresh on every Get, never served from the
+	// cache, and the result returned is that fresh execution's.
+	Unstable bool
 }
 
 // DefaultGoldCacheDir returns os.UserCacheDir()/t2sbench/gold.
@@ -250,6 +260,9 @@ func (r GoldResult) usable(timeout time.Duration) bool {
 // longer explicit timeout replaces one under a shorter explicit timeout.
 // Otherwise the first stored entry wins.
 func (r GoldResult) supersedes(old GoldResult) bool {
+	if r.Status == execUnstable {
+		return old.Status != execUnstable // instability found once outweighs a stored result
+	}
 	if old.Status != ExecTimeout {
 		return false
 	}
@@ -267,6 +280,11 @@ func (c *GoldCache) Get(ctx context.Context, db datasets.Database, sql string, t
 	key, persistent := goldKey(db, sql)
 	for {
 		c.mu.Lock()
+		if r, ok := c.mem[key]; ok && r.Status == execUnstable {
+			c.runs++
+			c.mu.Unlock()
+			return c.fresh(ctx, db, sql, timeout)
+		}
 		if r, ok := c.mem[key]; ok && r.usable(timeout) {
 			c.hits++
 			c.mu.Unlock()
@@ -279,6 +297,9 @@ func (c *GoldCache) Get(ctx context.Context, db datasets.Database, sql string, t
 			case <-f.done:
 			case <-ctx.Done():
 				return GoldResult{}, ctx.Err()
+			}
+			if f.err == nil && f.res.Unstable {
+				return c.fresh(ctx, db, sql, timeout)
 			}
 			if f.err == nil && f.res.usable(timeout) {
 				c.mu.Lock()
@@ -300,7 +321,10 @@ func (c *GoldCache) Get(ctx context.Context, db datasets.Database, sql string, t
 		f.res, f.err = c.fill(ctx, key, persistent, db, sql, timeout)
 		c.mu.Lock()
 		delete(c.inflight, key)
-		if f.err == nil {
+		switch {
+		case f.err == nil && f.res.Unstable:
+			c.mem[key] = GoldResult{Status: execUnstable}
+		case f.err == nil:
 			c.mem[key] = f.res
 		}
 		c.mu.Unlock()
@@ -318,7 +342,13 @@ func (c *GoldCache) fill(ctx context.Context, key string, persistent bool, db da
 		delete(c.disk, key)
 		c.mu.Unlock()
 		if ok {
-			if r, err := decodeGoldEntry(b); err == nil {
+			if r, err := decodeGoldEntry(b); err == nil && r.Status == execUnstable {
+				c.mu.Lock()
+				c.runs++
+				c.mu.Unlock()
+				r, err := c.fresh(ctx, db, sql, timeout)
+				return r, err
+			} else if err == nil {
 				r.Cached = true
 				c.mu.Lock()
 				c.mem[key] = r // kept even when not usable now: it may answer a shorter timeout
@@ -340,6 +370,23 @@ func (c *GoldCache) fill(ctx context.Context, key string, persistent bool, db da
 	c.runs++
 	c.mu.Unlock()
 	r := GoldResult{Status: st, Result: rs, Err: msg, Elapsed: elapsed, Timeout: timeout}
+	if st == ExecOK && !rs.Truncated {
+		// Run it again: a result that changes between executions (float
+		// sums in another order, rows picked among ties) must not be
+		// cached, or a cached gold would disagree with a fresh run.
+		rs2, st2, _, _, err := execute(ctx, db, sql, timeout)
+		if err != nil {
+			return GoldResult{}, err
+		}
+		if st2 != ExecOK || !sameBag(rs, rs2) {
+			r.Unstable = true
+			if persistent {
+				b, _ := encodeGoldEntry(GoldResult{Status: execUnstable})
+				c.enqueue(context.WithoutCancel(ctx), goldWrite{key: key, value: b, res: GoldResult{Status: execUnstable}})
+			}
+			return r, nil
+		}
+	}
 	if persistent {
 		if b, err := encodeGoldEntry(r); err != nil {
 			c.noteErr(fmt.Errorf("metrics: gold cache %s: %w", c.path, err))
@@ -348,6 +395,48 @@ func (c *GoldCache) fill(ctx context.Context, key string, persistent bool, db da
 		}
 	}
 	return r, nil
+}
+
+// fresh executes sql now, for a gold known to be unstable.
+func (c *GoldCache) fresh(ctx context.Context, db datasets.Database, sql string, timeout time.Duration) (GoldResult, error) {
+	rs, st, msg, elapsed, err := execute(ctx, db, sql, timeout)
+	if err != nil {
+		return GoldResult{}, err
+	}
+	return GoldResult{Status: st, Result: rs, Err: msg, Elapsed: elapsed, Timeout: timeout, Unstable: true}, nil
+}
+
+// sameBag reports whether two results have the same columns and the same
+// rows as a multiset, values compared exactly (EncodeValue).
+func sameBag(a, b *datasets.ResultSet) bool {
+	if len(a.Columns) != len(b.Columns) || len(a.Rows) != len(b.Rows) {
+		return false
+	}
+	count := map[string]int{}
+	key := func(row []any) string {
+		var sb strings.Builder
+		for _, v := range row {
+			e, err := EncodeValue(v)
+			if err != nil {
+				e = fmt.Sprintf("?%T:%v", v, v)
+			}
+			sb.WriteString(strconv.Itoa(len(e)))
+			sb.WriteByte(':')
+			sb.WriteString(e)
+		}
+		return sb.String()
+	}
+	for _, r := range a.Rows {
+		count[key(r)]++
+	}
+	for _, r := range b.Rows {
+		k := key(r)
+		if count[k] == 0 {
+			return false
+		}
+		count[k]--
+	}
+	return true
 }
 
 // loadAll reads every entry of the file into c.disk, undecoded.
@@ -528,7 +617,7 @@ func encodeGoldEntry(r GoldResult) ([]byte, error) {
 	b = binary.AppendVarint(b, int64(r.Elapsed))
 	b = binary.AppendVarint(b, int64(r.Timeout))
 	if r.Status != ExecOK {
-		return b, nil
+		return b, nil // error, timeout and the unstable marker hold no result
 	}
 	if r.Result == nil {
 		return nil, errors.New("ok result without a result set")
@@ -651,7 +740,7 @@ func decodeGoldEntry(b []byte) (GoldResult, error) {
 	r.Elapsed = time.Duration(d.varint())
 	r.Timeout = time.Duration(d.varint())
 	switch r.Status {
-	case ExecFailed, ExecTimeout:
+	case ExecFailed, ExecTimeout, execUnstable:
 		if d.err != nil || len(d.b) != 0 {
 			return GoldResult{}, errBadEntry
 		}

@@ -148,8 +148,11 @@ func TestGoldCacheSurvivesReopen(t *testing.T) {
 			t.Errorf("reopened Get(%s):\n got %+v %+v\nwant %+v %+v", q.sql, r, r.Result, first[q.sql], first[q.sql].Result)
 		}
 	}
-	if got := db.calls.Load(); got != int64(len(queries)) {
-		t.Errorf("executions: got %d; want %d (one per query, none after reopening)", got, len(queries))
+	// A gold that runs is executed twice when first computed (the
+	// stability check: "empty"), except when the row cap truncated it
+	// ("types"); failures once.
+	if got := db.calls.Load(); got != int64(len(queries)+1) {
+		t.Errorf("executions: got %d; want %d (two for the complete result, one per other query, none after reopening)", got, len(queries)+1)
 	}
 	if hits, runs := c2.Stats(); hits != len(queries) || runs != 0 {
 		t.Errorf("reopened Stats: hits %d runs %d; want %d and 0", hits, runs, len(queries))
@@ -491,5 +494,42 @@ func TestGoldCacheNotADatabase(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), p) {
 		t.Errorf("error %q does not name %s", err, p)
+	}
+}
+
+// TestGoldCacheUnstable checks that a gold giving a different result on
+// its second execution is never served from the cache, in this process or
+// after reopening, while a stable gold is.
+func TestGoldCacheUnstable(t *testing.T) {
+	dir := t.TempDir()
+	var n atomic.Int64
+	db := &fakeDB{fp: "content-1", exec: func(q string) (*datasets.ResultSet, error) {
+		if q == "stable" {
+			return &datasets.ResultSet{Columns: []string{"x"}, Rows: [][]any{{int64(1)}}}, nil
+		}
+		// A float sum that changes in its last bits from run to run.
+		return &datasets.ResultSet{Columns: []string{"x"}, Rows: [][]any{{0.1 + float64(n.Add(1))*1e-15}}}, nil
+	}}
+	ctx := context.Background()
+	for round := 0; round < 2; round++ {
+		c := mustGoldCache(t, dir)
+		for i := 0; i < 3; i++ {
+			r, err := c.Get(ctx, db, "unstable", 0)
+			if err != nil || !r.Unstable || r.Cached {
+				t.Fatalf("round %d, Get %d of the unstable gold = %+v, %v; want a fresh result marked unstable", round, i, r, err)
+			}
+			s, err := c.Get(ctx, db, "stable", 0)
+			if err != nil || s.Unstable || s.Cached != (round > 0 || i > 0) {
+				t.Fatalf("round %d, Get %d of the stable gold = %+v, %v; want it cached after the first", round, i, s, err)
+			}
+		}
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The unstable gold: 2 executions when first computed, then 1 per Get
+	// (2 more in round 0, 3 in round 1).
+	if got := n.Load(); got != 2+2+3 {
+		t.Errorf("unstable gold executions = %d; want 7", got)
 	}
 }

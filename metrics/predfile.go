@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/t2sbench/t2sbench/datasets"
 )
@@ -79,6 +80,50 @@ type Prediction struct {
 	Response string
 	// Line is the 1-based line of the prediction in its file.
 	Line int
+	// Invalid, when not empty, says why the file's value for this question
+	// is not a SQL string (JSON null, a number, a list, an object): the
+	// question is scored pred_error with this reason, the rest of the file
+	// normally. (BIRD's official scorer turns such a value into the SQL " "
+	// run on financial, which scores 0; DAMO-ConvAI@483554e
+	// bird/llm/src/evaluation.py package_sqls l.51-73.)
+	Invalid string
+	// TabCut is set (sql-lines) when the text after a TAB is not a database
+	// id but more SQL: a TAB inside the prediction. It holds the text that
+	// was dropped.
+	TabCut string
+}
+
+// nonString returns the reason a JSON value that is not a string cannot be
+// a prediction, naming its type and (truncated) text.
+func nonString(raw json.RawMessage) string {
+	t := strings.TrimSpace(string(raw))
+	kind := "a non-string value"
+	switch {
+	case t == "null":
+		kind = "null"
+	case t == "true" || t == "false":
+		kind = "a boolean"
+	case strings.HasPrefix(t, "["):
+		kind = "a list"
+	case strings.HasPrefix(t, "{"):
+		kind = "an object"
+	case t != "" && (t[0] == '-' || (t[0] >= '0' && t[0] <= '9')):
+		kind = "a number"
+	}
+	return fmt.Sprintf("prediction is %s (%s), not a SQL string", kind, truncate(t, 40))
+}
+
+// predString decodes a prediction value: a JSON string gives the SQL; any
+// other JSON value gives the reason it is not one (nonString).
+func predString(raw json.RawMessage) (sql, invalid string) {
+	// Unmarshal accepts null for a string (leaving it empty): refuse it.
+	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		return "", nonString(raw)
+	}
+	if err := json.Unmarshal(raw, &sql); err != nil {
+		return "", nonString(raw)
+	}
+	return sql, ""
 }
 
 // ReadOptions configures ReadPredictionsWith and ParsePredictionsWith.
@@ -139,11 +184,26 @@ func parseSQLLines(data []byte) []Prediction {
 	out := make([]Prediction, len(lines))
 	for i, l := range lines {
 		l = pyStrip(l)
-		sql, db, _ := strings.Cut(l, "\t")
-		db, _, _ = strings.Cut(db, "\t")
-		out[i] = Prediction{Index: i, SQL: sql, DBID: pyStrip(db), Line: i + 1}
+		sql, rest, _ := strings.Cut(l, "\t")
+		db, _, _ := strings.Cut(rest, "\t")
+		db = pyStrip(db)
+		p := Prediction{Index: i, SQL: sql, DBID: db, Line: i + 1}
+		if strings.ContainsFunc(db, unicode.IsSpace) || sqlKeywordAfterTab[strings.ToUpper(db)] {
+			// "SELECT a\tFROM t": a TAB inside the SQL, not SQL<TAB>db_id.
+			p.DBID, p.TabCut = "", pyStrip(rest)
+		}
+		out[i] = p
 	}
 	return out
+}
+
+// sqlKeywordAfterTab are words that, alone after a TAB, are more SQL and
+// not a database id ("SELECT a\tFROM\tt").
+var sqlKeywordAfterTab = map[string]bool{
+	"SELECT": true, "FROM": true, "WHERE": true, "GROUP": true, "ORDER": true, "BY": true, "HAVING": true,
+	"LIMIT": true, "JOIN": true, "INNER": true, "LEFT": true, "ON": true, "AND": true, "OR": true, "AS": true,
+	"UNION": true, "INTERSECT": true, "EXCEPT": true, "WITH": true, "DISTINCT": true, "CASE": true, "WHEN": true,
+	"THEN": true, "ELSE": true, "END": true, "NOT": true, "IN": true,
 }
 
 func lineAt(data []byte, off int64) int {
@@ -199,11 +259,8 @@ func parseBIRDJSON(file string, data []byte) ([]Prediction, error) {
 		if err := dec.Decode(&raw); err != nil {
 			return nil, syntax(err)
 		}
-		var v string
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return nil, fmt.Errorf("%s:%d: key %q: want a string \"SQL%sdb_id\", got %s", file, line, key, strings.ReplaceAll(BIRDSeparator, "\t", `\t`), truncate(string(raw), 40))
-		}
-		p := Prediction{Index: idx, Line: line, SQL: v}
+		v, invalid := predString(raw)
+		p := Prediction{Index: idx, Line: line, SQL: v, Invalid: invalid}
 		if sql, db, ok := strings.Cut(v, BIRDSeparator); ok {
 			p.SQL, p.DBID = sql, strings.TrimSpace(db)
 		}
@@ -232,7 +289,7 @@ func parseJSONL(file string, data []byte, responseField string) ([]Prediction, e
 		}
 		var rec struct {
 			QID  json.RawMessage `json:"question_id"`
-			SQL  *string         `json:"sql"`
+			SQL  json.RawMessage `json:"sql"`
 			DBID string          `json:"db_id"`
 		}
 		dec := json.NewDecoder(strings.NewReader(l))
@@ -254,7 +311,7 @@ func parseJSONL(file string, data []byte, responseField string) ([]Prediction, e
 		} else if rec.SQL == nil {
 			return nil, fmt.Errorf("%s:%d: missing field \"sql\"", file, line)
 		} else {
-			p.SQL = *rec.SQL
+			p.SQL, p.Invalid = predString(rec.SQL)
 		}
 		if prev, dup := seen[qid]; dup {
 			return nil, fmt.Errorf("%s:%d: duplicate question_id %q (first at line %d)", file, line, qid, prev)
@@ -344,6 +401,11 @@ type AlignOptions struct {
 type Aligned struct {
 	// Preds maps Example.Index to its predicted SQL.
 	Preds map[int]string
+	// Invalid maps Example.Index to the reason the file's value for that
+	// question is not a SQL string (Prediction.Invalid); those questions
+	// are in Preds too, with an empty SQL, and ScoreAligned scores them
+	// pred_error with the reason.
+	Invalid map[int]string
 	// Unscored lists, in benchmark order, the ids of questions without a
 	// prediction.
 	Unscored []string
@@ -389,6 +451,16 @@ func AlignPredictions(file string, b *datasets.Benchmark, preds []Prediction, op
 			return Aligned{}, fmt.Errorf("%s:%d: second prediction for question %s", file, p.Line, ex.ID)
 		}
 		a.Preds[ex.Index] = p.SQL
+		if p.Invalid != "" {
+			if a.Invalid == nil {
+				a.Invalid = map[int]string{}
+			}
+			a.Invalid[ex.Index] = p.Invalid
+			a.Warnings = append(a.Warnings, fmt.Sprintf("%s:%d: question %s: %s; scored pred_error", file, p.Line, ex.ID, p.Invalid))
+		}
+		if p.TabCut != "" {
+			a.Warnings = append(a.Warnings, fmt.Sprintf("%s:%d: question %s: the prediction holds a TAB; only the text before it is the SQL, as in Spider's official format (SQL<TAB>db_id), so %q is ignored", file, p.Line, ex.ID, truncate(p.TabCut, 60)))
+		}
 		if p.DBID != "" && p.DBID != ex.DBID {
 			a.Warnings = append(a.Warnings, fmt.Sprintf("%s:%d: prediction names database %q, question %s uses %q (scored on %q)", file, p.Line, p.DBID, ex.ID, ex.DBID, ex.DBID))
 		}

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -51,7 +52,6 @@ func TestParsePredictionErrors(t *testing.T) {
 		data   string
 		want   string
 	}{
-		{"bird non-string value names the key", FormatBIRDJSON, "{\"0\": \"x\",\n \"1\": 5}", `p:2: key "1": want a string`},
 		{"bird non-numeric key", FormatBIRDJSON, "{\"a\": \"x\"}", `p:1: key "a" is not a question index`},
 		{"bird duplicate key", FormatBIRDJSON, "{\"0\": \"x\",\n\"0\": \"y\"}", `p:2: duplicate key "0" (first at line 1)`},
 		{"bird not an object", FormatBIRDJSON, "[1]", "p:1: want a JSON object"},
@@ -163,4 +163,134 @@ func FuzzParseJSONL(f *testing.F) {
 			seen[p.QuestionID] = true
 		}
 	})
+}
+
+// TestNonStringPredictions checks that every JSON reader turns a value that
+// is not a string into a prediction marked Invalid, never a refused file.
+// The bird-json case copies the shape of BIRD's own ChatGPT prediction
+// files (DAMO-ConvAI bird/llm/exp_result/turbo_output/predict_dev.json),
+// which hold the number 0 for questions where the model call failed.
+func TestNonStringPredictions(t *testing.T) {
+	cases := []struct {
+		name    string
+		format  PredFormat
+		data    string
+		want    []Prediction
+		invalid []string // expected start of each Invalid, "" for valid
+	}{
+		{"bird-json: number, null, list, object, boolean", FormatBIRDJSON,
+			"{\"0\": \"SELECT 1\\t----- bird -----\\tfinancial\",\n\"1\": 0,\n\"2\": null,\n\"3\": [\"SELECT 1\"],\n\"4\": {\"sql\": \"x\"},\n\"5\": true\n}",
+			[]Prediction{
+				{Index: 0, SQL: "SELECT 1", DBID: "financial", Line: 1},
+				{Index: 1, Line: 2}, {Index: 2, Line: 3}, {Index: 3, Line: 4}, {Index: 4, Line: 5}, {Index: 5, Line: 6},
+			},
+			[]string{"", "prediction is a number (0)", "prediction is null (null)", `prediction is a list (["SELECT 1"])`, `prediction is an object ({"sql": "x"})`, "prediction is a boolean (true)"}},
+		{"jsonl: number, null, list, object", FormatJSONL,
+			"{\"question_id\": 1, \"sql\": \"SELECT 1\"}\n{\"question_id\": 2, \"sql\": 7.5}\n{\"question_id\": 3, \"sql\": null}\n{\"question_id\": 4, \"sql\": [1]}\n{\"question_id\": 5, \"sql\": {}}\n",
+			[]Prediction{
+				{Index: -1, QuestionID: "1", SQL: "SELECT 1", Line: 1},
+				{Index: -1, QuestionID: "2", Line: 2}, {Index: -1, QuestionID: "3", Line: 3}, {Index: -1, QuestionID: "4", Line: 4}, {Index: -1, QuestionID: "5", Line: 5},
+			},
+			[]string{"", "prediction is a number (7.5)", "prediction is null", "prediction is a list ([1])", "prediction is an object ({})"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := ParsePredictions("p", []byte(c.data), c.format)
+			if err != nil {
+				t.Fatalf("ParsePredictions: %v; want the file read", err)
+			}
+			if len(got) != len(c.want) {
+				t.Fatalf("got %d predictions %+v; want %d", len(got), got, len(c.want))
+			}
+			for i, w := range c.want {
+				g := got[i]
+				inv := g.Invalid
+				g.Invalid = ""
+				if g != w {
+					t.Errorf("prediction %d = %+v; want %+v", i, g, w)
+				}
+				if (c.invalid[i] == "") != (inv == "") || !strings.HasPrefix(inv, c.invalid[i]) {
+					t.Errorf("prediction %d Invalid = %q; want it to start with %q", i, inv, c.invalid[i])
+				}
+			}
+		})
+	}
+	// A missing "sql" field is still a malformed line, not a prediction.
+	if _, err := ParsePredictions("p", []byte(`{"question_id": 1}`), FormatJSONL); err == nil || !strings.Contains(err.Error(), `missing field "sql"`) {
+		t.Errorf("missing sql: error %v; want missing field", err)
+	}
+}
+
+// TestScoreInvalidPrediction scores a file with a non-string value: that
+// question is pred_error with the reason, the others are scored normally,
+// and a failing gold still gives gold_error.
+func TestScoreInvalidPrediction(t *testing.T) {
+	b := fixtureBench(t)
+	data := "{\"0\": \"SELECT name, age FROM singer WHERE country = 'France'\", \"1\": 0, \"2\": null, \"3\": \"SELECT DISTINCT country FROM singer\", \"4\": \"SELECT 1\", \"5\": [], \"6\": \"SELECT 1\"}"
+	ps, err := ParsePredictions("p.json", []byte(data), FormatBIRDJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := AlignPredictions("p.json", b, ps, AlignOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Invalid) != 3 || len(a.Warnings) != 3 {
+		t.Fatalf("aligned invalid %v warnings %q; want 3 of each", a.Invalid, a.Warnings)
+	}
+	s, err := NewScorer(b, nil, ScoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, err := s.ScoreAligned(context.Background(), a, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		status  Status
+		correct bool
+		err     string
+	}{
+		{StatusOK, true, ""},
+		{StatusPredError, false, "prediction is a number (0), not a SQL string"},
+		{StatusPredError, false, "prediction is null"},
+		{StatusOK, true, ""},
+		{StatusMissingDB, false, "absent"},
+		{StatusGoldError, false, "nope"}, // the gold fails: gold_error whatever the prediction
+		{StatusGoldError, false, "UTF-8"},
+	}
+	for i, w := range want {
+		v := vs[i]
+		if v.Status != w.status || v.Correct != w.correct || !strings.Contains(v.Error, w.err) {
+			t.Errorf("question %d: %+v; want %s correct %v error containing %q", i, v, w.status, w.correct, w.err)
+		}
+	}
+}
+
+// TestTabWarning checks that a TAB inside a predicted SQL line is reported
+// as such, not as a database name.
+func TestTabWarning(t *testing.T) {
+	b := miniBench(2)
+	ps, err := ParsePredictions("p.sql", []byte("SELECT name\tFROM singer WHERE code = 1\nSELECT 1\td\tsimple\n"), FormatSQLLines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps[0].SQL != "SELECT name" || ps[0].DBID != "" || ps[0].TabCut != "FROM singer WHERE code = 1" {
+		t.Errorf("line 1 = %+v; want SQL cut at the TAB, no db id, TabCut the rest", ps[0])
+	}
+	if ps[1].DBID != "d" || ps[1].TabCut != "" {
+		t.Errorf("line 2 = %+v; want db id d (SQL<TAB>db_id<TAB>type is the gold-file layout)", ps[1])
+	}
+	one, err := ParsePredictions("p.sql", []byte("SELECT *\tFROM\tt\n"), FormatSQLLines)
+	if err != nil || one[0].DBID != "" || one[0].TabCut != "FROM\tt" {
+		t.Errorf("keyword after a TAB = %+v, %v; want TabCut \"FROM\\tt\", no db id", one, err)
+	}
+	a, err := AlignPredictions("p.sql", b, ps, AlignOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Warnings) != 1 || !strings.Contains(a.Warnings[0], "p.sql:1: question a: the prediction holds a TAB") ||
+		!strings.Contains(a.Warnings[0], `"FROM singer WHERE code = 1" is ignored`) || strings.Contains(a.Warnings[0], "names database") {
+		t.Errorf("warnings %q; want one saying a TAB cut the SQL", a.Warnings)
+	}
 }

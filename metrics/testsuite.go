@@ -70,7 +70,7 @@ func (s *Scorer) variants(ctx context.Context, id string) ([]datasets.Database, 
 //
 // With a single file per database (the original Spider release) the
 // verdict equals plain Score's.
-func (s *Scorer) scoreSuite(ctx context.Context, ex datasets.Example, predSQL string) Verdict {
+func (s *Scorer) scoreSuite(ctx context.Context, ex datasets.Example, predSQL, invalid string) Verdict {
 	v := Verdict{Index: ex.Index, QuestionID: ex.ID, DBID: ex.DBID, Difficulty: ex.Difficulty}
 	dbs, err := s.variants(ctx, ex.DBID)
 	if err != nil {
@@ -82,20 +82,21 @@ func (s *Scorer) scoreSuite(ctx context.Context, ex datasets.Example, predSQL st
 		return v
 	}
 	golds := make([]*datasets.ResultSet, len(dbs))
+	ans := make([]GoldAnalysis, len(dbs))
 	for i, db := range dbs {
-		g, ok := s.gold(ctx, db, gsql, &v)
+		g, an, ok := s.gold(ctx, db, gsql, &v)
 		if !ok {
 			s.nameVariant(ctx, &v, dbs, i)
 			return v
 		}
-		golds[i] = g
+		golds[i], ans[i] = g, an
 	}
-	psql, ok := s.predSQL(predSQL, &v)
+	psql, ok := s.predSQL(predSQL, invalid, &v)
 	if !ok {
 		return v
 	}
 	for i, db := range dbs {
-		s.judge(ctx, db, gsql, psql, golds[i], &v)
+		s.judge(ctx, db, gsql, psql, golds[i], ans[i], &v)
 		if v.Status != StatusOK || !v.Correct {
 			s.nameVariant(ctx, &v, dbs, i)
 			return v

@@ -16,7 +16,7 @@ import (
 func init() {
 	register(command{
 		name:    "datasets",
-		summary: "list benchmarks and their data; load-mysql imports the LogicCat dumps",
+		summary: "list benchmarks and their data; check the golds' health; load-mysql imports the LogicCat dumps",
 		run:     runDatasets,
 	})
 }
@@ -33,9 +33,9 @@ var knownData = []struct{ names, dir, note string }{
 
 func runDatasets(stdout, stderr io.Writer, args []string) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprintln(stderr, "Usage: t2sbench datasets list | load-mysql [flags]")
+		fmt.Fprintln(stderr, "Usage: t2sbench datasets list | check | load-mysql [flags]")
 		if len(args) == 0 {
-			return fmt.Errorf("%w: datasets needs a subcommand (list, load-mysql)", errUsage)
+			return fmt.Errorf("%w: datasets needs a subcommand (list, check, load-mysql)", errUsage)
 		}
 		return nil
 	}
@@ -44,8 +44,10 @@ func runDatasets(stdout, stderr io.Writer, args []string) error {
 		return datasetsList(stdout, stderr, args[1:])
 	case "load-mysql":
 		return datasetsLoadMySQL(stdout, stderr, args[1:])
+	case "check":
+		return datasetsCheck(stdout, stderr, args[1:])
 	}
-	return fmt.Errorf("%w: unknown datasets subcommand %q (want list or load-mysql)", errUsage, args[0])
+	return fmt.Errorf("%w: unknown datasets subcommand %q (want list, check or load-mysql)", errUsage, args[0])
 }
 
 func datasetsList(stdout, stderr io.Writer, args []string) error {

@@ -49,6 +49,12 @@ type evalReport struct {
 	// Extraction counts, with --response-field, the responses by the
 	// style their SQL was found in (sqltext.Style; "none": no SQL).
 	Extraction map[sqltext.Style]int `json:"extraction,omitempty"`
+	// TieAware is set when --tie-aware (beyond the official rules) was on.
+	TieAware bool `json:"tie_aware,omitempty"`
+	// Deterministic is EX over the questions whose gold has no
+	// nondeterministic flag; Nondeterministic counts the others.
+	Deterministic    metrics.EXGroup `json:"deterministic"`
+	Nondeterministic int             `json:"nondeterministic_golds"`
 	metrics.EXSummary
 }
 
@@ -82,6 +88,7 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	mysqlDSN := fs.String("mysql-dsn", os.Getenv("T2SBENCH_MYSQL_DSN"), "LogicCat: DSN of the SELECT-only account, without password (default $T2SBENCH_MYSQL_DSN)")
 	mysqlPwEnv := fs.String("mysql-password-env", "", "LogicCat: environment variable holding that account's password")
 	responseField := fs.String("response-field", "", "jsonl: read each question's raw model response from this field (a dotted path walks nested objects: response.choices.0.message.content) instead of \"sql\", and extract its SQL as the runners do (reasoning removed; fences, prose, JSON, final answer); a response without SQL is pred_error \""+sqltext.NoSQL+"\"; --out verdicts then carry pred_sql and extraction")
+	tieAware := fs.Bool("tie-aware", false, "beyond the official rules: for a gold ORDER BY ... LIMIT k whose boundary rows tie, accept any valid top-k")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -172,7 +179,7 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("eval: %w", err)
 	}
 	defer cache.Close()
-	scorer, err := metrics.NewScorer(b, cache, metrics.ScoreOptions{Mode: m, Timeout: *timeout, TestSuite: *testSuite})
+	scorer, err := metrics.NewScorer(b, cache, metrics.ScoreOptions{Mode: m, Timeout: *timeout, TestSuite: *testSuite, TieAware: *tieAware})
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
@@ -190,7 +197,7 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 		}
 		_ = bar.Set(done)
 	}
-	verdicts, err := scorer.ScoreAll(ctx, aligned.Preds, *workers, progress)
+	verdicts, err := scorer.ScoreAligned(ctx, aligned, *workers, progress)
 	if bar != nil {
 		_ = bar.Finish()
 	}
@@ -216,7 +223,8 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 		}
 	}
 	sum := metrics.SummarizeEX(scorer.Mode(), verdicts, aligned.Unscored)
-	rep := evalReport{Benchmark: b.Name, Split: b.Split, Pred: predName, Questions: len(b.Examples), TestSuite: *testSuite, Warnings: aligned.Warnings, EXSummary: sum}
+	rep := evalReport{Benchmark: b.Name, Split: b.Split, Pred: predName, Questions: len(b.Examples), TestSuite: *testSuite, Warnings: aligned.Warnings, EXSummary: sum,
+		TieAware: *tieAware, Deterministic: metrics.DeterministicEX(verdicts), Nondeterministic: metrics.NondeterministicCount(verdicts)}
 	if extracted != nil {
 		rep.Extraction = map[sqltext.Style]int{}
 		for _, r := range rows {
@@ -345,6 +353,9 @@ func printEvalText(w io.Writer, r evalReport) {
 	if r.TestSuite {
 		mode += " (test suite)"
 	}
+	if r.TieAware {
+		mode += " (tie-aware)"
+	}
 	fmt.Fprintf(w, "benchmark %s%s, mode %s, predictions %s: %d of %d questions scored\n",
 		r.Benchmark, split, mode, r.Pred, r.Overall.Total, r.Questions)
 	fmt.Fprintf(w, "%-12s %6s %8s %8s %9s\n", "difficulty", "n", "correct", "EX", "attempted")
@@ -383,6 +394,14 @@ func printEvalText(w io.Writer, r evalReport) {
 			fmt.Fprintf(w, " %s %d", st, r.Extraction[sqltext.Style(st)])
 		}
 		fmt.Fprintln(w)
+	}
+	if r.Nondeterministic > 0 {
+		d := r.Deterministic
+		fmt.Fprintf(w, "deterministic golds: %d correct of %d runnable, EX %s (%d runnable questions whose gold is nondeterministic left out; their golds ran beside each prediction)\n",
+			d.Correct, d.Runnable, strings.TrimSpace(pct(d.EX)), r.Nondeterministic)
+	}
+	if r.TieAware {
+		fmt.Fprintln(w, "tie-aware: a valid top-k of a gold ORDER BY ... LIMIT with tied boundary rows counts as correct (beyond the official rules)")
 	}
 	if n := len(r.Unscored); n > 0 {
 		fmt.Fprintf(w, "unscored (no prediction): %d questions; the EX above is over the %d scored\n", n, r.Overall.Total)

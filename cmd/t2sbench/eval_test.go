@@ -112,9 +112,17 @@ func TestEvalPredFileMini(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// One entry per gold, plus one per LIMIT probe (metrics.AnalyzeGold
+	// runs each gold with a LIMIT once more without it, to look for ties).
+	probes := 0
+	for _, ex := range b.Examples {
+		if strings.Contains(strings.ToUpper(ex.GoldSQL), "LIMIT") {
+			probes++
+		}
+	}
 	var entries int
-	if err := gdb.QueryRow("SELECT count(*) FROM entries").Scan(&entries); err != nil || entries != n {
-		t.Errorf("gold cache holds %d entries, %v; want %d", entries, err, n)
+	if err := gdb.QueryRow("SELECT count(*) FROM entries").Scan(&entries); err != nil || entries != n+probes {
+		t.Errorf("gold cache holds %d entries, %v; want %d golds + %d probes", entries, err, n, probes)
 	}
 	gdb.Close()
 
@@ -180,10 +188,58 @@ func TestEvalUsageErrors(t *testing.T) {
 		}
 	}
 	bad := filepath.Join(t.TempDir(), "bad.json")
-	os.WriteFile(bad, []byte("{\"0\": 7}"), 0o644)
+	os.WriteFile(bad, []byte("{\"x\": \"SELECT 1\"}"), 0o644)
 	_, _, err := runEvalCLI(t, "--benchmark", "mini", "--pred", bad, "--quiet")
-	if err == nil || !strings.Contains(err.Error(), bad+":1: key \"0\"") {
+	if err == nil || !strings.Contains(err.Error(), bad+":1: key \"x\" is not a question index") {
 		t.Errorf("bad bird-json error = %v; want file:line naming the key", err)
+	}
+}
+
+// TestEvalNonStringPredictions scores a bird-json file holding values that
+// are not strings, as BIRD's own ChatGPT prediction files do (JSON 0 for
+// failed calls): those questions are pred_error with the reason and the
+// file is scored, not refused.
+func TestEvalNonStringPredictions(t *testing.T) {
+	b := evalEnv(t)
+	m := map[string]any{}
+	for i, ex := range b.Examples {
+		switch i {
+		case 1:
+			m[itoa(i)] = 0
+		case 2:
+			m[itoa(i)] = nil
+		default:
+			m[itoa(i)] = ex.GoldSQL + metrics.BIRDSeparator + ex.DBID
+		}
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pred := filepath.Join(t.TempDir(), "predict_dev.json")
+	if err := os.WriteFile(pred, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	outFile := filepath.Join(t.TempDir(), "v.jsonl")
+	stdout, stderr, err := runEvalCLI(t, "--benchmark", "mini", "--pred", pred, "--quiet", "--cache-dir", "off", "--json", "--out", outFile)
+	if err != nil {
+		t.Fatalf("eval refused a file with non-string values: %v", err)
+	}
+	var rep evalReport
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	n := len(b.Examples)
+	if rep.Overall.Total != n || rep.Overall.Correct != n-2 || rep.Status[metrics.StatusPredError] != 2 || len(rep.Warnings) != 2 {
+		t.Errorf("scored %+v status %v warnings %q; want %d scored, %d correct, 2 pred_error, 2 warnings", rep.Overall, rep.Status, rep.Warnings, n, n-2)
+	}
+	_ = stderr
+	vs, err := os.ReadFile(outFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(vs), "prediction is a number (0), not a SQL string") || !strings.Contains(string(vs), "prediction is null (null), not a SQL string") {
+		t.Errorf("verdicts lack the reasons:\n%s", vs)
 	}
 }
 

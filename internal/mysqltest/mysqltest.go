@@ -7,6 +7,7 @@ package mysqltest
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/hex"
 	"os"
 	"path/filepath"
@@ -69,4 +70,37 @@ func LogicCatDB(t *testing.T, roUser, id string) datasets.Database {
 		t.Fatal(err)
 	}
 	return db
+}
+
+// DataLock is the server-wide named lock a test holds while it changes the
+// LogicCat data (datasets' import test drops a table and reloads it), and
+// while it needs every LogicCat database intact (gold health and
+// gold-as-prediction over the whole benchmark): test binaries of different
+// packages run at once against one server.
+const DataLock = "t2sbench_test_logiccat_data"
+
+// HoldDataLock takes DataLock on the server of $T2SBENCH_MYSQL_DSN (waiting
+// up to 5 minutes) and releases it when t ends.
+func HoldDataLock(t testing.TB) {
+	t.Helper()
+	db, err := sql.Open("mysql", testenv.MySQLDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		db.Close()
+		t.Fatal(err)
+	}
+	var got sql.NullInt64
+	if err := conn.QueryRowContext(context.Background(), "SELECT GET_LOCK(?, 300)", DataLock).Scan(&got); err != nil || got.Int64 != 1 {
+		conn.Close()
+		db.Close()
+		t.Fatalf("take lock %s: %v (got %v)", DataLock, err, got)
+	}
+	t.Cleanup(func() {
+		conn.ExecContext(context.Background(), "SELECT RELEASE_LOCK(?)", DataLock)
+		conn.Close()
+		db.Close()
+	})
 }
