@@ -64,6 +64,11 @@ type BenchmarkSpec struct {
 	Limit int `yaml:"limit"`
 	// Mode overrides the EX comparator mode.
 	Mode string `yaml:"mode"`
+	// MaxResultMB is the byte budget of one query result in MiB (default
+	// datasets.DefaultMaxBytes, 256 MiB): over it the query is interrupted
+	// and the prediction scores pred_error "result too large". It is not
+	// part of the trial id (it changes no verdict of a result under it).
+	MaxResultMB int64 `yaml:"max_result_mb" json:"max_result_mb,omitempty"`
 	// MySQL runs LogicCat (its MySQL dialect: logiccat, logiccat-mini500,
 	// logiccat-full-gold) on a MySQL/MariaDB server holding the dumps
 	// (t2sbench datasets load-mysql) instead of its SQLite files.
@@ -420,6 +425,9 @@ func (s *Spec) validate() error {
 		}
 		if b.Limit < 0 {
 			return s.errorf(p+".limit", "negative limit %d", b.Limit)
+		}
+		if b.MaxResultMB < 0 || b.MaxResultMB > 1<<20 {
+			return s.errorf(p+".max_result_mb", "%d out of range [1, 1048576] (0: the default, %d)", b.MaxResultMB, datasets.DefaultMaxBytes>>20)
 		}
 		if m := b.MySQL; m != nil {
 			if !logicCatMySQL(b.fullName()) {

@@ -84,6 +84,7 @@ type Store struct {
 	session int
 	reqs    chan writeReq
 	done    chan struct{}
+	lock    *dirLock
 }
 
 type writeReq struct {
@@ -108,23 +109,34 @@ CREATE TABLE IF NOT EXISTS sessions (id INTEGER PRIMARY KEY, started TEXT NOT NU
 `
 
 // OpenStore opens (creating when needed) the store of run directory dir
-// and starts a new session.
+// and starts a new session. It holds the directory's lock (LockFile) until
+// Close; when another process holds it, OpenStore fails at once with a
+// *LockedError naming that process.
 func OpenStore(dir string) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	s, err := openDB(dir, false)
+	lock, err := lockDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.db.Exec(schema); err != nil {
+	s, err := openDB(dir, false)
+	if err != nil {
+		lock.release()
+		return nil, err
+	}
+	s.lock = lock
+	fail := func(err error) (*Store, error) {
 		s.db.Close()
-		return nil, fmt.Errorf("store %s: create schema: %w", dir, err)
+		lock.release()
+		return nil, err
+	}
+	if _, err := s.db.Exec(schema); err != nil {
+		return fail(fmt.Errorf("store %s: create schema: %w", dir, err))
 	}
 	res, err := s.db.Exec(`INSERT INTO sessions (started) VALUES (?)`, time.Now().UTC().Format(time.RFC3339Nano))
 	if err != nil {
-		s.db.Close()
-		return nil, fmt.Errorf("store %s: %w", dir, err)
+		return fail(fmt.Errorf("store %s: %w", dir, err))
 	}
 	id, _ := res.LastInsertId()
 	s.session = int(id)
@@ -192,14 +204,20 @@ func (s *Store) write(fn func(tx *sql.Tx) error) error {
 	return nil
 }
 
-// Close stops the writer and closes the database.
+// Close stops the writer, closes the database and releases the run
+// directory's lock. Closing twice is harmless.
 func (s *Store) Close() error {
 	if s.reqs != nil {
 		close(s.reqs)
 		<-s.done
 		s.reqs = nil
 	}
-	return s.db.Close()
+	err := s.db.Close()
+	if lerr := s.lock.release(); err == nil {
+		err = lerr
+	}
+	s.lock = nil
+	return err
 }
 
 // SetMeta records run-level facts (name, simulated, spec).

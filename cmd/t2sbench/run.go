@@ -42,6 +42,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	workers := fs.Int("workers", 0, "work items in flight (default: the spec's workers)")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	jsonl := fs.Bool("jsonl", false, "progress as JSON lines on stdout instead of a bar")
+	maxResultMB := fs.Int64("max-result-mb", 0, "byte budget of one query result in MiB for every benchmark (default: each benchmark's max_result_mb, else 256); over it the query is interrupted and scores pred_error \"result too large\"")
 	benchOverride := fs.String("benchmark", "", "run only benchmark NAME or NAME=DIR (e.g. mini, spider=/data/spider); a benchmark the spec names keeps its settings")
 	// Flags may follow the spec path.
 	var specPath string
@@ -89,6 +90,14 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 			b.Data = data
 		}
 		spec.Benchmarks = []bench.BenchmarkSpec{b}
+	}
+	if *maxResultMB < 0 || *maxResultMB > 1<<20 {
+		return fmt.Errorf("%w: --max-result-mb must be in [1, 1048576], got %d", errUsage, *maxResultMB)
+	}
+	if *maxResultMB > 0 {
+		for i := range spec.Benchmarks {
+			spec.Benchmarks[i].MaxResultMB = *maxResultMB
+		}
 	}
 	plan, err := bench.NewPlan(spec)
 	if err != nil {
