@@ -65,7 +65,7 @@ type BenchmarkSpec struct {
 	// Mode overrides the EX comparator mode.
 	Mode string `yaml:"mode"`
 	// MaxResultMB is the byte budget of one query result in MiB (default
-	// datasets.DefaultMaxBytes, 256 MiB): over it the query is interrupted
+	// datasets.DefaultMaxBytes, 64 MiB): over it the query is interrupted
 	// and the prediction scores pred_error "result too large". It is not
 	// part of the trial id (it changes no verdict of a result under it).
 	MaxResultMB int64 `yaml:"max_result_mb" json:"max_result_mb,omitempty"`

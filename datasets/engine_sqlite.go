@@ -31,13 +31,17 @@ const (
 	// by accident of truncation.
 	DefaultMaxRows = 100000
 	// DefaultMaxBytes is the byte budget of one query result (see
-	// ResultBytes for what is counted): 256 MiB. It is the bound that holds
+	// ResultBytes for what is counted): 64 MiB. It is the bound that holds
 	// when rows are large (zeroblob, group_concat, long texts), where the
-	// row cap alone lets a result reach gigabytes; it is far above the
-	// row cap's worth of ordinary rows (100,000 rows of ten short values
-	// are a few tens of MiB) and above every gold result of Spider and
-	// BIRD dev, so it never cuts a result the row cap would keep.
-	DefaultMaxBytes = 256 << 20
+	// row cap alone let one result reach gigabytes. It is a budget per
+	// query, and queries run in parallel (eval's --workers, a run's
+	// workers; 8 by default), so it is kept well below a machine's memory
+	// divided by them: reading a result allocates about twice what it
+	// keeps. It is far above every gold result of Spider and BIRD dev
+	// and above the row cap's worth of ordinary rows (100,000 rows of ten
+	// short values are a few tens of MiB at most in Go), so it changes no
+	// verdict the row cap would give.
+	DefaultMaxBytes = 64 << 20
 	// maxValueLength caps one TEXT or BLOB value (SQLITE_LIMIT_LENGTH) so
 	// that zeroblob/randomblob/group_concat cannot exhaust memory; the
 	// largest benchmark value is far below it.
