@@ -42,6 +42,11 @@ type Spec struct {
 	Timeout Duration `yaml:"timeout"`
 	// Prices are USD per million tokens, by model name.
 	Prices map[string]Price `yaml:"prices"`
+	// MaxTrials caps the trials the plan may expand to (sweeps, grids,
+	// ablations, backbones, seeds and benchmarks multiplied); default
+	// DefaultMaxTrials. A plan over it is an error naming the runner
+	// entry, before anything is expanded.
+	MaxTrials int `yaml:"max_trials"`
 
 	// file is the path the spec was read from, for error messages.
 	file  string
@@ -50,6 +55,21 @@ type Spec struct {
 
 // DefaultWorkers is the worker-pool size when a spec names none.
 const DefaultWorkers = 8
+
+// DefaultMaxTrials is the plan size cap when a spec names none: 10,000
+// trials, a hundred times the largest paper table the experiments
+// reproduce, and small enough to expand in memory at once. A simplex grid
+// step or a sweep that would exceed it is almost always a typo (step:
+// 0.0001 for 0.01).
+const DefaultMaxTrials = 10000
+
+// maxTrials returns the effective trial cap.
+func (s *Spec) maxTrials() int {
+	if s.MaxTrials > 0 {
+		return s.MaxTrials
+	}
+	return DefaultMaxTrials
+}
 
 // BenchmarkSpec names one benchmark split to run on.
 type BenchmarkSpec struct {
@@ -284,6 +304,9 @@ func ParseSpec(data []byte, file string) (*Spec, error) {
 		}
 		return nil, fmt.Errorf("%s: %s", file, msg)
 	}
+	if err := checkFloats(&root, "", file); err != nil {
+		return nil, err
+	}
 	s.file = file
 	s.lines = lines
 	for i, order := range ablationOrders(&root) {
@@ -298,6 +321,47 @@ func ParseSpec(data []byte, file string) (*Spec, error) {
 }
 
 var errEOF = errors.New("EOF")
+
+// checkFloats rejects NaN and infinite numbers anywhere in the spec (p:
+// .nan, step: .inf, a sweep value -.inf), naming the file, line and path:
+// no setting takes them, and range checks written as v < lo || v > hi let
+// NaN through. (YAML reads a number that overflows, 1e999, as a string,
+// which the field's decoder or the runner's parameter check refuses.)
+func checkFloats(n *yaml.Node, path, file string) error {
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			if err := checkFloats(c, path, file); err != nil {
+				return err
+			}
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			p := n.Content[i].Value
+			if path != "" {
+				p = path + "." + p
+			}
+			if err := checkFloats(n.Content[i+1], p, file); err != nil {
+				return err
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			if err := checkFloats(c, fmt.Sprintf("%s[%d]", path, i), file); err != nil {
+				return err
+			}
+		}
+	case yaml.ScalarNode:
+		if n.ShortTag() != "!!float" {
+			return nil
+		}
+		v := strings.ToLower(n.Value)
+		if strings.HasSuffix(v, ".nan") || strings.HasSuffix(v, ".inf") {
+			return fmt.Errorf("%s:%d: %s: %s is not a finite number", file, n.Line, path, n.Value)
+		}
+	}
+	return nil
+}
 
 // annotate rewrites yaml's "line N: msg" into "N: path: msg".
 func annotate(msg string, paths map[int]string) string {
@@ -490,6 +554,9 @@ func (s *Spec) validate() error {
 	}
 	if s.Workers < 0 {
 		return s.errorf("workers", "negative worker count %d", s.Workers)
+	}
+	if s.MaxTrials < 0 {
+		return s.errorf("max_trials", "negative trial cap %d", s.MaxTrials)
 	}
 	for i, r := range s.Runners {
 		p := fmt.Sprintf("runners[%d]", i)

@@ -43,6 +43,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	quiet := fs.Bool("quiet", false, "no progress output")
 	jsonl := fs.Bool("jsonl", false, "progress as JSON lines on stdout instead of a bar")
 	maxResultMB := fs.Int64("max-result-mb", 0, "byte budget of one query result in MiB for every benchmark (default: each benchmark's max_result_mb, else 64); over it the query is interrupted and scores pred_error \"result too large\"")
+	maxTrials := fs.Int("max-trials", 0, "cap on the trials the plan may expand to (default: the spec's max_trials, else 10000)")
 	benchOverride := fs.String("benchmark", "", "run only benchmark NAME or NAME=DIR (e.g. mini, spider=/data/spider); a benchmark the spec names keeps its settings")
 	// Flags may follow the spec path.
 	var specPath string
@@ -93,6 +94,12 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	}
 	if *maxResultMB < 0 || *maxResultMB > 1<<20 {
 		return fmt.Errorf("%w: --max-result-mb must be in [1, 1048576], got %d", errUsage, *maxResultMB)
+	}
+	if *maxTrials < 0 {
+		return fmt.Errorf("%w: --max-trials must be positive, got %d", errUsage, *maxTrials)
+	}
+	if *maxTrials > 0 {
+		spec.MaxTrials = *maxTrials
 	}
 	if *maxResultMB > 0 {
 		for i := range spec.Benchmarks {
