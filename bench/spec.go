@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -124,6 +125,39 @@ func (m *MySQLSpec) Config() (*datasets.MySQLConfig, error) {
 		return nil, errors.New("mysql: the DSN holds a password; put it in the environment variable named by password_env")
 	}
 	return &datasets.MySQLConfig{DSN: dsn, PasswordEnv: m.PasswordEnv, Timeout: m.Timeout.D()}, nil
+}
+
+// Secrets returns the credentials the spec's models and servers are given
+// (ModelSpec.Secrets, and each MySQL password_env's value), which the
+// scheduler redacts from everything it stores. Unset variables give
+// nothing; the result is sorted and without duplicates.
+func (s *Spec) Secrets() []string {
+	var out []string
+	for _, m := range s.Models {
+		out = append(out, m.Secrets()...)
+	}
+	for _, b := range s.Benchmarks {
+		if b.MySQL != nil && b.MySQL.PasswordEnv != "" {
+			if v := os.Getenv(b.MySQL.PasswordEnv); v != "" {
+				out = append(out, v)
+			}
+		}
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
+}
+
+// Secrets returns the model's API key (the value of api_key_env) when it
+// is set: the one secret a model's own answers could echo, to be redacted
+// from them before they are cached (llm.WithRedact) or stored.
+func (m ModelSpec) Secrets() []string {
+	if m.APIKeyEnv == "" {
+		return nil
+	}
+	if v := os.Getenv(m.APIKeyEnv); v != "" {
+		return []string{v}
+	}
+	return nil
 }
 
 // dsnHasPassword reports whether a DSN's user part (before the first '@')
