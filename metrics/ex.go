@@ -260,10 +260,12 @@ func (s *Scorer) judge(ctx context.Context, db datasets.Database, gsql, psql str
 // number done and the total; calls are serialised. ScoreAll returns an
 // error only when ctx is canceled.
 func (s *Scorer) ScoreAll(ctx context.Context, preds map[int]string, workers int, progress func(done, total int)) ([]Verdict, error) {
-	var todo []datasets.Example
-	for _, ex := range s.b.Examples {
-		if _, ok := preds[ex.Index]; ok {
-			todo = append(todo, ex)
+	// Positions in s.b.Examples, not copies: memory grows with the
+	// questions, and a copy of each Example doubled it.
+	var todo []int
+	for i := range s.b.Examples {
+		if _, ok := preds[s.b.Examples[i].Index]; ok {
+			todo = append(todo, i)
 		}
 	}
 	if workers <= 0 {
@@ -274,12 +276,13 @@ func (s *Scorer) ScoreAll(ctx context.Context, preds map[int]string, workers int
 	g.SetLimit(workers)
 	var mu sync.Mutex
 	done := 0
-	for i, ex := range todo {
+	for i, pos := range todo {
 		if gctx.Err() != nil {
 			break
 		}
 		g.Go(func() error {
-			out[i] = s.Score(gctx, ex, preds[ex.Index])
+			ex := &s.b.Examples[pos]
+			out[i] = s.Score(gctx, *ex, preds[ex.Index])
 			if err := gctx.Err(); err != nil {
 				return err
 			}
