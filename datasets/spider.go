@@ -16,7 +16,6 @@ import (
 // Example.
 var spiderFields = []string{"db_id", "query", "question"}
 
-
 // LoadSpider loads Spider 1.0 dev from dir (the official layout: dev.json,
 // database/<db>/<db>.sqlite). Example.ID is the 0-based index in dev.json
 // (the line of dev_gold.sql, minus one). Difficulty is the official hardness
