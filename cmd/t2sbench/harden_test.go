@@ -243,3 +243,27 @@ func TestRunLockConcurrent(t *testing.T) {
 		t.Errorf("run after the first finished: %v\n%s", err, out)
 	}
 }
+
+func TestHardenFlags(t *testing.T) {
+	tmp := t.TempDir()
+	spec := filepath.Join(tmp, "spec.yaml")
+	os.WriteFile(spec, []byte(cliSpec), 0o644)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		// cliSpec's third runner entry (sc, line 10) brings the plan to 3
+		// trials, over a cap of 2.
+		{[]string{"run", spec, "--max-trials", "2", "--out", filepath.Join(tmp, "r1")}, "spec.yaml:10: runners[2]: the plan grows to 3 trials by this entry (1 from it), over the trial cap 2"},
+		{[]string{"run", spec, "--max-trials", "-1"}, "--max-trials must be positive"},
+		{[]string{"run", spec, "--max-result-mb", "-5"}, "--max-result-mb must be in [1, 1048576]"},
+		{[]string{"eval", "--benchmark", "mini", "--gold-as-pred", "--max-result-mb", "0"}, "--max-result-mb must be in [1, 1048576]"},
+	}
+	for _, tt := range tests {
+		var out bytes.Buffer
+		err := run(&out, &out, tt.args)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%v: err = %v; want containing %q", tt.args[:min(len(tt.args), 4)], err, tt.want)
+		}
+	}
+}
