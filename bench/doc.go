@@ -56,10 +56,13 @@
 //
 // One SQLite file per run directory (run.db, WAL): trials (config JSON),
 // items (status, verdict, result with SQL, candidates, trace and usage,
-// error class, timings, session), model_calls (one row per request) and
-// meta (name, simulated, item totals). One goroutine writes; each finished
-// item and its calls are committed in one transaction. A done or failed
-// item is never replaced (ErrAlreadyDone). ReadRun and LoadRunVerdicts are the read API
+// error class, timings, session), model_calls (one row per request,
+// written before the request is sent and completed when it returns, so a
+// killed run keeps its calls in flight, state "sent") and meta (name,
+// simulated, item totals). One goroutine writes; each finished item is
+// committed in one transaction. A done or failed item is never replaced
+// (ErrAlreadyDone). OpenStore holds an exclusive lock on the directory
+// (LockFile) until Close; readers take none. ReadRun and LoadRunVerdicts are the read API
 // for reports and compare; RunData.Simulated says whether any trial used
 // the sim backend, and such reports must be titled "simulated model".
 //
@@ -103,6 +106,10 @@
 // partial EX and says so.
 //
 // API keys are read from the environment by runners/llm and never stored;
-// Options.Secrets are additionally redacted from every stored error and
-// trace.
+// the spec's secrets (Spec.Secrets) and Options.Secrets are replaced by
+// [REDACTED] in every stored error, result and trace.
+//
+// A plan is capped at Spec.MaxTrials trials (DefaultMaxTrials); NewPlan
+// counts before it expands and names the spec line of the grid step or
+// runner entry that passes the cap.
 package bench

@@ -49,12 +49,14 @@ func DefaultEnv() (Env, func() error) {
 	env := Env{
 		OpenBenchmark: func(_ context.Context, b BenchmarkSpec, cacheDir string) (*datasets.Benchmark, error) {
 			name := b.fullName()
-			opt := datasets.LoadOptions{Limit: b.Limit, CacheDir: filepath.Join(cacheDir, "datasets", b.Name)}
+			opt := datasets.LoadOptions{Limit: b.Limit, CacheDir: filepath.Join(cacheDir, "datasets", b.Name),
+				SQLite: datasets.SQLiteOptions{MaxBytes: b.MaxResultMB << 20}}
 			if b.MySQL != nil {
 				cfg, err := b.MySQL.Config()
 				if err != nil {
 					return nil, fmt.Errorf("benchmark %s: %w", name, err)
 				}
+				cfg.MaxBytes = b.MaxResultMB << 20
 				opt.MySQL = cfg
 			} else if logicCatMySQL(name) {
 				dsn := os.Getenv("T2SBENCH_MYSQL_DSN")
@@ -65,7 +67,7 @@ func DefaultEnv() (Env, func() error) {
 				if os.Getenv("T2SBENCH_MYSQL_PASSWORD") != "" {
 					pw = "T2SBENCH_MYSQL_PASSWORD"
 				}
-				opt.MySQL = &datasets.MySQLConfig{DSN: dsn, PasswordEnv: pw}
+				opt.MySQL = &datasets.MySQLConfig{DSN: dsn, PasswordEnv: pw, MaxBytes: b.MaxResultMB << 20}
 			}
 			return datasets.Open(name, b.Data, opt)
 		},
@@ -85,7 +87,7 @@ func DefaultEnv() (Env, func() error) {
 				if err != nil {
 					return nil, err
 				}
-				return llm.Cached(o, c, o.Ident()), nil
+				return llm.Cached(o, c, o.Ident(), llm.WithRedact(m.Secrets()...)), nil
 			case "sim":
 				mu.Lock()
 				defer mu.Unlock()

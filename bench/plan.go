@@ -64,6 +64,9 @@ func NewPlan(s *Spec) (*Plan, error) {
 	if len(seeds) == 0 {
 		seeds = []int64{0}
 	}
+	if err := checkPlanSize(s, seeds); err != nil {
+		return nil, err
+	}
 	for i, rs := range s.Runners {
 		path := fmt.Sprintf("runners[%d]", i)
 		variants, err := expandParams(rs)
@@ -125,6 +128,61 @@ func NewPlan(s *Spec) (*Plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// checkPlanSize counts the trials the plan will expand to, without
+// expanding anything, and fails when a simplex grid or the whole plan
+// exceeds the spec's trial cap, naming the line of the grid step or of the
+// runner entry that passes it.
+func checkPlanSize(s *Spec, seeds []int64) error {
+	limit := float64(s.maxTrials())
+	total := 0.0
+	for i, rs := range s.Runners {
+		path := fmt.Sprintf("runners[%d]", i)
+		n := float64(len(rs.Ablations))
+		if !rs.SkipFull {
+			n++
+		}
+		for _, vs := range rs.Sweep {
+			n *= float64(len(vs))
+		}
+		if g := rs.Grid; g != nil {
+			pts := SimplexPoints(len(g.Simplex), g.Step)
+			if pts > limit {
+				return s.errorf(path+".grid.step", "step %g makes %.0f points of a %d-parameter simplex, over the trial cap %d (max_trials, run --max-trials); a larger step keeps the grid small", g.Step, pts, len(g.Simplex), s.maxTrials())
+			}
+			n *= pts
+		}
+		for _, ms := range rs.Backbones {
+			n *= float64(len(ms))
+		}
+		rseeds := seeds
+		if len(rs.Seeds) > 0 {
+			rseeds = rs.Seeds
+		}
+		n *= float64(len(rseeds)) * float64(len(s.Benchmarks))
+		total += n
+		if total > limit {
+			return s.errorf(path, "the plan grows to %.0f trials by this entry (%.0f from it), over the trial cap %d; raise max_trials (or run --max-trials) if that is meant", total, n, s.maxTrials())
+		}
+	}
+	return nil
+}
+
+// SimplexPoints is the number of points SimplexGrid(d, step) returns,
+// C(n+d-1, d-1) with n = round(1/step), computed in floating point so that
+// it can be checked before the grid is built (it is +Inf when it
+// overflows).
+func SimplexPoints(d int, step float64) float64 {
+	if d < 1 || !(step > 0) {
+		return 0
+	}
+	n := math.Round(1 / step)
+	pts := 1.0
+	for k := 1; k < d; k++ {
+		pts = pts * (n + float64(k)) / float64(k)
+	}
+	return math.Round(pts)
 }
 
 func paramError(s *Spec, path string, err error) error {

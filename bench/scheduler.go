@@ -181,6 +181,9 @@ type Options struct {
 	// failed or errored than it allows; Run then returns an error wrapping
 	// ErrTooManyFailures. The zero value sets no limit.
 	MaxFailures FailureLimit
+
+	// store is the run store Run writes the call log to as calls happen.
+	store *Store
 }
 
 // Summary is the outcome of Run.
@@ -221,6 +224,8 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 	if opt.CacheDir == "" {
 		opt.CacheDir = st.Dir() + string(os.PathSeparator) + "cache"
 	}
+	opt.Secrets = append(append([]string(nil), opt.Secrets...), p.Spec.Secrets()...)
+	opt.store = st
 	if err := st.PutTrials(p.Trials); err != nil {
 		return Summary{}, err
 	}
@@ -460,7 +465,7 @@ func runItem(ctx context.Context, t *Trial, r runners.Runner, ex datasets.Exampl
 	wait := opt.RetryWait
 	for attempt := 0; ; attempt++ {
 		it.Attempts++
-		log := &callLog{Client: client}
+		log := &callLog{Client: client, store: opt.store, trialID: t.ID, questionID: ex.ID, secrets: opt.Secrets}
 		ictx, cancel := ctx, context.CancelFunc(func() {})
 		if timeout > 0 {
 			ictx, cancel = context.WithTimeout(ctx, timeout)
@@ -657,45 +662,109 @@ func Classify(err error) string {
 func redact(s string, secrets []string) string {
 	for _, sec := range secrets {
 		if len(sec) >= 4 {
-			s = strings.ReplaceAll(s, sec, "[redacted]")
+			s = strings.ReplaceAll(s, sec, "[REDACTED]")
 		}
 	}
 	return s
 }
 
+// redactResult removes secrets from every string a result carries before
+// it is scored and stored: the SQL, the candidates, the note and the
+// trace (steps, their info and the method's data, at any depth). A model
+// that echoes its API key thus never writes it into the run store.
 func redactResult(r *runners.Result, secrets []string) {
 	if len(secrets) == 0 {
 		return
 	}
+	r.SQL = redact(r.SQL, secrets)
 	r.Note = redact(r.Note, secrets)
+	for i := range r.Candidates {
+		r.Candidates[i].SQL = redact(r.Candidates[i].SQL, secrets)
+		r.Candidates[i].Group = redact(r.Candidates[i].Group, secrets)
+	}
 	for i := range r.Trace.Steps {
-		r.Trace.Steps[i].Input = redact(r.Trace.Steps[i].Input, secrets)
-		r.Trace.Steps[i].Output = redact(r.Trace.Steps[i].Output, secrets)
-		for k, v := range r.Trace.Steps[i].Info {
-			if s, ok := v.(string); ok {
-				r.Trace.Steps[i].Info[k] = redact(s, secrets)
-			}
+		st := &r.Trace.Steps[i]
+		st.Input = redact(st.Input, secrets)
+		st.Output = redact(st.Output, secrets)
+		for k, v := range st.Info {
+			st.Info[k] = redactAny(v, secrets)
 		}
+	}
+	for k, v := range r.Trace.Data {
+		r.Trace.Data[k] = redactAny(v, secrets)
 	}
 }
 
-// callLog records every request of one item.
+// redactAny redacts the strings of a JSON-like value (maps, slices,
+// strings) in place where it can and returns the value. Other types,
+// typed structs included, are returned unchanged; methods put their
+// model text in Steps and strings.
+func redactAny(v any, secrets []string) any {
+	switch x := v.(type) {
+	case string:
+		return redact(x, secrets)
+	case []string:
+		for i := range x {
+			x[i] = redact(x[i], secrets)
+		}
+	case []any:
+		for i := range x {
+			x[i] = redactAny(x[i], secrets)
+		}
+	case map[string]any:
+		for k, e := range x {
+			x[k] = redactAny(e, secrets)
+		}
+	case map[string]string:
+		for k, e := range x {
+			x[k] = redact(e, secrets)
+		}
+	}
+	return v
+}
+
+// callLog records every request of one item. With a store, each call is
+// written to the store's call log before it is sent (CallStarted) and
+// completed when it returns (CallFinished), so that the log counts every
+// call a server saw even when the item is never committed (a kill, a
+// cancellation, a retried attempt). A call that cannot be logged is not
+// sent.
 type callLog struct {
 	llm.Client
+	store               *Store
+	trialID, questionID string
+	secrets             []string
+
 	mu  sync.Mutex
 	log []Call
 }
 
 func (l *callLog) Complete(ctx context.Context, req llm.Request) (*llm.Response, error) {
-	resp, err := l.Client.Complete(ctx, req)
+	if err := ctx.Err(); err != nil {
+		return nil, err // never sent: not a call
+	}
 	c := Call{Role: req.Role, N: req.Samples()}
+	var id int64
+	if l.store != nil {
+		var err error
+		if id, err = l.store.CallStarted(l.trialID, l.questionID, c); err != nil {
+			return nil, fmt.Errorf("call log: %w", err)
+		}
+	}
+	resp, err := l.Client.Complete(ctx, req)
 	if err != nil {
-		c.Error = err.Error()
+		c.Error = redact(err.Error(), l.secrets)
 	} else {
 		c.Cached = resp.Cached
 		c.PromptTokens = resp.Usage.PromptTokens
 		c.CompletionTokens = resp.Usage.CompletionTokens
 		c.LatencyMS = float64(resp.Latency.Microseconds()) / 1000
+	}
+	if l.store != nil {
+		if ferr := l.store.CallFinished(id, c); ferr != nil {
+			return nil, fmt.Errorf("call log: %w", ferr)
+		}
+		c.logged = true
 	}
 	l.mu.Lock()
 	l.log = append(l.log, c)

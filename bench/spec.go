@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -42,6 +43,11 @@ type Spec struct {
 	Timeout Duration `yaml:"timeout"`
 	// Prices are USD per million tokens, by model name.
 	Prices map[string]Price `yaml:"prices"`
+	// MaxTrials caps the trials the plan may expand to (sweeps, grids,
+	// ablations, backbones, seeds and benchmarks multiplied); default
+	// DefaultMaxTrials. A plan over it is an error naming the runner
+	// entry, before anything is expanded.
+	MaxTrials int `yaml:"max_trials"`
 
 	// file is the path the spec was read from, for error messages.
 	file  string
@@ -50,6 +56,21 @@ type Spec struct {
 
 // DefaultWorkers is the worker-pool size when a spec names none.
 const DefaultWorkers = 8
+
+// DefaultMaxTrials is the plan size cap when a spec names none: 10,000
+// trials, a hundred times the largest paper table the experiments
+// reproduce, and small enough to expand in memory at once. A simplex grid
+// step or a sweep that would exceed it is almost always a typo (step:
+// 0.0001 for 0.01).
+const DefaultMaxTrials = 10000
+
+// maxTrials returns the effective trial cap.
+func (s *Spec) maxTrials() int {
+	if s.MaxTrials > 0 {
+		return s.MaxTrials
+	}
+	return DefaultMaxTrials
+}
 
 // BenchmarkSpec names one benchmark split to run on.
 type BenchmarkSpec struct {
@@ -68,6 +89,11 @@ type BenchmarkSpec struct {
 	// gold ORDER BY ... LIMIT k whose boundary rows tie
 	// (metrics.ScoreOptions.TieAware). Off by default: EX is official.
 	TieAware bool `yaml:"tie_aware" json:"tie_aware,omitempty"`
+	// MaxResultMB is the byte budget of one query result in MiB (default
+	// datasets.DefaultMaxBytes, 64 MiB): over it the query is interrupted
+	// and the prediction scores pred_error "result too large". It is not
+	// part of the trial id (it changes no verdict of a result under it).
+	MaxResultMB int64 `yaml:"max_result_mb" json:"max_result_mb,omitempty"`
 	// MySQL runs LogicCat (its MySQL dialect: logiccat, logiccat-mini500,
 	// logiccat-full-gold) on a MySQL/MariaDB server holding the dumps
 	// (t2sbench datasets load-mysql) instead of its SQLite files.
@@ -103,6 +129,39 @@ func (m *MySQLSpec) Config() (*datasets.MySQLConfig, error) {
 		return nil, errors.New("mysql: the DSN holds a password; put it in the environment variable named by password_env")
 	}
 	return &datasets.MySQLConfig{DSN: dsn, PasswordEnv: m.PasswordEnv, Timeout: m.Timeout.D()}, nil
+}
+
+// Secrets returns the credentials the spec's models and servers are given
+// (ModelSpec.Secrets, and each MySQL password_env's value), which the
+// scheduler redacts from everything it stores. Unset variables give
+// nothing; the result is sorted and without duplicates.
+func (s *Spec) Secrets() []string {
+	var out []string
+	for _, m := range s.Models {
+		out = append(out, m.Secrets()...)
+	}
+	for _, b := range s.Benchmarks {
+		if b.MySQL != nil && b.MySQL.PasswordEnv != "" {
+			if v := os.Getenv(b.MySQL.PasswordEnv); v != "" {
+				out = append(out, v)
+			}
+		}
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
+}
+
+// Secrets returns the model's API key (the value of api_key_env) when it
+// is set: the one secret a model's own answers could echo, to be redacted
+// from them before they are cached (llm.WithRedact) or stored.
+func (m ModelSpec) Secrets() []string {
+	if m.APIKeyEnv == "" {
+		return nil
+	}
+	if v := os.Getenv(m.APIKeyEnv); v != "" {
+		return []string{v}
+	}
+	return nil
 }
 
 // dsnHasPassword reports whether a DSN's user part (before the first '@')
@@ -304,6 +363,9 @@ func ParseSpec(data []byte, file string) (*Spec, error) {
 		}
 		return nil, fmt.Errorf("%s: %s", file, msg)
 	}
+	if err := checkFloats(&root, "", file); err != nil {
+		return nil, err
+	}
 	s.file = file
 	s.lines = lines
 	for i, order := range ablationOrders(&root) {
@@ -318,6 +380,47 @@ func ParseSpec(data []byte, file string) (*Spec, error) {
 }
 
 var errEOF = errors.New("EOF")
+
+// checkFloats rejects NaN and infinite numbers anywhere in the spec (p:
+// .nan, step: .inf, a sweep value -.inf), naming the file, line and path:
+// no setting takes them, and range checks written as v < lo || v > hi let
+// NaN through. (YAML reads a number that overflows, 1e999, as a string,
+// which the field's decoder or the runner's parameter check refuses.)
+func checkFloats(n *yaml.Node, path, file string) error {
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			if err := checkFloats(c, path, file); err != nil {
+				return err
+			}
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			p := n.Content[i].Value
+			if path != "" {
+				p = path + "." + p
+			}
+			if err := checkFloats(n.Content[i+1], p, file); err != nil {
+				return err
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			if err := checkFloats(c, fmt.Sprintf("%s[%d]", path, i), file); err != nil {
+				return err
+			}
+		}
+	case yaml.ScalarNode:
+		if n.ShortTag() != "!!float" {
+			return nil
+		}
+		v := strings.ToLower(n.Value)
+		if strings.HasSuffix(v, ".nan") || strings.HasSuffix(v, ".inf") {
+			return fmt.Errorf("%s:%d: %s: %s is not a finite number", file, n.Line, path, n.Value)
+		}
+	}
+	return nil
+}
 
 // annotate rewrites yaml's "line N: msg" into "N: path: msg".
 func annotate(msg string, paths map[int]string) string {
@@ -446,6 +549,9 @@ func (s *Spec) validate() error {
 		if b.Limit < 0 {
 			return s.errorf(p+".limit", "negative limit %d", b.Limit)
 		}
+		if b.MaxResultMB < 0 || b.MaxResultMB > 1<<20 {
+			return s.errorf(p+".max_result_mb", "%d out of range [1, 1048576] (0: the default, %d)", b.MaxResultMB, datasets.DefaultMaxBytes>>20)
+		}
 		if m := b.MySQL; m != nil {
 			if !logicCatMySQL(b.fullName()) {
 				return s.errorf(p+".mysql", "only LogicCat (logiccat, logiccat-mini500, logiccat-full-gold) runs on MySQL, not %q", b.fullName())
@@ -523,6 +629,9 @@ func (s *Spec) validate() error {
 	}
 	if s.Workers < 0 {
 		return s.errorf("workers", "negative worker count %d", s.Workers)
+	}
+	if s.MaxTrials < 0 {
+		return s.errorf("max_trials", "negative trial cap %d", s.MaxTrials)
 	}
 	for i, r := range s.Runners {
 		p := fmt.Sprintf("runners[%d]", i)

@@ -64,6 +64,13 @@ type Call struct {
 	CompletionTokens int     `json:"completion_tokens"`
 	LatencyMS        float64 `json:"latency_ms"`
 	Error            string  `json:"error,omitempty"`
+	// Sent marks a call logged before it was sent whose answer was never
+	// recorded: it was in flight when the run was killed.
+	Sent bool `json:"sent,omitempty"`
+
+	// logged is true when the scheduler wrote the call to the store as it
+	// happened (CallStarted, CallFinished); Commit does not write it again.
+	logged bool
 }
 
 // Item is the record of one (trial, question) work item.
@@ -97,6 +104,7 @@ type Store struct {
 	session int
 	reqs    chan writeReq
 	done    chan struct{}
+	lock    *dirLock
 }
 
 type writeReq struct {
@@ -116,28 +124,43 @@ CREATE TABLE IF NOT EXISTS items (
 	PRIMARY KEY (trial_id, question_id));
 CREATE TABLE IF NOT EXISTS model_calls (
 	id INTEGER PRIMARY KEY AUTOINCREMENT, trial_id TEXT NOT NULL, question_id TEXT NOT NULL, session INTEGER NOT NULL,
-	role TEXT, n INTEGER, cached INTEGER, prompt_tokens INTEGER, completion_tokens INTEGER, latency_ms REAL, error TEXT);
+	role TEXT, n INTEGER, cached INTEGER, prompt_tokens INTEGER, completion_tokens INTEGER, latency_ms REAL, error TEXT,
+	state TEXT NOT NULL DEFAULT 'done');
 CREATE TABLE IF NOT EXISTS sessions (id INTEGER PRIMARY KEY, started TEXT NOT NULL, args TEXT);
 `
 
 // OpenStore opens (creating when needed) the store of run directory dir
-// and starts a new session.
+// and starts a new session. It holds the directory's lock (LockFile) until
+// Close; when another process holds it, OpenStore fails at once with a
+// *LockedError naming that process.
 func OpenStore(dir string) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
-	s, err := openDB(dir, false)
+	lock, err := lockDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.db.Exec(schema); err != nil {
+	s, err := openDB(dir, false)
+	if err != nil {
+		lock.release()
+		return nil, err
+	}
+	s.lock = lock
+	fail := func(err error) (*Store, error) {
 		s.db.Close()
-		return nil, fmt.Errorf("store %s: create schema: %w", dir, err)
+		lock.release()
+		return nil, err
+	}
+	if _, err := s.db.Exec(schema); err != nil {
+		return fail(fmt.Errorf("store %s: create schema: %w", dir, err))
+	}
+	if err := migrateCallState(s.db); err != nil {
+		return fail(fmt.Errorf("store %s: add model_calls.state: %w", dir, err))
 	}
 	res, err := s.db.Exec(`INSERT INTO sessions (started) VALUES (?)`, time.Now().UTC().Format(time.RFC3339Nano))
 	if err != nil {
-		s.db.Close()
-		return nil, fmt.Errorf("store %s: %w", dir, err)
+		return fail(fmt.Errorf("store %s: %w", dir, err))
 	}
 	id, _ := res.LastInsertId()
 	s.session = int(id)
@@ -168,6 +191,52 @@ func openDB(dir string, readOnly bool) (*Store, error) {
 		return nil, fmt.Errorf("store %s: %w", path, err)
 	}
 	return &Store{dir: dir, db: db}, nil
+}
+
+// migrateCallState adds model_calls.state to a store created before calls
+// were logged as they happen; its rows are all complete ('done').
+func migrateCallState(db *sql.DB) error {
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM pragma_table_info('model_calls') WHERE name = 'state'`).Scan(&n); err != nil || n > 0 {
+		return err
+	}
+	_, err := db.Exec(`ALTER TABLE model_calls ADD COLUMN state TEXT NOT NULL DEFAULT 'done'`)
+	return err
+}
+
+// Call states in model_calls.state.
+const (
+	callSent = "sent" // written before the request is sent
+	callDone = "done" // the answer or error is recorded
+)
+
+// CallStarted writes a model call of item (trialID, questionID) to the
+// call log before it is sent, marked sent, and returns its row id for
+// CallFinished. A call whose row stays sent was in flight when the run
+// stopped: the server may have answered (and billed) it, the run never
+// saw the answer.
+func (s *Store) CallStarted(trialID, questionID string, c Call) (int64, error) {
+	var id int64
+	err := s.write(func(tx *sql.Tx) error {
+		res, err := tx.Exec(`INSERT INTO model_calls (trial_id, question_id, session, role, n, cached, prompt_tokens, completion_tokens, latency_ms, error, state)
+			VALUES (?, ?, ?, ?, ?, 0, 0, 0, 0, '', ?)`, trialID, questionID, s.session, c.Role, c.N, callSent)
+		if err != nil {
+			return err
+		}
+		id, err = res.LastInsertId()
+		return err
+	})
+	return id, err
+}
+
+// CallFinished completes the row CallStarted wrote with the call's
+// outcome: cached or not, tokens, latency and error.
+func (s *Store) CallFinished(id int64, c Call) error {
+	return s.write(func(tx *sql.Tx) error {
+		_, err := tx.Exec(`UPDATE model_calls SET cached = ?, prompt_tokens = ?, completion_tokens = ?, latency_ms = ?, error = ?, state = ?
+			WHERE id = ?`, boolInt(c.Cached), c.PromptTokens, c.CompletionTokens, c.LatencyMS, c.Error, callDone, id)
+		return err
+	})
 }
 
 // Dir returns the run directory.
@@ -205,14 +274,20 @@ func (s *Store) write(fn func(tx *sql.Tx) error) error {
 	return nil
 }
 
-// Close stops the writer and closes the database.
+// Close stops the writer, closes the database and releases the run
+// directory's lock. Closing twice is harmless.
 func (s *Store) Close() error {
 	if s.reqs != nil {
 		close(s.reqs)
 		<-s.done
 		s.reqs = nil
 	}
-	return s.db.Close()
+	err := s.db.Close()
+	if lerr := s.lock.release(); err == nil {
+		err = lerr
+	}
+	s.lock = nil
+	return err
 }
 
 // SetMeta records run-level facts (name, simulated, spec).
@@ -298,13 +373,26 @@ func insertItem(tx *sql.Tx, it *Item) error {
 		return fmt.Errorf("trial %s question %s: %w", it.TrialID, it.QuestionID, ErrAlreadyDone)
 	}
 	for _, c := range it.Calls {
-		if _, err := tx.Exec(`INSERT INTO model_calls (trial_id, question_id, session, role, n, cached, prompt_tokens, completion_tokens, latency_ms, error)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, it.TrialID, it.QuestionID, it.Session, c.Role, c.N, boolInt(c.Cached),
-			c.PromptTokens, c.CompletionTokens, c.LatencyMS, c.Error); err != nil {
+		if c.logged {
+			continue
+		}
+		if err := insertCall(tx, it.TrialID, it.QuestionID, it.Session, c); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// insertCall writes one complete (or, when c.Sent, unanswered) call row.
+func insertCall(tx *sql.Tx, trialID, questionID string, session int, c Call) error {
+	state := callDone
+	if c.Sent {
+		state = callSent
+	}
+	_, err := tx.Exec(`INSERT INTO model_calls (trial_id, question_id, session, role, n, cached, prompt_tokens, completion_tokens, latency_ms, error, state)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, trialID, questionID, session, c.Role, c.N, boolInt(c.Cached),
+		c.PromptTokens, c.CompletionTokens, c.LatencyMS, c.Error, state)
+	return err
 }
 
 func nullStr(b []byte) any {
@@ -365,6 +453,30 @@ type RunData struct {
 	// Totals is the number of items each trial (by id) had in its last
 	// run, for pending counts.
 	Totals map[string]int
+	// CallLog counts every model call of the call log, those of items
+	// never committed included.
+	CallLog CallTotals
+	// LooseCalls are, when read withResults, the calls of items the store
+	// does not hold (in flight or canceled when a session stopped); Merge
+	// copies them.
+	LooseCalls []ItemCall
+}
+
+// CallTotals counts the rows of a run's call log. Every call is written
+// before it is sent, so Calls is what the servers were asked, including
+// calls of items that were never committed (Loose) and calls whose answer
+// never came back because the run was killed (Sent, their tokens unknown
+// and counted as 0).
+type CallTotals struct {
+	Calls, Cached, Sent, Loose     int
+	PromptTokens, CompletionTokens int
+}
+
+// ItemCall is a call with the item it belongs to.
+type ItemCall struct {
+	TrialID, QuestionID string
+	Session             int
+	Call
 }
 
 // MetaPrices is the meta key holding the spec's price table (JSON of
@@ -504,7 +616,26 @@ func ReadRun(dir string, withResults bool) (*RunData, error) {
 			return nil, fmt.Errorf("store %s: %w", dir, err)
 		}
 	}
+	if err := readCallTotals(s.db, &r.CallLog); err != nil {
+		return nil, fmt.Errorf("store %s: %w", dir, err)
+	}
 	return r, nil
+}
+
+// readCallTotals counts the call log, in one pass over model_calls.
+func readCallTotals(db *sql.DB, t *CallTotals) error {
+	var hasState int
+	if err := db.QueryRow(`SELECT count(*) FROM pragma_table_info('model_calls') WHERE name = 'state'`).Scan(&hasState); err != nil {
+		return err
+	}
+	state := `'done'`
+	if hasState > 0 {
+		state = `c.state`
+	}
+	return db.QueryRow(`SELECT count(*), coalesce(sum(c.cached), 0), coalesce(sum(`+state+` = 'sent'), 0),
+		coalesce(sum(i.trial_id IS NULL), 0), coalesce(sum(c.prompt_tokens), 0), coalesce(sum(c.completion_tokens), 0)
+		FROM model_calls c LEFT JOIN items i ON i.trial_id = c.trial_id AND i.question_id = c.question_id`).
+		Scan(&t.Calls, &t.Cached, &t.Sent, &t.Loose, &t.PromptTokens, &t.CompletionTokens)
 }
 
 func readCalls(db *sql.DB, r *RunData, idx map[string]int) error {
@@ -514,24 +645,35 @@ func readCalls(db *sql.DB, r *RunData, idx map[string]int) error {
 			pos[itemKey(it.TrialID, it.QuestionID)] = j
 		}
 	}
-	rows, err := db.Query(`SELECT trial_id, question_id, role, n, cached, prompt_tokens, completion_tokens, latency_ms, error FROM model_calls ORDER BY id`)
+	var hasState int
+	if err := db.QueryRow(`SELECT count(*) FROM pragma_table_info('model_calls') WHERE name = 'state'`).Scan(&hasState); err != nil {
+		return err
+	}
+	state := `'done'`
+	if hasState > 0 {
+		state = `state`
+	}
+	rows, err := db.Query(`SELECT trial_id, question_id, session, role, n, cached, prompt_tokens, completion_tokens, latency_ms, error, ` + state + ` FROM model_calls ORDER BY id`)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var t, q string
+		var t, q, st string
+		var session int
 		var c Call
 		var cached int
 		var e sql.NullString
-		if err := rows.Scan(&t, &q, &c.Role, &c.N, &cached, &c.PromptTokens, &c.CompletionTokens, &c.LatencyMS, &e); err != nil {
+		if err := rows.Scan(&t, &q, &session, &c.Role, &c.N, &cached, &c.PromptTokens, &c.CompletionTokens, &c.LatencyMS, &e, &st); err != nil {
 			return err
 		}
-		c.Cached, c.Error = cached == 1, e.String
+		c.Cached, c.Error, c.Sent = cached == 1, e.String, st == callSent
 		i, ok := idx[t]
 		j, ok2 := pos[itemKey(t, q)]
 		if ok && ok2 {
 			r.Trials[i].Items[j].Calls = append(r.Trials[i].Items[j].Calls, c)
+		} else {
+			r.LooseCalls = append(r.LooseCalls, ItemCall{TrialID: t, QuestionID: q, Session: session, Call: c})
 		}
 	}
 	return rows.Err()
@@ -649,6 +791,17 @@ func Merge(out string, shards ...string) (MergeStats, error) {
 			return st, err
 		}
 		st.Trials += len(trials)
+		if err := dst.write(func(tx *sql.Tx) error {
+			for _, c := range r.LooseCalls {
+				if err := insertCall(tx, c.TrialID, c.QuestionID, c.Session, c.Call); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			return st, err
+		}
+		st.Calls += len(r.LooseCalls)
 		for _, t := range r.Trials {
 			for i := range t.Items {
 				it := t.Items[i]

@@ -49,6 +49,10 @@ type MySQLConfig struct {
 	Timeout time.Duration
 	// MaxRows caps the rows kept per result (default 100,000).
 	MaxRows int
+	// MaxBytes is the byte budget of one result (default
+	// DefaultMaxBytes, counted as ResultBytes does); over it the statement
+	// is killed and Execute fails with ExecTooLarge.
+	MaxBytes int64
 	// DBMap maps benchmark db ids to schema names where they differ (for
 	// LogicCat: concert -> Concert, exerciseclub -> exercise_club). Ids
 	// not in the map are used as schema names unchanged.
@@ -60,10 +64,11 @@ type MySQLConfig struct {
 // engine refuses, at creation, an account holding any privilege other than
 // SELECT and USAGE.
 type MySQLEngine struct {
-	cfg     MySQLConfig
-	base    *mysql.Config
-	timeout time.Duration
-	maxRows int
+	cfg      MySQLConfig
+	base     *mysql.Config
+	timeout  time.Duration
+	maxRows  int
+	maxBytes int64
 
 	mu  sync.Mutex
 	dbs map[string]*MySQLDatabase
@@ -90,12 +95,15 @@ func NewMySQLEngine(cfg MySQLConfig) (*MySQLEngine, error) {
 		base.Passwd = pw
 	}
 	hardenMySQLConfig(base)
-	e := &MySQLEngine{cfg: cfg, base: base, timeout: cfg.Timeout, maxRows: cfg.MaxRows, dbs: map[string]*MySQLDatabase{}}
+	e := &MySQLEngine{cfg: cfg, base: base, timeout: cfg.Timeout, maxRows: cfg.MaxRows, maxBytes: cfg.MaxBytes, dbs: map[string]*MySQLDatabase{}}
 	if e.timeout <= 0 {
 		e.timeout = defaultMySQLTimeout
 	}
 	if e.maxRows <= 0 {
 		e.maxRows = defaultMySQLMaxRows
+	}
+	if e.maxBytes <= 0 {
+		e.maxBytes = DefaultMaxBytes
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -226,7 +234,7 @@ func (e *MySQLEngine) open(ctx context.Context, dbID string) (*MySQLDatabase, er
 		return nil, fmt.Errorf("mysql engine: open %s: %w", dbID, err)
 	}
 	admin.SetMaxOpenConns(2)
-	d := &MySQLDatabase{id: dbID, schemaName: schema, db: pool, admin: admin, timeout: e.timeout, maxRows: e.maxRows}
+	d := &MySQLDatabase{id: dbID, schemaName: schema, db: pool, admin: admin, timeout: e.timeout, maxRows: e.maxRows, maxBytes: e.maxBytes}
 	fp, err := d.fingerprint(ctx)
 	if err != nil {
 		d.Close()
@@ -256,6 +264,7 @@ type MySQLDatabase struct {
 	admin          *sql.DB // the watchdog's connections (KILL QUERY)
 	timeout        time.Duration
 	maxRows        int
+	maxBytes       int64
 	fp             string
 
 	schemaOnce sync.Mutex
@@ -465,6 +474,10 @@ func (d *MySQLDatabase) execute(ctx context.Context, query, vars string) (*Resul
 		rs.Elapsed = time.Since(start)
 		return rs, nil
 	}
+	var big *tooLargeError
+	if errors.As(qerr, &big) {
+		return fail(ExecTooLarge, big.Error())
+	}
 	if qerr != nil {
 		var me *mysql.MySQLError
 		switch {
@@ -489,7 +502,8 @@ func (d *MySQLDatabase) execute(ctx context.Context, query, vars string) (*Resul
 
 // readRows runs q on conn and reads up to maxRows rows. When the cap is
 // reached it cancels the statement (the watchdog then kills it) instead of
-// draining the rest of the result.
+// draining the rest of the result; so it does, returning a *tooLargeError,
+// when the values read exceed the byte budget.
 func (d *MySQLDatabase) readRows(ctx context.Context, conn *sql.Conn, q string, cancel context.CancelFunc) (*ResultSet, error) {
 	rows, err := conn.QueryContext(ctx, q)
 	if err != nil {
@@ -509,6 +523,7 @@ func (d *MySQLDatabase) readRows(ctx context.Context, conn *sql.Conn, q string, 
 	for i := range raw {
 		ptrs[i] = &raw[i]
 	}
+	var size int64
 	for rows.Next() {
 		if len(rs.Rows) >= d.maxRows {
 			rs.Truncated = true
@@ -521,6 +536,11 @@ func (d *MySQLDatabase) readRows(ctx context.Context, conn *sql.Conn, q string, 
 		row := make([]any, len(cts))
 		for i, b := range raw {
 			row[i] = mysqlValue(cts[i].DatabaseTypeName(), b)
+			size += valueBytes(row[i])
+		}
+		if size > d.maxBytes {
+			cancel()
+			return nil, &tooLargeError{limit: d.maxBytes, rows: len(rs.Rows) + 1}
 		}
 		rs.Rows = append(rs.Rows, row)
 	}

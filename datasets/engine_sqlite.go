@@ -30,6 +30,18 @@ const (
 	// are a few thousand rows), so a capped result is never a correct one
 	// by accident of truncation.
 	DefaultMaxRows = 100000
+	// DefaultMaxBytes is the byte budget of one query result (see
+	// ResultBytes for what is counted): 64 MiB. It is the bound that holds
+	// when rows are large (zeroblob, group_concat, long texts), where the
+	// row cap alone let one result reach gigabytes. It is a budget per
+	// query, and queries run in parallel (eval's --workers, a run's
+	// workers; 8 by default), so it is kept well below a machine's memory
+	// divided by them: reading a result allocates about twice what it
+	// keeps. It is far above every gold result of Spider and BIRD dev
+	// and above the row cap's worth of ordinary rows (100,000 rows of ten
+	// short values are a few tens of MiB at most in Go), so it changes no
+	// verdict the row cap would give.
+	DefaultMaxBytes = 64 << 20
 	// maxValueLength caps one TEXT or BLOB value (SQLITE_LIMIT_LENGTH) so
 	// that zeroblob/randomblob/group_concat cannot exhaust memory; the
 	// largest benchmark value is far below it.
@@ -45,6 +57,9 @@ type SQLiteOptions struct {
 	// MaxRows is the number of rows kept; further rows are dropped and the
 	// result is marked Truncated.
 	MaxRows int
+	// MaxBytes is the byte budget of one result (ResultBytes); a result
+	// that exceeds it stops the statement and fails with ExecTooLarge.
+	MaxBytes int64
 }
 
 func (o SQLiteOptions) withDefaults() SQLiteOptions {
@@ -53,6 +68,9 @@ func (o SQLiteOptions) withDefaults() SQLiteOptions {
 	}
 	if o.MaxRows <= 0 {
 		o.MaxRows = DefaultMaxRows
+	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = DefaultMaxBytes
 	}
 	return o
 }
@@ -307,8 +325,9 @@ func fileSHA256(path string) (string, error) {
 // can be told apart from the caller's own deadline or cancellation.
 var errOurTimeout = errors.New("sqlite query timeout")
 
-// Execute runs one read-only statement with the configured timeout and row
-// cap. Every failure is an *ExecError.
+// Execute runs one read-only statement with the configured timeout, row
+// cap and byte budget. Every failure is an *ExecError; a result over the
+// byte budget is one of kind ExecTooLarge.
 func (d *sqliteDB) Execute(ctx context.Context, query string) (*ResultSet, error) {
 	start := time.Now()
 	fail := func(kind ExecKind, msg string) (*ResultSet, error) {
@@ -323,7 +342,11 @@ func (d *sqliteDB) Execute(ctx context.Context, query string) (*ResultSet, error
 	}
 	qctx, cancel := context.WithTimeoutCause(ctx, d.opt.Timeout, errOurTimeout)
 	defer cancel()
-	rs, err := d.query(qctx, stmt, d.opt.MaxRows)
+	rs, err := d.query(qctx, stmt, d.opt.MaxRows, d.opt.MaxBytes)
+	var big *tooLargeError
+	if errors.As(err, &big) {
+		return fail(ExecTooLarge, big.Error())
+	}
 	if err != nil {
 		return fail(d.classify(ctx, qctx, err), err.Error())
 	}
@@ -351,7 +374,11 @@ func (d *sqliteDB) classify(ctx, qctx context.Context, err error) ExecKind {
 	return ExecErrorKind
 }
 
-// query runs stmt (one statement) and collects at most maxRows rows.
+// query runs stmt (one statement) and collects at most maxRows rows. It
+// counts the bytes of the values as it reads them (ResultBytes) and, as
+// soon as they exceed maxBytes, interrupts the statement and returns a
+// *tooLargeError, so that no more than about maxBytes plus one row is ever
+// held.
 //
 // go-sqlite3 converts values of columns declared DATE, DATETIME or
 // TIMESTAMP to time.Time and of columns declared BOOLEAN to bool, which
@@ -362,7 +389,11 @@ func (d *sqliteDB) classify(ctx, qctx context.Context, err error) ExecKind {
 //
 // where unary + keeps the value and storage class but drops the declared
 // type; the result keeps the original column names and row order.
-func (d *sqliteDB) query(ctx context.Context, stmt string, maxRows int) (*ResultSet, error) {
+func (d *sqliteDB) query(ctx context.Context, stmt string, maxRows int, maxBytes int64) (*ResultSet, error) {
+	// stop interrupts the statement (go-sqlite3 calls sqlite3_interrupt
+	// when the context ends) when the byte budget is spent.
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
 	rows, err := d.pool.QueryContext(ctx, stmt)
 	if err != nil {
 		return nil, err
@@ -386,6 +417,7 @@ func (d *sqliteDB) query(ctx context.Context, stmt string, maxRows int) (*Result
 	for i := range vals {
 		ptrs[i] = &vals[i]
 	}
+	var size int64
 	for rows.Next() {
 		if len(rs.Rows) >= maxRows {
 			rs.Truncated = true
@@ -401,6 +433,12 @@ func (d *sqliteDB) query(ctx context.Context, stmt string, maxRows int) (*Result
 				return nil, fmt.Errorf("column %q: %w", cols[i], err)
 			}
 			row[i] = nv
+			vals[i] = nil // the row holds the value; drop the scan buffer's reference
+			size += valueBytes(nv)
+		}
+		if size > maxBytes {
+			stop()
+			return nil, &tooLargeError{limit: maxBytes, rows: len(rs.Rows) + 1}
 		}
 		rs.Rows = append(rs.Rows, row)
 	}
@@ -411,6 +449,54 @@ func (d *sqliteDB) query(ctx context.Context, stmt string, maxRows int) (*Result
 		return nil, err
 	}
 	return rs, nil
+}
+
+// tooLargeError is the failure of a result over the byte budget.
+type tooLargeError struct {
+	limit int64
+	rows  int
+}
+
+func (e *tooLargeError) Error() string {
+	return fmt.Sprintf("result too large: over the %s byte budget after %d rows (statement interrupted)", formatBytes(e.limit), e.rows)
+}
+
+// formatBytes writes n in MiB when it is a whole number of them, else in
+// bytes.
+func formatBytes(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// valueBytes is what one result value counts against the byte budget: the
+// length of a TEXT or BLOB value, 8 for a number and 0 for NULL.
+func valueBytes(v any) int64 {
+	switch x := v.(type) {
+	case string:
+		return int64(len(x))
+	case []byte:
+		return int64(len(x))
+	case nil:
+		return 0
+	default:
+		return 8
+	}
+}
+
+// ResultBytes is the size of rs as the byte budget counts it: the sum over
+// its values of the length of each TEXT or BLOB value and 8 for each
+// number (NULL counts 0). Go's own overhead (about 16 bytes per value and
+// 24 per row) comes on top.
+func ResultBytes(rs *ResultSet) int64 {
+	var n int64
+	for _, row := range rs.Rows {
+		for _, v := range row {
+			n += valueBytes(v)
+		}
+	}
+	return n
 }
 
 // needsWrap reports whether a result column has a declared type that the

@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -37,8 +38,11 @@ func TestParseSpider(t *testing.T) {
 	if ex[0].Difficulty != HardnessEasy {
 		t.Errorf("example 0 difficulty = %s; want easy", ex[0].Difficulty)
 	}
-	if _, ok := ex[0].Extra["query_toks"]; !ok {
-		t.Errorf("Extra = %v; want query_toks kept", ex[0].Extra)
+	if _, ok := ex[0].Extra["query_toks"]; ok {
+		t.Errorf("Extra = %v; want query_toks (derived from query) dropped", ex[0].Extra)
+	}
+	if ex[0].Extra != nil {
+		t.Errorf("Extra = %v; want nil (no field of a Spider question is kept beyond the mapped ones)", ex[0].Extra)
 	}
 	if _, ok := ex[0].Extra["query"]; ok {
 		t.Errorf("Extra holds a mapped field: %v", ex[0].Extra)
@@ -425,11 +429,23 @@ func TestSharedSpider(t *testing.T) {
 	}
 	// Official distribution (test-suite-sql-eval on Spider dev): easy 248,
 	// medium 446, hard 174, extra 166; exact, no tolerance.
+	// The loader counts hardness from the SQL text; the parse trees of
+	// dev.json (process_sql's, as evaluation.py counts) must agree.
+	raw, err := os.ReadFile(filepath.Join(dir, "dev.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var trees []struct {
+		SQL json.RawMessage `json:"sql"`
+	}
+	if err := json.Unmarshal(raw, &trees); err != nil || len(trees) != len(b.Examples) {
+		t.Fatalf("dev.json parse trees: %d, %v; want %d", len(trees), err, len(b.Examples))
+	}
 	dist := map[string]int{}
 	textAgree := 0
-	for _, e := range b.Examples {
+	for i, e := range b.Examples {
 		dist[e.Difficulty]++
-		if l, err := SpiderHardness(e.GoldSQL); err == nil && l == e.Difficulty {
+		if l, err := SpiderLevel(e.GoldSQL, trees[i].SQL); err == nil && l == e.Difficulty {
 			textAgree++
 		}
 	}
@@ -437,13 +453,14 @@ func TestSharedSpider(t *testing.T) {
 	if !reflect.DeepEqual(dist, want) {
 		t.Errorf("hardness distribution = %v; want %v", dist, want)
 	}
-	// The text scanner must agree with the parse trees on every question.
+	// The text scanner (the loader's levels) must agree with the parse
+	// trees on every question.
 	if textAgree != len(b.Examples) {
 		t.Errorf("text hardness agrees on %d/%d; want all", textAgree, len(b.Examples))
 	}
 	t.Logf("spider dev hardness %v; text scanner agrees on %d/%d", dist, textAgree, len(b.Examples))
-	if _, ok := b.Examples[0].Extra["sql"]; !ok {
-		t.Error("Extra lacks the parsed sql field")
+	if _, ok := b.Examples[0].Extra["sql"]; ok {
+		t.Error("Extra holds the parse tree; want it dropped (scoring does not use it)")
 	}
 	ctx := context.Background()
 	db, err := b.Engine.Open(ctx, b.Examples[0].DBID)
@@ -531,5 +548,56 @@ func checkParseError(t *testing.T, err error) {
 	t.Helper()
 	if err != nil && !posRE.MatchString(err.Error()) {
 		t.Fatalf("error without file:line:col: %v", err)
+	}
+}
+
+// TestLoadSpiderStreamAgreesWithParse checks LoadSpider's streaming path
+// against ParseSpider on the same files: equal examples for a good file,
+// ParseSpider's positioned error for a bad one, and the parse tree's
+// hardness for a query the text scanner cannot read.
+func TestLoadSpiderStreamAgreesWithParse(t *testing.T) {
+	tests := []struct {
+		name, data string
+		wantErr    string
+		wantLevels []string
+	}{
+		{"good", spiderFixture, "", []string{HardnessEasy, HardnessExtra}},
+		{"syntax error on line 3", "[\n{\"db_id\": \"a\", \"query\": \"SELECT 1\", \"question\": \"q\"},\n{\"db_id\": \"b\",,}\n]", "dev.json:3:", nil},
+		{"missing field on line 2", "[\n{\"db_id\": \"a\", \"query\": \"SELECT 1\"}\n]", "dev.json:2:", nil},
+		// Unbalanced parentheses: the text scanner fails, the parse tree
+		// (one table, no clause) says easy.
+		{"parse tree fallback", `[{"db_id": "a", "query": "SELECT count(* FROM t", "question": "q", "sql": {"from": {"table_units": [["table_unit", 0]], "conds": []}, "select": [false, [[3, [0, [0, 0, false], null]]]], "where": [], "groupBy": [], "having": [], "orderBy": [], "limit": null, "intersect": null, "union": null, "except": null}}]`, "", []string{HardnessEasy}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			file := filepath.Join(dir, "dev.json")
+			writeFile(t, file, tt.data)
+			b, err := LoadSpider(dir, LoadOptions{})
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v; want one placed at %s", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Engine.Close()
+			want, err := ParseSpider(file, []byte(tt.data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(b.Examples, want) {
+				t.Errorf("LoadSpider examples = %+v; want ParseSpider's %+v", b.Examples, want)
+			}
+			var levels []string
+			for _, e := range b.Examples {
+				levels = append(levels, e.Difficulty)
+			}
+			if !reflect.DeepEqual(levels, tt.wantLevels) {
+				t.Errorf("levels = %v; want %v", levels, tt.wantLevels)
+			}
+		})
 	}
 }

@@ -479,3 +479,34 @@ func BenchmarkLogicCatGolds(b *testing.B) {
 	b.ReportMetric(float64(cold.Nanoseconds())/float64(b.N), "cold-ns/op")
 	b.ReportMetric(float64(warm)/float64(cold), "warm/cold")
 }
+
+// TestMySQLByteBudget runs the MySQL form of issue 15's hostile query
+// (4,000 rows of a 1 MB value) with a 10 MiB budget: it fails with
+// ExecTooLarge after 11 rows (11 * 1,000,008 bytes > 10,485,760) instead of
+// reading 4 GB, and a result under the budget is kept whole.
+func TestMySQLByteBudget(t *testing.T) {
+	f := setupMySQL(t)
+	cfg := f.ro
+	cfg.MaxBytes = 10 << 20
+	eng, err := datasets.NewMySQLEngine(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	ctx := context.Background()
+	db, err := eng.Open(ctx, "bike")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = db.Execute(ctx, "SELECT seq, REPEAT('x', 1000000) FROM seq_1_to_4000")
+	var ee *datasets.ExecError
+	if !errors.As(err, &ee) || ee.Kind != datasets.ExecTooLarge || !strings.Contains(ee.Msg, "after 11 rows") {
+		t.Fatalf("err = %v; want %s after 11 rows", err, datasets.ExecTooLarge)
+	}
+	t.Logf("too large after %s: %s", time.Since(start).Round(time.Millisecond), ee.Msg)
+	rs, err := db.Execute(ctx, "SELECT seq, REPEAT('x', 1000000) FROM seq_1_to_10")
+	if err != nil || len(rs.Rows) != 10 {
+		t.Fatalf("10 rows of 1 MB: %v, %v; want 10 rows", rs, err)
+	}
+}

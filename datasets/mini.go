@@ -59,11 +59,10 @@ func LoadMini(dir string, opt LoadOptions) (*Benchmark, error) {
 	if dir == "" {
 		d, err := BundledMiniDir()
 		if err != nil {
-			b, ferr := LoadMiniFS(t2sbench.MiniFS(), "(built-in mini benchmark)", opt)
-			if ferr != nil {
-				return nil, fmt.Errorf("%w; the built-in copy failed too: %v", err, ferr)
-			}
-			return b, nil
+			// No working tree: the built-in copy is the normal source, so
+			// its error (a cache directory that cannot be written, a full
+			// disk) is the cause to report, not the missing testdata/mini.
+			return LoadMiniFS(t2sbench.MiniFS(), "(built-in mini benchmark)", opt)
 		}
 		dir = d
 	}

@@ -2,7 +2,12 @@ package datasets
 
 import (
 	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/t2sbench/t2sbench"
@@ -51,5 +56,28 @@ func TestMiniBuiltIn(t *testing.T) {
 	rs, err := db.Execute(context.Background(), ex.GoldSQL)
 	if err != nil || len(rs.Rows) == 0 {
 		t.Fatalf("gold of %s on the built-in database: rows %v, err %v", ex.ID, rs, err)
+	}
+}
+
+// TestMiniBuiltInWriteError is a regression test: when the built-in copy
+// could not be unpacked (a full disk), LoadMini("") reported
+// "testdata/mini/questions.json not found" first. The write error must be
+// the error. A regular file in place of the cache directory makes every
+// write fail, as a full disk does, even for root.
+func TestMiniBuiltInWriteError(t *testing.T) {
+	blocker := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	if _, err := BundledMiniDir(); err == nil {
+		t.Skip("a testdata/mini exists above the temp dir; cannot test the fallback")
+	}
+	_, err := LoadMini("", LoadOptions{CacheDir: filepath.Join(blocker, "cache")})
+	if err == nil {
+		t.Fatal("LoadMini with an unwritable cache: no error")
+	}
+	if !errors.Is(err, syscall.ENOTDIR) || strings.Contains(err.Error(), "not found") {
+		t.Errorf("err = %q; want the write error (not a directory), without \"not found\"", err)
 	}
 }

@@ -102,6 +102,9 @@ const (
 	ExecTimeout ExecKind = "timeout"
 	// ExecDenied: the sandbox refused the statement (a write, ATTACH, ...).
 	ExecDenied ExecKind = "denied"
+	// ExecTooLarge: the result exceeded the byte budget (MaxBytes of
+	// SQLiteOptions or MySQLConfig); the statement was interrupted.
+	ExecTooLarge ExecKind = "too_large"
 	// ExecCanceled: the caller's context was canceled.
 	ExecCanceled ExecKind = "canceled"
 )

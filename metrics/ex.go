@@ -345,10 +345,12 @@ func (s *Scorer) ScoreAligned(ctx context.Context, a Aligned, workers int, progr
 }
 
 func (s *Scorer) scoreAll(ctx context.Context, preds map[int]string, invalid map[int]string, workers int, progress func(done, total int)) ([]Verdict, error) {
-	var todo []datasets.Example
-	for _, ex := range s.b.Examples {
-		if _, ok := preds[ex.Index]; ok {
-			todo = append(todo, ex)
+	// Positions in s.b.Examples, not copies: memory grows with the
+	// questions, and a copy of each Example doubled it.
+	var todo []int
+	for i := range s.b.Examples {
+		if _, ok := preds[s.b.Examples[i].Index]; ok {
+			todo = append(todo, i)
 		}
 	}
 	if workers <= 0 {
@@ -359,12 +361,13 @@ func (s *Scorer) scoreAll(ctx context.Context, preds map[int]string, invalid map
 	g.SetLimit(workers)
 	var mu sync.Mutex
 	done := 0
-	for i, ex := range todo {
+	for i, pos := range todo {
 		if gctx.Err() != nil {
 			break
 		}
 		g.Go(func() error {
-			out[i] = s.score(gctx, ex, preds[ex.Index], invalid[ex.Index])
+			ex := &s.b.Examples[pos]
+			out[i] = s.score(gctx, *ex, preds[ex.Index], invalid[ex.Index])
 			if err := gctx.Err(); err != nil {
 				return err
 			}

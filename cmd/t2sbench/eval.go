@@ -80,6 +80,7 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	workers := fs.Int("workers", runtime.NumCPU(), "questions scored in parallel")
 	allowPartial := fs.Bool("allow-partial", false, "score a prediction file with fewer predictions than questions; the rest are listed as unscored")
 	timeout := fs.Duration("timeout", defaultEvalTimeout, "per-query timeout (gold and prediction each); interrupts the query")
+	maxResultMB := fs.Int64("max-result-mb", datasets.DefaultMaxBytes>>20, "byte budget of one query result in MiB (TEXT/BLOB lengths, 8 per number); over it the query is interrupted and scores pred_error \"result too large\"")
 	cacheDir := fs.String("cache-dir", "", "gold-result cache directory (default: the user cache dir's t2sbench/gold; \"off\" keeps it in memory)")
 	limit := fs.Int("limit", 0, "score only the first N questions (0: all); predictions beyond them are ignored")
 	goldAsPred := fs.Bool("gold-as-pred", false, "score each gold SQL as its own prediction (a check: runnable questions should all be correct)")
@@ -110,6 +111,9 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	if *timeout <= 0 {
 		return fmt.Errorf("%w: eval: --timeout must be positive, got %v", errUsage, *timeout)
 	}
+	if *maxResultMB <= 0 || *maxResultMB > 1<<20 {
+		return fmt.Errorf("%w: eval: --max-result-mb must be in [1, 1048576], got %d", errUsage, *maxResultMB)
+	}
 	var m metrics.Mode
 	if *mode != "" {
 		var err error
@@ -130,12 +134,12 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("%w: eval: --response-field reads a jsonl prediction file (--format jsonl), not --gold-as-pred or %s", errUsage, pf)
 	}
 
-	opt := datasets.LoadOptions{Limit: *limit, SQLite: datasets.SQLiteOptions{Timeout: *timeout}}
+	opt := datasets.LoadOptions{Limit: *limit, SQLite: datasets.SQLiteOptions{Timeout: *timeout, MaxBytes: *maxResultMB << 20}}
 	if needsMySQL(*benchName) {
 		if *mysqlDSN == "" {
 			return fmt.Errorf("%w: eval: %s runs MySQL-dialect gold SQL on a MySQL/MariaDB server: pass --mysql-dsn (or set T2SBENCH_MYSQL_DSN; see README, LogicCat on MariaDB/MySQL), or use logiccat-sqlite for the SQLite files, most of them empty", errUsage, *benchName)
 		}
-		opt.MySQL = &datasets.MySQLConfig{DSN: *mysqlDSN, PasswordEnv: *mysqlPwEnv, Timeout: *timeout}
+		opt.MySQL = &datasets.MySQLConfig{DSN: *mysqlDSN, PasswordEnv: *mysqlPwEnv, Timeout: *timeout, MaxBytes: *maxResultMB << 20}
 	}
 	b, err := datasets.Open(*benchName, *data, opt)
 	if err != nil {

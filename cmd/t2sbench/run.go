@@ -42,6 +42,8 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	workers := fs.Int("workers", 0, "work items in flight (default: the spec's workers)")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	jsonl := fs.Bool("jsonl", false, "progress as JSON lines on stdout instead of a bar")
+	maxResultMB := fs.Int64("max-result-mb", 0, "byte budget of one query result in MiB for every benchmark (default: each benchmark's max_result_mb, else 64); over it the query is interrupted and scores pred_error \"result too large\"")
+	maxTrials := fs.Int("max-trials", 0, "cap on the trials the plan may expand to (default: the spec's max_trials, else 10000)")
 	benchOverride := fs.String("benchmark", "", "run only benchmark NAME or NAME=DIR (e.g. mini, spider=/data/spider); a benchmark the spec names keeps its settings")
 	maxFailures := fs.String("max-failures", "", "stop the run (exit status 3) once more items failed than N (a count, e.g. 20) or than a fraction of the run's items (e.g. 0.1); default: no limit")
 	// Flags may follow the spec path.
@@ -97,6 +99,20 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 			b.Data = data
 		}
 		spec.Benchmarks = []bench.BenchmarkSpec{b}
+	}
+	if *maxResultMB < 0 || *maxResultMB > 1<<20 {
+		return fmt.Errorf("%w: --max-result-mb must be in [1, 1048576], got %d", errUsage, *maxResultMB)
+	}
+	if *maxTrials < 0 {
+		return fmt.Errorf("%w: --max-trials must be positive, got %d", errUsage, *maxTrials)
+	}
+	if *maxTrials > 0 {
+		spec.MaxTrials = *maxTrials
+	}
+	if *maxResultMB > 0 {
+		for i := range spec.Benchmarks {
+			spec.Benchmarks[i].MaxResultMB = *maxResultMB
+		}
 	}
 	plan, err := bench.NewPlan(spec)
 	if err != nil {

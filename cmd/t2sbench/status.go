@@ -29,5 +29,9 @@ func runStatus(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	bench.WriteSummary(stdout, r, bench.Summarize(r))
+	if c := r.CallLog; c.Calls > 0 {
+		fmt.Fprintf(stdout, "model calls logged: %d (%d cached); %d of items not committed, %d without an answer (in flight when a run stopped)\n",
+			c.Calls, c.Cached, c.Loose, c.Sent)
+	}
 	return nil
 }
