@@ -164,6 +164,10 @@ type Usage struct {
 	CompletionTokens int
 	// Latency is the summed wall time of the role's model calls.
 	Latency time.Duration
+	// Samples is the number of answers received (a call with n = 8 gives
+	// 8) and Cut the number of them cut at the token limit
+	// (finish_reason "length"); both 0 when the record predates them.
+	Samples, Cut int
 }
 
 // Price is a model's price in USD per million tokens.
@@ -180,6 +184,11 @@ type RoleSummary struct {
 	// CallsPerQ, PromptPerQ and CompletionPerQ are means over all
 	// questions (a question that did not use the role counts as 0).
 	CallsPerQ, PromptPerQ, CompletionPerQ float64
+	// Samples and Cut total the answers received and those cut at the
+	// token limit; SamplesPerQ is Samples over all questions and CutRate
+	// Cut/Samples (0 without samples).
+	Samples, Cut         int
+	SamplesPerQ, CutRate float64
 	// TokensPerSecond is completion tokens per second of model-call
 	// latency (the client-observed generation rate); 0 without latency.
 	TokensPerSecond float64
@@ -213,7 +222,7 @@ func SummarizeUsage(perQuestion []map[string]Usage, prices map[string]Price, mod
 	totals := map[string]*RoleSummary{}
 	for i, q := range perQuestion {
 		for role, u := range q {
-			if u.Calls < 0 || u.CachedCalls < 0 || u.PromptTokens < 0 || u.CompletionTokens < 0 || u.Latency < 0 {
+			if u.Calls < 0 || u.CachedCalls < 0 || u.PromptTokens < 0 || u.CompletionTokens < 0 || u.Latency < 0 || u.Samples < 0 || u.Cut < 0 {
 				return UsageSummary{}, fmt.Errorf("metrics: usage: question %d role %q has a negative count: %+v", i, role, u)
 			}
 			r := totals[role]
@@ -225,6 +234,8 @@ func SummarizeUsage(perQuestion []map[string]Usage, prices map[string]Price, mod
 			r.PromptTokens += u.PromptTokens
 			r.CompletionTokens += u.CompletionTokens
 			r.Latency += u.Latency
+			r.Samples += u.Samples
+			r.Cut += u.Cut
 		}
 	}
 	nq := float64(len(perQuestion))
@@ -246,6 +257,8 @@ func SummarizeUsage(perQuestion []map[string]Usage, prices map[string]Price, mod
 		s.Total.PromptTokens += r.PromptTokens
 		s.Total.CompletionTokens += r.CompletionTokens
 		s.Total.Latency += r.Latency
+		s.Total.Samples += r.Samples
+		s.Total.Cut += r.Cut
 		s.Total.CostPerQ += r.CostPerQ
 	}
 	slices.SortFunc(s.Roles, func(x, y RoleSummary) int { return cmp.Compare(x.Role, y.Role) })
@@ -261,6 +274,10 @@ func perQuestionRates(r *RoleSummary, nq float64) {
 	r.CallsPerQ = float64(r.Calls) / nq
 	r.PromptPerQ = float64(r.PromptTokens) / nq
 	r.CompletionPerQ = float64(r.CompletionTokens) / nq
+	r.SamplesPerQ = float64(r.Samples) / nq
+	if r.Samples > 0 {
+		r.CutRate = float64(r.Cut) / float64(r.Samples)
+	}
 	if sec := r.Latency.Seconds(); sec > 0 {
 		r.TokensPerSecond = float64(r.CompletionTokens) / sec
 	}

@@ -278,7 +278,7 @@ func (s *system) usage() ([]map[string]metrics.Usage, map[string]string) {
 		if it.Result != nil && len(it.Result.Usage) > 0 {
 			for role, u := range it.Result.Usage {
 				q[role] = metrics.Usage{Calls: u.Calls, CachedCalls: u.CachedCalls, PromptTokens: u.PromptTokens,
-					CompletionTokens: u.CompletionTokens, Latency: u.Latency}
+					CompletionTokens: u.CompletionTokens, Latency: u.Latency, Samples: u.Samples, Cut: u.Cut}
 			}
 		} else {
 			for _, call := range it.Calls {

@@ -525,9 +525,11 @@ func efficiencyTables(c *corpus, effs []efficiency) []*Table {
 	}
 	t.MarkBest()
 	out := []*Table{t}
-	r := &Table{ID: "efficiency-roles", Caption: c.caption("Model usage per role: calls, tokens and generation rate per question")}
-	r.Columns = []Column{{Name: "System"}, {Name: "role"}, {Name: "calls/q", Numeric: true}, {Name: "prompt tok/q", Numeric: true},
+	r := &Table{ID: "efficiency-roles", Caption: c.caption("Model usage per role: calls, answers, tokens and generation rate per question")}
+	r.Columns = []Column{{Name: "System"}, {Name: "role"}, {Name: "calls/q", Numeric: true}, {Name: "samples/q", Numeric: true},
+		{Name: "cut", Numeric: true}, {Name: "prompt tok/q", Numeric: true},
 		{Name: "gen tok/q", Numeric: true}, {Name: "tok/s", Numeric: true}, {Name: "cost/q", Numeric: true}}
+	anyCut := false
 	for _, e := range effs {
 		for _, ro := range e.usage.Roles {
 			cost := text("-")
@@ -538,11 +540,19 @@ func efficiencyTables(c *corpus, effs []efficiency) []*Table {
 			if ro.TokensPerSecond > 0 {
 				tps = num(ro.TokensPerSecond, 1)
 			}
-			r.Rows = append(r.Rows, []Cell{text(e.s.name), text(ro.Role), num(ro.CallsPerQ, 2), num(ro.PromptPerQ, 0), num(ro.CompletionPerQ, 0), tps, cost})
+			samples, cut := text("-"), text("-")
+			if ro.Samples > 0 {
+				samples, cut = num(ro.SamplesPerQ, 2), text(fmt.Sprintf("%d (%.1f%%)", ro.Cut, 100*ro.CutRate))
+				anyCut = anyCut || ro.Cut > 0
+			}
+			r.Rows = append(r.Rows, []Cell{text(e.s.name), text(ro.Role), num(ro.CallsPerQ, 2), samples, cut, num(ro.PromptPerQ, 0), num(ro.CompletionPerQ, 0), tps, cost})
 		}
 	}
 	if len(r.Rows) > 0 {
-		r.Notes = []string{"tok/s: completion tokens per second of model-call latency."}
+		r.Notes = []string{"tok/s: completion tokens per second of model-call latency. samples/q: answers received per question (a call with n = 8 gives 8)."}
+		if anyCut {
+			r.Notes = append(r.Notes, "cut: answers cut at the token limit (finish_reason \"length\"), and their share of all answers; a runner never uses a cut answer as if it were complete.")
+		}
 		out = append(out, r)
 	}
 	return out
