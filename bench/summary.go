@@ -51,10 +51,11 @@ func TrialOutcomes(t *RunTrial, total int) Outcomes {
 		}
 		failed := it.Status == StatusFailed
 		st, correct, db := metrics.Status(""), false, ""
+		var flags []string
 		if it.Verdict != nil {
-			st, correct, db = metrics.Status(it.Verdict.Status), it.Verdict.Correct && !failed, it.Verdict.DBID
+			st, correct, db, flags = metrics.Status(it.Verdict.Status), it.Verdict.Correct && !failed, it.Verdict.DBID, it.Verdict.GoldFlags
 		}
-		o.Tally.Add(st, correct, failed)
+		o.Tally.AddFlagged(st, correct, failed, flags)
 		if !metrics.GoldRuns(st) {
 			continue
 		}
@@ -89,6 +90,13 @@ type TrialSummary struct {
 	Attempted int                    `json:"attempted"`
 	Correct   int                    `json:"correct"`
 	Excluded  map[metrics.Status]int `json:"excluded,omitempty"`
+	// Nondet counts the attempted questions whose gold is
+	// nondeterministic (their golds ran beside each prediction); DetEX is
+	// EX over the others, DetCorrect of DetAttempted.
+	Nondet       int     `json:"nondeterministic,omitempty"`
+	DetCorrect   int     `json:"det_correct,omitempty"`
+	DetAttempted int     `json:"det_attempted,omitempty"`
+	DetEX        float64 `json:"det_ex,omitempty"`
 	// EX is Correct/Attempted; CI its 95% Wilson interval. Partial is
 	// true when items are pending: EX is then over the attempted part.
 	EX      float64 `json:"ex"`
@@ -154,6 +162,13 @@ func Summarize(r *RunData) []TrialSummary {
 			}
 		} else {
 			s.EX = 0
+		}
+		if o.Tally.Nondet > 0 {
+			s.Nondet = o.Tally.Nondet
+			s.DetEX, s.DetCorrect, s.DetAttempted = o.Tally.DeterministicEX()
+			if s.DetAttempted == 0 {
+				s.DetEX = 0
+			}
 		}
 		outcomes[i] = o.Correct
 		bk := t.Benchmark.Name + "\x00" + t.Benchmark.Split
@@ -221,6 +236,7 @@ func WriteSummary(w io.Writer, r *RunData, rows []TrialSummary) {
 	if partial {
 		fmt.Fprintln(w, "(partial): the trial has pending items; its EX is over the items finished so far.")
 	}
+	writeDeterministic(w, rows, width)
 	failed := map[string]int{}
 	errored := map[string]int{}
 	for _, t := range r.Trials {
@@ -278,4 +294,29 @@ func classCounts(counts map[string]int) string {
 		parts[i] = fmt.Sprintf("%s=%d", c, counts[c])
 	}
 	return strings.Join(parts, ", ")
+}
+
+// writeDeterministic prints, when some trial has attempted questions whose
+// gold is nondeterministic, EX over the deterministic golds only beside
+// the EX of the table.
+func writeDeterministic(w io.Writer, rows []TrialSummary, width int) {
+	has := false
+	for _, s := range rows {
+		has = has || s.Nondet > 0
+	}
+	if !has {
+		return
+	}
+	fmt.Fprintln(w, "EX over deterministic golds only (nondeterministic golds: RAND()/NOW(), ties at a LIMIT, ...; they ran beside each prediction, as the official scorers run them):")
+	for _, s := range rows {
+		if s.Nondet == 0 {
+			fmt.Fprintf(w, "  %-*s  %6.1f%%  (no nondeterministic gold)\n", width, s.Label, 100*s.EX)
+			continue
+		}
+		if s.DetAttempted == 0 {
+			fmt.Fprintf(w, "  %-*s  %7s  (0 of %d attempted questions have a deterministic gold)\n", width, s.Label, "-", s.Attempted)
+			continue
+		}
+		fmt.Fprintf(w, "  %-*s  %6.1f%%  (%d / %d; %d nondeterministic left out)\n", width, s.Label, 100*s.DetEX, s.DetCorrect, s.DetAttempted, s.Nondet)
+	}
 }

@@ -96,3 +96,37 @@ func TestExcludedNote(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryDeterministicEX: questions whose gold is nondeterministic
+// (metrics.Nondeterministic of the verdict's GoldFlags) are left out of
+// the second EX, and only those: 10 questions, 2 with a nondeterministic
+// gold (one right, one wrong), 1 with a flag that is not nondeterministic
+// (group_pick), 6 of the other 8 right. EX = 7/10; deterministic EX = 6/8.
+func TestSummaryDeterministicEX(t *testing.T) {
+	r := &RunData{Dir: "d", Meta: map[string]string{"name": "x"}}
+	a := RunTrial{Trial: Trial{ID: "a", Label: "A"}}
+	flags := map[int][]string{0: {metrics.FlagLimitTie}, 1: {"static:RAND()"}, 2: {metrics.FlagGroupPick}}
+	for i := 0; i < 10; i++ {
+		correct := i == 0 || (i >= 2 && i < 8)
+		a.Items = append(a.Items, Item{QuestionID: string(rune('a' + i)), Status: StatusDone,
+			Verdict: &Verdict{Status: "ok", Correct: correct, GoldFlags: flags[i]}})
+	}
+	r.Trials = []RunTrial{a}
+	s := Summarize(r)
+	if s[0].EX != 0.7 || s[0].Nondet != 2 || s[0].DetCorrect != 6 || s[0].DetAttempted != 8 || s[0].DetEX != 0.75 {
+		t.Errorf("got EX %v nondet %d det %d/%d = %v; want 0.7, 2, 6/8 = 0.75", s[0].EX, s[0].Nondet, s[0].DetCorrect, s[0].DetAttempted, s[0].DetEX)
+	}
+	var buf bytes.Buffer
+	WriteSummary(&buf, r, s)
+	if !strings.Contains(buf.String(), "EX over deterministic golds only") || !strings.Contains(buf.String(), "75.0%  (6 / 8; 2 nondeterministic left out)") {
+		t.Errorf("summary lacks the deterministic EX line:\n%s", buf.String())
+	}
+	// Without nondeterministic golds the line is not printed.
+	a.Items[0].Verdict.GoldFlags, a.Items[1].Verdict.GoldFlags = nil, nil
+	r.Trials = []RunTrial{a}
+	buf.Reset()
+	WriteSummary(&buf, r, Summarize(r))
+	if strings.Contains(buf.String(), "deterministic golds") {
+		t.Errorf("summary prints a deterministic EX with no nondeterministic gold:\n%s", buf.String())
+	}
+}

@@ -316,6 +316,34 @@ type Tally struct {
 	// Excluded counts, by status, the questions whose gold does not run;
 	// they are never in the denominator.
 	Excluded map[Status]int `json:"excluded,omitempty"`
+	// Nondet counts the attempted questions whose gold is nondeterministic
+	// (Nondeterministic of its flags) and NondetCorrect those of them
+	// answered correctly; DeterministicEX leaves them out.
+	Nondet        int `json:"nondeterministic,omitempty"`
+	NondetCorrect int `json:"nondeterministic_correct,omitempty"`
+}
+
+// AddFlagged is Add for a question whose gold carries flags (the
+// verdict's GoldFlags): a nondeterministic gold is also counted in Nondet.
+func (t *Tally) AddFlagged(st Status, correct, failed bool, flags []string) {
+	t.Add(st, correct, failed)
+	if GoldRuns(st) && Nondeterministic(flags) {
+		t.Nondet++
+		if correct && !failed {
+			t.NondetCorrect++
+		}
+	}
+}
+
+// DeterministicEX is EX over the attempted questions whose gold is
+// deterministic, with its numerator and denominator; NaN when there are
+// none.
+func (t Tally) DeterministicEX() (ex float64, correct, attempted int) {
+	correct, attempted = t.Correct-t.NondetCorrect, t.Attempted-t.Nondet
+	if attempted == 0 {
+		return math.NaN(), correct, attempted
+	}
+	return float64(correct) / float64(attempted), correct, attempted
 }
 
 // Add counts one question: its verdict status, whether it was correct and

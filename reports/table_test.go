@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/metrics"
 )
 
 func TestMarkBest(t *testing.T) {
@@ -215,5 +216,41 @@ func TestMainTableDenominator(t *testing.T) {
 		if !strings.Contains(notes, want) {
 			t.Errorf("notes %q lack %q", notes, want)
 		}
+	}
+}
+
+// TestMainTableDeterministicEX: a benchmark with a nondeterministic gold
+// gets an "EX det." column, EX over the other questions: direct is right
+// on q1, q2 and q4 and wrong on q3, whose gold ties at its LIMIT: EX 3/4,
+// EX det. 3/3; search is right on q3 only: EX 1/4, EX det. 0/3.
+func TestMainTableDeterministicEX(t *testing.T) {
+	item := func(q string, correct bool) bench.Item {
+		v := &bench.Verdict{QuestionID: q, Status: "ok", Correct: correct}
+		if q == "q3" {
+			v.GoldFlags = []string{metrics.FlagLimitTie}
+		}
+		return bench.Item{QuestionID: q, Status: bench.StatusDone, Verdict: v}
+	}
+	a := bench.RunTrial{Trial: bench.Trial{ID: "a", Label: "direct", Benchmark: bench.BenchmarkSpec{Name: "mini"}},
+		Items: []bench.Item{item("q1", true), item("q2", true), item("q3", false), item("q4", true)}}
+	b := bench.RunTrial{Trial: bench.Trial{ID: "b", Label: "search", Benchmark: bench.BenchmarkSpec{Name: "mini"}},
+		Items: []bench.Item{item("q1", false), item("q2", false), item("q3", true), item("q4", false)}}
+	r := &bench.RunData{Dir: "runs/x", Meta: map[string]string{"name": "x"}, Trials: []bench.RunTrial{a, b}}
+	rep, err := Build([]*bench.RunData{r}, Options{Seed: 1, Resamples: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := rep.Tables[0]
+	if got := tb.Columns[len(tb.Columns)-1].Name; got != "EX det." {
+		t.Fatalf("last column %q; want EX det.", got)
+	}
+	for i, want := range [][2]string{{"75.0", "100.0"}, {"25.0", "0.0"}} {
+		row := tb.Rows[i]
+		if row[1].Text != want[0] || row[len(row)-1].Text != want[1] {
+			t.Errorf("%s: EX %s, EX det. %s; want %s, %s", row[0].Text, row[1].Text, row[len(row)-1].Text, want[0], want[1])
+		}
+	}
+	if !strings.Contains(strings.Join(tb.Notes, " "), "EX det.:") {
+		t.Errorf("notes %q do not explain EX det.", tb.Notes)
 	}
 }

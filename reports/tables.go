@@ -220,19 +220,34 @@ func mainTable(c *corpus, opt Options) *Table {
 	}
 	t := &Table{ID: "main", Caption: c.caption(fmt.Sprintf("Execution accuracy (%%) by system and benchmark, with %s Wilson intervals", levelPct(opt.Level)))}
 	t.Columns = []Column{{Name: "System"}}
+	// A benchmark whose attempted questions include nondeterministic golds
+	// also gets EX over the deterministic ones.
+	det := map[string]bool{}
+	for _, s := range c.systems {
+		if len(s.done) > 0 && s.tally.Nondet > 0 {
+			det[s.bench] = true
+		}
+	}
 	for _, b := range c.benches {
 		t.Columns = append(t.Columns, Column{Group: b, Name: "EX", Numeric: true, Better: Higher},
 			Column{Group: b, Name: levelPct(opt.Level) + " CI", Numeric: true}, Column{Group: b, Name: "n", Numeric: true},
 			Column{Group: b, Name: "failed", Numeric: true})
+		if det[b] {
+			t.Columns = append(t.Columns, Column{Group: b, Name: "EX det.", Numeric: true})
+		}
 	}
 	var partial []string
 	var excl []excludedOf
+	nondet := 0
 	for _, r := range rows {
 		row := []Cell{text(r)}
 		for _, b := range c.benches {
 			s := cell[r+"\x00"+b]
 			if s == nil {
 				row = append(row, text("-"), text("-"), text("-"), text("-"))
+				if det[b] {
+					row = append(row, text("-"))
+				}
 				continue
 			}
 			if s.pending > 0 {
@@ -246,6 +261,11 @@ func mainTable(c *corpus, opt Options) *Table {
 				ci = text(fmt.Sprintf("[%s, %s]", fmtFloat(100*iv.Lo, 1), fmtFloat(100*iv.Hi, 1)))
 			}
 			row = append(row, pct(acc), ci, integer(n), integer(s.tally.Failed))
+			if det[b] {
+				dex, _, _ := s.tally.DeterministicEX()
+				row = append(row, pct(dex))
+				nondet += s.tally.Nondet
+			}
 		}
 		t.Rows = append(t.Rows, row)
 	}
@@ -259,6 +279,9 @@ func mainTable(c *corpus, opt Options) *Table {
 	}
 	if len(partial) > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("Partial: EX over the finished items only for %s.", strings.Join(partial, "; ")))
+	}
+	if nondet > 0 {
+		t.Notes = append(t.Notes, "EX det.: EX over the questions whose gold is deterministic; a nondeterministic gold (RAND()/NOW(), ties at a LIMIT, ...) ran beside each prediction, as the official scorers run it.")
 	}
 	return t
 }
