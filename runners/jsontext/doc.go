@@ -9,9 +9,10 @@
 // schema said camelCase, a bare string where a list was asked, trailing
 // commas and // comments. Decode accepts all of these:
 //
-// Finding the object. Text up to the last closing reasoning tag (</think>,
-// </thinking>, </reasoning>) is dropped, and so is an unclosed reasoning
-// block, in case the caller passed the raw text. Then the complete top-level
+// Finding the object. Reasoning blocks (<think>, <thinking>, <reasoning>)
+// are removed as think.Split removes them, in case the caller passed the raw
+// text: closed blocks, an unclosed block at the end, and everything before a
+// closing tag whose opening tag was in the prompt. Then the complete top-level
 // JSON objects of the rest are collected in order (inside fences or not;
 // string literals honoured; // and /* */ comments and trailing commas
 // removed; Python's True, False and None read as true, false and null), and

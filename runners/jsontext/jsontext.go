@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/t2sbench/t2sbench/runners/think"
 )
 
 // ErrNoJSON is wrapped by the error Decode and Find return when the answer
@@ -67,7 +69,7 @@ func Decode(text string, v any) error {
 // JSON (comments, trailing commas and Python literals removed, raw control
 // characters inside strings escaped).
 func Find(text string) (string, error) {
-	text = dropReasoning(text)
+	text, _ = think.Split(text)
 	var last string
 	found := false
 	starts := 0
@@ -92,45 +94,6 @@ func Find(text string) (string, error) {
 		return "", ErrNoJSON
 	}
 	return last, nil
-}
-
-// closeTags and openTags are the reasoning tags models write inline
-// (llm.SplitReasoning handles the same set; callers normally pass the
-// answer it returns).
-var (
-	closeTags = []string{"</think>", "</thinking>", "</reasoning>"}
-	openTags  = []string{"<think>", "<thinking>", "<reasoning>"}
-)
-
-// dropReasoning removes text up to the last closing reasoning tag and an
-// unclosed reasoning block after it.
-func dropReasoning(text string) string {
-	lower := asciiLower(text)
-	cut := 0
-	for _, t := range closeTags {
-		if i := strings.LastIndex(lower, t); i >= 0 && i+len(t) > cut {
-			cut = i + len(t)
-		}
-	}
-	text, lower = text[cut:], lower[cut:]
-	for _, t := range openTags {
-		if i := strings.Index(lower, t); i >= 0 {
-			text, lower = text[:i], lower[:i]
-		}
-	}
-	return text
-}
-
-// asciiLower lower-cases ASCII letters only, so that byte offsets in the
-// result are offsets in s (strings.ToLower rewrites invalid UTF-8).
-func asciiLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
 }
 
 // scanObject reads the balanced {...} span of s starting at s[start] ==

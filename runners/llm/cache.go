@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/t2sbench/t2sbench/runners/think"
 )
 
 // cacheKeyVersion changes whenever the key document below changes, so old
@@ -180,7 +182,7 @@ func scanEntry(sc interface{ Scan(...any) error }, lead ...any) (entry, error) {
 		return e, err
 	}
 	e.latency = time.Duration(lat)
-	if e.reasoning == "" && hasReasoningTag(e.choice) {
+	if e.reasoning == "" && think.Has(e.choice) {
 		e.choice, e.reasoning = SplitReasoning(e.choice)
 	}
 	return e, nil
@@ -578,7 +580,7 @@ func (c *CachedClient) clean(resp *Response) {
 	anyReasoning := false
 	for i, ch := range resp.Choices {
 		r := resp.ReasoningOf(i)
-		if hasReasoningTag(ch) {
+		if think.Has(ch) {
 			var inline string
 			ch, inline = SplitReasoning(ch)
 			if r == "" {

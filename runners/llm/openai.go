@@ -22,6 +22,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/t2sbench/t2sbench/runners/think"
 )
 
 // Defaults of the OpenAI-compatible backend, all in one place.
@@ -503,7 +505,7 @@ func splitAnswer(content string, fields ...string) (answer, reasoning string) {
 		}
 	}
 	answer = content
-	if hasReasoningTag(content) {
+	if think.Has(content) {
 		var inline string
 		answer, inline = SplitReasoning(content)
 		if inline != "" {
@@ -511,21 +513,6 @@ func splitAnswer(content string, fields ...string) (answer, reasoning string) {
 		}
 	}
 	return answer, strings.Join(parts, "\n\n")
-}
-
-// hasReasoningTag reports whether s holds an opening or closing reasoning
-// tag (see SplitReasoning).
-func hasReasoningTag(s string) bool {
-	if !strings.Contains(s, "<") {
-		return false
-	}
-	lower := strings.ToLower(s)
-	for _, t := range reasoningTags {
-		if strings.Contains(lower, t[0]) || strings.Contains(lower, t[1]) {
-			return true
-		}
-	}
-	return false
 }
 
 // mode returns the structured mode of a request under the endpoint's

@@ -1,6 +1,10 @@
 package sqltext
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/t2sbench/t2sbench/runners/think"
+)
 
 // chatTokens are the special tokens of chat templates (ChatML/Qwen,
 // Llama-3, Llama-2/Mistral, Phi-3, DeepSeek, Gemma, GPT-2 style) that leak
@@ -17,16 +21,12 @@ var chatTokens = []string{
 // roleWords are the role names a start-of-turn token is followed by.
 var roleWords = []string{"assistant", "model", "system", "user"}
 
-// reasoningTags are the tags reasoning models wrap inline thinking in (as
-// llm.SplitReasoning knows them; sqltext does not import llm).
-var reasoningTags = [][2]string{{"<think>", "</think>"}, {"<thinking>", "</thinking>"}, {"<reasoning>", "</reasoning>"}}
-
-// prepare removes what is not the answer from a response: reasoning blocks,
-// chat-template tokens and what follows an end-of-turn token, wrapper tags
-// such as <answer>; it turns [SQL] ... [/SQL] markers into <sql> tags and
-// decodes the HTML entities of <, >, &, ' and ".
+// prepare removes what is not the answer from a response: reasoning blocks
+// (think.Split), chat-template tokens and what follows an end-of-turn
+// token, wrapper tags such as <answer>; it turns [SQL] ... [/SQL] markers
+// into <sql> tags and decodes the HTML entities of <, >, &, ' and ".
 func prepare(s string) string {
-	s = stripReasoning(s)
+	s, _ = think.Split(s)
 	s = stripChatTokens(s)
 	if strings.Contains(s, "[SQL]") || strings.Contains(s, "[/SQL]") {
 		s = strings.NewReplacer("[SQL]", "<sql>", "[/SQL]", "</sql>").Replace(s)
@@ -107,39 +107,6 @@ func stripChatTokens(s string) string {
 		}
 		s = rest
 	}
-}
-
-// stripReasoning removes <think>-style blocks as llm.SplitReasoning does: a
-// closing tag with no opening one drops everything before it (the opening
-// tag was in the prompt), an unclosed block everything after its opening
-// tag, and closed blocks are removed wherever they are.
-func stripReasoning(s string) string {
-	if !strings.Contains(s, "</") && !strings.Contains(s, "<t") && !strings.Contains(s, "<r") && !strings.Contains(s, "<T") && !strings.Contains(s, "<R") {
-		return s
-	}
-	lower := asciiLower(s)
-	openAt, closeAt := -1, -1
-	var closeTag, firstClose string
-	for _, t := range reasoningTags {
-		if i := strings.Index(lower, t[0]); i >= 0 && (openAt < 0 || i < openAt) {
-			openAt, closeTag = i, t[1]
-		}
-		if i := strings.Index(lower, t[1]); i >= 0 && (closeAt < 0 || i < closeAt) {
-			closeAt, firstClose = i, t[1]
-		}
-	}
-	if closeAt >= 0 && (openAt < 0 || closeAt < openAt) {
-		return stripReasoning(s[closeAt+len(firstClose):])
-	}
-	if openAt < 0 {
-		return s
-	}
-	body := openAt + len(closeTag) - 1
-	end := strings.Index(lower[body:], closeTag)
-	if end < 0 {
-		return s[:openAt]
-	}
-	return s[:openAt] + "\n" + stripReasoning(s[body+end+len(closeTag):])
 }
 
 // asciiLower lower-cases the ASCII letters of s only, so that byte offsets
