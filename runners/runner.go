@@ -91,6 +91,60 @@ func (t *Trace) Count(name string, v float64) {
 	t.Counters[name] += v
 }
 
+// Merge adds the counters of o to t's, appends o's steps and copies o's
+// Data entries (o's win).
+func (t *Trace) Merge(o Trace) {
+	for name, v := range o.Counters {
+		t.Count(name, v)
+	}
+	t.Steps = append(t.Steps, o.Steps...)
+	for k, v := range o.Data {
+		if t.Data == nil {
+			t.Data = map[string]any{}
+		}
+		t.Data[k] = v
+	}
+}
+
+// Cut records sample i of resp, cut at max_tokens while role answered
+// what, as its own outcome: counted under "cut.<role>" and kept as a step
+// (action "cut", Info "action" what plus SampleInfo), never used as an
+// answer.
+func (t *Trace) Cut(resp *llm.Response, i int, role, what string) {
+	t.Count("cut."+role, 1)
+	info := SampleInfo(resp, i)
+	info["action"] = what
+	out := ""
+	if i >= 0 && i < len(resp.Choices) {
+		out = resp.Choices[i]
+	}
+	t.Add(Step{Action: "cut", Role: role, Output: out, Info: info})
+}
+
+// Reject records a request of role for what that the model server refused
+// permanently (ModelRejected): counted under "pruned" and kept as a step
+// (action "pruned", Info "action" and "error").
+func (t *Trace) Reject(role, what string, err error) {
+	t.Count("pruned", 1)
+	t.Add(Step{Action: "pruned", Role: role, Info: map[string]any{"action": what, "error": err.Error()}})
+}
+
+// SampleInfo is what a trace step keeps of sample i of resp besides its
+// answer, for the trace viewer: the model's reasoning ("reasoning") and
+// finish reason ("finish_reason"), each when the backend gave it. The map
+// is new, so the caller may add its own keys. Reasoning belongs in the
+// trace only, never in a later prompt.
+func SampleInfo(resp *llm.Response, i int) map[string]any {
+	info := map[string]any{}
+	if r := resp.ReasoningOf(i); r != "" {
+		info["reasoning"] = r
+	}
+	if f := resp.Finish(i); f != "" {
+		info["finish_reason"] = f
+	}
+	return info
+}
+
 // RoleUsage is model usage of one role.
 type RoleUsage struct {
 	Calls            int           `json:"calls"`

@@ -228,12 +228,7 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 	res.Trace.Count("reward_requests", float64(tree.Rewards))
 	res.Trace.Count("expand_requests", float64(tree.ExpandRequests))
 	res.Trace.Count("pruned", float64(len(tree.Pruned)))
-	for name, v := range q.counts {
-		res.Trace.Count(name, v)
-	}
-	for _, st := range q.steps {
-		res.Trace.Add(st)
-	}
+	res.Trace.Merge(q.side)
 	byAction := map[string]int{"keywords": keywordRequests, "reward": tree.Rewards}
 	for a, n := range tree.ActionRequests {
 		byAction[string(a)] = n
@@ -270,7 +265,7 @@ func (q *question) retrieveValues(ctx context.Context, r *Runner, tr *runners.Tr
 	if err != nil {
 		if ctx.Err() == nil && runners.ModelRejected(err) {
 			// The question goes on without retrieved values.
-			q.reject("keywords", err)
+			q.side.Reject(RoleReason, "keywords", err)
 			return 0, nil
 		}
 		return 1, err
@@ -279,10 +274,10 @@ func (q *question) retrieveValues(ctx context.Context, r *Runner, tr *runners.Tr
 	if len(resp.Choices) > 0 {
 		out = resp.Choices[0]
 	}
-	info := sampleInfo(resp, 0)
+	info := runners.SampleInfo(resp, 0)
 	var kw []string
 	if resp.Cut(0) {
-		q.count("cut." + RoleReason)
+		q.side.Count("cut."+RoleReason, 1)
 		info["error"] = "answer cut at max_tokens"
 	} else {
 		var perr error

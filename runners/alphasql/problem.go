@@ -23,50 +23,9 @@ type question struct {
 	fullSchema string
 	evidence   string
 	exec       *runners.Executions
-	// counts and steps collect what the trace reports beside the tree:
-	// cut samples and pruned requests (see the package documentation).
-	counts map[string]float64
-	steps  []runners.Step
-}
-
-// count adds one to a trace counter.
-func (q *question) count(name string) {
-	if q.counts == nil {
-		q.counts = map[string]float64{}
-	}
-	q.counts[name]++
-}
-
-// sampleInfo is what a node or step keeps of sample i besides its answer:
-// the model's reasoning and the finish reason, for the trace viewer.
-// Reasoning is never put into a later prompt (prompts are built from
-// answers only).
-func sampleInfo(resp *llm.Response, i int) map[string]any {
-	info := map[string]any{}
-	if r := resp.ReasoningOf(i); r != "" {
-		info["reasoning"] = r
-	}
-	if f := resp.Finish(i); f != "" {
-		info["finish_reason"] = f
-	}
-	return info
-}
-
-// cut records sample i of resp, cut at max_tokens while answering action
-// what, as its own outcome: counted under "cut.<role>" and kept as a trace
-// step, never used as an answer.
-func (q *question) cut(resp *llm.Response, i int, what string) {
-	q.count("cut." + RoleReason)
-	info := sampleInfo(resp, i)
-	info["action"] = what
-	q.steps = append(q.steps, runners.Step{Action: "cut", Role: RoleReason, Output: resp.Choices[i], Info: info})
-}
-
-// reject records a request the model server refused permanently
-// (runners.ModelRejected) outside mcts.Search's own pruning.
-func (q *question) reject(what string, err error) {
-	q.count("pruned")
-	q.steps = append(q.steps, runners.Step{Action: "pruned", Role: RoleReason, Info: map[string]any{"action": what, "error": err.Error()}})
+	// side collects what the trace reports beside the tree: cut samples
+	// and pruned requests (see the package documentation).
+	side runners.Trace
 }
 
 // execute runs sql once per question (runners.Executions).
@@ -191,10 +150,10 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 	ex := mcts.Expansion{Requests: 1}
 	for i, out := range resp.Choices {
 		if resp.Cut(i) {
-			q.cut(resp, i, string(a))
+			q.side.Cut(resp, i, RoleReason, string(a))
 			continue
 		}
-		o := mcts.Output{Text: out, Info: sampleInfo(resp, i)}
+		o := mcts.Output{Text: out, Info: runners.SampleInfo(resp, i)}
 		switch a {
 		case A1:
 			if key, ok := ParseRephrase(out); ok {
@@ -318,7 +277,7 @@ func (q *question) reviseMore(ctx context.Context, s pathState, ex *mcts.Expansi
 			if err != nil {
 				if ctx.Err() == nil && runners.ModelRejected(err) {
 					// Keep the revision so far (the branch goes on).
-					q.reject(string(A6), err)
+					q.side.Reject(RoleReason, string(A6), err)
 					break
 				}
 				return err
@@ -330,7 +289,7 @@ func (q *question) reviseMore(ctx context.Context, s pathState, ex *mcts.Expansi
 				out = resp.Choices[0]
 			}
 			if resp.Cut(0) {
-				q.cut(resp, 0, string(A6))
+				q.side.Cut(resp, 0, RoleReason, string(A6))
 				break
 			}
 			next, ok := ParseSQL(out)
@@ -380,7 +339,7 @@ func (q *question) Reward(ctx context.Context, t *mcts.Tree, n *mcts.Node) (floa
 	agree, valid := 0, 0
 	for i, out := range resp.Choices {
 		if resp.Cut(i) {
-			q.cut(resp, i, "reward")
+			q.side.Cut(resp, i, RoleReason, "reward")
 			continue
 		}
 		sql, ok := ParseSQL(out)

@@ -41,15 +41,9 @@ const (
 // sampleStep is the trace step of sample i of resp: its answer, reasoning
 // and finish reason.
 func sampleStep(action string, resp *llm.Response, i int) runners.Step {
-	st := runners.Step{Action: action, Role: RoleReason, Info: map[string]any{}}
+	st := runners.Step{Action: action, Role: RoleReason, Info: runners.SampleInfo(resp, i)}
 	if i < len(resp.Choices) {
 		st.Output = resp.Choices[i]
-	}
-	if r := resp.ReasoningOf(i); r != "" {
-		st.Info["reasoning"] = r
-	}
-	if f := resp.Finish(i); f != "" {
-		st.Info["finish_reason"] = f
 	}
 	return st
 }

@@ -284,10 +284,10 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 			if len(resp.Choices) > 0 {
 				out = resp.Choices[0]
 			}
-			info = sampleInfo(resp, 0)
+			info = runners.SampleInfo(resp, 0)
 			if resp.Cut(0) {
 				// A cut state is no state: the question goes on without one.
-				q.count("cut." + RoleUnderstand)
+				q.side.Count("cut."+RoleUnderstand, 1)
 				info["parse_error"] = "answer cut at max_tokens"
 				break
 			}
@@ -297,7 +297,7 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 			}
 		case rejected(ctx, err):
 			// The question goes on without a semantic state.
-			q.reject(RoleUnderstand, "understand", err)
+			q.side.Reject(RoleUnderstand, "understand", err)
 			info["error"] = err.Error()
 		default:
 			return runners.Result{}, fmt.Errorf("iesr: understand: %w", err)
@@ -395,12 +395,7 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 	res.Trace.Count("reward_requests", float64(tree.Rewards))
 	res.Trace.Count("expand_requests", float64(tree.ExpandRequests))
 	res.Trace.Count("pruned", float64(len(tree.Pruned)))
-	for name, v := range q.counts {
-		res.Trace.Count(name, v)
-	}
-	for _, st := range q.steps {
-		res.Trace.Add(st)
-	}
+	res.Trace.Merge(q.side)
 	kept := 0
 	for _, tj := range trajs {
 		if tj.Kept {

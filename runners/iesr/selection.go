@@ -306,7 +306,7 @@ func (q *question) discriminate(ctx context.Context, trajs []*Trajectory, tr *ru
 			if err != nil {
 				if rejected(ctx, err) {
 					// This completion is lost; the check goes on.
-					q.reject(RoleDiscriminator, fmt.Sprintf("discriminate trajectory %d cut %g", t.Node, q.cfg.Cuts[ci]), err)
+					q.side.Reject(RoleDiscriminator, fmt.Sprintf("discriminate trajectory %d cut %g", t.Node, q.cfg.Cuts[ci]), err)
 					continue
 				}
 				return reqs, err
@@ -318,7 +318,7 @@ func (q *question) discriminate(ctx context.Context, trajs []*Trajectory, tr *ru
 			}
 			if resp.Cut(0) {
 				// A cut completion is no completion.
-				q.cut(resp, 0, RoleDiscriminator, fmt.Sprintf("discriminate trajectory %d cut %g", t.Node, q.cfg.Cuts[ci]))
+				q.side.Cut(resp, 0, RoleDiscriminator, fmt.Sprintf("discriminate trajectory %d cut %g", t.Node, q.cfg.Cuts[ci]))
 				continue
 			}
 			t.Completions++
@@ -331,7 +331,7 @@ func (q *question) discriminate(ctx context.Context, trajs []*Trajectory, tr *ru
 			if agree {
 				t.Agree++
 			}
-			info := sampleInfo(resp, 0)
+			info := runners.SampleInfo(resp, 0)
 			for k2, v := range map[string]any{"trajectory": t.Node, "cut": q.cfg.Cuts[ci], "kept_steps": k, "of_steps": len(t.steps), "agree": agree} {
 				info[k2] = v
 			}

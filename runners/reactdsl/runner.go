@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"strings"
 	"time"
@@ -172,26 +173,24 @@ func (r *Runner) budgetLeft(t runners.Task, m *runners.Meter) bool {
 }
 
 // reply is one model turn: the answer text (what parsers read and what
-// goes back into the conversation), its reasoning (kept in the trace only)
-// and its finish reason.
+// goes back into the conversation), whether it was cut at the token limit,
+// and what its trace step keeps besides (runners.SampleInfo: its reasoning,
+// kept in the trace only, and its finish reason).
 type reply struct {
-	text, reasoning, finish string
+	text  string
+	isCut bool
+	info  map[string]any
 }
 
 // cut reports whether the answer was cut at the token limit.
-func (p reply) cut() bool { return p.finish == llm.FinishLength }
+func (p reply) cut() bool { return p.isCut }
 
 // step is the trace step of a turn: the answer, and its reasoning and
 // finish reason when the backend gave them.
 func (p reply) step(action string, turn int) runners.Step {
-	st := runners.Step{Action: action, Role: RoleReason, Output: p.text, Info: map[string]any{"turn": turn}}
-	if p.reasoning != "" {
-		st.Info["reasoning"] = p.reasoning
-	}
-	if p.finish != "" {
-		st.Info["finish_reason"] = p.finish
-	}
-	return st
+	info := map[string]any{"turn": turn}
+	maps.Copy(info, p.info)
+	return runners.Step{Action: action, Role: RoleReason, Output: p.text, Info: info}
 }
 
 // complete sends one request with the task's seed (so that a backend that
@@ -214,8 +213,8 @@ func (r *Runner) complete(ctx context.Context, m *runners.Meter, res *runners.Re
 	if len(resp.Choices) == 0 {
 		return reply{}, nil
 	}
-	p := reply{text: resp.Choices[0], reasoning: resp.ReasoningOf(0), finish: resp.Finish(0)}
-	if resp.Cut(0) {
+	p := reply{text: resp.Choices[0], isCut: resp.Cut(0), info: runners.SampleInfo(resp, 0)}
+	if p.isCut {
 		res.Trace.Count(CounterCut, 1)
 	}
 	return p, nil

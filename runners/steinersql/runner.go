@@ -282,7 +282,7 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 		switch {
 		case err == nil:
 			out = first(resp)
-			callInfo(step.Info, resp)
+			step.Info = runners.SampleInfo(resp, 0)
 		case runners.ModelRejected(err):
 			// The request was refused (a prompt over the context window):
 			// Stage 1 falls back like an unusable answer.
@@ -376,8 +376,8 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 			return res, fmt.Errorf("steinersql: generate: %w", err)
 		}
 		out := first(resp)
-		gstep := runners.Step{Action: "generate", Role: RoleReason, Input: sys + "\n" + user, Output: out, Info: map[string]any{"iteration": it}}
-		callInfo(gstep.Info, resp)
+		gstep := runners.Step{Action: "generate", Role: RoleReason, Input: sys + "\n" + user, Output: out, Info: runners.SampleInfo(resp, 0)}
+		gstep.Info["iteration"] = it
 		res.Trace.Add(gstep)
 		sql, ok := sqltext.Extract(out)
 		problem := ""
@@ -520,17 +520,6 @@ const (
 	// permanently (runners.ModelRejected).
 	CounterModelErrors = "model_errors"
 )
-
-// callInfo records a response's reasoning and finish reason in a trace
-// step's Info.
-func callInfo(info map[string]any, resp *llm.Response) {
-	if r := resp.ReasoningOf(0); r != "" {
-		info["reasoning"] = r
-	}
-	if f := resp.Finish(0); f != "" {
-		info["finish_reason"] = f
-	}
-}
 
 // finishedBeforeCut reports whether sql, extracted from an answer cut at
 // the token limit, was complete before the cut: a closing fence follows it.
