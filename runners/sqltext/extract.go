@@ -310,28 +310,13 @@ func blockSQL(body string, closed, sqlTagged bool) string {
 func splitStatements(s string) []string {
 	var out []string
 	start := 0
-	var q byte
+	var lit literal
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
-		case q != 0:
-			if c == q {
-				q = 0
-			}
-		case c == '\'' || c == '"' || c == '`':
-			q = c
-		case c == '-' && i+1 < len(s) && s[i+1] == '-':
-			if j := strings.IndexByte(s[i:], '\n'); j >= 0 {
-				i += j - 1
-			} else {
-				i = len(s)
-			}
-		case c == '/' && i+1 < len(s) && s[i+1] == '*':
-			if j := strings.Index(s[i+2:], "*/"); j >= 0 {
-				i += j + 3
-			} else {
-				i = len(s)
-			}
+		case lit.in(c):
+		case commentStart(s, i):
+			i = commentEnd(s, i) - 1
 		case c == ';':
 			out = append(out, s[start:i])
 			start = i + 1

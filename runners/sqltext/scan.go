@@ -230,18 +230,8 @@ func cut(s string, i int, inline bool) (string, int) {
 			return s[i:p], p + 1
 		case c == '\'' || c == '"' || c == '`':
 			q = c
-		case c == '-' && p+1 < len(s) && s[p+1] == '-':
-			if j := strings.IndexByte(s[p:], '\n'); j >= 0 {
-				p += j - 1
-			} else {
-				p = len(s)
-			}
-		case c == '/' && p+1 < len(s) && s[p+1] == '*':
-			if j := strings.Index(s[p+2:], "*/"); j >= 0 {
-				p += j + 3
-			} else {
-				p = len(s)
-			}
+		case commentStart(s, p):
+			p = commentEnd(s, p) - 1
 		case c == '(':
 			depth++
 		case c == ')':
@@ -265,16 +255,11 @@ func cteOnly(s string) bool {
 		return false
 	}
 	depth := 0
-	var q byte
+	var lit literal
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
-		case q != 0:
-			if c == q {
-				q = 0
-			}
-		case c == '\'' || c == '"' || c == '`':
-			q = c
+		case lit.in(c):
 		case c == '(':
 			depth++
 		case c == ')':
@@ -392,24 +377,18 @@ func open(s string) bool {
 // parentheses balance and it does not end on a dangling keyword or
 // operator (as an answer cut at max_tokens would).
 func complete(sql string) bool {
-	var q byte
+	var lit literal
 	depth := 0
 	for i := 0; i < len(sql); i++ {
-		c := sql[i]
-		switch {
-		case q != 0:
-			if c == q {
-				q = 0
-			}
-		case c == '\'' || c == '"' || c == '`':
-			q = c
+		switch c := sql[i]; {
+		case lit.in(c):
 		case c == '(':
 			depth++
 		case c == ')':
 			depth--
 		}
 	}
-	return q == 0 && depth == 0 && !open(sql) && !cteOnly(sql)
+	return lit == 0 && depth == 0 && !open(sql) && !cteOnly(sql)
 }
 
 // proseWords are English words that are not SQL keywords and rarely SQL
@@ -428,18 +407,13 @@ func prosey(s string) int {
 	outside := s
 	if complete(s) || !strings.ContainsAny(s, `'"`) {
 		var b strings.Builder
-		var q byte
+		var lit literal
 		for i := 0; i < len(s); i++ {
 			c := s[i]
-			switch {
-			case q != 0:
-				if c == q {
-					q = 0
+			if opening := lit == 0; lit.in(c) {
+				if opening {
+					b.WriteByte(' ') // a literal reads as one space
 				}
-				continue
-			case c == '\'' || c == '"' || c == '`':
-				q = c
-				b.WriteByte(' ')
 				continue
 			}
 			b.WriteByte(c)
@@ -562,25 +536,13 @@ func stripComments(s string) string {
 		return s
 	}
 	var b strings.Builder
-	var q byte
+	var lit literal
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
-		case q != 0:
-			if c == q {
-				q = 0
-			}
-		case c == '\'' || c == '"' || c == '`':
-			q = c
-		case c == '-' && i+1 < len(s) && s[i+1] == '-', c == '/' && i+1 < len(s) && s[i+1] == '*':
-			stop := len(s) // just past the comment, before a line comment's newline
-			if c == '-' {
-				if j := strings.IndexByte(s[i:], '\n'); j >= 0 {
-					stop = i + j
-				}
-			} else if j := strings.Index(s[i+2:], "*/"); j >= 0 {
-				stop = i + 2 + j + 2
-			}
+		case lit.in(c):
+		case commentStart(s, i):
+			stop := commentEnd(s, i)
 			out := b.String()
 			ls := strings.LastIndexByte(out, '\n') + 1
 			rl := firstLine(s[stop:])
@@ -629,4 +591,48 @@ func unescapeMarkdown(s string) string {
 		b.WriteByte(c)
 	}
 	return b.String()
+}
+
+// literal tracks, byte by byte, whether a scan of SQL text is inside a
+// quoted literal: a '...' string, a "..." or `...` identifier. It holds
+// the quote that opened the literal, 0 outside one.
+type literal byte
+
+// in advances l over c and reports whether c belongs to a literal, its
+// opening and closing quotes included.
+func (l *literal) in(c byte) bool {
+	switch {
+	case *l != 0:
+		if c == byte(*l) {
+			*l = 0
+		}
+		return true
+	case c == '\'' || c == '"' || c == '`':
+		*l = literal(c)
+		return true
+	}
+	return false
+}
+
+// commentStart reports whether an SQL comment (-- or /*) starts at s[i].
+func commentStart(s string, i int) bool {
+	return i+1 < len(s) && (s[i] == '-' && s[i+1] == '-' || s[i] == '/' && s[i+1] == '*')
+}
+
+// commentEnd returns where the SQL comment that starts at s[i] ends: before
+// the newline of a -- comment, just past the */ of a block comment, or at
+// the end of s when it is not closed.
+func commentEnd(s string, i int) int {
+	end := "*/"
+	if s[i] == '-' {
+		end = "\n"
+	}
+	j := strings.Index(s[i+2:], end)
+	switch {
+	case j < 0:
+		return len(s)
+	case s[i] == '-':
+		return i + 2 + j
+	}
+	return i + 2 + j + 2
 }
