@@ -578,6 +578,9 @@ func (s *Spec) validate() error {
 		if m.Backend != "openai" && (m.MaxTokens != 0 || m.MaxTokensParam != "" || m.Structured != "") {
 			return s.errorf(p, "max_tokens, max_tokens_param and structured apply to the openai backend only")
 		}
+		if m.Backend != "sim" && (m.P != nil || len(m.RoleP) > 0 || m.Style != "" || m.CutRate != nil || m.ReasoningRate != nil) {
+			return s.errorf(p, "p, role_p, style, cut_rate and reasoning_rate apply to the sim backend only")
+		}
 		switch m.Backend {
 		case "sim":
 			if m.P != nil && (*m.P < 0 || *m.P > 1) {
