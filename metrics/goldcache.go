@@ -124,7 +124,8 @@ type GoldResult struct {
 	// Cached is true when the result came from the cache.
 	Cached bool
 	// Unstable is true when the gold gave two different results (as bags
-	// of rows) on the two executions made when it was first computed;
+	// of rows) on the two executions made when it was first computed (on
+	// engines where they can differ: mayDiffer);
 	// such a gold is executed afresh on every Get, never served from the
 	// cache, and the result returned is that fresh execution's.
 	Unstable bool
@@ -370,7 +371,7 @@ func (c *GoldCache) fill(ctx context.Context, key string, persistent bool, db da
 	c.runs++
 	c.mu.Unlock()
 	r := GoldResult{Status: st, Result: rs, Err: msg, Elapsed: elapsed, Timeout: timeout}
-	if st == ExecOK && !rs.Truncated {
+	if st == ExecOK && !rs.Truncated && mayDiffer(db, sql) {
 		// Run it again: a result that changes between executions (float
 		// sums in another order, rows picked among ties) must not be
 		// cached, or a cached gold would disagree with a fresh run.
@@ -395,6 +396,26 @@ func (c *GoldCache) fill(ctx context.Context, key string, persistent bool, db da
 		}
 	}
 	return r, nil
+}
+
+// mayDiffer reports whether a second execution of sql on db could give
+// another result than the first, so that fill must run it twice before
+// caching it. MySQL and MariaDB can: parallel and hash-based plans, and
+// rows read in another order, change float sums and the rows kept among
+// ties. SQLite cannot, unless the query calls a volatile function
+// (StaticFlags: random(), 'now', ...): it executes a statement in one
+// thread, with the plan its version's query planner derives from the SQL
+// and the schema, over a database file opened read-only, so the same
+// query on the same content (the cache key holds its fingerprint) reads
+// the same rows in the same order and returns the same result. A
+// second SQLite execution would only double the cold cost of scoring.
+// `datasets check` (CheckGolds) keeps its own two executions on every
+// engine: it is a diagnostic, not scoring.
+func mayDiffer(db datasets.Database, sql string) bool {
+	if db.Dialect() != "sqlite" {
+		return true
+	}
+	return len(StaticFlags(sql)) > 0
 }
 
 // fresh executes sql now, for a gold known to be unstable.
