@@ -60,15 +60,44 @@ func (m Mode) effective(q Quirks) Quirks {
 
 func spiderCommon(q Quirks, sql string) string {
 	if !q.NoOperatorFix {
-		sql = strings.NewReplacer("> =", ">=", "< =", "<=", "! =", "!=").Replace(sql)
+		sql = operatorFix.Replace(sql)
 	}
 	if !q.KeepDistinct {
 		sql = RemoveDistinct(sql, !q.AllStatements)
 	}
-	if !q.NoCurYear {
+	if !q.NoCurYear && containsFoldASCII(sql, "curdate") {
+		// curYearRE matches only text holding CURDATE (in any case; the
+		// regexp's (?i) folds K and S to the Kelvin and long-s signs too,
+		// which the check leaves to the regexp: see containsFoldASCII).
 		sql = curYearRE.ReplaceAllString(sql, "2020")
 	}
 	return sql
+}
+
+var operatorFix = strings.NewReplacer("> =", ">=", "< =", "<=", "! =", "!=")
+
+// containsFoldASCII reports whether s may contain word (lower-case ASCII
+// letters) under Unicode case folding: true when s holds it with ASCII
+// letters in any case, and true whenever s holds a non-ASCII byte, since
+// the Kelvin sign and the long s fold to k and s. false is therefore exact:
+// neither strings.EqualFold nor a (?i) regexp can find word in s.
+func containsFoldASCII(s, word string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return true
+		}
+	}
+	n := len(word)
+	for i := 0; i+n <= len(s); i++ {
+		j := 0
+		for j < n && s[i+j]|0x20 == word[j] {
+			j++
+		}
+		if j == n {
+			return true
+		}
+	}
+	return false
 }
 
 var curYearRE = regexp.MustCompile(`(?i)YEAR\s*\(\s*CURDATE\s*\(\s*\)\s*\)\s*`)
@@ -90,6 +119,14 @@ func pyStrip(s string) string {
 // text after the first top-level ';' and the white space or line comments
 // that follow it is dropped.
 func RemoveDistinct(sql string, firstOnly bool) string {
+	if !containsFoldASCII(sql, "distinct") && (!firstOnly || !strings.Contains(sql, ";")) {
+		return sql // no token to remove and no statement to drop
+	}
+	return removeDistinctTokens(sql, firstOnly)
+}
+
+// removeDistinctTokens is RemoveDistinct without its shortcut.
+func removeDistinctTokens(sql string, firstOnly bool) string {
 	var b strings.Builder
 	b.Grow(len(sql))
 	toks := sqlTokens(sql)
