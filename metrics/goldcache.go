@@ -24,9 +24,15 @@ import (
 // GoldCacheFile is the SQLite file holding a gold cache directory's entries.
 const GoldCacheFile = "gold.db"
 
-// goldBatchMax bounds the entries committed in one transaction, so that a
-// crash loses at most that many freshly computed golds.
+// goldBatchMax bounds the entries committed in one transaction; a batch
+// that reaches it is committed at once, without waiting goldWriteDelay.
 const goldBatchMax = 256
+
+// goldWriteDelay is how long the background writer gathers new entries
+// before it commits them, so that a cold run commits a few large
+// transactions instead of one per gold (each commit writes and syncs the
+// WAL); a crash loses at most the entries of that last moment.
+const goldWriteDelay = 100 * time.Millisecond
 
 // GoldCache computes each gold result once per (database content, executed
 // gold SQL) and keeps it in memory and, when it has a directory, on disk in
@@ -51,12 +57,15 @@ const goldBatchMax = 256
 //
 // The file is read once, in one query, on the first lookup; entries other
 // processes store later are not seen by this GoldCache (it computes them
-// itself, and the first stored copy stays). New entries are written in
-// batches: the caller whose entry finds no commit in progress commits it
-// and every entry queued meanwhile, up to goldBatchMax per transaction, so
-// when Get returns its entry is committed or queued behind a commit in
-// progress, and once all Gets have returned every entry is on disk. A crash
-// loses at most the entries of the transactions not yet committed.
+// itself, and the first stored copy stays). New entries are written by a
+// background writer, never by the goroutine that called Get: it gathers
+// the entries queued for goldWriteDelay (or until goldBatchMax are queued)
+// and commits them in one transaction, then every entry queued meanwhile,
+// up to goldBatchMax per transaction, until the queue is empty. Flush and
+// Close wake it and wait until everything queued before them is
+// committed; other processes see an entry once it is committed. A crash
+// loses at most the entries not yet committed (those of about the last
+// goldWriteDelay).
 //
 // A GoldCache is safe for concurrent use, and concurrent requests for one
 // key run the gold once. Close releases the file.
@@ -75,11 +84,12 @@ type GoldCache struct {
 	runs     int
 	writeErr error
 
-	wmu        sync.Mutex
-	wdone      *sync.Cond // signalled when a commit loop ends
-	pending    []goldWrite
-	committing bool
-	closed     bool
+	wmu     sync.Mutex
+	wdone   *sync.Cond    // signalled when the writer goroutine ends
+	kick    chan struct{} // wakes the writer before goldWriteDelay (capacity 1)
+	pending []goldWrite
+	writing bool // a writer goroutine runs; it ends when pending is empty
+	closed  bool
 }
 
 type goldFlight struct {
@@ -146,7 +156,7 @@ func DefaultGoldCacheDir() (string, error) {
 // github.com/mattn/go-sqlite3). Call Close when done with a cache that has
 // a directory.
 func NewGoldCache(dir string) (*GoldCache, error) {
-	c := &GoldCache{dir: dir, mem: map[string]GoldResult{}, inflight: map[string]*goldFlight{}}
+	c := &GoldCache{dir: dir, mem: map[string]GoldResult{}, inflight: map[string]*goldFlight{}, kick: make(chan struct{}, 1)}
 	c.wdone = sync.NewCond(&c.wmu)
 	if dir == "" {
 		return c, nil
@@ -192,11 +202,26 @@ func (c *GoldCache) WriteErr() error {
 // WriteErr.
 func (c *GoldCache) Flush() error {
 	c.wmu.Lock()
-	for c.committing {
-		c.wdone.Wait()
-	}
+	c.drainLocked()
 	c.wmu.Unlock()
 	return c.WriteErr()
+}
+
+// drainLocked wakes the writer and waits until it has committed every
+// queued entry; c.wmu is held.
+func (c *GoldCache) drainLocked() {
+	for c.writing {
+		c.wake()
+		c.wdone.Wait()
+	}
+}
+
+// wake tells the writer to commit now instead of after goldWriteDelay.
+func (c *GoldCache) wake() {
+	select {
+	case c.kick <- struct{}{}:
+	default: // already woken
+	}
 }
 
 // Close flushes the queued entries and closes the file; it returns the
@@ -205,9 +230,7 @@ func (c *GoldCache) Flush() error {
 // saved. Close is idempotent.
 func (c *GoldCache) Close() error {
 	c.wmu.Lock()
-	for c.committing {
-		c.wdone.Wait()
-	}
+	c.drainLocked()
 	wasClosed := c.closed
 	c.closed = true
 	c.wmu.Unlock()
@@ -383,7 +406,7 @@ func (c *GoldCache) fill(ctx context.Context, key string, persistent bool, db da
 			r.Unstable = true
 			if persistent {
 				b, _ := encodeGoldEntry(GoldResult{Status: execUnstable})
-				c.enqueue(context.WithoutCancel(ctx), goldWrite{key: key, value: b, res: GoldResult{Status: execUnstable}})
+				c.enqueue(goldWrite{key: key, value: b, res: GoldResult{Status: execUnstable}})
 			}
 			return r, nil
 		}
@@ -392,7 +415,7 @@ func (c *GoldCache) fill(ctx context.Context, key string, persistent bool, db da
 		if b, err := encodeGoldEntry(r); err != nil {
 			c.noteErr(fmt.Errorf("metrics: gold cache %s: %w", c.path, err))
 		} else {
-			c.enqueue(context.WithoutCancel(ctx), goldWrite{key: key, value: b, res: r})
+			c.enqueue(goldWrite{key: key, value: b, res: r})
 		}
 	}
 	return r, nil
@@ -487,22 +510,36 @@ func (c *GoldCache) loadAll(ctx context.Context) {
 	c.mu.Unlock()
 }
 
-// enqueue queues w and, when no commit is in progress, commits the queue
-// until it is empty (group commit: entries queued by other callers while a
-// transaction runs go into the next one).
-func (c *GoldCache) enqueue(ctx context.Context, w goldWrite) {
+// enqueue queues w for the background writer, starting it when none
+// runs, and wakes it when a full batch is queued.
+func (c *GoldCache) enqueue(w goldWrite) {
 	c.wmu.Lock()
+	defer c.wmu.Unlock()
 	if c.closed {
-		c.wmu.Unlock()
 		c.noteErr(fmt.Errorf("metrics: gold cache %s: entry computed after Close not saved", c.path))
 		return
 	}
 	c.pending = append(c.pending, w)
-	if c.committing {
-		c.wmu.Unlock()
-		return
+	switch {
+	case !c.writing:
+		c.writing = true
+		go c.writeLoop()
+	case len(c.pending) >= goldBatchMax:
+		c.wake()
 	}
-	c.committing = true
+}
+
+// writeLoop is the background writer: it waits goldWriteDelay (or a
+// wake), then commits the queue, goldBatchMax entries per transaction,
+// until it is empty, and ends.
+func (c *GoldCache) writeLoop() {
+	t := time.NewTimer(goldWriteDelay)
+	select {
+	case <-t.C:
+	case <-c.kick:
+		t.Stop()
+	}
+	c.wmu.Lock()
 	for len(c.pending) > 0 {
 		n := min(len(c.pending), goldBatchMax)
 		batch := c.pending[:n:n]
@@ -511,12 +548,12 @@ func (c *GoldCache) enqueue(ctx context.Context, w goldWrite) {
 			c.pending = nil
 		}
 		c.wmu.Unlock()
-		if err := c.commit(ctx, batch); err != nil {
+		if err := c.commit(context.Background(), batch); err != nil {
 			c.noteErr(err)
 		}
 		c.wmu.Lock()
 	}
-	c.committing = false
+	c.writing = false
 	c.wdone.Broadcast()
 	c.wmu.Unlock()
 }

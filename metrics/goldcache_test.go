@@ -245,6 +245,12 @@ func TestGoldCacheFirstWriterWins(t *testing.T) {
 	if r, _ := b.Get(ctx, &fakeDB{fp: "fp", exec: numbered("B")}, "q1", 0); r.Cached || r.Result.Rows[0][2] != "B" {
 		t.Fatalf("second instance: %+v; want its own fresh result", r.Result)
 	}
+	// A commits first, then B, whose INSERT OR IGNORE keeps A's entry.
+	for _, x := range []*GoldCache{a, b} {
+		if err := x.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
 	c := mustGoldCache(t, dir)
 	if r, _ := c.Get(ctx, &fakeDB{fp: "fp", exec: numbered("C")}, "q1", 0); !r.Cached || r.Result.Rows[0][2] != "A" {
 		t.Fatalf("reopened: cached=%v row %v; want the first writer's (A)", r.Cached, r.Result.Rows[0])
