@@ -76,8 +76,14 @@ func spiderCommon(q Quirks, sql string) string {
 
 var operatorFix = strings.NewReplacer("> =", ">=", "< =", "<=", "! =", "!=")
 
-// containsFoldASCII reports whether s may contain word (lower-case ASCII
-// letters) under Unicode case folding: true when s holds it with ASCII
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// containsFoldASCII reports whether s may contain word (lower-case ASCII) under Unicode case folding: true when s holds it with ASCII
 // letters in any case, and true whenever s holds a non-ASCII byte, since
 // the Kelvin sign and the long s fold to k and s. false is therefore exact:
 // neither strings.EqualFold nor a (?i) regexp can find word in s.
@@ -90,7 +96,7 @@ func containsFoldASCII(s, word string) bool {
 	n := len(word)
 	for i := 0; i+n <= len(s); i++ {
 		j := 0
-		for j < n && s[i+j]|0x20 == word[j] {
+		for j < n && lowerASCII(s[i+j]) == word[j] {
 			j++
 		}
 		if j == n {
