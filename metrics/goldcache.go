@@ -259,13 +259,19 @@ func goldKey(db datasets.Database, sql string) (key string, persistent bool) {
 		// keyed by the database id.
 		id = "id:" + db.ID()
 	}
-	h := sha256.New()
-	for _, s := range []string{"t2sbench-gold-v1", id, db.Dialect(), sql} {
-		h.Write([]byte(strconv.Itoa(len(s))))
-		h.Write([]byte{0})
-		h.Write([]byte(s))
+	parts := [...]string{"t2sbench-gold-v1", id, db.Dialect(), sql}
+	n := 0
+	for _, s := range parts {
+		n += len(s) + 24
 	}
-	return hex.EncodeToString(h.Sum(nil)), fp != ""
+	b := make([]byte, 0, n)
+	for _, s := range parts {
+		b = strconv.AppendInt(b, int64(len(s)), 10)
+		b = append(b, 0)
+		b = append(b, s...)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), fp != ""
 }
 
 // usable reports whether a cached entry answers a request with timeout.

@@ -85,17 +85,6 @@ var rowOrderWords = []string{"row_number", "ntile", "lag", "lead", "first_value"
 // volatileFuncs name holds one of them, and the literal 'now' holds "now".
 var staticWords = []string{"rand", "uuid", "newid", "now", "cur", "sysdate", "utc_", "localtime", "unix_timestamp"}
 
-// containsAnyFoldASCII reports whether s may contain one of words (lower-
-// case ASCII) under case folding: see containsFoldASCII, which it calls.
-func containsAnyFoldASCII(s string, words []string) bool {
-	for _, w := range words {
-		if containsFoldASCII(s, w) {
-			return true
-		}
-	}
-	return false
-}
-
 // RowOrderFlags returns the FlagRowOrderPrefix flags of sql, each once, in
 // order of first occurrence.
 func RowOrderFlags(sql string) []string {

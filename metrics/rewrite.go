@@ -76,30 +76,25 @@ func spiderCommon(q Quirks, sql string) string {
 
 var operatorFix = strings.NewReplacer("> =", ">=", "< =", "<=", "! =", "!=")
 
-func lowerASCII(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
+// containsFoldASCII reports whether s may contain word (lower-case ASCII)
+// under Unicode case folding: true when s holds it with ASCII letters in
+// any case, and true whenever s holds a non-ASCII byte, since the Kelvin
+// sign and the long s fold to k and s. false is therefore exact: neither
+// strings.EqualFold nor a (?i) regexp can find word in s.
+func containsFoldASCII(s, word string) bool {
+	return containsAnyFoldASCII(s, []string{word})
 }
 
-// containsFoldASCII reports whether s may contain word (lower-case ASCII) under Unicode case folding: true when s holds it with ASCII
-// letters in any case, and true whenever s holds a non-ASCII byte, since
-// the Kelvin sign and the long s fold to k and s. false is therefore exact:
-// neither strings.EqualFold nor a (?i) regexp can find word in s.
-func containsFoldASCII(s, word string) bool {
+// containsAnyFoldASCII is containsFoldASCII for several words at once.
+func containsAnyFoldASCII(s string, words []string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
 			return true
 		}
 	}
-	n := len(word)
-	for i := 0; i+n <= len(s); i++ {
-		j := 0
-		for j < n && lowerASCII(s[i+j]) == word[j] {
-			j++
-		}
-		if j == n {
+	lower := strings.ToLower(s) // ASCII only: no copy when already lower case
+	for _, w := range words {
+		if strings.Contains(lower, w) {
 			return true
 		}
 	}
