@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -364,26 +365,34 @@ func (s *Scorer) scoreAll(ctx context.Context, preds map[int]string, invalid map
 	}
 	out := make([]Verdict, len(todo))
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(workers)
 	var mu sync.Mutex
 	done := 0
-	for i, pos := range todo {
-		if gctx.Err() != nil {
-			break
-		}
+	var next atomic.Int64 // the next position in todo to score
+	// workers goroutines that each take the next question until none is
+	// left: one goroutine per question would grow a fresh stack for every
+	// one (the SQLite calls go deep).
+	for range min(workers, len(todo)) {
 		g.Go(func() error {
-			ex := &s.b.Examples[pos]
-			out[i] = s.score(gctx, *ex, preds[ex.Index], invalid[ex.Index])
-			if err := gctx.Err(); err != nil {
-				return err
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(todo) {
+					return nil
+				}
+				if err := gctx.Err(); err != nil {
+					return err
+				}
+				ex := &s.b.Examples[todo[i]]
+				out[i] = s.score(gctx, *ex, preds[ex.Index], invalid[ex.Index])
+				if err := gctx.Err(); err != nil {
+					return err
+				}
+				if progress != nil {
+					mu.Lock()
+					done++
+					progress(done, len(todo))
+					mu.Unlock()
+				}
 			}
-			if progress != nil {
-				mu.Lock()
-				done++
-				progress(done, len(todo))
-				mu.Unlock()
-			}
-			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {

@@ -85,20 +85,40 @@ func containsFoldASCII(s, word string) bool {
 	return containsAnyFoldASCII(s, []string{word})
 }
 
-// containsAnyFoldASCII is containsFoldASCII for several words at once.
+// containsAnyFoldASCII is containsFoldASCII for several words at once, in
+// one pass over s and without allocating.
 func containsAnyFoldASCII(s string, words []string) bool {
 	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
+		c := s[i]
+		if c >= utf8.RuneSelf {
 			return true
 		}
-	}
-	lower := strings.ToLower(s) // ASCII only: no copy when already lower case
-	for _, w := range words {
-		if strings.Contains(lower, w) {
-			return true
+		c = lowerASCII(c)
+		for _, w := range words {
+			if c == w[0] && len(s)-i >= len(w) && equalFoldASCII(s[i+1:i+len(w)], w[1:]) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// equalFoldASCII reports whether s equals lower (lower-case ASCII) with
+// s's ASCII letters in any case.
+func equalFoldASCII(s, lower string) bool {
+	for k := 0; k < len(lower); k++ {
+		if lowerASCII(s[k]) != lower[k] {
+			return false
+		}
+	}
+	return true
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 var curYearRE = regexp.MustCompile(`(?i)YEAR\s*\(\s*CURDATE\s*\(\s*\)\s*\)\s*`)
