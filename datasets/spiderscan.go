@@ -35,60 +35,105 @@ func scanSpiderFast(r io.Reader, limit int) ([]Example, error) {
 	return scanSpiderChunks(r, limit, spiderScanChunk)
 }
 
-// scanSpiderChunks is scanSpiderFast reading chunk bytes at a time.
+// spiderHardnessBatch is how many questions scanSpiderChunks hands to its
+// hardness goroutine at a time.
+const spiderHardnessBatch = 64
+
+// scanSpiderChunks is scanSpiderFast reading chunk bytes at a time. The
+// hardness of the gold SQL is computed by a second goroutine while the
+// file is scanned; any error of either is an error (scanSpider then
+// decides which one to report).
 func scanSpiderChunks(r io.Reader, limit, chunk int) ([]Example, error) {
+	batches := make(chan []Example, 4)
+	type result struct {
+		out []Example
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		var res result
+		for b := range batches {
+			for k := range b {
+				if res.err != nil {
+					break
+				}
+				b[k].Difficulty, res.err = SpiderHardness(b[k].GoldSQL)
+			}
+			res.out = append(res.out, b...)
+		}
+		done <- res
+	}()
+	var batch []Example
+	err := scanSpiderItems(r, limit, chunk, func(e Example) {
+		batch = append(batch, e)
+		if len(batch) == spiderHardnessBatch {
+			batches <- batch
+			batch = nil
+		}
+	})
+	if len(batch) > 0 {
+		batches <- batch
+	}
+	close(batches)
+	res := <-done
+	if err != nil {
+		return nil, err
+	}
+	if res.err != nil {
+		return nil, res.err
+	}
+	return res.out, nil
+}
+
+// scanSpiderItems scans the questions of r, calling keep with each of the
+// first limit (0: all) in order, without Difficulty.
+func scanSpiderItems(r io.Reader, limit, chunk int, keep func(Example)) error {
 	s := &chunkReader{r: r, chunk: chunk, buf: make([]byte, 0, chunk)}
 	if c, err := s.next(); err != nil || c != '[' {
-		return nil, errSpiderScan
+		return errSpiderScan
 	}
 	s.pos++
-	var out []Example
 	for i := 0; ; i++ {
 		c, err := s.next()
 		if err != nil {
-			return nil, errSpiderScan
+			return errSpiderScan
 		}
 		if i == 0 && c == ']' {
 			s.pos++
 			break
 		}
 		if c != '{' {
-			return nil, errSpiderScan
+			return errSpiderScan
 		}
 		obj, err := s.value()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		it, err := spiderObject(obj)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if it.DBID == "" || it.Query == "" || it.Question == "" {
-			return nil, fmt.Errorf("example %d: missing field", i)
+			return fmt.Errorf("example %d: missing field", i)
 		}
 		if limit <= 0 || i < limit {
-			level, err := SpiderHardness(it.Query)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, Example{ID: strconv.Itoa(i), Index: i, DBID: it.DBID, Question: it.Question,
-				GoldSQL: it.Query, Difficulty: level})
+			keep(Example{ID: strconv.Itoa(i), Index: i, DBID: it.DBID, Question: it.Question, GoldSQL: it.Query})
 		}
 		if c, err = s.next(); err != nil {
-			return nil, errSpiderScan
+			return errSpiderScan
 		}
 		s.pos++
 		if c == ']' {
 			break
 		}
 		if c != ',' {
-			return nil, errSpiderScan
+			return errSpiderScan
 		}
 	}
 	if _, err := s.next(); err != io.EOF {
-		return nil, errSpiderScan // trailing data, or a read error
+		return errSpiderScan // trailing data, or a read error
 	}
-	return out, nil
+	return nil
 }
 
 // chunkReader holds the unread part of a stream in buf[pos:].
