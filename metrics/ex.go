@@ -77,8 +77,10 @@ type Scorer struct {
 	cache *GoldCache
 	opt   ScoreOptions
 
-	mu       sync.Mutex
-	dbs      map[string]dbEntry
+	mu  sync.Mutex // guards dbs; held while a database opens
+	dbs map[string]dbEntry
+
+	amu      sync.Mutex              // guards analyses, apart from mu so that an open does not hold them up
 	analyses map[string]GoldAnalysis // by database content, dialect and gold
 }
 
@@ -230,9 +232,9 @@ func (s *Scorer) analyze(ctx context.Context, db datasets.Database, gsql string)
 		id = "id:" + db.ID()
 	}
 	key := id + "\x00" + db.Dialect() + "\x00" + gsql
-	s.mu.Lock()
+	s.amu.Lock()
 	a, ok := s.analyses[key]
-	s.mu.Unlock()
+	s.amu.Unlock()
 	if ok {
 		return a, nil
 	}
@@ -240,9 +242,9 @@ func (s *Scorer) analyze(ctx context.Context, db datasets.Database, gsql string)
 	if err != nil {
 		return GoldAnalysis{}, err
 	}
-	s.mu.Lock()
+	s.amu.Lock()
 	s.analyses[key] = a
-	s.mu.Unlock()
+	s.amu.Unlock()
 	return a, nil
 }
 
