@@ -105,11 +105,7 @@ func scanSpiderItems(r io.Reader, limit, chunk int, keep func(Example)) error {
 		if c != '{' {
 			return errSpiderScan
 		}
-		obj, err := s.value()
-		if err != nil {
-			return err
-		}
-		it, err := spiderObject(obj)
+		it, err := s.object()
 		if err != nil {
 			return err
 		}
@@ -196,18 +192,18 @@ func (s *chunkReader) next() (byte, error) {
 	}
 }
 
-// value consumes the JSON value at pos and returns its bytes (valid JSON,
-// valid until the next read).
-func (s *chunkReader) value() ([]byte, error) {
+// object consumes the question (a JSON object) at pos and returns its
+// fields (spiderObjectAt), reading more of the stream while the object
+// runs past the end of the buffer.
+func (s *chunkReader) object() (spiderItem, error) {
 	for {
-		end, err := validJSON(s.buf, s.pos, 0)
+		end, it, err := spiderObjectAt(s.buf, s.pos)
 		if err == nil {
-			v := s.buf[s.pos:end]
 			s.pos = end
-			return v, nil
+			return it, nil
 		}
 		if err != errShort || !s.more() {
-			return nil, errSpiderScan
+			return spiderItem{}, errSpiderScan
 		}
 	}
 }
@@ -394,23 +390,43 @@ func validNumber(b []byte, i int) (int, error) {
 	return i, nil
 }
 
-// spiderObject reads db_id, query and question from a valid JSON object;
-// the last of duplicate keys wins, as in encoding/json.
-func spiderObject(b []byte) (spiderItem, error) {
+// spiderObjectAt checks the JSON object at b[i] ('{') as validJSON does
+// and returns the index after it with its db_id, query and question; the
+// last of duplicate keys wins, as in encoding/json. It returns errShort
+// when b ends inside the object.
+func spiderObjectAt(b []byte, i int) (int, spiderItem, error) {
 	var it spiderItem
-	i := skipSpace(b, 1)
+	i = skipSpace(b, i+1)
+	if i >= len(b) {
+		return 0, it, errShort
+	}
 	if b[i] == '}' {
-		return it, nil
+		return i + 1, it, nil
 	}
 	for {
-		end := skipValidString(b, i)
-		key, err := jsonString(b[i:end])
-		if err != nil {
-			return it, err
+		if b[i] != '"' {
+			return 0, it, errSpiderScan
 		}
-		i = skipSpace(b, end)
-		i = skipSpace(b, i+1) // ':'
-		vend := skipValid(b, i)
+		kend, err := validString(b, i)
+		if err != nil {
+			return 0, it, err
+		}
+		key, err := jsonString(b[i:kend])
+		if err != nil {
+			return 0, it, err
+		}
+		i = skipSpace(b, kend)
+		if i >= len(b) {
+			return 0, it, errShort
+		}
+		if b[i] != ':' {
+			return 0, it, errSpiderScan
+		}
+		i = skipSpace(b, i+1)
+		vend, err := validJSON(b, i, 1)
+		if err != nil {
+			return 0, it, err
+		}
 		var dst *string
 		switch key {
 		case "db_id":
@@ -422,66 +438,32 @@ func spiderObject(b []byte) (spiderItem, error) {
 		default:
 			for _, f := range spiderFields {
 				if strings.EqualFold(key, f) {
-					return it, errSpiderScan // encoding/json would match it
+					return 0, it, errSpiderScan // encoding/json would match it
 				}
 			}
 		}
 		if dst != nil {
 			if b[i] != '"' {
-				return it, errSpiderScan
+				return 0, it, errSpiderScan
 			}
 			if *dst, err = jsonString(b[i:vend]); err != nil {
-				return it, err
+				return 0, it, err
 			}
 		}
 		i = skipSpace(b, vend)
-		if b[i] == '}' {
-			return it, nil
+		if i >= len(b) {
+			return 0, it, errShort
 		}
-		i = skipSpace(b, i+1) // ','
-	}
-}
-
-// skipValid returns the index after the value at b[i], which validJSON
-// has accepted.
-func skipValid(b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		return skipValidString(b, i)
-	case '{', '[':
-		depth := 0
-		for ; ; i++ {
-			switch b[i] {
-			case '"':
-				i = skipValidString(b, i) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
+		switch b[i] {
+		case '}':
+			return i + 1, it, nil
+		case ',':
+			i = skipSpace(b, i+1)
+			if i >= len(b) {
+				return 0, it, errShort
 			}
-		}
-	}
-	for i < len(b) {
-		switch b[i] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return i
-		}
-		i++
-	}
-	return i
-}
-
-// skipValidString returns the index after the valid string at b[i].
-func skipValidString(b []byte, i int) int {
-	for i++; ; i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
+		default:
+			return 0, it, errSpiderScan
 		}
 	}
 }
