@@ -342,7 +342,7 @@ func (d *sqliteDB) Execute(ctx context.Context, query string) (*ResultSet, error
 	}
 	qctx, cancel := context.WithTimeoutCause(ctx, d.opt.Timeout, errOurTimeout)
 	defer cancel()
-	rs, err := d.query(qctx, stmt, d.opt.MaxRows, d.opt.MaxBytes)
+	rs, err := d.query(qctx, cancel, stmt, d.opt.MaxRows, d.opt.MaxBytes)
 	var big *tooLargeError
 	if errors.As(err, &big) {
 		return fail(ExecTooLarge, big.Error())
@@ -378,7 +378,9 @@ func (d *sqliteDB) classify(ctx, qctx context.Context, err error) ExecKind {
 // counts the bytes of the values as it reads them (ResultBytes) and, as
 // soon as they exceed maxBytes, interrupts the statement and returns a
 // *tooLargeError, so that no more than about maxBytes plus one row is ever
-// held.
+// held. stop cancels ctx (go-sqlite3 then calls sqlite3_interrupt): the
+// caller passes the cancel function of the context it made for the query,
+// so that no second context is made per query.
 //
 // go-sqlite3 converts values of columns declared DATE, DATETIME or
 // TIMESTAMP to time.Time and of columns declared BOOLEAN to bool, which
@@ -389,11 +391,7 @@ func (d *sqliteDB) classify(ctx, qctx context.Context, err error) ExecKind {
 //
 // where unary + keeps the value and storage class but drops the declared
 // type; the result keeps the original column names and row order.
-func (d *sqliteDB) query(ctx context.Context, stmt string, maxRows int, maxBytes int64) (*ResultSet, error) {
-	// stop interrupts the statement (go-sqlite3 calls sqlite3_interrupt
-	// when the context ends) when the byte budget is spent.
-	ctx, stop := context.WithCancel(ctx)
-	defer stop()
+func (d *sqliteDB) query(ctx context.Context, stop context.CancelFunc, stmt string, maxRows int, maxBytes int64) (*ResultSet, error) {
 	rows, err := d.pool.QueryContext(ctx, stmt)
 	if err != nil {
 		return nil, err

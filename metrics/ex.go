@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -76,9 +77,11 @@ type Scorer struct {
 	cache *GoldCache
 	opt   ScoreOptions
 
-	mu       sync.Mutex
-	dbs      map[string]dbEntry
-	analyses map[string]GoldAnalysis // by goldKey
+	mu  sync.Mutex // guards dbs; held while a database opens
+	dbs map[string]dbEntry
+
+	amu      sync.Mutex              // guards analyses, apart from mu so that an open does not hold them up
+	analyses map[string]GoldAnalysis // by database content, dialect and gold
 }
 
 type dbEntry struct {
@@ -222,10 +225,16 @@ func (s *Scorer) predSQL(predSQL, invalid string, v *Verdict) (string, bool) {
 // analyze returns AnalyzeGold's findings on gsql, computed once per
 // (database content, gold) by this Scorer.
 func (s *Scorer) analyze(ctx context.Context, db datasets.Database, gsql string) (GoldAnalysis, error) {
-	key, _ := goldKey(db, gsql)
-	s.mu.Lock()
+	// What goldKey hashes, unhashed: this map lives only as long as the
+	// Scorer, so the key need not be short.
+	id := "fp:" + db.Fingerprint()
+	if id == "fp:" {
+		id = "id:" + db.ID()
+	}
+	key := id + "\x00" + db.Dialect() + "\x00" + gsql
+	s.amu.Lock()
 	a, ok := s.analyses[key]
-	s.mu.Unlock()
+	s.amu.Unlock()
 	if ok {
 		return a, nil
 	}
@@ -233,9 +242,9 @@ func (s *Scorer) analyze(ctx context.Context, db datasets.Database, gsql string)
 	if err != nil {
 		return GoldAnalysis{}, err
 	}
-	s.mu.Lock()
+	s.amu.Lock()
 	s.analyses[key] = a
-	s.mu.Unlock()
+	s.amu.Unlock()
 	return a, nil
 }
 
@@ -358,26 +367,34 @@ func (s *Scorer) scoreAll(ctx context.Context, preds map[int]string, invalid map
 	}
 	out := make([]Verdict, len(todo))
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(workers)
 	var mu sync.Mutex
 	done := 0
-	for i, pos := range todo {
-		if gctx.Err() != nil {
-			break
-		}
+	var next atomic.Int64 // the next position in todo to score
+	// workers goroutines that each take the next question until none is
+	// left: one goroutine per question would grow a fresh stack for every
+	// one (the SQLite calls go deep).
+	for range min(workers, len(todo)) {
 		g.Go(func() error {
-			ex := &s.b.Examples[pos]
-			out[i] = s.score(gctx, *ex, preds[ex.Index], invalid[ex.Index])
-			if err := gctx.Err(); err != nil {
-				return err
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(todo) {
+					return nil
+				}
+				if err := gctx.Err(); err != nil {
+					return err
+				}
+				ex := &s.b.Examples[todo[i]]
+				out[i] = s.score(gctx, *ex, preds[ex.Index], invalid[ex.Index])
+				if err := gctx.Err(); err != nil {
+					return err
+				}
+				if progress != nil {
+					mu.Lock()
+					done++
+					progress(done, len(todo))
+					mu.Unlock()
+				}
 			}
-			if progress != nil {
-				mu.Lock()
-				done++
-				progress(done, len(todo))
-				mu.Unlock()
-			}
-			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {

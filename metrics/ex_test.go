@@ -193,6 +193,9 @@ func TestGoldCachePersistsAndKeysByContent(t *testing.T) {
 	if hits, runs := c1.Stats(); runs != 6 || hits != 0 {
 		t.Fatalf("cold cache: hits %d runs %d; want 0 and 6 (7 golds, one missing db)", hits, runs)
 	}
+	if err := c1.Flush(); err != nil { // the background writer commits the entries
+		t.Fatal(err)
+	}
 	c2, _ := NewGoldCache(dir)
 	s2, _ := NewScorer(b, c2, ScoreOptions{Mode: ModeBIRD})
 	v2, err := s2.ScoreAll(context.Background(), GoldPredictions(b), 4, nil)
@@ -261,6 +264,9 @@ func TestGoldCacheTimeoutEntries(t *testing.T) {
 	r, err := c.Get(context.Background(), db, infiniteSQL, 100*time.Millisecond)
 	if err != nil || r.Status != ExecTimeout {
 		t.Fatalf("Get = %+v, %v; want a timeout", r, err)
+	}
+	if err := c.Flush(); err != nil {
+		t.Fatal(err)
 	}
 	c2, _ := NewGoldCache(dir)
 	if r, _ := c2.Get(context.Background(), db, infiniteSQL, 50*time.Millisecond); !r.Cached || r.Status != ExecTimeout {

@@ -24,9 +24,15 @@ import (
 // GoldCacheFile is the SQLite file holding a gold cache directory's entries.
 const GoldCacheFile = "gold.db"
 
-// goldBatchMax bounds the entries committed in one transaction, so that a
-// crash loses at most that many freshly computed golds.
+// goldBatchMax bounds the entries committed in one transaction; a batch
+// that reaches it is committed at once, without waiting goldWriteDelay.
 const goldBatchMax = 256
+
+// goldWriteDelay is how long the background writer gathers new entries
+// before it commits them, so that a cold run commits a few large
+// transactions instead of one per gold (each commit writes and syncs the
+// WAL); a crash loses at most the entries of that last moment.
+const goldWriteDelay = 100 * time.Millisecond
 
 // GoldCache computes each gold result once per (database content, executed
 // gold SQL) and keeps it in memory and, when it has a directory, on disk in
@@ -51,12 +57,15 @@ const goldBatchMax = 256
 //
 // The file is read once, in one query, on the first lookup; entries other
 // processes store later are not seen by this GoldCache (it computes them
-// itself, and the first stored copy stays). New entries are written in
-// batches: the caller whose entry finds no commit in progress commits it
-// and every entry queued meanwhile, up to goldBatchMax per transaction, so
-// when Get returns its entry is committed or queued behind a commit in
-// progress, and once all Gets have returned every entry is on disk. A crash
-// loses at most the entries of the transactions not yet committed.
+// itself, and the first stored copy stays). New entries are written by a
+// background writer, never by the goroutine that called Get: it gathers
+// the entries queued for goldWriteDelay (or until goldBatchMax are queued)
+// and commits them in one transaction, then every entry queued meanwhile,
+// up to goldBatchMax per transaction, until the queue is empty. Flush and
+// Close wake it and wait until everything queued before them is
+// committed; other processes see an entry once it is committed. A crash
+// loses at most the entries not yet committed (those of about the last
+// goldWriteDelay).
 //
 // A GoldCache is safe for concurrent use, and concurrent requests for one
 // key run the gold once. Close releases the file.
@@ -75,11 +84,12 @@ type GoldCache struct {
 	runs     int
 	writeErr error
 
-	wmu        sync.Mutex
-	wdone      *sync.Cond // signalled when a commit loop ends
-	pending    []goldWrite
-	committing bool
-	closed     bool
+	wmu     sync.Mutex
+	wdone   *sync.Cond    // signalled when the writer goroutine ends
+	kick    chan struct{} // wakes the writer before goldWriteDelay (capacity 1)
+	pending []goldWrite
+	writing bool // a writer goroutine runs; it ends when pending is empty
+	closed  bool
 }
 
 type goldFlight struct {
@@ -124,7 +134,8 @@ type GoldResult struct {
 	// Cached is true when the result came from the cache.
 	Cached bool
 	// Unstable is true when the gold gave two different results (as bags
-	// of rows) on the two executions made when it was first computed;
+	// of rows) on the two executions made when it was first computed (on
+	// engines where they can differ: mayDiffer);
 	// such a gold is executed afresh on every Get, never served from the
 	// cache, and the result returned is that fresh execution's.
 	Unstable bool
@@ -145,7 +156,7 @@ func DefaultGoldCacheDir() (string, error) {
 // github.com/mattn/go-sqlite3). Call Close when done with a cache that has
 // a directory.
 func NewGoldCache(dir string) (*GoldCache, error) {
-	c := &GoldCache{dir: dir, mem: map[string]GoldResult{}, inflight: map[string]*goldFlight{}}
+	c := &GoldCache{dir: dir, mem: map[string]GoldResult{}, inflight: map[string]*goldFlight{}, kick: make(chan struct{}, 1)}
 	c.wdone = sync.NewCond(&c.wmu)
 	if dir == "" {
 		return c, nil
@@ -191,11 +202,26 @@ func (c *GoldCache) WriteErr() error {
 // WriteErr.
 func (c *GoldCache) Flush() error {
 	c.wmu.Lock()
-	for c.committing {
-		c.wdone.Wait()
-	}
+	c.drainLocked()
 	c.wmu.Unlock()
 	return c.WriteErr()
+}
+
+// drainLocked wakes the writer and waits until it has committed every
+// queued entry; c.wmu is held.
+func (c *GoldCache) drainLocked() {
+	for c.writing {
+		c.wake()
+		c.wdone.Wait()
+	}
+}
+
+// wake tells the writer to commit now instead of after goldWriteDelay.
+func (c *GoldCache) wake() {
+	select {
+	case c.kick <- struct{}{}:
+	default: // already woken
+	}
 }
 
 // Close flushes the queued entries and closes the file; it returns the
@@ -204,9 +230,7 @@ func (c *GoldCache) Flush() error {
 // saved. Close is idempotent.
 func (c *GoldCache) Close() error {
 	c.wmu.Lock()
-	for c.committing {
-		c.wdone.Wait()
-	}
+	c.drainLocked()
 	wasClosed := c.closed
 	c.closed = true
 	c.wmu.Unlock()
@@ -235,13 +259,19 @@ func goldKey(db datasets.Database, sql string) (key string, persistent bool) {
 		// keyed by the database id.
 		id = "id:" + db.ID()
 	}
-	h := sha256.New()
-	for _, s := range []string{"t2sbench-gold-v1", id, db.Dialect(), sql} {
-		h.Write([]byte(strconv.Itoa(len(s))))
-		h.Write([]byte{0})
-		h.Write([]byte(s))
+	parts := [...]string{"t2sbench-gold-v1", id, db.Dialect(), sql}
+	n := 0
+	for _, s := range parts {
+		n += len(s) + 24
 	}
-	return hex.EncodeToString(h.Sum(nil)), fp != ""
+	b := make([]byte, 0, n)
+	for _, s := range parts {
+		b = strconv.AppendInt(b, int64(len(s)), 10)
+		b = append(b, 0)
+		b = append(b, s...)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), fp != ""
 }
 
 // usable reports whether a cached entry answers a request with timeout.
@@ -370,7 +400,7 @@ func (c *GoldCache) fill(ctx context.Context, key string, persistent bool, db da
 	c.runs++
 	c.mu.Unlock()
 	r := GoldResult{Status: st, Result: rs, Err: msg, Elapsed: elapsed, Timeout: timeout}
-	if st == ExecOK && !rs.Truncated {
+	if st == ExecOK && !rs.Truncated && mayDiffer(db, sql) {
 		// Run it again: a result that changes between executions (float
 		// sums in another order, rows picked among ties) must not be
 		// cached, or a cached gold would disagree with a fresh run.
@@ -382,7 +412,7 @@ func (c *GoldCache) fill(ctx context.Context, key string, persistent bool, db da
 			r.Unstable = true
 			if persistent {
 				b, _ := encodeGoldEntry(GoldResult{Status: execUnstable})
-				c.enqueue(context.WithoutCancel(ctx), goldWrite{key: key, value: b, res: GoldResult{Status: execUnstable}})
+				c.enqueue(goldWrite{key: key, value: b, res: GoldResult{Status: execUnstable}})
 			}
 			return r, nil
 		}
@@ -391,10 +421,30 @@ func (c *GoldCache) fill(ctx context.Context, key string, persistent bool, db da
 		if b, err := encodeGoldEntry(r); err != nil {
 			c.noteErr(fmt.Errorf("metrics: gold cache %s: %w", c.path, err))
 		} else {
-			c.enqueue(context.WithoutCancel(ctx), goldWrite{key: key, value: b, res: r})
+			c.enqueue(goldWrite{key: key, value: b, res: r})
 		}
 	}
 	return r, nil
+}
+
+// mayDiffer reports whether a second execution of sql on db could give
+// another result than the first, so that fill must run it twice before
+// caching it. MySQL and MariaDB can: parallel and hash-based plans, and
+// rows read in another order, change float sums and the rows kept among
+// ties. SQLite cannot, unless the query calls a volatile function
+// (StaticFlags: random(), 'now', ...): it executes a statement in one
+// thread, with the plan its version's query planner derives from the SQL
+// and the schema, over a database file opened read-only, so the same
+// query on the same content (the cache key holds its fingerprint) reads
+// the same rows in the same order and returns the same result. A
+// second SQLite execution would only double the cold cost of scoring.
+// `datasets check` (CheckGolds) keeps its own two executions on every
+// engine: it is a diagnostic, not scoring.
+func mayDiffer(db datasets.Database, sql string) bool {
+	if db.Dialect() != "sqlite" {
+		return true
+	}
+	return len(StaticFlags(sql)) > 0
 }
 
 // fresh executes sql now, for a gold known to be unstable.
@@ -466,22 +516,36 @@ func (c *GoldCache) loadAll(ctx context.Context) {
 	c.mu.Unlock()
 }
 
-// enqueue queues w and, when no commit is in progress, commits the queue
-// until it is empty (group commit: entries queued by other callers while a
-// transaction runs go into the next one).
-func (c *GoldCache) enqueue(ctx context.Context, w goldWrite) {
+// enqueue queues w for the background writer, starting it when none
+// runs, and wakes it when a full batch is queued.
+func (c *GoldCache) enqueue(w goldWrite) {
 	c.wmu.Lock()
+	defer c.wmu.Unlock()
 	if c.closed {
-		c.wmu.Unlock()
 		c.noteErr(fmt.Errorf("metrics: gold cache %s: entry computed after Close not saved", c.path))
 		return
 	}
 	c.pending = append(c.pending, w)
-	if c.committing {
-		c.wmu.Unlock()
-		return
+	switch {
+	case !c.writing:
+		c.writing = true
+		go c.writeLoop()
+	case len(c.pending) >= goldBatchMax:
+		c.wake()
 	}
-	c.committing = true
+}
+
+// writeLoop is the background writer: it waits goldWriteDelay (or a
+// wake), then commits the queue, goldBatchMax entries per transaction,
+// until it is empty, and ends.
+func (c *GoldCache) writeLoop() {
+	t := time.NewTimer(goldWriteDelay)
+	select {
+	case <-t.C:
+	case <-c.kick:
+		t.Stop()
+	}
+	c.wmu.Lock()
 	for len(c.pending) > 0 {
 		n := min(len(c.pending), goldBatchMax)
 		batch := c.pending[:n:n]
@@ -490,12 +554,12 @@ func (c *GoldCache) enqueue(ctx context.Context, w goldWrite) {
 			c.pending = nil
 		}
 		c.wmu.Unlock()
-		if err := c.commit(ctx, batch); err != nil {
+		if err := c.commit(context.Background(), batch); err != nil {
 			c.noteErr(err)
 		}
 		c.wmu.Lock()
 	}
-	c.committing = false
+	c.writing = false
 	c.wdone.Broadcast()
 	c.wmu.Unlock()
 }

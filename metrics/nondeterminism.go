@@ -75,9 +75,22 @@ var windowSums = map[string]bool{
 
 var concatAggs = map[string]bool{"GROUP_CONCAT": true, "STRING_AGG": true, "JSON_ARRAYAGG": true, "JSON_GROUP_ARRAY": true}
 
+// rowOrderWords are text that every RowOrderFlags finding contains: the
+// rowOrderFuncs, ROWS, the OVER that windowSums need, the concatAggs.
+// Without any of them (containsAnyFoldASCII) the query is not tokenized.
+var rowOrderWords = []string{"row_number", "ntile", "lag", "lead", "first_value", "last_value", "nth_value",
+	"rows", "over", "group_concat", "string_agg", "json_arrayagg", "json_group_array"}
+
+// staticWords are text that every StaticFlags finding contains: each
+// volatileFuncs name holds one of them, and the literal 'now' holds "now".
+var staticWords = []string{"rand", "uuid", "newid", "now", "cur", "sysdate", "utc_", "localtime", "unix_timestamp"}
+
 // RowOrderFlags returns the FlagRowOrderPrefix flags of sql, each once, in
 // order of first occurrence.
 func RowOrderFlags(sql string) []string {
+	if !containsAnyFoldASCII(sql, rowOrderWords) {
+		return nil
+	}
 	toks := sqlTokens(sql)
 	depth := tokenDepths(toks)
 	var flags []string
@@ -164,6 +177,9 @@ var bareVolatile = map[string]bool{
 // CURRENT_TIME, CURRENT_TIMESTAMP, LOCALTIME, LOCALTIMESTAMP; and the
 // string 'now'. Each flag appears once, in order of first occurrence.
 func StaticFlags(sql string) []string {
+	if !containsAnyFoldASCII(sql, staticWords) {
+		return nil
+	}
 	toks := sqlTokens(sql)
 	var flags []string
 	seen := map[string]bool{}
@@ -529,6 +545,9 @@ func (p limitProbe) resolve(cols []string) ([]int, error) {
 // compound query ordered by an expression that is not a result column),
 // are skipped: the second result reports them.
 func limitProbes(sql string) (probes []limitProbe, unchecked []string) {
+	if !containsFoldASCII(sql, "limit") {
+		return nil, nil // no LIMIT token
+	}
 	toks := sqlTokens(sql)
 	depth := tokenDepths(toks)
 	offs := make([]int, len(toks)+1)

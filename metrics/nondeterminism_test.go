@@ -311,3 +311,34 @@ func FuzzGoldFlags(f *testing.F) {
 		}
 	})
 }
+
+// TestFlagWordLists guards the shortcuts of StaticFlags and RowOrderFlags:
+// every name their maps hold must contain one of the words whose absence
+// skips tokenizing, or a query using it would go unflagged.
+func TestFlagWordLists(t *testing.T) {
+	check := func(list string, words []string, names map[string]bool) {
+		for name := range names {
+			if !containsAnyFoldASCII(name, words) {
+				t.Errorf("%s: %s holds none of %v", list, name, words)
+			}
+		}
+	}
+	check("volatileFuncs", staticWords, volatileFuncs)
+	check("'now'", staticWords, map[string]bool{"'now'": true})
+	check("rowOrderFuncs", rowOrderWords, rowOrderFuncs)
+	check("concatAggs", rowOrderWords, concatAggs)
+	check("ROWS and OVER", rowOrderWords, map[string]bool{"ROWS": true, "OVER": true})
+	// Queries the shortcuts skip give what the full scan gives: nothing.
+	for _, q := range []string{"SELECT a FROM t", "SELECT max(x) FROM t GROUP BY y", ""} {
+		if f := append(StaticFlags(q), RowOrderFlags(q)...); len(f) != 0 {
+			t.Errorf("flags of %q = %v; want none", q, f)
+		}
+		if p, u := limitProbes(q); len(p)+len(u) != 0 {
+			t.Errorf("limitProbes(%q) = %v, %v; want none", q, p, u)
+		}
+	}
+	// Non-ASCII text is always scanned: ſ upper-cases to S.
+	if got := StaticFlags("SELECT RANDOM() FROM t WHERE x = 'ſ'"); len(got) != 1 {
+		t.Errorf("StaticFlags with non-ASCII text = %v; want [static:RANDOM()]", got)
+	}
+}

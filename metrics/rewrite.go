@@ -60,15 +60,65 @@ func (m Mode) effective(q Quirks) Quirks {
 
 func spiderCommon(q Quirks, sql string) string {
 	if !q.NoOperatorFix {
-		sql = strings.NewReplacer("> =", ">=", "< =", "<=", "! =", "!=").Replace(sql)
+		sql = operatorFix.Replace(sql)
 	}
 	if !q.KeepDistinct {
 		sql = RemoveDistinct(sql, !q.AllStatements)
 	}
-	if !q.NoCurYear {
+	if !q.NoCurYear && containsFoldASCII(sql, "curdate") {
+		// curYearRE matches only text holding CURDATE (in any case; the
+		// regexp's (?i) folds K and S to the Kelvin and long-s signs too,
+		// which the check leaves to the regexp: see containsFoldASCII).
 		sql = curYearRE.ReplaceAllString(sql, "2020")
 	}
 	return sql
+}
+
+var operatorFix = strings.NewReplacer("> =", ">=", "< =", "<=", "! =", "!=")
+
+// containsFoldASCII reports whether s may contain word (lower-case ASCII)
+// under Unicode case folding: true when s holds it with ASCII letters in
+// any case, and true whenever s holds a non-ASCII byte, since the Kelvin
+// sign and the long s fold to k and s. false is therefore exact: neither
+// strings.EqualFold nor a (?i) regexp can find word in s.
+func containsFoldASCII(s, word string) bool {
+	return containsAnyFoldASCII(s, []string{word})
+}
+
+// containsAnyFoldASCII is containsFoldASCII for several words at once, in
+// one pass over s and without allocating.
+func containsAnyFoldASCII(s string, words []string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return true
+		}
+		c = lowerASCII(c)
+		for _, w := range words {
+			if c == w[0] && len(s)-i >= len(w) && equalFoldASCII(s[i+1:i+len(w)], w[1:]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// equalFoldASCII reports whether s equals lower (lower-case ASCII) with
+// s's ASCII letters in any case.
+func equalFoldASCII(s, lower string) bool {
+	for k := 0; k < len(lower); k++ {
+		if lowerASCII(s[k]) != lower[k] {
+			return false
+		}
+	}
+	return true
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 var curYearRE = regexp.MustCompile(`(?i)YEAR\s*\(\s*CURDATE\s*\(\s*\)\s*\)\s*`)
@@ -90,6 +140,14 @@ func pyStrip(s string) string {
 // text after the first top-level ';' and the white space or line comments
 // that follow it is dropped.
 func RemoveDistinct(sql string, firstOnly bool) string {
+	if !containsFoldASCII(sql, "distinct") && (!firstOnly || !strings.Contains(sql, ";")) {
+		return sql // no token to remove and no statement to drop
+	}
+	return removeDistinctTokens(sql, firstOnly)
+}
+
+// removeDistinctTokens is RemoveDistinct without its shortcut.
+func removeDistinctTokens(sql string, firstOnly bool) string {
 	var b strings.Builder
 	b.Grow(len(sql))
 	toks := sqlTokens(sql)
@@ -137,7 +195,9 @@ func isWordRune(r rune, first bool) bool {
 // words, quoted strings and identifiers ('..', "..", `..`, [..]), comments
 // and single punctuation characters. Unterminated quotes run to the end.
 func sqlTokens(s string) []sqlToken {
-	var toks []sqlToken
+	// Spider's golds average one token per 3 bytes (a word and the space
+	// after it): one allocation, instead of growing the slice step by step.
+	toks := make([]sqlToken, 0, len(s)/2+4)
 	i := 0
 	prevWord := false
 	for i < len(s) {

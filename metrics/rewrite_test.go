@@ -98,3 +98,44 @@ func FuzzRemoveDistinct(f *testing.F) {
 		}
 	})
 }
+
+// TestRewriteShortcuts checks that the checks letting RemoveDistinct and
+// the YEAR(CURDATE()) rewrite return early never change their result: each
+// query is rewritten as spiderCommon does and compared with the full
+// rewrite (removeDistinctTokens and the regexp alone).
+func TestRewriteShortcuts(t *testing.T) {
+	queries := []string{
+		"SELECT a FROM t",
+		"SELECT DISTINCT a FROM t",
+		"select distinct a from t",
+		"SELECT DIſTINCT a FROM t",         // long s folds to s: the word is removed
+		"SELECT \u212a FROM t WHERE y = 1", // Kelvin sign, no distinct
+		"SELECT a FROM t; SELECT b FROM u", // second statement dropped
+		"SELECT 'a;b' FROM t",              // ';' inside a literal
+		"SELECT count(*) FROM t WHERE YEAR(CURDATE()) - y > 3",
+		"SELECT count(*) FROM t WHERE year ( curdate ( ) ) > 3",
+		"SELECT count(*) FROM t WHERE YEAR(CURDATE ) > 3",
+		"SELECT distinct_count FROM t",
+		"",
+	}
+	for _, q := range queries {
+		for _, firstOnly := range []bool{false, true} {
+			want := removeDistinctTokens(q, firstOnly)
+			if got := RemoveDistinct(q, firstOnly); got != want {
+				t.Errorf("RemoveDistinct(%q, %v) = %q; want %q", q, firstOnly, got, want)
+			}
+		}
+		want := curYearRE.ReplaceAllString(q, "2020")
+		if got := spiderCommon(Quirks{NoOperatorFix: true, KeepDistinct: true}, q); got != want {
+			t.Errorf("YEAR(CURDATE()) rewrite of %q = %q; want %q", q, got, want)
+		}
+	}
+	for _, c := range []struct {
+		s    string
+		want bool
+	}{{"SELECT DiStInCt", true}, {"select a", false}, {"curdat", false}, {"é", true}, {"CURDATE", true}} {
+		if got := containsFoldASCII(c.s, "curdate") || containsFoldASCII(c.s, "distinct"); got != c.want {
+			t.Errorf("containsFoldASCII(%q) = %v; want %v", c.s, got, c.want)
+		}
+	}
+}
