@@ -85,10 +85,15 @@ var rowOrderWords = []string{"row_number", "ntile", "lag", "lead", "first_value"
 // volatileFuncs name holds one of them, and the literal 'now' holds "now".
 var staticWords = []string{"rand", "uuid", "newid", "now", "cur", "sysdate", "utc_", "localtime", "unix_timestamp"}
 
+var (
+	rowOrderSet = newFoldWords(rowOrderWords)
+	staticSet   = newFoldWords(staticWords)
+)
+
 // RowOrderFlags returns the FlagRowOrderPrefix flags of sql, each once, in
 // order of first occurrence.
 func RowOrderFlags(sql string) []string {
-	if !containsAnyFoldASCII(sql, rowOrderWords) {
+	if !rowOrderSet.in(sql) {
 		return nil
 	}
 	toks := sqlTokens(sql)
@@ -177,7 +182,7 @@ var bareVolatile = map[string]bool{
 // CURRENT_TIME, CURRENT_TIMESTAMP, LOCALTIME, LOCALTIMESTAMP; and the
 // string 'now'. Each flag appears once, in order of first occurrence.
 func StaticFlags(sql string) []string {
-	if !containsAnyFoldASCII(sql, staticWords) {
+	if !staticSet.in(sql) {
 		return nil
 	}
 	toks := sqlTokens(sql)

@@ -103,6 +103,35 @@ func containsAnyFoldASCII(s string, words []string) bool {
 	return false
 }
 
+// foldWords is a set of lower-case ASCII words indexed by their first
+// byte, so that a scan tries only the words that can start at each byte
+// (containsAnyFoldASCII tries every word at every byte).
+type foldWords [256][]string
+
+func newFoldWords(words []string) *foldWords {
+	var f foldWords
+	for _, w := range words {
+		f[w[0]] = append(f[w[0]], w)
+	}
+	return &f
+}
+
+// in is containsAnyFoldASCII(s, words) for the words of f.
+func (f *foldWords) in(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			return true
+		}
+		for _, w := range f[lowerASCII(c)] {
+			if len(s)-i >= len(w) && equalFoldASCII(s[i+1:i+len(w)], w[1:]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // equalFoldASCII reports whether s equals lower (lower-case ASCII) with
 // s's ASCII letters in any case.
 func equalFoldASCII(s, lower string) bool {

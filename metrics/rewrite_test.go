@@ -139,3 +139,19 @@ func TestRewriteShortcuts(t *testing.T) {
 		}
 	}
 }
+
+// TestFoldWordsAgrees: foldWords.in answers as containsAnyFoldASCII does,
+// on the word lists it serves and on texts with and without them, in any
+// case, at the start, the end and across non-ASCII bytes.
+func TestFoldWordsAgrees(t *testing.T) {
+	texts := []string{"", "r", "SELECT * FROM t", "select RANDOM() from t", "x ROW_NUMBER() OVER (ORDER BY a)", "ends with no", "ends with now",
+		"NOW", "curdate", "Currency", "café", "SELECT name FROM singer ORDER BY age LIMIT 1", "sysdat", "utc", "utc_time", "group_conca"}
+	for _, words := range [][]string{staticWords, rowOrderWords, {"a"}, {"limit", "lim"}} {
+		f := newFoldWords(words)
+		for _, s := range texts {
+			if got, want := f.in(s), containsAnyFoldASCII(s, words); got != want {
+				t.Errorf("foldWords(%q).in(%q) = %v; want %v", words, s, got, want)
+			}
+		}
+	}
+}
