@@ -1,13 +1,9 @@
 package datasets
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -233,7 +229,7 @@ func VerifyChecksums(name, dir string) (string, []FileCheck, error) {
 	var out []FileCheck
 	for _, f := range releaseSums[fam] {
 		c := FileCheck{Path: f[0], Want: f[1]}
-		got, err := fileSum(filepath.Join(dir, filepath.FromSlash(f[0])))
+		got, err := fileSHA256(filepath.Join(dir, filepath.FromSlash(f[0])))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			c.Status = "absent"
@@ -249,15 +245,3 @@ func VerifyChecksums(name, dir string) (string, []FileCheck, error) {
 	return fam, out, nil
 }
 
-func fileSum(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
