@@ -362,6 +362,7 @@ func (s *Scorer) scoreAll(ctx context.Context, preds map[int]string, invalid map
 			todo = append(todo, i)
 		}
 	}
+	units := sameGoldUnits(s.b.Examples, todo)
 	if workers <= 0 {
 		workers = 1
 	}
@@ -369,30 +370,32 @@ func (s *Scorer) scoreAll(ctx context.Context, preds map[int]string, invalid map
 	g, gctx := errgroup.WithContext(ctx)
 	var mu sync.Mutex
 	done := 0
-	var next atomic.Int64 // the next position in todo to score
-	// workers goroutines that each take the next question until none is
-	// left: one goroutine per question would grow a fresh stack for every
-	// one (the SQLite calls go deep).
-	for range min(workers, len(todo)) {
+	var next atomic.Int64 // the next unit to score
+	// workers goroutines that each take the next unit until none is left:
+	// one goroutine per question would grow a fresh stack for every one
+	// (the SQLite calls go deep).
+	for range min(workers, len(units)) {
 		g.Go(func() error {
 			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(todo) {
+				u := int(next.Add(1) - 1)
+				if u >= len(units) {
 					return nil
 				}
-				if err := gctx.Err(); err != nil {
-					return err
-				}
-				ex := &s.b.Examples[todo[i]]
-				out[i] = s.score(gctx, *ex, preds[ex.Index], invalid[ex.Index])
-				if err := gctx.Err(); err != nil {
-					return err
-				}
-				if progress != nil {
-					mu.Lock()
-					done++
-					progress(done, len(todo))
-					mu.Unlock()
+				for _, i := range units[u] {
+					if err := gctx.Err(); err != nil {
+						return err
+					}
+					ex := &s.b.Examples[todo[i]]
+					out[i] = s.score(gctx, *ex, preds[ex.Index], invalid[ex.Index])
+					if err := gctx.Err(); err != nil {
+						return err
+					}
+					if progress != nil {
+						mu.Lock()
+						done++
+						progress(done, len(todo))
+						mu.Unlock()
+					}
 				}
 			}
 		})
@@ -404,6 +407,30 @@ func (s *Scorer) scoreAll(ctx context.Context, preds map[int]string, invalid map
 		return nil, fmt.Errorf("metrics: scoring interrupted: %w", err)
 	}
 	return out, nil
+}
+
+// sameGoldUnits splits the positions of todo (indexes into exs) into the
+// units scoreAll hands to one worker each: the questions that share a
+// database and a gold SQL (paraphrases, often next to each other, as in
+// Spider) form one unit, in the order of their first question. One worker
+// then executes, analyses and caches their gold once and the others find
+// it in the cache; split between two workers, the second sat idle waiting
+// for the first one's execution (GoldCache.Get's in-flight wait), which
+// cost Spider dev a tenth of its workers' time.
+func sameGoldUnits(exs []datasets.Example, todo []int) [][]int {
+	type key struct{ db, gold string }
+	at := make(map[key]int, len(todo))
+	units := make([][]int, 0, len(todo))
+	for i, e := range todo {
+		k := key{exs[e].DBID, exs[e].GoldSQL}
+		if u, ok := at[k]; ok {
+			units[u] = append(units[u], i)
+			continue
+		}
+		at[k] = len(units)
+		units = append(units, []int{i})
+	}
+	return units
 }
 
 // GoldPredictions returns every example's gold SQL as its prediction, for

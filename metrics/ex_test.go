@@ -326,3 +326,31 @@ func FuzzEncodeValue(f *testing.F) {
 		_, _ = DecodeValue(s) // arbitrary input: error or value, never a panic
 	})
 }
+
+func TestSameGoldUnits(t *testing.T) {
+	exs := []datasets.Example{
+		{DBID: "a", GoldSQL: "SELECT 1"}, // 0
+		{DBID: "a", GoldSQL: "SELECT 1"}, // 1: paraphrase of 0
+		{DBID: "b", GoldSQL: "SELECT 1"}, // 2: same gold, other database
+		{DBID: "a", GoldSQL: "SELECT 2"}, // 3
+		{DBID: "a", GoldSQL: "SELECT 1"}, // 4: later paraphrase of 0
+		{DBID: "b", GoldSQL: "SELECT 2"}, // 5
+	}
+	tests := []struct {
+		name string
+		todo []int
+		want [][]int // positions in todo
+	}{
+		{"all", []int{0, 1, 2, 3, 4, 5}, [][]int{{0, 1, 4}, {2}, {3}, {5}}},
+		{"subset", []int{1, 3, 4}, [][]int{{0, 2}, {1}}},
+		{"none", nil, [][]int{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := sameGoldUnits(exs, tc.todo)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("sameGoldUnits(%v) = %v; want %v", tc.todo, got, tc.want)
+			}
+		})
+	}
+}
