@@ -77,8 +77,8 @@ type Scorer struct {
 	cache *GoldCache
 	opt   ScoreOptions
 
-	mu  sync.Mutex // guards dbs; held while a database opens
-	dbs map[string]dbEntry
+	mu  sync.Mutex // guards dbs
+	dbs map[string]*dbEntry
 
 	amu      sync.Mutex              // guards analyses, apart from mu so that an open does not hold them up
 	analyses map[string]GoldAnalysis // by database content, dialect and gold
@@ -87,6 +87,10 @@ type Scorer struct {
 type dbEntry struct {
 	db  datasets.Database
 	err error
+	// done is closed once db and err are set (Scorer.open); canceled
+	// marks an opening its ctx canceled, which is not kept.
+	done     chan struct{}
+	canceled bool
 }
 
 // NewScorer returns a scorer for b. cache may be nil (a memory-only cache
@@ -114,27 +118,50 @@ func NewScorer(b *datasets.Benchmark, cache *GoldCache, opt ScoreOptions) (*Scor
 		}
 		cache = c
 	}
-	return &Scorer{b: b, cache: cache, opt: opt, dbs: map[string]dbEntry{}, analyses: map[string]GoldAnalysis{}}, nil
+	return &Scorer{b: b, cache: cache, opt: opt, dbs: map[string]*dbEntry{}, analyses: map[string]GoldAnalysis{}}, nil
 }
 
 // Mode returns the comparator mode in use.
 func (s *Scorer) Mode() Mode { return s.opt.Mode }
 
+// open returns the database id, opened once per Scorer. s.mu is held only
+// to look the id up: a database being opened makes the workers that need
+// it wait (on its opening's done), not those that need another one.
 func (s *Scorer) open(ctx context.Context, id string) (datasets.Database, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if e, ok := s.dbs[id]; ok {
+	for {
+		s.mu.Lock()
+		e, ok := s.dbs[id]
+		if !ok {
+			e = &dbEntry{done: make(chan struct{})}
+			s.dbs[id] = e
+		}
+		s.mu.Unlock()
+		if ok {
+			select {
+			case <-e.done:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			if e.canceled {
+				continue // its opener was canceled: try again
+			}
+			return e.db, e.err
+		}
+		if s.b.Engine == nil {
+			e.err = fmt.Errorf("no database engine for benchmark %q: %w", s.b.Name, datasets.ErrMissingDB)
+		} else {
+			e.db, e.err = s.b.Engine.Open(ctx, id)
+		}
+		if e.err != nil && ctx.Err() != nil {
+			// Not kept: a later call may succeed.
+			e.db, e.err, e.canceled = nil, ctx.Err(), true
+			s.mu.Lock()
+			delete(s.dbs, id)
+			s.mu.Unlock()
+		}
+		close(e.done)
 		return e.db, e.err
 	}
-	if s.b.Engine == nil {
-		return nil, fmt.Errorf("no database engine for benchmark %q: %w", s.b.Name, datasets.ErrMissingDB)
-	}
-	db, err := s.b.Engine.Open(ctx, id)
-	if err != nil && ctx.Err() != nil {
-		return nil, ctx.Err() // not cached: a later call may succeed
-	}
-	s.dbs[id] = dbEntry{db, err}
-	return db, err
 }
 
 func ms(d time.Duration) float64 {
