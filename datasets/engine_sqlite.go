@@ -386,10 +386,12 @@ func (d *sqliteDB) classify(ctx, qctx context.Context, err error) ExecKind {
 //
 // The statement runs on a pooled connection through the driver itself
 // (sql.Conn.Raw): database/sql's Rows start a goroutine per query that
-// waits on a cancellable context, which cost a third more than the query
-// on Spider dev's small results; the driver interrupts the statement on
-// ctx as before (context.AfterFunc, then sqlite3_interrupt), and the
-// connection is the sandboxed one (sandboxConn) either way.
+// waits on a cancellable context (and every query here has one, for the
+// timeout), a cost comparable to running one of Spider dev's small
+// queries (metrics' BenchmarkSpiderEvalVsBareLoop); the driver still
+// interrupts the statement on ctx (context.AfterFunc, then
+// sqlite3_interrupt), and the connection is the sandboxed one
+// (sandboxConn) either way.
 //
 // go-sqlite3 converts values of columns declared DATE, DATETIME or
 // TIMESTAMP to time.Time and of columns declared BOOLEAN to bool, which
