@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -382,6 +384,15 @@ func (d *sqliteDB) classify(ctx, qctx context.Context, err error) ExecKind {
 // caller passes the cancel function of the context it made for the query,
 // so that no second context is made per query.
 //
+// The statement runs on a pooled connection through the driver itself
+// (sql.Conn.Raw): database/sql's Rows start a goroutine per query that
+// waits on a cancellable context (and every query here has one, for the
+// timeout), a cost comparable to running one of Spider dev's small
+// queries (metrics' BenchmarkSpiderEvalVsBareLoop); the driver still
+// interrupts the statement on ctx (context.AfterFunc, then
+// sqlite3_interrupt), and the connection is the sandboxed one
+// (sandboxConn) either way.
+//
 // go-sqlite3 converts values of columns declared DATE, DATETIME or
 // TIMESTAMP to time.Time and of columns declared BOOLEAN to bool, which
 // loses the stored value. When a result column carries such a declared
@@ -392,37 +403,56 @@ func (d *sqliteDB) classify(ctx, qctx context.Context, err error) ExecKind {
 // where unary + keeps the value and storage class but drops the declared
 // type; the result keeps the original column names and row order.
 func (d *sqliteDB) query(ctx context.Context, stop context.CancelFunc, stmt string, maxRows int, maxBytes int64) (*ResultSet, error) {
-	rows, err := d.pool.QueryContext(ctx, stmt)
+	conn, err := d.pool.Conn(ctx)
 	if err != nil {
 		return nil, err
 	}
-	cols, err := rows.Columns()
+	defer conn.Close()
+	var rs *ResultSet
+	err = conn.Raw(func(dc any) error {
+		qc, ok := dc.(driver.QueryerContext)
+		if !ok {
+			return fmt.Errorf("sqlite driver connection %T cannot query", dc)
+		}
+		var err error
+		rs, err = queryConn(ctx, stop, qc, stmt, maxRows, maxBytes)
+		return err
+	})
 	if err != nil {
-		rows.Close()
 		return nil, err
 	}
+	return rs, nil
+}
+
+// queryConn is query on one driver connection.
+func queryConn(ctx context.Context, stop context.CancelFunc, qc driver.QueryerContext, stmt string, maxRows int, maxBytes int64) (*ResultSet, error) {
+	rows, err := qc.QueryContext(ctx, stmt, nil)
+	if err != nil {
+		return nil, err
+	}
+	cols := slices.Clone(rows.Columns())
 	if needsWrap(rows) {
 		rows.Close()
-		rows, err = d.pool.QueryContext(ctx, wrapQuery(stmt, len(cols)))
+		rows, err = qc.QueryContext(ctx, wrapQuery(stmt, len(cols)), nil)
 		if err != nil {
 			return nil, err
 		}
 	}
 	defer rows.Close()
 	rs := &ResultSet{Columns: cols, Rows: [][]any{}}
-	vals := make([]any, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
+	vals := make([]driver.Value, len(cols))
 	var size int64
-	for rows.Next() {
+	for {
+		err := rows.Next(vals)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
 		if len(rs.Rows) >= maxRows {
 			rs.Truncated = true
 			break
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, err
 		}
 		row := make([]any, len(cols))
 		for i, v := range vals {
@@ -431,7 +461,7 @@ func (d *sqliteDB) query(ctx context.Context, stop context.CancelFunc, stmt stri
 				return nil, fmt.Errorf("column %q: %w", cols[i], err)
 			}
 			row[i] = nv
-			vals[i] = nil // the row holds the value; drop the scan buffer's reference
+			vals[i] = nil // the row holds the value; drop the buffer's reference
 			size += valueBytes(nv)
 		}
 		if size > maxBytes {
@@ -439,9 +469,6 @@ func (d *sqliteDB) query(ctx context.Context, stop context.CancelFunc, stmt stri
 			return nil, &tooLargeError{limit: maxBytes, rows: len(rs.Rows) + 1}
 		}
 		rs.Rows = append(rs.Rows, row)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -499,13 +526,18 @@ func ResultBytes(rs *ResultSet) int64 {
 
 // needsWrap reports whether a result column has a declared type that the
 // driver converts lossily.
-func needsWrap(rows *sql.Rows) bool {
-	cts, err := rows.ColumnTypes()
-	if err != nil {
-		return false
+func needsWrap(rows driver.Rows) bool {
+	var types []string
+	switch r := rows.(type) {
+	case interface{ DeclTypes() []string }:
+		types = r.DeclTypes() // go-sqlite3's own, lower case, cached for the rows
+	case driver.RowsColumnTypeDatabaseTypeName:
+		for i := range rows.Columns() {
+			types = append(types, r.ColumnTypeDatabaseTypeName(i))
+		}
 	}
-	for _, ct := range cts {
-		switch strings.ToLower(ct.DatabaseTypeName()) {
+	for _, t := range types {
+		switch strings.ToLower(t) {
 		case "date", "datetime", "timestamp", "boolean":
 			return true
 		}
@@ -527,9 +559,9 @@ func wrapQuery(stmt string, n int) string {
 	return "WITH _t2s_q(" + names.String() + ") AS (\n" + stmt + "\n) SELECT " + sel.String() + " FROM _t2s_q"
 }
 
-// normalizeValue maps a scanned driver value to the ResultSet types. Scanning
-// into *any copies []byte, and go-sqlite3 returns TEXT as string (bytes
-// exactly as stored) and BLOB as []byte.
+// normalizeValue maps a driver value to the ResultSet types. go-sqlite3
+// returns TEXT as a string (bytes exactly as stored) and BLOB as a []byte
+// of its own (C.GoBytes, a copy), which the row may keep.
 func normalizeValue(v any) (any, error) {
 	switch x := v.(type) {
 	case nil, int64, float64, string, []byte:

@@ -326,3 +326,88 @@ func FuzzEncodeValue(f *testing.F) {
 		_, _ = DecodeValue(s) // arbitrary input: error or value, never a panic
 	})
 }
+
+func TestSameGoldUnits(t *testing.T) {
+	exs := []datasets.Example{
+		{DBID: "a", GoldSQL: "SELECT 1"}, // 0
+		{DBID: "a", GoldSQL: "SELECT 1"}, // 1: paraphrase of 0
+		{DBID: "b", GoldSQL: "SELECT 1"}, // 2: same gold, other database
+		{DBID: "a", GoldSQL: "SELECT 2"}, // 3
+		{DBID: "a", GoldSQL: "SELECT 1"}, // 4: later paraphrase of 0
+		{DBID: "b", GoldSQL: "SELECT 2"}, // 5
+	}
+	tests := []struct {
+		name string
+		todo []int
+		want [][]int // positions in todo
+	}{
+		{"all", []int{0, 1, 2, 3, 4, 5}, [][]int{{0, 1, 4}, {2}, {3}, {5}}},
+		{"subset", []int{1, 3, 4}, [][]int{{0, 2}, {1}}},
+		{"none", nil, [][]int{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := sameGoldUnits(exs, tc.todo)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("sameGoldUnits(%v) = %v; want %v", tc.todo, got, tc.want)
+			}
+		})
+	}
+}
+
+// countingEngine counts the Open calls per database id.
+type countingEngine struct {
+	datasets.Engine
+	mu    sync.Mutex
+	opens map[string]int
+}
+
+func (e *countingEngine) Open(ctx context.Context, id string) (datasets.Database, error) {
+	e.mu.Lock()
+	e.opens[id]++
+	e.mu.Unlock()
+	return e.Engine.Open(ctx, id)
+}
+
+func TestScorerOpenOncePerDatabase(t *testing.T) {
+	b := fixtureBench(t)
+	eng := &countingEngine{Engine: b.Engine, opens: map[string]int{}}
+	b.Engine = eng
+	s, err := NewScorer(b, nil, ScoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A canceled opening is not kept: the next call opens again.
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := s.open(canceled, "singers"); err == nil {
+		t.Fatalf("open with a canceled context: got no error; want context.Canceled")
+	}
+	const n = 8
+	dbs := make([]datasets.Database, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			dbs[i], errs[i] = s.open(context.Background(), "singers")
+		}()
+	}
+	wg.Wait()
+	for i := range n {
+		if errs[i] != nil || dbs[i] == nil || dbs[i] != dbs[0] {
+			t.Fatalf("open %d: got (%v, %v); want the one handle %v", i, dbs[i], errs[i], dbs[0])
+		}
+	}
+	// One failed opening (canceled) and one kept, shared by the n callers.
+	if got := eng.opens["singers"]; got != 2 {
+		t.Errorf("Engine.Open calls for singers: got %d; want 2 (the canceled one, then one for %d callers)", got, n)
+	}
+	if _, err := s.open(context.Background(), "absent"); err == nil {
+		t.Errorf("open absent: got no error; want ErrMissingDB")
+	}
+	if _, err := s.open(context.Background(), "absent"); err == nil || eng.opens["absent"] != 1 {
+		t.Errorf("open absent again: got %v after %d Engine.Open calls; want the kept error after 1", err, eng.opens["absent"])
+	}
+}

@@ -95,7 +95,7 @@ func CheckGolds(ctx context.Context, b *datasets.Benchmark, opt GoldCheckOptions
 		if err != nil && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		dbs[id] = dbEntry{db, err}
+		dbs[id] = dbEntry{db: db, err: err}
 		return db, err
 	}
 	group.SetLimit(workers)
