@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -86,6 +87,7 @@ type errClient struct {
 	llm.Client
 	err   error
 	marks []string
+	mu    sync.Mutex // guards calls: the scheduler's workers call at once
 	calls map[string]int
 }
 
@@ -93,7 +95,9 @@ func (c *errClient) Complete(ctx context.Context, req llm.Request) (*llm.Respons
 	prompt := req.Messages[len(req.Messages)-1].Content
 	for _, m := range c.marks {
 		if strings.Contains(prompt, m) {
+			c.mu.Lock()
 			c.calls[m]++
+			c.mu.Unlock()
 			return nil, c.err
 		}
 	}
