@@ -244,4 +244,3 @@ func VerifyChecksums(name, dir string) (string, []FileCheck, error) {
 	}
 	return fam, out, nil
 }
-
