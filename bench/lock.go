@@ -72,7 +72,8 @@ func lockDir(dir string) (*dirLock, error) {
 	}
 	host, _ := os.Hostname()
 	info := fmt.Sprintf("pid %d\nhost %s\nsince %s\n", os.Getpid(), host, time.Now().UTC().Format(time.RFC3339))
-	if err := f.Truncate(0); err == nil {
+	err = f.Truncate(0)
+	if err == nil {
 		_, err = f.WriteAt([]byte(info), 0)
 	}
 	if err != nil {
