@@ -44,8 +44,7 @@ func datasetsCheck(stdout, stderr io.Writer, args []string) error {
 	workers := fs.Int("workers", runtime.NumCPU(), "golds checked in parallel")
 	limit := fs.Int("limit", 0, "check only the first N questions (0: all)")
 	list := fs.Int("list", 20, "text output: list at most this many flagged questions per finding (0: none)")
-	mysqlDSN := fs.String("mysql-dsn", os.Getenv("T2SBENCH_MYSQL_DSN"), "LogicCat: DSN of the SELECT-only account, without password (default $T2SBENCH_MYSQL_DSN)")
-	mysqlPwEnv := fs.String("mysql-password-env", "", "LogicCat: environment variable holding that account's password")
+	mysql := addMySQLFlags(fs)
 	quiet := fs.Bool("quiet", false, "no progress output")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -67,11 +66,9 @@ func datasetsCheck(stdout, stderr io.Writer, args []string) error {
 		}
 	}
 	opt := datasets.LoadOptions{Limit: *limit, SQLite: datasets.SQLiteOptions{Timeout: *timeout}}
-	if needsMySQL(*benchName) {
-		if *mysqlDSN == "" {
-			return fmt.Errorf("%w: datasets check: %s runs MySQL-dialect gold SQL: pass --mysql-dsn (or set T2SBENCH_MYSQL_DSN)", errUsage, *benchName)
-		}
-		opt.MySQL = &datasets.MySQLConfig{DSN: *mysqlDSN, PasswordEnv: *mysqlPwEnv, Timeout: *timeout}
+	var err error
+	if opt.MySQL, err = mysql.config("datasets check", *benchName, *timeout, 0); err != nil {
+		return err
 	}
 	b, err := datasets.Open(*benchName, *data, opt)
 	if err != nil {

@@ -86,8 +86,7 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	goldAsPred := fs.Bool("gold-as-pred", false, "score each gold SQL as its own prediction (a check: runnable questions should all be correct)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	testSuite := fs.Bool("test-suite", false, "spider modes: correct only if the result matches the gold on every *.sqlite in the database's directory (Spider test-suite accuracy)")
-	mysqlDSN := fs.String("mysql-dsn", os.Getenv("T2SBENCH_MYSQL_DSN"), "LogicCat: DSN of the SELECT-only account, without password (default $T2SBENCH_MYSQL_DSN)")
-	mysqlPwEnv := fs.String("mysql-password-env", "", "LogicCat: environment variable holding that account's password")
+	mysql := addMySQLFlags(fs)
 	responseField := fs.String("response-field", "", "jsonl: read each question's raw model response from this field (a dotted path walks nested objects: response.choices.0.message.content) instead of \"sql\", and extract its SQL as the runners do (reasoning removed; fences, prose, JSON, final answer); a response without SQL is pred_error \""+sqltext.NoSQL+"\"; --out verdicts then carry pred_sql and extraction")
 	tieAware := fs.Bool("tie-aware", false, "beyond the official rules: for a gold ORDER BY ... LIMIT k whose boundary rows tie, accept any valid top-k")
 	if err := parseFlags(fs, args); err != nil {
@@ -135,11 +134,9 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	}
 
 	opt := datasets.LoadOptions{Limit: *limit, SQLite: datasets.SQLiteOptions{Timeout: *timeout, MaxBytes: *maxResultMB << 20}}
-	if needsMySQL(*benchName) {
-		if *mysqlDSN == "" {
-			return fmt.Errorf("%w: eval: %s runs MySQL-dialect gold SQL on a MySQL/MariaDB server: pass --mysql-dsn (or set T2SBENCH_MYSQL_DSN; see README, LogicCat on MariaDB/MySQL), or use logiccat-sqlite for the SQLite files, most of them empty", errUsage, *benchName)
-		}
-		opt.MySQL = &datasets.MySQLConfig{DSN: *mysqlDSN, PasswordEnv: *mysqlPwEnv, Timeout: *timeout, MaxBytes: *maxResultMB << 20}
+	var err error
+	if opt.MySQL, err = mysql.config("eval", *benchName, *timeout, *maxResultMB<<20); err != nil {
+		return err
 	}
 	b, err := datasets.Open(*benchName, *data, opt)
 	if err != nil {
