@@ -1,0 +1,273 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/testenv"
+	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/runners"
+)
+
+func TestFlattenSQL(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+		changed        bool
+	}{
+		{"one line", "SELECT a FROM t", "SELECT a FROM t", false},
+		{"line breaks and tabs", "SELECT a,\n\tb\r\nFROM t\n", "SELECT a,  b  FROM t", false},
+		{"line comment dropped", "SELECT a -- the name\nFROM t -- end", "SELECT a  FROM t", false},
+		{"block comment kept on one line", "SELECT /* a\nb */ 1", "SELECT /* a b */ 1", false},
+		{"dashes in a string are text", "SELECT '--x' FROM t", "SELECT '--x' FROM t", false},
+		{"escaped quote", "SELECT 'it''s\n' FROM t", "SELECT 'it''s ' FROM t", true},
+		{"newline in a double-quoted name", "SELECT \"a\nb\" FROM t", "SELECT \"a b\" FROM t", true},
+		{"tab in a bracket name", "SELECT [a\tb] FROM t", "SELECT [a b] FROM t", true},
+		{"backticks", "SELECT `x`\nFROM t", "SELECT `x` FROM t", false},
+		{"unterminated string", "SELECT 'abc\n", "SELECT 'abc", true},
+		{"only a comment", "-- nothing", "", false},
+		{"empty", "", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, changed := flattenSQL(tt.in)
+			if got != tt.want || changed != tt.changed {
+				t.Errorf("flattenSQL(%q) = %q, %v; want %q, %v", tt.in, got, changed, tt.want, tt.changed)
+			}
+			if strings.ContainsAny(got, "\n\r\t") {
+				t.Errorf("flattenSQL(%q) = %q keeps a line break or TAB", tt.in, got)
+			}
+		})
+	}
+}
+
+// exportTrial is a trial of five questions: done, done with multi-line SQL,
+// failed, done with empty SQL, and one never run.
+func exportTrial() (*bench.RunTrial, []datasets.Example) {
+	var exs []datasets.Example
+	for i := range 5 {
+		exs = append(exs, datasets.Example{ID: fmt.Sprintf("q%d", i), Index: i, DBID: "db" + fmt.Sprint(i%2)})
+	}
+	res := func(sql string) *runners.Result { return &runners.Result{SQL: sql} }
+	tr := &bench.RunTrial{Trial: bench.Trial{Label: "direct"}, Items: []bench.Item{
+		{QuestionID: "q0", Status: bench.StatusDone, Result: res("SELECT 1")},
+		{QuestionID: "q1", Status: bench.StatusDone, Result: res("SELECT a,\n  b -- both\nFROM t WHERE x = 'a\"b' AND y < 3 & 4")},
+		{QuestionID: "q2", Status: bench.StatusFailed, Result: res("SELECT half")},
+		{QuestionID: "q3", Status: bench.StatusDone, Result: res("  ")},
+	}}
+	return tr, exs
+}
+
+// TestExportFormats writes each format and reads it back with eval's
+// parser: every question in order, the scored SQL where there is one, the
+// placeholder where there is none, the db_id beside it.
+func TestExportFormats(t *testing.T) {
+	tr, exs := exportTrial()
+	preds, st := trialPredictions(tr, exs)
+	if st.failed != 1 || st.pending != 1 || st.empty != 1 {
+		t.Fatalf("stats %+v; want 1 failed, 1 pending, 1 empty", st)
+	}
+	wantSQL := []string{"SELECT 1", "SELECT a,   b  FROM t WHERE x = 'a\"b' AND y < 3 & 4", NoPrediction, NoPrediction, NoPrediction}
+	rawSQL := []string{"SELECT 1", tr.Items[1].Result.SQL, NoPrediction, NoPrediction, NoPrediction}
+	for _, tt := range []struct {
+		format string
+		pf     metrics.PredFormat
+		want   []string
+	}{
+		{exportSpiderSQL, metrics.FormatSQLLines, wantSQL},
+		{exportBIRDJSON, metrics.FormatBIRDJSON, rawSQL},
+		{exportJSONL, metrics.FormatJSONL, []string{"SELECT 1", tr.Items[1].Result.SQL, "", "", ""}},
+	} {
+		t.Run(tt.format, func(t *testing.T) {
+			var b strings.Builder
+			var err error
+			var st exportStats
+			switch tt.format {
+			case exportSpiderSQL:
+				err = writeSpiderSQL(&b, preds, &st)
+			case exportBIRDJSON:
+				err = writeBIRDJSON(&b, preds)
+			case exportJSONL:
+				err = writeExportJSONL(&b, preds)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := metrics.ParsePredictions("x", []byte(b.String()), tt.pf)
+			if err != nil {
+				t.Fatalf("eval's parser rejects the export: %v\n%s", err, b.String())
+			}
+			if len(got) != len(exs) {
+				t.Fatalf("read back %d predictions; want %d\n%s", len(got), len(exs), b.String())
+			}
+			for i, p := range got {
+				if p.SQL != tt.want[i] || p.DBID != exs[i].DBID || p.TabCut != "" || p.Invalid != "" {
+					t.Errorf("prediction %d = %+v; want SQL %q on %s", i, p, tt.want[i], exs[i].DBID)
+				}
+				if tt.pf == metrics.FormatJSONL && p.QuestionID != exs[i].ID || tt.pf != metrics.FormatJSONL && p.Index != i {
+					t.Errorf("prediction %d answers %q / index %d; want %s / %d", i, p.QuestionID, p.Index, exs[i].ID, i)
+				}
+			}
+			if tt.format == exportSpiderSQL && strings.Count(b.String(), "\n") != len(exs) {
+				t.Errorf("spider-sql has %d lines; want %d:\n%s", strings.Count(b.String(), "\n"), len(exs), b.String())
+			}
+		})
+	}
+}
+
+// TestExportTrialChoice checks the trial selection: an unknown label is a
+// usage error that lists the labels; the label may be left out only when
+// the run has one trial.
+func TestExportTrialChoice(t *testing.T) {
+	r := &bench.RunData{Dir: "runs/x", Trials: []bench.RunTrial{{Trial: bench.Trial{Label: "direct"}}, {Trial: bench.Trial{Label: "sc k=5"}}}}
+	if tr, err := pickTrial(r, "sc k=5"); err != nil || tr.Label != "sc k=5" {
+		t.Errorf("pickTrial(sc k=5) = %v, %v", tr, err)
+	}
+	for _, label := range []string{"cot", ""} {
+		_, err := pickTrial(r, label)
+		if err == nil || exitCode(err) != exitUsage || !strings.Contains(err.Error(), `"direct", "sc k=5"`) {
+			t.Errorf("pickTrial(%q) error %v; want a usage error listing \"direct\", \"sc k=5\"", label, err)
+		}
+	}
+	one := &bench.RunData{Trials: r.Trials[:1]}
+	if tr, err := pickTrial(one, ""); err != nil || tr.Label != "direct" {
+		t.Errorf("pickTrial of a one-trial run = %v, %v; want direct", tr, err)
+	}
+}
+
+// TestExportEvalRoundTrip runs direct with sim (realistic answer style:
+// fences, prose, multi-line SQL) on each benchmark, exports the trial in
+// every format and scores the file with eval: every question's verdict
+// (status and correctness) must be the run's own. Spider and BIRD come
+// from the shared datasets and are skipped when absent.
+func TestExportEvalRoundTrip(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	for _, tt := range []struct {
+		bench string
+		data  func(t *testing.T) string
+		limit int
+	}{
+		{"mini", func(*testing.T) string { return "" }, 0},
+		{"spider", func(t *testing.T) string { return testenv.Datasets(t, "spider") }, 100},
+		{"bird", func(t *testing.T) string { return testenv.Datasets(t, "bird") }, 100},
+	} {
+		t.Run(tt.bench, func(t *testing.T) {
+			data := tt.data(t)
+			dir := t.TempDir()
+			spec := filepath.Join(dir, "spec.yaml")
+			b := "name: " + tt.bench
+			if data != "" {
+				b += ", data: " + data
+			}
+			os.WriteFile(spec, []byte(`name: export
+benchmarks: [{`+b+`}]
+models:
+  sim: {backend: sim, p: 0.6, seed: 3, style: realistic}
+roles: {reason: sim}
+runners: [{name: direct}]
+workers: 4
+`), 0o644)
+			run := filepath.Join(dir, "run")
+			args := []string{"run", spec, "--out", run, "--quiet"}
+			if tt.limit > 0 {
+				args = append(args, "--limit", fmt.Sprint(tt.limit))
+			}
+			if _, stderr, err := runCLI(t, args...); err != nil && exitCode(err) != exitIncomplete {
+				t.Fatalf("run: %v\n%s", err, stderr)
+			}
+			want := runVerdicts(t, run)
+			if tt.limit > 0 && len(want) != tt.limit {
+				t.Fatalf("run scored %d questions; want %d", len(want), tt.limit)
+			}
+			multiline := 0
+			r, _ := bench.ReadRun(run, true)
+			for _, it := range r.Trials[0].Items {
+				if it.Result != nil && strings.Contains(strings.TrimSpace(it.Result.SQL), "\n") {
+					multiline++
+				}
+			}
+			t.Logf("%s: %d questions, %d predictions on several lines", tt.bench, len(want), multiline)
+			for _, format := range []string{exportSpiderSQL, exportBIRDJSON, exportJSONL} {
+				pred := filepath.Join(dir, "pred."+format)
+				if _, stderr, err := runCLI(t, "export", run, "--trial", "direct", "--format", format, "--out", pred); err != nil {
+					t.Fatalf("export %s: %v\n%s", format, err, stderr)
+				}
+				verdicts := filepath.Join(dir, "verdicts-"+format+".jsonl")
+				args := []string{"eval", "--benchmark", tt.bench, "--pred", pred, "--format", string(exportFormats[format]),
+					"--out", verdicts, "--quiet", "--cache-dir", filepath.Join(dir, "gold"), "--workers", "2"}
+				if data != "" {
+					args = append(args, "--data", data)
+				}
+				if tt.limit > 0 {
+					args = append(args, "--limit", fmt.Sprint(tt.limit))
+				}
+				if _, stderr, err := runCLI(t, args...); err != nil {
+					t.Fatalf("eval %s: %v\n%s", format, err, stderr)
+				}
+				got := evalVerdicts(t, verdicts)
+				if len(got) != len(want) {
+					t.Errorf("%s: eval scored %d questions; the run %d", format, len(got), len(want))
+				}
+				bad := 0
+				for id, w := range want {
+					if g, ok := got[id]; !ok || g != w {
+						if bad++; bad <= 5 {
+							t.Errorf("%s: question %s: eval %+v; run %+v", format, id, g, w)
+						}
+					}
+				}
+				if bad > 0 {
+					t.Errorf("%s: %d of %d verdicts differ from the run's", format, bad, len(want))
+				}
+			}
+		})
+	}
+}
+
+// verdictKey is what the round trip compares: a verdict's status and
+// correctness.
+type verdictKey struct {
+	Status  string
+	Correct bool
+}
+
+func runVerdicts(t *testing.T, dir string) map[string]verdictKey {
+	t.Helper()
+	r, err := bench.ReadRun(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]verdictKey{}
+	for _, it := range r.Trials[0].Items {
+		if it.Verdict != nil {
+			out[it.QuestionID] = verdictKey{it.Verdict.Status, it.Verdict.Correct}
+		}
+	}
+	return out
+}
+
+func evalVerdicts(t *testing.T, path string) map[string]verdictKey {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[string]verdictKey{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var v metrics.Verdict
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+			t.Fatal(err)
+		}
+		out[v.QuestionID] = verdictKey{string(v.Status), v.Correct}
+	}
+	return out
+}
