@@ -5,7 +5,7 @@ PKGS    := ./...
 FUZZTIME ?= 20s
 SIM_LIMIT ?= 12
 
-.PHONY: build test demo bench fuzz lint cover reproduce-sim clean
+.PHONY: build test k8s-validate image demo bench fuzz lint cover reproduce-sim clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/t2sbench
@@ -13,6 +13,18 @@ build:
 test:
 	$(GO) vet $(PKGS)
 	$(GO) test -count=1 -timeout 20m $(PKGS)
+	$(MAKE) k8s-validate
+
+# The Kubernetes manifests (deploy/k8s), decoded strictly into the
+# Kubernetes API types by a module of their own, so that the main module
+# does not depend on them; its modules download here (CI's `go mod
+# download` fetches the main module's only).
+k8s-validate:
+	cd deploy/k8s/validate && $(GO) mod download && $(GO) vet ./... && $(GO) test -count=1 ./...
+
+# The container image the manifests run (Dockerfile).
+image:
+	docker build -t t2sbench:latest .
 
 demo: build
 	$(BIN) run experiments/quickstart.yaml --fresh --out runs/quickstart
