@@ -39,8 +39,9 @@ func init() {
 // final choice breaks ties between equally large result groups by the
 // measured execution time of the queries (METHODS.md, "ties go to the
 // faster query"), so two runs can differ whenever the machine is loaded,
-// sharded or not (four concurrent unsharded runs on a 2-core machine
-// differed from a quiet one on 1 or 2 questions of 42 in 2 of 4 tries).
+// sharded or not (of four concurrent unsharded runs on a 2-core machine,
+// two differed from a quiet one; 4 of 8 sharded runs did, on 1 or 2 of 42
+// questions).
 const shardSpec = `name: shardproof
 benchmarks:
   - name: mini
