@@ -271,3 +271,20 @@ func evalVerdicts(t *testing.T, path string) map[string]verdictKey {
 	}
 	return out
 }
+
+// FuzzFlattenSQL checks flattenSQL's promises on any input: one line, no
+// TAB, and a second pass changes nothing.
+func FuzzFlattenSQL(f *testing.F) {
+	for _, s := range []string{"SELECT a,\n\tb -- c\nFROM t", "SELECT 'x\ny' /* a\nb */", "[a\tb]\r\n`c`", "--", "'", "/*"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, sql string) {
+		flat, _ := flattenSQL(sql)
+		if strings.ContainsAny(flat, "\n\r\t") {
+			t.Fatalf("flattenSQL(%q) = %q keeps a line break or TAB", sql, flat)
+		}
+		if again, changed := flattenSQL(flat); again != flat || changed {
+			t.Fatalf("flattenSQL(%q) = %q, then %q (changed %v); want no change", sql, flat, again, changed)
+		}
+	})
+}
