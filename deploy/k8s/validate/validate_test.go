@@ -400,6 +400,9 @@ func TestModelWiring(t *testing.T) {
 	if served == "" {
 		t.Fatalf("vllm args %q have no --served-model-name", vc.Args)
 	}
+	if !slices.Equal(vc.Command, []string{"vllm", "serve"}) || len(vc.Args) == 0 || strings.HasPrefix(vc.Args[0], "-") {
+		t.Errorf("vllm command %q args %q; want vllm serve MODEL ...", vc.Command, vc.Args)
+	}
 	for k, v := range svc.Spec.Selector {
 		if dep.Spec.Template.Labels[k] != v {
 			t.Errorf("Service selects %s=%s; the Deployment's pods have %q", k, v, dep.Spec.Template.Labels[k])
