@@ -914,7 +914,8 @@ func (o *OpenAI) classify(err error, p *probe, timedOut bool) (retry bool, after
 		return true, 0, fmt.Errorf("llm: openai %s model %s: %w after %s", o.cfg.BaseURL, o.cfg.Model, ErrTimeout, o.cfg.Timeout)
 	}
 	if isNetworkError(err) {
-		return true, 0, fmt.Errorf("llm: openai %s model %s: %w: %s", o.cfg.BaseURL, o.cfg.Model, ErrNetwork, o.redact(err.Error()))
+		msg := fmt.Sprintf("llm: openai %s model %s: %v: %s", o.cfg.BaseURL, o.cfg.Model, ErrNetwork, o.redact(err.Error()))
+		return true, 0, &netError{msg: msg, refused: errors.Is(err, syscall.ECONNREFUSED)}
 	}
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
