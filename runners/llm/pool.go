@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -66,8 +65,8 @@ type PoolConfig struct {
 // EndpointStats counts one endpoint's traffic.
 type EndpointStats struct {
 	BaseURL string `json:"base_url"`
-	// Calls counts the attempts sent to the endpoint, Errors those that
-	// failed (any error but the caller's cancellation).
+	// Calls counts the attempts sent to the endpoint that ended (those
+	// the caller canceled are not counted), Errors those that failed.
 	Calls  int64 `json:"calls"`
 	Errors int64 `json:"errors"`
 	// Ejections counts the times the endpoint was taken out of rotation.
@@ -525,8 +524,3 @@ type netError struct {
 
 func (e *netError) Error() string { return e.msg }
 func (e *netError) Unwrap() error { return ErrNetwork }
-
-// SortEndpointStats orders stats by base URL (reports print them so).
-func SortEndpointStats(st []EndpointStats) {
-	sort.Slice(st, func(i, j int) bool { return st[i].BaseURL < st[j].BaseURL })
-}
