@@ -491,7 +491,8 @@ func (p *Pool) signal() {
 }
 
 func (p *Pool) logf(format string, args ...any) {
-	p.eps[0].o.logf(format, args...)
+	o := p.eps[0].o
+	o.cfg.Logf("llm: pool of model %s: %s", o.cfg.Model, o.redact(fmt.Sprintf(format, args...)))
 }
 
 // healthOf classifies an attempt's error: health is true for failures of

@@ -192,7 +192,8 @@ func waitFor(t *testing.T, what string, limit time.Duration, cond func() bool) {
 // and 4 slots each have a capacity of 4/0.020 + 4/0.040 + 4/0.080 = 350
 // requests/s (capacity = slots / latency). While all are up, the pool's
 // throughput must reach 80% of it (the goal is 90%; the floor leaves room
-// for a loaded 2-core machine; the measured ratio is logged). Then the
+// for a loaded 2-core machine, and none under the race detector; the
+// measured ratio is logged). Then the
 // second replica is killed and restarted on its address: every call is
 // still answered, the replica is ejected, probed and re-admitted.
 func TestPoolThroughputAndKill(t *testing.T) {
@@ -221,7 +222,7 @@ func TestPoolThroughputAndKill(t *testing.T) {
 	rate := float64(n1-n0) / t1.Sub(t0).Seconds()
 	ratio := rate / capacity
 	t.Logf("all up: %.0f calls/s of a capacity of %.0f calls/s: %.1f%%", rate, capacity, 100*ratio)
-	if ratio < 0.80 {
+	if ratio < 0.80 && !raceEnabled {
 		t.Errorf("throughput %.0f calls/s is %.1f%% of the capacity %.0f; want >= 80%%", rate, 100*ratio, capacity)
 	}
 
