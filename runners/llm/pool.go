@@ -52,7 +52,8 @@ type PoolConfig struct {
 	// URL also names the pool in its Ident (the response cache's key).
 	// MaxRetries is the retry budget of a request over all endpoints (see
 	// Pool); BackoffBase, BackoffMax, RetryAfterMax and WaitScale shape
-	// its waits.
+	// its waits. Limiter is ignored: each endpoint has the limiter of its
+	// base URL and limits, as NewOpenAI gives.
 	OpenAIConfig
 	// Replicas are the further endpoints serving the same model.
 	Replicas []Endpoint
@@ -109,7 +110,7 @@ type EndpointStats struct {
 // retry). A request's failovers together cost one unit of its retry budget
 // (MaxRetries), however many endpoints they pass; each retry costs one.
 // So a dead replica costs each request that meets it one retry at most,
-// and a request gives up after MaxRetries+1 rounds over the endpoints.
+// and a request makes at most MaxRetries+1 rounds over the endpoints.
 // Other errors are returned at once.
 type Pool struct {
 	cfg        PoolConfig
@@ -125,8 +126,8 @@ type Pool struct {
 	rng   *rand.Rand
 }
 
-// poolEndpoint is one endpoint's client, bound and state. Fields below mu
-// are guarded by Pool.mu.
+// poolEndpoint is one endpoint's client, bound and state. The fields from
+// outstanding on are guarded by Pool.mu.
 type poolEndpoint struct {
 	i     int
 	url   string
@@ -189,9 +190,6 @@ func NewPool(cfg PoolConfig) (*Pool, error) {
 		}
 		c.MaxRetries = -1 // the pool retries, across endpoints
 		c.Limiter = nil
-		if c.JitterSeed == 0 {
-			c.JitterSeed = uint64(i + 1)
-		}
 		o, err := NewOpenAI(c)
 		if err != nil {
 			return nil, err
