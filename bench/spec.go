@@ -151,9 +151,10 @@ func (s *Spec) Secrets() []string {
 	return slices.Compact(out)
 }
 
-// Secrets returns the model's API key (the value of api_key_env) when it
-// is set: the one secret a model's own answers could echo, to be redacted
-// from them before they are cached (llm.WithRedact) or stored.
+// Secrets returns the model's API keys (the values of its and its
+// replicas' api_key_env) that are set: the secrets a model's own answers
+// could echo, to be redacted from them before they are cached
+// (llm.WithRedact) or stored.
 func (m ModelSpec) Secrets() []string {
 	var out []string
 	for _, env := range append([]string{m.APIKeyEnv}, replicaKeys(m.Replicas)...) {
