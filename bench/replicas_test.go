@@ -147,3 +147,14 @@ runners:
 		}
 	}
 }
+
+// TestReplicaSecrets: a replica's key is redacted like the model's.
+func TestReplicaSecrets(t *testing.T) {
+	t.Setenv("T2SBENCH_TEST_KEY_A", "sk-a")
+	t.Setenv("T2SBENCH_TEST_KEY_B", "sk-b")
+	m := ModelSpec{Backend: "openai", BaseURL: "http://a/v1", Model: "m", APIKeyEnv: "T2SBENCH_TEST_KEY_A",
+		Replicas: []ReplicaSpec{{BaseURL: "http://b/v1", APIKeyEnv: "T2SBENCH_TEST_KEY_B"}, {BaseURL: "http://c/v1"}}}
+	if got, want := m.Secrets(), []string{"sk-a", "sk-b"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("secrets: got %q; want %q", got, want)
+	}
+}
