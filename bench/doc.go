@@ -24,7 +24,8 @@
 //	          api_key_env: OPENAI_API_KEY, concurrency: 8, rpm: 0, tpm: 0, timeout: 120s, max_retries: 0,
 //	          max_tokens: 0,                 # default token limit of requests that set none
 //	          max_tokens_param: max_tokens,  # or max_completion_tokens (OpenAI o-series); switched on the server's 400
-//	          structured: strict}            # JSON requests: strict | json_object | none; degraded on the server's 400
+//	          structured: strict,            # JSON requests: strict | json_object | none; degraded on the server's 400
+//	          replicas: [{base_url: http://127.0.0.1:8001/v1, concurrency: 8}]}  # more servers of the model (llm.Pool)
 //	roles: {reason: sim}            # default role -> model binding
 //	runners:
 //	  - name: direct
@@ -49,8 +50,8 @@
 // hash of its canonical configuration (runner, params, each role's model
 // identity, benchmark, seed); its Label is readable ("sc k=5",
 // "iesr w/o-understanding reason=local"). Throughput settings
-// (concurrency, rate limits, timeouts) and the key variable do not change
-// ids. Roles a trial does not bind fall back to its "reason" model.
+// (concurrency, rate limits, timeouts), replicas and the key variable do
+// not change ids. Roles a trial does not bind fall back to its "reason" model.
 //
 // # Store
 //
@@ -58,8 +59,10 @@
 // items (status, verdict, result with SQL, candidates, trace and usage,
 // error class, timings, session), model_calls (one row per request,
 // written before the request is sent and completed when it returns, so a
-// killed run keeps its calls in flight, state "sent") and meta (name,
-// simulated, item totals). One goroutine writes; each finished item is
+// killed run keeps its calls in flight, state "sent"), endpoint_stats
+// (per model and endpoint of models with replicas: calls, errors,
+// ejections, latency, tokens; added up over sessions and merged shards)
+// and meta (name, simulated, item totals). One goroutine writes; each finished item is
 // committed in one transaction. A done or failed item is never replaced
 // (ErrAlreadyDone). OpenStore holds an exclusive lock on the directory
 // (LockFile) until Close; readers take none. ReadRun and LoadRunVerdicts are the read API

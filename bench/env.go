@@ -29,6 +29,7 @@ func DefaultEnv() (Env, func() error) {
 		cache *llm.Cache
 		golds = map[string]*metrics.GoldCache{}
 		sims  = map[*datasets.Benchmark]map[string]llm.Client{}
+		pools = map[string]*llm.Pool{}
 	)
 	openCache := func(dir string) (*llm.Cache, error) {
 		mu.Lock()
@@ -78,12 +79,20 @@ func DefaultEnv() (Env, func() error) {
 			}
 			switch m.Backend {
 			case "openai":
-				o, err := llm.NewOpenAI(llm.OpenAIConfig{
+				cfg := llm.OpenAIConfig{
 					BaseURL: m.BaseURL, Model: m.Model, APIKeyEnv: m.APIKeyEnv,
 					Timeout: m.Timeout.D(), MaxRetries: m.MaxRetries, MaxConcurrency: m.Concurrency,
 					RPM: m.RPM, TPM: m.TPM,
 					MaxTokens: m.MaxTokens, MaxTokensParam: m.MaxTokensParam, Structured: m.Structured,
-				})
+				}
+				if len(m.Replicas) > 0 {
+					p, err := sharedPool(&mu, pools, name, m, cfg)
+					if err != nil {
+						return nil, err
+					}
+					return pooledClient{llm.Cached(p, c, p.Ident(), llm.WithRedact(m.Secrets()...)), p}, nil
+				}
+				o, err := llm.NewOpenAI(cfg)
 				if err != nil {
 					return nil, err
 				}

@@ -413,6 +413,15 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 			opt.Progress(prog)
 		}
 	}
+	// Counters of models served by several endpoints go to the store
+	// periodically and at the end.
+	rec := newEndpointRecorder(st)
+	for _, be := range benches {
+		for m, c := range be.clients {
+			rec.add(m, c)
+		}
+	}
+	rec.start(EndpointFlushEvery)
 	workers := opt.Workers
 	if workers > len(items) {
 		workers = len(items)
@@ -444,6 +453,9 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 		}()
 	}
 	wg.Wait()
+	if err := rec.finish(); err != nil {
+		setFatal(err)
+	}
 	progMu.Lock()
 	prog.Elapsed = time.Since(start)
 	sum := Summary{Progress: prog, Trials: len(p.Trials)}

@@ -151,17 +151,26 @@ func (s *Spec) Secrets() []string {
 	return slices.Compact(out)
 }
 
-// Secrets returns the model's API key (the value of api_key_env) when it
-// is set: the one secret a model's own answers could echo, to be redacted
-// from them before they are cached (llm.WithRedact) or stored.
+// Secrets returns the model's API keys (the values of its and its
+// replicas' api_key_env) that are set: the secrets a model's own answers
+// could echo, to be redacted from them before they are cached
+// (llm.WithRedact) or stored.
 func (m ModelSpec) Secrets() []string {
-	if m.APIKeyEnv == "" {
-		return nil
+	var out []string
+	for _, env := range append([]string{m.APIKeyEnv}, replicaKeys(m.Replicas)...) {
+		if v := os.Getenv(env); env != "" && v != "" {
+			out = append(out, v)
+		}
 	}
-	if v := os.Getenv(m.APIKeyEnv); v != "" {
-		return []string{v}
+	return out
+}
+
+func replicaKeys(rs []ReplicaSpec) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.APIKeyEnv)
 	}
-	return nil
+	return out
 }
 
 // dsnHasPassword reports whether a DSN's user part (before the first '@')
@@ -217,6 +226,42 @@ type ModelSpec struct {
 	MaxTokens      int    `yaml:"max_tokens"`
 	MaxTokensParam string `yaml:"max_tokens_param"`
 	Structured     string `yaml:"structured"`
+	// Replicas are further servers of the same model (openai backend):
+	// requests are balanced over base_url and the replicas (llm.Pool).
+	// They are not part of Identity: adding one changes no trial id and no
+	// cache key.
+	Replicas []ReplicaSpec `yaml:"replicas"`
+}
+
+// ReplicaSpec is one further endpoint of a model; zero fields take the
+// model's values.
+type ReplicaSpec struct {
+	BaseURL     string `yaml:"base_url" json:"base_url"`
+	APIKeyEnv   string `yaml:"api_key_env" json:"api_key_env,omitempty"`
+	Concurrency int    `yaml:"concurrency" json:"concurrency,omitempty"`
+	RPM         int    `yaml:"rpm" json:"rpm,omitempty"`
+	TPM         int    `yaml:"tpm" json:"tpm,omitempty"`
+}
+
+// checkReplicas validates the replicas of openai model m at path p.
+func (s *Spec) checkReplicas(p string, m ModelSpec) error {
+	seen := map[string]string{strings.TrimRight(m.BaseURL, "/"): p + ".base_url"}
+	for i, r := range m.Replicas {
+		rp := fmt.Sprintf("%s.replicas[%d]", p, i)
+		u := strings.TrimRight(r.BaseURL, "/")
+		switch {
+		case u == "":
+			return s.errorf(rp+".base_url", "required")
+		case !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://"):
+			return s.errorf(rp+".base_url", "%q must start with http:// or https://", r.BaseURL)
+		case seen[u] != "":
+			return s.errorf(rp+".base_url", "%q repeats %s", r.BaseURL, seen[u])
+		case r.Concurrency < 0 || r.RPM < 0 || r.TPM < 0:
+			return s.errorf(rp, "concurrency, rpm and tpm must not be negative")
+		}
+		seen[u] = rp + ".base_url"
+	}
+	return nil
 }
 
 // Identity is the part of a model's configuration that changes its
@@ -583,6 +628,9 @@ func (s *Spec) validate() error {
 		}
 		switch m.Backend {
 		case "sim":
+			if len(m.Replicas) > 0 {
+				return s.errorf(p+".replicas", "apply to the openai backend only")
+			}
 			if m.P != nil && (*m.P < 0 || *m.P > 1) {
 				return s.errorf(p+".p", "%g out of range [0, 1]", *m.P)
 			}
@@ -600,6 +648,9 @@ func (s *Spec) validate() error {
 			}
 			if m.Model == "" {
 				return s.errorf(p+".model", "required for the openai backend")
+			}
+			if err := s.checkReplicas(p, m); err != nil {
+				return err
 			}
 			if m.Concurrency < 0 || m.RPM < 0 || m.TPM < 0 || m.MaxRetries < 0 || m.MaxTokens < 0 {
 				return s.errorf(p, "concurrency, rpm, tpm, max_retries and max_tokens must not be negative")

@@ -127,6 +127,11 @@ CREATE TABLE IF NOT EXISTS model_calls (
 	role TEXT, n INTEGER, cached INTEGER, prompt_tokens INTEGER, completion_tokens INTEGER, latency_ms REAL, error TEXT,
 	state TEXT NOT NULL DEFAULT 'done');
 CREATE TABLE IF NOT EXISTS sessions (id INTEGER PRIMARY KEY, started TEXT NOT NULL, args TEXT);
+CREATE TABLE IF NOT EXISTS endpoint_stats (
+	model TEXT NOT NULL, endpoint TEXT NOT NULL, calls INTEGER NOT NULL, errors INTEGER NOT NULL,
+	ejections INTEGER NOT NULL, latency_ms_sum REAL NOT NULL, latency_ms_max REAL NOT NULL,
+	prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL,
+	PRIMARY KEY (model, endpoint));
 `
 
 // OpenStore opens (creating when needed) the store of run directory dir
@@ -460,6 +465,83 @@ type RunData struct {
 	// does not hold (in flight or canceled when a session stopped); Merge
 	// copies them.
 	LooseCalls []ItemCall
+	// Endpoints are the per-endpoint counters of the models served by
+	// several endpoints (ModelSpec.Replicas), summed over sessions and
+	// merged shards, sorted by model and endpoint.
+	Endpoints []EndpointStat
+}
+
+// EndpointStat counts one endpoint's traffic for one model of a run (see
+// llm.EndpointStats): attempts sent (Calls), failed (Errors), ejections,
+// and latency (sum and maximum, over answered attempts) and tokens of the
+// answered attempts.
+type EndpointStat struct {
+	Model            string  `json:"model"`
+	Endpoint         string  `json:"endpoint"`
+	Calls            int64   `json:"calls"`
+	Errors           int64   `json:"errors"`
+	Ejections        int64   `json:"ejections"`
+	LatencyMSSum     float64 `json:"latency_ms_sum"`
+	LatencyMSMax     float64 `json:"latency_ms_max"`
+	PromptTokens     int64   `json:"prompt_tokens"`
+	CompletionTokens int64   `json:"completion_tokens"`
+}
+
+// MeanLatencyMS is the mean latency of the answered attempts (0: none).
+func (e EndpointStat) MeanLatencyMS() float64 {
+	if ok := e.Calls - e.Errors; ok > 0 {
+		return e.LatencyMSSum / float64(ok)
+	}
+	return 0
+}
+
+// AddEndpointStats adds counters to the store's endpoint_stats: counts and
+// sums add up, maxima take the larger, so that a resumed run, periodic
+// writes of the increments and merged shards all total correctly.
+func (s *Store) AddEndpointStats(stats []EndpointStat) error {
+	if len(stats) == 0 {
+		return nil
+	}
+	return s.write(func(tx *sql.Tx) error { return addEndpointStats(tx, stats) })
+}
+
+func addEndpointStats(tx *sql.Tx, stats []EndpointStat) error {
+	for _, e := range stats {
+		if _, err := tx.Exec(`INSERT INTO endpoint_stats (model, endpoint, calls, errors, ejections, latency_ms_sum, latency_ms_max, prompt_tokens, completion_tokens)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT(model, endpoint) DO UPDATE SET calls = calls + excluded.calls, errors = errors + excluded.errors,
+			ejections = ejections + excluded.ejections, latency_ms_sum = latency_ms_sum + excluded.latency_ms_sum,
+			latency_ms_max = max(latency_ms_max, excluded.latency_ms_max), prompt_tokens = prompt_tokens + excluded.prompt_tokens,
+			completion_tokens = completion_tokens + excluded.completion_tokens`,
+			e.Model, e.Endpoint, e.Calls, e.Errors, e.Ejections, e.LatencyMSSum, e.LatencyMSMax, e.PromptTokens, e.CompletionTokens); err != nil {
+			return fmt.Errorf("endpoint_stats: %w", err)
+		}
+	}
+	return nil
+}
+
+// readEndpointStats reads endpoint_stats (absent from stores made before
+// it existed: none).
+func readEndpointStats(db *sql.DB) ([]EndpointStat, error) {
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'endpoint_stats'`).Scan(&n); err != nil || n == 0 {
+		return nil, err
+	}
+	rows, err := db.Query(`SELECT model, endpoint, calls, errors, ejections, latency_ms_sum, latency_ms_max, prompt_tokens, completion_tokens
+		FROM endpoint_stats ORDER BY model, endpoint`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []EndpointStat
+	for rows.Next() {
+		var e EndpointStat
+		if err := rows.Scan(&e.Model, &e.Endpoint, &e.Calls, &e.Errors, &e.Ejections, &e.LatencyMSSum, &e.LatencyMSMax, &e.PromptTokens, &e.CompletionTokens); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
 }
 
 // CallTotals counts the rows of a run's call log. Every call is written
@@ -617,6 +699,9 @@ func ReadRun(dir string, withResults bool) (*RunData, error) {
 		}
 	}
 	if err := readCallTotals(s.db, &r.CallLog); err != nil {
+		return nil, fmt.Errorf("store %s: %w", dir, err)
+	}
+	if r.Endpoints, err = readEndpointStats(s.db); err != nil {
 		return nil, fmt.Errorf("store %s: %w", dir, err)
 	}
 	return r, nil
@@ -802,6 +887,10 @@ func Merge(out string, shards ...string) (MergeStats, error) {
 			return st, err
 		}
 		st.Calls += len(r.LooseCalls)
+		// Endpoint counters of shards add up.
+		if err := dst.AddEndpointStats(r.Endpoints); err != nil {
+			return st, err
+		}
 		for _, t := range r.Trials {
 			for i := range t.Items {
 				it := t.Items[i]

@@ -91,6 +91,9 @@ func Build(runs []*bench.RunData, opt Options) (*Report, error) {
 	r.Tables = append(r.Tables, ab...)
 	effs := efficiencies(c, opt)
 	r.Tables = append(r.Tables, efficiencyTables(c, effs)...)
+	if t := endpointTable(c, runs); t != nil {
+		r.Tables = append(r.Tables, t)
+	}
 	r.Tables = append(r.Tables, turnsTables(c)...)
 	if t := validationTable(c); t != nil {
 		r.Tables = append(r.Tables, t)

@@ -845,6 +845,9 @@ func (o *OpenAI) retry(ctx context.Context, estTokens int, zeroTemp bool, call f
 			// response_format with 500) is adapted to, not retried.
 			return err
 		}
+		if o.cfg.MaxRetries == 0 {
+			return err // no retries (a Pool retries across endpoints)
+		}
 		if attempt >= o.cfg.MaxRetries {
 			return fmt.Errorf("%w (gave up after %d attempts)", err, attempt+1)
 		}
@@ -914,7 +917,8 @@ func (o *OpenAI) classify(err error, p *probe, timedOut bool) (retry bool, after
 		return true, 0, fmt.Errorf("llm: openai %s model %s: %w after %s", o.cfg.BaseURL, o.cfg.Model, ErrTimeout, o.cfg.Timeout)
 	}
 	if isNetworkError(err) {
-		return true, 0, fmt.Errorf("llm: openai %s model %s: %w: %s", o.cfg.BaseURL, o.cfg.Model, ErrNetwork, o.redact(err.Error()))
+		msg := fmt.Sprintf("llm: openai %s model %s: %v: %s", o.cfg.BaseURL, o.cfg.Model, ErrNetwork, o.redact(err.Error()))
+		return true, 0, &netError{msg: msg, refused: errors.Is(err, syscall.ECONNREFUSED)}
 	}
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
@@ -960,7 +964,13 @@ func isNetworkError(err error) bool {
 		return true
 	}
 	var oe *net.OpError
-	return errors.As(err, &oe)
+	if errors.As(err, &oe) {
+		return true
+	}
+	// net/http's unexported errServerClosedIdle: the server closed a
+	// kept-alive connection as the request went out on it (a server
+	// restarting); the transport retries it only for idempotent requests.
+	return strings.Contains(err.Error(), "http: server closed idle connection")
 }
 
 // parseRetryAfter parses a Retry-After header: delay-seconds (fractions
