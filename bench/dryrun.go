@@ -97,6 +97,17 @@ func PlanDryRun(ctx context.Context, p *Plan, env Env, opt DryRunOptions) (*DryR
 	if err != nil {
 		return nil, err
 	}
+	// Loaders may write derived files under the cache directory; a dry run
+	// creates nothing, so a missing one is replaced by a scratch one.
+	loadDir := cacheDir
+	if _, err := os.Stat(cacheDir); err != nil {
+		tmp, err := os.MkdirTemp("", "t2sbench-dryrun-")
+		if err != nil {
+			return nil, fmt.Errorf("dry run: %w", err)
+		}
+		defer os.RemoveAll(tmp)
+		loadDir = tmp
+	}
 	type benchInfo struct {
 		b      *datasets.Benchmark
 		prompt map[string]float64 // question id -> estimated prompt tokens
@@ -111,7 +122,7 @@ func PlanDryRun(ctx context.Context, p *Plan, env Env, opt DryRunOptions) (*DryR
 		key := fmt.Sprintf("%s\x00%s\x00%s\x00%d", bs.Name, bs.Data, bs.Split, bs.Limit)
 		bi := benches[key]
 		if bi == nil {
-			b, err := env.OpenBenchmark(ctx, bs, cacheDir)
+			b, err := env.OpenBenchmark(ctx, bs, loadDir)
 			if err != nil {
 				return nil, fmt.Errorf("benchmark %s: %w", bs.Name, err)
 			}
