@@ -223,7 +223,7 @@ func overlayModels(root *yaml.Node, file string, look Lookup, origins map[*yaml.
 		found := false
 		for j := 0; models != nil && j+1 < len(models.Content); j += 2 {
 			if models.Content[j].Value == k.Value {
-				models.Content[j+1] = v
+				models.Content[j], models.Content[j+1] = k, v
 				found = true
 				break
 			}
