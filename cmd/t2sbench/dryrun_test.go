@@ -13,6 +13,9 @@ import (
 
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/fakeopenai"
+	"github.com/t2sbench/t2sbench/runners/alphasql"
+	"github.com/t2sbench/t2sbench/runners/iesr"
+	"github.com/t2sbench/t2sbench/runners/mcts"
 )
 
 // defaultsSpec runs every runner with its default parameters on the
@@ -113,6 +116,8 @@ func TestDryRunEstimateMatchesRun(t *testing.T) {
 	}
 	t.Logf("dry-run estimate vs actual model calls, mini (42 questions), sim p=0.6, default parameters:\n%s", table.String())
 
+	checkReplica(t, r)
+
 	// A second dry run sees the finished run: every item done, nothing
 	// left to call, the cache filled.
 	out.Reset()
@@ -168,4 +173,75 @@ func TestModelsOverlayFakeServer(t *testing.T) {
 		}
 	}
 	t.Logf("fake server calls: %d", srv.Calls())
+}
+
+// checkReplica validates the search model of the MCTS estimates apart
+// from their branching assumption: given the branching the run's trees
+// actually show (children per expansion request, by action), the replica
+// search of mcts.EstimateSearch predicts the trees' expansion and reward
+// requests within 10%. (Alpha-SQL's expansion requests also hold its
+// extra revision rounds, which the replica does not make.)
+func checkReplica(t *testing.T, r *bench.RunData) {
+	t.Helper()
+	type spaceOf struct {
+		table    map[mcts.Action][]mcts.Action
+		terminal mcts.Action
+		rollouts int
+	}
+	spaces := map[string]spaceOf{
+		"alphasql": {alphasql.Transitions, alphasql.A7, alphasql.DefaultRollouts},
+		"iesr":     {iesr.Transitions, iesr.END, iesr.DefaultRollouts},
+	}
+	for _, tr := range r.Trials {
+		sp, ok := spaces[tr.Runner]
+		if !ok {
+			continue
+		}
+		children := map[mcts.Action][]float64{}
+		expand, rewards, n := 0.0, 0.0, 0.0
+		for _, it := range tr.Items {
+			if it.Result == nil {
+				continue
+			}
+			tree, _ := it.Result.Trace.Data["tree"].(map[string]any)
+			nodes, _ := tree["nodes"].([]any)
+			groups := map[string]float64{}
+			for _, x := range nodes {
+				nd, _ := x.(map[string]any)
+				if p, _ := nd["parent"].(float64); p >= 0 {
+					groups[fmt.Sprintf("%v\x00%v", p, nd["action"])]++
+				}
+			}
+			for k, c := range groups {
+				_, a, _ := strings.Cut(k, "\x00")
+				children[mcts.Action(a)] = append(children[mcts.Action(a)], c)
+			}
+			expand += it.Result.Trace.Counters["expand_requests"]
+			rewards += it.Result.Trace.Counters["reward_requests"]
+			n++
+		}
+		d := map[mcts.Action]float64{}
+		for a, cs := range children {
+			sum := 0.0
+			for _, c := range cs {
+				sum += c
+			}
+			d[a] = sum / float64(len(cs))
+		}
+		est, err := mcts.EstimateSearch(mcts.SearchModel{Table: sp.table, Terminal: sp.terminal, Free: map[mcts.Action]bool{sp.terminal: true},
+			Distinct: func(a mcts.Action, _ int) float64 { return d[a] }}, sp.rollouts, 3, mcts.DefaultC, 256)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			what      string
+			est, real float64
+		}{{"expansion requests", est.Requests, expand / n}, {"reward requests", est.Terminals, rewards / n}} {
+			diff := (c.est - c.real) / c.real
+			t.Logf("%s replica with measured branching %v: %s %.1f per question, the run %.1f (%+.1f%%)", tr.Label, d, c.what, c.est, c.real, 100*diff)
+			if math.Abs(diff) > 0.10 {
+				t.Errorf("%s: replica %s %.1f per question; the run made %.1f (%+.1f%%); want within 10%%", tr.Label, c.what, c.est, c.real, 100*diff)
+			}
+		}
+	}
 }
