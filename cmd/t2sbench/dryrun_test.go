@@ -245,3 +245,23 @@ func checkReplica(t *testing.T, r *bench.RunData) {
 		}
 	}
 }
+
+// TestExperimentModelOverlay: experiments/models/iesr-table1-vllm.yaml
+// binds every model of experiments/iesr-table1.yaml to a served model,
+// with $VLLM_HOST interpolated, and the plan still expands.
+func TestExperimentModelOverlay(t *testing.T) {
+	t.Setenv("VLLM_HOST", "10.1.2.3")
+	root := filepath.Join("..", "..", "experiments")
+	spec, err := bench.LoadSpecWith(filepath.Join(root, "iesr-table1.yaml"), bench.LoadOptions{Models: []string{filepath.Join(root, "models", "iesr-table1-vllm.yaml")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, m := range spec.Models {
+		if m.Backend != "openai" || !strings.HasPrefix(m.BaseURL, "http://10.1.2.3:800") {
+			t.Errorf("model %s = %s %s; want openai at http://10.1.2.3:800x", name, m.Backend, m.BaseURL)
+		}
+	}
+	if _, err := bench.NewPlan(spec); err != nil {
+		t.Fatal(err)
+	}
+}
