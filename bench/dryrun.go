@@ -54,6 +54,11 @@ type DryTrial struct {
 	// trial calls has no price.
 	Calls, PromptTokens, CompletionTokens, Cost float64
 	Priced                                      bool
+	// Measured is true when PerQuestion and the token counts come from
+	// the run directory's call log of MeasuredItems finished items (at
+	// least MeasuredMin) rather than from the runner's estimate.
+	Measured      bool
+	MeasuredItems int
 	// CachedSamples counts the model cache's stored answers of the
 	// trial's models (by the model name the backend reports): a cheap
 	// hint of how much a rerun will find cached, not an exact lookup.
@@ -80,7 +85,11 @@ func PlanDryRun(ctx context.Context, p *Plan, env Env, opt DryRunOptions) (*DryR
 		cacheDir = filepath.Join(opt.Dir, "cache")
 	}
 	done := map[string]bool{}
+	var meas map[string]*measured
 	if _, err := os.Stat(filepath.Join(opt.Dir, StoreFile)); err == nil {
+		if meas, err = measuredCalls(opt.Dir); err != nil {
+			return nil, err
+		}
 		r, err := ReadRun(opt.Dir, false)
 		if err != nil {
 			return nil, err
@@ -141,6 +150,17 @@ func PlanDryRun(ctx context.Context, p *Plan, env Env, opt DryRunOptions) (*DryR
 		}
 		dt := DryTrial{Label: t.Label, Runner: t.Runner, Benchmark: t.Benchmark.fullName(), Models: map[string]string{}, Priced: true}
 		dt.PerQuestion, _ = runners.EstimateCalls(r)
+		ms := meas[t.ID]
+		if ms != nil {
+			dt.MeasuredItems = ms.items
+		}
+		if ms != nil && ms.items >= MeasuredMin {
+			dt.Measured = true
+			dt.PerQuestion = map[string]float64{}
+			for role, n := range ms.calls {
+				dt.PerQuestion[role] = n / float64(ms.items)
+			}
+		}
 		perCall := 0.0
 		for _, ex := range bi.b.Examples {
 			if !opt.Shard.Has(t.ID, ex.ID) {
@@ -164,6 +184,10 @@ func PlanDryRun(ctx context.Context, p *Plan, env Env, opt DryRunOptions) (*DryR
 			calls := n * left
 			dt.Calls += calls
 			pt, ct := n*perCall, calls*EstimateCompletionTokens
+			if dt.Measured && ms.calls[role] > 0 {
+				pt = calls * ms.prompt[role] / ms.calls[role]
+				ct = calls * ms.completion[role] / ms.calls[role]
+			}
 			dt.PromptTokens += pt
 			dt.CompletionTokens += ct
 			if price, ok := p.Spec.Prices[m]; ok {
@@ -180,6 +204,7 @@ func PlanDryRun(ctx context.Context, p *Plan, env Env, opt DryRunOptions) (*DryR
 	}
 	d.Notes = []string{
 		"calls/q: each runner's estimate from its parameters (runners.CallEstimator; formulas and assumptions in runners/*/estimate.go)",
+		fmt.Sprintf("  marked *: measured instead, from the call log of the trial's finished items in the run directory (%d or more)", MeasuredMin),
 		fmt.Sprintf("tokens: prompt = (schema DDL + question + evidence characters)/%d + %d per call, completion = %d per call (assumptions, not measurements)", CharsPerToken, PromptOverheadTokens, EstimateCompletionTokens),
 		"cost: the spec's prices (USD per million tokens) times the token estimate; \"-\" where a model has no price",
 		"cached: answers in the model cache from the trial's models (a hint; the cache key also covers the prompt)",
@@ -206,6 +231,66 @@ func promptTokens(ctx context.Context, b *datasets.Benchmark) map[string]float64
 		out[ex.ID] = float64(n+len(ex.Question)+len(ex.Evidence))/CharsPerToken + PromptOverheadTokens
 	}
 	return out
+}
+
+// MeasuredMin is the number of finished items of a trial from which the
+// dry run takes its calls and tokens per question from the run directory's
+// call log instead of the runner's estimate (t2sbench's choice: the mean
+// of ten questions is already closer to the model's behaviour than an
+// assumption about it).
+const MeasuredMin = 10
+
+// measured is what a run directory's call log says of one trial's
+// finished items.
+type measured struct {
+	items              int
+	calls              map[string]float64 // by role, all items
+	prompt, completion map[string]float64 // tokens by role, all items
+}
+
+// measuredCalls reads the call log of the finished (done or failed) items
+// of every trial in dir, read-only.
+func measuredCalls(dir string) (map[string]*measured, error) {
+	out := map[string]*measured{}
+	s, err := openDB(dir, true)
+	if err != nil {
+		return nil, err
+	}
+	defer s.db.Close()
+	rows, err := s.db.Query(`SELECT trial_id, COUNT(*) FROM items WHERE status IN (?, ?) GROUP BY trial_id`, StatusDone, StatusFailed)
+	if err != nil {
+		return nil, fmt.Errorf("store %s: %w", dir, err)
+	}
+	for rows.Next() {
+		m := &measured{calls: map[string]float64{}, prompt: map[string]float64{}, completion: map[string]float64{}}
+		var id string
+		if err := rows.Scan(&id, &m.items); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("store %s: %w", dir, err)
+		}
+		out[id] = m
+	}
+	rows.Close()
+	rows, err = s.db.Query(`SELECT c.trial_id, COALESCE(c.role, ''), COUNT(*), COALESCE(SUM(c.prompt_tokens), 0), COALESCE(SUM(c.completion_tokens), 0)
+		FROM model_calls c JOIN items i ON i.trial_id = c.trial_id AND i.question_id = c.question_id
+		WHERE i.status IN (?, ?) AND c.session = i.session GROUP BY c.trial_id, c.role`, StatusDone, StatusFailed)
+	if err != nil {
+		return nil, fmt.Errorf("store %s: %w", dir, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, role string
+		var n, pt, ct float64
+		if err := rows.Scan(&id, &role, &n, &pt, &ct); err != nil {
+			return nil, fmt.Errorf("store %s: %w", dir, err)
+		}
+		if m := out[id]; m != nil {
+			m.calls[role] += n
+			m.prompt[role] += pt
+			m.completion[role] += ct
+		}
+	}
+	return out, rows.Err()
 }
 
 // cacheModelName is the model name the cache records for m's answers.
@@ -265,8 +350,12 @@ func (d *DryRun) Write(w io.Writer) {
 		if t.Priced {
 			cost = fmt.Sprintf("%.2f", t.Cost)
 		}
+		pq := perRole(t.PerQuestion, t.Models)
+		if t.Measured {
+			pq = "*" + pq
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%.0f\t%.0f\t%.0f\t%s\t%d\t\n", t.Label, t.Benchmark, t.Questions, t.Done,
-			perRole(t.PerQuestion, t.Models), t.Calls, t.PromptTokens, t.CompletionTokens, cost, t.CachedSamples)
+			pq, t.Calls, t.PromptTokens, t.CompletionTokens, cost, t.CachedSamples)
 	}
 	tw.Flush()
 	calls, cost, priced := d.Total()

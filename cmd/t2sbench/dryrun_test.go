@@ -265,3 +265,73 @@ func TestExperimentModelOverlay(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestDryRunMeasuredAfterPilot: after a pilot of 12 questions, the dry run
+// takes calls per question from the pilot's call log (marked *) and
+// predicts the calls of the 30 questions left; the table of prediction vs
+// the calls the rest of the run makes is logged.
+func TestDryRunMeasuredAfterPilot(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs alphasql and iesr at their defaults on the mini benchmark")
+	}
+	tmp := t.TempDir()
+	specPath := filepath.Join(tmp, "pilot.yaml")
+	spec := strings.Replace(defaultsSpec, "  - name: direct\n  - name: cot\n  - name: sc\n", "", 1)
+	if err := os.WriteFile(specPath, []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(tmp, "run")
+	var out, errb bytes.Buffer
+	if err := run(&out, &errb, []string{"run", specPath, "--out", dir, "--quiet", "--limit", "12"}); err != nil {
+		t.Fatalf("pilot: %v\n%s", err, errb.String())
+	}
+	loaded, err := bench.LoadSpec(specPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := bench.NewPlan(loaded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, closeEnv := bench.DefaultEnv()
+	dry, err := bench.PlanDryRun(context.Background(), plan, env, bench.DryRunOptions{Dir: dir})
+	closeEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := callsByTrial(t, dir)
+	if err := run(&out, &errb, []string{"run", specPath, "--out", dir, "--quiet"}); err != nil {
+		t.Fatalf("run: %v\n%s", err, errb.String())
+	}
+	after := callsByTrial(t, dir)
+	var table strings.Builder
+	fmt.Fprintf(&table, "%-12s %10s %10s %8s\n", "runner", "predicted", "actual", "diff")
+	for _, dt := range dry.Trials {
+		if !dt.Measured || dt.Done != 12 || dt.Questions != 42 {
+			t.Errorf("%s: measured %v, done %d of %d; want measured from 12 of 42", dt.Label, dt.Measured, dt.Done, dt.Questions)
+		}
+		got := float64(after[dt.Label] - before[dt.Label])
+		diff := (dt.Calls - got) / got
+		fmt.Fprintf(&table, "%-12s %10.0f %10.0f %+7.1f%%\n", dt.Label, dt.Calls, got, 100*diff)
+		if got == 0 || math.Abs(diff) > 0.10 {
+			t.Errorf("%s: predicted %.0f calls from the pilot, the rest of the run made %.0f (%+.1f%%); want within 10%%", dt.Label, dt.Calls, got, 100*diff)
+		}
+	}
+	t.Logf("calls of the 30 questions left after a 12-question pilot, predicted from the pilot vs made:\n%s", table.String())
+}
+
+// callsByTrial counts the call log of the finished items by trial label.
+func callsByTrial(t *testing.T, dir string) map[string]int {
+	t.Helper()
+	r, err := bench.ReadRun(dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int{}
+	for _, tr := range r.Trials {
+		for _, it := range tr.Items {
+			out[tr.Label] += len(it.Calls)
+		}
+	}
+	return out
+}
