@@ -157,3 +157,18 @@ func TestSetOverrides(t *testing.T) {
 		t.Log("sc k=0: the registry in bench tests has no sc runner; skipped")
 	}
 }
+
+// FuzzSetOverride checks that no --set expression panics the loader and
+// that every error names the expression or the spec.
+func FuzzSetOverride(f *testing.F) {
+	for _, s := range []string{"workers=4", "runners.1.params.k=8", "runners[0].params.x.y=1", "models.gpt.p=0.9", "seeds=[1, 2]",
+		"roles.understand=small", "benchmarks.0.mysql.dsn=x", "runners.0.grid.simplex=[a, b]", "=", "a..b=1", "models=1", "runners=[{name: x}]"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, expr string) {
+		_, err := ParseSpecWith([]byte(overlayBase), "spec.yaml", LoadOptions{Set: []string{expr}})
+		if err != nil && !strings.HasPrefix(err.Error(), "--set ") && !strings.HasPrefix(err.Error(), "spec.yaml") {
+			t.Fatalf("error %q names neither the --set nor the spec", err)
+		}
+	})
+}
