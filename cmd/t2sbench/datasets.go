@@ -17,7 +17,7 @@ import (
 func init() {
 	register(command{
 		name:    "datasets",
-		summary: "list benchmarks and their data; check the golds' health; load-mysql imports the LogicCat dumps",
+		summary: "list what each benchmark's data holds; check the golds' health; verify recorded sums; load-mysql imports the LogicCat dumps",
 		run:     runDatasets,
 	})
 }
