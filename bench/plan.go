@@ -190,17 +190,9 @@ func paramError(s *Spec, path string, err error) error {
 	if strings.HasPrefix(msg, "params.") {
 		key := strings.SplitN(strings.TrimPrefix(msg, "params."), ":", 2)[0]
 		key = strings.SplitN(key, "[", 2)[0]
-		loc := s.file
-		if n, ok := s.lookupLine(path + ".params." + key); ok {
-			loc = fmt.Sprintf("%s:%d", s.file, n)
-		}
-		return fmt.Errorf("%s: %s.%w", loc, path, err)
+		return fmt.Errorf("%s: %s.%w", s.where(path+".params."+key), path, err)
 	}
-	loc := s.file
-	if n, ok := s.lookupLine(path); ok {
-		loc = fmt.Sprintf("%s:%d", s.file, n)
-	}
-	return fmt.Errorf("%s: %s: %w", loc, path, err)
+	return fmt.Errorf("%s: %s: %w", s.where(path), path, err)
 }
 
 // trialID hashes the canonical JSON of the configuration. encoding/json

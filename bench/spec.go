@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -49,9 +48,11 @@ type Spec struct {
 	// entry, before anything is expanded.
 	MaxTrials int `yaml:"max_trials"`
 
-	// file is the path the spec was read from, for error messages.
-	file  string
-	lines map[string]int
+	// file is the path the spec was read from, for error messages; locs
+	// gives each path (runners[2].params.k) the place it came from: the
+	// spec's file:line, a --models file's, or a --set expression.
+	file string
+	locs map[string]string
 }
 
 // DefaultWorkers is the worker-pool size when a spec names none.
@@ -369,13 +370,7 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
 
 // LoadSpec reads and validates the spec at path.
-func LoadSpec(path string) (*Spec, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("spec: %w", err)
-	}
-	return ParseSpec(data, path)
-}
+func LoadSpec(path string) (*Spec, error) { return LoadSpecWith(path, LoadOptions{}) }
 
 var lineRe = regexp.MustCompile(`line (\d+): `)
 
@@ -384,44 +379,10 @@ var lineRe = regexp.MustCompile(`line (\d+): `)
 var fieldNotFoundRe = regexp.MustCompile(`field (\S+) not found in type \S+`)
 
 // ParseSpec decodes and validates a spec; file names it in errors.
+// ${VAR} and ${VAR:-default} are read from the environment (see
+// interpolate).
 func ParseSpec(data []byte, file string) (*Spec, error) {
-	if file == "" {
-		file = "spec"
-	}
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	paths := map[int]string{}
-	lines := map[string]int{}
-	indexPaths(&root, "", paths, lines)
-	var s Spec
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&s); err != nil {
-		if errors.Is(err, errEOF) || err.Error() == "EOF" {
-			return nil, fmt.Errorf("%s: empty spec", file)
-		}
-		msg := annotate(err.Error(), paths)
-		if msg != "" && msg[0] >= '0' && msg[0] <= '9' {
-			return nil, fmt.Errorf("%s:%s", file, msg) // file:line: path: problem
-		}
-		return nil, fmt.Errorf("%s: %s", file, msg)
-	}
-	if err := checkFloats(&root, "", file); err != nil {
-		return nil, err
-	}
-	s.file = file
-	s.lines = lines
-	for i, order := range ablationOrders(&root) {
-		if i < len(s.Runners) {
-			s.Runners[i].ablationOrder = order
-		}
-	}
-	if err := s.validate(); err != nil {
-		return nil, err
-	}
-	return &s, nil
+	return ParseSpecWith(data, file, LoadOptions{})
 }
 
 var errEOF = errors.New("EOF")
@@ -431,11 +392,11 @@ var errEOF = errors.New("EOF")
 // no setting takes them, and range checks written as v < lo || v > hi let
 // NaN through. (YAML reads a number that overflows, 1e999, as a string,
 // which the field's decoder or the runner's parameter check refuses.)
-func checkFloats(n *yaml.Node, path, file string) error {
+func checkFloats(n *yaml.Node, path string, at func(line int) string) error {
 	switch n.Kind {
 	case yaml.DocumentNode:
 		for _, c := range n.Content {
-			if err := checkFloats(c, path, file); err != nil {
+			if err := checkFloats(c, path, at); err != nil {
 				return err
 			}
 		}
@@ -445,13 +406,13 @@ func checkFloats(n *yaml.Node, path, file string) error {
 			if path != "" {
 				p = path + "." + p
 			}
-			if err := checkFloats(n.Content[i+1], p, file); err != nil {
+			if err := checkFloats(n.Content[i+1], p, at); err != nil {
 				return err
 			}
 		}
 	case yaml.SequenceNode:
 		for i, c := range n.Content {
-			if err := checkFloats(c, fmt.Sprintf("%s[%d]", path, i), file); err != nil {
+			if err := checkFloats(c, fmt.Sprintf("%s[%d]", path, i), at); err != nil {
 				return err
 			}
 		}
@@ -461,14 +422,16 @@ func checkFloats(n *yaml.Node, path, file string) error {
 		}
 		v := strings.ToLower(n.Value)
 		if strings.HasSuffix(v, ".nan") || strings.HasSuffix(v, ".inf") {
-			return fmt.Errorf("%s:%d: %s: %s is not a finite number", file, n.Line, path, n.Value)
+			return fmt.Errorf("%s: %s: %s is not a finite number", at(n.Line), path, n.Value)
 		}
 	}
 	return nil
 }
 
-// annotate rewrites yaml's "line N: msg" into "N: path: msg".
-func annotate(msg string, paths map[int]string) string {
+// annotate rewrites yaml's "line N: msg" into "loc: path: msg", loc being
+// where line N came from (at). A result that starts with a location is
+// marked with a leading NUL byte.
+func annotate(msg string, paths map[int]string, at func(line int) string) string {
 	msg = strings.TrimPrefix(msg, "yaml: unmarshal errors:\n")
 	var out []string
 	for _, l := range strings.Split(msg, "\n") {
@@ -479,14 +442,18 @@ func annotate(msg string, paths map[int]string) string {
 		l = lineRe.ReplaceAllStringFunc(l, func(m string) string {
 			n, _ := strconv.Atoi(lineRe.FindStringSubmatch(m)[1])
 			if p, ok := paths[n]; ok && p != "" {
-				return fmt.Sprintf("%d: %s: ", n, p)
+				return fmt.Sprintf("\x00%s: %s: ", at(n), p)
 			}
-			return fmt.Sprintf("%d: ", n)
+			return fmt.Sprintf("\x00%s: ", at(n))
 		})
 		l = fieldNotFoundRe.ReplaceAllString(l, `unknown key "$1"`)
 		out = append(out, l)
 	}
-	return strings.Join(out, "; ")
+	joined := strings.Join(out, "; ")
+	if strings.HasPrefix(joined, "\x00") {
+		return "\x00" + strings.ReplaceAll(joined, "\x00", "")
+	}
+	return strings.ReplaceAll(joined, "\x00", "")
 }
 
 // indexPaths records, for every mapping key and sequence item, the path
@@ -560,17 +527,22 @@ func indexPaths(n *yaml.Node, path string, byLine map[int]string, byPath map[str
 // errorf formats a validation error at path, with the line where the spec
 // has it.
 func (s *Spec) errorf(path, format string, args ...any) error {
-	loc := s.file
-	if n, ok := s.lookupLine(path); ok {
-		loc = fmt.Sprintf("%s:%d", s.file, n)
-	}
-	return fmt.Errorf("%s: %s: %s", loc, path, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%s: %s: %s", s.where(path), path, fmt.Sprintf(format, args...))
 }
 
-func (s *Spec) lookupLine(path string) (int, bool) {
+// where is the place path (or the nearest enclosing path) came from:
+// file:line or a --set expression; the spec's file when unknown.
+func (s *Spec) where(path string) string {
+	if loc, ok := s.lookupLoc(path); ok {
+		return loc
+	}
+	return s.file
+}
+
+func (s *Spec) lookupLoc(path string) (string, bool) {
 	for p := path; p != ""; {
-		if n, ok := s.lines[p]; ok {
-			return n, true
+		if loc, ok := s.locs[p]; ok {
+			return loc, true
 		}
 		i := strings.LastIndexAny(p, ".[")
 		if i < 0 {
@@ -578,7 +550,7 @@ func (s *Spec) lookupLine(path string) (int, bool) {
 		}
 		p = p[:i]
 	}
-	return 0, false
+	return "", false
 }
 
 // validate checks values the decoder cannot.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/t2sbench/t2sbench/datasets"
@@ -16,26 +17,16 @@ import (
 func init() {
 	register(command{
 		name:    "datasets",
-		summary: "list benchmarks and their data; check the golds' health; load-mysql imports the LogicCat dumps",
+		summary: "list what each benchmark's data holds; check the golds' health; verify recorded sums; load-mysql imports the LogicCat dumps",
 		run:     runDatasets,
 	})
 }
 
-// knownData is where each benchmark's data is expected, relative to the
-// shared data directory (see shared/datasets/README.md).
-var knownData = []struct{ names, dir, note string }{
-	{"spider", "datasets/spider", "dev 1034; 19/20 DBs (wta_1 missing)"},
-	{"bird, bird-minidev, bird-dev-2023-05", "datasets/bird", "3/11 dev DBs present"},
-	{"archer[-en|-zh][-dev|-train]", "datasets/archer", "DBs from spider/"},
-	{"logiccat[-sqlite][-mini500|-full-gold]", "datasets/logiccat", "MySQL: needs a server (datasets load-mysql); SQLite files mostly empty"},
-	{"mini", "testdata/mini (bundled)", "always available"},
-}
-
 func runDatasets(stdout, stderr io.Writer, args []string) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprintln(stderr, "Usage: t2sbench datasets list | check | load-mysql [flags]")
+		fmt.Fprintln(stderr, "Usage: t2sbench datasets list | check | verify | load-mysql [flags]")
 		if len(args) == 0 {
-			return fmt.Errorf("%w: datasets needs a subcommand (list, check, load-mysql)", errUsage)
+			return fmt.Errorf("%w: datasets needs a subcommand (list, check, verify, load-mysql)", errUsage)
 		}
 		return nil
 	}
@@ -46,31 +37,111 @@ func runDatasets(stdout, stderr io.Writer, args []string) error {
 		return datasetsLoadMySQL(stdout, stderr, args[1:])
 	case "check":
 		return datasetsCheck(stdout, stderr, args[1:])
+	case "verify":
+		return datasetsVerify(stdout, stderr, args[1:])
 	}
-	return fmt.Errorf("%w: unknown datasets subcommand %q (want list, check or load-mysql)", errUsage, args[0])
+	return fmt.Errorf("%w: unknown datasets subcommand %q (want list, check, verify or load-mysql)", errUsage, args[0])
+}
+
+// listed are the benchmarks datasets list measures: the datasets.Open
+// name, the folder under the data directory (scripts/fetch-datasets.sh's
+// layout, which is also the shared data's datasets/ folder) and the
+// script's benchmark argument.
+var listed = []struct{ name, dir, fetch string }{
+	{"spider", "spider", "spider"},
+	{"bird", "bird", "bird"},
+	{"bird-minidev", "bird", "bird-minidev"},
+	{"archer", "archer", "archer"},
+	{"logiccat-sqlite", "logiccat", "logiccat"},
 }
 
 func datasetsList(stdout, stderr io.Writer, args []string) error {
-	fs := newFlagSet("datasets list", "", stderr)
+	fs := newFlagSet("datasets list", "[--data DIR]", stderr)
+	data := fs.String("data", "", "data directory holding spider/, bird/, archer/, logiccat/ (default: the shared data's datasets/)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	shared := testenv.SharedDir()
-	if shared == "" {
-		fmt.Fprintln(stdout, "shared data: not found (set T2SBENCH_SHARED or place it at ../shared)")
-	} else {
-		fmt.Fprintln(stdout, "shared data:", shared)
-	}
-	for _, k := range knownData {
-		status := ""
-		if shared != "" && k.dir != "testdata/mini (bundled)" {
-			if _, err := os.Stat(filepath.Join(shared, k.dir)); err == nil {
-				status = " [present]"
-			} else {
-				status = " [absent]"
-			}
+	root := *data
+	if root == "" {
+		if shared := testenv.SharedDir(); shared != "" {
+			root = filepath.Join(shared, "datasets")
 		}
-		fmt.Fprintf(stdout, "  %-40s %s%s  (%s)\n", k.names, k.dir, status, k.note)
+	}
+	if root == "" {
+		fmt.Fprintln(stdout, "data: none found (give --data DIR, set T2SBENCH_SHARED, or fetch: scripts/fetch-datasets.sh DIR)")
+		fmt.Fprintln(stdout, "  mini  testdata/mini (bundled, always available)")
+		return nil
+	}
+	fmt.Fprintln(stdout, "data:", root)
+	ctx := context.Background()
+	for _, l := range listed {
+		dir := filepath.Join(root, l.dir)
+		fetch := fmt.Sprintf("scripts/fetch-datasets.sh %s %s", root, l.fetch)
+		st := datasets.MeasureData(ctx, l.name, dir)
+		switch {
+		case st.Err != nil:
+			fmt.Fprintf(stdout, "  %-16s %s: not loadable (%v)\n      fetch: %s\n", l.name, dir, st.Err, fetch)
+		case len(st.MissingDBs) > 0:
+			fmt.Fprintf(stdout, "  %-16s %s: %d questions, databases %d present, %d missing (%s)\n      fetch: %s\n",
+				l.name, dir, st.Questions, st.PresentDBs, len(st.MissingDBs), abbreviate(st.MissingDBs, 6), fetch)
+		default:
+			fmt.Fprintf(stdout, "  %-16s %s: %d questions, all %d databases present\n", l.name, dir, st.Questions, st.PresentDBs)
+		}
+	}
+	fmt.Fprintln(stdout, "  mini             testdata/mini (bundled, always available)")
+	return nil
+}
+
+// abbreviate joins the first n names and counts the rest.
+func abbreviate(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
+}
+
+// datasetsVerify checks a data folder against the SHA-256 sums recorded
+// for a benchmark (datasets.VerifyChecksums): any mismatch, or a recorded
+// file that is absent, is an error (exit status 1) naming the files.
+func datasetsVerify(stdout, stderr io.Writer, args []string) error {
+	fs := newFlagSet("datasets verify", "--benchmark NAME DIR", stderr)
+	name := fs.String("benchmark", "", "benchmark whose recorded sums to check (spider, bird, bird-minidev, bird-dev-2023-05, archer, logiccat, logiccat-sqlite)")
+	allowAbsent := fs.Bool("allow-absent", false, "report recorded files that are absent without failing (a partial download)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *name == "" || fs.NArg() != 1 {
+		fs.Usage()
+		return fmt.Errorf("%w: datasets verify takes --benchmark NAME and one data directory", errUsage)
+	}
+	dir := fs.Arg(0)
+	fam, files, err := datasets.VerifyChecksums(*name, dir)
+	if err != nil {
+		return err
+	}
+	if fam == "" {
+		return fmt.Errorf("%w: no checksums are recorded for benchmark %q", errUsage, *name)
+	}
+	var bad, absent []string
+	ok := 0
+	for _, f := range files {
+		switch f.Status {
+		case "ok":
+			ok++
+		case "absent":
+			absent = append(absent, f.Path)
+		default:
+			bad = append(bad, f.Path)
+			fmt.Fprintf(stdout, "MISMATCH %s\n  want %s\n  got  %s\n", f.Path, f.Want, f.Got)
+		}
+	}
+	fmt.Fprintf(stdout, "%s (%s): %d of %d recorded files verified, %d mismatched, %d absent; files without a recorded sum are not checked\n",
+		dir, fam, ok, len(files), len(bad), len(absent))
+	if len(bad) > 0 {
+		return fmt.Errorf("%s: %d files do not match the recorded SHA-256 sums: %s", dir, len(bad), abbreviate(bad, 5))
+	}
+	if len(absent) > 0 && !*allowAbsent {
+		return fmt.Errorf("%s: %d recorded files are absent: %s", dir, len(absent), abbreviate(absent, 5))
 	}
 	return nil
 }

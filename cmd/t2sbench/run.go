@@ -45,6 +45,10 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	maxResultMB := fs.Int64("max-result-mb", 0, "byte budget of one query result in MiB for every benchmark (default: each benchmark's max_result_mb, else 64); over it the query is interrupted and scores pred_error \"result too large\"")
 	maxTrials := fs.Int("max-trials", 0, "cap on the trials the plan may expand to (default: the spec's max_trials, else 10000)")
 	benchOverride := fs.String("benchmark", "", "run only benchmark NAME or NAME=DIR (e.g. mini, spider=/data/spider); a benchmark the spec names keeps its settings")
+	var modelFiles, sets multiFlag
+	fs.Var(&modelFiles, "models", "YAML file of model definitions (a spec's models: schema) replacing the spec's models of the same names; repeatable")
+	fs.Var(&sets, "set", "override a spec value before it is validated: key.path=value (models.gpt.base_url=http://x:8000/v1, runners.0.params.n_rollout=8, workers=4); repeatable")
+	dryRun := fs.Bool("dry-run", false, "print the plan (trials, questions, expected model calls, tokens and cost, what is done and cached) and exit; no model is called and no run directory is created")
 	maxFailures := fs.String("max-failures", "", "stop the run (exit status 3) once more items failed than N (a count, e.g. 20) or than a fraction of the run's items (e.g. 0.1); default: no limit")
 	// Flags may follow the spec path.
 	var specPath string
@@ -77,7 +81,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 			return fmt.Errorf("%w: --shard: %v", errUsage, err)
 		}
 	}
-	spec, err := bench.LoadSpec(specPath)
+	spec, err := bench.LoadSpecWith(specPath, bench.LoadOptions{Models: modelFiles, Set: sets})
 	if err != nil {
 		return asUsage(err)
 	}
@@ -128,6 +132,16 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 			name = filepath.Base(specPath[:len(specPath)-len(filepath.Ext(specPath))])
 		}
 		dir = filepath.Join("runs", name)
+	}
+	if *dryRun {
+		env, closeEnv := runEnv()
+		defer closeEnv()
+		d, err := bench.PlanDryRun(context.Background(), plan, env, bench.DryRunOptions{Shard: sh, Limit: *limit, Dir: dir})
+		if err != nil {
+			return err
+		}
+		d.Write(stdout)
+		return nil
 	}
 	if *resume {
 		if _, err := os.Stat(filepath.Join(dir, bench.StoreFile)); err != nil {
@@ -287,3 +301,9 @@ func (p *progress) finish() {
 		fmt.Fprintln(p.stderr)
 	}
 }
+
+// multiFlag is a repeatable string flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ", ") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }

@@ -1,0 +1,389 @@
+package bench
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/runners"
+)
+
+// Token assumptions of the dry run's estimate (t2sbench's choices, stated
+// in its output): a prompt is about one token per CharsPerToken characters
+// of its text (the rule of thumb of OpenAI's tokenizer documentation for
+// English) plus PromptOverheadTokens of instructions, and a completion is
+// EstimateCompletionTokens (a short reasoning and a SQL block; a reasoning
+// model writes several times more).
+const (
+	CharsPerToken            = 4
+	PromptOverheadTokens     = 200
+	EstimateCompletionTokens = 300
+)
+
+// DryRunOptions select the work items as Run's Options do.
+type DryRunOptions struct {
+	Shard Shard
+	Limit int
+	// Dir is the run directory: items already done there are counted,
+	// nothing is created.
+	Dir string
+	// CacheDir is the shared cache directory (default <Dir>/cache).
+	CacheDir string
+}
+
+// DryTrial is the plan of one trial.
+type DryTrial struct {
+	Label, Runner, Benchmark string
+	// Questions are the trial's questions after --limit and --shard; Done
+	// are those the run directory already holds as done or failed.
+	Questions, Done int
+	// PerQuestion is the runner's estimate of model requests per
+	// question by role (nil when the runner makes none).
+	PerQuestion map[string]float64
+	// Models binds each role of PerQuestion to a model name.
+	Models map[string]string
+	// Calls, PromptTokens, CompletionTokens and Cost are the estimates
+	// for the questions still to run; Priced is false when a model the
+	// trial calls has no price.
+	Calls, PromptTokens, CompletionTokens, Cost float64
+	Priced                                      bool
+	// Measured is true when PerQuestion and the token counts come from
+	// the run directory's call log of MeasuredItems finished items (at
+	// least MeasuredMin) rather than from the runner's estimate.
+	Measured      bool
+	MeasuredItems int
+	// CachedSamples counts the model cache's stored answers of the
+	// trial's models (by the model name the backend reports): a cheap
+	// hint of how much a rerun will find cached, not an exact lookup.
+	CachedSamples int
+}
+
+// DryRun is the plan of a run before any model is called.
+type DryRun struct {
+	Name   string
+	Trials []DryTrial
+	// Notes state the estimate's assumptions.
+	Notes []string
+}
+
+// PlanDryRun loads the plan's benchmarks (no model is built or called),
+// counts the work items, reads what the run directory has done (creating
+// nothing) and estimates calls, tokens and cost per trial.
+func PlanDryRun(ctx context.Context, p *Plan, env Env, opt DryRunOptions) (*DryRun, error) {
+	cacheDir := opt.CacheDir
+	if cacheDir == "" {
+		cacheDir = p.Spec.Cache
+	}
+	if cacheDir == "" {
+		cacheDir = filepath.Join(opt.Dir, "cache")
+	}
+	done := map[string]bool{}
+	var meas map[string]*measured
+	if _, err := os.Stat(filepath.Join(opt.Dir, StoreFile)); err == nil {
+		if meas, err = measuredCalls(opt.Dir); err != nil {
+			return nil, err
+		}
+		r, err := ReadRun(opt.Dir, false)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range r.Trials {
+			for _, it := range t.Items {
+				if it.Status == StatusDone || it.Status == StatusFailed {
+					done[itemKey(t.ID, it.QuestionID)] = true
+				}
+			}
+		}
+	}
+	cached, err := cachedByModel(filepath.Join(cacheDir, ModelCacheFile))
+	if err != nil {
+		return nil, err
+	}
+	// Loaders may write derived files under the cache directory; a dry run
+	// creates nothing, so a missing one is replaced by a scratch one.
+	loadDir := cacheDir
+	if _, err := os.Stat(cacheDir); err != nil {
+		tmp, err := os.MkdirTemp("", "t2sbench-dryrun-")
+		if err != nil {
+			return nil, fmt.Errorf("dry run: %w", err)
+		}
+		defer os.RemoveAll(tmp)
+		loadDir = tmp
+	}
+	type benchInfo struct {
+		b      *datasets.Benchmark
+		prompt map[string]float64 // question id -> estimated prompt tokens
+	}
+	benches := map[string]*benchInfo{}
+	d := &DryRun{Name: p.Spec.Name}
+	for _, t := range p.Trials {
+		bs := t.Benchmark
+		if opt.Limit > 0 && (bs.Limit == 0 || opt.Limit < bs.Limit) {
+			bs.Limit = opt.Limit
+		}
+		key := fmt.Sprintf("%s\x00%s\x00%s\x00%d", bs.Name, bs.Data, bs.Split, bs.Limit)
+		bi := benches[key]
+		if bi == nil {
+			b, err := env.OpenBenchmark(ctx, bs, loadDir)
+			if err != nil {
+				return nil, fmt.Errorf("benchmark %s: %w", bs.Name, err)
+			}
+			if bs.Limit > 0 && len(b.Examples) > bs.Limit {
+				b.Examples = b.Examples[:bs.Limit]
+			}
+			bi = &benchInfo{b: b, prompt: promptTokens(ctx, b)}
+			if b.Engine != nil {
+				b.Engine.Close()
+			}
+			benches[key] = bi
+		}
+		r, err := runners.New(t.Runner, t.Params)
+		if err != nil {
+			return nil, fmt.Errorf("trial %s: %w", t.Label, err)
+		}
+		dt := DryTrial{Label: t.Label, Runner: t.Runner, Benchmark: t.Benchmark.fullName(), Models: map[string]string{}, Priced: true}
+		dt.PerQuestion, _ = runners.EstimateCalls(r)
+		ms := meas[t.ID]
+		if ms != nil {
+			dt.MeasuredItems = ms.items
+		}
+		if ms != nil && ms.items >= MeasuredMin {
+			dt.Measured = true
+			dt.PerQuestion = map[string]float64{}
+			for role, n := range ms.calls {
+				dt.PerQuestion[role] = n / float64(ms.items)
+			}
+		}
+		perCall := 0.0
+		for _, ex := range bi.b.Examples {
+			if !opt.Shard.Has(t.ID, ex.ID) {
+				continue
+			}
+			dt.Questions++
+			if done[itemKey(t.ID, ex.ID)] {
+				dt.Done++
+				continue
+			}
+			perCall += bi.prompt[ex.ID]
+		}
+		left := float64(dt.Questions - dt.Done)
+		seen := map[string]bool{}
+		for role, n := range dt.PerQuestion {
+			m, ok := t.Roles[role]
+			if !ok {
+				m = t.Roles["reason"]
+			}
+			dt.Models[role] = m
+			calls := n * left
+			dt.Calls += calls
+			pt, ct := n*perCall, calls*EstimateCompletionTokens
+			if dt.Measured && ms.calls[role] > 0 {
+				pt = calls * ms.prompt[role] / ms.calls[role]
+				ct = calls * ms.completion[role] / ms.calls[role]
+			}
+			dt.PromptTokens += pt
+			dt.CompletionTokens += ct
+			if price, ok := p.Spec.Prices[m]; ok {
+				dt.Cost += (pt*price.Prompt + ct*price.Completion) / 1e6
+			} else if calls > 0 {
+				dt.Priced = false
+			}
+			if !seen[m] {
+				seen[m] = true
+				dt.CachedSamples += cached[cacheModelName(t.Models[m])]
+			}
+		}
+		d.Trials = append(d.Trials, dt)
+	}
+	d.Notes = []string{
+		"calls/q: each runner's estimate from its parameters (runners.CallEstimator; formulas and assumptions in runners/*/estimate.go)",
+		fmt.Sprintf("  marked *: measured instead, from the call log of the trial's finished items in the run directory (%d or more)", MeasuredMin),
+		fmt.Sprintf("tokens: prompt = (schema DDL + question + evidence characters)/%d + %d per call, completion = %d per call (assumptions, not measurements)", CharsPerToken, PromptOverheadTokens, EstimateCompletionTokens),
+		"cost: the spec's prices (USD per million tokens) times the token estimate; \"-\" where a model has no price",
+		"cached: answers in the model cache from the trial's models (a hint; the cache key also covers the prompt)",
+	}
+	return d, nil
+}
+
+// promptTokens estimates the prompt tokens of one call per question: its
+// database's DDL (rendered once per database), question and evidence.
+func promptTokens(ctx context.Context, b *datasets.Benchmark) map[string]float64 {
+	ddl := map[string]int{}
+	out := map[string]float64{}
+	for _, ex := range b.Examples {
+		n, ok := ddl[ex.DBID]
+		if !ok && b.Engine != nil {
+			if db, err := b.Engine.Open(ctx, ex.DBID); err == nil {
+				if s, err := db.Schema(ctx); err == nil {
+					n = len(datasets.RenderDDL(s, datasets.RenderOptions{}))
+				}
+				db.Close()
+			}
+			ddl[ex.DBID] = n
+		}
+		out[ex.ID] = float64(n+len(ex.Question)+len(ex.Evidence))/CharsPerToken + PromptOverheadTokens
+	}
+	return out
+}
+
+// MeasuredMin is the number of finished items of a trial from which the
+// dry run takes its calls and tokens per question from the run directory's
+// call log instead of the runner's estimate (t2sbench's choice: the mean
+// of ten questions is already closer to the model's behaviour than an
+// assumption about it).
+const MeasuredMin = 10
+
+// measured is what a run directory's call log says of one trial's
+// finished items.
+type measured struct {
+	items              int
+	calls              map[string]float64 // by role, all items
+	prompt, completion map[string]float64 // tokens by role, all items
+}
+
+// measuredCalls reads the call log of the finished (done or failed) items
+// of every trial in dir, read-only.
+func measuredCalls(dir string) (map[string]*measured, error) {
+	out := map[string]*measured{}
+	s, err := openDB(dir, true)
+	if err != nil {
+		return nil, err
+	}
+	defer s.db.Close()
+	rows, err := s.db.Query(`SELECT trial_id, COUNT(*) FROM items WHERE status IN (?, ?) GROUP BY trial_id`, StatusDone, StatusFailed)
+	if err != nil {
+		return nil, fmt.Errorf("store %s: %w", dir, err)
+	}
+	for rows.Next() {
+		m := &measured{calls: map[string]float64{}, prompt: map[string]float64{}, completion: map[string]float64{}}
+		var id string
+		if err := rows.Scan(&id, &m.items); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("store %s: %w", dir, err)
+		}
+		out[id] = m
+	}
+	rows.Close()
+	rows, err = s.db.Query(`SELECT c.trial_id, COALESCE(c.role, ''), COUNT(*), COALESCE(SUM(c.prompt_tokens), 0), COALESCE(SUM(c.completion_tokens), 0)
+		FROM model_calls c JOIN items i ON i.trial_id = c.trial_id AND i.question_id = c.question_id
+		WHERE i.status IN (?, ?) AND c.session = i.session GROUP BY c.trial_id, c.role`, StatusDone, StatusFailed)
+	if err != nil {
+		return nil, fmt.Errorf("store %s: %w", dir, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, role string
+		var n, pt, ct float64
+		if err := rows.Scan(&id, &role, &n, &pt, &ct); err != nil {
+			return nil, fmt.Errorf("store %s: %w", dir, err)
+		}
+		if m := out[id]; m != nil {
+			m.calls[role] += n
+			m.prompt[role] += pt
+			m.completion[role] += ct
+		}
+	}
+	return out, rows.Err()
+}
+
+// cacheModelName is the model name the cache records for m's answers.
+func cacheModelName(m ModelSpec) string {
+	if m.Backend == "sim" {
+		return "sim"
+	}
+	return m.Model
+}
+
+// cachedByModel counts the model cache's rows by model name, reading the
+// cache read-only; a missing cache counts nothing.
+func cachedByModel(path string) (map[string]int, error) {
+	out := map[string]int{}
+	if _, err := os.Stat(path); err != nil {
+		return out, nil
+	}
+	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro&_busy_timeout=5000")
+	if err != nil {
+		return nil, fmt.Errorf("model cache %s: %w", path, err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT model, COUNT(*) FROM responses GROUP BY model`)
+	if err != nil {
+		return nil, fmt.Errorf("model cache %s: %w", path, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var m string
+		var n int
+		if err := rows.Scan(&m, &n); err != nil {
+			return nil, fmt.Errorf("model cache %s: %w", path, err)
+		}
+		out[m] = n
+	}
+	return out, rows.Err()
+}
+
+// Total sums the estimated calls of all trials.
+func (d *DryRun) Total() (calls, cost float64, priced bool) {
+	priced = true
+	for _, t := range d.Trials {
+		calls += t.Calls
+		cost += t.Cost
+		priced = priced && t.Priced
+	}
+	return calls, cost, priced
+}
+
+// Write prints the plan as a table, then totals and the notes.
+func (d *DryRun) Write(w io.Writer) {
+	fmt.Fprintf(w, "dry run of %s: %d trials, no model called\n\n", d.Name, len(d.Trials))
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "trial\tbenchmark\tquestions\tdone\tcalls/q (by role)\tcalls\tprompt tok\tcompl. tok\tcost USD\tcached\t")
+	for _, t := range d.Trials {
+		cost := "-"
+		if t.Priced {
+			cost = fmt.Sprintf("%.2f", t.Cost)
+		}
+		pq := perRole(t.PerQuestion, t.Models)
+		if t.Measured {
+			pq = "*" + pq
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%.0f\t%.0f\t%.0f\t%s\t%d\t\n", t.Label, t.Benchmark, t.Questions, t.Done,
+			pq, t.Calls, t.PromptTokens, t.CompletionTokens, cost, t.CachedSamples)
+	}
+	tw.Flush()
+	calls, cost, priced := d.Total()
+	c := "-"
+	if priced {
+		c = fmt.Sprintf("%.2f", cost)
+	}
+	fmt.Fprintf(w, "\ntotal: %.0f model calls expected, cost USD %s\n", calls, c)
+	for _, n := range d.Notes {
+		fmt.Fprintln(w, "  "+n)
+	}
+}
+
+// perRole renders "12.3 (reason=gpt 10.0, discriminator=gpt 2.3)".
+func perRole(m map[string]float64, models map[string]string) string {
+	if m == nil {
+		return "no estimate"
+	}
+	roles := make([]string, 0, len(m))
+	total := 0.0
+	for r, n := range m {
+		roles = append(roles, r)
+		total += n
+	}
+	sort.Strings(roles)
+	parts := make([]string, len(roles))
+	for i, r := range roles {
+		parts[i] = fmt.Sprintf("%s=%s %.1f", r, models[r], m[r])
+	}
+	return fmt.Sprintf("%.1f (%s)", total, strings.Join(parts, ", "))
+}

@@ -1,0 +1,53 @@
+package alphasql
+
+import (
+	"math"
+	"testing"
+
+	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runners/mcts"
+)
+
+// TestEstimateCalls checks the parts of the estimate that follow from
+// the parameters: the keyword request, the revision rounds' geometric
+// sum, and that removing actions shrinks the search.
+func TestEstimateCalls(t *testing.T) {
+	full := mustEstimate(t, nil)[RoleReason]
+	noKW := mustEstimate(t, runners.Params{"value_retrieval": false})[RoleReason]
+	if math.Abs(full-noKW-1) > 1e-9 {
+		t.Errorf("with - without value retrieval = %g; want 1 (the keyword request)", full-noKW)
+	}
+	// One revision round allowed: no extra rounds, so the difference to
+	// the default is E[A6 requests] * sum_{j=1}^{9} 0.2^j.
+	one := mustEstimate(t, runners.Params{"n_revision": 1})[RoleReason]
+	est, err := mcts.EstimateSearch(mcts.SearchModel{Table: Transitions, Terminal: A7, Free: map[mcts.Action]bool{A7: true},
+		Distinct: func(a mcts.Action, k int) float64 {
+			if a == A1 {
+				return float64(k)
+			}
+			return 1
+		}}, DefaultRollouts, DefaultExpansion, DefaultC, estimateRuns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := 0.0
+	for j, p := 1, 1.0; j < DefaultRevision; j++ {
+		p *= EstimateInvalidRate
+		sum += p
+	}
+	if want := est.ByAction[A6] * sum; math.Abs(full-one-want) > 1e-9 {
+		t.Errorf("revision rounds = %g; want %g", full-one, want)
+	}
+	if fewer := mustEstimate(t, runners.Params{"disable_actions": []any{"A1", "A2", "A3", "A4"}})[RoleReason]; fewer >= full {
+		t.Errorf("without A1-A4: %g; want fewer than %g", fewer, full)
+	}
+}
+
+func mustEstimate(t *testing.T, p runners.Params) map[string]float64 {
+	t.Helper()
+	r, err := New(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.(*Runner).EstimateCalls()
+}

@@ -1,0 +1,20 @@
+package reactdsl
+
+// PaperMeanTurns is the mean number of turns of ReAct-SQL per question,
+// 3.3 (the paper's Table 6: corrected BIRD mini-dev, overall). How many
+// turns an episode takes depends on the model and the question, not on
+// the parameters; the dry run's estimate assumes the paper's mean.
+const PaperMeanTurns = 3.3
+
+// EstimateCalls implements runners.CallEstimator: the baseline setting
+// makes one request; the iterating settings one request per turn, so
+//
+//	reason = min(PaperMeanTurns, max_turns)
+//
+// (an episode ends at its answer or at max_turns, whichever comes first).
+func (r *Runner) EstimateCalls() map[string]float64 {
+	if r.setting == SettingBaseline {
+		return map[string]float64{RoleReason: 1}
+	}
+	return map[string]float64{RoleReason: min(PaperMeanTurns, float64(r.maxTurns))}
+}
