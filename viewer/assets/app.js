@@ -29,11 +29,16 @@
     for (var i = 2; i < arguments.length; i++) add(e, arguments[i]);
     return e;
   }
-  function add(e, c) {
-    if (c === undefined || c === null || c === false) return;
-    if (Array.isArray(c)) { c.forEach(function (x) { add(e, x); }); return; }
-    if (typeof c === 'string' || typeof c === 'number') { e.appendChild(document.createTextNode(String(c))); return; }
-    e.appendChild(c);
+  // add appends each further argument to e: a node, a string or number
+  // (as a text node), or an array of them; null and undefined are skipped.
+  function add(e) {
+    for (var i = 1; i < arguments.length; i++) {
+      var c = arguments[i];
+      if (c === undefined || c === null || c === false) continue;
+      if (Array.isArray(c)) { c.forEach(function (x) { add(e, x); }); continue; }
+      if (typeof c === 'string' || typeof c === 'number') { e.appendChild(document.createTextNode(String(c))); continue; }
+      e.appendChild(c);
+    }
   }
   function svg(tag, attrs) {
     var e = document.createElementNS('http://www.w3.org/2000/svg', tag);
@@ -51,7 +56,6 @@
   function usd(x) { return x === undefined || x === null ? '-' : '$' + (x < 0.01 ? x.toFixed(5) : x.toFixed(2)); }
   function num(x, d) { return typeof x === 'number' ? x.toFixed(d === undefined ? 3 : d).replace(/\.?0+$/, '') || '0' : String(x); }
   function short(s, n) { s = String(s || ''); return s.length > n ? s.slice(0, n) + '…' : s; }
-  function firstLine(s) { s = String(s || ''); var i = s.indexOf('\n'); return i < 0 ? s : s.slice(0, i); }
   function pre(text, cls) { return h('pre', { class: cls || '' }, String(text === undefined || text === null ? '' : text)); }
   function oc(code, title) { return h('span', { class: 'o o' + code, title: title || IDX.codes[code] || '' }, sym(code)); }
   function sym(code) { return { C: '✓', W: '✗', F: 'F', P: '…', X: '–', '.': '·' }[code] || code; }
@@ -334,7 +338,7 @@
       list.forEach(function (r) {
         var body = h('div');
         var entry = h('div', { class: 'disc-entry', 'data-n': r.n },
-          h('div', null, h('a', { href: link(['q', r.n], { trial: a }) }, '#' + r.n + ' ' + r.id), ' ', h('span', { class: 'muted' }, r.db + (r.d ? ' · ' + r.d : ''))),
+          h('div', null, h('a', { href: link(['q', r.n], { trial: a }) }, 'question ' + r.id), ' ', h('span', { class: 'muted' }, '#' + r.n + ' · ' + r.db + (r.d ? ' · ' + r.d : ''))),
           h('div', { class: 'q' }, r.q || ''), body);
         var shown = false;
         var btn = h('button', null, 'SQL side by side');
@@ -346,6 +350,7 @@
         });
         add(entry, btn);
         add(c, entry);
+        if (c.childNodes.length <= 6) btn.click();
       });
       return c;
     }
@@ -495,8 +500,8 @@
     var targets = [];
     if (sel && sel.info && typeof sel.info.chosen_node === 'number') { targets = [sel.info.chosen_node]; why = 'node ' + sel.info.chosen_node + ' (chosen by the selection)'; }
     else {
-      nodes.forEach(function (n) { if (n.terminal && n.info && n.info.sql && n.info.sql === it.sql) targets.push(n.id); });
-      why = targets.length + ' terminal(s) whose SQL is the final SQL';
+      nodes.forEach(function (n) { if (n.terminal && n.visits > 0 && n.info && n.info.sql === it.sql) targets.push(n.id); });
+      why = targets.length + ' visited terminal(s) whose SQL is the final SQL';
     }
     targets.forEach(function (id) { var n = byId[id]; while (n) { chosen[n.id] = true; n = n.parent >= 0 ? byId[n.parent] : null; } });
     var s = d.tree_summary || {};
@@ -517,7 +522,7 @@
         n.scored ? h('span', { class: 'badge' }, 'reward ' + num(n.reward, 2)) : null,
         n.terminal ? h('span', { class: 'badge ok' }, 'terminal') : null,
         n.dead ? h('span', { class: 'badge bad' }, 'dead') : null,
-        h('span', { class: 'txt' }, short(firstLine(n.action === 'ROOT' ? '' : (n.info && n.info.sql) || n.text), 140)));
+        h('span', { class: 'txt' }, short(String(n.action === 'ROOT' ? '' : (n.info && n.info.sql) || n.text || '').replace(/\s+/g, ' '), 150)));
       add(li, line);
       var ul = null;
       function openKids() {
@@ -555,7 +560,7 @@
     var disc = {};
     steps.forEach(function (s) { if (s.action === 'discriminate' && s.info) (disc[s.info.trajectory] = disc[s.info.trajectory] || []).push(s); });
     var box = h('div', { id: 'iesr' });
-    add(box, h('p', { class: 'muted' }, 'score = ' + w[0] + '·exec + ' + w[1] + '·disc_conf + ' + w[2] + '·cons_vote (IESR Eq. 7); ',
+    add(box, h('p', { class: 'muted' }, 'score = ' + w[0] + '·exec + ' + w[1] + '·disc_conf + ' + w[2] + '·cons_vote (IESR\u2019s selection score, weights of the trial); ',
       h('span', { class: 'badge', style: 'background:#2563eb;color:#fff' }, 'exec'), h('span', { class: 'badge', style: 'background:#f59e0b' }, 'disc_conf'),
       h('span', { class: 'badge', style: 'background:#10b981;color:#fff' }, 'cons_vote')));
     var tb = h('tbody');
@@ -601,7 +606,7 @@
       if (!seen[k]) { seen[k] = true; edges.push({ a: fk[0], b: fk[2], label: fk[1] + ' = ' + fk[3], k: k }); }
     });
     Object.keys(treeEdges).forEach(function (k) { if (!seen[k]) { var e = treeEdges[k]; seen[k] = true; edges.push({ a: e.a, b: e.b, label: e.col_a + ' = ' + e.col_b, k: k }); } });
-    var W = 640, H = Math.max(260, Math.min(560, 120 + tables.length * 18)), cx = W / 2, cy = H / 2, R = Math.min(W, H) / 2 - 50;
+    var W = 720, H = Math.max(340, Math.min(560, 120 + tables.length * 18)), cx = W / 2, cy = H / 2, R = Math.min(W, H) / 2 - 50;
     var pos = {};
     tables.forEach(function (t, i) {
       var ang = -Math.PI / 2 + 2 * Math.PI * i / Math.max(1, tables.length);
