@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/t2sbench/t2sbench/bench"
@@ -140,13 +139,13 @@ type SQLView struct {
 	Preview *Preview `json:"preview,omitempty"`
 }
 
-// Preview is the first rows of a query's result, or why it has none.
+// Preview is the first rows of a query's result, or why it has none. It
+// holds no timing, so that two static copies of one run are identical.
 type Preview struct {
 	Columns   []string `json:"columns,omitempty"`
 	Rows      [][]any  `json:"rows,omitempty"`
 	Truncated bool     `json:"truncated,omitempty"`
 	Error     string   `json:"error,omitempty"`
-	MS        float64  `json:"ms"`
 }
 
 // Schema is a database's tables and foreign keys.
@@ -279,9 +278,8 @@ func (v *Viewer) Question(ctx context.Context, n int, calls []map[string][]bench
 func (v *Viewer) preview(ctx context.Context, db datasets.Database, sql string) *Preview {
 	ctx, cancel := context.WithTimeout(ctx, v.opt.PreviewTimeout)
 	defer cancel()
-	start := time.Now()
 	rs, err := db.Execute(ctx, sql)
-	p := &Preview{MS: float64(time.Since(start).Microseconds()) / 1000}
+	p := &Preview{}
 	if err != nil {
 		p.Error = err.Error()
 		return p

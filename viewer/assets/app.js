@@ -214,7 +214,7 @@
           fmt(r.loose) + ' of uncommitted items), ' + fmt(r.prompt_tokens) + ' prompt + ' + fmt(r.completion_tokens) + ' completion tokens'),
         details(r.spec_stored ? 'spec' : 'configuration (the spec file is not stored; trials as stored)', function () { return pre(r.spec, 'spec'); })));
     });
-    if (PERF) perf.overview_ms = performance.now();
+    if (PERF && perf.overview_ms === undefined) perf.overview_ms = performance.now();
   }
 
   // ---------- questions ----------
@@ -258,6 +258,7 @@
     add(main, h('h2', null, 'Questions'));
     var trialOpts = [['', 'any trial']].concat(IDX.trials.map(function (t, i) { return [i, t.label]; }));
     var statuses = distinct(function (r) { return r.s; });
+    var types = distinct(function (r) { return r.rt; });
     var bar = h('div', { class: 'filters' },
       select('trial', 'trial', trialOpts, f.trial, function (e) { set('trial', e.target.value); }),
       select('outcome', 'outcome', [['', 'any'], ['correct', 'correct'], ['wrong', 'wrong (incl. failed)'], ['failed', 'failed'], ['pending', 'pending'], ['excluded', 'gold does not run']], f.outcome, function (e) { set('outcome', e.target.value); }),
@@ -265,7 +266,7 @@
       IDX.benches.length > 1 ? select('bench', 'benchmark', [['', 'any']].concat(IDX.benches.map(function (s) { return [s, s]; })), f.bench, function (e) { set('bench', e.target.value); }) : null,
       select('db', 'database', [['', 'any']].concat(distinct(function (r) { return r.db; }).map(function (s) { return [s, s]; })), f.db, function (e) { set('db', e.target.value); }),
       select('difficulty', 'difficulty', [['', 'any']].concat(distinct(function (r) { return r.d; }).map(function (s) { return [s, s]; })), f.difficulty, function (e) { set('difficulty', e.target.value); }),
-      select('type', 'reasoning type', [['', 'any']].concat(distinct(function (r) { return r.rt; }).map(function (s) { return [s, s]; })), f.type, function (e) { set('type', e.target.value); }));
+      types.length ? select('type', 'reasoning type', [['', 'any']].concat(types.map(function (s) { return [s, s]; })), f.type, function (e) { set('type', e.target.value); }) : null);
     var search = h('input', { type: 'search', id: 'f-text', placeholder: 'id or question text', value: f.text || '' });
     search.addEventListener('change', function () { set('text', search.value); });
     add(bar, h('label', null, 'search', search));
@@ -273,7 +274,7 @@
     var rows = filterRows(f);
     add(main, h('p', { id: 'count' }, rows.length + ' of ' + IDX.questions.length + ' questions' +
       (f.trial !== undefined && f.trial !== '' ? ' (outcome and status of ' + trialName(+f.trial) + ')' : (f.outcome || f.status ? ' (in at least one trial)' : ''))));
-    var head = h('tr', null, h('th', null, '#'), h('th', null, 'id'), h('th', null, 'database'), h('th', null, 'difficulty'), h('th', null, 'types'), h('th', null, 'question'));
+    var head = h('tr', null, h('th', null, '#'), h('th', null, 'id'), h('th', null, 'database'), h('th', null, 'difficulty'), types.length ? h('th', null, 'types') : null, h('th', null, 'question'));
     IDX.trials.forEach(function (t, i) { add(head, h('th', { title: t.label, class: 'num' }, short(t.label, 14))); });
     var tb = h('tbody');
     var table = h('table', { id: 'questions' }, h('thead', null, head), tb);
@@ -287,7 +288,7 @@
         (function (r) {
           var tr = h('tr', { class: 'click', 'data-n': r.n, onclick: function () { location.hash = link(['q', r.n], f.trial !== undefined && f.trial !== '' ? { trial: f.trial } : {}); } },
             h('td', { class: 'num' }, r.n), h('td', { class: 'mono' }, r.id), h('td', null, r.db), h('td', null, r.d || ''),
-            h('td', null, (r.rt || []).join(', ')), h('td', null, short(r.q, 110)));
+            types.length ? h('td', null, (r.rt || []).join(', ')) : null, h('td', null, short(r.q, 110)));
           for (var i = 0; i < r.o.length; i++) add(tr, h('td', { class: 'num' }, oc(r.o[i], trialName(i) + ': ' + (r.s[i] || IDX.codes[r.o[i]]))));
           frag.appendChild(tr);
         })(rows[k]);
@@ -398,7 +399,7 @@
     var tb = h('tbody');
     (p.rows || []).forEach(function (r) { add(tb, h('tr', null, r.map(function (v) { return h('td', null, v === null ? 'NULL' : String(v)); }))); });
     add(t, tb);
-    return h('div', null, t, h('div', { class: 'muted' }, (p.rows || []).length + ' row(s)' + (p.truncated ? ' shown, more not shown' : '') + ' · ' + ms(p.ms)));
+    return h('div', null, t, h('div', { class: 'muted' }, (p.rows || []).length + ' row(s)' + (p.truncated ? ' shown, more not shown' : '')));
   }
   function verdictBadge(it) {
     var v = it.verdict, cls, text;
