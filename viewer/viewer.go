@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -304,10 +306,16 @@ func (v *Viewer) preview(ctx context.Context, db datasets.Database, sql string) 
 const maxCell = 300
 
 // cellValue renders a result value for JSON: numbers and NULL as they
-// are, text capped at maxCell bytes (on a rune boundary), BLOBs as their
+// are (NaN and infinities as text), text capped at maxCell bytes (on a rune boundary), BLOBs as their
 // length.
 func cellValue(x any) any {
 	switch y := x.(type) {
+	case float64:
+		// JSON has no NaN or infinity (SQLite stores 1e999 as Inf).
+		if math.IsNaN(y) || math.IsInf(y, 0) {
+			return strconv.FormatFloat(y, 'g', -1, 64)
+		}
+		return y
 	case []byte:
 		return fmt.Sprintf("<blob %d bytes>", len(y))
 	case string:

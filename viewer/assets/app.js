@@ -344,8 +344,9 @@
         var shown = false;
         var btn = h('button', null, 'SQL side by side');
         btn.addEventListener('click', function () {
-          if (shown) { clear(body); shown = false; return; }
+          if (shown) { clear(body); shown = false; btn.textContent = 'SQL side by side'; return; }
           shown = true;
+          btn.textContent = 'hide SQL';
           body.appendChild(h('p', { class: 'muted' }, 'loading…'));
           question(r.n, function (q) { clear(body); if (q) add(body, sideBySide(q, a, b)); else add(body, h('p', { class: 'warn' }, 'could not load data/q/' + r.n + '.js')); });
         });
@@ -585,7 +586,7 @@
           });
         }) : '')));
     });
-    add(box, h('table', null, h('thead', null, h('tr', null, ['node', 'actions', 'SQL', 'reward', 'rule', 'prefixes (steps)', 'agree', 'exec', 'disc_conf', 'cons_vote', 'score', 'parts', 'discriminator'].map(function (x) { return h('th', null, x); }))), tb));
+    add(box, h('table', null, h('thead', null, h('tr', null, ['node', 'actions', 'SQL', 'reward', 'keep rule', 'prefixes (steps)', 'agree', 'exec', 'disc_conf', 'cons_vote', 'score', 'parts', 'discriminator'].map(function (x) { return h('th', null, x); }))), tb));
     if (d.semantic_state) add(box, details('semantic state (understanding stage)', function () { return pre(JSON.stringify(d.semantic_state, null, 1)); }));
     if (d.linking) add(box, details('schema linking', function () { return pre(JSON.stringify(d.linking, null, 1)); }));
     return box;
