@@ -594,8 +594,26 @@
 
   function steiner(q, d, steps, counters) {
     var box = h('div', { id: 'steiner' });
-    var sc = d.scaffold;
-    if (!sc) steps.forEach(function (s) { if (s.action === 'navigate' && s.info && s.info.scaffold) sc = s.info.scaffold; });
+    // One scaffold per iteration (navigate steps); the final one is
+    // drawn first.
+    var scs = steps.filter(function (s) { return s.action === 'navigate' && s.info && s.info.scaffold; });
+    var holder = h('div');
+    var buttons = h('div', { class: 'tabs' });
+    function show(k) {
+      clear(holder);
+      add(holder, steinerGraph(q, d, k < 0 ? d.scaffold : scs[k].info.scaffold));
+      Array.prototype.forEach.call(buttons.children, function (b, j) { b.className = j === k ? 'sel' : ''; });
+    }
+    if (scs.length > 1) {
+      scs.forEach(function (s, k) { add(buttons, h('button', { onclick: function () { show(k); } }, 'iteration ' + (s.info.iteration || k + 1))); });
+      add(box, h('span', { class: 'muted' }, 'Steiner tree of '), buttons);
+    }
+    add(box, holder);
+    show(d.scaffold ? (scs.length ? scs.length - 1 : -1) : scs.length - 1);
+    return steinerValidation(box, d, steps, counters);
+  }
+  function steinerGraph(q, d, sc) {
+    var box = h('div');
     var terms = {}, inTree = {}, treeEdges = {};
     ((sc && sc.terminals) || []).forEach(function (t) { terms[t.toLowerCase()] = true; });
     ((sc && sc.tables) || []).forEach(function (t) { inTree[t.toLowerCase()] = true; });
@@ -634,6 +652,9 @@
     add(box, h('p', { class: 'muted' }, 'Red: terminals; pink: Steiner points; thick red: the Steiner tree' + (sc ? ' (cost ' + num(sc.cost) + ', ' + (sc.algorithm || '') + ')' : '') +
       '; grey: foreign keys of the schema. ' + (q.schema ? '' : 'The database schema was not available: only the tree is drawn. ') +
       'The graph\u2019s similarity edges are not stored in the trace' + (d.graph ? ' (it had ' + d.graph.tables + ' tables, ' + d.graph.edges + ' edges, semantic ' + d.graph.semantic + ')' : '') + '.'));
+    return box;
+  }
+  function steinerValidation(box, d, steps, counters) {
     var vt = h('tbody');
     steps.forEach(function (s) {
       if (s.action !== 'validate' && s.action !== 'replan') return;
