@@ -266,19 +266,21 @@ func TestBrowserViews(t *testing.T) {
 
 	t.Run("react", func(t *testing.T) {
 		n := -1
-		var turns int
+		var turns, compiled int
 		for i := 0; i < v.Questions(); i++ {
 			q, err := v.Question(context.Background(), i, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			turns = 0
+			turns, compiled = 0, 0
 			for _, s := range q.Items[tReact].Trace.Steps {
 				if s.Action == "turn" {
 					turns++
+					c, _ := s.Info["compiled_sql"].([]any)
+					compiled += len(c)
 				}
 			}
-			if turns >= 3 {
+			if turns >= 3 && compiled > 0 {
 				n = i
 				break
 			}
@@ -288,8 +290,12 @@ func TestBrowserViews(t *testing.T) {
 		}
 		route := fmt.Sprintf("#/q/%d?trial=%d", n, tReact)
 		dom := dumpDOM(t, pageURL(site, route))
-		if got := count(elements(dom), func(e element) bool { return e.attrs["data-turn"] != "" }); got != turns {
+		els := elements(dom)
+		if got := count(els, func(e element) bool { return e.attrs["data-turn"] != "" }); got != turns {
 			t.Errorf("question %d: got %d turns shown; want %d", n, got, turns)
+		}
+		if got := count(els, func(e element) bool { return e.name == "pre" && e.class("compiled") }); got != compiled {
+			t.Errorf("question %d: got %d compiled SQL shown; want %d", n, got, compiled)
 		}
 		if !strings.Contains(text(dom), "observation:") || !strings.Contains(text(dom), "compiled SQL of the answer") {
 			t.Errorf("ReAct view lacks observations or the compiled SQL")

@@ -697,6 +697,7 @@
         hasErr ? h('span', { class: 'badge bad' }, 'errors') : null,
         h('div', { class: 'muted' }, 'model:'), pre(s.output),
         i.reasoning ? details('reasoning', function () { return pre(i.reasoning); }) : null,
+        (i.compiled_sql || []).length ? [h('div', { class: 'muted' }, 'compiled SQL of the executed calls:'), i.compiled_sql.map(function (q) { return pre(q, 'sql compiled'); })] : null,
         obs ? [h('div', { class: 'muted' }, 'observation:'), obsEl] : null));
     });
     return box;
