@@ -261,3 +261,30 @@ func TestHandler(t *testing.T) {
 		})
 	}
 }
+
+// TestTwoRuns opens the same run twice: the trials of both appear, labels
+// carry their run's name, and the questions of one benchmark are one row
+// each with an outcome per trial.
+func TestTwoRuns(t *testing.T) {
+	dir := miniRun(t)
+	v := openViewer(t, dir, dir)
+	idx := v.Index()
+	if len(idx.Trials) != 14 || len(idx.Questions) != 42 {
+		t.Fatalf("got %d trials, %d questions; want 14 and 42", len(idx.Trials), len(idx.Questions))
+	}
+	if got := idx.Trials[7].Label; got != "viewer-mini: direct" || idx.Trials[7].Run != 1 {
+		t.Errorf("trial 7: label %q run %d; want \"viewer-mini: direct\" of run 1", got, idx.Trials[7].Run)
+	}
+	for _, r := range idx.Questions {
+		if r.Outcome[:7] != r.Outcome[7:] {
+			t.Errorf("question %s: outcomes %q differ between the two copies of the run", r.ID, r.Outcome)
+		}
+	}
+	q, err := v.Question(context.Background(), 5, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(q.Items) != 14 || q.Items[13].T != 13 || len(q.Items[13].Calls) != len(q.Items[6].Calls) {
+		t.Errorf("question 5: %d items; want 14, the second run's the same as the first's", len(q.Items))
+	}
+}

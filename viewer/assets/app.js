@@ -7,6 +7,8 @@
   'use strict';
   var T2S = window.T2S = {};
   var IDX = null;
+  // Loaded questions are kept for going back and forth, the last
+  // QCACHE_MAX of them (a search item's file can be a few hundred KB).
   var QCACHE = {}, QORDER = [], WAITING = {};
   var QCACHE_MAX = 40;
   var PERF = /[?&]perf=1/.test(location.search);
@@ -218,6 +220,8 @@
   }
 
   // ---------- questions ----------
+  // The questions table adds PAGE rows at a time, so that a filter over a
+  // benchmark of thousands of questions redraws at once.
   var PAGE = 250;
   function distinct(f) {
     var s = {};
