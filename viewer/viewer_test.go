@@ -288,3 +288,24 @@ func TestTwoRuns(t *testing.T) {
 		t.Errorf("question 5: %d items; want 14, the second run's the same as the first's", len(q.Items))
 	}
 }
+
+// TestBenchmarkUnavailable: when a benchmark cannot be opened the viewer
+// still opens, says why, and shows what the verdicts hold.
+func TestBenchmarkUnavailable(t *testing.T) {
+	dir := miniRun(t)
+	v := openViewerWith(t, func(bench.BenchmarkSpec) (*datasets.Benchmark, error) {
+		return nil, os.ErrNotExist
+	}, dir)
+	idx := v.Index()
+	if len(idx.Warnings) != 1 || !strings.Contains(idx.Warnings[0], "benchmark mini: file does not exist") {
+		t.Errorf("warnings %q; want one naming benchmark mini and the error", idx.Warnings)
+	}
+	r := idx.Questions[0]
+	if r.Question != "" || r.DB != "university" || r.Difficulty != "simple" {
+		t.Errorf("question 0: text %q db %q difficulty %q; want no text, db and difficulty from the verdicts", r.Question, r.DB, r.Difficulty)
+	}
+	q, err := v.Question(context.Background(), 0, nil)
+	if err != nil || q.Gold != nil || len(q.Items) != 7 || q.Items[0].Preview != nil {
+		t.Errorf("question 0: gold %+v, %d items, err %v; want no gold, 7 items without previews", q.Gold, len(q.Items), err)
+	}
+}

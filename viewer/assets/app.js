@@ -57,6 +57,7 @@
   function ms(x) { return x === undefined || x === null ? '-' : (x >= 1000 ? (x / 1000).toFixed(2) + ' s' : x.toFixed(1) + ' ms'); }
   function usd(x) { return x === undefined || x === null ? '-' : '$' + (x < 0.01 ? x.toFixed(5) : x.toFixed(2)); }
   function num(x, d) { return typeof x === 'number' ? x.toFixed(d === undefined ? 3 : d).replace(/\.?0+$/, '') || '0' : String(x); }
+  function pval(p) { return String(Number(p.toPrecision(3))); }
   function short(s, n) { s = String(s || ''); return s.length > n ? s.slice(0, n) + '…' : s; }
   function pre(text, cls) { return h('pre', { class: cls || '' }, String(text === undefined || text === null ? '' : text)); }
   function oc(code, title) { return h('span', { class: 'o o' + code, title: title || IDX.codes[code] || '' }, sym(code)); }
@@ -174,7 +175,7 @@
       var base = first[t.bench], mc = '(baseline)';
       if (base !== i) {
         var p = pairOf(base, i);
-        mc = p ? 'p=' + p.p.toPrecision(3) + ' b=' + p.only_a + ' c=' + p.only_b + ' ' + p.test : '-';
+        mc = p ? 'p=' + pval(p.p) + ' b=' + p.only_a + ' c=' + p.only_b + ' ' + p.test : '-';
       }
       var cost = t.total.cost_usd;
       add(tb, h('tr', { class: 'click', onclick: function () { location.hash = link(['questions'], { trial: i }); } },
@@ -337,7 +338,7 @@
     });
     var p = pairOf(a, b);
     add(main, h('p', { id: 'mcnemar' }, both + ' questions attempted by both; only ' + trialName(a) + ' right: ' + onlyA.length +
-      ', only ' + trialName(b) + ' right: ' + onlyB.length + (p ? '; McNemar p = ' + p.p.toPrecision(3) + ' (' + p.test + ')' : '')));
+      ', only ' + trialName(b) + ' right: ' + onlyB.length + (p ? '; McNemar p = ' + pval(p.p) + ' (' + p.test + ')' : '')));
     function col(title, list, id) {
       var c = h('div', { id: id }, h('h3', null, title + ' (' + list.length + ')'));
       list.forEach(function (r) {
