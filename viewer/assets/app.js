@@ -244,6 +244,7 @@
     var text = (f.text || '').toLowerCase();
     return IDX.questions.filter(function (r) {
       if (f.bench && r.b !== f.bench) return false;
+      if (trial >= 0 && r.o[trial] === '.') return false;
       if (f.db && r.db !== f.db) return false;
       if (f.difficulty && r.d !== f.difficulty) return false;
       if (f.type && (r.rt || []).indexOf(f.type) < 0) return false;
