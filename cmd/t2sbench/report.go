@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/reports"
+	"github.com/t2sbench/t2sbench/viewer"
 )
 
 func init() {
@@ -50,6 +52,7 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 	resamples := fs.Int("B", metrics.DefaultResamples, "bootstrap resamples")
 	level := fs.Float64("level", metrics.DefaultLevel, "confidence level; significance is judged at alpha = 1 - level")
 	quiet := fs.Bool("quiet", false, "do not print the tables to the terminal")
+	noView := fs.Bool("no-view", false, "do not write the static HTML viewer into OUT/view")
 	prices := priceFlags{}
 	fs.Var(prices, "price", "model price as MODEL=PROMPT:COMPLETION in USD per 1M tokens (repeatable)")
 
@@ -116,6 +119,24 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 	}
 	fmt.Fprintf(stderr, "report: %d tables, %d plots, %d files in %s (index: %s)\n", len(rep.Tables), len(rep.Figures), len(files),
 		*out, filepath.Join(*out, reports.ReportFile))
+	if !*noView {
+		return writeReportView(stderr, dirs, filepath.Join(*out, "view"), merged)
+	}
+	return nil
+}
+
+// writeReportView writes the static viewer of the runs into dir.
+func writeReportView(stderr io.Writer, dirs []string, dir string, prices map[string]metrics.Price) error {
+	ctx := context.Background()
+	v, err := viewer.Open(ctx, dirs, viewer.Options{Benchmark: viewerBenchmarks(dirs[0]), Prices: prices})
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	if err := v.WriteStatic(ctx, dir); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "report: viewer of %d questions in %s (open %s; --no-view skips it)\n", v.Questions(), dir, filepath.Join(dir, viewer.IndexFile))
 	return nil
 }
 

@@ -478,6 +478,9 @@ func (r *Runner) iterateDSL(ctx context.Context, t runners.Task, m *runners.Mete
 			}
 		}
 		answered := false
+		// compiled is the SQL each executed probe and the answer compiled
+		// to, kept in the step for the trace viewer (Info "compiled_sql").
+		var compiled []string
 		if len(calls) > r.maxCalls {
 			dropped := len(calls) - r.maxCalls
 			res.Trace.Count("calls_dropped", float64(dropped))
@@ -507,6 +510,7 @@ func (r *Runner) iterateDSL(ctx context.Context, t runners.Task, m *runners.Mete
 				obs = append(obs, fmt.Sprintf("%s = %s -> %s", c.Target, c.Op, out.Rel.Signature()))
 			case "probe":
 				res.Trace.Count("probes", 1)
+				compiled = append(compiled, out.SQL)
 				line, ok, err := r.runProbe(ctx, t, c, out, &fb)
 				if err != nil {
 					return err
@@ -517,6 +521,7 @@ func (r *Runner) iterateDSL(ctx context.Context, t runners.Task, m *runners.Mete
 				}
 				obs = append(obs, line)
 			case "answer":
+				compiled = append(compiled, out.SQL)
 				res.SQL = out.SQL
 				res.Trace.Count("answered", 1)
 				if len(out.Answer) > 1 {
@@ -532,6 +537,9 @@ func (r *Runner) iterateDSL(ctx context.Context, t runners.Task, m *runners.Mete
 		observation := strings.Join(obs, "\n")
 		step.Info["observation"] = observation
 		step.Info["calls"] = len(calls)
+		if len(compiled) > 0 {
+			step.Info["compiled_sql"] = compiled
+		}
 		res.Trace.Add(step)
 		if answered {
 			return nil

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/viewer"
+)
+
+func init() {
+	register(command{
+		name:    "view",
+		summary: "browse run directories in a web browser: trials, questions, disagreements, traces, model calls",
+		run:     runView,
+	})
+}
+
+func runView(stdout, stderr io.Writer, args []string) error {
+	fs := newFlagSet("view", "RUN_DIR... [flags]", stderr)
+	port := fs.Int("port", 8088, "port to serve on, on 127.0.0.1 only (0: any free port)")
+	static := fs.String("static", "", "write a static copy (opens from file://) into this directory instead of serving")
+	noPreviews := fs.Bool("no-previews", false, "do not execute the gold and predicted SQL for result previews")
+	var dirs []string
+	for {
+		if err := parseFlags(fs, args); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		dirs = append(dirs, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(dirs) == 0 {
+		fs.Usage()
+		return fmt.Errorf("%w: view needs at least one run directory", errUsage)
+	}
+	if *port < 0 || *port > 65535 {
+		return fmt.Errorf("%w: --port %d is not a port number", errUsage, *port)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), runSignals...)
+	defer stop()
+	v, err := viewer.Open(ctx, dirs, viewer.Options{Benchmark: viewerBenchmarks(dirs[0]), NoPreviews: *noPreviews})
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	for _, w := range v.Index().Warnings {
+		fmt.Fprintln(stderr, "view: warning:", w)
+	}
+	if *static != "" {
+		if err := v.WriteStatic(ctx, *static); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "view: %d questions written to %s (open %s)\n", v.Questions(), *static, filepath.Join(*static, viewer.IndexFile))
+		return nil
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(*port)))
+	if err != nil {
+		return fmt.Errorf("view: %w", err)
+	}
+	srv := &http.Server{Handler: v.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stdout, "view: %d trials, %d questions at http://%s/ (Ctrl-C to stop)\n", len(v.Index().Trials), v.Questions(), ln.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("view: %w", err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("view: %w", err)
+	}
+	return nil
+}
+
+// viewerBenchmarks opens a run's benchmarks for the viewer as `run` does
+// (the mini databases built under the run's cache), with results capped at
+// the preview's rows and a short timeout.
+func viewerBenchmarks(runDir string) func(b bench.BenchmarkSpec) (*datasets.Benchmark, error) {
+	return func(b bench.BenchmarkSpec) (*datasets.Benchmark, error) {
+		name := b.Name
+		if b.Split != "" {
+			name += "-" + b.Split
+		}
+		opt := datasets.LoadOptions{Limit: b.Limit, CacheDir: filepath.Join(runDir, "cache", "datasets", b.Name),
+			SQLite: datasets.SQLiteOptions{MaxRows: viewer.DefaultPreviewRows + 1, Timeout: viewer.DefaultPreviewTimeout}}
+		if b.MySQL != nil {
+			cfg, err := b.MySQL.Config()
+			if err != nil {
+				return nil, err
+			}
+			opt.MySQL = cfg
+		}
+		return datasets.Open(name, b.Data, opt)
+	}
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestViewStaticAndNoView runs a small spec, writes the viewer with
+// `view --static`, and checks `report --no-view` writes none.
+func TestViewStaticAndNoView(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "spec.yaml")
+	if err := os.WriteFile(spec, []byte(`name: view-test
+benchmarks: [{name: mini, limit: 5}]
+models: {sim: {backend: sim, p: 0.6, seed: 3}}
+roles: {reason: sim}
+runners: [{name: direct}, {name: cot}]
+workers: 2
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runDir := filepath.Join(dir, "run")
+	var out bytes.Buffer
+	if err := run(&out, &out, []string{"run", spec, "--quiet", "--out", runDir}); err != nil {
+		t.Fatalf("run: %v\n%s", err, out.String())
+	}
+	site := filepath.Join(dir, "site")
+	var o, e bytes.Buffer
+	if err := run(&o, &e, []string{"view", runDir, "--static", site}); err != nil {
+		t.Fatalf("view --static: %v\n%s", err, e.String())
+	}
+	files, _ := filepath.Glob(filepath.Join(site, "data", "q", "*.js"))
+	if len(files) != 5 {
+		t.Errorf("view --static wrote %d question files; want 5", len(files))
+	}
+	idx, err := os.ReadFile(filepath.Join(site, "data", "index.js"))
+	if err != nil || !strings.Contains(string(idx), `"title":"view-test (simulated model)"`) {
+		t.Errorf("data/index.js: %v; want the simulated-model title", err)
+	}
+	rep := filepath.Join(dir, "report")
+	if err := run(&o, &e, []string{"report", runDir, "--out", rep, "--quiet", "--no-view", "--format", "md"}); err != nil {
+		t.Fatalf("report --no-view: %v\n%s", err, e.String())
+	}
+	if _, err := os.Stat(filepath.Join(rep, "view")); !os.IsNotExist(err) {
+		t.Errorf("report --no-view: view directory exists (%v)", err)
+	}
+}
+
+func TestViewUsageErrors(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"view"}, "at least one run directory"},
+		{[]string{"view", "nowhere"}, "not a run directory"},
+		{[]string{"view", "x", "--port", "70000"}, "not a port number"},
+	} {
+		var o, e bytes.Buffer
+		err := run(&o, &e, tt.args)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%v: got %v; want an error containing %q", tt.args, err, tt.want)
+		}
+	}
+}

@@ -1,0 +1,31 @@
+// Package viewer turns run directories into a browsable HTML viewer: an
+// overview of the trials (EX with its Wilson interval, failures, model
+// calls, tokens, cost, the stored configuration), a filterable table of the
+// questions, the questions two trials disagree on (McNemar's discordant
+// pairs), each question's gold and per-trial SQL, verdict, result preview
+// and trace (MCTS trees of Alpha-SQL and IESR, IESR's discriminator and
+// score parts, SteinerSQL's schema graph and Steiner tree, ReAct turns) and
+// its model calls.
+//
+// The data is plain JSON wrapped in small JavaScript files that call a
+// registration function (data/index.js, data/q/N.js), so that the static
+// copy works from file:// with no server and no network: browsers refuse
+// fetch() of local JSON files but load local scripts. The page itself is
+// HTML, CSS and vanilla JavaScript embedded in the binary; every value of
+// the data is inserted as text (textContent, createTextNode), never as
+// markup, so a model answer holding <script> shows as text.
+//
+// Traces are read one item at a time (bench.ItemReader): the index reads
+// verdicts and the call log's totals only, and a question's file reads that
+// question's items. Viewer.Handler serves the viewer and builds each
+// question's file when it is asked for; WriteStatic writes every file.
+//
+// What the stores do not keep, the viewer cannot show: the call log
+// records each call's role, samples, cache hit, tokens, latency and error,
+// but not its messages; a call's prompt, answer, reasoning and finish
+// reason appear where the runner's trace kept them (Step.Input,
+// Step.Output, Step.Info). SteinerSQL's trace keeps the Steiner tree
+// (scaffold) and the size of its schema graph, not the graph's
+// similarity edges, so the graph is drawn from the database schema's
+// tables and foreign keys.
+package viewer

@@ -1,0 +1,554 @@
+package viewer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/metrics"
+)
+
+// DefaultPreviewRows is the number of result rows a preview keeps.
+const DefaultPreviewRows = 5
+
+// DefaultPreviewTimeout bounds one preview query. Previews are for the
+// eye; a query slower than this is shown as timed out (its verdict, from
+// the run, is unaffected).
+const DefaultPreviewTimeout = 2 * time.Second
+
+// maxPairs caps the McNemar pairs the index precomputes (every pair of
+// trials on one benchmark); past it the page counts discordant questions
+// itself and shows no p-value.
+const maxPairs = 5000
+
+// Options configure Open.
+type Options struct {
+	// Benchmark opens the benchmark of a trial for the question text,
+	// evidence, gold SQL, difficulty, reasoning types, result previews and
+	// schemas. When it is nil or fails, the questions show what the
+	// verdicts hold (database, difficulty) and a warning says why.
+	Benchmark func(b bench.BenchmarkSpec) (*datasets.Benchmark, error)
+	// PreviewRows is the rows kept per preview (default
+	// DefaultPreviewRows); PreviewTimeout bounds each preview query
+	// (default DefaultPreviewTimeout). NoPreviews skips executing SQL.
+	PreviewRows    int
+	PreviewTimeout time.Duration
+	NoPreviews     bool
+	// Prices are USD per million tokens by model name; they override the
+	// runs' own price tables.
+	Prices map[string]metrics.Price
+}
+
+// Index is the content of data/index.js: everything the overview, the
+// questions table and the disagreement view show.
+type Index struct {
+	Title     string   `json:"title"`
+	Simulated bool     `json:"simulated"`
+	Runs      []Run    `json:"runs"`
+	Trials    []Trial  `json:"trials"`
+	Benches   []string `json:"benches"`
+	// Outcome codes of Row.Outcome, one character per trial.
+	Codes     map[string]string `json:"codes"`
+	Questions []Row             `json:"questions"`
+	Pairs     []Pair            `json:"pairs,omitempty"`
+	Warnings  []string          `json:"warnings,omitempty"`
+}
+
+// Run is one run directory.
+type Run struct {
+	Dir  string `json:"dir"`
+	Name string `json:"name"`
+	// Spec is the configuration the run stored: meta "spec" when a run
+	// recorded its spec's text, else every trial's stored configuration
+	// rendered as YAML (SpecStored false).
+	Spec       string `json:"spec"`
+	SpecStored bool   `json:"spec_stored"`
+	// Call log totals, every call included (also those of items never
+	// committed).
+	Calls            int `json:"calls"`
+	Cached           int `json:"cached"`
+	Sent             int `json:"sent"`
+	Loose            int `json:"loose"`
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+}
+
+// Trial is one trial's summary.
+type Trial struct {
+	Label   string            `json:"label"`
+	Run     int               `json:"run"`
+	ID      string            `json:"id"`
+	Runner  string            `json:"runner"`
+	Bench   string            `json:"bench"`
+	Seed    int64             `json:"seed"`
+	Roles   map[string]string `json:"roles,omitempty"`
+	Params  map[string]any    `json:"params,omitempty"`
+	Done    int               `json:"done"`
+	Failed  int               `json:"failed"`
+	Pending int               `json:"pending"`
+	// Attempted and Correct are EX's one denominator and numerator;
+	// EX = Correct / Attempted with its 95% Wilson interval.
+	Attempted int     `json:"attempted"`
+	Correct   int     `json:"correct"`
+	EX        float64 `json:"ex"`
+	CILo      float64 `json:"ci_lo"`
+	CIHi      float64 `json:"ci_hi"`
+	Partial   bool    `json:"partial"`
+	// Excluded counts questions whose gold does not run, by status.
+	Excluded map[string]int `json:"excluded,omitempty"`
+	// FailedBy counts failed (and, under "error:", pending after an
+	// infrastructure error) items by error class.
+	FailedBy map[string]int `json:"failed_by,omitempty"`
+	// Usage is the call log of the trial by role.
+	Usage []RoleUsage `json:"usage"`
+	Total RoleUsage   `json:"total"`
+}
+
+// RoleUsage is one role's calls from the call log, priced when the role's
+// model has a price.
+type RoleUsage struct {
+	Role             string   `json:"role"`
+	Model            string   `json:"model,omitempty"`
+	Calls            int      `json:"calls"`
+	Cached           int      `json:"cached"`
+	Sent             int      `json:"sent,omitempty"`
+	PromptTokens     int      `json:"prompt_tokens"`
+	CompletionTokens int      `json:"completion_tokens"`
+	LatencyMS        float64  `json:"latency_ms"`
+	CostUSD          *float64 `json:"cost_usd,omitempty"`
+}
+
+// Row is one question of the questions table. Outcome holds one character
+// per trial (Index.Codes), Status the verdict's status (or the item's
+// status when it has no verdict) per trial.
+type Row struct {
+	N          int      `json:"n"`
+	Bench      string   `json:"b"`
+	ID         string   `json:"id"`
+	DB         string   `json:"db"`
+	Difficulty string   `json:"d,omitempty"`
+	Types      []string `json:"rt,omitempty"`
+	Question   string   `json:"q,omitempty"`
+	Outcome    string   `json:"o"`
+	Status     []string `json:"s"`
+}
+
+// Outcome codes.
+const (
+	codeCorrect  = 'C'
+	codeWrong    = 'W'
+	codeFailed   = 'F'
+	codeExcluded = 'X'
+	codePending  = 'P'
+	codeNone     = '.'
+)
+
+var codeNames = map[string]string{
+	"C": "correct", "W": "wrong", "F": "failed (counted wrong)", "X": "gold does not run (not attempted)",
+	"P": "pending", ".": "not in this trial's benchmark",
+}
+
+// Pair is McNemar's test of two trials on the questions both attempted:
+// B counts questions only A got right, C those only B got right.
+type Pair struct {
+	A     int     `json:"a"`
+	B     int     `json:"b"`
+	N     int     `json:"n"`
+	OnlyA int     `json:"only_a"`
+	OnlyB int     `json:"only_b"`
+	P     float64 `json:"p"`
+	Test  string  `json:"test"`
+}
+
+// questionRef locates a question: its benchmark and id, and the trials
+// (global indexes) that run on its benchmark.
+type questionRef struct {
+	bench string
+	id    string
+}
+
+// benchSource is one benchmark as the viewer opened it (b nil when it
+// could not be opened).
+type benchSource struct {
+	b   *datasets.Benchmark
+	ex  map[string]*datasets.Example
+	err error
+}
+
+// trialRef is where a trial's items live.
+type trialRef struct {
+	run   int
+	id    string
+	bench string
+}
+
+func benchKey(b bench.BenchmarkSpec) string {
+	if b.Split != "" {
+		return b.Name + "/" + b.Split
+	}
+	return b.Name
+}
+
+func runName(r *bench.RunData) string {
+	if n := r.Meta["name"]; n != "" {
+		return n
+	}
+	return filepath.Base(r.Dir)
+}
+
+// buildIndex reads the runs' verdicts and call totals (no traces).
+func (v *Viewer) buildIndex(ctx context.Context, runs []*bench.RunData) error {
+	idx := &Index{Codes: codeNames}
+	var names []string
+	labelCount := map[string]int{}
+	for _, r := range runs {
+		names = append(names, runName(r))
+		idx.Simulated = idx.Simulated || r.Simulated
+		for _, t := range r.Trials {
+			labelCount[t.Label]++
+		}
+	}
+	idx.Title = strings.Join(names, " + ")
+	if idx.Simulated {
+		idx.Title += " (simulated model)"
+	}
+	type rowKey struct{ bench, id string }
+	rows := map[rowKey]*Row{}
+	var order []rowKey
+	rowIndex := map[rowKey]int{} // question index in its benchmark, for ordering
+	var outcomes []map[string]bool
+	for ri, r := range runs {
+		spec, stored := runSpec(r)
+		idx.Runs = append(idx.Runs, Run{Dir: r.Dir, Name: runName(r), Spec: spec, SpecStored: stored, Calls: r.CallLog.Calls,
+			Cached: r.CallLog.Cached, Sent: r.CallLog.Sent, Loose: r.CallLog.Loose, PromptTokens: r.CallLog.PromptTokens,
+			CompletionTokens: r.CallLog.CompletionTokens})
+		usage, err := v.runs[ri].reader.CallUsage(ctx)
+		if err != nil {
+			return err
+		}
+		prices := map[string]metrics.Price{}
+		if ps, err := r.Prices(); err != nil {
+			idx.Warnings = append(idx.Warnings, err.Error())
+		} else {
+			for m, p := range ps {
+				prices[m] = metrics.Price{PromptPerM: p.Prompt, CompletionPerM: p.Completion}
+			}
+		}
+		for m, p := range v.opt.Prices {
+			prices[m] = p
+		}
+		sums := bench.Summarize(r)
+		for ti := range r.Trials {
+			t := &r.Trials[ti]
+			bk := benchKey(t.Benchmark)
+			label := t.Label
+			if labelCount[label] > 1 && len(runs) > 1 {
+				label = names[ri] + ": " + label
+			}
+			s := sums[ti]
+			tr := Trial{Label: label, Run: ri, ID: t.ID, Runner: t.Runner, Bench: bk, Seed: t.Seed, Roles: t.Roles,
+				Params: t.Params, Done: s.Done, Failed: s.Failed, Pending: s.Pending, Attempted: s.Attempted,
+				Correct: s.Correct, EX: s.EX, CILo: s.CILo, CIHi: s.CIHi, Partial: s.Partial}
+			for st, n := range s.Excluded {
+				if tr.Excluded == nil {
+					tr.Excluded = map[string]int{}
+				}
+				tr.Excluded[string(st)] = n
+			}
+			for _, it := range t.Items {
+				switch it.Status {
+				case bench.StatusFailed:
+					addCount(&tr.FailedBy, it.ErrorClass)
+				case bench.StatusError:
+					addCount(&tr.FailedBy, "error:"+it.ErrorClass)
+				}
+			}
+			tr.Usage, tr.Total = trialUsage(usage[t.ID], t, prices)
+			idx.Trials = append(idx.Trials, tr)
+			v.trials = append(v.trials, trialRef{run: ri, id: t.ID, bench: bk})
+			o := bench.TrialOutcomes(t, r.Totals[t.ID])
+			outcomes = append(outcomes, o.Correct)
+			if !contains(idx.Benches, bk) {
+				idx.Benches = append(idx.Benches, bk)
+			}
+			for _, it := range t.Items {
+				k := rowKey{bk, it.QuestionID}
+				if _, ok := rows[k]; !ok {
+					rows[k] = &Row{Bench: bk, ID: it.QuestionID}
+					order = append(order, k)
+					rowIndex[k] = it.Index
+				}
+				row := rows[k]
+				if it.Verdict != nil {
+					if row.DB == "" {
+						row.DB = it.Verdict.DBID
+					}
+					if row.Difficulty == "" {
+						row.Difficulty = it.Verdict.Difficulty
+					}
+				}
+			}
+		}
+	}
+	benchRank := map[string]int{}
+	for i, b := range idx.Benches {
+		benchRank[b] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool {
+		a, b := order[i], order[j]
+		if a.bench != b.bench {
+			return benchRank[a.bench] < benchRank[b.bench]
+		}
+		if rowIndex[a] != rowIndex[b] {
+			return rowIndex[a] < rowIndex[b]
+		}
+		return a.id < b.id
+	})
+	// Labels from the benchmarks.
+	for _, bk := range idx.Benches {
+		src := v.benches[bk]
+		if src == nil {
+			continue
+		}
+		if src.err != nil {
+			idx.Warnings = append(idx.Warnings, fmt.Sprintf("benchmark %s: %v; questions show only what the verdicts hold (no question text, gold SQL or result previews)", bk, src.err))
+		}
+	}
+	// Per-trial outcome of every question.
+	type cell struct {
+		code   byte
+		status string
+	}
+	cells := make([]map[string]cell, len(idx.Trials))
+	gi := 0
+	for _, r := range runs {
+		for ti := range r.Trials {
+			t := &r.Trials[ti]
+			m := map[string]cell{}
+			for _, it := range t.Items {
+				c := cell{code: codePending, status: it.Status}
+				if it.Verdict != nil && it.Verdict.Status != "" {
+					c.status = it.Verdict.Status
+				}
+				switch it.Status {
+				case bench.StatusDone, bench.StatusFailed:
+					correct, attempted := outcomes[gi][it.QuestionID]
+					switch {
+					case !attempted:
+						c.code = codeExcluded
+					case it.Status == bench.StatusFailed:
+						c.code = codeFailed
+					case correct:
+						c.code = codeCorrect
+					default:
+						c.code = codeWrong
+					}
+				}
+				m[it.QuestionID] = c
+			}
+			cells[gi] = m
+			gi++
+		}
+	}
+	for n, k := range order {
+		row := rows[k]
+		row.N = n
+		if src := v.benches[k.bench]; src != nil && src.ex != nil {
+			if e, ok := src.ex[k.id]; ok {
+				row.Question, row.Types = e.Question, e.ReasoningTypes
+				if e.Difficulty != "" {
+					row.Difficulty = e.Difficulty
+				}
+				if e.DBID != "" {
+					row.DB = e.DBID
+				}
+			}
+		}
+		var o strings.Builder
+		row.Status = make([]string, len(idx.Trials))
+		for ti, tr := range v.trials {
+			if tr.bench != k.bench {
+				o.WriteByte(codeNone)
+				continue
+			}
+			c, ok := cells[ti][k.id]
+			if !ok {
+				o.WriteByte(codePending)
+				row.Status[ti] = "pending"
+				continue
+			}
+			o.WriteByte(c.code)
+			row.Status[ti] = c.status
+		}
+		row.Outcome = o.String()
+		idx.Questions = append(idx.Questions, *row)
+		v.questions = append(v.questions, questionRef{bench: k.bench, id: k.id})
+	}
+	// McNemar pairs.
+	for a := 0; a < len(idx.Trials) && len(idx.Pairs) < maxPairs; a++ {
+		for b := a + 1; b < len(idx.Trials) && len(idx.Pairs) < maxPairs; b++ {
+			if idx.Trials[a].Bench != idx.Trials[b].Bench {
+				continue
+			}
+			p, err := metrics.Pair(outcomes[a], outcomes[b], true)
+			if err != nil {
+				continue
+			}
+			res, err := metrics.McNemar(p.A, p.B, metrics.McNemarAuto)
+			if err != nil {
+				continue
+			}
+			idx.Pairs = append(idx.Pairs, Pair{A: a, B: b, N: len(p.IDs), OnlyA: res.B, OnlyB: res.C, P: res.P, Test: res.Test})
+		}
+	}
+	v.index = idx
+	return nil
+}
+
+func addCount(m *map[string]int, k string) {
+	if *m == nil {
+		*m = map[string]int{}
+	}
+	(*m)[k]++
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// trialUsage turns a trial's call-log totals into per-role usage, priced
+// by the role's model (a role the trial does not bind ran on its reason
+// model, as the scheduler falls back).
+func trialUsage(byRole map[string]bench.RoleCalls, t *bench.RunTrial, prices map[string]metrics.Price) ([]RoleUsage, RoleUsage) {
+	roles := make([]string, 0, len(byRole))
+	for r := range byRole {
+		roles = append(roles, r)
+	}
+	sort.Strings(roles)
+	total := RoleUsage{Role: "total"}
+	priced := len(roles) > 0
+	var cost float64
+	var out []RoleUsage
+	for _, role := range roles {
+		c := byRole[role]
+		model, ok := t.Roles[role]
+		if !ok {
+			model = t.Roles["reason"]
+		}
+		u := RoleUsage{Role: role, Model: model, Calls: c.Calls, Cached: c.Cached, Sent: c.Sent, PromptTokens: c.PromptTokens,
+			CompletionTokens: c.CompletionTokens, LatencyMS: c.LatencyMS}
+		if p, ok := prices[role]; ok {
+			u.CostUSD = price(p, c)
+		} else if p, ok := prices[model]; ok {
+			u.CostUSD = price(p, c)
+		}
+		if u.CostUSD == nil {
+			priced = false
+		} else {
+			cost += *u.CostUSD
+		}
+		total.Calls += c.Calls
+		total.Cached += c.Cached
+		total.Sent += c.Sent
+		total.PromptTokens += c.PromptTokens
+		total.CompletionTokens += c.CompletionTokens
+		total.LatencyMS += c.LatencyMS
+		out = append(out, u)
+	}
+	if priced {
+		total.CostUSD = &cost
+	}
+	return out, total
+}
+
+// price is metrics.SummarizeUsage's cost: every call, cached or not, at
+// list price.
+func price(p metrics.Price, c bench.RoleCalls) *float64 {
+	v := (float64(c.PromptTokens)*p.PromptPerM + float64(c.CompletionTokens)*p.CompletionPerM) / 1e6
+	return &v
+}
+
+// runSpec returns the run's spec text when the run stored one (meta
+// "spec"), else each trial's stored configuration as YAML, empty values
+// left out.
+func runSpec(r *bench.RunData) (string, bool) {
+	if s := r.Meta["spec"]; s != "" {
+		return s, true
+	}
+	var trials []any
+	for _, t := range r.Trials {
+		raw, err := json.Marshal(t.Trial)
+		if err != nil {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal(raw, &m); err != nil {
+			continue
+		}
+		delete(m, "id")
+		delete(m, "order")
+		trials = append(trials, prune(m))
+	}
+	doc := map[string]any{"name": r.Meta["name"], "trials": trials}
+	out, err := yaml.Marshal(doc)
+	if err != nil {
+		return "", false
+	}
+	return "# The spec file is not stored in run.db; these are the trials' stored configurations.\n" + string(out), false
+}
+
+// prune drops empty values (nil, "", 0, false, empty maps and lists) of a
+// decoded JSON value.
+func prune(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, e := range x {
+			if p := prune(e); !empty(p) {
+				out[k] = p
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, 0, len(x))
+		for _, e := range x {
+			out = append(out, prune(e))
+		}
+		return out
+	}
+	return v
+}
+
+func empty(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case string:
+		return x == ""
+	case float64:
+		return x == 0
+	case bool:
+		return !x
+	case map[string]any:
+		return len(x) == 0
+	case []any:
+		return len(x) == 0
+	}
+	return false
+}
+
+var errNoQuestion = errors.New("no such question")

@@ -1,0 +1,62 @@
+package viewer_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/runners"
+)
+
+// payload is what a hostile or broken model, question or label could
+// hold: a script element, an element with an event handler, and an
+// attribute injection. Rendered as text, none of it runs; any of it run
+// would set the document's title to "pwned".
+const payload = `<script>document.title="pwned"</script><img src=x onerror="document.title='pwned'">" onmouseover="document.title='pwned'`
+
+// injectionRun writes a run store by hand whose run name, trial label,
+// verdict, SQL, note, trace and call log all carry payload.
+func injectionRun(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	st, err := bench.OpenStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	trials := []*bench.Trial{
+		{ID: "t1", Label: "a " + payload, Runner: "react-dsl", Roles: map[string]string{"reason": "sim"},
+			Models: map[string]bench.ModelSpec{"sim": {Backend: "sim"}}, Benchmark: bench.BenchmarkSpec{Name: "hostile"}},
+		{ID: "t2", Label: "b", Runner: "direct", Roles: map[string]string{"reason": "sim"},
+			Models: map[string]bench.ModelSpec{"sim": {Backend: "sim"}}, Benchmark: bench.BenchmarkSpec{Name: "hostile"}, Order: 1},
+	}
+	if err := st.PutTrials(trials); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetMeta(map[string]string{"name": "run " + payload, "items:t1": "1", "items:t2": "1"}); err != nil {
+		t.Fatal(err)
+	}
+	for i, tr := range trials {
+		it := &bench.Item{TrialID: tr.ID, QuestionID: "q1", Status: bench.StatusDone, Attempts: 1, Started: time.Now(),
+			Verdict: &bench.Verdict{QuestionID: "q1", DBID: "db " + payload, Status: "ok", Correct: i == 1, Error: "err " + payload},
+			Result: &runners.Result{SQL: "SELECT '" + payload + "'", Note: "note " + payload,
+				Candidates: []runners.Candidate{{SQL: "SELECT 1 -- " + payload, Score: 1, Parts: map[string]float64{"x": 1}, Group: payload}},
+				Trace: runners.Trace{Steps: []runners.Step{{Action: "turn", Role: "reason", Input: "prompt " + payload, Output: "answer " + payload,
+					Info: map[string]any{"turn": 1, "calls": 1, "observation": "error: " + payload, "reasoning": "think " + payload, "finish_reason": payload}}},
+					Counters: map[string]float64{payload: 1}}},
+			Calls: []bench.Call{{Role: "reason " + payload, N: 1, PromptTokens: 3, CompletionTokens: 4, Error: payload}}}
+		if err := st.Commit(it); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// hostileBenchmark is the benchmark of injectionRun: one question whose
+// text, evidence and gold carry payload (no database, so no previews).
+func hostileBenchmark(bench.BenchmarkSpec) (*datasets.Benchmark, error) {
+	return &datasets.Benchmark{Name: "hostile", Examples: []datasets.Example{{ID: "q1", DBID: "db " + payload,
+		Question: "question " + payload, Evidence: "evidence " + payload, GoldSQL: "SELECT '" + payload + "'",
+		Difficulty: payload, ReasoningTypes: []string{payload}}}}, nil
+}

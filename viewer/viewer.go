@@ -1,0 +1,350 @@
+package viewer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/runners"
+)
+
+// Viewer holds one or more run directories open for viewing.
+type Viewer struct {
+	opt       Options
+	runs      []runSource
+	benches   map[string]*benchSource
+	trials    []trialRef
+	questions []questionRef
+	index     *Index
+}
+
+type runSource struct {
+	data   *bench.RunData
+	reader *bench.ItemReader
+}
+
+// Open reads the overview of run directories dirs: verdicts, statuses and
+// the call log's totals (no trace), and opens each benchmark once through
+// opt.Benchmark. Close releases the stores and benchmarks.
+func Open(ctx context.Context, dirs []string, opt Options) (*Viewer, error) {
+	if len(dirs) == 0 {
+		return nil, errors.New("viewer: no run directory")
+	}
+	if opt.PreviewRows <= 0 {
+		opt.PreviewRows = DefaultPreviewRows
+	}
+	if opt.PreviewTimeout <= 0 {
+		opt.PreviewTimeout = DefaultPreviewTimeout
+	}
+	v := &Viewer{opt: opt, benches: map[string]*benchSource{}}
+	var runs []*bench.RunData
+	for _, d := range dirs {
+		r, err := bench.ReadRun(d, false)
+		if err != nil {
+			v.Close()
+			return nil, fmt.Errorf("viewer: %w", err)
+		}
+		rd, err := bench.OpenItemReader(d)
+		if err != nil {
+			v.Close()
+			return nil, fmt.Errorf("viewer: %w", err)
+		}
+		v.runs = append(v.runs, runSource{data: r, reader: rd})
+		runs = append(runs, r)
+		for _, t := range r.Trials {
+			bk := benchKey(t.Benchmark)
+			if _, ok := v.benches[bk]; ok {
+				continue
+			}
+			src := &benchSource{}
+			v.benches[bk] = src
+			if opt.Benchmark == nil {
+				src.err = errors.New("no benchmark loader given")
+				continue
+			}
+			b, err := opt.Benchmark(t.Benchmark)
+			if err != nil {
+				src.err = err
+				continue
+			}
+			src.b = b
+			src.ex = make(map[string]*datasets.Example, len(b.Examples))
+			for i := range b.Examples {
+				src.ex[b.Examples[i].ID] = &b.Examples[i]
+			}
+		}
+	}
+	if err := v.buildIndex(ctx, runs); err != nil {
+		v.Close()
+		return nil, err
+	}
+	// The items' verdicts were needed for the index only.
+	for i := range v.runs {
+		for j := range v.runs[i].data.Trials {
+			v.runs[i].data.Trials[j].Items = nil
+		}
+	}
+	return v, nil
+}
+
+// Close closes the stores and the benchmarks' engines.
+func (v *Viewer) Close() error {
+	var errs []error
+	for _, r := range v.runs {
+		if r.reader != nil {
+			errs = append(errs, r.reader.Close())
+		}
+	}
+	for _, b := range v.benches {
+		if b.b != nil && b.b.Engine != nil {
+			errs = append(errs, b.b.Engine.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Index returns the overview data (data/index.js).
+func (v *Viewer) Index() *Index { return v.index }
+
+// Questions returns the number of questions; question files are numbered
+// 0 .. Questions()-1 in the order of Index.Questions.
+func (v *Viewer) Questions() int { return len(v.questions) }
+
+// Question is the content of data/q/N.js: one question with the gold and
+// every trial's item, trace and calls.
+type Question struct {
+	N          int      `json:"n"`
+	Bench      string   `json:"bench"`
+	ID         string   `json:"id"`
+	DB         string   `json:"db,omitempty"`
+	Question   string   `json:"question,omitempty"`
+	Evidence   string   `json:"evidence,omitempty"`
+	Difficulty string   `json:"difficulty,omitempty"`
+	Types      []string `json:"types,omitempty"`
+	Gold       *SQLView `json:"gold,omitempty"`
+	// Schema is the database's tables and foreign keys, when a trial's
+	// trace has a Steiner scaffold to draw on it.
+	Schema *Schema     `json:"schema,omitempty"`
+	Items  []QuestItem `json:"items"`
+}
+
+// SQLView is a SQL text with its result preview.
+type SQLView struct {
+	SQL     string   `json:"sql"`
+	Preview *Preview `json:"preview,omitempty"`
+}
+
+// Preview is the first rows of a query's result, or why it has none. It
+// holds no timing, so that two static copies of one run are identical.
+type Preview struct {
+	Columns   []string `json:"columns,omitempty"`
+	Rows      [][]any  `json:"rows,omitempty"`
+	Truncated bool     `json:"truncated,omitempty"`
+	Error     string   `json:"error,omitempty"`
+}
+
+// Schema is a database's tables and foreign keys.
+type Schema struct {
+	Tables []SchemaTable `json:"tables"`
+	FKs    [][4]string   `json:"fks,omitempty"`
+}
+
+// SchemaTable is one table and its column names.
+type SchemaTable struct {
+	Name    string   `json:"name"`
+	Columns []string `json:"columns"`
+}
+
+// QuestItem is one trial's item of a question.
+type QuestItem struct {
+	// T is the trial's position in Index.Trials.
+	T          int                          `json:"t"`
+	Status     string                       `json:"status"`
+	ErrorClass string                       `json:"error_class,omitempty"`
+	Error      string                       `json:"error,omitempty"`
+	Attempts   int                          `json:"attempts"`
+	WallMS     float64                      `json:"wall_ms"`
+	Verdict    *bench.Verdict               `json:"verdict,omitempty"`
+	SQL        string                       `json:"sql"`
+	Note       string                       `json:"note,omitempty"`
+	Preview    *Preview                     `json:"preview,omitempty"`
+	Candidates []runners.Candidate          `json:"candidates,omitempty"`
+	Trace      *runners.Trace               `json:"trace,omitempty"`
+	Usage      map[string]runners.RoleUsage `json:"usage,omitempty"`
+	Calls      []bench.Call                 `json:"calls,omitempty"`
+}
+
+// Question builds question n (reading its items one at a time and
+// executing the previews). calls, when not nil, holds the question's call
+// log by run and trial id (the static writer streams the log once);
+// otherwise it is read from the stores.
+func (v *Viewer) Question(ctx context.Context, n int, calls []map[string][]bench.Call) (*Question, error) {
+	if n < 0 || n >= len(v.questions) {
+		return nil, fmt.Errorf("viewer: question %d: %w", n, errNoQuestion)
+	}
+	ref := v.questions[n]
+	row := v.index.Questions[n]
+	q := &Question{N: n, Bench: ref.bench, ID: ref.id, DB: row.DB, Question: row.Question, Difficulty: row.Difficulty, Types: row.Types}
+	src := v.benches[ref.bench]
+	var ex *datasets.Example
+	if src != nil && src.ex != nil {
+		ex = src.ex[ref.id]
+	}
+	if ex != nil {
+		q.Evidence = ex.Evidence
+		if ex.GoldSQL != "" {
+			q.Gold = &SQLView{SQL: ex.GoldSQL}
+		}
+	}
+	if calls == nil {
+		calls = make([]map[string][]bench.Call, len(v.runs))
+		for ri, r := range v.runs {
+			c, err := r.reader.QuestionCalls(ctx, ref.id)
+			if err != nil {
+				return nil, err
+			}
+			calls[ri] = c
+		}
+	}
+	needSchema := false
+	for ti, tr := range v.trials {
+		if tr.bench != ref.bench {
+			continue
+		}
+		it, ok, err := v.runs[tr.run].reader.Item(ctx, tr.id, ref.id)
+		if err != nil {
+			return nil, err
+		}
+		qi := QuestItem{T: ti, Status: "pending"}
+		if calls[tr.run] != nil {
+			qi.Calls = calls[tr.run][tr.id]
+		}
+		if ok {
+			qi.Status, qi.ErrorClass, qi.Error, qi.Attempts, qi.WallMS, qi.Verdict = it.Status, it.ErrorClass, it.Error, it.Attempts, it.WallMS, it.Verdict
+			if res := it.Result; res != nil {
+				qi.SQL, qi.Note, qi.Candidates, qi.Usage = res.SQL, res.Note, res.Candidates, res.Usage
+				tr := res.Trace
+				qi.Trace = &tr
+				if _, ok := tr.Data["scaffold"]; ok {
+					needSchema = true
+				}
+			}
+		}
+		q.Items = append(q.Items, qi)
+	}
+	if v.opt.NoPreviews || src == nil || src.b == nil || src.b.Engine == nil || q.DB == "" {
+		return q, nil
+	}
+	db, err := src.b.Engine.Open(ctx, q.DB)
+	if err != nil {
+		msg := "database " + q.DB + " unavailable: " + err.Error()
+		if q.Gold != nil {
+			q.Gold.Preview = &Preview{Error: msg}
+		}
+		return q, nil
+	}
+	// Engines cache and own their handles: db is not closed here.
+	seen := map[string]*Preview{}
+	preview := func(sql string) *Preview {
+		if strings.TrimSpace(sql) == "" {
+			return nil
+		}
+		if p, ok := seen[sql]; ok {
+			return p
+		}
+		p := v.preview(ctx, db, sql)
+		seen[sql] = p
+		return p
+	}
+	if q.Gold != nil {
+		q.Gold.Preview = preview(q.Gold.SQL)
+	}
+	for i := range q.Items {
+		q.Items[i].Preview = preview(q.Items[i].SQL)
+	}
+	if needSchema {
+		if s, err := db.Schema(ctx); err == nil {
+			q.Schema = schemaOf(s)
+		}
+	}
+	return q, nil
+}
+
+func (v *Viewer) preview(ctx context.Context, db datasets.Database, sql string) *Preview {
+	ctx, cancel := context.WithTimeout(ctx, v.opt.PreviewTimeout)
+	defer cancel()
+	rs, err := db.Execute(ctx, sql)
+	p := &Preview{}
+	if err != nil {
+		p.Error = err.Error()
+		return p
+	}
+	p.Columns = rs.Columns
+	p.Truncated = rs.Truncated || len(rs.Rows) > v.opt.PreviewRows
+	rows := rs.Rows
+	if len(rows) > v.opt.PreviewRows {
+		rows = rows[:v.opt.PreviewRows]
+	}
+	for _, r := range rows {
+		out := make([]any, len(r))
+		for i, x := range r {
+			out[i] = cellValue(x)
+		}
+		p.Rows = append(p.Rows, out)
+	}
+	return p
+}
+
+// maxCell caps a preview cell's text.
+const maxCell = 300
+
+// cellValue renders a result value for JSON: numbers and NULL as they
+// are (NaN and infinities as text), text capped at maxCell bytes (on a rune boundary), BLOBs as their
+// length.
+func cellValue(x any) any {
+	switch y := x.(type) {
+	case float64:
+		// JSON has no NaN or infinity (SQLite stores 1e999 as Inf).
+		if math.IsNaN(y) || math.IsInf(y, 0) {
+			return strconv.FormatFloat(y, 'g', -1, 64)
+		}
+		return y
+	case []byte:
+		return fmt.Sprintf("<blob %d bytes>", len(y))
+	case string:
+		if len(y) > maxCell {
+			cut := maxCell
+			for cut > 0 && !utf8.RuneStart(y[cut]) {
+				cut--
+			}
+			return y[:cut] + "…"
+		}
+		return y
+	}
+	return x
+}
+
+func schemaOf(s *datasets.Schema) *Schema {
+	out := &Schema{}
+	for _, t := range s.Tables {
+		st := SchemaTable{Name: t.Name}
+		for _, c := range t.Columns {
+			st.Columns = append(st.Columns, c.Name)
+		}
+		out.Tables = append(out.Tables, st)
+	}
+	for _, fk := range s.ForeignKeys {
+		out.FKs = append(out.FKs, [4]string{fk.FromTable, fk.FromColumn, fk.ToTable, fk.ToColumn})
+	}
+	sort.Slice(out.FKs, func(i, j int) bool {
+		return strings.Join(out.FKs[i][:], "\x00") < strings.Join(out.FKs[j][:], "\x00")
+	})
+	return out
+}
