@@ -11,7 +11,7 @@ import (
 
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
-	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/sim"
 )
 
 // TestIESRBeatsDirect runs the full IESR at its defaults (N_rollout 32)
@@ -22,7 +22,7 @@ import (
 // and voting recover the gold SQL whenever it forms the largest
 // execution-result group among its trajectories.
 func TestIESRBeatsDirect(t *testing.T) {
-	e := newMiniEnv(t, llm.SimConfig{P: 0.4, Seed: 7})
+	e := newMiniEnv(t, sim.Config{P: 0.4, Seed: 7})
 	direct, err := runners.New("direct", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +64,7 @@ func TestIESRBeatsDirect(t *testing.T) {
 //	               n_expansion completions per expand request, n_reward per reward request
 //	discriminator: len(disc_cuts) calls and completions per trajectory
 func TestAccountingUnderSim(t *testing.T) {
-	e := newMiniEnv(t, llm.SimConfig{P: 0.5, Seed: 3})
+	e := newMiniEnv(t, sim.Config{P: 0.5, Seed: 3})
 	configs := []runners.Params{
 		{"n_rollout": 6, "n_expansion": 2, "n_reward": 3},
 		{"n_rollout": 5, "stage_understanding": false, "stage_discriminator": false, "disc_cuts": []any{0.25, 0.5}},
@@ -133,7 +133,7 @@ func TestAccountingUnderSim(t *testing.T) {
 // of the task's example (it is stripped by the harness; here it is left in
 // with a bogus value and must change nothing).
 func TestNeverSeesGold(t *testing.T) {
-	e := newMiniEnv(t, llm.SimConfig{P: 0.4, Seed: 1})
+	e := newMiniEnv(t, sim.Config{P: 0.4, Seed: 1})
 	r, _ := New(runners.Params{"n_rollout": 4})
 	ex := e.b.Examples[5]
 	clean, err := r.Run(context.Background(), e.task(t, ex, e.sim))
@@ -153,7 +153,7 @@ func TestNeverSeesGold(t *testing.T) {
 
 // TestDeterministic: the same seed gives the same answer and trace.
 func TestDeterministic(t *testing.T) {
-	e := newMiniEnv(t, llm.SimConfig{P: 0.4, Seed: 2})
+	e := newMiniEnv(t, sim.Config{P: 0.4, Seed: 2})
 	r, _ := New(runners.Params{"n_rollout": 5})
 	ex := e.b.Examples[10]
 	a, err := r.Run(context.Background(), e.task(t, ex, e.sim))
@@ -174,7 +174,7 @@ func TestDeterministic(t *testing.T) {
 // TestStageSwitches checks what each switch changes in the requests and
 // the trace.
 func TestStageSwitches(t *testing.T) {
-	e := newMiniEnv(t, llm.SimConfig{P: 0.5, Seed: 4})
+	e := newMiniEnv(t, sim.Config{P: 0.5, Seed: 4})
 	// A weather question: the full schema has 3 tables.
 	ex := e.b.Examples[0]
 	for _, x := range e.b.Examples {
