@@ -77,11 +77,7 @@ func alphaValues(c *Sample) (string, error) {
 func alphaFunctions(c *Sample) (string, error) {
 	fs := []string{}
 	if _, fn := intent(c.Question); fn != "" {
-		arg := "*"
-		if sc := relevance(c.Prompt, c.Question); fn != "COUNT" && len(sc) > 0 && len(sc[0].cols) > 0 {
-			arg = sc[0].name + "." + sc[0].cols[0]
-		}
-		fs = append(fs, fn+"("+arg+")")
+		fs = append(fs, fn+"("+aggTarget(relevance(c.Prompt, c.Question+" "+c.Evidence), fn)+")")
 	}
 	return "Functions the query needs:\n" + fenceJSON(map[string]any{"functions": fs}), nil
 }

@@ -58,10 +58,9 @@ func iesrUnderstand(c *Sample) (string, error) {
 	fields := fieldPatterns(c)
 	rels := []relation{}
 	if fn != "" {
-		obj, arg := "rows", "*"
-		if len(fields) > 0 && fn != "COUNT" {
-			arg = fields[0]
-			obj = fields[0][:strings.IndexByte(fields[0], '.')]
+		obj, arg := "rows", aggTarget(relevance(c.Prompt, c.Question+" "+c.Evidence), fn)
+		if i := strings.IndexByte(arg, '.'); i > 0 {
+			obj = arg[:i]
 		}
 		rels = append(rels, relation{Subject: strings.Join(nameWords(arg), " "), Predicate: in, Object: obj, Formula: fn + "(" + arg + ")"})
 	}
@@ -73,13 +72,10 @@ func iesrUnderstand(c *Sample) (string, error) {
 func iesrEquation(c *Sample) (string, error) {
 	_, fn := intent(c.Question)
 	formula := "the requested column values"
-	if fs := fieldPatterns(c); len(fs) > 0 {
+	if fn != "" {
+		formula = fn + "(" + aggTarget(relevance(c.Prompt, c.Question+" "+c.Evidence), fn) + ")"
+	} else if fs := fieldPatterns(c); len(fs) > 0 {
 		formula = fs[0]
-		if fn != "" {
-			formula = fn + "(" + fs[0] + ")"
-		}
-	} else if fn != "" {
-		formula = fn + "(*)"
 	}
 	return "Known quantities: the filters stated in the question.\nFormula: " + formula, nil
 }

@@ -121,6 +121,50 @@ type scoredTable struct {
 	name  string
 	score int
 	cols  []string // columns whose name words the question uses
+	table PromptTable
+}
+
+// numericType reports whether a shown column type is numeric.
+func numericType(t string) bool {
+	u := strings.ToUpper(t)
+	for _, k := range []string{"INT", "REAL", "FLOA", "DOUB", "NUM", "DEC"} {
+		if strings.Contains(u, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// aggTarget is the column an aggregate the question asks for applies to:
+// among the tables the question relates to, the first related numeric
+// column, else the first numeric column that is not a key ("*" for COUNT
+// or when there is none).
+func aggTarget(sc []scoredTable, fn string) string {
+	if fn == "COUNT" || fn == "" {
+		return "*"
+	}
+	for _, t := range sc {
+		if t.score == 0 {
+			break
+		}
+		for _, c := range t.table.Columns {
+			if numericType(c.Type) && containsFold(t.cols, c.Name) {
+				return t.name + "." + c.Name
+			}
+		}
+	}
+	for _, t := range sc {
+		if t.score == 0 {
+			break
+		}
+		for _, c := range t.table.Columns {
+			low := strings.ToLower(c.Name)
+			if numericType(c.Type) && !strings.HasSuffix(low, "id") && !strings.Contains(strings.ToLower(c.Type), "primary") {
+				return t.name + "." + c.Name
+			}
+		}
+	}
+	return "*"
 }
 
 // relevance scores every table of p against the words of text: 2 per word
@@ -134,9 +178,10 @@ func relevance(p *Prompt, text string) []scoredTable {
 			stems[stem(w)] = true
 		}
 	}
+	tp := parsePromptText(text)
 	var out []scoredTable
 	for _, t := range p.Tables {
-		st := scoredTable{name: t.Name}
+		st := scoredTable{name: t.Name, table: t}
 		for _, w := range nameWords(t.Name) {
 			if !weakWords[w] && stems[stem(w)] {
 				st.score += 2
@@ -150,7 +195,7 @@ func relevance(p *Prompt, text string) []scoredTable {
 				}
 			}
 			for _, e := range c.Examples {
-				if len(e) >= 3 && strings.Contains(strings.ToLower(text), strings.ToLower(e)) {
+				if len(e) >= 3 && tp.Contains(e) {
 					hit = true
 				}
 			}

@@ -42,11 +42,7 @@ func steinerDecompose(c *Sample) (string, error) {
 	}
 	ops, qs, aggs, temporal := []op{}, []qty{}, []string{}, []string{}
 	if _, fn := intent(c.Question); fn != "" {
-		target := "*"
-		if fn != "COUNT" && len(picked) > 0 && len(picked[0].cols) > 0 {
-			target = picked[0].name + "." + picked[0].cols[0]
-		}
-		ops = append(ops, op{Function: fn, Target: target})
+		ops = append(ops, op{Function: fn, Target: aggTarget(picked, fn)})
 	}
 	for _, m := range comparisonRe.FindAllStringSubmatch(c.Question, -1) {
 		qs = append(qs, qty{Value: m[2], Operator: comparisonOps[strings.ToLower(m[1])]})

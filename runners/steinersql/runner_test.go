@@ -144,4 +144,3 @@ func TestAblationPrompts(t *testing.T) {
 		t.Errorf("simple-feedback: %d requests, counters %v", len(c.reqs), res.Trace.Counters)
 	}
 }
-
