@@ -104,8 +104,11 @@ func analyse(gold string, schema *datasets.Schema) needs {
 		switch t.kind {
 		case tkString:
 			v := strings.ReplaceAll(t.text[1:len(t.text)-1], "''", "'")
+			if isFormat(v) || !comparedToColumn(toks, i) {
+				continue
+			}
 			v = strings.Trim(v, "%")
-			if strings.TrimSpace(v) == "" || isFormat(v) {
+			if strings.TrimSpace(v) == "" {
 				continue
 			}
 			n.values = append(n.values, valueNeed{tok: i, value: v})
@@ -144,6 +147,45 @@ func analyse(gold string, schema *datasets.Schema) needs {
 	return n
 }
 
+// comparedToColumn reports whether the string literal at i is a value a
+// column is compared with: "col = 'v'" (any comparison operator, LIKE,
+// GLOB, NOT LIKE) or "col [NOT] IN ('v', ...)". Literals compared with an
+// expression ("strftime('%m-%d', d) > '09-01'") are constants the model
+// derives, not stored values.
+func comparedToColumn(toks []token, i int) bool {
+	isCol := func(j int) bool {
+		return j >= 0 && (toks[j].kind == tkWord && !sqlKeyword(toks[j].text) || toks[j].kind == tkIdent)
+	}
+	skipNot := func(j int) int {
+		if j >= 0 && toks[j].is("NOT") {
+			return prevTok(toks, j)
+		}
+		return j
+	}
+	p := prevTok(toks, i)
+	if p < 0 {
+		return false
+	}
+	switch t := toks[p]; {
+	case t.kind == tkPunct && (t.text == "=" || t.text == "==" || t.text == "<>" || t.text == "!=" || t.text == "<" || t.text == ">" || t.text == "<=" || t.text == ">="):
+		return isCol(prevTok(toks, p))
+	case t.is("LIKE") || t.is("GLOB"):
+		return isCol(skipNot(prevTok(toks, p)))
+	case t.text == "(" || t.text == ",":
+		for j := p; j >= 0; j = prevTok(toks, j) {
+			switch {
+			case toks[j].text == "(":
+				in := prevTok(toks, j)
+				return in >= 0 && toks[in].is("IN") && isCol(skipNot(prevTok(toks, in)))
+			case toks[j].text == "," || toks[j].kind == tkString:
+			default:
+				return false
+			}
+		}
+	}
+	return false
+}
+
 // isFormat reports whether a literal is a strftime-style format ("%Y",
 // "%m-%d") rather than a value.
 func isFormat(v string) bool {
@@ -180,6 +222,25 @@ func (m missing) list() []string {
 	return out
 }
 
+// hasValue reports whether the prompt shows value v: the whole value, or,
+// for a LIKE pattern, each of its parts between wildcards ("2024-07%
+// 12:00" is shown by a hint "LIKE '2024-07%'" and the words "the 12:00
+// reading").
+func (p *Prompt) hasValue(v string) bool {
+	if p.Contains(v) {
+		return true
+	}
+	if !strings.Contains(v, "%") {
+		return false
+	}
+	for _, part := range strings.Split(v, "%") {
+		if strings.TrimSpace(part) != "" && !p.Contains(strings.TrimSpace(part)) {
+			return false
+		}
+	}
+	return true
+}
+
 // lacks compares n with what prompt p shows.
 func lacks(n needs, p *Prompt, evidence string) missing {
 	var m missing
@@ -200,7 +261,7 @@ func lacks(n needs, p *Prompt, evidence string) missing {
 		}
 	}
 	for _, v := range n.values {
-		if !p.Contains(v.value) {
+		if !p.hasValue(v.value) {
 			m.values = append(m.values, v)
 		}
 	}
