@@ -71,10 +71,12 @@ type Config struct {
 	ReasoningRate *float64
 }
 
-// Sim is the offline, deterministic model simulator. It finds the
-// benchmark question in the prompt, and answers each sample with the gold
-// SQL with probability p, else with a realistic corruption of it (see
-// Corrupt), in the shape the request asks for. Every draw of sample i comes
+// Model is the offline, deterministic model simulator. It finds the
+// benchmark question in the prompt and answers each sample in the shape the
+// request asks for, by the behaviour model of the package documentation:
+// final SQL is the gold SQL with a probability that depends on p and on
+// what the prompt carries, else a mistake; intermediate answers come from
+// the prompt alone. Every draw of sample i comes
 // from a generator seeded by SHA-256(seed, request seed, messages, i), so the
 // same request gives the same answers in any order and on any machine.
 //
@@ -82,7 +84,7 @@ type Config struct {
 // every answer kind. StyleClean, the default, returns each responder's
 // text as it is, with finish reason "stop" and no reasoning.
 // StyleRealistic renders it the way real models write (see
-// renderStyled and the form tables in simstyle.go): SQL in any fence or
+// renderStyled and the form tables in style.go): SQL in any fence or
 // none, with prose, drafts, JSON wrapping, leaked template tokens and
 // markdown escapes; JSON with prose, shuffled keys and numbers as strings;
 // DSL calls in ```python or untagged blocks, numbered, with ";" or inline
@@ -100,7 +102,7 @@ type Config struct {
 // prompt, sample index), so the correct/corrupt draws equal the clean
 // style's.
 //
-// Sim implements llm.OffsetClient and is safe for concurrent use. It opens
+// Model implements llm.OffsetClient and is safe for concurrent use. It opens
 // databases through the benchmark's engine, which owns (and closes) them.
 type Model struct {
 	b   *datasets.Benchmark
