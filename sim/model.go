@@ -477,3 +477,32 @@ func penaltiesOf(cfg Config) (penalties, error) {
 	}
 	return p, nil
 }
+
+// Needs is what a gold SQL needs from a prompt under the behaviour model
+// (see the package documentation): the schema names of the tables it
+// reads, its columns as "table.column" (the first of its tables that has
+// the column), and the values it compares columns with.
+type Needs struct {
+	Tables, Columns, Values []string
+}
+
+// Analyse lists what gold needs, resolving names against schema (nil:
+// tables by name only, no columns).
+func Analyse(gold string, schema *datasets.Schema) Needs {
+	n := analyse(gold, schema)
+	out := Needs{Tables: n.tables}
+	for _, c := range n.columns {
+		out.Columns = append(out.Columns, c.tables[0]+"."+c.name)
+	}
+	for _, v := range n.values {
+		out.Values = append(out.Values, v.value)
+	}
+	return out
+}
+
+// HasValue reports whether the prompt shows value v (see the package
+// documentation).
+func (p *Prompt) HasValue(v string) bool { return p.hasValue(v) }
+
+// ParseText reads a prompt given as one text.
+func ParseText(text string) *Prompt { return parsePromptText(text) }
