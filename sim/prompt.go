@@ -58,7 +58,10 @@ func parsePromptText(text string) *Prompt {
 
 // Table returns the prompt's table named name (case-insensitive).
 func (p *Prompt) Table(name string) (*PromptTable, bool) {
-	i, ok := p.index[strings.ToLower(unquote(name))]
+	i, ok := p.index[strings.ToLower(name)]
+	if !ok {
+		i, ok = p.index[strings.ToLower(unquote(name))]
+	}
 	if !ok {
 		return nil, false
 	}

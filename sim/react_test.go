@@ -62,10 +62,11 @@ func TestReactSettings(t *testing.T) {
 	}
 }
 
-// TestReactFallsBack: SQL the lifter rejects (a WITH query) is sent as a
-// raw ```sql block; the DSL loop runs it as a probe and never takes it as
-// an answer, so the episode runs to max_turns and the fallback returns the
-// query, saying so in the note.
+// TestReactFallsBack: after the exploration turn, SQL the lifter rejects
+// (a WITH query) is sent as a raw ```sql block; the DSL loop runs it as a
+// probe and never takes it as an answer, so the episode runs to max_turns
+// (1 exploration + 7 probes) and the fallback returns the query, saying so
+// in the note.
 func TestReactFallsBack(t *testing.T) {
 	ex := datasets.Example{ID: "q8", Question: "Names of all singers, through a named subquery?",
 		GoldSQL: "WITH f AS (SELECT name FROM singer) SELECT * FROM f"}
@@ -78,8 +79,8 @@ func TestReactFallsBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(res.SQL, "WITH f AS") || res.Trace.Counters[reactdsl.CounterRawSQL] != reactdsl.DefaultMaxTurns || res.Trace.Counters["answered"] != 0 {
-		t.Errorf("got SQL %q counters %v; want the WITH query as the fallback after %d probes, never answered", res.SQL, res.Trace.Counters, reactdsl.DefaultMaxTurns)
+	if !strings.HasPrefix(res.SQL, "WITH f AS") || res.Trace.Counters[reactdsl.CounterRawSQL] != reactdsl.DefaultMaxTurns-1 || res.Trace.Counters["answered"] != 0 {
+		t.Errorf("got SQL %q counters %v; want the WITH query as the fallback after %d probes, never answered", res.SQL, res.Trace.Counters, reactdsl.DefaultMaxTurns-1)
 	}
 	if !strings.Contains(res.Note, "executed with rows") {
 		t.Errorf("note %q; want the fallback explained", res.Note)

@@ -42,7 +42,7 @@ var executedRe = regexp.MustCompile(`(?m)^execute\(([A-Za-z_][A-Za-z0-9_]*)\) ->
 
 // reactTurn answers a DSL turn:
 //
-//   - turn 1: looks at the first table of the query it means to write and
+//   - turn 1: looks at the prompt table the question relates to most and
 //     samples a few rows;
 //   - later turns: when the last observation shows its final relation's
 //     execute result without an error, answers with answer(rN);
@@ -60,6 +60,11 @@ func reactTurn(c *Sample) (string, error) {
 			return fmt.Sprintf("Thought: %s executed and looks right.\n```dsl\nanswer(%s)\n```", name, name), nil
 		}
 	}
+	if turn == 0 {
+		if sc := relevance(c.Prompt, c.Question+" "+c.Evidence); len(sc) > 0 {
+			return fmt.Sprintf("Thought: first look at the data in the main table.\n```dsl\nt1_r0 = table_ref(%q)\nsample_rows(t1_r0, 3)\n```", sc[0].name), nil
+		}
+	}
 	sql := c.SQL()
 	raw := "The DSL cannot express this query; checking it directly.\n```sql\n" + sql + "\n```"
 	if c.schema == nil {
@@ -68,10 +73,6 @@ func reactTurn(c *Sample) (string, error) {
 	calls, final, err := reactdsl.Lift(sql, c.schema, fmt.Sprintf("t%d_", turn+1))
 	if err != nil || len(calls) == 0 {
 		return raw, nil
-	}
-	if turn == 0 {
-		first := calls[0]
-		return fmt.Sprintf("Thought: first look at the data in the main table.\n```dsl\n%s\nsample_rows(%s, 3)\n```", first.String(), first.Target), nil
 	}
 	var b strings.Builder
 	b.WriteString("Thought: build the query step by step and check it.\n```dsl\n")
