@@ -31,7 +31,6 @@ type Sample struct {
 	Rand *rand.Rand
 
 	example datasets.Example
-	db      datasets.Database
 	schema  *datasets.Schema
 	model   *Model
 	correct bool
@@ -58,15 +57,6 @@ func (c *Sample) Outcome() Outcome {
 		c.out = &o
 	}
 	return *c.out
-}
-
-// Dialect returns the SQL dialect of the example's database ("sqlite"
-// when unknown).
-func (c *Sample) Dialect() string {
-	if c.db == nil {
-		return "sqlite"
-	}
-	return c.db.Dialect()
 }
 
 // responders maps a request kind (llm.Request.Responder, the strings the

@@ -176,9 +176,9 @@ func TestChannelDefaults(t *testing.T) {
 		kinds := map[string]int{}
 		pr := ParsePrompt(channelPrompt(tc.i, tc.pp, 0))
 		ex := s.b.Examples[tc.i]
-		db, sch := s.database(context.Background(), ex.DBID)
+		_, sch := s.database(context.Background(), ex.DBID)
 		for k := range 200 {
-			c := &Sample{Prompt: pr, P: 1, example: ex, db: db, schema: sch, model: s, correct: true,
+			c := &Sample{Prompt: pr, P: 1, example: ex, schema: sch, model: s, correct: true,
 				Rand: newRand(uint64(k), 1), chRand: newRand(uint64(k), 2)}
 			o := c.Outcome()
 			kinds[o.Kind]++

@@ -20,9 +20,8 @@ type Prompt struct {
 	// (a table shown twice is listed once, with the union of its columns).
 	Tables []PromptTable
 
-	norm  string            // normalizeText(Text)
-	index map[string]int    // lower-case table name -> Tables index
-	words map[string]string // lower-case word -> a spelling of it in Text
+	norm  string         // normalizeText(Text)
+	index map[string]int // lower-case table name -> Tables index
 }
 
 // PromptTable is one table of a prompt's schema section.

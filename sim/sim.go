@@ -296,7 +296,7 @@ func (s *Model) CompleteFrom(ctx context.Context, req llm.Request, first int) (*
 	if rp, ok := s.cfg.RoleP[req.Role]; ok {
 		p = rp
 	}
-	db, schema := s.database(ctx, ex.DBID)
+	_, schema := s.database(ctx, ex.DBID)
 	base := s.requestHash(req)
 	styleBase := sha256.Sum256(append(base[:], "style"...))
 	channelBase := sha256.Sum256(append(base[:], "channels"...))
@@ -313,7 +313,7 @@ func (s *Model) CompleteFrom(ctx context.Context, req llm.Request, first int) (*
 			evidence = ex.Evidence
 		}
 		c := &Sample{Request: req, Prompt: pr, Question: ex.Question, Evidence: evidence, Index: i, P: p, Rand: rng,
-			example: ex, db: db, schema: schema, model: s,
+			example: ex, schema: schema, model: s,
 			chRand: rand.New(rand.NewPCG(sampleSeeds(channelBase, uint64(i))))}
 		c.correct = rng.Float64() < p
 		text, err := responder(c)
