@@ -36,7 +36,7 @@ func TestSimStyleSpec(t *testing.T) {
 	}{
 		{"clean default", "{backend: sim, seed: 3}", map[string]any{"backend": "sim", "p": DefaultSimP, "seed": int64(3)}},
 		{"clean explicit", "{backend: sim, seed: 3, style: clean}", map[string]any{"backend": "sim", "p": DefaultSimP, "seed": int64(3)}},
-		// 0.01 and 0.3 are llm.DefaultSimCutRate and DefaultSimReasoningRate.
+		// 0.01 and 0.3 are sim.DefaultCutRate and DefaultReasoningRate.
 		{"realistic defaults", "{backend: sim, seed: 3, style: realistic}", map[string]any{"backend": "sim", "p": DefaultSimP, "seed": int64(3), "style": "realistic", "cut_rate": 0.01, "reasoning_rate": 0.3}},
 		{"realistic rates", "{backend: sim, seed: 3, style: realistic, cut_rate: 0, reasoning_rate: 1}", map[string]any{"backend": "sim", "p": DefaultSimP, "seed": int64(3), "style": "realistic", "cut_rate": 0.0, "reasoning_rate": 1.0}},
 	}
@@ -55,7 +55,7 @@ func TestSimStyleSpec(t *testing.T) {
 
 // TestNewSimStyle checks that the style reaches the simulator: a realistic
 // model's cache identity differs from a clean one's, and a bad rate is
-// refused by llm.NewSim too.
+// refused by sim.New too.
 func TestNewSimStyle(t *testing.T) {
 	b := &datasets.Benchmark{Name: "t", Split: "dev", Examples: []datasets.Example{{ID: "0", Question: "How many singers?", GoldSQL: "SELECT count(*) FROM singer"}}}
 	_, clean, err := newSim(b, ModelSpec{Backend: "sim"})

@@ -204,6 +204,11 @@ type ModelSpec struct {
 	Style         string   `yaml:"style"`
 	CutRate       *float64 `yaml:"cut_rate"`
 	ReasoningRate *float64 `yaml:"reasoning_rate"`
+	// SchemaPenalty, ValuePenalty and EvidencePenalty are sim's behaviour
+	// model penalties (see simPenalties and the sim package).
+	SchemaPenalty   *float64 `yaml:"schema_penalty"`
+	ValuePenalty    *float64 `yaml:"value_penalty"`
+	EvidencePenalty *float64 `yaml:"evidence_penalty"`
 
 	// BaseURL, Model and APIKeyEnv address an OpenAI-compatible server;
 	// the key is read from the environment variable APIKeyEnv and never
@@ -595,8 +600,8 @@ func (s *Spec) validate() error {
 		if m.Backend != "openai" && (m.MaxTokens != 0 || m.MaxTokensParam != "" || m.Structured != "") {
 			return s.errorf(p, "max_tokens, max_tokens_param and structured apply to the openai backend only")
 		}
-		if m.Backend != "sim" && (m.P != nil || len(m.RoleP) > 0 || m.Style != "" || m.CutRate != nil || m.ReasoningRate != nil) {
-			return s.errorf(p, "p, role_p, style, cut_rate and reasoning_rate apply to the sim backend only")
+		if m.Backend != "sim" && (m.P != nil || len(m.RoleP) > 0 || m.Style != "" || m.CutRate != nil || m.ReasoningRate != nil || m.hasSimPenalties()) {
+			return s.errorf(p, "p, role_p, style, cut_rate, reasoning_rate and the *_penalty keys apply to the sim backend only")
 		}
 		switch m.Backend {
 		case "sim":

@@ -50,7 +50,7 @@ var Transitions = map[mcts.Action][]mcts.Action{
 	A6:              {A7},
 }
 
-// Sim responder names, one per prompt kind.
+// Request kinds (llm.Request.Responder), one per prompt kind.
 const (
 	RespKeywords  = "alphasql/keywords"
 	RespRephrase  = "alphasql/rephrase"

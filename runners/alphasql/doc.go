@@ -46,6 +46,7 @@
 // the N_reward samples that are valid and agree with the terminal's result
 // (0 for an invalid terminal); METHODS.md's "share of valid samples in the
 // majority result group" is this value when the terminal is in the
-// majority. Under the sim backend every prompt kind is answered by a
-// responder registered here ("alphasql/<kind>").
+// majority. Every request carries its kind ("alphasql/<kind>",
+// llm.Request.Responder), which the call log records and the offline
+// simulator answers by.
 package alphasql

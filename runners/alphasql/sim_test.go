@@ -2,8 +2,6 @@ package alphasql
 
 import (
 	"context"
-	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"github.com/t2sbench/t2sbench/datasets"
@@ -11,52 +9,8 @@ import (
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
 	_ "github.com/t2sbench/t2sbench/runners/baseline"
-	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/sim"
 )
-
-// TestSimResponders checks that every prompt kind answers, under sim, in
-// the format its parser reads, derived from the gold SQL.
-func TestSimResponders(t *testing.T) {
-	db := fixtureDB(t)
-	gold := "SELECT count(*) FROM singer WHERE country = 'France' AND age > 30"
-	c := &llm.SimContext{Example: datasets.Example{Question: "How many singers from France are older than 30?", GoldSQL: gold},
-		DB: db, Correct: true, Rand: rand.New(rand.NewPCG(1, 2))}
-	get := func(name string) string {
-		r, ok := llm.LookupResponder(name)
-		if !ok {
-			t.Fatalf("responder %s not registered", name)
-		}
-		out, err := r(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
-	kw, err := ParseKeywords(get(RespKeywords))
-	if err != nil || !contains(kw, "France") {
-		t.Errorf("keywords = %v, %v; want France among them", kw, err)
-	}
-	if _, ok := ParseRephrase(get(RespRephrase)); !ok {
-		t.Error("rephrase answer has no Question: line")
-	}
-	sel, err := ParseSchemaSelection(get(RespSchema))
-	if err != nil || strings.Join(sel["singer"], ",") != "country,age" {
-		t.Errorf("selection = %v, %v; want singer: country, age", sel, err)
-	}
-	vs, err := ParseValues(get(RespValues))
-	if err != nil || len(vs) != 2 || vs[0].Column != "country" || vs[0].Value != "France" || vs[1].Op != ">" {
-		t.Errorf("values = %+v, %v; want country = France, age > 30", vs, err)
-	}
-	fs, err := ParseFunctions(get(RespFunctions))
-	if err != nil || len(fs) != 1 || fs[0] != "count(*)" {
-		t.Errorf("functions = %v, %v; want [count(*)]", fs, err)
-	}
-	for _, name := range []string{RespSQL, RespRevise} {
-		if sql, ok := ParseSQL(get(name)); !ok || sql != gold {
-			t.Errorf("%s SQL = %q; want the gold SQL", name, sql)
-		}
-	}
-}
 
 // TestSimSpiderBeatsDirect runs alphasql and direct with sim at p = 0.4 on
 // the first 200 Spider dev questions whose database is present (seeded),
@@ -84,7 +38,7 @@ func TestSimSpiderBeatsDirect(t *testing.T) {
 		}
 	}
 	b.Examples = exs
-	sim, err := llm.NewSim(b, llm.SimConfig{P: 0.4, Seed: 11})
+	model, err := sim.New(b, sim.Config{P: 0.4, Seed: 11})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +66,7 @@ func TestSimSpiderBeatsDirect(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tk := runners.Task{Example: e.WithoutGold(), DB: db, LLM: sim, Seed: 3}
+		tk := runners.Task{Example: e.WithoutGold(), DB: db, LLM: model, Seed: 3}
 		ra, err := alpha.Run(ctx, tk)
 		if err != nil {
 			t.Fatalf("%s: %v", e.ID, err)

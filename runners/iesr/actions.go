@@ -57,7 +57,7 @@ var Transitions = map[mcts.Action][]mcts.Action{
 	A6:              {END},
 }
 
-// Sim responder names and the request kinds they answer.
+// Request kinds (llm.Request.Responder), one per prompt kind.
 const (
 	RespUnderstand    = "iesr/understand"
 	RespEquation      = "iesr/equation_analysis"

@@ -12,27 +12,28 @@ import (
 	"github.com/t2sbench/t2sbench/runners"
 	_ "github.com/t2sbench/t2sbench/runners/baseline"
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/sim"
 )
 
 // miniEnv loads the bundled mini benchmark and a sim backend over it.
 type miniEnv struct {
 	b   *datasets.Benchmark
-	sim *llm.Sim
+	sim *sim.Model
 	dbs map[string]datasets.Database
 }
 
-func newMiniEnv(t *testing.T, cfg llm.SimConfig) *miniEnv {
+func newMiniEnv(t *testing.T, cfg sim.Config) *miniEnv {
 	t.Helper()
 	b, err := datasets.LoadMini("", datasets.LoadOptions{CacheDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.Engine.Close() })
-	sim, err := llm.NewSim(b, cfg)
+	model, err := sim.New(b, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &miniEnv{b: b, sim: sim, dbs: map[string]datasets.Database{}}
+	return &miniEnv{b: b, sim: model, dbs: map[string]datasets.Database{}}
 }
 
 func (e *miniEnv) db(t *testing.T, id string) datasets.Database {

@@ -13,6 +13,7 @@ import (
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/llm"
 	"github.com/t2sbench/t2sbench/runners/mcts"
+	"github.com/t2sbench/t2sbench/sim"
 )
 
 const testRules = `version: 1
@@ -352,7 +353,7 @@ func (r rejecting) Complete(ctx context.Context, req llm.Request) (*llm.Response
 // TestDiscriminatorRejectsAll: a run whose discriminator rejects every
 // trajectory still answers, keeping all trajectories, and says so.
 func TestDiscriminatorRejectsAll(t *testing.T) {
-	e := newMiniEnv(t, llm.SimConfig{P: 0.5, Seed: 5})
+	e := newMiniEnv(t, sim.Config{P: 0.5, Seed: 5})
 	r, _ := New(runners.Params{"n_rollout": 4})
 	ex := e.b.Examples[2]
 	res, err := r.Run(context.Background(), e.task(t, ex, rejecting{e.sim}))

@@ -1,6 +1,6 @@
 // Package llm is the one door through which runners talk to models: a small
-// Client interface, an OpenAI-compatible backend, a response cache, and the
-// offline `sim` backend.
+// Client interface, an OpenAI-compatible backend and a response cache. It
+// knows nothing of datasets; the offline simulator is package sim.
 package llm
 
 import (
@@ -16,7 +16,8 @@ type Message struct {
 }
 
 // AnswerKind says what kind of answer the caller expects, so that backends
-// can request structured output and `sim` can answer in the right shape.
+// can request structured output and the simulator can answer in the right
+// shape.
 type AnswerKind string
 
 const (
@@ -46,8 +47,10 @@ type Request struct {
 	Schema json.RawMessage `json:"schema,omitempty"`
 	// SchemaName names Schema (required by OpenAI's json_schema format).
 	SchemaName string `json:"schema_name,omitempty"`
-	// Responder names the sim responder that answers this request kind
-	// ("alphasql/rephrase", "reactdsl/turn", ...). Real backends ignore it.
+	// Responder names the request kind: what the caller asks the model
+	// for ("alphasql/rephrase", "reactdsl/turn", ...). The call log
+	// records it; the simulator (package sim) picks its responder by it;
+	// real backends ignore it.
 	Responder string `json:"responder,omitempty"`
 }
 

@@ -62,11 +62,10 @@
 //
 // Lift translates SQL (a recursive-descent parser for the SELECT subset:
 // joins, WHERE, GROUP BY, HAVING, ORDER BY, LIMIT, DISTINCT, compound
-// operators, subqueries) into DSL calls. The sim responders registered as
-// "reactdsl/turn" and "reactdsl/sqlturn" use it to play a model offline,
-// answering in the real final forms (answer(rN), FINAL ANSWER) after
-// reading the observations the harness sends; the Spider round-trip test
-// uses it to check the compiler.
+// operators, subqueries) into DSL calls. The offline simulator (package
+// sim) uses it to write a model's DSL turns (request kind
+// "reactdsl/turn"); the Spider round-trip test uses it to check the
+// compiler.
 //
 // The setting parameter selects the paper's Table 4 ablation: baseline (one
 // raw-SQL call), iterate-sql (the ReAct loop with raw SQL as the action) and

@@ -38,7 +38,7 @@ const (
 	// a model that emits hundreds of probes in one answer would otherwise
 	// flood the database and its own context.
 	DefaultMaxCallsPerTurn = 32
-	// Responder names of the sim answer kinds this package registers.
+	// Request kinds (llm.Request.Responder) of the DSL and raw-SQL turns.
 	ResponderTurn    = "reactdsl/turn"
 	ResponderSQLTurn = "reactdsl/sqlturn"
 	// RoleReason is the one model role the runner uses.

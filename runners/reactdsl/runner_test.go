@@ -3,7 +3,6 @@ package reactdsl
 import (
 	"context"
 	"errors"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -25,34 +24,6 @@ func (s *scripted) Complete(_ context.Context, req llm.Request) (*llm.Response, 
 		return nil, errors.New("script exhausted")
 	}
 	return &llm.Response{Choices: []string{s.replies[len(s.reqs)-1]}, Usage: llm.Usage{PromptTokens: 10, CompletionTokens: 5}}, nil
-}
-
-// simClient answers like the sim backend: it calls the registered responder
-// with the example's gold SQL (Correct true), or a fixed corruption.
-type simClient struct {
-	ex      datasets.Example
-	db      datasets.Database
-	correct bool
-	corrupt string
-	calls   int
-}
-
-func (s *simClient) Complete(_ context.Context, req llm.Request) (*llm.Response, error) {
-	s.calls++
-	c := &llm.SimContext{Request: req, Example: s.ex, DB: s.db, Correct: s.correct,
-		Rand: rand.New(rand.NewPCG(1, uint64(s.calls))), Corrupt: func(string) string { return s.corrupt }}
-	if req.Responder == "" {
-		return &llm.Response{Choices: []string{"```sql\n" + c.SQL() + "\n```"}}, nil
-	}
-	r, ok := llm.LookupResponder(req.Responder)
-	if !ok {
-		return nil, errors.New("no responder " + req.Responder)
-	}
-	out, err := r(c)
-	if err != nil {
-		return nil, err
-	}
-	return &llm.Response{Choices: []string{out}}, nil
 }
 
 func newRunner(t *testing.T, p runners.Params) runners.Runner {
@@ -138,75 +109,6 @@ func TestLoopShapingFallback(t *testing.T) {
 	rs, err := db.Execute(context.Background(), res.SQL)
 	if err != nil || flat(rs) != "Joe Sharp" {
 		t.Errorf("shaped answer %q gives %q %v; want Joe Sharp", res.SQL, flat(rs), err)
-	}
-}
-
-// TestSimSettings runs the three settings with the package's sim responders
-// on the fixture: with a correct simulated model every setting returns SQL
-// with the gold result; the DSL loop takes 3 turns (explore, build+execute,
-// answer), the SQL loop 2 (run, final), the baseline 1.
-func TestSimSettings(t *testing.T) {
-	db, _ := fixture(t)
-	gold := "SELECT T1.name FROM singer AS T1 JOIN singer_in_concert AS T2 ON T1.singer_id = T2.singer_id GROUP BY T1.singer_id HAVING count(*) >= 2 ORDER BY T1.name"
-	ex := datasets.Example{ID: "q7", DBID: "concert", Question: "Which singers sang in at least two concerts?", GoldSQL: gold}
-	goldRS, err := db.Execute(context.Background(), gold)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for setting, turns := range map[string]float64{SettingBaseline: 1, SettingIterateSQL: 2, SettingIterateDSL: 3} {
-		t.Run(setting, func(t *testing.T) {
-			client := &simClient{ex: ex, db: db, correct: true}
-			res, err := newRunner(t, runners.Params{"setting": setting}).Run(context.Background(),
-				runners.Task{Example: ex.WithoutGold(), DB: db, LLM: client})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := res.Trace.Counters["turns"]; got != turns {
-				t.Errorf("turns: got %v; want %v", got, turns)
-			}
-			rs, err := db.Execute(context.Background(), res.SQL)
-			if err != nil {
-				t.Fatalf("answer %q: %v", res.SQL, err)
-			}
-			if !sameResult(goldRS, rs, true) {
-				t.Errorf("answer %q gives %q; want %q", res.SQL, flat(rs), flat(goldRS))
-			}
-		})
-	}
-}
-
-// TestSimRecoversAndFallsBack: SQL the lifter rejects (a corruption naming a
-// missing column, or a WITH query) is sent by the simulated model as a raw
-// ```sql block. The DSL loop runs it as a probe and never takes it as an
-// answer (issue 13 changed this: it used to end the episode), so the
-// episode runs to max_turns and the fallback returns the best SQL so far,
-// saying so in the note.
-func TestSimRecoversAndFallsBack(t *testing.T) {
-	db, _ := fixture(t)
-	ex := datasets.Example{ID: "q8", DBID: "concert", Question: "Names of French singers?",
-		GoldSQL: "SELECT name FROM singer WHERE country = 'France'"}
-	client := &simClient{ex: ex, db: db, correct: false, corrupt: "SELECT nme FROM singer WHERE country = 'France'"}
-	res, err := newRunner(t, runners.Params{"max_turns": 4}).Run(context.Background(), runners.Task{Example: ex.WithoutGold(), DB: db, LLM: client})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Trace.Counters[CounterRawSQL] != 4 || res.Trace.Counters["turns"] != 4 || res.Trace.Counters[CounterFallback] != 1 {
-		t.Errorf("counters %v; want 4 raw SQL probes in 4 turns and the fallback", res.Trace.Counters)
-	}
-	if res.SQL != client.corrupt || !strings.Contains(res.Note, "did not execute") {
-		t.Errorf("got SQL %q note %q; want the last query tried, noted as not executing", res.SQL, res.Note)
-	}
-	ex.GoldSQL = "WITH f AS (SELECT name FROM singer) SELECT * FROM f"
-	client = &simClient{ex: ex, db: db, correct: true}
-	res, err = newRunner(t, runners.Params{}).Run(context.Background(), runners.Task{Example: ex.WithoutGold(), DB: db, LLM: client})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasPrefix(res.SQL, "WITH f AS") || res.Trace.Counters[CounterRawSQL] != DefaultMaxTurns || res.Trace.Counters["answered"] != 0 {
-		t.Errorf("got SQL %q counters %v; want the WITH query as the fallback after %d probes, never answered", res.SQL, res.Trace.Counters, DefaultMaxTurns)
-	}
-	if !strings.Contains(res.Note, "executed with rows") {
-		t.Errorf("note %q; want the fallback explained", res.Note)
 	}
 }
 

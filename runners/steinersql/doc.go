@@ -84,11 +84,10 @@
 // fewest violations: a query that executes is never replaced by one that
 // does not.
 //
-// # Sim
+// # Request kinds
 //
-// The responders "steinersql/decompose" and "steinersql/generate" let the
-// runner run offline: the decomposition is derived from the gold SQL
-// (perturbed on incorrect draws), and generation reads the prompt a real
-// model gets: when its schema part (the scaffold's tables) does not show a
-// table the gold needs, the answer is a corrupted query.
+// Stage 1 sends request kind "steinersql/decompose" and generation
+// "steinersql/generate" (llm.Request.Responder); the call log records
+// them and the offline simulator (package sim) answers by them, from the
+// prompt a real model gets.
 package steinersql

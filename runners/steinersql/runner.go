@@ -49,16 +49,16 @@ const (
 	DefaultLinkK = 3
 )
 
-// Roles and sim responders.
+// Roles and request kinds (llm.Request.Responder).
 const (
 	// RoleDecompose is the model role of Stage 1 (falls back to "reason"
 	// when a spec does not bind it).
 	RoleDecompose = "decompose"
 	// RoleReason generates the SQL.
 	RoleReason = "reason"
-	// ResponderDecompose answers Stage 1 under sim.
+	// ResponderDecompose is the request kind of Stage 1.
 	ResponderDecompose = "steinersql/decompose"
-	// ResponderGenerate answers SQL generation under sim.
+	// ResponderGenerate is the request kind of SQL generation.
 	ResponderGenerate = "steinersql/generate"
 )
 

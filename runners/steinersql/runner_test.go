@@ -3,7 +3,6 @@ package steinersql
 import (
 	"context"
 	"errors"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -143,46 +142,5 @@ func TestAblationPrompts(t *testing.T) {
 	c, res = run(runners.Params{"validation": "simple-feedback"}, `{}`, bad, "```sql\nSELECT name FROM student\n```")
 	if len(c.reqs) != 3 || !strings.Contains(c.reqs[2].Messages[1].Content, "no such column") || res.Trace.Counters["validation.l1"] != 1 || res.Trace.Counters["replans"] != 0 {
 		t.Errorf("simple-feedback: %d requests, counters %v", len(c.reqs), res.Trace.Counters)
-	}
-}
-
-// TestSimResponders: a correct decomposition sample names exactly the
-// gold's tables and aggregates; a generate sample whose prompt does not show
-// a gold table (a scaffold without it) is corrupted.
-func TestSimResponders(t *testing.T) {
-	db := miniDB(t, "university")
-	ex := datasets.Example{ID: "q", DBID: "university", Question: "q?",
-		GoldSQL: "SELECT AVG(e.grade) FROM enrollment AS e JOIN course AS c ON e.course_id = c.course_id WHERE c.title = 'Databases'"}
-	ctx := &llm.SimContext{Example: ex, DB: db, Correct: true, Rand: rand.New(rand.NewPCG(1, 2)),
-		Corrupt: func(string) string { return "SELECT 1" }}
-	out, err := SimDecompose(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := ParseDecomposition(out)
-	if err != nil || strings.Join(d.Terminals, ",") != "course,enrollment" || len(d.Operations) != 1 || d.Operations[0].Function != "AVG" || d.Operations[0].Target != "e.grade" {
-		t.Errorf("decomposition: got %+v %v", d, err)
-	}
-	s, err := db.Schema(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		name     string
-		scaffold *Scaffold
-		wantGold bool
-	}{
-		{"covering scaffold", &Scaffold{Tables: []string{"course", "enrollment"}, Terminals: []string{"course", "enrollment"}, Navigated: true}, true},
-		{"scaffold missing enrollment", &Scaffold{Tables: []string{"course"}, Terminals: []string{"course"}, Navigated: true}, false},
-		{"no navigation: the full schema", nil, true},
-	} {
-		// The sim reads the prompt the runner sends a real model.
-		sys, user := buildPrompt(promptInput{Dialect: "SQLite", Schema: s, Question: ex.Question, Scaffold: tc.scaffold,
-			Navigation: tc.scaffold != nil, Graph: true})
-		ctx.Request = llm.Request{Messages: []llm.Message{{Role: "system", Content: sys}, {Role: "user", Content: user}}}
-		out, _ := SimGenerate(ctx)
-		if strings.Contains(out, ex.GoldSQL) != tc.wantGold {
-			t.Errorf("%s: got %q; want the gold SQL: %v", tc.name, out, tc.wantGold)
-		}
 	}
 }

@@ -1,4 +1,4 @@
-package llm
+package sim
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/t2sbench/t2sbench/runners/llm"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -77,10 +78,23 @@ func concertBenchmark(t testing.TB, withDB bool) *datasets.Benchmark {
 	return b
 }
 
-func prompt(q string, extra string) []Message {
-	return []Message{
+// concertSchema is the schema part of testdata/concert.sql (its CREATE
+// TABLE statements) with a note of is_male's values, as a prompt shows it.
+var concertSchema = func() string {
+	b, err := os.ReadFile(filepath.Join("testdata", "concert.sql"))
+	if err != nil {
+		panic(err)
+	}
+	s := string(b)
+	return s[:strings.Index(s, "INSERT")] + "-- singer.is_male holds 'T' or 'F'.\n"
+}()
+
+// prompt is a direct-style prompt: the concert schema, the question and
+// extra text.
+func prompt(q string, extra string) []llm.Message {
+	return []llm.Message{
 		{Role: "system", Content: "You are a careful SQL expert. Answer with one ```sql block."},
-		{Role: "user", Content: "Database: concert_singer\nSchema: ...\n\nQuestion: " + q + "\n" + extra},
+		{Role: "user", Content: "Database: concert_singer\nSchema:\n" + concertSchema + "\nQuestion: " + q + "\n" + extra},
 	}
 }
 
@@ -105,7 +119,7 @@ func fencedSQL(t testing.TB, s string) string {
 // over 3 sd).
 func TestSimShareCorrect(t *testing.T) {
 	b := concertBenchmark(t, false)
-	s, err := NewSim(b, SimConfig{P: 0.4, Seed: 1})
+	s, err := New(b, Config{P: 0.4, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +128,7 @@ func TestSimShareCorrect(t *testing.T) {
 	const n = 1000
 	for r := range n {
 		g := concertGold[r%len(concertGold)]
-		resp, err := s.Complete(ctx, Request{Messages: prompt(g.q, fmt.Sprintf("(attempt %d)", r)), Answer: AnswerSQL})
+		resp, err := s.Complete(ctx, llm.Request{Messages: prompt(g.q, fmt.Sprintf("(attempt %d)", r)), Answer: llm.AnswerSQL})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,8 +146,8 @@ func TestSimShareCorrect(t *testing.T) {
 func TestSimDeterministic(t *testing.T) {
 	b := concertBenchmark(t, true)
 	ctx := context.Background()
-	mk := func(seed int64) *Sim {
-		s, err := NewSim(b, SimConfig{P: 0.5, Seed: seed})
+	mk := func(seed int64) *Model {
+		s, err := New(b, Config{P: 0.5, Seed: seed})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -142,7 +156,7 @@ func TestSimDeterministic(t *testing.T) {
 	s1, s1b, s2 := mk(1), mk(1), mk(2)
 	diffSeed, diffSample := 0, 0
 	for i, g := range concertGold {
-		req := Request{Messages: prompt(g.q, ""), N: 4, Answer: AnswerSQL}
+		req := llm.Request{Messages: prompt(g.q, ""), N: 4, Answer: llm.AnswerSQL}
 		a, err := s1.Complete(ctx, req)
 		if err != nil {
 			t.Fatal(err)
@@ -298,7 +312,7 @@ func TestSimFind(t *testing.T) {
 		{ID: "c", DBID: "db2", Question: "How many  singers are THERE?", GoldSQL: "SELECT 3"},
 		{ID: "d", DBID: "db3", Question: "List   all items.", GoldSQL: "SELECT 4"},
 	}}
-	s, err := NewSim(b, SimConfig{})
+	s, err := New(b, Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,9 +329,9 @@ func TestSimFind(t *testing.T) {
 			t.Errorf("Find(%q) = %q, %v; want %q", tt.prompt, e.ID, ok, tt.want)
 		}
 	}
-	_, err = s.Complete(context.Background(), Request{Messages: []Message{{Role: "user", Content: "unrelated"}}})
-	if !errors.Is(err, ErrSimNoQuestion) {
-		t.Errorf("err = %v; want ErrSimNoQuestion", err)
+	_, err = s.Complete(context.Background(), llm.Request{Messages: []llm.Message{{Role: "user", Content: "unrelated"}}})
+	if !errors.Is(err, ErrNoQuestion) {
+		t.Errorf("err = %v; want ErrNoQuestion", err)
 	}
 }
 
@@ -333,7 +347,7 @@ func TestSimFindScales(t *testing.T) {
 		}
 		b.Examples = append(b.Examples, datasets.Example{ID: fmt.Sprint(i), DBID: "db", Question: fmt.Sprintf("%s #%d?", strings.Join(q, " "), i), GoldSQL: "SELECT 1"})
 	}
-	s, err := NewSim(b, SimConfig{})
+	s, err := New(b, Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,21 +367,21 @@ func TestSimFindScales(t *testing.T) {
 
 func TestSimAnswerKinds(t *testing.T) {
 	b := concertBenchmark(t, false)
-	s, err := NewSim(b, SimConfig{P: 1, RoleP: map[string]float64{"bad": 0}})
+	s, err := New(b, Config{P: 1, RoleP: map[string]float64{"bad": 0}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
 	g := concertGold[2]
-	_, err = s.Complete(ctx, Request{Messages: prompt(g.q, ""), Answer: AnswerJSON, SchemaName: "decomposition", Schema: json.RawMessage(`{}`)})
+	_, err = s.Complete(ctx, llm.Request{Messages: prompt(g.q, ""), Answer: llm.AnswerJSON, SchemaName: "decomposition", Schema: json.RawMessage(`{}`)})
 	if err == nil || !strings.Contains(err.Error(), `"decomposition"`) {
 		t.Errorf("JSON without responder: err = %v; want an error naming the schema", err)
 	}
-	_, err = s.Complete(ctx, Request{Messages: prompt(g.q, ""), Responder: "llmtest/nope"})
-	if err == nil || !strings.Contains(err.Error(), "llmtest/nope") {
+	_, err = s.Complete(ctx, llm.Request{Messages: prompt(g.q, ""), Responder: "simtest/nope"})
+	if err == nil || !strings.Contains(err.Error(), "simtest/nope") {
 		t.Errorf("unknown responder: err = %v; want an error naming it", err)
 	}
-	resp, err := s.Complete(ctx, Request{Messages: prompt(g.q, ""), Responder: "llmtest/json", Answer: AnswerJSON, N: 2})
+	resp, err := s.Complete(ctx, llm.Request{Messages: prompt(g.q, ""), Responder: "simtest/json", Answer: llm.AnswerJSON, N: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,8 +393,8 @@ func TestSimAnswerKinds(t *testing.T) {
 		t.Errorf("responder answer = %q (%v); want the gold SQL, sample 1", resp.Choices[1], err)
 	}
 	// Role p: "bad" is never right, the default role always.
-	good, _ := s.Complete(ctx, Request{Messages: prompt(g.q, ""), N: 5})
-	bad, _ := s.Complete(ctx, Request{Role: "bad", Messages: prompt(g.q, ""), N: 5})
+	good, _ := s.Complete(ctx, llm.Request{Messages: prompt(g.q, ""), N: 5})
+	bad, _ := s.Complete(ctx, llm.Request{Role: "bad", Messages: prompt(g.q, ""), N: 5})
 	for i := range 5 {
 		if fencedSQL(t, good.Choices[i]) != g.sql {
 			t.Errorf("p=1 sample %d = %q; want gold", i, good.Choices[i])
@@ -399,19 +413,19 @@ func TestSimAnswerKinds(t *testing.T) {
 }
 
 func init() {
-	RegisterResponder("llmtest/json", func(c *SimContext) (string, error) {
-		b, err := json.Marshal(map[string]any{"sql": c.SQL(), "sample": c.Sample})
+	responders["simtest/json"] = func(c *Sample) (string, error) {
+		b, err := json.Marshal(map[string]any{"sql": c.SQL(), "sample": c.Index})
 		return string(b), err
-	})
+	}
 }
 
 func TestSimLatencyAndCancel(t *testing.T) {
 	b := concertBenchmark(t, false)
-	s, err := NewSim(b, SimConfig{Latency: 40 * time.Millisecond})
+	s, err := New(b, Config{Latency: 40 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := Request{Messages: prompt(concertGold[0].q, "")}
+	req := llm.Request{Messages: prompt(concertGold[0].q, "")}
 	resp, err := s.Complete(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
@@ -431,14 +445,14 @@ func TestSimLatencyAndCancel(t *testing.T) {
 // same five samples as an uncached n=5 request.
 func TestSimCachedLargerN(t *testing.T) {
 	b := concertBenchmark(t, false)
-	s, err := NewSim(b, SimConfig{P: 0.5, Seed: 9})
+	s, err := New(b, Config{P: 0.5, Seed: 9})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cache, _ := openTestCache(t)
-	cc := Cached(s, cache, s.Ident())
+	cc := llm.Cached(s, cache, s.Ident())
 	ctx := context.Background()
-	req := Request{Messages: prompt(concertGold[5].q, ""), N: 2, Temperature: 0.8}
+	req := llm.Request{Messages: prompt(concertGold[5].q, ""), N: 2, Temperature: 0.8}
 	cc.Complete(ctx, req)
 	req.N = 5
 	got, err := cc.Complete(ctx, req)
@@ -449,4 +463,16 @@ func TestSimCachedLargerN(t *testing.T) {
 	if fmt.Sprint(got.Choices) != fmt.Sprint(want.Choices) {
 		t.Errorf("cached n=5 = %q; want %q", got.Choices, want.Choices)
 	}
+}
+
+// openTestCache opens a response cache in a temporary directory.
+func openTestCache(t *testing.T) (*llm.Cache, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "cache.db")
+	c, err := llm.OpenCache(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c, path
 }

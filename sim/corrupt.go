@@ -1,4 +1,4 @@
-package llm
+package sim
 
 import (
 	"math/rand/v2"

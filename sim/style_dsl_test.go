@@ -1,4 +1,4 @@
-package llm_test
+package sim
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 const dslTestAnswer = "Thought: build the query step by step and check it.\n```dsl\nt2_r1 = table_ref(\"singer\", as=\"T1\")\nt2_r2 = filter_expr(t2_r1, \"T1.country = 'France'\")\nt2_r3 = aggregate(t2_r2, group_by=[], aggs=[\"count(*) AS n\"])\nexecute(t2_r3)\n```"
 
 func init() {
-	llm.RegisterResponder("llmtest/dsl", func(*llm.SimContext) (string, error) { return dslTestAnswer, nil })
+	responders["simtest/dsl"] = func(*Sample) (string, error) { return dslTestAnswer, nil }
 }
 
 // parserPending lists the DSL renderings the current reactdsl.ParseCalls
@@ -57,7 +57,7 @@ func TestSimStyleRecoversDSL(t *testing.T) {
 	q := "How many singers from France do we have?"
 	b := &datasets.Benchmark{Name: "t", Split: "dev", Examples: []datasets.Example{{ID: "0", Question: q, GoldSQL: "SELECT count(*) FROM singer WHERE country = 'France'"}}}
 	zero := 0.0
-	s, err := llm.NewSim(b, llm.SimConfig{Style: llm.SimStyleRealistic, CutRate: &zero})
+	s, err := New(b, Config{Style: StyleRealistic, CutRate: &zero})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestSimStyleRecoversDSL(t *testing.T) {
 		t.Fatalf("clean turn parses to %q; want 4 calls", want)
 	}
 	resp, err := s.Complete(context.Background(), llm.Request{
-		Messages: []llm.Message{{Role: "user", Content: "Question: " + q}}, N: 600, Answer: llm.AnswerDSL, Responder: "llmtest/dsl"})
+		Messages: []llm.Message{{Role: "user", Content: "Question: " + q}}, N: 600, Answer: llm.AnswerDSL, Responder: "simtest/dsl"})
 	if err != nil {
 		t.Fatal(err)
 	}

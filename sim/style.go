@@ -1,9 +1,10 @@
-package llm
+package sim
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/t2sbench/t2sbench/runners/llm"
 	"math/rand/v2"
 	"strings"
 	"unicode/utf8"
@@ -11,33 +12,33 @@ import (
 	"github.com/t2sbench/t2sbench/datasets"
 )
 
-// Sim answer styles (SimConfig.Style).
+// Sim answer styles (Config.Style).
 const (
-	// SimStyleClean answers in exactly the shape each responder writes:
+	// StyleClean answers in exactly the shape each responder writes:
 	// one line of prose and a ```sql block, a ```dsl block, a ```json
 	// block. It is the default.
-	SimStyleClean = "clean"
-	// SimStyleRealistic renders every responder's answer the way real
+	StyleClean = "clean"
+	// StyleRealistic renders every responder's answer the way real
 	// instruction-tuned and reasoning models write (see renderStyled):
 	// fences with any tag, prose around the answer, numbered drafts,
 	// SQL inside JSON, leaked chat-template tokens, markdown escapes,
 	// reasoning blocks holding a draft, answers cut at max_tokens.
-	SimStyleRealistic = "realistic"
+	StyleRealistic = "realistic"
 )
 
 // Defaults of the realistic style.
 const (
-	// DefaultSimCutRate is the share of samples cut mid-way with
+	// DefaultCutRate is the share of samples cut mid-way with
 	// finish_reason "length": a small share, as with a max_tokens budget
 	// sized for the task. A single-sample runner loses about p*cut_rate of
 	// EX to cuts (0.6 points at p = 0.6), which keeps a realistic run within
 	// 2 points of a clean one when every other rendering is parsed;
 	// multi-call searches meet a cut in most questions.
-	DefaultSimCutRate = 0.01
-	// DefaultSimReasoningRate is the share of samples that carry a
+	DefaultCutRate = 0.01
+	// DefaultReasoningRate is the share of samples that carry a
 	// reasoning block (a draft, then the final answer), as reasoning
 	// models (DeepSeek-R1, Qwen3, QwQ) do for every sample.
-	DefaultSimReasoningRate = 0.3
+	DefaultReasoningRate = 0.3
 )
 
 // simForm is one rendering of an answer and its share of samples.
@@ -46,7 +47,7 @@ type simForm struct {
 	weight float64
 }
 
-// Renderings of a SQL answer (AnswerSQL), each a style real models write
+// Renderings of a SQL answer (llm.AnswerSQL), each a style real models write
 // (issue 13 item 3), with their shares of samples; the shares sum to 1.
 var simSQLForms = []simForm{
 	{"fence", 0.30},          // ```TAG block, TAG drawn from simSQLTags
@@ -69,7 +70,7 @@ var simSQLTags = []string{"sql", "SQL", "sqlite", "SQLite", "mysql", "postgresql
 // template's stop tokens are misconfigured.
 var simTemplateTokens = []string{"<|im_end|>", "</s>", "<|eot_id|>", "<|endoftext|>", "[/SQL]"}
 
-// Renderings of a JSON answer (AnswerJSON); the shares sum to 1.
+// Renderings of a JSON answer (llm.AnswerJSON); the shares sum to 1.
 var simJSONForms = []simForm{
 	{"raw", 0.20},        // the JSON alone, as strict-mode servers return it
 	{"fence", 0.30},      // the responder's prose and a ```json block
@@ -78,7 +79,7 @@ var simJSONForms = []simForm{
 	{"untagged", 0.10},   // an untagged ``` block
 }
 
-// Renderings of ReAct DSL calls (AnswerDSL), the forms runners/reactdsl's
+// Renderings of ReAct DSL calls (llm.AnswerDSL), the forms runners/reactdsl's
 // DSL.md and issue 13 item 5 say a parser must accept; the shares sum to 1.
 var simDSLForms = []simForm{
 	{"dsl", 0.35},       // ```dsl block (as the prompt asks)
@@ -153,9 +154,9 @@ var (
 	}
 )
 
-// simStyled is one sample as the realistic style renders it, after the
+// styled is one sample as the realistic style renders it, after the
 // client-side split of inline reasoning.
-type simStyled struct {
+type styled struct {
 	answer    string
 	reasoning string
 	finish    string
@@ -169,8 +170,8 @@ type simStyled struct {
 	draft string
 }
 
-// simStyleOpts are the settings the realistic style draws with.
-type simStyleOpts struct {
+// styleOpts are the settings the realistic style draws with.
+type styleOpts struct {
 	cutRate       float64
 	reasoningRate float64
 	// maxChars cuts the emitted text at the request's max_tokens (0: no
@@ -186,15 +187,15 @@ type simStyleOpts struct {
 // of the styles real models produce (issue 13 items 3 and 5): the final SQL
 // wins over any draft, JSON decodes to the same values up to key order and
 // numbers written as strings, DSL calls are the same calls.
-func renderStyled(kind AnswerKind, clean string, schema *datasets.Schema, o simStyleOpts, rng *rand.Rand) simStyled {
-	var st simStyled
+func renderStyled(kind llm.AnswerKind, clean string, schema *datasets.Schema, o styleOpts, rng *rand.Rand) styled {
+	var st styled
 	text, draft := clean, ""
 	switch kind {
-	case AnswerSQL:
+	case llm.AnswerSQL:
 		text, draft = renderSQL(clean, schema, rng, &st)
-	case AnswerJSON:
+	case llm.AnswerJSON:
 		text, draft = renderJSON(clean, rng, &st)
-	case AnswerDSL:
+	case llm.AnswerDSL:
 		text, draft = renderDSL(clean, rng, &st)
 	default:
 		st.forms = append(st.forms, "text/plain")
@@ -220,7 +221,7 @@ func renderStyled(kind AnswerKind, clean string, schema *datasets.Schema, o simS
 			st.forms = append(st.forms, "reasoning/orphan_close")
 		}
 	}
-	st.finish = FinishStop
+	st.finish = llm.FinishStop
 	total := len(field) + len(text)
 	cut := total
 	if rng.Float64() < o.cutRate {
@@ -232,7 +233,7 @@ func renderStyled(kind AnswerKind, clean string, schema *datasets.Schema, o simS
 		st.forms = append(st.forms, "cut/max_tokens")
 	}
 	if cut < total {
-		st.finish = FinishLength
+		st.finish = llm.FinishLength
 		if cut <= len(field) {
 			field, text = field[:runeStart(field, cut)], ""
 		} else {
@@ -241,7 +242,7 @@ func renderStyled(kind AnswerKind, clean string, schema *datasets.Schema, o simS
 	}
 	st.emitted = len(field) + len(text)
 	if inline {
-		st.answer, st.reasoning = SplitReasoning(text)
+		st.answer, st.reasoning = llm.SplitReasoning(text)
 	} else {
 		st.answer, st.reasoning = text, field
 	}
@@ -288,7 +289,7 @@ func lastFence(text, tag string) (pre, body, post string, ok bool) {
 
 // renderSQL renders the last ```sql block of a clean answer in a drawn
 // style; it returns the text and the draft for a reasoning block.
-func renderSQL(clean string, schema *datasets.Schema, rng *rand.Rand, st *simStyled) (string, string) {
+func renderSQL(clean string, schema *datasets.Schema, rng *rand.Rand, st *styled) (string, string) {
 	pre, sql, post, ok := lastFence(clean, "sql")
 	if !ok {
 		st.forms = append(st.forms, "sql/unchanged")
@@ -600,7 +601,7 @@ func findJSON(clean string) (pre string, n *jnode, post string, ok bool) {
 }
 
 // renderJSON renders the JSON object of a clean answer in a drawn style.
-func renderJSON(clean string, rng *rand.Rand, st *simStyled) (string, string) {
+func renderJSON(clean string, rng *rand.Rand, st *styled) (string, string) {
 	pre, n, post, ok := findJSON(clean)
 	if !ok {
 		st.forms = append(st.forms, "json/unchanged")
@@ -647,7 +648,7 @@ func renderJSON(clean string, rng *rand.Rand, st *simStyled) (string, string) {
 
 // renderDSL renders the last ```dsl block of a clean answer in a drawn
 // style.
-func renderDSL(clean string, rng *rand.Rand, st *simStyled) (string, string) {
+func renderDSL(clean string, rng *rand.Rand, st *styled) (string, string) {
 	pre, body, post, ok := lastFence(clean, "dsl")
 	if !ok {
 		st.forms = append(st.forms, "dsl/unchanged")

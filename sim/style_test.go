@@ -1,10 +1,11 @@
-package llm
+package sim
 
 import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"github.com/t2sbench/t2sbench/runners/llm"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -19,22 +20,25 @@ func ptr(f float64) *float64 { return &f }
 
 // TestSimCleanUnchanged: the clean style (the default, and explicit) gives
 // byte for byte the answers and token counts the simulator gave before the
-// style layer existed. The digest was computed by this same loop at commit
-// 00794c8 (before the layer); every sample finishes with "stop" and carries
-// no reasoning.
+// style layer existed, and, for prompts that carry everything the gold
+// needs, before the behaviour model read the prompt. The digest was
+// computed by this same loop at commit 00794c8 (before the layer; 81289d4a
+// with the old schema-less prompt helper) and again at 34c87e9 (the last
+// commit before the behaviour model) with this prompt helper, which shows
+// the concert schema: both give 274e1431.
 func TestSimCleanUnchanged(t *testing.T) {
-	const want = "81289d4a4fb01b7fe7dbeb64adb05f14d054cc9616582c27f20ff3ff62d28427"
+	const want = "274e14310aacd51eaee72bd5bbc9a4ceb71044fb7056ba4c834ad4801646d062"
 	b := concertBenchmark(t, true)
-	for _, style := range []string{"", SimStyleClean} {
-		s, err := NewSim(b, SimConfig{P: 0.5, Seed: 11, Style: style})
+	for _, style := range []string{"", StyleClean} {
+		s, err := New(b, Config{P: 0.5, Seed: 11, Style: style})
 		if err != nil {
 			t.Fatal(err)
 		}
 		h := sha256.New()
 		for _, g := range concertGold {
-			for _, req := range []Request{
-				{Messages: prompt(g.q, ""), N: 3, Answer: AnswerSQL},
-				{Messages: prompt(g.q, "json"), N: 2, Answer: AnswerJSON, Responder: "llmtest/json"},
+			for _, req := range []llm.Request{
+				{Messages: prompt(g.q, ""), N: 3, Answer: llm.AnswerSQL},
+				{Messages: prompt(g.q, "json"), N: 2, Answer: llm.AnswerJSON, Responder: "simtest/json"},
 			} {
 				resp, err := s.Complete(context.Background(), req)
 				if err != nil {
@@ -42,7 +46,7 @@ func TestSimCleanUnchanged(t *testing.T) {
 				}
 				for i, c := range resp.Choices {
 					fmt.Fprintf(h, "%d:%s\n", len(c), c)
-					if resp.Finish(i) != FinishStop || resp.ReasoningOf(i) != "" {
+					if resp.Finish(i) != llm.FinishStop || resp.ReasoningOf(i) != "" {
 						t.Errorf("style %q sample %d: finish %q, reasoning %q; want stop and none", style, i, resp.Finish(i), resp.ReasoningOf(i))
 					}
 				}
@@ -53,7 +57,7 @@ func TestSimCleanUnchanged(t *testing.T) {
 			t.Errorf("style %q: digest of clean answers = %s; want %s (the answers before the style layer)", style, got, want)
 		}
 	}
-	if s, _ := NewSim(b, SimConfig{}); strings.Contains(s.Ident().Model, "style") {
+	if s, _ := New(b, Config{}); strings.Contains(s.Ident().Model, "style") {
 		t.Errorf("clean identity %q names a style; want the identity of before the style layer", s.Ident().Model)
 	}
 }
@@ -63,18 +67,18 @@ func TestSimStyleConfig(t *testing.T) {
 	b := concertBenchmark(t, false)
 	tests := []struct {
 		name string
-		cfg  SimConfig
+		cfg  Config
 		want string
 	}{
-		{"unknown style", SimConfig{Style: "fancy"}, `style = "fancy" unknown`},
-		{"cut rate above 1", SimConfig{Style: SimStyleRealistic, CutRate: ptr(1.5)}, "cut_rate = 1.5 out of range [0, 1]"},
-		{"reasoning rate NaN", SimConfig{Style: SimStyleRealistic, ReasoningRate: ptr(math.NaN())}, "reasoning_rate = NaN out of range"},
-		{"cut rate with clean", SimConfig{CutRate: ptr(0.1)}, "cut_rate applies to style realistic only"},
-		{"reasoning rate with clean", SimConfig{Style: SimStyleClean, ReasoningRate: ptr(0.1)}, "reasoning_rate applies to style realistic only"},
+		{"unknown style", Config{Style: "fancy"}, `style = "fancy" unknown`},
+		{"cut rate above 1", Config{Style: StyleRealistic, CutRate: ptr(1.5)}, "cut_rate = 1.5 out of range [0, 1]"},
+		{"reasoning rate NaN", Config{Style: StyleRealistic, ReasoningRate: ptr(math.NaN())}, "reasoning_rate = NaN out of range"},
+		{"cut rate with clean", Config{CutRate: ptr(0.1)}, "cut_rate applies to style realistic only"},
+		{"reasoning rate with clean", Config{Style: StyleClean, ReasoningRate: ptr(0.1)}, "reasoning_rate applies to style realistic only"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := NewSim(b, tt.cfg); err == nil || !strings.Contains(err.Error(), tt.want) {
+			if _, err := New(b, tt.cfg); err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err = %v; want containing %q", err, tt.want)
 			}
 		})
@@ -87,8 +91,8 @@ func TestSimStyleConfig(t *testing.T) {
 func TestSimStyleDeterministic(t *testing.T) {
 	b := concertBenchmark(t, true)
 	ctx := context.Background()
-	mk := func(seed int64) *Sim {
-		s, err := NewSim(b, SimConfig{P: 0.5, Seed: seed, Style: SimStyleRealistic, CutRate: ptr(0.2), ReasoningRate: ptr(0.5)})
+	mk := func(seed int64) *Model {
+		s, err := New(b, Config{P: 0.5, Seed: seed, Style: StyleRealistic, CutRate: ptr(0.2), ReasoningRate: ptr(0.5)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,13 +102,13 @@ func TestSimStyleDeterministic(t *testing.T) {
 	if got := s1.Ident().Model; !strings.Contains(got, "style=realistic,cut_rate=0.2,reasoning_rate=0.5") {
 		t.Errorf("identity %q; want it to name the style and both rates", got)
 	}
-	same := func(a, b *Response) bool {
+	same := func(a, b *llm.Response) bool {
 		return reflect.DeepEqual(a.Choices, b.Choices) && reflect.DeepEqual(a.Reasoning, b.Reasoning) &&
 			reflect.DeepEqual(a.FinishReasons, b.FinishReasons) && a.Usage == b.Usage
 	}
 	diffSeed := 0
 	for i, g := range concertGold {
-		req := Request{Messages: prompt(g.q, ""), N: 4, Answer: AnswerSQL}
+		req := llm.Request{Messages: prompt(g.q, ""), N: 4, Answer: llm.AnswerSQL}
 		a, err := s1.Complete(ctx, req)
 		if err != nil {
 			t.Fatal(err)
@@ -137,11 +141,11 @@ func TestSimStyleDeterministic(t *testing.T) {
 func TestSimStyleSameDraws(t *testing.T) {
 	b := concertBenchmark(t, true)
 	ctx := context.Background()
-	clean, _ := NewSim(b, SimConfig{P: 0.5, Seed: 5})
-	real, _ := NewSim(b, SimConfig{P: 0.5, Seed: 5, Style: SimStyleRealistic, CutRate: ptr(0)})
+	clean, _ := New(b, Config{P: 0.5, Seed: 5})
+	real, _ := New(b, Config{P: 0.5, Seed: 5, Style: StyleRealistic, CutRate: ptr(0)})
 	checked := 0
 	for _, g := range concertGold {
-		req := Request{Messages: prompt(g.q, ""), N: 8, Answer: AnswerSQL}
+		req := llm.Request{Messages: prompt(g.q, ""), N: 8, Answer: llm.AnswerSQL}
 		c, _ := clean.Complete(ctx, req)
 		r, err := real.Complete(ctx, req)
 		if err != nil {
@@ -154,7 +158,7 @@ func TestSimStyleSameDraws(t *testing.T) {
 				continue // a style the extractor does not read yet (TestSimStyleRecoversSQL)
 			}
 			checked++
-			if r.Finish(i) != FinishStop {
+			if r.Finish(i) != llm.FinishStop {
 				t.Errorf("cut_rate 0: sample %d finish = %q; want stop", i, r.Finish(i))
 			}
 		}
@@ -183,8 +187,8 @@ const cleanDSLAnswer = "Thought: build the query step by step and check it.\n```
 
 // styleCounts renders n samples of a clean answer with the default rates
 // and counts each form drawn.
-func styleCounts(kind AnswerKind, clean string, n int) map[string]int {
-	o := simStyleOpts{cutRate: DefaultSimCutRate, reasoningRate: DefaultSimReasoningRate}
+func styleCounts(kind llm.AnswerKind, clean string, n int) map[string]int {
+	o := styleOpts{cutRate: DefaultCutRate, reasoningRate: DefaultReasoningRate}
 	counts := map[string]int{}
 	for i := range n {
 		st := renderStyled(kind, clean, nil, o, rand.New(rand.NewPCG(uint64(i), 42)))
@@ -214,7 +218,7 @@ func checkRate(t *testing.T, name string, count, n int, p float64) {
 // 20,000 samples of each answer kind.
 func TestSimStyleRates(t *testing.T) {
 	const n = 20000
-	sql := styleCounts(AnswerSQL, cleanSQLAnswer, n)
+	sql := styleCounts(llm.AnswerSQL, cleanSQLAnswer, n)
 	for _, f := range simSQLForms {
 		checkRate(t, "sql/"+f.name, sql["sql/"+f.name], n, f.weight)
 	}
@@ -232,20 +236,20 @@ func TestSimStyleRates(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		m    map[string]int
-	}{{"sql", sql}, {"json", styleCounts(AnswerJSON, cleanJSONAnswer, n)}, {"dsl", styleCounts(AnswerDSL, cleanDSLAnswer, n)}, {"text", styleCounts(AnswerText, "Known quantities: none.\nFormula: count(*)", n)}} {
-		checkRate(t, c.name+" reasoning", c.m["reasoning"], n, DefaultSimReasoningRate)
-		checkRate(t, c.name+" reasoning/field", c.m["reasoning/field"], n, DefaultSimReasoningRate*simReasoningFieldRate)
-		checkRate(t, c.name+" reasoning/inline", c.m["reasoning/inline"], n, DefaultSimReasoningRate*simReasoningClosedRate)
-		checkRate(t, c.name+" reasoning/orphan_close", c.m["reasoning/orphan_close"], n, DefaultSimReasoningRate*(1-simReasoningFieldRate-simReasoningClosedRate))
-		checkRate(t, c.name+" cut", c.m["cut"], n, DefaultSimCutRate)
+	}{{"sql", sql}, {"json", styleCounts(llm.AnswerJSON, cleanJSONAnswer, n)}, {"dsl", styleCounts(llm.AnswerDSL, cleanDSLAnswer, n)}, {"text", styleCounts(llm.AnswerText, "Known quantities: none.\nFormula: count(*)", n)}} {
+		checkRate(t, c.name+" reasoning", c.m["reasoning"], n, DefaultReasoningRate)
+		checkRate(t, c.name+" reasoning/field", c.m["reasoning/field"], n, DefaultReasoningRate*simReasoningFieldRate)
+		checkRate(t, c.name+" reasoning/inline", c.m["reasoning/inline"], n, DefaultReasoningRate*simReasoningClosedRate)
+		checkRate(t, c.name+" reasoning/orphan_close", c.m["reasoning/orphan_close"], n, DefaultReasoningRate*(1-simReasoningFieldRate-simReasoningClosedRate))
+		checkRate(t, c.name+" cut", c.m["cut"], n, DefaultCutRate)
 	}
-	js := styleCounts(AnswerJSON, cleanJSONAnswer, n)
+	js := styleCounts(llm.AnswerJSON, cleanJSONAnswer, n)
 	for _, f := range simJSONForms {
 		checkRate(t, "json/"+f.name, js["json/"+f.name], n, f.weight)
 	}
 	checkRate(t, "json/shuffled", js["json/shuffled"], n, simShuffleRate)
 	checkRate(t, "json/numbers_as_strings", js["json/numbers_as_strings"], n, simNumStrRate)
-	dsl := styleCounts(AnswerDSL, cleanDSLAnswer, n)
+	dsl := styleCounts(llm.AnswerDSL, cleanDSLAnswer, n)
 	for _, f := range simDSLForms {
 		checkRate(t, "dsl/"+f.name, dsl["dsl/"+f.name], n, f.weight)
 	}
@@ -260,17 +264,17 @@ func TestSimStyleRates(t *testing.T) {
 func TestSimStyleCut(t *testing.T) {
 	b := concertBenchmark(t, true)
 	ctx := context.Background()
-	full, _ := NewSim(b, SimConfig{P: 1, Style: SimStyleRealistic, CutRate: ptr(0), ReasoningRate: ptr(0)})
-	cut, _ := NewSim(b, SimConfig{P: 1, Style: SimStyleRealistic, CutRate: ptr(1), ReasoningRate: ptr(0)})
+	full, _ := New(b, Config{P: 1, Style: StyleRealistic, CutRate: ptr(0), ReasoningRate: ptr(0)})
+	cut, _ := New(b, Config{P: 1, Style: StyleRealistic, CutRate: ptr(1), ReasoningRate: ptr(0)})
 	for _, g := range concertGold {
-		req := Request{Messages: prompt(g.q, ""), N: 3, Answer: AnswerSQL}
+		req := llm.Request{Messages: prompt(g.q, ""), N: 3, Answer: llm.AnswerSQL}
 		f, _ := full.Complete(ctx, req)
 		c, err := cut.Complete(ctx, req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i := range c.Choices {
-			if f.Finish(i) != FinishStop || !c.Cut(i) {
+			if f.Finish(i) != llm.FinishStop || !c.Cut(i) {
 				t.Errorf("finish reasons %q (cut_rate 0) and %q (cut_rate 1); want stop and length", f.Finish(i), c.Finish(i))
 			}
 			// The same seed draws the same rendering; the cut one is a
@@ -294,16 +298,16 @@ func TestSimStyleCut(t *testing.T) {
 }
 
 // TestSimStyleReasoning: a reasoning block holds a draft that differs from
-// the final answer; it reaches Response.Reasoning whether the server split
-// it (field) or the model wrote it inline (split by SplitReasoning), and
+// the final answer; it reaches llm.Response.Reasoning whether the server split
+// it (field) or the model wrote it inline (split by llm.SplitReasoning), and
 // the answer never holds a reasoning tag.
 func TestSimStyleReasoning(t *testing.T) {
-	o := simStyleOpts{cutRate: 0, reasoningRate: 1}
+	o := styleOpts{cutRate: 0, reasoningRate: 1}
 	modes := map[string]int{}
 	for _, c := range []struct {
-		kind  AnswerKind
+		kind  llm.AnswerKind
 		clean string
-	}{{AnswerSQL, cleanSQLAnswer}, {AnswerJSON, cleanJSONAnswer}, {AnswerDSL, cleanDSLAnswer}, {AnswerText, "Known quantities: none.\nFormula: count(*)"}} {
+	}{{llm.AnswerSQL, cleanSQLAnswer}, {llm.AnswerJSON, cleanJSONAnswer}, {llm.AnswerDSL, cleanDSLAnswer}, {llm.AnswerText, "Known quantities: none.\nFormula: count(*)"}} {
 		for i := range 300 {
 			st := renderStyled(c.kind, c.clean, nil, o, rand.New(rand.NewPCG(uint64(i), 3)))
 			if st.draft == "" || !strings.Contains(st.reasoning, st.draft) {
@@ -319,13 +323,13 @@ func TestSimStyleReasoning(t *testing.T) {
 			}
 			var final, draft string
 			switch c.kind {
-			case AnswerSQL:
+			case llm.AnswerSQL:
 				_, final, _, _ = lastFence(c.clean, "sql")
 				_, draft, _, _ = lastFence(st.draft, "sql")
-			case AnswerDSL:
+			case llm.AnswerDSL:
 				_, final, _, _ = lastFence(c.clean, "dsl")
 				_, draft, _, _ = lastFence(st.draft, "dsl")
-			case AnswerJSON:
+			case llm.AnswerJSON:
 				var a, b any
 				_ = json.Unmarshal([]byte(st.draft), &a)
 				_, body, _, _ := lastFence(c.clean, "json")
@@ -355,7 +359,7 @@ var extractorPending = map[string]bool{}
 // reasoning blocks, without cuts) and checks it recovers the clean SQL up to
 // whitespace, a trailing semicolon and a leading comment line.
 func TestSimStyleRecoversSQL(t *testing.T) {
-	o := simStyleOpts{reasoningRate: DefaultSimReasoningRate}
+	o := styleOpts{reasoningRate: DefaultReasoningRate}
 	type tally struct {
 		n, failed int
 		example   string
@@ -364,7 +368,7 @@ func TestSimStyleRecoversSQL(t *testing.T) {
 	for gi, g := range concertGold {
 		clean := "Reading the schema.\n\n```sql\n" + g.sql + "\n```"
 		for i := range 200 {
-			st := renderStyled(AnswerSQL, clean, nil, o, rand.New(rand.NewPCG(uint64(gi), uint64(i))))
+			st := renderStyled(llm.AnswerSQL, clean, nil, o, rand.New(rand.NewPCG(uint64(gi), uint64(i))))
 			key := styleKey(st.forms)
 			tl := byStyle[key]
 			if tl == nil {
@@ -420,9 +424,9 @@ func TestSimStyleRecoversJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &want); err != nil {
 		t.Fatal(err)
 	}
-	o := simStyleOpts{reasoningRate: DefaultSimReasoningRate}
+	o := styleOpts{reasoningRate: DefaultReasoningRate}
 	for i := range 2000 {
-		st := renderStyled(AnswerJSON, cleanJSONAnswer, nil, o, rand.New(rand.NewPCG(uint64(i), 9)))
+		st := renderStyled(llm.AnswerJSON, cleanJSONAnswer, nil, o, rand.New(rand.NewPCG(uint64(i), 9)))
 		var got any
 		if err := sqltext.DecodeJSON(st.answer, &got); err != nil {
 			t.Fatalf("%v: DecodeJSON(%q): %v", st.forms, st.answer, err)

@@ -1,4 +1,4 @@
-package llm
+package sim
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/t2sbench/t2sbench/runners/llm"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -18,111 +19,121 @@ import (
 
 // Defaults of the sim backend.
 const (
-	// DefaultSimP is the probability that a sample is correct, about the EX
+	// DefaultP is the probability that a sample is correct, about the EX
 	// of a mid-size open model on Spider/BIRD dev with a plain prompt.
-	DefaultSimP = 0.6
-	// DefaultSimTokensPerChar approximates tokens as characters/4, the
+	DefaultP = 0.6
+	// DefaultTokensPerChar approximates tokens as characters/4, the
 	// usual rule of thumb for English text with BPE tokenizers.
-	DefaultSimTokensPerChar = 0.25
-	// DefaultSimLatencyJitter spreads simulated latency uniformly over
+	DefaultTokensPerChar = 0.25
+	// DefaultLatencyJitter spreads simulated latency uniformly over
 	// Latency*(1 +- jitter).
-	DefaultSimLatencyJitter = 0.2
+	DefaultLatencyJitter = 0.2
 )
 
-// ErrSimNoQuestion is returned when no benchmark question occurs in the
+// ErrNoQuestion is returned when no benchmark question occurs in the
 // prompt (the runner did not put the question in, or the wrong benchmark
 // was given to the simulator).
-var ErrSimNoQuestion = errors.New("sim: no benchmark question found in prompt")
+var ErrNoQuestion = errors.New("sim: no benchmark question found in prompt")
 
-// SimConfig configures the sim backend.
-type SimConfig struct {
-	// P is the probability that a sample is correct; 0 means DefaultSimP.
+// Config configures the sim backend.
+type Config struct {
+	// P is the probability that a sample is correct; 0 means DefaultP.
 	P float64
 	// RoleP overrides P per role (any value in [0, 1], 0 included).
 	RoleP map[string]float64
 	// Seed seeds every draw together with the prompt and sample index.
 	Seed int64
 	// Latency is the simulated latency per call (0: none), spread by
-	// LatencyJitter (0: DefaultSimLatencyJitter).
+	// LatencyJitter (0: DefaultLatencyJitter).
 	Latency       time.Duration
 	LatencyJitter float64
 	// TokensPerChar converts characters to simulated tokens (0:
-	// DefaultSimTokensPerChar).
+	// DefaultTokensPerChar).
 	TokensPerChar float64
 	// Model is the model name in responses (default "sim").
 	Model string
 
-	// Style is SimStyleClean ("" means clean: each responder's answer as
-	// it writes it) or SimStyleRealistic (the answer rendered the way real
+	// Style is StyleClean ("" means clean: each responder's answer as
+	// it writes it) or StyleRealistic (the answer rendered the way real
 	// models write it, with reasoning blocks and cut answers).
 	Style string
 	// CutRate is the share of samples cut mid-way with finish_reason
-	// "length" under the realistic style (nil: DefaultSimCutRate).
+	// "length" under the realistic style (nil: DefaultCutRate).
 	CutRate *float64
+	// SchemaPenalty, ValuePenalty and EvidencePenalty are the behaviour
+	// model's penalties (nil: DefaultSchemaPenalty, DefaultValuePenalty,
+	// DefaultEvidencePenalty); see the package documentation.
+	SchemaPenalty, ValuePenalty, EvidencePenalty *float64
+
 	// ReasoningRate is the share of samples that carry a reasoning block
 	// holding a draft under the realistic style (nil:
-	// DefaultSimReasoningRate).
+	// DefaultReasoningRate).
 	ReasoningRate *float64
 }
 
-// Sim is the offline, deterministic model simulator. It finds the
-// benchmark question in the prompt, and answers each sample with the gold
-// SQL with probability p, else with a realistic corruption of it (see
-// Corrupt), in the shape the request asks for. Every draw of sample i comes
+// Model is the offline, deterministic model simulator. It finds the
+// benchmark question in the prompt and answers each sample in the shape the
+// request asks for, by the behaviour model of the package documentation:
+// final SQL is the gold SQL with a probability that depends on p and on
+// what the prompt carries, else a mistake; intermediate answers come from
+// the prompt alone. Every draw of sample i comes
 // from a generator seeded by SHA-256(seed, request seed, messages, i), so the
 // same request gives the same answers in any order and on any machine.
 //
-// The style (SimConfig.Style) sits after the responders and applies to
-// every answer kind. SimStyleClean, the default, returns each responder's
+// The style (Config.Style) sits after the responders and applies to
+// every answer kind. StyleClean, the default, returns each responder's
 // text as it is, with finish reason "stop" and no reasoning.
-// SimStyleRealistic renders it the way real models write (see
-// renderStyled and the form tables in simstyle.go): SQL in any fence or
+// StyleRealistic renders it the way real models write (see
+// renderStyled and the form tables in style.go): SQL in any fence or
 // none, with prose, drafts, JSON wrapping, leaked template tokens and
 // markdown escapes; JSON with prose, shuffled keys and numbers as strings;
 // DSL calls in ```python or untagged blocks, numbered, with ";" or inline
 // backticks. Options, each validated with the key named in the error:
 //
 //	style           clean | realistic (default clean)
-//	cut_rate        share of samples cut mid-way, finish "length" (default DefaultSimCutRate = 0.01)
-//	reasoning_rate  share of samples with a reasoning block holding a draft (default DefaultSimReasoningRate = 0.3)
+//	cut_rate        share of samples cut mid-way, finish "length" (default DefaultCutRate = 0.01)
+//	reasoning_rate  share of samples with a reasoning block holding a draft (default DefaultReasoningRate = 0.3)
 //
-// Half of the reasoning blocks come in Response.Reasoning (a server's
+// Half of the reasoning blocks come in llm.Response.Reasoning (a server's
 // reasoning_content), the rest inline as <think>...</think> or with only
-// the closing tag (the template opened it), split off by SplitReasoning as
+// the closing tag (the template opened it), split off by llm.SplitReasoning as
 // a client would. Any answer longer than the request's MaxTokens is cut
 // there too. The style draws from a generator of its own, seeded by (seed,
 // prompt, sample index), so the correct/corrupt draws equal the clean
 // style's.
 //
-// Sim implements OffsetClient and is safe for concurrent use. It opens
+// Model implements llm.OffsetClient and is safe for concurrent use. It opens
 // databases through the benchmark's engine, which owns (and closes) them.
-type Sim struct {
+type Model struct {
 	b   *datasets.Benchmark
-	cfg SimConfig
+	cfg Config
 	m   *matcher
 	// byPattern lists, per normalised question, the indexes of the
 	// examples asking it (Spider repeats questions across databases).
 	byPattern [][]int
 	// style is nil for the clean style.
-	style *simStyleOpts
+	style *styleOpts
+	pen   penalties
+	// needs caches the analysis of each gold SQL (key: db, id, SQL).
+	needs sync.Map
 
 	mu  sync.Mutex
-	dbs map[string]*simDB
+	dbs map[string]*modelDB
 }
 
-type simDB struct {
+type modelDB struct {
 	once   sync.Once
 	db     datasets.Database
 	schema *datasets.Schema
 }
 
-// NewSim indexes the questions of b and returns the simulator.
-func NewSim(b *datasets.Benchmark, cfg SimConfig) (*Sim, error) {
+// New indexes the questions of b and returns the simulator.
+func New(b *datasets.Benchmark, cfg Config) (*Model, error) {
 	if b == nil || len(b.Examples) == 0 {
 		return nil, errors.New("sim: benchmark has no examples")
 	}
 	if cfg.P == 0 {
-		cfg.P = DefaultSimP
+		cfg.P = DefaultP
 	}
 	if cfg.P < 0 || cfg.P > 1 || math.IsNaN(cfg.P) {
 		return nil, fmt.Errorf("sim: p = %g out of range [0, 1]", cfg.P)
@@ -133,7 +144,7 @@ func NewSim(b *datasets.Benchmark, cfg SimConfig) (*Sim, error) {
 		}
 	}
 	if cfg.LatencyJitter == 0 {
-		cfg.LatencyJitter = DefaultSimLatencyJitter
+		cfg.LatencyJitter = DefaultLatencyJitter
 	}
 	if cfg.LatencyJitter < 0 || cfg.LatencyJitter > 1 {
 		return nil, fmt.Errorf("sim: latency jitter = %g out of range [0, 1]", cfg.LatencyJitter)
@@ -142,16 +153,20 @@ func NewSim(b *datasets.Benchmark, cfg SimConfig) (*Sim, error) {
 		return nil, fmt.Errorf("sim: latency = %v is negative", cfg.Latency)
 	}
 	if cfg.TokensPerChar == 0 {
-		cfg.TokensPerChar = DefaultSimTokensPerChar
+		cfg.TokensPerChar = DefaultTokensPerChar
 	}
 	if cfg.Model == "" {
 		cfg.Model = "sim"
 	}
-	style, err := simStyleOf(cfg)
+	style, err := styleOf(cfg)
 	if err != nil {
 		return nil, err
 	}
-	s := &Sim{b: b, cfg: cfg, style: style, dbs: map[string]*simDB{}}
+	pen, err := penaltiesOf(cfg)
+	if err != nil {
+		return nil, err
+	}
+	s := &Model{b: b, cfg: cfg, style: style, pen: pen, dbs: map[string]*modelDB{}}
 	index := map[string]int{}
 	var pats []string
 	for i, e := range b.Examples {
@@ -174,7 +189,7 @@ func NewSim(b *datasets.Benchmark, cfg SimConfig) (*Sim, error) {
 
 // Ident identifies this simulator for the response cache: the benchmark
 // and every setting that changes answers.
-func (s *Sim) Ident() Ident {
+func (s *Model) Ident() llm.Ident {
 	roles := make([]string, 0, len(s.cfg.RoleP))
 	for r, p := range s.cfg.RoleP {
 		roles = append(roles, fmt.Sprintf("%s=%g", r, p))
@@ -182,19 +197,20 @@ func (s *Sim) Ident() Ident {
 	sort.Strings(roles)
 	style := ""
 	if s.style != nil {
-		style = fmt.Sprintf(",style=%s,cut_rate=%g,reasoning_rate=%g", SimStyleRealistic, s.style.cutRate, s.style.reasoningRate)
+		style = fmt.Sprintf(",style=%s,cut_rate=%g,reasoning_rate=%g", StyleRealistic, s.style.cutRate, s.style.reasoningRate)
 	}
-	return Ident{
+	return llm.Ident{
 		Backend: "sim",
 		BaseURL: "sim://" + s.b.Name + "/" + s.b.Split,
-		Model:   fmt.Sprintf("%s(p=%g,seed=%d,roles=[%s]%s)", s.cfg.Model, s.cfg.P, s.cfg.Seed, strings.Join(roles, ","), style),
+		Model: fmt.Sprintf("%s(p=%g,seed=%d,roles=[%s]%s,penalties=[schema=%g,value=%g,evidence=%g])", s.cfg.Model, s.cfg.P, s.cfg.Seed,
+			strings.Join(roles, ","), style, s.pen.schema, s.pen.value, s.pen.evidence),
 	}
 }
 
 // Find returns the benchmark example whose question occurs in prompt: the
 // longest question found wins; among examples sharing that question text,
 // the one whose db_id (then evidence) also occurs in the prompt.
-func (s *Sim) Find(prompt string) (datasets.Example, bool) {
+func (s *Model) Find(prompt string) (datasets.Example, bool) {
 	norm := normalizeText(prompt)
 	k := s.m.longest(norm)
 	if k < 0 {
@@ -220,14 +236,14 @@ func (s *Sim) Find(prompt string) (datasets.Example, bool) {
 
 // database opens (once) the database of dbID and its schema; nil when the
 // benchmark has no engine or the database cannot be opened.
-func (s *Sim) database(ctx context.Context, dbID string) (datasets.Database, *datasets.Schema) {
+func (s *Model) database(ctx context.Context, dbID string) (datasets.Database, *datasets.Schema) {
 	if s.b.Engine == nil || dbID == "" {
 		return nil, nil
 	}
 	s.mu.Lock()
 	d, ok := s.dbs[dbID]
 	if !ok {
-		d = &simDB{}
+		d = &modelDB{}
 		s.dbs[dbID] = d
 	}
 	s.mu.Unlock()
@@ -246,37 +262,33 @@ func (s *Sim) database(ctx context.Context, dbID string) (datasets.Database, *da
 }
 
 // Complete answers req (samples 0..N-1).
-func (s *Sim) Complete(ctx context.Context, req Request) (*Response, error) {
+func (s *Model) Complete(ctx context.Context, req llm.Request) (*llm.Response, error) {
 	return s.CompleteFrom(ctx, req, 0)
 }
 
 // CompleteFrom answers samples first..first+N-1 of req.
-func (s *Sim) CompleteFrom(ctx context.Context, req Request, first int) (*Response, error) {
+func (s *Model) CompleteFrom(ctx context.Context, req llm.Request, first int) (*llm.Response, error) {
 	start := time.Now()
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
-	var prompt strings.Builder
-	for _, m := range req.Messages {
-		prompt.WriteString(m.Content)
-		prompt.WriteByte('\n')
-	}
-	ex, ok := s.Find(prompt.String())
+	pr := ParsePrompt(req.Messages)
+	ex, ok := s.Find(pr.Text)
 	if !ok {
-		return nil, fmt.Errorf("%w (role %q, %d messages, %d characters)", ErrSimNoQuestion, req.Role, len(req.Messages), prompt.Len())
+		return nil, fmt.Errorf("%w (role %q, %d messages, %d characters)", ErrNoQuestion, req.Role, len(req.Messages), len(pr.Text))
 	}
 	var responder Responder
 	switch {
 	case req.Responder != "":
-		r, ok := LookupResponder(req.Responder)
+		r, ok := responders[req.Responder]
 		if !ok {
 			return nil, errNoResponder(req.Responder)
 		}
 		responder = r
-	case req.Answer == AnswerJSON:
-		return nil, fmt.Errorf("sim: JSON request (schema %q, role %q) names no sim responder; set Request.Responder", req.SchemaName, req.Role)
-	case req.Answer == AnswerDSL:
-		return nil, fmt.Errorf("sim: DSL request (role %q) names no sim responder; set Request.Responder", req.Role)
+	case req.Answer == llm.AnswerJSON:
+		return nil, fmt.Errorf("sim: JSON request (schema %q, role %q) names no request kind; set Request.Responder", req.SchemaName, req.Role)
+	case req.Answer == llm.AnswerDSL:
+		return nil, fmt.Errorf("sim: DSL request (role %q) names no request kind; set Request.Responder", req.Role)
 	default:
 		responder = defaultResponder
 	}
@@ -284,30 +296,33 @@ func (s *Sim) CompleteFrom(ctx context.Context, req Request, first int) (*Respon
 	if rp, ok := s.cfg.RoleP[req.Role]; ok {
 		p = rp
 	}
-	db, schema := s.database(ctx, ex.DBID)
+	_, schema := s.database(ctx, ex.DBID)
 	base := s.requestHash(req)
 	styleBase := sha256.Sum256(append(base[:], "style"...))
+	channelBase := sha256.Sum256(append(base[:], "channels"...))
 	maxChars := 0
 	if req.MaxTokens > 0 {
 		maxChars = int(float64(req.MaxTokens) / s.cfg.TokensPerChar)
 	}
-	resp := &Response{Model: s.cfg.Model}
-	resp.Usage.PromptTokens = s.tokens(prompt.Len())
+	resp := &llm.Response{Model: s.cfg.Model}
+	resp.Usage.PromptTokens = s.tokens(len(pr.Text))
 	for i := first; i < first+req.Samples(); i++ {
 		rng := rand.New(rand.NewPCG(sampleSeeds(base, uint64(i))))
-		c := &SimContext{Request: req, Example: ex, DB: db, Sample: i, Rand: rng}
-		c.Correct = rng.Float64() < p
-		c.Corrupt = func(sql string) string {
-			out, _ := Corrupt(sql, schema, rng)
-			return out
+		evidence := ""
+		if ex.Evidence != "" && pr.Contains(ex.Evidence) {
+			evidence = ex.Evidence
 		}
+		c := &Sample{Request: req, Prompt: pr, Question: ex.Question, Evidence: evidence, Index: i, P: p, Rand: rng,
+			example: ex, schema: schema, model: s,
+			chRand: rand.New(rand.NewPCG(sampleSeeds(channelBase, uint64(i))))}
+		c.correct = rng.Float64() < p
 		text, err := responder(c)
 		if err != nil {
 			return nil, fmt.Errorf("sim: responder %q: %w", req.Responder, err)
 		}
 		if s.style == nil {
 			resp.Choices = append(resp.Choices, text)
-			resp.FinishReasons = append(resp.FinishReasons, FinishStop)
+			resp.FinishReasons = append(resp.FinishReasons, llm.FinishStop)
 			resp.Usage.CompletionTokens += s.tokens(len(text))
 			continue
 		}
@@ -338,22 +353,22 @@ func (s *Sim) CompleteFrom(ctx context.Context, req Request, first int) (*Respon
 	return resp, nil
 }
 
-// simStyleOf validates the style settings of cfg; nil means clean.
-func simStyleOf(cfg SimConfig) (*simStyleOpts, error) {
+// styleOf validates the style settings of cfg; nil means clean.
+func styleOf(cfg Config) (*styleOpts, error) {
 	switch cfg.Style {
-	case "", SimStyleClean:
+	case "", StyleClean:
 		if cfg.CutRate != nil {
-			return nil, fmt.Errorf("sim: cut_rate applies to style %s only (style is %s)", SimStyleRealistic, SimStyleClean)
+			return nil, fmt.Errorf("sim: cut_rate applies to style %s only (style is %s)", StyleRealistic, StyleClean)
 		}
 		if cfg.ReasoningRate != nil {
-			return nil, fmt.Errorf("sim: reasoning_rate applies to style %s only (style is %s)", SimStyleRealistic, SimStyleClean)
+			return nil, fmt.Errorf("sim: reasoning_rate applies to style %s only (style is %s)", StyleRealistic, StyleClean)
 		}
 		return nil, nil
-	case SimStyleRealistic:
+	case StyleRealistic:
 	default:
-		return nil, fmt.Errorf("sim: style = %q unknown (want %s or %s)", cfg.Style, SimStyleClean, SimStyleRealistic)
+		return nil, fmt.Errorf("sim: style = %q unknown (want %s or %s)", cfg.Style, StyleClean, StyleRealistic)
 	}
-	o := &simStyleOpts{cutRate: DefaultSimCutRate, reasoningRate: DefaultSimReasoningRate}
+	o := &styleOpts{cutRate: DefaultCutRate, reasoningRate: DefaultReasoningRate}
 	for _, r := range []struct {
 		key string
 		v   *float64
@@ -370,10 +385,10 @@ func simStyleOf(cfg SimConfig) (*simStyleOpts, error) {
 	return o, nil
 }
 
-func (s *Sim) tokens(chars int) int { return int(math.Ceil(float64(chars) * s.cfg.TokensPerChar)) }
+func (s *Model) tokens(chars int) int { return int(math.Ceil(float64(chars) * s.cfg.TokensPerChar)) }
 
 // requestHash hashes the seed, the request's own seed and its messages.
-func (s *Sim) requestHash(req Request) [32]byte {
+func (s *Model) requestHash(req llm.Request) [32]byte {
 	h := sha256.New()
 	var b [8]byte
 	binary.LittleEndian.PutUint64(b[:], uint64(s.cfg.Seed))
@@ -416,7 +431,7 @@ var simOpenings = []string{
 
 // defaultResponder answers SQL and text requests: one line of reasoning and
 // a fenced SQL block.
-func defaultResponder(c *SimContext) (string, error) {
+func defaultResponder(c *Sample) (string, error) {
 	sql := c.SQL()
 	tables := fromTables(sql)
 	line := simOpenings[c.Rand.IntN(len(simOpenings))]

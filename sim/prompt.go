@@ -1,0 +1,291 @@
+package sim
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+
+	"github.com/t2sbench/t2sbench/runners/llm"
+)
+
+// Prompt is what the simulated model reads in a request: the text of every
+// message, and the schema the text shows, parsed from the two renderings
+// the runners send (datasets.RenderDDL's CREATE TABLE statements and
+// datasets.RenderMSchema's "# Table:" blocks). Identifiers are matched
+// case-insensitively, quoted (`x`, "x", [x]) or not.
+type Prompt struct {
+	// Text is the messages' contents joined by newlines.
+	Text string
+	// Tables are the tables the schema section shows, in prompt order
+	// (a table shown twice is listed once, with the union of its columns).
+	Tables []PromptTable
+
+	norm  string         // normalizeText(Text)
+	index map[string]int // lower-case table name -> Tables index
+}
+
+// PromptTable is one table of a prompt's schema section.
+type PromptTable struct {
+	Name    string
+	Columns []PromptColumn
+}
+
+// PromptColumn is one column of a PromptTable, with the value examples the
+// rendering shows for it.
+type PromptColumn struct {
+	Name     string
+	Type     string
+	Examples []string
+}
+
+// ParsePrompt reads the messages of a request.
+func ParsePrompt(msgs []llm.Message) *Prompt {
+	var b strings.Builder
+	for _, m := range msgs {
+		b.WriteString(m.Content)
+		b.WriteByte('\n')
+	}
+	return parsePromptText(b.String())
+}
+
+func parsePromptText(text string) *Prompt {
+	p := &Prompt{Text: text, norm: normalizeText(text), index: map[string]int{}}
+	p.parseDDL()
+	p.parseMSchema()
+	return p
+}
+
+// Table returns the prompt's table named name (case-insensitive).
+func (p *Prompt) Table(name string) (*PromptTable, bool) {
+	i, ok := p.index[strings.ToLower(name)]
+	if !ok {
+		i, ok = p.index[strings.ToLower(unquote(name))]
+	}
+	if !ok {
+		return nil, false
+	}
+	return &p.Tables[i], true
+}
+
+// HasColumn reports whether the prompt shows column col of table.
+func (p *Prompt) HasColumn(table, col string) bool {
+	t, ok := p.Table(table)
+	if !ok {
+		return false
+	}
+	for _, c := range t.Columns {
+		if strings.EqualFold(c.Name, col) {
+			return true
+		}
+	}
+	return false
+}
+
+// Contains reports whether s occurs in the prompt as a whole phrase:
+// case-insensitive, white space collapsed, and not inside a longer word
+// (so that 'T' is not found in every "the").
+func (p *Prompt) Contains(s string) bool {
+	n := normalizeText(s)
+	if n == "" {
+		return true
+	}
+	for from := 0; ; {
+		i := strings.Index(p.norm[from:], n)
+		if i < 0 {
+			return false
+		}
+		i += from
+		j := i + len(n)
+		if !wordByteAt(p.norm, i-1) || !wordByteAt(p.norm, i) {
+			if !wordByteAt(p.norm, j) || !wordByteAt(p.norm, j-1) {
+				return true
+			}
+		}
+		from = i + 1
+	}
+}
+
+// wordByteAt reports whether s[i] exists and is part of a word.
+func wordByteAt(s string, i int) bool {
+	if i < 0 || i >= len(s) {
+		return false
+	}
+	c := s[i]
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+}
+
+func (p *Prompt) add(name string) *PromptTable {
+	key := strings.ToLower(name)
+	if i, ok := p.index[key]; ok {
+		return &p.Tables[i]
+	}
+	p.index[key] = len(p.Tables)
+	p.Tables = append(p.Tables, PromptTable{Name: name})
+	return &p.Tables[len(p.Tables)-1]
+}
+
+func (t *PromptTable) addColumn(c PromptColumn) {
+	for _, x := range t.Columns {
+		if strings.EqualFold(x.Name, c.Name) {
+			return
+		}
+	}
+	t.Columns = append(t.Columns, c)
+}
+
+// identPat matches one identifier, quoted or not.
+const identPat = "(`(?:[^`]|``)+`|\"(?:[^\"]|\"\")+\"|\\[[^\\]]+\\]|[\\p{L}_][\\p{L}\\p{N}_$]*)"
+
+var (
+	createRe    = regexp.MustCompile(`(?i)\bCREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?` + identPat + `\s*\(`)
+	mtableRe    = regexp.MustCompile(`(?m)^#\s*Table:\s*([^,\n]+)`)
+	mcolumnRe   = regexp.MustCompile(`^\(\s*([^:]+?)\s*:\s*([^,)]*)`)
+	valueRe     = regexp.MustCompile("`([^`]*)`")
+	mexRe       = regexp.MustCompile(`Examples:\s*\[(.*)\]`)
+	leadIdentRe = regexp.MustCompile(`^` + identPat)
+)
+
+// unquote strips one level of identifier quotes.
+func unquote(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) >= 2 {
+		switch {
+		case s[0] == '`' && s[len(s)-1] == '`':
+			return strings.ReplaceAll(s[1:len(s)-1], "``", "`")
+		case s[0] == '"' && s[len(s)-1] == '"':
+			return strings.ReplaceAll(s[1:len(s)-1], `""`, `"`)
+		case s[0] == '[' && s[len(s)-1] == ']':
+			return s[1 : len(s)-1]
+		}
+	}
+	return s
+}
+
+var ddlNonColumn = map[string]bool{"PRIMARY": true, "FOREIGN": true, "CONSTRAINT": true, "UNIQUE": true, "CHECK": true, "KEY": true, "INDEX": true}
+
+// parseDDL reads CREATE TABLE statements: the body up to the matching
+// parenthesis, split at top-level commas, each item's first identifier a
+// column unless it starts a constraint. A "-- Value Examples:" comment
+// gives the column's examples.
+func (p *Prompt) parseDDL() {
+	text := p.Text
+	for _, loc := range createRe.FindAllStringSubmatchIndex(text, -1) {
+		t := p.add(unquote(text[loc[2]:loc[3]]))
+		for _, item := range ddlBody(text[loc[1]:]) {
+			def, comment := strings.TrimSpace(item.def), item.comment
+			if def == "" {
+				continue
+			}
+			m := leadIdentRe.FindString(def)
+			if m == "" || ddlNonColumn[strings.ToUpper(m)] {
+				continue
+			}
+			c := PromptColumn{Name: unquote(m), Type: strings.TrimSpace(def[len(m):])}
+			if i := strings.Index(comment, "Value Examples:"); i >= 0 {
+				for _, v := range valueRe.FindAllStringSubmatch(comment[i:], -1) {
+					c.Examples = append(c.Examples, v[1])
+				}
+			}
+			t.addColumn(c)
+		}
+	}
+}
+
+// ddlItem is one item of a CREATE TABLE body and the "--" comment on its
+// line.
+type ddlItem struct{ def, comment string }
+
+// ddlBody splits the text after a CREATE TABLE's "(" into its items, up to
+// the matching ")". A comment belongs to the item it follows on its line
+// (the renderings put it after the item's comma).
+func ddlBody(s string) []ddlItem {
+	var items []ddlItem
+	var cur ddlItem
+	var def strings.Builder
+	depth, closedLine := 0, -1
+	line := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\n':
+			line++
+		case c == '\'' || c == '"' || c == '`' || c == '[':
+			end := c
+			if c == '[' {
+				end = ']'
+			}
+			j := strings.IndexByte(s[i+1:], end)
+			if j < 0 {
+				return items
+			}
+			def.WriteString(s[i : i+j+2])
+			i += j + 1
+			continue
+		case c == '-' && i+1 < len(s) && s[i+1] == '-':
+			j := strings.IndexByte(s[i:], '\n')
+			if j < 0 {
+				j = len(s) - i
+			}
+			comment := s[i+2 : i+j]
+			if strings.TrimSpace(def.String()) == "" && closedLine == line && len(items) > 0 {
+				items[len(items)-1].comment += comment
+			} else {
+				cur.comment += comment
+			}
+			i += j - 1
+			continue
+		case c == '(':
+			depth++
+		case c == ')' && depth == 0:
+			cur.def = def.String()
+			return append(items, cur)
+		case c == ')':
+			depth--
+		case c == ',' && depth == 0:
+			cur.def = def.String()
+			items = append(items, cur)
+			cur, closedLine = ddlItem{}, line
+			def.Reset()
+			continue
+		}
+		def.WriteByte(c)
+	}
+	return items
+}
+
+// parseMSchema reads M-Schema "# Table: name" blocks: one "(col:TYPE, ...)"
+// per line between "[" and "]".
+func (p *Prompt) parseMSchema() {
+	text := p.Text
+	for _, loc := range mtableRe.FindAllStringSubmatchIndex(text, -1) {
+		t := p.add(unquote(strings.TrimSpace(text[loc[2]:loc[3]])))
+		rest := text[loc[1]:]
+		if i := strings.IndexByte(rest, '\n'); i >= 0 {
+			rest = rest[i+1:]
+		}
+		for _, line := range strings.Split(rest, "\n") {
+			line = strings.TrimSpace(line)
+			if line == "[" || line == "" {
+				continue
+			}
+			m := mcolumnRe.FindStringSubmatch(line)
+			if m == nil {
+				break
+			}
+			c := PromptColumn{Name: unquote(m[1]), Type: strings.TrimSpace(m[2])}
+			if ex := mexRe.FindStringSubmatch(line); ex != nil {
+				for _, v := range strings.Split(ex[1], ", ") {
+					c.Examples = append(c.Examples, strings.TrimSpace(v))
+				}
+			}
+			t.addColumn(c)
+		}
+	}
+}
+
+// wordsOf splits text into lower-case words (letters and digits).
+func wordsOf(text string) []string {
+	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+}

@@ -1,0 +1,154 @@
+package sim
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/runners/llm"
+)
+
+// TestParsePrompt reads the schema renderings the runners send (the
+// golden files of datasets' renderers) and hand-written DDL: tables and
+// columns, quoted or not, matched case-insensitively, with the value
+// examples each rendering shows.
+func TestParsePrompt(t *testing.T) {
+	golden := func(name string) string {
+		b, err := os.ReadFile(filepath.Join("..", "datasets", "testdata", "render", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	tests := []struct {
+		name, text string
+		tables     []string
+		columns    [][2]string // shown
+		absent     [][2]string // not shown
+		examples   map[string][]string
+	}{
+		{"DDL (datasets.RenderDDL)", golden("ddl_full.sql"), []string{"stadium", "singer", "concert", "singer_in_concert", "numbers"},
+			[][2]string{{"SINGER", "singer_id"}, {"singer", "Misc"}, {"concert", "Year"}, {"`stadium`", "Average"}},
+			[][2]string{{"singer", "PRIMARY"}, {"concert", "FOREIGN"}, {"concert", "Stadium"}},
+			map[string][]string{"singer.Country": {"Netherlands", "United States", "France"}, "stadium.Name": {"Stark's Park", "Somerset Park", "Bayview Stadium"}}},
+		{"DDL selected", golden("ddl_selected.sql"), []string{"singer", "singer_in_concert"},
+			[][2]string{{"singer", "Birthday"}}, [][2]string{{"singer", "Country"}},
+			map[string][]string{"singer.Name": {"Joe Sharp", "Timbaland"}}},
+		{"M-Schema (datasets.RenderMSchema)", golden("mschema_full.txt"), []string{"stadium", "singer", "concert", "singer_in_concert", "numbers"},
+			[][2]string{{"singer", "Singer_ID"}, {"Concert", "concert_name"}}, [][2]string{{"singer", "Examples"}}, nil},
+		{"one-line DDL, quoted and bracketed", "CREATE TABLE \"Order Items\" (id INTEGER PRIMARY KEY, [unit price] REAL, qty INT, CONSTRAINT c CHECK (qty > 0));\ncreate table if not exists t2(a, b)",
+			[]string{"order items", "T2"}, [][2]string{{"ORDER ITEMS", "Unit Price"}, {"Order Items", "qty"}, {"t2", "B"}}, [][2]string{{"Order Items", "CONSTRAINT"}, {"t2", "c"}}, nil},
+		{"no schema", "Question: how many singers are there?", nil, nil, [][2]string{{"singer", "name"}}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := parsePromptText(tc.text)
+			if len(p.Tables) != len(tc.tables) {
+				t.Errorf("got %d tables %v; want %v", len(p.Tables), p.Tables, tc.tables)
+			}
+			for _, name := range tc.tables {
+				if _, ok := p.Table(name); !ok {
+					t.Errorf("table %q: got absent; want shown", name)
+				}
+			}
+			for _, c := range tc.columns {
+				if !p.HasColumn(c[0], c[1]) {
+					t.Errorf("column %s.%s: got absent; want shown", c[0], c[1])
+				}
+			}
+			for _, c := range tc.absent {
+				if p.HasColumn(c[0], c[1]) {
+					t.Errorf("column %s.%s: got shown; want absent", c[0], c[1])
+				}
+			}
+			for tc, want := range tc.examples {
+				tn, cn, _ := strings.Cut(tc, ".")
+				tb, _ := p.Table(tn)
+				var got []string
+				for _, c := range tb.Columns {
+					if c.Name == cn {
+						got = c.Examples
+					}
+				}
+				if strings.Join(got, "|") != strings.Join(want, "|") {
+					t.Errorf("examples of %s: got %q; want %q", tc, got, want)
+				}
+			}
+		})
+	}
+}
+
+// TestContains: values match as whole phrases, case and white space
+// aside; a LIKE pattern by its parts.
+func TestContains(t *testing.T) {
+	p := parsePromptText("Hint: July 2024 refers to taken_at LIKE '2024-07%'; midday is the 12:00 reading.\nSingers from  FRANCE, is_male = `T`.")
+	for _, tc := range []struct {
+		v    string
+		want bool
+	}{
+		{"France", true}, {"france", true}, {"Fran", false}, {"T", true}, {"t", true}, {"he", false},
+		{"2024-07", true}, {"2024-07% 12:00", true}, {"2024-08% 12:00", false}, {"Singers from France", true},
+	} {
+		if got := p.hasValue(tc.v); got != tc.want {
+			t.Errorf("hasValue(%q): got %v; want %v", tc.v, got, tc.want)
+		}
+	}
+}
+
+// TestIntermediateIgnoresGold: two benchmarks ask the same question over
+// the same database with different gold SQL; every intermediate request
+// kind answers both byte for byte alike (the gold decides final SQL only),
+// while a final-SQL request differs.
+func TestIntermediateIgnoresGold(t *testing.T) {
+	q := "What is the average age of singers from France?"
+	golds := []string{"SELECT avg(age) FROM singer WHERE country = 'France'", "SELECT count(*) FROM concert"}
+	var models []*Model
+	for _, g := range golds {
+		b := concertBenchmark(t, true)
+		b.Examples = []datasets.Example{{ID: "0", DBID: "concert_singer", Question: q, GoldSQL: g}}
+		s, err := New(b, Config{P: 1, Seed: 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		models = append(models, s)
+	}
+	msgs := prompt(q, "")
+	for _, kind := range Kinds() {
+		if strings.HasPrefix(kind, "simtest/") {
+			continue
+		}
+		req := llm.Request{Messages: msgs, Responder: kind, N: 3}
+		var out [2]string
+		for i, s := range models {
+			resp, err := s.Complete(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[i] = strings.Join(resp.Choices, "\n---\n")
+		}
+		final := strings.Contains(out[0], golds[0])
+		if final == (out[0] == out[1]) {
+			t.Errorf("kind %s: answers equal %v, final SQL %v; want equal answers exactly when the kind is not final SQL:\n%s\n===\n%s", kind, out[0] == out[1], final, out[0], out[1])
+		}
+	}
+}
+
+// FuzzParsePrompt: any text parses without panicking, and every table it
+// reports is found again by name.
+func FuzzParsePrompt(f *testing.F) {
+	f.Add("CREATE TABLE `a` (\n\t`x` INT, -- Value Examples: `1`\n\tPRIMARY KEY (`x`)\n);")
+	f.Add("# Table: t\n[\n(c:TEXT, Examples: [a, b])\n]")
+	f.Add("CREATE TABLE \"q\"\"x\" ([a] -- c\n, 'b' ) ; CREATE TABLE (")
+	f.Fuzz(func(t *testing.T, s string) {
+		p := parsePromptText(s)
+		for _, tb := range p.Tables {
+			if _, ok := p.Table(tb.Name); !ok {
+				t.Errorf("table %q listed but not found", tb.Name)
+			}
+		}
+		p.hasValue(s)
+	})
+}
