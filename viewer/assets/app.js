@@ -383,7 +383,7 @@
   // ---------- model calls overview ----------
   function viewCalls() {
     add(main, h('h2', null, 'Model calls'));
-    add(main, h('p', { class: 'muted' }, 'From the call log: every request the run sent, by trial and role. A question\u2019s own calls, with the answers and reasoning its trace kept, are on its page.'));
+    add(main, h('p', { class: 'muted' }, 'From the call log: every request the run sent, by trial and role. A question\u2019s own calls, with their messages, answers, reasoning and finish reasons from the model cache, are on its page.'));
     var tb = h('tbody');
     IDX.trials.forEach(function (t) {
       (t.usage || []).concat([t.total]).forEach(function (u) {
