@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/t2sbench/t2sbench/bench"
@@ -29,8 +30,8 @@ const (
 )
 
 // CallView is one call of the call log with what the model cache holds of
-// it: the messages (indexes into Question.Texts, which holds each distinct
-// text of the question file once) and every sample.
+// it: the messages (paragraphs indexing Question.Texts, which holds each
+// distinct paragraph of the question file once) and every sample.
 type CallView struct {
 	bench.Call
 	Model       string        `json:"model,omitempty"`
@@ -43,14 +44,26 @@ type CallView struct {
 	Missing string `json:"missing,omitempty"`
 }
 
-// MessageView is one message of a call's request. Text indexes
-// Question.Texts; Len is the message's full length in bytes; Cut is true
-// when the text holds only its start (MaxCallText).
+// MessageView is one message of a call's request. Its text is the
+// paragraphs Question.Texts[Parts[i]] joined by blank lines ("\n\n"):
+// prompts of one question repeat whole paragraphs (a schema's CREATE
+// TABLE statements, the instructions, earlier turns), which a question
+// file thus holds once. Len is the message's full length in bytes; Cut
+// is true when the text holds only its start (MaxCallText).
 type MessageView struct {
-	Role string `json:"role"`
-	Text int    `json:"text"`
-	Len  int    `json:"len"`
-	Cut  bool   `json:"cut,omitempty"`
+	Role  string `json:"role"`
+	Parts []int  `json:"parts"`
+	Len   int    `json:"len"`
+	Cut   bool   `json:"cut,omitempty"`
+}
+
+// Text returns the message's text from the question file's texts.
+func (m MessageView) Text(texts []string) string {
+	ps := make([]string, len(m.Parts))
+	for i, p := range m.Parts {
+		ps[i] = texts[p]
+	}
+	return strings.Join(ps, "\n\n")
 }
 
 // SampleView is one sample of a call as the cache stored it. AnswerLen and
@@ -153,7 +166,11 @@ func fillCall(cv *CallView, cc *llm.CachedCall, tx *texts) {
 		keep := shares(sizes, MaxCallText)
 		for i, m := range cc.Request.Messages {
 			t := cut(m.Content, keep[i])
-			cv.Messages = append(cv.Messages, MessageView{Role: m.Role, Text: tx.add(t), Len: len(m.Content), Cut: len(t) < len(m.Content)})
+			mv := MessageView{Role: m.Role, Len: len(m.Content), Cut: len(t) < len(m.Content)}
+			for _, p := range strings.Split(t, "\n\n") {
+				mv.Parts = append(mv.Parts, tx.add(p))
+			}
+			cv.Messages = append(cv.Messages, mv)
 		}
 	}
 	missing := 0

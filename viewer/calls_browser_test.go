@@ -55,8 +55,8 @@ func TestBrowserModelCalls(t *testing.T) {
 		for _, m := range c.Messages {
 			msgs++
 			// The page shows the text as it is (pre keeps whitespace).
-			if !strings.Contains(txt, q.Texts[m.Text]) {
-				t.Errorf("message %s %.80q not shown", m.Role, q.Texts[m.Text])
+			if !strings.Contains(txt, m.Text(q.Texts)) {
+				t.Errorf("message %s %.80q not shown", m.Role, m.Text(q.Texts))
 			}
 		}
 		for _, s := range c.Samples {

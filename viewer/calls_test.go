@@ -71,8 +71,8 @@ func TestQuestionCallsFromCache(t *testing.T) {
 				for i, m := range c.Messages {
 					messages++
 					w := want.Request.Messages[i]
-					if m.Role != w.Role || q.Texts[m.Text] != w.Content || m.Cut || m.Len != len(w.Content) {
-						t.Errorf("q%d %s call %d message %d: got %s %.80q (cut %v); want %s %.80q", n, label, k, i, m.Role, q.Texts[m.Text], m.Cut, w.Role, w.Content)
+					if m.Role != w.Role || m.Text(q.Texts) != w.Content || m.Cut || m.Len != len(w.Content) {
+						t.Errorf("q%d %s call %d message %d: got %s %.80q (cut %v); want %s %.80q", n, label, k, i, m.Role, m.Text(q.Texts), m.Cut, w.Role, w.Content)
 					}
 				}
 				if len(c.Samples) != c.N {

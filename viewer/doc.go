@@ -24,8 +24,8 @@
 // run's model cache holds under the call's key (bench.Call.CacheKey,
 // llm.CacheReader, opened read-only): the request's messages and every
 // sample's answer, reasoning and finish reason; texts are capped
-// (MaxCallText, MaxSampleText) and each distinct message text is stored
-// once per question file (Question.Texts). A call no cache answered has
+// (MaxCallText, MaxSampleText) and each distinct paragraph of the
+// messages is stored once per question file (Question.Texts). A call no cache answered has
 // no prompt to show. SteinerSQL's trace keeps the Steiner tree
 // (scaffold) and the size of its schema graph, not the graph's
 // similarity edges, so the graph is drawn from the database schema's

@@ -143,8 +143,8 @@ type Question struct {
 	// trace has a Steiner scaffold to draw on it.
 	Schema *Schema     `json:"schema,omitempty"`
 	Items  []QuestItem `json:"items"`
-	// Texts are the distinct message texts of the calls' requests
-	// (MessageView.Text indexes them).
+	// Texts are the distinct paragraphs of the calls' messages
+	// (MessageView.Parts indexes them).
 	Texts []string `json:"texts,omitempty"`
 }
 

@@ -106,8 +106,8 @@ runners: [{name: direct}]
 			Calls []struct {
 				CacheKey string `json:"cache_key"`
 				Messages []struct {
-					Role string `json:"role"`
-					Text int    `json:"text"`
+					Role  string `json:"role"`
+					Parts []int  `json:"parts"`
 				} `json:"messages"`
 				Samples []struct {
 					Found  bool   `json:"found"`

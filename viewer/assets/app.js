@@ -725,7 +725,7 @@
     return full ? h('div', { class: 'warn truncated' }, 'truncated: the start shown, ' + bytes(full) + ' in full') : null;
   }
   function message(q, m, open) {
-    var text = (q.texts || [])[m.text] || '';
+    var text = (m.parts || []).map(function (i) { return (q.texts || [])[i] || ''; }).join('\n\n');
     var first = text.replace(/\s+/g, ' ');
     return details(h('span', null, h('span', { class: 'badge role role-' + m.role }, m.role), ' ', h('span', { class: 'muted' }, bytes(m.len) + (m.cut ? ' (truncated)' : '') + ': ' + short(first, 110))),
       function () { return h('div', { class: 'msg', 'data-role': m.role }, pre(text, 'msg-text'), cutNote(m.cut ? m.len : 0)); }, open);
