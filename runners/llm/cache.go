@@ -240,18 +240,18 @@ func newKeyDoc(id Ident, req Request) (keyDoc, error) {
 }
 
 // requestKey returns the request key of req (hex SHA-256 of its canonical
-// JSON) and its canonical document.
-func requestKey(id Ident, req Request) (string, keyDoc, error) {
+// JSON), its canonical document and that document's JSON.
+func requestKey(id Ident, req Request) (string, keyDoc, []byte, error) {
 	doc, err := newKeyDoc(id, req)
 	if err != nil {
-		return "", doc, err
+		return "", doc, nil, err
 	}
 	canon, err := json.Marshal(doc)
 	if err != nil {
-		return "", doc, fmt.Errorf("llm: cache key: %w", err)
+		return "", doc, nil, fmt.Errorf("llm: cache key: %w", err)
 	}
 	base := sha256.Sum256(canon)
-	return hex.EncodeToString(base[:]), doc, nil
+	return hex.EncodeToString(base[:]), doc, canon, nil
 }
 
 // SampleKeys returns the keys samples 0..n-1 of the request with request
@@ -275,7 +275,7 @@ func SampleKeys(reqKey string, n int) ([]string, error) {
 
 // requestKeys returns the per-sample keys of req for samples 0..n-1.
 func requestKeys(id Ident, req Request, n int) ([]string, error) {
-	rk, _, err := requestKey(id, req)
+	rk, _, _, err := requestKey(id, req)
 	if err != nil {
 		return nil, err
 	}
@@ -473,7 +473,7 @@ func (c *CachedClient) Complete(ctx context.Context, req Request) (*Response, er
 		c.clean(resp)
 		return resp, nil
 	}
-	rk, doc, err := requestKey(c.ident, req)
+	rk, doc, canon, err := requestKey(c.ident, req)
 	if err != nil {
 		return nil, err
 	}
@@ -541,7 +541,7 @@ func (c *CachedClient) Complete(ctx context.Context, req Request) (*Response, er
 		out.Usage.ReasoningTokens += resp.Usage.ReasoningTokens
 		out.Latency = max(out.Latency, resp.Latency)
 	}
-	stored, nstored, err := c.cache.put(ctx, rk, c.storedDoc(doc), mkeys, missing, es)
+	stored, nstored, err := c.cache.put(ctx, rk, c.storedDoc(doc, canon), mkeys, missing, es)
 	if err != nil {
 		return nil, err
 	}
@@ -652,17 +652,19 @@ func (c *CachedClient) clean(resp *Response) {
 	}
 }
 
-// storedDoc is the JSON of the request document the cache keeps: doc with
-// its messages' text redacted (nil when it cannot be encoded, which the
-// key's own encoding already ruled out).
-func (c *CachedClient) storedDoc(doc keyDoc) []byte {
-	if len(c.secrets) > 0 {
-		msgs := make([]Message, len(doc.Messages))
-		for i, m := range doc.Messages {
-			msgs[i] = Message{Role: m.Role, Content: c.redact(m.Content)}
-		}
-		doc.Messages = msgs
+// storedDoc is the JSON of the request document the cache keeps: canon,
+// the JSON of doc, or with secrets to redact, doc with its messages' text
+// redacted (nil when it cannot be encoded, which the key's own encoding
+// already ruled out).
+func (c *CachedClient) storedDoc(doc keyDoc, canon []byte) []byte {
+	if len(c.secrets) == 0 {
+		return canon
 	}
+	msgs := make([]Message, len(doc.Messages))
+	for i, m := range doc.Messages {
+		msgs[i] = Message{Role: m.Role, Content: c.redact(m.Content)}
+	}
+	doc.Messages = msgs
 	b, err := json.Marshal(doc)
 	if err != nil {
 		return nil
