@@ -80,6 +80,53 @@ func OpenCacheReader(path string) (*CacheReader, error) {
 // Close closes the file.
 func (r *CacheReader) Close() error { return r.db.Close() }
 
+// request decodes a stored request (storedRequest), its messages' text
+// joined from their paragraphs.
+func (r *CacheReader) request(ctx context.Context, reqKey, raw string) (*keyDoc, error) {
+	var sr storedRequest
+	if err := json.Unmarshal([]byte(raw), &sr); err != nil {
+		return nil, fmt.Errorf("llm: read cache %s: request %s: %w", r.path, reqKey, err)
+	}
+	var ids []any
+	for _, m := range sr.Messages {
+		for _, id := range m.Parts {
+			ids = append(ids, id)
+		}
+	}
+	text := map[int64]string{}
+	if len(ids) > 0 {
+		rows, err := r.db.QueryContext(ctx, `SELECT id, text FROM texts WHERE id IN (`+strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+`)`, ids...)
+		if err != nil {
+			return nil, fmt.Errorf("llm: read cache %s: %w", r.path, err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			var t string
+			if err := rows.Scan(&id, &t); err != nil {
+				return nil, fmt.Errorf("llm: read cache %s: %w", r.path, err)
+			}
+			text[id] = t
+		}
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("llm: read cache %s: %w", r.path, err)
+		}
+	}
+	doc := sr.Doc
+	for _, m := range sr.Messages {
+		ps := make([]string, len(m.Parts))
+		for i, id := range m.Parts {
+			t, ok := text[id]
+			if !ok {
+				return nil, fmt.Errorf("llm: read cache %s: request %s: paragraph %d missing", r.path, reqKey, id)
+			}
+			ps[i] = t
+		}
+		doc.Messages = append(doc.Messages, Message{Role: m.Role, Content: strings.Join(ps, "\n\n")})
+	}
+	return &doc, nil
+}
+
 // Call returns the request stored under request key reqKey and its samples
 // 0..n-1.
 func (r *CacheReader) Call(ctx context.Context, reqKey string, n int) (*CachedCall, error) {
@@ -99,9 +146,9 @@ func (r *CacheReader) Call(ctx context.Context, reqKey string, n int) (*CachedCa
 		case err != nil:
 			return nil, fmt.Errorf("llm: read cache %s: %w", r.path, err)
 		default:
-			var doc keyDoc
-			if err := json.Unmarshal([]byte(raw), &doc); err != nil {
-				return nil, fmt.Errorf("llm: read cache %s: request %s: %w", r.path, reqKey, err)
+			doc, err := r.request(ctx, reqKey, raw)
+			if err != nil {
+				return nil, err
 			}
 			out.Ident = doc.Ident
 			out.Request = &Request{Role: doc.Role, Messages: doc.Messages, Temperature: doc.Temperature, TopP: doc.TopP,

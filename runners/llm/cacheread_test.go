@@ -83,6 +83,53 @@ func TestCacheReaderReadsCall(t *testing.T) {
 	}
 }
 
+// TestCacheReaderParagraphs: messages come back byte for byte (blank
+// lines, empty texts, trailing newlines), and a paragraph two requests
+// share is stored once.
+func TestCacheReaderParagraphs(t *testing.T) {
+	cache, path := openTestCache(t)
+	cc := Cached(finishClient{}, cache, testIdent)
+	ctx := context.Background()
+	schema := "CREATE TABLE singer (id INTEGER);\n\nCREATE TABLE concert (id INTEGER, singer_id INTEGER);"
+	msgs := [][]Message{
+		{{Role: "system", Content: "Answer in SQL."}, {Role: "user", Content: schema + "\n\nHow many singers?"}},
+		{{Role: "system", Content: "Answer in SQL."}, {Role: "user", Content: schema + "\n\n\n\nHow many concerts?\n\n"}, {Role: "assistant", Content: ""}},
+	}
+	var keys []string
+	for _, m := range msgs {
+		resp, err := cc.Complete(ctx, Request{Role: "reason", Messages: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, resp.CacheKey)
+	}
+	rd, err := OpenCacheReader(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	for i, k := range keys {
+		got, err := rd.Call(ctx, k, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Request == nil || len(got.Request.Messages) != len(msgs[i]) {
+			t.Fatalf("request %d: %+v; want %d messages", i, got.Request, len(msgs[i]))
+		}
+		for j, m := range got.Request.Messages {
+			if m != msgs[i][j] {
+				t.Errorf("request %d message %d: got %q; want %q", i, j, m, msgs[i][j])
+			}
+		}
+	}
+	// Distinct paragraphs: the instruction, two CREATE TABLEs, two
+	// questions, and "" (from the blank lines and the empty message).
+	var n int
+	if err := rd.db.QueryRow(`SELECT count(*) FROM texts`).Scan(&n); err != nil || n != 6 {
+		t.Errorf("texts holds %d paragraphs (%v); want 6", n, err)
+	}
+}
+
 // TestCacheReaderOldFile reads a cache file made before requests were
 // kept: samples are found, the request is unknown.
 func TestCacheReaderOldFile(t *testing.T) {
