@@ -80,11 +80,19 @@ type SampleView struct {
 	LatencyMS        float64 `json:"latency_ms,omitempty"`
 }
 
-// runCache locates and opens the model cache of run r read-only: the cache
-// directory the run recorded (bench.MetaCacheDir), else <run>/cache. It
-// returns nil and why when there is none.
-func runCache(r *bench.RunData) (*llm.CacheReader, string, string) {
+// runCache locates and opens the model cache of run r read-only: file
+// when given (Options.ModelCache), else the one in the cache directory
+// the run recorded (bench.MetaCacheDir), else the one in <run>/cache. It returns nil and
+// why when there is none.
+func runCache(r *bench.RunData, file string) (*llm.CacheReader, string, string) {
 	var tried []string
+	if file != "" {
+		c, err := llm.OpenCacheReader(file)
+		if err != nil {
+			return nil, file, err.Error()
+		}
+		return c, file, ""
+	}
 	if d := r.Meta[bench.MetaCacheDir]; d != "" {
 		tried = append(tried, filepath.Join(d, bench.ModelCacheFile))
 	}

@@ -98,7 +98,8 @@ func TestQuestionCallsFromCache(t *testing.T) {
 
 // TestQuestionCallsWithoutCache: a run whose model cache is gone shows
 // the calls of the call log and says why their messages are missing; a
-// call the log holds no key for is "not cached: prompt not kept".
+// call the log holds no key for is "not cached: prompt not kept"; and
+// Options.ModelCache finds a cache moved elsewhere.
 func TestQuestionCallsWithoutCache(t *testing.T) {
 	dir := t.TempDir()
 	spec := `
@@ -111,7 +112,9 @@ runners: [{name: direct}]
 	if err := runSpec(context.Background(), []byte(spec), dir, 0); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Remove(filepath.Join(dir, "cache", bench.ModelCacheFile)); err != nil {
+	// The cache moves away (the run closed it: no -wal file is left).
+	moved := filepath.Join(t.TempDir(), "elsewhere.db")
+	if err := os.Rename(filepath.Join(dir, "cache", bench.ModelCacheFile), moved); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range []string{"-wal", "-shm"} {
@@ -157,5 +160,20 @@ runners: [{name: direct}]
 	}
 	if last := calls[len(calls)-1]; last.Missing != "not cached: prompt not kept" || last.PromptTokens != 9 {
 		t.Errorf("keyless call %+v; want \"not cached: prompt not kept\"", last)
+	}
+	// Options.ModelCache (view --model-cache) points at the moved file.
+	v2, err := viewer.Open(context.Background(), []string{dir}, viewer.Options{Benchmark: openBenchmark(dir), ModelCache: moved})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v2.Close()
+	q2, err := v2.Question(context.Background(), 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range q2.Items[0].Calls[:len(calls)-1] {
+		if len(c.Messages) == 0 || len(c.Samples) == 0 || c.Missing != "" {
+			t.Errorf("with --model-cache: call %+v; want messages and samples", c)
+		}
 	}
 }

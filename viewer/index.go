@@ -46,6 +46,10 @@ type Options struct {
 	// Prices are USD per million tokens by model name; they override the
 	// runs' own price tables.
 	Prices map[string]metrics.Price
+	// ModelCache is the model cache file (models.db) the calls' messages
+	// and answers are read from, for every run; "" reads each run's own
+	// (the cache directory it recorded, else <run>/cache).
+	ModelCache string
 }
 
 // Index is the content of data/index.js: everything the overview, the

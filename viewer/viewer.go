@@ -62,7 +62,7 @@ func Open(ctx context.Context, dirs []string, opt Options) (*Viewer, error) {
 			v.Close()
 			return nil, fmt.Errorf("viewer: %w", err)
 		}
-		cache, cpath, cerr := runCache(r)
+		cache, cpath, cerr := runCache(r, opt.ModelCache)
 		v.runs = append(v.runs, runSource{data: r, reader: rd, cache: cache, cachePath: cpath, cacheErr: cerr})
 		runs = append(runs, r)
 		for _, t := range r.Trials {
