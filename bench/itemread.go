@@ -20,6 +20,7 @@ type ItemReader struct {
 	dir   string
 	db    *sql.DB
 	state string // SQL expression of a call's state
+	key   string // SQL expression of a call's cache key
 }
 
 // OpenItemReader opens the store of run directory dir for reading items.
@@ -36,6 +37,10 @@ func OpenItemReader(dir string) (*ItemReader, error) {
 	}
 	if hasState > 0 {
 		r.state = `state`
+	}
+	if r.key, err = callCacheKey(s.db); err != nil {
+		s.db.Close()
+		return nil, fmt.Errorf("store %s: %w", dir, err)
 	}
 	return r, nil
 }
@@ -82,7 +87,7 @@ func (r *ItemReader) Item(ctx context.Context, trialID, questionID string) (it *
 // by trial id, in the order the calls were made. Calls of items the store
 // does not hold (in flight when a session stopped) are included.
 func (r *ItemReader) QuestionCalls(ctx context.Context, questionID string) (map[string][]Call, error) {
-	rows, err := r.db.QueryContext(ctx, `SELECT trial_id, role, n, cached, prompt_tokens, completion_tokens, latency_ms, error, `+r.state+`
+	rows, err := r.db.QueryContext(ctx, `SELECT trial_id, role, n, cached, prompt_tokens, completion_tokens, latency_ms, error, `+r.state+`, `+r.key+`
 		FROM model_calls WHERE question_id = ? ORDER BY id`, questionID)
 	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", r.dir, err)
@@ -103,7 +108,7 @@ func (r *ItemReader) QuestionCalls(ctx context.Context, questionID string) (map[
 // EachCall calls fn for every row of the call log in the order the calls
 // were made, streaming: one pass, one row in memory at a time.
 func (r *ItemReader) EachCall(ctx context.Context, fn func(ItemCall) error) error {
-	rows, err := r.db.QueryContext(ctx, `SELECT trial_id, question_id, session, role, n, cached, prompt_tokens, completion_tokens, latency_ms, error, `+r.state+`
+	rows, err := r.db.QueryContext(ctx, `SELECT trial_id, question_id, session, role, n, cached, prompt_tokens, completion_tokens, latency_ms, error, `+r.state+`, `+r.key+`
 		FROM model_calls ORDER BY id`)
 	if err != nil {
 		return fmt.Errorf("store %s: %w", r.dir, err)
@@ -114,7 +119,7 @@ func (r *ItemReader) EachCall(ctx context.Context, fn func(ItemCall) error) erro
 		var cached int
 		var e, role sql.NullString
 		var st string
-		if err := rows.Scan(&ic.TrialID, &ic.QuestionID, &ic.Session, &role, &ic.N, &cached, &ic.PromptTokens, &ic.CompletionTokens, &ic.LatencyMS, &e, &st); err != nil {
+		if err := rows.Scan(&ic.TrialID, &ic.QuestionID, &ic.Session, &role, &ic.N, &cached, &ic.PromptTokens, &ic.CompletionTokens, &ic.LatencyMS, &e, &st, &ic.CacheKey); err != nil {
 			return fmt.Errorf("store %s: %w", r.dir, err)
 		}
 		ic.Role, ic.Cached, ic.Error, ic.Sent = role.String, cached == 1, e.String, st == callSent
@@ -162,7 +167,7 @@ func scanCall(rows *sql.Rows, trialID *string) (Call, error) {
 	var cached int
 	var e, role sql.NullString
 	var st string
-	if err := rows.Scan(trialID, &role, &c.N, &cached, &c.PromptTokens, &c.CompletionTokens, &c.LatencyMS, &e, &st); err != nil {
+	if err := rows.Scan(trialID, &role, &c.N, &cached, &c.PromptTokens, &c.CompletionTokens, &c.LatencyMS, &e, &st, &c.CacheKey); err != nil {
 		return c, err
 	}
 	c.Role, c.Cached, c.Error, c.Sent = role.String, cached == 1, e.String, st == callSent

@@ -9,6 +9,7 @@ import (
 	"math"
 	"net"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -230,6 +231,9 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 		return Summary{}, err
 	}
 	meta := map[string]string{"name": p.Spec.Name}
+	if abs, err := filepath.Abs(opt.CacheDir); err == nil {
+		meta[MetaCacheDir] = abs
+	}
 	if len(p.Spec.Prices) > 0 {
 		raw, err := json.Marshal(p.Spec.Prices)
 		if err != nil {
@@ -771,6 +775,7 @@ func (l *callLog) Complete(ctx context.Context, req llm.Request) (*llm.Response,
 		c.PromptTokens = resp.Usage.PromptTokens
 		c.CompletionTokens = resp.Usage.CompletionTokens
 		c.LatencyMS = float64(resp.Latency.Microseconds()) / 1000
+		c.CacheKey = resp.CacheKey
 	}
 	if l.store != nil {
 		if ferr := l.store.CallFinished(id, c); ferr != nil {

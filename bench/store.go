@@ -67,6 +67,11 @@ type Call struct {
 	// Sent marks a call logged before it was sent whose answer was never
 	// recorded: it was in flight when the run was killed.
 	Sent bool `json:"sent,omitempty"`
+	// CacheKey is the model cache's request key of the call
+	// (llm.Response.CacheKey): llm.CacheReader.Call(CacheKey, N) reads its
+	// messages and every sample back. "" when no cache answered (no cache
+	// configured, or the call failed).
+	CacheKey string `json:"cache_key,omitempty"`
 
 	// logged is true when the scheduler wrote the call to the store as it
 	// happened (CallStarted, CallFinished); Commit does not write it again.
@@ -125,7 +130,7 @@ CREATE TABLE IF NOT EXISTS items (
 CREATE TABLE IF NOT EXISTS model_calls (
 	id INTEGER PRIMARY KEY AUTOINCREMENT, trial_id TEXT NOT NULL, question_id TEXT NOT NULL, session INTEGER NOT NULL,
 	role TEXT, n INTEGER, cached INTEGER, prompt_tokens INTEGER, completion_tokens INTEGER, latency_ms REAL, error TEXT,
-	state TEXT NOT NULL DEFAULT 'done');
+	state TEXT NOT NULL DEFAULT 'done', cache_key TEXT NOT NULL DEFAULT '');
 CREATE TABLE IF NOT EXISTS sessions (id INTEGER PRIMARY KEY, started TEXT NOT NULL, args TEXT);
 CREATE TABLE IF NOT EXISTS endpoint_stats (
 	model TEXT NOT NULL, endpoint TEXT NOT NULL, calls INTEGER NOT NULL, errors INTEGER NOT NULL,
@@ -162,6 +167,9 @@ func OpenStore(dir string) (*Store, error) {
 	}
 	if err := migrateCallState(s.db); err != nil {
 		return fail(fmt.Errorf("store %s: add model_calls.state: %w", dir, err))
+	}
+	if err := migrateCallCacheKey(s.db); err != nil {
+		return fail(fmt.Errorf("store %s: add model_calls.cache_key: %w", dir, err))
 	}
 	res, err := s.db.Exec(`INSERT INTO sessions (started) VALUES (?)`, time.Now().UTC().Format(time.RFC3339Nano))
 	if err != nil {
@@ -209,6 +217,35 @@ func migrateCallState(db *sql.DB) error {
 	return err
 }
 
+// migrateCallCacheKey adds model_calls.cache_key to a store created before
+// calls named their cache entries; its rows read "" (not known).
+func migrateCallCacheKey(db *sql.DB) error {
+	ok, err := hasCallColumn(db, "cache_key")
+	if err != nil || ok {
+		return err
+	}
+	_, err = db.Exec(`ALTER TABLE model_calls ADD COLUMN cache_key TEXT NOT NULL DEFAULT ''`)
+	return err
+}
+
+// hasCallColumn reports whether model_calls has column name (stores made
+// by older versions lack the later ones).
+func hasCallColumn(db *sql.DB, name string) (bool, error) {
+	var n int
+	err := db.QueryRow(`SELECT count(*) FROM pragma_table_info('model_calls') WHERE name = ?`, name).Scan(&n)
+	return n > 0, err
+}
+
+// callCacheKey is the SQL expression of a call's cache key in db: the
+// column, or an empty text in a store made before it existed.
+func callCacheKey(db *sql.DB) (string, error) {
+	ok, err := hasCallColumn(db, "cache_key")
+	if err != nil || !ok {
+		return `''`, err
+	}
+	return `cache_key`, nil
+}
+
 // Call states in model_calls.state.
 const (
 	callSent = "sent" // written before the request is sent
@@ -235,11 +272,11 @@ func (s *Store) CallStarted(trialID, questionID string, c Call) (int64, error) {
 }
 
 // CallFinished completes the row CallStarted wrote with the call's
-// outcome: cached or not, tokens, latency and error.
+// outcome: cached or not, tokens, latency, error and cache key.
 func (s *Store) CallFinished(id int64, c Call) error {
 	return s.write(func(tx *sql.Tx) error {
-		_, err := tx.Exec(`UPDATE model_calls SET cached = ?, prompt_tokens = ?, completion_tokens = ?, latency_ms = ?, error = ?, state = ?
-			WHERE id = ?`, boolInt(c.Cached), c.PromptTokens, c.CompletionTokens, c.LatencyMS, c.Error, callDone, id)
+		_, err := tx.Exec(`UPDATE model_calls SET cached = ?, prompt_tokens = ?, completion_tokens = ?, latency_ms = ?, error = ?, state = ?, cache_key = ?
+			WHERE id = ?`, boolInt(c.Cached), c.PromptTokens, c.CompletionTokens, c.LatencyMS, c.Error, callDone, c.CacheKey, id)
 		return err
 	})
 }
@@ -394,9 +431,9 @@ func insertCall(tx *sql.Tx, trialID, questionID string, session int, c Call) err
 	if c.Sent {
 		state = callSent
 	}
-	_, err := tx.Exec(`INSERT INTO model_calls (trial_id, question_id, session, role, n, cached, prompt_tokens, completion_tokens, latency_ms, error, state)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, trialID, questionID, session, c.Role, c.N, boolInt(c.Cached),
-		c.PromptTokens, c.CompletionTokens, c.LatencyMS, c.Error, state)
+	_, err := tx.Exec(`INSERT INTO model_calls (trial_id, question_id, session, role, n, cached, prompt_tokens, completion_tokens, latency_ms, error, state, cache_key)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, trialID, questionID, session, c.Role, c.N, boolInt(c.Cached),
+		c.PromptTokens, c.CompletionTokens, c.LatencyMS, c.Error, state, c.CacheKey)
 	return err
 }
 
@@ -564,6 +601,21 @@ type ItemCall struct {
 // MetaPrices is the meta key holding the spec's price table (JSON of
 // model name -> Price, USD per million tokens).
 const MetaPrices = "prices"
+
+// MetaSpec is the meta key holding the text of the spec file the last
+// `run` read (SetSpecText); MetaCacheDir the absolute cache directory the
+// run's clients used (its model cache is ModelCacheFile inside).
+const (
+	MetaSpec     = "spec"
+	MetaCacheDir = "cache_dir"
+)
+
+// SetSpecText records the spec file's text in the meta (MetaSpec), each
+// of secrets (of at least 4 bytes, as everything the store keeps)
+// replaced by "[REDACTED]".
+func (s *Store) SetSpecText(text string, secrets []string) error {
+	return s.SetMeta(map[string]string{MetaSpec: redact(text, secrets)})
+}
 
 // Prices returns the price table the run's spec gave (model name -> USD per
 // million prompt and completion tokens), or nil when it gave none.
@@ -738,7 +790,11 @@ func readCalls(db *sql.DB, r *RunData, idx map[string]int) error {
 	if hasState > 0 {
 		state = `state`
 	}
-	rows, err := db.Query(`SELECT trial_id, question_id, session, role, n, cached, prompt_tokens, completion_tokens, latency_ms, error, ` + state + ` FROM model_calls ORDER BY id`)
+	ck, err := callCacheKey(db)
+	if err != nil {
+		return err
+	}
+	rows, err := db.Query(`SELECT trial_id, question_id, session, role, n, cached, prompt_tokens, completion_tokens, latency_ms, error, ` + state + `, ` + ck + ` FROM model_calls ORDER BY id`)
 	if err != nil {
 		return err
 	}
@@ -749,7 +805,7 @@ func readCalls(db *sql.DB, r *RunData, idx map[string]int) error {
 		var c Call
 		var cached int
 		var e sql.NullString
-		if err := rows.Scan(&t, &q, &session, &c.Role, &c.N, &cached, &c.PromptTokens, &c.CompletionTokens, &c.LatencyMS, &e, &st); err != nil {
+		if err := rows.Scan(&t, &q, &session, &c.Role, &c.N, &cached, &c.PromptTokens, &c.CompletionTokens, &c.LatencyMS, &e, &st, &c.CacheKey); err != nil {
 			return err
 		}
 		c.Cached, c.Error, c.Sent = cached == 1, e.String, st == callSent

@@ -399,7 +399,7 @@ func TestBrowserShowsMarkupAsText(t *testing.T) {
 		t.Fatal(err)
 	}
 	shots := shotsDir(t)
-	for _, route := range []string{"#/overview", "#/questions", "#/q/0?trial=0", "#/q/0?trial=1", "#/disagree?a=0&b=1", "#/calls"} {
+	for _, route := range []string{"#/overview", "#/questions", "#/q/0?trial=0", "#/q/0?trial=1", "#/q/0?trial=0&calls=all", "#/disagree?a=0&b=1", "#/calls"} {
 		t.Run(route, func(t *testing.T) {
 			dom := dumpDOM(t, pageURL(site, route))
 			els := elements(dom)
@@ -424,6 +424,12 @@ func TestBrowserShowsMarkupAsText(t *testing.T) {
 				t.Errorf("the payload is not shown as text on %s", route)
 			}
 		})
+	}
+	dom := dumpDOM(t, pageURL(site, "#/q/0?trial=0&calls=all"))
+	for _, want := range []string{"prompt " + payload, "system " + payload, "answer " + payload, "finish: " + payload} {
+		if !strings.Contains(text(dom), want) {
+			t.Errorf("model calls: %q not shown as text", want)
+		}
 	}
 	screenshot(t, pageURL(site, "#/q/0?trial=0"), filepath.Join(shots, "injection.png"), 1400, 1400)
 }

@@ -20,11 +20,13 @@
 // question's items. Viewer.Handler serves the viewer and builds each
 // question's file when it is asked for; WriteStatic writes every file.
 //
-// What the stores do not keep, the viewer cannot show: the call log
-// records each call's role, samples, cache hit, tokens, latency and error,
-// but not its messages; a call's prompt, answer, reasoning and finish
-// reason appear where the runner's trace kept them (Step.Input,
-// Step.Output, Step.Info). SteinerSQL's trace keeps the Steiner tree
+// A question's calls come from the call log, each joined with what the
+// run's model cache holds under the call's key (bench.Call.CacheKey,
+// llm.CacheReader, opened read-only): the request's messages and every
+// sample's answer, reasoning and finish reason; texts are capped
+// (MaxCallText, MaxSampleText) and each distinct paragraph of the
+// messages is stored once per question file (Question.Texts). A call no cache answered has
+// no prompt to show. SteinerSQL's trace keeps the Steiner tree
 // (scaffold) and the size of its schema graph, not the graph's
 // similarity edges, so the graph is drawn from the database schema's
 // tables and foreign keys.

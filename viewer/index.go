@@ -46,6 +46,10 @@ type Options struct {
 	// Prices are USD per million tokens by model name; they override the
 	// runs' own price tables.
 	Prices map[string]metrics.Price
+	// ModelCache is the model cache file (models.db) the calls' messages
+	// and answers are read from, for every run; "" reads each run's own
+	// (the cache directory it recorded, else <run>/cache).
+	ModelCache string
 }
 
 // Index is the content of data/index.js: everything the overview, the
@@ -80,6 +84,9 @@ type Run struct {
 	Loose            int `json:"loose"`
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
+	// ModelCache is the model cache file the calls' messages and answers
+	// are read from, "" when there is none.
+	ModelCache string `json:"model_cache,omitempty"`
 }
 
 // Trial is one trial's summary.
@@ -231,6 +238,11 @@ func (v *Viewer) buildIndex(ctx context.Context, runs []*bench.RunData) error {
 		idx.Runs = append(idx.Runs, Run{Dir: r.Dir, Name: runName(r), Spec: spec, SpecStored: stored, Calls: r.CallLog.Calls,
 			Cached: r.CallLog.Cached, Sent: r.CallLog.Sent, Loose: r.CallLog.Loose, PromptTokens: r.CallLog.PromptTokens,
 			CompletionTokens: r.CallLog.CompletionTokens})
+		if src := v.runs[ri]; src.cache != nil {
+			idx.Runs[ri].ModelCache = src.cachePath
+		} else if r.CallLog.Calls > 0 {
+			idx.Warnings = append(idx.Warnings, runName(r)+": "+src.cacheErr+": the model calls show no messages or answers")
+		}
 		usage, err := v.runs[ri].reader.CallUsage(ctx)
 		if err != nil {
 			return err

@@ -1,13 +1,46 @@
 package viewer_test
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runners/llm"
 )
+
+// hostileModel answers every sample with payload in the answer, the
+// reasoning and the finish reason.
+type hostileModel struct{}
+
+func (hostileModel) Complete(_ context.Context, req llm.Request) (*llm.Response, error) {
+	return &llm.Response{Model: "m", Choices: []string{"answer " + payload}, Reasoning: []string{"think " + payload},
+		FinishReasons: []string{payload}}, nil
+}
+
+// hostileCall makes a call with payload in its messages (text and role)
+// and answers through the run's model cache and returns its cache key.
+func hostileCall(t testing.TB, dir string) string {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(dir, "cache"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c, err := llm.OpenCache(filepath.Join(dir, "cache", bench.ModelCacheFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	resp, err := llm.Cached(hostileModel{}, c, llm.Ident{Backend: "sim", Model: payload}).Complete(context.Background(),
+		llm.Request{Role: "reason", Messages: []llm.Message{{Role: "system", Content: "system " + payload}, {Role: payload, Content: "prompt " + payload}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.CacheKey
+}
 
 // payload is what a hostile or broken model, question or label could
 // hold: a script element, an element with an event handler, and an
@@ -16,7 +49,8 @@ import (
 const payload = `<script>document.title="pwned"</script><img src=x onerror="document.title='pwned'">" onmouseover="document.title='pwned'`
 
 // injectionRun writes a run store by hand whose run name, trial label,
-// verdict, SQL, note, trace and call log all carry payload.
+// verdict, SQL, note, trace and call log all carry payload, and whose model
+// cache holds a call with payload in its messages and answer.
 func injectionRun(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -37,6 +71,7 @@ func injectionRun(t testing.TB) string {
 	if err := st.SetMeta(map[string]string{"name": "run " + payload, "items:t1": "1", "items:t2": "1"}); err != nil {
 		t.Fatal(err)
 	}
+	key := hostileCall(t, dir)
 	for i, tr := range trials {
 		it := &bench.Item{TrialID: tr.ID, QuestionID: "q1", Status: bench.StatusDone, Attempts: 1, Started: time.Now(),
 			Verdict: &bench.Verdict{QuestionID: "q1", DBID: "db " + payload, Status: "ok", Correct: i == 1, Error: "err " + payload},
@@ -45,7 +80,8 @@ func injectionRun(t testing.TB) string {
 				Trace: runners.Trace{Steps: []runners.Step{{Action: "turn", Role: "reason", Input: "prompt " + payload, Output: "answer " + payload,
 					Info: map[string]any{"turn": 1, "calls": 1, "observation": "error: " + payload, "reasoning": "think " + payload, "finish_reason": payload}}},
 					Counters: map[string]float64{payload: 1}}},
-			Calls: []bench.Call{{Role: "reason " + payload, N: 1, PromptTokens: 3, CompletionTokens: 4, Error: payload}}}
+			Calls: []bench.Call{{Role: "reason " + payload, N: 1, PromptTokens: 3, CompletionTokens: 4, Error: payload},
+				{Role: "reason", N: 1, PromptTokens: 3, CompletionTokens: 4, CacheKey: key}}}
 		if err := st.Commit(it); err != nil {
 			t.Fatal(err)
 		}

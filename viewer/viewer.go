@@ -13,6 +13,7 @@ import (
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runners/llm"
 )
 
 // Viewer holds one or more run directories open for viewing.
@@ -28,6 +29,11 @@ type Viewer struct {
 type runSource struct {
 	data   *bench.RunData
 	reader *bench.ItemReader
+	// cache is the run's model cache, read-only (nil when there is none:
+	// cacheErr says why).
+	cache     *llm.CacheReader
+	cachePath string
+	cacheErr  string
 }
 
 // Open reads the overview of run directories dirs: verdicts, statuses and
@@ -56,7 +62,8 @@ func Open(ctx context.Context, dirs []string, opt Options) (*Viewer, error) {
 			v.Close()
 			return nil, fmt.Errorf("viewer: %w", err)
 		}
-		v.runs = append(v.runs, runSource{data: r, reader: rd})
+		cache, cpath, cerr := runCache(r, opt.ModelCache)
+		v.runs = append(v.runs, runSource{data: r, reader: rd, cache: cache, cachePath: cpath, cacheErr: cerr})
 		runs = append(runs, r)
 		for _, t := range r.Trials {
 			bk := benchKey(t.Benchmark)
@@ -101,6 +108,9 @@ func (v *Viewer) Close() error {
 		if r.reader != nil {
 			errs = append(errs, r.reader.Close())
 		}
+		if r.cache != nil {
+			errs = append(errs, r.cache.Close())
+		}
 	}
 	for _, b := range v.benches {
 		if b.b != nil && b.b.Engine != nil {
@@ -133,6 +143,9 @@ type Question struct {
 	// trace has a Steiner scaffold to draw on it.
 	Schema *Schema     `json:"schema,omitempty"`
 	Items  []QuestItem `json:"items"`
+	// Texts are the distinct paragraphs of the calls' messages
+	// (MessageView.Parts indexes them).
+	Texts []string `json:"texts,omitempty"`
 }
 
 // SQLView is a SQL text with its result preview.
@@ -178,7 +191,7 @@ type QuestItem struct {
 	Candidates []runners.Candidate          `json:"candidates,omitempty"`
 	Trace      *runners.Trace               `json:"trace,omitempty"`
 	Usage      map[string]runners.RoleUsage `json:"usage,omitempty"`
-	Calls      []bench.Call                 `json:"calls,omitempty"`
+	Calls      []CallView                   `json:"calls,omitempty"`
 }
 
 // Question builds question n (reading its items one at a time and
@@ -214,6 +227,7 @@ func (v *Viewer) Question(ctx context.Context, n int, calls []map[string][]bench
 		}
 	}
 	needSchema := false
+	var tx texts
 	for ti, tr := range v.trials {
 		if tr.bench != ref.bench {
 			continue
@@ -224,7 +238,9 @@ func (v *Viewer) Question(ctx context.Context, n int, calls []map[string][]bench
 		}
 		qi := QuestItem{T: ti, Status: "pending"}
 		if calls[tr.run] != nil {
-			qi.Calls = calls[tr.run][tr.id]
+			if qi.Calls, err = v.callViews(ctx, tr.run, calls[tr.run][tr.id], &tx); err != nil {
+				return nil, err
+			}
 		}
 		if ok {
 			qi.Status, qi.ErrorClass, qi.Error, qi.Attempts, qi.WallMS, qi.Verdict = it.Status, it.ErrorClass, it.Error, it.Attempts, it.WallMS, it.Verdict
@@ -239,6 +255,7 @@ func (v *Viewer) Question(ctx context.Context, n int, calls []map[string][]bench
 		}
 		q.Items = append(q.Items, qi)
 	}
+	q.Texts = tx.list
 	if v.opt.NoPreviews || src == nil || src.b == nil || src.b.Engine == nil || q.DB == "" {
 		return q, nil
 	}

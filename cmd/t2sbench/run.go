@@ -166,6 +166,9 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 			}
 		}
 	}
+	if err := st.SetSpecText(specText(specPath, modelFiles, sets), append(secrets, spec.Secrets()...)); err != nil {
+		return err
+	}
 	env, closeEnv := runEnv()
 	defer closeEnv()
 
@@ -211,6 +214,30 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 		return stopped
 	}
 	return incompleteRun(rows)
+}
+
+// specText is what `run` stores as the run's spec: the spec file as
+// written, and the --models and --set flags that changed it as comments
+// (the viewer's overview shows it).
+func specText(path string, models, sets []string) string {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return "" // LoadSpecWith read it a moment ago; the viewer falls back to the trials
+	}
+	text := string(raw)
+	if len(models) > 0 || len(sets) > 0 {
+		if !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+		text += "\n# changed by the command line of run:\n"
+		for _, m := range models {
+			text += "#   --models " + m + "\n"
+		}
+		for _, s := range sets {
+			text += "#   --set " + s + "\n"
+		}
+	}
+	return text
 }
 
 // incompleteRun returns an errIncomplete error when a trial has failed or

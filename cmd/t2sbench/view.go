@@ -30,6 +30,7 @@ func runView(stdout, stderr io.Writer, args []string) error {
 	port := fs.Int("port", 8088, "port to serve on, on 127.0.0.1 only (0: any free port)")
 	static := fs.String("static", "", "write a static copy (opens from file://) into this directory instead of serving")
 	noPreviews := fs.Bool("no-previews", false, "do not execute the gold and predicted SQL for result previews")
+	modelCache := fs.String("model-cache", "", "model cache file (models.db) to read the calls' messages and answers from (default: the one each run recorded, else RUN/cache/models.db)")
 	var dirs []string
 	for {
 		if err := parseFlags(fs, args); err != nil {
@@ -50,7 +51,7 @@ func runView(stdout, stderr io.Writer, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), runSignals...)
 	defer stop()
-	v, err := viewer.Open(ctx, dirs, viewer.Options{Benchmark: viewerBenchmarks(dirs[0]), NoPreviews: *noPreviews})
+	v, err := viewer.Open(ctx, dirs, viewer.Options{Benchmark: viewerBenchmarks(dirs[0]), NoPreviews: *noPreviews, ModelCache: *modelCache})
 	if err != nil {
 		return err
 	}

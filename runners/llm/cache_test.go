@@ -435,7 +435,7 @@ func TestCacheSeedsPerRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Samples 1 and 3 are cached (another process stored them).
-	if _, _, err := cache.put(context.Background(), []string{keys[1], keys[3]}, []int{1, 3}, []entry{{choice: "s51", model: "m"}, {choice: "s53", model: "m"}}); err != nil {
+	if _, _, err := cache.put(context.Background(), "", nil, []string{keys[1], keys[3]}, []int{1, 3}, []entry{{choice: "s51", model: "m"}, {choice: "s53", model: "m"}}); err != nil {
 		t.Fatal(err)
 	}
 	inner := &seedClient{}

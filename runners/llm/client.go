@@ -118,6 +118,10 @@ type Response struct {
 	// Latency is the wall time of the call (the original call's latency for
 	// a cache hit).
 	Latency time.Duration `json:"latency_ns"`
+	// CacheKey is the request key the cache (CachedClient) stored the
+	// samples under, "" when no cache answered: CacheReader.Call(CacheKey,
+	// len(Choices)) reads the request and every sample back.
+	CacheKey string `json:"cache_key,omitempty"`
 }
 
 // Client is a model backend.

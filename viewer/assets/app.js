@@ -383,7 +383,7 @@
   // ---------- model calls overview ----------
   function viewCalls() {
     add(main, h('h2', null, 'Model calls'));
-    add(main, h('p', { class: 'muted' }, 'From the call log: every request the run sent, by trial and role. A question\u2019s own calls, with the answers and reasoning its trace kept, are on its page.'));
+    add(main, h('p', { class: 'muted' }, 'From the call log: every request the run sent, by trial and role. A question\u2019s own calls, with their messages, answers, reasoning and finish reasons from the model cache, are on its page.'));
     var tb = h('tbody');
     IDX.trials.forEach(function (t) {
       (t.usage || []).concat([t.total]).forEach(function (u) {
@@ -459,9 +459,9 @@
     });
     add(body, tabs);
     var it = itemOf(q, sel);
-    if (it) add(body, renderItem(q, it));
+    if (it) add(body, renderItem(q, it, f));
   }
-  function renderItem(q, it) {
+  function renderItem(q, it, f) {
     var box = h('div', { class: 'card', id: 'item' });
     var t = IDX.trials[it.t];
     add(box, h('h3', null, t.label + ' ', verdictBadge(it)));
@@ -478,7 +478,7 @@
     if (d.trajectories) add(box, h('h3', null, 'IESR discriminator and scores'), iesrTable(d, steps));
     if (d.scaffold || steps.some(function (s) { return s.action === 'navigate' || s.action === 'validate'; })) add(box, h('h3', null, 'SteinerSQL'), steiner(q, d, steps, tr.counters || {}));
     if (steps.some(function (s) { return s.action === 'turn'; })) add(box, h('h3', null, 'ReAct turns'), react(it, steps));
-    add(box, h('h3', null, 'Model calls'), modelCalls(it, steps));
+    add(box, h('h3', null, 'Model calls'), modelCalls(q, it, steps, f || {}));
     if (tr.counters) add(box, details('counters', function () {
       return kv(Object.keys(tr.counters).sort().map(function (k) { return [k, num(tr.counters[k])]; }));
     }));
@@ -709,30 +709,93 @@
     return box;
   }
 
-  function modelCalls(it, steps) {
+  // Model calls of an item: the call log's rows with, from the run's
+  // model cache, each call's messages and every sample's answer,
+  // reasoning and finish reason (a sample cut at the token limit is
+  // marked). Calls are rendered when opened.
+  function bytes(n) { return n >= 1024 ? (n / 1024).toFixed(1) + ' KB' : n + ' B'; }
+  function finishBadge(f) {
+    if (!f) return null;
+    var cut = f === 'length';
+    return h('span', { class: 'badge finish' + (cut ? ' bad cut' : ''), title: cut ? 'the answer was cut at the token limit' : '' }, 'finish: ' + f + (cut ? ' (cut)' : ''));
+  }
+  // cutNote marks a text the question file holds cut (full: its length
+  // in bytes, set only when cut).
+  function cutNote(full) {
+    return full ? h('div', { class: 'warn truncated' }, 'truncated: the start shown, ' + bytes(full) + ' in full') : null;
+  }
+  function message(q, m, open) {
+    var text = (m.parts || []).map(function (i) { return (q.texts || [])[i] || ''; }).join('\n\n');
+    var first = text.replace(/\s+/g, ' ');
+    return details(h('span', null, h('span', { class: 'badge role role-' + m.role }, m.role), ' ', h('span', { class: 'muted' }, bytes(m.len) + (m.cut ? ' (truncated)' : '') + ': ' + short(first, 110))),
+      function () { return h('div', { class: 'msg', 'data-role': m.role }, pre(text, 'msg-text'), cutNote(m.cut ? m.len : 0)); }, open);
+  }
+  function sample(s, k, n) {
+    var box = h('div', { class: 'sample' + (s.finish === 'length' ? ' cut' : ''), 'data-sample': k });
+    if (!s.found) { add(box, h('div', { class: 'muted' }, 'sample ' + (k + 1) + ': not in the model cache')); return box; }
+    add(box, h('div', null, n > 1 ? h('b', null, 'sample ' + (k + 1) + ' ') : null, finishBadge(s.finish),
+      h('span', { class: 'muted' }, ' ' + fmt(s.completion_tokens) + ' completion tokens, ' + ms(s.latency_ms))));
+    add(box, pre(s.answer, 'answer'), cutNote(s.answer_len));
+    if (s.reasoning) add(box, details('reasoning (' + bytes(s.reasoning_len || s.reasoning.length) + ')', function () { return [pre(s.reasoning, 'reasoning'), cutNote(s.reasoning_len)]; }));
+    return box;
+  }
+  function callBox(q, c, k, open, openMsgs) {
+    var cut = (c.samples || []).some(function (s) { return s.finish === 'length'; });
+    var head = h('span', null, h('b', null, '#' + (k + 1) + ' '), h('span', { class: 'badge' }, c.role || '?'),
+      c.n > 1 ? h('span', { class: 'badge' }, c.n + ' samples') : null,
+      c.cached ? h('span', { class: 'badge ok cache-hit' }, 'cache hit') : h('span', { class: 'badge cache-miss' }, c.sent ? 'sent, no answer recorded' : 'model call'),
+      cut ? h('span', { class: 'badge bad cut' }, 'cut') : null,
+      c.error ? h('span', { class: 'badge bad' }, 'error') : null,
+      h('span', { class: 'muted' }, ' ' + fmt(c.prompt_tokens) + ' + ' + fmt(c.completion_tokens) + ' tokens, ' + ms(c.latency_ms) +
+        (c.model ? ', ' + c.model : '') + (c.temperature !== undefined ? ', T=' + c.temperature : '') + (c.max_tokens ? ', max_tokens ' + c.max_tokens : '')));
+    var d = details(head, function () {
+      var box = h('div', { class: 'call-body' });
+      if (c.error) add(box, h('div', { class: 'warn' }, 'error: ' + c.error));
+      if (c.missing) add(box, h('div', { class: 'muted missing' }, c.missing));
+      if ((c.messages || []).length) add(box, h('div', { class: 'msgs' }, h('div', { class: 'muted' }, 'messages (' + c.messages.length + '):'), c.messages.map(function (m) { return message(q, m, openMsgs); })));
+      var ss = c.samples || [];
+      if (ss.length) add(box, h('div', { class: 'muted' }, ss.length > 1 ? 'answers:' : 'answer:'), ss.map(function (s, j) { return sample(s, j, ss.length); }));
+      return box;
+    }, open);
+    d.className = 'call' + (cut ? ' cut' : '');
+    d.setAttribute('data-call', k);
+    return d;
+  }
+  // f.calls === 'all' (#/q/N?calls=all) opens every call and message.
+  function modelCalls(q, it, steps, f) {
+    var all = f.calls === 'all';
     var box = h('div', { id: 'modelcalls' });
     var calls = it.calls || [];
-    var tb = h('tbody');
-    calls.forEach(function (c, k) {
-      add(tb, h('tr', null, h('td', { class: 'num' }, k + 1), h('td', null, c.role), h('td', { class: 'num' }, c.n), h('td', null, c.cached ? 'cache' : ''),
-        h('td', { class: 'num' }, fmt(c.prompt_tokens)), h('td', { class: 'num' }, fmt(c.completion_tokens)), h('td', { class: 'num' }, ms(c.latency_ms)),
-        h('td', { class: c.error || c.sent ? 'warn' : '' }, c.sent ? 'sent, no answer recorded' : (c.error || ''))));
-    });
-    add(box, h('p', { class: 'muted' }, calls.length + ' call(s) in the call log' + (calls.length > 400 ? '' : '') + '. The log keeps role, samples, cache hit, tokens, latency and error; messages and answers appear below where the trace kept them.'));
-    if (calls.length) add(box, details('call log', function () {
-      return h('table', null, h('thead', null, h('tr', null, ['#', 'role', 'n', 'cached', 'prompt tokens', 'completion tokens', 'latency', 'error'].map(function (x) { return h('th', null, x); }))), tb);
-    }, calls.length <= 60));
+    var kept = calls.filter(function (c) { return (c.messages || []).length || (c.samples || []).length; }).length;
+    add(box, h('p', { class: 'muted' }, calls.length + ' call(s) in the call log, ' + kept + ' with messages or answers from the model cache. ' +
+      'Open a call for its messages and answers; long texts are cut at 64 KB of messages per call and 16 KB per answer.'));
+    if (calls.length && !all) {
+      add(box, h('a', { href: link(['q', q.n], Object.assign({}, f, { trial: it.t, calls: 'all' })), id: 'open-calls' }, 'open every call and message'));
+    }
+    var list = h('div', { class: 'calls' });
+    var shown = 0, PAGEC = 100;
+    var more = h('button', null, '');
+    function page() {
+      var end = Math.min(calls.length, shown + PAGEC);
+      for (var k = shown; k < end; k++) add(list, callBox(q, calls[k], k, all || calls.length <= 3, all));
+      shown = end;
+      more.textContent = 'Show ' + Math.min(PAGEC, calls.length - shown) + ' more calls (' + (calls.length - shown) + ' left)';
+      more.style.display = shown < calls.length ? '' : 'none';
+    }
+    more.addEventListener('click', page);
+    page();
+    add(box, list, more);
     var ex = steps.filter(function (s) { return s.role; });
     if (ex.length) add(box, details('model exchanges kept in the trace (' + ex.length + ')', function () {
       return ex.map(function (s) {
         var i = s.info || {};
         return h('div', { class: 'turn' }, h('b', null, s.action), ' ', h('span', { class: 'badge' }, s.role),
-          i.finish_reason ? h('span', { class: 'badge' + (i.finish_reason === 'length' ? ' bad' : '') }, 'finish: ' + i.finish_reason) : null,
+          finishBadge(i.finish_reason),
           s.input ? details('messages (prompt)', function () { return pre(s.input); }) : null,
           h('div', { class: 'muted' }, 'answer:'), pre(s.output),
           i.reasoning ? details('reasoning', function () { return pre(i.reasoning); }) : null);
       });
-    }, ex.length <= 10));
+    }, false));
     return box;
   }
 
