@@ -228,7 +228,7 @@ func (v *Viewer) buildIndex(ctx context.Context, runs []*bench.RunData) error {
 	if idx.Simulated {
 		idx.Title += " (simulated model)"
 	}
-	type rowKey struct{ bench, id string }
+	type rowKey = questionRef
 	rows := map[rowKey]*Row{}
 	var order []rowKey
 	rowIndex := map[rowKey]int{} // question index in its benchmark, for ordering
@@ -403,7 +403,7 @@ func (v *Viewer) buildIndex(ctx context.Context, runs []*bench.RunData) error {
 		}
 		row.Outcome = o.String()
 		idx.Questions = append(idx.Questions, *row)
-		v.questions = append(v.questions, questionRef{bench: k.bench, id: k.id})
+		v.questions = append(v.questions, k)
 	}
 	// McNemar pairs.
 	for a := 0; a < len(idx.Trials) && len(idx.Pairs) < maxPairs; a++ {
