@@ -148,7 +148,7 @@ func PlanDryRun(ctx context.Context, p *Plan, env Env, opt DryRunOptions) (*DryR
 		if err != nil {
 			return nil, fmt.Errorf("trial %s: %w", t.Label, err)
 		}
-		dt := DryTrial{Label: t.Label, Runner: t.Runner, Benchmark: t.Benchmark.fullName(), Models: map[string]string{}, Priced: true}
+		dt := DryTrial{Label: t.Label, Runner: t.Runner, Benchmark: t.Benchmark.DatasetName(), Models: map[string]string{}, Priced: true}
 		dt.PerQuestion, _ = runners.EstimateCalls(r)
 		ms := meas[t.ID]
 		if ms != nil {

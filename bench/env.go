@@ -49,7 +49,7 @@ func DefaultEnv() (Env, func() error) {
 	}
 	env := Env{
 		OpenBenchmark: func(_ context.Context, b BenchmarkSpec, cacheDir string) (*datasets.Benchmark, error) {
-			name := b.fullName()
+			name := b.DatasetName()
 			opt := datasets.LoadOptions{Limit: b.Limit, CacheDir: filepath.Join(cacheDir, "datasets", b.Name),
 				SQLite: datasets.SQLiteOptions{MaxBytes: b.MaxResultMB << 20}}
 			if b.MySQL != nil {

@@ -181,10 +181,20 @@ func dsnHasPassword(dsn string) bool {
 	return at >= 0 && strings.Contains(dsn[:at], ":")
 }
 
-// fullName is the datasets.Open name of b: its name and split.
-func (b BenchmarkSpec) fullName() string {
+// DatasetName is the datasets.Open name of b: its name and split
+// ("bird-minidev").
+func (b BenchmarkSpec) DatasetName() string {
 	if b.Split != "" {
 		return b.Name + "-" + b.Split
+	}
+	return b.Name
+}
+
+// Key names b's benchmark split in summaries, tables and the viewer
+// ("bird/minidev").
+func (b BenchmarkSpec) Key() string {
+	if b.Split != "" {
+		return b.Name + "/" + b.Split
 	}
 	return b.Name
 }
@@ -575,8 +585,8 @@ func (s *Spec) validate() error {
 			return s.errorf(p+".max_result_mb", "%d out of range [1, 1048576] (0: the default, %d)", b.MaxResultMB, datasets.DefaultMaxBytes>>20)
 		}
 		if m := b.MySQL; m != nil {
-			if !logicCatMySQL(b.fullName()) {
-				return s.errorf(p+".mysql", "only LogicCat (logiccat, logiccat-mini500, logiccat-full-gold) runs on MySQL, not %q", b.fullName())
+			if !logicCatMySQL(b.DatasetName()) {
+				return s.errorf(p+".mysql", "only LogicCat (logiccat, logiccat-mini500, logiccat-full-gold) runs on MySQL, not %q", b.DatasetName())
 			}
 			if (m.DSN == "") == (m.DSNEnv == "") {
 				return s.errorf(p+".mysql", "set exactly one of dsn and dsn_env")

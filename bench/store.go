@@ -617,6 +617,14 @@ func (s *Store) SetSpecText(text string, secrets []string) error {
 	return s.SetMeta(map[string]string{MetaSpec: redact(text, secrets)})
 }
 
+// Name is the run's name: the spec's, else the run directory's base name.
+func (r *RunData) Name() string {
+	if n := r.Meta["name"]; n != "" {
+		return n
+	}
+	return filepath.Base(r.Dir)
+}
+
 // Prices returns the price table the run's spec gave (model name -> USD per
 // million prompt and completion tokens), or nil when it gave none.
 func (r *RunData) Prices() (map[string]Price, error) {
@@ -869,10 +877,7 @@ func LoadRunSystems(dir string) ([]RunSystem, error) {
 	}
 	out := make([]RunSystem, 0, len(r.Trials))
 	for _, t := range r.Trials {
-		bk := t.Benchmark.Name
-		if t.Benchmark.Split != "" {
-			bk += "/" + t.Benchmark.Split
-		}
+		bk := t.Benchmark.Key()
 		o := TrialOutcomes(&t, r.Totals[t.ID])
 		out = append(out, RunSystem{
 			Label:     t.Label,

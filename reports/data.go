@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -127,21 +126,6 @@ type corpus struct {
 	hasTypes  map[string]bool // benchmark -> some question has reasoning types
 }
 
-// benchKey names a benchmark split in tables.
-func benchKey(b bench.BenchmarkSpec) string {
-	if b.Split != "" {
-		return b.Name + "/" + b.Split
-	}
-	return b.Name
-}
-
-func runName(r *bench.RunData) string {
-	if n := r.Meta["name"]; n != "" {
-		return n
-	}
-	return filepath.Base(r.Dir)
-}
-
 func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("reports: no runs")
@@ -150,11 +134,11 @@ func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 	var names []string
 	nameCount := map[string]int{}
 	for _, r := range runs {
-		nameCount[runName(r)]++
+		nameCount[r.Name()]++
 	}
 	labelCount := map[string]int{}
 	for _, r := range runs {
-		n := runName(r)
+		n := r.Name()
 		if nameCount[n] > 1 {
 			n += " (" + r.Dir + ")"
 		}
@@ -184,7 +168,7 @@ func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 		}
 		for i := range r.Trials {
 			t := &r.Trials[i]
-			s := &system{trial: t, bench: benchKey(t.Benchmark), entry: fmt.Sprintf("%d/%d", ri, t.Entry), outcomes: map[string]bool{}}
+			s := &system{trial: t, bench: t.Benchmark.Key(), entry: fmt.Sprintf("%d/%d", ri, t.Entry), outcomes: map[string]bool{}}
 			s.name = t.Label
 			if labelCount[t.Label] > 1 && len(runs) > 1 {
 				s.name = names[ri] + ": " + t.Label

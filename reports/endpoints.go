@@ -17,7 +17,7 @@ func endpointTable(c *corpus, runs []*bench.RunData) *Table {
 		{Name: "lat max", Numeric: true}, {Name: "gen tok", Numeric: true}}
 	names := map[string]int{}
 	for _, r := range runs {
-		names[runName(r)]++
+		names[r.Name()]++
 	}
 	for _, r := range runs {
 		byModel := map[string][]bench.EndpointStat{}
@@ -31,7 +31,7 @@ func endpointTable(c *corpus, runs []*bench.RunData) *Table {
 			}
 			label := m
 			if len(runs) > 1 {
-				n := runName(r)
+				n := r.Name()
 				if names[n] > 1 {
 					n += " (" + r.Dir + ")"
 				}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -198,27 +197,13 @@ type trialRef struct {
 	bench string
 }
 
-func benchKey(b bench.BenchmarkSpec) string {
-	if b.Split != "" {
-		return b.Name + "/" + b.Split
-	}
-	return b.Name
-}
-
-func runName(r *bench.RunData) string {
-	if n := r.Meta["name"]; n != "" {
-		return n
-	}
-	return filepath.Base(r.Dir)
-}
-
 // buildIndex reads the runs' verdicts and call totals (no traces).
 func (v *Viewer) buildIndex(ctx context.Context, runs []*bench.RunData) error {
 	idx := &Index{Codes: codeNames}
 	var names []string
 	labelCount := map[string]int{}
 	for _, r := range runs {
-		names = append(names, runName(r))
+		names = append(names, r.Name())
 		idx.Simulated = idx.Simulated || r.Simulated
 		for _, t := range r.Trials {
 			labelCount[t.Label]++
@@ -235,13 +220,13 @@ func (v *Viewer) buildIndex(ctx context.Context, runs []*bench.RunData) error {
 	var outcomes []map[string]bool
 	for ri, r := range runs {
 		spec, stored := runSpec(r)
-		idx.Runs = append(idx.Runs, Run{Dir: r.Dir, Name: runName(r), Spec: spec, SpecStored: stored, Calls: r.CallLog.Calls,
+		idx.Runs = append(idx.Runs, Run{Dir: r.Dir, Name: r.Name(), Spec: spec, SpecStored: stored, Calls: r.CallLog.Calls,
 			Cached: r.CallLog.Cached, Sent: r.CallLog.Sent, Loose: r.CallLog.Loose, PromptTokens: r.CallLog.PromptTokens,
 			CompletionTokens: r.CallLog.CompletionTokens})
 		if src := v.runs[ri]; src.cache != nil {
 			idx.Runs[ri].ModelCache = src.cachePath
 		} else if r.CallLog.Calls > 0 {
-			idx.Warnings = append(idx.Warnings, runName(r)+": "+src.cacheErr+": the model calls show no messages or answers")
+			idx.Warnings = append(idx.Warnings, r.Name()+": "+src.cacheErr+": the model calls show no messages or answers")
 		}
 		usage, err := v.runs[ri].reader.CallUsage(ctx)
 		if err != nil {
@@ -261,7 +246,7 @@ func (v *Viewer) buildIndex(ctx context.Context, runs []*bench.RunData) error {
 		sums := bench.Summarize(r)
 		for ti := range r.Trials {
 			t := &r.Trials[ti]
-			bk := benchKey(t.Benchmark)
+			bk := t.Benchmark.Key()
 			label := t.Label
 			if labelCount[label] > 1 && len(runs) > 1 {
 				label = names[ri] + ": " + label

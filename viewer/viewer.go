@@ -66,7 +66,7 @@ func Open(ctx context.Context, dirs []string, opt Options) (*Viewer, error) {
 		v.runs = append(v.runs, runSource{data: r, reader: rd, cache: cache, cachePath: cpath, cacheErr: cerr})
 		runs = append(runs, r)
 		for _, t := range r.Trials {
-			bk := benchKey(t.Benchmark)
+			bk := t.Benchmark.Key()
 			if _, ok := v.benches[bk]; ok {
 				continue
 			}

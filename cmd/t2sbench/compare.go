@@ -118,16 +118,9 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	test := fs.String("test", "auto", "McNemar test: auto (exact when b+c < 25), exact, chi2-cc or chi2")
 
 	// Flags may come before, between or after the inputs.
-	var inputs []string
-	for {
-		if err := parseFlags(fs, args); err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		inputs = append(inputs, fs.Arg(0))
-		args = fs.Args()[1:]
+	inputs, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
 	}
 	if len(inputs) == 0 {
 		fs.Usage()

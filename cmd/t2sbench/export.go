@@ -121,7 +121,7 @@ func runExport(stdout, stderr io.Writer, args []string) error {
 	if dest == "" {
 		dest = "stdout"
 	}
-	fmt.Fprintf(stderr, "exported trial %q: %d questions of %s in %s to %s\n", t.Label, len(preds), benchName(t.Benchmark), *format, dest)
+	fmt.Fprintf(stderr, "exported trial %q: %d questions of %s in %s to %s\n", t.Label, len(preds), t.Benchmark.DatasetName(), *format, dest)
 	return st.report(stderr, *format)
 }
 
@@ -144,13 +144,6 @@ func pickTrial(r *bench.RunData, label string) (*bench.RunTrial, error) {
 	return nil, fmt.Errorf("%w: export: no trial %q in %s; its trials are: %s", errUsage, label, r.Dir, strings.Join(labels, ", "))
 }
 
-func benchName(b bench.BenchmarkSpec) string {
-	if b.Split != "" {
-		return b.Name + "-" + b.Split
-	}
-	return b.Name
-}
-
 // exportQuestions loads the trial's benchmark (as report does) and returns
 // the questions the run covered: the first n, where n is the item count the
 // run recorded for the trial (its --limit).
@@ -159,7 +152,7 @@ func exportQuestions(r *bench.RunData, t *bench.RunTrial, data string) ([]datase
 	if data == "" {
 		data = bs.Data
 	}
-	b, err := datasets.Open(benchName(bs), data, datasets.LoadOptions{Limit: bs.Limit,
+	b, err := datasets.Open(bs.DatasetName(), data, datasets.LoadOptions{Limit: bs.Limit,
 		CacheDir: filepath.Join(r.Dir, "cache", "datasets", bs.Name)})
 	if err != nil {
 		return nil, fmt.Errorf("benchmark of trial %q (--data DIR when its data moved): %w", t.Label, err)

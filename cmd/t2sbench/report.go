@@ -56,16 +56,9 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 	prices := priceFlags{}
 	fs.Var(prices, "price", "model price as MODEL=PROMPT:COMPLETION in USD per 1M tokens (repeatable)")
 
-	var dirs []string
-	for {
-		if err := parseFlags(fs, args); err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		dirs = append(dirs, fs.Arg(0))
-		args = fs.Args()[1:]
+	dirs, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
 	}
 	if len(dirs) == 0 {
 		fs.Usage()
@@ -145,10 +138,7 @@ func writeReportView(stderr io.Writer, dirs []string, dir string, prices map[str
 // types.
 func benchmarkLabels(runDir string) reports.LabelSource {
 	return func(b bench.BenchmarkSpec) (map[string]reports.QuestionLabels, error) {
-		name := b.Name
-		if b.Split != "" {
-			name += "-" + b.Split
-		}
+		name := b.DatasetName()
 		bm, err := datasets.Open(name, b.Data, datasets.LoadOptions{Limit: b.Limit,
 			CacheDir: filepath.Join(runDir, "cache", "datasets", b.Name)})
 		if err != nil {

@@ -31,16 +31,9 @@ func runView(stdout, stderr io.Writer, args []string) error {
 	static := fs.String("static", "", "write a static copy (opens from file://) into this directory instead of serving")
 	noPreviews := fs.Bool("no-previews", false, "do not execute the gold and predicted SQL for result previews")
 	modelCache := fs.String("model-cache", "", "model cache file (models.db) to read the calls' messages and answers from (default: the one each run recorded, else RUN/cache/models.db)")
-	var dirs []string
-	for {
-		if err := parseFlags(fs, args); err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		dirs = append(dirs, fs.Arg(0))
-		args = fs.Args()[1:]
+	dirs, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
 	}
 	if len(dirs) == 0 {
 		fs.Usage()
@@ -92,10 +85,7 @@ func runView(stdout, stderr io.Writer, args []string) error {
 // the preview's rows and a short timeout.
 func viewerBenchmarks(runDir string) func(b bench.BenchmarkSpec) (*datasets.Benchmark, error) {
 	return func(b bench.BenchmarkSpec) (*datasets.Benchmark, error) {
-		name := b.Name
-		if b.Split != "" {
-			name += "-" + b.Split
-		}
+		name := b.DatasetName()
 		opt := datasets.LoadOptions{Limit: b.Limit, CacheDir: filepath.Join(runDir, "cache", "datasets", b.Name),
 			SQLite: datasets.SQLiteOptions{MaxRows: viewer.DefaultPreviewRows + 1, Timeout: viewer.DefaultPreviewTimeout}}
 		if b.MySQL != nil {
