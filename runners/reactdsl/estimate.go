@@ -1,5 +1,7 @@
 package reactdsl
 
+import "github.com/t2sbench/t2sbench/runners"
+
 // PaperMeanTurns is the mean number of turns of ReAct-SQL per question,
 // 3.3 (the paper's Table 6: corrected BIRD mini-dev, overall). How many
 // turns an episode takes depends on the model and the question, not on
@@ -12,7 +14,7 @@ const PaperMeanTurns = 3.3
 //	reason = min(PaperMeanTurns, max_turns)
 //
 // (an episode ends at its answer or at max_turns, whichever comes first).
-func (r *Runner) EstimateCalls() map[string]float64 {
+func (r *Runner) EstimateCalls(runners.ModelPrior) map[string]float64 {
 	if r.setting == SettingBaseline {
 		return map[string]float64{RoleReason: 1}
 	}

@@ -1,5 +1,7 @@
 package steinersql
 
+import "github.com/t2sbench/t2sbench/runners"
+
 // ValidationFailRate is the assumed probability that one generated query
 // fails validation (level 2 or 3 under multilevel validation) and the
 // loop re-plans: 0.31, the level-2 trigger rate of the paper's Figure 3
@@ -17,7 +19,7 @@ const ValidationFailRate = 0.31
 // runs when the j queries before it all failed validation (failures taken
 // as independent). At the defaults (I = 3): 1 + 0.31 + 0.0961 = 1.406
 // generation requests, 2.406 in all.
-func (r *Runner) EstimateCalls() map[string]float64 {
+func (r *Runner) EstimateCalls(runners.ModelPrior) map[string]float64 {
 	iters := r.maxIter
 	if r.validation == ValNone {
 		iters = 1
