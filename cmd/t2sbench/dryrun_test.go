@@ -135,6 +135,7 @@ func checkEstimate(t *testing.T, spec, point string) {
 	t.Logf("dry-run estimate vs actual model calls, mini (42 questions), %s, default parameters:\n%s", point, table.String())
 
 	checkReplica(t, r)
+	logValidation(t, r)
 
 	// A second dry run sees the finished run: every item done, nothing
 	// left to call, the cache filled.
@@ -359,4 +360,43 @@ func callsByTrial(t *testing.T, dir string) map[string]int {
 		}
 	}
 	return out
+}
+
+// logValidation logs, for SteinerSQL's trials, how often the first query
+// fails validation and how often a question that failed once fails
+// again: the rate its estimate assumes (steinersql.ValidationFailRate,
+// 0.31, independent failures) against the run's.
+func logValidation(t *testing.T, r *bench.RunData) {
+	t.Helper()
+	for _, tr := range r.Trials {
+		if tr.Runner != "steinersql" {
+			continue
+		}
+		n, first, again, second := 0.0, 0.0, 0.0, 0.0
+		for _, it := range tr.Items {
+			if it.Result == nil {
+				continue
+			}
+			n++
+			var fails []bool
+			for _, st := range it.Result.Trace.Steps {
+				if st.Action == "validate" {
+					pass, _ := st.Info["pass"].(bool)
+					fails = append(fails, !pass)
+				}
+			}
+			if len(fails) > 0 && fails[0] {
+				first++
+				if len(fails) > 1 {
+					second++
+					if fails[1] {
+						again++
+					}
+				}
+			}
+		}
+		if n > 0 && second > 0 {
+			t.Logf("%s: first query fails validation on %.2f of questions; the second fails again on %.2f of those that made one (the estimate assumes 0.31, independent)", tr.Label, first/n, again/second)
+		}
+	}
 }
