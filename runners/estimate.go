@@ -18,7 +18,10 @@ type CallEstimator interface {
 type ModelPrior struct {
 	// Accuracy is the probability that one sample of a final-SQL answer
 	// is right, in [0, 1], where Known: a known fact about the model (a
-	// sim model's configured p).
+	// sim model's configured p, its accuracy on a prompt that lacks
+	// nothing; what a method's prompt lacks lowers it, which the
+	// estimators do not count). Estimators take it for any answer that is
+	// right or wrong (a schema selection as well as a query).
 	Accuracy float64
 	Known    bool
 }
