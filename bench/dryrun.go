@@ -149,7 +149,7 @@ func PlanDryRun(ctx context.Context, p *Plan, env Env, opt DryRunOptions) (*DryR
 			return nil, fmt.Errorf("trial %s: %w", t.Label, err)
 		}
 		dt := DryTrial{Label: t.Label, Runner: t.Runner, Benchmark: t.Benchmark.DatasetName(), Models: map[string]string{}, Priced: true}
-		dt.PerQuestion, _ = runners.EstimateCalls(r)
+		dt.PerQuestion, _ = runners.EstimateCalls(r, modelPrior(t))
 		ms := meas[t.ID]
 		if ms != nil {
 			dt.MeasuredItems = ms.items
@@ -203,13 +203,32 @@ func PlanDryRun(ctx context.Context, p *Plan, env Env, opt DryRunOptions) (*DryR
 		d.Trials = append(d.Trials, dt)
 	}
 	d.Notes = []string{
-		"calls/q: each runner's estimate from its parameters (runners.CallEstimator; formulas and assumptions in runners/*/estimate.go)",
+		"calls/q: each runner's estimate from its parameters and, for a sim model, its p (runners.CallEstimator; formulas and assumptions in runners/*/estimate.go)",
 		fmt.Sprintf("  marked *: measured instead, from the call log of the trial's finished items in the run directory (%d or more)", MeasuredMin),
 		fmt.Sprintf("tokens: prompt = (schema DDL + question + evidence characters)/%d + %d per call, completion = %d per call (assumptions, not measurements)", CharsPerToken, PromptOverheadTokens, EstimateCompletionTokens),
 		"cost: the spec's prices (USD per million tokens) times the token estimate; \"-\" where a model has no price",
 		"cached: answers in the model cache from the trial's models (a hint; the cache key also covers the prompt)",
 	}
 	return d, nil
+}
+
+// modelPrior is what the dry run knows of the model of t's reason role
+// (runners.ModelPrior): for a sim model its configured accuracy, the
+// role's p (role_p.reason, else p, else DefaultSimP), a fact about that
+// model, not a guess; nothing for any other backend (the runners then
+// assume their documented defaults).
+func modelPrior(t *Trial) runners.ModelPrior {
+	m, ok := t.Models[t.Roles["reason"]]
+	if !ok || m.Backend != "sim" {
+		return runners.ModelPrior{}
+	}
+	if p, ok := m.RoleP["reason"]; ok {
+		return runners.ModelPrior{Accuracy: p, Known: true}
+	}
+	if m.P != nil {
+		return runners.ModelPrior{Accuracy: *m.P, Known: true}
+	}
+	return runners.ModelPrior{Accuracy: DefaultSimP, Known: true}
 }
 
 // promptTokens estimates the prompt tokens of one call per question: its

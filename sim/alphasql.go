@@ -28,22 +28,62 @@ func alphaKeywords(c *Sample) (string, error) {
 }
 
 // alphaRephrase: the quoted and capitalised terms and numbers as
-// conditions, then the question as asked.
+// conditions, then the question as asked, in one of the phrasings of
+// samplePhrasing (a real model's samples at temperature > 0 word a
+// rephrasing differently; at temperature 0 they coincide).
 func alphaRephrase(c *Sample) (string, error) {
+	ph := samplePhrasing(c, []phrasing{
+		{"Conditions:\n", "- the question concerns %s\n", "- none beyond the question itself\n"},
+		{"Conditions:\n", "- it is about %s\n", "- no explicit condition\n"},
+		{"Conditions:\n", "- %s is given\n", "- the question states none\n"},
+		{"Conditions:\n", "- restricted to %s\n", "- nothing to restrict\n"},
+	})
 	var b strings.Builder
-	b.WriteString("Conditions:\n")
+	b.WriteString(ph.head)
 	n := 0
 	for _, t := range Terms(c.Question, "") {
 		if t[0] >= 'A' && t[0] <= 'Z' || isNumber(t) || strings.Contains(c.Question, "'"+t+"'") {
-			fmt.Fprintf(&b, "- the question concerns %s\n", t)
+			fmt.Fprintf(&b, ph.item, t)
 			n++
 		}
 	}
 	if n == 0 {
-		b.WriteString("- none beyond the question itself\n")
+		b.WriteString(ph.none)
 	}
 	b.WriteString("Question: " + c.Question)
 	return b.String(), nil
+}
+
+// phrasing is one wording of a free-text answer: a heading, a line per
+// item (one %s) and the line when there is no item.
+type phrasing struct{ head, item, none string }
+
+// samplePhrasing picks the wording of one sample of a free-text answer.
+// At temperature 0 every sample takes the first; above it, the samples of
+// one request take distinct wordings (from an offset drawn per prompt,
+// then by sample index, so up to len(ps) samples never coincide): a
+// model sampling a paragraph at temperature > 0 does not repeat it word
+// for word, while its content (the terms, the question) stays the same.
+func samplePhrasing(c *Sample, ps []phrasing) phrasing {
+	if c.Request.Temperature <= 0 {
+		return ps[0]
+	}
+	return ps[(int(promptOffset(c))+c.Index)%len(ps)]
+}
+
+// promptOffset is a number drawn from the request's prompt and seed alone
+// (not the sample index), so the samples of one request share it.
+func promptOffset(c *Sample) uint32 {
+	h := uint32(2166136261)
+	for _, m := range c.Request.Messages {
+		for i := 0; i < len(m.Content); i++ {
+			h = (h ^ uint32(m.Content[i])) * 16777619
+		}
+	}
+	if c.Request.Seed != nil {
+		h = (h ^ uint32(*c.Request.Seed)) * 16777619
+	}
+	return h
 }
 
 // alphaSchema selects, whole, the prompt's tables that pickTables keeps.

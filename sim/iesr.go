@@ -68,7 +68,9 @@ func iesrUnderstand(c *Sample) (string, error) {
 	return "The question's latent semantic state:\n" + fenceJSON(st), nil
 }
 
-// iesrEquation states the formula the question's wording implies.
+// iesrEquation states the formula the question's wording implies, in
+// one of the phrasings of samplePhrasing (free text: a real model's
+// samples at temperature > 0 word it differently).
 func iesrEquation(c *Sample) (string, error) {
 	_, fn := intent(c.Question)
 	formula := "the requested column values"
@@ -77,7 +79,13 @@ func iesrEquation(c *Sample) (string, error) {
 	} else if fs := fieldPatterns(c); len(fs) > 0 {
 		formula = fs[0]
 	}
-	return "Known quantities: the filters stated in the question.\nFormula: " + formula, nil
+	ph := samplePhrasing(c, []phrasing{
+		{"Known quantities: the filters stated in the question.\n", "Formula: %s", ""},
+		{"Given: the conditions the question states.\n", "Formula: %s", ""},
+		{"Known: the question's filters; unknown: the requested value.\n", "Formula: %s", ""},
+		{"The question fixes the filters; what it asks for follows from them.\n", "Formula: %s", ""},
+	})
+	return ph.head + fmt.Sprintf(ph.item, formula), nil
 }
 
 // iesrSchema selects, whole, the prompt's tables that pickTables keeps.

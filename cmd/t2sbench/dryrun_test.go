@@ -39,14 +39,27 @@ workers: 4
 // TestDryRunEstimateMatchesRun: for every runner at its defaults, the dry
 // run's estimate of the model calls is within tolerance of the calls the
 // run then makes (the run store's call log), and the dry run creates no
-// run directory. The table of estimate vs actual is logged.
+// run directory, at two operating points of the sim model (p = 0.6, the
+// default, and p = 0.8 with another seed). The table of estimate vs actual
+// is logged for each.
 func TestDryRunEstimateMatchesRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs alphasql and iesr at their defaults on the mini benchmark")
 	}
+	for _, op := range []struct{ p, seed string }{{"0.6", "7"}, {"0.8", "11"}} {
+		t.Run("p="+op.p, func(t *testing.T) {
+			spec := strings.Replace(defaultsSpec, "p: 0.6, seed: 7", "p: "+op.p+", seed: "+op.seed, 1)
+			checkEstimate(t, spec, "sim p="+op.p+" seed "+op.seed)
+		})
+	}
+}
+
+// checkEstimate runs the dry run and then the run of spec, and compares
+// the estimated calls of each trial with the calls made.
+func checkEstimate(t *testing.T, spec, point string) {
 	tmp := t.TempDir()
 	specPath := filepath.Join(tmp, "defaults.yaml")
-	if err := os.WriteFile(specPath, []byte(defaultsSpec), 0o644); err != nil {
+	if err := os.WriteFile(specPath, []byte(spec), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(tmp, "run")
@@ -63,11 +76,11 @@ func TestDryRunEstimateMatchesRun(t *testing.T) {
 		}
 	}
 
-	spec, err := bench.LoadSpec(specPath)
+	loaded, err := bench.LoadSpec(specPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := bench.NewPlan(spec)
+	plan, err := bench.NewPlan(loaded)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,13 +106,18 @@ func TestDryRunEstimateMatchesRun(t *testing.T) {
 			actual[tr.Label] += len(it.Calls)
 		}
 	}
-	// Tolerance: 10% of the actual count. alphasql's estimate assumes a
-	// real model's rephrasings (A1) differ, which makes three subtrees at
-	// the root; sim derives its rephrasing from the prompt, so its three
-	// samples coincide and the tree is narrower (see
-	// runners/alphasql/estimate.go). Its bound is therefore wider, and
-	// stated, not hidden.
-	tol := map[string]float64{"alphasql": 0.30}
+	// Tolerance: 10% of the actual count for every runner but steinersql.
+	// SteinerSQL's count is 1 + sum_{j<3} f^j with f the share of
+	// generated queries that fail validation at any level; the estimate
+	// takes f = 0.31, the level-2 trigger rate of the paper's Figure 3
+	// (the only figure the paper states), a lower bound of f since level-1
+	// and level-3 failures also re-generate. How often this validator
+	// rejects a query on a benchmark depends on the validator, the
+	// decomposition and the data, not on the model's accuracy alone (on
+	// mini under sim about two thirds of first queries fail at p = 0.6 and
+	// at p = 0.8 alike), so no model-level input derives it: its bound is
+	// wider, stated, not hidden; a pilot measures it (TestDryRunMeasuredAfterPilot).
+	tol := map[string]float64{"steinersql": 0.30}
 	var table strings.Builder
 	fmt.Fprintf(&table, "%-12s %10s %10s %8s\n", "runner", "estimate", "actual", "diff")
 	for _, dt := range dry.Trials {
@@ -114,9 +132,10 @@ func TestDryRunEstimateMatchesRun(t *testing.T) {
 			t.Errorf("%s: estimated %.0f calls, the run made %.0f (%+.1f%%); want within %.0f%%", dt.Label, dt.Calls, got, 100*diff, 100*limit)
 		}
 	}
-	t.Logf("dry-run estimate vs actual model calls, mini (42 questions), sim p=0.6, default parameters:\n%s", table.String())
+	t.Logf("dry-run estimate vs actual model calls, mini (42 questions), %s, default parameters:\n%s", point, table.String())
 
 	checkReplica(t, r)
+	logValidation(t, r)
 
 	// A second dry run sees the finished run: every item done, nothing
 	// left to call, the cache filled.
@@ -179,8 +198,10 @@ func TestModelsOverlayFakeServer(t *testing.T) {
 // from their branching assumption: given the branching the run's trees
 // actually show (children per expansion request, by action), the replica
 // search of mcts.EstimateSearch predicts the trees' expansion and reward
-// requests within 10%. (Alpha-SQL's expansion requests also hold its
-// extra revision rounds, which the replica does not make.)
+// requests within 10%. Alpha-SQL's further revision rounds (a node's
+// own_requests) are not the search's: they are taken out of the run's
+// expansion requests, and logged per A6 child, the rate its estimate
+// assumes as sum_{j=1}^{9} 0.2^j = 0.25.
 func checkReplica(t *testing.T, r *bench.RunData) {
 	t.Helper()
 	type spaceOf struct {
@@ -198,7 +219,7 @@ func checkReplica(t *testing.T, r *bench.RunData) {
 			continue
 		}
 		children := map[mcts.Action][]float64{}
-		expand, rewards, n := 0.0, 0.0, 0.0
+		expand, rewards, revisions, n := 0.0, 0.0, 0.0, 0.0
 		for _, it := range tr.Items {
 			if it.Result == nil {
 				continue
@@ -208,6 +229,8 @@ func checkReplica(t *testing.T, r *bench.RunData) {
 			groups := map[string]float64{}
 			for _, x := range nodes {
 				nd, _ := x.(map[string]any)
+				own, _ := nd["own_requests"].(float64)
+				revisions += own
 				if p, _ := nd["parent"].(float64); p >= 0 {
 					groups[fmt.Sprintf("%v\x00%v", p, nd["action"])]++
 				}
@@ -233,10 +256,13 @@ func checkReplica(t *testing.T, r *bench.RunData) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if revisions > 0 {
+			t.Logf("%s: further revision rounds %.1f per question, %.3f per A6 child", tr.Label, revisions/n, revisions/(d["A6"]*float64(len(children["A6"]))))
+		}
 		for _, c := range []struct {
 			what      string
 			est, real float64
-		}{{"expansion requests", est.Requests, expand / n}, {"reward requests", est.Terminals, rewards / n}} {
+		}{{"search expansion requests", est.Requests, (expand - revisions) / n}, {"reward requests", est.Terminals, rewards / n}} {
 			diff := (c.est - c.real) / c.real
 			t.Logf("%s replica with measured branching %v: %s %.1f per question, the run %.1f (%+.1f%%)", tr.Label, d, c.what, c.est, c.real, 100*diff)
 			if math.Abs(diff) > 0.10 {
@@ -334,4 +360,43 @@ func callsByTrial(t *testing.T, dir string) map[string]int {
 		}
 	}
 	return out
+}
+
+// logValidation logs, for SteinerSQL's trials, how often the first query
+// fails validation and how often a question that failed once fails
+// again: the rate its estimate assumes (steinersql.ValidationFailRate,
+// 0.31, independent failures) against the run's.
+func logValidation(t *testing.T, r *bench.RunData) {
+	t.Helper()
+	for _, tr := range r.Trials {
+		if tr.Runner != "steinersql" {
+			continue
+		}
+		n, first, again, second := 0.0, 0.0, 0.0, 0.0
+		for _, it := range tr.Items {
+			if it.Result == nil {
+				continue
+			}
+			n++
+			var fails []bool
+			for _, st := range it.Result.Trace.Steps {
+				if st.Action == "validate" {
+					pass, _ := st.Info["pass"].(bool)
+					fails = append(fails, !pass)
+				}
+			}
+			if len(fails) > 0 && fails[0] {
+				first++
+				if len(fails) > 1 {
+					second++
+					if fails[1] {
+						again++
+					}
+				}
+			}
+		}
+		if n > 0 && second > 0 {
+			t.Logf("%s: first query fails validation on %.2f of questions; the second fails again on %.2f of those that made one (the estimate assumes 0.31, independent)", tr.Label, first/n, again/second)
+		}
+	}
 }

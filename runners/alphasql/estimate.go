@@ -1,6 +1,9 @@
 package alphasql
 
-import "github.com/t2sbench/t2sbench/runners/mcts"
+import (
+	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runners/mcts"
+)
 
 // Assumptions of the call estimate about the model's answers (the count
 // depends on them, not only on the parameters).
@@ -22,23 +25,46 @@ const (
 // replica of Transitions (minus disable_actions) with n_rollout, n_expansion
 // and c, where every expansion is one request, A7 is free, and each
 // distinct terminal costs one reward request (a revisited one backs up its
-// stored reward). The replica's branching is the assumption on the model:
-// an action whose answers the runner canonicalises into a key (schema
-// selection, values, functions, SQL: equal parses collapse into one
-// child) yields one child per request, a free-text one (A1 rephrasing)
-// n_expansion children. Each A6 child then revises again while its SQL
-// stays invalid, at most n_revision - 1 more rounds, one request each:
+// stored reward). The replica's branching (distinct answers among the
+// n_expansion samples of one request, each distinct answer one child) is
+// the assumption on the model, by action:
 //
-//	E[revision rounds] = E[A6 requests] * sum_{j=1}^{n_revision-1} q^j
+//   - A1 (rephrasing, free text keyed by its words): n_expansion, when
+//     temperature > 0 (a model sampling a paragraph does not repeat it word
+//     for word); 1 at temperature 0.
+//   - A2 (schema selection), A5 (SQL generation), A6 (SQL revision):
+//     answers that are right or wrong, canonicalised into a key:
+//     mcts.DistinctAnswers(m.Accuracy, n_expansion), from the model's
+//     accuracy where the dry run knows it (a sim model's p); 1 where it
+//     does not (the samples coincide, which reproduces the paper's about
+//     130 requests per question, METHODS.md). At temperature 0 the samples
+//     coincide: 1.
+//   - A3, A4 (the filter values and functions the question states, read
+//     off its words): 1. They extract what the question says rather than
+//     decide anything, so the samples agree.
+//
+// Each A6 child (each distinct revised SQL of a request, as reviseMore
+// works per distinct output) then revises again while its SQL stays
+// invalid, at most n_revision - 1 more rounds, one request each:
+//
+//	E[revision rounds] = E[A6 children] * sum_{j=1}^{n_revision-1} q^j
 //
 // with q = EstimateInvalidRate (independent rounds).
-func (r *Runner) EstimateCalls() map[string]float64 {
+func (r *Runner) EstimateCalls(m runners.ModelPrior) map[string]float64 {
 	c := r.cfg
 	est, err := mcts.EstimateSearch(mcts.SearchModel{
 		Table: Transitions, Disabled: c.Disabled, Terminal: A7, Free: map[mcts.Action]bool{A7: true},
 		Distinct: func(a mcts.Action, k int) float64 {
-			if a == A1 {
+			if c.Temperature <= 0 {
+				return 1
+			}
+			switch a {
+			case A1:
 				return float64(k)
+			case A2, A5, A6:
+				if m.Known {
+					return mcts.DistinctAnswers(m.Accuracy, k)
+				}
 			}
 			return 1
 		},
@@ -55,6 +81,6 @@ func (r *Runner) EstimateCalls() map[string]float64 {
 		p *= EstimateInvalidRate
 		extra += p
 	}
-	calls += est.ByAction[A6] * extra
+	calls += est.Children[A6] * extra
 	return map[string]float64{RoleReason: calls}
 }

@@ -1,6 +1,9 @@
 package iesr
 
-import "github.com/t2sbench/t2sbench/runners/mcts"
+import (
+	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runners/mcts"
+)
 
 // estimateRuns is the number of seeded searches the estimate averages.
 const estimateRuns = 64
@@ -17,18 +20,34 @@ const estimateRuns = 64
 // replica of Transitions (minus disable_actions) with n_rollout,
 // n_expansion and c, where every expansion is one request, END is free,
 // and each distinct terminal costs one reward request. The replica's
-// branching is the assumption on the model: an action whose answers the
-// runner canonicalises into a key (schema selection, columns, entities,
-// SQL: equal parses collapse into one child) yields one child per
-// request; free text (A1 equation analysis, keyed by its words) yields
-// n_expansion children.
-func (r *Runner) EstimateCalls() map[string]float64 {
+// branching (distinct answers among the n_expansion samples of one
+// request) is the assumption on the model, by action, as Alpha-SQL's
+// (runners/alphasql/estimate.go):
+//
+//   - A1 (equation analysis, free text keyed by its words): n_expansion
+//     when temperature > 0, 1 at temperature 0.
+//   - A2 (schema selection), A5 (SQL generation), A6 (SQL revision),
+//     right or wrong answers canonicalised into a key:
+//     mcts.DistinctAnswers(m.Accuracy, n_expansion), from the model's
+//     accuracy where the dry run knows it; 1 where it does not (the
+//     samples coincide), and 1 at temperature 0.
+//   - A3, A4 (the columns and entities the question's words name): 1;
+//     they extract what the question says, so the samples agree.
+func (r *Runner) EstimateCalls(m runners.ModelPrior) map[string]float64 {
 	c := r.cfg
 	est, err := mcts.EstimateSearch(mcts.SearchModel{
 		Table: Transitions, Disabled: c.Disabled, Terminal: END, Free: map[mcts.Action]bool{END: true},
 		Distinct: func(a mcts.Action, k int) float64 {
-			if a == A1 {
+			if c.Temperature <= 0 {
+				return 1
+			}
+			switch a {
+			case A1:
 				return float64(k)
+			case A2, A5, A6:
+				if m.Known {
+					return mcts.DistinctAnswers(m.Accuracy, k)
+				}
 			}
 			return 1
 		},

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runners/mcts"
 )
 
 // TestEstimateCalls checks the parts of the estimate that follow from the
@@ -29,6 +30,28 @@ func TestEstimateCalls(t *testing.T) {
 	if small := mustEstimate(t, runners.Params{"n_rollout": 8}); small[RoleReason] >= full[RoleReason] {
 		t.Errorf("reason requests at 8 rollouts %g; want fewer than at 32 (%g)", small[RoleReason], full[RoleReason])
 	}
+	// A model known to be always right answers like one assumed to
+	// repeat itself (DistinctAnswers(1, k) = 1); at temperature 0 every
+	// action makes one child per request, as the replica with branching 1.
+	r, err := New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sure := r.(*Runner).EstimateCalls(runners.ModelPrior{Accuracy: 1, Known: true}); sure[RoleReason] != full[RoleReason] {
+		t.Errorf("accuracy 1: %v; want %v, as with no known accuracy", sure, full)
+	}
+	est0, err := mcts.EstimateSearch(mcts.SearchModel{Table: Transitions, Terminal: END, Free: map[mcts.Action]bool{END: true},
+		Distinct: func(mcts.Action, int) float64 { return 1 }}, DefaultRollouts, DefaultExpansion, DefaultC, estimateRuns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err = New(runners.Params{"temperature": 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.(*Runner).EstimateCalls(runners.ModelPrior{Accuracy: 0.6, Known: true}); got[RoleReason] != est0.Requests+est0.Terminals {
+		t.Errorf("temperature 0: reason %g; want %g (one child per request)", got[RoleReason], est0.Requests+est0.Terminals)
+	}
 }
 
 func mustEstimate(t *testing.T, p runners.Params) map[string]float64 {
@@ -37,5 +60,5 @@ func mustEstimate(t *testing.T, p runners.Params) map[string]float64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return r.(*Runner).EstimateCalls()
+	return r.(*Runner).EstimateCalls(runners.ModelPrior{})
 }

@@ -17,6 +17,10 @@ type Estimate struct {
 	Terminals float64
 	// ByAction are the expansion requests per action.
 	ByAction map[Action]float64
+	// Children are the nodes the expansions made, per action (the
+	// distinct outputs: a step that works per output, as Alpha-SQL's
+	// further revision rounds, works per child).
+	Children map[Action]float64
 	// PathSteps is the mean number of steps (actions after the root) of
 	// the terminals' paths.
 	PathSteps float64
@@ -29,14 +33,13 @@ type Estimate struct {
 // rollouts, samples and c, on a model-free replica of that Problem,
 // seeds 0..runs-1, and averages.
 //
-// The replica answers each expansion request with `samples` distinct
-// outputs (so each makes `samples` children), and a free action with one.
-// That is the assumption on the model: samples drawn at temperature > 0
-// (0.8 by default) differ; where real samples coincide, identical outputs
-// collapse into one child (mcts.expand), the tree is narrower, more
-// rollouts revisit a terminal, and the search makes fewer requests than
-// estimated. Rewards are drawn uniformly from [0, 1] (they steer UCT
-// among visited children, not how many children are new).
+// The replica answers each expansion request of action a with
+// m.Distinct(a, samples) distinct outputs on average (samples when
+// Distinct is nil), and a free action with one: identical outputs of one
+// request collapse into one child (mcts.expand), so how many of a
+// request's samples differ is the assumption on the model (see
+// DistinctAnswers). Rewards are drawn uniformly from [0, 1] (they steer
+// UCT among visited children, not how many children are new).
 //
 // With those assumptions the count follows from Search's own logic: a
 // rollout expands every unexpanded node on its path (one request per
@@ -44,7 +47,7 @@ type Estimate struct {
 // selected first, and a terminal costs one reward request the first time
 // it is reached only.
 func EstimateSearch(m SearchModel, rollouts, samples int, c float64, runs int) (Estimate, error) {
-	est := Estimate{ByAction: map[Action]float64{}}
+	est := Estimate{ByAction: map[Action]float64{}, Children: map[Action]float64{}}
 	if runs < 1 {
 		runs = 1
 	}
@@ -59,6 +62,9 @@ func EstimateSearch(m SearchModel, rollouts, samples int, c float64, runs int) (
 		est.Terminals += float64(tree.Rewards)
 		for a, n := range tree.ActionRequests {
 			est.ByAction[a] += float64(n)
+		}
+		for _, n := range tree.Nodes[1:] {
+			est.Children[n.Action]++
 		}
 		steps, terms := 0, 0
 		for _, n := range tree.Terminals() {
@@ -75,6 +81,9 @@ func EstimateSearch(m SearchModel, rollouts, samples int, c float64, runs int) (
 	est.PathSteps /= r
 	for a := range est.ByAction {
 		est.ByAction[a] /= r
+	}
+	for a := range est.Children {
+		est.Children[a] /= r
 	}
 	return est, nil
 }
@@ -128,3 +137,28 @@ func (p *replica) Expand(_ context.Context, _ *Tree, _ *Node, a Action, k int) (
 }
 
 func (p *replica) Reward(context.Context, *Tree, *Node) (float64, error) { return p.rng.Float64(), nil }
+
+// DistinctAnswers is the expected number of distinct answers among the k
+// samples of one request to an action whose answers are right or wrong
+// and canonicalised into a key (a schema selection, a SQL query: equal
+// keys collapse into one child), for a model whose sample is right with
+// probability acc, independently per sample:
+//
+//	E[distinct] = P(some sample is right) + E[wrong samples] = 1 - (1-acc)^k + k(1-acc)
+//
+// The right samples share one key (the right answer, canonicalised); the
+// wrong ones are taken as pairwise distinct (mistakes vary; where two
+// coincide the true count is lower, so this is an upper bound). At acc =
+// 1 every sample is the same answer (1); at acc = 0.6, k = 3 it is 2.136;
+// at acc = 0, k.
+func DistinctAnswers(acc float64, k int) float64 {
+	if k < 1 {
+		return 1
+	}
+	acc = min(max(acc, 0), 1)
+	wrong := 1.0
+	for i := 0; i < k; i++ {
+		wrong *= 1 - acc
+	}
+	return 1 - wrong + float64(k)*(1-acc)
+}

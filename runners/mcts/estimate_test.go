@@ -55,6 +55,34 @@ func TestEstimateSearch(t *testing.T) {
 			if math.Abs(got.Requests-tt.requests) > 1e-9 || math.Abs(got.Terminals-tt.ter) > 0.05 {
 				t.Errorf("requests, terminals = %g, %g; want %g, %g", got.Requests, got.Terminals, tt.requests, tt.ter)
 			}
+			// Every terminal is a child of the terminal action, and every
+			// child of it is reached (the cases' rollouts suffice).
+			if math.Abs(got.Children[term]-got.Terminals) > 1e-9 {
+				t.Errorf("children of %s = %g; want the terminals, %g", term, got.Children[term], got.Terminals)
+			}
 		})
+	}
+}
+
+// TestDistinctAnswers checks 1 - (1-acc)^k + k(1-acc) at values computed
+// by hand.
+func TestDistinctAnswers(t *testing.T) {
+	tests := []struct {
+		acc  float64
+		k    int
+		want float64
+	}{
+		{1, 3, 1},                 // every sample the right answer
+		{0, 3, 3},                 // three distinct mistakes
+		{0.6, 3, 1 - 0.064 + 1.2}, // 2.136
+		{0.8, 3, 1 - 0.008 + 0.6}, // 1.592
+		{0.5, 1, 1},               // one sample: one answer
+		{0.6, 0, 1},               // no samples: treated as one
+		{1.5, 3, 1},               // clamped to [0, 1]
+	}
+	for _, tt := range tests {
+		if got := DistinctAnswers(tt.acc, tt.k); math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("DistinctAnswers(%g, %d) = %g; want %g", tt.acc, tt.k, got, tt.want)
+		}
 	}
 }

@@ -24,7 +24,7 @@ func TestEstimateCalls(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := r.EstimateCalls()
+		got := r.EstimateCalls(runners.ModelPrior{})
 		if math.Abs(got[RoleDecompose]-tt.decompose) > 1e-12 || math.Abs(got[RoleReason]-tt.reason) > 1e-12 {
 			t.Errorf("%v: got %v; want decompose %g, reason %g", tt.params, got, tt.decompose, tt.reason)
 		}
