@@ -1,27 +1,36 @@
-package reactdsl
+package sim
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/runners/reactdsl"
 )
 
-// Lift translates one SQL SELECT statement into DSL calls that build the
+// lift translates one SQL SELECT statement into DSL calls that build the
 // same result, naming relations prefix+"r0", prefix+"r1", .... The program
 // is type-checked against schema before it is returned, so it always
-// applies cleanly to a fresh Session. SQL outside the covered subset (and
-// SQL the checker rejects, e.g. correlated subqueries) gives an *Error with
-// Code NotLiftable; its Cause holds the checker's error when there is one.
-func Lift(sql string, schema *datasets.Schema, prefix string) (calls []Call, final string, err error) {
-	sel, err := ParseSelect(sql)
+// applies cleanly to a fresh reactdsl.Session. SQL outside the covered
+// subset (and SQL the checker rejects, e.g. correlated subqueries) gives a
+// *reactdsl.Error with Code NotLiftableCode; its Cause holds the checker's
+// error when there is one.
+//
+// It is the simulated model's way of writing the DSL the ReAct-DSL prompt
+// documents (reactTurn); the Spider round-trip test also uses it to check
+// the DSL compiler (SQL -> lift -> DSL -> compile -> same result).
+func lift(sql string, schema *datasets.Schema, prefix string) (calls []reactdsl.Call, final string, err error) {
+	sel, err := reactdsl.ParseSelect(sql)
 	if err != nil {
-		if e, ok := err.(*Error); ok && e.Code == NotLiftableCode {
+		var e *reactdsl.Error
+		isDSL := errors.As(err, &e)
+		if isDSL && e.Code == reactdsl.NotLiftableCode {
 			return nil, "", e
 		}
 		ne := notLiftable("SQL that does not parse")
 		ne.Msg = "cannot parse the SQL: " + err.Error()
-		if e, ok := err.(*Error); ok {
+		if isDSL {
 			ne.Cause = e
 		}
 		return nil, "", ne
@@ -32,8 +41,8 @@ func Lift(sql string, schema *datasets.Schema, prefix string) (calls []Call, fin
 		return nil, "", err
 	}
 	// Check the program in the text form a model would read and write.
-	text := FormatProgram(l.calls)
-	parsed, perrs := ParseCalls(text)
+	text := reactdsl.FormatProgram(l.calls)
+	parsed, perrs := reactdsl.ParseCalls(text)
 	if len(perrs) > 0 || len(parsed) != len(l.calls) {
 		ne := notLiftable("the lifted program")
 		ne.Msg = "the lifted program does not reparse"
@@ -43,10 +52,15 @@ func Lift(sql string, schema *datasets.Schema, prefix string) (calls []Call, fin
 		}
 		return nil, "", ne
 	}
-	s := NewSession(schema, "sqlite")
+	s := reactdsl.NewSession(schema, "sqlite")
 	for i := range parsed {
 		if _, err := s.Apply(parsed[i]); err != nil {
-			e, _ := err.(*Error)
+			var e *reactdsl.Error
+			if !errors.As(err, &e) {
+				ne := notLiftable("the lifted program")
+				ne.Msg = "the lifted program fails the DSL check: " + err.Error()
+				return nil, "", ne
+			}
 			ne := notLiftable("the lifted program")
 			ne.Msg = "the lifted program fails the DSL check (" + string(e.Code) + "): " + e.Error()
 			ne.Cause = e
@@ -56,33 +70,41 @@ func Lift(sql string, schema *datasets.Schema, prefix string) (calls []Call, fin
 	return parsed, final, nil
 }
 
+// notLiftable is the error for SQL outside the DSL subset, worded as the
+// reactdsl SQL parser words its own.
+func notLiftable(what string) *reactdsl.Error {
+	return &reactdsl.Error{Code: reactdsl.NotLiftableCode, Pos: -1, Msg: what + " is outside the DSL subset"}
+}
+
 type lifter struct {
 	prefix string
 	n      int
-	calls  []Call
+	calls  []reactdsl.Call
 }
 
-func (l *lifter) emit(op string, args ...Arg) string {
+func (l *lifter) emit(op string, args ...reactdsl.Arg) string {
 	name := l.prefix + "r" + strconv.Itoa(l.n)
 	l.n++
-	l.calls = append(l.calls, Call{Target: name, Op: op, Args: args})
+	l.calls = append(l.calls, reactdsl.Call{Target: name, Op: op, Args: args})
 	return name
 }
 
-func pos(v Value) Arg            { return Arg{Val: v} }
-func kw(k string, v Value) Arg   { return Arg{Name: k, Val: v} }
-func relName(name string) Value  { return Name(name) }
-func itemText(it SelItem) string { return itemString(it.Expr, it.Alias) }
+func posArg(v reactdsl.Value) reactdsl.Arg          { return reactdsl.Arg{Val: v} }
+func kwArg(k string, v reactdsl.Value) reactdsl.Arg { return reactdsl.Arg{Name: k, Val: v} }
+func relName(name string) reactdsl.Value            { return reactdsl.Name(name) }
 
-func itemString(e Expr, alias string) string {
-	s := FormatExpr(e)
-	if alias != "" {
-		s += " AS " + formatName(alias, 0)
+// itemText writes a select item as DSL expression text; the alias is
+// written as an unqualified, unquoted column reference would be (quoted
+// only when it would not lex as a name).
+func itemText(it reactdsl.SelItem) string {
+	s := reactdsl.FormatExpr(it.Expr)
+	if it.Alias != "" {
+		s += " AS " + reactdsl.FormatExpr(&reactdsl.ColRef{Name: it.Alias})
 	}
 	return s
 }
 
-func (l *lifter) selectStmt(s *Select) (string, error) {
+func (l *lifter) selectStmt(s *reactdsl.Select) (string, error) {
 	var cur string
 	var err error
 	if s.Op != "" {
@@ -95,7 +117,7 @@ func (l *lifter) selectStmt(s *Select) (string, error) {
 			return "", err
 		}
 		op := strings.ReplaceAll(s.Op, " ", "_")
-		cur = l.emit("set_op", pos(relName(left)), pos(relName(right)), kw("op", Str(op)))
+		cur = l.emit("set_op", posArg(relName(left)), posArg(relName(right)), kwArg("op", reactdsl.Str(op)))
 	} else if cur, err = l.core(s); err != nil {
 		return "", err
 	}
@@ -105,27 +127,27 @@ func (l *lifter) selectStmt(s *Select) (string, error) {
 			if err := l.rewrite(o.Expr); err != nil {
 				return "", err
 			}
-			k := FormatExpr(o.Expr)
+			k := reactdsl.FormatExpr(o.Expr)
 			if o.Desc {
 				k += " DESC"
 			}
 			keys = append(keys, k)
 		}
-		cur = l.emit("order_by", pos(relName(cur)), pos(Strs(keys...)))
+		cur = l.emit("order_by", posArg(relName(cur)), posArg(reactdsl.Strs(keys...)))
 	}
 	if s.Limit != nil {
 		n, ok := intLit(s.Limit)
 		if !ok {
 			return "", notLiftable("a non-literal LIMIT")
 		}
-		args := []Arg{pos(relName(cur)), pos(Num(n))}
+		args := []reactdsl.Arg{posArg(relName(cur)), posArg(reactdsl.Num(n))}
 		if s.Offset != nil {
 			off, ok := intLit(s.Offset)
 			if !ok {
 				return "", notLiftable("a non-literal OFFSET")
 			}
 			if off != 0 {
-				args = append(args, kw("offset", Num(off)))
+				args = append(args, kwArg("offset", reactdsl.Num(off)))
 			}
 		}
 		cur = l.emit("limit", args...)
@@ -133,8 +155,8 @@ func (l *lifter) selectStmt(s *Select) (string, error) {
 	return cur, nil
 }
 
-func intLit(e Expr) (int, bool) {
-	lit, ok := e.(*Lit)
+func intLit(e reactdsl.Expr) (int, bool) {
+	lit, ok := e.(*reactdsl.Lit)
 	if !ok || lit.Kind != "num" {
 		return 0, false
 	}
@@ -142,13 +164,13 @@ func intLit(e Expr) (int, bool) {
 	return n, err == nil && n >= 0
 }
 
-func (l *lifter) core(s *Select) (string, error) {
+func (l *lifter) core(s *reactdsl.Select) (string, error) {
 	if len(s.From) == 0 {
 		return "", notLiftable("SELECT without FROM")
 	}
 	var cur string
 	for i, f := range s.From {
-		var src Value
+		var src reactdsl.Value
 		if f.Sub != nil {
 			sub, err := l.selectStmt(f.Sub)
 			if err != nil {
@@ -156,58 +178,58 @@ func (l *lifter) core(s *Select) (string, error) {
 			}
 			src = relName(sub)
 		} else {
-			src = Str(f.Table)
+			src = reactdsl.Str(f.Table)
 		}
-		var args []Arg
+		var args []reactdsl.Arg
 		if f.Alias != "" {
-			args = append(args, kw("as", Str(f.Alias)))
+			args = append(args, kwArg("as", reactdsl.Str(f.Alias)))
 		}
 		if i == 0 {
 			if f.Sub != nil && f.Alias == "" {
 				cur = src.Str
 				continue
 			}
-			cur = l.emit("table_ref", append([]Arg{pos(src)}, args...)...)
+			cur = l.emit("table_ref", append([]reactdsl.Arg{posArg(src)}, args...)...)
 			continue
 		}
-		jargs := []Arg{pos(relName(cur)), pos(src)}
+		jargs := []reactdsl.Arg{posArg(relName(cur)), posArg(src)}
 		if f.On != nil {
 			if err := l.rewrite(f.On); err != nil {
 				return "", err
 			}
-			jargs = append(jargs, kw("on", Str(FormatExpr(f.On))))
+			jargs = append(jargs, kwArg("on", reactdsl.Str(reactdsl.FormatExpr(f.On))))
 		}
 		if f.Join != "inner" {
-			jargs = append(jargs, kw("kind", Str(f.Join)))
+			jargs = append(jargs, kwArg("kind", reactdsl.Str(f.Join)))
 		}
 		cur = l.emit("join_table", append(jargs, args...)...)
 	}
 	if s.Where != nil {
-		var plain []Expr
+		var plain []reactdsl.Expr
 		flush := func() {
 			if len(plain) == 0 {
 				return
 			}
 			parts := make([]string, len(plain))
 			for i, p := range plain {
-				parts[i] = FormatExpr(p)
-				if b, ok := p.(*Binary); ok && b.Op == "OR" && len(plain) > 1 {
+				parts[i] = reactdsl.FormatExpr(p)
+				if b, ok := p.(*reactdsl.Binary); ok && b.Op == "OR" && len(plain) > 1 {
 					parts[i] = "(" + parts[i] + ")"
 				}
 			}
-			cur = l.emit("filter_expr", pos(relName(cur)), pos(Str(strings.Join(parts, " AND "))))
+			cur = l.emit("filter_expr", posArg(relName(cur)), posArg(reactdsl.Str(strings.Join(parts, " AND "))))
 			plain = nil
 		}
 		for _, c := range splitAnd(s.Where) {
-			if in, ok := c.(*In); ok && in.Sub != nil && !hasSub(in.X) {
+			if in, ok := c.(*reactdsl.In); ok && in.Sub != nil && !hasSub(in.X) {
 				flush()
 				sub, err := l.selectStmt(in.Sub)
 				if err != nil {
 					return "", err
 				}
-				args := []Arg{pos(relName(cur)), pos(Str(FormatExpr(in.X))), pos(relName(sub))}
+				args := []reactdsl.Arg{posArg(relName(cur)), posArg(reactdsl.Str(reactdsl.FormatExpr(in.X))), posArg(relName(sub))}
 				if in.Not {
-					args = append(args, kw("negate", Name("true")))
+					args = append(args, kwArg("negate", reactdsl.Name("true")))
 				}
 				cur = l.emit("in_relation", args...)
 				continue
@@ -221,7 +243,7 @@ func (l *lifter) core(s *Select) (string, error) {
 	}
 	star := len(s.Items) == 1
 	if star {
-		st, ok := s.Items[0].Expr.(*Star)
+		st, ok := s.Items[0].Expr.(*reactdsl.Star)
 		star = ok && st.Qual == ""
 	}
 	if len(s.GroupBy) > 0 {
@@ -233,9 +255,9 @@ func (l *lifter) core(s *Select) (string, error) {
 			if err := l.rewrite(g); err != nil {
 				return "", err
 			}
-			keys = append(keys, FormatExpr(g))
+			keys = append(keys, reactdsl.FormatExpr(g))
 		}
-		cur = l.emit("aggregate", pos(relName(cur)), kw("group_by", Strs(keys...)))
+		cur = l.emit("aggregate", posArg(relName(cur)), kwArg("group_by", reactdsl.Strs(keys...)))
 	}
 	if s.Having != nil {
 		if len(s.GroupBy) == 0 {
@@ -244,7 +266,7 @@ func (l *lifter) core(s *Select) (string, error) {
 		if err := l.rewrite(s.Having); err != nil {
 			return "", err
 		}
-		cur = l.emit("having", pos(relName(cur)), pos(Str(FormatExpr(s.Having))))
+		cur = l.emit("having", posArg(relName(cur)), posArg(reactdsl.Str(reactdsl.FormatExpr(s.Having))))
 	}
 	if !star || len(s.GroupBy) > 0 {
 		var items []string
@@ -254,30 +276,30 @@ func (l *lifter) core(s *Select) (string, error) {
 			}
 			items = append(items, itemText(it))
 		}
-		cur = l.emit("select_columns", pos(relName(cur)), pos(Strs(items...)))
+		cur = l.emit("select_columns", posArg(relName(cur)), posArg(reactdsl.Strs(items...)))
 	}
 	if s.Distinct {
-		cur = l.emit("distinct", pos(relName(cur)))
+		cur = l.emit("distinct", posArg(relName(cur)))
 	}
 	return cur, nil
 }
 
-func splitAnd(e Expr) []Expr {
-	if b, ok := e.(*Binary); ok && b.Op == "AND" {
+func splitAnd(e reactdsl.Expr) []reactdsl.Expr {
+	if b, ok := e.(*reactdsl.Binary); ok && b.Op == "AND" {
 		return append(splitAnd(b.L), splitAnd(b.R)...)
 	}
-	return []Expr{e}
+	return []reactdsl.Expr{e}
 }
 
-func hasSub(e Expr) bool {
+func hasSub(e reactdsl.Expr) bool {
 	found := false
-	walkExpr(e, func(x Expr) {
+	walkExpr(e, func(x reactdsl.Expr) {
 		switch y := x.(type) {
-		case *Subquery:
+		case *reactdsl.Subquery:
 			found = found || y.Sub != nil
-		case *In:
+		case *reactdsl.In:
 			found = found || y.Sub != nil
-		case *Exists:
+		case *reactdsl.Exists:
 			found = found || y.Sub != nil
 		}
 	})
@@ -286,24 +308,24 @@ func hasSub(e Expr) bool {
 
 // rewrite lifts every subquery inside e into its own relation and replaces
 // it with a {name} reference.
-func (l *lifter) rewrite(e Expr) error {
+func (l *lifter) rewrite(e reactdsl.Expr) error {
 	var err error
-	walkExpr(e, func(x Expr) {
+	walkExpr(e, func(x reactdsl.Expr) {
 		if err != nil {
 			return
 		}
 		switch y := x.(type) {
-		case *Subquery:
+		case *reactdsl.Subquery:
 			if y.Sub != nil {
 				y.Rel, err = l.selectStmt(y.Sub)
 				y.Sub = nil
 			}
-		case *In:
+		case *reactdsl.In:
 			if y.Sub != nil {
 				y.Rel, err = l.selectStmt(y.Sub)
 				y.Sub = nil
 			}
-		case *Exists:
+		case *reactdsl.Exists:
 			if y.Sub != nil {
 				y.Rel, err = l.selectStmt(y.Sub)
 				y.Sub = nil
@@ -315,40 +337,40 @@ func (l *lifter) rewrite(e Expr) error {
 
 // walkExpr calls f on every node of e, parents first; it does not descend
 // into subqueries.
-func walkExpr(e Expr, f func(Expr)) {
+func walkExpr(e reactdsl.Expr, f func(reactdsl.Expr)) {
 	if e == nil {
 		return
 	}
 	f(e)
 	switch x := e.(type) {
-	case *Func:
+	case *reactdsl.Func:
 		for _, a := range x.Args {
 			walkExpr(a, f)
 		}
-	case *Unary:
+	case *reactdsl.Unary:
 		walkExpr(x.X, f)
-	case *Binary:
+	case *reactdsl.Binary:
 		walkExpr(x.L, f)
 		walkExpr(x.R, f)
-	case *Between:
+	case *reactdsl.Between:
 		walkExpr(x.X, f)
 		walkExpr(x.Lo, f)
 		walkExpr(x.Hi, f)
-	case *In:
+	case *reactdsl.In:
 		walkExpr(x.X, f)
 		for _, a := range x.List {
 			walkExpr(a, f)
 		}
-	case *Case:
+	case *reactdsl.Case:
 		walkExpr(x.Operand, f)
 		for _, w := range x.Whens {
 			walkExpr(w[0], f)
 			walkExpr(w[1], f)
 		}
 		walkExpr(x.Else, f)
-	case *Cast:
+	case *reactdsl.Cast:
 		walkExpr(x.X, f)
-	case *Paren:
+	case *reactdsl.Paren:
 		walkExpr(x.X, f)
 	}
 }
