@@ -41,7 +41,7 @@ func lift(sql string, schema *datasets.Schema, prefix string) (calls []reactdsl.
 		return nil, "", err
 	}
 	// Check the program in the text form a model would read and write.
-	text := reactdsl.FormatProgram(l.calls)
+	text := formatProgram(l.calls)
 	parsed, perrs := reactdsl.ParseCalls(text)
 	if len(perrs) > 0 || len(parsed) != len(l.calls) {
 		ne := notLiftable("the lifted program")
@@ -93,6 +93,31 @@ func posArg(v reactdsl.Value) reactdsl.Arg          { return reactdsl.Arg{Val: v
 func kwArg(k string, v reactdsl.Value) reactdsl.Arg { return reactdsl.Arg{Name: k, Val: v} }
 func relName(name string) reactdsl.Value            { return reactdsl.Name(name) }
 
+// numVal is a numeric call argument.
+func numVal(n int) reactdsl.Value {
+	return reactdsl.Value{Kind: "num", Str: strconv.Itoa(n)}
+}
+
+// strsVal is a list-of-strings call argument.
+func strsVal(ss ...string) reactdsl.Value {
+	v := reactdsl.Value{Kind: "list", List: []reactdsl.Value{}}
+	for _, s := range ss {
+		v.List = append(v.List, reactdsl.Str(s))
+	}
+	return v
+}
+
+// formatProgram writes calls one per line, as a model writes them in a
+// ```dsl block.
+func formatProgram(calls []reactdsl.Call) string {
+	var b strings.Builder
+	for _, c := range calls {
+		b.WriteString(c.String())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
 // itemText writes a select item as DSL expression text; the alias is
 // written as an unqualified, unquoted column reference would be (quoted
 // only when it would not lex as a name).
@@ -133,21 +158,21 @@ func (l *lifter) selectStmt(s *reactdsl.Select) (string, error) {
 			}
 			keys = append(keys, k)
 		}
-		cur = l.emit("order_by", posArg(relName(cur)), posArg(reactdsl.Strs(keys...)))
+		cur = l.emit("order_by", posArg(relName(cur)), posArg(strsVal(keys...)))
 	}
 	if s.Limit != nil {
 		n, ok := intLit(s.Limit)
 		if !ok {
 			return "", notLiftable("a non-literal LIMIT")
 		}
-		args := []reactdsl.Arg{posArg(relName(cur)), posArg(reactdsl.Num(n))}
+		args := []reactdsl.Arg{posArg(relName(cur)), posArg(numVal(n))}
 		if s.Offset != nil {
 			off, ok := intLit(s.Offset)
 			if !ok {
 				return "", notLiftable("a non-literal OFFSET")
 			}
 			if off != 0 {
-				args = append(args, kwArg("offset", reactdsl.Num(off)))
+				args = append(args, kwArg("offset", numVal(off)))
 			}
 		}
 		cur = l.emit("limit", args...)
@@ -257,7 +282,7 @@ func (l *lifter) core(s *reactdsl.Select) (string, error) {
 			}
 			keys = append(keys, reactdsl.FormatExpr(g))
 		}
-		cur = l.emit("aggregate", posArg(relName(cur)), kwArg("group_by", reactdsl.Strs(keys...)))
+		cur = l.emit("aggregate", posArg(relName(cur)), kwArg("group_by", strsVal(keys...)))
 	}
 	if s.Having != nil {
 		if len(s.GroupBy) == 0 {
@@ -276,7 +301,7 @@ func (l *lifter) core(s *reactdsl.Select) (string, error) {
 			}
 			items = append(items, itemText(it))
 		}
-		cur = l.emit("select_columns", posArg(relName(cur)), posArg(reactdsl.Strs(items...)))
+		cur = l.emit("select_columns", posArg(relName(cur)), posArg(strsVal(items...)))
 	}
 	if s.Distinct {
 		cur = l.emit("distinct", posArg(relName(cur)))

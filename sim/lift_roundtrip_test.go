@@ -128,12 +128,18 @@ func TestRoundTripSpider(t *testing.T) {
 		}
 		lifted++
 		s := reactdsl.NewSession(schemas[ex.DBID], "sqlite")
+		rels := map[string]*reactdsl.Relation{}
 		for _, c := range calls {
-			if _, err := s.Apply(c); err != nil {
+			out, err := s.Apply(c)
+			if err != nil {
 				t.Fatalf("%s: lifted program does not reapply: %v", ex.ID, err)
 			}
+			rels[c.Target] = out.Rel
 		}
-		r, _ := s.Relation(final)
+		r := rels[final]
+		if r == nil {
+			t.Fatalf("%s: lift's final relation %q is not built by its program:\n%s", ex.ID, final, formatProgram(calls))
+		}
 		sql := s.SQL(r)
 		gold, err := db.Execute(ctx, ex.GoldSQL)
 		if err != nil {
@@ -141,12 +147,12 @@ func TestRoundTripSpider(t *testing.T) {
 		}
 		got, err := db.Execute(ctx, sql)
 		if err != nil {
-			bugs = append(bugs, fmt.Sprintf("%s: compiled SQL fails: %v\n  gold: %s\n  dsl:\n%s  sql: %s", ex.ID, err, ex.GoldSQL, reactdsl.FormatProgram(calls), sql))
+			bugs = append(bugs, fmt.Sprintf("%s: compiled SQL fails: %v\n  gold: %s\n  dsl:\n%s  sql: %s", ex.ID, err, ex.GoldSQL, formatProgram(calls), sql))
 			continue
 		}
 		ordered := strings.Contains(strings.ToLower(ex.GoldSQL), "order by")
 		if !sameResult(gold, got, ordered) {
-			bugs = append(bugs, fmt.Sprintf("%s: result differs (%d vs %d rows)\n  gold: %s\n  dsl:\n%s  sql: %s", ex.ID, len(gold.Rows), len(got.Rows), ex.GoldSQL, reactdsl.FormatProgram(calls), sql))
+			bugs = append(bugs, fmt.Sprintf("%s: result differs (%d vs %d rows)\n  gold: %s\n  dsl:\n%s  sql: %s", ex.ID, len(gold.Rows), len(got.Rows), ex.GoldSQL, formatProgram(calls), sql))
 			continue
 		}
 		ok++

@@ -59,7 +59,7 @@ t1_r2 = limit(t1_r1, 3, offset=1)
 			t.Errorf("%s: lift(%q): got error %v; want a program", tc.name, tc.sql, err)
 			continue
 		}
-		if got := reactdsl.FormatProgram(calls); got != tc.want || final != tc.final {
+		if got := formatProgram(calls); got != tc.want || final != tc.final {
 			t.Errorf("%s: lift(%q): got final %q and\n%s; want final %q and\n%s", tc.name, tc.sql, final, got, tc.final, tc.want)
 		}
 	}

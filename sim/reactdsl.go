@@ -76,7 +76,7 @@ func reactTurn(c *Sample) (string, error) {
 	}
 	var b strings.Builder
 	b.WriteString("Thought: build the query step by step and check it.\n```dsl\n")
-	b.WriteString(reactdsl.FormatProgram(calls))
+	b.WriteString(formatProgram(calls))
 	fmt.Fprintf(&b, "execute(%s)\n```", final)
 	return b.String(), nil
 }
