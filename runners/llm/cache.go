@@ -775,8 +775,8 @@ func (c *CachedClient) Embed(ctx context.Context, role string, texts []string) (
 
 // ErrorClass names the class of a model-call error for logs and reports:
 // "canceled", "deadline", "timeout", "network", "malformed", "rate_limited",
-// "auth", "bad_request", "not_found", "server_error", "http_<code>", "sim"
-// or "other"; "" for nil.
+// "auth", "bad_request", "not_found", "server_error", "http_<code>" or
+// "other"; "" for nil.
 func ErrorClass(err error) string {
 	var se *StatusError
 	switch {
@@ -807,8 +807,6 @@ func ErrorClass(err error) string {
 		return "network"
 	case errors.Is(err, ErrMalformed):
 		return "malformed"
-	case strings.HasPrefix(err.Error(), "sim:"):
-		return "sim"
 	}
 	return "other"
 }
