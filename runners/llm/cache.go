@@ -41,10 +41,10 @@ type Ident struct {
 // where the canonical JSON holds the key version, the backend identity
 // (backend, base URL, model), the role, the messages, temperature, top_p,
 // max_tokens, stop, seed, answer kind, schema (re-encoded with sorted keys),
-// schema name and sim responder, and i is the 0-based sample index. A
-// request for n samples therefore reuses the samples an earlier request for
-// fewer samples stored, and any change of a sampling parameter (temperature
-// above all) misses. The role is part of the key because a backend may
+// schema name and request kind (Responder), and i is the 0-based sample
+// index. A request for n samples therefore reuses the samples an earlier
+// request for fewer samples stored, and any change of a sampling parameter
+// (temperature above all) misses. The role is part of the key because a backend may
 // answer per role (sim's per-role p).
 //
 // The first answer stored under a key wins: concurrent misses of one key
