@@ -93,10 +93,11 @@
 // prompt shows; an aggregate comes from the question's wording ("how
 // many", "average", ...) over a related numeric column; a ReAct DSL turn
 // reads the conversation (the execute observation it answers after) and
-// writes its final SQL as DSL calls with reactdsl.Lift, as a model that
-// learnt the grammar the prompt documents. Each turn is a new request with
-// a fresh draw whose prompt carries the observations so far, so rows a
-// probe showed count as shown values.
+// writes its final SQL as DSL calls with the lifter in lift.go (built on
+// reactdsl.ParseSelect), as a model that learnt the grammar the prompt
+// documents. Each turn is a new request with a fresh draw whose prompt
+// carries the observations so far, so rows a probe showed count as shown
+// values.
 //
 // # Style
 //

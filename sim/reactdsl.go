@@ -11,9 +11,9 @@ import (
 )
 
 // ReAct-DSL's request kinds (runners/reactdsl: Responder*). The simulated
-// model writes the DSL the prompt documents with the package's own lifter
-// (reactdsl.Lift), as a model that has learnt the documented grammar; it
-// reads the conversation for everything else.
+// model writes the DSL the prompt documents with lift (lift.go), which
+// translates SQL into DSL calls, as a model that has learnt the documented
+// grammar; it reads the conversation for everything else.
 func init() {
 	register(map[string]Responder{
 		"reactdsl/turn":    reactTurn,
@@ -70,13 +70,13 @@ func reactTurn(c *Sample) (string, error) {
 	if c.schema == nil {
 		return raw, nil
 	}
-	calls, final, err := reactdsl.Lift(sql, c.schema, fmt.Sprintf("t%d_", turn+1))
+	calls, final, err := lift(sql, c.schema, fmt.Sprintf("t%d_", turn+1))
 	if err != nil || len(calls) == 0 {
 		return raw, nil
 	}
 	var b strings.Builder
 	b.WriteString("Thought: build the query step by step and check it.\n```dsl\n")
-	b.WriteString(reactdsl.FormatProgram(calls))
+	b.WriteString(formatProgram(calls))
 	fmt.Fprintf(&b, "execute(%s)\n```", final)
 	return b.String(), nil
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/t2sbench/t2sbench/runners/jsontext"
 	"github.com/t2sbench/t2sbench/runners/sqltext"
 )
 
@@ -416,8 +417,8 @@ func styleKey(forms []string) string {
 }
 
 // TestSimStyleRecoversJSON decodes every JSON rendering with
-// sqltext.DecodeJSON and compares it with the clean object, numbers
-// compared as their text (a rendering may write 3 as "3").
+// jsontext.Decode (the runners' JSON reader) and compares it with the clean
+// object, numbers compared as their text (a rendering may write 3 as "3").
 func TestSimStyleRecoversJSON(t *testing.T) {
 	var want any
 	_, body, _, _ := lastFence(cleanJSONAnswer, "json")
@@ -428,8 +429,8 @@ func TestSimStyleRecoversJSON(t *testing.T) {
 	for i := range 2000 {
 		st := renderStyled(llm.AnswerJSON, cleanJSONAnswer, nil, o, rand.New(rand.NewPCG(uint64(i), 9)))
 		var got any
-		if err := sqltext.DecodeJSON(st.answer, &got); err != nil {
-			t.Fatalf("%v: DecodeJSON(%q): %v", st.forms, st.answer, err)
+		if err := jsontext.Decode(st.answer, &got); err != nil {
+			t.Fatalf("%v: jsontext.Decode(%q): %v", st.forms, st.answer, err)
 		}
 		if fmt.Sprint(numbersAsText(got)) != fmt.Sprint(numbersAsText(want)) {
 			t.Fatalf("%v: decoded %v; want %v", st.forms, got, want)

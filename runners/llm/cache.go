@@ -41,10 +41,10 @@ type Ident struct {
 // where the canonical JSON holds the key version, the backend identity
 // (backend, base URL, model), the role, the messages, temperature, top_p,
 // max_tokens, stop, seed, answer kind, schema (re-encoded with sorted keys),
-// schema name and sim responder, and i is the 0-based sample index. A
-// request for n samples therefore reuses the samples an earlier request for
-// fewer samples stored, and any change of a sampling parameter (temperature
-// above all) misses. The role is part of the key because a backend may
+// schema name and request kind (Responder), and i is the 0-based sample
+// index. A request for n samples therefore reuses the samples an earlier
+// request for fewer samples stored, and any change of a sampling parameter
+// (temperature above all) misses. The role is part of the key because a backend may
 // answer per role (sim's per-role p).
 //
 // The first answer stored under a key wins: concurrent misses of one key
@@ -775,8 +775,8 @@ func (c *CachedClient) Embed(ctx context.Context, role string, texts []string) (
 
 // ErrorClass names the class of a model-call error for logs and reports:
 // "canceled", "deadline", "timeout", "network", "malformed", "rate_limited",
-// "auth", "bad_request", "not_found", "server_error", "http_<code>", "sim"
-// or "other"; "" for nil.
+// "auth", "bad_request", "not_found", "server_error", "http_<code>" or
+// "other"; "" for nil.
 func ErrorClass(err error) string {
 	var se *StatusError
 	switch {
@@ -807,8 +807,6 @@ func ErrorClass(err error) string {
 		return "network"
 	case errors.Is(err, ErrMalformed):
 		return "malformed"
-	case strings.HasPrefix(err.Error(), "sim:"):
-		return "sim"
 	}
 	return "other"
 }

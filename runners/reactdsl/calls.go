@@ -1,7 +1,6 @@
 package reactdsl
 
 import (
-	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -99,18 +98,6 @@ func Str(s string) Value { return Value{Kind: "str", Str: s} }
 
 // Name returns a value naming a relation (or true/false).
 func Name(s string) Value { return Value{Kind: "name", Str: s} }
-
-// Num returns a numeric value.
-func Num(n int) Value { return Value{Kind: "num", Str: strconv.Itoa(n)} }
-
-// Strs returns a list of strings.
-func Strs(ss ...string) Value {
-	v := Value{Kind: "list", List: []Value{}}
-	for _, s := range ss {
-		v.List = append(v.List, Str(s))
-	}
-	return v
-}
 
 // ParseCalls extracts DSL calls from a model's answer (the text without
 // its reasoning). Real models wrap their calls in several ways, and each is
@@ -469,13 +456,4 @@ func (l *callLexer) value(depth int) (Value, *Error) {
 		return Name(l.ident()), nil
 	}
 	return Value{}, l.errf("unexpected %q: want a string, number, name or [list]", string(c))
-}
-
-// FormatProgram writes calls one per line.
-func FormatProgram(calls []Call) string {
-	var b strings.Builder
-	for _, c := range calls {
-		fmt.Fprintln(&b, c.String())
-	}
-	return b.String()
 }

@@ -60,12 +60,14 @@
 // while its operations follow SQL clause order, and nested as a derived
 // table when they do not.
 //
-// Lift translates SQL (a recursive-descent parser for the SELECT subset:
-// joins, WHERE, GROUP BY, HAVING, ORDER BY, LIMIT, DISTINCT, compound
-// operators, subqueries) into DSL calls. The offline simulator (package
-// sim) uses it to write a model's DSL turns (request kind
-// "reactdsl/turn"); the Spider round-trip test uses it to check the
-// compiler.
+// ParseSelect is a recursive-descent parser for the SELECT subset the DSL
+// covers (joins, WHERE, GROUP BY, HAVING, ORDER BY, LIMIT, DISTINCT,
+// compound operators, subqueries); SQL outside it gives an *Error with
+// Code NotLiftableCode. The DSL compiler uses the parser for the
+// expressions in calls; the offline simulator (package sim) builds on
+// ParseSelect and the exported AST to translate SQL into DSL calls for a
+// simulated model's turns, and its Spider round-trip test checks this
+// compiler with them.
 //
 // The setting parameter selects the paper's Table 4 ablation: baseline (one
 // raw-SQL call), iterate-sql (the ReAct loop with raw SQL as the action) and

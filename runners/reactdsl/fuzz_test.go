@@ -89,9 +89,10 @@ func FuzzCalls(f *testing.F) {
 	})
 }
 
-// FuzzLift feeds SQL to the SQL parser and the lifter: no panics, every
-// rejection typed.
-func FuzzLift(f *testing.F) {
+// FuzzParseSelect feeds SQL to the SQL parser: no panics, every rejection
+// typed. (The lifter built on it, and its fuzz test FuzzLift, are the
+// simulator's: package sim.)
+func FuzzParseSelect(f *testing.F) {
 	for _, s := range []string{
 		"SELECT T1.name, count(*) FROM singer AS T1 JOIN concert AS T2 ON T1.singer_id = T2.concert_id GROUP BY T1.name HAVING count(*) > 1 ORDER BY count(*) DESC LIMIT 3",
 		"SELECT name FROM singer WHERE age > (SELECT avg(age) FROM singer) UNION SELECT year FROM concert",
@@ -105,10 +106,5 @@ func FuzzLift(f *testing.F) {
 	f.Fuzz(func(t *testing.T, sql string) {
 		_, err := ParseSelect(sql)
 		typed(t, err)
-		calls, _, err := Lift(sql, fuzzSchema, "")
-		typed(t, err)
-		if err == nil && len(calls) == 0 {
-			t.Fatal("lift succeeded with no calls")
-		}
 	})
 }

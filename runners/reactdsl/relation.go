@@ -119,12 +119,6 @@ func NewSession(schema *datasets.Schema, dialect string) *Session {
 	return &Session{schema: schema, dialect: dialect, rels: map[string]*Relation{}}
 }
 
-// Relation returns a defined relation.
-func (s *Session) Relation(name string) (*Relation, bool) {
-	r, ok := s.rels[name]
-	return r, ok
-}
-
 // SQL compiles r to one SELECT statement.
 func (s *Session) SQL(r *Relation) string { return s.render(r.b, nil) }
 

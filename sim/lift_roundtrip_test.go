@@ -1,4 +1,4 @@
-package reactdsl
+package sim
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/internal/testenv"
+	"github.com/t2sbench/t2sbench/runners/reactdsl"
 )
 
 // rowKey renders one row so that rows compare by value (int 1 and float
@@ -61,8 +62,9 @@ func sameResult(a, b *datasets.ResultSet, ordered bool) bool {
 	return true
 }
 
-// TestRoundTripSpider lifts every Spider dev gold query to DSL calls,
-// compiles the final relation back to SQL, runs both on the Spider
+// TestRoundTripSpider checks the ReAct-DSL compiler (runners/reactdsl)
+// with the simulator's lifter: it lifts every Spider dev gold query to DSL
+// calls, compiles the final relation back to SQL, runs both on the Spider
 // database and compares the results (as multisets, or in order when the
 // gold has ORDER BY). Every failure is classified: not liftable (with the
 // reason) or compiler bug; compiler bugs must be zero.
@@ -107,11 +109,11 @@ func TestRoundTripSpider(t *testing.T) {
 			continue
 		}
 		total++
-		calls, final, err := Lift(ex.GoldSQL, schemas[ex.DBID], "")
+		calls, final, err := lift(ex.GoldSQL, schemas[ex.DBID], "")
 		if err != nil {
-			var e *Error
-			if !errors.As(err, &e) || e.Code != NotLiftableCode {
-				t.Fatalf("%s: Lift returned an untyped error %T: %v", ex.ID, err, err)
+			var e *reactdsl.Error
+			if !errors.As(err, &e) || e.Code != reactdsl.NotLiftableCode {
+				t.Fatalf("%s: lift returned an untyped error %T: %v", ex.ID, err, err)
 			}
 			reason := e.Msg
 			if e.Cause != nil {
@@ -125,13 +127,19 @@ func TestRoundTripSpider(t *testing.T) {
 			continue
 		}
 		lifted++
-		s := NewSession(schemas[ex.DBID], "sqlite")
+		s := reactdsl.NewSession(schemas[ex.DBID], "sqlite")
+		rels := map[string]*reactdsl.Relation{}
 		for _, c := range calls {
-			if _, err := s.Apply(c); err != nil {
+			out, err := s.Apply(c)
+			if err != nil {
 				t.Fatalf("%s: lifted program does not reapply: %v", ex.ID, err)
 			}
+			rels[c.Target] = out.Rel
 		}
-		r, _ := s.Relation(final)
+		r := rels[final]
+		if r == nil {
+			t.Fatalf("%s: lift's final relation %q is not built by its program:\n%s", ex.ID, final, formatProgram(calls))
+		}
 		sql := s.SQL(r)
 		gold, err := db.Execute(ctx, ex.GoldSQL)
 		if err != nil {
@@ -139,12 +147,12 @@ func TestRoundTripSpider(t *testing.T) {
 		}
 		got, err := db.Execute(ctx, sql)
 		if err != nil {
-			bugs = append(bugs, fmt.Sprintf("%s: compiled SQL fails: %v\n  gold: %s\n  dsl:\n%s  sql: %s", ex.ID, err, ex.GoldSQL, FormatProgram(calls), sql))
+			bugs = append(bugs, fmt.Sprintf("%s: compiled SQL fails: %v\n  gold: %s\n  dsl:\n%s  sql: %s", ex.ID, err, ex.GoldSQL, formatProgram(calls), sql))
 			continue
 		}
 		ordered := strings.Contains(strings.ToLower(ex.GoldSQL), "order by")
 		if !sameResult(gold, got, ordered) {
-			bugs = append(bugs, fmt.Sprintf("%s: result differs (%d vs %d rows)\n  gold: %s\n  dsl:\n%s  sql: %s", ex.ID, len(gold.Rows), len(got.Rows), ex.GoldSQL, FormatProgram(calls), sql))
+			bugs = append(bugs, fmt.Sprintf("%s: result differs (%d vs %d rows)\n  gold: %s\n  dsl:\n%s  sql: %s", ex.ID, len(gold.Rows), len(got.Rows), ex.GoldSQL, formatProgram(calls), sql))
 			continue
 		}
 		ok++
