@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -463,6 +465,7 @@ type colRef struct {
 // table in refs.
 func columnRefs(toks []token, lo, hi int, refs map[string]*datasets.Table) []colRef {
 	var out []colRef
+	names := slices.Sorted(maps.Keys(refs))
 	for i := lo; i < hi; i++ {
 		t := toks[i]
 		if t.kind != tkWord && t.kind != tkIdent || t.kind == tkWord && sqlKeyword(t.text) {
@@ -478,8 +481,10 @@ func columnRefs(toks []token, lo, hi int, refs map[string]*datasets.Table) []col
 				continue
 			}
 		} else {
-			for _, r := range refs {
-				if hasColumn(r, t.name()) {
+			// In name order: map order would make the answer differ
+			// between runs when several tables have the column.
+			for _, k := range names {
+				if r := refs[k]; hasColumn(r, t.name()) {
 					tab = r
 					break
 				}

@@ -476,3 +476,26 @@ func openTestCache(t *testing.T) (*llm.Cache, string) {
 	t.Cleanup(func() { c.Close() })
 	return c, path
 }
+
+// TestCorruptDeterministic checks that a corruption depends on its seed
+// only. A column two joined tables share (stuid) was once resolved to the
+// first table of a map iteration, so the replacement column, and with it
+// the simulated answer, differed between runs of the same request.
+func TestCorruptDeterministic(t *testing.T) {
+	schema := &datasets.Schema{DBID: "pets", Tables: []datasets.Table{
+		{Name: "student", Columns: []datasets.Column{{Name: "stuid", Type: "INTEGER"}, {Name: "lname", Type: "TEXT"}, {Name: "age", Type: "INTEGER"}, {Name: "advisor", Type: "INTEGER"}}},
+		{Name: "has_pet", Columns: []datasets.Column{{Name: "stuid", Type: "INTEGER"}, {Name: "petid", Type: "INTEGER"}}},
+		{Name: "pets", Columns: []datasets.Column{{Name: "petid", Type: "INTEGER"}, {Name: "pettype", Type: "TEXT"}, {Name: "weight", Type: "REAL"}}},
+	}}
+	const sql = "SELECT stuid FROM student JOIN has_pet USING (stuid) JOIN pets USING (petid) WHERE pettype = 'cat'"
+	for seed := range uint64(20) {
+		first, _ := Corrupt(sql, schema, rand.New(rand.NewPCG(seed, 1)))
+		// Go randomises map order on every iteration, so 50 repeats of
+		// an order-dependent choice differ with near certainty.
+		for range 50 {
+			if got, _ := Corrupt(sql, schema, rand.New(rand.NewPCG(seed, 1))); got != first {
+				t.Fatalf("seed %d: Corrupt gave %q, then %q", seed, first, got)
+			}
+		}
+	}
+}
