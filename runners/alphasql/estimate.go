@@ -54,20 +54,7 @@ func (r *Runner) EstimateCalls(m runners.ModelPrior) map[string]float64 {
 	c := r.cfg
 	est, err := mcts.EstimateSearch(mcts.SearchModel{
 		Table: Transitions, Disabled: c.Disabled, Terminal: A7, Free: map[mcts.Action]bool{A7: true},
-		Distinct: func(a mcts.Action, k int) float64 {
-			if c.Temperature <= 0 {
-				return 1
-			}
-			switch a {
-			case A1:
-				return float64(k)
-			case A2, A5, A6:
-				if m.Known {
-					return mcts.DistinctAnswers(m.Accuracy, k)
-				}
-			}
-			return 1
-		},
+		Distinct: mcts.SampledDistinct(c.Temperature, []mcts.Action{A1}, []mcts.Action{A2, A5, A6}, m.Accuracy, m.Known),
 	}, c.Rollouts, c.Expansion, c.C, estimateRuns)
 	if err != nil {
 		return nil

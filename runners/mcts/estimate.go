@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 )
 
 // Estimate is the expected shape of a search, averaged over seeds.
@@ -161,4 +162,24 @@ func DistinctAnswers(acc float64, k int) float64 {
 		wrong *= 1 - acc
 	}
 	return 1 - wrong + float64(k)*(1-acc)
+}
+
+// SampledDistinct is the SearchModel.Distinct of a search whose actions
+// sample k answers at temperature temp: 1 at temperature 0 (the samples
+// coincide); k for the free-text actions (worded differently each time);
+// DistinctAnswers(acc, k) for the judged actions when the model's accuracy
+// is known (known), else 1; and 1 for every other action (extractions the
+// samples agree on).
+func SampledDistinct(temp float64, free, judged []Action, acc float64, known bool) func(Action, int) float64 {
+	return func(a Action, k int) float64 {
+		switch {
+		case temp <= 0:
+			return 1
+		case slices.Contains(free, a):
+			return float64(k)
+		case known && slices.Contains(judged, a):
+			return DistinctAnswers(acc, k)
+		}
+		return 1
+	}
 }

@@ -86,3 +86,26 @@ func TestDistinctAnswers(t *testing.T) {
 		}
 	}
 }
+
+func TestSampledDistinct(t *testing.T) {
+	free, judged := []Action{"F"}, []Action{"J"}
+	tests := []struct {
+		name  string
+		temp  float64
+		known bool
+		a     Action
+		want  float64
+	}{
+		{"temperature 0", 0, true, "F", 1},
+		{"free text", 0.8, false, "F", 3},
+		{"judged, accuracy known", 0.8, true, "J", 1 - 0.4*0.4*0.4 + 3*0.4}, // DistinctAnswers(0.6, 3) = 2.136
+		{"judged, accuracy unknown", 0.8, false, "J", 1},
+		{"other action", 0.8, true, "X", 1},
+	}
+	for _, tt := range tests {
+		got := SampledDistinct(tt.temp, free, judged, 0.6, tt.known)(tt.a, 3)
+		if math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("%s: got %v; want %v", tt.name, got, tt.want)
+		}
+	}
+}
