@@ -262,3 +262,25 @@ func queryStrings(ctx context.Context, pool *sql.DB, q string) ([]string, error)
 	}
 	return out, rows.Err()
 }
+
+// SpacedName turns a snake_case, kebab-case or camelCase identifier into
+// lower-case words separated by spaces ("Singer_ID" -> "singer id",
+// "songName" -> "song name"), for matching schema names against a
+// question's words.
+func SpacedName(name string) string {
+	var b strings.Builder
+	prevLower := false
+	for _, r := range name {
+		switch {
+		case r == '_' || r == '-' || r == ' ':
+			b.WriteByte(' ')
+			prevLower = false
+			continue
+		case r >= 'A' && r <= 'Z' && prevLower:
+			b.WriteByte(' ')
+		}
+		b.WriteRune(r)
+		prevLower = r >= 'a' && r <= 'z'
+	}
+	return strings.ToLower(b.String())
+}

@@ -107,3 +107,19 @@ func TestPythonFloat(t *testing.T) {
 		}
 	}
 }
+
+func TestSpacedName(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Singer_ID", "singer id"},
+		{"songName", "song name"},
+		{"song-release year", "song release year"},
+		{"HTTPStatus", "httpstatus"}, // a capital after a capital starts no word
+		{"petid", "petid"},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		if got := SpacedName(tt.in); got != tt.want {
+			t.Errorf("SpacedName(%q) = %q; want %q", tt.in, got, tt.want)
+		}
+	}
+}

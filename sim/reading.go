@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/t2sbench/t2sbench/datasets"
 )
 
 // This file holds what the simulated model reads from a prompt for its
@@ -94,23 +96,7 @@ func stem(w string) string {
 
 // nameWords splits an identifier into lower-case words ("Singer_ID" ->
 // singer, id; "songName" -> song, name).
-func nameWords(name string) []string {
-	var b strings.Builder
-	prevLower := false
-	for _, r := range name {
-		switch {
-		case r == '_' || r == '-' || r == ' ':
-			b.WriteByte(' ')
-			prevLower = false
-			continue
-		case r >= 'A' && r <= 'Z' && prevLower:
-			b.WriteByte(' ')
-		}
-		b.WriteRune(r)
-		prevLower = r >= 'a' && r <= 'z'
-	}
-	return wordsOf(b.String())
-}
+func nameWords(name string) []string { return wordsOf(datasets.SpacedName(name)) }
 
 // weakWords name nearly every table's columns; they do not make a table
 // relevant on their own.

@@ -304,9 +304,9 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 		}
 		var names []string
 		for _, tb := range sch.Tables {
-			names = append(names, spaced(tb.Name))
+			names = append(names, datasets.SpacedName(tb.Name))
 			for _, c := range tb.Columns {
-				names = append(names, spaced(c.Name))
+				names = append(names, datasets.SpacedName(c.Name))
 			}
 		}
 		g := NewGrounding(append([]string{t.Example.Question, q.evidence}, names...)...)

@@ -72,14 +72,14 @@ func LinkSchema(s *datasets.Schema, terms []string, lsh, threshold float64, maxT
 	}
 	var items []linkItem
 	for _, t := range s.Tables {
-		items = append(items, linkItem{table: t.Name, names: []string{spaced(t.Name)}})
+		items = append(items, linkItem{table: t.Name, names: []string{datasets.SpacedName(t.Name)}})
 		for _, c := range t.Columns {
 			if c.Primary || isPrimary(t, c.Name) || keys[strings.ToLower(t.Name+"."+c.Name)] {
 				// Keys are join structure, not content: the renderer and
 				// the bridges keep those a selection needs.
 				continue
 			}
-			names := []string{spaced(c.Name)}
+			names := []string{datasets.SpacedName(c.Name)}
 			if c.Comment != "" {
 				names = append(names, c.Comment)
 			}
@@ -294,24 +294,6 @@ func isPrimary(t datasets.Table, col string) bool {
 	return false
 }
 
-// spaced turns snake_case and camelCase names into words.
-func spaced(name string) string {
-	var b strings.Builder
-	prevLower := false
-	for _, r := range name {
-		switch {
-		case r == '_' || r == '-':
-			b.WriteByte(' ')
-			prevLower = false
-			continue
-		case r >= 'A' && r <= 'Z' && prevLower:
-			b.WriteByte(' ')
-		}
-		b.WriteRune(r)
-		prevLower = r >= 'a' && r <= 'z'
-	}
-	return strings.ToLower(b.String())
-}
 
 // QueryTerms returns the linking terms of a question: its content words,
 // its two-word phrases and its quoted or capitalised phrases, followed by
@@ -330,7 +312,7 @@ func QueryTerms(question, evidence string, extra []string) []string {
 	}
 	for _, e := range extra {
 		if e = strings.TrimSpace(e); e != "" {
-			out = append(out, e, spaced(strings.ReplaceAll(e, ".", " ")))
+			out = append(out, e, datasets.SpacedName(strings.ReplaceAll(e, ".", " ")))
 		}
 	}
 	return dedupe(out)
