@@ -294,7 +294,6 @@ func isPrimary(t datasets.Table, col string) bool {
 	return false
 }
 
-
 // QueryTerms returns the linking terms of a question: its content words,
 // its two-word phrases and its quoted or capitalised phrases, followed by
 // extra terms (from the validated state).
