@@ -27,8 +27,9 @@
 // role). What the prompt carries is read from its text (ParsePrompt):
 //
 //   - schema: the tables and columns of the CREATE TABLE statements
-//     (datasets.RenderDDL, or any DDL) and M-Schema "# Table:" blocks
-//     (datasets.RenderMSchema) in any message; identifiers match
+//     (datasets.RenderDDL, or any DDL), M-Schema "# Table:" blocks
+//     (datasets.RenderMSchema) and table lists (a line ending "tables:"
+//     followed by "- name(col, ...)" lines) in any message; identifiers match
 //     case-insensitively, quoted (`x`, "x", [x]) or not. The gold's tables
 //     are those after FROM/JOIN (and in FROM lists); its columns are the
 //     identifiers that name a column of one of its tables (qualified ones

@@ -52,6 +52,7 @@ func parsePromptText(text string) *Prompt {
 	p := &Prompt{Text: text, norm: normalizeText(text), index: map[string]int{}}
 	p.parseDDL()
 	p.parseMSchema()
+	p.parseTableList()
 	return p
 }
 
@@ -143,6 +144,8 @@ var (
 	valueRe     = regexp.MustCompile("`([^`]*)`")
 	mexRe       = regexp.MustCompile(`Examples:\s*\[(.*)\]`)
 	leadIdentRe = regexp.MustCompile(`^` + identPat)
+	listHeadRe  = regexp.MustCompile(`(?i)tables:\s*$`)
+	listItemRe  = regexp.MustCompile(`^\s*[-*]\s*` + identPat + `\s*\(([^()]*)\)\s*$`)
 )
 
 // unquote strips one level of identifier quotes.
@@ -159,6 +162,35 @@ func unquote(s string) string {
 		}
 	}
 	return s
+}
+
+// parseTableList reads the compact schema of a table list: a line ending
+// in "tables:" followed, up to a blank line, by lines "- name(col, col)"
+// (SteinerSQL's decomposition prompt shows the schema this way). Only such
+// blocks are read, so that a bulleted "- COUNT(x)" elsewhere is no table.
+func (p *Prompt) parseTableList() {
+	in := false
+	for _, line := range strings.Split(p.Text, "\n") {
+		switch {
+		case listHeadRe.MatchString(line):
+			in = true
+		case !in:
+		case strings.TrimSpace(line) == "":
+			in = false
+		default:
+			m := listItemRe.FindStringSubmatch(line)
+			if m == nil {
+				in = false
+				continue
+			}
+			t := p.add(unquote(m[1]))
+			for _, c := range strings.Split(m[2], ",") {
+				if c = unquote(c); c != "" {
+					t.addColumn(PromptColumn{Name: c})
+				}
+			}
+		}
+	}
 }
 
 var ddlNonColumn = map[string]bool{"PRIMARY": true, "FOREIGN": true, "CONSTRAINT": true, "UNIQUE": true, "CHECK": true, "KEY": true, "INDEX": true}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -151,4 +152,40 @@ func FuzzParsePrompt(f *testing.F) {
 		}
 		p.hasValue(s)
 	})
+}
+
+// TestParseTableList checks the compact schema of SteinerSQL's
+// decomposition prompt ("Database tables:" then "- name(col, ...)"), which
+// the simulator once did not read, so that every simulated decomposition
+// named no terminal table; and that a bulleted call elsewhere is no table.
+func TestParseTableList(t *testing.T) {
+	text := "Database tables:\n- department(dept_id, name, budget)\n- `student`(student_id, major_dept)\n\n" +
+		"Question: How many students?\n\nFunctions:\n- COUNT(student_id)\n"
+	p := parsePromptText(text)
+	var got []string
+	for _, tb := range p.Tables {
+		got = append(got, tb.Name)
+	}
+	if want := []string{"department", "student"}; !slices.Equal(got, want) {
+		t.Fatalf("tables %v; want %v", got, want)
+	}
+	if !p.HasColumn("student", "major_dept") || p.HasColumn("student", "budget") {
+		t.Errorf("columns of student: %+v", p.Tables[1].Columns)
+	}
+}
+
+// TestRelevanceJoinKey checks that a column repeating the name of a table
+// the question names (enrollment.student_id for "students") does not make
+// its own table relevant.
+func TestRelevanceJoinKey(t *testing.T) {
+	p := parsePromptText("Database tables:\n- student(student_id, name)\n- enrollment(student_id, course_id, grade)\n- course(course_id, title)\n")
+	for _, st := range relevance(p, "How many students are there?") {
+		if st.name != "student" && st.score > 0 {
+			t.Errorf("table %s scored %d (columns %v); want 0", st.name, st.score, st.cols)
+		}
+	}
+	sc := relevance(p, "What is the average grade of the students?")
+	if sc[0].name != "student" || sc[1].name != "enrollment" || sc[1].score == 0 {
+		t.Errorf("relevance for grades: %+v; want student first, then enrollment (grade)", sc)
+	}
 }

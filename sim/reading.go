@@ -165,10 +165,24 @@ func relevance(p *Prompt, text string) []scoredTable {
 		}
 	}
 	tp := parsePromptText(text)
+	// named holds the words of the tables the text names: a column that
+	// only repeats one of them (enrollment.student_id when the question
+	// says "students") is a join key to that table, not a reason to use
+	// its own table.
+	named := map[string]bool{}
+	for _, t := range p.Tables {
+		for _, w := range nameWords(t.Name) {
+			if !weakWords[w] && stems[stem(w)] {
+				named[stem(w)] = true
+			}
+		}
+	}
 	var out []scoredTable
 	for _, t := range p.Tables {
 		st := scoredTable{name: t.Name, table: t}
+		own := map[string]bool{}
 		for _, w := range nameWords(t.Name) {
+			own[stem(w)] = true
 			if !weakWords[w] && stems[stem(w)] {
 				st.score += 2
 			}
@@ -176,7 +190,7 @@ func relevance(p *Prompt, text string) []scoredTable {
 		for _, c := range t.Columns {
 			hit := false
 			for _, w := range nameWords(c.Name) {
-				if !weakWords[w] && stems[stem(w)] {
+				if !weakWords[w] && stems[stem(w)] && (own[stem(w)] || !named[stem(w)]) {
 					hit = true
 				}
 			}
