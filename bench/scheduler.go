@@ -530,7 +530,7 @@ func runItem(ctx context.Context, t *Trial, r runners.Runner, ex datasets.Exampl
 		kind := FailureOf(err)
 		switch {
 		case kind == FailureFatal:
-			return nil, false, fmt.Errorf("trial %s question %s: %s (fix the model's settings, then rerun the same command to resume)", t.Label, ex.ID, it.Error)
+			return nil, false, rejected(t, ex.ID, err, opt.Secrets)
 		case kind == FailurePermanent || (kind == FailureUnknown && attempt >= opt.Retries):
 			// The runner failed on this question for good: the item is
 			// scored with an empty prediction, so it is wrong when its

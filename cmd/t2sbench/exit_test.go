@@ -71,7 +71,7 @@ func TestHelpListsExitCodes(t *testing.T) {
 	if err := run(&out, &out, []string{"help"}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Exit status:", "  0  complete", "  1  runtime error", "  2  usage error", "  3  finished with failed or pending"} {
+	for _, want := range []string{"Exit status:", "  0  complete", "  1  runtime error", "  2  usage or configuration error", "  3  finished with failed or pending"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("help lacks %q:\n%s", want, out.String())
 		}

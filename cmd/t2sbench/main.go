@@ -41,9 +41,12 @@ const (
 	// done and none failed; every question of an eval has a verdict.
 	exitOK = 0
 	// exitRuntime: a runtime error (store, disk, a benchmark or model that
-	// cannot be opened, an endpoint that rejects the credentials).
+	// cannot be opened).
 	exitRuntime = 1
-	// exitUsage: bad flags or arguments, or a spec that does not load.
+	// exitUsage: bad flags or arguments, a spec that does not load, or a
+	// configuration no retry can fix: an endpoint that rejects the API key
+	// or the model name (bench.ErrRejected), a data folder missing most
+	// databases.
 	exitUsage = 2
 	// exitIncomplete: the command finished, but a run has failed or
 	// pending items (also after an interrupt or --max-failures), or an
@@ -123,8 +126,9 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "")
 	fmt.Fprintln(w, "Exit status:")
 	fmt.Fprintf(w, "  %d  complete: every run item done, none failed; every eval question scored\n", exitOK)
-	fmt.Fprintf(w, "  %d  runtime error (store, disk, benchmark or model setup, rejected credentials)\n", exitRuntime)
-	fmt.Fprintf(w, "  %d  usage error (bad flags or arguments, a spec that does not load)\n", exitUsage)
+	fmt.Fprintf(w, "  %d  runtime error (store, disk, benchmark or model setup)\n", exitRuntime)
+	fmt.Fprintf(w, "  %d  usage or configuration error (bad flags or arguments, a spec that does not load, an endpoint\n", exitUsage)
+	fmt.Fprintln(w, "     that rejects the API key or model name (401, 403, 404), a data folder missing most databases)")
 	fmt.Fprintf(w, "  %d  finished with failed or pending run items (also after an interrupt or --max-failures),\n", exitIncomplete)
 	fmt.Fprintln(w, "     or eval questions without a prediction (--allow-partial)")
 }

@@ -187,6 +187,10 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintf(stderr, "interrupted: %d items committed this session (%d done before); rerun the same command to resume\n", committed, sum.Skipped)
 		return fmt.Errorf("%w: run interrupted; rerun the same command to resume", errIncomplete)
+	case errors.Is(err, bench.ErrRejected):
+		// A wrong model name or API key: a configuration error (exit
+		// status 2); the summary below shows what was kept.
+		stopped = asUsage(err)
 	case errors.Is(err, bench.ErrTooManyFailures):
 		// The summary below still shows what was done.
 		stopped = fmt.Errorf("%w: %v", errIncomplete, err)

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -119,6 +120,14 @@ type Options struct {
 	IgnoreN bool
 	// Model is the model name in answers ("" echoes the request's).
 	Model string
+	// Models, when set, are the only model names the server serves: a
+	// request for another gets 404 "model '<name>' not found", as a server
+	// that does not serve the requested name answers.
+	Models []string
+	// APIKey, when set, is the only key the server accepts: a request
+	// without "Authorization: Bearer <APIKey>" gets 401, with OpenAI's
+	// error body (invalid_api_key).
+	APIKey string
 }
 
 // Tokens are counted as one per 4 bytes of text (at least 1 for non-empty
@@ -271,6 +280,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.reqs = append(s.reqs, *req)
 	s.mu.Unlock()
+
+	if s.opts.APIKey != "" && r.Header.Get("Authorization") != "Bearer "+s.opts.APIKey {
+		writeError(w, http.StatusUnauthorized, "Incorrect API key provided. You can find your API key in your account settings.", "invalid_request_error", "", "invalid_api_key")
+		return
+	}
+	if len(s.opts.Models) > 0 && !slices.Contains(s.opts.Models, req.Model) {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("model '%s' not found", req.Model), "invalid_request_error", "model", "model_not_found")
+		return
+	}
 
 	if s.opts.RejectMaxTokens && req.MaxTokensParam == "max_tokens" {
 		writeError(w, http.StatusBadRequest, "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", "invalid_request_error", "max_tokens", "unsupported_parameter")

@@ -153,3 +153,52 @@ func TestFaultsAndCut(t *testing.T) {
 		t.Errorf("bad JSON: status %d; want 400", a.status)
 	}
 }
+
+// TestModelsAndAPIKey: a server with Models answers 404 for another model
+// name and a server with APIKey answers 401 to a request without it, with
+// OpenAI's error body; right name and key are answered.
+func TestModelsAndAPIKey(t *testing.T) {
+	tests := []struct {
+		name    string
+		opts    fakeopenai.Options
+		auth    string
+		status  int
+		message string
+		code    string
+	}{
+		{"served model", fakeopenai.Options{Models: []string{"m"}}, "", 200, "", ""},
+		{"wrong model name", fakeopenai.Options{Models: []string{"qwen"}}, "", 404, "model 'm' not found", "model_not_found"},
+		{"no key", fakeopenai.Options{APIKey: "sk-right"}, "", 401, "Incorrect API key provided.", "invalid_api_key"},
+		{"wrong key", fakeopenai.Options{APIKey: "sk-right"}, "Bearer sk-wrong", 401, "Incorrect API key provided.", "invalid_api_key"},
+		{"right key", fakeopenai.Options{APIKey: "sk-right"}, "Bearer sk-right", 200, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := fakeopenai.New(t, tt.opts)
+			req, _ := http.NewRequest(http.MethodPost, srv.BaseURL()+"/chat/completions", strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`))
+			if tt.auth != "" {
+				req.Header.Set("Authorization", tt.auth)
+			}
+			hr, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer hr.Body.Close()
+			var body map[string]any
+			json.NewDecoder(hr.Body).Decode(&body)
+			if hr.StatusCode != tt.status {
+				t.Fatalf("status = %d; want %d (%v)", hr.StatusCode, tt.status, body)
+			}
+			if tt.status == 200 {
+				return
+			}
+			e, _ := body["error"].(map[string]any)
+			if msg, _ := e["message"].(string); !strings.HasPrefix(msg, tt.message) {
+				t.Errorf("message = %q; want it to start with %q", msg, tt.message)
+			}
+			if e["code"] != tt.code {
+				t.Errorf("code = %v; want %q", e["code"], tt.code)
+			}
+		})
+	}
+}

@@ -1,0 +1,242 @@
+package bench
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/t2sbench/t2sbench/runners/llm"
+)
+
+// ErrRejected marks a run stopped because a model endpoint rejected a
+// request in a way no retry can fix: HTTP 401 or 403 (the API key) or 404
+// (a model name or URL the server does not serve). Every item would fail
+// the same way, so the run stops at once; the items already committed
+// stay, the others are pending.
+var ErrRejected = errors.New("model endpoint rejected the request")
+
+// RejectedError is the error Run returns when an endpoint answered 401,
+// 403 or 404: the server's message, the spec's model it came from and
+// what to change.
+type RejectedError struct {
+	// Trial and Question name the item whose request was rejected.
+	Trial, Question string
+	// Model is the spec's name of the model (models.<Model>), "" when it
+	// cannot be told; Status the HTTP status; Message the server's
+	// message, redacted.
+	Model   string
+	Status  int
+	BaseURL string
+	Served  string
+	Message string
+}
+
+func (e *RejectedError) Error() string {
+	what := "the model"
+	if e.Model != "" {
+		what = "model " + e.Model
+	}
+	msg := e.Message
+	if msg == "" {
+		msg = "(no message)"
+	}
+	return fmt.Sprintf("%s (%s, model %q) answered HTTP %d on trial %s question %s: %s\n"+
+		"  no retry can help, so the run stopped; the items already finished are kept.\n"+
+		"  next: %s; then rerun the same command to resume",
+		what, e.BaseURL, e.Served, e.Status, e.Trial, e.Question, msg, e.hint())
+}
+
+// Is makes errors.Is(err, ErrRejected) true.
+func (e *RejectedError) Is(target error) bool { return target == ErrRejected }
+
+func (e *RejectedError) hint() string {
+	field := func(f string) string {
+		if e.Model == "" {
+			return fmt.Sprintf("the %s of the model served at %s", f, e.BaseURL)
+		}
+		return "models." + e.Model + "." + f
+	}
+	if e.Status == 404 {
+		return fmt.Sprintf("the server does not serve the model name %q at this URL: set %s to a name the server serves (GET %s/models lists them) and check that %s is the API root (it usually ends in /v1)",
+			e.Served, field("model"), strings.TrimSuffix(e.BaseURL, "/"), field("base_url"))
+	}
+	return fmt.Sprintf("the server refuses the API key: check that %s names the environment variable holding this server's key, and that the variable is set in this shell", field("api_key_env"))
+}
+
+// rejected builds the RejectedError of a fatal runner error (FailureFatal)
+// of trial t on question q, naming the spec's model whose endpoint
+// answered.
+func rejected(t *Trial, q string, err error, secrets []string) error {
+	e := &RejectedError{Trial: t.Label, Question: q}
+	var se *llm.StatusError
+	if errors.As(err, &se) {
+		e.Status, e.BaseURL, e.Served, e.Message = se.StatusCode, se.BaseURL, se.Model, redact(se.Message, secrets)
+	} else {
+		var sc interface{ StatusCode() int }
+		if errors.As(err, &sc) {
+			e.Status = sc.StatusCode()
+		}
+		e.Message = redact(err.Error(), secrets)
+	}
+	if e.Message == "" {
+		e.Message = redact(err.Error(), secrets)
+	}
+	for name, m := range t.Models {
+		if m.Model != e.Served && e.Served != "" {
+			continue
+		}
+		urls := []string{m.BaseURL}
+		for _, r := range m.Replicas {
+			urls = append(urls, r.BaseURL)
+		}
+		for _, u := range urls {
+			if e.BaseURL == "" || strings.TrimSuffix(u, "/") == strings.TrimSuffix(e.BaseURL, "/") {
+				e.Model = name
+			}
+		}
+	}
+	return e
+}
+
+// ClassError is the first error of one failure class of a run: the items
+// of status Status (StatusFailed or StatusError) whose error has class
+// Class, how many, and the error of the first of them.
+type ClassError struct {
+	Status, Class   string
+	Count           int
+	Trial, Question string
+	Error           string
+}
+
+// FirstErrors reads, from the store of run directory dir, the first error
+// of each failure class (by status, then class), in the order the classes
+// are named. Only the items' error columns are read, no result is
+// decoded.
+func FirstErrors(dir string) ([]ClassError, error) {
+	path := filepath.Join(dir, StoreFile)
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("store: %s is not a run directory: %w", dir, err)
+	}
+	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro&_busy_timeout=10000")
+	if err != nil {
+		return nil, fmt.Errorf("store %s: %w", path, err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT status, class, n, label, question_id, error FROM (
+		SELECT i.status, COALESCE(i.error_class, '') AS class, COALESCE(i.error, '') AS error, i.question_id,
+			COALESCE(t.label, i.trial_id) AS label,
+			COUNT(*) OVER (PARTITION BY i.status, COALESCE(i.error_class, '')) AS n,
+			ROW_NUMBER() OVER (PARTITION BY i.status, COALESCE(i.error_class, '') ORDER BY i.session, i.started, t.ord, i.idx) AS rn
+		FROM items i LEFT JOIN trials t ON t.id = i.trial_id
+		WHERE i.status IN (?, ?))
+		WHERE rn = 1 ORDER BY status DESC, class`, StatusFailed, StatusError)
+	if err != nil {
+		return nil, fmt.Errorf("store %s: first errors: %w", path, err)
+	}
+	defer rows.Close()
+	var out []ClassError
+	for rows.Next() {
+		var c ClassError
+		if err := rows.Scan(&c.Status, &c.Class, &c.Count, &c.Trial, &c.Question, &c.Error); err != nil {
+			return nil, fmt.Errorf("store %s: first errors: %w", path, err)
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store %s: first errors: %w", path, err)
+	}
+	return out, nil
+}
+
+// classHints says what to do next about each failure class (the classes
+// of Classify and llm.ErrorClass).
+var classHints = map[string]string{
+	"auth":         "the server refuses the API key: check the model's api_key_env and that the variable is set",
+	"not_found":    "the server does not serve this model name or URL: check the model's model and base_url (GET <base_url>/models lists the served names)",
+	"bad_request":  "the server refused the request as invalid (often a prompt over the model's context length or an unsupported parameter): read the message; lower max_tokens or the runner's budget, or use a model with a longer context",
+	"rate_limited": "the server's rate limit: lower workers, or set the model's rpm/tpm to the server's limits",
+	"server_error": "the server failed (HTTP 5xx): check its log and load; lower workers or the model's concurrency",
+	"network":      "the server could not be reached or dropped the connection: check base_url and that the server is up",
+	"timeout":      "requests ran past their time limit: raise the model's timeout or the spec's timeout, or lower workers",
+	"deadline":     "the item ran past its time limit: raise the spec's timeout or lower the runner's budget",
+	"malformed":    "the server's answer is not OpenAI-compatible JSON: check that base_url is the API root (it usually ends in /v1)",
+	"runner":       "the runner failed on this question: read the message; `t2sbench view` shows the item's trace",
+}
+
+// classHint is the advice for class; "" when there is none.
+func classHint(class string) string {
+	if h, ok := classHints[class]; ok {
+		return h
+	}
+	if strings.HasPrefix(class, "http_") {
+		return "the server answered an unexpected HTTP status: read the message"
+	}
+	return ""
+}
+
+// maxErrorText bounds the error text printed per class.
+const maxErrorText = 400
+
+// keyLike matches strings that look like API keys (OpenAI-style sk-...,
+// bearer tokens), redacted from printed errors even when the run's
+// secrets are unknown.
+var keyLike = regexp.MustCompile(`\b(sk-[A-Za-z0-9_\-]{12,}|Bearer\s+[A-Za-z0-9_\-.=]{12,})`)
+
+// writeFirstErrors prints, under the summary's counts of failed and
+// pending items, the first error of each class with what to do next. The
+// error texts are redacted again with the secrets of the run's models in
+// this environment and anything that looks like an API key. A RunData
+// without a store (built in memory) prints nothing.
+func writeFirstErrors(w io.Writer, r *RunData) {
+	if _, err := os.Stat(filepath.Join(r.Dir, StoreFile)); err != nil {
+		return
+	}
+	classes, err := FirstErrors(r.Dir)
+	if err != nil {
+		fmt.Fprintf(w, "first error of each class: %v\n", err)
+		return
+	}
+	if len(classes) == 0 {
+		return
+	}
+	var secrets []string
+	for _, t := range r.Trials {
+		for _, m := range t.Models {
+			secrets = append(secrets, m.Secrets()...)
+		}
+	}
+	fmt.Fprintln(w, "first error of each class:")
+	for _, c := range classes {
+		kind := "failed"
+		if c.Status == StatusError {
+			kind = "pending"
+		}
+		class := c.Class
+		if class == "" {
+			class = "(unclassified)"
+		}
+		text := keyLike.ReplaceAllString(redact(c.Error, secrets), "[REDACTED]")
+		text = strings.Join(strings.Fields(text), " ")
+		if rs := []rune(text); len(rs) > maxErrorText {
+			text = string(rs[:maxErrorText]) + "..."
+		}
+		fmt.Fprintf(w, "  %s %s (%d items; first: trial %s question %s): %s\n", kind, class, c.Count, c.Trial, c.Question, text)
+		next := classHint(c.Class)
+		switch {
+		case c.Status == StatusError && next != "":
+			next += "; then rerun the same command to retry them"
+		case c.Status == StatusError:
+			next = "rerun the same command to retry them"
+		case next != "":
+			next += "; failed items count as wrong and are never retried (`run --fresh` reruns everything)"
+		}
+		if next != "" {
+			fmt.Fprintf(w, "    next: %s\n", next)
+		}
+	}
+}

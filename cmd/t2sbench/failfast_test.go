@@ -1,0 +1,152 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/internal/fakeopenai"
+)
+
+// fakeSpec runs direct on the bundled mini benchmark with model m served
+// by the fake server at $T2SBENCH_TEST_FAKE_URL under the name served,
+// its key in $T2SBENCH_TEST_FAKE_KEY.
+const fakeSpec = `name: fake
+benchmarks: [{name: mini}]
+models:
+  m: {backend: openai, base_url: "${T2SBENCH_TEST_FAKE_URL}", model: NAME, api_key_env: T2SBENCH_TEST_FAKE_KEY, max_retries: 0}
+roles: {reason: m}
+runners:
+  - name: direct
+workers: WORKERS
+`
+
+func writeFakeSpec(t *testing.T, dir, model string, workers int) string {
+	t.Helper()
+	p := filepath.Join(dir, model+".yaml")
+	text := strings.NewReplacer("NAME", model, "WORKERS", string(rune('0'+workers))).Replace(fakeSpec)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func sqlAnswer(*fakeopenai.Request, fakeopenai.Sample) fakeopenai.Choice {
+	return fakeopenai.Choice{Content: "```sql\nSELECT 1\n```"}
+}
+
+// TestRunStopsOnRejection: a served-model name the server does not serve
+// (404) or a wrong API key (401) stops the run at the first answer, with
+// exit status 2, the server's message and what to change; the items
+// finished before (here by an earlier run with the right key) are kept,
+// the rest stay pending, and no other request is sent.
+func TestRunStopsOnRejection(t *testing.T) {
+	srv := fakeopenai.New(t, fakeopenai.Options{Models: []string{"served"}, APIKey: "sk-right-key-0123456789", Responder: sqlAnswer})
+	t.Setenv("T2SBENCH_TEST_FAKE_URL", srv.BaseURL())
+	tmp := t.TempDir()
+
+	t.Run("wrong model name", func(t *testing.T) {
+		t.Setenv("T2SBENCH_TEST_FAKE_KEY", "sk-right-key-0123456789")
+		before := srv.Calls()
+		var out, errb bytes.Buffer
+		err := run(&out, &errb, []string{"run", writeFakeSpec(t, tmp, "nosuch", 1), "--out", filepath.Join(tmp, "wrong"), "--quiet", "--limit", "4"})
+		if got := exitCode(err); got != exitUsage {
+			t.Fatalf("exit status %d (err %v); want %d", got, err, exitUsage)
+		}
+		if !errors.Is(err, bench.ErrRejected) {
+			t.Errorf("err = %v; want bench.ErrRejected", err)
+		}
+		for _, want := range []string{"model m (" + srv.BaseURL() + ", model \"nosuch\") answered HTTP 404", "model 'nosuch' not found",
+			"set models.m.model to a name the server serves", "rerun the same command to resume"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("error lacks %q:\n%v", want, err)
+			}
+		}
+		if n := srv.Calls() - before; n != 1 {
+			t.Errorf("server got %d requests; want 1 (one worker, no retry of a 404)", n)
+		}
+		if !strings.Contains(out.String(), "direct       0       0        4") {
+			t.Errorf("summary lacks the 4 pending items:\n%s", out.String())
+		}
+	})
+
+	t.Run("bad key keeps finished items", func(t *testing.T) {
+		dir := filepath.Join(tmp, "key")
+		spec := writeFakeSpec(t, tmp, "served", 1)
+		t.Setenv("T2SBENCH_TEST_FAKE_KEY", "sk-right-key-0123456789")
+		var out, errb bytes.Buffer
+		if err := run(&out, &errb, []string{"run", spec, "--out", dir, "--quiet", "--limit", "3"}); err != nil {
+			t.Fatalf("first run: %v\n%s", err, errb.String())
+		}
+		t.Setenv("T2SBENCH_TEST_FAKE_KEY", "sk-wrong-key-9876543210")
+		before := srv.Calls()
+		out.Reset()
+		errb.Reset()
+		err := run(&out, &errb, []string{"run", spec, "--out", dir, "--quiet", "--limit", "6"})
+		if got := exitCode(err); got != exitUsage {
+			t.Fatalf("exit status %d (err %v); want %d", got, err, exitUsage)
+		}
+		for _, want := range []string{"answered HTTP 401", "Incorrect API key provided", "check that models.m.api_key_env names the environment variable"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("error lacks %q:\n%v", want, err)
+			}
+		}
+		if strings.Contains(err.Error()+out.String()+errb.String(), "sk-wrong-key") {
+			t.Errorf("output shows the API key")
+		}
+		if n := srv.Calls() - before; n != 1 {
+			t.Errorf("server got %d requests; want 1", n)
+		}
+		r, err := bench.ReadRun(dir, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Trials) != 1 {
+			t.Fatalf("trials = %d; want 1", len(r.Trials))
+		}
+		done := 0
+		for _, it := range r.Trials[0].Items {
+			if it.Status != bench.StatusDone {
+				t.Errorf("item %s is %s; want only the 3 done items committed", it.QuestionID, it.Status)
+			}
+			done++
+		}
+		if done != 3 {
+			t.Errorf("committed items = %d; want the first run's 3 kept", done)
+		}
+		if !strings.Contains(out.String(), "direct       3       0        3") {
+			t.Errorf("summary lacks 3 done and 3 pending:\n%s", out.String())
+		}
+	})
+}
+
+// TestRunSummaryFirstErrors: items the server refuses with a 400 (a prompt
+// over the context length) fail, and the summary prints the server's
+// message of the first one with what to do next.
+func TestRunSummaryFirstErrors(t *testing.T) {
+	srv := fakeopenai.New(t, fakeopenai.Options{Responder: sqlAnswer})
+	srv.Fail(fakeopenai.Status(400, "This model's maximum context length is 8192 tokens. However, you requested 9000 tokens."),
+		fakeopenai.Status(400, "This model's maximum context length is 8192 tokens. However, you requested 9100 tokens."))
+	t.Setenv("T2SBENCH_TEST_FAKE_URL", srv.BaseURL())
+	t.Setenv("T2SBENCH_TEST_FAKE_KEY", "sk-any-key-0123456789")
+	tmp := t.TempDir()
+	var out, errb bytes.Buffer
+	err := run(&out, &errb, []string{"run", writeFakeSpec(t, tmp, "served", 1), "--out", filepath.Join(tmp, "run"), "--quiet", "--limit", "4"})
+	if got := exitCode(err); got != exitIncomplete {
+		t.Fatalf("exit status %d (err %v); want %d", got, err, exitIncomplete)
+	}
+	for _, want := range []string{
+		"failed items by class: bad_request=2",
+		"  failed bad_request (2 items; first: trial direct question ",
+		"HTTP 400: This model's maximum context length is 8192 tokens. However, you requested 9000 tokens.",
+		"    next: the server refused the request as invalid",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, out.String())
+		}
+	}
+}
