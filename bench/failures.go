@@ -8,8 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
+	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/runners/llm"
 )
 
@@ -239,4 +241,135 @@ func writeFirstErrors(w io.Writer, r *RunData) {
 			fmt.Fprintf(w, "    next: %s\n", next)
 		}
 	}
+}
+
+// ErrMissingData marks a benchmark whose data folder lacks the databases
+// of most of its questions: scoring would leave them all missing_db and
+// measure nothing, so run and eval refuse (MissingDataError).
+var ErrMissingData = errors.New("most questions' databases are missing")
+
+// MissingDataError says which data folder was searched, how many of the
+// questions' databases are missing, and the likely fix.
+type MissingDataError struct {
+	Benchmark string
+	// Dir is the data folder searched ("" for bundled data).
+	Dir string
+	// Questions counts the questions checked, Missing those whose database
+	// is missing; DBs and MissingDBs the same for databases (MissingDBs
+	// names them).
+	Questions, Missing int
+	DBs                int
+	MissingDBs         []string
+	// Fix is a folder where the databases of more questions are found
+	// ("" when none was found), FixMissing the questions still missing
+	// there; Use says how to point the command at a folder (DIR stands
+	// for it), e.g. "pass --data DIR".
+	Fix        string
+	FixMissing int
+	Use        string
+}
+
+func (e *MissingDataError) Error() string {
+	where := "the bundled data"
+	if e.Dir != "" {
+		where = "the data folder " + e.Dir
+	}
+	names := strings.Join(e.MissingDBs, ", ")
+	if len(e.MissingDBs) > 5 {
+		names = strings.Join(e.MissingDBs[:5], ", ") + ", ..."
+	}
+	use := e.Use
+	if use == "" {
+		use = "pass --data DIR"
+	}
+	var b strings.Builder
+	cover := "no question"
+	if left := e.Questions - e.Missing; left == 1 {
+		cover = "only the other question"
+	} else if left > 1 {
+		cover = fmt.Sprintf("only the other %d questions", left)
+	}
+	fmt.Fprintf(&b, "benchmark %s: the databases of %d of %d questions are missing in %s (%d of %d databases missing: %s); they would score missing_db and EX would cover %s, so the benchmark is not scored",
+		e.Benchmark, e.Missing, e.Questions, where, len(e.MissingDBs), e.DBs, names, cover)
+	switch {
+	case e.Fix != "" && e.FixMissing == 0:
+		fmt.Fprintf(&b, "\n  likely fix: %s (that folder holds the databases of all %d questions)", strings.ReplaceAll(use, "DIR", e.Fix), e.Questions)
+	case e.Fix != "":
+		fmt.Fprintf(&b, "\n  likely fix: %s (that folder holds the databases of %d of the %d questions)", strings.ReplaceAll(use, "DIR", e.Fix), e.Questions-e.FixMissing, e.Questions)
+	default:
+		fmt.Fprintf(&b, "\n  next: %s, with DIR the benchmark's root folder (the one that holds its databases), or fetch the missing databases (`t2sbench datasets list` says how)", use)
+	}
+	b.WriteString("\n  to score only the questions whose database is present, pass --allow-missing-db")
+	return b.String()
+}
+
+// Is makes errors.Is(err, ErrMissingData) true.
+func (e *MissingDataError) Is(target error) bool { return target == ErrMissingData }
+
+// fixLevels is how many folders up from a benchmark's data folder
+// CheckDatabases looks for the databases.
+const fixLevels = 2
+
+// CheckDatabases returns a *MissingDataError when the databases of more
+// than half of b's questions are missing (datasets.Benchmark.MissingDBs),
+// else nil. name is the benchmark's name as the user gave it. To find the
+// likely fix it reopens the benchmark from the folders above b.Dir (up to
+// fixLevels) with reopen and names the first whose engine has the
+// databases of more questions; use says how to point the command at a
+// folder ("pass --data DIR"). reopen may be nil (no fix is looked for).
+func CheckDatabases(b *datasets.Benchmark, name string, reopen func(dir string) (*datasets.Benchmark, error), use string) error {
+	missing := map[string]bool{}
+	for _, id := range b.MissingDBs() {
+		missing[id] = true
+	}
+	dbs := map[string]bool{}
+	n := 0
+	for _, ex := range b.Examples {
+		dbs[ex.DBID] = true
+		if missing[ex.DBID] {
+			n++
+		}
+	}
+	if len(b.Examples) == 0 || 2*n <= len(b.Examples) {
+		return nil
+	}
+	e := &MissingDataError{Benchmark: name, Dir: b.Dir, Questions: len(b.Examples), Missing: n, DBs: len(dbs), Use: use}
+	for id := range missing {
+		e.MissingDBs = append(e.MissingDBs, id)
+	}
+	slices.Sort(e.MissingDBs)
+	if reopen == nil || b.Dir == "" {
+		return e
+	}
+	dir := filepath.Clean(b.Dir)
+	for range fixLevels {
+		up := filepath.Dir(dir)
+		if up == dir {
+			break
+		}
+		dir = up
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			continue
+		}
+		nb, err := reopen(dir)
+		if err != nil || nb == nil {
+			continue
+		}
+		// The same questions, against the other folder's databases.
+		still := 0
+		gone := (&datasets.Benchmark{Examples: b.Examples, Engine: nb.Engine}).MissingDBs()
+		for _, ex := range b.Examples {
+			if slices.Contains(gone, ex.DBID) {
+				still++
+			}
+		}
+		if nb.Engine != nil {
+			nb.Engine.Close()
+		}
+		if still < n {
+			e.Fix, e.FixMissing = dir, still
+			break
+		}
+	}
+	return e
 }

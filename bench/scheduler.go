@@ -182,6 +182,10 @@ type Options struct {
 	// failed or errored than it allows; Run then returns an error wrapping
 	// ErrTooManyFailures. The zero value sets no limit.
 	MaxFailures FailureLimit
+	// AllowMissingDBs runs a benchmark even when the databases of most of
+	// its questions are missing (CheckDatabases); by default Run refuses
+	// with a *MissingDataError before it creates any trial.
+	AllowMissingDBs bool
 
 	// store is the run store Run writes the call log to as calls happen.
 	store *Store
@@ -227,9 +231,6 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 	}
 	opt.Secrets = append(append([]string(nil), opt.Secrets...), p.Spec.Secrets()...)
 	opt.store = st
-	if err := st.PutTrials(p.Trials); err != nil {
-		return Summary{}, err
-	}
 	meta := map[string]string{"name": p.Spec.Name}
 	if abs, err := filepath.Abs(opt.CacheDir); err == nil {
 		meta[MetaCacheDir] = abs
@@ -284,6 +285,17 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 			if b.Engine != nil {
 				closers = append(closers, func() { b.Engine.Close() })
 			}
+			if !opt.AllowMissingDBs {
+				reopen := func(dir string) (*datasets.Benchmark, error) {
+					o := bs
+					o.Data = dir
+					return env.OpenBenchmark(ctx, o, opt.CacheDir)
+				}
+				use := "set data: DIR on benchmark " + t.Benchmark.Name + " in the spec, or pass --benchmark " + t.Benchmark.Name + "=DIR"
+				if err := CheckDatabases(b, t.Benchmark.Name, reopen, use); err != nil {
+					return Summary{}, err
+				}
+			}
 			sc, err := env.NewScorer(b, bs, opt.CacheDir+string(os.PathSeparator)+"gold")
 			if err != nil {
 				return Summary{}, fmt.Errorf("benchmark %s: scorer: %w", t.Benchmark.Name, err)
@@ -313,6 +325,11 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 			}
 			be.clients[m] = c
 		}
+	}
+
+	// Trials are stored once every benchmark and model has opened.
+	if err := st.PutTrials(p.Trials); err != nil {
+		return Summary{}, err
 	}
 
 	// Work items in plan order: trial by trial, question by question.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
+	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners/llm"
@@ -88,6 +89,7 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	testSuite := fs.Bool("test-suite", false, "spider modes: correct only if the result matches the gold on every *.sqlite in the database's directory (Spider test-suite accuracy)")
 	mysql := addMySQLFlags(fs)
 	responseField := fs.String("response-field", "", "jsonl: read each question's raw model response from this field (a dotted path walks nested objects: response.choices.0.message.content) instead of \"sql\", and extract its SQL as the runners do (reasoning removed; fences, prose, JSON, final answer); a response without SQL is pred_error \""+sqltext.NoSQL+"\"; --out verdicts then carry pred_sql and extraction")
+	allowMissingDB := fs.Bool("allow-missing-db", false, "score even when the databases of most questions are missing from --data (they are listed as missing_db); by default eval refuses")
 	tieAware := fs.Bool("tie-aware", false, "beyond the official rules: for a gold ORDER BY ... LIMIT k whose boundary rows tie, accept any valid top-k")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -144,6 +146,12 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	}
 	if b.Engine != nil {
 		defer b.Engine.Close()
+	}
+	if !*allowMissingDB {
+		reopen := func(dir string) (*datasets.Benchmark, error) { return datasets.Open(*benchName, dir, opt) }
+		if err := bench.CheckDatabases(b, *benchName, reopen, "pass --data DIR"); err != nil {
+			return asUsage(fmt.Errorf("eval: %w", err))
+		}
 	}
 	if *testSuite {
 		eff := m

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -148,5 +149,87 @@ func TestRunSummaryFirstErrors(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, out.String())
 		}
+	}
+}
+
+// birdMiniDevTree writes a BIRD mini-dev layout: 8 questions in
+// mini_dev/mini_dev_sqlite.json over db0..db3, the databases under
+// dev_databases/ (empty files are empty SQLite databases).
+func birdMiniDevTree(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	var qs []string
+	for i := range 8 {
+		qs = append(qs, fmt.Sprintf(`{"question_id": %d, "db_id": "db%d", "question": "q%d?", "SQL": "SELECT %d", "difficulty": "simple"}`, i, i%4, i, i))
+	}
+	os.MkdirAll(filepath.Join(root, "mini_dev"), 0o755)
+	if err := os.WriteFile(filepath.Join(root, "mini_dev", "mini_dev_sqlite.json"), []byte("["+strings.Join(qs, ",\n")+"]"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 4 {
+		d := filepath.Join(root, "dev_databases", fmt.Sprintf("db%d", i))
+		os.MkdirAll(d, 0o755)
+		if err := os.WriteFile(filepath.Join(d, fmt.Sprintf("db%d.sqlite", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// TestRefuseMissingDatabases: eval and run given the mini_dev folder
+// instead of the BIRD root (the issue's `--data .../bird/mini_dev`) refuse
+// with exit status 2, naming the folder searched, the counts and the root
+// as the likely fix; run creates no trial; --allow-missing-db scores
+// anyway.
+func TestRefuseMissingDatabases(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	root := birdMiniDevTree(t)
+	wrong := filepath.Join(root, "mini_dev")
+	head := "benchmark bird-minidev: the databases of 8 of 8 questions are missing in the data folder " + wrong + " (4 of 4 databases missing: db0, db1, db2, db3)"
+
+	_, _, err := runCLI(t, "eval", "--benchmark", "bird-minidev", "--data", wrong, "--gold-as-pred", "--quiet", "--cache-dir", "off")
+	if got := exitCode(err); got != exitUsage {
+		t.Fatalf("eval: exit status %d (err %v); want %d", got, err, exitUsage)
+	}
+	for _, want := range []string{head, "likely fix: pass --data " + root + " (that folder holds the databases of all 8 questions)", "--allow-missing-db"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("eval error lacks %q:\n%v", want, err)
+		}
+	}
+	if _, stderr, err := runCLI(t, "eval", "--benchmark", "bird-minidev", "--data", wrong, "--gold-as-pred", "--quiet", "--cache-dir", "off", "--allow-missing-db"); err != nil {
+		t.Errorf("eval --allow-missing-db: %v; want exit 0\n%s", err, stderr)
+	}
+	if stdout, _, err := runCLI(t, "eval", "--benchmark", "bird-minidev", "--data", root, "--gold-as-pred", "--quiet", "--cache-dir", "off"); err != nil || !strings.Contains(stdout, "8 correct / 8 attempted") {
+		t.Errorf("eval on the root: err %v; want 8 of 8 correct:\n%s", err, stdout)
+	}
+
+	tmp := t.TempDir()
+	spec := filepath.Join(tmp, "spec.yaml")
+	os.WriteFile(spec, []byte(`name: wrongdata
+benchmarks: [{name: bird-minidev, data: `+wrong+`}]
+models: {sim: {backend: sim}}
+roles: {reason: sim}
+runners: [{name: direct}]
+`), 0o644)
+	dir := filepath.Join(tmp, "run")
+	var out, errb bytes.Buffer
+	err = run(&out, &errb, []string{"run", spec, "--out", dir, "--quiet"})
+	if got := exitCode(err); got != exitUsage {
+		t.Fatalf("run: exit status %d (err %v); want %d", got, err, exitUsage)
+	}
+	for _, want := range []string{head, "likely fix: set data: " + root + " on benchmark bird-minidev in the spec, or pass --benchmark bird-minidev=" + root} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("run error lacks %q:\n%v", want, err)
+		}
+	}
+	if r, err := bench.ReadRun(dir, false); err == nil && len(r.Trials) != 0 {
+		t.Errorf("run created %d trials; want none", len(r.Trials))
+	}
+	out.Reset()
+	if err := run(&out, &errb, []string{"run", spec, "--out", dir, "--quiet", "--allow-missing-db"}); err != nil {
+		t.Errorf("run --allow-missing-db: %v; want exit 0", err)
+	}
+	if !strings.Contains(out.String(), "missing_db 8") {
+		t.Errorf("run --allow-missing-db summary lacks missing_db 8:\n%s", out.String())
 	}
 }

@@ -49,6 +49,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	fs.Var(&modelFiles, "models", "YAML file of model definitions (a spec's models: schema) replacing the spec's models of the same names; repeatable")
 	fs.Var(&sets, "set", "override a spec value before it is validated: key.path=value (models.gpt.base_url=http://x:8000/v1, runners.0.params.n_rollout=8, workers=4); repeatable")
 	dryRun := fs.Bool("dry-run", false, "print the plan (trials, questions, expected model calls, tokens and cost, what is done and cached) and exit; no model is called and no run directory is created")
+	allowMissingDB := fs.Bool("allow-missing-db", false, "run a benchmark even when the databases of most of its questions are missing from its data folder (they score missing_db); by default run refuses before creating any trial")
 	maxFailures := fs.String("max-failures", "", "stop the run (exit status 3) once more items failed than N (a count, e.g. 20) or than a fraction of the run's items (e.g. 0.1); default: no limit")
 	// Flags may follow the spec path.
 	var specPath string
@@ -179,6 +180,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	fmt.Fprintf(stderr, "run %s: %d trials, run directory %s\n", spec.Name, len(plan.Trials), dir)
 	sum, err := bench.Run(ctx, plan, st, env, bench.Options{
 		Workers: *workers, Shard: sh, Limit: *limit, Progress: pr.update, Secrets: secrets, MaxFailures: limitFail,
+		AllowMissingDBs: *allowMissingDB,
 	})
 	pr.finish()
 	committed := sum.Done + sum.Failed + sum.Errored
@@ -187,6 +189,8 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintf(stderr, "interrupted: %d items committed this session (%d done before); rerun the same command to resume\n", committed, sum.Skipped)
 		return fmt.Errorf("%w: run interrupted; rerun the same command to resume", errIncomplete)
+	case errors.Is(err, bench.ErrMissingData):
+		return asUsage(err)
 	case errors.Is(err, bench.ErrRejected):
 		// A wrong model name or API key: a configuration error (exit
 		// status 2); the summary below shows what was kept.
