@@ -129,6 +129,18 @@ func (t *Trace) Reject(role, what string, err error) {
 	t.Add(Step{Action: "pruned", Role: role, Info: map[string]any{"action": what, "error": err.Error()}})
 }
 
+// ParseFailedPrefix starts the names of the counters of structured
+// answers that did not parse: "parse_failed.<role>.<action>".
+const ParseFailedPrefix = "parse_failed."
+
+// ParseFailed counts one answer of role to action whose structure (a JSON
+// object, a required line, a SQL block) did not parse, under
+// "parse_failed.<role>.<action>". action names a kind of request, never
+// one instance of it, so that reports can add the counts up.
+func (t *Trace) ParseFailed(role, action string) {
+	t.Count(ParseFailedPrefix+role+"."+action, 1)
+}
+
 // SampleInfo is what a trace step keeps of sample i of resp besides its
 // answer, for the trace viewer: the model's reasoning ("reasoning") and
 // finish reason ("finish_reason"), each when the backend gave it. The map

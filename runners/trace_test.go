@@ -64,3 +64,21 @@ func TestTraceCutRejectMerge(t *testing.T) {
 		t.Errorf("data = %v; want %v", res.Data, want)
 	}
 }
+
+// TestTraceParseFailed: parse failures are counted by role and action,
+// add up across calls and merges, and add no step.
+func TestTraceParseFailed(t *testing.T) {
+	var side Trace
+	side.ParseFailed("reason", "A2")
+	side.ParseFailed("reason", "A2")
+	side.ParseFailed("understand", "understand")
+	res := Trace{Counters: map[string]float64{"parse_failed.reason.A2": 1}}
+	res.Merge(side)
+	want := map[string]float64{"parse_failed.reason.A2": 3, "parse_failed.understand.understand": 1}
+	if !reflect.DeepEqual(res.Counters, want) {
+		t.Errorf("counters = %v; want %v", res.Counters, want)
+	}
+	if len(res.Steps) != 0 {
+		t.Errorf("steps = %v; want none", res.Steps)
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runners/jsontext"
 	"github.com/t2sbench/t2sbench/runners/llm"
 	"github.com/t2sbench/t2sbench/runners/mcts"
 	"github.com/t2sbench/t2sbench/runners/retrieval"
@@ -283,6 +284,9 @@ func (q *question) retrieveValues(ctx context.Context, r *Runner, tr *runners.Tr
 		var perr error
 		if kw, perr = ParseKeywords(out); perr != nil {
 			info["error"] = perr.Error()
+		}
+		if perr != nil || !jsontext.HasKey(out, "keywords") {
+			q.side.ParseFailed(RoleReason, "keywords")
 		}
 	}
 	info["keywords"] = kw

@@ -9,6 +9,7 @@ import (
 
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runners/jsontext"
 	"github.com/t2sbench/t2sbench/runners/llm"
 	"github.com/t2sbench/t2sbench/runners/mcts"
 	"github.com/t2sbench/t2sbench/runners/sqltext"
@@ -160,10 +161,13 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 				o.Key = key
 			} else {
 				o.Info["parse_error"] = "no 'Question:' line"
+				q.side.ParseFailed(RoleReason, string(a))
 			}
 		case A2:
 			sel, err := ParseSchemaSelection(out)
-			if err == nil {
+			if err != nil {
+				q.side.ParseFailed(RoleReason, string(a))
+			} else {
 				sel, err = knownSelection(q.schema, sel)
 			}
 			if err != nil {
@@ -174,6 +178,9 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 			}
 		case A3:
 			vs, err := ParseValues(out)
+			if err != nil || !jsontext.HasKey(out, "values") {
+				q.side.ParseFailed(RoleReason, string(a))
+			}
 			if err != nil {
 				o.Info["parse_error"] = err.Error()
 			} else {
@@ -182,6 +189,9 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 			}
 		case A4:
 			fs, err := ParseFunctions(out)
+			if err != nil || !jsontext.HasKey(out, "functions") {
+				q.side.ParseFailed(RoleReason, string(a))
+			}
 			if err != nil {
 				o.Info["parse_error"] = err.Error()
 			} else {
@@ -192,6 +202,7 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 			sql, ok := ParseSQL(out)
 			if !ok {
 				o.Info["parse_error"] = "no SQL found"
+				q.side.ParseFailed(RoleReason, string(a))
 			}
 			o.Info["sql"] = sql
 			o.Key = "sql:" + sqltext.Normalise(sql)
@@ -293,6 +304,9 @@ func (q *question) reviseMore(ctx context.Context, s pathState, ex *mcts.Expansi
 				break
 			}
 			next, ok := ParseSQL(out)
+			if !ok {
+				q.side.ParseFailed(RoleReason, string(A6))
+			}
 			if !ok || next == sql {
 				o.Text = out
 				break
@@ -344,6 +358,7 @@ func (q *question) Reward(ctx context.Context, t *mcts.Tree, n *mcts.Node) (floa
 		}
 		sql, ok := ParseSQL(out)
 		if !ok {
+			q.side.ParseFailed(RoleReason, "reward")
 			continue
 		}
 		e := q.execute(ctx, sql)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runners/jsontext"
 	"github.com/t2sbench/t2sbench/runners/llm"
 	"github.com/t2sbench/t2sbench/runners/mcts"
 )
@@ -294,6 +295,9 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 			var perr error
 			if st, perr = ParseState(out); perr != nil {
 				info["parse_error"] = perr.Error()
+			}
+			if perr != nil || !jsontext.HasKey(out, "intent", "entities", "relations", "numbers", "units", "field_patterns") {
+				q.side.ParseFailed(RoleUnderstand, "understand")
 			}
 		case rejected(ctx, err):
 			// The question goes on without a semantic state.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runners/jsontext"
 	"github.com/t2sbench/t2sbench/runners/llm"
 	"github.com/t2sbench/t2sbench/runners/mcts"
 	"github.com/t2sbench/t2sbench/runners/sqltext"
@@ -187,7 +188,9 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 			o.Key = "equation:" + strings.Join(strings.Fields(strings.ToLower(out)), " ")
 		case A2:
 			sel, err := ParseSelection(out)
-			if err == nil {
+			if err != nil {
+				q.side.ParseFailed(RoleReason, string(a))
+			} else {
 				sel, err = knownSelection(q.schema, sel)
 			}
 			if err != nil {
@@ -197,13 +200,21 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 				o.Key = "selection:" + selectionKey(sel)
 			}
 		case A3:
-			if cs, err := ParseColumns(out); err != nil {
+			cs, err := ParseColumns(out)
+			if err != nil || !jsontext.HasKey(out, "columns") {
+				q.side.ParseFailed(RoleReason, string(a))
+			}
+			if err != nil {
 				o.Info["parse_error"] = err.Error()
 			} else {
 				o.Key = "columns:" + canonicalJSON(cs)
 			}
 		case A4:
-			if es, err := ParseEntities(out); err != nil {
+			es, err := ParseEntities(out)
+			if err != nil || !jsontext.HasKey(out, "entities") {
+				q.side.ParseFailed(RoleReason, string(a))
+			}
+			if err != nil {
 				o.Info["parse_error"] = err.Error()
 			} else {
 				o.Key = "entities:" + canonicalJSON(es)
@@ -212,6 +223,7 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 			sql, ok := ParseSQL(out)
 			if !ok {
 				o.Info["parse_error"] = "no SQL found"
+				q.side.ParseFailed(RoleReason, string(a))
 			}
 			o.Info["sql"] = sql
 			o.Key = "sql:" + sqltext.Normalise(sql)
@@ -253,6 +265,7 @@ func (q *question) Reward(ctx context.Context, t *mcts.Tree, n *mcts.Node) (floa
 		}
 		sql, ok := ParseSQL(out)
 		if !ok {
+			q.side.ParseFailed(RoleReason, "reward")
 			continue
 		}
 		if e := q.execute(ctx, sql); term.Valid && e.Err == nil && e.Key == term.Key {

@@ -323,6 +323,9 @@ func (q *question) discriminate(ctx context.Context, trajs []*Trajectory, tr *ru
 			}
 			t.Completions++
 			sql, ok := ParseSQL(out)
+			if !ok {
+				q.side.ParseFailed(RoleDiscriminator, "discriminate")
+			}
 			agree := false
 			if ok && t.Executes {
 				e := q.execute(ctx, sql)

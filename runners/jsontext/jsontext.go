@@ -672,3 +672,31 @@ func (s *Selection) UnmarshalJSON(b []byte) error {
 	}
 	return nil
 }
+
+// HasKey reports whether the JSON object Decode would read from text has
+// at least one of keys (compared as Decode matches fields: letter case,
+// '_', '-' and spaces ignored). An object under other keys decodes without error
+// into an empty value; callers that must tell such an answer from an empty
+// one ask HasKey.
+func HasKey(text string, keys ...string) bool {
+	obj, err := Find(text)
+	if err != nil {
+		return false
+	}
+	val, err := parse(obj)
+	if err != nil {
+		return false
+	}
+	m, ok := val.(map[string]any)
+	if !ok {
+		return false
+	}
+	for k := range m {
+		for _, want := range keys {
+			if normKey(k) == normKey(want) {
+				return true
+			}
+		}
+	}
+	return false
+}

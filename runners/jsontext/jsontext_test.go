@@ -279,3 +279,28 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestHasKey: the object Decode reads is asked for its keys, as Decode
+// matches them; prose, truncated JSON and an object under other keys have
+// none of them.
+func TestHasKey(t *testing.T) {
+	tests := []struct {
+		name, text string
+		keys       []string
+		want       bool
+	}{
+		{"fenced", "```json\n{\"keywords\": [\"France\"]}\n```", []string{"keywords"}, true},
+		{"other case", "{\"Key_Words\": []}", []string{"keywords"}, true},
+		{"one of several", "{\"relations\": []}", []string{"intent", "relations"}, true},
+		{"wrong keys", "```json\n{\"answer\": [\"singer\"]}\n```", []string{"keywords"}, false},
+		{"prose", "The singer table holds it.", []string{"keywords"}, false},
+		{"truncated", "```json\n{\"keywords\": [\"Fra", []string{"keywords"}, false},
+		{"key only in reasoning", "<think>{\"keywords\": []}</think>\n{\"answer\": 1}", []string{"keywords"}, false},
+		{"last object read", "{\"keywords\": []} then {\"other\": 1}", []string{"keywords"}, false},
+	}
+	for _, tt := range tests {
+		if got := HasKey(tt.text, tt.keys...); got != tt.want {
+			t.Errorf("%s: HasKey(%q, %v) = %v; want %v", tt.name, tt.text, tt.keys, got, tt.want)
+		}
+	}
+}

@@ -262,6 +262,7 @@ func (r *Runner) baseline(ctx context.Context, t runners.Task, m *runners.Meter,
 		res.Note = cutNote + "; " + NoSQLNote
 	case !ok:
 		res.Note = NoSQLNote
+		res.Trace.ParseFailed(RoleReason, "generate")
 	case rep.cut() && !finishedBeforeCut(rep.text, sql):
 		res.Note = cutNote + "; its SQL was unfinished"
 	default:
@@ -393,6 +394,9 @@ func (r *Runner) iterateSQL(ctx context.Context, t runners.Task, m *runners.Mete
 		switch {
 		case !ok:
 			res.Trace.Count(CounterNoSQL, 1)
+			if !rep.cut() {
+				res.Trace.ParseFailed(RoleReason, "sql_turn")
+			}
 			obs = "No SQL found. Write a query in a ```sql block, or a line FINAL ANSWER followed by the final query."
 		case t.DB == nil:
 			obs = "Result: error: no database available"
@@ -462,6 +466,9 @@ func (r *Runner) iterateDSL(ctx context.Context, t runners.Task, m *runners.Mete
 			countErr(res, e)
 			obs = append(obs, e.Error())
 		}
+		if len(perrs) > 0 && !rep.cut() {
+			res.Trace.ParseFailed(RoleReason, "dsl_turn")
+		}
 		if len(calls) == 0 && len(perrs) == 0 {
 			if sql, ok := sqltext.Extract(rep.text); ok {
 				// Raw SQL is not an action of the DSL, but a model that
@@ -474,6 +481,9 @@ func (r *Runner) iterateDSL(ctx context.Context, t runners.Task, m *runners.Mete
 				res.Trace.Count(CounterRawSQL, 1)
 				obs = append(obs, line, "Raw SQL is only a probe here: build the answer with DSL calls and finish with answer(rN).")
 			} else {
+				if !rep.cut() {
+					res.Trace.ParseFailed(RoleReason, "dsl_turn")
+				}
 				obs = append(obs, "No DSL calls found. Write calls one per line in a ```dsl block; finish with answer(rN).")
 			}
 		}

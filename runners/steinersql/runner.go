@@ -12,6 +12,7 @@ import (
 
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runners/jsontext"
 	"github.com/t2sbench/t2sbench/runners/llm"
 	"github.com/t2sbench/t2sbench/runners/sqltext"
 )
@@ -293,6 +294,9 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 		}
 		step.Output = out
 		d, perr := ParseDecomposition(out)
+		if err == nil && resp != nil && !resp.Cut(0) && (perr != nil || !jsontext.HasKey(out, "operations", "quantities", "aggregations", "temporal", "terminal_tables")) {
+			res.Trace.ParseFailed(RoleDecompose, "decompose")
+		}
 		if perr == nil && resp != nil && resp.Cut(0) {
 			perr = errors.New("decomposition cut at max_tokens")
 		}
