@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/llm"
 )
 
@@ -189,15 +190,98 @@ const maxErrorText = 400
 // secrets are unknown.
 var keyLike = regexp.MustCompile(`\b(sk-[A-Za-z0-9_\-]{12,}|Bearer\s+[A-Za-z0-9_\-.=]{12,})`)
 
-// writeFirstErrors prints, under the summary's counts of failed and
-// pending items, the first error of each class with what to do next. The
-// error texts are redacted again with the secrets of the run's models in
-// this environment and anything that looks like an API key. A RunData
-// without a store (built in memory) prints nothing.
-func writeFirstErrors(w io.Writer, r *RunData) {
+// ParseFailure is the count of one parse-failure counter
+// (runners.ParseFailedPrefix) of one trial: Count answers did not parse,
+// in Items items.
+type ParseFailure struct {
+	Trial string
+	// Counter is the counter's name less the prefix: "<role>.<action>".
+	Counter string
+	Count   float64
+	Items   int
+}
+
+// ParseFailures reads, from the store of run directory dir, the
+// parse-failure counters of every trial, in plan order. SQLite reads the
+// counters out of the stored results (json_each); no result is decoded
+// here.
+func ParseFailures(dir string) ([]ParseFailure, error) {
+	path := filepath.Join(dir, StoreFile)
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("store: %s is not a run directory: %w", dir, err)
+	}
+	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro&_busy_timeout=10000")
+	if err != nil {
+		return nil, fmt.Errorf("store %s: %w", path, err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT COALESCE(t.label, i.trial_id), j.key, SUM(j.value), COUNT(*)
+		FROM items i LEFT JOIN trials t ON t.id = i.trial_id, json_each(i.result, '$.trace.counters') AS j
+		WHERE i.result IS NOT NULL AND substr(j.key, 1, ?) = ? AND j.value > 0
+		GROUP BY i.trial_id, j.key ORDER BY MIN(t.ord), i.trial_id, j.key`, len(runners.ParseFailedPrefix), runners.ParseFailedPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("store %s: parse failures: %w", path, err)
+	}
+	defer rows.Close()
+	var out []ParseFailure
+	for rows.Next() {
+		var p ParseFailure
+		if err := rows.Scan(&p.Trial, &p.Counter, &p.Count, &p.Items); err != nil {
+			return nil, fmt.Errorf("store %s: parse failures: %w", path, err)
+		}
+		p.Counter = strings.TrimPrefix(p.Counter, runners.ParseFailedPrefix)
+		out = append(out, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store %s: parse failures: %w", path, err)
+	}
+	return out, nil
+}
+
+// writeFailures prints, at the end of the run summary, the parse failures
+// of structured answers per trial and the first error of each failure
+// class. A RunData without a store (built in memory) prints nothing.
+func writeFailures(w io.Writer, r *RunData) {
 	if _, err := os.Stat(filepath.Join(r.Dir, StoreFile)); err != nil {
 		return
 	}
+	writeParseFailures(w, r)
+	writeFirstErrors(w, r)
+}
+
+// writeParseFailures prints one line per trial with parse failures:
+// "<role>.<action> N (in K items)" for each counter.
+func writeParseFailures(w io.Writer, r *RunData) {
+	pfs, err := ParseFailures(r.Dir)
+	if err != nil {
+		fmt.Fprintf(w, "parse failures: %v\n", err)
+		return
+	}
+	if len(pfs) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "structured answers that did not parse, by trial (role.action: answers, in how many items; the method went on without them):")
+	var line []string
+	flush := func(trial string) {
+		if len(line) > 0 {
+			fmt.Fprintf(w, "  %s: %s\n", trial, strings.Join(line, ", "))
+			line = line[:0]
+		}
+	}
+	for i, p := range pfs {
+		if i > 0 && p.Trial != pfs[i-1].Trial {
+			flush(pfs[i-1].Trial)
+		}
+		line = append(line, fmt.Sprintf("%s %g (in %s)", p.Counter, p.Count, itemCount(p.Items)))
+	}
+	flush(pfs[len(pfs)-1].Trial)
+}
+
+// writeFirstErrors prints, under the summary's counts of failed and
+// pending items, the first error of each class with what to do next. The
+// error texts are redacted again with the secrets of the run's models in
+// this environment and anything that looks like an API key.
+func writeFirstErrors(w io.Writer, r *RunData) {
 	classes, err := FirstErrors(r.Dir)
 	if err != nil {
 		fmt.Fprintf(w, "first error of each class: %v\n", err)
@@ -227,7 +311,7 @@ func writeFirstErrors(w io.Writer, r *RunData) {
 		if rs := []rune(text); len(rs) > maxErrorText {
 			text = string(rs[:maxErrorText]) + "..."
 		}
-		fmt.Fprintf(w, "  %s %s (%d items; first: trial %s question %s): %s\n", kind, class, c.Count, c.Trial, c.Question, text)
+		fmt.Fprintf(w, "  %s %s (%s; first: trial %s question %s): %s\n", kind, class, itemCount(c.Count), c.Trial, c.Question, text)
 		next := classHint(c.Class)
 		switch {
 		case c.Status == StatusError && next != "":
@@ -372,4 +456,12 @@ func CheckDatabases(b *datasets.Benchmark, name string, reopen func(dir string) 
 		}
 	}
 	return e
+}
+
+// itemCount is "1 item" or "n items".
+func itemCount(n int) string {
+	if n == 1 {
+		return "1 item"
+	}
+	return fmt.Sprintf("%d items", n)
 }

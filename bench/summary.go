@@ -255,7 +255,7 @@ func WriteSummary(w io.Writer, r *RunData, rows []TrialSummary) {
 	if len(errored) > 0 {
 		fmt.Fprintf(w, "pending after an infrastructure error, by class: %s (rerun the same command to retry them)\n", classCounts(errored))
 	}
-	writeFirstErrors(w, r)
+	writeFailures(w, r)
 }
 
 // excludedNote lists the questions whose gold does not run: once when
