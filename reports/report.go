@@ -98,6 +98,9 @@ func Build(runs []*bench.RunData, opt Options) (*Report, error) {
 	if t := validationTable(c); t != nil {
 		r.Tables = append(r.Tables, t)
 	}
+	if t := parseFailureTable(c); t != nil {
+		r.Tables = append(r.Tables, t)
+	}
 
 	sw, err := sweepFigures(c, opt)
 	if err != nil {
