@@ -85,8 +85,9 @@
 //     open): retried (Options.Retries, default 2), then recorded as
 //     StatusError, pending, and retried by the next run;
 //   - fatal (HTTP 401, 403, 404: the credentials or the model name are
-//     wrong, so every item would fail): the run stops with an error and the
-//     item stays pending;
+//     wrong, so every item would fail): the run stops with a
+//     *RejectedError (ErrRejected) naming the spec's model, the server's
+//     message and the field to fix; the item stays pending;
 //   - any other runner error: retried like an infrastructure error, then
 //     recorded as failed.
 //

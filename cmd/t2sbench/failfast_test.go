@@ -233,3 +233,33 @@ runners: [{name: direct}]
 		t.Errorf("run --allow-missing-db summary lacks missing_db 8:\n%s", out.String())
 	}
 }
+
+// TestRunSummaryParseFailures: alphasql against a server whose every
+// answer is prose (no JSON object, no SQL) finishes, and the summary
+// lists the trial's parse failures by role and action: one keyword
+// answer per question among them.
+func TestRunSummaryParseFailures(t *testing.T) {
+	srv := fakeopenai.New(t, fakeopenai.Options{Responder: func(*fakeopenai.Request, fakeopenai.Sample) fakeopenai.Choice {
+		return fakeopenai.Choice{Content: "The singer table answers this; count the rows where the country is France."}
+	}})
+	t.Setenv("T2SBENCH_TEST_FAKE_URL", srv.BaseURL())
+	t.Setenv("T2SBENCH_TEST_FAKE_KEY", "sk-any-key-0123456789")
+	tmp := t.TempDir()
+	spec := writeFakeSpec(t, tmp, "served", 2)
+	var out, errb bytes.Buffer
+	err := run(&out, &errb, []string{"run", spec, "--out", filepath.Join(tmp, "run"), "--quiet", "--limit", "2",
+		"--set", "runners.0.name=alphasql", "--set", "runners.0.params.n_rollout=2"})
+	if err != nil && !errors.Is(err, errIncomplete) {
+		t.Fatalf("run: %v\n%s", err, errb.String())
+	}
+	for _, want := range []string{
+		"structured answers that did not parse, by trial",
+		"  alphasql: reason.A1 ",
+		"reason.keywords 2 (in 2 items)",
+		"reason.A5 ",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, out.String())
+		}
+	}
+}
