@@ -27,7 +27,7 @@ func (f *fan) Expand(_ context.Context, _ *Tree, n *Node, a Action, k int) (Expa
 	}
 	return Expansion{Outputs: []Output{{Text: string(a)}}, Requests: 1}, nil
 }
-func (f *fan) Terminal(_ *Tree, n *Node) bool { return n.Action == "T" }
+func (f *fan) Terminal(_ *Tree, n *Node) bool                        { return n.Action == "T" }
 func (f *fan) Reward(context.Context, *Tree, *Node) (float64, error) { return 0.5, nil }
 
 // TestPolicyRequests counts the requests of each policy on fan, by hand:
