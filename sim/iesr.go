@@ -163,28 +163,33 @@ func keywordReading(c *Sample) questionKeywords {
 }
 
 // iesrVerify answers a keyword-verification round: it reads the state the
-// prompt shows (the JSON after 【Extracted keywords】), drops the tables
+// prompt shows (the JSON after 【Extracted keywords】; none shown: an empty
+// one), drops the tables
 // and columns the prompt's schema does not have, drops each item its own
 // reading of the question (keywordReading) does not support with
 // probability p, adds each item of its reading the state misses with
 // probability Recall(p), and returns the repaired state.
 func iesrVerify(c *Sample) (string, error) {
+	st := map[string]any{}
 	text := c.Prompt.Text
-	i := strings.Index(text, "【Extracted keywords】")
-	if i < 0 {
-		return "", fmt.Errorf("sim: iesr/verify_keywords: the prompt shows no 【Extracted keywords】 section")
+	if i := strings.Index(text, "【Extracted keywords】"); i >= 0 {
+		text = text[i:]
+		if j := strings.Index(text, "【Task】"); j > 0 {
+			text = text[:j]
+		}
+		if a, b := strings.Index(text, "{"), strings.LastIndex(text, "}"); a >= 0 && b > a {
+			if err := json.Unmarshal([]byte(text[a:b+1]), &st); err != nil {
+				return "", fmt.Errorf("sim: iesr/verify_keywords: the 【Extracted keywords】 JSON: %w", err)
+			}
+		}
 	}
-	text = text[i:]
-	if j := strings.Index(text, "【Task】"); j > 0 {
-		text = text[:j]
+	for _, f := range []string{"entities", "relations", "units"} {
+		if st[f] == nil {
+			st[f] = []string{}
+		}
 	}
-	a, b := strings.Index(text, "{"), strings.LastIndex(text, "}")
-	if a < 0 || b < a {
-		return "", fmt.Errorf("sim: iesr/verify_keywords: no JSON object in the 【Extracted keywords】 section")
-	}
-	var st map[string]any
-	if err := json.Unmarshal([]byte(text[a:b+1]), &st); err != nil {
-		return "", fmt.Errorf("sim: iesr/verify_keywords: %w", err)
+	if st["intent"] == nil {
+		st["intent"] = ""
 	}
 	k := keywordReading(c)
 	repair := func(shown any, reading []string, exists func(string) bool) []string {
