@@ -223,7 +223,7 @@ type sqlToken struct {
 }
 
 // scanSQL splits sql into tokens: words, quoted identifiers ("x", `x`,
-// [x]), string literals ('...' with ” escapes), numbers, and operators
+// [x]), string literals ('...', a doubled quote escaping one), numbers, and operators
 // (two-character ones first). Comments are skipped.
 func scanSQL(sql string) []sqlToken {
 	var out []sqlToken
