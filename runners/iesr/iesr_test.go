@@ -75,6 +75,8 @@ func TestAccountingUnderSim(t *testing.T) {
 		{"n_rollout": 6, "n_expansion": 2, "n_reward": 3},
 		{"n_rollout": 5, "stage_understanding": false, "stage_discriminator": false, "disc_cuts": []any{0.25, 0.5}},
 		{"n_rollout": 4, "n_expansion": 1, "disc_cuts": []any{0.5}, "disable_actions": []any{"A1", "A6"}},
+		{"n_rollout": 6, "expansion": "paper", "understanding_rounds": 2},
+		{"n_rollout": 3, "expansion": "paper", "verify_keywords": false},
 	}
 	for ci, p := range configs {
 		r, err := New(p)
@@ -96,8 +98,12 @@ func TestAccountingUnderSim(t *testing.T) {
 				}
 				if cfg.Understanding {
 					n := 1 + int(c["understand_rounds"])
-					if c["understand_rounds"] < 1 || int(c["understand_rounds"]) > cfg.UnderstandingRounds {
-						t.Errorf("understand_rounds %v; want within [1, %d]", c["understand_rounds"], cfg.UnderstandingRounds)
+					lo, hi := 1, cfg.UnderstandingRounds
+					if !cfg.VerifyKeywords {
+						lo, hi = 0, 0
+					}
+					if r := int(c["understand_rounds"]); r < lo || r > hi {
+						t.Errorf("understand_rounds %d; want within [%d, %d]", r, lo, hi)
 					}
 					want[RoleUnderstand] = [2]int{n, n}
 				}
