@@ -531,6 +531,15 @@ func runItem(ctx context.Context, t *Trial, r runners.Runner, ex datasets.Exampl
 				}
 				res.Note = strings.TrimSpace(res.Note + " " + it.Error)
 			}
+			if ga, ok := r.(runners.GoldAnalyzer); ok && db != nil {
+				// After Run, with the gold: the runner's analysis table.
+				if err := ga.AnalyzeGold(ctx, ex, db, &res); err != nil {
+					if res.Trace.Data == nil {
+						res.Trace.Data = map[string]any{}
+					}
+					res.Trace.Data["gold_analysis_error"] = err.Error()
+				}
+			}
 			redactResult(&res, opt.Secrets)
 			v := sc.Score(ctx, ex, res.SQL)
 			if ctx.Err() != nil {

@@ -101,6 +101,7 @@ func Build(runs []*bench.RunData, opt Options) (*Report, error) {
 	if t := parseFailureTable(c); t != nil {
 		r.Tables = append(r.Tables, t)
 	}
+	r.Tables = append(r.Tables, table4Tables(c)...)
 
 	sw, err := sweepFigures(c, opt)
 	if err != nil {

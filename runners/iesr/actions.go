@@ -67,6 +67,7 @@ const (
 	RespSQL           = "iesr/sql_generation"
 	RespRevise        = "iesr/sql_revision"
 	RespDiscriminator = "iesr/discriminator"
+	RespVerify        = "iesr/verify_keywords"
 )
 
 // Model roles.

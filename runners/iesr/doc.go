@@ -1,9 +1,15 @@
 // Package iesr implements IESR (Information Enhanced Structured Reasoning,
 // the project's seed paper 000) as a t2sbench runner named "iesr".
 //
-// Stage 1.1, information understanding: one structured call (role
+// Stage 1.1, information understanding: an extraction call (role
 // "understand") returns the latent semantic state S_q = (intent, entities,
-// relations, numbers, units, field patterns) as JSON. Rule-guided
+// relations, numbers, units, field patterns) as JSON, with the keywords
+// of the paper's Table 4 (tables, columns, numbers with units, operators).
+// With verify_keywords (default), up to understanding_rounds (4) keyword
+// verification rounds (Ve) follow, each showing the model the schema, the
+// question and the current state and taking its repaired state; the
+// rounds stop at one that changes no keyword (understand.go, verify.go).
+// Rule-guided
 // verification (Algorithm 1) checks every relation against a rule base of
 // units, conversions and formulas (rules.yaml, embedded; params.rules
 // names another file): a relation is a candidate when its best rule's
@@ -17,7 +23,9 @@
 // retained tables (plus bridging tables on foreign-key paths, with their
 // keys) are rendered in M-Schema (LinkSchema).
 //
-// Stage 2: UCT search (runners/mcts, role "reason") over the six actions
+// Stage 2: UCT search (runners/mcts, role "reason"; expansion all-actions,
+// Alpha-SQL's code, or paper, Algorithm 2's one untried action per
+// rollout then a simulation: mcts.OneAction) over the six actions
 // A1 Equation Analysis, A2 Schema Selection, A3 Identify Columns, A4
 // Entity Extraction, A5 SQL Generation, A6 SQL Revision, with a model-free
 // END closing a path. The terminal reward is the agreement rate of K
@@ -64,6 +72,11 @@
 // to the best SQL a non-terminal step generated. Only infrastructure
 // failures (network, 5xx after the client's retries, credentials, a
 // cancelled context) fail the run, leaving the item for --resume.
+//
+// Table 4 (table4.go): the runner implements runners.GoldAnalyzer; after
+// an item is scored, bench passes it the gold, and it counts the
+// extraction's and the verified state's keywords that the gold uses
+// (table4.* counters; reports/table4.go prints the table).
 //
 // Completions are bounded per role (max_tokens_understand 4096,
 // max_tokens_reason 8192, max_tokens_discriminator 8192; t2sbench's choice,

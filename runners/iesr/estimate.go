@@ -10,11 +10,16 @@ const estimateRuns = 64
 
 // EstimateCalls implements runners.CallEstimator:
 //
-//	understand    = 1 when stage_understanding is on (one extraction request)
+//	understand    = 1 + min(2, understanding_rounds) with verify_keywords, 1 without,
+//	                when stage_understanding is on
+//	                (the extraction, then a round that repairs and a round
+//	                that changes nothing and ends the rounds: t2sbench's
+//	                assumption; at most 1 + understanding_rounds)
 //	reason        = E[expansion requests] + E[distinct terminals]
 //	discriminator = E[distinct terminals] * len(disc_cuts) when stage_discriminator is on
 //
-// Every visited terminal is a trajectory, and the discriminator completes
+// The search runs with the configured expansion policy (all-actions or
+// paper). Every visited terminal is a trajectory, and the discriminator completes
 // each trajectory once per cut. The search's requests and terminals come
 // from mcts.EstimateSearch: the real mcts.Search run on a model-free
 // replica of Transitions (minus disable_actions) with n_rollout,
@@ -36,15 +41,18 @@ const estimateRuns = 64
 func (r *Runner) EstimateCalls(m runners.ModelPrior) map[string]float64 {
 	c := r.cfg
 	est, err := mcts.EstimateSearch(mcts.SearchModel{
-		Table: Transitions, Disabled: c.Disabled, Terminal: END, Free: map[mcts.Action]bool{END: true},
+		Policy: c.Policy(), Table: Transitions, Disabled: c.Disabled, Terminal: END, Free: map[mcts.Action]bool{END: true},
 		Distinct: mcts.SampledDistinct(c.Temperature, []mcts.Action{A1}, []mcts.Action{A2, A5, A6}, m.Accuracy, m.Known),
-	}, c.Rollouts, c.Expansion, c.C, estimateRuns)
+	}, c.Rollouts, c.Samples, c.C, estimateRuns)
 	if err != nil {
 		return nil
 	}
 	out := map[string]float64{RoleReason: est.Requests + est.Terminals}
 	if c.Understanding {
 		out[RoleUnderstand] = 1
+		if c.VerifyKeywords {
+			out[RoleUnderstand] += float64(min(2, c.UnderstandingRounds))
+		}
 	}
 	if c.Discriminator {
 		out[RoleDiscriminator] = est.Terminals * float64(len(c.Cuts))

@@ -9,11 +9,22 @@ import (
 
 // TestEstimateCalls checks the parts of the estimate that follow from the
 // switches: the discriminator completes every terminal once per cut, the
-// understanding stage is one request, and more rollouts cost more.
+// understanding stage is one extraction plus min(2, understanding_rounds)
+// verification rounds (one without verify_keywords), and more rollouts
+// cost more.
 func TestEstimateCalls(t *testing.T) {
 	full := mustEstimate(t, nil)
-	if full[RoleUnderstand] != 1 {
-		t.Errorf("understand = %g; want 1", full[RoleUnderstand])
+	for _, tc := range []struct {
+		p    runners.Params
+		want float64
+	}{
+		{nil, 3},
+		{runners.Params{"understanding_rounds": 1}, 2},
+		{runners.Params{"verify_keywords": false}, 1},
+	} {
+		if got := mustEstimate(t, tc.p)[RoleUnderstand]; got != tc.want {
+			t.Errorf("%v: understand = %g; want %g", tc.p, got, tc.want)
+		}
 	}
 	terminals := full[RoleDiscriminator] / float64(len(DefaultCuts))
 	if terminals < 1 || terminals > DefaultRollouts {

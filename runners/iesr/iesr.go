@@ -10,8 +10,6 @@ import (
 
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/runners"
-	"github.com/t2sbench/t2sbench/runners/jsontext"
-	"github.com/t2sbench/t2sbench/runners/llm"
 	"github.com/t2sbench/t2sbench/runners/mcts"
 )
 
@@ -61,6 +59,29 @@ const (
 	DefaultMaxTokensDiscriminator = 8192
 )
 
+// The expansion policies (param expansion).
+const (
+	// ExpansionAllActions expands every valid action of a node at once,
+	// as Alpha-SQL's released code does (IESR's public code forks it).
+	ExpansionAllActions = "all-actions"
+	// ExpansionPaper is Algorithm 2 of the paper: one untried valid action
+	// per rollout, then a simulation to a terminal (mcts.OneAction).
+	ExpansionPaper = "paper"
+)
+
+// DefaultUnderstandingRounds is the most keyword-verification rounds
+// after the extraction: 1 + 4 calls is Table 6's 5.1 understanding calls
+// per question on LogicCat, rounded (the paper gives no round count).
+const DefaultUnderstandingRounds = 4
+
+// Policy returns the mcts expansion policy of c.Expansion.
+func (c Config) Policy() mcts.Policy {
+	if c.Expansion == ExpansionPaper {
+		return mcts.OneAction
+	}
+	return mcts.AllActions
+}
+
 // DefaultCuts are the discriminator's mask cuts: 20/30/40/50% of the steps
 // (METHODS.md).
 var DefaultCuts = []float64{0.2, 0.3, 0.4, 0.5}
@@ -70,11 +91,11 @@ func init() { runners.Register("iesr", New) }
 // Config is the runner's configuration; every field is a spec parameter
 // (see New for the names).
 type Config struct {
-	Rollouts, Expansion int
-	Temperature, TopP   float64
-	Reward              int
-	RewardTemperature   float64
-	C                   float64
+	Rollouts, Samples int
+	Temperature, TopP float64
+	Reward            int
+	RewardTemperature float64
+	C                 float64
 	// MaxTokens bounds completions by role (RoleUnderstand, RoleReason,
 	// RoleDiscriminator).
 	MaxTokens map[string]int
@@ -82,6 +103,14 @@ type Config struct {
 
 	// Stage switches (paper Table 2) and schema compression (Fig. 5).
 	Understanding, Linking, Compression, Discriminator, Scoring bool
+	// VerifyKeywords runs the keyword-verification rounds (Ve, paper
+	// Table 4) after the extraction, at most UnderstandingRounds of them.
+	VerifyKeywords      bool
+	UnderstandingRounds int
+	// Expansion is the search's expansion policy: ExpansionAllActions
+	// (Alpha-SQL's code, which IESR's public code forks) or ExpansionPaper
+	// (Algorithm 2).
+	Expansion string
 	// Disabled actions (paper Table 3).
 	Disabled map[mcts.Action]bool
 
@@ -109,6 +138,10 @@ type Runner struct{ cfg Config }
 //	max_tokens_understand (4096), max_tokens_reason (8192),
 //	max_tokens_discriminator (8192); max_tokens, when set, is the default
 //	of all three (a role's own key wins);
+//	verify_keywords (true), understanding_rounds (4, 1-16: the most
+//	keyword-verification rounds; they stop early at a round that changes
+//	no keyword);
+//	expansion (all-actions: all-actions | paper);
 //	stage_understanding, stage_linking, schema_compression,
 //	stage_discriminator, stage_scoring (all true; false ablates);
 //	disable_actions ([]; any of A1 A2 A3 A4 A6);
@@ -138,28 +171,31 @@ func New(p runners.Params) (runners.Runner, error) {
 	}
 	r := runners.NewReader(rest)
 	c := Config{
-		Rollouts:          r.Int("n_rollout", DefaultRollouts, 1, 10000),
-		Expansion:         r.Int("n_expansion", DefaultExpansion, 1, 64),
-		Temperature:       r.Float("temperature", DefaultTemperature, 0, 2),
-		TopP:              r.Float("top_p", DefaultTopP, 0, 1),
-		Reward:            r.Int("n_reward", DefaultReward, 1, 64),
-		RewardTemperature: r.Float("reward_temperature", DefaultRewardTemp, 0, 2),
-		C:                 r.Float("c", DefaultC, 0, 100),
-		Evidence:          r.Bool("evidence", true),
-		Understanding:     r.Bool("stage_understanding", true),
-		Linking:           r.Bool("stage_linking", true),
-		Compression:       r.Bool("schema_compression", true),
-		Discriminator:     r.Bool("stage_discriminator", true),
-		Scoring:           r.Bool("stage_scoring", true),
-		RulesPath:         r.String("rules", ""),
-		DeltaMatch:        r.Float("delta_match", DefaultDeltaMatch, 0, 1),
-		Tau:               r.Float("tau", DefaultTau, 0, 1),
-		LinkLSH:           r.Float("link_lsh_threshold", DefaultLinkLSH, 0.05, 1),
-		LinkMin:           r.Float("link_threshold", DefaultLinkThreshold, 0, 1),
-		LinkMaxTables:     r.Int("link_max_tables", DefaultLinkMaxTables, 1, 1000),
-		Cuts:              cuts,
-		DiscTemperature:   r.Float("disc_temperature", DefaultDiscTemperature, 0, 2),
-		KeepRule:          r.String("keep_rule", KeepMid, KeepLoose, KeepMid, KeepStrict),
+		Rollouts:            r.Int("n_rollout", DefaultRollouts, 1, 10000),
+		Samples:             r.Int("n_expansion", DefaultExpansion, 1, 64),
+		Expansion:           r.String("expansion", ExpansionAllActions, ExpansionAllActions, ExpansionPaper),
+		VerifyKeywords:      r.Bool("verify_keywords", true),
+		UnderstandingRounds: r.Int("understanding_rounds", DefaultUnderstandingRounds, 1, 16),
+		Temperature:         r.Float("temperature", DefaultTemperature, 0, 2),
+		TopP:                r.Float("top_p", DefaultTopP, 0, 1),
+		Reward:              r.Int("n_reward", DefaultReward, 1, 64),
+		RewardTemperature:   r.Float("reward_temperature", DefaultRewardTemp, 0, 2),
+		C:                   r.Float("c", DefaultC, 0, 100),
+		Evidence:            r.Bool("evidence", true),
+		Understanding:       r.Bool("stage_understanding", true),
+		Linking:             r.Bool("stage_linking", true),
+		Compression:         r.Bool("schema_compression", true),
+		Discriminator:       r.Bool("stage_discriminator", true),
+		Scoring:             r.Bool("stage_scoring", true),
+		RulesPath:           r.String("rules", ""),
+		DeltaMatch:          r.Float("delta_match", DefaultDeltaMatch, 0, 1),
+		Tau:                 r.Float("tau", DefaultTau, 0, 1),
+		LinkLSH:             r.Float("link_lsh_threshold", DefaultLinkLSH, 0.05, 1),
+		LinkMin:             r.Float("link_threshold", DefaultLinkThreshold, 0, 1),
+		LinkMaxTables:       r.Int("link_max_tables", DefaultLinkMaxTables, 1, 1000),
+		Cuts:                cuts,
+		DiscTemperature:     r.Float("disc_temperature", DefaultDiscTemperature, 0, 2),
+		KeepRule:            r.String("keep_rule", KeepMid, KeepLoose, KeepMid, KeepStrict),
 		Weights: Weights{
 			Alpha: r.Float("alpha", DefaultAlpha, 0, 1),
 			Beta:  r.Float("beta", DefaultBeta, 0, 1),
@@ -269,59 +305,15 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 	res.Trace.Data = map[string]any{}
 	implied := map[string]int{}
 
-	// Stage 1.1: information understanding with rule-guided verification.
+	// Stage 1.1: information understanding: extraction, keyword
+	// verification rounds, rule-guided verification.
 	var vs *ValidatedState
 	if cfg.Understanding {
-		prompt := taskHeader(t.Example.DBID, datasets.RenderMSchema(sch, datasets.RenderOptions{}), t.Example.Question, q.evidence, "") +
-			"\n【Task】\n" + understandInstruction
-		resp, err := q.complete(ctx, request{role: RoleUnderstand, responder: RespUnderstand, prompt: prompt, n: 1,
-			kind: llm.AnswerJSON, schema: StateSchema, schemaName: schemaState, seed: t.Seed})
-		info := map[string]any{}
-		out := ""
-		var st SemanticState
-		switch {
-		case err == nil:
-			implied[RoleUnderstand]++
-			if len(resp.Choices) > 0 {
-				out = resp.Choices[0]
-			}
-			info = runners.SampleInfo(resp, 0)
-			if resp.Cut(0) {
-				// A cut state is no state: the question goes on without one.
-				q.side.Count("cut."+RoleUnderstand, 1)
-				info["parse_error"] = "answer cut at max_tokens"
-				break
-			}
-			var perr error
-			if st, perr = ParseState(out); perr != nil {
-				info["parse_error"] = perr.Error()
-			}
-			if perr != nil || !jsontext.HasKey(out, "intent", "entities", "relations", "numbers", "units", "field_patterns") {
-				q.side.ParseFailed(RoleUnderstand, "understand")
-			}
-		case rejected(ctx, err):
-			// The question goes on without a semantic state.
-			q.side.Reject(RoleUnderstand, "understand", err)
-			info["error"] = err.Error()
-		default:
-			return runners.Result{}, fmt.Errorf("iesr: understand: %w", err)
+		v, err := q.understand(ctx, &res.Trace, implied)
+		if err != nil {
+			return runners.Result{}, err
 		}
-		var names []string
-		for _, tb := range sch.Tables {
-			names = append(names, datasets.SpacedName(tb.Name))
-			for _, c := range tb.Columns {
-				names = append(names, datasets.SpacedName(c.Name))
-			}
-		}
-		g := NewGrounding(append([]string{t.Example.Question, q.evidence}, names...)...)
-		v := Validate(cfg.Rules, st, g, cfg.DeltaMatch, cfg.Tau)
-		vs = &v
-		info["relations"] = len(st.Relations)
-		info["kept"] = len(v.Kept)
-		res.Trace.Add(runners.Step{Action: "understand", Role: RoleUnderstand, Output: out, Info: info})
-		res.Trace.Data["semantic_state"] = v
-		res.Trace.Count("relations_proposed", float64(len(st.Relations)))
-		res.Trace.Count("relations_kept", float64(len(v.Kept)))
+		vs = v
 	}
 
 	// Stage 1.2: schema linking and compression.
@@ -349,7 +341,8 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 
 	// Stage 2: MCTS over the six actions.
 	tree, err := mcts.Search(ctx, q, mcts.Config{
-		Rollouts: cfg.Rollouts, Samples: cfg.Expansion, C: cfg.C,
+		Policy:   cfg.Policy(),
+		Rollouts: cfg.Rollouts, Samples: cfg.Samples, C: cfg.C,
 		Rand:  rand.New(rand.NewPCG(uint64(t.Seed), 0x69657372)),
 		Prune: runners.ModelRejected,
 	})
@@ -416,16 +409,19 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 	res.Trace.Data["tree"] = tree
 	res.Trace.Data["trajectories"] = trajs
 	res.Trace.Data["config"] = map[string]any{
-		"stages":          map[string]bool{"understanding": cfg.Understanding, "linking": cfg.Linking, "compression": cfg.Compression, "discriminator": cfg.Discriminator, "scoring": cfg.Scoring},
-		"disabled":        disabledList(cfg.Disabled),
-		"weights":         []float64{cfg.Weights.Alpha, cfg.Weights.Beta, cfg.Weights.Gamma},
-		"disc_cuts":       cutsString(cfg.Cuts),
-		"keep_rule":       cfg.KeepRule,
-		"rules":           rulesName(cfg.RulesPath),
-		"n_rollout":       cfg.Rollouts,
-		"n_expansion":     cfg.Expansion,
-		"n_reward":        cfg.Reward,
-		"rule_base_rules": len(cfg.Rules.Rules),
+		"stages":               map[string]bool{"understanding": cfg.Understanding, "linking": cfg.Linking, "compression": cfg.Compression, "discriminator": cfg.Discriminator, "scoring": cfg.Scoring},
+		"disabled":             disabledList(cfg.Disabled),
+		"weights":              []float64{cfg.Weights.Alpha, cfg.Weights.Beta, cfg.Weights.Gamma},
+		"disc_cuts":            cutsString(cfg.Cuts),
+		"keep_rule":            cfg.KeepRule,
+		"rules":                rulesName(cfg.RulesPath),
+		"n_rollout":            cfg.Rollouts,
+		"n_expansion":          cfg.Samples,
+		"expansion":            cfg.Expansion,
+		"verify_keywords":      cfg.VerifyKeywords,
+		"understanding_rounds": cfg.UnderstandingRounds,
+		"n_reward":             cfg.Reward,
+		"rule_base_rules":      len(cfg.Rules.Rules),
 	}
 	res.Usage = usage
 	res.Wall = time.Since(start)

@@ -63,7 +63,9 @@ func TestIESRBeatsDirect(t *testing.T) {
 // in Result.Usage and the trace counters equal what the backend reported
 // and what the configuration implies:
 //
-//	understand:    1 call, 1 completion (stage 1.1 on), else none
+//	understand:    1 + understand_rounds calls and completions (stage 1.1
+//	               on: the extraction and each keyword-verification round,
+//	               between 1 and understanding_rounds of them), else none
 //	reason:        expand requests + reward requests calls;
 //	               n_expansion completions per expand request, n_reward per reward request
 //	discriminator: len(disc_cuts) calls and completions per trajectory
@@ -73,6 +75,8 @@ func TestAccountingUnderSim(t *testing.T) {
 		{"n_rollout": 6, "n_expansion": 2, "n_reward": 3},
 		{"n_rollout": 5, "stage_understanding": false, "stage_discriminator": false, "disc_cuts": []any{0.25, 0.5}},
 		{"n_rollout": 4, "n_expansion": 1, "disc_cuts": []any{0.5}, "disable_actions": []any{"A1", "A6"}},
+		{"n_rollout": 6, "expansion": "paper", "understanding_rounds": 2},
+		{"n_rollout": 3, "expansion": "paper", "verify_keywords": false},
 	}
 	for ci, p := range configs {
 		r, err := New(p)
@@ -90,10 +94,18 @@ func TestAccountingUnderSim(t *testing.T) {
 				c := res.Trace.Counters
 				trajs := int(c["trajectories"])
 				want := map[string][2]int{ // role -> calls, completions
-					RoleReason: {int(c["expand_requests"] + c["reward_requests"]), int(c["expand_requests"])*cfg.Expansion + int(c["reward_requests"])*cfg.Reward},
+					RoleReason: {int(c["expand_requests"] + c["reward_requests"]), int(c["expand_requests"])*cfg.Samples + int(c["reward_requests"])*cfg.Reward},
 				}
 				if cfg.Understanding {
-					want[RoleUnderstand] = [2]int{1, 1}
+					n := 1 + int(c["understand_rounds"])
+					lo, hi := 1, cfg.UnderstandingRounds
+					if !cfg.VerifyKeywords {
+						lo, hi = 0, 0
+					}
+					if r := int(c["understand_rounds"]); r < lo || r > hi {
+						t.Errorf("understand_rounds %d; want within [%d, %d]", r, lo, hi)
+					}
+					want[RoleUnderstand] = [2]int{n, n}
 				}
 				if cfg.Discriminator {
 					want[RoleDiscriminator] = [2]int{trajs * len(cfg.Cuts), trajs * len(cfg.Cuts)}
@@ -200,7 +212,7 @@ func TestStageSwitches(t *testing.T) {
 		return res
 	}
 	full := run(runners.Params{})
-	if full.Usage[RoleUnderstand].Calls != 1 || full.Usage[RoleDiscriminator].Calls == 0 {
+	if full.Usage[RoleUnderstand].Calls != 1+int(full.Trace.Counters["understand_rounds"]) || full.Usage[RoleUnderstand].Calls < 2 || full.Usage[RoleDiscriminator].Calls == 0 {
 		t.Errorf("full usage %v; want understand and discriminator calls", full.Usage)
 	}
 	if _, ok := full.Trace.Data["semantic_state"]; !ok {

@@ -73,6 +73,8 @@ func (m *realModel) answer(responder, gold string, i int) (string, string) {
 	switch responder {
 	case RespUnderstand: // JSON mode with drift: numbers, nulls, a single entity
 		return `{"intent": "answer the question", "entities": "Computer Science", "relations": [{"subject": "students", "predicate": "counted in", "object": 2023, "unit": null, "formula": null}], "numbers": [{"value": 2023, "unit": null}], "units": [], "field_patterns": ["student.major_dept"]}`, llm.FinishStop
+	case RespVerify: // the echoed state first, then the repaired one; keys in another case
+		return "The extracted state was:\n{\"intent\": \"x\"}\nAfter checking the schema:\n```json\n{\"Intent\": \"count students\", \"Entities\": [\"Computer Science\"], \"Relations\": [], \"Numbers\": [2023], \"Units\": [], \"Field_Patterns\": [\"student.major_dept\"], \"Tables\": [\"student\"], \"Operators\": [\"count(*)\", \"equals\"]}\n```", llm.FinishStop
 	case RespEquation:
 		return "No unit conversion is needed.\nFormula: the value as stored", llm.FinishStop
 	case RespSchema:

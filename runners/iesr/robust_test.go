@@ -83,6 +83,8 @@ func (f *faulty) Complete(_ context.Context, r llm.Request) (*llm.Response, erro
 			out = f.answer
 		case r.Responder == RespUnderstand:
 			out = "```json\n{\"intent\": \"count singers from France\", \"entities\": [\"France\"], \"relations\": [], \"numbers\": [], \"units\": []}\n```"
+		case r.Responder == RespVerify:
+			out = "```json\n{\"intent\": \"count singers from France\", \"entities\": [\"France\"], \"relations\": [], \"numbers\": [], \"units\": [], \"tables\": [\"singer\"], \"field_patterns\": [\"singer.country\"], \"operators\": [\"COUNT\", \"=\"]}\n```"
 		case r.Responder == RespSchema:
 			out = "```json\n{\"tables\": {\"singer\": [\"country\"]}}\n```"
 		case r.Responder == RespColumns:
@@ -109,7 +111,7 @@ func robustTask(c llm.Client, db datasets.Database) runners.Task {
 func TestGarbageAnswers(t *testing.T) {
 	db := robustDB(t)
 	ctx := context.Background()
-	responders := []string{RespUnderstand, RespEquation, RespSchema, RespColumns, RespEntities, RespSQL, RespRevise, RespDiscriminator, "*"}
+	responders := []string{RespUnderstand, RespVerify, RespEquation, RespSchema, RespColumns, RespEntities, RespSQL, RespRevise, RespDiscriminator, "*"}
 	r, err := New(runners.Params{"n_rollout": 8})
 	if err != nil {
 		t.Fatal(err)

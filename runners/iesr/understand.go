@@ -3,7 +3,9 @@ package iesr
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/t2sbench/t2sbench/runners/jsontext"
@@ -15,10 +17,57 @@ type Number struct {
 	Unit  string `json:"unit,omitempty"`
 }
 
+// UnmarshalJSON reads a number leniently: the object {value, unit} (a
+// value given as a JSON number read as its text), or, as models also
+// write it, a bare number (5) or a string with its unit ("5 km", "3.6").
+func (n *Number) UnmarshalJSON(b []byte) error {
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		var f struct {
+			Value string `json:"value"`
+			Unit  string `json:"unit"`
+		}
+		if err := jsontext.Decode(string(b), &f); err != nil {
+			return err
+		}
+		*n = Number{Value: strings.TrimSpace(f.Value), Unit: strings.TrimSpace(f.Unit)}
+	case float64:
+		*n = Number{Value: strconv.FormatFloat(x, 'f', -1, 64)}
+	case string:
+		*n = splitNumber(x)
+	case nil:
+		*n = Number{}
+	default:
+		return fmt.Errorf("want a number, a string or {value, unit}, got %s", b)
+	}
+	return nil
+}
+
+// splitNumber splits "5 km" or "5km" into value and unit; text without a
+// leading number is the value.
+func splitNumber(s string) Number {
+	s = strings.TrimSpace(s)
+	i := 0
+	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.' || s[i] == ',' || (i == 0 && (s[i] == '-' || s[i] == '+'))) {
+		i++
+	}
+	if i == 0 || i == len(s) {
+		return Number{Value: s}
+	}
+	return Number{Value: strings.TrimSpace(s[:i]), Unit: strings.TrimSpace(s[i:])}
+}
+
 // SemanticState is the latent semantic state S_q = (i, E, R, N, U, P) of
 // the paper's equation 1: intent, entities, candidate relations, numbers,
-// units and candidate field patterns. It is the JSON answer of the
-// understanding call.
+// units and candidate field patterns, with the keywords the paper's
+// Table 4 measures: the schema tables (Tables), the columns (FieldPatterns,
+// "table.column"), the numbers with their units (Numbers) and the compute
+// operators (Operators, canonical: CanonicalOperator). It is the JSON
+// answer of the extraction call and of each keyword-verification round.
 type SemanticState struct {
 	Intent        string     `json:"intent"`
 	Entities      []string   `json:"entities"`
@@ -26,6 +75,8 @@ type SemanticState struct {
 	Numbers       []Number   `json:"numbers"`
 	Units         []string   `json:"units"`
 	FieldPatterns []string   `json:"field_patterns"`
+	Tables        []string   `json:"tables"`
+	Operators     []string   `json:"operators"`
 }
 
 // StateSchema is the JSON schema of the understanding answer. It follows
@@ -45,21 +96,45 @@ var StateSchema = json.RawMessage(`{
       "value": {"type": "string"}, "unit": {"type": ["string", "null"]}},
       "required": ["value", "unit"], "additionalProperties": false}},
     "units": {"type": "array", "items": {"type": "string"}},
-    "field_patterns": {"type": "array", "items": {"type": "string"}}
+    "field_patterns": {"type": "array", "items": {"type": "string"}},
+    "tables": {"type": "array", "items": {"type": "string"}},
+    "operators": {"type": "array", "items": {"type": "string"}}
   },
-  "required": ["intent", "entities", "relations", "numbers", "units", "field_patterns"],
+  "required": ["intent", "entities", "relations", "numbers", "units", "field_patterns", "tables", "operators"],
   "additionalProperties": false
 }`)
 
 // ParseState reads the semantic state from a model answer (a fenced
 // ```json block or a bare object, read leniently: see jsontext.Decode; a
 // number's value given as a number, or null for an optional unit, is
-// read as text).
+// read as text; keys in any case; missing fields empty; the last object
+// of an answer that drafts one and then corrects it). Operators are
+// canonicalised (CanonicalOperator) and an operator outside the
+// vocabulary is kept as written; numbers without a value are dropped.
 func ParseState(out string) (SemanticState, error) {
 	var s SemanticState
 	if err := jsontext.Decode(out, &s); err != nil {
 		return SemanticState{}, fmt.Errorf("semantic state: %w", err)
 	}
+	var ops []string
+	for _, o := range s.Operators {
+		if c, ok := CanonicalOperator(o); ok {
+			o = c
+		} else if o = strings.TrimSpace(o); o == "" {
+			continue
+		}
+		if !slices.Contains(ops, o) {
+			ops = append(ops, o)
+		}
+	}
+	s.Operators = ops
+	nums := s.Numbers[:0]
+	for _, n := range s.Numbers {
+		if n.Value != "" {
+			nums = append(nums, n)
+		}
+	}
+	s.Numbers = nums
 	return s, nil
 }
 
@@ -166,11 +241,24 @@ func (v *ValidatedState) Text() string {
 	return b.String()
 }
 
-const understandInstruction = `Extract the latent semantic state of the question as JSON with these fields:
+var understandInstruction = `Extract the latent semantic state of the question as JSON with these fields:
 - intent: what the question asks for, in a few words (e.g. "count", "maximum value", "unit conversion of a value");
 - entities: the named things and values the question mentions;
 - relations: the relations between quantities, each {subject, predicate, object, unit, formula} (unit and formula null when there is none), e.g. {"subject": "wind speed", "predicate": "converted to", "object": "kilometres per hour", "unit": "km/h", "formula": "km/h = m/s * 3.6"};
 - numbers: the numeric expressions with their units, each {value, unit} (unit null when there is none);
 - units: every unit of measurement involved;
-- field_patterns: the schema columns (table.column) likely needed.
+- field_patterns: the schema columns (table.column) likely needed;
+- tables: the schema tables likely needed;
+- operators: the compute operators the query needs, each one of ` + operatorList + `.
 Answer with the JSON object in a ` + "```json" + ` block.`
+
+// verifyInstruction is the keyword-verification round (Ve, paper Table 4):
+// the model checks the extracted keywords against the schema and the
+// question and repairs them.
+var verifyInstruction = `The extracted keywords above may miss items or contain wrong ones. Verify each against the schema and the question, and repair them:
+- tables: keep the tables of the schema that the question needs, drop any that is not in the schema or not needed, add any needed table that is missing;
+- field_patterns: the same for columns, written table.column with the schema's spelling;
+- numbers: every number the question or hint states, with its unit (null when there is none), the value in digits; drop numbers the question does not state;
+- operators: the compute operators the query needs, each one of ` + operatorList + `;
+- intent, entities, relations, units: correct them where the question says otherwise.
+Answer with the complete corrected JSON object, with the same fields, in a ` + "```json" + ` block.`

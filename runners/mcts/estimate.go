@@ -54,7 +54,7 @@ func EstimateSearch(m SearchModel, rollouts, samples int, c float64, runs int) (
 	}
 	for seed := 0; seed < runs; seed++ {
 		p := &replica{m: m, rng: rand.New(rand.NewPCG(uint64(seed), 0x65737469))}
-		tree, err := Search(context.Background(), p, Config{Rollouts: rollouts, Samples: samples, C: c,
+		tree, err := Search(context.Background(), p, Config{Policy: m.Policy, Rollouts: rollouts, Samples: samples, C: c,
 			Rand: rand.New(rand.NewPCG(uint64(seed), 0x72656c))})
 		if err != nil {
 			return Estimate{}, fmt.Errorf("mcts: estimate: %w", err)
@@ -92,6 +92,8 @@ func EstimateSearch(m SearchModel, rollouts, samples int, c float64, runs int) (
 // SearchModel describes a Problem's action space and what its model
 // calls yield, for EstimateSearch.
 type SearchModel struct {
+	// Policy is the search's expansion policy.
+	Policy Policy
 	// Table is the valid-transition table; Disabled actions are removed.
 	Table    map[Action][]Action
 	Disabled map[Action]bool

@@ -23,6 +23,19 @@
 //   - Simulation: selection and expansion repeat until a terminal, so every
 //     node a rollout creates stays in the tree.
 //
+// That is Config.Policy AllActions (the zero value), the expansion of
+// Alpha-SQL's released code. Policy OneAction is the textbook form, as
+// IESR's Algorithm 2 writes it: selection descends by UCT only through
+// fully expanded nodes (every valid action tried); at the first node with
+// an untried valid action it expands one of them, chosen uniformly at
+// random with the seeded source (one Problem.Expand call, whose outputs
+// become children as above), and descends into one of the new children;
+// the simulation then repeats this from each new node (a uniform rollout
+// policy) until a terminal. Simulated nodes stay in the tree and are
+// backed up like the rest of the path, so every terminal reached is a
+// trajectory; an expansion that yields no child leaves the action tried
+// and the rollout tries another at the same node.
+//
 //   - Backpropagation: the terminal's reward is added to Q and N of every
 //     node on the path, root included. A terminal reached again is not
 //     re-scored: it backs up its own mean Q/N.
@@ -38,6 +51,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 )
 
@@ -117,8 +131,12 @@ type Node struct {
 	// Visits (N) and Value (Q, the sum of backed-up rewards).
 	Visits int     `json:"visits"`
 	Value  float64 `json:"value"`
-	// Expanded is true once the node's children were created.
+	// Expanded is true once the node's children were created (under
+	// OneAction: once every valid action was tried).
 	Expanded bool `json:"expanded,omitempty"`
+	// Tried lists the actions expanded at the node under OneAction, in
+	// order (nil under AllActions).
+	Tried []Action `json:"tried,omitempty"`
 	// Terminal is true for a terminal node; Dead for a non-terminal node
 	// whose expansion produced no child (scored 0).
 	Terminal bool `json:"terminal,omitempty"`
@@ -263,8 +281,30 @@ func (t *Tree) Summarize() Summary {
 	return s
 }
 
+// Policy is how a rollout grows the tree (see the package documentation).
+type Policy int
+
+const (
+	// AllActions expands every valid action of a node at once (Alpha-SQL's
+	// released code).
+	AllActions Policy = iota
+	// OneAction expands one untried valid action per visit and simulates
+	// to a terminal (IESR's Algorithm 2, the textbook MCTS step).
+	OneAction
+)
+
+// String names the policy as specs write it.
+func (p Policy) String() string {
+	if p == OneAction {
+		return "one-action"
+	}
+	return "all-actions"
+}
+
 // Config configures Search.
 type Config struct {
+	// Policy is the expansion policy; the zero value is AllActions.
+	Policy Policy
 	// Rollouts is the number of rollouts (N_rollout).
 	Rollouts int
 	// Samples is the number of outputs sampled per action in one request
@@ -325,14 +365,34 @@ func rollout(ctx context.Context, p Problem, t *Tree, cfg Config) (*Node, float6
 	path := []*Node{t.Root()}
 	node := t.Root()
 	for !node.Terminal && !node.Dead {
+		if !node.Expanded && cfg.Policy == OneAction {
+			untried := untriedActions(p, t, node)
+			if len(untried) == 0 {
+				node.Expanded = true
+				continue
+			}
+			a := untried[cfg.Rand.IntN(len(untried))]
+			node.Tried = append(node.Tried, a)
+			node.Expanded = len(untried) == 1
+			created, err := expandAction(ctx, p, t, node, a, cfg)
+			if err != nil {
+				return nil, 0, err
+			}
+			if len(created) == 0 {
+				continue
+			}
+			node = created[cfg.Rand.IntN(len(created))]
+			path = append(path, node)
+			continue
+		}
 		if !node.Expanded {
 			if err := expand(ctx, p, t, node, cfg); err != nil {
 				return nil, 0, err
 			}
-			if len(node.Children) == 0 {
-				node.Dead = true
-				break
-			}
+		}
+		if len(node.Children) == 0 {
+			node.Dead = true
+			break
 		}
 		node = selectChild(t, node, cfg)
 		path = append(path, node)
@@ -373,38 +433,63 @@ func expand(ctx context.Context, p Problem, t *Tree, node *Node, cfg Config) err
 		if a == RootAction || t.OnPath(node, a) {
 			continue
 		}
-		ex, err := p.Expand(ctx, t, node, a, cfg.Samples)
-		if err != nil {
-			if prunable(ctx, cfg, err) {
-				t.Pruned = append(t.Pruned, Prune{Node: node.ID, Action: a, Error: err.Error()})
-				continue
-			}
-			return fmt.Errorf("mcts: expand %s at node %d: %w", a, node.ID, err)
+		if _, err := expandAction(ctx, p, t, node, a, cfg); err != nil {
+			return err
 		}
-		reqs := ex.Requests
-		seen := map[string]*Node{}
-		for _, o := range ex.Outputs {
-			reqs += o.Requests
-			key := o.Key
-			if key == "" {
-				key = o.Text
-			}
-			if c, dup := seen[key]; dup {
-				c.Samples++
-				c.OwnRequests += o.Requests
-				continue
-			}
-			c := &Node{ID: len(t.Nodes), Parent: node.ID, Depth: node.Depth + 1, Action: a, Text: o.Text, Key: o.Key, Info: o.Info, Samples: 1, OwnRequests: o.Requests}
-			t.Nodes = append(t.Nodes, c)
-			node.Children = append(node.Children, c.ID)
-			c.Terminal = p.Terminal(t, c)
-			seen[key] = c
-		}
-		node.Requests += reqs
-		t.ExpandRequests += reqs
-		t.ActionRequests[a] += reqs
 	}
 	return nil
+}
+
+// untriedActions are node's valid actions not on its path and not yet
+// tried (OneAction).
+func untriedActions(p Problem, t *Tree, node *Node) []Action {
+	var out []Action
+	for _, a := range p.Actions(t, node) {
+		if a == RootAction || t.OnPath(node, a) || slices.Contains(node.Tried, a) {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// expandAction makes one Problem.Expand call of action a at node and adds
+// its distinct outputs as children, which it returns. A pruned expansion
+// is recorded and adds none.
+func expandAction(ctx context.Context, p Problem, t *Tree, node *Node, a Action, cfg Config) ([]*Node, error) {
+	ex, err := p.Expand(ctx, t, node, a, cfg.Samples)
+	if err != nil {
+		if prunable(ctx, cfg, err) {
+			t.Pruned = append(t.Pruned, Prune{Node: node.ID, Action: a, Error: err.Error()})
+			return nil, nil
+		}
+		return nil, fmt.Errorf("mcts: expand %s at node %d: %w", a, node.ID, err)
+	}
+	reqs := ex.Requests
+	seen := map[string]*Node{}
+	var created []*Node
+	for _, o := range ex.Outputs {
+		reqs += o.Requests
+		key := o.Key
+		if key == "" {
+			key = o.Text
+		}
+		if c, dup := seen[key]; dup {
+			c.Samples++
+			c.OwnRequests += o.Requests
+			continue
+		}
+		c := &Node{ID: len(t.Nodes), Parent: node.ID, Depth: node.Depth + 1, Action: a, Text: o.Text, Key: o.Key, Info: o.Info, Samples: 1, OwnRequests: o.Requests}
+		t.Nodes = append(t.Nodes, c)
+		node.Children = append(node.Children, c.ID)
+		c.Terminal = p.Terminal(t, c)
+		seen[key] = c
+		created = append(created, c)
+	}
+	node.Requests += reqs
+	t.ExpandRequests += reqs
+	t.ActionRequests[a] += reqs
+	return created, nil
 }
 
 // prunable reports whether err is confined to its branch (cfg.Prune) while
