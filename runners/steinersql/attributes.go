@@ -81,6 +81,7 @@ type entityIndex struct {
 	funcs   map[string]bool // aggregate functions of the decomposition's operations
 	text    string          // question and evidence, lower case
 	numbers []float64
+	numText []string // the numbers as written, for dates in string literals
 }
 
 func newEntityIndex(q Question, dec *Decomposition) *entityIndex {
@@ -88,11 +89,21 @@ func newEntityIndex(q Question, dec *Decomposition) *entityIndex {
 	text := q.Text + " " + q.Evidence
 	ix.text = strings.ToLower(text)
 	for _, w := range identWords(text) {
-		if !stopWords[w] {
-			ix.stems[wordStem(w)] = true
+		if stopWords[w] {
+			continue
+		}
+		ix.stems[wordStem(w)] = true
+		// A verb form may drop its stem's final e: "hired" and "hiring"
+		// name hire_date.
+		switch {
+		case len(w) > 4 && strings.HasSuffix(w, "ed"):
+			ix.stems[wordStem(w[:len(w)-1])] = true
+		case len(w) > 5 && strings.HasSuffix(w, "ing"):
+			ix.stems[wordStem(w[:len(w)-3]+"e")] = true
 		}
 	}
 	for _, n := range questionNumbers(text) {
+		ix.numText = append(ix.numText, n.Text)
 		ix.numbers = append(ix.numbers, n.Value)
 		if n.Percent {
 			ix.numbers = append(ix.numbers, n.Value/100)
@@ -132,8 +143,9 @@ func newEntityIndex(q Question, dec *Decomposition) *entityIndex {
 
 // mentionsLiteral reports whether a predicate's literal is a value the
 // question states: a string literal (without LIKE wildcards) the question
-// or evidence contains, or a number it states (a percentage also as a
-// fraction).
+// or evidence contains, or one that contains a number of 3 or more
+// digits it states ('2015-01-01' for "in 2015"), or a number it states (a
+// percentage also as a fraction).
 func (ix *entityIndex) mentionsLiteral(pred []token) bool {
 	for _, t := range pred {
 		switch t.kind {
@@ -141,6 +153,11 @@ func (ix *entityIndex) mentionsLiteral(pred []token) bool {
 			s := strings.ToLower(strings.Trim(t.text, "%_ "))
 			if s != "" && strings.Contains(ix.text, s) {
 				return true
+			}
+			for _, n := range ix.numText {
+				if len(n) >= 3 && strings.Contains(s, n) {
+					return true
+				}
 			}
 		case tNumber:
 			if v, err := strconv.ParseFloat(t.text, 64); err == nil && hasValue(ix.numbers, v) {

@@ -1,6 +1,7 @@
 package steinersql
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -30,7 +31,7 @@ type Decomposition struct {
 	// requires transactions and productRevenue; the grouping requires the
 	// date and the classification result"). Asked for only when the
 	// dependency analysis is on.
-	Dependencies []Dependency `json:"dependencies,omitempty"`
+	Dependencies Dependencies `json:"dependencies,omitempty"`
 	// Terminals is T_req: the tables the computation needs.
 	Terminals []string `json:"terminal_tables"`
 }
@@ -41,6 +42,99 @@ type Decomposition struct {
 type Dependency struct {
 	Entity   string   `json:"entity"`
 	Requires []string `json:"requires"`
+}
+
+// Dependencies is the dependency list of a decomposition. It decodes the
+// forms models write besides the asked one: an entry's name under
+// "entity" or "name", what it requires under "requires", "depends_on",
+// "inputs" or "uses" (key case and '_'/'-' ignored) as a list or a single
+// string; or the whole list as an object mapping each entity to what it
+// requires ({"classification": ["totals.transactions"]}, in key order).
+type Dependencies []Dependency
+
+// UnmarshalJSON implements json.Unmarshaler (see Dependencies).
+func (ds *Dependencies) UnmarshalJSON(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	tok, err := dec.Token()
+	if err != nil {
+		return fmt.Errorf("dependencies: %w", err)
+	}
+	switch tok {
+	case nil:
+		*ds = nil
+		return nil
+	case json.Delim('['):
+		var raw []map[string]any
+		if err := json.Unmarshal(b, &raw); err != nil {
+			return fmt.Errorf("dependencies: want a list of objects: %w", err)
+		}
+		out := Dependencies{}
+		for _, m := range raw {
+			var d Dependency
+			keys := make([]string, 0, len(m))
+			for k := range m {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys) // several requirement keys append in a fixed order
+			for _, k := range keys {
+				v := m[k]
+				switch strings.NewReplacer("_", "", "-", "", " ", "").Replace(strings.ToLower(k)) {
+				case "entity", "name":
+					d.Entity = scalarText(v)
+				case "requires", "dependson", "inputs", "uses", "required":
+					d.Requires = append(d.Requires, textList(v)...)
+				}
+			}
+			out = append(out, d)
+		}
+		*ds = out
+		return nil
+	case json.Delim('{'):
+		out := Dependencies{}
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return fmt.Errorf("dependencies: %w", err)
+			}
+			var v any
+			if err := dec.Decode(&v); err != nil {
+				return fmt.Errorf("dependencies: %w", err)
+			}
+			out = append(out, Dependency{Entity: fmt.Sprint(kt), Requires: textList(v)})
+		}
+		*ds = out
+		return nil
+	}
+	return fmt.Errorf("dependencies: want a list or an object, got %v", tok)
+}
+
+// scalarText is a JSON scalar as text ("" for null, objects and lists).
+func scalarText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case float64, bool:
+		return fmt.Sprint(x)
+	}
+	return ""
+}
+
+// textList is a JSON value as a list of strings: a list's scalars, or a
+// single scalar.
+func textList(v any) []string {
+	if xs, ok := v.([]any); ok {
+		var out []string
+		for _, x := range xs {
+			if s := scalarText(x); s != "" {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	if s := scalarText(v); s != "" {
+		return []string{s}
+	}
+	return nil
 }
 
 // Operation is one computational keyword and its target attribute.
