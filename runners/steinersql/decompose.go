@@ -49,7 +49,10 @@ type Dependency struct {
 // "entity" or "name", what it requires under "requires", "depends_on",
 // "inputs" or "uses" (key case and '_'/'-' ignored) as a list or a single
 // string; or the whole list as an object mapping each entity to what it
-// requires ({"classification": ["totals.transactions"]}, in key order).
+// requires ({"classification": ["totals.transactions"]}, in key order);
+// a bare string in the list is an entity without requirements, and a
+// scalar where the list belongs is read as no dependencies, so that one
+// drifting field does not fail the whole decomposition.
 type Dependencies []Dependency
 
 // UnmarshalJSON implements json.Unmarshaler (see Dependencies).
@@ -64,12 +67,21 @@ func (ds *Dependencies) UnmarshalJSON(b []byte) error {
 		*ds = nil
 		return nil
 	case json.Delim('['):
-		var raw []map[string]any
+		var raw []any
 		if err := json.Unmarshal(b, &raw); err != nil {
-			return fmt.Errorf("dependencies: want a list of objects: %w", err)
+			return fmt.Errorf("dependencies: %w", err)
 		}
 		out := Dependencies{}
-		for _, m := range raw {
+		for _, x := range raw {
+			m, ok := x.(map[string]any)
+			if !ok {
+				// A bare entity name (or prose) in the list: an entity
+				// without stated requirements.
+				if e := scalarText(x); e != "" {
+					out = append(out, Dependency{Entity: e})
+				}
+				continue
+			}
 			var d Dependency
 			keys := make([]string, 0, len(m))
 			for k := range m {
@@ -105,7 +117,10 @@ func (ds *Dependencies) UnmarshalJSON(b []byte) error {
 		*ds = out
 		return nil
 	}
-	return fmt.Errorf("dependencies: want a list or an object, got %v", tok)
+	// A scalar (prose where a list was asked) carries no usable
+	// dependency; it does not fail the rest of the decomposition.
+	*ds = nil
+	return nil
 }
 
 // scalarText is a JSON scalar as text ("" for null, objects and lists).

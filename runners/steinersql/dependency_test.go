@@ -145,6 +145,9 @@ func TestParseDependencies(t *testing.T) {
 			Dependencies{{Entity: "classification", Requires: []string{"totals.transactions", "hits.productRevenue"}}, {Entity: "grouping", Requires: []string{"classification"}}}, false},
 		{"blank entity dropped", `{"dependencies":[{"entity":" ","requires":["t.a"]},{"entity":"k","requires":["", "t.b"]}]}`,
 			Dependencies{{Entity: "k", Requires: []string{"t.b"}}}, false},
+		{"bare names in the list", `{"dependencies":["classification",{"entity":"grouping","requires":"classification"}],"terminal_tables":["t"]}`,
+			Dependencies{{Entity: "classification"}, {Entity: "grouping", Requires: []string{"classification"}}}, false},
+		{"prose where the list belongs", `{"dependencies":"the average needs the filter","terminal_tables":["t"]}`, Dependencies{}, false},
 		{"truncated", "```json\n{\"operations\":[],\"dependencies\":[{\"entity\":\"avg\",\"requires\":[\"t.", nil, true},
 	}
 	for _, tt := range tests {
