@@ -82,6 +82,7 @@ type entityIndex struct {
 	text    string          // question and evidence, lower case
 	numbers []float64
 	numText []string // the numbers as written, for dates in string literals
+	words   []string // the question's and evidence's words, lower case
 }
 
 func newEntityIndex(q Question, dec *Decomposition) *entityIndex {
@@ -92,6 +93,7 @@ func newEntityIndex(q Question, dec *Decomposition) *entityIndex {
 		if stopWords[w] {
 			continue
 		}
+		ix.words = append(ix.words, w)
 		ix.stems[wordStem(w)] = true
 		// A verb form may drop its stem's final e: "hired" and "hiring"
 		// name hire_date.
@@ -142,14 +144,15 @@ func newEntityIndex(q Question, dec *Decomposition) *entityIndex {
 }
 
 // mentionsLiteral reports whether a predicate's literal is a value the
-// question states: a string literal (without LIKE wildcards) the question
+// question states: a string literal (single- or double-quoted, without
+// LIKE wildcards) the question
 // or evidence contains, or one that contains a number of 3 or more
 // digits it states ('2015-01-01' for "in 2015"), or a number it states (a
 // percentage also as a fraction).
 func (ix *entityIndex) mentionsLiteral(pred []token) bool {
 	for _, t := range pred {
 		switch t.kind {
-		case tString:
+		case tString, tIdent: // SQLite reads "USA" as a string when no column has that name
 			s := strings.ToLower(strings.Trim(t.text, "%_ "))
 			if s != "" && strings.Contains(ix.text, s) {
 				return true
@@ -171,8 +174,8 @@ func (ix *entityIndex) mentionsLiteral(pred []token) bool {
 // maps reports whether column col of table t maps to an entity of the
 // question: it is a key (an identity or join column, which names its
 // row), the decomposition names it, one of its words is a word of the
-// question or evidence, or it is its table's descriptor (name, title, id)
-// and the question names the table.
+// question or evidence (hasWord), or it is its table's descriptor (name,
+// title, id) and the question names the table.
 func (ix *entityIndex) maps(t *datasets.Table, col string, fks []datasets.ForeignKey) bool {
 	lc := strings.ToLower(col)
 	if t != nil {
@@ -192,10 +195,7 @@ func (ix *entityIndex) maps(t *datasets.Table, col string, fks []datasets.Foreig
 	words := identWords(col)
 	descriptor := len(words) > 0
 	for _, w := range words {
-		if w == "id" {
-			return true
-		}
-		if ix.stems[wordStem(w)] {
+		if w == "id" || ix.hasWord(w) {
 			return true
 		}
 		if !descriptorWords[w] {
@@ -204,7 +204,39 @@ func (ix *entityIndex) maps(t *datasets.Table, col string, fks []datasets.Foreig
 	}
 	if descriptor && t != nil {
 		for _, w := range identWords(t.Name) {
-			if ix.stems[wordStem(w)] {
+			if ix.hasWord(w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasWord reports whether the question or evidence uses schema word w:
+// the same stem (wordStem), one stem a prefix of the other when the
+// shorter has at least 4 letters ("weigh" ~ "weight"), or w abbreviates
+// a word pair by the first one or two letters of the first ("fname" for
+// "first name", "lname" for "last name").
+func (ix *entityIndex) hasWord(w string) bool {
+	st := wordStem(w)
+	if ix.stems[st] {
+		return true
+	}
+	for q := range ix.stems {
+		short, long := q, st
+		if len(short) > len(long) {
+			short, long = long, short
+		}
+		if len(short) >= 4 && strings.HasPrefix(long, short) {
+			return true
+		}
+	}
+	for k := 1; k <= 2 && len(w)-k >= 3; k++ {
+		if !ix.stems[wordStem(w[k:])] {
+			continue
+		}
+		for _, q := range ix.words {
+			if strings.HasPrefix(q, w[:k]) && len(q) > k {
 				return true
 			}
 		}
@@ -337,14 +369,17 @@ func (v *Validator) attributes(sql string, q Question, dec *Decomposition) []Vio
 		toks = ix.unaggregated(toks)
 		for _, r := range columnRefs(toks) {
 			t := v.resolveRef(r, c)
-			if t == nil || ix.maps(t, r.name, v.Schema.ForeignKeys) {
+			if t == nil {
 				continue
 			}
-			col := r.name
+			col := r.name // lower case: the schema's spelling keeps camelCase words
 			for _, sc := range t.Columns {
 				if strings.EqualFold(sc.Name, r.name) {
 					col = sc.Name
 				}
+			}
+			if ix.maps(t, col, v.Schema.ForeignKeys) {
+				continue
 			}
 			k := fmt.Sprintf("%s.%s (%s)", t.Name, col, clause)
 			if !seen[k] {
