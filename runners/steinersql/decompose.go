@@ -1,6 +1,7 @@
 package steinersql
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -25,8 +26,130 @@ type Decomposition struct {
 	Aggregations []string `json:"aggregations"`
 	// Temporal are time-based parts ("during 2023").
 	Temporal []string `json:"temporal"`
+	// Dependencies are the computational dependencies of the entities
+	// (paper Section 3.2, Tables 6 and 8 part 1b: "the classification
+	// requires transactions and productRevenue; the grouping requires the
+	// date and the classification result"). Asked for only when the
+	// dependency analysis is on.
+	Dependencies Dependencies `json:"dependencies,omitempty"`
 	// Terminals is T_req: the tables the computation needs.
 	Terminals []string `json:"terminal_tables"`
+}
+
+// Dependency is one mathematical entity and what it is computed from:
+// schema attributes ("table.column") and the results of other entities
+// (by their entity name).
+type Dependency struct {
+	Entity   string   `json:"entity"`
+	Requires []string `json:"requires"`
+}
+
+// Dependencies is the dependency list of a decomposition. It decodes the
+// forms models write besides the asked one: an entry's name under
+// "entity" or "name", what it requires under "requires", "depends_on",
+// "inputs" or "uses" (key case and '_'/'-' ignored) as a list or a single
+// string; or the whole list as an object mapping each entity to what it
+// requires ({"classification": ["totals.transactions"]}, in key order);
+// a bare string in the list is an entity without requirements, and a
+// scalar where the list belongs is read as no dependencies, so that one
+// drifting field does not fail the whole decomposition.
+type Dependencies []Dependency
+
+// UnmarshalJSON implements json.Unmarshaler (see Dependencies).
+func (ds *Dependencies) UnmarshalJSON(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	tok, err := dec.Token()
+	if err != nil {
+		return fmt.Errorf("dependencies: %w", err)
+	}
+	switch tok {
+	case nil:
+		*ds = nil
+		return nil
+	case json.Delim('['):
+		var raw []any
+		if err := json.Unmarshal(b, &raw); err != nil {
+			return fmt.Errorf("dependencies: %w", err)
+		}
+		out := Dependencies{}
+		for _, x := range raw {
+			m, ok := x.(map[string]any)
+			if !ok {
+				// A bare entity name (or prose) in the list: an entity
+				// without stated requirements.
+				if e := scalarText(x); e != "" {
+					out = append(out, Dependency{Entity: e})
+				}
+				continue
+			}
+			var d Dependency
+			keys := make([]string, 0, len(m))
+			for k := range m {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys) // several requirement keys append in a fixed order
+			for _, k := range keys {
+				v := m[k]
+				switch strings.NewReplacer("_", "", "-", "", " ", "").Replace(strings.ToLower(k)) {
+				case "entity", "name":
+					d.Entity = scalarText(v)
+				case "requires", "dependson", "inputs", "uses", "required":
+					d.Requires = append(d.Requires, textList(v)...)
+				}
+			}
+			out = append(out, d)
+		}
+		*ds = out
+		return nil
+	case json.Delim('{'):
+		out := Dependencies{}
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return fmt.Errorf("dependencies: %w", err)
+			}
+			var v any
+			if err := dec.Decode(&v); err != nil {
+				return fmt.Errorf("dependencies: %w", err)
+			}
+			out = append(out, Dependency{Entity: fmt.Sprint(kt), Requires: textList(v)})
+		}
+		*ds = out
+		return nil
+	}
+	// A scalar (prose where a list was asked) carries no usable
+	// dependency; it does not fail the rest of the decomposition.
+	*ds = nil
+	return nil
+}
+
+// scalarText is a JSON scalar as text ("" for null, objects and lists).
+func scalarText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case float64, bool:
+		return fmt.Sprint(x)
+	}
+	return ""
+}
+
+// textList is a JSON value as a list of strings: a list's scalars, or a
+// single scalar.
+func textList(v any) []string {
+	if xs, ok := v.([]any); ok {
+		var out []string
+		for _, x := range xs {
+			if s := scalarText(x); s != "" {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	if s := scalarText(v); s != "" {
+		return []string{s}
+	}
+	return nil
 }
 
 // Operation is one computational keyword and its target attribute.
@@ -51,7 +174,30 @@ const decompositionSchema = `{
   "type": "object",
   "additionalProperties": false,
   "required": ["operations", "quantities", "aggregations", "temporal", "terminal_tables"],
-  "properties": {
+  "properties": {` + schemaEntityProps + `,
+    "terminal_tables": {"type": "array", "items": {"type": "string"}}
+  }
+}`
+
+// decompositionDepSchema is decompositionSchema with the dependencies
+// that the dependency analysis (Algorithm 1) reads; the same strict-mode
+// rules hold.
+const decompositionDepSchema = `{
+  "type": "object",
+  "additionalProperties": false,
+  "required": ["operations", "quantities", "aggregations", "temporal", "dependencies", "terminal_tables"],
+  "properties": {` + schemaEntityProps + `,
+    "dependencies": {"type": "array", "items": {"type": "object", "additionalProperties": false,
+      "required": ["entity", "requires"],
+      "properties": {"entity": {"type": "string", "description": "a short name of one computation, filter, grouping or derived value"},
+                     "requires": {"type": "array", "items": {"type": "string"}, "description": "table.column attributes and names of other entities whose result it uses"}}}},
+    "terminal_tables": {"type": "array", "items": {"type": "string"}}
+  }
+}`
+
+// schemaEntityProps are the JSON schema properties of the entities both
+// decomposition schemas share.
+const schemaEntityProps = `
     "operations": {"type": "array", "items": {"type": "object", "additionalProperties": false,
       "required": ["function", "target"],
       "properties": {"function": {"type": "string", "description": "COUNT, SUM, AVG, MIN, MAX, or an arithmetic operation such as RATIO, DIFFERENCE, PRODUCT"},
@@ -60,26 +206,30 @@ const decompositionSchema = `{
       "required": ["value", "operator", "attribute"],
       "properties": {"value": {"type": "string"}, "operator": {"type": "string"}, "attribute": {"type": "string"}}}},
     "aggregations": {"type": "array", "items": {"type": "string"}},
-    "temporal": {"type": "array", "items": {"type": "string"}},
-    "terminal_tables": {"type": "array", "items": {"type": "string"}}
-  }
-}`
+    "temporal": {"type": "array", "items": {"type": "string"}}`
 
-// SchemaDecomposition names decompositionSchema in requests.
-const SchemaDecomposition = "math_decomposition"
+// SchemaDecomposition names decompositionSchema in requests, and
+// SchemaDecompositionDeps decompositionDepSchema.
+const (
+	SchemaDecomposition     = "math_decomposition"
+	SchemaDecompositionDeps = "math_decomposition_dependencies"
+)
 
 // Schemas returns every JSON schema the runner can send, by the name it
 // sends it under, so that a test can check each against the rules of
 // servers that enforce strict mode.
 func Schemas() map[string]json.RawMessage {
-	return map[string]json.RawMessage{SchemaDecomposition: json.RawMessage(decompositionSchema)}
+	return map[string]json.RawMessage{
+		SchemaDecomposition:     json.RawMessage(decompositionSchema),
+		SchemaDecompositionDeps: json.RawMessage(decompositionDepSchema),
+	}
 }
 
 // ParseDecomposition reads a Stage 1 answer leniently (jsontext.Decode):
 // the last JSON object of the answer, inside a fence or prose, with
 // numbers and strings interchangeable (a quantity's value 60 or "60"), key
 // case and spelling drift, and a single name where a list is asked
-// ("terminal_tables": "student"). Entries left empty (an operation without
+// ("terminal_tables": "student", "requires": "student.age"). Entries left empty (an operation without
 // a function, a quantity without a value, blank strings) are dropped.
 func ParseDecomposition(out string) (*Decomposition, error) {
 	var d Decomposition
@@ -92,6 +242,10 @@ func ParseDecomposition(out string) (*Decomposition, error) {
 	d.Aggregations = slices.DeleteFunc(d.Aggregations, blank)
 	d.Temporal = slices.DeleteFunc(d.Temporal, blank)
 	d.Terminals = slices.DeleteFunc(d.Terminals, blank)
+	d.Dependencies = slices.DeleteFunc(d.Dependencies, func(x Dependency) bool { return blank(x.Entity) })
+	for i := range d.Dependencies {
+		d.Dependencies[i].Requires = slices.DeleteFunc(d.Dependencies[i].Requires, blank)
+	}
 	return &d, nil
 }
 
@@ -197,7 +351,9 @@ func LinkTerminals(s *datasets.Schema, question string, k int) []string {
 }
 
 // decomposePrompt builds the Stage 1 messages.
-func decomposePrompt(s *datasets.Schema, question, evidence string) (system, user string) {
+// With deps, it also asks for the computational dependencies that the
+// dependency analysis (Algorithm 1) orders.
+func decomposePrompt(s *datasets.Schema, question, evidence string, deps bool) (system, user string) {
 	system = "You are an expert in mathematical analysis of database questions. Decompose the question into its " +
 		"mathematical entities and identify the tables the computation requires."
 	var b strings.Builder
@@ -221,6 +377,12 @@ Analyse the question in four dimensions:
 4. Temporal dependencies: time-based calculations and date ranges.
 Then list the terminal tables: tables holding attributes used in the computation, tables needed for
 intermediate calculations, and tables needed for constraints and filters. Use exact table names from the list.
-Answer with one JSON object with the keys operations, quantities, aggregations, temporal, terminal_tables.`)
+`)
+	if deps {
+		b.WriteString(dependencyInstruction)
+		b.WriteString("Answer with one JSON object with the keys operations, quantities, aggregations, temporal, dependencies, terminal_tables.")
+	} else {
+		b.WriteString("Answer with one JSON object with the keys operations, quantities, aggregations, temporal, terminal_tables.")
+	}
 	return system, b.String()
 }

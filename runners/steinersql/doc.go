@@ -5,11 +5,17 @@
 // # Pipeline
 //
 //  1. Mathematical decomposition (role "decompose", one JSON call): the
-//     question's operations, quantities, aggregations, temporal parts and
-//     the terminal tables T_req. Unknown table names are corrected to the
+//     question's operations, quantities, aggregations, temporal parts, the
+//     computational dependencies of its entities (what each requires:
+//     table.column attributes and other entities' results) and the
+//     terminal tables T_req. Unknown table names are corrected to the
 //     closest schema table by edit similarity (>= correction_threshold) or
-//     dropped, with a trace note. Without Stage 1 the terminals are linked
-//     lexically (LinkTerminals).
+//     dropped, with a trace note. The dependency analysis of the paper's
+//     Algorithm 1 (AnalyzeDependencies, no model call) builds G_dep,
+//     orders the entities topologically (the plan's computation steps)
+//     and adds the tables of required and constrained attributes to T_req;
+//     dependency_analysis=false restores the single-step Stage 1. Without
+//     Stage 1 the terminals are linked lexically (LinkTerminals).
 //
 //  2. Schema navigation: the schema graph G_S (BuildGraph) has a vertex per
 //     table and an edge per foreign key or key-column pair with name*type
@@ -32,7 +38,10 @@
 //
 //  4. Multi-level validation (Validator): L1 executes; L2 terminals read,
 //     no table outside the scaffold, joins along scaffold edges on their
-//     key columns; L3 non-aggregated SELECT columns grouped (or determined
+//     key columns, and the attributes of the SELECT list, WHERE and HAVING
+//     map to the question's entities (attribute_check; a word of the
+//     question or evidence, a literal it states, an attribute or operation
+//     of the decomposition, a key, or the descriptor of a named table); L3 non-aggregated SELECT columns grouped (or determined
 //     by a grouped primary key), the decomposition's aggregates computed,
 //     the question's numbers present. What a query reads comes from SQLite
 //     itself (EXPLAIN bytecode: OpenRead root pages mapped through
@@ -77,12 +86,15 @@
 // paper's Figure 3 trigger rate), validation.lN.attempts, .corrected (the
 // level triggered and the final query passed), validation.pass, replans,
 // iterations, terminals, scaffold_tables, terminals.corrected/dropped,
-// cut.decompose, cut.reason, no_sql, model_errors, decompose.parse_error.
-// Trace.Data holds the decomposition, the final scaffold (tables, edges
-// with every cost part and statistic) and a graph summary. The final query
-// is the first that passes validation, else the executing one with the
-// fewest violations: a query that executes is never replaced by one that
-// does not.
+// cut.decompose, cut.reason, no_sql, model_errors, decompose.parse_error,
+// validation.l2.attributes (1 when level 2's attribute check fired at
+// least once: its trigger rate, shown in the report's validation table),
+// dependencies.entities, terminals.from_dependencies.
+// Trace.Data holds the decomposition, the dependency graph, the final
+// scaffold (tables, edges with every cost part and statistic) and a graph
+// summary. The final query is the first that passes validation, else the
+// executing one with the fewest violations: a query that executes is
+// never replaced by one that does not.
 //
 // # Request kinds
 //

@@ -36,6 +36,7 @@ type promptInput struct {
 	Question   string
 	Evidence   string
 	Dec        *Decomposition
+	Deps       *DepGraph // dependency analysis (nil when off)
 	Scaffold   *Scaffold
 	GraphFKs   []datasets.ForeignKey // "remove graph module": direct FKs among terminals
 	Examples   bool
@@ -103,7 +104,7 @@ func buildPrompt(in promptInput) (system, user string) {
 	}
 	if in.Navigation && in.Graph && in.Scaffold != nil {
 		b.WriteString("\n## 4. Optimal query plan\n")
-		for i, step := range queryPlan(in.Scaffold, in.Dec) {
+		for i, step := range queryPlan(in.Scaffold, in.Dec, in.Deps) {
 			fmt.Fprintf(&b, "%d. %s\n", i+1, step)
 		}
 	}
@@ -153,8 +154,10 @@ func buildPrompt(in promptInput) (system, user string) {
 }
 
 // queryPlan orders the scaffold's joins breadth-first from the first
-// terminal and appends the computation steps.
-func queryPlan(sc *Scaffold, dec *Decomposition) []string {
+// terminal and appends the computation steps: with a dependency analysis,
+// one step per entity in its dependency order (Algorithm 1), else the
+// decomposition's operations in one step.
+func queryPlan(sc *Scaffold, dec *Decomposition, deps *DepGraph) []string {
 	var steps []string
 	start := ""
 	if len(sc.Terminals) > 0 {
@@ -196,7 +199,12 @@ func queryPlan(sc *Scaffold, dec *Decomposition) []string {
 		for _, op := range dec.Operations {
 			ops = append(ops, op.Function+"("+op.Target+")")
 		}
-		if len(ops) > 0 {
+		switch {
+		case deps != nil && len(deps.Order) > 0:
+			steps = append(steps, "Computation in dependency order (each step uses only the results before it):")
+			steps = append(steps, deps.planSteps()...)
+			steps = append(steps, "Select the requested columns.")
+		case len(ops) > 0:
 			steps = append(steps, "Compute "+strings.Join(ops, ", ")+" and select the requested columns.")
 		}
 	}

@@ -87,6 +87,8 @@ type Runner struct {
 	maxTokensDec  int
 	maxTokensGen  int
 	linkK         int
+	attrCheck     bool
+	depAnalysis   bool
 
 	stats *StatsCache
 
@@ -120,6 +122,9 @@ type graphEntry struct {
 //	max_tokens_decompose completion tokens of Stage 1, reasoning included    (4096)
 //	max_tokens_reason    completion tokens of SQL generation, ditto          (8192)
 //	link_k               terminals linked lexically without Stage 1          (3)
+//	attribute_check      level 2 checks SELECT/WHERE/HAVING attributes       (true)
+//	dependency_analysis  Stage 1 asks for dependencies; Algorithm 1 orders   (true)
+//	                     them and adds the tables of required attributes
 func New(p runners.Params) (*Runner, error) {
 	r := runners.NewReader(p)
 	x := &Runner{
@@ -140,6 +145,8 @@ func New(p runners.Params) (*Runner, error) {
 		maxTokensDec:  r.Int("max_tokens_decompose", DefaultMaxTokensDecompose, 16, 131072),
 		maxTokensGen:  r.Int("max_tokens_reason", DefaultMaxTokensReason, 16, 131072),
 		linkK:         r.Int("link_k", DefaultLinkK, 1, 100),
+		attrCheck:     r.Bool("attribute_check", true),
+		depAnalysis:   r.Bool("dependency_analysis", true),
 		graphs:        map[string]*graphEntry{},
 	}
 	x.stats = NewStatsCache(r.String("stats_cache", ""))
@@ -188,6 +195,7 @@ func (r *Runner) graphFor(ctx context.Context, t runners.Task, s *datasets.Schem
 	if err != nil {
 		return nil, fmt.Errorf("steinersql: validator of %s: %w", t.DB.ID(), err)
 	}
+	v.Attributes = r.attrCheck
 	e.graph, e.val = g, v
 	return e, nil
 }
@@ -269,13 +277,18 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 
 	// Stage 1: mathematical decomposition.
 	var dec *Decomposition
+	var deps *DepGraph
 	var terms []string
 	if r.decomposition {
-		sys, user := decomposePrompt(s, t.Example.Question, evidence)
+		sys, user := decomposePrompt(s, t.Example.Question, evidence, r.depAnalysis)
+		schema, schemaName := decompositionSchema, SchemaDecomposition
+		if r.depAnalysis {
+			schema, schemaName = decompositionDepSchema, SchemaDecompositionDeps
+		}
 		resp, err := m.Complete(ctx, llm.Request{
 			Role: RoleDecompose, Messages: []llm.Message{{Role: "system", Content: sys}, {Role: "user", Content: user}},
 			Temperature: r.temperature, MaxTokens: r.maxTokensDec, Seed: &seed,
-			Answer: llm.AnswerJSON, Schema: json.RawMessage(decompositionSchema), SchemaName: SchemaDecomposition,
+			Answer: llm.AnswerJSON, Schema: json.RawMessage(schema), SchemaName: schemaName,
 			Responder: ResponderDecompose,
 		})
 		var out string
@@ -322,6 +335,21 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 					}
 				}
 			}
+			if r.depAnalysis {
+				// Algorithm 1: the tables of the required and constrained
+				// attributes join T_req; the entities get their order.
+				deps = AnalyzeDependencies(s, d, r.correction)
+				for _, tb := range deps.Tables {
+					if !slices.ContainsFunc(terms, func(x string) bool { return strings.EqualFold(x, tb) }) {
+						terms = append(terms, tb)
+						res.Trace.Count(CounterDepTerminals, 1)
+					}
+				}
+				slices.Sort(terms)
+				res.Trace.Data["dependencies"] = deps
+				step.Info["dependency_order"] = deps.Order
+				res.Trace.Count("dependencies.entities", float64(len(deps.Entities)))
+			}
 			if len(terms) == 0 {
 				terms = LinkTerminals(s, t.Example.Question+" "+evidence, r.linkK)
 				step.Info["fallback"] = "no valid terminal table: terminals linked lexically"
@@ -348,6 +376,7 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 	feedback, prevSQL, stopped := "", "", ""
 	missingBefore := map[string]bool{}
 	var triggered [4]bool
+	attrFired := false
 	for it := 1; it <= iters; it++ {
 		// Stage 2: schema navigation.
 		sc = r.navigate(g, s, terms)
@@ -360,7 +389,7 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 		}
 		sys, user := buildPrompt(promptInput{
 			Dialect: dialect, Schema: s, Question: t.Example.Question, Evidence: evidence, Dec: dec, Scaffold: sc,
-			GraphFKs: fks, Examples: r.examples, Feedback: feedback, PrevSQL: prevSQL,
+			Deps: deps, GraphFKs: fks, Examples: r.examples, Feedback: feedback, PrevSQL: prevSQL,
 			Navigation: r.navigation, Graph: r.graphModule,
 		})
 		resp, err := m.Complete(ctx, llm.Request{
@@ -411,7 +440,7 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 		if checkSc == nil {
 			checkSc = &Scaffold{Terminals: terms}
 		}
-		rep := ge.val.Validate(ctx, sql, t.Example.Question, checkSc, dec, maxLevel)
+		rep := ge.val.Validate(ctx, sql, Question{Text: t.Example.Question, Evidence: evidence}, checkSc, dec, maxLevel)
 		if ctx.Err() != nil {
 			return res, ctx.Err()
 		}
@@ -434,6 +463,9 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 				triggered[l] = true
 				res.Trace.Count(fmt.Sprintf("validation.l%d.attempts", l), 1)
 			}
+		}
+		if slices.ContainsFunc(rep.Violations, func(v Violation) bool { return v.Check == CheckAttributes }) {
+			attrFired = true
 		}
 		if rep.Pass() || it == iters {
 			break
@@ -474,6 +506,14 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 				if passed {
 					res.Trace.Count(name+".corrected", 1)
 				}
+			}
+		}
+		if r.attrCheck && maxLevel >= 2 {
+			// Per question, as validation.lN: 1 when the attribute check
+			// fired at least once; the mean is its trigger rate.
+			res.Trace.Count(CounterAttributes, 0)
+			if attrFired {
+				res.Trace.Count(CounterAttributes, 1)
 			}
 		}
 		if passed {
@@ -523,6 +563,14 @@ const (
 	// CounterModelErrors counts requests the model server refused
 	// permanently (runners.ModelRejected).
 	CounterModelErrors = "model_errors"
+	// CounterAttributes is 1 when level 2's attribute check fired on at
+	// least one attempt of the question, else 0 (present whenever the
+	// check runs), so that the report's validation table shows its
+	// trigger rate beside validation.l2.
+	CounterAttributes = "validation.l2.attributes"
+	// CounterDepTerminals counts tables the dependency analysis added to
+	// T_req beyond the decomposition's terminal list.
+	CounterDepTerminals = "terminals.from_dependencies"
 )
 
 // finishedBeforeCut reports whether sql, extracted from an answer cut at

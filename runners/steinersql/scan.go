@@ -135,7 +135,11 @@ type selectCore struct {
 	items   [][]token // SELECT list items (alias included)
 	groupBy [][]token
 	orderBy [][]token
-	limit   bool
+	// where and having are the tokens of the WHERE and HAVING clauses.
+	where, having []token
+	// depth is the parenthesis depth of the core's SELECT keyword.
+	depth int
+	limit bool
 	// aliases maps a FROM/JOIN alias (and each bare table name) to the
 	// table name, lower-cased.
 	aliases map[string]string
@@ -173,7 +177,7 @@ func cores(toks []token) []selectCore {
 		if !toks[i].is("SELECT") || toks[i].depth != base {
 			continue
 		}
-		c := selectCore{aliases: map[string]string{}}
+		c := selectCore{aliases: map[string]string{}, depth: base}
 		// The SELECT core runs to the next set operator at base depth.
 		end := len(toks)
 		for j := i + 1; j < len(toks); j++ {
@@ -193,6 +197,10 @@ func cores(toks []token) []selectCore {
 				c.groupBy = splitCommas(cur, base)
 			case "order":
 				c.orderBy = splitCommas(cur, base)
+			case "where":
+				c.where = cur
+			case "having":
+				c.having = cur
 			}
 			cur = nil
 		}

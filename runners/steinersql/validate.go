@@ -63,13 +63,16 @@ func (r Report) Levels() [4]bool {
 type Validator struct {
 	DB     datasets.Database
 	Schema *datasets.Schema
+	// Attributes turns on level 2's attribute check (CheckAttributes; on
+	// by default, as in the paper).
+	Attributes bool
 	// cat is the SQLite root-page catalog (nil for other engines).
 	cat *catalog
 }
 
 // NewValidator prepares a validator (reading SQLite's catalog once).
 func NewValidator(ctx context.Context, db datasets.Database, s *datasets.Schema) (*Validator, error) {
-	v := &Validator{DB: db, Schema: s}
+	v := &Validator{DB: db, Schema: s, Attributes: true}
 	if db.Dialect() == "sqlite" {
 		cat, err := loadCatalog(ctx, db, s)
 		if err != nil {
@@ -115,7 +118,7 @@ func (v *Validator) Level1(ctx context.Context, sql string) string {
 
 // Validate runs the levels up to maxLevel (1 or 3) on sql. Level 2 and 3
 // run only when level 1 passes.
-func (v *Validator) Validate(ctx context.Context, sql, question string, sc *Scaffold, dec *Decomposition, maxLevel int) Report {
+func (v *Validator) Validate(ctx context.Context, sql string, q Question, sc *Scaffold, dec *Decomposition, maxLevel int) Report {
 	var rep Report
 	if rep.ExecErr = v.Level1(ctx, sql); rep.ExecErr != "" || maxLevel < 2 {
 		return rep
@@ -126,7 +129,10 @@ func (v *Validator) Validate(ctx context.Context, sql, question string, sc *Scaf
 	}
 	rep.Read = read
 	rep.Violations = append(rep.Violations, v.level2(read, sc)...)
-	rep.Violations = append(rep.Violations, v.level3(sql, question, dec)...)
+	if v.Attributes {
+		rep.Violations = append(rep.Violations, v.attributes(sql, q, dec)...)
+	}
+	rep.Violations = append(rep.Violations, v.level3(sql, q.Text, dec)...)
 	return rep
 }
 
@@ -134,6 +140,7 @@ func (v *Validator) Validate(ctx context.Context, sql, question string, sc *Scaf
 // scaffold, no table outside the scaffold is read, the read scaffold
 // tables are connected by scaffold edges, and each scaffold edge between
 // two read tables has its key columns read (bytecode read sets only).
+// Level 2's attribute check is attributes (attributes.go).
 func (v *Validator) level2(read ReadSet, sc *Scaffold) []Violation {
 	if sc == nil {
 		return nil

@@ -116,7 +116,7 @@ func TestValidationLevels(t *testing.T) {
 		{"L3 bare column with aggregate", "SELECT s.name, MAX(e.grade) FROM student s JOIN enrollment e ON e.student_id = s.student_id", "", se, nil, 3, "ungrouped-column"},
 		{"L3 aggregate mismatch", "SELECT SUM(e.grade) FROM student s JOIN enrollment e ON e.student_id = s.student_id", "", se, avg, 3, "aggregate-mismatch"},
 		{"L3 numeric constraint", "SELECT s.name FROM student s JOIN enrollment e ON e.student_id = s.student_id WHERE e.grade >= 50", "Who has a grade of at least 60?", se, nil, 3, "numeric-constraint"},
-		{"pass: grouped by key (functional dependency)", "SELECT s.name, COUNT(*) FROM student s JOIN enrollment e ON e.student_id = s.student_id GROUP BY s.student_id", "", se, nil, 0, ""},
+		{"pass: grouped by key (functional dependency)", "SELECT s.name, COUNT(*) FROM student s JOIN enrollment e ON e.student_id = s.student_id GROUP BY s.student_id", "How many enrollments has each student?", se, nil, 0, ""},
 		{"pass: AVG as SUM/COUNT", "SELECT SUM(e.grade) / COUNT(e.grade) FROM student s JOIN enrollment e ON e.student_id = s.student_id", "", se, avg, 0, ""},
 		{"pass: gold of a mini question", "SELECT SUM(c.credits) FROM enrollment AS e JOIN course AS c ON e.course_id = c.course_id JOIN student AS s ON s.student_id = e.student_id WHERE s.name = 'Alice Moreau' AND e.grade >= 60",
 			"How many total credits has Alice Moreau earned from courses she passed with a grade of at least 60?", sc,
@@ -124,7 +124,7 @@ func TestValidationLevels(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rep := v.Validate(ctx, tt.sql, tt.question, tt.sc, tt.dec, 3)
+			rep := v.Validate(ctx, tt.sql, Question{Text: tt.question}, tt.sc, tt.dec, 3)
 			lv := rep.Levels()
 			if tt.level == 0 {
 				if !rep.Pass() {
