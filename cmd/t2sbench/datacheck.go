@@ -67,7 +67,7 @@ func datasetsCheck(stdout, stderr io.Writer, args []string) error {
 	}
 	opt := datasets.LoadOptions{Limit: *limit, SQLite: datasets.SQLiteOptions{Timeout: *timeout}}
 	var err error
-	if opt.MySQL, err = mysql.config("datasets check", *benchName, *timeout, 0); err != nil {
+	if opt.MySQL, err = mysql.config(stderr, "datasets check", *benchName, *timeout, 0); err != nil {
 		return err
 	}
 	b, err := datasets.Open(*benchName, *data, opt)

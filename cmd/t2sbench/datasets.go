@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"os"
@@ -147,32 +149,56 @@ func datasetsVerify(stdout, stderr io.Writer, args []string) error {
 }
 
 func datasetsLoadMySQL(stdout, stderr io.Writer, args []string) error {
-	fs := newFlagSet("datasets load-mysql", "--benchmark logiccat --data DIR --dsn DSN [flags]", stderr)
+	fs := newFlagSet("datasets load-mysql", "[--benchmark logiccat] --data DIR [--dsn DSN] [flags]", stderr)
 	bench := fs.String("benchmark", "logiccat", "benchmark whose MySQL dumps to import (only logiccat has any)")
 	data := fs.String("data", "", "benchmark data directory (dumps in DIR/mysql/database/*.sql)")
-	dsn := fs.String("dsn", os.Getenv("T2SBENCH_MYSQL_DSN"), "admin DSN without password, e.g. root@unix(/tmp/x/sock)/ (default $T2SBENCH_MYSQL_DSN)")
-	pwEnv := fs.String("password-env", "", "environment variable holding the admin password")
-	roUser := fs.String("ro-user", "", "create/update this SELECT-only account with per-database grants (e.g. t2s_ro)")
-	roPwEnv := fs.String("ro-password-env", "", "environment variable holding the read-only account's password")
+	dsn := fs.String("dsn", os.Getenv(mysqlAdminDSNEnv), "admin DSN without password, e.g. root@unix(/tmp/x/sock)/ (default $"+mysqlAdminDSNEnv+", which scripts/mariadb.sh start exports)")
+	pwEnv := fs.String("password-env", "", "environment variable holding the admin password (none: the admin account has no password)")
+	roUser := fs.String("ro-user", defaultROUser, "create/update this SELECT-only account with per-database grants; \"\" creates none")
+	roPwEnv := fs.String("ro-password-env", "", "environment variable holding the read-only account's password (default: $"+mysqlPasswordEnv+" when set, else a generated password, printed in the export lines)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: datasets load-mysql: unexpected arguments %q (every setting is a flag: t2sbench help datasets)", errUsage, fs.Args())
 	}
 	if *bench != "logiccat" {
 		return fmt.Errorf("%w: --benchmark %q has no MySQL dumps (only logiccat)", errUsage, *bench)
 	}
 	if *data == "" {
-		return fmt.Errorf("%w: --data is required", errUsage)
+		return fmt.Errorf("%w: datasets load-mysql: --data DIR is required (the LogicCat folder holding mysql/database/*.sql; scripts/fetch-datasets.sh DIR logiccat fetches it)", errUsage)
 	}
 	if *dsn == "" {
-		return fmt.Errorf("%w: --dsn is required (or set T2SBENCH_MYSQL_DSN)", errUsage)
+		return fmt.Errorf("%w: datasets load-mysql: --dsn is required, or set %s: eval \"$(scripts/mariadb.sh start)\" starts a private server and sets it", errUsage, mysqlAdminDSNEnv)
+	}
+	opt := datasets.MySQLImportOptions{
+		PasswordEnv: *pwEnv, ROUser: *roUser, ROPasswordEnv: *roPwEnv,
+		Log: func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) },
+	}
+	generated := false
+	if *roUser != "" && *roPwEnv == "" {
+		if os.Getenv(mysqlPasswordEnv) != "" {
+			opt.ROPasswordEnv = mysqlPasswordEnv
+		} else {
+			b := make([]byte, 18)
+			if _, err := rand.Read(b); err != nil {
+				return fmt.Errorf("datasets load-mysql: generate a password: %w", err)
+			}
+			opt.ROPassword = base64.RawURLEncoding.EncodeToString(b)
+			generated = true
+		}
+	}
+	var roDSN string
+	if *roUser != "" {
+		var err error
+		if roDSN, err = datasets.ReadOnlyDSN(*dsn, *roUser); err != nil {
+			return fmt.Errorf("%w: datasets load-mysql: --dsn: %v", errUsage, err)
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	start := time.Now()
-	imps, err := datasets.ImportMySQLDumps(ctx, *dsn, filepath.Join(*data, "mysql", "database"), datasets.MySQLImportOptions{
-		PasswordEnv: *pwEnv, ROUser: *roUser, ROPasswordEnv: *roPwEnv,
-		Log: func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) },
-	})
+	imps, err := datasets.ImportMySQLDumps(ctx, *dsn, filepath.Join(*data, "mysql", "database"), opt)
 	if err != nil {
 		return err
 	}
@@ -184,7 +210,26 @@ func datasetsLoadMySQL(stdout, stderr io.Writer, args []string) error {
 		tables += imp.Tables
 		rows += imp.Rows
 	}
-	fmt.Fprintf(stdout, "%d databases (%d loaded now, %d already present), %d tables, %d rows in %s\n",
+	fmt.Fprintf(stderr, "%d databases (%d loaded now, %d already present), %d tables, %d rows in %s\n",
 		len(imps), loaded, len(imps)-loaded, tables, rows, time.Since(start).Round(time.Millisecond))
+	if *roUser == "" {
+		return nil
+	}
+	// stdout holds only export lines, so that eval "$(...)" sets them.
+	fmt.Fprintf(stderr, "read-only account %s: scoring uses it; eval this command's output, or export:\n", *roUser)
+	fmt.Fprintf(stdout, "export %s=%s\n", mysqlDSNEnv, shellQuote(roDSN))
+	switch {
+	case generated:
+		fmt.Fprintf(stdout, "export %s=%s\n", mysqlPasswordEnv, shellQuote(opt.ROPassword))
+	case opt.ROPasswordEnv != mysqlPasswordEnv:
+		fmt.Fprintf(stdout, "export %s=\"$%s\"\n", mysqlPasswordEnv, opt.ROPasswordEnv)
+	default:
+		fmt.Fprintf(stdout, "export %s=\"$%s\"   # already set\n", mysqlPasswordEnv, mysqlPasswordEnv)
+	}
 	return nil
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -135,7 +135,7 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 
 	opt := datasets.LoadOptions{Limit: *limit, SQLite: datasets.SQLiteOptions{Timeout: *timeout, MaxBytes: *maxResultMB << 20}}
 	var err error
-	if opt.MySQL, err = mysql.config("eval", *benchName, *timeout, *maxResultMB<<20); err != nil {
+	if opt.MySQL, err = mysql.config(stderr, "eval", *benchName, *timeout, *maxResultMB<<20); err != nil {
 		return err
 	}
 	b, err := datasets.Open(*benchName, *data, opt)
