@@ -28,7 +28,12 @@ func runDatasets(stdout, stderr io.Writer, args []string) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
 		fmt.Fprintln(stderr, "Usage: t2sbench datasets list | check | verify | load-mysql [flags]")
 		if len(args) == 0 {
-			return fmt.Errorf("%w: datasets needs a subcommand (list, check, verify, load-mysql)", errUsage)
+			return fmt.Errorf("%w: datasets needs a subcommand (list, check, verify, load-mysql; t2sbench help datasets lists their flags)", errUsage)
+		}
+		// Every subcommand's flags, each printed by its own flag set.
+		for _, sub := range []func(io.Writer, io.Writer, []string) error{datasetsList, datasetsCheck, datasetsVerify, datasetsLoadMySQL} {
+			fmt.Fprintln(stderr)
+			_ = sub(stdout, stderr, []string{"-h"})
 		}
 		return nil
 	}

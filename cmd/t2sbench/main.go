@@ -87,10 +87,17 @@ func main() {
 func run(stdout, stderr io.Writer, args []string) error {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		if len(args) > 1 {
+			switch args[1] {
+			case "spec":
+				helpSpec(stdout)
+				return nil
+			case "runners":
+				return helpRunners(stdout)
+			}
 			c, ok := commands[args[1]]
 			if !ok {
 				usage(stderr)
-				return fmt.Errorf("%w: help: unknown command %q", errUsage, args[1])
+				return fmt.Errorf("%w: help: unknown command or topic %q (topics: spec, runners; commands: t2sbench help)", errUsage, args[1])
 			}
 			// Asked-for help goes to stdout, so it can be paged or grepped.
 			return c.run(stdout, stdout, []string{"-h"})
@@ -120,6 +127,11 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
+	fmt.Fprintln(w, "")
+	fmt.Fprintln(w, "Reference:")
+	fmt.Fprintln(w, "  t2sbench help spec       every spec key, its default and an example")
+	fmt.Fprintln(w, "  t2sbench help runners    each runner's roles, parameters (defaults, ranges) and ablation switches")
+	fmt.Fprintln(w, "  t2sbench help <command>  a command's flags")
 	fmt.Fprintln(w, "")
 	fmt.Fprintln(w, "Exit status:")
 	fmt.Fprintf(w, "  %d  complete: every run item done, none failed; every eval question scored\n", exitOK)
