@@ -19,7 +19,7 @@ func init() {
 // versionInfo is what `t2sbench version` prints.
 type versionInfo struct {
 	Module, Version, Commit, CommitTime, Go, SQLite string
-	Modified                                         bool
+	Modified                                        bool
 }
 
 func readVersion(ctx context.Context) (versionInfo, error) {
