@@ -74,7 +74,9 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	data := fs.String("data", "", "benchmark data directory (empty for the bundled mini benchmark)")
 	pred := fs.String("pred", "", "prediction file")
 	mode := fs.String("mode", "", "EX mode: spider, spider-keep-distinct, bird, bird-minidev, archer, logiccat (default: the benchmark's)")
-	format := fs.String("format", "", "prediction format: sql-lines, bird-json, jsonl (default: from the extension: .json bird-json, .jsonl jsonl, else sql-lines)")
+	format := fs.String("format", "", "prediction format: sql-lines, bird-json, jsonl, csv (default: from the extension: .json bird-json, .jsonl jsonl, .csv csv, else sql-lines)")
+	predColumn := fs.String("pred-column", "", "csv: the column holding the SQL, a header name or a number from 1 (default: the header's sql, predicted_sql, pred_sql, prediction, pred or query column, else column 1); a question_id column, when the header has one, matches rows to questions, else row i answers question i")
+	predHeader := fs.String("pred-header", "", "csv: whether the first row is a header: yes, no (default: yes when it names a known column or --pred-column is a name)")
 	out := fs.String("out", "", "write one JSON verdict per scored question to this file")
 	asJSON := fs.Bool("json", false, "print the summary as one JSON object")
 	workers := fs.Int("workers", runtime.NumCPU(), "questions scored in parallel")
@@ -129,6 +131,12 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	} else {
 		pf = metrics.FormatForPath(*pred)
 	}
+	if (*predColumn != "" || *predHeader != "") && (*goldAsPred || pf != metrics.FormatCSV) {
+		return fmt.Errorf("%w: eval: --pred-column and --pred-header read a csv prediction file (--format csv or a .csv name), not %s", errUsage, pf)
+	}
+	if *predHeader != "" && *predHeader != "yes" && *predHeader != "no" {
+		return fmt.Errorf("%w: eval: --pred-header %q: want yes or no", errUsage, *predHeader)
+	}
 	if *responseField != "" && (*goldAsPred || pf != metrics.FormatJSONL) {
 		return fmt.Errorf("%w: eval: --response-field reads a jsonl prediction file (--format jsonl), not --gold-as-pred or %s", errUsage, pf)
 	}
@@ -162,7 +170,7 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 		aligned.Preds = metrics.GoldPredictions(b)
 	} else {
 		predName = *pred
-		ps, err := metrics.ReadPredictionsWith(*pred, pf, metrics.ReadOptions{ResponseField: *responseField})
+		ps, err := metrics.ReadPredictionsWith(*pred, pf, metrics.ReadOptions{ResponseField: *responseField, Column: *predColumn, Header: *predHeader})
 		if err != nil {
 			return fmt.Errorf("eval: %w", err)
 		}
