@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -223,9 +224,9 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	}
 	if *out != "" {
 		if extracted != nil {
-			err = writeVerdictsJSONL(*out, rows)
+			err = writeVerdictsJSONL(*out, *benchName, rows)
 		} else {
-			err = writeVerdictsJSONL(*out, verdicts)
+			err = writeVerdictsJSONL(*out, *benchName, verdicts)
 		}
 		if err != nil {
 			return fmt.Errorf("eval: %w", err)
@@ -320,8 +321,10 @@ func responseVerdicts(vs []metrics.Verdict, ex map[string]sqltext.Extraction) []
 }
 
 // writeVerdictsJSONL writes one JSON object per verdict (metrics.Verdict,
-// or responseVerdict with --response-field).
-func writeVerdictsJSONL[V any](path string, vs []V) (err error) {
+// or responseVerdict with --response-field), each starting with the
+// benchmark it scores ("benchmark": the eval --benchmark name), so that
+// compare can refuse verdicts of different benchmarks.
+func writeVerdictsJSONL[V any](path, benchmark string, vs []V) (err error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -331,11 +334,25 @@ func writeVerdictsJSONL[V any](path string, vs []V) (err error) {
 			err = cerr
 		}
 	}()
-	enc := json.NewEncoder(f)
+	w := bufio.NewWriter(f)
+	head, _ := json.Marshal(benchmark)
 	for _, v := range vs {
-		if err := enc.Encode(v); err != nil {
+		b, err := json.Marshal(v)
+		if err != nil {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
+		if len(b) < 2 || b[0] != '{' {
+			return fmt.Errorf("write %s: a verdict is not a JSON object", path)
+		}
+		fmt.Fprintf(w, "{\"benchmark\":%s", head)
+		if len(b) > 2 {
+			w.WriteByte(',')
+		}
+		w.Write(b[1:])
+		w.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }
