@@ -227,23 +227,6 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 	}
 	opt.Secrets = append(append([]string(nil), opt.Secrets...), p.Spec.Secrets()...)
 	opt.store = st
-	if err := st.PutTrials(p.Trials); err != nil {
-		return Summary{}, err
-	}
-	meta := map[string]string{"name": p.Spec.Name}
-	if abs, err := filepath.Abs(opt.CacheDir); err == nil {
-		meta[MetaCacheDir] = abs
-	}
-	if len(p.Spec.Prices) > 0 {
-		raw, err := json.Marshal(p.Spec.Prices)
-		if err != nil {
-			return Summary{}, fmt.Errorf("prices: %w", err)
-		}
-		meta[MetaPrices] = string(raw)
-	}
-	if err := st.SetMeta(meta); err != nil {
-		return Summary{}, err
-	}
 	done, err := st.Done(ctx)
 	if err != nil {
 		return Summary{}, err
@@ -350,6 +333,27 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 		}
 	}
 	prog.Total = len(items)
+	// The trials are recorded only now, after every check (benchmarks,
+	// scorers, clients, runners) passed: a start that fails a check
+	// leaves no trial behind (two failed starts with different data
+	// folders used to list every trial three times).
+	if err := st.PutTrials(p.Trials); err != nil {
+		return Summary{}, err
+	}
+	meta := map[string]string{"name": p.Spec.Name}
+	if abs, err := filepath.Abs(opt.CacheDir); err == nil {
+		meta[MetaCacheDir] = abs
+	}
+	if len(p.Spec.Prices) > 0 {
+		raw, err := json.Marshal(p.Spec.Prices)
+		if err != nil {
+			return Summary{}, fmt.Errorf("prices: %w", err)
+		}
+		meta[MetaPrices] = string(raw)
+	}
+	if err := st.SetMeta(meta); err != nil {
+		return Summary{}, err
+	}
 	totals := map[string]string{}
 	for _, t := range p.Trials {
 		n := 0

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestFailedStartsLeaveNoTrials: starts that fail a check (a data folder
+// without the benchmark) record no trial, so that after them status lists
+// each trial of the run that worked once. (Before, every failed start with
+// a different data folder added its own copy of every trial.)
+func TestFailedStartsLeaveNoTrials(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "s.yaml")
+	out := filepath.Join(dir, "run")
+	os.WriteFile(spec, []byte(`name: t
+benchmarks: [{name: mini}]
+models: {sim: {backend: sim}}
+roles: {reason: sim}
+runners: [{name: direct}, {name: sc, params: {k: 3}}]
+`), 0o644)
+	for _, bad := range []string{"spider=" + filepath.Join(dir, "nope"), "bird=" + filepath.Join(dir, "nope2")} {
+		var o, e bytes.Buffer
+		err := run(&o, &e, []string{"run", spec, "--out", out, "--quiet", "--benchmark", bad})
+		if exitCode(err) != exitRuntime {
+			t.Fatalf("run --benchmark %s: %v (exit %d); want a runtime error", bad, err, exitCode(err))
+		}
+	}
+	var o, e bytes.Buffer
+	if err := run(&o, &e, []string{"run", spec, "--out", out, "--quiet", "--limit", "2"}); err != nil {
+		t.Fatalf("run: %v\n%s", err, e.String())
+	}
+	o.Reset()
+	if err := run(&o, &e, []string{"status", out}); err != nil {
+		t.Fatal(err)
+	}
+	for _, label := range []string{"direct", "sc"} {
+		n := 0
+		for _, l := range strings.Split(o.String(), "\n") {
+			if strings.HasPrefix(l, label+" ") {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("status lists trial %s %d times; want once:\n%s", label, n, o.String())
+		}
+	}
+}
