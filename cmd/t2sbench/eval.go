@@ -197,8 +197,17 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	var bar *progressbar.ProgressBar
+	var plain *plainProgress
+	tty := isTerminal(stderr)
 	progress := func(done, total int) {
 		if *quiet {
+			return
+		}
+		if !tty {
+			if plain == nil {
+				plain = newPlainProgress(stderr, "scored", total)
+			}
+			plain.update(done, "")
 			return
 		}
 		if bar == nil {
