@@ -52,21 +52,25 @@ func runDatasets(stdout, stderr io.Writer, args []string) error {
 
 // listed are the benchmarks datasets list measures: the datasets.Open
 // name, the folder under the data directory (scripts/fetch-datasets.sh's
-// layout, which is also the shared data's datasets/ folder) and the
-// script's benchmark argument.
-var listed = []struct{ name, dir, fetch string }{
-	{"spider", "spider", "spider"},
-	{"bird", "bird", "bird"},
-	{"bird-minidev", "bird", "bird-minidev"},
-	{"archer", "archer", "archer"},
-	{"logiccat-sqlite", "logiccat", "logiccat"},
+// layout, which is also the shared data's datasets/ folder), the script's
+// benchmark argument ("" when it fetches none) and the official source.
+var listed = []struct{ name, dir, fetch, source, what string }{
+	{"spider", "spider", "spider", "https://yale-lily.github.io/spider", "Spider dev"},
+	{"bird", "bird", "bird", "https://bird-bench.oss-cn-beijing.aliyuncs.com/dev.zip", "BIRD dev, current gold revision (dev/)"},
+	{"bird-dev-2023-05", "bird", "", "BIRD dev's initial release (scripts/DATASETS.md)", "BIRD dev, gold of the initial release, May 2023 (dev_2023-05/; datasets check compares with it)"},
+	{"bird-minidev", "bird", "bird-minidev", "https://bird-bench.oss-cn-beijing.aliyuncs.com/minidev.zip", "BIRD mini-dev (mini_dev/)"},
+	{"archer", "archer", "archer", "https://github.com/sig4kg/archer-bench", "Archer dev (English)"},
+	{"logiccat-sqlite", "logiccat", "logiccat", "https://github.com/Ffunkytao/LogicCat", "LogicCat on its SQLite files (most hold no rows; logiccat proper runs on MySQL)"},
 }
 
 func datasetsList(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("datasets list", "[--data DIR]", stderr)
-	data := fs.String("data", "", "data directory holding spider/, bird/, archer/, logiccat/ (default: the shared data's datasets/)")
+	data := fs.String("data", "", "data directory holding spider/, bird/, archer/, logiccat/, or one benchmark's folder (default: the shared data's datasets/)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: datasets list: unexpected arguments %q (give the folder with --data DIR)", errUsage, fs.Args())
 	}
 	root := *data
 	if root == "" {
@@ -75,27 +79,66 @@ func datasetsList(stdout, stderr io.Writer, args []string) error {
 		}
 	}
 	if root == "" {
-		fmt.Fprintln(stdout, "data: none found (give --data DIR, set T2SBENCH_SHARED, or fetch: scripts/fetch-datasets.sh DIR)")
-		fmt.Fprintln(stdout, "  mini  testdata/mini (bundled, always available)")
+		fmt.Fprintln(stdout, "data: none found (give --data DIR, or set T2SBENCH_SHARED)")
+		fmt.Fprintln(stdout, "  fetch every benchmark: scripts/fetch-datasets.sh DIR   (then t2sbench datasets list --data DIR)")
+		fmt.Fprintln(stdout, "  mini             testdata/mini (bundled, always available)")
 		return nil
 	}
-	fmt.Fprintln(stdout, "data:", root)
+	if st, err := os.Stat(root); err != nil || !st.IsDir() {
+		return fmt.Errorf("datasets list: %s is not a folder; fetch the benchmarks into it with scripts/fetch-datasets.sh %s", root, root)
+	}
 	ctx := context.Background()
+	// DIR is the data directory when it holds a benchmark folder, else it
+	// may be one benchmark's folder itself (--data /data/bird).
+	layout := false
+	for _, l := range listed {
+		if st, err := os.Stat(filepath.Join(root, l.dir)); err == nil && st.IsDir() {
+			layout = true
+		}
+	}
+	fmt.Fprintln(stdout, "data:", root)
+	found := 0
 	for _, l := range listed {
 		dir := filepath.Join(root, l.dir)
-		fetch := fmt.Sprintf("scripts/fetch-datasets.sh %s %s", root, l.fetch)
+		if !layout {
+			dir = root
+		}
 		st := datasets.MeasureData(ctx, l.name, dir)
+		if !layout && st.Err != nil {
+			continue // not this benchmark's folder
+		}
+		fetch := "see " + l.source
+		if l.fetch != "" {
+			fetch = fmt.Sprintf("scripts/fetch-datasets.sh %s %s   (source: %s)", filepath.Dir(dir), l.fetch, l.source)
+		}
 		switch {
 		case st.Err != nil:
-			fmt.Fprintf(stdout, "  %-16s %s: not loadable (%v)\n      fetch: %s\n", l.name, dir, st.Err, fetch)
+			fmt.Fprintf(stdout, "  %-16s %s: not loadable (%v)\n      %s\n      fetch: %s\n", l.name, dir, st.Err, l.what, fetch)
 		case len(st.MissingDBs) > 0:
-			fmt.Fprintf(stdout, "  %-16s %s: %d questions, databases %d present, %d missing (%s)\n      fetch: %s\n",
-				l.name, dir, st.Questions, st.PresentDBs, len(st.MissingDBs), abbreviate(st.MissingDBs, 6), fetch)
+			found++
+			fmt.Fprintf(stdout, "  %-16s %s: %d questions, databases %d present, %d missing (%s)\n      %s\n      fetch: %s\n",
+				l.name, dir, st.Questions, st.PresentDBs, len(st.MissingDBs), abbreviate(st.MissingDBs, 6), l.what, fetch)
+			if st.PresentDBs == 0 {
+				fmt.Fprintf(stdout, "      none of its databases opens: give --data the benchmark's top folder, the one whose layout scripts/DATASETS.md shows (for BIRD the folder holding dev/, mini_dev/ and dev_databases/)\n")
+			}
 		default:
-			fmt.Fprintf(stdout, "  %-16s %s: %d questions, all %d databases present\n", l.name, dir, st.Questions, st.PresentDBs)
+			found++
+			fmt.Fprintf(stdout, "  %-16s %s: %d questions, all %d databases present\n      %s\n", l.name, dir, st.Questions, st.PresentDBs, l.what)
+		}
+		if l.name == "logiccat-sqlite" && st.Err == nil {
+			dumps, _ := filepath.Glob(filepath.Join(dir, "mysql", "database", "*.sql"))
+			if len(dumps) > 0 {
+				fmt.Fprintf(stdout, "  %-16s %s: %d MySQL dumps; import them with t2sbench datasets load-mysql --data %s (README, LogicCat on MariaDB/MySQL)\n",
+					"logiccat", filepath.Join(dir, "mysql", "database"), len(dumps), dir)
+			} else {
+				fmt.Fprintf(stdout, "  %-16s no MySQL dumps in %s; fetch: scripts/fetch-datasets.sh %s logiccat\n", "logiccat", filepath.Join(dir, "mysql", "database"), filepath.Dir(dir))
+			}
 		}
 	}
 	fmt.Fprintln(stdout, "  mini             testdata/mini (bundled, always available)")
+	if found == 0 {
+		return fmt.Errorf("datasets list: %s holds no benchmark: want a data directory with spider/, bird/, archer/ or logiccat/ (or one of those folders); fetch them with scripts/fetch-datasets.sh %s", root, root)
+	}
 	return nil
 }
 
