@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -119,6 +120,10 @@ type Options struct {
 	IgnoreN bool
 	// Model is the model name in answers ("" echoes the request's).
 	Model string
+	// Served, when set, lists the model names the server knows; a request
+	// for another gets 404 "model 'NAME' not found", as a server does
+	// when a spec's model: is not its served-model name.
+	Served []string
 }
 
 // Tokens are counted as one per 4 bytes of text (at least 1 for non-empty
@@ -143,15 +148,25 @@ type Server struct {
 // New starts a server that t closes when it ends.
 func New(t testing.TB, opts Options) *Server {
 	t.Helper()
-	if opts.Responder == nil {
-		opts.Responder = DefaultResponder
-	}
-	s := &Server{opts: opts}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	s := NewUnstarted(opts)
+	s.srv = httptest.NewServer(s)
 	s.URL = s.srv.URL
 	t.Cleanup(s.srv.Close)
 	return s
 }
+
+// NewUnstarted returns a server that is not listening: an http.Handler for
+// a program that serves it itself (scripts/fakeopenai, for the new-user
+// walk-through). Its URL is empty.
+func NewUnstarted(opts Options) *Server {
+	if opts.Responder == nil {
+		opts.Responder = DefaultResponder
+	}
+	return &Server{opts: opts}
+}
+
+// ServeHTTP answers one request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.serve(w, r) }
 
 // BaseURL returns the API root to configure clients with (URL + "/v1").
 func (s *Server) BaseURL() string { return s.URL + "/v1" }
@@ -271,6 +286,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.reqs = append(s.reqs, *req)
 	s.mu.Unlock()
+
+	if len(s.opts.Served) > 0 && !slices.Contains(s.opts.Served, req.Model) {
+		writeError(w, http.StatusNotFound, fmt.Sprintf("model '%s' not found", req.Model), "invalid_request_error", "model", "model_not_found")
+		return
+	}
 
 	if s.opts.RejectMaxTokens && req.MaxTokensParam == "max_tokens" {
 		writeError(w, http.StatusBadRequest, "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", "invalid_request_error", "max_tokens", "unsupported_parameter")
