@@ -96,10 +96,10 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: eval: unexpected arguments %q", errUsage, fs.Args())
+		return fmt.Errorf("%w: eval: unexpected arguments %q (every input is a flag: --pred FILE, --data DIR; t2sbench help eval)", errUsage, fs.Args())
 	}
 	if *benchName == "" {
-		return fmt.Errorf("%w: eval: --benchmark is required", errUsage)
+		return fmt.Errorf("%w: eval: --benchmark NAME is required (mini, spider, bird, bird-minidev, archer, logiccat; t2sbench datasets list shows what a data folder holds)", errUsage)
 	}
 	if (*pred == "") == !*goldAsPred {
 		return fmt.Errorf("%w: eval: give exactly one of --pred FILE and --gold-as-pred", errUsage)
