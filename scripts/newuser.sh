@@ -168,6 +168,7 @@ PY
 		step logiccat-readme 0 "EX 100.00% (20 correct / 20 attempted)" \
 			env -u T2SBENCH_MARIADB_DIR -u T2SBENCH_MARIADB_PID -u T2SBENCH_MARIADB_TEMP -u T2SBENCH_MYSQL_DSN \
 			bash -c "set -euo pipefail
+trap 'scripts/mariadb.sh stop >/dev/null 2>&1 || true' EXIT   # a block failing half-way leaves no server
 $script"
 		grep -qF "of 2369 questions scored" "$work/logiccat-readme.log" ||
 			{ failed=$((failed + 1)); echo "FAIL logiccat-readme: the prediction file's eval did not score 2369 questions" >&2; }

@@ -101,7 +101,9 @@ func TestReadmeLogicCat(t *testing.T) {
 	}
 	script := strings.NewReplacer("/data/logiccat", data, "preds.jsonl", predPath).Replace(block)
 
-	cmd := exec.Command("bash", "-c", "set -euo pipefail\n"+script)
+	// The trap is the harness's, not the README's: a block that fails
+	// half-way must not leave its server running.
+	cmd := exec.Command("bash", "-c", "set -euo pipefail\ntrap 'scripts/mariadb.sh stop >/dev/null 2>&1 || true' EXIT\n"+script)
 	cmd.Dir = testenv.RepoRoot()
 	// The block starts a server of its own: nothing of a server the
 	// caller (CI) runs may leak in, least of all its datadir.
