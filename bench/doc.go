@@ -7,7 +7,10 @@
 // A spec is strict YAML: unknown keys and bad values are errors naming the
 // file, line and path ("spec.yaml:12: runners[2].params.n_rollout: unknown
 // parameter"). Runner parameters are validated by building every trial's
-// runner through the registry at plan time.
+// runner through the registry at plan time. `t2sbench help spec` lists
+// every key with its default and an example (checked against Spec's yaml
+// tags by cmd/t2sbench's TestHelpSpecCoversEveryKey); `t2sbench help
+// runners` lists each runner's parameters (runners.Describe).
 //
 //	name: quickstart
 //	out: runs/quickstart            # run directory; --out overrides
