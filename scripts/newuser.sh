@@ -110,6 +110,16 @@ else
 	skip compare-benchmarks "shared data absent (../shared or \$T2SBENCH_SHARED)"
 fi
 
+# 5a. A spec that binds no model to a role: refused before anything runs.
+cat >"$work/no-roles.yaml" <<'SPEC'
+name: no-roles
+benchmarks: [{name: mini}]
+models: {sim: {backend: sim}}
+runners: [{name: direct}]
+SPEC
+step spec-no-roles 2 "binds no model to the reason role" t2sbench run "$work/no-roles.yaml" --out "$work/no-roles"
+step spec-typo 2 "runners[0].params.kk: unknown parameter (known: evidence, max_tokens)" t2sbench run "$work/no-roles.yaml" --out "$work/no-roles" --set runners.0.params.kk=3
+
 # 5. A spec bound to an OpenAI-compatible server under a name it does not
 # serve. [h20fail: the run stops at once, non-zero, showing the server's text]
 "$work/bin/fakeopenai" -served Qwen2.5-7B-Instruct >"$work/fake.url" 2>"$work/fake.log" &

@@ -122,6 +122,9 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return asUsage(err)
 	}
+	if err := checkReasonBound(specPath, plan); err != nil {
+		return err
+	}
 	dir := *out
 	if dir == "" {
 		dir = spec.Out
@@ -214,6 +217,18 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 		return stopped
 	}
 	return incompleteRun(rows)
+}
+
+// checkReasonBound refuses a plan with a trial that binds no model to the
+// reason role, which every runner asks and every unbound role falls back
+// to: each of its items would fail. It runs before anything is recorded.
+func checkReasonBound(specPath string, p *bench.Plan) error {
+	for _, t := range p.Trials {
+		if t.Roles["reason"] == "" {
+			return fmt.Errorf("%w: %s: trial %s binds no model to the reason role, which every runner asks: add roles: {reason: MODEL} (spec-wide, or under the runner entry); t2sbench help spec", errUsage, specPath, t.Label)
+		}
+	}
+	return nil
 }
 
 // specText is what `run` stores as the run's spec: the spec file as

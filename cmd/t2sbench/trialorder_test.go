@@ -50,3 +50,19 @@ runners: [{name: direct}, {name: sc, params: {k: 3}}]
 		}
 	}
 }
+
+// TestRunRefusesNoReasonModel: a spec that binds no model to reason is
+// refused before any item runs (every item would fail) and leaves no run.
+func TestRunRefusesNoReasonModel(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "s.yaml")
+	os.WriteFile(spec, []byte("name: t\nbenchmarks: [{name: mini}]\nmodels: {sim: {backend: sim}}\nrunners: [{name: direct}]\n"), 0o644)
+	var o, e bytes.Buffer
+	err := run(&o, &e, []string{"run", spec, "--out", filepath.Join(dir, "run"), "--quiet"})
+	if exitCode(err) != exitUsage || !strings.Contains(err.Error(), "trial direct binds no model to the reason role") {
+		t.Errorf("run without roles: %v (exit %d); want a usage error naming the trial and the role", err, exitCode(err))
+	}
+	if _, err := os.Stat(filepath.Join(dir, "run")); err == nil {
+		t.Errorf("a refused run left its run directory")
+	}
+}
