@@ -28,7 +28,7 @@ var specDocs = []specKey{
 	{"cache", "<out>/cache", "/data/t2s-cache", "directory of the model-response and gold-result caches, shareable between runs"},
 	{"benchmarks[].name", "(required)", "bird", "benchmark: " + strings.Join(benchNames(), ", ")},
 	{"benchmarks[].data", "the loader's default (the shared data's datasets/<name>)", "/data/bird", "data directory of the benchmark (t2sbench datasets list shows what a folder holds)"},
-	{"benchmarks[].split", `""`, "minidev", "split where a benchmark has several (bird: minidev; logiccat: mini500, full-gold)"},
+	{"benchmarks[].split", `""`, "minidev", "split where a benchmark has several (bird: minidev, dev-2023-05; logiccat: mini500, full-gold)"},
 	{"benchmarks[].limit", "0 (all)", "50", "keep the first N questions"},
 	{"benchmarks[].mode", "the benchmark's official rule", "spider-keep-distinct", "EX comparator: " + strings.Join(modeNames(), ", ")},
 	{"benchmarks[].tie_aware", "false", "true", "beyond the official rules: accept any valid top-k for a gold ORDER BY ... LIMIT k whose boundary rows tie"},
