@@ -33,7 +33,7 @@ trap cleanup EXIT
 
 echo "newuser: building t2sbench and the fake OpenAI server" >&2
 mkdir -p "$work/bin"
-go build -o "$work/bin/t2sbench" ./cmd/t2sbench || exit 1
+go build -ldflags "-X main.buildCommit=$(git rev-parse HEAD 2>/dev/null)" -o "$work/bin/t2sbench" ./cmd/t2sbench || exit 1
 go build -o "$work/bin/fakeopenai" ./scripts/fakeopenai || exit 1
 export PATH="$work/bin:$PATH"
 export XDG_CACHE_HOME="$work/cache" # gold cache, mini database builds

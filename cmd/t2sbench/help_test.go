@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"regexp"
 	"strings"
 	"testing"
@@ -140,5 +141,26 @@ func TestHelpTopics(t *testing.T) {
 	err := run(&out, &out, []string{"help", "nosuch"})
 	if exitCode(err) != exitUsage || !strings.Contains(err.Error(), "topics: spec, runners") {
 		t.Errorf("help nosuch: %v (exit %d); want a usage error naming the topics", err, exitCode(err))
+	}
+}
+
+// TestVersionCommit: without VCS stamping (GOFLAGS=-buildvcs=false, as
+// here), the commit the Makefile passes is reported; with neither, the
+// output says how to get one.
+func TestVersionCommit(t *testing.T) {
+	old := buildCommit
+	defer func() { buildCommit = old }()
+	v, err := readVersion(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(v.SQLite, "3.") {
+		t.Errorf("SQLite version %q; want 3.x (go-sqlite3's bundled SQLite)", v.SQLite)
+	}
+	if strings.HasPrefix(v.Commit, "(unknown") {
+		buildCommit = "0123abcd"
+		if v, _ = readVersion(context.Background()); v.Commit != "0123abcd" {
+			t.Errorf("commit %q; want the -ldflags one, 0123abcd", v.Commit)
+		}
 	}
 }

@@ -16,6 +16,10 @@ func init() {
 	})
 }
 
+// buildCommit is the commit the Makefile passes with -ldflags -X, used
+// when the binary carries no VCS information of its own.
+var buildCommit string
+
 // versionInfo is what `t2sbench version` prints.
 type versionInfo struct {
 	Module, Version, Commit, CommitTime, Go, SQLite string
@@ -23,7 +27,10 @@ type versionInfo struct {
 }
 
 func readVersion(ctx context.Context) (versionInfo, error) {
-	v := versionInfo{Module: "t2sbench", Version: "(unknown)", Commit: "(unknown: built without VCS information)", Go: "(unknown)"}
+	v := versionInfo{Module: "t2sbench", Version: "(unknown)", Commit: "(unknown: built without VCS information; make build records it)", Go: "(unknown)"}
+	if buildCommit != "" {
+		v.Commit = buildCommit
+	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		v.Module, v.Go = bi.Main.Path, bi.GoVersion
 		if bi.Main.Version != "" {
