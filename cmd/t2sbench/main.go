@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 
 	_ "github.com/mattn/go-sqlite3"
 )
@@ -147,7 +148,13 @@ func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: t2sbench %s %s\n\nFlags:\n", name, synopsis)
+		n := 0
+		fs.VisitAll(func(*flag.Flag) { n++ })
+		if n == 0 {
+			fmt.Fprintf(stderr, "Usage: t2sbench %s\n\nFlags: none\n", strings.TrimSpace(name+" "+synopsis))
+			return
+		}
+		fmt.Fprintf(stderr, "Usage: t2sbench %s\n\nFlags:\n", strings.TrimSpace(name+" "+synopsis))
 		fs.PrintDefaults()
 	}
 	return fs
