@@ -333,12 +333,22 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 		}
 	}
 	prog.Total = len(items)
-	// The trials are recorded only now, after every check (benchmarks,
-	// scorers, clients, runners) passed: a start that fails a check
-	// leaves no trial behind (two failed starts with different data
-	// folders used to list every trial three times).
-	if err := st.PutTrials(p.Trials); err != nil {
-		return Summary{}, err
+	// The trials are recorded with the first item committed (or now, when
+	// there is none to run): a start that fails a check (benchmarks,
+	// scorers, clients, runners) or stops before any item is done (an
+	// endpoint answering 401/403/404) leaves no trial behind. Each failed
+	// start with another data folder or model name used to add a copy of
+	// every trial to status and the reports.
+	var putOnce sync.Once
+	var putErr error
+	putTrials := func() error {
+		putOnce.Do(func() { putErr = st.PutTrials(p.Trials) })
+		return putErr
+	}
+	if len(items) == 0 {
+		if err := putTrials(); err != nil {
+			return Summary{}, err
+		}
 	}
 	meta := map[string]string{"name": p.Spec.Name}
 	if abs, err := filepath.Abs(opt.CacheDir); err == nil {
@@ -451,6 +461,10 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 				}
 				if !ok {
 					return // canceled: not committed, resumed later
+				}
+				if err := putTrials(); err != nil {
+					setFatal(err)
+					return
 				}
 				if err := st.Commit(it); err != nil {
 					setFatal(err)

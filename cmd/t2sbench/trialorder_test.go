@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/internal/fakeopenai"
 )
 
 // TestFailedStartsLeaveNoTrials: starts that fail a check (a data folder
@@ -64,5 +67,48 @@ func TestRunRefusesNoReasonModel(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "run")); err == nil {
 		t.Errorf("a refused run left its run directory")
+	}
+}
+
+// TestWrongModelLeavesNoTrial: a run stopped by the server's 404 for an
+// unknown model name records no trial, so that after the name is fixed
+// status lists the trial once (it listed the dead one beside it).
+func TestWrongModelLeavesNoTrial(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	srv := fakeopenai.New(t, fakeopenai.Options{Served: []string{"right"}})
+	dir := t.TempDir()
+	out := filepath.Join(dir, "run")
+	for i, model := range []string{"wrong", "right"} {
+		spec := filepath.Join(dir, fmt.Sprintf("s%d.yaml", i))
+		os.WriteFile(spec, []byte(fmt.Sprintf(`name: t
+benchmarks: [{name: mini, limit: 3}]
+models: {m: {backend: openai, base_url: %q, model: %s}}
+roles: {reason: m}
+runners: [{name: direct}]
+`, srv.BaseURL(), model)), 0o644)
+		var o, e bytes.Buffer
+		err := run(&o, &e, []string{"run", spec, "--out", out, "--quiet"})
+		if model == "wrong" {
+			if err == nil || !strings.Contains(err.Error(), "model 'wrong' not found") {
+				t.Fatalf("run with model wrong: %v; want the server's 404 text", err)
+			}
+			continue
+		}
+		if exitCode(err) == exitRuntime || exitCode(err) == exitUsage {
+			t.Fatalf("run with model right: %v\n%s", err, e.String())
+		}
+	}
+	var o, e bytes.Buffer
+	if err := run(&o, &e, []string{"status", out}); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, l := range strings.Split(o.String(), "\n") {
+		if strings.HasPrefix(l, "direct ") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("status lists direct %d times; want once:\n%s", n, o.String())
 	}
 }
