@@ -7,8 +7,13 @@ SIM_LIMIT ?= 12
 
 .PHONY: build test k8s-validate image demo bench fuzz lint cover reproduce-sim clean
 
+# The commit goes in by -ldflags too: `t2sbench version` reports it where
+# the Go toolchain stamps no VCS information (GOFLAGS=-buildvcs=false, a
+# git worktree, a copied tree).
+COMMIT  := $(shell git rev-parse HEAD 2>/dev/null)
+
 build:
-	$(GO) build -o $(BIN) ./cmd/t2sbench
+	$(GO) build -ldflags "-X main.buildCommit=$(COMMIT)" -o $(BIN) ./cmd/t2sbench
 
 test:
 	$(GO) vet $(PKGS)

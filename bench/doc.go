@@ -7,7 +7,10 @@
 // A spec is strict YAML: unknown keys and bad values are errors naming the
 // file, line and path ("spec.yaml:12: runners[2].params.n_rollout: unknown
 // parameter"). Runner parameters are validated by building every trial's
-// runner through the registry at plan time.
+// runner through the registry at plan time. `t2sbench help spec` lists
+// every key with its default and an example (checked against Spec's yaml
+// tags by cmd/t2sbench's TestHelpSpecCoversEveryKey); `t2sbench help
+// runners` lists each runner's parameters (runners.Describe).
 //
 //	name: quickstart
 //	out: runs/quickstart            # run directory; --out overrides
@@ -16,8 +19,8 @@
 //	# tie_aware: true accepts any valid top-k for a gold ORDER BY ... LIMIT k with tied
 //	# boundary rows (beyond the official rules; default false)
 //	# LogicCat on MySQL/MariaDB: a SELECT-only account, DSN and password from
-//	# the environment (default without mysql: $T2SBENCH_MYSQL_DSN, $T2SBENCH_MYSQL_PASSWORD)
-//	#   {name: logiccat, mysql: {dsn_env: T2S_RO_DSN, password_env: T2S_RO_PW, timeout: 60s}}
+//	# the environment (default without mysql: $T2SBENCH_RO_DSN, $T2SBENCH_RO_PASSWORD)
+//	#   {name: logiccat, mysql: {dsn_env: T2SBENCH_RO_DSN, password_env: T2SBENCH_RO_PASSWORD, timeout: 60s}}
 //	models:                         # named backends
 //	  sim:   {backend: sim, p: 0.6, seed: 7, role_p: {discriminator: 0.7}}
 //	  local: {backend: openai, base_url: http://127.0.0.1:8000/v1, model: Qwen2.5-7B-Instruct,

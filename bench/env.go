@@ -60,13 +60,21 @@ func DefaultEnv() (Env, func() error) {
 				cfg.MaxBytes = b.MaxResultMB << 20
 				opt.MySQL = cfg
 			} else if logicCatMySQL(name) {
-				dsn := os.Getenv("T2SBENCH_MYSQL_DSN")
+				// T2SBENCH_RO_DSN and T2SBENCH_RO_PASSWORD are what
+				// `datasets load-mysql` prints; the T2SBENCH_MYSQL_* names
+				// are the deprecated ones.
+				dsn := os.Getenv("T2SBENCH_RO_DSN")
 				if dsn == "" {
-					return nil, fmt.Errorf("benchmark %s: its gold SQL is MySQL dialect and runs on a MySQL/MariaDB server: set T2SBENCH_MYSQL_DSN to the SELECT-only account (password in $T2SBENCH_MYSQL_PASSWORD when needed), or use logiccat-sqlite", name)
+					dsn = os.Getenv("T2SBENCH_MYSQL_DSN")
+				}
+				if dsn == "" {
+					return nil, fmt.Errorf("benchmark %s: its gold SQL is MySQL dialect and runs on a MySQL/MariaDB server: set T2SBENCH_RO_DSN and T2SBENCH_RO_PASSWORD (t2sbench datasets load-mysql prints them) or give the benchmark a mysql entry (t2sbench help spec), or use logiccat-sqlite", name)
 				}
 				pw := ""
-				if os.Getenv("T2SBENCH_MYSQL_PASSWORD") != "" {
-					pw = "T2SBENCH_MYSQL_PASSWORD"
+				for _, env := range []string{"T2SBENCH_RO_PASSWORD", "T2SBENCH_MYSQL_PASSWORD"} {
+					if pw == "" && os.Getenv(env) != "" {
+						pw = env
+					}
 				}
 				opt.MySQL = &datasets.MySQLConfig{DSN: dsn, PasswordEnv: pw, MaxBytes: b.MaxResultMB << 20}
 			}

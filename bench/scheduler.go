@@ -231,20 +231,6 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 	}
 	opt.Secrets = append(append([]string(nil), opt.Secrets...), p.Spec.Secrets()...)
 	opt.store = st
-	meta := map[string]string{"name": p.Spec.Name}
-	if abs, err := filepath.Abs(opt.CacheDir); err == nil {
-		meta[MetaCacheDir] = abs
-	}
-	if len(p.Spec.Prices) > 0 {
-		raw, err := json.Marshal(p.Spec.Prices)
-		if err != nil {
-			return Summary{}, fmt.Errorf("prices: %w", err)
-		}
-		meta[MetaPrices] = string(raw)
-	}
-	if err := st.SetMeta(meta); err != nil {
-		return Summary{}, err
-	}
 	done, err := st.Done(ctx)
 	if err != nil {
 		return Summary{}, err
@@ -327,11 +313,6 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 		}
 	}
 
-	// Trials are stored once every benchmark and model has opened.
-	if err := st.PutTrials(p.Trials); err != nil {
-		return Summary{}, err
-	}
-
 	// Work items in plan order: trial by trial, question by question.
 	type work struct {
 		trial  *Trial
@@ -367,6 +348,37 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 		}
 	}
 	prog.Total = len(items)
+	// The trials are recorded with the first item committed (or now, when
+	// there is none to run): a start that fails a check (benchmarks,
+	// scorers, clients, runners) or stops before any item is done (an
+	// endpoint answering 401/403/404) leaves no trial behind. Each failed
+	// start with another data folder or model name used to add a copy of
+	// every trial to status and the reports.
+	var putOnce sync.Once
+	var putErr error
+	putTrials := func() error {
+		putOnce.Do(func() { putErr = st.PutTrials(p.Trials) })
+		return putErr
+	}
+	if len(items) == 0 {
+		if err := putTrials(); err != nil {
+			return Summary{}, err
+		}
+	}
+	meta := map[string]string{"name": p.Spec.Name}
+	if abs, err := filepath.Abs(opt.CacheDir); err == nil {
+		meta[MetaCacheDir] = abs
+	}
+	if len(p.Spec.Prices) > 0 {
+		raw, err := json.Marshal(p.Spec.Prices)
+		if err != nil {
+			return Summary{}, fmt.Errorf("prices: %w", err)
+		}
+		meta[MetaPrices] = string(raw)
+	}
+	if err := st.SetMeta(meta); err != nil {
+		return Summary{}, err
+	}
 	totals := map[string]string{}
 	for _, t := range p.Trials {
 		n := 0
@@ -464,6 +476,10 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 				}
 				if !ok {
 					return // canceled: not committed, resumed later
+				}
+				if err := putTrials(); err != nil {
+					setFatal(err)
+					return
 				}
 				if err := st.Commit(it); err != nil {
 					setFatal(err)

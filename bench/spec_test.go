@@ -134,14 +134,16 @@ func FuzzParseSpec(f *testing.F) {
 
 // TestDefaultEnvLogicCatNeedsMySQL is a regression test: a spec naming
 // logiccat ran its MySQL-dialect gold on the SQLite files (most hold no
-// rows) when no server was configured; it must refuse, naming the variable.
+// rows) when no server was configured; it must refuse, naming the
+// variables `datasets load-mysql` prints.
 func TestDefaultEnvLogicCatNeedsMySQL(t *testing.T) {
 	t.Setenv("T2SBENCH_MYSQL_DSN", "")
+	t.Setenv("T2SBENCH_RO_DSN", "")
 	env, closeEnv := DefaultEnv()
 	defer closeEnv()
 	_, err := env.OpenBenchmark(context.Background(), BenchmarkSpec{Name: "logiccat", Data: t.TempDir()}, t.TempDir())
-	if err == nil || !strings.Contains(err.Error(), "T2SBENCH_MYSQL_DSN") {
-		t.Errorf("got %v; want an error naming T2SBENCH_MYSQL_DSN", err)
+	if err == nil || !strings.Contains(err.Error(), "T2SBENCH_RO_DSN and T2SBENCH_RO_PASSWORD") {
+		t.Errorf("got %v; want an error naming T2SBENCH_RO_DSN and T2SBENCH_RO_PASSWORD", err)
 	}
 	for name, want := range map[string]bool{"logiccat": true, "logiccat-mini500": true, "logiccat-sqlite": false, "logiccat-sqlite-mini500": false, "spider": false} {
 		if got := logicCatMySQL(name); got != want {

@@ -34,9 +34,11 @@ type MySQLImportOptions struct {
 	// would expose mysql.global_priv). It is created for 'localhost' and
 	// '127.0.0.1'.
 	ROUser string
-	// ROPasswordEnv names the variable holding ROUser's password; required
-	// with ROUser.
+	// ROPasswordEnv names the variable holding ROUser's password;
+	// ROPassword gives it directly instead (the CLI generates one when no
+	// variable is named). One of the two is required with ROUser.
 	ROPasswordEnv string
+	ROPassword    string
 	// Log receives one line per dump (nil: silent).
 	Log func(format string, args ...any)
 }
@@ -283,12 +285,16 @@ func ImportMySQLDumps(ctx context.Context, adminDSN, dir string, opt MySQLImport
 	}
 	var roPass string
 	if opt.ROUser != "" {
-		if opt.ROPasswordEnv == "" {
-			return nil, errors.New("import: a read-only user needs --ro-password-env")
-		}
-		var ok bool
-		if roPass, ok = os.LookupEnv(opt.ROPasswordEnv); !ok || roPass == "" {
-			return nil, fmt.Errorf("import: password variable %s is not set or empty", opt.ROPasswordEnv)
+		switch {
+		case opt.ROPassword != "":
+			roPass = opt.ROPassword
+		case opt.ROPasswordEnv == "":
+			return nil, errors.New("import: the read-only account needs a password: name the variable holding it with --ro-password-env")
+		default:
+			var ok bool
+			if roPass, ok = os.LookupEnv(opt.ROPasswordEnv); !ok || roPass == "" {
+				return nil, fmt.Errorf("import: password variable %s is not set or empty: export it, or leave out --ro-password-env to have a password generated", opt.ROPasswordEnv)
+			}
 		}
 	}
 	cfg.DBName = ""
@@ -466,6 +472,18 @@ func importMySQLDump(ctx context.Context, admin *sql.DB, cfg *mysql.Config, d *M
 		return fail(fmt.Errorf("write marker: %w", err))
 	}
 	return imp, nil
+}
+
+// ReadOnlyDSN is adminDSN with its user replaced by user and no password
+// or database: the DSN of the read-only account ImportMySQLDumps made,
+// reaching the same server the same way.
+func ReadOnlyDSN(adminDSN, user string) (string, error) {
+	cfg, err := mysql.ParseDSN(adminDSN)
+	if err != nil {
+		return "", fmt.Errorf("parse DSN: %w", err)
+	}
+	cfg.User, cfg.Passwd, cfg.DBName = user, "", ""
+	return cfg.FormatDSN(), nil
 }
 
 // ensureReadOnlyUser creates or updates user@localhost and user@127.0.0.1

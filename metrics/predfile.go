@@ -35,10 +35,19 @@ const (
 	// FormatJSONL is one JSON object per line with "question_id" (string or
 	// integer) and "sql", optionally "db_id"; blank lines are skipped.
 	FormatJSONL PredFormat = "jsonl"
+	// FormatCSV is a CSV file (RFC 4180: quoted fields may hold commas,
+	// quotes and newlines, so one prediction may span several lines), as
+	// pipelines such as DIN-SQL publish. The SQL is the column named by
+	// ReadOptions.Column (a header name, or a 1-based column number for a
+	// file without header; default: the header's "sql", "SQL",
+	// "predicted_sql" or "prediction", else column 1). With a header
+	// holding question_id, rows are matched by question id, else row i
+	// (0-based, header excluded) answers question i.
+	FormatCSV PredFormat = "csv"
 )
 
 // PredFormats lists the prediction formats.
-var PredFormats = []PredFormat{FormatSQLLines, FormatBIRDJSON, FormatJSONL}
+var PredFormats = []PredFormat{FormatSQLLines, FormatBIRDJSON, FormatJSONL, FormatCSV}
 
 // ParsePredFormat returns the format named s.
 func ParsePredFormat(s string) (PredFormat, error) {
@@ -47,15 +56,17 @@ func ParsePredFormat(s string) (PredFormat, error) {
 			return f, nil
 		}
 	}
-	return "", fmt.Errorf("metrics: unknown prediction format %q (want sql-lines, bird-json or jsonl)", s)
+	return "", fmt.Errorf("unknown prediction format %q (want sql-lines, bird-json, jsonl or csv)", s)
 }
 
 // FormatForPath guesses a file's format from its extension: .jsonl is
-// jsonl, .json is bird-json, anything else sql-lines.
+// jsonl, .json is bird-json, .csv is csv, anything else sql-lines.
 func FormatForPath(path string) PredFormat {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".jsonl":
 		return FormatJSONL
+	case ".csv":
+		return FormatCSV
 	case ".json":
 		return FormatBIRDJSON
 	}
@@ -134,6 +145,13 @@ type ReadOptions struct {
 	// nested objects and arrays. The value must be a string, null (an
 	// empty response) or a chat message object with a string "content".
 	ResponseField string
+	// Column, for csv only, names the column holding the SQL: a header
+	// name, or a 1-based column number (then the file has no header
+	// unless Header says so). Empty: see FormatCSV.
+	Column string
+	// Header, for csv only, says whether the first row is a header:
+	// "yes", "no" or "" (auto: yes unless Column is a number).
+	Header string
 }
 
 // ReadPredictions reads a prediction file.
@@ -145,18 +163,27 @@ func ReadPredictions(path string, f PredFormat) ([]Prediction, error) {
 func ReadPredictionsWith(path string, f PredFormat, opt ReadOptions) ([]Prediction, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("metrics: read predictions: %w", err)
+		return nil, fmt.Errorf("read predictions: %w", err)
 	}
 	return ParsePredictionsWith(path, data, f, opt)
 }
 
 // ParsePredictionsWith is ParsePredictions with options.
 func ParsePredictionsWith(file string, data []byte, f PredFormat, opt ReadOptions) ([]Prediction, error) {
+	if f == FormatCSV {
+		if opt.ResponseField != "" {
+			return nil, fmt.Errorf("a response field needs the jsonl format, not %q", f)
+		}
+		return parseCSV(file, data, opt.Column, opt.Header)
+	}
+	if opt.Column != "" || opt.Header != "" {
+		return nil, fmt.Errorf("a column or header option needs the csv format, not %q", f)
+	}
 	if opt.ResponseField == "" {
 		return ParsePredictions(file, data, f)
 	}
 	if f != FormatJSONL {
-		return nil, fmt.Errorf("metrics: a response field needs the jsonl format, not %q", f)
+		return nil, fmt.Errorf("a response field needs the jsonl format, not %q", f)
 	}
 	return parseJSONL(file, data, opt.ResponseField)
 }
@@ -171,8 +198,10 @@ func ParsePredictions(file string, data []byte, f PredFormat) ([]Prediction, err
 		return parseBIRDJSON(file, data)
 	case FormatJSONL:
 		return parseJSONL(file, data, "")
+	case FormatCSV:
+		return parseCSV(file, data, "", "")
 	}
-	return nil, fmt.Errorf("metrics: unknown prediction format %q", f)
+	return nil, fmt.Errorf("unknown prediction format %q (want sql-lines, bird-json, jsonl or csv)", f)
 }
 
 func parseSQLLines(data []byte) []Prediction {
@@ -437,14 +466,15 @@ func AlignPredictions(file string, b *datasets.Benchmark, preds []Prediction, op
 			if opt.DropExtra {
 				continue
 			}
-			if p.Index >= 0 && !opt.AllowPartial && len(preds) != len(b.Examples) {
-				return Aligned{}, fmt.Errorf("%s: %d predictions for %d questions of %s (use AllowPartial / --allow-partial to score a subset)", file, len(preds), len(b.Examples), b.Name)
+			if p.Index >= 0 && len(preds) > len(b.Examples) {
+				return Aligned{}, fmt.Errorf("%s: %d predictions for %d questions of %s: more predictions than questions (line %d is the first past the last question); check that the benchmark, split and data folder are the ones the predictions were made for, or remove the extra lines",
+					file, len(preds), len(b.Examples), b.Name, p.Line)
 			}
 			what := fmt.Sprintf("question index %d", p.Index)
 			if p.Index < 0 {
 				what = fmt.Sprintf("question_id %q", p.QuestionID)
 			}
-			return Aligned{}, fmt.Errorf("%s:%d: %s is not in benchmark %s (%d questions)", file, p.Line, what, b.Name, len(b.Examples))
+			return Aligned{}, fmt.Errorf("%s:%d: %s is not in benchmark %s (%d questions); check that the benchmark and split are the ones the predictions were made for", file, p.Line, what, b.Name, len(b.Examples))
 		}
 		ex := b.Examples[pos]
 		if _, dup := a.Preds[ex.Index]; dup {
@@ -467,7 +497,8 @@ func AlignPredictions(file string, b *datasets.Benchmark, preds []Prediction, op
 	}
 	if len(a.Preds) != len(b.Examples) {
 		if !opt.AllowPartial {
-			return Aligned{}, fmt.Errorf("%s: %d predictions for %d questions of %s (use AllowPartial / --allow-partial to score a subset)", file, len(a.Preds), len(b.Examples), b.Name)
+			return Aligned{}, fmt.Errorf("%s: %d predictions for %d questions of %s: fewer predictions than questions; to score only the questions that have one (the rest listed as unscored), pass --allow-partial",
+				file, len(a.Preds), len(b.Examples), b.Name)
 		}
 		for _, ex := range b.Examples {
 			if _, ok := a.Preds[ex.Index]; !ok {

@@ -17,10 +17,58 @@ type Reader struct {
 	p    Params
 	used map[string]bool
 	errs []string
+	// log, when the Params came from Describe, records every parameter
+	// read with its default and range.
+	log *paramLog
 }
 
 // NewReader wraps p.
-func NewReader(p Params) *Reader { return &Reader{p: p, used: map[string]bool{}} }
+func NewReader(p Params) *Reader {
+	r := &Reader{p: p, used: map[string]bool{}}
+	if l, ok := p[describeKey].(*paramLog); ok {
+		r.log = l
+		r.used[describeKey] = true
+	}
+	return r
+}
+
+// ParamInfo describes one parameter a runner reads: its kind (integer,
+// number, boolean, string, duration, list of strings), default and valid
+// values ("[1, 128]", "one of a, b", or "" for any).
+type ParamInfo struct {
+	Key, Kind string
+	Default   any
+	Valid     string
+}
+
+// describeKey is the Params key through which Describe hands its log to
+// the factory's Readers; a YAML spec cannot hold it.
+const describeKey = "\x00describe"
+
+type paramLog struct{ params []ParamInfo }
+
+func (r *Reader) note(key, kind string, def any, valid string) {
+	if r.log == nil {
+		return
+	}
+	for _, p := range r.log.params {
+		if p.Key == key {
+			return
+		}
+	}
+	r.log.params = append(r.log.params, ParamInfo{Key: key, Kind: kind, Default: def, Valid: valid})
+}
+
+// Describe builds the runner registered under name with its defaults and
+// returns every parameter its factory read through a Reader, in the order
+// read. Parameters a factory reads without a Reader are not listed.
+func Describe(name string) ([]ParamInfo, error) {
+	l := &paramLog{}
+	if _, err := New(name, Params{describeKey: l}); err != nil {
+		return l.params, err
+	}
+	return l.params, nil
+}
 
 func (r *Reader) get(key string) (any, bool) {
 	r.used[key] = true
@@ -34,6 +82,7 @@ func (r *Reader) fail(key, format string, args ...any) {
 
 // Int reads an integer in [lo, hi].
 func (r *Reader) Int(key string, def, lo, hi int) int {
+	r.note(key, "integer", def, fmt.Sprintf("[%d, %d]", lo, hi))
 	v, ok := r.get(key)
 	if !ok {
 		return def
@@ -63,6 +112,7 @@ func (r *Reader) Int(key string, def, lo, hi int) int {
 
 // Float reads a number in [lo, hi].
 func (r *Reader) Float(key string, def, lo, hi float64) float64 {
+	r.note(key, "number", def, fmt.Sprintf("[%g, %g]", lo, hi))
 	v, ok := r.get(key)
 	if !ok {
 		return def
@@ -88,6 +138,7 @@ func (r *Reader) Float(key string, def, lo, hi float64) float64 {
 
 // Bool reads a boolean.
 func (r *Reader) Bool(key string, def bool) bool {
+	r.note(key, "boolean", def, "true or false")
 	v, ok := r.get(key)
 	if !ok {
 		return def
@@ -103,6 +154,11 @@ func (r *Reader) Bool(key string, def bool) bool {
 // String reads a string; when allowed is non-empty the value must be one of
 // them.
 func (r *Reader) String(key, def string, allowed ...string) string {
+	valid := ""
+	if len(allowed) > 0 {
+		valid = "one of " + strings.Join(allowed, ", ")
+	}
+	r.note(key, "string", def, valid)
 	v, ok := r.get(key)
 	if !ok {
 		return def
@@ -126,6 +182,7 @@ func (r *Reader) String(key, def string, allowed ...string) string {
 
 // Duration reads a Go duration string ("30s") or a number of seconds.
 func (r *Reader) Duration(key string, def time.Duration) time.Duration {
+	r.note(key, "duration", def, "e.g. 30s, or seconds")
 	v, ok := r.get(key)
 	if !ok {
 		return def
@@ -149,6 +206,7 @@ func (r *Reader) Duration(key string, def time.Duration) time.Duration {
 
 // Strings reads a list of strings.
 func (r *Reader) Strings(key string, def []string) []string {
+	r.note(key, "list of strings", def, "")
 	v, ok := r.get(key)
 	if !ok {
 		return def
@@ -176,7 +234,7 @@ func (r *Reader) Strings(key string, def []string) []string {
 func (r *Reader) Err() error {
 	var unknown []string
 	for k := range r.p {
-		if !r.used[k] {
+		if !r.used[k] && k != describeKey {
 			unknown = append(unknown, k)
 		}
 	}
@@ -185,6 +243,9 @@ func (r *Reader) Err() error {
 	for _, k := range unknown {
 		known := make([]string, 0, len(r.used))
 		for u := range r.used {
+			if u == describeKey {
+				continue
+			}
 			known = append(known, u)
 		}
 		sort.Strings(known)

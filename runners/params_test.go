@@ -146,3 +146,40 @@ func TestRegistry(t *testing.T) {
 	}()
 	Register("test-runner-registry", nil)
 }
+
+// TestDescribe: Describe lists what a factory reads through its Reader,
+// in order, with defaults and valid values, and the describing key never
+// reaches the factory's unknown-key check.
+func TestDescribe(t *testing.T) {
+	Register("describe-test", func(p Params) (Runner, error) {
+		r := NewReader(p)
+		r.Int("k", 8, 1, 128)
+		r.String("mode", "a", "a", "b")
+		r.Bool("on", true)
+		r.Int("k", 8, 1, 128) // read twice, listed once
+		return nil, r.Err()
+	})
+	got, err := Describe("describe-test")
+	if err != nil {
+		t.Fatalf("Describe: %v", err)
+	}
+	want := []ParamInfo{
+		{Key: "k", Kind: "integer", Default: 8, Valid: "[1, 128]"},
+		{Key: "mode", Kind: "string", Default: "a", Valid: "one of a, b"},
+		{Key: "on", Kind: "boolean", Default: true, Valid: "true or false"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("Describe = %+v; want %+v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("param %d = %+v; want %+v", i, got[i], want[i])
+		}
+	}
+	if _, err := New("describe-test", Params{"zz": 1}); err == nil || !strings.Contains(err.Error(), "known: k, mode, on)") {
+		t.Errorf("unknown key error = %v; want the known keys without the describing key", err)
+	}
+	if _, err := Describe("no-such-runner"); err == nil {
+		t.Errorf("Describe of an unknown runner: no error")
+	}
+}

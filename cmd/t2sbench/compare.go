@@ -34,6 +34,7 @@ type compareSystem struct {
 	// group is the benchmark of a run's trial; systems are compared only
 	// with a baseline of the same group. Verdict files have group "".
 	group     string
+	fromFile  bool
 	simulated bool
 	// correct holds the questions in EX's one denominator (metrics.GoldRuns:
 	// the gold runs), failed ones false.
@@ -180,25 +181,42 @@ type compareConfig struct {
 // a path) for that system's group. Verdict files join the group of the run
 // trials when those are all on one benchmark.
 func pickBaselines(systems []compareSystem, baseline string) ([]int, error) {
-	groups := map[string]bool{}
+	groups := map[string]string{} // benchmarkKey -> a group name
 	for _, s := range systems {
 		if s.group != "" {
-			groups[s.group] = true
+			groups[benchmarkKey(s.group)] = s.group
 		}
 	}
 	if len(groups) == 1 {
 		for i := range systems {
 			if systems[i].group == "" {
-				for g := range groups {
+				for _, g := range groups {
 					systems[i].group = g
 				}
 			}
 		}
 	}
 	first := map[string]int{}
+	count := map[string]int{}
 	for i, s := range systems {
-		if _, ok := first[s.group]; !ok {
-			first[s.group] = i
+		k := benchmarkKey(s.group)
+		count[k]++
+		if _, ok := first[k]; !ok {
+			first[k] = i
+		}
+	}
+	// A verdict file alone on its benchmark is compared with nothing:
+	// say so plainly instead of leaving it out.
+	for _, s := range systems {
+		if s.fromFile && count[benchmarkKey(s.group)] == 1 && len(systems) > 1 {
+			var others []string
+			for _, o := range systems {
+				if o.source != s.source || o.name != s.name {
+					others = append(others, fmt.Sprintf("%s: %s", o.name, benchmarkOrUnknown(o.group)))
+				}
+			}
+			return nil, fmt.Errorf("%w: compare: %s scores benchmark %s and no other input does (%s); systems are compared only on the same benchmark: compare verdict files of one benchmark (eval --benchmark)",
+				errUsage, s.source, benchmarkOrUnknown(s.group), strings.Join(others, "; "))
 		}
 	}
 	if baseline != "" {
@@ -210,18 +228,30 @@ func pickBaselines(systems []compareSystem, baseline string) ([]int, error) {
 			}
 			return nil, fmt.Errorf("%w: --baseline %q is none of the systems %s", errUsage, baseline, strings.Join(names, ", "))
 		}
-		first[systems[j].group] = j
+		first[benchmarkKey(systems[j].group)] = j
 	}
 	base := make([]int, len(systems))
 	compared := false
 	for i, s := range systems {
-		base[i] = first[s.group]
+		base[i] = first[benchmarkKey(s.group)]
 		compared = compared || base[i] != i
 	}
 	if !compared {
 		return nil, fmt.Errorf("compare: no two systems are on the same benchmark; nothing to compare")
 	}
 	return base, nil
+}
+
+// benchmarkKey is the name a benchmark group is matched by: run
+// directories name it bird/minidev (BenchmarkSpec.Key), verdict files by
+// eval's --benchmark, bird-minidev.
+func benchmarkKey(group string) string { return strings.ReplaceAll(group, "/", "-") }
+
+func benchmarkOrUnknown(group string) string {
+	if group == "" {
+		return "(not recorded: a verdict file written before eval recorded it)"
+	}
+	return group
 }
 
 // compareAll compares every system i with systems[base[i]] (systems that
@@ -441,7 +471,7 @@ func loadCompareInputs(inputs []string) ([]compareSystem, error) {
 			return nil, err
 		}
 		name := strings.TrimSuffix(filepath.Base(in), filepath.Ext(in))
-		if err := add(compareSystem{name: name, source: in, correct: vs.correct, excluded: vs.excluded, dbs: vs.dbs}); err != nil {
+		if err := add(compareSystem{name: name, source: in, group: vs.benchmark, fromFile: true, correct: vs.correct, excluded: vs.excluded, dbs: vs.dbs}); err != nil {
 			return nil, err
 		}
 	}
@@ -450,6 +480,9 @@ func loadCompareInputs(inputs []string) ([]compareSystem, error) {
 
 // verdictLine is the part of a verdict file line that compare needs.
 type verdictLine struct {
+	// Benchmark is the eval --benchmark name (files written before it
+	// was recorded have none).
+	Benchmark  string  `json:"benchmark"`
 	QuestionID *string `json:"question_id"`
 	DBID       string  `json:"db_id"`
 	Correct    *bool   `json:"correct"`
@@ -459,9 +492,11 @@ type verdictLine struct {
 // verdictOutcomes are a verdict file's outcomes: correct over the
 // questions whose gold runs, the others by status, and the databases.
 type verdictOutcomes struct {
-	correct  map[string]bool
-	excluded map[string]metrics.Status
-	dbs      map[string]string
+	// benchmark is the one benchmark every line names ("" when none does).
+	benchmark string
+	correct   map[string]bool
+	excluded  map[string]metrics.Status
+	dbs       map[string]string
 }
 
 // readVerdictOutcomes reads a verdict file (JSON lines with at least
@@ -484,6 +519,7 @@ func decodeVerdicts(r io.Reader, path string) (verdictOutcomes, error) {
 	excluded := map[string]metrics.Status{}
 	dbs := map[string]string{}
 	firstLine := map[string]int{}
+	bench := ""
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 64<<20)
 	line := 0
@@ -502,6 +538,11 @@ func decodeVerdicts(r io.Reader, path string) (verdictOutcomes, error) {
 			return verdictOutcomes{}, fmt.Errorf("%s:%d: missing \"question_id\"", path, line)
 		case v.Correct == nil:
 			return verdictOutcomes{}, fmt.Errorf("%s:%d: missing \"correct\"", path, line)
+		}
+		if len(firstLine) == 0 { // the first verdict
+			bench = v.Benchmark
+		} else if v.Benchmark != bench {
+			return verdictOutcomes{}, fmt.Errorf("%s:%d: verdict of benchmark %q in a file of benchmark %q; a verdict file holds one benchmark (eval --out writes one)", path, line, v.Benchmark, bench)
 		}
 		if prev, dup := firstLine[*v.QuestionID]; dup {
 			return verdictOutcomes{}, fmt.Errorf("%s:%d: question %q repeated (first on line %d)", path, line, *v.QuestionID, prev)
@@ -522,5 +563,5 @@ func decodeVerdicts(r io.Reader, path string) (verdictOutcomes, error) {
 	if len(out) == 0 && len(excluded) == 0 {
 		return verdictOutcomes{}, fmt.Errorf("%s: no verdicts", path)
 	}
-	return verdictOutcomes{correct: out, excluded: excluded, dbs: dbs}, nil
+	return verdictOutcomes{benchmark: bench, correct: out, excluded: excluded, dbs: dbs}, nil
 }

@@ -256,3 +256,74 @@ func TestHelp(t *testing.T) {
 		t.Errorf("help eval: stdout %q lacks the flags (stderr %q)", out.String(), errb.String())
 	}
 }
+
+// TestCompareBenchmarkMismatch: eval --out records the benchmark in each
+// verdict, and compare refuses verdicts of different benchmarks plainly
+// (it used to suggest --intersect).
+func TestCompareBenchmarkMismatch(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, bench string, ids ...string) string {
+		var b strings.Builder
+		for i, id := range ids {
+			fmt.Fprintf(&b, `{"benchmark":%q,"question_id":%q,"correct":%v,"status":"ok"}`+"\n", bench, id, i%2 == 0)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	bird := write("bird.jsonl", "bird", "0", "1", "2")
+	bird2 := write("bird2.jsonl", "bird", "0", "1", "2")
+	spider := write("spider.jsonl", "spider", "0", "1", "2")
+	mixed := filepath.Join(dir, "mixed.jsonl")
+	os.WriteFile(mixed, []byte(`{"benchmark":"bird","question_id":"0","correct":true}`+"\n"+`{"benchmark":"spider","question_id":"1","correct":true}`+"\n"), 0o644)
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		code  int
+		want  string
+		avoid string
+	}{
+		{"bird vs spider", []string{bird, spider}, exitUsage, "bird.jsonl scores benchmark bird and no other input does (spider: spider)", "--intersect"},
+		{"same benchmark", []string{bird, bird2}, exitOK, "", ""},
+		{"two lines of different benchmarks", []string{mixed, bird}, exitRuntime, `mixed.jsonl:2: verdict of benchmark "spider" in a file of benchmark "bird"`, ""},
+	} {
+		var out, errb bytes.Buffer
+		err := run(&out, &errb, append([]string{"compare"}, tc.args...))
+		if exitCode(err) != tc.code {
+			t.Errorf("%s: exit %d (%v); want %d", tc.name, exitCode(err), err, tc.code)
+			continue
+		}
+		if tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s: error %v; want %q", tc.name, err, tc.want)
+		}
+		if tc.avoid != "" && err != nil && strings.Contains(err.Error(), tc.avoid) {
+			t.Errorf("%s: error %v suggests %s, which cannot help", tc.name, err, tc.avoid)
+		}
+	}
+}
+
+// TestEvalVerdictsCarryBenchmark: every line eval --out writes names the
+// benchmark it scored.
+func TestEvalVerdictsCarryBenchmark(t *testing.T) {
+	evalEnv(t)
+	out := filepath.Join(t.TempDir(), "v.jsonl")
+	if _, _, err := runEvalCLI(t, "--benchmark", "mini", "--gold-as-pred", "--quiet", "--out", out); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	for i, l := range lines {
+		var v struct {
+			Benchmark  string `json:"benchmark"`
+			QuestionID string `json:"question_id"`
+		}
+		if err := json.Unmarshal([]byte(l), &v); err != nil || v.Benchmark != "mini" || v.QuestionID == "" {
+			t.Fatalf("line %d = %s (%v); want a verdict with benchmark mini", i+1, l, err)
+		}
+	}
+}

@@ -67,7 +67,7 @@ func datasetsCheck(stdout, stderr io.Writer, args []string) error {
 	}
 	opt := datasets.LoadOptions{Limit: *limit, SQLite: datasets.SQLiteOptions{Timeout: *timeout}}
 	var err error
-	if opt.MySQL, err = mysql.config("datasets check", *benchName, *timeout, 0); err != nil {
+	if opt.MySQL, err = mysql.config(stderr, "datasets check", *benchName, *timeout, 0); err != nil {
 		return err
 	}
 	b, err := datasets.Open(*benchName, *data, opt)
@@ -92,8 +92,20 @@ func datasetsCheck(stdout, stderr io.Writer, args []string) error {
 	defer stop()
 	start := time.Now()
 	last := time.Time{}
+	tty := isTerminal(stderr)
+	var plain *plainProgress
 	progress := func(done, total int) {
-		if *quiet || (time.Since(last) < 2*time.Second && done != total) {
+		if *quiet {
+			return
+		}
+		if !tty { // a log: plain lines, no \r frames
+			if plain == nil {
+				plain = newPlainProgress(stderr, "checked golds", total)
+			}
+			plain.update(done, "")
+			return
+		}
+		if time.Since(last) < 2*time.Second && done != total {
 			return
 		}
 		last = time.Now()

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"os"
@@ -26,7 +28,12 @@ func runDatasets(stdout, stderr io.Writer, args []string) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
 		fmt.Fprintln(stderr, "Usage: t2sbench datasets list | check | verify | load-mysql [flags]")
 		if len(args) == 0 {
-			return fmt.Errorf("%w: datasets needs a subcommand (list, check, verify, load-mysql)", errUsage)
+			return fmt.Errorf("%w: datasets needs a subcommand (list, check, verify, load-mysql; t2sbench help datasets lists their flags)", errUsage)
+		}
+		// Every subcommand's flags, each printed by its own flag set.
+		for _, sub := range []func(io.Writer, io.Writer, []string) error{datasetsList, datasetsCheck, datasetsVerify, datasetsLoadMySQL} {
+			fmt.Fprintln(stderr)
+			_ = sub(stdout, stderr, []string{"-h"})
 		}
 		return nil
 	}
@@ -45,21 +52,25 @@ func runDatasets(stdout, stderr io.Writer, args []string) error {
 
 // listed are the benchmarks datasets list measures: the datasets.Open
 // name, the folder under the data directory (scripts/fetch-datasets.sh's
-// layout, which is also the shared data's datasets/ folder) and the
-// script's benchmark argument.
-var listed = []struct{ name, dir, fetch string }{
-	{"spider", "spider", "spider"},
-	{"bird", "bird", "bird"},
-	{"bird-minidev", "bird", "bird-minidev"},
-	{"archer", "archer", "archer"},
-	{"logiccat-sqlite", "logiccat", "logiccat"},
+// layout, which is also the shared data's datasets/ folder), the script's
+// benchmark argument ("" when it fetches none) and the official source.
+var listed = []struct{ name, dir, fetch, source, what string }{
+	{"spider", "spider", "spider", "https://yale-lily.github.io/spider", "Spider dev"},
+	{"bird", "bird", "bird", "https://bird-bench.oss-cn-beijing.aliyuncs.com/dev.zip", "BIRD dev, current gold revision (dev/)"},
+	{"bird-dev-2023-05", "bird", "", "BIRD dev's initial release (scripts/DATASETS.md)", "BIRD dev, gold of the initial release, May 2023 (dev_2023-05/; datasets check compares with it)"},
+	{"bird-minidev", "bird", "bird-minidev", "https://bird-bench.oss-cn-beijing.aliyuncs.com/minidev.zip", "BIRD mini-dev (mini_dev/)"},
+	{"archer", "archer", "archer", "https://github.com/sig4kg/archer-bench", "Archer dev (English)"},
+	{"logiccat-sqlite", "logiccat", "logiccat", "https://github.com/Ffunkytao/LogicCat", "LogicCat on its SQLite files (most hold no rows; logiccat proper runs on MySQL)"},
 }
 
 func datasetsList(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("datasets list", "[--data DIR]", stderr)
-	data := fs.String("data", "", "data directory holding spider/, bird/, archer/, logiccat/ (default: the shared data's datasets/)")
+	data := fs.String("data", "", "data directory holding spider/, bird/, archer/, logiccat/, or one benchmark's folder (default: the shared data's datasets/)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: datasets list: unexpected arguments %q (give the folder with --data DIR)", errUsage, fs.Args())
 	}
 	root := *data
 	if root == "" {
@@ -68,27 +79,66 @@ func datasetsList(stdout, stderr io.Writer, args []string) error {
 		}
 	}
 	if root == "" {
-		fmt.Fprintln(stdout, "data: none found (give --data DIR, set T2SBENCH_SHARED, or fetch: scripts/fetch-datasets.sh DIR)")
-		fmt.Fprintln(stdout, "  mini  testdata/mini (bundled, always available)")
+		fmt.Fprintln(stdout, "data: none found (give --data DIR, or set T2SBENCH_SHARED)")
+		fmt.Fprintln(stdout, "  fetch every benchmark: scripts/fetch-datasets.sh DIR   (then t2sbench datasets list --data DIR)")
+		fmt.Fprintln(stdout, "  mini             testdata/mini (bundled, always available)")
 		return nil
 	}
-	fmt.Fprintln(stdout, "data:", root)
+	if st, err := os.Stat(root); err != nil || !st.IsDir() {
+		return fmt.Errorf("datasets list: %s is not a folder; fetch the benchmarks into it with scripts/fetch-datasets.sh %s", root, root)
+	}
 	ctx := context.Background()
+	// DIR is the data directory when it holds a benchmark folder, else it
+	// may be one benchmark's folder itself (--data /data/bird).
+	layout := false
+	for _, l := range listed {
+		if st, err := os.Stat(filepath.Join(root, l.dir)); err == nil && st.IsDir() {
+			layout = true
+		}
+	}
+	fmt.Fprintln(stdout, "data:", root)
+	found := 0
 	for _, l := range listed {
 		dir := filepath.Join(root, l.dir)
-		fetch := fmt.Sprintf("scripts/fetch-datasets.sh %s %s", root, l.fetch)
+		if !layout {
+			dir = root
+		}
 		st := datasets.MeasureData(ctx, l.name, dir)
+		if !layout && st.Err != nil {
+			continue // not this benchmark's folder
+		}
+		fetch := "see " + l.source
+		if l.fetch != "" {
+			fetch = fmt.Sprintf("scripts/fetch-datasets.sh %s %s   (source: %s)", filepath.Dir(dir), l.fetch, l.source)
+		}
 		switch {
 		case st.Err != nil:
-			fmt.Fprintf(stdout, "  %-16s %s: not loadable (%v)\n      fetch: %s\n", l.name, dir, st.Err, fetch)
+			fmt.Fprintf(stdout, "  %-16s %s: not loadable (%v)\n      %s\n      fetch: %s\n", l.name, dir, st.Err, l.what, fetch)
 		case len(st.MissingDBs) > 0:
-			fmt.Fprintf(stdout, "  %-16s %s: %d questions, databases %d present, %d missing (%s)\n      fetch: %s\n",
-				l.name, dir, st.Questions, st.PresentDBs, len(st.MissingDBs), abbreviate(st.MissingDBs, 6), fetch)
+			found++
+			fmt.Fprintf(stdout, "  %-16s %s: %d questions, databases %d present, %d missing (%s)\n      %s\n      fetch: %s\n",
+				l.name, dir, st.Questions, st.PresentDBs, len(st.MissingDBs), abbreviate(st.MissingDBs, 6), l.what, fetch)
+			if st.PresentDBs == 0 {
+				fmt.Fprintf(stdout, "      none of its databases opens: give --data the benchmark's top folder, the one whose layout scripts/DATASETS.md shows (for BIRD the folder holding dev/, mini_dev/ and dev_databases/)\n")
+			}
 		default:
-			fmt.Fprintf(stdout, "  %-16s %s: %d questions, all %d databases present\n", l.name, dir, st.Questions, st.PresentDBs)
+			found++
+			fmt.Fprintf(stdout, "  %-16s %s: %d questions, all %d databases present\n      %s\n", l.name, dir, st.Questions, st.PresentDBs, l.what)
+		}
+		if l.name == "logiccat-sqlite" && st.Err == nil {
+			dumps, _ := filepath.Glob(filepath.Join(dir, "mysql", "database", "*.sql"))
+			if len(dumps) > 0 {
+				fmt.Fprintf(stdout, "  %-16s %s: %d MySQL dumps; import them with t2sbench datasets load-mysql --data %s (README, LogicCat on MariaDB/MySQL)\n",
+					"logiccat", filepath.Join(dir, "mysql", "database"), len(dumps), dir)
+			} else {
+				fmt.Fprintf(stdout, "  %-16s no MySQL dumps in %s; fetch: scripts/fetch-datasets.sh %s logiccat\n", "logiccat", filepath.Join(dir, "mysql", "database"), filepath.Dir(dir))
+			}
 		}
 	}
 	fmt.Fprintln(stdout, "  mini             testdata/mini (bundled, always available)")
+	if found == 0 {
+		return fmt.Errorf("datasets list: %s holds no benchmark: want a data directory with spider/, bird/, archer/ or logiccat/ (or one of those folders); fetch them with scripts/fetch-datasets.sh %s", root, root)
+	}
 	return nil
 }
 
@@ -147,32 +197,56 @@ func datasetsVerify(stdout, stderr io.Writer, args []string) error {
 }
 
 func datasetsLoadMySQL(stdout, stderr io.Writer, args []string) error {
-	fs := newFlagSet("datasets load-mysql", "--benchmark logiccat --data DIR --dsn DSN [flags]", stderr)
+	fs := newFlagSet("datasets load-mysql", "[--benchmark logiccat] --data DIR [--dsn DSN] [flags]", stderr)
 	bench := fs.String("benchmark", "logiccat", "benchmark whose MySQL dumps to import (only logiccat has any)")
 	data := fs.String("data", "", "benchmark data directory (dumps in DIR/mysql/database/*.sql)")
-	dsn := fs.String("dsn", os.Getenv("T2SBENCH_MYSQL_DSN"), "admin DSN without password, e.g. root@unix(/tmp/x/sock)/ (default $T2SBENCH_MYSQL_DSN)")
-	pwEnv := fs.String("password-env", "", "environment variable holding the admin password")
-	roUser := fs.String("ro-user", "", "create/update this SELECT-only account with per-database grants (e.g. t2s_ro)")
-	roPwEnv := fs.String("ro-password-env", "", "environment variable holding the read-only account's password")
+	dsn := fs.String("dsn", os.Getenv(mysqlAdminDSNEnv), "admin DSN without password, e.g. root@unix(/tmp/x/sock)/ (default $"+mysqlAdminDSNEnv+", which scripts/mariadb.sh start exports)")
+	pwEnv := fs.String("password-env", "", "environment variable holding the admin password (none: the admin account has no password)")
+	roUser := fs.String("ro-user", defaultROUser, "create/update this SELECT-only account with per-database grants; \"\" creates none")
+	roPwEnv := fs.String("ro-password-env", "", "environment variable holding the read-only account's password (default: $"+mysqlPasswordEnv+" when set, else a generated password, printed in the export lines)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: datasets load-mysql: unexpected arguments %q (every setting is a flag: t2sbench help datasets)", errUsage, fs.Args())
 	}
 	if *bench != "logiccat" {
 		return fmt.Errorf("%w: --benchmark %q has no MySQL dumps (only logiccat)", errUsage, *bench)
 	}
 	if *data == "" {
-		return fmt.Errorf("%w: --data is required", errUsage)
+		return fmt.Errorf("%w: datasets load-mysql: --data DIR is required (the LogicCat folder holding mysql/database/*.sql; scripts/fetch-datasets.sh DIR logiccat fetches it)", errUsage)
 	}
 	if *dsn == "" {
-		return fmt.Errorf("%w: --dsn is required (or set T2SBENCH_MYSQL_DSN)", errUsage)
+		return fmt.Errorf("%w: datasets load-mysql: --dsn is required, or set %s: eval \"$(scripts/mariadb.sh start)\" starts a private server and sets it", errUsage, mysqlAdminDSNEnv)
+	}
+	opt := datasets.MySQLImportOptions{
+		PasswordEnv: *pwEnv, ROUser: *roUser, ROPasswordEnv: *roPwEnv,
+		Log: func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) },
+	}
+	generated := false
+	if *roUser != "" && *roPwEnv == "" {
+		if os.Getenv(mysqlPasswordEnv) != "" {
+			opt.ROPasswordEnv = mysqlPasswordEnv
+		} else {
+			b := make([]byte, 18)
+			if _, err := rand.Read(b); err != nil {
+				return fmt.Errorf("datasets load-mysql: generate a password: %w", err)
+			}
+			opt.ROPassword = base64.RawURLEncoding.EncodeToString(b)
+			generated = true
+		}
+	}
+	var roDSN string
+	if *roUser != "" {
+		var err error
+		if roDSN, err = datasets.ReadOnlyDSN(*dsn, *roUser); err != nil {
+			return fmt.Errorf("%w: datasets load-mysql: --dsn: %v", errUsage, err)
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	start := time.Now()
-	imps, err := datasets.ImportMySQLDumps(ctx, *dsn, filepath.Join(*data, "mysql", "database"), datasets.MySQLImportOptions{
-		PasswordEnv: *pwEnv, ROUser: *roUser, ROPasswordEnv: *roPwEnv,
-		Log: func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) },
-	})
+	imps, err := datasets.ImportMySQLDumps(ctx, *dsn, filepath.Join(*data, "mysql", "database"), opt)
 	if err != nil {
 		return err
 	}
@@ -184,7 +258,26 @@ func datasetsLoadMySQL(stdout, stderr io.Writer, args []string) error {
 		tables += imp.Tables
 		rows += imp.Rows
 	}
-	fmt.Fprintf(stdout, "%d databases (%d loaded now, %d already present), %d tables, %d rows in %s\n",
+	fmt.Fprintf(stderr, "%d databases (%d loaded now, %d already present), %d tables, %d rows in %s\n",
 		len(imps), loaded, len(imps)-loaded, tables, rows, time.Since(start).Round(time.Millisecond))
+	if *roUser == "" {
+		return nil
+	}
+	// stdout holds only export lines, so that eval "$(...)" sets them.
+	fmt.Fprintf(stderr, "read-only account %s: scoring uses it; eval this command's output, or export:\n", *roUser)
+	fmt.Fprintf(stdout, "export %s=%s\n", mysqlDSNEnv, shellQuote(roDSN))
+	switch {
+	case generated:
+		fmt.Fprintf(stdout, "export %s=%s\n", mysqlPasswordEnv, shellQuote(opt.ROPassword))
+	case opt.ROPasswordEnv != mysqlPasswordEnv:
+		fmt.Fprintf(stdout, "export %s=\"$%s\"\n", mysqlPasswordEnv, opt.ROPasswordEnv)
+	default:
+		fmt.Fprintf(stdout, "export %s=\"$%s\"   # already set\n", mysqlPasswordEnv, mysqlPasswordEnv)
+	}
 	return nil
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -75,7 +76,9 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	data := fs.String("data", "", "benchmark data directory (empty for the bundled mini benchmark)")
 	pred := fs.String("pred", "", "prediction file")
 	mode := fs.String("mode", "", "EX mode: spider, spider-keep-distinct, bird, bird-minidev, archer, logiccat (default: the benchmark's)")
-	format := fs.String("format", "", "prediction format: sql-lines, bird-json, jsonl (default: from the extension: .json bird-json, .jsonl jsonl, else sql-lines)")
+	format := fs.String("format", "", "prediction format: sql-lines, bird-json, jsonl, csv (default: from the extension: .json bird-json, .jsonl jsonl, .csv csv, else sql-lines)")
+	predColumn := fs.String("pred-column", "", "csv: the column holding the SQL, a header name or a number from 1 (default: the header's sql, predicted_sql, pred_sql, prediction, pred or query column, else column 1); a question_id column, when the header has one, matches rows to questions, else row i answers question i")
+	predHeader := fs.String("pred-header", "", "csv: whether the first row is a header: yes, no (default: yes when it names a known column or --pred-column is a name)")
 	out := fs.String("out", "", "write one JSON verdict per scored question to this file")
 	asJSON := fs.Bool("json", false, "print the summary as one JSON object")
 	workers := fs.Int("workers", runtime.NumCPU(), "questions scored in parallel")
@@ -95,10 +98,10 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: eval: unexpected arguments %q", errUsage, fs.Args())
+		return fmt.Errorf("%w: eval: unexpected arguments %q (every input is a flag: --pred FILE, --data DIR; t2sbench help eval)", errUsage, fs.Args())
 	}
 	if *benchName == "" {
-		return fmt.Errorf("%w: eval: --benchmark is required", errUsage)
+		return fmt.Errorf("%w: eval: --benchmark NAME is required (mini, spider, bird, bird-minidev, archer, logiccat; t2sbench datasets list shows what a data folder holds)", errUsage)
 	}
 	if (*pred == "") == !*goldAsPred {
 		return fmt.Errorf("%w: eval: give exactly one of --pred FILE and --gold-as-pred", errUsage)
@@ -131,13 +134,19 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	} else {
 		pf = metrics.FormatForPath(*pred)
 	}
+	if (*predColumn != "" || *predHeader != "") && (*goldAsPred || pf != metrics.FormatCSV) {
+		return fmt.Errorf("%w: eval: --pred-column and --pred-header read a csv prediction file (--format csv or a .csv name), not %s", errUsage, pf)
+	}
+	if *predHeader != "" && *predHeader != "yes" && *predHeader != "no" {
+		return fmt.Errorf("%w: eval: --pred-header %q: want yes or no", errUsage, *predHeader)
+	}
 	if *responseField != "" && (*goldAsPred || pf != metrics.FormatJSONL) {
 		return fmt.Errorf("%w: eval: --response-field reads a jsonl prediction file (--format jsonl), not --gold-as-pred or %s", errUsage, pf)
 	}
 
 	opt := datasets.LoadOptions{Limit: *limit, SQLite: datasets.SQLiteOptions{Timeout: *timeout, MaxBytes: *maxResultMB << 20}}
 	var err error
-	if opt.MySQL, err = mysql.config("eval", *benchName, *timeout, *maxResultMB<<20); err != nil {
+	if opt.MySQL, err = mysql.config(stderr, "eval", *benchName, *timeout, *maxResultMB<<20); err != nil {
 		return err
 	}
 	b, err := datasets.Open(*benchName, *data, opt)
@@ -170,7 +179,7 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 		aligned.Preds = metrics.GoldPredictions(b)
 	} else {
 		predName = *pred
-		ps, err := metrics.ReadPredictionsWith(*pred, pf, metrics.ReadOptions{ResponseField: *responseField})
+		ps, err := metrics.ReadPredictionsWith(*pred, pf, metrics.ReadOptions{ResponseField: *responseField, Column: *predColumn, Header: *predHeader})
 		if err != nil {
 			return fmt.Errorf("eval: %w", err)
 		}
@@ -196,8 +205,17 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	var bar *progressbar.ProgressBar
+	var plain *plainProgress
+	tty := isTerminal(stderr)
 	progress := func(done, total int) {
 		if *quiet {
+			return
+		}
+		if !tty {
+			if plain == nil {
+				plain = newPlainProgress(stderr, "scored", total)
+			}
+			plain.update(done, "")
 			return
 		}
 		if bar == nil {
@@ -223,9 +241,9 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	}
 	if *out != "" {
 		if extracted != nil {
-			err = writeVerdictsJSONL(*out, rows)
+			err = writeVerdictsJSONL(*out, *benchName, rows)
 		} else {
-			err = writeVerdictsJSONL(*out, verdicts)
+			err = writeVerdictsJSONL(*out, *benchName, verdicts)
 		}
 		if err != nil {
 			return fmt.Errorf("eval: %w", err)
@@ -320,8 +338,10 @@ func responseVerdicts(vs []metrics.Verdict, ex map[string]sqltext.Extraction) []
 }
 
 // writeVerdictsJSONL writes one JSON object per verdict (metrics.Verdict,
-// or responseVerdict with --response-field).
-func writeVerdictsJSONL[V any](path string, vs []V) (err error) {
+// or responseVerdict with --response-field), each starting with the
+// benchmark it scores ("benchmark": the eval --benchmark name), so that
+// compare can refuse verdicts of different benchmarks.
+func writeVerdictsJSONL[V any](path, benchmark string, vs []V) (err error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
@@ -331,11 +351,25 @@ func writeVerdictsJSONL[V any](path string, vs []V) (err error) {
 			err = cerr
 		}
 	}()
-	enc := json.NewEncoder(f)
+	w := bufio.NewWriter(f)
+	head, _ := json.Marshal(benchmark)
 	for _, v := range vs {
-		if err := enc.Encode(v); err != nil {
+		b, err := json.Marshal(v)
+		if err != nil {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
+		if len(b) < 2 || b[0] != '{' {
+			return fmt.Errorf("write %s: a verdict is not a JSON object", path)
+		}
+		fmt.Fprintf(w, "{\"benchmark\":%s", head)
+		if len(b) > 2 {
+			w.WriteByte(',')
+		}
+		w.Write(b[1:])
+		w.WriteByte('\n')
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }

@@ -174,7 +174,7 @@ func TestEvalUsageErrors(t *testing.T) {
 		{"--benchmark", "mini"},
 		{"--benchmark", "mini", "--gold-as-pred", "--pred", "x"},
 		{"--benchmark", "mini", "--gold-as-pred", "--mode", "nope"},
-		{"--benchmark", "mini", "--gold-as-pred", "--format", "csv"},
+		{"--benchmark", "mini", "--gold-as-pred", "--format", "xml"},
 		{"--benchmark", "mini", "--gold-as-pred", "--workers", "0"},
 		// Regression: MySQL-dialect LogicCat ran on the (mostly empty)
 		// SQLite files when no server was given.
@@ -182,6 +182,7 @@ func TestEvalUsageErrors(t *testing.T) {
 		{"--benchmark", "logiccat-mini500", "--data", t.TempDir(), "--gold-as-pred"},
 	}
 	t.Setenv("T2SBENCH_MYSQL_DSN", "")
+	t.Setenv("T2SBENCH_RO_DSN", "")
 	for _, c := range cases {
 		if _, _, err := runEvalCLI(t, c...); !errors.Is(err, errUsage) {
 			t.Errorf("eval %q: error %v; want a usage error", c, err)

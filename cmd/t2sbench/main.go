@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 
 	_ "github.com/mattn/go-sqlite3"
 )
@@ -90,10 +91,17 @@ func main() {
 func run(stdout, stderr io.Writer, args []string) error {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		if len(args) > 1 {
+			switch args[1] {
+			case "spec":
+				helpSpec(stdout)
+				return nil
+			case "runners":
+				return helpRunners(stdout)
+			}
 			c, ok := commands[args[1]]
 			if !ok {
 				usage(stderr)
-				return fmt.Errorf("%w: help: unknown command %q", errUsage, args[1])
+				return fmt.Errorf("%w: help: unknown command or topic %q (topics: spec, runners; commands: t2sbench help)", errUsage, args[1])
 			}
 			// Asked-for help goes to stdout, so it can be paged or grepped.
 			return c.run(stdout, stdout, []string{"-h"})
@@ -124,6 +132,11 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "")
+	fmt.Fprintln(w, "Reference:")
+	fmt.Fprintln(w, "  t2sbench help spec       every spec key, its default and an example")
+	fmt.Fprintln(w, "  t2sbench help runners    each runner's roles, parameters (defaults, ranges) and ablation switches")
+	fmt.Fprintln(w, "  t2sbench help <command>  a command's flags")
+	fmt.Fprintln(w, "")
 	fmt.Fprintln(w, "Exit status:")
 	fmt.Fprintf(w, "  %d  complete: every run item done, none failed; every eval question scored\n", exitOK)
 	fmt.Fprintf(w, "  %d  runtime error (store, disk, benchmark or model setup)\n", exitRuntime)
@@ -139,7 +152,13 @@ func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: t2sbench %s %s\n\nFlags:\n", name, synopsis)
+		n := 0
+		fs.VisitAll(func(*flag.Flag) { n++ })
+		if n == 0 {
+			fmt.Fprintf(stderr, "Usage: t2sbench %s\n\nFlags: none\n", strings.TrimSpace(name+" "+synopsis))
+			return
+		}
+		fmt.Fprintf(stderr, "Usage: t2sbench %s\n\nFlags:\n", strings.TrimSpace(name+" "+synopsis))
 		fs.PrintDefaults()
 	}
 	return fs

@@ -123,6 +123,9 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return asUsage(err)
 	}
+	if err := checkReasonBound(specPath, plan); err != nil {
+		return err
+	}
 	dir := *out
 	if dir == "" {
 		dir = spec.Out
@@ -224,6 +227,18 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	return incompleteRun(rows)
 }
 
+// checkReasonBound refuses a plan with a trial that binds no model to the
+// reason role, which every runner asks and every unbound role falls back
+// to: each of its items would fail. It runs before anything is recorded.
+func checkReasonBound(specPath string, p *bench.Plan) error {
+	for _, t := range p.Trials {
+		if t.Roles["reason"] == "" {
+			return fmt.Errorf("%w: %s: trial %s binds no model to the reason role, which every runner asks: add roles: {reason: MODEL} (spec-wide, or under the runner entry); t2sbench help spec", errUsage, specPath, t.Label)
+		}
+	}
+	return nil
+}
+
 // specText is what `run` stores as the run's spec: the spec file as
 // written, and the --models and --set flags that changed it as comments
 // (the viewer's overview shows it).
@@ -276,12 +291,15 @@ func writeSummaryJSON(w io.Writer, rows []bench.TrialSummary) error {
 	return nil
 }
 
-// progress renders bench's progress callback as a bar, JSON lines or
-// nothing.
+// progress renders bench's progress callback as a live bar (stderr is a
+// terminal), plain lines every 10% or 30 s (it is not: a log), JSON lines
+// or nothing.
 type progress struct {
 	stdout io.Writer
 	stderr io.Writer
 	bar    *progressbar.ProgressBar
+	plain  *plainProgress
+	tty    bool
 	jsonl  bool
 	quiet  bool
 	start  time.Time
@@ -289,7 +307,7 @@ type progress struct {
 }
 
 func newProgress(stdout, stderr io.Writer, quiet, jsonl bool) *progress {
-	p := &progress{stdout: stdout, stderr: stderr, jsonl: jsonl, quiet: quiet, start: time.Now()}
+	p := &progress{stdout: stdout, stderr: stderr, jsonl: jsonl, quiet: quiet, start: time.Now(), tty: isTerminal(stderr)}
 	return p
 }
 
@@ -303,6 +321,11 @@ func (p *progress) update(s bench.Progress) {
 			"calls": s.Calls, "cached_calls": s.CachedCalls, "tokens": s.PromptTokens + s.CompletionTokens,
 			"ex": s.EX(), "elapsed_s": s.Elapsed.Seconds(),
 		})
+	case !p.tty:
+		if p.plain == nil {
+			p.plain = newPlainProgress(p.stderr, "items", s.Total)
+		}
+		p.plain.update(s.Done+s.Failed+s.Errored, progressDetail(s))
 	default:
 		if p.bar == nil {
 			p.bar = progressbar.NewOptions(s.Total,
@@ -316,18 +339,23 @@ func (p *progress) update(s bench.Progress) {
 				progressbar.OptionShowDescriptionAtLineEnd(),
 			)
 		}
-		secs := s.Elapsed.Seconds()
-		if secs <= 0 {
-			secs = 1e-9
-		}
-		hit := 0.0
-		if s.Calls > 0 {
-			hit = float64(s.CachedCalls) / float64(s.Calls)
-		}
-		p.bar.Describe(fmt.Sprintf("%.1f calls/s %.0f tok/s cache %.0f%% EX %.1f%% failed %d errors %d",
-			float64(s.Calls)/secs, float64(s.PromptTokens+s.CompletionTokens)/secs, 100*hit, 100*s.EX(), s.Failed, s.Errored))
+		p.bar.Describe(progressDetail(s))
 		p.bar.Set(s.Done + s.Failed + s.Errored)
 	}
+}
+
+// progressDetail is the rates and counts shown beside the progress.
+func progressDetail(s bench.Progress) string {
+	secs := s.Elapsed.Seconds()
+	if secs <= 0 {
+		secs = 1e-9
+	}
+	hit := 0.0
+	if s.Calls > 0 {
+		hit = float64(s.CachedCalls) / float64(s.Calls)
+	}
+	return fmt.Sprintf("%.1f calls/s %.0f tok/s cache %.0f%% EX %.1f%% failed %d errors %d",
+		float64(s.Calls)/secs, float64(s.PromptTokens+s.CompletionTokens)/secs, 100*hit, 100*s.EX(), s.Failed, s.Errored)
 }
 
 func (p *progress) finish() {

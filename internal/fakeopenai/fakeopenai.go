@@ -152,15 +152,25 @@ type Server struct {
 // New starts a server that t closes when it ends.
 func New(t testing.TB, opts Options) *Server {
 	t.Helper()
-	if opts.Responder == nil {
-		opts.Responder = DefaultResponder
-	}
-	s := &Server{opts: opts}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	s := NewUnstarted(opts)
+	s.srv = httptest.NewServer(s)
 	s.URL = s.srv.URL
 	t.Cleanup(s.srv.Close)
 	return s
 }
+
+// NewUnstarted returns a server that is not listening: an http.Handler for
+// a program that serves it itself (scripts/fakeopenai, for the new-user
+// walk-through). Its URL is empty.
+func NewUnstarted(opts Options) *Server {
+	if opts.Responder == nil {
+		opts.Responder = DefaultResponder
+	}
+	return &Server{opts: opts}
+}
+
+// ServeHTTP answers one request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.serve(w, r) }
 
 // BaseURL returns the API root to configure clients with (URL + "/v1").
 func (s *Server) BaseURL() string { return s.URL + "/v1" }

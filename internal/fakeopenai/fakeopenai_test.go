@@ -95,6 +95,8 @@ func TestRejections(t *testing.T) {
 		{"json_schema unsupported, json_object fine", fakeopenai.Options{RejectJSONSchema: true}, `"response_format":{"type":"json_object"}`, 200, "", ""},
 		{"o-series max_tokens", fakeopenai.Options{RejectMaxTokens: true}, `"max_tokens":10`, 400, "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", "max_tokens"},
 		{"o-series max_completion_tokens", fakeopenai.Options{RejectMaxTokens: true}, `"max_completion_tokens":10`, 200, "", ""},
+		{"model not served", fakeopenai.Options{Models: []string{"qwen"}}, `"max_tokens":10`, 404, "model 'm' not found", "model"},
+		{"model served", fakeopenai.Options{Models: []string{"qwen", "m"}}, `"max_tokens":10`, 200, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# newuser.sh: replay a new user's first hour with t2sbench, from the README
+# and `t2sbench help` only, and assert the exit status and the key message
+# of every step (issue 20). CI runs it after `make test` (.ci/run).
+#
+#   scripts/newuser.sh            # the whole path; steps that need the shared
+#                                 # data (../shared or $T2SBENCH_SHARED) or
+#                                 # MariaDB say so and are skipped without them
+#   NEWUSER_KEEP=1 scripts/newuser.sh   # keep the work folder (logs of each step)
+#
+# Steps: the help and reference (help, help spec, help runners, version),
+# the demo (quickstart run at --limit 12, status, report), eval (gold, a
+# partial file, a file with one line too many, verdict files), compare (a
+# run, verdict files, verdict files of two benchmarks), a spec bound to a
+# fake OpenAI server under a wrong model name, a wrong --data, and
+# LogicCat on MariaDB exactly as the README's section says.
+
+set -uo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+
+work=$(mktemp -d)
+fake_pid=""
+cleanup() {
+	[ -n "$fake_pid" ] && kill "$fake_pid" 2>/dev/null
+	if [ "${NEWUSER_KEEP:-}" = 1 ]; then echo "newuser: work folder kept: $work" >&2; else rm -rf "$work"; fi
+}
+trap cleanup EXIT
+
+echo "newuser: building t2sbench and the fake OpenAI server" >&2
+mkdir -p "$work/bin"
+go build -ldflags "-X main.buildCommit=$(git rev-parse HEAD 2>/dev/null)" -o "$work/bin/t2sbench" ./cmd/t2sbench || exit 1
+go build -o "$work/bin/fakeopenai" ./scripts/fakeopenai || exit 1
+export PATH="$work/bin:$PATH"
+export XDG_CACHE_HOME="$work/cache" # gold cache, mini database builds
+unset T2SBENCH_RO_DSN T2SBENCH_RO_PASSWORD
+
+shared=${T2SBENCH_SHARED:-$repo/../shared}
+if [ -d "$shared/datasets" ]; then shared=$(cd "$shared" && pwd); else shared=""; fi
+
+failed=0 passed=0 skipped=0
+# step NAME WANT_EXIT WANT_TEXT CMD...: run CMD, its stdout and stderr in
+# $work/NAME.log; WANT_EXIT is a number or "nonzero".
+step() {
+	local name=$1 want=$2 text=$3
+	shift 3
+	local log="$work/$name.log" got
+	"$@" >"$log" 2>&1
+	got=$?
+	local bad=""
+	if [ "$want" = nonzero ]; then
+		[ "$got" -ne 0 ] || bad="exit $got; want non-zero"
+	elif [ "$got" -ne "$want" ]; then
+		bad="exit $got; want $want"
+	fi
+	if [ -n "$text" ] && ! grep -qF -- "$text" "$log"; then
+		bad="${bad:+$bad; }output lacks \"$text\""
+	fi
+	if [ -n "$bad" ]; then
+		failed=$((failed + 1))
+		echo "FAIL $name: $bad" >&2
+		sed 's/^/    /' "$log" | tail -n 15 >&2
+	else
+		passed=$((passed + 1))
+		echo "ok   $name (exit $got)" >&2
+	fi
+}
+skip() {
+	skipped=$((skipped + 1))
+	echo "skip $1: $2" >&2
+}
+
+# 1. Reference inside the tool.
+step help 0 "t2sbench help spec" t2sbench help
+step help-spec 0 "benchmarks[].limit" t2sbench help spec
+step help-runners 0 "embedding_role names a role" t2sbench help runners
+step help-eval 0 "-pred-column" t2sbench help eval
+step help-unknown 2 "topics: spec, runners" t2sbench help nosuch
+step version 0 "SQLite 3." t2sbench version
+
+# 2. The demo: the quickstart spec on the bundled mini benchmark.
+qs="$work/quickstart"
+step demo-run 0 "McNemar vs baseline" t2sbench run experiments/quickstart.yaml --out "$qs" --limit 12
+step demo-resume 0 "already finished" t2sbench run experiments/quickstart.yaml --out "$qs" --limit 12
+step demo-status 0 "direct" t2sbench status "$qs"
+step demo-report 0 "report.md" t2sbench report "$qs" --out "$qs/report" --no-view
+
+# 3. eval.
+step eval-gold 0 "EX 100.00% (42 correct / 42 attempted)" t2sbench eval --benchmark mini --gold-as-pred --out "$work/gold.jsonl"
+step export 0 "exported trial" t2sbench export "$qs" --trial direct --format jsonl --out "$work/direct.jsonl"
+step eval-partial-refused 1 "pass --allow-partial" t2sbench eval --benchmark mini --pred "$work/direct.jsonl"
+step eval-partial 3 "30 of 42 questions have no prediction" t2sbench eval --benchmark mini --pred "$work/direct.jsonl" --allow-partial
+step eval-limit 0 "12 of 12 questions scored" t2sbench eval --benchmark mini --pred "$work/direct.jsonl" --limit 12 --out "$work/direct-v.jsonl"
+for i in $(seq 0 42); do echo "SELECT 1"; done >"$work/toomany.sql"
+step eval-too-many 1 "43 predictions for 42 questions of mini: more predictions than questions" t2sbench eval --benchmark mini --pred "$work/toomany.sql"
+step eval-csv-column 1 "no column \"sql_pred\"" t2sbench eval --benchmark mini --pred "$work/toomany.sql" --format csv --pred-column sql_pred
+
+# 4. compare.
+step compare-run 0 "McNemar" t2sbench compare "$qs"
+step eval-gold12 0 "EX 100.00%" t2sbench eval --benchmark mini --gold-as-pred --limit 12 --out "$work/gold12.jsonl"
+step compare-files 0 "direct-v" t2sbench compare "$work/gold12.jsonl" "$work/direct-v.jsonl"
+if [ -n "$shared" ] && [ -d "$shared/datasets/spider" ]; then
+	step eval-spider 0 "EX" t2sbench eval --benchmark spider --data "$shared/datasets/spider" --gold-as-pred --limit 12 --out "$work/spider12.jsonl"
+	step compare-benchmarks 2 "and no other input does (spider12: spider)" t2sbench compare "$work/gold12.jsonl" "$work/spider12.jsonl"
+else
+	skip compare-benchmarks "shared data absent (../shared or \$T2SBENCH_SHARED)"
+fi
+
+# 5a. A spec that binds no model to a role: refused before anything runs.
+cat >"$work/no-roles.yaml" <<'SPEC'
+name: no-roles
+benchmarks: [{name: mini}]
+models: {sim: {backend: sim}}
+runners: [{name: direct}]
+SPEC
+step spec-no-roles 2 "binds no model to the reason role" t2sbench run "$work/no-roles.yaml" --out "$work/no-roles"
+step spec-typo 2 "runners[0].params.kk: unknown parameter (known: evidence, max_tokens)" t2sbench run "$work/no-roles.yaml" --out "$work/no-roles" --set runners.0.params.kk=3
+
+# 5. A spec bound to an OpenAI-compatible server under a name it does not
+# serve: the run stops at once with exit 2, showing the server's text.
+"$work/bin/fakeopenai" -served Qwen2.5-7B-Instruct >"$work/fake.url" 2>"$work/fake.log" &
+fake_pid=$!
+for _ in $(seq 1 50); do [ -s "$work/fake.url" ] && break; sleep 0.1; done
+url=$(head -n 1 "$work/fake.url")
+cat >"$work/wrong-model.yaml" <<SPEC
+name: wrong-model
+benchmarks: [{name: mini, limit: 4}]
+models: {local: {backend: openai, base_url: "$url", model: qwen2.5-7b}}
+roles: {reason: local}
+runners: [{name: direct}]
+SPEC
+step wrong-model 2 "model 'qwen2.5-7b' not found" t2sbench run "$work/wrong-model.yaml" --out "$work/wrong-model"
+kill "$fake_pid" 2>/dev/null
+fake_pid=""
+
+# 6. A wrong --data: a Spider folder without its databases, and BIRD's
+# mini_dev/ given instead of the folder holding it: refused with exit 2,
+# naming the folder searched, instead of EX 0.00% with every question
+# missing_db.
+mkdir -p "$work/data/spider"
+cat >"$work/data/spider/dev.json" <<'JSON'
+[{"db_id": "concert_singer", "question": "How many singers are there?", "query": "SELECT count(*) FROM singer"},
+ {"db_id": "pets_1", "question": "How many pets are there?", "query": "SELECT count(*) FROM pets"}]
+JSON
+echo '[]' >"$work/data/spider/tables.json"
+step wrong-data-list 0 "none of its databases opens" t2sbench datasets list --data "$work/data"
+step wrong-data-eval 2 "$work/data/spider" t2sbench eval --benchmark spider --data "$work/data/spider" --gold-as-pred
+if [ -n "$shared" ] && [ -d "$shared/datasets/bird/mini_dev" ]; then
+	step wrong-data-minidev 2 "$shared/datasets/bird/mini_dev" t2sbench eval --benchmark bird-minidev --data "$shared/datasets/bird/mini_dev" --gold-as-pred
+else
+	skip wrong-data-minidev "shared data absent"
+fi
+
+# 7. LogicCat on MariaDB, the README's block as written.
+if [ -z "$shared" ] || [ ! -d "$shared/datasets/logiccat/mysql/database" ]; then
+	skip logiccat-readme "shared LogicCat data absent"
+elif ! { command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ]; } || ! command -v mariadb-install-db >/dev/null 2>&1; then
+	skip logiccat-readme "MariaDB not installed"
+else
+	block=$(awk '/^## LogicCat on MariaDB\/MySQL$/{s=1} s&&/^```sh$/{b=1;next} b&&/^```$/{exit} b' README.md)
+	if [ -z "$block" ]; then
+		failed=$((failed + 1))
+		echo "FAIL logiccat-readme: README.md has no sh block under \"## LogicCat on MariaDB/MySQL\"" >&2
+	else
+		# preds.jsonl: every question's SQL from the questions file.
+		python3 - "$shared/datasets/logiccat/mysql/cop_cot_test_2369.json" "$work/preds.jsonl" <<'PY' || echo "newuser: could not write preds.jsonl" >&2
+import json, sys
+with open(sys.argv[2], "w") as f:
+    for q in json.load(open(sys.argv[1])):
+        f.write(json.dumps({"question_id": "%s/%s" % (q["db_id"], q["idx"]), "sql": q["query"]}) + "\n")
+PY
+		script=${block//\/data\/logiccat/$shared\/datasets\/logiccat}
+		script=${script//preds.jsonl/$work\/preds.jsonl}
+		step logiccat-readme 0 "EX 100.00% (20 correct / 20 attempted)" \
+			env -u T2SBENCH_MARIADB_DIR -u T2SBENCH_MARIADB_PID -u T2SBENCH_MARIADB_TEMP -u T2SBENCH_MYSQL_DSN \
+			bash -c "set -euo pipefail
+trap 'scripts/mariadb.sh stop >/dev/null 2>&1 || true' EXIT   # a block failing half-way leaves no server
+$script"
+		grep -qF "of 2369 questions scored" "$work/logiccat-readme.log" ||
+			{ failed=$((failed + 1)); echo "FAIL logiccat-readme: the prediction file's eval did not score 2369 questions" >&2; }
+	fi
+fi
+
+echo "newuser: $passed passed, $failed failed, $skipped skipped" >&2
+[ "$failed" -eq 0 ]
