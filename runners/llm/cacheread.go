@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,11 +15,15 @@ import (
 // CacheReader reads a cache file without writing to it: what a viewer of
 // a run uses to show each call's request and samples (Response.CacheKey
 // names them in the run's call log). It opens the file read-only, so it
-// works while a run writes to it.
+// works while a run writes to it. It reads both formats a file may hold
+// (see Cache): the compact tables and those of the first format.
 type CacheReader struct {
-	db          *sql.DB
-	path        string
-	hasRequests bool
+	db   *sql.DB
+	path string
+	// compact says the file has the compact tables; old, which tables of
+	// the first format it has.
+	compact bool
+	old     oldTables
 }
 
 // CachedCall is what a cache holds of one request.
@@ -62,65 +67,165 @@ func OpenCacheReader(path string) (*CacheReader, error) {
 	}
 	r := &CacheReader{db: db, path: path}
 	var n int
-	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'responses'`).Scan(&n); err != nil || n == 0 {
-		db.Close()
-		if err == nil {
-			err = errors.New("no responses table")
-		}
-		return nil, fmt.Errorf("llm: cache %s is not a response cache: %w", path, err)
+	err = db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('samples', 'paragraphs')`).Scan(&n)
+	if err == nil {
+		r.compact = n == 2
+		r.old, err = findOldTables(db)
 	}
-	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'requests'`).Scan(&n); err != nil {
+	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("llm: read cache %s: %w", path, err)
 	}
-	r.hasRequests = n > 0
+	if !r.compact && !r.old.responses {
+		db.Close()
+		return nil, fmt.Errorf("llm: cache %s is not a response cache: it has neither table samples nor table responses", path)
+	}
 	return r, nil
 }
 
 // Close closes the file.
 func (r *CacheReader) Close() error { return r.db.Close() }
 
-// request decodes a stored request (storedRequest), its messages' text
-// joined from their paragraphs.
-func (r *CacheReader) request(ctx context.Context, reqKey, raw string) (*keyDoc, error) {
-	var sr storedRequest
-	if err := json.Unmarshal([]byte(raw), &sr); err != nil {
+// request returns the request stored under request key reqKey, nil when
+// the file does not hold it.
+func (r *CacheReader) request(ctx context.Context, reqKey string) (*keyDoc, error) {
+	if r.compact {
+		rkb, err := hex.DecodeString(reqKey)
+		if err != nil {
+			return nil, fmt.Errorf("llm: cache key %q is not hex", reqKey)
+		}
+		var v []byte
+		err = r.db.QueryRowContext(ctx, `SELECT p FROM samples WHERE rk = ? AND p IS NOT NULL LIMIT 1`, rkb).Scan(&v)
+		switch {
+		case err == nil:
+			doc, err := r.prompt(ctx, v)
+			if err != nil {
+				return nil, fmt.Errorf("llm: read cache %s: request %s: %w", r.path, reqKey, err)
+			}
+			return doc, nil
+		case !errors.Is(err, sql.ErrNoRows):
+			return nil, fmt.Errorf("llm: read cache %s: %w", r.path, err)
+		}
+	}
+	if !r.old.requests {
+		return nil, nil
+	}
+	var raw string
+	err := r.db.QueryRowContext(ctx, `SELECT doc FROM requests WHERE key = ?`, reqKey).Scan(&raw)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("llm: read cache %s: %w", r.path, err)
+	}
+	doc, err := r.oldRequest(ctx, raw)
+	if err != nil {
 		return nil, fmt.Errorf("llm: read cache %s: request %s: %w", r.path, reqKey, err)
 	}
-	var ids []any
-	for _, m := range sr.Messages {
-		for _, id := range m.Parts {
-			ids = append(ids, id)
+	return doc, nil
+}
+
+// prompt decodes a request as column p of table samples holds it, its settings and paragraphs read
+// from table paragraphs.
+func (r *CacheReader) prompt(ctx context.Context, v []byte) (*keyDoc, error) {
+	payload, err := unpackValue(v)
+	if err != nil {
+		return nil, err
+	}
+	settings, msgs, err := decodePrompt(payload)
+	if err != nil {
+		return nil, err
+	}
+	ids := []int64{settings}
+	for _, m := range msgs {
+		ids = append(ids, m.parts...)
+	}
+	text, err := r.texts(ctx, `SELECT id, v FROM paragraphs WHERE id IN `, ids, unpackValue)
+	if err != nil {
+		return nil, err
+	}
+	var doc keyDoc
+	if err := json.Unmarshal([]byte(text[settings]), &doc); err != nil {
+		return nil, fmt.Errorf("settings (paragraph %d): %w", settings, err)
+	}
+	for _, m := range msgs {
+		ps := make([]string, len(m.parts))
+		for i, id := range m.parts {
+			ps[i] = text[id]
+		}
+		doc.Messages = append(doc.Messages, Message{Role: m.role, Content: strings.Join(ps, "\n\n")})
+	}
+	return &doc, nil
+}
+
+// texts reads the texts of ids with query (selecting id and value from
+// ids given as a list after it), each value turned into text by decode;
+// every id must be found.
+func (r *CacheReader) texts(ctx context.Context, query string, ids []int64, decode func([]byte) ([]byte, error)) (map[int64]string, error) {
+	text := map[int64]string{}
+	var args []any
+	seen := map[int64]bool{}
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			args = append(args, id)
 		}
 	}
-	text := map[int64]string{}
-	if len(ids) > 0 {
-		rows, err := r.db.QueryContext(ctx, `SELECT id, text FROM texts WHERE id IN (`+strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+`)`, ids...)
+	// Some SQLite builds allow at most 999 parameters in a statement.
+	for len(args) > 0 {
+		chunk := args[:min(len(args), 500)]
+		args = args[len(chunk):]
+		rows, err := r.db.QueryContext(ctx, query+`(`+strings.TrimSuffix(strings.Repeat("?,", len(chunk)), ",")+`)`, chunk...)
 		if err != nil {
-			return nil, fmt.Errorf("llm: read cache %s: %w", r.path, err)
+			return nil, err
 		}
-		defer rows.Close()
 		for rows.Next() {
 			var id int64
-			var t string
-			if err := rows.Scan(&id, &t); err != nil {
-				return nil, fmt.Errorf("llm: read cache %s: %w", r.path, err)
+			var v []byte
+			if err := rows.Scan(&id, &v); err != nil {
+				rows.Close()
+				return nil, err
 			}
-			text[id] = t
+			t, err := decode(v)
+			if err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("paragraph %d: %w", id, err)
+			}
+			text[id] = string(t)
 		}
+		rows.Close()
 		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("llm: read cache %s: %w", r.path, err)
+			return nil, err
 		}
+	}
+	for id := range seen {
+		if _, ok := text[id]; !ok {
+			return nil, fmt.Errorf("paragraph %d missing", id)
+		}
+	}
+	return text, nil
+}
+
+// oldRequest decodes a request of the first format (storedRequest), its
+// messages' text joined from their paragraphs in table texts.
+func (r *CacheReader) oldRequest(ctx context.Context, raw string) (*keyDoc, error) {
+	var sr storedRequest
+	if err := json.Unmarshal([]byte(raw), &sr); err != nil {
+		return nil, err
+	}
+	var ids []int64
+	for _, m := range sr.Messages {
+		ids = append(ids, m.Parts...)
+	}
+	text, err := r.texts(ctx, `SELECT id, text FROM texts WHERE id IN `, ids, func(b []byte) ([]byte, error) { return b, nil })
+	if err != nil {
+		return nil, err
 	}
 	doc := sr.Doc
 	for _, m := range sr.Messages {
 		ps := make([]string, len(m.Parts))
 		for i, id := range m.Parts {
-			t, ok := text[id]
-			if !ok {
-				return nil, fmt.Errorf("llm: read cache %s: request %s: paragraph %d missing", r.path, reqKey, id)
-			}
-			ps[i] = t
+			ps[i] = text[id]
 		}
 		doc.Messages = append(doc.Messages, Message{Role: m.Role, Content: strings.Join(ps, "\n\n")})
 	}
@@ -138,32 +243,66 @@ func (r *CacheReader) Call(ctx context.Context, reqKey string, n int) (*CachedCa
 		return nil, err
 	}
 	out := &CachedCall{Samples: make([]CachedSample, n)}
-	if r.hasRequests {
-		var raw string
-		err := r.db.QueryRowContext(ctx, `SELECT doc FROM requests WHERE key = ?`, reqKey).Scan(&raw)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
-		case err != nil:
-			return nil, fmt.Errorf("llm: read cache %s: %w", r.path, err)
-		default:
-			doc, err := r.request(ctx, reqKey, raw)
-			if err != nil {
-				return nil, err
-			}
-			out.Ident = doc.Ident
-			out.Request = &Request{Role: doc.Role, Messages: doc.Messages, Temperature: doc.Temperature, TopP: doc.TopP,
-				MaxTokens: doc.MaxTokens, Stop: doc.Stop, Seed: doc.Seed, Answer: doc.Answer, Schema: doc.Schema,
-				SchemaName: doc.SchemaName, Responder: doc.Responder}
-		}
-	}
-	c := &Cache{db: r.db, path: r.path}
-	have, err := c.get(ctx, keys)
+	doc, err := r.request(ctx, reqKey)
 	if err != nil {
 		return nil, err
+	}
+	if doc != nil {
+		out.Ident = doc.Ident
+		out.Request = &Request{Role: doc.Role, Messages: doc.Messages, Temperature: doc.Temperature, TopP: doc.TopP,
+			MaxTokens: doc.MaxTokens, Stop: doc.Stop, Seed: doc.Seed, Answer: doc.Answer, Schema: doc.Schema,
+			SchemaName: doc.SchemaName, Responder: doc.Responder}
+	}
+	have, err := r.samples(ctx, reqKey, keys)
+	if err != nil {
+		return nil, fmt.Errorf("llm: read cache %s: %w", r.path, err)
 	}
 	for i, e := range have {
 		out.Samples[i] = CachedSample{Found: true, Answer: e.choice, Reasoning: e.reasoning, Finish: e.finish, Structured: e.structured,
 			Model: e.model, PromptTokens: e.promptTokens, CompletionTokens: e.completionTokens, ReasoningTokens: e.reasoningTokens, Latency: e.latency}
+	}
+	return out, nil
+}
+
+// samples reads the samples with keys of request reqKey from the tables
+// the file has.
+func (r *CacheReader) samples(ctx context.Context, reqKey string, keys []string) (map[int]entry, error) {
+	if r.compact {
+		return loadSamples(ctx, r.db, r.old, reqKey, keys)
+	}
+	// A file of the first format only: no table samples to read.
+	return loadOldSamples(ctx, r.db, keys, map[int]entry{})
+}
+
+// SamplesByModel counts the stored samples by the model name their
+// answers gave (Response.Model), over both formats.
+func (r *CacheReader) SamplesByModel(ctx context.Context) (map[string]int, error) {
+	out := map[string]int{}
+	var qs []string
+	if r.compact {
+		qs = append(qs, `SELECT model, sum(n) FROM samples GROUP BY model`)
+	}
+	if r.old.responses {
+		qs = append(qs, `SELECT model, count(*) FROM responses GROUP BY model`)
+	}
+	for _, q := range qs {
+		rows, err := r.db.QueryContext(ctx, q)
+		if err != nil {
+			return nil, fmt.Errorf("llm: read cache %s: %w", r.path, err)
+		}
+		for rows.Next() {
+			var m string
+			var n int
+			if err := rows.Scan(&m, &n); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("llm: read cache %s: %w", r.path, err)
+			}
+			out[m] += n
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("llm: read cache %s: %w", r.path, err)
+		}
 	}
 	return out, nil
 }
