@@ -1,0 +1,129 @@
+package llm
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestCacheDictFrozen pins cacheDict1: values compressed with it decode
+// only with the very same bytes, so it must never change (a new
+// dictionary takes a new codec byte). The hash is the dictionary's
+// SHA-256 when codecFlate1 was introduced.
+func TestCacheDictFrozen(t *testing.T) {
+	h := sha256.Sum256([]byte(cacheDict1))
+	if got, want := hex.EncodeToString(h[:]), frozenDict1; got != want {
+		t.Errorf("SHA-256 of cacheDict1: got %s; want %s (values stored with codec 1 no longer decode)", got, want)
+	}
+}
+
+const frozenDict1 = "753988377a072a9109d371006e42981fcf5a2e98ca528670040a34b834301fa4"
+
+// TestPackValue checks that a value comes back byte for byte and is
+// stored compressed exactly when that is shorter.
+func TestPackValue(t *testing.T) {
+	random := make([]byte, 300)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range random {
+		random[i] = byte(r.UintN(256))
+	}
+	sql := "```sql\nSELECT T1.name FROM singer AS T1 JOIN concert AS T2 ON T1.id = T2.singer_id WHERE T2.year = 2014 GROUP BY T1.name ORDER BY COUNT(*) DESC LIMIT 1\n```"
+	cases := []struct {
+		name      string
+		in        []byte
+		wantCodec byte
+	}{
+		{"empty", nil, codecRaw},
+		{"one byte", []byte("x"), codecRaw},
+		{"random bytes do not compress", random, codecRaw},
+		{"an answer in SQL", []byte(sql), codecFlate1},
+		{"a repeated schema", []byte(strings.Repeat("CREATE TABLE singer (id INTEGER PRIMARY KEY, name TEXT);\n", 40)), codecFlate1},
+		{"utf-8 and NUL", []byte(strings.Repeat("【Schema】 ÄÖÜ \x00 表 ", 20)), codecFlate1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			v := packValue(c.in)
+			if v[0] != c.wantCodec {
+				t.Errorf("codec: got %d; want %d", v[0], c.wantCodec)
+			}
+			if len(v) > len(c.in)+1 {
+				t.Errorf("stored %d bytes for %d; want at most %d", len(v), len(c.in), len(c.in)+1)
+			}
+			got, err := unpackValue(v)
+			if err != nil || string(got) != string(c.in) {
+				t.Errorf("round trip: got %q, %v; want %q", got, err, c.in)
+			}
+		})
+	}
+	// The dictionary pays: an answer in SQL takes under half its size.
+	if v := packValue([]byte(sql)); len(v)*2 > len(sql) {
+		t.Errorf("SQL answer of %d bytes stored in %d; want under half", len(sql), len(v))
+	}
+}
+
+// TestUnpackValueBad checks that damaged values are errors, not panics
+// or wrong text.
+func TestUnpackValueBad(t *testing.T) {
+	good := packValue([]byte(strings.Repeat("SELECT name FROM singer; ", 20)))
+	cases := []struct {
+		name string
+		v    []byte
+		want string
+	}{
+		{"empty", nil, "empty value"},
+		{"unknown codec", []byte{9, 1, 2}, "unknown codec 9"},
+		{"truncated deflate", good[:len(good)/2], "decompress"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := unpackValue(c.v)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %v; want an error with %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestSamplesPayload round-trips the samples of a row and rejects
+// truncated payloads.
+func TestSamplesPayload(t *testing.T) {
+	es := []entry{
+		{choice: "SELECT 1", reasoning: "think", finish: FinishStop, structured: "json_schema", model: "m",
+			promptTokens: 1200, completionTokens: 35, reasoningTokens: 900, latency: 1500 * time.Millisecond},
+		{choice: "", finish: FinishLength, model: "m", promptTokens: 0, completionTokens: -1},
+	}
+	idx := []int{3, 7}
+	b := encodeSamples(idx, es, 1764547200)
+	gotIdx, gotEs, err := decodeSamples(b, "m")
+	if err != nil || !reflect.DeepEqual(gotIdx, idx) || !reflect.DeepEqual(gotEs, es) {
+		t.Fatalf("round trip: got %v %+v, %v; want %v %+v", gotIdx, gotEs, err, idx, es)
+	}
+	for _, n := range []int{0, 1, len(b) / 2, len(b) - 1} {
+		if _, _, err := decodeSamples(b[:n], "m"); err == nil {
+			t.Errorf("payload cut to %d of %d bytes: got no error; want one", n, len(b))
+		}
+	}
+	if _, _, err := decodeSamples(append(b, 0), "m"); err == nil {
+		t.Error("payload with a trailing byte: got no error; want one")
+	}
+}
+
+// TestPromptPayload round-trips a stored request, paragraph ids going
+// down as well as up.
+func TestPromptPayload(t *testing.T) {
+	msgs := []promptMessage{{role: "system", parts: []int64{5}}, {role: "user", parts: []int64{9, 2, 2, 100000}}, {role: "assistant", parts: []int64{1}}}
+	b := encodePrompt(1764547200, 7, msgs)
+	settings, got, err := decodePrompt(b)
+	if err != nil || settings != 7 || !reflect.DeepEqual(got, msgs) {
+		t.Fatalf("round trip: got %d %+v, %v; want 7 %+v", settings, got, err, msgs)
+	}
+	for _, n := range []int{0, 1, len(b) - 1} {
+		if _, _, err := decodePrompt(b[:n]); err == nil {
+			t.Errorf("payload cut to %d of %d bytes: got no error; want one", n, len(b))
+		}
+	}
+}
