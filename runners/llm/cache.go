@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -64,6 +65,67 @@ type Cache struct {
 	path string
 	old  oldTables
 	st   counters
+	memo paragraphMemo
+}
+
+// paragraphMemo remembers, by first line, the last paragraph this Cache
+// stored, as the base of the next new paragraph with that first line
+// (codecDelta1): prompts of a search repeat a paragraph one step longer
+// or with a value changed.
+type paragraphMemo struct {
+	mu sync.Mutex
+	m  map[string]memoParagraph
+}
+
+// memoParagraph is a stored paragraph: its id, text, and how many bases
+// reading it takes.
+type memoParagraph struct {
+	id    int64
+	text  string
+	depth int
+}
+
+// Bounds of paragraphMemo: paragraphs shorter than memoMinLen are stored
+// on their own; the memo keeps at most memoMaxLines first lines (it is
+// emptied when full) and texts of at most memoMaxText bytes.
+const (
+	memoMinLen   = 128
+	memoMaxLines = 4096
+	memoMaxText  = 32 << 10
+)
+
+// memoKey is what paragraphs sharing a base have in common: the first
+// line (at most 120 bytes).
+func memoKey(p string) string {
+	if i := strings.IndexByte(p, '\n'); i >= 0 {
+		p = p[:i]
+	}
+	if len(p) > 120 {
+		p = p[:120]
+	}
+	return p
+}
+
+func (m *paragraphMemo) base(p string) (memoParagraph, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	b, ok := m.m[memoKey(p)]
+	return b, ok
+}
+
+// add remembers paragraphs once their transaction committed.
+func (m *paragraphMemo) add(ps []memoParagraph) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, p := range ps {
+		if len(p.text) > memoMaxText {
+			continue
+		}
+		if m.m == nil || len(m.m) >= memoMaxLines {
+			m.m = map[string]memoParagraph{}
+		}
+		m.m[memoKey(p.text)] = p
+	}
 }
 
 // CacheStats counts cache traffic. Hits and Misses count requests (a
@@ -436,6 +498,7 @@ func (c *Cache) put(ctx context.Context, rk string, doc *keyDoc, keys []string, 
 		return nil, 0, fmt.Errorf("llm: read cache %s: %w", c.path, err)
 	}
 	var prompt []byte // the request, for the first row written, unless kept
+	var added []memoParagraph
 	if doc != nil {
 		var one int
 		switch err := tx.QueryRowContext(ctx, `SELECT 1 FROM samples WHERE rk = ? AND p IS NOT NULL LIMIT 1`, rkb).Scan(&one); {
@@ -477,7 +540,7 @@ func (c *Cache) put(ctx context.Context, rk string, doc *keyDoc, keys []string, 
 		v := packValue(encodeSamples(g.idx, g.es, now.Unix()))
 		var p []byte // NULL
 		if prompt != nil {
-			if p, err = putRequest(ctx, tx, doc, now.Unix()); err != nil {
+			if p, err = c.putRequest(ctx, tx, doc, now.Unix(), &added); err != nil {
 				return nil, 0, fmt.Errorf("llm: write cache %s: %w", c.path, err)
 			}
 			prompt = nil
@@ -491,6 +554,7 @@ func (c *Cache) put(ctx context.Context, rk string, doc *keyDoc, keys []string, 
 	if err := tx.Commit(); err != nil {
 		return nil, 0, fmt.Errorf("llm: write cache %s: %w", c.path, err)
 	}
+	c.memo.add(added)
 	c.st.stored.Add(int64(stored))
 	return out, stored, nil
 }
@@ -511,7 +575,8 @@ type storedMessage struct {
 // putRequest stores doc's settings (doc without messages, as JSON) and
 // each distinct paragraph of its messages once in table paragraphs, and
 // returns the request as column p of table samples holds it: their ids.
-func putRequest(ctx context.Context, tx *sql.Tx, doc *keyDoc, created int64) ([]byte, error) {
+// It appends the paragraphs it stored to added.
+func (c *Cache) putRequest(ctx context.Context, tx *sql.Tx, doc *keyDoc, created int64, added *[]memoParagraph) ([]byte, error) {
 	settings := *doc
 	settings.Messages = nil
 	raw, err := json.Marshal(settings)
@@ -519,7 +584,7 @@ func putRequest(ctx context.Context, tx *sql.Tx, doc *keyDoc, created int64) ([]
 		return nil, err
 	}
 	ids := map[string]int64{}
-	sid, err := putParagraph(ctx, tx, string(raw), ids)
+	sid, err := c.putParagraph(ctx, tx, string(raw), ids, added)
 	if err != nil {
 		return nil, err
 	}
@@ -527,7 +592,7 @@ func putRequest(ctx context.Context, tx *sql.Tx, doc *keyDoc, created int64) ([]
 	for i, m := range doc.Messages {
 		msgs[i].role = m.Role
 		for _, p := range strings.Split(m.Content, "\n\n") {
-			id, err := putParagraph(ctx, tx, p, ids)
+			id, err := c.putParagraph(ctx, tx, p, ids, added)
 			if err != nil {
 				return nil, err
 			}
@@ -538,8 +603,9 @@ func putRequest(ctx context.Context, tx *sql.Tx, doc *keyDoc, created int64) ([]
 }
 
 // putParagraph returns the id of text p in table paragraphs, storing it
-// when it is new; ids remembers the ids of this transaction.
-func putParagraph(ctx context.Context, tx *sql.Tx, p string, ids map[string]int64) (int64, error) {
+// when it is new (against a base from the memo when that is shorter, and
+// appended to added); ids remembers the ids of this transaction.
+func (c *Cache) putParagraph(ctx context.Context, tx *sql.Tx, p string, ids map[string]int64, added *[]memoParagraph) (int64, error) {
 	if id, ok := ids[p]; ok {
 		return id, nil
 	}
@@ -548,10 +614,22 @@ func putParagraph(ctx context.Context, tx *sql.Tx, p string, ids map[string]int6
 	var id int64
 	err := tx.QueryRowContext(ctx, `SELECT id FROM paragraphs WHERE hash = ?`, hash).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
+		v := packValue([]byte(p))
+		depth := 0
+		if len(p) >= memoMinLen {
+			if b, ok := c.memo.base(p); ok && b.depth+1 < maxDeltaChain {
+				if d := packDelta([]byte(p), b.id, []byte(b.text)); d != nil && len(d) < len(v) {
+					v, depth = d, b.depth+1
+				}
+			}
+		}
 		var res sql.Result
-		res, err = tx.ExecContext(ctx, `INSERT INTO paragraphs (hash, v) VALUES (?, ?)`, hash, packValue([]byte(p)))
+		res, err = tx.ExecContext(ctx, `INSERT INTO paragraphs (hash, v) VALUES (?, ?)`, hash, v)
 		if err == nil {
 			id, err = res.LastInsertId()
+		}
+		if err == nil && len(p) >= memoMinLen {
+			*added = append(*added, memoParagraph{id: id, text: p, depth: depth})
 		}
 	}
 	if err != nil {

@@ -21,7 +21,16 @@ import (
 const (
 	codecRaw    byte = 0
 	codecFlate1 byte = 1
+	// codecDelta1 (table paragraphs only): the id of a base paragraph
+	// (uvarint), then DEFLATE against cacheDict1 followed by the base's
+	// text (their last 32 KB): a paragraph that extends or edits an
+	// earlier one (a search's "reasoning so far" one step longer) costs
+	// little more than the difference.
+	codecDelta1 byte = 2
 )
+
+// maxDeltaChain bounds how many bases reading a paragraph may need.
+const maxDeltaChain = 8
 
 // cacheDict1 is the preset dictionary of codecFlate1: text that model
 // prompts and answers about SQL databases commonly hold (SQL keywords and
@@ -106,8 +115,64 @@ func unpackValue(v []byte) ([]byte, error) {
 			return nil, fmt.Errorf("decompress: %w", err)
 		}
 		return out, nil
+	case codecDelta1:
+		return nil, errors.New("a paragraph stored against a base read without it")
 	}
 	return nil, fmt.Errorf("unknown codec %d (a newer version wrote this cache)", v[0])
+}
+
+// deltaDict is the DEFLATE dictionary of a paragraph stored against base.
+func deltaDict(base []byte) []byte {
+	d := make([]byte, 0, len(cacheDict1)+len(base))
+	d = append(append(d, cacheDict1...), base...)
+	if len(d) > 32<<10 {
+		d = d[len(d)-32<<10:]
+	}
+	return d
+}
+
+// packDelta returns payload stored against the paragraph baseID, whose
+// text is base (codecDelta1).
+func packDelta(payload []byte, baseID int64, base []byte) []byte {
+	var buf bytes.Buffer
+	buf.WriteByte(codecDelta1)
+	buf.Write(binary.AppendUvarint(nil, uint64(baseID)))
+	w, err := flate.NewWriterDict(&buf, flate.DefaultCompression, deltaDict(base))
+	if err == nil {
+		_, err = w.Write(payload)
+	}
+	if err == nil {
+		err = w.Close()
+	}
+	if err != nil {
+		return nil // only for an invalid level: the caller stores the value without a base
+	}
+	return buf.Bytes()
+}
+
+// deltaBase returns the base id of a codecDelta1 value, 0 for another.
+func deltaBase(v []byte) (int64, error) {
+	if len(v) == 0 || v[0] != codecDelta1 {
+		return 0, nil
+	}
+	id, n := binary.Uvarint(v[1:])
+	if n <= 0 || id == 0 {
+		return 0, errors.New("truncated value")
+	}
+	return int64(id), nil
+}
+
+// unpackDelta returns the payload of a codecDelta1 value whose base's
+// text is base.
+func unpackDelta(v, base []byte) ([]byte, error) {
+	_, n := binary.Uvarint(v[1:])
+	r := flate.NewReaderDict(bytes.NewReader(v[1+n:]), deltaDict(base))
+	defer r.Close()
+	out, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("decompress: %w", err)
+	}
+	return out, nil
 }
 
 // encoder appends the fields of a payload.

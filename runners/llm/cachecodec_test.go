@@ -1,8 +1,10 @@
 package llm
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -125,5 +127,92 @@ func TestPromptPayload(t *testing.T) {
 		if _, _, err := decodePrompt(b[:n]); err == nil {
 			t.Errorf("payload cut to %d of %d bytes: got no error; want one", n, len(b))
 		}
+	}
+}
+
+// TestCacheParagraphDelta stores the prompts of a search that grows its
+// reasoning one step per call: each new "reasoning so far" paragraph is
+// stored against the one before it (codecDelta1), chains stay within
+// maxDeltaChain, and every request reads back byte for byte.
+func TestCacheParagraphDelta(t *testing.T) {
+	cache, path := openTestCache(t)
+	cc := Cached(finishClient{}, cache, testIdent)
+	ctx := context.Background()
+	var reqs []Request
+	steps := "【Reasoning so far】"
+	for k := 1; k <= 20; k++ {
+		steps += fmt.Sprintf("\nStep %d (Schema Selection):\nThe question needs table(s) singer, concert; step %d keeps the join on singer.singer_id = concert.singer_id.", k, k)
+		req := Request{Role: "reason", Messages: []Message{{Role: "system", Content: "You write SQLite."},
+			{Role: "user", Content: "Question: How many concerts did each singer give?\n\n" + steps}}}
+		if _, err := cc.Complete(ctx, req); err != nil {
+			t.Fatal(err)
+		}
+		reqs = append(reqs, req)
+	}
+	rd, err := OpenCacheReader(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	for i, req := range reqs {
+		rk, _, _ := requestKey(testIdent, req)
+		got, err := rd.Call(ctx, rk, 1)
+		if err != nil || got.Request == nil || fmt.Sprint(got.Request.Messages) != fmt.Sprint(req.Messages) {
+			t.Fatalf("request %d: got %+v, %v; want its messages", i, got.Request, err)
+		}
+	}
+	rows, err := rd.db.Query(`SELECT id, v FROM paragraphs`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	base := map[int64]int64{}
+	for rows.Next() {
+		var id int64
+		var v []byte
+		if err := rows.Scan(&id, &v); err != nil {
+			t.Fatal(err)
+		}
+		if base[id], err = deltaBase(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deltas, longest := 0, 0
+	for id := range base {
+		n := 0
+		for b := base[id]; b != 0; b = base[b] {
+			n++
+		}
+		if n > 0 {
+			deltas++
+		}
+		longest = max(longest, n)
+	}
+	// 20 reasoning paragraphs: the first has no base, and a chain starts
+	// anew after maxDeltaChain-1 bases.
+	if want := 20 - (20+maxDeltaChain-1)/maxDeltaChain; deltas != want || longest != maxDeltaChain-1 {
+		t.Errorf("paragraphs stored against a base: %d, longest chain %d; want %d and %d", deltas, longest, want, maxDeltaChain-1)
+	}
+}
+
+// TestCacheReaderDeltaBad checks that a paragraph whose base is not older
+// than itself (a damaged file) is an error, not a loop.
+func TestCacheReaderDeltaBad(t *testing.T) {
+	_, path := openTestCache(t)
+	rd, err := OpenCacheReader(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	v := packDelta([]byte("text"), 5, []byte("base"))
+	if _, err := rd.paragraph(context.Background(), 5, v, map[int64]string{}); err == nil || !strings.Contains(err.Error(), "not older") {
+		t.Errorf("paragraph 5 based on 5: got %v; want \"not older\"", err)
+	}
+	if _, err := rd.paragraph(context.Background(), 6, v, map[int64]string{}); err == nil || !strings.Contains(err.Error(), "base paragraph 5") {
+		t.Errorf("paragraph 6 based on a missing 5: got %v; want an error naming base paragraph 5", err)
+	}
+	got, err := rd.paragraph(context.Background(), 6, v, map[int64]string{5: "base"})
+	if err != nil || got != "text" {
+		t.Errorf("paragraph 6 with its base: got %q, %v; want \"text\"", got, err)
 	}
 }

@@ -140,7 +140,7 @@ func (r *CacheReader) prompt(ctx context.Context, v []byte) (*keyDoc, error) {
 	for _, m := range msgs {
 		ids = append(ids, m.parts...)
 	}
-	text, err := r.texts(ctx, `SELECT id, v FROM paragraphs WHERE id IN `, ids, unpackValue)
+	text, err := r.texts(ctx, `SELECT id, v FROM paragraphs WHERE id IN `, ids, r.paragraph)
 	if err != nil {
 		return nil, err
 	}
@@ -159,9 +159,10 @@ func (r *CacheReader) prompt(ctx context.Context, v []byte) (*keyDoc, error) {
 }
 
 // texts reads the texts of ids with query (selecting id and value from
-// ids given as a list after it), each value turned into text by decode;
-// every id must be found.
-func (r *CacheReader) texts(ctx context.Context, query string, ids []int64, decode func([]byte) ([]byte, error)) (map[int64]string, error) {
+// ids given as a list after it), each value turned into text by decode
+// (which may use and add to the texts read so far); every id must be
+// found.
+func (r *CacheReader) texts(ctx context.Context, query string, ids []int64, decode func(context.Context, int64, []byte, map[int64]string) (string, error)) (map[int64]string, error) {
 	text := map[int64]string{}
 	var args []any
 	seen := map[int64]bool{}
@@ -171,6 +172,7 @@ func (r *CacheReader) texts(ctx context.Context, query string, ids []int64, deco
 			args = append(args, id)
 		}
 	}
+	raw := map[int64][]byte{}
 	// Some SQLite builds allow at most 999 parameters in a statement.
 	for len(args) > 0 {
 		chunk := args[:min(len(args), 500)]
@@ -186,12 +188,7 @@ func (r *CacheReader) texts(ctx context.Context, query string, ids []int64, deco
 				rows.Close()
 				return nil, err
 			}
-			t, err := decode(v)
-			if err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("paragraph %d: %w", id, err)
-			}
-			text[id] = string(t)
+			raw[id] = v
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
@@ -199,11 +196,52 @@ func (r *CacheReader) texts(ctx context.Context, query string, ids []int64, deco
 		}
 	}
 	for id := range seen {
-		if _, ok := text[id]; !ok {
+		v, ok := raw[id]
+		if !ok {
 			return nil, fmt.Errorf("paragraph %d missing", id)
 		}
+		if _, ok := text[id]; ok {
+			continue // read as the base of another
+		}
+		t, err := decode(ctx, id, v, text)
+		if err != nil {
+			return nil, fmt.Errorf("paragraph %d: %w", id, err)
+		}
+		text[id] = t
 	}
 	return text, nil
+}
+
+// paragraph decodes value v of paragraph id of table paragraphs, reading
+// its bases (codecDelta1) from the file unless got holds them, and adding
+// them to got.
+func (r *CacheReader) paragraph(ctx context.Context, id int64, v []byte, got map[int64]string) (string, error) {
+	baseID, err := deltaBase(v)
+	if err != nil {
+		return "", err
+	}
+	if baseID == 0 {
+		t, err := unpackValue(v)
+		return string(t), err
+	}
+	// A base is stored before the paragraphs stored against it: ids
+	// descend along a chain, so it ends.
+	if baseID >= id {
+		return "", fmt.Errorf("base paragraph %d is not older", baseID)
+	}
+	base, ok := got[baseID]
+	if !ok {
+		var bv []byte
+		if err := r.db.QueryRowContext(ctx, `SELECT v FROM paragraphs WHERE id = ?`, baseID).Scan(&bv); err != nil {
+			return "", fmt.Errorf("base paragraph %d: %w", baseID, err)
+		}
+		if base, err = r.paragraph(ctx, baseID, bv, got); err != nil {
+			return "", fmt.Errorf("base paragraph %d: %w", baseID, err)
+		}
+		got[baseID] = base
+	}
+	t, err := unpackDelta(v, []byte(base))
+	return string(t), err
 }
 
 // oldRequest decodes a request of the first format (storedRequest), its
@@ -217,7 +255,9 @@ func (r *CacheReader) oldRequest(ctx context.Context, raw string) (*keyDoc, erro
 	for _, m := range sr.Messages {
 		ids = append(ids, m.Parts...)
 	}
-	text, err := r.texts(ctx, `SELECT id, text FROM texts WHERE id IN `, ids, func(b []byte) ([]byte, error) { return b, nil })
+	text, err := r.texts(ctx, `SELECT id, text FROM texts WHERE id IN `, ids, func(_ context.Context, _ int64, b []byte, _ map[int64]string) (string, error) {
+		return string(b), nil
+	})
 	if err != nil {
 		return nil, err
 	}
