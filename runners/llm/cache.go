@@ -35,7 +35,7 @@ type Ident struct {
 
 // Cache is a response cache in one SQLite file (WAL mode), safe for
 // concurrent use by many goroutines and by several processes sharing the
-// file. Each sample of a request is stored under its own key:
+// file. Each sample of a request has its own key:
 //
 //	key(i) = SHA-256( SHA-256(canonical JSON of the request) || i )
 //
@@ -48,18 +48,31 @@ type Ident struct {
 // (temperature above all) misses. The role is part of the key because a backend may
 // answer per role (sim's per-role p).
 //
-// The first answer stored under a key wins: concurrent misses of one key
+// The first answer stored for a sample wins: concurrent misses of one key
 // both call the model, and both return the stored answer.
 //
-// With the samples of a call the cache keeps its request: table requests
-// maps the request key (the SHA-256 above, hex; Response.CacheKey) to the
-// canonical document (storedRequest), its messages' text redacted like
-// the answers (WithRedact) and split into paragraphs at blank lines, each
-// distinct paragraph stored once in table texts. Prompts repeat whole
-// paragraphs (a schema's CREATE TABLE statements, instructions, earlier
-// turns): on a mini-benchmark run of 7 methods the kept requests take
-// 2.0 MB instead of 8.7 MB. A cache file made before requests were kept
-// has answers whose prompt is unknown. CacheReader reads both back.
+// Storage (the compact format). Table samples has a row per request key
+// (the SHA-256 above, 32 bytes; Response.CacheKey in hex) and batch of
+// samples one call stored: the samples' answers, reasoning, finish
+// reasons, usage and latency encoded together and compressed (DEFLATE
+// with a preset dictionary of SQL and prompt text, cachecodec.go), since
+// the samples of a request are much alike; columns model and n (the
+// number of samples) stay plain for counting. The first row of a request
+// also keeps, in column p, the request: its key document without messages
+// and each message split into paragraphs at blank lines, all as ids into
+// table paragraphs, which holds each distinct text once, compressed, or
+// stored against an earlier paragraph with the same first line when that
+// is shorter (a search's prompts repeat their reasoning one step longer).
+// Messages are kept redacted like the answers (WithRedact).
+//
+// The first format (until f094e51: table responses with a row per sample
+// under its hex sample key, requests as JSON in table requests, paragraphs
+// in table texts) is read, never written: a file of that format keeps
+// answering from its rows, and what is stored later goes to the compact
+// tables. On the quickstart run (7 methods on the mini benchmark) the
+// cache takes 2.2 MB instead of 13.2 MB. A cache file made before requests
+// were kept has answers whose prompt is unknown. CacheReader reads all of
+// these back.
 type Cache struct {
 	db   *sql.DB
 	path string
