@@ -86,8 +86,9 @@ type Cache struct {
 // (codecDelta1): prompts of a search repeat a paragraph one step longer
 // or with a value changed.
 type paragraphMemo struct {
-	mu sync.Mutex
-	m  map[string]memoParagraph
+	mu    sync.Mutex
+	m     map[string]memoParagraph
+	bytes int // the texts' total
 }
 
 // memoParagraph is a stored paragraph: its id, text, and how many bases
@@ -99,12 +100,12 @@ type memoParagraph struct {
 }
 
 // Bounds of paragraphMemo: paragraphs shorter than memoMinLen are stored
-// on their own; the memo keeps at most memoMaxLines first lines (it is
-// emptied when full) and texts of at most memoMaxText bytes.
+// on their own; the memo keeps texts of at most memoMaxText bytes, and
+// memoMaxBytes in all (it is emptied when full).
 const (
 	memoMinLen   = 128
-	memoMaxLines = 4096
 	memoMaxText  = 32 << 10
+	memoMaxBytes = 8 << 20
 )
 
 // memoKey is what paragraphs sharing a base have in common: the first
@@ -134,10 +135,12 @@ func (m *paragraphMemo) add(ps []memoParagraph) {
 		if len(p.text) > memoMaxText {
 			continue
 		}
-		if m.m == nil || len(m.m) >= memoMaxLines {
-			m.m = map[string]memoParagraph{}
+		if m.m == nil || m.bytes+len(p.text) > memoMaxBytes {
+			m.m, m.bytes = map[string]memoParagraph{}, 0
 		}
-		m.m[memoKey(p.text)] = p
+		k := memoKey(p.text)
+		m.bytes += len(p.text) - len(m.m[k].text)
+		m.m[k] = p
 	}
 }
 
