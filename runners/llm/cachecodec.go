@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 	"time"
 )
 
@@ -21,9 +20,10 @@ import (
 const (
 	codecRaw    byte = 0
 	codecFlate1 byte = 1
-	// codecDelta1 (table paragraphs only): the id of a base paragraph
-	// (uvarint), then DEFLATE against cacheDict1 followed by the base's
-	// text (their last 32 KB): a paragraph that extends or edits an
+	// codecDelta1 (table paragraphs only): the text is an edit of a base
+	// paragraph: the base's id, how many bytes of the base's start and
+	// end it keeps (uvarints), then the bytes between as a value of its
+	// own (codec byte and all). A paragraph that extends or edits an
 	// earlier one (a search's "reasoning so far" one step longer) costs
 	// little more than the difference.
 	codecDelta1 byte = 2
@@ -59,20 +59,43 @@ const cacheDict1 = `Let me think step by step. First, I need to identify the rel
 	`UNION EXCEPT INTERSECT WITH AS T1 JOIN AS T2 ON T1.id = T2.id WHERE T1.name = '` + "\n" +
 	"```sql\nSELECT T1.name FROM "
 
-// flateWriters and flateReaders keep DEFLATE state between values: a
-// writer allocates about 1 MB.
+// flateWriters and flateReaders keep DEFLATE state between values (a
+// writer allocates about 1 MB): free lists, which unlike a sync.Pool a
+// garbage collection does not empty.
 var (
-	flateWriters = sync.Pool{New: func() any {
+	flateWriters = make(chan *flate.Writer, 8)
+	flateReaders = make(chan io.ReadCloser, 8)
+)
+
+func getWriter() *flate.Writer {
+	select {
+	case w := <-flateWriters:
+		return w
+	default:
 		w, err := flate.NewWriterDict(nil, flate.DefaultCompression, []byte(cacheDict1))
 		if err != nil {
 			panic(err) // only for an invalid level
 		}
 		return w
-	}}
-	flateReaders = sync.Pool{New: func() any {
+	}
+}
+
+func getReader() io.ReadCloser {
+	select {
+	case r := <-flateReaders:
+		return r
+	default:
 		return flate.NewReaderDict(bytes.NewReader(nil), []byte(cacheDict1))
-	}}
-)
+	}
+}
+
+// release returns x to free list ch unless it is full.
+func release[T any](ch chan T, x T) {
+	select {
+	case ch <- x:
+	default:
+	}
+}
 
 // packValue returns the stored form of payload: compressed when that is
 // shorter, behind its codec byte.
@@ -80,13 +103,13 @@ func packValue(payload []byte) []byte {
 	var buf bytes.Buffer
 	buf.Grow(len(payload)/2 + 16)
 	buf.WriteByte(codecFlate1)
-	w := flateWriters.Get().(*flate.Writer)
+	w := getWriter()
 	w.Reset(&buf)
 	_, err := w.Write(payload)
 	if err == nil {
 		err = w.Close()
 	}
-	flateWriters.Put(w)
+	release(flateWriters, w)
 	if err != nil || buf.Len() >= 1+len(payload) {
 		out := make([]byte, 1+len(payload))
 		out[0] = codecRaw
@@ -105,8 +128,8 @@ func unpackValue(v []byte) ([]byte, error) {
 	case codecRaw:
 		return v[1:], nil
 	case codecFlate1:
-		r := flateReaders.Get().(io.ReadCloser)
-		defer flateReaders.Put(r)
+		r := getReader()
+		defer release(flateReaders, r)
 		if err := r.(flate.Resetter).Reset(bytes.NewReader(v[1:]), []byte(cacheDict1)); err != nil {
 			return nil, err
 		}
@@ -121,33 +144,21 @@ func unpackValue(v []byte) ([]byte, error) {
 	return nil, fmt.Errorf("unknown codec %d (a newer version wrote this cache)", v[0])
 }
 
-// deltaDict is the DEFLATE dictionary of a paragraph stored against base.
-func deltaDict(base []byte) []byte {
-	d := make([]byte, 0, len(cacheDict1)+len(base))
-	d = append(append(d, cacheDict1...), base...)
-	if len(d) > 32<<10 {
-		d = d[len(d)-32<<10:]
+// packDelta returns text stored as an edit of base, paragraph baseID.
+func packDelta(text []byte, baseID int64, base []byte) []byte {
+	pre := 0
+	for pre < len(text) && pre < len(base) && text[pre] == base[pre] {
+		pre++
 	}
-	return d
-}
-
-// packDelta returns payload stored against the paragraph baseID, whose
-// text is base (codecDelta1).
-func packDelta(payload []byte, baseID int64, base []byte) []byte {
-	var buf bytes.Buffer
-	buf.WriteByte(codecDelta1)
-	buf.Write(binary.AppendUvarint(nil, uint64(baseID)))
-	w, err := flate.NewWriterDict(&buf, flate.DefaultCompression, deltaDict(base))
-	if err == nil {
-		_, err = w.Write(payload)
+	suf := 0
+	for suf < len(text)-pre && suf < len(base)-pre && text[len(text)-1-suf] == base[len(base)-1-suf] {
+		suf++
 	}
-	if err == nil {
-		err = w.Close()
-	}
-	if err != nil {
-		return nil // only for an invalid level: the caller stores the value without a base
-	}
-	return buf.Bytes()
+	out := []byte{codecDelta1}
+	out = binary.AppendUvarint(out, uint64(baseID))
+	out = binary.AppendUvarint(out, uint64(pre))
+	out = binary.AppendUvarint(out, uint64(suf))
+	return append(out, packValue(text[pre:len(text)-suf])...)
 }
 
 // deltaBase returns the base id of a codecDelta1 value, 0 for another.
@@ -162,16 +173,24 @@ func deltaBase(v []byte) (int64, error) {
 	return int64(id), nil
 }
 
-// unpackDelta returns the payload of a codecDelta1 value whose base's
-// text is base.
+// unpackDelta returns the text of a codecDelta1 value whose base's text
+// is base.
 func unpackDelta(v, base []byte) ([]byte, error) {
-	_, n := binary.Uvarint(v[1:])
-	r := flate.NewReaderDict(bytes.NewReader(v[1+n:]), deltaDict(base))
-	defer r.Close()
-	out, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("decompress: %w", err)
+	d := decoder{b: v[1:]}
+	d.uint() // base id
+	pre, suf := d.uint(), d.uint()
+	if d.err != nil {
+		return nil, d.err
 	}
+	if pre+suf > uint64(len(base)) {
+		return nil, fmt.Errorf("edit keeps %d+%d bytes of a base of %d", pre, suf, len(base))
+	}
+	mid, err := unpackValue(d.b)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, int(pre)+len(mid)+int(suf))
+	out = append(append(append(out, base[:pre]...), mid...), base[len(base)-int(suf):]...)
 	return out, nil
 }
 
