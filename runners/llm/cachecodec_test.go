@@ -215,4 +215,12 @@ func TestCacheReaderDeltaBad(t *testing.T) {
 	if err != nil || got != "text" {
 		t.Errorf("paragraph 6 with its base: got %q, %v; want \"text\"", got, err)
 	}
+	// An edit that keeps more of its base than the base has.
+	edit := packDelta([]byte("a long base text, edited"), 5, []byte("a long base text"))
+	if _, err := rd.paragraph(context.Background(), 6, edit, map[int64]string{5: "short"}); err == nil || !strings.Contains(err.Error(), "keeps") {
+		t.Errorf("edit of a shorter base: got %v; want an error", err)
+	}
+	if got, err := rd.paragraph(context.Background(), 6, edit, map[int64]string{5: "a long base text"}); err != nil || got != "a long base text, edited" {
+		t.Errorf("edit: got %q, %v; want the edited text", got, err)
+	}
 }
