@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -24,6 +25,46 @@ type CacheReader struct {
 	// the first format it has.
 	compact bool
 	old     oldTables
+	// paras keeps paragraphs read before (ids never change their text):
+	// a viewer reads many calls sharing paragraphs and their bases.
+	mu         sync.Mutex
+	paras      map[int64]string
+	parasBytes int
+}
+
+// parasMaxBytes bounds CacheReader.paras (emptied when full).
+const parasMaxBytes = 32 << 20
+
+// known returns the paragraphs of ids read before, and the ids not.
+func (r *CacheReader) known(ids []int64) (map[int64]string, []int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	text := make(map[int64]string, len(ids))
+	var need []int64
+	for _, id := range ids {
+		if t, ok := r.paras[id]; ok {
+			text[id] = t
+		} else {
+			need = append(need, id)
+		}
+	}
+	return text, need
+}
+
+// remember adds paragraphs read to r.paras.
+func (r *CacheReader) remember(text map[int64]string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for id, t := range text {
+		if _, ok := r.paras[id]; ok {
+			continue
+		}
+		if r.paras == nil || r.parasBytes+len(t) > parasMaxBytes {
+			r.paras, r.parasBytes = map[int64]string{}, 0
+		}
+		r.paras[id] = t
+		r.parasBytes += len(t)
+	}
 }
 
 // CachedCall is what a cache holds of one request.
@@ -140,9 +181,16 @@ func (r *CacheReader) prompt(ctx context.Context, v []byte) (*keyDoc, error) {
 	for _, m := range msgs {
 		ids = append(ids, m.parts...)
 	}
-	text, err := r.texts(ctx, `SELECT id, v FROM paragraphs WHERE id IN `, ids, r.paragraph)
-	if err != nil {
-		return nil, err
+	text, need := r.known(ids)
+	if len(need) > 0 {
+		got, err := r.texts(ctx, `SELECT id, v FROM paragraphs WHERE id IN `, need, r.paragraph)
+		if err != nil {
+			return nil, err
+		}
+		r.remember(got)
+		for id, t := range got {
+			text[id] = t
+		}
 	}
 	var doc keyDoc
 	if err := json.Unmarshal([]byte(text[settings]), &doc); err != nil {
@@ -230,6 +278,11 @@ func (r *CacheReader) paragraph(ctx context.Context, id int64, v []byte, got map
 		return "", fmt.Errorf("base paragraph %d is not older", baseID)
 	}
 	base, ok := got[baseID]
+	if !ok {
+		var known map[int64]string
+		known, _ = r.known([]int64{baseID})
+		base, ok = known[baseID]
+	}
 	if !ok {
 		var bv []byte
 		if err := r.db.QueryRowContext(ctx, `SELECT v FROM paragraphs WHERE id = ?`, baseID).Scan(&bv); err != nil {
