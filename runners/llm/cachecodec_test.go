@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -222,5 +223,59 @@ func TestCacheReaderDeltaBad(t *testing.T) {
 	}
 	if got, err := rd.paragraph(context.Background(), 6, edit, map[int64]string{5: "a long base text"}); err != nil || got != "a long base text, edited" {
 		t.Errorf("edit: got %q, %v; want the edited text", got, err)
+	}
+}
+
+// TestCacheConcurrentPrompts stores prompts that share and grow
+// paragraphs from 8 goroutines through two Cache handles on one file (as
+// two processes would), so paragraphs are deduplicated and stored against
+// bases across transactions that interleave; every request must read back
+// byte for byte.
+func TestCacheConcurrentPrompts(t *testing.T) {
+	a, path := openTestCache(t)
+	b, err := OpenCache(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx := context.Background()
+	reqs := make([][]Request, 8)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		cache := []*Cache{a, b}[g%2]
+		wg.Go(func() {
+			cc := Cached(finishClient{}, cache, testIdent)
+			steps := "【Reasoning so far】"
+			for k := range 20 {
+				steps += fmt.Sprintf("\nStep %d: table singer, worker %d keeps the join on singer.singer_id = concert.singer_id.", k, g%3)
+				req := Request{Role: "reason", Messages: []Message{{Role: "system", Content: "You write SQLite."},
+					{Role: "user", Content: "CREATE TABLE singer (singer_id INTEGER PRIMARY KEY, name TEXT);\n\n" + steps}}}
+				if _, err := cc.Complete(ctx, req); err != nil {
+					t.Error(err)
+					return
+				}
+				reqs[g] = append(reqs[g], req)
+			}
+		})
+	}
+	wg.Wait()
+	rd, err := OpenCacheReader(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	n := 0
+	for g := range reqs {
+		for i, req := range reqs[g] {
+			rk, _, _ := requestKey(testIdent, req)
+			got, err := rd.Call(ctx, rk, 1)
+			if err != nil || got.Request == nil || fmt.Sprint(got.Request.Messages) != fmt.Sprint(req.Messages) || !got.Samples[0].Found {
+				t.Fatalf("worker %d request %d: got %+v, %v; want its messages and sample", g, i, got, err)
+			}
+			n++
+		}
+	}
+	if n != 160 {
+		t.Errorf("read %d requests; want 160", n)
 	}
 }
