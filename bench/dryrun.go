@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runners/llm"
 )
 
 // Token assumptions of the dry run's estimate (t2sbench's choices, stated
@@ -102,7 +102,7 @@ func PlanDryRun(ctx context.Context, p *Plan, env Env, opt DryRunOptions) (*DryR
 			}
 		}
 	}
-	cached, err := cachedByModel(filepath.Join(cacheDir, ModelCacheFile))
+	cached, err := cachedByModel(ctx, filepath.Join(cacheDir, ModelCacheFile))
 	if err != nil {
 		return nil, err
 	}
@@ -320,32 +320,18 @@ func cacheModelName(m ModelSpec) string {
 	return m.Model
 }
 
-// cachedByModel counts the model cache's rows by model name, reading the
-// cache read-only; a missing cache counts nothing.
-func cachedByModel(path string) (map[string]int, error) {
-	out := map[string]int{}
+// cachedByModel counts the model cache's stored samples by model name,
+// reading the cache read-only; a missing cache counts nothing.
+func cachedByModel(ctx context.Context, path string) (map[string]int, error) {
 	if _, err := os.Stat(path); err != nil {
-		return out, nil
+		return map[string]int{}, nil
 	}
-	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro&_busy_timeout=5000")
+	r, err := llm.OpenCacheReader(path)
 	if err != nil {
-		return nil, fmt.Errorf("model cache %s: %w", path, err)
+		return nil, fmt.Errorf("model cache: %w", err)
 	}
-	defer db.Close()
-	rows, err := db.Query(`SELECT model, COUNT(*) FROM responses GROUP BY model`)
-	if err != nil {
-		return nil, fmt.Errorf("model cache %s: %w", path, err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var m string
-		var n int
-		if err := rows.Scan(&m, &n); err != nil {
-			return nil, fmt.Errorf("model cache %s: %w", path, err)
-		}
-		out[m] = n
-	}
-	return out, rows.Err()
+	defer r.Close()
+	return r.SamplesByModel(ctx)
 }
 
 // Total sums the estimated calls of all trials.

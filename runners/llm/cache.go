@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -34,7 +35,7 @@ type Ident struct {
 
 // Cache is a response cache in one SQLite file (WAL mode), safe for
 // concurrent use by many goroutines and by several processes sharing the
-// file. Each sample of a request is stored under its own key:
+// file. Each sample of a request has its own key:
 //
 //	key(i) = SHA-256( SHA-256(canonical JSON of the request) || i )
 //
@@ -47,22 +48,100 @@ type Ident struct {
 // (temperature above all) misses. The role is part of the key because a backend may
 // answer per role (sim's per-role p).
 //
-// The first answer stored under a key wins: concurrent misses of one key
+// The first answer stored for a sample wins: concurrent misses of one key
 // both call the model, and both return the stored answer.
 //
-// With the samples of a call the cache keeps its request: table requests
-// maps the request key (the SHA-256 above, hex; Response.CacheKey) to the
-// canonical document (storedRequest), its messages' text redacted like
-// the answers (WithRedact) and split into paragraphs at blank lines, each
-// distinct paragraph stored once in table texts. Prompts repeat whole
-// paragraphs (a schema's CREATE TABLE statements, instructions, earlier
-// turns): on a mini-benchmark run of 7 methods the kept requests take
-// 2.0 MB instead of 8.7 MB. A cache file made before requests were kept
-// has answers whose prompt is unknown. CacheReader reads both back.
+// Storage (the compact format). Table samples has a row per request key
+// (the SHA-256 above, 32 bytes; Response.CacheKey in hex) and batch of
+// samples one call stored: the samples' answers, reasoning, finish
+// reasons, usage and latency encoded together and compressed (DEFLATE
+// with a preset dictionary of SQL and prompt text, cachecodec.go), since
+// the samples of a request are much alike; columns model and n (the
+// number of samples) stay plain for counting. The first row of a request
+// also keeps, in column p, the request: its key document without messages
+// and each message split into paragraphs at blank lines, all as ids into
+// table paragraphs, which holds each distinct text once, compressed, or
+// stored against an earlier paragraph with the same first line when that
+// is shorter (a search's prompts repeat their reasoning one step longer).
+// Messages are kept redacted like the answers (WithRedact).
+//
+// The first format (until f094e51: table responses with a row per sample
+// under its hex sample key, requests as JSON in table requests, paragraphs
+// in table texts) is read, never written: a file of that format keeps
+// answering from its rows, and what is stored later goes to the compact
+// tables. On the quickstart run (7 methods on the mini benchmark) the
+// cache takes 2.3 MB instead of 13.2 MB. A cache file made before requests
+// were kept has answers whose prompt is unknown. CacheReader reads all of
+// these back.
 type Cache struct {
 	db   *sql.DB
 	path string
+	old  oldTables
 	st   counters
+	memo paragraphMemo
+}
+
+// paragraphMemo remembers, by first line, the last paragraph this Cache
+// stored, as the base of the next new paragraph with that first line
+// (codecDelta1): prompts of a search repeat a paragraph one step longer
+// or with a value changed.
+type paragraphMemo struct {
+	mu    sync.Mutex
+	m     map[string]memoParagraph
+	bytes int // the texts' total
+}
+
+// memoParagraph is a stored paragraph: its id, text, and how many bases
+// reading it takes.
+type memoParagraph struct {
+	id    int64
+	text  string
+	depth int
+}
+
+// Bounds of paragraphMemo: paragraphs shorter than memoMinLen are stored
+// on their own; the memo keeps texts of at most memoMaxText bytes, and
+// memoMaxBytes in all (it is emptied when full).
+const (
+	memoMinLen   = 128
+	memoMaxText  = 32 << 10
+	memoMaxBytes = 8 << 20
+)
+
+// memoKey is what paragraphs sharing a base have in common: the first
+// line (at most 120 bytes).
+func memoKey(p string) string {
+	if i := strings.IndexByte(p, '\n'); i >= 0 {
+		p = p[:i]
+	}
+	if len(p) > 120 {
+		p = p[:120]
+	}
+	return p
+}
+
+func (m *paragraphMemo) base(p string) (memoParagraph, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	b, ok := m.m[memoKey(p)]
+	return b, ok
+}
+
+// add remembers paragraphs once their transaction committed.
+func (m *paragraphMemo) add(ps []memoParagraph) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, p := range ps {
+		if len(p.text) > memoMaxText {
+			continue
+		}
+		if m.m == nil || m.bytes+len(p.text) > memoMaxBytes {
+			m.m, m.bytes = map[string]memoParagraph{}, 0
+		}
+		k := memoKey(p.text)
+		m.bytes += len(p.text) - len(m.m[k].text)
+		m.m[k] = p
+	}
 }
 
 // CacheStats counts cache traffic. Hits and Misses count requests (a
@@ -93,39 +172,66 @@ func OpenCache(path string) (*Cache, error) {
 	if err != nil {
 		return nil, fmt.Errorf("llm: open cache %s: %w", path, err)
 	}
-	const schema = `CREATE TABLE IF NOT EXISTS responses (
-		key TEXT PRIMARY KEY,
-		sample INTEGER NOT NULL,
-		choice TEXT NOT NULL,
-		model TEXT NOT NULL,
-		prompt_tokens INTEGER NOT NULL,
-		completion_tokens INTEGER NOT NULL,
-		latency_ns INTEGER NOT NULL,
-		created TEXT NOT NULL,
-		reasoning TEXT NOT NULL DEFAULT '',
-		finish TEXT NOT NULL DEFAULT '',
-		structured TEXT NOT NULL DEFAULT '',
-		reasoning_tokens INTEGER NOT NULL DEFAULT 0
-	);
-	CREATE TABLE IF NOT EXISTS requests (
-		key TEXT PRIMARY KEY,
-		doc TEXT NOT NULL,
-		created TEXT NOT NULL
-	);
-	CREATE TABLE IF NOT EXISTS texts (
-		id INTEGER PRIMARY KEY,
-		hash TEXT NOT NULL UNIQUE,
-		text TEXT NOT NULL
-	)`
-	if _, err := db.Exec(schema); err != nil {
+	if _, err := db.Exec(cacheSchema); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("llm: init cache %s: %w", path, err)
 	}
-	if err := migrateCache(db); err != nil {
+	old, err := findOldTables(db)
+	if err == nil && old.responses {
+		err = migrateCache(db)
+	}
+	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("llm: migrate cache %s: %w", path, err)
 	}
-	return &Cache{db: db, path: path}, nil
+	return &Cache{db: db, path: path, old: old}, nil
+}
+
+// cacheSchema creates the tables a cache writes (see Cache).
+const cacheSchema = `CREATE TABLE IF NOT EXISTS samples (
+		rk BLOB NOT NULL,
+		first INTEGER NOT NULL,
+		model TEXT NOT NULL,
+		n INTEGER NOT NULL,
+		v BLOB NOT NULL,
+		p BLOB,
+		PRIMARY KEY (rk, first)
+	) WITHOUT ROWID;
+	CREATE TABLE IF NOT EXISTS paragraphs (
+		id INTEGER PRIMARY KEY,
+		hash BLOB NOT NULL UNIQUE,
+		v BLOB NOT NULL
+	)`
+
+// oldTables says which tables of the first cache format (responses,
+// requests and texts, one row per sample keyed by its hex sample key) a
+// file holds; they are read, never written.
+type oldTables struct{ responses, requests bool }
+
+func findOldTables(db *sql.DB) (oldTables, error) {
+	var old oldTables
+	rows, err := db.Query(`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('responses', 'requests', 'texts')`)
+	if err != nil {
+		return old, err
+	}
+	defer rows.Close()
+	var texts bool
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return old, err
+		}
+		switch name {
+		case "responses":
+			old.responses = true
+		case "requests":
+			old.requests = true
+		case "texts":
+			texts = true
+		}
+	}
+	old.requests = old.requests && texts
+	return old, rows.Err()
 }
 
 // addedColumns are the columns later versions added to responses; rows
@@ -291,83 +397,187 @@ func requestKeys(id Ident, req Request, n int) ([]string, error) {
 	return SampleKeys(rk, n)
 }
 
-// get returns the cached entries of keys, by position.
-func (c *Cache) get(ctx context.Context, keys []string) (map[int]entry, error) {
-	pos := make(map[string]int, len(keys))
-	args := make([]any, len(keys))
-	for i, k := range keys {
-		pos[k] = i
-		args[i] = k
-	}
-	q := "SELECT key, " + entryColumns + " FROM responses WHERE key IN (" +
-		strings.TrimSuffix(strings.Repeat("?,", len(keys)), ",") + ")"
-	rows, err := c.db.QueryContext(ctx, q, args...)
+// querier is a *sql.DB or a *sql.Tx.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// get returns the cached entries of samples 0..len(keys)-1 of the request
+// with key rk, by position; keys are their sample keys (SampleKeys).
+func (c *Cache) get(ctx context.Context, rk string, keys []string) (map[int]entry, error) {
+	out, err := loadSamples(ctx, c.db, c.old, rk, keys)
 	if err != nil {
-		return nil, fmt.Errorf("llm: read cache %s: %w", c.path, err)
-	}
-	defer rows.Close()
-	out := make(map[int]entry, len(keys))
-	for rows.Next() {
-		var k string
-		e, err := scanEntry(rows, &k)
-		if err != nil {
-			return nil, fmt.Errorf("llm: read cache %s: %w", c.path, err)
-		}
-		out[pos[k]] = e
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("llm: read cache %s: %w", c.path, err)
 	}
 	return out, nil
 }
 
-// put stores entries under keys (first writer wins), and the request's
-// document doc under its request key rk when doc is not nil, and returns
-// the entries the cache holds afterwards, which differ from the given ones
-// only where another caller stored the key first.
+// loadSamples reads the stored samples 0..len(keys)-1 of the request with
+// key rk from table samples, then those still missing from table
+// responses of the first format when the file has it.
+func loadSamples(ctx context.Context, q querier, old oldTables, rk string, keys []string) (map[int]entry, error) {
+	rkb, err := hex.DecodeString(rk)
+	if err != nil {
+		return nil, fmt.Errorf("request key %q is not hex", rk)
+	}
+	out := make(map[int]entry, len(keys))
+	rows, err := q.QueryContext(ctx, `SELECT first, model, v FROM samples WHERE rk = ?`, rkb)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var first int
+		var model string
+		var v []byte
+		if err := rows.Scan(&first, &model, &v); err != nil {
+			return nil, err
+		}
+		payload, err := unpackValue(v)
+		if err == nil {
+			var idx []int
+			var es []entry
+			if idx, es, err = decodeSamples(payload, model); err == nil {
+				for j, i := range idx {
+					if i < len(keys) {
+						out[i] = es[j]
+					}
+				}
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("request %s samples from %d: %w", rk, first, err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	if !old.responses || len(out) == len(keys) {
+		return out, nil
+	}
+	return loadOldSamples(ctx, q, keys, out)
+}
+
+// loadOldSamples adds to have the samples with keys it lacks that table
+// responses (first format) holds.
+func loadOldSamples(ctx context.Context, q querier, keys []string, have map[int]entry) (map[int]entry, error) {
+	pos := make(map[string]int, len(keys))
+	var args []any
+	for i, k := range keys {
+		if _, ok := have[i]; !ok {
+			pos[k] = i
+			args = append(args, k)
+		}
+	}
+	q1 := "SELECT key, " + entryColumns + " FROM responses WHERE key IN (" +
+		strings.TrimSuffix(strings.Repeat("?,", len(args)), ",") + ")"
+	rows, err := q.QueryContext(ctx, q1, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k string
+		e, err := scanEntry(rows, &k)
+		if err != nil {
+			return nil, err
+		}
+		have[pos[k]] = e
+	}
+	return have, rows.Err()
+}
+
+// put stores entries es of samples (indices into keys, the request's
+// sample keys) of the request with key rk, unless a sample is stored
+// already (the first writer wins), and the request's document doc when it
+// is not nil and not stored yet. It returns the entries the cache holds
+// afterwards, which differ from es only where another caller stored the
+// sample first, and how many samples it stored. The samples one call
+// stores share a row of table samples per model, compressed together.
 func (c *Cache) put(ctx context.Context, rk string, doc *keyDoc, keys []string, samples []int, es []entry) ([]entry, int, error) {
+	rkb, err := hex.DecodeString(rk)
+	if err != nil {
+		return nil, 0, fmt.Errorf("llm: cache key %q is not hex", rk)
+	}
+	// The transaction starts IMMEDIATE (the DSN's _txlock): it holds the
+	// write lock from here, so what it reads nobody changes before it
+	// commits.
 	tx, err := c.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, 0, fmt.Errorf("llm: write cache %s: %w", c.path, err)
 	}
 	defer tx.Rollback()
-	now := time.Now().UTC().Format(time.RFC3339)
+	now := time.Now().UTC()
+	have, err := loadSamples(ctx, tx, c.old, rk, keys)
+	if err != nil {
+		return nil, 0, fmt.Errorf("llm: read cache %s: %w", c.path, err)
+	}
+	var prompt []byte // the request, for the first row written, unless kept
+	var added []memoParagraph
 	if doc != nil {
-		if err := putRequest(ctx, tx, rk, doc, now); err != nil {
-			return nil, 0, fmt.Errorf("llm: write cache %s: %w", c.path, err)
+		var one int
+		switch err := tx.QueryRowContext(ctx, `SELECT 1 FROM samples WHERE rk = ? AND p IS NOT NULL LIMIT 1`, rkb).Scan(&one); {
+		case errors.Is(err, sql.ErrNoRows):
+			prompt = []byte{} // decided below, once a row is written
+		case err != nil:
+			return nil, 0, fmt.Errorf("llm: read cache %s: %w", c.path, err)
 		}
 	}
 	out := make([]entry, len(es))
-	stored := 0
-	for i, e := range es {
-		res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO responses
-			(key, sample, choice, model, prompt_tokens, completion_tokens, latency_ns, created, reasoning, finish, structured, reasoning_tokens)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			keys[i], samples[i], e.choice, e.model, e.promptTokens, e.completionTokens, int64(e.latency), now,
-			e.reasoning, e.finish, e.structured, e.reasoningTokens)
-		if err != nil {
-			return nil, 0, fmt.Errorf("llm: write cache %s: %w", c.path, err)
-		}
-		out[i] = e
-		if n, _ := res.RowsAffected(); n == 1 {
-			stored++
+	// New samples by model. A row's first is its lowest sample; no other
+	// row of rk holds it, so no other row starts with it.
+	type group struct {
+		first int
+		idx   []int
+		es    []entry
+	}
+	var models []string
+	groups := map[string]*group{}
+	for j, i := range samples {
+		if e, ok := have[i]; ok {
+			out[j] = e
 			continue
 		}
-		out[i], err = scanEntry(tx.QueryRowContext(ctx, `SELECT `+entryColumns+` FROM responses WHERE key = ?`, keys[i]))
-		if err != nil {
-			return nil, 0, fmt.Errorf("llm: read cache %s: %w", c.path, err)
+		out[j] = es[j]
+		g := groups[es[j].model]
+		if g == nil {
+			g = &group{first: i}
+			groups[es[j].model] = g
+			models = append(models, es[j].model)
 		}
+		g.idx = append(g.idx, i)
+		g.es = append(g.es, es[j])
+		g.first = min(g.first, i)
+	}
+	stored := 0
+	for _, m := range models {
+		g := groups[m]
+		v := packValue(encodeSamples(g.idx, g.es, now.Unix()))
+		var p []byte // NULL
+		if prompt != nil {
+			if p, err = c.putRequest(ctx, tx, doc, now.Unix(), &added); err != nil {
+				return nil, 0, fmt.Errorf("llm: write cache %s: %w", c.path, err)
+			}
+			prompt = nil
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO samples (rk, first, model, n, v, p) VALUES (?, ?, ?, ?, ?, ?)`,
+			rkb, g.first, m, len(g.idx), v, p); err != nil {
+			return nil, 0, fmt.Errorf("llm: write cache %s: %w", c.path, err)
+		}
+		stored += len(g.idx)
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, 0, fmt.Errorf("llm: write cache %s: %w", c.path, err)
 	}
+	c.memo.add(added)
 	c.st.stored.Add(int64(stored))
 	return out, stored, nil
 }
 
-// storedRequest is a request as table requests holds it: the key
-// document without its messages, and each message as the ids of its
-// paragraphs (its text split at "\n\n") in table texts.
+// storedRequest is a request as table requests of the first format holds
+// it: the key document without its messages, and each message as the ids
+// of its paragraphs (its text split at "\n\n") in table texts.
 type storedRequest struct {
 	Doc      keyDoc          `json:"doc"`
 	Messages []storedMessage `json:"messages"`
@@ -378,45 +588,77 @@ type storedMessage struct {
 	Parts []int64 `json:"parts"`
 }
 
-// putRequest stores doc under request key rk unless it is there, each
-// distinct paragraph of its messages once.
-func putRequest(ctx context.Context, tx *sql.Tx, rk string, doc *keyDoc, now string) error {
-	var one int
-	switch err := tx.QueryRowContext(ctx, `SELECT 1 FROM requests WHERE key = ?`, rk).Scan(&one); {
-	case err == nil:
-		return nil
-	case !errors.Is(err, sql.ErrNoRows):
-		return err
-	}
-	sr := storedRequest{Doc: *doc}
-	sr.Doc.Messages = nil
-	ids := map[string]int64{}
-	for _, m := range doc.Messages {
-		sm := storedMessage{Role: m.Role}
-		for _, p := range strings.Split(m.Content, "\n\n") {
-			id, ok := ids[p]
-			if !ok {
-				h := sha256.Sum256([]byte(p))
-				hash := hex.EncodeToString(h[:])
-				if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO texts (hash, text) VALUES (?, ?)`, hash, p); err != nil {
-					return err
-				}
-				if err := tx.QueryRowContext(ctx, `SELECT id FROM texts WHERE hash = ?`, hash).Scan(&id); err != nil {
-					return err
-				}
-				ids[p] = id
-			}
-			sm.Parts = append(sm.Parts, id)
-		}
-		sr.Messages = append(sr.Messages, sm)
-	}
-	raw, err := json.Marshal(sr)
+// putRequest stores doc's settings (doc without messages, as JSON) and
+// each distinct paragraph of its messages once in table paragraphs, and
+// returns the request as column p of table samples holds it: their ids.
+// It appends the paragraphs it stored to added.
+func (c *Cache) putRequest(ctx context.Context, tx *sql.Tx, doc *keyDoc, created int64, added *[]memoParagraph) ([]byte, error) {
+	settings := *doc
+	settings.Messages = nil
+	raw, err := json.Marshal(settings)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	_, err = tx.ExecContext(ctx, `INSERT OR IGNORE INTO requests (key, doc, created) VALUES (?, ?, ?)`, rk, string(raw), now)
-	return err
+	ids := map[string]int64{}
+	sid, err := c.putParagraph(ctx, tx, string(raw), ids, added)
+	if err != nil {
+		return nil, err
+	}
+	msgs := make([]promptMessage, len(doc.Messages))
+	for i, m := range doc.Messages {
+		msgs[i].role = m.Role
+		for _, p := range strings.Split(m.Content, "\n\n") {
+			id, err := c.putParagraph(ctx, tx, p, ids, added)
+			if err != nil {
+				return nil, err
+			}
+			msgs[i].parts = append(msgs[i].parts, id)
+		}
+	}
+	return packValue(encodePrompt(created, sid, msgs)), nil
 }
+
+// putParagraph returns the id of text p in table paragraphs, storing it
+// when it is new (against a base from the memo when that is shorter, and
+// appended to added); ids remembers the ids of this transaction.
+func (c *Cache) putParagraph(ctx context.Context, tx *sql.Tx, p string, ids map[string]int64, added *[]memoParagraph) (int64, error) {
+	if id, ok := ids[p]; ok {
+		return id, nil
+	}
+	h := sha256.Sum256([]byte(p))
+	hash := h[:paragraphHashLen]
+	var id int64
+	err := tx.QueryRowContext(ctx, `SELECT id FROM paragraphs WHERE hash = ?`, hash).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		v := packValue([]byte(p))
+		depth := 0
+		if len(p) >= memoMinLen {
+			if b, ok := c.memo.base(p); ok && b.depth+1 < maxDeltaChain {
+				if d := packDelta([]byte(p), b.id, []byte(b.text)); len(d) < len(v) {
+					v, depth = d, b.depth+1
+				}
+			}
+		}
+		var res sql.Result
+		res, err = tx.ExecContext(ctx, `INSERT INTO paragraphs (hash, v) VALUES (?, ?)`, hash, v)
+		if err == nil {
+			id, err = res.LastInsertId()
+		}
+		if err == nil && len(p) >= memoMinLen {
+			*added = append(*added, memoParagraph{id: id, text: p, depth: depth})
+		}
+	}
+	if err != nil {
+		return 0, err
+	}
+	ids[p] = id
+	return id, nil
+}
+
+// paragraphHashLen is how many bytes of a paragraph's SHA-256 table
+// paragraphs keeps to find it: 128 bits, so that two distinct paragraphs
+// sharing one is out of reach (about n²/2¹²⁹ for n paragraphs).
+const paragraphHashLen = 16
 
 // OffsetClient is implemented by backends whose samples are a function of
 // their index (sim): CompleteFrom answers samples first..first+N-1 of req.
@@ -543,7 +785,7 @@ func (c *CachedClient) Complete(ctx context.Context, req Request) (*Response, er
 	if err != nil {
 		return nil, err
 	}
-	have, err := c.cache.get(ctx, keys)
+	have, err := c.cache.get(ctx, rk, keys)
 	if err != nil {
 		return nil, err
 	}
@@ -574,7 +816,7 @@ func (c *CachedClient) Complete(ctx context.Context, req Request) (*Response, er
 	}
 	out := &Response{CacheKey: rk}
 	var es []entry
-	var mkeys []string
+	var idx []int // the sample of each entry of es
 	for _, sc := range c.plan(req, missing) {
 		resp, err := c.call(ctx, sc.req, sc.first)
 		if err != nil {
@@ -588,12 +830,12 @@ func (c *CachedClient) Complete(ctx context.Context, req Request) (*Response, er
 		ct, rt := spread(resp.Usage.CompletionTokens, m), spread(resp.Usage.ReasoningTokens, m)
 		for j, i := range sc.samples {
 			k := sc.pick[j]
+			idx = append(idx, i)
 			es = append(es, entry{
 				choice: resp.Choices[k], reasoning: resp.ReasoningOf(k), finish: resp.Finish(k), structured: resp.Structured,
 				model: resp.Model, promptTokens: resp.Usage.PromptTokens, completionTokens: ct[j], reasoningTokens: rt[j],
 				latency: resp.Latency,
 			})
-			mkeys = append(mkeys, keys[i])
 		}
 		if out.Model == "" {
 			out.Model = resp.Model
@@ -603,12 +845,12 @@ func (c *CachedClient) Complete(ctx context.Context, req Request) (*Response, er
 		out.Usage.ReasoningTokens += resp.Usage.ReasoningTokens
 		out.Latency = max(out.Latency, resp.Latency)
 	}
-	stored, nstored, err := c.cache.put(ctx, rk, c.storedDoc(doc), mkeys, missing, es)
+	stored, nstored, err := c.cache.put(ctx, rk, c.storedDoc(doc), keys, idx, es)
 	if err != nil {
 		return nil, err
 	}
 	c.st.stored.Add(int64(nstored))
-	for j, i := range missing {
+	for j, i := range idx {
 		have[i] = stored[j]
 	}
 	c.fill(out, have, n)

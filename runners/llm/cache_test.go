@@ -431,12 +431,16 @@ func TestCacheSeedsPerRun(t *testing.T) {
 	cache, _ := openTestCache(t)
 	seed := int64(50)
 	req := Request{Role: "reason", Messages: []Message{{Role: "user", Content: "q"}}, Temperature: 1, N: 5, Seed: &seed}
-	keys, err := requestKeys(testIdent, req, 5)
+	rk, _, err := requestKey(testIdent, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := SampleKeys(rk, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Samples 1 and 3 are cached (another process stored them).
-	if _, _, err := cache.put(context.Background(), "", nil, []string{keys[1], keys[3]}, []int{1, 3}, []entry{{choice: "s51", model: "m"}, {choice: "s53", model: "m"}}); err != nil {
+	if _, _, err := cache.put(context.Background(), rk, nil, keys, []int{1, 3}, []entry{{choice: "s51", model: "m"}, {choice: "s53", model: "m"}}); err != nil {
 		t.Fatal(err)
 	}
 	inner := &seedClient{}

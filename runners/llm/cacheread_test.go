@@ -3,7 +3,9 @@ package llm
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -123,28 +125,29 @@ func TestCacheReaderParagraphs(t *testing.T) {
 		}
 	}
 	// Distinct paragraphs: the instruction, two CREATE TABLEs, two
-	// questions, and "" (from the blank lines and the empty message).
+	// questions, "" (from the blank lines and the empty message), and the
+	// settings both requests share (the key document without messages).
 	var n int
-	if err := rd.db.QueryRow(`SELECT count(*) FROM texts`).Scan(&n); err != nil || n != 6 {
-		t.Errorf("texts holds %d paragraphs (%v); want 6", n, err)
+	if err := rd.db.QueryRow(`SELECT count(*) FROM paragraphs`).Scan(&n); err != nil || n != 7 {
+		t.Errorf("paragraphs holds %d texts (%v); want 7", n, err)
 	}
 }
 
-// TestCacheReaderOldFile reads a cache file made before requests were
-// kept: samples are found, the request is unknown.
+// TestCacheReaderOldFile reads a cache file of the first format made
+// before requests were kept: samples are found, the request is unknown.
 func TestCacheReaderOldFile(t *testing.T) {
-	cache, path := openTestCache(t)
-	cc := Cached(finishClient{}, cache, testIdent)
 	ctx := context.Background()
-	resp, err := cc.Complete(ctx, Request{Role: "reason", Messages: []Message{{Role: "user", Content: "q"}}})
+	path := filepath.Join(t.TempDir(), "old.db")
+	db := openFirstFormat(t, path)
+	if _, err := db.Exec(`DROP TABLE requests; DROP TABLE texts`); err != nil {
+		t.Fatal(err)
+	}
+	req := Request{Role: "reason", Messages: []Message{{Role: "user", Content: "q"}}}
+	rk, _, err := requestKey(testIdent, req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open("sqlite3", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(`DROP TABLE requests`); err != nil {
+	if err := putFirstFormat(ctx, db, rk, nil, []entry{{choice: "SELECT 1", model: "m", latency: time.Second}}); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
@@ -153,11 +156,27 @@ func TestCacheReaderOldFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rd.Close()
-	got, err := rd.Call(ctx, resp.CacheKey, 1)
-	if err != nil || got.Request != nil || !got.Samples[0].Found || got.Samples[0].Answer != "SELECT 1" {
-		t.Errorf("old file: %+v, %v; want no request and sample 0 %q", got, err, "SELECT 1")
+	got, err := rd.Call(ctx, rk, 2)
+	if err != nil || got.Request != nil || !got.Samples[0].Found || got.Samples[0].Answer != "SELECT 1" || got.Samples[0].Latency != time.Second || got.Samples[1].Found {
+		t.Errorf("old file: %+v, %v; want no request, sample 0 %q (1s), no sample 1", got, err, "SELECT 1")
+	}
+	byModel, err := rd.SamplesByModel(ctx)
+	if err != nil || fmt.Sprint(byModel) != "map[m:1]" {
+		t.Errorf("SamplesByModel: %v, %v; want map[m:1]", byModel, err)
 	}
 	if _, err := OpenCacheReader(filepath.Join(t.TempDir(), "none.db")); err == nil {
 		t.Error("OpenCacheReader(missing file): got no error; want one")
+	}
+	empty := filepath.Join(t.TempDir(), "empty.db")
+	edb, err := sql.Open("sqlite3", empty)
+	if err == nil {
+		_, err = edb.Exec(`CREATE TABLE other (x)`)
+		edb.Close()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenCacheReader(empty); err == nil || !strings.Contains(err.Error(), "not a response cache") {
+		t.Errorf("OpenCacheReader(a database without cache tables): got %v; want \"not a response cache\"", err)
 	}
 }
