@@ -44,7 +44,8 @@ func sqlAnswer(*fakeopenai.Request, fakeopenai.Sample) fakeopenai.Choice {
 // (404) or a wrong API key (401) stops the run at the first answer, with
 // exit status 2, the server's message and what to change; the items
 // finished before (here by an earlier run with the right key) are kept,
-// the rest stay pending, and no other request is sent.
+// the rest stay pending, a start that finished nothing records no trial,
+// and no other request is sent.
 func TestRunStopsOnRejection(t *testing.T) {
 	srv := fakeopenai.New(t, fakeopenai.Options{Models: []string{"served"}, APIKey: "sk-right-key-0123456789", Responder: sqlAnswer})
 	t.Setenv("T2SBENCH_TEST_FAKE_URL", srv.BaseURL())
@@ -70,8 +71,14 @@ func TestRunStopsOnRejection(t *testing.T) {
 		if n := srv.Calls() - before; n != 1 {
 			t.Errorf("server got %d requests; want 1 (one worker, no retry of a 404)", n)
 		}
-		if !strings.Contains(out.String(), "direct       0       0        4") {
-			t.Errorf("summary lacks the 4 pending items:\n%s", out.String())
+		// A start stopped before any item finished records no trial, so a
+		// rerun with the right name does not list the trial twice.
+		r, err := bench.ReadRun(filepath.Join(tmp, "wrong"), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Trials) != 0 {
+			t.Errorf("trials recorded = %d; want 0 (nothing ran)", len(r.Trials))
 		}
 	})
 
