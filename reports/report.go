@@ -43,6 +43,10 @@ type Report struct {
 	Sources []string
 	Tables  []*Table
 	Figures []*Figure
+	// Notes say where the report leaves output out (heat maps beyond
+	// maxHeatmaps); they head the plots of report.md and end the terminal
+	// output.
+	Notes []string
 	// Warnings are non-fatal problems (missing labels, comparisons that
 	// could not be paired), sorted as they arose.
 	Warnings []string
@@ -104,15 +108,15 @@ func Build(runs []*bench.RunData, opt Options) (*Report, error) {
 		return nil, err
 	}
 	r.Figures = append(r.Figures, sw...)
-	sx, err := simplexFigures(c)
+	sx, err := simplexFigures(c, opt)
 	if err != nil {
 		return nil, err
 	}
 	r.Figures = append(r.Figures, sx...)
 	bd, notes := breakdownFigures(c)
 	r.Figures = append(r.Figures, bd...)
-	c.warnings = append(c.warnings, notes...)
-	pf, err := paretoFigures(c, effs)
+	r.Notes = append(r.Notes, notes...)
+	pf, err := paretoFigures(c, effs, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -125,6 +129,8 @@ func Build(runs []*bench.RunData, opt Options) (*Report, error) {
 		r.Figures = append(r.Figures, vf)
 	}
 	r.Warnings = c.warnings
+	uniqueIDs(len(r.Tables), func(i int) *string { return &r.Tables[i].ID })
+	uniqueIDs(len(r.Figures), func(i int) *string { return &r.Figures[i].ID })
 	return r, nil
 }
 
@@ -136,6 +142,9 @@ func (r *Report) WriteTerminal(w io.Writer) error {
 			return err
 		}
 		fmt.Fprintln(w)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
 	}
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
@@ -209,6 +218,9 @@ func (r *Report) WriteFiles(dir string, formats []string) ([]string, error) {
 	}
 	if len(r.Figures) > 0 {
 		md.WriteString("## Plots\n\n")
+		for _, n := range r.Notes {
+			fmt.Fprintf(&md, "Note: %s\n\n", mdEscape(n))
+		}
 	}
 	for _, f := range r.Figures {
 		fmt.Fprintf(&md, "### %s\n\n", f.ID)
@@ -237,6 +249,9 @@ func (r *Report) WriteFiles(dir string, formats []string) ([]string, error) {
 		} else {
 			fmt.Fprintf(&md, "Files: %s\n\n", strings.Join(links, ", "))
 		}
+		if f.Note != "" {
+			fmt.Fprintf(&md, "%s\n\n", mdEscape(f.Note))
+		}
 	}
 	if len(r.Warnings) > 0 {
 		md.WriteString("## Warnings\n\n")
@@ -249,4 +264,41 @@ func (r *Report) WriteFiles(dir string, formats []string) ([]string, error) {
 		return written, err
 	}
 	return written, nil
+}
+
+// slugID joins parts into a file stem: lower case, every run of
+// characters other than letters, digits and dots turned into one "-"
+// ("ex-by-difficulty", "bird/minidev" -> "ex-by-difficulty-bird-minidev").
+func slugID(parts ...string) string {
+	var b strings.Builder
+	dash := false
+	for _, p := range parts {
+		for _, r := range strings.ToLower(p) {
+			if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') || r == '.' {
+				if dash && b.Len() > 0 {
+					b.WriteByte('-')
+				}
+				b.WriteRune(r)
+				dash = false
+			} else {
+				dash = true
+			}
+		}
+		dash = true
+	}
+	return b.String()
+}
+
+// uniqueIDs makes the n ids id(0..n-1) distinct, in order: a repeated id
+// gets "-2", "-3", ... so that no file overwrites another.
+func uniqueIDs(n int, id func(i int) *string) {
+	seen := map[string]bool{}
+	for i := range n {
+		p := id(i)
+		base := *p
+		for k := 2; seen[*p]; k++ {
+			*p = fmt.Sprintf("%s-%d", base, k)
+		}
+		seen[*p] = true
+	}
 }
