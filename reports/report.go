@@ -41,6 +41,8 @@ type Report struct {
 	Simulated bool
 	// Sources are the run directories, as given.
 	Sources []string
+	// Setup is the code, dates, limits, models and trials of the runs.
+	Setup   *Setup
 	Tables  []*Table
 	Figures []*Figure
 	// Notes say where the report leaves output out (heat maps beyond
@@ -79,6 +81,7 @@ func Build(runs []*bench.RunData, opt Options) (*Report, error) {
 	for _, run := range runs {
 		r.Sources = append(r.Sources, run.Dir)
 	}
+	r.Setup = buildSetup(c, runs, opt.Commit)
 	if t := mainTable(c, opt); t != nil {
 		r.Tables = append(r.Tables, t)
 	}
@@ -137,6 +140,12 @@ func Build(runs []*bench.RunData, opt Options) (*Report, error) {
 // WriteTerminal prints the title and every table for a terminal.
 func (r *Report) WriteTerminal(w io.Writer) error {
 	fmt.Fprintf(w, "%s\n\n", r.Title)
+	if r.Setup != nil {
+		for _, f := range r.Setup.Facts {
+			fmt.Fprintf(w, "%s\n", strings.ReplaceAll(f, "`", ""))
+		}
+		fmt.Fprintf(w, "(models and trials: the Setup section of %s)\n\n", ReportFile)
+	}
 	for _, t := range r.Tables {
 		if err := t.WriteTerminal(w); err != nil {
 			return err
@@ -181,8 +190,8 @@ func (r *Report) WriteFiles(dir string, formats []string) ([]string, error) {
 	for _, s := range r.Sources {
 		fmt.Fprintf(&md, " `%s`", s)
 	}
-	md.WriteString("\n\n## Tables\n\n")
-	for _, t := range r.Tables {
+	md.WriteString("\n\n")
+	writeTable := func(t *Table) error {
 		var links []string
 		for _, f := range []string{"md", "tex", "csv"} {
 			if !contains(formats, f) {
@@ -199,22 +208,41 @@ func (r *Report) WriteFiles(dir string, formats []string) ([]string, error) {
 				err = t.WriteCSV(&b)
 			}
 			if err != nil {
-				return written, err
+				return err
 			}
 			rel := "tables/" + t.ID + "." + f
 			if err := write(rel, b.Bytes()); err != nil {
-				return written, err
+				return err
 			}
 			links = append(links, fmt.Sprintf("[%s](%s)", f, rel))
 		}
 		fmt.Fprintf(&md, "### %s\n\n", t.ID)
 		if err := t.WriteMarkdown(&md); err != nil {
-			return written, err
+			return err
 		}
 		if len(links) > 0 {
 			fmt.Fprintf(&md, "\nFiles: %s\n", strings.Join(links, ", "))
 		}
 		md.WriteString("\n")
+		return nil
+	}
+	if r.Setup != nil {
+		md.WriteString("## Setup\n\n")
+		for _, f := range r.Setup.Facts {
+			fmt.Fprintf(&md, "- %s\n", f)
+		}
+		md.WriteString("\n")
+		for _, t := range r.Setup.Tables {
+			if err := writeTable(t); err != nil {
+				return written, err
+			}
+		}
+	}
+	md.WriteString("## Tables\n\n")
+	for _, t := range r.Tables {
+		if err := writeTable(t); err != nil {
+			return written, err
+		}
 	}
 	if len(r.Figures) > 0 {
 		md.WriteString("## Plots\n\n")
