@@ -322,7 +322,7 @@ func sweepFigures(c *corpus, opt Options) ([]*Figure, error) {
 			}
 			leg.add(strings.Join(name, ", "), l, sc)
 		}
-		if def, ok := paperDefault(opt, runner, param); ok {
+		if def, ok := paperDefault(opt, first.trial.Runner, param); ok {
 			vl := newVLine(def)
 			p.Add(vl)
 			leg.avoidSegment(plotter.XY{X: def, Y: 0}, plotter.XY{X: def, Y: 200}, logX)
@@ -349,7 +349,7 @@ func sweepFigures(c *corpus, opt Options) ([]*Figure, error) {
 // others against: the system Options.Baseline names, else the one at the
 // runner's paper default, else none. It also returns the default point.
 func gridBaseline(ss []*system, params []string, opt Options) (base, def *system, why string) {
-	runner := strings.Fields(ss[0].config)[0]
+	runner := ss[0].trial.Runner
 	want := make([]float64, len(params))
 	hasDef := true
 	for i, k := range params {

@@ -2,9 +2,15 @@ package reports
 
 import (
 	"fmt"
+	"image/color"
+	"math"
+	"strings"
 	"testing"
 
+	"gonum.org/v1/plot"
+
 	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
 )
 
@@ -78,14 +84,14 @@ func TestSamePairSameInterval(t *testing.T) {
 	var pw, ab *Table
 	for _, tb := range r.Tables {
 		switch tb.ID {
-		case "pairwise-1":
+		case "pairwise-mini":
 			pw = tb
-		case "ablation-1":
+		case "ablation-iesr-mini":
 			ab = tb
 		}
 	}
 	if pw == nil || ab == nil {
-		t.Fatal("fixture report lacks pairwise-1 or ablation-1")
+		t.Fatal("fixture report lacks pairwise-mini or ablation-iesr-mini")
 	}
 	checked := 0
 	for _, ar := range ab.Rows[1:] {
@@ -111,6 +117,193 @@ func TestTexEscapeQuotesAndDashes(t *testing.T) {
 	} {
 		if got := texEscape(in); got != want {
 			t.Errorf("texEscape(%q) = %q; want %q", in, got, want)
+		}
+	}
+}
+
+func TestHeatCellColours(t *testing.T) {
+	h := &heatCells{cmap: newSeqMap(0, 100)}
+	// The empty colour must differ from every colour the map gives, 100
+	// included (the issue: empty cells looked like 100).
+	for v := 0.0; v <= 100; v += 0.5 {
+		if got := h.cellColor(heatCell{v: v, n: 1}); got == color.Color(emptyCell) {
+			t.Fatalf("cell of EX %v with n=1 has the empty colour", v)
+		}
+	}
+	if got := h.cellColor(heatCell{v: math.NaN(), n: 0}); got != color.Color(emptyCell) {
+		t.Errorf("cell with n=0 has colour %v; want the empty colour %v", got, emptyCell)
+	}
+	// A cell with n=0 is empty whatever value it carries.
+	if got := h.cellColor(heatCell{v: 100, n: 0}); got != color.Color(emptyCell) {
+		t.Errorf("cell with n=0 and v=100 has colour %v; want the empty colour", got)
+	}
+	// The map's ends are viridis' ends.
+	lo, _ := h.cmap.At(0)
+	hi, _ := h.cmap.At(100)
+	if lo != color.Color(viridis[0]) || hi != color.Color(viridis[len(viridis)-1]) {
+		t.Errorf("colour map ends %v, %v; want %v, %v", lo, hi, viridis[0], viridis[len(viridis)-1])
+	}
+}
+
+func TestLogWorthy(t *testing.T) {
+	for _, c := range []struct {
+		lo, hi float64
+		want   bool
+	}{
+		{1, 100, false},   // two orders exactly: linear still reads
+		{1, 101, true},    // over 100
+		{57, 10965, true}, // quickstart's generated tokens per question: direct vs iesr
+		{0, 1000, false},  // zero has no logarithm
+		{-1, 1000, false}, // nor has a negative value
+		{8, 40, false},    // an n_rollout sweep
+	} {
+		if got := logWorthy(c.lo, c.hi); got != c.want {
+			t.Errorf("logWorthy(%v, %v) = %v; want %v", c.lo, c.hi, got, c.want)
+		}
+	}
+}
+
+func TestParetoLogAxis(t *testing.T) {
+	mk := func(name string, gen, lat float64) efficiency {
+		s := sweepSystem(name, "sim", runners.Params{})
+		return efficiency{s: s, genQ: gen, hasLat: true, lat: metrics.LatencyStats{Median: lat}}
+	}
+	c := &corpus{}
+	// Generated tokens span 50 to 10000 (ratio 200): log; latencies 1 to
+	// 3 s: linear.
+	figs, err := paretoFigures(c, []efficiency{mk("direct", 50, 1), mk("sc", 400, 2), mk("iesr", 10000, 3)}, Options{Level: 0.95})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(figs) != 2 {
+		t.Fatalf("%d figures; want 2", len(figs))
+	}
+	if _, ok := figs[0].plot.X.Scale.(plot.LogScale); !ok || figs[0].ID != "pareto-ex-vs-gen-tokens" {
+		t.Errorf("%s: X scale %T; want a log scale (values span 200x)", figs[0].ID, figs[0].plot.X.Scale)
+	}
+	if _, ok := figs[1].plot.X.Scale.(plot.LogScale); ok {
+		t.Errorf("%s: X scale is logarithmic; want linear (values span 3x)", figs[1].ID)
+	}
+	if _, err := figs[0].Render("png"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// gridSystems are the points of a simplex grid of runner iesr at step 0.5
+// plus, when extra is set, the point (0.4, 0.2, 0.4).
+func gridSystems(extra bool) []*system {
+	pts := [][3]float64{{0, 0, 1}, {0, 0.5, 0.5}, {0, 1, 0}, {0.5, 0, 0.5}, {0.5, 0.5, 0}, {1, 0, 0}}
+	if extra {
+		pts = append(pts, [3]float64{0.4, 0.2, 0.4})
+	}
+	var ss []*system
+	for _, p := range pts {
+		s := sweepSystem(fmt.Sprintf("iesr alpha=%g,beta=%g,gamma=%g", p[0], p[1], p[2]), "sim",
+			runners.Params{"alpha": p[0], "beta": p[1], "gamma": p[2]})
+		s.trial.Runner = "iesr"
+		s.outcomes = map[string]bool{"q1": true}
+		ss = append(ss, s)
+	}
+	return ss
+}
+
+func TestGridBaseline(t *testing.T) {
+	params := []string{"alpha", "beta", "gamma"}
+	defs := map[string]map[string]float64{"iesr": {"alpha": 0.4, "beta": 0.2, "gamma": 0.4}}
+	for _, c := range []struct {
+		name     string
+		extra    bool
+		opt      Options
+		wantBase string
+		wantDef  string
+	}{
+		{"the paper's default point", true, Options{PaperDefaults: defs}, "iesr alpha=0.4,beta=0.2,gamma=0.4", "iesr alpha=0.4,beta=0.2,gamma=0.4"},
+		{"--baseline wins", true, Options{PaperDefaults: defs, Baseline: "iesr alpha=0.5,beta=0,gamma=0.5"}, "iesr alpha=0.5,beta=0,gamma=0.5", "iesr alpha=0.4,beta=0.2,gamma=0.4"},
+		// Never the first point, the degenerate corner alpha = beta = 0.
+		{"default not on the grid", false, Options{PaperDefaults: defs}, "", ""},
+		{"no defaults", true, Options{}, "", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			base, def, _ := gridBaseline(gridSystems(c.extra), params, c.opt)
+			name := func(s *system) string {
+				if s == nil {
+					return ""
+				}
+				return s.name
+			}
+			if name(base) != c.wantBase || name(def) != c.wantDef {
+				t.Errorf("baseline %q, default %q; want %q, %q", name(base), name(def), c.wantBase, c.wantDef)
+			}
+		})
+	}
+}
+
+func TestPairwiseBaselineIsDefaultPoint(t *testing.T) {
+	ss := gridSystems(true)
+	opt := Options{PaperDefaults: map[string]map[string]float64{"iesr": {"alpha": 0.4, "beta": 0.2, "gamma": 0.4}}}
+	base, why := pairwiseBaseline(ss, opt)
+	if base.name != "iesr alpha=0.4,beta=0.2,gamma=0.4" || why == "" {
+		t.Errorf("pairwise baseline %q (%q); want the default point, said so", base.name, why)
+	}
+	// Without defaults the first system stays the baseline.
+	if base, _ := pairwiseBaseline(ss, Options{}); base != ss[0] {
+		t.Errorf("pairwise baseline without defaults %q; want the first system %q", base.name, ss[0].name)
+	}
+}
+
+func TestFixtureFiguresMarkDefaultsAndCaps(t *testing.T) {
+	dir := t.TempDir()
+	writeFixtureRun(t, dir, "sim")
+	run, err := bench.ReadRun(dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := fixtureOptions()
+	// The fixture's grid has step 0.5; (0.5, 0, 0.5) stands in for the
+	// paper's default.
+	opt.PaperDefaults = map[string]map[string]float64{"iesr": {"alpha": 0.5, "beta": 0, "gamma": 0.5}, "alphasql": {"n_rollout": 4}}
+	r, err := Build([]*bench.RunData{run}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var simplex *Figure
+	for _, f := range r.Figures {
+		if strings.HasPrefix(f.ID, "ex-over-") {
+			simplex = f
+		}
+	}
+	if simplex == nil {
+		t.Fatal("no simplex figure")
+	}
+	if !strings.Contains(simplex.Note, "Red box: the paper's default point (alpha=0.5, beta=0, gamma=0.5)") ||
+		!strings.Contains(simplex.Note, "McNemar, Holm over 5 points") {
+		t.Errorf("simplex note %q; want the default point boxed and 5 tests against it", simplex.Note)
+	}
+	// 17 systems (6 ablation, 3 sweep, react-dsl, steinersql, 6 grid) have heat maps; maxHeatmaps are drawn and a note says so.
+	if len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "Drew 16 of 17 difficulty x reasoning-type heat maps") {
+		t.Errorf("notes %q; want one saying 16 of 17 heat maps were drawn", r.Notes)
+	}
+}
+
+func TestTokensPerSecondOnlyForRealModels(t *testing.T) {
+	for _, c := range []struct {
+		backend string
+		numeric bool
+	}{{"sim", false}, {"openai", true}} {
+		r, _ := buildFixture(t, c.backend)
+		var roles *Table
+		for _, tb := range r.Tables {
+			if tb.ID == "efficiency-roles" {
+				roles = tb
+			}
+		}
+		if roles == nil {
+			t.Fatal("no efficiency-roles table")
+		}
+		for _, row := range roles.Rows {
+			if got := row[7]; got.HasValue != c.numeric || (!c.numeric && got.Text != "sim") {
+				t.Errorf("%s backend: %s tok/s %q; want numeric=%v", c.backend, row[0].Text, got.Text, c.numeric)
+			}
 		}
 	}
 }

@@ -129,9 +129,7 @@ func runLimits(r *bench.RunData) string {
 	parts = append(parts, "trial seeds "+strings.Join(ss, ", "))
 	qs := map[int]bool{}
 	for _, t := range r.Trials {
-		if n, ok := r.Totals[t.ID]; ok {
-			qs[n] = true
-		}
+		qs[trialQuestions(r, &t)] = true
 	}
 	var qn []int
 	for n := range qs {
@@ -146,6 +144,15 @@ func runLimits(r *bench.RunData) string {
 		parts = append(parts, fmt.Sprintf("%d to %d questions per trial", qn[0], qn[len(qn)-1]))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// trialQuestions is the number of questions of a trial's plan, else (a
+// store written without it) of its stored items.
+func trialQuestions(r *bench.RunData, t *bench.RunTrial) int {
+	if n, ok := r.Totals[t.ID]; ok {
+		return n
+	}
+	return len(t.Items)
 }
 
 // cmdLineChanges returns the --models and --set lines run appended to the
@@ -377,10 +384,7 @@ func trialsTable(c *corpus, runs []*bench.RunData) *Table {
 			if ps == "" {
 				ps = "defaults"
 			}
-			q := text("-")
-			if n, ok := r.Totals[tr.ID]; ok {
-				q = integer(n)
-			}
+			q := integer(trialQuestions(r, &tr))
 			var row []Cell
 			if len(runs) > 1 {
 				row = append(row, text(r.Name()))

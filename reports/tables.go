@@ -484,8 +484,7 @@ func pairwiseBaseline(ss []*system, opt Options) (base *system, why string) {
 		}
 	}
 	first := ss[0]
-	runner := strings.Fields(first.config)[0]
-	defs := opt.PaperDefaults[runner]
+	defs := opt.PaperDefaults[first.trial.Runner]
 	if len(defs) == 0 || variantOf(first) != "" {
 		return first, ""
 	}
