@@ -322,7 +322,14 @@ func sweepFigures(c *corpus, opt Options) ([]*Figure, error) {
 			}
 			leg.add(strings.Join(name, ", "), l, sc)
 		}
-		if def, ok := paperDefault(opt, first.trial.Runner, param); ok {
+		def, hasDef := paperDefault(opt, first.trial.Runner, param)
+		if hasDef && (def < lo || def > hi) {
+			// A line outside the swept range would squeeze the data into
+			// part of the axis; say where the default is instead.
+			f.footer = []string{fmt.Sprintf("The paper's default %s = %s lies outside the swept range.", param, strconv.FormatFloat(def, 'f', -1, 64))}
+			f.Note = f.footer[0]
+			f.height += 13
+		} else if hasDef {
 			vl := newVLine(def)
 			p.Add(vl)
 			leg.avoidSegment(plotter.XY{X: def, Y: 0}, plotter.XY{X: def, Y: 200}, logX)
