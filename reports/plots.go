@@ -558,11 +558,15 @@ func simplexFigures(c *corpus, opt Options) ([]*Figure, error) {
 			case base == nil:
 				foot = append(foot, "No McNemar baseline: the paper's default point is not on the grid (report --baseline LABEL picks one).")
 			default:
-				lead := "* : EX differs from the box"
+				lead := "* marks a point whose EX differs from the boxed one's"
 				if base != def {
-					lead = "B: the baseline (" + point(base) + ", " + why + "); * : EX differs from it"
+					lead = "B: the baseline (" + point(base) + ", " + why + "); * marks a point whose EX differs from its"
 				}
-				foot = append(foot, fmt.Sprintf("%s (McNemar, Holm over %d points, alpha = %g): %d points.", lead, len(padj), roundTo(1-opt.Level, 6), sig))
+				found := "none does"
+				if sig > 0 {
+					found = fmt.Sprintf("%d do", sig)
+				}
+				foot = append(foot, fmt.Sprintf("%s (McNemar, Holm over the %d other points, alpha = %g); %s.", lead, len(padj), roundTo(1-opt.Level, 6), found))
 			}
 			if !showN {
 				for n := range ns {
@@ -854,6 +858,7 @@ func validationFigure(c *corpus) (*Figure, error) {
 	f := &Figure{ID: "validation-rates", Title: c.caption("Validation trigger rates (% of questions)"), width: width, height: 4.5 * vg.Inch}
 	p := newPlot(f.Title, "", "questions (%)")
 	w := vg.Points(math.Max(4, 36/float64(len(names))))
+	leg := &insetLegend{}
 	for j, n := range names {
 		vals := make(plotter.Values, len(systems))
 		for i, s := range systems {
@@ -867,7 +872,10 @@ func validationFigure(c *corpus) (*Figure, error) {
 		bc.LineStyle.Width = 0
 		bc.Offset = w * vg.Length(float64(j)-float64(len(names)-1)/2)
 		p.Add(bc)
-		p.Legend.Add(strings.TrimPrefix(n, "validation."), bc)
+		leg.add(strings.TrimPrefix(n, "validation."), bc)
+		for i, v := range vals {
+			leg.avoidSegment(plotter.XY{X: float64(i), Y: 0}, plotter.XY{X: float64(i), Y: v}, false)
+		}
 	}
 	labels := make([]string, len(systems))
 	for i, s := range systems {
@@ -878,7 +886,7 @@ func validationFigure(c *corpus) (*Figure, error) {
 		p.X.Tick.Label.Rotation = math.Pi / 6
 		p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = -1, -0.5
 	}
-	p.Legend.Top = true
+	p.Add(leg)
 	p.Y.Min, p.Y.Max = 0, 100
 	legendRoom(p, len(names), f.height)
 	p.Y.Tick.Marker = capTicks{max: 100}

@@ -276,7 +276,7 @@ func TestFixtureFiguresMarkDefaultsAndCaps(t *testing.T) {
 		t.Fatal("no simplex figure")
 	}
 	if !strings.Contains(simplex.Note, "Red box: the paper's default point (alpha=0.5, beta=0, gamma=0.5)") ||
-		!strings.Contains(simplex.Note, "McNemar, Holm over 5 points") {
+		!strings.Contains(simplex.Note, "McNemar, Holm over the 5 other points") {
 		t.Errorf("simplex note %q; want the default point boxed and 5 tests against it", simplex.Note)
 	}
 	// 17 systems (6 ablation, 3 sweep, react-dsl, steinersql, 6 grid) have heat maps; maxHeatmaps are drawn and a note says so.
