@@ -307,3 +307,30 @@ func TestTokensPerSecondOnlyForRealModels(t *testing.T) {
 		}
 	}
 }
+
+func TestGridTestsMarkSignificantPoints(t *testing.T) {
+	// Base answers 30 questions right; "worse" gets 20 of them wrong
+	// (b = 20, c = 0: exact McNemar p = 2 * 0.5^20 ~ 1.9e-6), "same" all
+	// right (b = c = 0: p = 1). Holm over 2 tests doubles the smaller p.
+	base := &system{name: "base", outcomes: map[string]bool{}}
+	worse := &system{name: "worse", outcomes: map[string]bool{}}
+	same := &system{name: "same", outcomes: map[string]bool{}}
+	for i := range 30 {
+		id := fmt.Sprintf("q%02d", i)
+		base.outcomes[id], same.outcomes[id], worse.outcomes[id] = true, true, i >= 20
+	}
+	padj, err := gridTests(base, []*system{base, worse, same})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(padj) != 2 {
+		t.Fatalf("%d tests; want 2 (the base is not tested against itself)", len(padj))
+	}
+	want := 2 * 2 * math.Pow(0.5, 20)
+	if p := padj[worse]; math.Abs(p-want) > 1e-12 {
+		t.Errorf("worse: adjusted p %g; want %g", p, want)
+	}
+	if p := padj[same]; p != 1 {
+		t.Errorf("same: adjusted p %g; want 1", p)
+	}
+}

@@ -43,24 +43,29 @@ func buildSetup(c *corpus, runs []*bench.RunData, commit string) *Setup {
 	if commit == "" {
 		commit = "unknown (the binary carries no VCS build information)"
 	}
-	su.Facts = append(su.Facts, "Report made by code commit "+commit+".")
+	su.Facts = append(su.Facts, "Code commit of this report: "+commit+".")
 	for _, r := range runs {
-		who := "Run `" + r.Dir + "`"
+		// With several runs each fact names its run.
+		who := ""
 		if len(runs) > 1 {
-			who = "Run " + r.Name() + " (`" + r.Dir + "`)"
+			who = "Run " + r.Name() + " (`" + r.Dir + "`): "
+		}
+		fact := func(format string, args ...any) {
+			s := fmt.Sprintf(format, args...)
+			su.Facts = append(su.Facts, who+strings.ToUpper(s[:1])+s[1:]+".")
 		}
 		runCommit := r.Meta["commit"]
 		if runCommit == "" {
 			runCommit = "unknown (the run store does not record it)"
 		}
-		su.Facts = append(su.Facts, fmt.Sprintf("%s: code commit of the run %s.", who, runCommit))
-		su.Facts = append(su.Facts, fmt.Sprintf("%s: %s.", who, runDates(r)))
-		su.Facts = append(su.Facts, fmt.Sprintf("%s: %s.", who, runLimits(r)))
+		fact("code commit of the run: %s", runCommit)
+		fact("%s", runDates(r))
+		fact("%s", runLimits(r))
 		if extra := cmdLineChanges(r.Meta[bench.MetaSpec]); len(extra) > 0 {
-			su.Facts = append(su.Facts, fmt.Sprintf("%s: the command line of run changed the spec: %s.", who, strings.Join(extra, "; ")))
+			fact("the command line of run changed the spec: %s", strings.Join(extra, "; "))
 		}
 		for _, b := range benchmarksOf(r) {
-			su.Facts = append(su.Facts, fmt.Sprintf("%s: benchmark %s.", who, b))
+			fact("benchmark %s", b)
 		}
 	}
 	su.Tables = append(su.Tables, modelsTable(c, runs), trialsTable(c, runs))

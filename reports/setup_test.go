@@ -51,12 +51,13 @@ func TestSetupListsEveryParameter(t *testing.T) {
 	}
 	facts := strings.Join(r.Setup.Facts, "\n")
 	for _, want := range []string{
-		"code commit unknown",
-		"code commit of the run unknown (the run store does not record it)",
+		"Code commit of this report: unknown",
+		"Code commit of the run: unknown (the run store does not record it).",
 		// writeFixtureRun starts every item at 2026-01-02 03:04:05 UTC.
-		"work items ran from 2026-01-02 03:04:05 UTC",
+		"Work items ran from 2026-01-02 03:04:05 UTC",
 		"trial seeds 0, 40 questions per trial",
-		"timeout and workers unknown (the store holds no spec text)",
+		"Timeout and workers unknown (the store holds no spec text)",
+		"Benchmark mini, the loader's default data directory, no limit in the spec",
 	} {
 		if !strings.Contains(facts, want) {
 			t.Errorf("setup facts lack %q:\n%s", want, facts)
