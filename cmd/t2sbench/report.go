@@ -53,7 +53,7 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("report", "RUN_DIR... [flags]", stderr)
 	out := fs.String("out", "", "output directory (default: RUN_DIR/report of the first run)")
 	format := fs.String("format", strings.Join(reports.Formats, ","), "comma-separated output formats: md, tex, csv (tables), png, svg (plots); report.md is always written")
-	baseline := fs.String("baseline", "", "label of the system pairwise tests compare against (default: the first system of each benchmark)")
+	baseline := fs.String("baseline", "", "label of the system pairwise tests and a simplex grid's McNemar marks compare against (default: the point of a sweep or grid at the runner's paper default, else the first system of each benchmark)")
 	seed := fs.Uint64("seed", 1, "seed of every bootstrap resampling")
 	resamples := fs.Int("B", metrics.DefaultResamples, "bootstrap resamples")
 	level := fs.Float64("level", metrics.DefaultLevel, "confidence level; significance is judged at alpha = 1 - level")
