@@ -36,6 +36,11 @@ type specLimits struct {
 // --models and --set.
 const cmdLineMark = "# changed by the command line of run:"
 
+// MetaCommit is the run-store meta key holding the VCS revision of the
+// binary that ran the run ("+dirty" when its tree had changes); `run`
+// writes it, the Setup section shows it.
+const MetaCommit = "commit"
+
 // buildSetup collects the setup of runs; commit is the report's own code
 // commit ("" when unknown).
 func buildSetup(c *corpus, runs []*bench.RunData, commit string) *Setup {
@@ -54,7 +59,7 @@ func buildSetup(c *corpus, runs []*bench.RunData, commit string) *Setup {
 			s := fmt.Sprintf(format, args...)
 			su.Facts = append(su.Facts, who+strings.ToUpper(s[:1])+s[1:]+".")
 		}
-		runCommit := r.Meta["commit"]
+		runCommit := r.Meta[MetaCommit]
 		if runCommit == "" {
 			runCommit = "unknown (the run store does not record it)"
 		}

@@ -103,7 +103,7 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 		merged[m] = p
 	}
 	rep, err := reports.Build(runs, reports.Options{Baseline: *baseline, Seed: *seed, Resamples: *resamples, Level: *level,
-		Prices: merged, Labels: benchmarkLabels(dirs[0]), PaperDefaults: paperDefaults(), Commit: reportCommit()})
+		Prices: merged, Labels: benchmarkLabels(dirs[0]), PaperDefaults: paperDefaults(), Commit: binaryCommit()})
 	if err != nil {
 		return err
 	}
@@ -142,6 +142,14 @@ func paperDefaults() map[string]map[string]float64 {
 		"react-dsl": {"max_turns": reactdsl.DefaultMaxTurns},
 	}
 }
+
+// binaryCommit is the commit `run` records and `report` prints; tests
+// replace it.
+var binaryCommit = reportCommit
+
+// metaCommit is the run-store key of the run's commit (run.go writes it
+// without importing reports).
+const metaCommit = reports.MetaCommit
 
 // reportCommit is the VCS revision the binary was built from (with
 // "+dirty" when the tree had changes), "" when the build info lacks it
