@@ -322,13 +322,14 @@ func (h *heatCells) DataRange() (xmin, xmax, ymin, ymax float64) {
 	return -0.5, float64(h.nx) - 0.5, -0.5, float64(h.ny) - 0.5
 }
 
-// colourBar returns the plot of a vertical colour bar for cmap, labelled
-// label.
+// colourBar returns the plot of a vertical colour bar for cmap (a
+// percentage), labelled label.
 func colourBar(cmap palette.ColorMap, label string) *plot.Plot {
 	p := plot.New()
 	p.Add(&plotter.ColorBar{ColorMap: cmap, Vertical: true})
 	p.HideX()
 	p.Y.Label.Text = label
+	p.Y.Tick.Marker = pctTicks{}
 	p.Y.Tick.Label.Font.Size = vg.Points(9)
 	p.Y.Label.TextStyle.Font.Size = vg.Points(10)
 	return p

@@ -72,23 +72,76 @@ func padX(p *plot.Plot, lo, hi float64) {
 	p.X.Max += hi * span
 }
 
-// legendRoom raises the top of the Y axis so that a legend of rows entries
-// drawn at the top of a plot of height h sits above the data instead of
-// over it.
-func legendRoom(p *plot.Plot, rows int, h vg.Length) {
+// legendFrac is the share of a plot's data-area height that a legend of
+// rows entries takes in a figure of height h.
+func legendFrac(p *plot.Plot, rows int, h vg.Length) float64 {
 	if rows == 0 {
-		return
+		return 0
 	}
 	// The legend takes rows lines of its text height; the title, the X
 	// axis and its label take about 1.1 inch of h.
 	need := float64(rows)*p.Legend.TextStyle.Height("Xg").Points()*1.15 + 6
 	avail := (h - 1.1*vg.Inch).Points()
-	frac := math.Min(0.6, need/avail)
-	span := p.Y.Max - p.Y.Min
-	if span <= 0 {
-		span = 1
+	return math.Min(0.6, need/avail)
+}
+
+// pctAxis confines a percentage Y axis (EX, shares of questions) to
+// [0, 100]. It starts from the range of the data and their intervals
+// (what plot.Add collected), adds headroom (a share of the span) above
+// the top and a little below the bottom without crossing 0 or 100, then
+// makes room for an inset legend of rows entries: above the data when
+// that stays within 100, else below the data when that stays above 0,
+// else none (the legend then takes the corner that hides least). Ticks are
+// integers (pctTicks).
+func pctAxis(p *plot.Plot, headroom float64, rows int, h vg.Length) {
+	lo := math.Max(0, math.Min(100, p.Y.Min))
+	hi := math.Max(0, math.Min(100, p.Y.Max))
+	if hi-lo < 4 { // a flat series still gets a few units of axis
+		mid := math.Max(2, math.Min(98, (lo+hi)/2))
+		lo, hi = math.Min(lo, mid-2), math.Max(hi, mid+2)
 	}
-	p.Y.Max = p.Y.Min + span/(1-frac)
+	span := hi - lo
+	lo, hi = math.Max(0, lo-0.03*span), math.Min(100, hi+headroom*span)
+	if frac := legendFrac(p, rows, h); frac > 0 {
+		grown := (hi - lo) / (1 - frac)
+		switch {
+		case lo+grown <= 100:
+			hi = lo + grown
+		case hi-grown >= 0:
+			lo = hi - grown
+		}
+	}
+	p.Y.Min, p.Y.Max = lo, hi
+	p.Y.Tick.Marker = pctTicks{}
+}
+
+// pctTicks marks a percentage axis at integer values, labelled without
+// decimals ("75", not "75.00"), with unlabelled minor ticks between.
+type pctTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (pctTicks) Ticks(lo, hi float64) []plot.Tick {
+	steps := []struct{ major, minor float64 }{{1, 0}, {2, 1}, {5, 1}, {10, 5}, {20, 10}, {25, 5}, {50, 10}, {100, 50}}
+	st := steps[len(steps)-1]
+	for _, s := range steps {
+		if (hi-lo)/s.major <= 7 {
+			st = s
+			break
+		}
+	}
+	var out []plot.Tick
+	step := st.major
+	if st.minor > 0 {
+		step = st.minor
+	}
+	for v := math.Ceil(lo/step-1e-9) * step; v <= hi+1e-9; v += step {
+		t := plot.Tick{Value: v}
+		if r := math.Mod(v, st.major); r < 1e-9 || st.major-r < 1e-9 {
+			t.Label = strconv.Itoa(int(math.Round(v)))
+		}
+		out = append(out, t)
+	}
+	return out
 }
 
 // xyErr is points with asymmetric Y errors, for YErrorBars.
@@ -343,9 +396,9 @@ func sweepFigures(c *corpus, opt Options) ([]*Figure, error) {
 			padX(p, 0.05, 0.05)
 		}
 		p.Add(leg)
-		// Room above the data for the legend, so that a top corner is free.
-		legendRoom(p, len(leg.items), f.height)
-		p.Y.Tick.Marker = capTicks{max: 100}
+		// Room above (or below) the data for the legend, so that a corner
+		// is free.
+		pctAxis(p, 0, len(leg.items), f.height)
 		f.plot = p
 		out = append(out, f)
 	}
@@ -782,15 +835,26 @@ func paretoFigures(c *corpus, effs []efficiency, opt Options) ([]*Figure, error)
 			}
 			lpts, lnames = append(lpts, pt), append(lnames, names[i])
 		}
-		var right, left plotter.XYLabels
-		for i, pt := range lpts {
-			if norm(pt.X) > 0.55 {
-				left.XYs, left.Labels = append(left.XYs, pt), append(left.Labels, lnames[i])
-			} else {
-				right.XYs, right.Labels = append(right.XYs, pt), append(right.Labels, lnames[i])
-			}
-		}
 		p.Add(l, eb, sc)
+		// Headroom for the labels of the best systems, up to 100.
+		pctAxis(p, 0.06, 0, f.height)
+		ymin, ymax := p.Y.Min, p.Y.Max
+		// Labels go above their point, or below it at the top of the
+		// axis (EX 100 sits on the frame).
+		var right, left, rightLow, leftLow plotter.XYLabels
+		for i, pt := range lpts {
+			low := p.Y.Max-pt.Y < 0.05*(p.Y.Max-p.Y.Min)
+			side := &right
+			switch {
+			case norm(pt.X) > 0.55 && low:
+				side = &leftLow
+			case norm(pt.X) > 0.55:
+				side = &left
+			case low:
+				side = &rightLow
+			}
+			side.XYs, side.Labels = append(side.XYs, pt), append(side.Labels, lnames[i])
+		}
 		leg := &insetLegend{}
 		for i, pt := range d.XYs {
 			leg.avoidSegment(plotter.XY{X: pt.X, Y: pt.Y - d.YErrors[i].Low}, plotter.XY{X: pt.X, Y: pt.Y + d.YErrors[i].High}, logX)
@@ -799,10 +863,12 @@ func paretoFigures(c *corpus, effs []efficiency, opt Options) ([]*Figure, error)
 			leg.avoidSegment(front[j-1], front[j], logX)
 		}
 		for _, side := range []struct {
-			labs plotter.XYLabels
-			dx   vg.Length
-			xa   plottext.XAlignment
-		}{{right, 4, draw.XLeft}, {left, -4, draw.XRight}} {
+			labs   plotter.XYLabels
+			dx, dy vg.Length
+			xa     plottext.XAlignment
+			ya     plottext.YAlignment
+		}{{right, 4, 3, draw.XLeft, draw.YBottom}, {left, -4, 3, draw.XRight, draw.YBottom},
+			{rightLow, 4, -3, draw.XLeft, draw.YTop}, {leftLow, -4, -3, draw.XRight, draw.YTop}} {
 			if len(side.labs.XYs) == 0 {
 				continue
 			}
@@ -810,10 +876,10 @@ func paretoFigures(c *corpus, effs []efficiency, opt Options) ([]*Figure, error)
 			if err != nil {
 				return nil, fmt.Errorf("reports: %s: %w", f.ID, err)
 			}
-			lab.Offset = vg.Point{X: side.dx, Y: 3}
+			lab.Offset = vg.Point{X: side.dx, Y: side.dy}
 			for i := range lab.TextStyle {
 				lab.TextStyle[i].Font.Size = vg.Points(8)
-				lab.TextStyle[i].XAlign = side.xa
+				lab.TextStyle[i].XAlign, lab.TextStyle[i].YAlign = side.xa, side.ya
 			}
 			p.Add(lab)
 		}
@@ -825,9 +891,7 @@ func paretoFigures(c *corpus, effs []efficiency, opt Options) ([]*Figure, error)
 		leg.add(fmt.Sprintf("system (%s Wilson CI)", levelPct(opt.Level)), sc)
 		leg.add("Pareto frontier", l)
 		p.Add(leg)
-		// Headroom for the labels of the best systems.
-		p.Y.Max += 0.06 * math.Max(p.Y.Max-p.Y.Min, 1)
-		p.Y.Tick.Marker = capTicks{max: 100}
+		p.Y.Min, p.Y.Max = ymin, ymax // adding the labels must not widen the axis again
 		f.plot = p
 		out = append(out, f)
 	}
@@ -887,26 +951,9 @@ func validationFigure(c *corpus) (*Figure, error) {
 		p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = -1, -0.5
 	}
 	p.Add(leg)
-	p.Y.Min, p.Y.Max = 0, 100
-	legendRoom(p, len(names), f.height)
-	p.Y.Tick.Marker = capTicks{max: 100}
+	pctAxis(p, 0.04, len(names), f.height)
 	f.plot = p
 	return f, nil
-}
-
-// capTicks are the default ticks without those above max: percentages
-// stop at 100 when the axis is raised to make room for the legend.
-type capTicks struct{ max float64 }
-
-// Ticks implements plot.Ticker.
-func (t capTicks) Ticks(lo, hi float64) []plot.Tick {
-	var out []plot.Tick
-	for _, tk := range (plot.DefaultTicks{}).Ticks(lo, math.Min(hi, t.max)) {
-		if tk.Value <= t.max+1e-9 {
-			out = append(out, tk)
-		}
-	}
-	return out
 }
 
 // isLevelCounter reports whether a counter name is a validation level's

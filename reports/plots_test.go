@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
 
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/metrics"
@@ -56,14 +57,86 @@ func TestSweepSeriesKeepsAblations(t *testing.T) {
 	}
 }
 
-func TestCapTicks(t *testing.T) {
-	for _, tk := range (capTicks{max: 100}).Ticks(60, 140) {
-		if tk.Value > 100 {
-			t.Errorf("tick %v above the cap 100", tk.Value)
+func TestPctTicks(t *testing.T) {
+	// Majors every 1, 2, 5, 10, 20, 25, 50 or 100 units: the first step
+	// that gives at most 7 intervals over the range.
+	for _, tc := range []struct {
+		lo, hi float64
+		want   string // the labelled ticks
+	}{
+		{38.8, 100, "40 50 60 70 80 90 100"},
+		{0, 100, "0 20 40 60 80 100"},
+		{60, 62.5, "60 61 62"},
+		{72.9, 86, "74 76 78 80 82 84 86"},
+	} {
+		var got []string
+		for _, tk := range (pctTicks{}).Ticks(tc.lo, tc.hi) {
+			if tk.Value < tc.lo-1e-9 || tk.Value > tc.hi+1e-9 {
+				t.Errorf("Ticks(%v, %v): tick %v outside the range", tc.lo, tc.hi, tk.Value)
+			}
+			if tk.Label != "" {
+				got = append(got, tk.Label)
+			}
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("Ticks(%v, %v) labels = %q; want %q", tc.lo, tc.hi, strings.Join(got, " "), tc.want)
 		}
 	}
-	if len((capTicks{max: 100}).Ticks(60, 140)) == 0 {
-		t.Error("no ticks between 60 and 100")
+}
+
+func TestPctAxis(t *testing.T) {
+	const h = 4 * vg.Inch
+	for _, tc := range []struct {
+		name             string
+		lo, hi, headroom float64
+		rows             int
+		wantMin, wantMax float64 // -1: only bounds are checked
+		wantRoom         string  // where the legend's room is: "top", "bottom", ""
+	}{
+		// The sweep of sweep-ex-vs-n-rollout: Wilson bars up to 100, so the
+		// legend's room goes below the data.
+		{"data reach 100", 48, 100, 0, 3, -1, 100, "bottom"},
+		{"room above", 20, 60, 0, 3, 18.8, -1, "top"},
+		{"full range", 0, 100, 0.06, 3, 0, 100, ""},
+		// 90.5 + 0.06 * 80.5 = 95.33: headroom stops short of 100.
+		{"headroom below 100", 10, 90.5, 0.06, 0, 10 - 0.03*80.5, 90.5 + 0.06*80.5, ""},
+		{"headroom capped", 10, 98, 0.06, 0, 10 - 0.03*88, 100, ""},
+		// All at 100: four units [96, 100], then 3% of them below.
+		{"flat", 100, 100, 0, 0, 96 - 0.03*4, 100, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := plot.New()
+			p.Y.Min, p.Y.Max = tc.lo, tc.hi
+			pctAxis(p, tc.headroom, tc.rows, h)
+			if p.Y.Min < 0 || p.Y.Max > 100 || p.Y.Min >= p.Y.Max {
+				t.Fatalf("axis [%v, %v]; want within [0, 100]", p.Y.Min, p.Y.Max)
+			}
+			if p.Y.Min > tc.lo || p.Y.Max < math.Min(tc.hi, 100) {
+				t.Errorf("axis [%v, %v] cuts the data [%v, %v]", p.Y.Min, p.Y.Max, tc.lo, tc.hi)
+			}
+			if tc.wantMin >= 0 && math.Abs(p.Y.Min-tc.wantMin) > 1e-9 {
+				t.Errorf("min %v; want %v", p.Y.Min, tc.wantMin)
+			}
+			if tc.wantMax >= 0 && math.Abs(p.Y.Max-tc.wantMax) > 1e-9 {
+				t.Errorf("max %v; want %v", p.Y.Max, tc.wantMax)
+			}
+			frac := legendFrac(p, tc.rows, h)
+			span := p.Y.Max - p.Y.Min
+			top, bottom := (p.Y.Max-tc.hi)/span >= frac-1e-9, (tc.lo-p.Y.Min)/span >= frac-1e-9
+			switch tc.wantRoom {
+			case "top":
+				if !top {
+					t.Errorf("axis [%v, %v] leaves %.2f of the height above the data; want %.2f for the legend", p.Y.Min, p.Y.Max, (p.Y.Max-tc.hi)/span, frac)
+				}
+			case "bottom":
+				if !bottom {
+					t.Errorf("axis [%v, %v] leaves %.2f of the height below the data; want %.2f for the legend", p.Y.Min, p.Y.Max, (tc.lo-p.Y.Min)/span, frac)
+				}
+			}
+			if _, ok := p.Y.Tick.Marker.(pctTicks); !ok {
+				t.Errorf("tick marker %T; want pctTicks", p.Y.Tick.Marker)
+			}
+		})
 	}
 }
 
