@@ -350,3 +350,73 @@ func setLogX(p *plot.Plot, lo, hi, frac float64) {
 	f := math.Pow(hi/lo, frac)
 	p.X.Min, p.X.Max = lo/f, hi*f
 }
+
+// pointLabels names points next to them (8 pt text): each label takes the
+// first place (right or left of its point, above or below it, next to it
+// or up to two lines further away) that stays inside the data area and
+// clears the labels placed before it, else the place that overlaps least. Points on the right half of the X
+// axis try the left first, so that their labels stay inside the frame.
+type pointLabels struct {
+	pts   []plotter.XY
+	names []string
+	right []bool // try the right of the point first
+}
+
+// Plot implements plot.Plotter.
+func (l *pointLabels) Plot(c draw.Canvas, p *plot.Plot) {
+	sty := textStyle(8, color.Black)
+	sty.XAlign, sty.YAlign = draw.XLeft, draw.YBottom
+	trX, trY := p.Transforms(&c)
+	const dx, dy = 4, 3
+	var placed []vg.Rectangle
+	for i, pt := range l.pts {
+		x, y := trX(pt.X), trY(pt.Y)
+		w, h := sty.Width(l.names[i]), sty.Height(l.names[i])
+		rightOf := vg.Rectangle{Min: vg.Point{X: x + dx, Y: 0}, Max: vg.Point{X: x + dx + w, Y: 0}}
+		leftOf := vg.Rectangle{Min: vg.Point{X: x - dx - w, Y: 0}, Max: vg.Point{X: x - dx, Y: 0}}
+		sides := []vg.Rectangle{rightOf, leftOf}
+		if !l.right[i] {
+			sides[0], sides[1] = leftOf, rightOf
+		}
+		// Next to the point first, then one or two lines further away.
+		var cands []vg.Rectangle
+		for k := 0; k < 3; k++ {
+			off := dy + vg.Length(k)*h
+			for _, above := range []bool{true, false} {
+				for _, s := range sides {
+					if above {
+						s.Min.Y, s.Max.Y = y+off, y+off+h
+					} else {
+						s.Min.Y, s.Max.Y = y-off-h, y-off
+					}
+					cands = append(cands, s)
+				}
+			}
+		}
+		best, bestCost := cands[0], vg.Length(math.Inf(1))
+		for _, r := range cands {
+			var cost vg.Length
+			for _, q := range placed {
+				cost += overlapArea(r, q)
+			}
+			// Leaving the data area (clipped by the figure's edge) costs
+			// more than covering another label.
+			cost += 2 * (w*h - overlapArea(r, c.Rectangle))
+			if cost < bestCost {
+				best, bestCost = r, cost
+			}
+		}
+		placed = append(placed, best)
+		c.FillText(sty, best.Min, l.names[i])
+	}
+}
+
+// overlapArea is the area two rectangles share.
+func overlapArea(a, b vg.Rectangle) vg.Length {
+	w := min(a.Max.X, b.Max.X) - max(a.Min.X, b.Min.X)
+	h := min(a.Max.Y, b.Max.Y) - max(a.Min.Y, b.Min.Y)
+	if w <= 0 || h <= 0 {
+		return 0
+	}
+	return w * h
+}

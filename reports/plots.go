@@ -13,7 +13,6 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
-	plottext "gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
@@ -394,6 +393,7 @@ func sweepFigures(c *corpus, opt Options) ([]*Figure, error) {
 		} else {
 			p.X.Min, p.X.Max = lo, hi
 			padX(p, 0.05, 0.05)
+			p.X.Tick.Marker = trimTicks{}
 		}
 		p.Add(leg)
 		// Room above (or below) the data for the legend, so that a corner
@@ -818,10 +818,11 @@ func paretoFigures(c *corpus, effs []efficiency, opt Options) ([]*Figure, error)
 			return (x - xlo) / (xhi - xlo)
 		}
 		// Systems at (nearly) the same point share one label instead of
-		// printing their names over each other; labels of the points on
-		// the right half go to their left, so that none leaves the frame.
+		// printing their names over each other; pointLabels places each
+		// label where it clears the frame and the others (the points on
+		// the right half try their left first).
 		var lpts []plotter.XY
-		var lnames []string
+		var shared [][]string
 		near := func(a, b plotter.XY) bool {
 			return math.Abs(norm(a.X)-norm(b.X)) <= 0.02 && math.Abs(a.Y-b.Y) <= 0.02*math.Max(yhi-ylo, 1e-12)
 		}
@@ -829,31 +830,22 @@ func paretoFigures(c *corpus, effs []efficiency, opt Options) ([]*Figure, error)
 		for i, pt := range d.XYs {
 			for j := range lpts {
 				if near(lpts[j], pt) {
-					lnames[j] += ", " + names[i]
+					shared[j] = append(shared[j], names[i])
 					continue points
 				}
 			}
-			lpts, lnames = append(lpts, pt), append(lnames, names[i])
+			lpts, shared = append(lpts, pt), append(shared, []string{names[i]})
+		}
+		lnames := make([]string, len(shared))
+		for j, ns := range shared {
+			lnames[j] = sharedLabel(ns)
 		}
 		p.Add(l, eb, sc)
 		// Headroom for the labels of the best systems, up to 100.
 		pctAxis(p, 0.06, 0, f.height)
-		ymin, ymax := p.Y.Min, p.Y.Max
-		// Labels go above their point, or below it at the top of the
-		// axis (EX 100 sits on the frame).
-		var right, left, rightLow, leftLow plotter.XYLabels
-		for i, pt := range lpts {
-			low := p.Y.Max-pt.Y < 0.05*(p.Y.Max-p.Y.Min)
-			side := &right
-			switch {
-			case norm(pt.X) > 0.55 && low:
-				side = &leftLow
-			case norm(pt.X) > 0.55:
-				side = &left
-			case low:
-				side = &rightLow
-			}
-			side.XYs, side.Labels = append(side.XYs, pt), append(side.Labels, lnames[i])
+		labels := &pointLabels{pts: lpts, names: lnames}
+		for _, pt := range lpts {
+			labels.right = append(labels.right, norm(pt.X) <= 0.55)
 		}
 		leg := &insetLegend{}
 		for i, pt := range d.XYs {
@@ -862,40 +854,45 @@ func paretoFigures(c *corpus, effs []efficiency, opt Options) ([]*Figure, error)
 		for j := 1; j < len(front); j++ {
 			leg.avoidSegment(front[j-1], front[j], logX)
 		}
-		for _, side := range []struct {
-			labs   plotter.XYLabels
-			dx, dy vg.Length
-			xa     plottext.XAlignment
-			ya     plottext.YAlignment
-		}{{right, 4, 3, draw.XLeft, draw.YBottom}, {left, -4, 3, draw.XRight, draw.YBottom},
-			{rightLow, 4, -3, draw.XLeft, draw.YTop}, {leftLow, -4, -3, draw.XRight, draw.YTop}} {
-			if len(side.labs.XYs) == 0 {
-				continue
-			}
-			lab, err := plotter.NewLabels(side.labs)
-			if err != nil {
-				return nil, fmt.Errorf("reports: %s: %w", f.ID, err)
-			}
-			lab.Offset = vg.Point{X: side.dx, Y: side.dy}
-			for i := range lab.TextStyle {
-				lab.TextStyle[i].Font.Size = vg.Points(8)
-				lab.TextStyle[i].XAlign, lab.TextStyle[i].YAlign = side.xa, side.ya
-			}
-			p.Add(lab)
-		}
+		p.Add(labels)
 		if logX {
 			setLogX(p, xlo, xhi, 0.06)
 		} else {
 			padX(p, 0.05, 0.05)
+			p.X.Tick.Marker = trimTicks{}
 		}
 		leg.add(fmt.Sprintf("system (%s Wilson CI)", levelPct(opt.Level)), sc)
 		leg.add("Pareto frontier", l)
 		p.Add(leg)
-		p.Y.Min, p.Y.Max = ymin, ymax // adding the labels must not widen the axis again
 		f.plot = p
 		out = append(out, f)
 	}
 	return out, nil
+}
+
+// trimTicks are the default ticks with their labels' trailing zeros cut
+// ("27500", not "27500.00"; "1.5", not "1.50").
+type trimTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (trimTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := (plot.DefaultTicks{}).Ticks(lo, hi)
+	for i, t := range ts {
+		if strings.Contains(t.Label, ".") && !strings.ContainsAny(t.Label, "eE") {
+			ts[i].Label = strings.TrimSuffix(strings.TrimRight(t.Label, "0"), ".")
+		}
+	}
+	return ts
+}
+
+// sharedLabel names the systems drawn at one point: all of them when two
+// short names fit, else the first and how many more (a grid's points can
+// share one cost; the tables list them all).
+func sharedLabel(names []string) string {
+	if all := strings.Join(names, ", "); len(names) == 1 || len(names) == 2 && len(all) <= 40 {
+		return all
+	}
+	return fmt.Sprintf("%s and %d more", names[0], len(names)-1)
 }
 
 // validationFigure draws the validation trigger rates as grouped bars:

@@ -2,13 +2,17 @@ package reports
 
 import (
 	"fmt"
+	"image"
 	"image/color"
 	"math"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/metrics"
@@ -405,5 +409,90 @@ func TestGridTestsMarkSignificantPoints(t *testing.T) {
 	}
 	if p := padj[same]; p != 1 {
 		t.Errorf("same: adjusted p %g; want 1", p)
+	}
+}
+
+// textRecorder is a vg.Canvas that keeps the strings drawn on it.
+type textRecorder struct {
+	texts []string
+	at    []vg.Point
+}
+
+func (*textRecorder) SetLineWidth(vg.Length)              {}
+func (*textRecorder) SetLineDash([]vg.Length, vg.Length)  {}
+func (*textRecorder) SetColor(color.Color)                {}
+func (*textRecorder) Rotate(float64)                      {}
+func (*textRecorder) Translate(vg.Point)                  {}
+func (*textRecorder) Scale(float64, float64)              {}
+func (*textRecorder) Push()                               {}
+func (*textRecorder) Pop()                                {}
+func (*textRecorder) Stroke(vg.Path)                      {}
+func (*textRecorder) Fill(vg.Path)                        {}
+func (*textRecorder) DrawImage(vg.Rectangle, image.Image) {}
+func (r *textRecorder) FillString(_ font.Face, pt vg.Point, s string) {
+	r.texts, r.at = append(r.texts, s), append(r.at, pt)
+}
+
+func TestPointLabelsApart(t *testing.T) {
+	// The rollout Pareto plot: labels of points at one height, closer
+	// together than their names are wide, and points on the frame's top
+	// and right edge.
+	names := []string{"iesr no-compression n_rollout=8", "iesr no-compression n_rollout=16", "iesr no-compression n_rollout=24",
+		"iesr no-compression n_rollout=32", "iesr n_rollout=16", "iesr n_rollout=24", "iesr n_rollout=32", "iesr n_rollout=40"}
+	pts := []plotter.XY{{X: 0, Y: 95}, {X: 30, Y: 90}, {X: 55, Y: 100}, {X: 80, Y: 100}, {X: 30, Y: 75}, {X: 55, Y: 75}, {X: 80, Y: 75}, {X: 100, Y: 75}}
+	l := &pointLabels{pts: pts, names: names}
+	for _, pt := range pts {
+		l.right = append(l.right, pt.X <= 55)
+	}
+	p := plot.New()
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 100, 50, 100
+	rec := &textRecorder{}
+	data := draw.Canvas{Canvas: rec, Rectangle: vg.Rectangle{Max: vg.Point{X: 5 * vg.Inch, Y: 3 * vg.Inch}}}
+	l.Plot(data, p)
+	if len(rec.texts) != len(names) {
+		t.Fatalf("%d labels drawn; want %d", len(rec.texts), len(names))
+	}
+	sty := textStyle(8, color.Black)
+	var boxes []vg.Rectangle
+	for i, s := range rec.texts {
+		// FillString gets the baseline; the box reaches the descent below.
+		w, h := sty.Width(s), sty.Height(s)
+		desc := sty.FontExtents().Descent
+		r := vg.Rectangle{Min: vg.Point{X: rec.at[i].X, Y: rec.at[i].Y - desc}, Max: vg.Point{X: rec.at[i].X + w, Y: rec.at[i].Y - desc + h}}
+		if r.Min.X < -0.5 || r.Max.X > data.Max.X+0.5 || r.Min.Y < -0.5 || r.Max.Y > data.Max.Y+0.5 {
+			t.Errorf("label %q at %v leaves the data area %v", s, r, data.Rectangle)
+		}
+		for j, q := range boxes {
+			if a := overlapArea(r, q); a > 0.5 {
+				t.Errorf("label %q overlaps %q by %.1f pt²", s, rec.texts[j], a)
+			}
+		}
+		boxes = append(boxes, r)
+	}
+}
+
+func TestSharedLabelAndTrimTicks(t *testing.T) {
+	for _, tc := range []struct {
+		names []string
+		want  string
+	}{
+		{[]string{"sc"}, "sc"},
+		{[]string{"direct", "cot"}, "direct, cot"},
+		{[]string{"iesr alpha=0,beta=0.1,gamma=0.9", "iesr alpha=0,beta=0.2,gamma=0.8"}, "iesr alpha=0,beta=0.1,gamma=0.9 and 1 more"},
+		{[]string{"a", "b", "c"}, "a and 2 more"},
+	} {
+		if got := sharedLabel(tc.names); got != tc.want {
+			t.Errorf("sharedLabel(%q) = %q; want %q", tc.names, got, tc.want)
+		}
+	}
+	var labels []string
+	// plot.DefaultTicks labels [0, 0.5] "0.00 0.25 0.50".
+	for _, tk := range (trimTicks{}).Ticks(0, 0.5) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	if got := strings.Join(labels, " "); got != "0 0.25 0.5" {
+		t.Errorf("trimTicks(0, 0.5) labels %q; want %q", got, "0 0.25 0.5")
 	}
 }
