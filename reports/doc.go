@@ -4,7 +4,7 @@
 //
 //   - the setup (report.md's Setup section; tables setup-models and
 //     setup-trials): the code commit of the report and, when the store has
-//     it, of the run; when the work items ran; the spec's timeout and
+//     it (meta key MetaCommit, written by `t2sbench run`), of the run; when the work items ran; the spec's timeout and
 //     workers; seeds; questions per trial; each benchmark's data and
 //     limits; every model with its backend, served name, endpoint (user
 //     information and query strings redacted), roles and settings; every
@@ -31,8 +31,11 @@
 //     bars against cost and against median latency with the Pareto
 //     frontier, on a log axis when the values span more than two orders
 //     of magnitude; and validation trigger rates (trace counters
-//     "validation.*", SteinerSQL Figure 3). Legends sit inside the frame,
-//     in the corner with the least data.
+//     "validation.*", SteinerSQL Figure 3). EX and percentage axes stay
+//     within [0, 100] with integer tick labels; legends sit inside the
+//     frame, in the corner with the least data (room is made above the
+//     data, or below it when the data reach 100); Pareto point labels are
+//     placed apart from each other and inside the frame.
 //
 // Files are named after what they show, from the benchmark, runner and
 // parameters: tables/ex-by-system, ex-by-difficulty-<benchmark>,
