@@ -43,6 +43,15 @@ type Options struct {
 	Prices map[string]metrics.Price
 	// Labels supplies difficulty and reasoning types; may be nil.
 	Labels LabelSource
+	// PaperDefaults are each runner's default parameter values (runner ->
+	// parameter -> value): sweeps mark the default with a line, simplex
+	// grids box the default point and test every other point against it,
+	// and a benchmark whose first system is a sweep or grid point takes
+	// the default point as the pairwise baseline. May be nil.
+	PaperDefaults map[string]map[string]float64
+	// Commit is the commit of the code that builds the report (the CLI
+	// reads it from its build info); "" is shown as unknown.
+	Commit string
 }
 
 func (o Options) withDefaults() (Options, error) {

@@ -2,6 +2,13 @@
 //
 // Build reads the trials of one or more runs (bench.ReadRun) and derives:
 //
+//   - the setup (report.md's Setup section; tables setup-models and
+//     setup-trials): the code commit of the report and, when the store has
+//     it (meta key MetaCommit, written by `t2sbench run`), of the run; when the work items ran; the spec's timeout and
+//     workers; seeds; questions per trial; each benchmark's data and
+//     limits; every model with its backend, served name, endpoint (user
+//     information and query strings redacted), roles and settings; every
+//     trial with its runner, roles and every parameter given;
 //   - ablation tables (IESR Table 2 / SteinerSQL Table 2 shape): rows are
 //     configurations of one runner entry, columns are backbones; each cell
 //     holds EX and the drop against the entry's full configuration, with a
@@ -14,10 +21,31 @@
 //     min/median/mean/max/CV, cost per question) and, when traces count
 //     "turns", accuracy and average turns by difficulty (ReAct-SQL Table 6);
 //   - plots (gonum/plot, PNG and SVG): EX against a swept parameter per
-//     backbone with Wilson bars, EX over an alpha/beta/gamma simplex grid,
-//     difficulty x reasoning-type heat maps, accuracy against cost and
-//     against median latency with the Pareto frontier, and validation
-//     trigger rates (trace counters "validation.*", SteinerSQL Figure 3).
+//     backbone with Wilson bars and the paper's default marked
+//     (Options.PaperDefaults); EX over an alpha/beta/gamma simplex grid
+//     with the default point boxed and McNemar tests of every point
+//     against it (Holm-adjusted; Options.Baseline picks another point);
+//     difficulty x reasoning-type heat maps with n in every cell, a grey
+//     for cells without questions and a colour bar (at most maxHeatmaps,
+//     with a note saying how many were left out); accuracy with Wilson
+//     bars against cost and against median latency with the Pareto
+//     frontier, on a log axis when the values span more than two orders
+//     of magnitude; and validation trigger rates (trace counters
+//     "validation.*", SteinerSQL Figure 3). EX and percentage axes stay
+//     within [0, 100] with integer tick labels; legends sit inside the
+//     frame, in the corner with the least data (room is made above the
+//     data, or below it when the data reach 100); Pareto point labels are
+//     placed apart from each other and inside the frame.
+//
+// Files are named after what they show, from the benchmark, runner and
+// parameters: tables/ex-by-system, ex-by-difficulty-<benchmark>,
+// ex-by-reasoning-type-<benchmark>, pairwise-<benchmark>,
+// ablation-<runner>-<benchmark>, efficiency, efficiency-roles,
+// ex-and-turns-by-difficulty-<benchmark>, validation-rates; plots/
+// ex-vs-<param>-<runner>-<benchmark>, ex-over-<x>-<y>-<runner>-<benchmark>,
+// ex-by-difficulty-and-type-<system>-<benchmark>, pareto-ex-vs-cost (or
+// -gen-tokens), pareto-ex-vs-latency, validation-rates. A name that would
+// repeat gets "-2", "-3", ... in plan order.
 //
 // A table or plot is produced only when the runs hold the data for it.
 // Every table renders to the terminal (tablewriter), Markdown, LaTeX

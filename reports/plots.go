@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"image/color"
 	"math"
 	"sort"
 	"strconv"
@@ -12,10 +11,10 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/palette"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/t2sbench/t2sbench/metrics"
 )
@@ -25,20 +24,27 @@ type Figure struct {
 	// ID is the file stem (e.g. "sweep-1").
 	ID string
 	// Title is the plot title; it says "(simulated model)" for sim runs.
-	Title  string
-	plot   *plot.Plot
-	width  vg.Length
-	height vg.Length
+	Title string
+	// Note, when set, says what the figure marks or leaves out; report.md
+	// prints it under the plot (the figure carries it as footnotes too).
+	Note string
+	plot *plot.Plot
+	// bar is the colour bar drawn right of a heat map; footer are lines of
+	// text under the plot.
+	bar           *plot.Plot
+	footer        []string
+	width, height vg.Length
 }
 
 // Render returns the figure encoded as format ("png" or "svg").
 func (f *Figure) Render(format string) ([]byte, error) {
-	wt, err := f.plot.WriterTo(f.width, f.height, format)
+	c, err := draw.NewFormattedCanvas(f.width, f.height, format)
 	if err != nil {
 		return nil, fmt.Errorf("reports: plot %s: %w", f.ID, err)
 	}
+	f.draw(draw.New(c))
 	var b bytes.Buffer
-	if _, err := wt.WriteTo(&b); err != nil {
+	if _, err := c.WriteTo(&b); err != nil {
 		return nil, fmt.Errorf("reports: plot %s: %w", f.ID, err)
 	}
 	return b.Bytes(), nil
@@ -65,23 +71,76 @@ func padX(p *plot.Plot, lo, hi float64) {
 	p.X.Max += hi * span
 }
 
-// legendRoom raises the top of the Y axis so that a legend of rows entries
-// drawn at the top of a plot of height h sits above the data instead of
-// over it.
-func legendRoom(p *plot.Plot, rows int, h vg.Length) {
+// legendFrac is the share of a plot's data-area height that a legend of
+// rows entries takes in a figure of height h.
+func legendFrac(p *plot.Plot, rows int, h vg.Length) float64 {
 	if rows == 0 {
-		return
+		return 0
 	}
 	// The legend takes rows lines of its text height; the title, the X
 	// axis and its label take about 1.1 inch of h.
 	need := float64(rows)*p.Legend.TextStyle.Height("Xg").Points()*1.15 + 6
 	avail := (h - 1.1*vg.Inch).Points()
-	frac := math.Min(0.6, need/avail)
-	span := p.Y.Max - p.Y.Min
-	if span <= 0 {
-		span = 1
+	return math.Min(0.6, need/avail)
+}
+
+// pctAxis confines a percentage Y axis (EX, shares of questions) to
+// [0, 100]. It starts from the range of the data and their intervals
+// (what plot.Add collected), adds headroom (a share of the span) above
+// the top and a little below the bottom without crossing 0 or 100, then
+// makes room for an inset legend of rows entries: above the data when
+// that stays within 100, else below the data when that stays above 0,
+// else none (the legend then takes the corner that hides least). Ticks are
+// integers (pctTicks).
+func pctAxis(p *plot.Plot, headroom float64, rows int, h vg.Length) {
+	lo := math.Max(0, math.Min(100, p.Y.Min))
+	hi := math.Max(0, math.Min(100, p.Y.Max))
+	if hi-lo < 4 { // a flat series still gets a few units of axis
+		mid := math.Max(2, math.Min(98, (lo+hi)/2))
+		lo, hi = math.Min(lo, mid-2), math.Max(hi, mid+2)
 	}
-	p.Y.Max = p.Y.Min + span/(1-frac)
+	span := hi - lo
+	lo, hi = math.Max(0, lo-0.03*span), math.Min(100, hi+headroom*span)
+	if frac := legendFrac(p, rows, h); frac > 0 {
+		grown := (hi - lo) / (1 - frac)
+		switch {
+		case lo+grown <= 100:
+			hi = lo + grown
+		case hi-grown >= 0:
+			lo = hi - grown
+		}
+	}
+	p.Y.Min, p.Y.Max = lo, hi
+	p.Y.Tick.Marker = pctTicks{}
+}
+
+// pctTicks marks a percentage axis at integer values, labelled without
+// decimals ("75", not "75.00"), with unlabelled minor ticks between.
+type pctTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (pctTicks) Ticks(lo, hi float64) []plot.Tick {
+	steps := []struct{ major, minor float64 }{{1, 0}, {2, 1}, {5, 1}, {10, 5}, {20, 10}, {25, 5}, {50, 10}, {100, 50}}
+	st := steps[len(steps)-1]
+	for _, s := range steps {
+		if (hi-lo)/s.major <= 7 {
+			st = s
+			break
+		}
+	}
+	var out []plot.Tick
+	step := st.major
+	if st.minor > 0 {
+		step = st.minor
+	}
+	for v := math.Ceil(lo/step-1e-9) * step; v <= hi+1e-9; v += step {
+		t := plot.Tick{Value: v}
+		if r := math.Mod(v, st.major); r < 1e-9 || st.major-r < 1e-9 {
+			t.Label = strconv.Itoa(int(math.Round(v)))
+		}
+		out = append(out, t)
+	}
+	return out
 }
 
 // xyErr is points with asymmetric Y errors, for YErrorBars.
@@ -229,10 +288,17 @@ func sweepSeries(c *corpus) (groups [][][]*system, params []string) {
 	return groups, params
 }
 
+// paperDefault returns the runner's default value of param from
+// Options.PaperDefaults.
+func paperDefault(opt Options, runner, param string) (float64, bool) {
+	v, ok := opt.PaperDefaults[runner][param]
+	return v, ok
+}
+
 // sweepFigures plots EX against a single swept numeric parameter, one
-// line per (ablation, backbone) series, with Wilson interval bars. Series
-// are shifted apart by a small fraction of the X range so that their bars
-// do not hide each other.
+// line per (ablation, backbone) series, with Wilson interval bars and the
+// paper's default value marked. Series are shifted apart by a small
+// fraction of the X range so that their bars do not hide each other.
 func sweepFigures(c *corpus, opt Options) ([]*Figure, error) {
 	var out []*Figure
 	groups, params := sweepSeries(c)
@@ -240,7 +306,7 @@ func sweepFigures(c *corpus, opt Options) ([]*Figure, error) {
 		param := params[gi]
 		first := g[0][0]
 		runner := strings.Fields(first.config)[0]
-		f := &Figure{ID: fmt.Sprintf("sweep-%d", len(out)+1), width: 6 * vg.Inch, height: 4 * vg.Inch,
+		f := &Figure{ID: slugID("ex-vs", param, runner, first.bench), width: 6 * vg.Inch, height: 4 * vg.Inch,
 			Title: c.caption(fmt.Sprintf("%s on %s: EX vs %s", runner, first.bench, param))}
 		p := newPlot(f.Title, param, fmt.Sprintf("EX (%%, %s Wilson CI)", levelPct(opt.Level)))
 		lo, hi := math.Inf(1), math.Inf(-1)
@@ -250,8 +316,9 @@ func sweepFigures(c *corpus, opt Options) ([]*Figure, error) {
 				lo, hi = math.Min(lo, x), math.Max(hi, x)
 			}
 		}
+		logX := logWorthy(lo, hi)
 		dodge := 0.0
-		if len(g) > 1 && hi > lo {
+		if len(g) > 1 && hi > lo && !logX {
 			dodge = 0.012 * (hi - lo)
 		}
 		oneBackbone, oneVariant := true, true
@@ -259,6 +326,7 @@ func sweepFigures(c *corpus, opt Options) ([]*Figure, error) {
 			oneBackbone = oneBackbone && pts[0].backbone == first.backbone
 			oneVariant = oneVariant && variantOf(pts[0]) == variantOf(first)
 		}
+		leg := &insetLegend{}
 		for i, pts := range g {
 			pts = append([]*system(nil), pts...)
 			sort.SliceStable(pts, func(x, y int) bool {
@@ -277,6 +345,10 @@ func sweepFigures(c *corpus, opt Options) ([]*Figure, error) {
 				}
 				d.XYs = append(d.XYs, plotter.XY{X: x + shift, Y: 100 * acc})
 				d.YErrors = append(d.YErrors, struct{ Low, High float64 }{100 * (acc - iv.Lo), 100 * (iv.Hi - acc)})
+				leg.avoidSegment(plotter.XY{X: x + shift, Y: 100 * iv.Lo}, plotter.XY{X: x + shift, Y: 100 * iv.Hi}, logX)
+			}
+			for j := 1; j < len(d.XYs); j++ {
+				leg.avoidSegment(d.XYs[j-1], d.XYs[j], logX)
 			}
 			l, sc, err := plotter.NewLinePoints(d.XYs)
 			if err != nil {
@@ -300,76 +372,131 @@ func sweepFigures(c *corpus, opt Options) ([]*Figure, error) {
 			if !oneBackbone || len(name) == 0 {
 				name = append(name, pts[0].backbone)
 			}
-			p.Legend.Add(strings.Join(name, ", "), l, sc)
+			leg.add(strings.Join(name, ", "), l, sc)
 		}
-		p.Legend.Top = true
-		padX(p, 0.05, 0.05)
-		legendRoom(p, len(g), f.height)
-		p.Y.Tick.Marker = capTicks{max: 100}
+		def, hasDef := paperDefault(opt, first.trial.Runner, param)
+		if hasDef && (def < lo || def > hi) {
+			// A line outside the swept range would squeeze the data into
+			// part of the axis; say where the default is instead.
+			f.footer = []string{fmt.Sprintf("The paper's default %s = %s lies outside the swept range.", param, strconv.FormatFloat(def, 'f', -1, 64))}
+			f.Note = f.footer[0]
+			f.height += 13
+		} else if hasDef {
+			vl := newVLine(def)
+			p.Add(vl)
+			leg.avoidSegment(plotter.XY{X: def, Y: 0}, plotter.XY{X: def, Y: 200}, logX)
+			leg.add(fmt.Sprintf("paper default %s = %s", param, strconv.FormatFloat(def, 'f', -1, 64)), vl)
+			lo, hi = math.Min(lo, def), math.Max(hi, def)
+		}
+		if logX {
+			setLogX(p, lo, hi, 0.05)
+		} else {
+			p.X.Min, p.X.Max = lo, hi
+			padX(p, 0.05, 0.05)
+			p.X.Tick.Marker = trimTicks{}
+		}
+		p.Add(leg)
+		// Room above (or below) the data for the legend, so that a corner
+		// is free.
+		pctAxis(p, 0, len(leg.items), f.height)
 		f.plot = p
 		out = append(out, f)
 	}
 	return out, nil
 }
 
-// grid is a GridXYZ over sorted x and y values.
-type grid struct {
-	xs, ys []float64
-	z      map[[2]int]float64
-}
-
-func (g grid) Dims() (int, int) { return len(g.xs), len(g.ys) }
-func (g grid) X(c int) float64  { return g.xs[c] }
-func (g grid) Y(r int) float64  { return g.ys[r] }
-func (g grid) Z(c, r int) float64 {
-	if v, ok := g.z[[2]int{c, r}]; ok {
-		return v
-	}
-	return math.NaN()
-}
-
-// heatPlot draws a heat map of g (values in [0, 100]) with each cell's
-// value written in it; xnames and ynames, when set, label the axes.
-func heatPlot(title, xl, yl string, g grid, xnames, ynames []string) (*plot.Plot, error) {
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text, p.Y.Label.Text = xl, yl
-	h := plotter.NewHeatMap(g, palette.Heat(64, 1))
-	h.Min, h.Max = 0, 100
-	h.NaN = color.White
-	p.Add(h)
-	var lab plotter.XYLabels
-	for c := range g.xs {
-		for r := range g.ys {
-			if v, ok := g.z[[2]int{c, r}]; ok {
-				lab.XYs = append(lab.XYs, plotter.XY{X: g.xs[c], Y: g.ys[r]})
-				lab.Labels = append(lab.Labels, fmtFloat(v, 0))
-			}
+// gridBaseline picks the point of a grid that McNemar tests compare the
+// others against: the system Options.Baseline names, else the one at the
+// runner's paper default, else none. It also returns the default point.
+func gridBaseline(ss []*system, params []string, opt Options) (base, def *system, why string) {
+	runner := ss[0].trial.Runner
+	want := make([]float64, len(params))
+	hasDef := true
+	for i, k := range params {
+		want[i], hasDef = opt.PaperDefaults[runner][k]
+		if !hasDef {
+			break
 		}
 	}
-	if len(lab.XYs) > 0 {
-		l, err := plotter.NewLabels(lab)
+	for _, s := range ss {
+		if hasDef {
+			at := true
+			for i, k := range params {
+				v, _ := toFloat(s.trial.Params[k])
+				at = at && math.Abs(v-want[i]) < 1e-6
+			}
+			if at {
+				def = s
+			}
+		}
+		if opt.Baseline != "" && (s.name == opt.Baseline || s.row == opt.Baseline) {
+			base, why = s, "chosen by --baseline"
+		}
+	}
+	if base == nil && def != nil {
+		base, why = def, "the paper's default"
+	}
+	return base, def, why
+}
+
+// gridTests runs McNemar's test of every system of ss against base and
+// returns the Holm-adjusted p of each (base and unpaired systems absent).
+func gridTests(base *system, ss []*system) (map[*system]float64, error) {
+	var ps []float64
+	var who []*system
+	for _, s := range ss {
+		if s == base {
+			continue
+		}
+		pr, err := metrics.Pair(base.outcomes, s.outcomes, true)
+		if err != nil {
+			continue
+		}
+		t, err := metrics.Tabulate(pr.A, pr.B)
 		if err != nil {
 			return nil, err
 		}
-		for i := range l.TextStyle {
-			l.TextStyle[i].XAlign, l.TextStyle[i].YAlign = -0.5, -0.5
+		mc, err := metrics.McNemarCounts(t.AOnly, t.BOnly, metrics.McNemarAuto)
+		if err != nil {
+			return nil, err
 		}
-		p.Add(l)
+		ps, who = append(ps, mc.P), append(who, s)
 	}
-	if xnames != nil {
-		p.NominalX(xnames...)
+	out := map[*system]float64{}
+	if len(ps) == 0 {
+		return out, nil
 	}
-	if ynames != nil {
-		p.NominalY(ynames...)
+	adj, err := metrics.Holm(ps)
+	if err != nil {
+		return nil, err
 	}
-	return p, nil
+	for i, s := range who {
+		out[s] = adj[i]
+	}
+	return out, nil
+}
+
+// heatFigure builds a heat-map figure of cells over nominal axes, with a
+// colour bar for EX (%) on the right.
+func heatFigure(f *Figure, xl, yl string, xnames, ynames []string, cells []heatCell, showN bool) {
+	p := plot.New()
+	p.Title.Text = f.Title
+	p.X.Label.Text, p.Y.Label.Text = xl, yl
+	cmap := newSeqMap(0, 100)
+	p.Add(&heatCells{nx: len(xnames), ny: len(ynames), cells: cells, cmap: cmap, showN: showN})
+	p.NominalX(xnames...)
+	p.NominalY(ynames...)
+	f.plot = p
+	f.bar = colourBar(cmap, "EX (%)")
+	f.width += barWidth
 }
 
 // simplexFigures plots EX over an alpha/beta/gamma grid: three numeric
 // parameters that sum to 1 in every configuration; x and y are the first
-// two (sorted by name), the third is 1 - x - y.
-func simplexFigures(c *corpus) ([]*Figure, error) {
+// two (sorted by name), the third is 1 - x - y. The paper's default point
+// is boxed and is the baseline of McNemar tests against every other point
+// (Holm-adjusted over the grid), unless Options.Baseline names another.
+func simplexFigures(c *corpus, opt Options) ([]*Figure, error) {
 	var out []*Figure
 	for _, ss := range sweepGroups(c) {
 		params, numeric := varyingParams(ss)
@@ -396,60 +523,116 @@ func simplexFigures(c *corpus) ([]*Figure, error) {
 				backbones = append(backbones, s.backbone)
 			}
 		}
+		runner := strings.Fields(ss[0].config)[0]
+		xi, yi := map[float64]int{}, map[float64]int{}
+		var xs, ys []float64
+		for _, s := range ss {
+			x, _ := toFloat(s.trial.Params[params[0]])
+			y, _ := toFloat(s.trial.Params[params[1]])
+			if _, seen := xi[x]; !seen {
+				xi[x] = 0
+				xs = append(xs, x)
+			}
+			if _, seen := yi[y]; !seen {
+				yi[y] = 0
+				ys = append(ys, y)
+			}
+		}
+		sort.Float64s(xs)
+		sort.Float64s(ys)
+		xn := make([]string, len(xs))
+		yn := make([]string, len(ys))
+		for i, x := range xs {
+			xi[x] = i
+			xn[i] = strconv.FormatFloat(x, 'f', -1, 64)
+		}
+		for i, y := range ys {
+			yi[y] = i
+			yn[i] = strconv.FormatFloat(y, 'f', -1, 64)
+		}
 		for _, b := range backbones {
-			xi, yi := map[float64]int{}, map[float64]int{}
-			var xs, ys []float64
+			var bs []*system
 			for _, s := range ss {
+				if s.backbone == b {
+					bs = append(bs, s)
+				}
+			}
+			base, def, why := gridBaseline(bs, params, opt)
+			var padj map[*system]float64
+			if base != nil {
+				var err error
+				if padj, err = gridTests(base, bs); err != nil {
+					return nil, fmt.Errorf("reports: simplex of %s: %w", runner, err)
+				}
+			}
+			var cells []heatCell
+			ns := map[int]bool{}
+			empty, sig := 0, 0
+			for _, s := range bs {
 				x, _ := toFloat(s.trial.Params[params[0]])
 				y, _ := toFloat(s.trial.Params[params[1]])
-				if _, seen := xi[x]; !seen {
-					xi[x] = 0
-					xs = append(xs, x)
+				acc, _, n := s.ex()
+				cell := heatCell{c: xi[x], r: yi[y], v: 100 * acc, n: n, boxed: s == def}
+				if p, ok := padj[s]; ok && p < 1-opt.Level-1e-12 {
+					cell.mark = "*"
+					sig++
 				}
-				if _, seen := yi[y]; !seen {
-					yi[y] = 0
-					ys = append(ys, y)
+				if s == base && base != def {
+					cell.mark = " B"
 				}
-			}
-			sort.Float64s(xs)
-			sort.Float64s(ys)
-			for i, x := range xs {
-				xi[x] = i
-			}
-			for i, y := range ys {
-				yi[y] = i
-			}
-			g := grid{z: map[[2]int]float64{}}
-			xn := make([]string, len(xs))
-			yn := make([]string, len(ys))
-			for i, x := range xs {
-				g.xs = append(g.xs, float64(i))
-				xn[i] = strconv.FormatFloat(x, 'f', -1, 64)
-			}
-			for i, y := range ys {
-				g.ys = append(g.ys, float64(i))
-				yn[i] = strconv.FormatFloat(y, 'f', -1, 64)
-			}
-			for _, s := range ss {
-				if s.backbone != b {
-					continue
+				if n == 0 {
+					empty++
 				}
-				x, _ := toFloat(s.trial.Params[params[0]])
-				y, _ := toFloat(s.trial.Params[params[1]])
-				acc, _, _ := s.ex()
-				g.z[[2]int{xi[x], yi[y]}] = 100 * acc
+				ns[n] = true
+				cells = append(cells, cell)
 			}
-			title := fmt.Sprintf("%s on %s: EX (%%) over %s, %s (%s = 1 - %s - %s)", strings.Fields(ss[0].config)[0], ss[0].bench,
+			title := fmt.Sprintf("%s on %s: EX (%%) over %s, %s (%s = 1 - %s - %s)", runner, ss[0].bench,
 				params[0], params[1], params[2], params[0], params[1])
+			id := []string{"ex-over", params[0], params[1], runner, ss[0].bench}
 			if len(backbones) > 1 {
 				title += ", " + b
+				id = append(id, b)
 			}
-			f := &Figure{ID: fmt.Sprintf("simplex-%d", len(out)+1), Title: c.caption(title), width: 6 * vg.Inch, height: 5 * vg.Inch}
-			p, err := heatPlot(f.Title, params[0], params[1], g, xn, yn)
-			if err != nil {
-				return nil, fmt.Errorf("reports: %s: %w", f.ID, err)
+			f := &Figure{ID: slugID(id...), Title: c.caption(title), width: 6 * vg.Inch, height: 5 * vg.Inch}
+			showN := len(ns) > 1
+			var foot []string
+			point := func(s *system) string {
+				var kv []string
+				for _, k := range params {
+					v, _ := toFloat(s.trial.Params[k])
+					kv = append(kv, k+"="+strconv.FormatFloat(v, 'f', -1, 64))
+				}
+				return strings.Join(kv, ", ")
 			}
-			f.plot = p
+			if def != nil {
+				foot = append(foot, fmt.Sprintf("Red box: the paper's default point (%s).", point(def)))
+			}
+			switch {
+			case base == nil:
+				foot = append(foot, "No McNemar baseline: the paper's default point is not on the grid (report --baseline LABEL picks one).")
+			default:
+				lead := "* marks a point whose EX differs from the boxed one's"
+				if base != def {
+					lead = "B: the baseline (" + point(base) + ", " + why + "); * marks a point whose EX differs from its"
+				}
+				found := "none does"
+				if sig > 0 {
+					found = fmt.Sprintf("%d do", sig)
+				}
+				foot = append(foot, fmt.Sprintf("%s (McNemar, Holm over the %d other points, alpha = %g); %s.", lead, len(padj), roundTo(1-opt.Level, 6), found))
+			}
+			if !showN {
+				for n := range ns {
+					foot = append(foot, fmt.Sprintf("n = %d questions per point.", n))
+				}
+			}
+			if empty > 0 {
+				foot = append(foot, "Grey (n=0): no finished question at the point.")
+			}
+			f.footer = foot
+			f.height += vg.Length(len(foot)) * 13
+			heatFigure(f, params[0], params[1], xn, yn, cells, showN)
+			f.Note = strings.Join(foot, " ")
 			out = append(out, f)
 		}
 	}
@@ -461,11 +644,13 @@ func simplexFigures(c *corpus) ([]*Figure, error) {
 const maxHeatmaps = 16
 
 // breakdownFigures draws, per system, EX by difficulty (rows) and
-// reasoning type (columns), when the benchmark has both labels.
+// reasoning type (columns), when the benchmark has both labels; each cell
+// shows its n, a cell without questions is grey. It draws at most
+// maxHeatmaps and returns a note saying how many it left out.
 func breakdownFigures(c *corpus) ([]*Figure, []string) {
 	var out []*Figure
 	var notes []string
-	skipped := 0
+	total := 0
 	for _, b := range c.benches {
 		if !c.hasTypes[b] {
 			continue
@@ -486,43 +671,37 @@ func breakdownFigures(c *corpus) ([]*Figure, []string) {
 			if len(tn) == 0 {
 				continue
 			}
+			total++
 			if len(out) >= maxHeatmaps {
-				skipped++
 				continue
 			}
-			g := grid{z: map[[2]int]float64{}}
-			for i := range tn {
-				g.xs = append(g.xs, float64(i))
-			}
-			for i := range levels {
-				g.ys = append(g.ys, float64(i))
-			}
+			var cells []heatCell
+			empty := false
 			for ci, ty := range tn {
 				for ri, l := range levels {
 					acc, n := groupAcc(s, func(i int) bool {
 						id := s.done[i].QuestionID
 						return s.difficulty(id, &s.done[i]) == l && contains(s.labels[id].ReasoningTypes, ty)
 					})
-					if n > 0 {
-						g.z[[2]int{ci, ri}] = 100 * acc
-					}
+					cells = append(cells, heatCell{c: ci, r: ri, v: 100 * acc, n: n})
+					empty = empty || n == 0
 				}
 			}
-			f := &Figure{ID: fmt.Sprintf("breakdown-%d", len(out)+1), Title: c.caption(fmt.Sprintf("%s on %s: EX (%%) by difficulty and reasoning type", s.row, b)),
-				width: vg.Length(math.Max(6, 1+0.8*float64(len(tn)))) * vg.Inch, height: vg.Length(2+0.6*float64(len(levels))) * vg.Inch}
-			p, err := heatPlot(f.Title, "reasoning type", "difficulty", g, tn, levels)
-			if err != nil {
-				notes = append(notes, fmt.Sprintf("%s: %v", f.ID, err))
-				continue
+			f := &Figure{ID: slugID("ex-by-difficulty-and-type", s.row, b), Title: c.caption(fmt.Sprintf("%s on %s: EX (%%) by difficulty and reasoning type", s.row, b)),
+				width: vg.Length(math.Max(6, 1.2+0.8*float64(len(tn)))) * vg.Inch, height: vg.Length(2+0.6*float64(len(levels))) * vg.Inch}
+			f.footer = []string{"n: questions in the cell; a question counts under each of its reasoning types."}
+			if empty {
+				f.footer[0] += " Grey (n=0): no question."
 			}
-			p.X.Tick.Label.Rotation = math.Pi / 4
-			p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = -1, -0.5
-			f.plot = p
+			f.height += 13
+			heatFigure(f, "reasoning type", "difficulty", tn, levels, cells, true)
+			f.plot.X.Tick.Label.Rotation = math.Pi / 4
+			f.plot.X.Tick.Label.XAlign, f.plot.X.Tick.Label.YAlign = -1, -0.5
 			out = append(out, f)
 		}
 	}
-	if skipped > 0 {
-		notes = append(notes, fmt.Sprintf("%d difficulty x reasoning-type heat maps left out (at most %d per report); the breakdown tables cover every system", skipped, maxHeatmaps))
+	if total > len(out) {
+		notes = append(notes, fmt.Sprintf("Drew %d of %d difficulty x reasoning-type heat maps (the first %d systems in plan order; at most %d per report); the EX by reasoning type tables cover every system.", len(out), total, len(out), maxHeatmaps))
 	}
 	return out, notes
 }
@@ -551,10 +730,12 @@ func paretoFront(xs, ys []float64) []int {
 	return out
 }
 
-// paretoFigures plots accuracy against cost per question (USD when every
-// system is priced, else generated tokens per question) and against median
-// latency, with the Pareto frontier.
-func paretoFigures(c *corpus, effs []efficiency) ([]*Figure, error) {
+// paretoFigures plots accuracy, with its Wilson interval, against cost per
+// question (USD when every system is priced, else generated tokens per
+// question) and against median latency, with the Pareto frontier. The X
+// axis is logarithmic when the values span more than two orders of
+// magnitude (logWorthy).
+func paretoFigures(c *corpus, effs []efficiency, opt Options) ([]*Figure, error) {
 	if len(effs) < 2 {
 		return nil, nil
 	}
@@ -562,46 +743,62 @@ func paretoFigures(c *corpus, effs []efficiency) ([]*Figure, error) {
 	for _, e := range effs {
 		priced = priced && e.priced
 	}
-	costName, cost := "generated tokens per question", func(e efficiency) float64 { return e.genQ }
+	costID, costName, cost := "pareto-ex-vs-gen-tokens", "generated tokens per question", func(e efficiency) float64 { return e.genQ }
 	if priced {
-		costName, cost = "cost per question (USD)", func(e efficiency) float64 { return e.c }
+		costID, costName, cost = "pareto-ex-vs-cost", "cost per question (USD)", func(e efficiency) float64 { return e.c }
 	}
 	axes := []struct {
 		id, name string
 		x        func(e efficiency) (float64, bool)
 	}{
-		{"pareto-cost", costName, func(e efficiency) (float64, bool) { return cost(e), true }},
-		{"pareto-latency", "median latency per question (s)", func(e efficiency) (float64, bool) { return e.lat.Median, e.hasLat }},
+		{costID, costName, func(e efficiency) (float64, bool) { return cost(e), true }},
+		{"pareto-ex-vs-latency", "median latency per question (s)", func(e efficiency) (float64, bool) { return e.lat.Median, e.hasLat }},
 	}
 	var out []*Figure
 	for _, ax := range axes {
 		var xs, ys []float64
 		var names []string
+		var d xyErr
 		for _, e := range effs {
 			x, ok := ax.x(e)
 			if !ok {
 				continue
 			}
-			acc, _, _ := e.s.ex()
+			acc, k, n := e.s.ex()
+			iv, err := metrics.Wilson(k, n, opt.Level)
+			if err != nil {
+				return nil, fmt.Errorf("reports: %s: %w", ax.id, err)
+			}
 			xs, ys, names = append(xs, x), append(ys, 100*acc), append(names, e.s.name)
+			d.XYs = append(d.XYs, plotter.XY{X: x, Y: 100 * acc})
+			d.YErrors = append(d.YErrors, struct{ Low, High float64 }{100 * (acc - iv.Lo), 100 * (iv.Hi - acc)})
 		}
 		if len(xs) < 2 {
 			continue
 		}
-		f := &Figure{ID: ax.id, Title: c.caption("EX vs " + ax.name + ", with the Pareto frontier"), width: 6 * vg.Inch, height: 4 * vg.Inch}
-		p := newPlot(f.Title, ax.name, "EX (%)")
-		var pts plotter.XYs
-		for i := range xs {
-			pts = append(pts, plotter.XY{X: xs[i], Y: ys[i]})
+		xlo, xhi := floats.Min(xs), floats.Max(xs)
+		ylo, yhi := floats.Min(ys), floats.Max(ys)
+		logX := logWorthy(xlo, xhi)
+		f := &Figure{ID: ax.id, Title: c.caption("EX vs " + ax.name + ", with the Pareto frontier"), width: 6.5 * vg.Inch, height: 4.5 * vg.Inch}
+		xl := ax.name
+		if logX {
+			xl += ", log scale"
 		}
-		sc, err := plotter.NewScatter(pts)
+		p := newPlot(f.Title, xl, fmt.Sprintf("EX (%%, %s Wilson CI)", levelPct(opt.Level)))
+		sc, err := plotter.NewScatter(d.XYs)
 		if err != nil {
 			return nil, fmt.Errorf("reports: %s: %w", f.ID, err)
 		}
 		sc.Color = plotutil.Color(0)
+		sc.Shape = draw.CircleGlyph{}
+		eb, err := plotter.NewYErrorBars(d)
+		if err != nil {
+			return nil, fmt.Errorf("reports: %s: %w", f.ID, err)
+		}
+		eb.Color = plotutil.Color(0)
 		var front plotter.XYs
 		for _, i := range paretoFront(xs, ys) {
-			front = append(front, pts[i])
+			front = append(front, d.XYs[i])
 		}
 		l, err := plotter.NewLine(front)
 		if err != nil {
@@ -609,50 +806,93 @@ func paretoFigures(c *corpus, effs []efficiency) ([]*Figure, error) {
 		}
 		l.Color = plotutil.Color(1)
 		l.Dashes = plotutil.Dashes(1)
-		// Systems at the same point share one label instead of printing
-		// their names over each other.
-		var lpts plotter.XYs
-		var lnames []string
-		xlo, xhi := floats.Min(xs), floats.Max(xs)
-		ylo, yhi := floats.Min(ys), floats.Max(ys)
+		l.Width = vg.Points(1.5)
+		// norm places a value on the axis, in [0, 1], as the axis scales it.
+		norm := func(x float64) float64 {
+			if xhi == xlo {
+				return 0.5
+			}
+			if logX {
+				return (math.Log(x) - math.Log(xlo)) / (math.Log(xhi) - math.Log(xlo))
+			}
+			return (x - xlo) / (xhi - xlo)
+		}
+		// Systems at (nearly) the same point share one label instead of
+		// printing their names over each other; pointLabels places each
+		// label where it clears the frame and the others (the points on
+		// the right half try their left first).
+		var lpts []plotter.XY
+		var shared [][]string
 		near := func(a, b plotter.XY) bool {
-			return math.Abs(a.X-b.X) <= 0.02*math.Max(xhi-xlo, 1e-12) && math.Abs(a.Y-b.Y) <= 0.02*math.Max(yhi-ylo, 1e-12)
+			return math.Abs(norm(a.X)-norm(b.X)) <= 0.02 && math.Abs(a.Y-b.Y) <= 0.02*math.Max(yhi-ylo, 1e-12)
 		}
 	points:
-		for i, pt := range pts {
+		for i, pt := range d.XYs {
 			for j := range lpts {
 				if near(lpts[j], pt) {
-					lnames[j] += ", " + names[i]
+					shared[j] = append(shared[j], names[i])
 					continue points
 				}
 			}
-			lpts, lnames = append(lpts, pt), append(lnames, names[i])
+			lpts, shared = append(lpts, pt), append(shared, []string{names[i]})
 		}
-		lab, err := plotter.NewLabels(plotter.XYLabels{XYs: lpts, Labels: lnames})
-		if err != nil {
-			return nil, fmt.Errorf("reports: %s: %w", f.ID, err)
+		lnames := make([]string, len(shared))
+		for j, ns := range shared {
+			lnames[j] = sharedLabel(ns)
 		}
-		for i := range lab.TextStyle {
-			lab.Offset = vg.Point{X: 3, Y: 3}
-			lab.TextStyle[i].Font.Size = vg.Points(8)
+		p.Add(l, eb, sc)
+		// Headroom for the labels of the best systems, up to 100.
+		pctAxis(p, 0.06, 0, f.height)
+		labels := &pointLabels{pts: lpts, names: lnames}
+		for _, pt := range lpts {
+			labels.right = append(labels.right, norm(pt.X) <= 0.55)
 		}
-		p.Add(l, sc, lab)
-		p.Legend.Add("Pareto frontier", l)
-		p.Legend.Top = true
-		// Room on the right for the labels of the costliest systems and
-		// above the data for the legend.
-		widest := 0.0
-		for _, n := range lnames {
-			widest = math.Max(widest, lab.TextStyle[0].Width(n).Points())
+		leg := &insetLegend{}
+		for i, pt := range d.XYs {
+			leg.avoidSegment(plotter.XY{X: pt.X, Y: pt.Y - d.YErrors[i].Low}, plotter.XY{X: pt.X, Y: pt.Y + d.YErrors[i].High}, logX)
 		}
-		plotW := (f.width - vg.Inch).Points()
-		padX(p, 0.03, math.Min(0.5, (widest+6)/plotW))
-		legendRoom(p, 1, f.height)
-		p.Y.Tick.Marker = capTicks{max: 100}
+		for j := 1; j < len(front); j++ {
+			leg.avoidSegment(front[j-1], front[j], logX)
+		}
+		p.Add(labels)
+		if logX {
+			setLogX(p, xlo, xhi, 0.06)
+		} else {
+			padX(p, 0.05, 0.05)
+			p.X.Tick.Marker = trimTicks{}
+		}
+		leg.add(fmt.Sprintf("system (%s Wilson CI)", levelPct(opt.Level)), sc)
+		leg.add("Pareto frontier", l)
+		p.Add(leg)
 		f.plot = p
 		out = append(out, f)
 	}
 	return out, nil
+}
+
+// trimTicks are the default ticks with their labels' trailing zeros cut
+// ("27500", not "27500.00"; "1.5", not "1.50").
+type trimTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (trimTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := (plot.DefaultTicks{}).Ticks(lo, hi)
+	for i, t := range ts {
+		if strings.Contains(t.Label, ".") && !strings.ContainsAny(t.Label, "eE") {
+			ts[i].Label = strings.TrimSuffix(strings.TrimRight(t.Label, "0"), ".")
+		}
+	}
+	return ts
+}
+
+// sharedLabel names the systems drawn at one point: all of them when two
+// short names fit, else the first and how many more (a grid's points can
+// share one cost; the tables list them all).
+func sharedLabel(names []string) string {
+	if all := strings.Join(names, ", "); len(names) == 1 || len(names) == 2 && len(all) <= 40 {
+		return all
+	}
+	return fmt.Sprintf("%s and %d more", names[0], len(names)-1)
 }
 
 // validationFigure draws the validation trigger rates as grouped bars:
@@ -676,9 +916,10 @@ func validationFigure(c *corpus) (*Figure, error) {
 		names = levels
 	}
 	width := vg.Length(math.Max(6, 1.5+0.7*float64(len(systems)))) * vg.Inch
-	f := &Figure{ID: "validation", Title: c.caption("Validation trigger rates (% of questions)"), width: width, height: 4.5 * vg.Inch}
+	f := &Figure{ID: "validation-rates", Title: c.caption("Validation trigger rates (% of questions)"), width: width, height: 4.5 * vg.Inch}
 	p := newPlot(f.Title, "", "questions (%)")
 	w := vg.Points(math.Max(4, 36/float64(len(names))))
+	leg := &insetLegend{}
 	for j, n := range names {
 		vals := make(plotter.Values, len(systems))
 		for i, s := range systems {
@@ -692,7 +933,10 @@ func validationFigure(c *corpus) (*Figure, error) {
 		bc.LineStyle.Width = 0
 		bc.Offset = w * vg.Length(float64(j)-float64(len(names)-1)/2)
 		p.Add(bc)
-		p.Legend.Add(strings.TrimPrefix(n, "validation."), bc)
+		leg.add(strings.TrimPrefix(n, "validation."), bc)
+		for i, v := range vals {
+			leg.avoidSegment(plotter.XY{X: float64(i), Y: 0}, plotter.XY{X: float64(i), Y: v}, false)
+		}
 	}
 	labels := make([]string, len(systems))
 	for i, s := range systems {
@@ -703,27 +947,10 @@ func validationFigure(c *corpus) (*Figure, error) {
 		p.X.Tick.Label.Rotation = math.Pi / 6
 		p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = -1, -0.5
 	}
-	p.Legend.Top = true
-	p.Y.Min, p.Y.Max = 0, 100
-	legendRoom(p, len(names), f.height)
-	p.Y.Tick.Marker = capTicks{max: 100}
+	p.Add(leg)
+	pctAxis(p, 0.04, len(names), f.height)
 	f.plot = p
 	return f, nil
-}
-
-// capTicks are the default ticks without those above max: percentages
-// stop at 100 when the axis is raised to make room for the legend.
-type capTicks struct{ max float64 }
-
-// Ticks implements plot.Ticker.
-func (t capTicks) Ticks(lo, hi float64) []plot.Tick {
-	var out []plot.Tick
-	for _, tk := range (plot.DefaultTicks{}).Ticks(lo, math.Min(hi, t.max)) {
-		if tk.Value <= t.max+1e-9 {
-			out = append(out, tk)
-		}
-	}
-	return out
 }
 
 // isLevelCounter reports whether a counter name is a validation level's

@@ -41,8 +41,14 @@ type Report struct {
 	Simulated bool
 	// Sources are the run directories, as given.
 	Sources []string
+	// Setup is the code, dates, limits, models and trials of the runs.
+	Setup   *Setup
 	Tables  []*Table
 	Figures []*Figure
+	// Notes say where the report leaves output out (heat maps beyond
+	// maxHeatmaps); they head the plots of report.md and end the terminal
+	// output.
+	Notes []string
 	// Warnings are non-fatal problems (missing labels, comparisons that
 	// could not be paired), sorted as they arose.
 	Warnings []string
@@ -75,6 +81,7 @@ func Build(runs []*bench.RunData, opt Options) (*Report, error) {
 	for _, run := range runs {
 		r.Sources = append(r.Sources, run.Dir)
 	}
+	r.Setup = buildSetup(c, runs, opt.Commit)
 	if t := mainTable(c, opt); t != nil {
 		r.Tables = append(r.Tables, t)
 	}
@@ -108,15 +115,15 @@ func Build(runs []*bench.RunData, opt Options) (*Report, error) {
 		return nil, err
 	}
 	r.Figures = append(r.Figures, sw...)
-	sx, err := simplexFigures(c)
+	sx, err := simplexFigures(c, opt)
 	if err != nil {
 		return nil, err
 	}
 	r.Figures = append(r.Figures, sx...)
 	bd, notes := breakdownFigures(c)
 	r.Figures = append(r.Figures, bd...)
-	c.warnings = append(c.warnings, notes...)
-	pf, err := paretoFigures(c, effs)
+	r.Notes = append(r.Notes, notes...)
+	pf, err := paretoFigures(c, effs, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -129,17 +136,28 @@ func Build(runs []*bench.RunData, opt Options) (*Report, error) {
 		r.Figures = append(r.Figures, vf)
 	}
 	r.Warnings = c.warnings
+	uniqueIDs(len(r.Tables), func(i int) *string { return &r.Tables[i].ID })
+	uniqueIDs(len(r.Figures), func(i int) *string { return &r.Figures[i].ID })
 	return r, nil
 }
 
 // WriteTerminal prints the title and every table for a terminal.
 func (r *Report) WriteTerminal(w io.Writer) error {
 	fmt.Fprintf(w, "%s\n\n", r.Title)
+	if r.Setup != nil {
+		for _, f := range r.Setup.Facts {
+			fmt.Fprintf(w, "%s\n", strings.ReplaceAll(f, "`", ""))
+		}
+		fmt.Fprintf(w, "(models and trials: the Setup section of %s)\n\n", ReportFile)
+	}
 	for _, t := range r.Tables {
 		if err := t.WriteTerminal(w); err != nil {
 			return err
 		}
 		fmt.Fprintln(w)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
 	}
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
@@ -176,8 +194,8 @@ func (r *Report) WriteFiles(dir string, formats []string) ([]string, error) {
 	for _, s := range r.Sources {
 		fmt.Fprintf(&md, " `%s`", s)
 	}
-	md.WriteString("\n\n## Tables\n\n")
-	for _, t := range r.Tables {
+	md.WriteString("\n\n")
+	writeTable := func(t *Table) error {
 		var links []string
 		for _, f := range []string{"md", "tex", "csv"} {
 			if !contains(formats, f) {
@@ -194,25 +212,47 @@ func (r *Report) WriteFiles(dir string, formats []string) ([]string, error) {
 				err = t.WriteCSV(&b)
 			}
 			if err != nil {
-				return written, err
+				return err
 			}
 			rel := "tables/" + t.ID + "." + f
 			if err := write(rel, b.Bytes()); err != nil {
-				return written, err
+				return err
 			}
 			links = append(links, fmt.Sprintf("[%s](%s)", f, rel))
 		}
 		fmt.Fprintf(&md, "### %s\n\n", t.ID)
 		if err := t.WriteMarkdown(&md); err != nil {
-			return written, err
+			return err
 		}
 		if len(links) > 0 {
 			fmt.Fprintf(&md, "\nFiles: %s\n", strings.Join(links, ", "))
 		}
 		md.WriteString("\n")
+		return nil
+	}
+	if r.Setup != nil {
+		md.WriteString("## Setup\n\n")
+		for _, f := range r.Setup.Facts {
+			fmt.Fprintf(&md, "- %s\n", f)
+		}
+		md.WriteString("\n")
+		for _, t := range r.Setup.Tables {
+			if err := writeTable(t); err != nil {
+				return written, err
+			}
+		}
+	}
+	md.WriteString("## Tables\n\n")
+	for _, t := range r.Tables {
+		if err := writeTable(t); err != nil {
+			return written, err
+		}
 	}
 	if len(r.Figures) > 0 {
 		md.WriteString("## Plots\n\n")
+		for _, n := range r.Notes {
+			fmt.Fprintf(&md, "Note: %s\n\n", mdEscape(n))
+		}
 	}
 	for _, f := range r.Figures {
 		fmt.Fprintf(&md, "### %s\n\n", f.ID)
@@ -241,6 +281,9 @@ func (r *Report) WriteFiles(dir string, formats []string) ([]string, error) {
 		} else {
 			fmt.Fprintf(&md, "Files: %s\n\n", strings.Join(links, ", "))
 		}
+		if f.Note != "" {
+			fmt.Fprintf(&md, "%s\n\n", mdEscape(f.Note))
+		}
 	}
 	if len(r.Warnings) > 0 {
 		md.WriteString("## Warnings\n\n")
@@ -253,4 +296,41 @@ func (r *Report) WriteFiles(dir string, formats []string) ([]string, error) {
 		return written, err
 	}
 	return written, nil
+}
+
+// slugID joins parts into a file stem: lower case, every run of
+// characters other than letters, digits and dots turned into one "-"
+// ("ex-by-difficulty", "bird/minidev" -> "ex-by-difficulty-bird-minidev").
+func slugID(parts ...string) string {
+	var b strings.Builder
+	dash := false
+	for _, p := range parts {
+		for _, r := range strings.ToLower(p) {
+			if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') || r == '.' {
+				if dash && b.Len() > 0 {
+					b.WriteByte('-')
+				}
+				b.WriteRune(r)
+				dash = false
+			} else {
+				dash = true
+			}
+		}
+		dash = true
+	}
+	return b.String()
+}
+
+// uniqueIDs makes the n ids id(0..n-1) distinct, in order: a repeated id
+// gets "-2", "-3", ... so that no file overwrites another.
+func uniqueIDs(n int, id func(i int) *string) {
+	seen := map[string]bool{}
+	for i := range n {
+		p := id(i)
+		base := *p
+		for k := 2; seen[*p]; k++ {
+			*p = fmt.Sprintf("%s-%d", base, k)
+		}
+		seen[*p] = true
+	}
 }

@@ -57,7 +57,7 @@ func checkGolden(t *testing.T, name string, got []byte) {
 
 func TestGoldenTables(t *testing.T) {
 	r, _ := buildFixture(t, "sim")
-	wantIDs := []string{"main", "difficulty-1", "reasoning-1", "pairwise-1", "ablation-1", "efficiency", "efficiency-roles", "turns-1", "validation"}
+	wantIDs := []string{"ex-by-system", "ex-by-difficulty-mini", "ex-by-reasoning-type-mini", "pairwise-mini", "ablation-iesr-mini", "efficiency", "efficiency-roles", "ex-and-turns-by-difficulty-mini", "validation-rates"}
 	var ids []string
 	for _, tb := range r.Tables {
 		ids = append(ids, tb.ID)
@@ -118,12 +118,21 @@ func TestFiguresProducedAndNotBlank(t *testing.T) {
 		ids = append(ids, f.ID)
 	}
 	// One sweep (alphasql n_rollout), one simplex grid, a heat map per
-	// system (capped at maxHeatmaps), two Pareto plots, validation rates.
-	want := []string{"sweep-1", "simplex-1"}
-	for i := 1; i <= maxHeatmaps; i++ {
-		want = append(want, fmt.Sprintf("breakdown-%d", i))
+	// system (capped at maxHeatmaps of the fixture's 17 systems), two
+	// Pareto plots (not every model priced: generated tokens), validation
+	// rates.
+	want := []string{"ex-vs-n-rollout-alphasql-mini", "ex-over-alpha-beta-iesr-grid-mini"}
+	for _, sys := range []string{"iesr-reason-sima", "iesr-w-o-understanding-reason-sima", "iesr-w-o-validation-reason-sima",
+		"iesr-reason-simb", "iesr-w-o-understanding-reason-simb", "iesr-w-o-validation-reason-simb",
+		"alphasql-n-rollout-2", "alphasql-n-rollout-4", "alphasql-n-rollout-8", "react-dsl", "steinersql",
+		"iesr-grid-alpha-0-beta-0-gamma-1", "iesr-grid-alpha-0-beta-0.5-gamma-0.5", "iesr-grid-alpha-0-beta-1-gamma-0",
+		"iesr-grid-alpha-0.5-beta-0-gamma-0.5", "iesr-grid-alpha-0.5-beta-0.5-gamma-0"} {
+		want = append(want, "ex-by-difficulty-and-type-"+sys+"-mini")
 	}
-	want = append(want, "pareto-cost", "pareto-latency", "validation")
+	if len(want)-2 != maxHeatmaps {
+		t.Fatalf("test lists %d heat maps; want maxHeatmaps = %d", len(want)-2, maxHeatmaps)
+	}
+	want = append(want, "pareto-ex-vs-gen-tokens", "pareto-ex-vs-latency", "validation-rates")
 	if strings.Join(ids, " ") != strings.Join(want, " ") {
 		t.Fatalf("figures = %v;\nwant %v", ids, want)
 	}

@@ -72,7 +72,7 @@ func TestPairwiseNumbers(t *testing.T) {
 	r, _ := buildFixture(t, "sim")
 	var tb *Table
 	for _, x := range r.Tables {
-		if x.ID == "pairwise-1" {
+		if x.ID == "pairwise-mini" {
 			tb = x
 		}
 	}
@@ -165,7 +165,7 @@ func TestTwoRuns(t *testing.T) {
 		t.Errorf("title = %q; want %q", rep.Title, want)
 	}
 	for _, tb := range rep.Tables {
-		if tb.ID != "pairwise-1" {
+		if tb.ID != "pairwise-mini" {
 			continue
 		}
 		for _, row := range tb.Rows {
@@ -202,8 +202,8 @@ func TestMainTableDenominator(t *testing.T) {
 		t.Fatal(err)
 	}
 	tb := rep.Tables[0]
-	if tb.ID != "main" || len(tb.Rows) != 2 {
-		t.Fatalf("first table %s with %d rows; want main with 2", tb.ID, len(tb.Rows))
+	if tb.ID != "ex-by-system" || len(tb.Rows) != 2 {
+		t.Fatalf("first table %s with %d rows; want ex-by-system with 2", tb.ID, len(tb.Rows))
 	}
 	// search: q1, q2 right, q3 failed: EX = 2/3 over n = 3 (q5 has no
 	// runnable gold, q4 is pending).

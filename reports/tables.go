@@ -126,7 +126,7 @@ func ablationTables(c *corpus, opt Options) ([]*Table, error) {
 		if !ablated || len(configs) < 2 {
 			continue
 		}
-		t := &Table{ID: fmt.Sprintf("ablation-%d", len(out)+1)}
+		t := &Table{ID: slugID("ablation", strings.Fields(configs[0])[0], ss[0].bench)}
 		t.Caption = c.caption(fmt.Sprintf("Ablation of %s on %s: EX (%%) and change against the full configuration %q, with %s paired bootstrap CI and Holm-adjusted McNemar p", strings.Fields(configs[0])[0], ss[0].bench, configs[0], levelPct(opt.Level)))
 		t.Columns = []Column{{Name: "Configuration"}}
 		for _, b := range backbones {
@@ -218,7 +218,7 @@ func mainTable(c *corpus, opt Options) *Table {
 	if len(rows) == 0 {
 		return nil
 	}
-	t := &Table{ID: "main", Caption: c.caption(fmt.Sprintf("Execution accuracy (%%) by system and benchmark, with %s Wilson intervals", levelPct(opt.Level)))}
+	t := &Table{ID: "ex-by-system", Caption: c.caption(fmt.Sprintf("Execution accuracy (%%) by system and benchmark, with %s Wilson intervals", levelPct(opt.Level)))}
 	t.Columns = []Column{{Name: "System"}}
 	// A benchmark whose attempted questions include nondeterministic golds
 	// also gets EX over the deterministic ones.
@@ -353,13 +353,13 @@ func groupAcc(s *system, in func(i int) bool) (float64, int) {
 // reasoning type (a question counts under each of its types).
 func breakdownTables(c *corpus) []*Table {
 	var out []*Table
-	for bi, b := range c.benches {
+	for _, b := range c.benches {
 		ss := c.onBench(b)
 		if len(ss) == 0 {
 			continue
 		}
 		if levels := difficultyLevels(ss); len(levels) > 0 {
-			t := &Table{ID: fmt.Sprintf("difficulty-%d", bi+1), Caption: c.caption(fmt.Sprintf("EX (%%) by difficulty on %s", b))}
+			t := &Table{ID: slugID("ex-by-difficulty", b), Caption: c.caption(fmt.Sprintf("EX (%%) by difficulty on %s", b))}
 			t.Columns = []Column{{Name: "System"}}
 			counts := levelCounts(ss[0], levels)
 			for _, l := range levels {
@@ -389,7 +389,7 @@ func breakdownTables(c *corpus) []*Table {
 			if len(names) == 0 {
 				continue
 			}
-			t := &Table{ID: fmt.Sprintf("reasoning-%d", bi+1), Caption: c.caption(fmt.Sprintf("EX (%%) by reasoning type on %s (a question counts under each of its types)", b))}
+			t := &Table{ID: slugID("ex-by-reasoning-type", b), Caption: c.caption(fmt.Sprintf("EX (%%) by reasoning type on %s (a question counts under each of its types)", b))}
 			t.Columns = []Column{{Name: "System"}}
 			for _, ty := range names {
 				t.Columns = append(t.Columns, Column{Name: fmt.Sprintf("%s (n=%d)", ty, types[ty]), Numeric: true, Better: Higher})
@@ -423,19 +423,13 @@ func levelCounts(s *system, levels []string) map[string]int {
 // table's family.
 func pairwiseTables(c *corpus, opt Options) ([]*Table, error) {
 	var out []*Table
-	for bi, b := range c.benches {
+	for _, b := range c.benches {
 		ss := c.onBench(b)
 		if len(ss) < 2 {
 			continue
 		}
-		base := ss[0]
-		for _, s := range ss {
-			if opt.Baseline != "" && (s.name == opt.Baseline || s.row == opt.Baseline) {
-				base = s
-				break
-			}
-		}
-		t := &Table{ID: fmt.Sprintf("pairwise-%d", bi+1), Caption: c.caption(fmt.Sprintf("Pairwise tests against %s on %s: EX difference (points) with %s paired bootstrap CI, McNemar b, c and p", base.row, b, levelPct(opt.Level)))}
+		base, why := pairwiseBaseline(ss, opt)
+		t := &Table{ID: slugID("pairwise", b), Caption: c.caption(fmt.Sprintf("Pairwise tests against %s%s on %s: EX difference (points) with %s paired bootstrap CI, McNemar b, c and p", base.row, why, b, levelPct(opt.Level)))}
 		t.Columns = []Column{{Name: "System"}, {Name: "n", Numeric: true}, {Name: "EX base", Numeric: true}, {Name: "EX", Numeric: true, Better: Higher},
 			{Name: "Δ", Numeric: true}, {Name: levelPct(opt.Level) + " CI", Numeric: true}, {Name: "b", Numeric: true}, {Name: "c", Numeric: true},
 			{Name: "test"}, {Name: "p", Numeric: true}, {Name: "p (Holm)", Numeric: true}}
@@ -477,6 +471,51 @@ func pairwiseTables(c *corpus, opt Options) ([]*Table, error) {
 	return out, nil
 }
 
+// pairwiseBaseline returns the system pairwise tests of a benchmark
+// compare against: the one Options.Baseline names, else, when the first
+// system is a point of a sweep or simplex grid, the point of that entry at
+// the runner's paper default (the grid's first point is a degenerate
+// corner such as alpha = beta = 0), else the first system. why is "" or a
+// parenthesised reason for the caption.
+func pairwiseBaseline(ss []*system, opt Options) (base *system, why string) {
+	for _, s := range ss {
+		if opt.Baseline != "" && (s.name == opt.Baseline || s.row == opt.Baseline) {
+			return s, ""
+		}
+	}
+	first := ss[0]
+	defs := opt.PaperDefaults[first.trial.Runner]
+	if len(defs) == 0 || variantOf(first) != "" {
+		return first, ""
+	}
+	var group []*system
+	for _, s := range ss {
+		if s.entry == first.entry && s.backbone == first.backbone && variantOf(s) == "" {
+			group = append(group, s)
+		}
+	}
+	params, numeric := varyingParams(group)
+	if len(params) == 0 || !numeric {
+		return first, ""
+	}
+	for _, k := range params {
+		if _, ok := defs[k]; !ok {
+			return first, ""
+		}
+	}
+	for _, s := range group {
+		at := true
+		for _, k := range params {
+			v, _ := toFloat(s.trial.Params[k])
+			at = at && math.Abs(v-defs[k]) < 1e-6
+		}
+		if at {
+			return s, " (the paper's default point)"
+		}
+	}
+	return first, ""
+}
+
 // efficiency is one system's cost figures.
 type efficiency struct {
 	s                        *system
@@ -485,6 +524,15 @@ type efficiency struct {
 	hasLat                   bool
 	priced                   bool
 	callsQ, genQ, promptQ, c float64
+	// models binds each role to its model name (usage's fallback included).
+	models map[string]string
+}
+
+// simulatedRole reports whether the role ran on the sim backend, whose
+// latency is not a model's, so that its tokens per second mean nothing.
+func (e efficiency) simulatedRole(role string) bool {
+	m, ok := e.s.trial.Models[e.models[role]]
+	return ok && m.Backend == "sim"
 }
 
 func efficiencies(c *corpus, opt Options) []efficiency {
@@ -499,7 +547,7 @@ func efficiencies(c *corpus, opt Options) []efficiency {
 			c.warnings = append(c.warnings, fmt.Sprintf("efficiency of %s: %v", s.name, err))
 			continue
 		}
-		e := efficiency{s: s, usage: u, callsQ: u.Total.CallsPerQ, genQ: u.Total.CompletionPerQ, promptQ: u.Total.PromptPerQ,
+		e := efficiency{s: s, usage: u, models: models, callsQ: u.Total.CallsPerQ, genQ: u.Total.CompletionPerQ, promptQ: u.Total.PromptPerQ,
 			priced: u.Total.Priced && len(u.Roles) > 0, c: u.Total.CostPerQ}
 		var secs []float64
 		for _, it := range s.done {
@@ -521,14 +569,18 @@ func efficiencyTables(c *corpus, effs []efficiency) []*Table {
 	}
 	t := &Table{ID: "efficiency", Caption: c.caption("Efficiency per question: model calls, tokens, wall-clock latency (s) and cost (USD)")}
 	t.Columns = []Column{{Name: "System"}, {Name: "EX", Numeric: true, Better: Higher}, {Name: "calls/q", Numeric: true, Better: Lower},
-		{Name: "prompt tok/q", Numeric: true, Better: Lower}, {Name: "gen tok/q", Numeric: true, Better: Lower},
+		{Name: "samples/q", Numeric: true}, {Name: "prompt tok/q", Numeric: true, Better: Lower}, {Name: "gen tok/q", Numeric: true, Better: Lower},
 		{Name: "lat min", Numeric: true, Better: Lower}, {Name: "lat median", Numeric: true, Better: Lower},
 		{Name: "lat mean", Numeric: true, Better: Lower}, {Name: "lat max", Numeric: true, Better: Lower},
 		{Name: "lat CV", Numeric: true}, {Name: "cost/q", Numeric: true, Better: Lower}}
 	anyUnpriced := false
 	for _, e := range effs {
 		acc, _, _ := e.s.ex()
-		row := []Cell{text(e.s.name), pct(acc), num(e.callsQ, 2), num(e.promptQ, 0), num(e.genQ, 0)}
+		samples := text("-")
+		if e.usage.Total.Samples > 0 {
+			samples = num(e.usage.Total.SamplesPerQ, 2)
+		}
+		row := []Cell{text(e.s.name), pct(acc), num(e.callsQ, 2), samples, num(e.promptQ, 0), num(e.genQ, 0)}
 		if e.hasLat {
 			row = append(row, num(e.lat.Min, 3), num(e.lat.Median, 3), num(e.lat.Mean, 3), num(e.lat.Max, 3), num(e.lat.CV, 2))
 		} else {
@@ -542,7 +594,7 @@ func efficiencyTables(c *corpus, effs []efficiency) []*Table {
 		}
 		t.Rows = append(t.Rows, row)
 	}
-	t.Notes = []string{"Latency is the wall time of a work item; CV = std/mean. Calls and tokens count cached answers at list price, as papers report them."}
+	t.Notes = []string{"Latency is the wall time of a work item; CV = std/mean. Calls and tokens count cached answers at list price, as papers report them. samples/q: answers received per question (one call with n = 8 gives 8; \"-\": not recorded)."}
 	if anyUnpriced {
 		t.Notes = append(t.Notes, "cost \"-\": no price given for a model (report --price MODEL=PROMPT:COMPLETION, USD per 1M tokens).")
 	}
@@ -552,7 +604,7 @@ func efficiencyTables(c *corpus, effs []efficiency) []*Table {
 	r.Columns = []Column{{Name: "System"}, {Name: "role"}, {Name: "calls/q", Numeric: true}, {Name: "samples/q", Numeric: true},
 		{Name: "cut", Numeric: true}, {Name: "prompt tok/q", Numeric: true},
 		{Name: "gen tok/q", Numeric: true}, {Name: "tok/s", Numeric: true}, {Name: "cost/q", Numeric: true}}
-	anyCut := false
+	anyCut, anySim := false, false
 	for _, e := range effs {
 		for _, ro := range e.usage.Roles {
 			cost := text("-")
@@ -560,7 +612,10 @@ func efficiencyTables(c *corpus, effs []efficiency) []*Table {
 				cost = num(ro.CostPerQ, 5)
 			}
 			tps := text("-")
-			if ro.TokensPerSecond > 0 {
+			switch {
+			case e.simulatedRole(ro.Role):
+				tps, anySim = text("sim"), true
+			case ro.TokensPerSecond > 0:
 				tps = num(ro.TokensPerSecond, 1)
 			}
 			samples, cut := text("-"), text("-")
@@ -573,6 +628,9 @@ func efficiencyTables(c *corpus, effs []efficiency) []*Table {
 	}
 	if len(r.Rows) > 0 {
 		r.Notes = []string{"tok/s: completion tokens per second of model-call latency. samples/q: answers received per question (a call with n = 8 gives 8)."}
+		if anySim {
+			r.Notes = append(r.Notes, "tok/s \"sim\": the role ran on the simulated model, whose latency is not a model's; no rate is shown.")
+		}
 		if anyCut {
 			r.Notes = append(r.Notes, "cut: answers cut at the token limit (finish_reason \"length\"), and their share of all answers; a runner never uses a cut answer as if it were complete.")
 		}
@@ -585,7 +643,7 @@ func efficiencyTables(c *corpus, effs []efficiency) []*Table {
 // difficulty) for systems whose traces count "turns".
 func turnsTables(c *corpus) []*Table {
 	var out []*Table
-	for bi, b := range c.benches {
+	for _, b := range c.benches {
 		var ss []*system
 		for _, s := range c.onBench(b) {
 			if _, has := s.counter("turns"); has {
@@ -596,7 +654,7 @@ func turnsTables(c *corpus) []*Table {
 			continue
 		}
 		levels := append(difficultyLevels(ss), "overall")
-		t := &Table{ID: fmt.Sprintf("turns-%d", bi+1), Caption: c.caption(fmt.Sprintf("EX (%%) and average turns by difficulty on %s", b))}
+		t := &Table{ID: slugID("ex-and-turns-by-difficulty", b), Caption: c.caption(fmt.Sprintf("EX (%%) and average turns by difficulty on %s", b))}
 		t.Columns = []Column{{Name: "System"}}
 		for _, l := range levels {
 			t.Columns = append(t.Columns, Column{Group: l, Name: "EX", Numeric: true, Better: Higher}, Column{Group: l, Name: "turns", Numeric: true, Better: Lower})
@@ -663,7 +721,7 @@ func validationTable(c *corpus) *Table {
 	if len(systems) == 0 {
 		return nil
 	}
-	t := &Table{ID: "validation", Caption: c.caption("Validation counters: share (%) of questions on which each counter is positive (lN: level N fired; lN.corrected: it fired and the final query passed; pass: the final query passed)")}
+	t := &Table{ID: "validation-rates", Caption: c.caption("Validation counters: share (%) of questions on which each counter is positive (lN: level N fired; lN.corrected: it fired and the final query passed; pass: the final query passed)")}
 	t.Columns = []Column{{Name: "System"}}
 	for _, n := range names {
 		t.Columns = append(t.Columns, Column{Name: strings.TrimPrefix(n, "validation."), Numeric: true})

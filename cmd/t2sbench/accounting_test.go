@@ -94,17 +94,17 @@ func TestFailureAccounting(t *testing.T) {
 		t.Errorf("run summary lacks the fail-tenth row (38 done, 4 failed, 0 pending, 42 attempted, 90.5%%) or the class count:\n%s", out.String())
 	}
 
-	// The report's main table: EX 90.5, n 42, failed 4.
+	// The report's main table (ex-by-system): EX 90.5, n 42, failed 4.
 	out.Reset()
 	if err := run(&out, &errb, []string{"report", dir, "--format", "csv", "--out", filepath.Join(tmp, "report")}); err != nil {
 		t.Fatalf("report: %v\n%s", err, errb.String())
 	}
-	csv, err := os.ReadFile(filepath.Join(tmp, "report", "tables", "main.csv"))
+	csv, err := os.ReadFile(filepath.Join(tmp, "report", "tables", "ex-by-system.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(csv), "mini failed") || !strings.Contains(string(csv), "\nfail-tenth,90.5,") || !strings.Contains(string(csv), ",42,4\n") {
-		t.Errorf("report main.csv lacks fail-tenth with EX 90.5, n 42, failed 4:\n%s", csv)
+		t.Errorf("report ex-by-system.csv lacks fail-tenth with EX 90.5, n 42, failed 4:\n%s", csv)
 	}
 
 	// compare: the systems table shows the same EX and the failed count;

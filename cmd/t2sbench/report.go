@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -12,6 +13,11 @@ import (
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/reports"
+	"github.com/t2sbench/t2sbench/runners/alphasql"
+	"github.com/t2sbench/t2sbench/runners/baseline"
+	"github.com/t2sbench/t2sbench/runners/iesr"
+	"github.com/t2sbench/t2sbench/runners/reactdsl"
+	"github.com/t2sbench/t2sbench/runners/steinersql"
 	"github.com/t2sbench/t2sbench/viewer"
 )
 
@@ -47,7 +53,7 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("report", "RUN_DIR... [flags]", stderr)
 	out := fs.String("out", "", "output directory (default: RUN_DIR/report of the first run)")
 	format := fs.String("format", strings.Join(reports.Formats, ","), "comma-separated output formats: md, tex, csv (tables), png, svg (plots); report.md is always written")
-	baseline := fs.String("baseline", "", "label of the system pairwise tests compare against (default: the first system of each benchmark)")
+	baseline := fs.String("baseline", "", "label of the system pairwise tests and a simplex grid's McNemar marks compare against (default: the point of a sweep or grid at the runner's paper default, else the first system of each benchmark)")
 	seed := fs.Uint64("seed", 1, "seed of every bootstrap resampling")
 	resamples := fs.Int("B", metrics.DefaultResamples, "bootstrap resamples")
 	level := fs.Float64("level", metrics.DefaultLevel, "confidence level; significance is judged at alpha = 1 - level")
@@ -97,7 +103,7 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 		merged[m] = p
 	}
 	rep, err := reports.Build(runs, reports.Options{Baseline: *baseline, Seed: *seed, Resamples: *resamples, Level: *level,
-		Prices: merged, Labels: benchmarkLabels(dirs[0])})
+		Prices: merged, Labels: benchmarkLabels(dirs[0]), PaperDefaults: paperDefaults(), Commit: binaryCommit()})
 	if err != nil {
 		return err
 	}
@@ -116,6 +122,56 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 		return writeReportView(stderr, dirs, filepath.Join(*out, "view"), merged)
 	}
 	return nil
+}
+
+// paperDefaults are the default values of the parameters that sweeps and
+// grids vary, by runner, from each runner package's Default constants
+// (each documents its source: paper section, released code, or t2sbench's
+// choice where the paper gives none). Reports mark them on sweeps and
+// grids and test grid points against them.
+func paperDefaults() map[string]map[string]float64 {
+	return map[string]map[string]float64{
+		"iesr": {"n_rollout": iesr.DefaultRollouts, "n_expansion": iesr.DefaultExpansion, "n_reward": iesr.DefaultReward,
+			"temperature": iesr.DefaultTemperature, "c": iesr.DefaultC,
+			"alpha": iesr.DefaultAlpha, "beta": iesr.DefaultBeta, "gamma": iesr.DefaultGamma, "tau": iesr.DefaultTau},
+		"alphasql": {"n_rollout": alphasql.DefaultRollouts, "n_expansion": alphasql.DefaultExpansion, "n_reward": alphasql.DefaultReward,
+			"temperature": alphasql.DefaultTemperature, "c": alphasql.DefaultC},
+		"steinersql": {"alpha": steinersql.DefaultAlpha, "beta": steinersql.DefaultBeta, "gamma": steinersql.DefaultGamma,
+			"tau": steinersql.DefaultTau, "max_iterations": steinersql.DefaultMaxIterations},
+		"sc":        {"k": baseline.DefaultSCK, "temperature": baseline.DefaultSCTemperature},
+		"react-dsl": {"max_turns": reactdsl.DefaultMaxTurns},
+	}
+}
+
+// binaryCommit is the commit `run` records and `report` prints; tests
+// replace it.
+var binaryCommit = reportCommit
+
+// metaCommit is the run-store key of the run's commit (run.go writes it
+// without importing reports).
+const metaCommit = reports.MetaCommit
+
+// reportCommit is the VCS revision the binary was built from (with
+// "+dirty" when the tree had changes), "" when the build info lacks it
+// (go run, go test).
+func reportCommit() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	rev, dirty := "", false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev != "" && dirty {
+		rev += "+dirty"
+	}
+	return rev
 }
 
 // writeReportView writes the static viewer of the runs into dir.

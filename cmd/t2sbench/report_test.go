@@ -66,6 +66,12 @@ workers: 4
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The setup lists each trial's parameters and the questions it ran.
+	for _, want := range []string{"## Setup", "| sc k=2 | sc | mini | 0 | reason=sim | k=2 temperature=0.8 | 12 |", "| sim | sim | - | - | reason | p=0.6 seed=3 |"} {
+		if !bytes.Contains(md, []byte(want)) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
 	var plots int
 	for _, f := range files {
 		a, _ := os.ReadFile(filepath.Join(dirs[0], f))
@@ -86,8 +92,11 @@ workers: 4
 			t.Errorf("table %s caption does not say simulated model", f)
 		}
 	}
-	// The sweep of k and the two Pareto plots at least.
-	for _, want := range []string{"view/index.html", "view/data/index.js", "view/data/q/11.js", "plots/sweep-1.png", "plots/pareto-cost.svg", "tables/main.tex", "tables/pairwise-1.csv", "tables/reasoning-1.md"} {
+	// The sweep of k, the two Pareto plots (no prices: generated tokens),
+	// the tables named after what they show, and the setup.
+	for _, want := range []string{"view/index.html", "view/data/index.js", "view/data/q/11.js", "plots/ex-vs-k-sc-mini.png",
+		"plots/pareto-ex-vs-gen-tokens.svg", "plots/pareto-ex-vs-latency.png", "tables/ex-by-system.tex", "tables/pairwise-mini.csv",
+		"tables/ex-by-reasoning-type-mini.md", "tables/setup-trials.md", "tables/setup-models.csv"} {
 		found := false
 		for _, f := range files {
 			found = found || f == want

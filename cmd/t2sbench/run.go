@@ -173,6 +173,11 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	if err := st.SetSpecText(specText(specPath, modelFiles, sets), append(secrets, spec.Secrets()...)); err != nil {
 		return err
 	}
+	if c := binaryCommit(); c != "" { // a build without VCS information keeps what an earlier session recorded
+		if err := st.SetMeta(map[string]string{metaCommit: c}); err != nil {
+			return err
+		}
+	}
 	env, closeEnv := runEnv()
 	defer closeEnv()
 
