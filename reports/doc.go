@@ -41,7 +41,8 @@
 // parameters: tables/ex-by-system, ex-by-difficulty-<benchmark>,
 // ex-by-reasoning-type-<benchmark>, pairwise-<benchmark>,
 // ablation-<runner>-<benchmark>, efficiency, efficiency-roles,
-// ex-and-turns-by-difficulty-<benchmark>, validation-rates; plots/
+// ex-and-turns-by-difficulty-<benchmark>, validation-rates,
+// keyword-precision-recall-<benchmark> (IESR Table 4), parse-failures; plots/
 // ex-vs-<param>-<runner>-<benchmark>, ex-over-<x>-<y>-<runner>-<benchmark>,
 // ex-by-difficulty-and-type-<system>-<benchmark>, pareto-ex-vs-cost (or
 // -gen-tokens), pareto-ex-vs-latency, validation-rates. A name that would

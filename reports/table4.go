@@ -22,7 +22,7 @@ var (
 // hits over summed counts).
 func table4Tables(c *corpus) []*Table {
 	var out []*Table
-	for bi, b := range c.benches {
+	for _, b := range c.benches {
 		var rows [][]Cell
 		labels := map[string]int{}
 		type row struct {
@@ -71,7 +71,7 @@ func table4Tables(c *corpus) []*Table {
 			}
 			rows = append(rows, append([]Cell{text(label)}, r.cells...))
 		}
-		t := &Table{ID: fmt.Sprintf("table4-%d", bi+1),
+		t := &Table{ID: slugID("keyword-precision-recall", b),
 			Caption: c.caption(fmt.Sprintf("Precision and recall (%%) of the keywords the understanding model extracts (tables, columns, numbers with units, operators) against what the gold queries use, on %s; +Ve: after keyword verification", b))}
 		t.Columns = []Column{{Name: "Model"}}
 		for _, f := range table4Fields {

@@ -55,12 +55,12 @@ func TestTable4Spec(t *testing.T) {
 	}
 	var tab *Table
 	for _, x := range rep.Tables {
-		if x.ID == "table4-1" {
+		if x.ID == "keyword-precision-recall-mini" {
 			tab = x
 		}
 	}
 	if tab == nil {
-		t.Fatal("no table4-1 table; want one")
+		t.Fatal("no keyword-precision-recall-mini table; want one")
 	}
 	var head []string
 	for _, c := range tab.Columns {
