@@ -44,6 +44,7 @@ func TestExperimentSpecsPlan(t *testing.T) {
 		"iesr-rollout":      2 * 5,     // (full, no-compression) x 5 rollout budgets
 		"iesr-weights":      66,        // step-0.1 simplex over 3 weights: C(12, 2)
 		"iesr-table4":       4,         // 4 understanding backbones
+		"iesr-expansion":    4,         // (all-actions, paper) x (Ve, no Ve)
 		"steinersql-table1": 2 * 4 * 3, // (standard, steinersql) x 4 backbones x LogicCat, Spider, BIRD
 		"steinersql-table2": 9,         // full + 8 ablations
 		"steinersql-fig4":   8,         // full + 7 design variants
