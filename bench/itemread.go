@@ -55,7 +55,8 @@ func (r *ItemReader) Item(ctx context.Context, trialID, questionID string) (it *
 	row := r.db.QueryRowContext(ctx, `SELECT trial_id, question_id, idx, status, verdict, error_class, error, attempts, started, wall_ms, session, result
 		FROM items WHERE trial_id = ? AND question_id = ?`, trialID, questionID)
 	it = &Item{}
-	var verdict, result, started, ec, emsg sql.NullString
+	var verdict, started, ec, emsg sql.NullString
+	var result []byte
 	var wall sql.NullFloat64
 	err = row.Scan(&it.TrialID, &it.QuestionID, &it.Index, &it.Status, &verdict, &ec, &emsg, &it.Attempts, &started, &wall, &it.Session, &result)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -74,9 +75,9 @@ func (r *ItemReader) Item(ctx context.Context, trialID, questionID string) (it *
 			return nil, false, fmt.Errorf("store %s: item %s/%s verdict: %w", r.dir, trialID, questionID, err)
 		}
 	}
-	if result.Valid {
+	if result != nil {
 		it.Result = &runners.Result{}
-		if err := json.Unmarshal([]byte(result.String), it.Result); err != nil {
+		if err := decodeResult(result, it.Result); err != nil {
 			return nil, false, fmt.Errorf("store %s: item %s/%s result: %w", r.dir, trialID, questionID, err)
 		}
 	}

@@ -125,7 +125,7 @@ CREATE TABLE IF NOT EXISTS trials (
 CREATE TABLE IF NOT EXISTS items (
 	trial_id TEXT NOT NULL, question_id TEXT NOT NULL, idx INTEGER NOT NULL, status TEXT NOT NULL,
 	correct INTEGER, verdict TEXT, result TEXT, error_class TEXT, error TEXT, attempts INTEGER NOT NULL,
-	started TEXT, wall_ms REAL, session INTEGER NOT NULL,
+	started TEXT, wall_ms REAL, session INTEGER NOT NULL, digest TEXT,
 	PRIMARY KEY (trial_id, question_id));
 CREATE TABLE IF NOT EXISTS model_calls (
 	id INTEGER PRIMARY KEY AUTOINCREMENT, trial_id TEXT NOT NULL, question_id TEXT NOT NULL, session INTEGER NOT NULL,
@@ -170,6 +170,9 @@ func OpenStore(dir string) (*Store, error) {
 	}
 	if err := migrateCallCacheKey(s.db); err != nil {
 		return fail(fmt.Errorf("store %s: add model_calls.cache_key: %w", dir, err))
+	}
+	if err := migrateItemDigest(s.db); err != nil {
+		return fail(fmt.Errorf("store %s: add items.digest: %w", dir, err))
 	}
 	res, err := s.db.Exec(`INSERT INTO sessions (started) VALUES (?)`, time.Now().UTC().Format(time.RFC3339Nano))
 	if err != nil {
@@ -226,6 +229,25 @@ func migrateCallCacheKey(db *sql.DB) error {
 	}
 	_, err = db.Exec(`ALTER TABLE model_calls ADD COLUMN cache_key TEXT NOT NULL DEFAULT ''`)
 	return err
+}
+
+// migrateItemDigest adds items.digest to a store created before results
+// were digested; its rows read NULL there, and readers take the digest
+// from the result itself (see resultDigest).
+func migrateItemDigest(db *sql.DB) error {
+	ok, err := hasColumn(db, "items", "digest")
+	if err != nil || ok {
+		return err
+	}
+	_, err = db.Exec(`ALTER TABLE items ADD COLUMN digest TEXT`)
+	return err
+}
+
+// hasColumn reports whether table has column name.
+func hasColumn(db *sql.DB, table, name string) (bool, error) {
+	var n int
+	err := db.QueryRow(`SELECT count(*) FROM pragma_table_info(?) WHERE name = ?`, table, name).Scan(&n)
+	return n > 0, err
 }
 
 // hasCallColumn reports whether model_calls has column name (stores made
@@ -386,7 +408,8 @@ func (s *Store) Commit(it *Item) error {
 }
 
 func insertItem(tx *sql.Tx, it *Item) error {
-	var verdict, result []byte
+	var verdict, digest []byte
+	var result any
 	var correct any
 	var err error
 	if it.Verdict != nil {
@@ -396,18 +419,28 @@ func insertItem(tx *sql.Tx, it *Item) error {
 		correct = boolInt(it.Verdict.Correct)
 	}
 	if it.Result != nil {
-		if result, err = json.Marshal(it.Result); err != nil {
+		if result, err = encodeResult(it.Result); err != nil {
+			return err
+		}
+		if digest, err = json.Marshal(digestOf(it.Result)); err != nil {
 			return err
 		}
 	}
-	res, err := tx.Exec(`INSERT INTO items (trial_id, question_id, idx, status, correct, verdict, result, error_class, error, attempts, started, wall_ms, session)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	return insertItemRow(tx, it, verdict, result, digest, correct)
+}
+
+// insertItemRow writes item it with its verdict, result (stored form: see
+// encodeResult) and digest already encoded.
+func insertItemRow(tx *sql.Tx, it *Item, verdict []byte, result any, digest []byte, correct any) error {
+	res, err := tx.Exec(`INSERT INTO items (trial_id, question_id, idx, status, correct, verdict, result, error_class, error, attempts, started, wall_ms, session, digest)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT(trial_id, question_id) DO UPDATE SET status = excluded.status, correct = excluded.correct,
 			verdict = excluded.verdict, result = excluded.result, error_class = excluded.error_class, error = excluded.error,
-			attempts = items.attempts + excluded.attempts, started = excluded.started, wall_ms = excluded.wall_ms, session = excluded.session
+			attempts = items.attempts + excluded.attempts, started = excluded.started, wall_ms = excluded.wall_ms, session = excluded.session,
+			digest = excluded.digest
 		WHERE items.status NOT IN ('done', 'failed')`,
-		it.TrialID, it.QuestionID, it.Index, it.Status, correct, nullStr(verdict), nullStr(result), it.ErrorClass, it.Error,
-		it.Attempts, it.Started.UTC().Format(time.RFC3339Nano), it.WallMS, it.Session)
+		it.TrialID, it.QuestionID, it.Index, it.Status, correct, nullStr(verdict), result, it.ErrorClass, it.Error,
+		it.Attempts, it.Started.UTC().Format(time.RFC3339Nano), it.WallMS, it.Session, nullStr(digest))
 	if err != nil {
 		return err
 	}
@@ -502,6 +535,10 @@ type RunData struct {
 	// does not hold (in flight or canceled when a session stopped); Merge
 	// copies them.
 	LooseCalls []ItemCall
+	// FailedByClass and ErroredByClass count the failed items
+	// (StatusFailed) and those left by an infrastructure error
+	// (StatusError) by error class, over every trial.
+	FailedByClass, ErroredByClass map[string]int
 	// Endpoints are the per-endpoint counters of the models served by
 	// several endpoints (ModelSpec.Replicas), summed over sessions and
 	// merged shards, sorted by model and endpoint.
@@ -660,72 +697,79 @@ func (t *RunTrial) Status(total int) (done, failed, pending int) {
 	return done, failed, max(0, total-done-failed)
 }
 
+// ReadMode selects how much of each item ReadRunMode decodes.
+type ReadMode int
+
+const (
+	// ReadVerdicts reads each item's status, verdict, error, attempts and
+	// timing: no result, no call.
+	ReadVerdicts ReadMode = iota
+	// ReadReport adds each item's usage by role and trace counters, as
+	// an Item.Result holding only those two (no SQL, candidate or trace
+	// step), and the calls of the items whose result has no usage (the
+	// reports count their usage from the call log): what report tables
+	// read, without decoding any trace.
+	ReadReport
+	// ReadResults adds each item's whole result (SQL, candidates, trace,
+	// usage), every call, and the calls of items the store does not hold
+	// (RunData.LooseCalls).
+	ReadResults
+)
+
 // ReadRun reads the trials (in plan order) and items of run directory dir.
 // withResults also decodes each item's result (SQL, candidates, trace,
-// usage) and call log, which reports of traces need.
+// usage) and call log, which reports of traces need: ReadRunMode with
+// ReadResults, else ReadVerdicts. Memory grows with every trace of the
+// run; status, summaries, compare and reports use lighter reads
+// (SummarizeDir, LoadRunSystems, ReadRunMode with ReadReport) and a
+// viewer reads traces one item at a time (OpenItemReader).
 func ReadRun(dir string, withResults bool) (*RunData, error) {
+	if withResults {
+		return ReadRunMode(dir, ReadResults)
+	}
+	return ReadRunMode(dir, ReadVerdicts)
+}
+
+// ReadRunMode reads the trials (in plan order) and items of run directory
+// dir, decoding what mode says.
+func ReadRunMode(dir string, mode ReadMode) (*RunData, error) {
 	s, err := openDB(dir, true)
 	if err != nil {
 		return nil, err
 	}
 	defer s.db.Close()
-	r := &RunData{Dir: dir, Meta: map[string]string{}}
-	rows, err := s.db.Query(`SELECT key, value FROM meta`)
+	r, idx, err := readRunHead(s.db, dir)
 	if err != nil {
-		return nil, fmt.Errorf("store %s: %w", dir, err)
+		return nil, err
 	}
-	for rows.Next() {
-		var k, v string
-		if err := rows.Scan(&k, &v); err != nil {
-			rows.Close()
-			return nil, err
+	cols := `NULL, NULL`
+	switch mode {
+	case ReadResults:
+		cols = `result, NULL`
+	case ReadReport:
+		hasDigest, err := hasColumn(s.db, "items", "digest")
+		if err != nil {
+			return nil, fmt.Errorf("store %s: %w", dir, err)
 		}
-		r.Meta[k] = v
-	}
-	rows.Close()
-	r.Simulated = r.Meta["simulated"] == "1"
-	r.Totals = map[string]int{}
-	for k, v := range r.Meta {
-		if id, ok := strings.CutPrefix(k, "items:"); ok {
-			n, _ := strconv.Atoi(v)
-			r.Totals[id] = n
+		cols = `result, NULL`
+		if hasDigest {
+			cols = `CASE WHEN digest IS NULL THEN result END, digest`
 		}
 	}
-	trows, err := s.db.Query(`SELECT config FROM trials ORDER BY ord, id`)
-	if err != nil {
-		return nil, fmt.Errorf("store %s: %w", dir, err)
-	}
-	idx := map[string]int{}
-	for trows.Next() {
-		var cfg string
-		if err := trows.Scan(&cfg); err != nil {
-			trows.Close()
-			return nil, err
-		}
-		var t Trial
-		if err := json.Unmarshal([]byte(cfg), &t); err != nil {
-			trows.Close()
-			return nil, fmt.Errorf("store %s: trial config: %w", dir, err)
-		}
-		idx[t.ID] = len(r.Trials)
-		r.Trials = append(r.Trials, RunTrial{Trial: t})
-	}
-	trows.Close()
-	q := `SELECT trial_id, question_id, idx, status, verdict, error_class, error, attempts, started, wall_ms, session, NULL FROM items ORDER BY idx, question_id`
-	if withResults {
-		q = `SELECT trial_id, question_id, idx, status, verdict, error_class, error, attempts, started, wall_ms, session, result FROM items ORDER BY idx, question_id`
-	}
-	irows, err := s.db.Query(q)
+	irows, err := s.db.Query(`SELECT trial_id, question_id, idx, status, verdict, error_class, error, attempts, started, wall_ms, session, ` + cols + `
+		FROM items ORDER BY idx, question_id`)
 	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", dir, err)
 	}
 	defer irows.Close()
 	for irows.Next() {
 		var it Item
-		var verdict, result, started sql.NullString
+		var verdict, started sql.NullString
+		var result []byte
+		var digest sql.NullString
 		var ec, emsg sql.NullString
 		var wall sql.NullFloat64
-		if err := irows.Scan(&it.TrialID, &it.QuestionID, &it.Index, &it.Status, &verdict, &ec, &emsg, &it.Attempts, &started, &wall, &it.Session, &result); err != nil {
+		if err := irows.Scan(&it.TrialID, &it.QuestionID, &it.Index, &it.Status, &verdict, &ec, &emsg, &it.Attempts, &started, &wall, &it.Session, &result, &digest); err != nil {
 			return nil, err
 		}
 		it.ErrorClass, it.Error, it.WallMS = ec.String, emsg.String, wall.Float64
@@ -738,9 +782,22 @@ func ReadRun(dir string, withResults bool) (*RunData, error) {
 				return nil, fmt.Errorf("store %s: item %s/%s verdict: %w", dir, it.TrialID, it.QuestionID, err)
 			}
 		}
-		if result.Valid {
+		switch {
+		case digest.Valid:
+			var d resultDigest
+			if err := json.Unmarshal([]byte(digest.String), &d); err != nil {
+				return nil, fmt.Errorf("store %s: item %s/%s digest: %w", dir, it.TrialID, it.QuestionID, err)
+			}
+			it.Result = d.result()
+		case result != nil && mode == ReadReport:
+			d, err := digestFromResult(result)
+			if err != nil {
+				return nil, fmt.Errorf("store %s: item %s/%s result: %w", dir, it.TrialID, it.QuestionID, err)
+			}
+			it.Result = d.result()
+		case result != nil:
 			it.Result = &runners.Result{}
-			if err := json.Unmarshal([]byte(result.String), it.Result); err != nil {
+			if err := decodeResult(result, it.Result); err != nil {
 				return nil, fmt.Errorf("store %s: item %s/%s result: %w", dir, it.TrialID, it.QuestionID, err)
 			}
 		}
@@ -753,18 +810,92 @@ func ReadRun(dir string, withResults bool) (*RunData, error) {
 	if err := irows.Err(); err != nil {
 		return nil, err
 	}
-	if withResults {
-		if err := readCalls(s.db, r, idx); err != nil {
-			return nil, fmt.Errorf("store %s: %w", dir, err)
-		}
+	irows.Close()
+	r.countClasses()
+	switch mode {
+	case ReadResults:
+		err = readCalls(s.db, r, idx, func(*Item) bool { return true }, true)
+	case ReadReport:
+		err = readCalls(s.db, r, idx, func(it *Item) bool { return it.Result == nil || len(it.Result.Usage) == 0 }, false)
 	}
-	if err := readCallTotals(s.db, &r.CallLog); err != nil {
+	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", dir, err)
 	}
-	if r.Endpoints, err = readEndpointStats(s.db); err != nil {
+	if err := readRunTail(s.db, r); err != nil {
 		return nil, fmt.Errorf("store %s: %w", dir, err)
 	}
 	return r, nil
+}
+
+// countClasses fills FailedByClass and ErroredByClass from the items.
+func (r *RunData) countClasses() {
+	r.FailedByClass, r.ErroredByClass = map[string]int{}, map[string]int{}
+	for _, t := range r.Trials {
+		for _, it := range t.Items {
+			switch it.Status {
+			case StatusFailed:
+				r.FailedByClass[it.ErrorClass]++
+			case StatusError:
+				r.ErroredByClass[it.ErrorClass]++
+			}
+		}
+	}
+}
+
+// readRunHead reads the meta and the trials of a run (no item), and
+// returns the trials' positions by id.
+func readRunHead(db *sql.DB, dir string) (*RunData, map[string]int, error) {
+	r := &RunData{Dir: dir, Meta: map[string]string{}}
+	rows, err := db.Query(`SELECT key, value FROM meta`)
+	if err != nil {
+		return nil, nil, fmt.Errorf("store %s: %w", dir, err)
+	}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			rows.Close()
+			return nil, nil, err
+		}
+		r.Meta[k] = v
+	}
+	rows.Close()
+	r.Simulated = r.Meta["simulated"] == "1"
+	r.Totals = map[string]int{}
+	for k, v := range r.Meta {
+		if id, ok := strings.CutPrefix(k, "items:"); ok {
+			n, _ := strconv.Atoi(v)
+			r.Totals[id] = n
+		}
+	}
+	trows, err := db.Query(`SELECT config FROM trials ORDER BY ord, id`)
+	if err != nil {
+		return nil, nil, fmt.Errorf("store %s: %w", dir, err)
+	}
+	defer trows.Close()
+	idx := map[string]int{}
+	for trows.Next() {
+		var cfg string
+		if err := trows.Scan(&cfg); err != nil {
+			return nil, nil, err
+		}
+		var t Trial
+		if err := json.Unmarshal([]byte(cfg), &t); err != nil {
+			return nil, nil, fmt.Errorf("store %s: trial config: %w", dir, err)
+		}
+		idx[t.ID] = len(r.Trials)
+		r.Trials = append(r.Trials, RunTrial{Trial: t})
+	}
+	return r, idx, trows.Err()
+}
+
+// readRunTail reads the call log's totals and the endpoint counters.
+func readRunTail(db *sql.DB, r *RunData) error {
+	if err := readCallTotals(db, &r.CallLog); err != nil {
+		return err
+	}
+	var err error
+	r.Endpoints, err = readEndpointStats(db)
+	return err
 }
 
 // readCallTotals counts the call log, in one pass over model_calls.
@@ -783,11 +914,16 @@ func readCallTotals(db *sql.DB, t *CallTotals) error {
 		Scan(&t.Calls, &t.Cached, &t.Sent, &t.Loose, &t.PromptTokens, &t.CompletionTokens)
 }
 
-func readCalls(db *sql.DB, r *RunData, idx map[string]int) error {
+// readCalls attaches the call log to the items want selects and, when
+// loose, collects the other calls (want must then select every item, so
+// that these are the calls of items the store does not hold).
+func readCalls(db *sql.DB, r *RunData, idx map[string]int, want func(*Item) bool, loose bool) error {
 	pos := map[string]int{}
 	for _, t := range r.Trials {
-		for j, it := range t.Items {
-			pos[itemKey(it.TrialID, it.QuestionID)] = j
+		for j := range t.Items {
+			if it := &t.Items[j]; want(it) {
+				pos[itemKey(it.TrialID, it.QuestionID)] = j
+			}
 		}
 	}
 	var hasState int
@@ -819,9 +955,10 @@ func readCalls(db *sql.DB, r *RunData, idx map[string]int) error {
 		c.Cached, c.Error, c.Sent = cached == 1, e.String, st == callSent
 		i, ok := idx[t]
 		j, ok2 := pos[itemKey(t, q)]
-		if ok && ok2 {
+		switch {
+		case ok && ok2:
 			r.Trials[i].Items[j].Calls = append(r.Trials[i].Items[j].Calls, c)
-		} else {
+		case loose:
 			r.LooseCalls = append(r.LooseCalls, ItemCall{TrialID: t, QuestionID: q, Session: session, Call: c})
 		}
 	}
