@@ -6,25 +6,26 @@ import (
 	"github.com/t2sbench/t2sbench/runners"
 )
 
-// resultDigest is the part of an item's result that reports aggregate: its
-// usage by role and its trace counters. Commit stores it beside the
+// resultDigest is the part of an item's result that reports aggregate and
+// exports write: its final SQL, usage by role and trace counters. Commit stores it beside the
 // compressed result (items.digest), so that a report reads a few hundred
 // bytes per item instead of inflating and decoding its whole trace. Rows
 // written before the digest existed have items.digest NULL; readers then
 // decode these two fields from the result itself (digestFromResult).
 type resultDigest struct {
+	SQL      string                       `json:"sql,omitempty"`
 	Usage    map[string]runners.RoleUsage `json:"usage,omitempty"`
 	Counters map[string]float64           `json:"counters,omitempty"`
 }
 
 func digestOf(r *runners.Result) resultDigest {
-	return resultDigest{Usage: r.Usage, Counters: r.Trace.Counters}
+	return resultDigest{SQL: r.SQL, Usage: r.Usage, Counters: r.Trace.Counters}
 }
 
-// result returns the digest as a result holding only its usage and trace
-// counters: what ReadReport gives each item.
+// result returns the digest as a result holding only its SQL, usage and
+// trace counters: what ReadReport gives each item.
 func (d resultDigest) result() *runners.Result {
-	return &runners.Result{Usage: d.Usage, Trace: runners.Trace{Counters: d.Counters}}
+	return &runners.Result{SQL: d.SQL, Usage: d.Usage, Trace: runners.Trace{Counters: d.Counters}}
 }
 
 // digestFromResult decodes the usage and trace counters of a stored result
@@ -35,6 +36,7 @@ func digestFromResult(b []byte) (resultDigest, error) {
 		return resultDigest{}, err
 	}
 	var partial struct {
+		SQL   string                       `json:"sql"`
 		Usage map[string]runners.RoleUsage `json:"usage"`
 		Trace struct {
 			Counters map[string]float64 `json:"counters"`
@@ -43,5 +45,5 @@ func digestFromResult(b []byte) (resultDigest, error) {
 	if err := json.Unmarshal(raw, &partial); err != nil {
 		return resultDigest{}, err
 	}
-	return resultDigest{Usage: partial.Usage, Counters: partial.Trace.Counters}, nil
+	return resultDigest{SQL: partial.SQL, Usage: partial.Usage, Counters: partial.Trace.Counters}, nil
 }

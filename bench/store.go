@@ -2,7 +2,9 @@ package bench
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -259,13 +261,29 @@ func hasCallColumn(db *sql.DB, name string) (bool, error) {
 }
 
 // callCacheKey is the SQL expression of a call's cache key in db: the
-// column, or an empty text in a store made before it existed.
+// column (a key stored in its 32 bytes, see storedKey, read back as its
+// lowercase hex), or an empty text in a store made before it existed.
 func callCacheKey(db *sql.DB) (string, error) {
 	ok, err := hasCallColumn(db, "cache_key")
 	if err != nil || !ok {
 		return `''`, err
 	}
-	return `cache_key`, nil
+	return `(CASE WHEN typeof(cache_key) = 'blob' THEN lower(hex(cache_key)) ELSE cache_key END)`, nil
+}
+
+// storedKey is the form model_calls.cache_key stores key in: a model
+// cache key, the lowercase hex of a SHA-256, as its 32 bytes (a blob,
+// half the size of the text, on each of a run's hundreds of thousands of
+// calls); any other key as the text itself. callCacheKey reads both.
+func storedKey(key string) any {
+	if len(key) != 2*sha256.Size || strings.ToLower(key) != key {
+		return key
+	}
+	b, err := hex.DecodeString(key)
+	if err != nil {
+		return key
+	}
+	return b
 }
 
 // Call states in model_calls.state.
@@ -298,7 +316,7 @@ func (s *Store) CallStarted(trialID, questionID string, c Call) (int64, error) {
 func (s *Store) CallFinished(id int64, c Call) error {
 	return s.write(func(tx *sql.Tx) error {
 		_, err := tx.Exec(`UPDATE model_calls SET cached = ?, prompt_tokens = ?, completion_tokens = ?, latency_ms = ?, error = ?, state = ?, cache_key = ?
-			WHERE id = ?`, boolInt(c.Cached), c.PromptTokens, c.CompletionTokens, c.LatencyMS, c.Error, callDone, c.CacheKey, id)
+			WHERE id = ?`, boolInt(c.Cached), c.PromptTokens, c.CompletionTokens, c.LatencyMS, c.Error, callDone, storedKey(c.CacheKey), id)
 		return err
 	})
 }
@@ -466,7 +484,7 @@ func insertCall(tx *sql.Tx, trialID, questionID string, session int, c Call) err
 	}
 	_, err := tx.Exec(`INSERT INTO model_calls (trial_id, question_id, session, role, n, cached, prompt_tokens, completion_tokens, latency_ms, error, state, cache_key)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, trialID, questionID, session, c.Role, c.N, boolInt(c.Cached),
-		c.PromptTokens, c.CompletionTokens, c.LatencyMS, c.Error, state, c.CacheKey)
+		c.PromptTokens, c.CompletionTokens, c.LatencyMS, c.Error, state, storedKey(c.CacheKey))
 	return err
 }
 
@@ -704,9 +722,9 @@ const (
 	// ReadVerdicts reads each item's status, verdict, error, attempts and
 	// timing: no result, no call.
 	ReadVerdicts ReadMode = iota
-	// ReadReport adds each item's usage by role and trace counters, as
-	// an Item.Result holding only those two (no SQL, candidate or trace
-	// step), and the calls of the items whose result has no usage (the
+	// ReadReport adds each item's final SQL, usage by role and trace
+	// counters, as an Item.Result holding only those three (no candidate,
+	// trace step or trace data), and the calls of the items whose result has no usage (the
 	// reports count their usage from the call log): what report tables
 	// read, without decoding any trace.
 	ReadReport
@@ -970,15 +988,15 @@ func readCalls(db *sql.DB, r *RunData, idx map[string]int, want func(*Item) bool
 // EX's denominator (TrialOutcomes: done and failed items whose gold runs;
 // failed ones are false).
 func LoadRunVerdicts(dir string) ([]string, map[string]map[string]bool, error) {
-	r, err := ReadRun(dir, false)
+	systems, err := LoadRunSystems(dir)
 	if err != nil {
 		return nil, nil, err
 	}
 	out := map[string]map[string]bool{}
-	labels := make([]string, 0, len(r.Trials))
-	for _, t := range r.Trials {
-		labels = append(labels, t.Label)
-		out[t.Label] = TrialOutcomes(&t, 0).Correct
+	labels := make([]string, 0, len(systems))
+	for _, s := range systems {
+		labels = append(labels, s.Label)
+		out[s.Label] = s.Correct
 	}
 	return labels, out, nil
 }
@@ -1006,19 +1024,28 @@ type RunSystem struct {
 }
 
 // LoadRunSystems reads the outcomes of every trial of run directory dir,
-// in plan order.
+// in plan order, streaming each trial's statuses and verdicts (no result,
+// no call; see SummarizeDir).
 func LoadRunSystems(dir string) ([]RunSystem, error) {
-	r, err := ReadRun(dir, false)
+	st, err := openDB(dir, true)
+	if err != nil {
+		return nil, err
+	}
+	defer st.db.Close()
+	r, _, err := readRunHead(st.db, dir)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]RunSystem, 0, len(r.Trials))
 	for _, t := range r.Trials {
-		bk := t.Benchmark.Key()
-		o := TrialOutcomes(&t, r.Totals[t.ID])
+		a := newOutcomeAcc(true)
+		if err := eachTrialItem(st.db, t.ID, a.add); err != nil {
+			return nil, fmt.Errorf("store %s: %w", dir, err)
+		}
+		o := a.outcomes(r.Totals[t.ID])
 		out = append(out, RunSystem{
 			Label:     t.Label,
-			Benchmark: bk,
+			Benchmark: t.Benchmark.Key(),
 			Simulated: t.Simulated(),
 			Correct:   o.Correct,
 			Failed:    o.Failed,
