@@ -129,6 +129,8 @@ CREATE TABLE IF NOT EXISTS items (
 	correct INTEGER, verdict TEXT, result TEXT, error_class TEXT, error TEXT, attempts INTEGER NOT NULL,
 	started TEXT, wall_ms REAL, session INTEGER NOT NULL, digest TEXT,
 	PRIMARY KEY (trial_id, question_id));
+CREATE TABLE IF NOT EXISTS results (
+	trial_id TEXT NOT NULL, question_id TEXT NOT NULL, result BLOB NOT NULL, PRIMARY KEY (trial_id, question_id));
 CREATE TABLE IF NOT EXISTS model_calls (
 	id INTEGER PRIMARY KEY AUTOINCREMENT, trial_id TEXT NOT NULL, question_id TEXT NOT NULL, session INTEGER NOT NULL,
 	role TEXT, n INTEGER, cached INTEGER, prompt_tokens INTEGER, completion_tokens INTEGER, latency_ms REAL, error TEXT,
@@ -243,6 +245,17 @@ func migrateItemDigest(db *sql.DB) error {
 	}
 	_, err = db.Exec(`ALTER TABLE items ADD COLUMN digest TEXT`)
 	return err
+}
+
+// resultColumn is the SQL expression of the stored result of the items
+// row named items: in table results, else (stores written before it
+// existed) in items.result.
+func resultColumn(db *sql.DB, items string) (string, error) {
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'results'`).Scan(&n); err != nil || n == 0 {
+		return items + `.result`, err
+	}
+	return `coalesce(` + items + `.result, (SELECT r.result FROM results r WHERE r.trial_id = ` + items + `.trial_id AND r.question_id = ` + items + `.question_id))`, nil
 }
 
 // hasColumn reports whether table has column name.
@@ -449,6 +462,11 @@ func insertItem(tx *sql.Tx, it *Item) error {
 
 // insertItemRow writes item it with its verdict, result (stored form: see
 // encodeResult) and digest already encoded.
+//
+// The result goes to table results, not to items.result (where stores
+// written before kept it): a row of items stays a few hundred bytes, so
+// that reading statuses and verdicts (SummarizeDir) never pages through
+// the results, which SQLite stores inline or in the row's overflow pages.
 func insertItemRow(tx *sql.Tx, it *Item, verdict []byte, result any, digest []byte, correct any) error {
 	res, err := tx.Exec(`INSERT INTO items (trial_id, question_id, idx, status, correct, verdict, result, error_class, error, attempts, started, wall_ms, session, digest)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -457,13 +475,22 @@ func insertItemRow(tx *sql.Tx, it *Item, verdict []byte, result any, digest []by
 			attempts = items.attempts + excluded.attempts, started = excluded.started, wall_ms = excluded.wall_ms, session = excluded.session,
 			digest = excluded.digest
 		WHERE items.status NOT IN ('done', 'failed')`,
-		it.TrialID, it.QuestionID, it.Index, it.Status, correct, nullStr(verdict), result, it.ErrorClass, it.Error,
+		it.TrialID, it.QuestionID, it.Index, it.Status, correct, nullStr(verdict), nil, it.ErrorClass, it.Error,
 		it.Attempts, it.Started.UTC().Format(time.RFC3339Nano), it.WallMS, it.Session, nullStr(digest))
 	if err != nil {
 		return err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("trial %s question %s: %w", it.TrialID, it.QuestionID, ErrAlreadyDone)
+	}
+	if result == nil {
+		_, err = tx.Exec(`DELETE FROM results WHERE trial_id = ? AND question_id = ?`, it.TrialID, it.QuestionID)
+	} else {
+		_, err = tx.Exec(`INSERT INTO results (trial_id, question_id, result) VALUES (?, ?, ?)
+			ON CONFLICT(trial_id, question_id) DO UPDATE SET result = excluded.result`, it.TrialID, it.QuestionID, result)
+	}
+	if err != nil {
+		return err
 	}
 	for _, c := range it.Calls {
 		if c.logged {
@@ -524,7 +551,7 @@ func (s *Store) Done(ctx context.Context) (map[string]bool, error) {
 // Reset deletes every item and call of the run (for --fresh).
 func (s *Store) Reset() error {
 	return s.write(func(tx *sql.Tx) error {
-		for _, q := range []string{`DELETE FROM items`, `DELETE FROM model_calls`, `DELETE FROM trials`, `DELETE FROM meta`} {
+		for _, q := range []string{`DELETE FROM items`, `DELETE FROM results`, `DELETE FROM model_calls`, `DELETE FROM trials`, `DELETE FROM meta`} {
 			if _, err := tx.Exec(q); err != nil {
 				return err
 			}
@@ -763,7 +790,10 @@ func ReadRunMode(dir string, mode ReadMode) (*RunData, error) {
 	cols := `NULL, NULL`
 	switch mode {
 	case ReadResults:
-		cols = `result, NULL`
+		if cols, err = resultColumn(s.db, "items"); err != nil {
+			return nil, fmt.Errorf("store %s: %w", dir, err)
+		}
+		cols += `, NULL`
 	case ReadReport:
 		hasDigest, err := hasColumn(s.db, "items", "digest")
 		if err != nil {

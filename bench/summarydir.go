@@ -25,7 +25,7 @@ func SummarizeDir(dir string) (*RunData, []TrialSummary, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	calls, tokens, err := trialCallTotals(s.db)
+	calls, tokens, err := trialCallTotals(s.db, &r.CallLog)
 	if err != nil {
 		return nil, nil, fmt.Errorf("store %s: %w", dir, err)
 	}
@@ -70,7 +70,7 @@ func SummarizeDir(dir string) (*RunData, []TrialSummary, error) {
 		}
 		out = append(out, sum)
 	}
-	if err := readRunTail(s.db, r); err != nil {
+	if r.Endpoints, err = readEndpointStats(s.db); err != nil {
 		return nil, nil, fmt.Errorf("store %s: %w", dir, err)
 	}
 	return r, out, nil
@@ -108,22 +108,43 @@ func eachTrialItem(db *sql.DB, trialID string, fn func(*Item)) error {
 }
 
 // trialCallTotals counts, by trial id, the calls of the items the store
-// holds and their prompt plus completion tokens, in one SQL aggregation.
-func trialCallTotals(db *sql.DB) (calls, tokens map[string]int, err error) {
-	rows, err := db.Query(`SELECT c.trial_id, count(*), coalesce(sum(c.prompt_tokens + c.completion_tokens), 0)
-		FROM model_calls c JOIN items i ON i.trial_id = c.trial_id AND i.question_id = c.question_id GROUP BY c.trial_id`)
+// holds and their prompt plus completion tokens, and totals the whole call
+// log into t (as readCallTotals does), in one SQL aggregation: one pass
+// over model_calls.
+func trialCallTotals(db *sql.DB, t *CallTotals) (calls, tokens map[string]int, err error) {
+	state := `'done'`
+	if ok, err := hasCallColumn(db, "state"); err != nil {
+		return nil, nil, err
+	} else if ok {
+		state = `c.state`
+	}
+	rows, err := db.Query(`SELECT c.trial_id, i.trial_id IS NOT NULL, count(*), coalesce(sum(c.cached), 0), coalesce(sum(` + state + ` = 'sent'), 0),
+		coalesce(sum(c.prompt_tokens), 0), coalesce(sum(c.completion_tokens), 0)
+		FROM model_calls c LEFT JOIN items i ON i.trial_id = c.trial_id AND i.question_id = c.question_id GROUP BY 1, 2`)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer rows.Close()
 	calls, tokens = map[string]int{}, map[string]int{}
+	*t = CallTotals{}
 	for rows.Next() {
-		var t string
-		var n, tok int
-		if err := rows.Scan(&t, &n, &tok); err != nil {
+		var id string
+		var held bool
+		var n, cached, sent, pt, ct int
+		if err := rows.Scan(&id, &held, &n, &cached, &sent, &pt, &ct); err != nil {
 			return nil, nil, err
 		}
-		calls[t], tokens[t] = n, tok
+		t.Calls += n
+		t.Cached += cached
+		t.Sent += sent
+		t.PromptTokens += pt
+		t.CompletionTokens += ct
+		if !held {
+			t.Loose += n
+			continue
+		}
+		calls[id] += n
+		tokens[id] += pt + ct
 	}
 	return calls, tokens, rows.Err()
 }
