@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -1094,7 +1095,10 @@ type MergeStats struct {
 
 // Merge joins the stores of shard run directories into the store of out.
 // Trials are unioned by id; a done or failed item wins over an error record; two finished
-// records of the same item keep the first (counted in Conflicts).
+// records of the same item keep the first (counted in Conflicts). It
+// streams each shard, one item and one call at a time, copying results in
+// their stored form (a result written before compression is compressed
+// and digested on the way), so its memory does not grow with the shards.
 func Merge(out string, shards ...string) (MergeStats, error) {
 	var st MergeStats
 	dst, err := OpenStore(out)
@@ -1104,65 +1108,177 @@ func Merge(out string, shards ...string) (MergeStats, error) {
 	defer dst.Close()
 	totals := map[string]int{}
 	for _, dir := range shards {
-		r, err := ReadRun(dir, true)
-		if err != nil {
+		if err := mergeShard(dst, dir, totals, &st); err != nil {
 			return st, err
 		}
-		trials := make([]*Trial, len(r.Trials))
-		for i := range r.Trials {
-			trials[i] = &r.Trials[i].Trial
+	}
+	return st, nil
+}
+
+func mergeShard(dst *Store, dir string, totals map[string]int, st *MergeStats) error {
+	src, err := openDB(dir, true)
+	if err != nil {
+		return err
+	}
+	defer src.db.Close()
+	r, _, err := readRunHead(src.db, dir)
+	if err != nil {
+		return err
+	}
+	trials := make([]*Trial, len(r.Trials))
+	for i := range r.Trials {
+		trials[i] = &r.Trials[i].Trial
+	}
+	if err := dst.PutTrials(trials); err != nil {
+		return err
+	}
+	meta := map[string]string{}
+	for k, v := range r.Meta {
+		switch {
+		case strings.HasPrefix(k, "items:"):
+			// Shards hold disjoint slices: totals add up.
+			n, _ := strconv.Atoi(v)
+			meta[k] = strconv.Itoa(n + totals[k])
+			totals[k] = n + totals[k]
+		case k != "simulated" || v == "1":
+			meta[k] = v
 		}
-		if err := dst.PutTrials(trials); err != nil {
-			return st, err
+	}
+	if err := dst.SetMeta(meta); err != nil {
+		return err
+	}
+	st.Trials += len(trials)
+	eps, err := readEndpointStats(src.db)
+	if err != nil {
+		return fmt.Errorf("store %s: %w", dir, err)
+	}
+	// Endpoint counters of shards add up.
+	if err := dst.AddEndpointStats(eps); err != nil {
+		return err
+	}
+	// Items, then the calls of every item copied and of the items the
+	// shard does not hold; the calls of an item that lost to an earlier
+	// shard's record stay behind with it.
+	known := map[string]bool{}
+	for _, t := range r.Trials {
+		known[t.ID] = true
+	}
+	skip := map[string]bool{}
+	resultCol, err := resultColumn(src.db, "items")
+	if err != nil {
+		return fmt.Errorf("store %s: %w", dir, err)
+	}
+	digestCol := `NULL`
+	if ok, err := hasColumn(src.db, "items", "digest"); err != nil {
+		return fmt.Errorf("store %s: %w", dir, err)
+	} else if ok {
+		digestCol = `digest`
+	}
+	rows, err := src.db.Query(`SELECT trial_id, question_id, idx, status, correct, verdict, error_class, error, attempts, started, wall_ms, session, ` +
+		resultCol + `, ` + digestCol + ` FROM items ORDER BY idx, question_id`)
+	if err != nil {
+		return fmt.Errorf("store %s: %w", dir, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var it Item
+		var correct sql.NullInt64
+		var verdict, result, digest []byte
+		var started, ec, emsg sql.NullString
+		var wall sql.NullFloat64
+		if err := rows.Scan(&it.TrialID, &it.QuestionID, &it.Index, &it.Status, &correct, &verdict, &ec, &emsg, &it.Attempts, &started, &wall, &it.Session, &result, &digest); err != nil {
+			return fmt.Errorf("store %s: %w", dir, err)
 		}
-		meta := map[string]string{}
-		for k, v := range r.Meta {
-			switch {
-			case strings.HasPrefix(k, "items:"):
-				// Shards hold disjoint slices: totals add up.
-				n, _ := strconv.Atoi(v)
-				meta[k] = strconv.Itoa(n + totals[k])
-				totals[k] = n + totals[k]
-			case k != "simulated" || v == "1":
-				meta[k] = v
+		if !known[it.TrialID] {
+			continue // an item of no trial: readers never show it (its calls are copied, as loose ones)
+		}
+		it.ErrorClass, it.Error, it.WallMS = ec.String, emsg.String, wall.Float64
+		if started.Valid {
+			it.Started, _ = time.Parse(time.RFC3339Nano, started.String)
+		}
+		var stored any
+		if result != nil {
+			if !bytes.HasPrefix(result, resultMagic) {
+				raw, err := storedJSON(result)
+				if err != nil {
+					return fmt.Errorf("store %s: item %s/%s result: %w", dir, it.TrialID, it.QuestionID, err)
+				}
+				if result, err = compressJSON(raw); err != nil {
+					return err
+				}
+			}
+			stored = result
+			if digest == nil {
+				d, err := digestFromResult(result)
+				if err != nil {
+					return fmt.Errorf("store %s: item %s/%s result: %w", dir, it.TrialID, it.QuestionID, err)
+				}
+				if digest, err = json.Marshal(d); err != nil {
+					return err
+				}
 			}
 		}
-		if err := dst.SetMeta(meta); err != nil {
-			return st, err
+		var c any
+		if correct.Valid {
+			c = correct.Int64
 		}
-		st.Trials += len(trials)
-		if err := dst.write(func(tx *sql.Tx) error {
-			for _, c := range r.LooseCalls {
+		err := dst.write(func(tx *sql.Tx) error { return insertItemRow(tx, &it, verdict, stored, digest, c) })
+		switch {
+		case errors.Is(err, ErrAlreadyDone):
+			st.Conflicts++
+			skip[itemKey(it.TrialID, it.QuestionID)] = true
+		case err != nil:
+			return err
+		default:
+			st.Items++
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("store %s: %w", dir, err)
+	}
+	rows.Close()
+	ir := &ItemReader{dir: dir, db: src.db, state: `'done'`}
+	if ok, err := hasCallColumn(src.db, "state"); err != nil {
+		return fmt.Errorf("store %s: %w", dir, err)
+	} else if ok {
+		ir.state = `state`
+	}
+	if ir.key, err = callCacheKey(src.db); err != nil {
+		return fmt.Errorf("store %s: %w", dir, err)
+	}
+	// Calls go in batches, a transaction each.
+	const batch = 1000
+	var pending []ItemCall
+	flush := func() error {
+		if len(pending) == 0 {
+			return nil
+		}
+		err := dst.write(func(tx *sql.Tx) error {
+			for _, c := range pending {
 				if err := insertCall(tx, c.TrialID, c.QuestionID, c.Session, c.Call); err != nil {
 					return err
 				}
 			}
 			return nil
-		}); err != nil {
-			return st, err
-		}
-		st.Calls += len(r.LooseCalls)
-		// Endpoint counters of shards add up.
-		if err := dst.AddEndpointStats(r.Endpoints); err != nil {
-			return st, err
-		}
-		for _, t := range r.Trials {
-			for i := range t.Items {
-				it := t.Items[i]
-				err := dst.write(func(tx *sql.Tx) error { return insertItem(tx, &it) })
-				switch {
-				case errors.Is(err, ErrAlreadyDone):
-					st.Conflicts++
-				case err != nil:
-					return st, err
-				default:
-					st.Items++
-					st.Calls += len(it.Calls)
-				}
-			}
-		}
+		})
+		st.Calls += len(pending)
+		pending = pending[:0]
+		return err
 	}
-	return st, nil
+	err = ir.EachCall(context.Background(), func(c ItemCall) error {
+		if skip[itemKey(c.TrialID, c.QuestionID)] {
+			return nil
+		}
+		pending = append(pending, c)
+		if len(pending) == batch {
+			return flush()
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return flush()
 }
 
 // SessionCount returns how many sessions (invocations) the store has seen.
