@@ -3,7 +3,8 @@
 #
 # Writes two synthetic run stores (scripts/genstore, internal/synthstore:
 # trials of 1,000 questions cycling direct, cot, sc, steinersql, react-dsl,
-# alphasql and iesr; search items with ~48 KB of trace and 40-75 calls),
+# alphasql and iesr; search items with TRACE_KB (default 48) KB of trace
+# and 40-75 calls),
 # of SMALL and LARGE items (default 20,000 and 200,000), then measures
 # peak RSS, wall time and CPU time of
 #   status           t2sbench status DIR (the same code as the summary `run`
@@ -14,6 +15,10 @@
 #   scripts/bench-store.sh                  # 20k and 200k items
 #   SMALL=2000 LARGE=20000 scripts/bench-store.sh
 #   WORK=/var/tmp/t2s-bench scripts/bench-store.sh   # keeps the stores there
+#   TRACE_KB=16 scripts/bench-store.sh      # smaller traces, faster to write
+#
+# The readers measured never read a trace, so TRACE_KB changes the store's
+# size and the time to write it, not what status or report cost.
 #
 # Stores already in WORK are reused (generating 200k items takes minutes).
 # Peak RSS comes from /usr/bin/time -v, else from polling VmHWM in
@@ -23,6 +28,7 @@ set -euo pipefail
 SMALL=${SMALL:-20000}
 LARGE=${LARGE:-200000}
 WORK=${WORK:-${TMPDIR:-/tmp}/t2s-bench-store}
+TRACE_KB=${TRACE_KB:-48}
 GO=${GO:-go}
 cd "$(dirname "$0")/.."
 mkdir -p "$WORK"
@@ -57,7 +63,7 @@ for n in "$SMALL" "$LARGE"; do
 	dir="$WORK/synth-$n"
 	if [ ! -f "$dir/run.db" ]; then
 		rm -rf "$dir"
-		"$WORK/genstore" --out "$dir" --items "$n"
+		"$WORK/genstore" --out "$dir" --items "$n" --trace-kb "$TRACE_KB"
 	fi
 	measure "$WORK/status-$n" "$WORK/t2sbench" status "$dir"
 	rm -rf "$WORK/report-$n"
