@@ -179,6 +179,9 @@ func OpenStore(dir string) (*Store, error) {
 	if err := migrateItemDigest(s.db); err != nil {
 		return fail(fmt.Errorf("store %s: add items.digest: %w", dir, err))
 	}
+	if err := migrateResults(s.db); err != nil {
+		return fail(fmt.Errorf("store %s: move results out of items: %w", dir, err))
+	}
 	res, err := s.db.Exec(`INSERT INTO sessions (started) VALUES (?)`, time.Now().UTC().Format(time.RFC3339Nano))
 	if err != nil {
 		return fail(fmt.Errorf("store %s: %w", dir, err))
@@ -257,6 +260,86 @@ func resultColumn(db *sql.DB, items string) (string, error) {
 		return items + `.result`, err
 	}
 	return `coalesce(` + items + `.result, (SELECT r.result FROM results r WHERE r.trial_id = ` + items + `.trial_id AND r.question_id = ` + items + `.question_id))`, nil
+}
+
+// migrateResults moves the results a store written before compression
+// kept in items.result into table results, compressed, and fills their
+// digests, in one transaction: once done, reading statuses no longer pages
+// through the traces. Run when a store is opened for writing (run, merge);
+// readers of a store never opened so read both layouts. The file keeps
+// its size (the freed pages are reused by later writes).
+func migrateResults(db *sql.DB) error {
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM items WHERE result IS NOT NULL`).Scan(&n); err != nil || n == 0 {
+		return err
+	}
+	tx, err := db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	// Chunks of 256 rows: each moved row leaves the query's selection.
+	for {
+		moved, err := moveResults(tx, 256)
+		if err != nil {
+			return err
+		}
+		if moved == 0 {
+			return tx.Commit()
+		}
+	}
+}
+
+// moveResults moves up to limit results out of items (migrateResults).
+func moveResults(tx *sql.Tx, limit int) (int, error) {
+	type row struct {
+		trial, question string
+		result, digest  []byte
+	}
+	rows, err := tx.Query(`SELECT trial_id, question_id, result FROM items WHERE result IS NOT NULL LIMIT ?`, limit)
+	if err != nil {
+		return 0, err
+	}
+	var batch []row
+	for rows.Next() {
+		var m row
+		var raw []byte
+		if err := rows.Scan(&m.trial, &m.question, &raw); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		batch = append(batch, row{trial: m.trial, question: m.question, result: raw})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	for _, m := range batch {
+		js, err := storedJSON(m.result)
+		if err != nil {
+			return 0, fmt.Errorf("item %s/%s: %w", m.trial, m.question, err)
+		}
+		d, err := digestFromResult(js)
+		if err != nil {
+			return 0, fmt.Errorf("item %s/%s: %w", m.trial, m.question, err)
+		}
+		digest, err := json.Marshal(d)
+		if err != nil {
+			return 0, err
+		}
+		stored, err := compressJSON(js)
+		if err != nil {
+			return 0, err
+		}
+		if _, err := tx.Exec(`INSERT INTO results (trial_id, question_id, result) VALUES (?, ?, ?)
+			ON CONFLICT(trial_id, question_id) DO UPDATE SET result = excluded.result`, m.trial, m.question, stored); err != nil {
+			return 0, err
+		}
+		if _, err := tx.Exec(`UPDATE items SET result = NULL, digest = ? WHERE trial_id = ? AND question_id = ?`, string(digest), m.trial, m.question); err != nil {
+			return 0, err
+		}
+	}
+	return len(batch), nil
 }
 
 // hasColumn reports whether table has column name.

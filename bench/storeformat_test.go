@@ -332,3 +332,49 @@ func TestStoredJSON(t *testing.T) {
 		t.Errorf("storedJSON(compressJSON(x)) = %q, %v; want x", got, err)
 	}
 }
+
+// TestMigrateResults opens a legacy store for writing: its results move
+// to table results, compressed, with digests, and read back unchanged.
+func TestMigrateResults(t *testing.T) {
+	dir := t.TempDir()
+	writeFormatStore(t, dir, true)
+	before, err := ReadRun(dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := OpenStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, StoreFile)+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var inline, digests, compressed int
+	if err := db.QueryRow(`SELECT count(result), count(digest) FROM items`).Scan(&inline, &digests); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRow(`SELECT count(*) FROM results WHERE substr(result, 1, 3) = ?`, resultMagic).Scan(&compressed); err != nil {
+		t.Fatal(err)
+	}
+	// formatItems has 7 items with a result.
+	if inline != 0 || digests != 7 || compressed != 7 {
+		t.Errorf("after migration: %d results inline, %d digests, %d compressed; want 0, 7, 7", inline, digests, compressed)
+	}
+	after, err := ReadRun(dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range before.Trials {
+		for j, x := range before.Trials[i].Items {
+			y := after.Trials[i].Items[j]
+			if !reflect.DeepEqual(x.Result, y.Result) || !reflect.DeepEqual(x.Verdict, y.Verdict) {
+				t.Errorf("%s/%s after migration: result %+v verdict %+v; want %+v, %+v", y.TrialID, y.QuestionID, y.Result, y.Verdict, x.Result, x.Verdict)
+			}
+		}
+	}
+}
