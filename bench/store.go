@@ -835,9 +835,10 @@ const (
 	ReadVerdicts ReadMode = iota
 	// ReadReport adds each item's final SQL, usage by role and trace
 	// counters, as an Item.Result holding only those three (no candidate,
-	// trace step or trace data), and the calls of the items whose result has no usage (the
-	// reports count their usage from the call log): what report tables
-	// read, without decoding any trace.
+	// trace step or trace data), and the calls of the done and failed
+	// items with a verdict whose result has no usage (the reports count
+	// their usage from the call log): what report tables read, without
+	// decoding any trace.
 	ReadReport
 	// ReadResults adds each item's whole result (SQL, candidates, trace,
 	// usage), every call, and the calls of items the store does not hold
@@ -948,7 +949,10 @@ func ReadRunMode(dir string, mode ReadMode) (*RunData, error) {
 	case ReadResults:
 		err = readCalls(s.db, r, idx, func(*Item) bool { return true }, true)
 	case ReadReport:
-		err = readCalls(s.db, r, idx, func(it *Item) bool { return it.Result == nil || len(it.Result.Usage) == 0 }, false)
+		// Reports count the usage of the finished, scored items only.
+		err = readCalls(s.db, r, idx, func(it *Item) bool {
+			return (it.Status == StatusDone || it.Status == StatusFailed) && it.Verdict != nil && (it.Result == nil || len(it.Result.Usage) == 0)
+		}, false)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", dir, err)
@@ -1057,6 +1061,9 @@ func readCalls(db *sql.DB, r *RunData, idx map[string]int, want func(*Item) bool
 				pos[itemKey(it.TrialID, it.QuestionID)] = j
 			}
 		}
+	}
+	if len(pos) == 0 && !loose {
+		return nil // no call wanted: no pass over the call log
 	}
 	var hasState int
 	if err := db.QueryRow(`SELECT count(*) FROM pragma_table_info('model_calls') WHERE name = 'state'`).Scan(&hasState); err != nil {

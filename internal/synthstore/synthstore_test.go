@@ -46,16 +46,17 @@ func TestGenerate(t *testing.T) {
 	}
 }
 
-// BenchmarkReaders reads synthetic stores of two sizes (10x apart) with
-// the status/summary reader (SummarizeDir) and the report reader
-// (ReadRunMode ReadReport). Compare ns/op and the live heap after the
+// BenchmarkReaders reads synthetic stores of two sizes (10x apart, the
+// same mix of runners: 7 and 70 trials of 300 questions) with the
+// status/summary reader (SummarizeDir) and the report reader (ReadRunMode
+// ReadReport). Compare ns/op and the live heap after the
 // read (heap-MB) between the sizes: SummarizeDir's heap stays flat (it
 // streams), ReadReport's grows with the items (it holds each item's
 // verdict and digest, never a trace).
 func BenchmarkReaders(b *testing.B) {
-	for _, n := range []int{2000, 20000} {
+	for _, n := range []int{2100, 21000} {
 		dir := b.TempDir()
-		if _, err := synthstore.Generate(dir, synthstore.Options{Items: n, Questions: 500, TraceKB: 8}); err != nil {
+		if _, err := synthstore.Generate(dir, synthstore.Options{Items: n, Questions: 300, TraceKB: 8}); err != nil {
 			b.Fatal(err)
 		}
 		b.Run(fmt.Sprintf("summary/items=%d", n), func(b *testing.B) {
