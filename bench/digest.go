@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"database/sql"
 	"encoding/json"
 
 	"github.com/t2sbench/t2sbench/runners"
@@ -46,4 +47,19 @@ func digestFromResult(b []byte) (resultDigest, error) {
 		return resultDigest{}, err
 	}
 	return resultDigest{SQL: partial.SQL, Usage: partial.Usage, Counters: partial.Trace.Counters}, nil
+}
+
+// itemCountersSQL is the SQL expression, over the items row named alias,
+// of the item's trace counters as a JSON object (NULL when it has none),
+// for queries that aggregate counters in SQLite (json_each) without
+// decoding any result: the digest's counters, or, in a row written before
+// digests existed, the counters of the result's JSON text in
+// items.result. Stores without the digest column have only the latter.
+func itemCountersSQL(db *sql.DB, alias string) (string, error) {
+	legacy := `json_extract(` + alias + `.result, '$.trace.counters')`
+	ok, err := hasColumn(db, "items", "digest")
+	if err != nil || !ok {
+		return legacy, err
+	}
+	return `(CASE WHEN ` + alias + `.digest IS NOT NULL THEN json_extract(` + alias + `.digest, '$.counters') WHEN ` + alias + `.result IS NOT NULL THEN ` + legacy + ` END)`, nil
 }

@@ -378,3 +378,31 @@ func TestMigrateResults(t *testing.T) {
 		}
 	}
 }
+
+// TestItemCountersSQL sums a counter in SQLite through itemCountersSQL,
+// in both store formats: formatItems' item a/q1 counts 2 parse failures.
+func TestItemCountersSQL(t *testing.T) {
+	for _, legacy := range []bool{false, true} {
+		dir := t.TempDir()
+		writeFormatStore(t, dir, legacy)
+		db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, StoreFile)+"?mode=ro")
+		if err != nil {
+			t.Fatal(err)
+		}
+		expr, err := itemCountersSQL(db, "i")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum float64
+		var items int
+		err = db.QueryRow(`SELECT coalesce(sum(j.value), 0), count(DISTINCT i.trial_id || '/' || i.question_id)
+			FROM items i, json_each(`+expr+`) AS j WHERE j.key LIKE 'parse_failed.%'`).Scan(&sum, &items)
+		db.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum != 2 || items != 1 {
+			t.Errorf("legacy %v: parse_failed sum %v over %d items; want 2 over 1", legacy, sum, items)
+		}
+	}
+}
