@@ -5,7 +5,7 @@ PKGS    := ./...
 FUZZTIME ?= 20s
 SIM_LIMIT ?= 12
 
-.PHONY: build test k8s-validate image demo bench fuzz lint cover reproduce-sim clean
+.PHONY: build test k8s-validate image demo bench bench-store fuzz lint cover reproduce-sim clean
 
 # The commit goes in by -ldflags too: `t2sbench version` reports it where
 # the Go toolchain stamps no VCS information (GOFLAGS=-buildvcs=false, a
@@ -39,6 +39,12 @@ demo: build
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3x -timeout 60m $(PKGS)
+
+# Peak RSS and time of status and report over synthetic run stores of
+# 20k and 200k items, with the ratios (scripts/bench-store.sh; SMALL,
+# LARGE and WORK override the sizes and the work directory).
+bench-store:
+	scripts/bench-store.sh
 
 fuzz:
 	@for pkgfn in $$(grep -rl --include='*_test.go' 'func Fuzz' . | xargs -n1 dirname | sort -u); do \

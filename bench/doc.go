@@ -59,8 +59,11 @@
 // # Store
 //
 // One SQLite file per run directory (run.db, WAL): trials (config JSON),
-// items (status, verdict, result with SQL, candidates, trace and usage,
-// error class, timings, session), model_calls (one row per request,
+// items (status, verdict, error class, timings, session, and a digest of
+// the result: final SQL, usage by role, trace counters), results (each
+// item's whole result, SQL, candidates, trace and usage, as DEFLATE-
+// compressed JSON: see encodeResult; stores written before kept it as JSON
+// text in items.result, and every reader reads both), model_calls (one row per request,
 // written before the request is sent and completed when it returns, so a
 // killed run keeps its calls in flight, state "sent"), endpoint_stats
 // (per model and endpoint of models with replicas: calls, errors,
@@ -68,9 +71,14 @@
 // and meta (name, simulated, item totals). One goroutine writes; each finished item is
 // committed in one transaction. A done or failed item is never replaced
 // (ErrAlreadyDone). OpenStore holds an exclusive lock on the directory
-// (LockFile) until Close; readers take none. ReadRun and LoadRunVerdicts are the read API
-// for reports and compare; RunData.Simulated says whether any trial used
-// the sim backend, and such reports must be titled "simulated model".
+// (LockFile) until Close; readers take none. Readers read what they show:
+// SummarizeDir (status, the summary of run and merge) streams statuses
+// and verdicts and totals the call log in SQL; LoadRunSystems (compare)
+// streams outcomes; ReadRunMode with ReadReport (report, export) reads the
+// digests, no trace; OpenItemReader (the viewer) reads one item's result
+// at a time. ReadRun with results reads everything. RunData.Simulated says
+// whether any trial used the sim backend, and such reports must be titled
+// "simulated model".
 //
 // # Scheduling, resume, shards
 //

@@ -21,6 +21,8 @@ type ItemReader struct {
 	db    *sql.DB
 	state string // SQL expression of a call's state
 	key   string // SQL expression of a call's cache key
+	// result is the SQL expression of an item's stored result.
+	result string
 }
 
 // OpenItemReader opens the store of run directory dir for reading items.
@@ -38,6 +40,10 @@ func OpenItemReader(dir string) (*ItemReader, error) {
 	if hasState > 0 {
 		r.state = `state`
 	}
+	if r.result, err = resultColumn(s.db, "items"); err != nil {
+		s.db.Close()
+		return nil, fmt.Errorf("store %s: %w", dir, err)
+	}
 	if r.key, err = callCacheKey(s.db); err != nil {
 		s.db.Close()
 		return nil, fmt.Errorf("store %s: %w", dir, err)
@@ -52,10 +58,11 @@ func (r *ItemReader) Close() error { return r.db.Close() }
 // without its calls (see QuestionCalls); ok is false when the store has no
 // such item.
 func (r *ItemReader) Item(ctx context.Context, trialID, questionID string) (it *Item, ok bool, err error) {
-	row := r.db.QueryRowContext(ctx, `SELECT trial_id, question_id, idx, status, verdict, error_class, error, attempts, started, wall_ms, session, result
+	row := r.db.QueryRowContext(ctx, `SELECT trial_id, question_id, idx, status, verdict, error_class, error, attempts, started, wall_ms, session, `+r.result+`
 		FROM items WHERE trial_id = ? AND question_id = ?`, trialID, questionID)
 	it = &Item{}
-	var verdict, result, started, ec, emsg sql.NullString
+	var verdict, started, ec, emsg sql.NullString
+	var result []byte
 	var wall sql.NullFloat64
 	err = row.Scan(&it.TrialID, &it.QuestionID, &it.Index, &it.Status, &verdict, &ec, &emsg, &it.Attempts, &started, &wall, &it.Session, &result)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -74,9 +81,9 @@ func (r *ItemReader) Item(ctx context.Context, trialID, questionID string) (it *
 			return nil, false, fmt.Errorf("store %s: item %s/%s verdict: %w", r.dir, trialID, questionID, err)
 		}
 	}
-	if result.Valid {
+	if result != nil {
 		it.Result = &runners.Result{}
-		if err := json.Unmarshal([]byte(result.String), it.Result); err != nil {
+		if err := decodeResult(result, it.Result); err != nil {
 			return nil, false, fmt.Errorf("store %s: item %s/%s result: %w", r.dir, trialID, questionID, err)
 		}
 	}

@@ -1,8 +1,11 @@
 package bench
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -125,8 +128,10 @@ CREATE TABLE IF NOT EXISTS trials (
 CREATE TABLE IF NOT EXISTS items (
 	trial_id TEXT NOT NULL, question_id TEXT NOT NULL, idx INTEGER NOT NULL, status TEXT NOT NULL,
 	correct INTEGER, verdict TEXT, result TEXT, error_class TEXT, error TEXT, attempts INTEGER NOT NULL,
-	started TEXT, wall_ms REAL, session INTEGER NOT NULL,
+	started TEXT, wall_ms REAL, session INTEGER NOT NULL, digest TEXT,
 	PRIMARY KEY (trial_id, question_id));
+CREATE TABLE IF NOT EXISTS results (
+	trial_id TEXT NOT NULL, question_id TEXT NOT NULL, result BLOB NOT NULL, PRIMARY KEY (trial_id, question_id));
 CREATE TABLE IF NOT EXISTS model_calls (
 	id INTEGER PRIMARY KEY AUTOINCREMENT, trial_id TEXT NOT NULL, question_id TEXT NOT NULL, session INTEGER NOT NULL,
 	role TEXT, n INTEGER, cached INTEGER, prompt_tokens INTEGER, completion_tokens INTEGER, latency_ms REAL, error TEXT,
@@ -170,6 +175,12 @@ func OpenStore(dir string) (*Store, error) {
 	}
 	if err := migrateCallCacheKey(s.db); err != nil {
 		return fail(fmt.Errorf("store %s: add model_calls.cache_key: %w", dir, err))
+	}
+	if err := migrateItemDigest(s.db); err != nil {
+		return fail(fmt.Errorf("store %s: add items.digest: %w", dir, err))
+	}
+	if err := migrateResults(s.db); err != nil {
+		return fail(fmt.Errorf("store %s: move results out of items: %w", dir, err))
 	}
 	res, err := s.db.Exec(`INSERT INTO sessions (started) VALUES (?)`, time.Now().UTC().Format(time.RFC3339Nano))
 	if err != nil {
@@ -228,6 +239,116 @@ func migrateCallCacheKey(db *sql.DB) error {
 	return err
 }
 
+// migrateItemDigest adds items.digest to a store created before results
+// were digested; its rows read NULL there, and readers take the digest
+// from the result itself (see resultDigest).
+func migrateItemDigest(db *sql.DB) error {
+	ok, err := hasColumn(db, "items", "digest")
+	if err != nil || ok {
+		return err
+	}
+	_, err = db.Exec(`ALTER TABLE items ADD COLUMN digest TEXT`)
+	return err
+}
+
+// resultColumn is the SQL expression of the stored result of the items
+// row named items: in table results, else (stores written before it
+// existed) in items.result.
+func resultColumn(db *sql.DB, items string) (string, error) {
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'results'`).Scan(&n); err != nil || n == 0 {
+		return items + `.result`, err
+	}
+	return `coalesce(` + items + `.result, (SELECT r.result FROM results r WHERE r.trial_id = ` + items + `.trial_id AND r.question_id = ` + items + `.question_id))`, nil
+}
+
+// migrateResults moves the results a store written before compression
+// kept in items.result into table results, compressed, and fills their
+// digests, in one transaction: once done, reading statuses no longer pages
+// through the traces. Run when a store is opened for writing (run, merge);
+// readers of a store never opened so read both layouts. The file keeps
+// its size (the freed pages are reused by later writes).
+func migrateResults(db *sql.DB) error {
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM items WHERE result IS NOT NULL`).Scan(&n); err != nil || n == 0 {
+		return err
+	}
+	tx, err := db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	// Chunks of 256 rows: each moved row leaves the query's selection.
+	for {
+		moved, err := moveResults(tx, 256)
+		if err != nil {
+			return err
+		}
+		if moved == 0 {
+			return tx.Commit()
+		}
+	}
+}
+
+// moveResults moves up to limit results out of items (migrateResults).
+func moveResults(tx *sql.Tx, limit int) (int, error) {
+	type row struct {
+		trial, question string
+		result, digest  []byte
+	}
+	rows, err := tx.Query(`SELECT trial_id, question_id, result FROM items WHERE result IS NOT NULL LIMIT ?`, limit)
+	if err != nil {
+		return 0, err
+	}
+	var batch []row
+	for rows.Next() {
+		var m row
+		var raw []byte
+		if err := rows.Scan(&m.trial, &m.question, &raw); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		batch = append(batch, row{trial: m.trial, question: m.question, result: raw})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	for _, m := range batch {
+		js, err := storedJSON(m.result)
+		if err != nil {
+			return 0, fmt.Errorf("item %s/%s: %w", m.trial, m.question, err)
+		}
+		d, err := digestFromResult(js)
+		if err != nil {
+			return 0, fmt.Errorf("item %s/%s: %w", m.trial, m.question, err)
+		}
+		digest, err := json.Marshal(d)
+		if err != nil {
+			return 0, err
+		}
+		stored, err := compressJSON(js)
+		if err != nil {
+			return 0, err
+		}
+		if _, err := tx.Exec(`INSERT INTO results (trial_id, question_id, result) VALUES (?, ?, ?)
+			ON CONFLICT(trial_id, question_id) DO UPDATE SET result = excluded.result`, m.trial, m.question, stored); err != nil {
+			return 0, err
+		}
+		if _, err := tx.Exec(`UPDATE items SET result = NULL, digest = ? WHERE trial_id = ? AND question_id = ?`, string(digest), m.trial, m.question); err != nil {
+			return 0, err
+		}
+	}
+	return len(batch), nil
+}
+
+// hasColumn reports whether table has column name.
+func hasColumn(db *sql.DB, table, name string) (bool, error) {
+	var n int
+	err := db.QueryRow(`SELECT count(*) FROM pragma_table_info(?) WHERE name = ?`, table, name).Scan(&n)
+	return n > 0, err
+}
+
 // hasCallColumn reports whether model_calls has column name (stores made
 // by older versions lack the later ones).
 func hasCallColumn(db *sql.DB, name string) (bool, error) {
@@ -237,13 +358,29 @@ func hasCallColumn(db *sql.DB, name string) (bool, error) {
 }
 
 // callCacheKey is the SQL expression of a call's cache key in db: the
-// column, or an empty text in a store made before it existed.
+// column (a key stored in its 32 bytes, see storedKey, read back as its
+// lowercase hex), or an empty text in a store made before it existed.
 func callCacheKey(db *sql.DB) (string, error) {
 	ok, err := hasCallColumn(db, "cache_key")
 	if err != nil || !ok {
 		return `''`, err
 	}
-	return `cache_key`, nil
+	return `(CASE WHEN typeof(cache_key) = 'blob' THEN lower(hex(cache_key)) ELSE cache_key END)`, nil
+}
+
+// storedKey is the form model_calls.cache_key stores key in: a model
+// cache key, the lowercase hex of a SHA-256, as its 32 bytes (a blob,
+// half the size of the text, on each of a run's hundreds of thousands of
+// calls); any other key as the text itself. callCacheKey reads both.
+func storedKey(key string) any {
+	if len(key) != 2*sha256.Size || strings.ToLower(key) != key {
+		return key
+	}
+	b, err := hex.DecodeString(key)
+	if err != nil {
+		return key
+	}
+	return b
 }
 
 // Call states in model_calls.state.
@@ -276,7 +413,7 @@ func (s *Store) CallStarted(trialID, questionID string, c Call) (int64, error) {
 func (s *Store) CallFinished(id int64, c Call) error {
 	return s.write(func(tx *sql.Tx) error {
 		_, err := tx.Exec(`UPDATE model_calls SET cached = ?, prompt_tokens = ?, completion_tokens = ?, latency_ms = ?, error = ?, state = ?, cache_key = ?
-			WHERE id = ?`, boolInt(c.Cached), c.PromptTokens, c.CompletionTokens, c.LatencyMS, c.Error, callDone, c.CacheKey, id)
+			WHERE id = ?`, boolInt(c.Cached), c.PromptTokens, c.CompletionTokens, c.LatencyMS, c.Error, callDone, storedKey(c.CacheKey), id)
 		return err
 	})
 }
@@ -386,7 +523,8 @@ func (s *Store) Commit(it *Item) error {
 }
 
 func insertItem(tx *sql.Tx, it *Item) error {
-	var verdict, result []byte
+	var verdict, digest []byte
+	var result any
 	var correct any
 	var err error
 	if it.Verdict != nil {
@@ -396,23 +534,47 @@ func insertItem(tx *sql.Tx, it *Item) error {
 		correct = boolInt(it.Verdict.Correct)
 	}
 	if it.Result != nil {
-		if result, err = json.Marshal(it.Result); err != nil {
+		if result, err = encodeResult(it.Result); err != nil {
+			return err
+		}
+		if digest, err = json.Marshal(digestOf(it.Result)); err != nil {
 			return err
 		}
 	}
-	res, err := tx.Exec(`INSERT INTO items (trial_id, question_id, idx, status, correct, verdict, result, error_class, error, attempts, started, wall_ms, session)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	return insertItemRow(tx, it, verdict, result, digest, correct)
+}
+
+// insertItemRow writes item it with its verdict, result (stored form: see
+// encodeResult) and digest already encoded.
+//
+// The result goes to table results, not to items.result (where stores
+// written before kept it): a row of items stays a few hundred bytes, so
+// that reading statuses and verdicts (SummarizeDir) never pages through
+// the results, which SQLite stores inline or in the row's overflow pages.
+func insertItemRow(tx *sql.Tx, it *Item, verdict []byte, result any, digest []byte, correct any) error {
+	res, err := tx.Exec(`INSERT INTO items (trial_id, question_id, idx, status, correct, verdict, result, error_class, error, attempts, started, wall_ms, session, digest)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT(trial_id, question_id) DO UPDATE SET status = excluded.status, correct = excluded.correct,
 			verdict = excluded.verdict, result = excluded.result, error_class = excluded.error_class, error = excluded.error,
-			attempts = items.attempts + excluded.attempts, started = excluded.started, wall_ms = excluded.wall_ms, session = excluded.session
+			attempts = items.attempts + excluded.attempts, started = excluded.started, wall_ms = excluded.wall_ms, session = excluded.session,
+			digest = excluded.digest
 		WHERE items.status NOT IN ('done', 'failed')`,
-		it.TrialID, it.QuestionID, it.Index, it.Status, correct, nullStr(verdict), nullStr(result), it.ErrorClass, it.Error,
-		it.Attempts, it.Started.UTC().Format(time.RFC3339Nano), it.WallMS, it.Session)
+		it.TrialID, it.QuestionID, it.Index, it.Status, correct, nullStr(verdict), nil, it.ErrorClass, it.Error,
+		it.Attempts, it.Started.UTC().Format(time.RFC3339Nano), it.WallMS, it.Session, nullStr(digest))
 	if err != nil {
 		return err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("trial %s question %s: %w", it.TrialID, it.QuestionID, ErrAlreadyDone)
+	}
+	if result == nil {
+		_, err = tx.Exec(`DELETE FROM results WHERE trial_id = ? AND question_id = ?`, it.TrialID, it.QuestionID)
+	} else {
+		_, err = tx.Exec(`INSERT INTO results (trial_id, question_id, result) VALUES (?, ?, ?)
+			ON CONFLICT(trial_id, question_id) DO UPDATE SET result = excluded.result`, it.TrialID, it.QuestionID, result)
+	}
+	if err != nil {
+		return err
 	}
 	for _, c := range it.Calls {
 		if c.logged {
@@ -433,7 +595,7 @@ func insertCall(tx *sql.Tx, trialID, questionID string, session int, c Call) err
 	}
 	_, err := tx.Exec(`INSERT INTO model_calls (trial_id, question_id, session, role, n, cached, prompt_tokens, completion_tokens, latency_ms, error, state, cache_key)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, trialID, questionID, session, c.Role, c.N, boolInt(c.Cached),
-		c.PromptTokens, c.CompletionTokens, c.LatencyMS, c.Error, state, c.CacheKey)
+		c.PromptTokens, c.CompletionTokens, c.LatencyMS, c.Error, state, storedKey(c.CacheKey))
 	return err
 }
 
@@ -473,7 +635,7 @@ func (s *Store) Done(ctx context.Context) (map[string]bool, error) {
 // Reset deletes every item and call of the run (for --fresh).
 func (s *Store) Reset() error {
 	return s.write(func(tx *sql.Tx) error {
-		for _, q := range []string{`DELETE FROM items`, `DELETE FROM model_calls`, `DELETE FROM trials`, `DELETE FROM meta`} {
+		for _, q := range []string{`DELETE FROM items`, `DELETE FROM results`, `DELETE FROM model_calls`, `DELETE FROM trials`, `DELETE FROM meta`} {
 			if _, err := tx.Exec(q); err != nil {
 				return err
 			}
@@ -502,6 +664,10 @@ type RunData struct {
 	// does not hold (in flight or canceled when a session stopped); Merge
 	// copies them.
 	LooseCalls []ItemCall
+	// FailedByClass and ErroredByClass count the failed items
+	// (StatusFailed) and those left by an infrastructure error
+	// (StatusError) by error class, over every trial.
+	FailedByClass, ErroredByClass map[string]int
 	// Endpoints are the per-endpoint counters of the models served by
 	// several endpoints (ModelSpec.Replicas), summed over sessions and
 	// merged shards, sorted by model and endpoint.
@@ -660,72 +826,83 @@ func (t *RunTrial) Status(total int) (done, failed, pending int) {
 	return done, failed, max(0, total-done-failed)
 }
 
+// ReadMode selects how much of each item ReadRunMode decodes.
+type ReadMode int
+
+const (
+	// ReadVerdicts reads each item's status, verdict, error, attempts and
+	// timing: no result, no call.
+	ReadVerdicts ReadMode = iota
+	// ReadReport adds each item's final SQL, usage by role and trace
+	// counters, as an Item.Result holding only those three (no candidate,
+	// trace step or trace data), and the calls of the done and failed
+	// items with a verdict whose result has no usage (the reports count
+	// their usage from the call log): what report tables read, without
+	// decoding any trace.
+	ReadReport
+	// ReadResults adds each item's whole result (SQL, candidates, trace,
+	// usage), every call, and the calls of items the store does not hold
+	// (RunData.LooseCalls).
+	ReadResults
+)
+
 // ReadRun reads the trials (in plan order) and items of run directory dir.
 // withResults also decodes each item's result (SQL, candidates, trace,
-// usage) and call log, which reports of traces need.
+// usage) and call log, which reports of traces need: ReadRunMode with
+// ReadResults, else ReadVerdicts. Memory grows with every trace of the
+// run; status, summaries, compare and reports use lighter reads
+// (SummarizeDir, LoadRunSystems, ReadRunMode with ReadReport) and a
+// viewer reads traces one item at a time (OpenItemReader).
 func ReadRun(dir string, withResults bool) (*RunData, error) {
+	if withResults {
+		return ReadRunMode(dir, ReadResults)
+	}
+	return ReadRunMode(dir, ReadVerdicts)
+}
+
+// ReadRunMode reads the trials (in plan order) and items of run directory
+// dir, decoding what mode says.
+func ReadRunMode(dir string, mode ReadMode) (*RunData, error) {
 	s, err := openDB(dir, true)
 	if err != nil {
 		return nil, err
 	}
 	defer s.db.Close()
-	r := &RunData{Dir: dir, Meta: map[string]string{}}
-	rows, err := s.db.Query(`SELECT key, value FROM meta`)
+	r, idx, err := readRunHead(s.db, dir)
 	if err != nil {
-		return nil, fmt.Errorf("store %s: %w", dir, err)
+		return nil, err
 	}
-	for rows.Next() {
-		var k, v string
-		if err := rows.Scan(&k, &v); err != nil {
-			rows.Close()
-			return nil, err
+	cols := `NULL, NULL`
+	switch mode {
+	case ReadResults:
+		if cols, err = resultColumn(s.db, "items"); err != nil {
+			return nil, fmt.Errorf("store %s: %w", dir, err)
 		}
-		r.Meta[k] = v
-	}
-	rows.Close()
-	r.Simulated = r.Meta["simulated"] == "1"
-	r.Totals = map[string]int{}
-	for k, v := range r.Meta {
-		if id, ok := strings.CutPrefix(k, "items:"); ok {
-			n, _ := strconv.Atoi(v)
-			r.Totals[id] = n
+		cols += `, NULL`
+	case ReadReport:
+		hasDigest, err := hasColumn(s.db, "items", "digest")
+		if err != nil {
+			return nil, fmt.Errorf("store %s: %w", dir, err)
+		}
+		cols = `result, NULL`
+		if hasDigest {
+			cols = `CASE WHEN digest IS NULL THEN result END, digest`
 		}
 	}
-	trows, err := s.db.Query(`SELECT config FROM trials ORDER BY ord, id`)
-	if err != nil {
-		return nil, fmt.Errorf("store %s: %w", dir, err)
-	}
-	idx := map[string]int{}
-	for trows.Next() {
-		var cfg string
-		if err := trows.Scan(&cfg); err != nil {
-			trows.Close()
-			return nil, err
-		}
-		var t Trial
-		if err := json.Unmarshal([]byte(cfg), &t); err != nil {
-			trows.Close()
-			return nil, fmt.Errorf("store %s: trial config: %w", dir, err)
-		}
-		idx[t.ID] = len(r.Trials)
-		r.Trials = append(r.Trials, RunTrial{Trial: t})
-	}
-	trows.Close()
-	q := `SELECT trial_id, question_id, idx, status, verdict, error_class, error, attempts, started, wall_ms, session, NULL FROM items ORDER BY idx, question_id`
-	if withResults {
-		q = `SELECT trial_id, question_id, idx, status, verdict, error_class, error, attempts, started, wall_ms, session, result FROM items ORDER BY idx, question_id`
-	}
-	irows, err := s.db.Query(q)
+	irows, err := s.db.Query(`SELECT trial_id, question_id, idx, status, verdict, error_class, error, attempts, started, wall_ms, session, ` + cols + `
+		FROM items ORDER BY idx, question_id`)
 	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", dir, err)
 	}
 	defer irows.Close()
 	for irows.Next() {
 		var it Item
-		var verdict, result, started sql.NullString
+		var verdict, started sql.NullString
+		var result []byte
+		var digest sql.NullString
 		var ec, emsg sql.NullString
 		var wall sql.NullFloat64
-		if err := irows.Scan(&it.TrialID, &it.QuestionID, &it.Index, &it.Status, &verdict, &ec, &emsg, &it.Attempts, &started, &wall, &it.Session, &result); err != nil {
+		if err := irows.Scan(&it.TrialID, &it.QuestionID, &it.Index, &it.Status, &verdict, &ec, &emsg, &it.Attempts, &started, &wall, &it.Session, &result, &digest); err != nil {
 			return nil, err
 		}
 		it.ErrorClass, it.Error, it.WallMS = ec.String, emsg.String, wall.Float64
@@ -738,9 +915,22 @@ func ReadRun(dir string, withResults bool) (*RunData, error) {
 				return nil, fmt.Errorf("store %s: item %s/%s verdict: %w", dir, it.TrialID, it.QuestionID, err)
 			}
 		}
-		if result.Valid {
+		switch {
+		case digest.Valid:
+			var d resultDigest
+			if err := json.Unmarshal([]byte(digest.String), &d); err != nil {
+				return nil, fmt.Errorf("store %s: item %s/%s digest: %w", dir, it.TrialID, it.QuestionID, err)
+			}
+			it.Result = d.result()
+		case result != nil && mode == ReadReport:
+			d, err := digestFromResult(result)
+			if err != nil {
+				return nil, fmt.Errorf("store %s: item %s/%s result: %w", dir, it.TrialID, it.QuestionID, err)
+			}
+			it.Result = d.result()
+		case result != nil:
 			it.Result = &runners.Result{}
-			if err := json.Unmarshal([]byte(result.String), it.Result); err != nil {
+			if err := decodeResult(result, it.Result); err != nil {
 				return nil, fmt.Errorf("store %s: item %s/%s result: %w", dir, it.TrialID, it.QuestionID, err)
 			}
 		}
@@ -753,18 +943,95 @@ func ReadRun(dir string, withResults bool) (*RunData, error) {
 	if err := irows.Err(); err != nil {
 		return nil, err
 	}
-	if withResults {
-		if err := readCalls(s.db, r, idx); err != nil {
-			return nil, fmt.Errorf("store %s: %w", dir, err)
-		}
+	irows.Close()
+	r.countClasses()
+	switch mode {
+	case ReadResults:
+		err = readCalls(s.db, r, idx, func(*Item) bool { return true }, true)
+	case ReadReport:
+		// Reports count the usage of the finished, scored items only.
+		err = readCalls(s.db, r, idx, func(it *Item) bool {
+			return (it.Status == StatusDone || it.Status == StatusFailed) && it.Verdict != nil && (it.Result == nil || len(it.Result.Usage) == 0)
+		}, false)
 	}
-	if err := readCallTotals(s.db, &r.CallLog); err != nil {
+	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", dir, err)
 	}
-	if r.Endpoints, err = readEndpointStats(s.db); err != nil {
+	if err := readRunTail(s.db, r); err != nil {
 		return nil, fmt.Errorf("store %s: %w", dir, err)
 	}
 	return r, nil
+}
+
+// countClasses fills FailedByClass and ErroredByClass from the items.
+func (r *RunData) countClasses() {
+	r.FailedByClass, r.ErroredByClass = map[string]int{}, map[string]int{}
+	for _, t := range r.Trials {
+		for _, it := range t.Items {
+			switch it.Status {
+			case StatusFailed:
+				r.FailedByClass[it.ErrorClass]++
+			case StatusError:
+				r.ErroredByClass[it.ErrorClass]++
+			}
+		}
+	}
+}
+
+// readRunHead reads the meta and the trials of a run (no item), and
+// returns the trials' positions by id.
+func readRunHead(db *sql.DB, dir string) (*RunData, map[string]int, error) {
+	r := &RunData{Dir: dir, Meta: map[string]string{}}
+	rows, err := db.Query(`SELECT key, value FROM meta`)
+	if err != nil {
+		return nil, nil, fmt.Errorf("store %s: %w", dir, err)
+	}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			rows.Close()
+			return nil, nil, err
+		}
+		r.Meta[k] = v
+	}
+	rows.Close()
+	r.Simulated = r.Meta["simulated"] == "1"
+	r.Totals = map[string]int{}
+	for k, v := range r.Meta {
+		if id, ok := strings.CutPrefix(k, "items:"); ok {
+			n, _ := strconv.Atoi(v)
+			r.Totals[id] = n
+		}
+	}
+	trows, err := db.Query(`SELECT config FROM trials ORDER BY ord, id`)
+	if err != nil {
+		return nil, nil, fmt.Errorf("store %s: %w", dir, err)
+	}
+	defer trows.Close()
+	idx := map[string]int{}
+	for trows.Next() {
+		var cfg string
+		if err := trows.Scan(&cfg); err != nil {
+			return nil, nil, err
+		}
+		var t Trial
+		if err := json.Unmarshal([]byte(cfg), &t); err != nil {
+			return nil, nil, fmt.Errorf("store %s: trial config: %w", dir, err)
+		}
+		idx[t.ID] = len(r.Trials)
+		r.Trials = append(r.Trials, RunTrial{Trial: t})
+	}
+	return r, idx, trows.Err()
+}
+
+// readRunTail reads the call log's totals and the endpoint counters.
+func readRunTail(db *sql.DB, r *RunData) error {
+	if err := readCallTotals(db, &r.CallLog); err != nil {
+		return err
+	}
+	var err error
+	r.Endpoints, err = readEndpointStats(db)
+	return err
 }
 
 // readCallTotals counts the call log, in one pass over model_calls.
@@ -783,12 +1050,20 @@ func readCallTotals(db *sql.DB, t *CallTotals) error {
 		Scan(&t.Calls, &t.Cached, &t.Sent, &t.Loose, &t.PromptTokens, &t.CompletionTokens)
 }
 
-func readCalls(db *sql.DB, r *RunData, idx map[string]int) error {
+// readCalls attaches the call log to the items want selects and, when
+// loose, collects the other calls (want must then select every item, so
+// that these are the calls of items the store does not hold).
+func readCalls(db *sql.DB, r *RunData, idx map[string]int, want func(*Item) bool, loose bool) error {
 	pos := map[string]int{}
 	for _, t := range r.Trials {
-		for j, it := range t.Items {
-			pos[itemKey(it.TrialID, it.QuestionID)] = j
+		for j := range t.Items {
+			if it := &t.Items[j]; want(it) {
+				pos[itemKey(it.TrialID, it.QuestionID)] = j
+			}
 		}
+	}
+	if len(pos) == 0 && !loose {
+		return nil // no call wanted: no pass over the call log
 	}
 	var hasState int
 	if err := db.QueryRow(`SELECT count(*) FROM pragma_table_info('model_calls') WHERE name = 'state'`).Scan(&hasState); err != nil {
@@ -819,9 +1094,10 @@ func readCalls(db *sql.DB, r *RunData, idx map[string]int) error {
 		c.Cached, c.Error, c.Sent = cached == 1, e.String, st == callSent
 		i, ok := idx[t]
 		j, ok2 := pos[itemKey(t, q)]
-		if ok && ok2 {
+		switch {
+		case ok && ok2:
 			r.Trials[i].Items[j].Calls = append(r.Trials[i].Items[j].Calls, c)
-		} else {
+		case loose:
 			r.LooseCalls = append(r.LooseCalls, ItemCall{TrialID: t, QuestionID: q, Session: session, Call: c})
 		}
 	}
@@ -833,15 +1109,15 @@ func readCalls(db *sql.DB, r *RunData, idx map[string]int) error {
 // EX's denominator (TrialOutcomes: done and failed items whose gold runs;
 // failed ones are false).
 func LoadRunVerdicts(dir string) ([]string, map[string]map[string]bool, error) {
-	r, err := ReadRun(dir, false)
+	systems, err := LoadRunSystems(dir)
 	if err != nil {
 		return nil, nil, err
 	}
 	out := map[string]map[string]bool{}
-	labels := make([]string, 0, len(r.Trials))
-	for _, t := range r.Trials {
-		labels = append(labels, t.Label)
-		out[t.Label] = TrialOutcomes(&t, 0).Correct
+	labels := make([]string, 0, len(systems))
+	for _, s := range systems {
+		labels = append(labels, s.Label)
+		out[s.Label] = s.Correct
 	}
 	return labels, out, nil
 }
@@ -869,19 +1145,28 @@ type RunSystem struct {
 }
 
 // LoadRunSystems reads the outcomes of every trial of run directory dir,
-// in plan order.
+// in plan order, streaming each trial's statuses and verdicts (no result,
+// no call; see SummarizeDir).
 func LoadRunSystems(dir string) ([]RunSystem, error) {
-	r, err := ReadRun(dir, false)
+	st, err := openDB(dir, true)
+	if err != nil {
+		return nil, err
+	}
+	defer st.db.Close()
+	r, _, err := readRunHead(st.db, dir)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]RunSystem, 0, len(r.Trials))
 	for _, t := range r.Trials {
-		bk := t.Benchmark.Key()
-		o := TrialOutcomes(&t, r.Totals[t.ID])
+		a := newOutcomeAcc(true)
+		if err := eachTrialItem(st.db, t.ID, a.add); err != nil {
+			return nil, fmt.Errorf("store %s: %w", dir, err)
+		}
+		o := a.outcomes(r.Totals[t.ID])
 		out = append(out, RunSystem{
 			Label:     t.Label,
-			Benchmark: bk,
+			Benchmark: t.Benchmark.Key(),
 			Simulated: t.Simulated(),
 			Correct:   o.Correct,
 			Failed:    o.Failed,
@@ -900,7 +1185,10 @@ type MergeStats struct {
 
 // Merge joins the stores of shard run directories into the store of out.
 // Trials are unioned by id; a done or failed item wins over an error record; two finished
-// records of the same item keep the first (counted in Conflicts).
+// records of the same item keep the first (counted in Conflicts). It
+// streams each shard, one item and one call at a time, copying results in
+// their stored form (a result written before compression is compressed
+// and digested on the way), so its memory does not grow with the shards.
 func Merge(out string, shards ...string) (MergeStats, error) {
 	var st MergeStats
 	dst, err := OpenStore(out)
@@ -910,65 +1198,177 @@ func Merge(out string, shards ...string) (MergeStats, error) {
 	defer dst.Close()
 	totals := map[string]int{}
 	for _, dir := range shards {
-		r, err := ReadRun(dir, true)
-		if err != nil {
+		if err := mergeShard(dst, dir, totals, &st); err != nil {
 			return st, err
 		}
-		trials := make([]*Trial, len(r.Trials))
-		for i := range r.Trials {
-			trials[i] = &r.Trials[i].Trial
+	}
+	return st, nil
+}
+
+func mergeShard(dst *Store, dir string, totals map[string]int, st *MergeStats) error {
+	src, err := openDB(dir, true)
+	if err != nil {
+		return err
+	}
+	defer src.db.Close()
+	r, _, err := readRunHead(src.db, dir)
+	if err != nil {
+		return err
+	}
+	trials := make([]*Trial, len(r.Trials))
+	for i := range r.Trials {
+		trials[i] = &r.Trials[i].Trial
+	}
+	if err := dst.PutTrials(trials); err != nil {
+		return err
+	}
+	meta := map[string]string{}
+	for k, v := range r.Meta {
+		switch {
+		case strings.HasPrefix(k, "items:"):
+			// Shards hold disjoint slices: totals add up.
+			n, _ := strconv.Atoi(v)
+			meta[k] = strconv.Itoa(n + totals[k])
+			totals[k] = n + totals[k]
+		case k != "simulated" || v == "1":
+			meta[k] = v
 		}
-		if err := dst.PutTrials(trials); err != nil {
-			return st, err
+	}
+	if err := dst.SetMeta(meta); err != nil {
+		return err
+	}
+	st.Trials += len(trials)
+	eps, err := readEndpointStats(src.db)
+	if err != nil {
+		return fmt.Errorf("store %s: %w", dir, err)
+	}
+	// Endpoint counters of shards add up.
+	if err := dst.AddEndpointStats(eps); err != nil {
+		return err
+	}
+	// Items, then the calls of every item copied and of the items the
+	// shard does not hold; the calls of an item that lost to an earlier
+	// shard's record stay behind with it.
+	known := map[string]bool{}
+	for _, t := range r.Trials {
+		known[t.ID] = true
+	}
+	skip := map[string]bool{}
+	resultCol, err := resultColumn(src.db, "items")
+	if err != nil {
+		return fmt.Errorf("store %s: %w", dir, err)
+	}
+	digestCol := `NULL`
+	if ok, err := hasColumn(src.db, "items", "digest"); err != nil {
+		return fmt.Errorf("store %s: %w", dir, err)
+	} else if ok {
+		digestCol = `digest`
+	}
+	rows, err := src.db.Query(`SELECT trial_id, question_id, idx, status, correct, verdict, error_class, error, attempts, started, wall_ms, session, ` +
+		resultCol + `, ` + digestCol + ` FROM items ORDER BY idx, question_id`)
+	if err != nil {
+		return fmt.Errorf("store %s: %w", dir, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var it Item
+		var correct sql.NullInt64
+		var verdict, result, digest []byte
+		var started, ec, emsg sql.NullString
+		var wall sql.NullFloat64
+		if err := rows.Scan(&it.TrialID, &it.QuestionID, &it.Index, &it.Status, &correct, &verdict, &ec, &emsg, &it.Attempts, &started, &wall, &it.Session, &result, &digest); err != nil {
+			return fmt.Errorf("store %s: %w", dir, err)
 		}
-		meta := map[string]string{}
-		for k, v := range r.Meta {
-			switch {
-			case strings.HasPrefix(k, "items:"):
-				// Shards hold disjoint slices: totals add up.
-				n, _ := strconv.Atoi(v)
-				meta[k] = strconv.Itoa(n + totals[k])
-				totals[k] = n + totals[k]
-			case k != "simulated" || v == "1":
-				meta[k] = v
+		if !known[it.TrialID] {
+			continue // an item of no trial: readers never show it (its calls are copied, as loose ones)
+		}
+		it.ErrorClass, it.Error, it.WallMS = ec.String, emsg.String, wall.Float64
+		if started.Valid {
+			it.Started, _ = time.Parse(time.RFC3339Nano, started.String)
+		}
+		var stored any
+		if result != nil {
+			if !bytes.HasPrefix(result, resultMagic) {
+				raw, err := storedJSON(result)
+				if err != nil {
+					return fmt.Errorf("store %s: item %s/%s result: %w", dir, it.TrialID, it.QuestionID, err)
+				}
+				if result, err = compressJSON(raw); err != nil {
+					return err
+				}
+			}
+			stored = result
+			if digest == nil {
+				d, err := digestFromResult(result)
+				if err != nil {
+					return fmt.Errorf("store %s: item %s/%s result: %w", dir, it.TrialID, it.QuestionID, err)
+				}
+				if digest, err = json.Marshal(d); err != nil {
+					return err
+				}
 			}
 		}
-		if err := dst.SetMeta(meta); err != nil {
-			return st, err
+		var c any
+		if correct.Valid {
+			c = correct.Int64
 		}
-		st.Trials += len(trials)
-		if err := dst.write(func(tx *sql.Tx) error {
-			for _, c := range r.LooseCalls {
+		err := dst.write(func(tx *sql.Tx) error { return insertItemRow(tx, &it, verdict, stored, digest, c) })
+		switch {
+		case errors.Is(err, ErrAlreadyDone):
+			st.Conflicts++
+			skip[itemKey(it.TrialID, it.QuestionID)] = true
+		case err != nil:
+			return err
+		default:
+			st.Items++
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("store %s: %w", dir, err)
+	}
+	rows.Close()
+	ir := &ItemReader{dir: dir, db: src.db, state: `'done'`}
+	if ok, err := hasCallColumn(src.db, "state"); err != nil {
+		return fmt.Errorf("store %s: %w", dir, err)
+	} else if ok {
+		ir.state = `state`
+	}
+	if ir.key, err = callCacheKey(src.db); err != nil {
+		return fmt.Errorf("store %s: %w", dir, err)
+	}
+	// Calls go in batches, a transaction each.
+	const batch = 1000
+	var pending []ItemCall
+	flush := func() error {
+		if len(pending) == 0 {
+			return nil
+		}
+		err := dst.write(func(tx *sql.Tx) error {
+			for _, c := range pending {
 				if err := insertCall(tx, c.TrialID, c.QuestionID, c.Session, c.Call); err != nil {
 					return err
 				}
 			}
 			return nil
-		}); err != nil {
-			return st, err
-		}
-		st.Calls += len(r.LooseCalls)
-		// Endpoint counters of shards add up.
-		if err := dst.AddEndpointStats(r.Endpoints); err != nil {
-			return st, err
-		}
-		for _, t := range r.Trials {
-			for i := range t.Items {
-				it := t.Items[i]
-				err := dst.write(func(tx *sql.Tx) error { return insertItem(tx, &it) })
-				switch {
-				case errors.Is(err, ErrAlreadyDone):
-					st.Conflicts++
-				case err != nil:
-					return st, err
-				default:
-					st.Items++
-					st.Calls += len(it.Calls)
-				}
-			}
-		}
+		})
+		st.Calls += len(pending)
+		pending = pending[:0]
+		return err
 	}
-	return st, nil
+	err = ir.EachCall(context.Background(), func(c ItemCall) error {
+		if skip[itemKey(c.TrialID, c.QuestionID)] {
+			return nil
+		}
+		pending = append(pending, c)
+		if len(pending) == batch {
+			return flush()
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return flush()
 }
 
 // SessionCount returns how many sessions (invocations) the store has seen.

@@ -37,39 +37,77 @@ func (o Outcomes) Partial() bool { return o.Pending > 0 }
 // TrialOutcomes computes the outcomes of a trial whose run had total items
 // (0: unknown, then only errored items are pending).
 func TrialOutcomes(t *RunTrial, total int) Outcomes {
-	o := Outcomes{Correct: map[string]bool{}, Failed: map[string]bool{}, DBs: map[string]string{}}
-	finished := 0
-	for _, it := range t.Items {
-		switch it.Status {
-		case StatusDone, StatusFailed:
-			finished++
-		case StatusError:
-			o.Errored++
-			continue
-		default:
-			continue
-		}
-		failed := it.Status == StatusFailed
-		st, correct, db := metrics.Status(""), false, ""
-		var flags []string
-		if it.Verdict != nil {
-			st, correct, db, flags = metrics.Status(it.Verdict.Status), it.Verdict.Correct && !failed, it.Verdict.DBID, it.Verdict.GoldFlags
-		}
-		o.Tally.AddFlagged(st, correct, failed, flags)
-		if !metrics.GoldRuns(st) {
-			continue
-		}
-		o.Correct[it.QuestionID] = correct
-		if failed {
-			o.Failed[it.QuestionID] = true
-		}
-		if db != "" {
-			o.DBs[it.QuestionID] = db
-		}
+	a := newOutcomeAcc(true)
+	for i := range t.Items {
+		a.add(&t.Items[i])
 	}
+	return a.outcomes(total)
+}
+
+// outcomeAcc accumulates a trial's Outcomes one item at a time. Without
+// maps (keep false) it holds counts only and Correct, Failed and DBs stay
+// empty; each, when set, sees every question entering EX's denominator.
+type outcomeAcc struct {
+	o        Outcomes
+	keep     bool
+	finished int
+	done     int
+	each     func(questionID string, correct bool)
+}
+
+func newOutcomeAcc(keep bool) *outcomeAcc {
+	a := &outcomeAcc{keep: keep}
+	if keep {
+		a.o = Outcomes{Correct: map[string]bool{}, Failed: map[string]bool{}, DBs: map[string]string{}}
+	}
+	return a
+}
+
+func (a *outcomeAcc) add(it *Item) {
+	o := &a.o
+	switch it.Status {
+	case StatusDone:
+		a.done++
+		a.finished++
+	case StatusFailed:
+		a.finished++
+	case StatusError:
+		o.Errored++
+		return
+	default:
+		return
+	}
+	failed := it.Status == StatusFailed
+	st, correct, db := metrics.Status(""), false, ""
+	var flags []string
+	if it.Verdict != nil {
+		st, correct, db, flags = metrics.Status(it.Verdict.Status), it.Verdict.Correct && !failed, it.Verdict.DBID, it.Verdict.GoldFlags
+	}
+	o.Tally.AddFlagged(st, correct, failed, flags)
+	if !metrics.GoldRuns(st) {
+		return
+	}
+	if a.each != nil {
+		a.each(it.QuestionID, correct)
+	}
+	if !a.keep {
+		return
+	}
+	o.Correct[it.QuestionID] = correct
+	if failed {
+		o.Failed[it.QuestionID] = true
+	}
+	if db != "" {
+		o.DBs[it.QuestionID] = db
+	}
+}
+
+// outcomes returns the outcomes of a trial whose run had total items.
+func (a *outcomeAcc) outcomes(total int) Outcomes {
+	o := a.o
 	o.Pending = o.Errored
-	if total > finished {
-		o.Pending = total - finished
+	if total > a.finished {
+		o.Pending = total - a.finished
 	}
 	return o
 }
@@ -132,59 +170,88 @@ func Summarize(r *RunData) []TrialSummary {
 	outcomes := make([]map[string]bool, len(r.Trials))
 	for i := range r.Trials {
 		t := &r.Trials[i]
-		o := TrialOutcomes(t, r.Totals[t.ID])
-		s := TrialSummary{Label: t.Label, P: -1, Pending: o.Pending, Errored: o.Errored,
-			Attempted: o.Tally.Attempted, Correct: o.Tally.Correct, Excluded: o.Tally.Excluded, Partial: o.Partial()}
-		finished := 0
-		for _, it := range t.Items {
-			switch it.Status {
-			case StatusDone:
-				s.Done++
-				finished++
-			case StatusFailed:
-				finished++
-			}
-			for _, c := range it.Calls {
-				s.Calls++
-				s.Tokens += c.PromptTokens + c.CompletionTokens
+		a := newOutcomeAcc(true)
+		calls, tokens := 0, 0
+		for j := range t.Items {
+			a.add(&t.Items[j])
+			for _, c := range t.Items[j].Calls {
+				calls++
+				tokens += c.PromptTokens + c.CompletionTokens
 			}
 		}
-		// Failed counts every failed item, also one whose gold does not
-		// run (Tally.Failed counts only attempted ones).
-		s.Failed = finished - s.Done
-		if finished > 0 {
-			s.CallsPerQuestion = float64(s.Calls) / float64(finished)
-		}
-		s.EX = o.Tally.EX()
-		if s.Attempted > 0 {
-			if iv, err := metrics.Wilson(s.Correct, s.Attempted, 0.95); err == nil {
-				s.CILo, s.CIHi = iv.Lo, iv.Hi
-			}
-		} else {
-			s.EX = 0
-		}
-		if o.Tally.Nondet > 0 {
-			s.Nondet = o.Tally.Nondet
-			s.DetEX, s.DetCorrect, s.DetAttempted = o.Tally.DeterministicEX()
-			if s.DetAttempted == 0 {
-				s.DetEX = 0
-			}
-		}
+		o := a.outcomes(r.Totals[t.ID])
+		s := trialSummary(t.Label, a, o, calls, tokens)
 		outcomes[i] = o.Correct
 		bk := t.Benchmark.Name + "\x00" + t.Benchmark.Split
 		if j, ok := first[bk]; !ok {
 			first[bk] = i
 		} else {
-			s.Baseline = r.Trials[j].Label
-			if p, err := metrics.Pair(outcomes[j], o.Correct, true); err == nil {
-				if res, err := metrics.McNemar(p.A, p.B, metrics.McNemarAuto); err == nil {
-					s.P, s.B, s.C, s.Test = res.P, res.B, res.C, res.Test
+			var p pairCount
+			for id, c := range o.Correct {
+				if b, ok := outcomes[j][id]; ok {
+					p.add(b, c)
 				}
 			}
+			p.test(&s, r.Trials[j].Label)
 		}
 		out = append(out, s)
 	}
 	return out
+}
+
+// trialSummary is the summary row of a trial from its accumulated
+// outcomes and the totals of its items' calls.
+func trialSummary(label string, a *outcomeAcc, o Outcomes, calls, tokens int) TrialSummary {
+	s := TrialSummary{Label: label, P: -1, Pending: o.Pending, Errored: o.Errored, Done: a.done, Calls: calls, Tokens: tokens,
+		Attempted: o.Tally.Attempted, Correct: o.Tally.Correct, Excluded: o.Tally.Excluded, Partial: o.Partial()}
+	// Failed counts every failed item, also one whose gold does not
+	// run (Tally.Failed counts only attempted ones).
+	s.Failed = a.finished - a.done
+	if a.finished > 0 {
+		s.CallsPerQuestion = float64(s.Calls) / float64(a.finished)
+	}
+	s.EX = o.Tally.EX()
+	if s.Attempted > 0 {
+		if iv, err := metrics.Wilson(s.Correct, s.Attempted, 0.95); err == nil {
+			s.CILo, s.CIHi = iv.Lo, iv.Hi
+		}
+	} else {
+		s.EX = 0
+	}
+	if o.Tally.Nondet > 0 {
+		s.Nondet = o.Tally.Nondet
+		s.DetEX, s.DetCorrect, s.DetAttempted = o.Tally.DeterministicEX()
+		if s.DetAttempted == 0 {
+			s.DetEX = 0
+		}
+	}
+	return s
+}
+
+// pairCount counts the questions a trial and its baseline both attempted
+// and McNemar's discordant ones: b (baseline right, trial wrong) and c.
+type pairCount struct{ n, b, c int }
+
+func (p *pairCount) add(base, trial bool) {
+	p.n++
+	switch {
+	case base && !trial:
+		p.b++
+	case trial && !base:
+		p.c++
+	}
+}
+
+// test records the baseline and, when the two share a question, McNemar's
+// test (metrics.McNemarAuto) in s.
+func (p pairCount) test(s *TrialSummary, baseline string) {
+	s.Baseline = baseline
+	if p.n == 0 {
+		return
+	}
+	if res, err := metrics.McNemarCounts(p.b, p.c, metrics.McNemarAuto); err == nil {
+		s.P, s.B, s.C, s.Test = res.P, res.B, res.C, res.Test
+	}
 }
 
 // WriteSummary prints the summary as an aligned plain-text table. A run of
@@ -237,17 +304,10 @@ func WriteSummary(w io.Writer, r *RunData, rows []TrialSummary) {
 		fmt.Fprintln(w, "(partial): the trial has pending items; its EX is over the items finished so far.")
 	}
 	writeDeterministic(w, rows, width)
-	failed := map[string]int{}
-	errored := map[string]int{}
-	for _, t := range r.Trials {
-		for _, it := range t.Items {
-			switch it.Status {
-			case StatusFailed:
-				failed[it.ErrorClass]++
-			case StatusError:
-				errored[it.ErrorClass]++
-			}
-		}
+	failed, errored := r.FailedByClass, r.ErroredByClass
+	if failed == nil && errored == nil {
+		r.countClasses()
+		failed, errored = r.FailedByClass, r.ErroredByClass
 	}
 	if len(failed) > 0 {
 		fmt.Fprintf(w, "failed items by class: %s (counted wrong; never retried)\n", classCounts(failed))

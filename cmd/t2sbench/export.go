@@ -84,7 +84,7 @@ func runExport(stdout, stderr io.Writer, args []string) error {
 	if _, ok := exportFormats[*format]; !ok {
 		return fmt.Errorf("%w: export: --format must be spider-sql, bird-json or jsonl, got %q", errUsage, *format)
 	}
-	r, err := bench.ReadRun(dir, true)
+	r, err := bench.ReadRunMode(dir, bench.ReadReport)
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}

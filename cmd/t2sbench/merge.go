@@ -31,7 +31,7 @@ func runMerge(stdout, stderr io.Writer, args []string) error {
 	}
 	// st.Trials counts each shard's copy of a trial; the merged store
 	// holds each trial once.
-	r, err := bench.ReadRun(out, false)
+	r, rows, err := bench.SummarizeDir(out)
 	if err != nil {
 		return err
 	}
@@ -40,7 +40,7 @@ func runMerge(stdout, stderr io.Writer, args []string) error {
 	// The merge itself succeeded: say what the shards left undone without
 	// failing, so that a script can go on to report.
 	failed, pending := 0, 0
-	for _, row := range bench.Summarize(r) {
+	for _, row := range rows {
 		failed += row.Failed
 		pending += row.Pending
 	}

@@ -79,7 +79,7 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 	}
 	var runs []*bench.RunData
 	for _, d := range dirs {
-		r, err := bench.ReadRun(d, true)
+		r, err := bench.ReadRunMode(d, bench.ReadReport)
 		if err != nil {
 			return err
 		}

@@ -214,11 +214,10 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	}
 	fmt.Fprintf(stderr, "%d items run: %d done, %d failed (counted wrong), %d infrastructure errors (pending); %d already finished; %d model calls (%d cached) in %s\n",
 		committed, sum.Done, sum.Failed, sum.Errored, sum.Skipped, sum.Calls, sum.CachedCalls, sum.Elapsed.Round(time.Millisecond))
-	r, err := bench.ReadRun(dir, true)
+	r, rows, err := bench.SummarizeDir(dir)
 	if err != nil {
 		return err
 	}
-	rows := bench.Summarize(r)
 	if *jsonl {
 		if err := writeSummaryJSON(stdout, rows); err != nil {
 			return err

@@ -24,11 +24,11 @@ func runStatus(stdout, stderr io.Writer, args []string) error {
 		fs.Usage()
 		return fmt.Errorf("%w: status takes one run directory", errUsage)
 	}
-	r, err := bench.ReadRun(fs.Arg(0), true)
+	r, rows, err := bench.SummarizeDir(fs.Arg(0))
 	if err != nil {
 		return err
 	}
-	bench.WriteSummary(stdout, r, bench.Summarize(r))
+	bench.WriteSummary(stdout, r, rows)
 	if c := r.CallLog; c.Calls > 0 {
 		fmt.Fprintf(stdout, "model calls logged: %d (%d cached); %d of items not committed, %d without an answer (in flight when a run stopped)\n",
 			c.Calls, c.Cached, c.Loose, c.Sent)

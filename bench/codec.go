@@ -1,0 +1,79 @@
+package bench
+
+import (
+	"bytes"
+	"compress/flate"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// An item's result (SQL, candidates, trace, usage) is stored in
+// items.result as its JSON, compressed: the bytes resultMagic and then the
+// JSON in raw DEFLATE (RFC 1951, compress/flate at its default level).
+// The trace of a search item repeats its prompts, schema text and tree
+// node shapes within a few KB, which DEFLATE's 32 KB window finds: an
+// Alpha-SQL or IESR item of 60-180 KB of JSON takes 4-11 KB (measured on a
+// simulated Spider dev run, see scripts/bench-store.sh). Rows written
+// before compression hold the JSON text itself (it begins with '{', never
+// with resultMagic's NUL byte); decodeResult reads both.
+var resultMagic = []byte{0, 'z', '1'}
+
+var flateWriters = sync.Pool{New: func() any {
+	w, _ := flate.NewWriter(nil, flate.DefaultCompression)
+	return w
+}}
+
+// encodeResult returns the stored form of v's JSON.
+func encodeResult(v any) ([]byte, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return compressJSON(raw)
+}
+
+// compressJSON returns the stored form of JSON text raw.
+func compressJSON(raw []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.Grow(len(raw)/8 + 64)
+	buf.Write(resultMagic)
+	w := flateWriters.Get().(*flate.Writer)
+	defer flateWriters.Put(w)
+	w.Reset(&buf)
+	if _, err := w.Write(raw); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// storedJSON returns the JSON text of a stored result: b itself when it
+// was written before compression, else b inflated.
+func storedJSON(b []byte) ([]byte, error) {
+	if !bytes.HasPrefix(b, resultMagic) {
+		if len(b) > 0 && b[0] == 0 {
+			return nil, fmt.Errorf("unknown result encoding %q", b[:min(len(b), 3)])
+		}
+		return b, nil
+	}
+	r := flate.NewReader(bytes.NewReader(b[len(resultMagic):]))
+	defer r.Close()
+	out, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("inflate result: %w", err)
+	}
+	return out, nil
+}
+
+// decodeResult decodes a stored result (compressed or not) into v.
+func decodeResult(b []byte, v any) error {
+	raw, err := storedJSON(b)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, v)
+}

@@ -1,0 +1,150 @@
+package bench
+
+import (
+	"database/sql"
+	"encoding/json"
+	"fmt"
+)
+
+// SummarizeDir reads what the run summary of run directory dir needs and
+// returns it with Summarize's rows: the run's meta, trials (without
+// items), call-log totals, endpoint counters and failure classes. It
+// streams: the items of one trial at a time, one row at a time, reading
+// only statuses, verdicts and error classes; the calls are totalled by
+// SQL. Memory grows with the questions of a benchmark (the outcomes of
+// its baseline trial, which McNemar's test pairs against), not with the
+// items, calls or traces stored. Its rows equal Summarize(ReadRun(dir,
+// true)).
+func SummarizeDir(dir string) (*RunData, []TrialSummary, error) {
+	s, err := openDB(dir, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer s.db.Close()
+	r, _, err := readRunHead(s.db, dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	calls, tokens, err := trialCallTotals(s.db, &r.CallLog)
+	if err != nil {
+		return nil, nil, fmt.Errorf("store %s: %w", dir, err)
+	}
+	r.FailedByClass, r.ErroredByClass = map[string]int{}, map[string]int{}
+	out := make([]TrialSummary, 0, len(r.Trials))
+	first := map[string]int{}
+	// base holds the outcomes of each benchmark's first trial.
+	base := map[string]map[string]bool{}
+	for i := range r.Trials {
+		t := &r.Trials[i]
+		bk := t.Benchmark.Name + "\x00" + t.Benchmark.Split
+		j, isPaired := first[bk]
+		a := newOutcomeAcc(false)
+		var p pairCount
+		if isPaired {
+			b := base[bk]
+			a.each = func(id string, correct bool) {
+				if bc, ok := b[id]; ok {
+					p.add(bc, correct)
+				}
+			}
+		} else {
+			first[bk] = i
+			b := map[string]bool{}
+			base[bk] = b
+			a.each = func(id string, correct bool) { b[id] = correct }
+		}
+		if err := eachTrialItem(s.db, t.ID, func(it *Item) {
+			a.add(it)
+			switch it.Status {
+			case StatusFailed:
+				r.FailedByClass[it.ErrorClass]++
+			case StatusError:
+				r.ErroredByClass[it.ErrorClass]++
+			}
+		}); err != nil {
+			return nil, nil, fmt.Errorf("store %s: %w", dir, err)
+		}
+		sum := trialSummary(t.Label, a, a.outcomes(r.Totals[t.ID]), calls[t.ID], tokens[t.ID])
+		if isPaired {
+			p.test(&sum, r.Trials[j].Label)
+		}
+		out = append(out, sum)
+	}
+	if r.Endpoints, err = readEndpointStats(s.db); err != nil {
+		return nil, nil, fmt.Errorf("store %s: %w", dir, err)
+	}
+	return r, out, nil
+}
+
+// eachTrialItem calls fn with every item of trial trialID: its question,
+// status, verdict and error class only (no result, no call). The Item is
+// reused between calls.
+func eachTrialItem(db *sql.DB, trialID string, fn func(*Item)) error {
+	rows, err := db.Query(`SELECT question_id, idx, status, verdict, error_class FROM items WHERE trial_id = ?`, trialID)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var it Item
+	var v Verdict
+	for rows.Next() {
+		var verdict []byte
+		var ec sql.NullString
+		it = Item{TrialID: trialID}
+		if err := rows.Scan(&it.QuestionID, &it.Index, &it.Status, &verdict, &ec); err != nil {
+			return err
+		}
+		it.ErrorClass = ec.String
+		if verdict != nil {
+			v = Verdict{}
+			if err := json.Unmarshal(verdict, &v); err != nil {
+				return fmt.Errorf("item %s/%s verdict: %w", trialID, it.QuestionID, err)
+			}
+			it.Verdict = &v
+		}
+		fn(&it)
+	}
+	return rows.Err()
+}
+
+// trialCallTotals counts, by trial id, the calls of the items the store
+// holds and their prompt plus completion tokens, and totals the whole call
+// log into t (as readCallTotals does), in one SQL aggregation: one pass
+// over model_calls.
+func trialCallTotals(db *sql.DB, t *CallTotals) (calls, tokens map[string]int, err error) {
+	state := `'done'`
+	if ok, err := hasCallColumn(db, "state"); err != nil {
+		return nil, nil, err
+	} else if ok {
+		state = `c.state`
+	}
+	rows, err := db.Query(`SELECT c.trial_id, i.trial_id IS NOT NULL, count(*), coalesce(sum(c.cached), 0), coalesce(sum(` + state + ` = 'sent'), 0),
+		coalesce(sum(c.prompt_tokens), 0), coalesce(sum(c.completion_tokens), 0)
+		FROM model_calls c LEFT JOIN items i ON i.trial_id = c.trial_id AND i.question_id = c.question_id GROUP BY 1, 2`)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	calls, tokens = map[string]int{}, map[string]int{}
+	*t = CallTotals{}
+	for rows.Next() {
+		var id string
+		var held bool
+		var n, cached, sent, pt, ct int
+		if err := rows.Scan(&id, &held, &n, &cached, &sent, &pt, &ct); err != nil {
+			return nil, nil, err
+		}
+		t.Calls += n
+		t.Cached += cached
+		t.Sent += sent
+		t.PromptTokens += pt
+		t.CompletionTokens += ct
+		if !held {
+			t.Loose += n
+			continue
+		}
+		calls[id] += n
+		tokens[id] += pt + ct
+	}
+	return calls, tokens, rows.Err()
+}
