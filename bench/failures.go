@@ -203,8 +203,8 @@ type ParseFailure struct {
 
 // ParseFailures reads, from the store of run directory dir, the
 // parse-failure counters of every trial, in plan order. SQLite reads the
-// counters out of the stored results (json_each); no result is decoded
-// here.
+// counters out of each item's digest (or, in stores of the older layout,
+// its result) with json_each; no result is decoded here.
 func ParseFailures(dir string) ([]ParseFailure, error) {
 	path := filepath.Join(dir, StoreFile)
 	if _, err := os.Stat(path); err != nil {
@@ -215,9 +215,13 @@ func ParseFailures(dir string) ([]ParseFailure, error) {
 		return nil, fmt.Errorf("store %s: %w", path, err)
 	}
 	defer db.Close()
+	counters, err := itemCountersSQL(db, "i")
+	if err != nil {
+		return nil, fmt.Errorf("store %s: parse failures: %w", path, err)
+	}
 	rows, err := db.Query(`SELECT COALESCE(t.label, i.trial_id), j.key, SUM(j.value), COUNT(*)
-		FROM items i LEFT JOIN trials t ON t.id = i.trial_id, json_each(i.result, '$.trace.counters') AS j
-		WHERE i.result IS NOT NULL AND substr(j.key, 1, ?) = ? AND j.value > 0
+		FROM items i LEFT JOIN trials t ON t.id = i.trial_id, json_each(`+counters+`) AS j
+		WHERE substr(j.key, 1, ?) = ? AND j.value > 0
 		GROUP BY i.trial_id, j.key ORDER BY MIN(t.ord), i.trial_id, j.key`, len(runners.ParseFailedPrefix), runners.ParseFailedPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("store %s: parse failures: %w", path, err)
