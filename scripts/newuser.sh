@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # newuser.sh: replay a new user's first hour with t2sbench, from the README
 # and `t2sbench help` only, and assert the exit status and the key message
-# of every step (issue 20). CI runs it after `make test` (.ci/run).
+# of every step. CI runs it after `make test` (.ci/run).
 #
 #   scripts/newuser.sh            # the whole path; steps that need the shared
 #                                 # data (../shared or $T2SBENCH_SHARED) or
