@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -121,15 +120,12 @@ type ClassError struct {
 // are named. Only the items' error columns are read, no result is
 // decoded.
 func FirstErrors(dir string) ([]ClassError, error) {
-	path := filepath.Join(dir, StoreFile)
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("store: %s is not a run directory: %w", dir, err)
-	}
-	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro&_busy_timeout=10000")
+	st, err := openDB(dir, true)
 	if err != nil {
-		return nil, fmt.Errorf("store %s: %w", path, err)
+		return nil, err
 	}
-	defer db.Close()
+	defer st.db.Close()
+	db, path := st.db, filepath.Join(dir, StoreFile)
 	rows, err := db.Query(`SELECT status, class, n, label, question_id, error FROM (
 		SELECT i.status, COALESCE(i.error_class, '') AS class, COALESCE(i.error, '') AS error, i.question_id,
 			COALESCE(t.label, i.trial_id) AS label,
@@ -206,15 +202,12 @@ type ParseFailure struct {
 // counters out of each item's digest (or, in stores of the older layout,
 // its result) with json_each; no result is decoded here.
 func ParseFailures(dir string) ([]ParseFailure, error) {
-	path := filepath.Join(dir, StoreFile)
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("store: %s is not a run directory: %w", dir, err)
-	}
-	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro&_busy_timeout=10000")
+	st, err := openDB(dir, true)
 	if err != nil {
-		return nil, fmt.Errorf("store %s: %w", path, err)
+		return nil, err
 	}
-	defer db.Close()
+	defer st.db.Close()
+	db, path := st.db, filepath.Join(dir, StoreFile)
 	counters, err := itemCountersSQL(db, "i")
 	if err != nil {
 		return nil, fmt.Errorf("store %s: parse failures: %w", path, err)
