@@ -294,7 +294,7 @@ func migrateResults(db *sql.DB) error {
 func moveResults(tx *sql.Tx, limit int) (int, error) {
 	type row struct {
 		trial, question string
-		result, digest  []byte
+		result          []byte
 	}
 	rows, err := tx.Query(`SELECT trial_id, question_id, result FROM items WHERE result IS NOT NULL LIMIT ?`, limit)
 	if err != nil {
