@@ -185,6 +185,10 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	defer stop()
 
 	pr := newProgress(stdout, stderr, *quiet, *jsonl)
+	pr.simulated = true
+	for _, t := range plan.Trials {
+		pr.simulated = pr.simulated && t.Simulated()
+	}
 	fmt.Fprintf(stderr, "run %s: %d trials, run directory %s\n", spec.Name, len(plan.Trials), dir)
 	sum, err := bench.Run(ctx, plan, st, env, bench.Options{
 		Workers: *workers, Shard: sh, Limit: *limit, Progress: pr.update, Secrets: secrets, MaxFailures: limitFail,
@@ -308,6 +312,9 @@ type progress struct {
 	quiet  bool
 	start  time.Time
 	last   bench.Progress
+	// simulated: every trial runs on the simulator, whose token rate is
+	// the harness's, not a model's; no tok/s is shown.
+	simulated bool
 }
 
 func newProgress(stdout, stderr io.Writer, quiet, jsonl bool) *progress {
@@ -329,7 +336,7 @@ func (p *progress) update(s bench.Progress) {
 		if p.plain == nil {
 			p.plain = newPlainProgress(p.stderr, "items", s.Total)
 		}
-		p.plain.update(s.Done+s.Failed+s.Errored, progressDetail(s))
+		p.plain.update(s.Done+s.Failed+s.Errored, progressDetail(s, p.simulated))
 	default:
 		if p.bar == nil {
 			p.bar = progressbar.NewOptions(s.Total,
@@ -343,13 +350,14 @@ func (p *progress) update(s bench.Progress) {
 				progressbar.OptionShowDescriptionAtLineEnd(),
 			)
 		}
-		p.bar.Describe(progressDetail(s))
+		p.bar.Describe(progressDetail(s, p.simulated))
 		p.bar.Set(s.Done + s.Failed + s.Errored)
 	}
 }
 
-// progressDetail is the rates and counts shown beside the progress.
-func progressDetail(s bench.Progress) string {
+// progressDetail is the rates and counts shown beside the progress. A
+// simulated run shows no tok/s: the simulator's rate measures the harness.
+func progressDetail(s bench.Progress, simulated bool) string {
 	secs := s.Elapsed.Seconds()
 	if secs <= 0 {
 		secs = 1e-9
@@ -358,8 +366,12 @@ func progressDetail(s bench.Progress) string {
 	if s.Calls > 0 {
 		hit = float64(s.CachedCalls) / float64(s.Calls)
 	}
-	return fmt.Sprintf("%.1f calls/s %.0f tok/s cache %.0f%% EX %.1f%% failed %d errors %d",
-		float64(s.Calls)/secs, float64(s.PromptTokens+s.CompletionTokens)/secs, 100*hit, 100*s.EX(), s.Failed, s.Errored)
+	tok := fmt.Sprintf(" %.0f tok/s", float64(s.PromptTokens+s.CompletionTokens)/secs)
+	if simulated {
+		tok = ""
+	}
+	return fmt.Sprintf("%.1f calls/s%s cache %.0f%% EX %.1f%% failed %d errors %d",
+		float64(s.Calls)/secs, tok, 100*hit, 100*s.EX(), s.Failed, s.Errored)
 }
 
 func (p *progress) finish() {
