@@ -9,6 +9,7 @@ import (
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/readset"
+	"github.com/t2sbench/t2sbench/runners/sqltext"
 )
 
 // Table 4 of the paper: the precision and recall of the extracted
@@ -217,99 +218,16 @@ var functionOps = map[string]string{"COUNT": "COUNT", "SUM": "SUM", "AVG": "AVG"
 	"ROUND": "ROUND", "ABS": "ABS", "SQRT": "SQRT", "POWER": "POWER", "POW": "POWER", "EXP": "EXP", "LN": "LN",
 	"LOG": "LOG", "LOG10": "LOG", "CAST": "CAST"}
 
-type sqlToken struct {
-	kind byte // 'w' word, 'i' quoted identifier, 's' string, 'n' number, 'p' punctuation or operator
-	text string
-}
-
-// scanSQL splits sql into tokens: words, quoted identifiers ("x", `x`,
-// [x]), string literals ('...', a doubled quote escaping one), numbers, and operators
-// (two-character ones first). Comments are skipped.
-func scanSQL(sql string) []sqlToken {
-	var out []sqlToken
-	for i := 0; i < len(sql); {
-		c := sql[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			i++
-		case c == '-' && i+1 < len(sql) && sql[i+1] == '-':
-			for i < len(sql) && sql[i] != '\n' {
-				i++
-			}
-		case c == '/' && i+1 < len(sql) && sql[i+1] == '*':
-			j := strings.Index(sql[i+2:], "*/")
-			if j < 0 {
-				return out
-			}
-			i += j + 4
-		case c == '\'' || c == '"' || c == '`' || c == '[':
-			end := c
-			if c == '[' {
-				end = ']'
-			}
-			j := i + 1
-			for j < len(sql) {
-				if sql[j] == end {
-					if j+1 < len(sql) && sql[j+1] == end && end != ']' {
-						j += 2
-						continue
-					}
-					break
-				}
-				j++
-			}
-			kind := byte('i')
-			if c == '\'' {
-				kind = 's'
-			}
-			out = append(out, sqlToken{kind, sql[i+1 : min(j, len(sql))]})
-			i = j + 1
-		case c >= '0' && c <= '9' || c == '.' && i+1 < len(sql) && sql[i+1] >= '0' && sql[i+1] <= '9':
-			j := i
-			for j < len(sql) && (sql[j] >= '0' && sql[j] <= '9' || sql[j] == '.') {
-				j++
-			}
-			if j < len(sql) && (sql[j] == 'e' || sql[j] == 'E') && j+1 < len(sql) && (sql[j+1] >= '0' && sql[j+1] <= '9' || sql[j+1] == '-' || sql[j+1] == '+') {
-				j += 2
-				for j < len(sql) && sql[j] >= '0' && sql[j] <= '9' {
-					j++
-				}
-			}
-			out = append(out, sqlToken{'n', sql[i:j]})
-			i = j
-		case c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80:
-			j := i
-			for j < len(sql) && (sql[j] == '_' || sql[j] == '$' || sql[j] >= 'a' && sql[j] <= 'z' || sql[j] >= 'A' && sql[j] <= 'Z' || sql[j] >= '0' && sql[j] <= '9' || sql[j] >= 0x80) {
-				j++
-			}
-			out = append(out, sqlToken{'w', sql[i:j]})
-			i = j
-		default:
-			if i+1 < len(sql) {
-				switch two := sql[i : i+2]; two {
-				case "<=", ">=", "<>", "!=", "==", "||":
-					out = append(out, sqlToken{'p', two})
-					i += 2
-					continue
-				}
-			}
-			out = append(out, sqlToken{'p', string(c)})
-			i++
-		}
-	}
-	return out
-}
-
 // operand reports whether t ends an operand (so that a following '*' is a
 // product and '-' a difference).
-func operand(t sqlToken) bool {
-	switch t.kind {
-	case 'n', 's', 'i':
+func operand(t sqltext.Token) bool {
+	switch t.Kind {
+	case sqltext.Number, sqltext.String, sqltext.Ident:
 		return true
-	case 'w':
-		return !sqlKeywords[strings.ToUpper(t.text)]
+	case sqltext.Word:
+		return !sqlKeywords[strings.ToUpper(t.Text)]
 	}
-	return t.text == ")"
+	return t.Text == ")"
 }
 
 // GoldConstants reads the numeric constants and the operators of a query
@@ -322,7 +240,7 @@ func operand(t sqlToken) bool {
 // the aggregates and numeric functions written before "(". Each distinct
 // once.
 func GoldConstants(sql string) (numbers []float64, operators []string) {
-	toks := scanSQL(sql)
+	toks := sqltext.Tokens(sql)
 	addOp := func(o string) {
 		for _, x := range operators {
 			if x == o {
@@ -332,30 +250,30 @@ func GoldConstants(sql string) (numbers []float64, operators []string) {
 		operators = append(operators, o)
 	}
 	for i, t := range toks {
-		var prev sqlToken
+		var prev sqltext.Token
 		if i > 0 {
 			prev = toks[i-1]
 		}
-		switch t.kind {
-		case 'n':
-			f, ok := numberValue(t.text)
+		switch t.Kind {
+		case sqltext.Number:
+			f, ok := numberValue(t.Text)
 			if !ok {
 				continue
 			}
-			if i > 0 && prev.kind == 'p' && prev.text == "-" && (i < 2 || !operand(toks[i-2])) {
+			if i > 0 && prev.Kind == sqltext.Punct && prev.Text == "-" && (i < 2 || !operand(toks[i-2])) {
 				f = -f
 			}
-			if i > 0 && prev.kind == 'w' && strings.EqualFold(prev.text, "LIMIT") && f == 1 {
+			if i > 0 && prev.Kind == sqltext.Word && strings.EqualFold(prev.Text, "LIMIT") && f == 1 {
 				continue
 			}
 			if !containsNumber(numbers, f) {
 				numbers = append(numbers, f)
 			}
-		case 'w':
-			up := strings.ToUpper(t.text)
+		case sqltext.Word:
+			up := strings.ToUpper(t.Text)
 			next := ""
 			if i+1 < len(toks) {
-				next = toks[i+1].text
+				next = toks[i+1].Text
 			}
 			switch {
 			case functionOps[up] != "" && next == "(":
@@ -365,21 +283,21 @@ func GoldConstants(sql string) (numbers []float64, operators []string) {
 			case up == "IN" && next == "(":
 				addOp("IN")
 			}
-		case 'p':
-			switch t.text {
+		case sqltext.Punct:
+			switch t.Text {
 			case "=", "==":
 				addOp("=")
 			case "<>", "!=":
 				addOp("<>")
 			case "<", ">", "<=", ">=":
-				addOp(t.text)
+				addOp(t.Text)
 			case "+", "/", "%":
 				if i > 0 && operand(prev) {
-					addOp(t.text)
+					addOp(t.Text)
 				}
 			case "*", "-":
-				if i > 0 && operand(prev) && i+1 < len(toks) && toks[i+1].text != ")" && toks[i+1].text != "," {
-					addOp(t.text)
+				if i > 0 && operand(prev) && i+1 < len(toks) && toks[i+1].Text != ")" && toks[i+1].Text != "," {
+					addOp(t.Text)
 				}
 			}
 		}

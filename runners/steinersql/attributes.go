@@ -151,9 +151,9 @@ func newEntityIndex(q Question, dec *Decomposition) *entityIndex {
 // percentage also as a fraction).
 func (ix *entityIndex) mentionsLiteral(pred []token) bool {
 	for _, t := range pred {
-		switch t.kind {
+		switch t.Kind {
 		case tString, tIdent: // SQLite reads "USA" as a string when no column has that name
-			s := strings.ToLower(strings.Trim(t.text, "%_ "))
+			s := strings.ToLower(strings.Trim(t.Text, "%_ "))
 			if s != "" && strings.Contains(ix.text, s) {
 				return true
 			}
@@ -163,7 +163,7 @@ func (ix *entityIndex) mentionsLiteral(pred []token) bool {
 				}
 			}
 		case tNumber:
-			if v, err := strconv.ParseFloat(t.text, 64); err == nil && hasValue(ix.numbers, v) {
+			if v, err := strconv.ParseFloat(t.Text, 64); err == nil && hasValue(ix.numbers, v) {
 				return true
 			}
 		}
@@ -256,10 +256,10 @@ func (ix *entityIndex) unaggregated(toks []token) []token {
 	var out []token
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
-		if t.kind == tWord && ix.funcs[strings.ToUpper(t.text)] && i+1 < len(toks) && toks[i+1].text == "(" {
-			d := toks[i+1].depth
+		if t.Kind == tWord && ix.funcs[strings.ToUpper(t.Text)] && i+1 < len(toks) && toks[i+1].Text == "(" {
+			d := toks[i+1].Depth
 			j := i + 2
-			for j < len(toks) && !(toks[j].text == ")" && toks[j].kind == tPunct && toks[j].depth == d) {
+			for j < len(toks) && !(toks[j].Text == ")" && toks[j].Kind == tPunct && toks[j].Depth == d) {
 				j++
 			}
 			i = j // skip the call up to its closing parenthesis
@@ -277,15 +277,15 @@ func predicates(toks []token, depth int) [][]token {
 	var cur []token
 	between := false
 	for _, t := range toks {
-		if t.depth == depth && t.kind == tWord {
+		if t.Depth == depth && t.Kind == tWord {
 			switch {
-			case t.is("BETWEEN"):
+			case t.Is("BETWEEN"):
 				between = true
-			case t.is("AND") && between:
+			case t.Is("AND") && between:
 				between = false
 				cur = append(cur, t)
 				continue
-			case t.is("AND") || t.is("OR"):
+			case t.Is("AND") || t.Is("OR"):
 				if len(cur) > 0 {
 					out = append(out, cur)
 				}

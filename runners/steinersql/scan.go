@@ -2,7 +2,8 @@ package steinersql
 
 import (
 	"strings"
-	"unicode"
+
+	"github.com/t2sbench/t2sbench/runners/sqltext"
 )
 
 // The clause scanner: a small tokenizer that gives the structure the
@@ -11,102 +12,18 @@ import (
 // columns a query reads comes from SQLite itself (explain.go), not from
 // here.
 
-type tokKind int
+// The tokens are sqltext's (shared with IESR's Table 4 analysis).
+type token = sqltext.Token
 
 const (
-	tWord   tokKind = iota // bare word: keyword or identifier
-	tIdent                 // quoted identifier ("x", `x`, [x])
-	tString                // 'text'
-	tNumber                // 12, 3.5
-	tPunct                 // ( ) , . * = < ...
+	tWord   = sqltext.Word
+	tIdent  = sqltext.Ident
+	tString = sqltext.String
+	tNumber = sqltext.Number
+	tPunct  = sqltext.Punct
 )
 
-type token struct {
-	kind  tokKind
-	text  string // identifiers unquoted, strings unquoted
-	depth int    // parenthesis depth before the token
-}
-
-func (t token) is(kw string) bool { return t.kind == tWord && strings.EqualFold(t.text, kw) }
-
-// scanTokens tokenizes sql. Comments are skipped; unterminated quotes run
-// to the end.
-func scanTokens(sql string) []token {
-	var out []token
-	depth := 0
-	r := []rune(sql)
-	for i := 0; i < len(r); {
-		c := r[i]
-		switch {
-		case unicode.IsSpace(c):
-			i++
-		case c == '-' && i+1 < len(r) && r[i+1] == '-':
-			for i < len(r) && r[i] != '\n' {
-				i++
-			}
-		case c == '/' && i+1 < len(r) && r[i+1] == '*':
-			i += 2
-			for i+1 < len(r) && !(r[i] == '*' && r[i+1] == '/') {
-				i++
-			}
-			i += 2
-		case c == '\'' || c == '"' || c == '`' || c == '[':
-			end := c
-			if c == '[' {
-				end = ']'
-			}
-			var b strings.Builder
-			j := i + 1
-			for j < len(r) {
-				if r[j] == end {
-					if end != ']' && j+1 < len(r) && r[j+1] == end {
-						b.WriteRune(end)
-						j += 2
-						continue
-					}
-					break
-				}
-				b.WriteRune(r[j])
-				j++
-			}
-			k := tIdent
-			if c == '\'' {
-				k = tString
-			}
-			out = append(out, token{kind: k, text: b.String(), depth: depth})
-			i = j + 1
-		case unicode.IsDigit(c) || c == '.' && i+1 < len(r) && unicode.IsDigit(r[i+1]):
-			j := i
-			for j < len(r) && (unicode.IsDigit(r[j]) || r[j] == '.' || r[j] == 'e' || r[j] == 'E') {
-				j++
-			}
-			out = append(out, token{kind: tNumber, text: string(r[i:j]), depth: depth})
-			i = j
-		case unicode.IsLetter(c) || c == '_':
-			j := i
-			for j < len(r) && (unicode.IsLetter(r[j]) || unicode.IsDigit(r[j]) || r[j] == '_' || r[j] == '$') {
-				j++
-			}
-			out = append(out, token{kind: tWord, text: string(r[i:j]), depth: depth})
-			i = j
-		default:
-			if c == ')' {
-				depth = max(0, depth-1)
-			}
-			text := string(c)
-			if i+1 < len(r) && strings.Contains("<>=!|", string(c)) && strings.Contains("<>=|", string(r[i+1])) {
-				text += string(r[i+1])
-				i++
-			}
-			out = append(out, token{kind: tPunct, text: text, depth: depth})
-			if c == '(' {
-				depth++
-			}
-			i++
-		}
-	}
-	return out
-}
+func scanTokens(sql string) []token { return sqltext.Tokens(sql) }
 
 // aggregateFuncs are SQL's aggregate functions (SQLite and MySQL names).
 var aggregateFuncs = map[string]bool{
@@ -150,7 +67,7 @@ func splitCommas(toks []token, depth int) [][]token {
 	var out [][]token
 	start := 0
 	for i, t := range toks {
-		if t.kind == tPunct && t.text == "," && t.depth == depth {
+		if t.Kind == tPunct && t.Text == "," && t.Depth == depth {
 			out = append(out, toks[start:i])
 			start = i + 1
 		}
@@ -168,13 +85,13 @@ func splitCommas(toks []token, depth int) [][]token {
 func cores(toks []token) []selectCore {
 	base := -1
 	for _, t := range toks {
-		if t.is("SELECT") && (base < 0 || t.depth < base) {
-			base = t.depth
+		if t.Is("SELECT") && (base < 0 || t.Depth < base) {
+			base = t.Depth
 		}
 	}
 	var out []selectCore
 	for i := 0; i < len(toks); i++ {
-		if !toks[i].is("SELECT") || toks[i].depth != base {
+		if !toks[i].Is("SELECT") || toks[i].Depth != base {
 			continue
 		}
 		c := selectCore{aliases: map[string]string{}, depth: base}
@@ -182,7 +99,7 @@ func cores(toks []token) []selectCore {
 		end := len(toks)
 		for j := i + 1; j < len(toks); j++ {
 			t := toks[j]
-			if t.depth < base || t.depth == base && (t.is("UNION") || t.is("INTERSECT") || t.is("EXCEPT")) {
+			if t.Depth < base || t.Depth == base && (t.Is("UNION") || t.Is("INTERSECT") || t.Is("EXCEPT")) {
 				end = j
 				break
 			}
@@ -207,12 +124,12 @@ func cores(toks []token) []selectCore {
 		clause = "select"
 		for j := i + 1; j < end; j++ {
 			t := toks[j]
-			if t.depth == base && t.kind == tWord {
+			if t.Depth == base && t.Kind == tWord {
 				next := ""
 				if j+1 < end {
-					next = strings.ToUpper(toks[j+1].text)
+					next = strings.ToUpper(toks[j+1].Text)
 				}
-				switch strings.ToUpper(t.text) {
+				switch strings.ToUpper(t.Text) {
 				case "DISTINCT", "ALL":
 					if clause == "select" && len(cur) == 0 {
 						continue
@@ -254,18 +171,18 @@ func cores(toks []token) []selectCore {
 					continue
 				}
 			}
-			if clause == "from" && t.depth == base && (t.kind == tWord || t.kind == tIdent) && !sqlWords[strings.ToUpper(t.text)] {
+			if clause == "from" && t.Depth == base && (t.Kind == tWord || t.Kind == tIdent) && !sqlWords[strings.ToUpper(t.Text)] {
 				// table [AS] alias
 				prev := toks[j-1]
-				if prev.is("FROM") || prev.is("JOIN") || prev.kind == tPunct && prev.text == "," && prev.depth == base {
-					name := strings.ToLower(t.text)
+				if prev.Is("FROM") || prev.Is("JOIN") || prev.Kind == tPunct && prev.Text == "," && prev.Depth == base {
+					name := strings.ToLower(t.Text)
 					c.aliases[name] = name
 					k := j + 1
-					if k < end && toks[k].is("AS") {
+					if k < end && toks[k].Is("AS") {
 						k++
 					}
-					if k < end && (toks[k].kind == tWord || toks[k].kind == tIdent) && !sqlWords[strings.ToUpper(toks[k].text)] {
-						c.aliases[strings.ToLower(toks[k].text)] = name
+					if k < end && (toks[k].Kind == tWord || toks[k].Kind == tIdent) && !sqlWords[strings.ToUpper(toks[k].Text)] {
+						c.aliases[strings.ToLower(toks[k].Text)] = name
 					}
 				}
 			}
@@ -282,8 +199,8 @@ func cores(toks []token) []selectCore {
 func aggregates(toks []token) []string {
 	var out []string
 	for i, t := range toks {
-		if t.kind == tWord && aggregateFuncs[strings.ToUpper(t.text)] && i+1 < len(toks) && toks[i+1].text == "(" {
-			out = append(out, strings.ToUpper(t.text))
+		if t.Kind == tWord && aggregateFuncs[strings.ToUpper(t.Text)] && i+1 < len(toks) && toks[i+1].Text == "(" {
+			out = append(out, strings.ToUpper(t.Text))
 		}
 	}
 	return out
@@ -291,20 +208,20 @@ func aggregates(toks []token) []string {
 
 // isSubquery reports whether an item is a parenthesised SELECT.
 func isSubquery(item []token) bool {
-	return len(item) > 1 && item[0].text == "(" && item[1].is("SELECT")
+	return len(item) > 1 && item[0].Text == "(" && item[1].Is("SELECT")
 }
 
 // stripAlias returns the expression of a SELECT item and its alias.
 func stripAlias(item []token) ([]token, string) {
 	n := len(item)
-	if n >= 3 && item[n-2].is("AS") {
-		return item[:n-2], strings.ToLower(item[n-1].text)
+	if n >= 3 && item[n-2].Is("AS") {
+		return item[:n-2], strings.ToLower(item[n-1].Text)
 	}
-	if n >= 2 && (item[n-1].kind == tWord || item[n-1].kind == tIdent) && !sqlWords[strings.ToUpper(item[n-1].text)] {
+	if n >= 2 && (item[n-1].Kind == tWord || item[n-1].Kind == tIdent) && !sqlWords[strings.ToUpper(item[n-1].Text)] {
 		p := item[n-2]
-		if p.kind == tWord || p.kind == tIdent || p.kind == tNumber || p.kind == tString || p.text == ")" {
-			if !(p.kind == tPunct && p.text == ".") {
-				return item[:n-1], strings.ToLower(item[n-1].text)
+		if p.Kind == tWord || p.Kind == tIdent || p.Kind == tNumber || p.Kind == tString || p.Text == ")" {
+			if !(p.Kind == tPunct && p.Text == ".") {
+				return item[:n-1], strings.ToLower(item[n-1].Text)
 			}
 		}
 	}
@@ -317,28 +234,28 @@ func columnRefs(toks []token) []colRef {
 	var out []colRef
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
-		if t.kind != tWord && t.kind != tIdent {
+		if t.Kind != tWord && t.Kind != tIdent {
 			continue
 		}
-		if t.kind == tWord && sqlWords[strings.ToUpper(t.text)] {
+		if t.Kind == tWord && sqlWords[strings.ToUpper(t.Text)] {
 			continue
 		}
-		if i+1 < len(toks) && toks[i+1].text == "(" {
+		if i+1 < len(toks) && toks[i+1].Text == "(" {
 			continue // function call
 		}
-		if i > 0 && toks[i-1].text == "." {
+		if i > 0 && toks[i-1].Text == "." {
 			continue // handled with its qualifier
 		}
-		if i+2 < len(toks) && toks[i+1].text == "." && (toks[i+2].kind == tWord || toks[i+2].kind == tIdent) {
-			out = append(out, colRef{qual: strings.ToLower(t.text), name: strings.ToLower(toks[i+2].text)})
+		if i+2 < len(toks) && toks[i+1].Text == "." && (toks[i+2].Kind == tWord || toks[i+2].Kind == tIdent) {
+			out = append(out, colRef{qual: strings.ToLower(t.Text), name: strings.ToLower(toks[i+2].Text)})
 			i += 2
 			continue
 		}
-		if i+2 < len(toks) && toks[i+1].text == "." && toks[i+2].text == "*" {
+		if i+2 < len(toks) && toks[i+1].Text == "." && toks[i+2].Text == "*" {
 			i += 2
 			continue
 		}
-		out = append(out, colRef{name: strings.ToLower(t.text)})
+		out = append(out, colRef{name: strings.ToLower(t.Text)})
 	}
 	return out
 }
@@ -347,7 +264,7 @@ func columnRefs(toks []token) []colRef {
 func exprKey(toks []token) string {
 	var b strings.Builder
 	for _, t := range toks {
-		b.WriteString(strings.ToLower(t.text))
+		b.WriteString(strings.ToLower(t.Text))
 		b.WriteByte(' ')
 	}
 	return b.String()
@@ -358,8 +275,8 @@ func exprKey(toks []token) string {
 func stringLiterals(toks []token) string {
 	var b strings.Builder
 	for _, t := range toks {
-		if t.kind == tString {
-			b.WriteString(t.text)
+		if t.Kind == tString {
+			b.WriteString(t.Text)
 			b.WriteByte(' ')
 		}
 	}

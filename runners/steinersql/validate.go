@@ -318,10 +318,10 @@ func hasValue(nums []float64, v float64) bool {
 func numericLiterals(toks []token) []float64 {
 	var out []float64
 	for _, t := range toks {
-		if t.kind != tNumber {
+		if t.Kind != tNumber {
 			continue
 		}
-		if v, err := strconv.ParseFloat(t.text, 64); err == nil {
+		if v, err := strconv.ParseFloat(t.Text, 64); err == nil {
 			out = append(out, v)
 		}
 	}
@@ -341,7 +341,7 @@ func aggregateSatisfied(fn string, aggs []string, cs []selectCore) bool {
 				continue
 			}
 			for _, o := range c.orderBy {
-				isDesc := len(o) > 0 && o[len(o)-1].is("DESC")
+				isDesc := len(o) > 0 && o[len(o)-1].Is("DESC")
 				if isDesc == desc {
 					return true
 				}
@@ -513,14 +513,14 @@ func singleKey(t *datasets.Table) bool {
 func exprText(toks []token) string {
 	var b strings.Builder
 	for i, t := range toks {
-		if i > 0 && t.text != "." && t.text != ")" && t.text != "," && toks[i-1].text != "." && toks[i-1].text != "(" {
+		if i > 0 && t.Text != "." && t.Text != ")" && t.Text != "," && toks[i-1].Text != "." && toks[i-1].Text != "(" {
 			b.WriteByte(' ')
 		}
-		switch t.kind {
+		switch t.Kind {
 		case tString:
-			b.WriteString("'" + t.text + "'")
+			b.WriteString("'" + t.Text + "'")
 		default:
-			b.WriteString(t.text)
+			b.WriteString(t.Text)
 		}
 	}
 	return b.String()
