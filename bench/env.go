@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -59,7 +58,7 @@ func DefaultEnv() (Env, func() error) {
 				}
 				cfg.MaxBytes = b.MaxResultMB << 20
 				opt.MySQL = cfg
-			} else if logicCatMySQL(name) {
+			} else if datasets.NeedsServer(name) {
 				// T2SBENCH_RO_DSN and T2SBENCH_RO_PASSWORD are what
 				// `datasets load-mysql` prints; the T2SBENCH_MYSQL_* names
 				// are the deprecated ones.
@@ -179,10 +178,3 @@ func (a scorerAdapter) Close() error {
 
 // D returns the time.Duration.
 func (d Duration) D() time.Duration { return time.Duration(d) }
-
-// logicCatMySQL reports whether a datasets.Open name is LogicCat in its
-// MySQL dialect (logiccat, logiccat-mini500, ...), which needs a server;
-// logiccat-sqlite* runs on the SQLite files.
-func logicCatMySQL(name string) bool {
-	return (name == "logiccat" || strings.HasPrefix(name, "logiccat-")) && !strings.Contains(name, "sqlite")
-}

@@ -585,7 +585,7 @@ func (s *Spec) validate() error {
 			return s.errorf(p+".max_result_mb", "%d out of range [1, 1048576] (0: the default, %d)", b.MaxResultMB, datasets.DefaultMaxBytes>>20)
 		}
 		if m := b.MySQL; m != nil {
-			if !logicCatMySQL(b.DatasetName()) {
+			if !datasets.NeedsServer(b.DatasetName()) {
 				return s.errorf(p+".mysql", "only LogicCat (logiccat, logiccat-mini500, logiccat-full-gold) runs on MySQL, not %q", b.DatasetName())
 			}
 			if (m.DSN == "") == (m.DSNEnv == "") {

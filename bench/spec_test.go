@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/datasets"
 )
 
 const goodSpec = `name: t
@@ -146,8 +148,8 @@ func TestDefaultEnvLogicCatNeedsMySQL(t *testing.T) {
 		t.Errorf("got %v; want an error naming T2SBENCH_RO_DSN and T2SBENCH_RO_PASSWORD", err)
 	}
 	for name, want := range map[string]bool{"logiccat": true, "logiccat-mini500": true, "logiccat-sqlite": false, "logiccat-sqlite-mini500": false, "spider": false} {
-		if got := logicCatMySQL(name); got != want {
-			t.Errorf("logicCatMySQL(%q) = %v; want %v", name, got, want)
+		if got := datasets.NeedsServer(name); got != want {
+			t.Errorf("datasets.NeedsServer(%q) = %v; want %v", name, got, want)
 		}
 	}
 }

@@ -136,3 +136,31 @@ func ArcherReasoningTypes(tags string) ([]string, error) {
 	}
 	return out, nil
 }
+
+func init() {
+	Register(Kind{
+		Names:          []string{"archer", "archer-en", "archer-zh", "archer-train", "archer-en-train", "archer-zh-train", "archer-dev", "archer-en-dev", "archer-zh-dev"},
+		Match:          func(name string) bool { return strings.HasPrefix(name, "archer-") },
+		Load:           openArcher,
+		Order:          30,
+		ChecksumFamily: func(string) string { return "archer" },
+		Data:           []DataEntry{{"archer", "archer", "archer", "https://github.com/sig4kg/archer-bench", "Archer dev (English)"}},
+	})
+}
+
+// openArcher parses an Open name archer[-en|-zh][-dev|-train] (default
+// en dev).
+func openArcher(name, dir string, opt LoadOptions) (*Benchmark, error) {
+	lang, split := "en", "dev"
+	for _, part := range strings.Split(name, "-")[1:] {
+		switch part {
+		case "en", "zh":
+			lang = part
+		case "dev", "train":
+			split = part
+		default:
+			return nil, fmt.Errorf("datasets: unknown archer variant %q in %q (want archer[-en|-zh][-dev|-train])", part, name)
+		}
+	}
+	return LoadArcher(dir, lang, split, opt)
+}

@@ -227,3 +227,41 @@ func parseDescriptionCSV(file string, raw []byte) (map[string]string, error) {
 	}
 	return cols, nil
 }
+
+// birdSplits maps the Open names of BIRD to LoadBIRD's split.
+var birdSplits = map[string]string{"bird": "dev", "bird-dev": "dev", "bird-minidev": "minidev", "bird-dev-2023-05": "dev-2023-05"}
+
+func init() {
+	Register(Kind{
+		Names: []string{"bird", "bird-dev", "bird-minidev", "bird-dev-2023-05"},
+		Load: func(name, dir string, opt LoadOptions) (*Benchmark, error) {
+			return LoadBIRD(dir, birdSplits[name], opt)
+		},
+		Order: 20,
+		ChecksumFamily: func(name string) string {
+			if name == "bird-dev" {
+				return "bird"
+			}
+			return name
+		},
+		Previous: birdPrevious,
+		Data: []DataEntry{
+			{"bird", "bird", "bird", "https://bird-bench.oss-cn-beijing.aliyuncs.com/dev.zip", "BIRD dev, current gold revision (dev/)"},
+			{"bird-dev-2023-05", "bird", "", "BIRD dev's initial release (scripts/DATASETS.md)", "BIRD dev, gold of the initial release, May 2023 (dev_2023-05/; datasets check compares with it)"},
+			{"bird-minidev", "bird", "bird-minidev", "https://bird-bench.oss-cn-beijing.aliyuncs.com/minidev.zip", "BIRD mini-dev (mini_dev/)"},
+		},
+	})
+}
+
+// birdPrevious is BIRD's earlier releases (see PreviousVersion): dev's
+// current revision against the initial release of May 2023, and mini-dev
+// against the BIRD dev it was drawn from (question_id is the dev id).
+func birdPrevious(name string) (prev, what string) {
+	switch name {
+	case "bird", "bird-dev":
+		return "bird-dev-2023-05", "BIRD dev 2023-05 (initial release)"
+	case "bird-minidev":
+		return "bird", "BIRD dev (the file in dev/, whose question_id mini-dev's refer to)"
+	}
+	return "", ""
+}

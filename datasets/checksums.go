@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"strings"
 )
 
 // Release names, for each benchmark family, the release its recorded
@@ -206,19 +205,11 @@ type FileCheck struct {
 // name (archer-zh-dev -> archer, logiccat-mini500 -> logiccat, ...), or ""
 // when none are recorded.
 func ChecksumFamily(name string) string {
-	switch {
-	case name == "spider", name == "bird-minidev", name == "bird-dev-2023-05":
-		return name
-	case name == "bird", name == "bird-dev":
-		return "bird"
-	case strings.HasPrefix(name, "archer"):
-		return "archer"
-	case strings.HasPrefix(name, "logiccat") && strings.Contains(name, "sqlite"):
-		return "logiccat-sqlite"
-	case strings.HasPrefix(name, "logiccat"):
-		return "logiccat"
+	k, ok := Lookup(name)
+	if !ok || k.ChecksumFamily == nil {
+		return ""
 	}
-	return ""
+	return k.ChecksumFamily(name)
 }
 
 // VerifyChecksums hashes every file recorded for benchmark name's family

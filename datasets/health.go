@@ -41,13 +41,11 @@ func DuplicateQuestions(b *Benchmark) []Duplicate {
 // and mini-dev against the BIRD dev it was drawn from (question_id is the
 // dev id). It returns "" for benchmarks with no earlier version at hand.
 func PreviousVersion(name string) (prev, what string) {
-	switch name {
-	case "bird", "bird-dev":
-		return "bird-dev-2023-05", "BIRD dev 2023-05 (initial release)"
-	case "bird-minidev":
-		return "bird", "BIRD dev (the file in dev/, whose question_id mini-dev's refer to)"
+	k, ok := Lookup(name)
+	if !ok || k.Previous == nil {
+		return "", ""
 	}
-	return "", ""
+	return k.Previous(name)
 }
 
 // GoldChange is a question whose gold SQL differs between two versions.

@@ -324,3 +324,24 @@ func openLogicCat(name, dir string, opt LoadOptions) (*Benchmark, error) {
 	}
 	return LoadLogicCat(dir, dialect, split, opt)
 }
+
+func init() {
+	Register(Kind{
+		Names: []string{"logiccat", "logiccat-mini500", "logiccat-full-gold",
+			"logiccat-sqlite", "logiccat-sqlite-mini500", "logiccat-sqlite-full-gold"},
+		Match: func(name string) bool { return strings.HasPrefix(name, "logiccat-") },
+		Load:  openLogicCat,
+		Specs: []string{"logiccat", "logiccat-sqlite"},
+		Order: 50,
+		// LogicCat's MySQL-dialect gold SQL only runs on a MySQL/MariaDB
+		// server; logiccat-sqlite* uses the SQLite files.
+		NeedsServer: func(name string) bool { return !strings.Contains(name, "sqlite") },
+		ChecksumFamily: func(name string) string {
+			if strings.Contains(name, "sqlite") {
+				return "logiccat-sqlite"
+			}
+			return "logiccat"
+		},
+		Data: []DataEntry{{"logiccat-sqlite", "logiccat", "logiccat", "https://github.com/Ffunkytao/LogicCat", "LogicCat on its SQLite files (most hold no rows; logiccat proper runs on MySQL)"}},
+	})
+}

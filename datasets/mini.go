@@ -192,3 +192,12 @@ func buildSQLite(dst, scriptPath string, script []byte) (err error) {
 	}
 	return nil
 }
+
+func init() {
+	Register(Kind{
+		Names:   []string{"mini"},
+		Load:    func(_, dir string, opt LoadOptions) (*Benchmark, error) { return LoadMini(dir, opt) },
+		Order:   40,
+		Bundled: true,
+	})
+}

@@ -31,60 +31,6 @@ type LoadOptions struct {
 	MySQL *MySQLConfig
 }
 
-// Names lists the benchmark names Open accepts.
-func Names() []string {
-	return []string{
-		"spider",
-		"bird", "bird-dev", "bird-minidev", "bird-dev-2023-05",
-		"archer", "archer-en", "archer-zh", "archer-train", "archer-en-train", "archer-zh-train", "archer-dev", "archer-en-dev", "archer-zh-dev",
-		"mini",
-		"logiccat", "logiccat-mini500", "logiccat-full-gold",
-		"logiccat-sqlite", "logiccat-sqlite-mini500", "logiccat-sqlite-full-gold",
-	}
-}
-
-// Open loads a benchmark by name from dir:
-//
-//	spider                         LoadSpider(dir)
-//	bird, bird-dev                 LoadBIRD(dir, "dev")
-//	bird-minidev                   LoadBIRD(dir, "minidev")
-//	bird-dev-2023-05               LoadBIRD(dir, "dev-2023-05")
-//	archer[-en|-zh][-dev|-train]   LoadArcher(dir, lang, split), default en dev
-//	mini                           LoadMini(dir); dir may be "" for the bundled one
-//	logiccat[-sqlite][-mini500|-full-gold]  LoadLogicCat(dir, dialect, split)
-func Open(name, dir string, opt LoadOptions) (*Benchmark, error) {
-	switch name {
-	case "spider":
-		return LoadSpider(dir, opt)
-	case "bird", "bird-dev":
-		return LoadBIRD(dir, "dev", opt)
-	case "bird-minidev":
-		return LoadBIRD(dir, "minidev", opt)
-	case "bird-dev-2023-05":
-		return LoadBIRD(dir, "dev-2023-05", opt)
-	case "mini":
-		return LoadMini(dir, opt)
-	}
-	if name == "logiccat" || strings.HasPrefix(name, "logiccat-") {
-		return openLogicCat(name, dir, opt)
-	}
-	if name == "archer" || strings.HasPrefix(name, "archer-") {
-		lang, split := "en", "dev"
-		for _, part := range strings.Split(name, "-")[1:] {
-			switch part {
-			case "en", "zh":
-				lang = part
-			case "dev", "train":
-				split = part
-			default:
-				return nil, fmt.Errorf("datasets: unknown archer variant %q in %q (want archer[-en|-zh][-dev|-train])", part, name)
-			}
-		}
-		return LoadArcher(dir, lang, split, opt)
-	}
-	return nil, fmt.Errorf("datasets: unknown benchmark %q (known: %s)", name, strings.Join(Names(), ", "))
-}
-
 // MissingDBs lists, sorted, the ids of the databases the examples refer to
 // that the engine cannot open (Engine.Open fails with ErrMissingDB). All of
 // them are missing when Engine is nil.

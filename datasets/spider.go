@@ -260,3 +260,13 @@ func SpiderLevel(query string, parsed json.RawMessage) (string, error) {
 	}
 	return SpiderHardness(query)
 }
+
+func init() {
+	Register(Kind{
+		Names:          []string{"spider"},
+		Load:           func(_, dir string, opt LoadOptions) (*Benchmark, error) { return LoadSpider(dir, opt) },
+		Order:          10,
+		ChecksumFamily: func(name string) string { return name },
+		Data:           []DataEntry{{"spider", "spider", "spider", "https://yale-lily.github.io/spider", "Spider dev"}},
+	})
+}

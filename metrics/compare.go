@@ -48,15 +48,27 @@ const (
 // Modes lists every comparator mode.
 var Modes = []Mode{ModeSpider, ModeSpiderKeepDistinct, ModeBIRD, ModeBIRDMiniDev, ModeArcher, ModeLogicCat}
 
-// ParseMode returns the mode named s.
+// AllModes lists Modes, then the modes of the scoring rules benchmarks
+// register (datasets.Rule), sorted.
+func AllModes() []Mode {
+	out := slices.Clone(Modes)
+	for _, r := range datasets.Rules() {
+		out = append(out, Mode(r.Mode))
+	}
+	return out
+}
+
+// ParseMode returns the mode named s: one of Modes or a benchmark's own
+// rule (datasets.Rule).
 func ParseMode(s string) (Mode, error) {
-	for _, m := range Modes {
+	all := AllModes()
+	for _, m := range all {
 		if string(m) == s {
 			return m, nil
 		}
 	}
-	names := make([]string, len(Modes))
-	for i, m := range Modes {
+	names := make([]string, len(all))
+	for i, m := range all {
 		names[i] = string(m)
 	}
 	return "", fmt.Errorf("metrics: unknown EX mode %q (want one of %s)", s, strings.Join(names, ", "))
@@ -391,6 +403,8 @@ func rowKey(row []pyValue, perm []int) string {
 // CompareResults reports whether pred matches gold under mode m.
 // orderMatters is only used by the Spider modes (see OrderMatters). A value
 // the mode cannot compare is reported as a *ValueError naming its side.
+// A mode that a benchmark registered with its own rule (datasets.Rule) is
+// decided by that rule's Equal.
 //
 // The rules, and the official code each mirrors:
 //
@@ -413,6 +427,11 @@ func rowKey(row []pyValue, perm []int) string {
 // Values compare with Python ==: 1 == 1.0, '1' != 1, None == None, bytes !=
 // str, and no float tolerance.
 func CompareResults(m Mode, q Quirks, gold, pred *datasets.ResultSet, orderMatters bool) (bool, error) {
+	if !slices.Contains(Modes, m) {
+		if r, ok := datasets.RuleOf(string(m)); ok {
+			return r.Equal(gold, pred)
+		}
+	}
 	pol := m.textPolicy()
 	if sameValues(gold, pred, pol) {
 		// Equal under every mode, whatever the quirks: see sameValues.

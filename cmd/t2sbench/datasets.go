@@ -50,19 +50,6 @@ func runDatasets(stdout, stderr io.Writer, args []string) error {
 	return fmt.Errorf("%w: unknown datasets subcommand %q (want list, check, verify or load-mysql)", errUsage, args[0])
 }
 
-// listed are the benchmarks datasets list measures: the datasets.Open
-// name, the folder under the data directory (scripts/fetch-datasets.sh's
-// layout, which is also the shared data's datasets/ folder), the script's
-// benchmark argument ("" when it fetches none) and the official source.
-var listed = []struct{ name, dir, fetch, source, what string }{
-	{"spider", "spider", "spider", "https://yale-lily.github.io/spider", "Spider dev"},
-	{"bird", "bird", "bird", "https://bird-bench.oss-cn-beijing.aliyuncs.com/dev.zip", "BIRD dev, current gold revision (dev/)"},
-	{"bird-dev-2023-05", "bird", "", "BIRD dev's initial release (scripts/DATASETS.md)", "BIRD dev, gold of the initial release, May 2023 (dev_2023-05/; datasets check compares with it)"},
-	{"bird-minidev", "bird", "bird-minidev", "https://bird-bench.oss-cn-beijing.aliyuncs.com/minidev.zip", "BIRD mini-dev (mini_dev/)"},
-	{"archer", "archer", "archer", "https://github.com/sig4kg/archer-bench", "Archer dev (English)"},
-	{"logiccat-sqlite", "logiccat", "logiccat", "https://github.com/Ffunkytao/LogicCat", "LogicCat on its SQLite files (most hold no rows; logiccat proper runs on MySQL)"},
-}
-
 func datasetsList(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("datasets list", "[--data DIR]", stderr)
 	data := fs.String("data", "", "data directory holding spider/, bird/, archer/, logiccat/, or one benchmark's folder (default: the shared data's datasets/)")
@@ -90,42 +77,48 @@ func datasetsList(stdout, stderr io.Writer, args []string) error {
 	ctx := context.Background()
 	// DIR is the data directory when it holds a benchmark folder, else it
 	// may be one benchmark's folder itself (--data /data/bird).
+	// The entries come from the datasets registry (Kind.Data): the
+	// datasets.Open name, the folder under the data directory
+	// (scripts/fetch-datasets.sh's layout, which is also the shared data's
+	// datasets/ folder), the script's benchmark argument ("" when it
+	// fetches none) and the official source.
+	listed := datasets.DataEntries()
 	layout := false
 	for _, l := range listed {
-		if st, err := os.Stat(filepath.Join(root, l.dir)); err == nil && st.IsDir() {
+		if st, err := os.Stat(filepath.Join(root, l.Dir)); err == nil && st.IsDir() {
 			layout = true
 		}
 	}
 	fmt.Fprintln(stdout, "data:", root)
 	found := 0
 	for _, l := range listed {
-		dir := filepath.Join(root, l.dir)
+		dir := filepath.Join(root, l.Dir)
 		if !layout {
 			dir = root
 		}
-		st := datasets.MeasureData(ctx, l.name, dir)
+		st := datasets.MeasureData(ctx, l.Name, dir)
 		if !layout && st.Err != nil {
 			continue // not this benchmark's folder
 		}
-		fetch := "see " + l.source
-		if l.fetch != "" {
-			fetch = fmt.Sprintf("scripts/fetch-datasets.sh %s %s   (source: %s)", filepath.Dir(dir), l.fetch, l.source)
+		fetch := "see " + l.Source
+		if l.Fetch != "" {
+			fetch = fmt.Sprintf("scripts/fetch-datasets.sh %s %s   (source: %s)", filepath.Dir(dir), l.Fetch, l.Source)
 		}
 		switch {
 		case st.Err != nil:
-			fmt.Fprintf(stdout, "  %-16s %s: not loadable (%v)\n      %s\n      fetch: %s\n", l.name, dir, st.Err, l.what, fetch)
+			fmt.Fprintf(stdout, "  %-16s %s: not loadable (%v)\n      %s\n      fetch: %s\n", l.Name, dir, st.Err, l.What, fetch)
 		case len(st.MissingDBs) > 0:
 			found++
 			fmt.Fprintf(stdout, "  %-16s %s: %d questions, databases %d present, %d missing (%s)\n      %s\n      fetch: %s\n",
-				l.name, dir, st.Questions, st.PresentDBs, len(st.MissingDBs), abbreviate(st.MissingDBs, 6), l.what, fetch)
+				l.Name, dir, st.Questions, st.PresentDBs, len(st.MissingDBs), abbreviate(st.MissingDBs, 6), l.What, fetch)
 			if st.PresentDBs == 0 {
 				fmt.Fprintf(stdout, "      none of its databases opens: give --data the benchmark's top folder, the one whose layout scripts/DATASETS.md shows (for BIRD the folder holding dev/, mini_dev/ and dev_databases/)\n")
 			}
 		default:
 			found++
-			fmt.Fprintf(stdout, "  %-16s %s: %d questions, all %d databases present\n      %s\n", l.name, dir, st.Questions, st.PresentDBs, l.what)
+			fmt.Fprintf(stdout, "  %-16s %s: %d questions, all %d databases present\n      %s\n", l.Name, dir, st.Questions, st.PresentDBs, l.What)
 		}
-		if l.name == "logiccat-sqlite" && st.Err == nil {
+		if l.Name == "logiccat-sqlite" && st.Err == nil {
 			dumps, _ := filepath.Glob(filepath.Join(dir, "mysql", "database", "*.sql"))
 			if len(dumps) > 0 {
 				fmt.Fprintf(stdout, "  %-16s %s: %d MySQL dumps; import them with t2sbench datasets load-mysql --data %s (README, LogicCat on MariaDB/MySQL)\n",

@@ -286,13 +286,6 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	return incomplete
 }
 
-// needsMySQL reports whether benchmark name is LogicCat in its MySQL
-// dialect (logiccat, logiccat-mini500, ...), whose gold SQL only runs on a
-// MySQL/MariaDB server; logiccat-sqlite* uses the SQLite files.
-func needsMySQL(name string) bool {
-	return (name == "logiccat" || strings.HasPrefix(name, "logiccat-")) && !strings.Contains(name, "sqlite")
-}
-
 func openGoldCache(dir string) (*metrics.GoldCache, error) {
 	switch dir {
 	case "off":

@@ -83,13 +83,14 @@ var specDocs = []specKey{
 	{"max_trials", fmt.Sprint(bench.DefaultMaxTrials), "50000", "cap on the trials a spec expands to (a typo in a grid step is caught before anything runs)"},
 }
 
-func benchNames() []string {
-	return []string{"mini", "spider", "bird", "archer", "logiccat", "logiccat-sqlite"}
-}
+// benchNames are the names a spec's benchmarks[].name takes, from the
+// datasets registry.
+func benchNames() []string { return datasets.SpecNames() }
 
 func modeNames() []string {
-	out := make([]string, len(metrics.Modes))
-	for i, m := range metrics.Modes {
+	all := metrics.AllModes()
+	out := make([]string, len(all))
+	for i, m := range all {
 		out[i] = string(m)
 	}
 	return out

@@ -47,7 +47,7 @@ func addMySQLFlags(fs *flag.FlagSet) mysqlFlags {
 // A DSN only in the admin variable (the default before the read-only
 // variables existed) is used with a note on stderr.
 func (f mysqlFlags) config(stderr io.Writer, cmd, name string, timeout time.Duration, maxBytes int64) (*datasets.MySQLConfig, error) {
-	if !needsMySQL(name) {
+	if !datasets.NeedsServer(name) {
 		return nil, nil
 	}
 	dsn, pwEnv := *f.dsn, *f.passwordEnv
