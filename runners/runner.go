@@ -198,29 +198,23 @@ type Factory func(p Params) (Runner, error)
 
 var (
 	regMu    sync.RWMutex
-	registry = map[string]Factory{}
+	registry = map[string]Info{}
 )
 
-// Register makes a runner available by name. It panics on a duplicate name
-// (a programming error at init time).
-func Register(name string, f Factory) {
-	regMu.Lock()
-	defer regMu.Unlock()
-	if _, dup := registry[name]; dup {
-		panic("runners: duplicate runner " + name)
-	}
-	registry[name] = f
-}
+// Register makes a runner available by name, with nothing said of it
+// beyond its parameters (RegisterInfo says the rest). It panics on a
+// duplicate name (a programming error at init time).
+func Register(name string, f Factory) { RegisterInfo(Info{Name: name, New: f}) }
 
 // New builds the runner registered under name.
 func New(name string, p Params) (Runner, error) {
 	regMu.RLock()
-	f, ok := registry[name]
+	info, ok := registry[name]
 	regMu.RUnlock()
 	if !ok {
 		return nil, fmt.Errorf("unknown runner %q (known: %v)", name, Names())
 	}
-	return f(p)
+	return info.New(p)
 }
 
 // Names lists the registered runners, sorted.

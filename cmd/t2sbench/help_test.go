@@ -64,17 +64,14 @@ func TestHelpRunnersListsEveryParameter(t *testing.T) {
 	// The runners the CLI links (runners.go); the test binary registers
 	// more of its own.
 	linked := []string{"alphasql", "cot", "direct", "iesr", "react-dsl", "sc", "steinersql"}
-	if len(runnerNotes) != len(linked) {
-		t.Errorf("runnerNotes has %d runners; want %d (%v)", len(runnerNotes), len(linked), linked)
-	}
 	for _, name := range linked {
 		sec, ok := sections[name]
 		if !ok {
 			t.Errorf("help runners has no section for %s", name)
 			continue
 		}
-		if _, ok := runnerNotes[name]; !ok {
-			t.Errorf("runner %s has no runnerNotes entry (roles, ablation switches)", name)
+		if info, ok := runners.Lookup(name); !ok || info.Paper == "" || len(info.Roles) == 0 || info.Ablations == "" {
+			t.Errorf("runner %s registered no paper line, roles or ablation switches (runners.Info)", name)
 		}
 		_, err := runners.New(name, runners.Params{"zz_not_a_parameter": 1})
 		if err == nil {

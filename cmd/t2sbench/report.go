@@ -13,11 +13,7 @@ import (
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/reports"
-	"github.com/t2sbench/t2sbench/runners/alphasql"
-	"github.com/t2sbench/t2sbench/runners/baseline"
-	"github.com/t2sbench/t2sbench/runners/iesr"
-	"github.com/t2sbench/t2sbench/runners/reactdsl"
-	"github.com/t2sbench/t2sbench/runners/steinersql"
+	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/viewer"
 )
 
@@ -125,23 +121,9 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 }
 
 // paperDefaults are the default values of the parameters that sweeps and
-// grids vary, by runner, from each runner package's Default constants
-// (each documents its source: paper section, released code, or t2sbench's
-// choice where the paper gives none). Reports mark them on sweeps and
-// grids and test grid points against them.
-func paperDefaults() map[string]map[string]float64 {
-	return map[string]map[string]float64{
-		"iesr": {"n_rollout": iesr.DefaultRollouts, "n_expansion": iesr.DefaultExpansion, "n_reward": iesr.DefaultReward,
-			"temperature": iesr.DefaultTemperature, "c": iesr.DefaultC,
-			"alpha": iesr.DefaultAlpha, "beta": iesr.DefaultBeta, "gamma": iesr.DefaultGamma, "tau": iesr.DefaultTau},
-		"alphasql": {"n_rollout": alphasql.DefaultRollouts, "n_expansion": alphasql.DefaultExpansion, "n_reward": alphasql.DefaultReward,
-			"temperature": alphasql.DefaultTemperature, "c": alphasql.DefaultC},
-		"steinersql": {"alpha": steinersql.DefaultAlpha, "beta": steinersql.DefaultBeta, "gamma": steinersql.DefaultGamma,
-			"tau": steinersql.DefaultTau, "max_iterations": steinersql.DefaultMaxIterations},
-		"sc":        {"k": baseline.DefaultSCK, "temperature": baseline.DefaultSCTemperature},
-		"react-dsl": {"max_turns": reactdsl.DefaultMaxTurns},
-	}
-}
+// grids vary, by runner, as each runner package registers them
+// (runners.Info.Defaults).
+func paperDefaults() map[string]map[string]float64 { return runners.PaperDefaults() }
 
 // binaryCommit is the commit `run` records and `report` prints; tests
 // replace it.

@@ -41,7 +41,17 @@ const (
 	RoleReason = "reason"
 )
 
-func init() { runners.Register("alphasql", New) }
+func init() {
+	runners.RegisterInfo(runners.Info{
+		Name:      "alphasql",
+		New:       New,
+		Paper:     "Alpha-SQL (MCTS over seven reasoning actions, self-supervised reward)",
+		Roles:     []runners.RoleInfo{{Role: "reason", Does: "every action, the reward samples and revision"}},
+		Ablations: "disable_actions: any of A1 A2 A3 A4 A6 (paper Table 3); value_retrieval: false; evidence: false",
+		Defaults: map[string]float64{"n_rollout": DefaultRollouts, "n_expansion": DefaultExpansion, "n_reward": DefaultReward,
+			"temperature": DefaultTemperature, "c": DefaultC},
+	})
+}
 
 // Config is the runner's configuration; every field is a spec parameter
 // (snake_case names in New).

@@ -86,7 +86,21 @@ func (c Config) Policy() mcts.Policy {
 // (METHODS.md).
 var DefaultCuts = []float64{0.2, 0.3, 0.4, 0.5}
 
-func init() { runners.Register("iesr", New) }
+func init() {
+	runners.RegisterInfo(runners.Info{
+		Name:  "iesr",
+		New:   New,
+		Paper: "IESR (understanding, schema linking, MCTS, a discriminator over masked trajectories)",
+		Roles: []runners.RoleInfo{{Role: "understand", Does: "question understanding and keyword extraction"},
+			{Role: "reason", Does: "the MCTS actions"}, {Role: "discriminator", Does: "completes masked trajectories (consistency check)"}},
+		Ablations: "stage_understanding, stage_linking, schema_compression, stage_discriminator, stage_scoring: false (paper Table 2); disable_actions (Table 3); alpha/beta/gamma over a grid (Fig. 5); verify_keywords: false (Table 4 without Ve; understanding_rounds sets the rounds); expansion: paper (Algorithm 2, one untried action per rollout)",
+		Extra:     []runners.ParamInfo{{Key: "disc_cuts", Kind: "list of numbers", Default: "[0.2, 0.3, 0.4, 0.5]", Valid: "each in (0, 1)"}},
+		Note:      "alpha + beta + gamma must sum to 1; max_tokens, when set, is the default of the three max_tokens_<role>",
+		Defaults: map[string]float64{"n_rollout": DefaultRollouts, "n_expansion": DefaultExpansion, "n_reward": DefaultReward,
+			"temperature": DefaultTemperature, "c": DefaultC,
+			"alpha": DefaultAlpha, "beta": DefaultBeta, "gamma": DefaultGamma, "tau": DefaultTau},
+	})
+}
 
 // Config is the runner's configuration; every field is a spec parameter
 // (see New for the names).

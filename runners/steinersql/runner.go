@@ -64,7 +64,16 @@ const (
 )
 
 func init() {
-	runners.Register("steinersql", func(p runners.Params) (runners.Runner, error) { return New(p) })
+	runners.RegisterInfo(runners.Info{
+		Name:  "steinersql",
+		New:   func(p runners.Params) (runners.Runner, error) { return New(p) },
+		Paper: "SteinerSQL (decomposition, Steiner-tree schema navigation, multilevel validation)",
+		Roles: []runners.RoleInfo{{Role: "decompose", Does: "Stage 1, the question's terminals"},
+			{Role: "reason", Does: "SQL generation and re-planning"}},
+		Ablations: "decomposition, navigation, graph_module, structured_examples: false; path_algorithm; validation; alpha/beta/gamma 0 removes a cost part (paper Table 2); attribute_check, dependency_analysis: false (level-2 attribute check; Algorithm 1 dependency analysis)",
+		Defaults: map[string]float64{"alpha": DefaultAlpha, "beta": DefaultBeta, "gamma": DefaultGamma,
+			"tau": DefaultTau, "max_iterations": DefaultMaxIterations},
+	})
 }
 
 // Runner is the SteinerSQL method (seed 001): mathematical decomposition,
