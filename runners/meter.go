@@ -3,6 +3,7 @@ package runners
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/t2sbench/t2sbench/runners/llm"
 )
@@ -69,4 +70,20 @@ func (m *Meter) Calls() int {
 		n += u.Calls
 	}
 	return n
+}
+
+// Metered runs run with t.LLM wrapped in a Meter and sets the Result's
+// Usage (by role) and Wall (the time run took): the accounting every
+// runner owes its Result, in one place, so that a new runner cannot forget
+// it. run must make its model calls through the Task it is given. The
+// Result and error are run's otherwise; Usage and Wall are set on an error
+// too.
+func Metered(ctx context.Context, t Task, run func(ctx context.Context, t Task) (Result, error)) (Result, error) {
+	start := time.Now()
+	m := NewMeter(t.LLM)
+	t.LLM = m
+	res, err := run(ctx, t)
+	res.Usage = m.Usage()
+	res.Wall = time.Since(start)
+	return res, err
 }

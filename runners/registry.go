@@ -41,13 +41,13 @@ type RoleInfo struct {
 // missing name or factory and on a duplicate name (programming errors at
 // init time).
 func RegisterInfo(info Info) {
-	if info.Name == "" || info.New == nil {
-		panic("runners: RegisterInfo needs Name and New")
-	}
 	regMu.Lock()
 	defer regMu.Unlock()
 	if _, dup := registry[info.Name]; dup {
 		panic("runners: duplicate runner " + info.Name)
+	}
+	if info.Name == "" || info.New == nil {
+		panic("runners: RegisterInfo needs Name and New")
 	}
 	info.Defaults = maps.Clone(info.Defaults)
 	registry[info.Name] = info
