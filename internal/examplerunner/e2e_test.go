@@ -96,9 +96,12 @@ runners: [{name: example}]
 	if sum.Done != len(questions) || sum.Failed != 0 {
 		t.Errorf("done %d, failed %d; want %d done, none failed", sum.Done, sum.Failed, len(questions))
 	}
-	// sim with p 1, shown the whole schema, answers every final-SQL
-	// request with the gold (sim's package doc), so every question is
-	// right under any rule that holds a result equal to itself.
+	// sim answers a final-SQL request with the gold with P(right) = p
+	// times penalties for schema and values the prompt lacks (sim/doc.go,
+	// The behaviour model): 1 here, p being 1, the prompt showing the
+	// whole schema and the questions quoting their literals. Every
+	// question is then right under any rule that holds a result equal to
+	// itself.
 	if sum.Correct != len(questions) {
 		t.Errorf("correct %d; want %d", sum.Correct, len(questions))
 	}
