@@ -190,3 +190,24 @@ func TestExampleListed(t *testing.T) {
 		t.Errorf("PaperDefaults()[example] = %v; want max_tokens 1024 (examplerunner.DefaultMaxTokens)", d)
 	}
 }
+
+// TestExampleFileCounts checks the guides' counts on the examples: each is
+// one file (docs/adding-a-runner.md, docs/adding-a-benchmark.md), its
+// registration line being the blank import above.
+func TestExampleFileCounts(t *testing.T) {
+	for _, dir := range []string{".", "../examplebench"} {
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var code []string
+		for _, f := range files {
+			if !strings.HasSuffix(f, "_test.go") {
+				code = append(code, filepath.Base(f))
+			}
+		}
+		if len(code) != 1 {
+			t.Errorf("%s holds %d files besides tests (%v); want 1, as the guide says", dir, len(code), code)
+		}
+	}
+}
