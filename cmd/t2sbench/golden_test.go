@@ -178,6 +178,22 @@ func TestCLIGolden(t *testing.T) {
 			t.Fatal("the quickstart run failed; the cases that read its run directory would fail too")
 		}
 	}
+
+	// Every golden file belongs to a case: a renamed or dropped case
+	// leaves none behind.
+	want := map[string]bool{}
+	for _, c := range cases {
+		want[c.name+".stdout"], want[c.name+".stderr"] = true, true
+	}
+	files, err := os.ReadDir(filepath.Join("testdata", "golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if !f.IsDir() && !want[f.Name()] {
+			t.Errorf("testdata/golden/%s belongs to no case of TestCLIGolden; remove it", f.Name())
+		}
+	}
 }
 
 var (

@@ -7,9 +7,9 @@ import (
 	"strings"
 )
 
-// context is the number of unchanged lines Diff shows around a change, as
-// diff -u does.
-const context = 3
+// contextLines is the number of unchanged lines Diff shows around a
+// change, as diff -u does.
+const contextLines = 3
 
 // maxCells bounds the longest-common-subsequence table Diff builds (after
 // the common head and tail of the two texts are set aside); beyond it the
@@ -36,17 +36,17 @@ func Diff(oldName string, old []byte, newName string, new []byte) []byte {
 			continue
 		}
 		// A hunk runs from context lines before the change to context
-		// lines after the last change closer than 2*context to the next.
-		start := max(i-context, 0)
+		// lines after the last change closer than 2*contextLines to the next.
+		start := max(i-contextLines, 0)
 		end := i
 		for j := i; j < len(ops); j++ {
 			if ops[j].kind != ' ' {
 				end = j + 1
-			} else if j-end >= 2*context {
+			} else if j-end >= 2*contextLines {
 				break
 			}
 		}
-		end = min(end+context, len(ops))
+		end = min(end+contextLines, len(ops))
 		writeHunk(&out, ops[start:end], a, b)
 		i = end
 	}

@@ -58,7 +58,7 @@ func Check(t testing.TB, path string, got []byte) {
 	if bytes.Equal(got, want) {
 		return
 	}
-	t.Errorf("%s differs from the golden file (rerun with -update or %s=1 after checking the change):\n%s",
+	t.Errorf("output differs from the golden file %s (rerun with -update or %s=1 after checking the change):\n%s",
 		path, EnvUpdate, Diff(path, want, "got", got))
 }
 

@@ -179,7 +179,7 @@ func TestCheck(t *testing.T) {
 		t.Errorf("same output: errors %q; want none", r.errors)
 	}
 	r = check(path, []byte("a\nc\n"))
-	want := path + " differs from the golden file (rerun with -update or T2S_UPDATE_GOLDEN=1 after checking the change):\n" +
+	want := "output differs from the golden file " + path + " (rerun with -update or T2S_UPDATE_GOLDEN=1 after checking the change):\n" +
 		"--- " + path + "\n+++ got\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n"
 	if r.fatal || len(r.errors) != 1 || r.errors[0] != want {
 		t.Errorf("changed output: fatal %v, errors %q; want one error %q", r.fatal, r.errors, want)
