@@ -31,11 +31,9 @@ var qsSpec = filepath.Join("..", "..", "experiments", "quickstart.yaml")
 // cliCases run in order: the run of the quickstart comes before the
 // status and compare of its run directory, the evals that write verdict
 // files before the compare of those files.
+// Before them come help, help spec, help runners and help <command> for
+// every command (helpCases).
 var cliCases = []cliCase{
-	{"help", []string{"help"}, exitOK},
-	{"help-spec", []string{"help", "spec"}, exitOK},
-	{"help-runners", []string{"help", "runners"}, exitOK},
-	// help-<command> for every command: added in TestCLIGolden.
 	{"help-unknown", []string{"help", "frobnicate"}, exitUsage},
 	{"unknown-command", []string{"frobnicate"}, exitUsage},
 	{"version", []string{"version"}, exitOK},
@@ -138,16 +136,7 @@ func TestCLIGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	cases := append([]cliCase(nil), cliCases[:3]...)
-	var names []string
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		cases = append(cases, cliCase{"help-" + n, []string{"help", n}, exitOK})
-	}
-	cases = append(cases, cliCases[3:]...)
+	cases := append(helpCases(), cliCases...)
 
 	cpus := golden.Replace(regexp.MustCompile(`( in parallel \(default )`+strconv.Itoa(runtime.NumCPU())+`\)`), "${1}<NumCPU>)")
 	rules := []golden.Rule{golden.Path(bird, "$BIRD"), golden.Path(tmp, "$TMP"), cpus, dropTestRunner}
@@ -194,6 +183,25 @@ func TestCLIGolden(t *testing.T) {
 			t.Errorf("testdata/golden/%s belongs to no case of TestCLIGolden; remove it", f.Name())
 		}
 	}
+}
+
+// helpCases are help, help spec, help runners and help <command> for
+// every registered command, in name order.
+func helpCases() []cliCase {
+	cases := []cliCase{
+		{"help", []string{"help"}, exitOK},
+		{"help-spec", []string{"help", "spec"}, exitOK},
+		{"help-runners", []string{"help", "runners"}, exitOK},
+	}
+	var names []string
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		cases = append(cases, cliCase{"help-" + n, []string{"help", n}, exitOK})
+	}
+	return cases
 }
 
 var (
