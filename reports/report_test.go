@@ -2,7 +2,6 @@ package reports
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"image/png"
 	"os"
@@ -11,9 +10,8 @@ import (
 	"testing"
 
 	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 // buildFixture writes the synthetic run and builds its report.
 func buildFixture(t *testing.T, backend string) (*Report, string) {
@@ -33,26 +31,10 @@ func buildFixture(t *testing.T, backend string) (*Report, string) {
 }
 
 // checkGolden compares got with testdata/golden/name, rewriting it under
-// -update.
+// -update (internal/golden).
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./reports -run %s -update to create it)", err, t.Name())
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (rerun with -update after checking the change):\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
+	golden.Check(t, filepath.Join("testdata", "golden", name), got)
 }
 
 func TestGoldenTables(t *testing.T) {

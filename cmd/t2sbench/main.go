@@ -81,11 +81,21 @@ func exitCode(err error) int {
 }
 
 func main() {
-	err := run(os.Stdout, os.Stderr, os.Args[1:])
-	if code := exitCode(err); code != exitOK {
-		fmt.Fprintln(os.Stderr, "t2sbench:", err)
+	if code := runMain(os.Stdout, os.Stderr, os.Args[1:]); code != exitOK {
 		os.Exit(code)
 	}
+}
+
+// runMain runs the command line args as the t2sbench binary does: a failed
+// command's error goes to stderr after "t2sbench: ", and the exit status
+// is returned. The CLI golden tests call it in-process.
+func runMain(stdout, stderr io.Writer, args []string) int {
+	err := run(stdout, stderr, args)
+	code := exitCode(err)
+	if code != exitOK {
+		fmt.Fprintln(stderr, "t2sbench:", err)
+	}
+	return code
 }
 
 func run(stdout, stderr io.Writer, args []string) error {
