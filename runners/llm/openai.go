@@ -925,8 +925,20 @@ func (o *OpenAI) classify(err error, p *probe, timedOut bool) (retry bool, after
 	if errors.As(err, &se) || errors.As(err, &te) {
 		return false, 0, fmt.Errorf("llm: openai %s model %s: %w: %s", o.cfg.BaseURL, o.cfg.Model, ErrMalformed, o.redact(err.Error()))
 	}
-	return false, 0, o.errorf("%v", err)
+	// The cause stays in the chain: rejectionOf looks for go-openai's
+	// own refusals (ErrReasoningModelMaxTokensDeprecated) by errors.Is.
+	return false, 0, &causeError{msg: o.errorf("%v", err).Error(), err: err}
 }
+
+// causeError is an error whose message (redacted) replaces its cause's
+// but that unwraps to the cause.
+type causeError struct {
+	msg string
+	err error
+}
+
+func (e *causeError) Error() string { return e.msg }
+func (e *causeError) Unwrap() error { return e.err }
 
 // bodyMessage is the message of an error body that is not OpenAI's
 // {"error": {...}} shape: vLLM's {"object": "error", "message": ...},
