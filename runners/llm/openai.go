@@ -335,6 +335,11 @@ func (o *OpenAI) Ident() Ident {
 // reasoning_content (DeepSeek, vLLM, SGLang) or reasoning (vLLM, Ollama,
 // OpenRouter) field and any inline <think> block (see SplitReasoning) go to
 // Response.Reasoning; finish_reason goes to Response.FinishReasons.
+//
+// Complete is the one retry loop of a model call: a failed request is
+// retried here (see OpenAIConfig.MaxRetries) and a call that still fails
+// returns an *Error, classified and counting its attempts, which callers
+// record rather than retry.
 func (o *OpenAI) Complete(ctx context.Context, req Request) (*Response, error) {
 	start := time.Now()
 	want := req.Samples()

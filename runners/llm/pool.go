@@ -111,7 +111,10 @@ type EndpointStats struct {
 // (MaxRetries), however many endpoints they pass; each retry costs one.
 // So a dead replica costs each request that meets it one retry at most,
 // and a request makes at most MaxRetries+1 rounds over the endpoints.
-// Other errors are returned at once.
+// Other errors are returned at once. A failed request is returned as an
+// *Error counting every attempt over the endpoints; the endpoints' own
+// backends do not retry (their MaxRetries is off), so the pool is the
+// request's one retry loop.
 type Pool struct {
 	cfg        PoolConfig
 	eps        []*poolEndpoint
