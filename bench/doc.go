@@ -93,14 +93,26 @@
 //     prediction so that it counts as wrong, and never retried;
 //   - infrastructure (network, HTTP 408, 429 and 5xx after the client's
 //     retries, model-call timeouts, cancellation, a database that does not
-//     open): retried (Options.Retries, default 2), then recorded as
-//     StatusError, pending, and retried by the next run;
+//     open): recorded as StatusError, pending, and retried by the next run;
+//     a failure that is not a model call's (a database that does not open)
+//     is first retried (Options.Retries, default 2);
 //   - fatal (HTTP 401, 403, 404: the credentials or the model name are
 //     wrong, so every item would fail): the run stops with a
 //     *RejectedError (ErrRejected) naming the spec's model, the server's
 //     message and the field to fix; the item stays pending;
 //   - any other runner error: retried like an infrastructure error, then
 //     recorded as failed.
+//
+// Errors are classified by type (errors.As, errors.Is), never by message
+// text: the model backends return *llm.Error, classified where the failure
+// was caught. There is one retry loop per failure: the model backend
+// retries a failed call (timeouts, network errors, 408, 429 and 5xx, with
+// backoff, honouring Retry-After, up to the model's max_retries), because
+// it can retry that one call where the item would rerun every call it made
+// (a 429 in the middle of a 250-call search); the scheduler never retries
+// an item for a model call's failure (llm.IsCallError), and retries only
+// what no layer below retried. Item.Attempts counts the item's runs and
+// Item.ErrorClass holds the class of the last.
 //
 // A per-item timeout is data: the item is done, scored on whatever SQL
 // there is, with error class "timeout". Options.MaxFailures stops a run

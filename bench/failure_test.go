@@ -7,6 +7,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -38,7 +39,9 @@ func TestFailureOf(t *testing.T) {
 		{"deadline", context.DeadlineExceeded, FailureInfra},
 		{"net.OpError", &net.OpError{Op: "dial", Err: errors.New("refused")}, FailureInfra},
 		{"database open", &dbOpenError{err: errors.New("disk I/O error")}, FailureInfra},
-		{"untyped connection message", errors.New("dial tcp: connection refused"), FailureInfra},
+		{"connection refused (errno)", fmt.Errorf("dial tcp: %w", syscall.ECONNREFUSED), FailureInfra},
+		// The message does not decide: an untyped error is the runner's.
+		{"untyped connection message", errors.New("dial tcp: connection refused"), FailureUnknown},
 		{"runner's own error", errors.New("steinersql: empty schema graph"), FailureUnknown},
 		{"sim error", errors.New("sim: no responder for role x"), FailureUnknown},
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	_ "github.com/mattn/go-sqlite3"
 
@@ -128,7 +129,7 @@ func (f *faultyClient) Complete(ctx context.Context, req llm.Request) (*llm.Resp
 			return nil, &statusErr{code: 429}
 		default:
 			// An error that echoes the key must be redacted.
-			return nil, fmt.Errorf("connection reset by peer (key %s)", f.secret)
+			return nil, fmt.Errorf("read tcp (key %s): %w", f.secret, syscall.ECONNRESET)
 		}
 	}
 	return f.Client.Complete(ctx, req)

@@ -2,10 +2,12 @@ package bench
 
 import (
 	"context"
+	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"math"
 	"net"
 	"os"
@@ -15,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/t2sbench/t2sbench/datasets"
@@ -166,6 +169,10 @@ type Options struct {
 	// Retries is how often an item is retried after an infrastructure
 	// error (or an unclassified runner error) before it is recorded: as
 	// StatusError, pending for resume, or as StatusFailed (default 2).
+	// A failed model call (llm.IsCallError) is never retried here: the
+	// model's backend is the one retry loop of a call (the model spec's
+	// max_retries), and retrying the item would multiply its budget and
+	// rerun every call of the item that succeeded.
 	Retries int
 	// RetryWait is the wait before a retry (default 200ms, doubled each
 	// time).
@@ -570,10 +577,15 @@ func runItem(ctx context.Context, t *Trial, r runners.Runner, ex datasets.Exampl
 		it.ErrorClass = Classify(err)
 		it.Error = redact(err.Error(), opt.Secrets)
 		kind := FailureOf(err)
+		// One retry loop: a model call's failure has used the
+		// backend's retries already; only what no layer below retried
+		// (a database that did not open, a runner's own error) is
+		// run again.
+		last := attempt >= opt.Retries || llm.IsCallError(err)
 		switch {
 		case kind == FailureFatal:
 			return nil, false, rejected(t, ex.ID, err, opt.Secrets)
-		case kind == FailurePermanent || (kind == FailureUnknown && attempt >= opt.Retries):
+		case kind == FailurePermanent || (kind == FailureUnknown && last):
 			// The runner failed on this question for good: the item is
 			// scored with an empty prediction, so it is wrong when its
 			// gold runs and its gold's status is known when not.
@@ -593,7 +605,7 @@ func runItem(ctx context.Context, t *Trial, r runners.Runner, ex datasets.Exampl
 			it.Result = &res
 			it.WallMS = msSince(it.Started)
 			return it, true, nil
-		case attempt >= opt.Retries:
+		case last:
 			it.Status = StatusError
 			it.WallMS = msSince(it.Started)
 			return it, true, nil
@@ -621,7 +633,8 @@ const (
 	// FailureInfra: an infrastructure failure (network, HTTP 408, 429 and
 	// 5xx after the client's retries, a model-call timeout, cancellation,
 	// a database that does not open, a malformed server answer). The item
-	// is retried, then left pending (StatusError) for resume.
+	// is left pending (StatusError) for resume; an item whose failure is
+	// not a model call's (which the backend retried) is retried first.
 	FailureInfra Failure = iota
 	// FailurePermanent: an error no retry can fix (a non-retryable HTTP
 	// status such as 400 or 422: a prompt over the context length, a
@@ -633,8 +646,9 @@ const (
 	// so the run stops and the item stays pending.
 	FailureFatal
 	// FailureUnknown: any other error of the runner (its own error, a
-	// simulator error). The item is retried like an infrastructure error,
-	// then recorded as failed: it counts as wrong.
+	// simulator error). The item is retried like an infrastructure error
+	// (unless the error is a model call's), then recorded as failed: it
+	// counts as wrong.
 	FailureUnknown
 )
 
@@ -642,9 +656,9 @@ const (
 // *llm.StatusError and any error with a StatusCode() int method by status
 // (retryable ones infrastructure; 401, 403 and 404 fatal; other 4xx
 // permanent), the llm package's timeout, network and malformed errors,
-// context errors and net.Error as infrastructure; errors without such a
-// type by their Classify class (network, timeout, rate_limited and
-// server_error are infrastructure), else FailureUnknown.
+// context errors and net.Error as infrastructure; other errors by their
+// Classify class, itself read from types (network, timeout, rate_limited
+// and server_error are infrastructure), else FailureUnknown.
 func FailureOf(err error) Failure {
 	var se *llm.StatusError
 	if errors.As(err, &se) {
@@ -684,35 +698,40 @@ func statusFailure(code int, retryable bool) Failure {
 
 func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }
 
-// Classify names the class of an infrastructure error. Model-call errors
-// keep runners/llm's classes (rate_limited, server_error, auth, bad_request,
-// network, timeout, deadline, malformed, ...); other errors that carry an
-// HTTP status (a StatusCode() int method) are classed by it, the rest by
-// their message: network, timeout or runner.
+// Classify names the class of an infrastructure error, by its type only
+// (errors.As and errors.Is), never by its message. Model-call errors keep
+// runners/llm's classes (llm.ErrorClass: rate_limited, server_error, auth,
+// bad_request, not_found, network, timeout, deadline, malformed, ...);
+// other errors that carry an HTTP status (a StatusCode() int method) are
+// classed by it; a net.Error that timed out is "timeout"; a net.Error, a
+// broken or refused connection (syscall errors), a cut stream (io.EOF,
+// io.ErrUnexpectedEOF) or a bad database connection (driver.ErrBadConn)
+// is "network"; the rest is "runner".
 func Classify(err error) string {
-	if c := llm.ErrorClass(err); c != "other" && c != "" && c != "canceled" {
+	if c := llm.ErrorClass(err); c != llm.ClassOther && c != "" && c != llm.ClassCanceled {
 		return c
 	}
 	var sc interface{ StatusCode() int }
-	code := 0
 	if errors.As(err, &sc) {
-		code = sc.StatusCode()
+		switch code := sc.StatusCode(); {
+		case code == 429:
+			return llm.ClassRateLimited
+		case code == 401 || code == 403:
+			return llm.ClassAuth
+		case code >= 500:
+			return llm.ClassServerError
+		case code >= 400:
+			return llm.ClassBadRequest
+		}
 	}
-	msg := strings.ToLower(err.Error())
 	var ne net.Error
 	switch {
-	case code == 429 || strings.Contains(msg, "rate limit"):
-		return "rate_limited"
-	case code == 401 || code == 403:
-		return "auth"
-	case code >= 500:
-		return "server_error"
-	case code >= 400:
-		return "bad_request"
-	case strings.Contains(msg, "timeout"):
-		return "timeout"
-	case errors.As(err, &ne) || strings.Contains(msg, "connection") || strings.Contains(msg, "eof"):
-		return "network"
+	case errors.As(err, &ne) && ne.Timeout():
+		return llm.ClassTimeout
+	case errors.As(err, &ne), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNABORTED),
+		errors.Is(err, syscall.EPIPE), errors.Is(err, driver.ErrBadConn):
+		return llm.ClassNetwork
 	}
 	return "runner"
 }

@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"syscall"
 	"testing"
 	"time"
 
@@ -323,7 +327,14 @@ func TestClassify(t *testing.T) {
 		{&statusErr{400}, "bad_request"},
 		{context.DeadlineExceeded, "deadline"},
 		{&llm.StatusError{StatusCode: 502}, "server_error"},
-		{errors.New("dial tcp: connection refused"), "network"},
+		{fmt.Errorf("dial tcp: %w", syscall.ECONNREFUSED), "network"},
+		{&net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}, "network"},
+		{fmt.Errorf("decode: %w", io.ErrUnexpectedEOF), "network"},
+		{&net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}, "timeout"},
+		{fmt.Errorf("%w", &llm.Error{Class: llm.ClassNetwork, Err: llm.ErrNetwork}), "network"},
+		// Message text does not decide: untyped errors are the runner's.
+		{errors.New("dial tcp: connection refused"), "runner"},
+		{errors.New("rate limit reached; request timeout; unexpected EOF"), "runner"},
 		{errors.New("weird"), "runner"},
 	}
 	for _, tt := range tests {

@@ -324,6 +324,9 @@ func TestRunResumeAfterKill(t *testing.T) {
 // OpenAI-compatible server that fails 20% of requests, through the real
 // environment (datasets mini benchmark, llm OpenAI backend and cache,
 // metrics scorer), and greps the run directory and output for the key.
+// A call may send 6 requests (max_retries 5), the budget it had when the
+// scheduler retried items (2 requests times 3 item attempts); the backend
+// is now the one retry loop, so the budget is all in max_retries.
 func TestRunOpenAIKeyNeverStored(t *testing.T) {
 	const key = "sk-t2sbench-test-KEY-7f3a9c"
 	t.Setenv("T2SBENCH_TEST_OPENAI_KEY", key)
@@ -370,7 +373,7 @@ func TestRunOpenAIKeyNeverStored(t *testing.T) {
 	os.WriteFile(spec, []byte(fmt.Sprintf(`name: keytest
 benchmarks: [{name: mini}]
 models:
-  local: {backend: openai, base_url: %q, model: fake, api_key_env: T2SBENCH_TEST_OPENAI_KEY, max_retries: 1}
+  local: {backend: openai, base_url: %q, model: fake, api_key_env: T2SBENCH_TEST_OPENAI_KEY, max_retries: 5}
 roles: {reason: local}
 workers: 4
 runners:

@@ -17,6 +17,7 @@ package fakeopenai
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -235,6 +236,27 @@ func Truncated() Fault {
 		part := `{"id":"chatcmpl-cut","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"SELE`
 		fmt.Fprintf(buf, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(part)+500, part)
 		buf.Flush()
+	}
+}
+
+// Reset drops the connection without an answer, with a TCP reset
+// (SO_LINGER 0), as a server that crashes mid-request does: the client
+// reads ECONNRESET (or EOF).
+func Reset() Fault {
+	return func(w http.ResponseWriter) {
+		hj, ok := w.(http.Hijacker)
+		if !ok {
+			http.Error(w, "no hijacker", http.StatusInternalServerError)
+			return
+		}
+		conn, _, err := hj.Hijack()
+		if err != nil {
+			return
+		}
+		if tc, ok := conn.(*net.TCPConn); ok {
+			tc.SetLinger(0)
+		}
+		conn.Close()
 	}
 }
 

@@ -318,6 +318,10 @@ func TestErrorClass(t *testing.T) {
 		{&StatusError{StatusCode: 409}, "http_409"},
 		{fmt.Errorf("x: %w", context.Canceled), "canceled"},
 		{fmt.Errorf("x: %w", ErrNetwork), "network"},
+		// An *Error's Class decides, wrapped or not, whatever the text.
+		{fmt.Errorf("runner: %w", &Error{Class: ClassRateLimited, StatusCode: 429, Err: &StatusError{StatusCode: 429}}), "rate_limited"},
+		{&Error{Class: ClassTimeout, Err: errors.New("connection reset; HTTP 500")}, "timeout"},
+		{&Error{Class: ClassOther, Err: errors.New("request timed out")}, "other"},
 		// A backend's own error gets no class of its own from its text.
 		{errors.New("sim: no benchmark question found in prompt"), "other"},
 		{errors.New("boom"), "other"},

@@ -335,6 +335,11 @@ func (o *OpenAI) Ident() Ident {
 // reasoning_content (DeepSeek, vLLM, SGLang) or reasoning (vLLM, Ollama,
 // OpenRouter) field and any inline <think> block (see SplitReasoning) go to
 // Response.Reasoning; finish_reason goes to Response.FinishReasons.
+//
+// Complete is the one retry loop of a model call: a failed request is
+// retried here (see OpenAIConfig.MaxRetries) and a call that still fails
+// returns an *Error, classified and counting its attempts, which callers
+// record rather than retry.
 func (o *OpenAI) Complete(ctx context.Context, req Request) (*Response, error) {
 	start := time.Now()
 	want := req.Samples()
@@ -774,50 +779,17 @@ func (o *OpenAI) Embed(ctx context.Context, role string, texts []string) ([][]fl
 	return out, usage, nil
 }
 
-// Error classes returned with the errors of the OpenAI backend; test with
-// errors.Is. StatusError carries HTTP failures.
-var (
-	// ErrTimeout: an attempt ran past OpenAIConfig.Timeout.
-	ErrTimeout = errors.New("request timed out")
-	// ErrNetwork: the connection broke or the body was cut short.
-	ErrNetwork = errors.New("network error")
-	// ErrMalformed: the server's answer was not the expected JSON.
-	ErrMalformed = errors.New("malformed response")
-)
-
-// StatusError is an HTTP error status from the server.
-type StatusError struct {
-	StatusCode int
-	// Message is the server's error message (never holding the API key).
-	Message string
-	// Param is the request parameter the error names, when the server
-	// names one (OpenAI's error.param).
-	Param   string
-	BaseURL string
-	Model   string
-	// RetryAfter is the server's Retry-After, if it sent one.
-	RetryAfter time.Duration
-}
-
-func (e *StatusError) Error() string {
-	msg := e.Message
-	if msg == "" {
-		msg = http.StatusText(e.StatusCode)
-	}
-	return fmt.Sprintf("llm: openai %s model %s: HTTP %d: %s", e.BaseURL, e.Model, e.StatusCode, msg)
-}
-
-// Retryable reports whether the status is worth retrying (408, 429, 5xx).
-func (e *StatusError) Retryable() bool {
-	return e.StatusCode == http.StatusTooManyRequests || e.StatusCode == http.StatusRequestTimeout || e.StatusCode >= 500
-}
-
 func (o *OpenAI) errorf(format string, args ...any) error {
 	return fmt.Errorf("llm: openai %s model %s: %s", o.cfg.BaseURL, o.cfg.Model, o.redact(fmt.Sprintf(format, args...)))
 }
 
-// retry runs call with the retry policy. call returns the tokens used (for
-// the TPM correction).
+// retry runs call with the retry policy: it is the one retry loop of a
+// model call. A failed attempt is classified where it is caught
+// (classify); a retryable one (timeout, network, 408, 429, 5xx) is sent
+// again after the backoff or the server's Retry-After, up to MaxRetries
+// times. call returns the tokens used (for the TPM correction). A failure
+// is returned as an *Error counting the attempts made, or, when ctx ended,
+// as ctx's error.
 func (o *OpenAI) retry(ctx context.Context, estTokens int, zeroTemp bool, call func(ctx context.Context, p *probe) (int, error)) error {
 	for attempt := 0; ; attempt++ {
 		release, err := o.limiter.Acquire(ctx, estTokens)
@@ -839,21 +811,23 @@ func (o *OpenAI) retry(ctx context.Context, estTokens int, zeroTemp bool, call f
 		if ctx.Err() != nil {
 			return o.wrapCtx(ctx, ctx.Err())
 		}
-		retryable, retryAfter, err := o.classify(err, p, timedOut)
-		if !retryable || rejectionOf(err) != rejectNothing {
+		e := o.classify(err, p, timedOut)
+		e.Attempts = attempt + 1
+		if !e.Retryable || rejectionOf(e) != rejectNothing {
 			// A rejection (llama.cpp answers an unsupported
 			// response_format with 500) is adapted to, not retried.
-			return err
+			return e
 		}
 		if o.cfg.MaxRetries == 0 {
-			return err // no retries (a Pool retries across endpoints)
+			return e // no retries (a Pool retries across endpoints)
 		}
 		if attempt >= o.cfg.MaxRetries {
-			return fmt.Errorf("%w (gave up after %d attempts)", err, attempt+1)
+			e.note = fmt.Sprintf(" (gave up after %d attempts)", attempt+1)
+			return e
 		}
 		wait := o.backoff(attempt)
-		if retryAfter > 0 {
-			wait = min(retryAfter, o.cfg.RetryAfterMax)
+		if e.RetryAfter > 0 {
+			wait = min(e.RetryAfter, o.cfg.RetryAfterMax)
 		}
 		wait = time.Duration(float64(wait) * o.cfg.WaitScale)
 		if wait > 0 {
@@ -862,7 +836,7 @@ func (o *OpenAI) retry(ctx context.Context, estTokens int, zeroTemp bool, call f
 			case <-t.C:
 			case <-ctx.Done():
 				t.Stop()
-				return o.wrapCtx(ctx, fmt.Errorf("%w (while backing off after: %v)", ctx.Err(), err))
+				return o.wrapCtx(ctx, fmt.Errorf("%w (while backing off after: %v)", ctx.Err(), e))
 			}
 		}
 	}
@@ -886,9 +860,12 @@ func (o *OpenAI) backoff(attempt int) time.Duration {
 	return d/2 + time.Duration(j*float64(d/2))
 }
 
-// classify turns an attempt's error into whether to retry, the server's
-// Retry-After, and the error to report.
-func (o *OpenAI) classify(err error, p *probe, timedOut bool) (retry bool, after time.Duration, _ error) {
+// classify turns an attempt's error into an *Error (Attempts unset), at
+// the one place where its cause is known: go-openai's API and request
+// errors and the transport's status (an HTTP status), the attempt's own
+// deadline (a timeout), a broken connection or cut body (network), a JSON
+// syntax or type error (malformed).
+func (o *OpenAI) classify(err error, p *probe, timedOut bool) *Error {
 	status := 0
 	msg, param := "", ""
 	var apiErr *openai.APIError
@@ -911,22 +888,36 @@ func (o *OpenAI) classify(err error, p *probe, timedOut bool) (retry bool, after
 	if status >= 400 {
 		se := &StatusError{StatusCode: status, Message: o.redact(msg), Param: param, BaseURL: o.cfg.BaseURL, Model: o.cfg.Model}
 		se.RetryAfter = parseRetryAfter(p.retryAfter, time.Now())
-		return se.Retryable(), se.RetryAfter, se
+		return &Error{Class: StatusClass(status), StatusCode: status, RetryAfter: se.RetryAfter, Retryable: se.Retryable(), Err: se}
 	}
 	if timedOut {
-		return true, 0, fmt.Errorf("llm: openai %s model %s: %w after %s", o.cfg.BaseURL, o.cfg.Model, ErrTimeout, o.cfg.Timeout)
+		return &Error{Class: ClassTimeout, Retryable: true,
+			Err: fmt.Errorf("llm: openai %s model %s: %w after %s", o.cfg.BaseURL, o.cfg.Model, ErrTimeout, o.cfg.Timeout)}
 	}
 	if isNetworkError(err) {
-		msg := fmt.Sprintf("llm: openai %s model %s: %v: %s", o.cfg.BaseURL, o.cfg.Model, ErrNetwork, o.redact(err.Error()))
-		return true, 0, &netError{msg: msg, refused: errors.Is(err, syscall.ECONNREFUSED)}
+		return &Error{Class: ClassNetwork, Retryable: true, refused: errors.Is(err, syscall.ECONNREFUSED),
+			Err: fmt.Errorf("llm: openai %s model %s: %w: %s", o.cfg.BaseURL, o.cfg.Model, ErrNetwork, o.redact(err.Error()))}
 	}
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &se) || errors.As(err, &te) {
-		return false, 0, fmt.Errorf("llm: openai %s model %s: %w: %s", o.cfg.BaseURL, o.cfg.Model, ErrMalformed, o.redact(err.Error()))
+		return &Error{Class: ClassMalformed,
+			Err: fmt.Errorf("llm: openai %s model %s: %w: %s", o.cfg.BaseURL, o.cfg.Model, ErrMalformed, o.redact(err.Error()))}
 	}
-	return false, 0, o.errorf("%v", err)
+	// The cause stays in the chain: rejectionOf looks for go-openai's
+	// own refusals (ErrReasoningModelMaxTokensDeprecated) by errors.Is.
+	return &Error{Class: ClassOther, Err: &causeError{msg: o.errorf("%v", err).Error(), err: err}}
 }
+
+// causeError is an error whose message (redacted) replaces its cause's
+// but that unwraps to the cause.
+type causeError struct {
+	msg string
+	err error
+}
+
+func (e *causeError) Error() string { return e.msg }
+func (e *causeError) Unwrap() error { return e.err }
 
 // bodyMessage is the message of an error body that is not OpenAI's
 // {"error": {...}} shape: vLLM's {"object": "error", "message": ...},

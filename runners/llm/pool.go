@@ -111,7 +111,10 @@ type EndpointStats struct {
 // (MaxRetries), however many endpoints they pass; each retry costs one.
 // So a dead replica costs each request that meets it one retry at most,
 // and a request makes at most MaxRetries+1 rounds over the endpoints.
-// Other errors are returned at once.
+// Other errors are returned at once. A failed request is returned as an
+// *Error counting every attempt over the endpoints; the endpoints' own
+// backends do not retry (their MaxRetries is off), so the pool is the
+// request's one retry loop.
 type Pool struct {
 	cfg        PoolConfig
 	eps        []*poolEndpoint
@@ -259,10 +262,11 @@ func (p *Pool) Embed(ctx context.Context, role string, texts []string) ([][]floa
 var errAllTried = errors.New("llm: pool: every endpoint tried")
 
 // do runs call on endpoints under the pool's balancing, ejection and retry
-// rules.
+// rules. A failed call is returned as an *Error counting every attempt
+// over the endpoints, or, when ctx ended, as ctx's error.
 func (p *Pool) do(ctx context.Context, call func(context.Context, *OpenAI) (Usage, error)) error {
 	tried := make([]bool, len(p.eps))
-	retries := 0
+	retries, attempts := 0, 0
 	failedOver := false
 	var last error
 	var retryAfter time.Duration
@@ -270,7 +274,7 @@ func (p *Pool) do(ctx context.Context, call func(context.Context, *OpenAI) (Usag
 		e, gen, probe, err := p.acquire(ctx, tried)
 		if errors.Is(err, errAllTried) {
 			if retries >= p.maxRetries {
-				return fmt.Errorf("%w (gave up after %d rounds over %d endpoints)", last, retries+1, len(p.eps))
+				return gaveUp(last, attempts, fmt.Sprintf(" (gave up after %d rounds over %d endpoints)", retries+1, len(p.eps)))
 			}
 			retries++
 			if err := p.wait(ctx, retries-1, retryAfter, last); err != nil {
@@ -285,28 +289,54 @@ func (p *Pool) do(ctx context.Context, call func(context.Context, *OpenAI) (Usag
 		}
 		start := time.Now()
 		usage, err := call(ctx, e.o)
+		attempts++
 		health, retryable := p.release(ctx, e, gen, probe, err, time.Since(start), usage)
 		if err == nil {
 			return nil
 		}
-		if ctx.Err() != nil || !retryable {
+		if ctx.Err() != nil {
 			return err
 		}
+		if !retryable {
+			return gaveUp(err, attempts, "")
+		}
 		last = err
-		var se *StatusError
-		if errors.As(err, &se) && se.RetryAfter > retryAfter {
-			retryAfter = se.RetryAfter
+		var ce *Error
+		if errors.As(err, &ce) && ce.RetryAfter > retryAfter {
+			retryAfter = ce.RetryAfter
 		}
 		tried[e.i] = true
 		if health && !failedOver {
 			// The first failover of a request costs one retry.
 			if retries >= p.maxRetries {
-				return fmt.Errorf("%w (gave up after %d attempts)", err, retries+1)
+				return gaveUp(err, attempts, fmt.Sprintf(" (gave up after %d attempts)", retries+1))
 			}
 			retries++
 			failedOver = true
 		}
 	}
+}
+
+// gaveUp returns the *Error of a pool's call that failed with err (an
+// endpoint's error) after attempts attempts, its message followed by note.
+// An error that is no *Error (none of the endpoints' backends classified
+// it) is returned as it is.
+func gaveUp(err error, attempts int, note string) error {
+	var ce *Error
+	if !errors.As(err, &ce) {
+		if note != "" {
+			return fmt.Errorf("%w%s", err, note)
+		}
+		return err
+	}
+	out := *ce
+	out.Attempts, out.note = attempts, note
+	if err != error(ce) {
+		out.Err = err // keep the wrapping's words (Embed's role)
+	} else {
+		out.note = ce.note + note
+	}
+	return &out
 }
 
 // wait sleeps the backoff before retry number attempt+1 (or the server's
@@ -496,30 +526,12 @@ func (p *Pool) logf(format string, args ...any) {
 // healthOf classifies an attempt's error: health is true for failures of
 // the endpoint (timeouts, network errors, 408 and 5xx), refused for a
 // refused connection (the server is not there), retryable for errors worth
-// another attempt (those and 429).
+// another attempt (those and 429). It reads the endpoint backend's *Error
+// (see asError).
 func healthOf(err error) (health, refused, retryable bool) {
-	var se *StatusError
-	var ne *netError
-	switch {
-	case errors.As(err, &se):
-		if se.StatusCode == 429 {
-			return false, false, true
-		}
-		return se.Retryable(), false, se.Retryable()
-	case errors.As(err, &ne):
-		return true, ne.refused, true
-	case errors.Is(err, ErrTimeout), errors.Is(err, ErrNetwork):
-		return true, false, true
+	e := asError(err)
+	if e == nil {
+		return false, false, false
 	}
-	return false, false, false
+	return e.health(), e.refused, e.Retryable
 }
-
-// netError is a network failure of one attempt (ErrNetwork), noting a
-// refused connection.
-type netError struct {
-	msg     string
-	refused bool
-}
-
-func (e *netError) Error() string { return e.msg }
-func (e *netError) Unwrap() error { return ErrNetwork }

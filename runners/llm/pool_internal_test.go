@@ -14,8 +14,7 @@ import (
 func TestHealthOf(t *testing.T) {
 	o := &OpenAI{cfg: OpenAIConfig{BaseURL: "http://a/v1", Model: "m"}, redact: func(s string) string { return s }}
 	netErr := func(err error) error {
-		_, _, e := o.classify(err, &probe{}, false)
-		return e
+		return o.classify(err, &probe{}, false)
 	}
 	refused := &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
 	reset := &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}

@@ -470,6 +470,11 @@ func TestPoolRetryBudget(t *testing.T) {
 			if tc.wantErr && !errors.As(err, &se) {
 				t.Errorf("error %v; want a *llm.StatusError inside", err)
 			}
+			// The pool's error counts every attempt over the endpoints.
+			var e *llm.Error
+			if tc.wantErr && (!errors.As(err, &e) || e.Attempts != tc.want || e.Class != llm.ClassServerError || e.StatusCode != 503 || !e.Retryable) {
+				t.Errorf("error %#v; want an *llm.Error of class server_error, status 503, retryable, %d attempts", e, tc.want)
+			}
 		})
 	}
 }
