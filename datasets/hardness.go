@@ -211,7 +211,7 @@ func lexSQL(s string) ([]sqlTok, error) {
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
 			i++
 		case c == '\'' || c == '"' || c == '`' || c == '[':
 			end := c

@@ -29,6 +29,9 @@ func TestCountHardness(t *testing.T) {
 		{"or in on (Spider dev #225)", "SELECT T1.AirportCode FROM AIRPORTS AS T1 JOIN FLIGHTS AS T2 ON T1.AirportCode  =  T2.DestAirport OR T1.AirportCode  =  T2.SourceAirport GROUP BY T1.AirportCode ORDER BY count(*) DESC LIMIT 1", HardnessCounts{4, 0, 0}, HardnessExtra},
 		{"double-quoted literal with keywords", `SELECT a FROM t WHERE b = "x where y or z"`, HardnessCounts{1, 0, 0}, HardnessEasy},
 		{"trailing semicolon and parens", "(SELECT a FROM t);", HardnessCounts{0, 0, 0}, HardnessEasy},
+		// \f and \v are white space to SQLite (sqlite3CtypeMap) and to the
+		// evaluator's nltk tokenizer (\s): GROUP\fBY is GROUP BY.
+		{"form feed and vertical tab are white space", "SELECT a FROM t WHERE b = 1 GROUP\fBY\va", HardnessCounts{2, 0, 0}, HardnessMedium},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
