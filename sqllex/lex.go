@@ -41,16 +41,29 @@ type Options struct {
 	// MySQL lexes MySQL's dialect (MariaDB's too): '#' and "-- " (two
 	// dashes then white space or the end) start a line comment, "--"
 	// otherwise is two minus signs; a backslash escapes the next byte in
-	// '...' and "..." (Text keeps it as written); '[' is punctuation;
-	// '@' and every non-ASCII character are word characters, and a word
-	// may start with digits (1st is an identifier, 12 a Number; numbers
-	// are integers: 1.5 is 1 . 5); white space is ASCII only; an
-	// executable comment (/*! ... */, /*M! ... */) is an error.
+	// '...' and "..." (Text keeps it as written); '[' is punctuation; an
+	// executable comment (/*! ... */, /*M! ... */) is an error. MySQL's
+	// words are WordChars "$@".
 	MySQL bool
+	// WordChars, when set, reads words as SQLite's and MySQL's own
+	// tokenizers read identifiers, byte by byte: a word is a run of ASCII
+	// letters and digits, non-ASCII characters and the bytes of WordChars,
+	// so it may start with a digit (a Number when all digits: 12, but 1st
+	// and 1e5 are words); white space is ASCII (space, \t, \n, \v, \f,
+	// \r). Without it a word is Unicode letters, digits, '_' and '$',
+	// numbers are lexed as such and white space is Unicode's.
+	WordChars string
+	// Qualified, with WordChars, runs a word on through dots: t1.name
+	// (and 1.5) is one word, so that a keyword after a dot is a name.
+	Qualified bool
 	// Strict makes an unterminated quote or block comment an error;
 	// without it the token runs to the end of the text. MySQL rejects
 	// such text, so a MySQL lexer wants Strict too.
 	Strict bool
+	// NoComments reads comment markers as punctuation ("--" is two
+	// minus signs, "/*" a slash and a star), as a tokenizer that knows
+	// no comments does (the Spider evaluator's process_sql.tokenize).
+	NoComments bool
 }
 
 // Error is what Lex returns for text it rejects.
@@ -116,7 +129,7 @@ func (l *lexer) at(i int) (rune, int) {
 func (l *lexer) digit(i int) bool { return i < len(l.s) && l.s[i] >= '0' && l.s[i] <= '9' }
 
 func (l *lexer) space(r rune) bool {
-	if l.o.MySQL {
+	if l.o.WordChars != "" {
 		return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' || r == '\v'
 	}
 	return unicode.IsSpace(r)
@@ -124,15 +137,15 @@ func (l *lexer) space(r rune) bool {
 
 // wordStart and wordPart tell the characters of bare words.
 func (l *lexer) wordStart(r rune) bool {
-	if l.o.MySQL {
-		return r == '_' || r == '$' || r == '@' || r >= utf8.RuneSelf || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z'
+	if l.o.WordChars != "" {
+		return r >= utf8.RuneSelf || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune(l.o.WordChars, r)
 	}
 	return unicode.IsLetter(r) || r == '_'
 }
 
 func (l *lexer) wordPart(r rune) bool {
-	if l.o.MySQL {
-		return l.wordStart(r) || '0' <= r && r <= '9'
+	if l.o.WordChars != "" {
+		return l.wordStart(r) || r == '.' && l.o.Qualified
 	}
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '$'
 }
@@ -155,11 +168,11 @@ func (l *lexer) next() error {
 	switch {
 	case l.space(c):
 		l.i += size
-	case l.lineComment(i):
+	case !l.o.NoComments && l.lineComment(i):
 		for l.i < len(s) && s[l.i] != '\n' {
 			l.i++
 		}
-	case c == '/' && strings.HasPrefix(s[i:], "/*"):
+	case c == '/' && strings.HasPrefix(s[i:], "/*") && !l.o.NoComments:
 		if l.o.MySQL && (strings.HasPrefix(s[i:], "/*!") || strings.HasPrefix(s[i:], "/*M!")) {
 			return &Error{Offset: i, Delim: "/*", Executable: true}
 		}
@@ -174,11 +187,15 @@ func (l *lexer) next() error {
 		l.i = i + 2 + end + 2
 	case c == '\'' || c == '"' || c == '`' || c == '[' && !l.o.MySQL:
 		return l.quoted(byte(c))
-	case l.o.MySQL && l.digit(i):
-		// A MySQL identifier may start with digits (1st): the run of
-		// word characters is one token, a Number when all digits.
-		l.i++
-		l.word(i, Number)
+	case l.o.WordChars != "" && l.wordStart(c):
+		// A word may start with digits (1st): the run of word characters
+		// is one token, a Number when all digits.
+		kind := Number
+		if !l.digit(i) {
+			kind = Word
+		}
+		l.i += size
+		l.word(i, kind)
 	case l.digit(i) || c == '.' && l.digit(i+1):
 		l.number()
 	case l.wordStart(c):
