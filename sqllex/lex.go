@@ -196,7 +196,7 @@ func (l *lexer) next() error {
 		}
 		l.i += size
 		l.word(i, kind)
-	case l.digit(i) || c == '.' && l.digit(i+1):
+	case l.o.WordChars == "" && (l.digit(i) || c == '.' && l.digit(i+1)):
 		l.number()
 	case l.wordStart(c):
 		l.i += size
