@@ -12,11 +12,12 @@ type Kind int
 
 // Token kinds.
 const (
-	Word   Kind = iota // bare word: keyword or identifier
-	Ident              // quoted identifier ("x", `x`, [x])
-	String             // 'text'
-	Number             // 12, 3.5, 1e-5
-	Punct              // ( ) , . * = < <= || ...
+	Word    Kind = iota // bare word: keyword or identifier
+	Ident               // quoted identifier ("x", `x`, [x])
+	String              // 'text'
+	Number              // 12, 3.5, 1e-5
+	Punct               // ( ) , . * = < <= || ...
+	Comment             // -- ..., /* ... */ (only with Options.Comments)
 )
 
 // Token is one token of a SQL statement.
@@ -64,6 +65,20 @@ type Options struct {
 	// minus signs, "/*" a slash and a star), as a tokenizer that knows
 	// no comments does (the Spider evaluator's process_sql.tokenize).
 	NoComments bool
+	// Comments keeps comments as tokens of kind Comment, Text as
+	// written, where Tokens skips them.
+	Comments bool
+	// SQLParse lexes as python-sqlparse's lexer splits text, as far as
+	// test-suite-sql-eval's remove_distinct sees it: a "--" comment takes
+	// its newline; a word is Unicode
+	// letters, digits and '_', then '$' and '#' too, so it may start with
+	// a digit (a Number when all ASCII digits); a backslash escapes the
+	// next byte in '...', "..." and `...`; '[' opens a quoted identifier
+	// only where no name ends before it (not right after a word, a
+	// quoted name or string, ')' or ']') and when "]" follows, after at
+	// least one byte and before any other '['; otherwise it is
+	// punctuation.
+	SQLParse bool
 }
 
 // Error is what Lex returns for text it rejects.
@@ -98,7 +113,8 @@ func Tokens(sql string) []Token {
 // Lex is Tokens with the dialect details of o. It fails only as o says
 // (Strict, MySQL's executable comments), with an *Error.
 func Lex(sql string, o Options) ([]Token, error) {
-	l := lexer{s: sql, o: o}
+	// A token per 5 bytes fits most SQL: one allocation.
+	l := lexer{s: sql, o: o, out: make([]Token, 0, len(sql)/5+4)}
 	for l.i < len(l.s) {
 		if err := l.next(); err != nil {
 			return nil, err
@@ -137,6 +153,9 @@ func (l *lexer) space(r rune) bool {
 
 // wordStart and wordPart tell the characters of bare words.
 func (l *lexer) wordStart(r rune) bool {
+	if l.o.SQLParse {
+		return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_'
+	}
 	if l.o.WordChars != "" {
 		return r >= utf8.RuneSelf || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune(l.o.WordChars, r)
 	}
@@ -144,6 +163,9 @@ func (l *lexer) wordStart(r rune) bool {
 }
 
 func (l *lexer) wordPart(r rune) bool {
+	if l.o.SQLParse {
+		return l.wordStart(r) || r == '$' || r == '#'
+	}
 	if l.o.WordChars != "" {
 		return l.wordStart(r) || r == '.' && l.o.Qualified
 	}
@@ -172,6 +194,10 @@ func (l *lexer) next() error {
 		for l.i < len(s) && s[l.i] != '\n' {
 			l.i++
 		}
+		if l.o.SQLParse && l.i < len(s) {
+			l.i++ // sqlparse's comment takes its newline
+		}
+		l.comment(i)
 	case c == '/' && strings.HasPrefix(s[i:], "/*") && !l.o.NoComments:
 		if l.o.MySQL && (strings.HasPrefix(s[i:], "/*!") || strings.HasPrefix(s[i:], "/*M!")) {
 			return &Error{Offset: i, Delim: "/*", Executable: true}
@@ -182,12 +208,20 @@ func (l *lexer) next() error {
 				return &Error{Offset: i, Delim: "/*"}
 			}
 			l.i = len(s)
-			return nil
+		} else {
+			l.i = i + 2 + end + 2
 		}
-		l.i = i + 2 + end + 2
+		l.comment(i)
+	case c == '[' && l.o.SQLParse:
+		if j := strings.IndexAny(s[i+1:], "[]"); j > 0 && s[i+1+j] == ']' && !l.afterName(i) {
+			l.i = i + 2 + j
+			l.emit(Ident, l.text(i+1, i+1+j), i)
+		} else {
+			l.punct(c, size)
+		}
 	case c == '\'' || c == '"' || c == '`' || c == '[' && !l.o.MySQL:
 		return l.quoted(byte(c))
-	case l.o.WordChars != "" && l.wordStart(c):
+	case (l.o.WordChars != "" || l.o.SQLParse) && l.wordStart(c):
 		// A word may start with digits (1st): the run of word characters
 		// is one token, a Number when all digits.
 		kind := Number
@@ -196,25 +230,58 @@ func (l *lexer) next() error {
 		}
 		l.i += size
 		l.word(i, kind)
-	case l.o.WordChars == "" && (l.digit(i) || c == '.' && l.digit(i+1)):
+	case l.o.WordChars == "" && !l.o.SQLParse && (l.digit(i) || c == '.' && l.digit(i+1)):
 		l.number()
 	case l.wordStart(c):
 		l.i += size
 		l.word(i, Word)
 	default:
-		if c == ')' {
-			l.depth = max(0, l.depth-1)
-		}
-		l.i += size
-		if l.i < len(s) && strings.ContainsRune("<>=!|", c) && strings.IndexByte("<>=|", s[l.i]) >= 0 {
-			l.i++
-		}
-		l.emit(Punct, l.text(i, l.i), i)
-		if c == '(' {
-			l.depth++
-		}
+		l.punct(c, size)
 	}
 	return nil
+}
+
+// punct emits the punctuation c (size bytes) at l.i, with the next byte
+// when the two make a comparison or concatenation operator.
+func (l *lexer) punct(c rune, size int) {
+	s, i := l.s, l.i
+	if c == ')' {
+		l.depth = max(0, l.depth-1)
+	}
+	l.i += size
+	if l.i < len(s) && strings.ContainsRune("<>=!|", c) && strings.IndexByte("<>=|", s[l.i]) >= 0 {
+		l.i++
+	}
+	l.emit(Punct, l.text(i, l.i), i)
+	if c == '(' {
+		l.depth++
+	}
+}
+
+// comment emits the comment from start to l.i when Options.Comments asks.
+func (l *lexer) comment(start int) {
+	if l.o.Comments {
+		l.emit(Comment, l.s[start:l.i], start)
+	}
+}
+
+// afterName reports whether the token before i ends at i and is a word,
+// a number, a quoted name or string, ')' or ']'.
+func (l *lexer) afterName(i int) bool {
+	if len(l.out) == 0 {
+		return false
+	}
+	t := l.out[len(l.out)-1]
+	if t.End != i {
+		return false
+	}
+	switch t.Kind {
+	case Word, Number, Ident, String:
+		return true
+	case Punct:
+		return t.Text == ")" || t.Text == "]"
+	}
+	return false
 }
 
 // lineComment reports whether a line comment starts at i.
@@ -263,26 +330,28 @@ func (l *lexer) quoted(q byte) error {
 	if q == '[' {
 		end = ']'
 	}
-	escapes := l.o.MySQL && q != '`'
+	escapes := l.o.MySQL && q != '`' || l.o.SQLParse
+	// b holds the text up to from when a doubled quote was read as one;
+	// otherwise Text is a slice of s.
 	var b strings.Builder
 	j := start + 1
+	from := j
 	closed := false
 	for j < len(s) {
 		if escapes && s[j] == '\\' {
-			b.WriteString(s[j:min(j+2, len(s))])
 			j += 2
 			continue
 		}
 		if s[j] == end {
 			if end != ']' && j+1 < len(s) && s[j+1] == end {
-				b.WriteByte(end)
+				b.WriteString(s[from : j+1])
 				j += 2
+				from = j
 				continue
 			}
 			closed = true
 			break
 		}
-		b.WriteByte(s[j])
 		j++
 	}
 	if !closed && l.o.Strict {
@@ -293,7 +362,11 @@ func (l *lexer) quoted(q byte) error {
 		k = String
 	}
 	l.i = min(j+1, len(s))
-	text := b.String()
+	text := s[from:min(j, len(s))]
+	if b.Len() > 0 {
+		b.WriteString(text)
+		text = b.String()
+	}
 	if !utf8.ValidString(text) {
 		text = string([]rune(text))
 	}
