@@ -44,7 +44,7 @@ type Options struct {
 	// otherwise is two minus signs; a backslash escapes the next byte in
 	// '...' and "..." (Text keeps it as written); '[' is punctuation; an
 	// executable comment (/*! ... */, /*M! ... */) is an error. MySQL's
-	// words are WordChars "$@".
+	// identifiers are WordChars "_$@".
 	MySQL bool
 	// WordChars, when set, reads words as SQLite's and MySQL's own
 	// tokenizers read identifiers, byte by byte: a word is a run of ASCII
@@ -70,14 +70,13 @@ type Options struct {
 	Comments bool
 	// SQLParse lexes as python-sqlparse's lexer splits text, as far as
 	// test-suite-sql-eval's remove_distinct sees it: a "--" comment takes
-	// its newline; a word is Unicode
-	// letters, digits and '_', then '$' and '#' too, so it may start with
-	// a digit (a Number when all ASCII digits); a backslash escapes the
-	// next byte in '...', "..." and `...`; '[' opens a quoted identifier
-	// only where no name ends before it (not right after a word, a
-	// quoted name or string, ')' or ']') and when "]" follows, after at
-	// least one byte and before any other '['; otherwise it is
-	// punctuation.
+	// its newline; a word is Unicode letters, digits and '_', then '$'
+	// and '#' too, so it may start with a digit (a Number when all ASCII
+	// digits); a backslash escapes the next byte in '...', "..." and
+	// `...`; '[' opens a quoted identifier only where no name ends before
+	// it (not right after a word, a quoted name or string, ')' or ']')
+	// and when "]" follows, after at least one byte and before any other
+	// '['; otherwise it is punctuation. Its words override WordChars'.
 	SQLParse bool
 }
 
