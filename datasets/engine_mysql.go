@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/t2sbench/t2sbench/sqllex"
 )
 
 // MySQL engine defaults. They match the SQLite engine's (30 s, 100,000 rows)
@@ -758,6 +760,11 @@ func CheckMySQLReadOnly(q string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return checkMySQLTokens(q, toks)
+}
+
+// checkMySQLTokens is CheckMySQLReadOnly on the tokens of q.
+func checkMySQLTokens(q string, toks []mysqlToken) (string, error) {
 	// Drop trailing semicolons.
 	for len(toks) > 0 && toks[len(toks)-1].text == ";" {
 		toks = toks[:len(toks)-1]
@@ -803,71 +810,41 @@ type mysqlToken struct {
 	start, end  int
 }
 
-// mysqlTokens splits q into words and punctuation, skipping whitespace,
-// comments (#, "-- ", /* */), string literals ('...', "...", with
-// backslash escapes and doubled quotes) and `quoted identifiers`, which
-// become single non-word tokens. Executable comments and unterminated
-// literals are errors.
+// mysqlLex are the sqllex options of mysqlTokens: MySQL's comments,
+// escapes and identifier characters, an unterminated literal or comment
+// an error.
+var mysqlLex = sqllex.Options{MySQL: true, Strict: true, WordChars: "_$@"}
+
+// mysqlTokens splits q into words and punctuation with sqllex, skipping
+// whitespace and comments (#, "-- ", /* */); string literals ('...',
+// "...", with backslash escapes and doubled quotes) and `quoted
+// identifiers` become single non-word tokens, and punctuation is one byte
+// a token. Executable comments and unterminated literals are errors.
 func mysqlTokens(q string) ([]mysqlToken, error) {
-	var toks []mysqlToken
-	isWord := func(c byte) bool {
-		return c == '_' || c == '$' || c == '@' || c >= 0x80 ||
-			('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9')
+	lt, err := sqllex.Lex(q, mysqlLex)
+	var le *sqllex.Error
+	switch {
+	case errors.As(err, &le) && le.Executable:
+		return nil, errors.New("executable comments (/*! ... */) are not allowed")
+	case errors.As(err, &le) && le.Delim == "/*":
+		return nil, errors.New("unterminated comment")
+	case errors.As(err, &le):
+		return nil, fmt.Errorf("unterminated %s literal at byte %d", le.Delim, le.Offset)
+	case err != nil:
+		return nil, err
 	}
-	for i := 0; i < len(q); {
-		c := q[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
-			i++
-		case c == '#':
-			for i < len(q) && q[i] != '\n' {
-				i++
-			}
-		case c == '-' && i+1 < len(q) && q[i+1] == '-' && (i+2 == len(q) || strings.IndexByte(" \t\n\r\f\v", q[i+2]) >= 0):
-			for i < len(q) && q[i] != '\n' {
-				i++
-			}
-		case c == '/' && i+1 < len(q) && q[i+1] == '*':
-			if i+2 < len(q) && (q[i+2] == '!' || (q[i+2] == 'M' && i+3 < len(q) && q[i+3] == '!')) {
-				return nil, errors.New("executable comments (/*! ... */) are not allowed")
-			}
-			end := strings.Index(q[i+2:], "*/")
-			if end < 0 {
-				return nil, errors.New("unterminated comment")
-			}
-			i += 2 + end + 2
-		case c == '\'' || c == '"' || c == '`':
-			j := i + 1
-			for {
-				if j >= len(q) {
-					return nil, fmt.Errorf("unterminated %c literal at byte %d", c, i)
-				}
-				if q[j] == '\\' && c != '`' {
-					j += 2
-					continue
-				}
-				if q[j] == c {
-					if j+1 < len(q) && q[j+1] == c {
-						j += 2
-						continue
-					}
-					break
-				}
-				j++
-			}
-			toks = append(toks, mysqlToken{text: q[i : j+1], start: i, end: j + 1})
-			i = j + 1
-		case isWord(c):
-			j := i
-			for j < len(q) && isWord(q[j]) {
-				j++
-			}
-			w := q[i:j]
-			toks = append(toks, mysqlToken{text: w, upper: strings.ToUpper(w), word: true, start: i, end: j})
-			i = j
+	toks := make([]mysqlToken, 0, len(lt))
+	for _, t := range lt {
+		switch t.Kind {
+		case sqllex.Word, sqllex.Number:
+			w := q[t.Start:t.End]
+			toks = append(toks, mysqlToken{text: w, upper: strings.ToUpper(w), word: true, start: t.Start, end: t.End})
+		case sqllex.String, sqllex.Ident:
+			toks = append(toks, mysqlToken{text: q[t.Start:t.End], start: t.Start, end: t.End})
 		default:
-			toks = append(toks, mysqlToken{text: q[i : i+1], start: i, end: i + 1})
-			i++
+			for i := t.Start; i < t.End; i++ { // <= and the like: a token a byte
+				toks = append(toks, mysqlToken{text: q[i : i+1], start: i, end: i + 1})
+			}
 		}
 	}
 	return toks, nil

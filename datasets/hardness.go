@@ -2,8 +2,11 @@ package datasets
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/t2sbench/t2sbench/sqllex"
 )
 
 // Spider hardness levels, as the official evaluator names them.
@@ -81,6 +84,11 @@ func CountHardness(sql string) (HardnessCounts, error) {
 	if err != nil {
 		return HardnessCounts{}, err
 	}
+	return countHardness(toks)
+}
+
+// countHardness is CountHardness on the tokens of the query.
+func countHardness(toks []sqlTok) (HardnessCounts, error) {
 	for len(toks) > 0 && toks[len(toks)-1].text == ";" {
 		toks = toks[:len(toks)-1]
 	}
@@ -186,6 +194,9 @@ func CountHardness(sql string) (HardnessCounts, error) {
 	return h, nil
 }
 
+// hardnessLex are the sqllex options of lexSQL.
+var hardnessLex = sqllex.Options{Strict: true, NoComments: true, WordChars: "_$", Qualified: true}
+
 // sqlTok is one lexical token; text is lower-cased except for literals.
 type sqlTok struct {
 	text string
@@ -204,62 +215,32 @@ func (t sqlTok) is(words ...string) bool {
 	return false
 }
 
-// lexSQL splits SQL into tokens: quoted strings and identifiers, words,
-// numbers, two-character operators and single punctuation.
+// lexSQL splits SQL into tokens with sqllex: an unterminated quote is an
+// error, comment markers are punctuation, as in the official evaluator's
+// tokenizer, and a word runs on through dots (t1.name), digits and
+// non-ASCII characters. Words are lower-cased; string literals and quoted
+// identifiers keep their quotes.
 func lexSQL(s string) ([]sqlTok, error) {
-	var toks []sqlTok
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			i++
-		case c == '\'' || c == '"' || c == '`' || c == '[':
-			end := c
-			if c == '[' {
-				end = ']'
-			}
-			j := i + 1
-			for {
-				if j >= len(s) {
-					return nil, fmt.Errorf("hardness: unterminated quote starting at byte %d", i)
-				}
-				if s[j] == end {
-					if end != ']' && j+1 < len(s) && s[j+1] == end { // doubled quote
-						j += 2
-						continue
-					}
-					break
-				}
-				j++
-			}
-			toks = append(toks, sqlTok{text: s[i : j+1], lit: true})
-			i = j + 1
-		case isWordByte(c):
-			j := i
-			for j < len(s) && (isWordByte(s[j]) || s[j] == '.') {
-				j++
-			}
-			toks = append(toks, sqlTok{text: strings.ToLower(s[i:j])})
-			i = j
+	lt, err := sqllex.Lex(s, hardnessLex)
+	if err != nil {
+		var le *sqllex.Error
+		if errors.As(err, &le) {
+			return nil, fmt.Errorf("hardness: unterminated quote starting at byte %d", le.Offset)
+		}
+		return nil, fmt.Errorf("hardness: %w", err)
+	}
+	toks := make([]sqlTok, len(lt))
+	for i, t := range lt {
+		switch t.Kind {
+		case sqllex.Word, sqllex.Number:
+			toks[i] = sqlTok{text: strings.ToLower(t.Text)}
+		case sqllex.String, sqllex.Ident:
+			toks[i] = sqlTok{text: s[t.Start:t.End], lit: true}
 		default:
-			if i+1 < len(s) {
-				two := s[i : i+2]
-				switch two {
-				case ">=", "<=", "!=", "<>", "||", "==":
-					toks = append(toks, sqlTok{text: two})
-					i += 2
-					continue
-				}
-			}
-			toks = append(toks, sqlTok{text: string(c)})
-			i++
+			toks[i] = sqlTok{text: t.Text}
 		}
 	}
 	return toks, nil
-}
-
-func isWordByte(c byte) bool {
-	return c == '_' || c == '$' || c >= 0x80 || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9')
 }
 
 func checkParens(toks []sqlTok) error {

@@ -29,6 +29,9 @@ func TestCountHardness(t *testing.T) {
 		{"or in on (Spider dev #225)", "SELECT T1.AirportCode FROM AIRPORTS AS T1 JOIN FLIGHTS AS T2 ON T1.AirportCode  =  T2.DestAirport OR T1.AirportCode  =  T2.SourceAirport GROUP BY T1.AirportCode ORDER BY count(*) DESC LIMIT 1", HardnessCounts{4, 0, 0}, HardnessExtra},
 		{"double-quoted literal with keywords", `SELECT a FROM t WHERE b = "x where y or z"`, HardnessCounts{1, 0, 0}, HardnessEasy},
 		{"trailing semicolon and parens", "(SELECT a FROM t);", HardnessCounts{0, 0, 0}, HardnessEasy},
+		// \f and \v are white space to SQLite (sqlite3CtypeMap) and to the
+		// evaluator's nltk tokenizer (\s): GROUP\fBY is GROUP BY.
+		{"form feed and vertical tab are white space", "SELECT a FROM t WHERE b = 1 GROUP\fBY\va", HardnessCounts{2, 0, 0}, HardnessMedium},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -92,5 +95,45 @@ func TestParsedHardness(t *testing.T) {
 	text, err := CountHardness(`SELECT avg(age) , min(age) , max(age) FROM singer WHERE country  =  'France'`)
 	if err != nil || text != h {
 		t.Errorf("CountHardness = %+v, %v; want %+v (same as the parse tree)", text, err, h)
+	}
+}
+
+// TestCountHardnessLexing: the text on which the hardness scanner reads
+// tokens differently from sqllex.Tokens (comment markers, dotted names,
+// words glued to digits or non-ASCII characters, unterminated quotes).
+// The wants are the output of the scanner's own lexer before it used
+// sqllex, which every gold query of the shared data also matched.
+func TestCountHardnessLexing(t *testing.T) {
+	tests := []struct {
+		sql  string
+		want HardnessCounts
+		err  string
+	}{
+		// "--" is two minus signs: the OR after it counts (LogicCat golds
+		// carry comments on one line).
+		{sql: "SELECT a FROM t WHERE b = 1 -- or c = 2", want: HardnessCounts{2, 0, 1}},
+		{sql: "SELECT a FROM t WHERE b = 1 -- AND c = 2) OR (d LIKE 'x'", err: "hardness: unbalanced ')'"},
+		{sql: "SELECT a FROM t /* WHERE */ WHERE b = 1", want: HardnessCounts{1, 0, 0}},
+		// A keyword after a dot is a name; a dot does not start a word.
+		{sql: "SELECT T1.order FROM t AS T1 WHERE T1.limit = 1", want: HardnessCounts{1, 0, 0}},
+		{sql: "SELECt(0)FROM ON .LIKE", want: HardnessCounts{1, 0, 0}},
+		{sql: "SELECT a FROM t WHERE b = 2or c = 3", want: HardnessCounts{1, 0, 0}},
+		{sql: "SELECT café FROM t WHERE naïve = 1 GROUP BY café", want: HardnessCounts{2, 0, 0}},
+		{sql: "SELECT\u00a0a FROM t", err: "hardness: query does not start with SELECT"},
+		{sql: "SELECT a FROM t WHERE b = 'it''s' AND c = [x y] AND d = \"q\"", want: HardnessCounts{1, 0, 1}},
+		{sql: "SELECT a FROM t WHERE b <= 1 OR c == 2 OR d <> 3 OR e != 4 OR f || g", want: HardnessCounts{5, 0, 1}},
+		{sql: "SELECT a FROM t WHERE b = [open", err: "hardness: unterminated quote starting at byte 26"},
+	}
+	for _, tt := range tests {
+		got, err := CountHardness(tt.sql)
+		if tt.err != "" {
+			if err == nil || err.Error() != tt.err {
+				t.Errorf("CountHardness(%q): got error %v; want %s", tt.sql, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("CountHardness(%q): got %+v, %v; want %+v", tt.sql, got, err, tt.want)
+		}
 	}
 }

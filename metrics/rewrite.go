@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/t2sbench/t2sbench/sqllex"
 )
 
 // PreparePred returns the prediction SQL that mode m executes. Only the
@@ -212,100 +214,47 @@ type sqlToken struct {
 	text string
 }
 
-func isWordRune(r rune, first bool) bool {
-	if r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) {
-		return true
-	}
-	return !first && (r == '$' || r == '#')
-}
+// rewriteLex are the sqllex options of sqlTokens: sqlparse's words,
+// quotes and comments, comments kept.
+var rewriteLex = sqllex.Options{SQLParse: true, Comments: true}
 
 // sqlTokens splits sql into the tokens sqlparse's lexer would produce, as
 // far as DISTINCT removal and statement splitting need: white space,
 // words, quoted strings and identifiers ('..', "..", `..`, [..]), comments
-// and single punctuation characters. Unterminated quotes run to the end.
+// and single punctuation characters, read by sqllex (SQLParse). The tokens
+// cover s: white space is what lies between sqllex's tokens. Unterminated
+// quotes run to the end.
 func sqlTokens(s string) []sqlToken {
-	// Spider's golds average one token per 3 bytes (a word and the space
-	// after it): one allocation, instead of growing the slice step by step.
-	toks := make([]sqlToken, 0, len(s)/2+4)
-	i := 0
-	prevWord := false
-	for i < len(s) {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		start := i
-		kind := tokPunct
-		switch {
-		case unicode.IsSpace(r):
-			for i < len(s) {
-				r2, sz := utf8.DecodeRuneInString(s[i:])
-				if !unicode.IsSpace(r2) {
-					break
-				}
-				i += sz
-			}
-			kind = tokSpace
-		case r == '-' && strings.HasPrefix(s[i:], "--"):
-			j := strings.IndexByte(s[i:], '\n')
-			if j < 0 {
-				i = len(s)
-			} else {
-				i += j + 1
-			}
-			kind = tokLineComment
-		case r == '/' && strings.HasPrefix(s[i:], "/*"):
-			j := strings.Index(s[i+2:], "*/")
-			if j < 0 {
-				i = len(s)
-			} else {
-				i += 2 + j + 2
-			}
-			kind = tokBlockComment
-		case r == '\'' || r == '"' || r == '`':
-			i = scanQuoted(s, i, byte(r))
-			kind = tokQuoted
-		case r == '[' && !prevWord:
-			j := strings.IndexAny(s[i+1:], "[]")
-			if j >= 0 && s[i+1+j] == ']' && j > 0 {
-				i += 1 + j + 1
-				kind = tokQuoted
-			} else {
-				i += size
-			}
-		case isWordRune(r, true):
-			i += size
-			for i < len(s) {
-				r2, sz := utf8.DecodeRuneInString(s[i:])
-				if !isWordRune(r2, false) {
-					break
-				}
-				i += sz
-			}
-			kind = tokWord
-		default:
-			i += size
+	lt, _ := sqllex.Lex(s, rewriteLex)
+	toks := make([]sqlToken, 0, 2*len(lt)+1)
+	last := 0
+	for _, t := range lt {
+		if last < t.Start {
+			toks = append(toks, sqlToken{kind: tokSpace, text: s[last:t.Start]})
 		}
-		toks = append(toks, sqlToken{kind: kind, text: s[start:i]})
-		prevWord = kind == tokWord || kind == tokQuoted || (kind == tokPunct && (s[start] == ')' || s[start] == ']'))
+		last = t.End
+		text := s[t.Start:t.End]
+		switch t.Kind {
+		case sqllex.Word, sqllex.Number:
+			toks = append(toks, sqlToken{kind: tokWord, text: text})
+		case sqllex.Ident, sqllex.String:
+			toks = append(toks, sqlToken{kind: tokQuoted, text: text})
+		case sqllex.Comment:
+			kind := tokBlockComment
+			if strings.HasPrefix(text, "--") {
+				kind = tokLineComment
+			}
+			toks = append(toks, sqlToken{kind: kind, text: text})
+		default:
+			for text != "" { // <= and the like: a token a character
+				_, size := utf8.DecodeRuneInString(text)
+				toks = append(toks, sqlToken{kind: tokPunct, text: text[:size]})
+				text = text[size:]
+			}
+		}
+	}
+	if last < len(s) {
+		toks = append(toks, sqlToken{kind: tokSpace, text: s[last:]})
 	}
 	return toks
-}
-
-// scanQuoted returns the index after the quoted token starting at i. A
-// doubled quote or a backslash escapes the quote character.
-func scanQuoted(s string, i int, q byte) int {
-	j := i + 1
-	for j < len(s) {
-		switch s[j] {
-		case '\\':
-			j += 2
-			continue
-		case q:
-			if j+1 < len(s) && s[j+1] == q {
-				j += 2
-				continue
-			}
-			return j + 1
-		}
-		j++
-	}
-	return len(s)
 }
