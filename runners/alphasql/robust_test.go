@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/testkit"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/llm"
 )
@@ -33,33 +33,24 @@ const franceSQL = "SELECT count(*) FROM singer WHERE country = 'France'"
 // responders in bad (all of them when bad holds "*") get answer; answer
 // "<none>" returns no choices at all. fail, when set, is returned as an
 // infrastructure error for the responder it names.
-type faulty struct {
-	mu     sync.Mutex
-	bad    map[string]bool
-	answer string
-	fail   string
-	calls  int
-}
-
-func (f *faulty) Complete(_ context.Context, r llm.Request) (*llm.Response, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.calls++
-	if f.fail != "" && r.Responder == f.fail {
-		return nil, errors.New("connection refused")
-	}
-	if f.bad["*"] || f.bad[r.Responder] {
-		if f.answer == "<none>" {
-			return &llm.Response{}, nil
+func faulty(bad map[string]bool, answer, fail string) *testkit.Model {
+	return &testkit.Model{Reply: func(_ int, r llm.Request) ([]testkit.Sample, error) {
+		if fail != "" && r.Responder == fail {
+			return nil, errors.New("connection refused")
 		}
-		resp := &llm.Response{}
-		for i := 0; i < r.Samples(); i++ {
-			resp.Choices = append(resp.Choices, f.answer)
+		if (bad["*"] || bad[r.Responder]) && answer == "<none>" {
+			return nil, nil
 		}
-		return resp, nil
-	}
-	good := &scripted{sqls: []string{franceSQL}}
-	return good.Complete(context.Background(), r)
+		var out []testkit.Sample
+		for i := range r.Samples() {
+			text := scriptedAnswer(r.Responder, []string{franceSQL}, i)
+			if bad["*"] || bad[r.Responder] {
+				text = answer
+			}
+			out = append(out, testkit.Sample{Text: text})
+		}
+		return out, nil
+	}}
 }
 
 // TestGarbageAnswers feeds every kind of garbage to every action (and to
@@ -73,7 +64,7 @@ func TestGarbageAnswers(t *testing.T) {
 	for kind, answer := range garbageAnswers {
 		for _, resp := range responders {
 			t.Run(kind+"/"+resp, func(t *testing.T) {
-				f := &faulty{bad: map[string]bool{resp: true}, answer: answer}
+				f := faulty(map[string]bool{resp: true}, answer, "")
 				r := newRunner(t, runners.Params{"n_rollout": 8})
 				res, err := r.Run(ctx, task(f, db))
 				if err != nil {
@@ -121,7 +112,7 @@ func TestInfrastructureErrors(t *testing.T) {
 	db := fixtureDB(t)
 	for _, resp := range []string{RespKeywords, RespRephrase, RespSchema, RespValues, RespFunctions, RespSQL} {
 		t.Run(resp, func(t *testing.T) {
-			f := &faulty{fail: resp}
+			f := faulty(nil, "", resp)
 			r := newRunner(t, runners.Params{"n_rollout": 8})
 			_, err := r.Run(context.Background(), task(f, db))
 			if err == nil || !strings.Contains(err.Error(), "connection refused") || !strings.Contains(err.Error(), resp) {
@@ -138,7 +129,7 @@ func TestDeterministic(t *testing.T) {
 	sqls := []string{franceSQL, "SELECT count(*) FROM singer", "SELECT name FROM singer WHERE 1 = 0", "SELECT bad FROM singer"}
 	run := func() runners.Result {
 		r := newRunner(t, runners.Params{"n_rollout": 12})
-		res, err := r.Run(context.Background(), task(&scripted{sqls: sqls}, db))
+		res, err := r.Run(context.Background(), task(scripted(sqls...), db))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,131 @@
+// Package runkit holds the test fixtures of runners and of the code that
+// runs them over datasets: SQLite databases opened as datasets.Database,
+// the bundled mini benchmark, and the checks of the parse-failure
+// counters that every runner's tests make. It builds on package testkit;
+// it imports datasets and runners, so the tests of those two packages use
+// testkit directly.
+package runkit
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/testenv"
+	"github.com/t2sbench/t2sbench/internal/testkit"
+	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runners/llm"
+)
+
+// DB builds a SQLite database from scripts (see testkit.SQLite) and opens
+// it as database id with default options; it is closed when the test
+// ends.
+func DB(t testing.TB, id string, scripts ...string) datasets.Database {
+	t.Helper()
+	return DBWith(t, id, datasets.SQLiteOptions{}, scripts...)
+}
+
+// DBWith is DB with the options opt.
+func DBWith(t testing.TB, id string, opt datasets.SQLiteOptions, scripts ...string) datasets.Database {
+	t.Helper()
+	path := testkit.SQLiteAt(t, filepath.Join(t.TempDir(), id+".sqlite"), scripts...)
+	db, err := datasets.OpenSQLite(path, id, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// MiniDB opens database name of the bundled mini benchmark, built from its
+// script testdata/mini/databases/<name>.sql in t.TempDir().
+func MiniDB(t testing.TB, name string) datasets.Database {
+	t.Helper()
+	return DB(t, name, testkit.SQLFile(t, filepath.Join(testenv.RepoRoot(), "testdata", "mini", "databases", name+".sql")))
+}
+
+// Mini loads the bundled mini benchmark with its databases built in
+// t.TempDir(); its engine is closed when the test ends.
+func Mini(t testing.TB) *datasets.Benchmark {
+	t.Helper()
+	b, err := datasets.LoadMini("", datasets.LoadOptions{CacheDir: filepath.Join(t.TempDir(), "mini")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Engine.Close() })
+	return b
+}
+
+// MalformedAnswers are structured (JSON) answers as real models get them
+// wrong, by kind: prose without the JSON object, JSON cut short although
+// the server said stop, a fenced object under keys the prompt did not ask
+// for, and a reasoning block followed by prose. They are about the
+// singers of France, the question of the runners' concert fixtures.
+var MalformedAnswers = map[string]string{
+	"prose":             "The question asks about singers from France, so the singer table and its country column matter.",
+	"truncated json":    "Let me think.\n```json\n{\"tables\": {\"singer\": [\"coun",
+	"fenced wrong keys": "```json\n{\"answer\": [\"singer\"], \"reasoning\": \"country filter\"}\n```",
+	"think then prose":  "<think>The user wants a count of French singers.</think>\nThe singer table holds it.",
+}
+
+// ParseFailed returns the sum of the parse-failure counters names
+// (runners.ParseFailedPrefix + role + "." + action) in counters, and
+// reports an error for every other parse-failure counter present: with no
+// names, it checks that no answer failed to parse.
+func ParseFailed(t testing.TB, counters map[string]float64, names ...string) float64 {
+	t.Helper()
+	sum := 0.0
+	for _, name := range names {
+		sum += counters[name]
+	}
+	for name, v := range counters {
+		if strings.HasPrefix(name, runners.ParseFailedPrefix) && !slices.Contains(names, name) {
+			if len(names) == 0 {
+				t.Errorf("counter %s = %v; want no parse failure", name, v)
+			} else {
+				t.Errorf("counter %s = %v; want only %v", name, v, names)
+			}
+		}
+	}
+	return sum
+}
+
+// QuestionLabel is the label of the question's line in the runners'
+// prompts.
+const QuestionLabel = "【Question】\n"
+
+// Golds maps each question of b to its gold SQL, for GoldModel.
+func Golds(b *datasets.Benchmark) map[string]string {
+	m := map[string]string{}
+	for _, e := range b.Examples {
+		m[e.Question] = e.GoldSQL
+	}
+	return m
+}
+
+// GoldModel is a model that knows each question's gold SQL (gold maps
+// question to SQL) and answers in the styles of real models: it finds the
+// question in the request's last prompt (the line after QuestionLabel),
+// fails the call for an unknown question, and answers sample i with the
+// text and finish reason answer(responder, gold, i) gives, with a
+// reasoning that holds a wrong draft and marker returned apart (as
+// servers that split reasoning do), so that a test can check that
+// reasoning never reaches a prompt.
+func GoldModel(gold map[string]string, marker string, answer func(responder, gold string, i int) (text, finish string)) *testkit.Model {
+	return &testkit.Model{Reply: func(_ int, r llm.Request) ([]testkit.Sample, error) {
+		q := testkit.PromptLine(r, QuestionLabel)
+		g, ok := gold[q]
+		if !ok {
+			return nil, fmt.Errorf("gold model: unknown question %q", q)
+		}
+		out := make([]testkit.Sample, 0, r.Samples())
+		for i := range r.Samples() {
+			text, finish := answer(r.Responder, g, i)
+			out = append(out, testkit.Sample{Text: text, Finish: finish, Reasoning: "Let me think. A first draft: SELECT * FROM ghost; " + marker})
+		}
+		return out, nil
+	}}
+}
