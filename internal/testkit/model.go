@@ -132,14 +132,45 @@ func Looping(texts ...string) ReplyFunc {
 	}
 }
 
-// Script answers call i with the samples of replies[i]; a call past the
-// last fails with ErrScriptExhausted.
-func Script(replies ...[]Sample) ReplyFunc {
+// Turn is one scripted call: a response of one sample (Text, Reasoning,
+// Finish), or, when Err is set, the call's error.
+type Turn struct {
+	Text, Reasoning, Finish string
+	Err                     error
+}
+
+// sample returns the turn's response, or its error.
+func (t Turn) sample() ([]Sample, error) {
+	if t.Err != nil {
+		return nil, t.Err
+	}
+	return []Sample{{Text: t.Text, Reasoning: t.Reasoning, Finish: t.Finish}}, nil
+}
+
+// Turns scripts a conversation: call i is answered with turns[i]; a call
+// past the last turn fails with ErrScriptExhausted.
+func Turns(turns ...Turn) ReplyFunc {
 	return func(call int, _ llm.Request) ([]Sample, error) {
-		if call >= len(replies) {
-			return nil, fmt.Errorf("call %d of a script of %d replies: %w", call+1, len(replies), ErrScriptExhausted)
+		if call >= len(turns) {
+			return nil, fmt.Errorf("call %d of a script of %d turns: %w", call+1, len(turns), ErrScriptExhausted)
 		}
-		return replies[call], nil
+		return turns[call].sample()
+	}
+}
+
+// ByRole scripts each model role apart: the i-th request of role r is
+// answered with scripts[r][i]; a request past the end of its role's
+// script, or of a role without one, fails with ErrScriptExhausted.
+func ByRole(scripts map[string][]Turn) ReplyFunc {
+	next := map[string]int{}
+	return func(_ int, req llm.Request) ([]Sample, error) {
+		turns := scripts[req.Role]
+		i := next[req.Role]
+		if i >= len(turns) {
+			return nil, fmt.Errorf("request %d of role %q, scripted %d: %w", i+1, req.Role, len(turns), ErrScriptExhausted)
+		}
+		next[req.Role]++
+		return turns[i].sample()
 	}
 }
 
