@@ -3,13 +3,13 @@ package runners_test
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/internal/fakeopenai"
+	"github.com/t2sbench/t2sbench/internal/testkit/runkit"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/alphasql"
 	"github.com/t2sbench/t2sbench/runners/iesr"
@@ -113,11 +113,7 @@ func (r *recorder) Complete(ctx context.Context, req llm.Request) (*llm.Response
 // server does reject what breaks the rules.
 func TestStrictModeEndToEnd(t *testing.T) {
 	ctx := context.Background()
-	b, err := datasets.LoadMini("", datasets.LoadOptions{CacheDir: filepath.Join(t.TempDir(), "mini")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Engine.Close() })
+	b := runkit.Mini(t)
 	var ex datasets.Example
 	for _, e := range b.Examples {
 		if e.DBID == "university" {

@@ -10,6 +10,7 @@ import (
 	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/testkit/runkit"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/alphasql"
 	_ "github.com/t2sbench/t2sbench/runners/baseline"
@@ -41,12 +42,7 @@ func (r *recording) Complete(ctx context.Context, req llm.Request) (*llm.Respons
 
 func loadMini(t *testing.T) *datasets.Benchmark {
 	t.Helper()
-	b, err := datasets.LoadMini("", datasets.LoadOptions{CacheDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Engine.Close() })
-	return b
+	return runkit.Mini(t)
 }
 
 // TestEveryKindAnswered runs every runner (each ReAct setting) on six mini

@@ -8,6 +8,7 @@ import (
 	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/testkit/runkit"
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
 	_ "github.com/t2sbench/t2sbench/runners/baseline"
@@ -24,11 +25,7 @@ type miniEnv struct {
 
 func newMiniEnv(t *testing.T, cfg sim.Config) *miniEnv {
 	t.Helper()
-	b, err := datasets.LoadMini("", datasets.LoadOptions{CacheDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Engine.Close() })
+	b := runkit.Mini(t)
 	model, err := sim.New(b, cfg)
 	if err != nil {
 		t.Fatal(err)
