@@ -129,3 +129,34 @@ func GoldModel(gold map[string]string, marker string, answer func(responder, gol
 		return out, nil
 	}}
 }
+
+// ParseFailTarget is a responder whose answers a parse-failure test makes
+// malformed, with the counters every sample asked of it must be counted
+// under.
+type ParseFailTarget struct {
+	Responder string
+	Counters  []string
+}
+
+// MalformedCounted checks a runner's parse-failure counters against every
+// kind of MalformedAnswers and every target, each in a subtest
+// "<kind>/<responder>": run runs the runner with the client
+// model(target.Responder, answer), a sensible model except that the
+// target's responder answers answer, and every sample asked of that
+// responder must be counted exactly once under the target's counters,
+// with no other parse-failure counter set (see ParseFailed).
+func MalformedCounted(t *testing.T, targets []ParseFailTarget, model func(responder, answer string) *testkit.Model, run func(t *testing.T, c llm.Client) runners.Result) {
+	t.Helper()
+	for kind, answer := range MalformedAnswers {
+		for _, tg := range targets {
+			t.Run(kind+"/"+tg.Responder, func(t *testing.T) {
+				c := model(tg.Responder, answer)
+				res := run(t, c)
+				got := ParseFailed(t, res.Trace.Counters, tg.Counters...)
+				if want := float64(c.Samples(tg.Responder)); want == 0 || got != want {
+					t.Errorf("%v = %v; want %v (every sample of %s)", tg.Counters, got, want, tg.Responder)
+				}
+			})
+		}
+	}
+}

@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/t2sbench/t2sbench/internal/testkit"
 	"github.com/t2sbench/t2sbench/internal/testkit/runkit"
+	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/llm"
 )
 
@@ -79,5 +81,24 @@ func TestGoldModel(t *testing.T) {
 	}
 	if _, err := m.Complete(context.Background(), llm.Request{Messages: []llm.Message{{Content: runkit.QuestionLabel + "unknown?"}}}); err == nil {
 		t.Errorf("unknown question: got nil error; want one")
+	}
+}
+
+// TestMalformedCounted runs the check over a fake runner that asks the
+// target responder for three samples and counts each once.
+func TestMalformedCounted(t *testing.T) {
+	targets := []runkit.ParseFailTarget{{Responder: "a", Counters: []string{"parse_failed.reason.a"}}}
+	var runs int
+	model := func(_, answer string) *testkit.Model { return &testkit.Model{Reply: testkit.Text(answer)} }
+	runkit.MalformedCounted(t, targets, model, func(t *testing.T, c llm.Client) runners.Result {
+		runs++
+		resp, err := c.Complete(context.Background(), llm.Request{Responder: "a", N: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return runners.Result{Trace: runners.Trace{Counters: map[string]float64{"parse_failed.reason.a": float64(len(resp.Choices))}}}
+	})
+	if runs != len(runkit.MalformedAnswers) {
+		t.Errorf("%d runs; want one per malformed answer (%d)", runs, len(runkit.MalformedAnswers))
 	}
 }
