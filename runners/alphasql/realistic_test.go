@@ -219,66 +219,36 @@ func TestRejectedRequestsPrune(t *testing.T) {
 	}
 	tooLong := &llm.StatusError{StatusCode: 400, Message: "This model's maximum context length is 8192 tokens. However, you requested 9000 tokens."}
 	prompt := func(r llm.Request) string { return r.Messages[len(r.Messages)-1].Content }
-	tests := []struct {
-		name    string
-		reject  func(llm.Request) error
-		wantSQL bool // the gold's result
-		wantErr bool
-	}{
-		{"deep prompts and revisions rejected", func(r llm.Request) error {
+	tests := []runkit.RejectCase{
+		{Name: "deep prompts and revisions rejected", Reject: func(r llm.Request) error {
 			if strings.Contains(prompt(r), "Step 2 (") || r.Responder == RespRevise {
 				return tooLong
 			}
 			return nil
-		}, true, false},
-		{"keyword call rejected", func(r llm.Request) error {
+		}, WantSQL: true, WantErr: false},
+		{Name: "keyword call rejected", Reject: func(r llm.Request) error {
 			if r.Responder == RespKeywords {
 				return tooLong
 			}
 			return nil
-		}, true, false},
-		{"every reward rejected", func(r llm.Request) error {
+		}, WantSQL: true, WantErr: false},
+		{Name: "every reward rejected", Reject: func(r llm.Request) error {
 			if strings.Contains(prompt(r), "self-consistency sample") {
 				return tooLong
 			}
 			return nil
-		}, true, false},
-		{"every request rejected", func(llm.Request) error { return tooLong }, false, false},
-		{"server error after retries", func(r llm.Request) error {
+		}, WantSQL: true, WantErr: false},
+		{Name: "every request rejected", Reject: func(llm.Request) error { return tooLong }, WantSQL: false, WantErr: false},
+		{Name: "server error after retries", Reject: func(r llm.Request) error {
 			if r.Responder == RespSQL {
 				return fmt.Errorf("%w", &llm.StatusError{StatusCode: 503})
 			}
 			return nil
-		}, false, true},
+		}, WantSQL: false, WantErr: true},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			m := realModel(map[string]string{e.Question: e.GoldSQL})
-			m.Reject = tc.reject
-			res, err := newRunner(t, runners.Params{"n_rollout": 8}).Run(ctx, runners.Task{Example: e.WithoutGold(), DB: db, LLM: m, Seed: 1})
-			if tc.wantErr {
-				if err == nil {
-					t.Fatalf("Run: got nil error; want the infrastructure failure")
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("Run: %v; want rejected requests pruned", err)
-			}
-			if res.Trace.Counters["pruned"] == 0 {
-				t.Errorf("pruned counter = 0; want the rejected requests counted")
-			}
-			got, gerr := db.Execute(ctx, res.SQL)
-			want, _ := db.Execute(ctx, e.GoldSQL)
-			correct := gerr == nil && got.SetKey() == want.SetKey()
-			if correct != tc.wantSQL {
-				t.Errorf("SQL %q correct = %v (note %q); want %v", res.SQL, correct, res.Note, tc.wantSQL)
-			}
-			if !tc.wantSQL && res.Note == "" {
-				t.Errorf("no SQL and no note saying why")
-			}
-		})
-	}
+	runkit.RejectedPrune(t, db, e, tests, func() *testkit.Model { return realModel(map[string]string{e.Question: e.GoldSQL}) }, func(t *testing.T, c llm.Client) (runners.Result, error) {
+		return newRunner(t, runners.Params{"n_rollout": 8}).Run(ctx, runners.Task{Example: e.WithoutGold(), DB: db, LLM: c, Seed: 1})
+	})
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
 	m := realModel(map[string]string{e.Question: e.GoldSQL})

@@ -222,70 +222,40 @@ func TestRejectedRequestsPrune(t *testing.T) {
 	}
 	tooLong := &llm.StatusError{StatusCode: 400, Message: "This model's maximum context length is 8192 tokens."}
 	prompt := func(r llm.Request) string { return r.Messages[len(r.Messages)-1].Content }
-	tests := []struct {
-		name    string
-		reject  func(llm.Request) error
-		wantSQL bool
-		wantErr bool
-	}{
-		{"deep prompts rejected", func(r llm.Request) error {
+	tests := []runkit.RejectCase{
+		{Name: "deep prompts rejected", Reject: func(r llm.Request) error {
 			if strings.Contains(prompt(r), "Step 2 (") && r.Role == RoleReason {
 				return tooLong
 			}
 			return nil
-		}, true, false},
-		{"understanding rejected", func(r llm.Request) error {
+		}, WantSQL: true, WantErr: false},
+		{Name: "understanding rejected", Reject: func(r llm.Request) error {
 			if r.Role == RoleUnderstand {
 				return tooLong
 			}
 			return nil
-		}, true, false},
-		{"discriminator and rewards rejected", func(r llm.Request) error {
+		}, WantSQL: true, WantErr: false},
+		{Name: "discriminator and rewards rejected", Reject: func(r llm.Request) error {
 			if r.Role == RoleDiscriminator || strings.Contains(prompt(r), rewardInstruction) {
 				return tooLong
 			}
 			return nil
-		}, true, false},
-		{"every request rejected", func(llm.Request) error { return tooLong }, false, false},
-		{"server error after retries", func(r llm.Request) error {
+		}, WantSQL: true, WantErr: false},
+		{Name: "every request rejected", Reject: func(llm.Request) error { return tooLong }, WantSQL: false, WantErr: false},
+		{Name: "server error after retries", Reject: func(r llm.Request) error {
 			if r.Responder == RespSQL {
 				return &llm.StatusError{StatusCode: 503}
 			}
 			return nil
-		}, false, true},
+		}, WantSQL: false, WantErr: true},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			m := newModel(b)
-			m.Reject = tc.reject
-			r, err := New(runners.Params{"n_rollout": 8})
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := r.Run(ctx, runners.Task{Example: e.WithoutGold(), DB: db, LLM: m, Seed: 1})
-			if tc.wantErr {
-				if err == nil {
-					t.Fatalf("Run: got nil error; want the infrastructure failure")
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("Run: %v; want rejected requests pruned", err)
-			}
-			if res.Trace.Counters["pruned"] == 0 {
-				t.Errorf("pruned counter = 0; want the rejected requests counted")
-			}
-			got, gerr := db.Execute(ctx, res.SQL)
-			want, _ := db.Execute(ctx, e.GoldSQL)
-			correct := gerr == nil && got.SetKey() == want.SetKey()
-			if correct != tc.wantSQL {
-				t.Errorf("SQL %q correct = %v (note %q); want %v", res.SQL, correct, res.Note, tc.wantSQL)
-			}
-			if !tc.wantSQL && res.Note == "" {
-				t.Errorf("no SQL and no note saying why")
-			}
-		})
-	}
+	runkit.RejectedPrune(t, db, e, tests, func() *testkit.Model { return newModel(b) }, func(t *testing.T, c llm.Client) (runners.Result, error) {
+		r, err := New(runners.Params{"n_rollout": 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Run(ctx, runners.Task{Example: e.WithoutGold(), DB: db, LLM: c, Seed: 1})
+	})
 }
 
 // TestMaxTokensParams: per-role defaults, max_tokens as the default of

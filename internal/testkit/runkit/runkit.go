@@ -7,6 +7,7 @@
 package runkit
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -158,5 +159,55 @@ func MalformedCounted(t *testing.T, targets []ParseFailTarget, model func(respon
 				}
 			})
 		}
+	}
+}
+
+// RejectCase is a way a model server refuses requests, for RejectedPrune:
+// Reject is set on the model; WantSQL says whether the run must still
+// reach the gold's result, WantErr whether it must fail instead (an
+// infrastructure failure, after which the item is resumed).
+type RejectCase struct {
+	Name    string
+	Reject  func(llm.Request) error
+	WantSQL bool
+	WantErr bool
+}
+
+// RejectedPrune checks that a search runner prunes the branches whose
+// requests a server refuses: for each case, in a subtest, run runs the
+// runner on example e over db with a model from newModel whose Reject is
+// the case's. The run must fail exactly when WantErr; otherwise it must
+// count the refused requests under "pruned", reach the gold's result
+// exactly when WantSQL, and say in its note why it has no SQL.
+func RejectedPrune(t *testing.T, db datasets.Database, e datasets.Example, cases []RejectCase, newModel func() *testkit.Model, run func(t *testing.T, c llm.Client) (runners.Result, error)) {
+	t.Helper()
+	ctx := context.Background()
+	for _, tc := range cases {
+		t.Run(tc.Name, func(t *testing.T) {
+			m := newModel()
+			m.Reject = tc.Reject
+			res, err := run(t, m)
+			if tc.WantErr {
+				if err == nil {
+					t.Fatalf("Run: got nil error; want the infrastructure failure")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Run: %v; want rejected requests pruned", err)
+			}
+			if res.Trace.Counters["pruned"] == 0 {
+				t.Errorf("pruned counter = 0; want the rejected requests counted")
+			}
+			got, gerr := db.Execute(ctx, res.SQL)
+			want, _ := db.Execute(ctx, e.GoldSQL)
+			correct := gerr == nil && got.SetKey() == want.SetKey()
+			if correct != tc.WantSQL {
+				t.Errorf("SQL %q correct = %v (note %q); want %v", res.SQL, correct, res.Note, tc.WantSQL)
+			}
+			if !tc.WantSQL && res.Note == "" {
+				t.Errorf("no SQL and no note saying why")
+			}
+		})
 	}
 }
