@@ -283,3 +283,38 @@ func PromptLine(req llm.Request, label string) string {
 	line, _, _ := strings.Cut(rest, "\n")
 	return line
 }
+
+// NoChoices, as Sabotage's answer, makes the sabotaged requests return a
+// response without choices.
+const NoChoices = "<none>"
+
+// ErrConnRefused is the infrastructure error of Sabotage's failing
+// responder.
+var ErrConnRefused = errors.New("connection refused")
+
+// Sabotage answers like a sensible model, sample i of a request being
+// good(req, i), except that the requests whose Responder is in bad (every
+// request, when bad holds "*") get answer for every sample (no choices at
+// all when answer is NoChoices), and the requests for responder fail
+// (when not "") fail with ErrConnRefused: the model of tests that feed one
+// step of a runner the garbage real models send.
+func Sabotage(good func(req llm.Request, i int) string, bad map[string]bool, answer, fail string) ReplyFunc {
+	return func(_ int, req llm.Request) ([]Sample, error) {
+		if fail != "" && req.Responder == fail {
+			return nil, ErrConnRefused
+		}
+		sabotaged := bad["*"] || bad[req.Responder]
+		if sabotaged && answer == NoChoices {
+			return nil, nil
+		}
+		out := make([]Sample, 0, req.Samples())
+		for i := range req.Samples() {
+			text := answer
+			if !sabotaged {
+				text = good(req, i)
+			}
+			out = append(out, Sample{Text: text})
+		}
+		return out, nil
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -120,6 +121,14 @@ func TestModel(t *testing.T) {
 		}}, []call{
 			{req: req("bad", 1), err: boom},
 			{req: req("good", 1), choices: []string{"ok"}},
+		}},
+		{"sabotage", &testkit.Model{Reply: testkit.Sabotage(func(r llm.Request, i int) string { return r.Responder + fmt.Sprint(i) }, map[string]bool{"bad": true}, "junk", "down")}, []call{
+			{req: req("good", 2), choices: []string{"good0", "good1"}},
+			{req: req("bad", 2), choices: []string{"junk", "junk"}},
+			{req: req("down", 1), err: testkit.ErrConnRefused},
+		}},
+		{"sabotage no choices", &testkit.Model{Reply: testkit.Sabotage(func(llm.Request, int) string { return "ok" }, map[string]bool{"*": true}, testkit.NoChoices, "")}, []call{
+			{req: req("any", 3), choices: nil},
 		}},
 		{"per sample error", &testkit.Model{Reply: testkit.PerSample(func(_ llm.Request, i int) (testkit.Sample, error) {
 			if i == 1 {

@@ -2,7 +2,6 @@ package alphasql
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -24,33 +23,18 @@ var garbageAnswers = map[string]string{
 	"ghost schema": "```json\n{\"tables\": {\"ghost\": [\"nothing\"]}, \"values\": [{\"column\": \"ghost.x\", \"op\": \"=\", \"value\": null}]}\n```",
 	"bad sql":      "```sql\nSELEC name FROM nowhere WHERE\n```",
 	"empty fence":  "```sql\n\n```",
-	"no choices":   "<none>",
+	"no choices":   testkit.NoChoices,
 }
 
 const franceSQL = "SELECT count(*) FROM singer WHERE country = 'France'"
 
 // faulty answers like scripted with a sensible model, except that the
 // responders in bad (all of them when bad holds "*") get answer; answer
-// "<none>" returns no choices at all. fail, when set, is returned as an
-// infrastructure error for the responder it names.
+// testkit.NoChoices returns no choices at all. fail, when set, names a
+// responder whose calls fail as infrastructure errors (testkit.Sabotage).
 func faulty(bad map[string]bool, answer, fail string) *testkit.Model {
-	return &testkit.Model{Reply: func(_ int, r llm.Request) ([]testkit.Sample, error) {
-		if fail != "" && r.Responder == fail {
-			return nil, errors.New("connection refused")
-		}
-		if (bad["*"] || bad[r.Responder]) && answer == "<none>" {
-			return nil, nil
-		}
-		var out []testkit.Sample
-		for i := range r.Samples() {
-			text := scriptedAnswer(r.Responder, []string{franceSQL}, i)
-			if bad["*"] || bad[r.Responder] {
-				text = answer
-			}
-			out = append(out, testkit.Sample{Text: text})
-		}
-		return out, nil
-	}}
+	good := func(r llm.Request, i int) string { return scriptedAnswer(r.Responder, []string{franceSQL}, i) }
+	return &testkit.Model{Reply: testkit.Sabotage(good, bad, answer, fail)}
 }
 
 // TestGarbageAnswers feeds every kind of garbage to every action (and to
@@ -82,7 +66,7 @@ func TestGarbageAnswers(t *testing.T) {
 				if res.SQL == "" && res.Note == "" {
 					t.Error("no SQL and no note saying why")
 				}
-				if resp == "*" || resp == RespSQL && answer == "<none>" {
+				if resp == "*" || resp == RespSQL && answer == testkit.NoChoices {
 					// Nothing generated SQL (SQL generation returning no
 					// choices leaves no path to a terminal).
 					if res.SQL == franceSQL {

@@ -2,7 +2,6 @@ package iesr
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -38,45 +37,34 @@ var garbageAnswers = map[string]string{
 	"wrong shape":  "```json\n{\"intent\": 3, \"relations\": \"x\", \"tables\": \"singer\", \"columns\": 3, \"entities\": {\"a\": 1}}\n```",
 	"ghost schema": "```json\n{\"tables\": {\"ghost\": [\"nothing\"]}, \"columns\": [{\"column\": \"ghost.x\"}]}\n```",
 	"bad sql":      "```sql\nSELEC name FROM nowhere WHERE\n```",
-	"no choices":   "<none>",
+	"no choices":   testkit.NoChoices,
 }
 
 // faulty is a sensible model except for the responders in bad ("*": all),
-// which get answer ("<none>": no choices); fail names a responder whose
+// which get answer (testkit.NoChoices: no choices); fail names a responder whose
 // calls fail as infrastructure errors.
 func faulty(bad map[string]bool, answer, fail string) *testkit.Model {
-	return &testkit.Model{Reply: func(_ int, r llm.Request) ([]testkit.Sample, error) {
-		if fail != "" && r.Responder == fail {
-			return nil, errors.New("connection refused")
-		}
-		if (bad["*"] || bad[r.Responder]) && answer == "<none>" {
-			return nil, nil
-		}
-		var samples []testkit.Sample
-		for i := 0; i < r.Samples(); i++ {
-			out := ""
-			switch {
-			case bad["*"] || bad[r.Responder]:
-				out = answer
-			case r.Responder == RespUnderstand:
-				out = "```json\n{\"intent\": \"count singers from France\", \"entities\": [\"France\"], \"relations\": [], \"numbers\": [], \"units\": []}\n```"
-			case r.Responder == RespVerify:
-				out = "```json\n{\"intent\": \"count singers from France\", \"entities\": [\"France\"], \"relations\": [], \"numbers\": [], \"units\": [], \"tables\": [\"singer\"], \"field_patterns\": [\"singer.country\"], \"operators\": [\"COUNT\", \"=\"]}\n```"
-			case r.Responder == RespSchema:
-				out = "```json\n{\"tables\": {\"singer\": [\"country\"]}}\n```"
-			case r.Responder == RespColumns:
-				out = "```json\n{\"columns\": [{\"column\": \"singer.country\", \"meaning\": \"the country\"}]}\n```"
-			case r.Responder == RespEntities:
-				out = "```json\n{\"entities\": [{\"mention\": \"France\", \"column\": \"singer.country\", \"value\": \"France\"}]}\n```"
-			case r.Responder == RespEquation:
-				out = "No computation is needed: count the rows."
-			default:
-				out = "```sql\n" + franceSQL + "\n```"
-			}
-			samples = append(samples, testkit.Sample{Text: out})
-		}
-		return samples, nil
-	}}
+	return &testkit.Model{Reply: testkit.Sabotage(func(r llm.Request, _ int) string { return sensibleAnswer(r.Responder) }, bad, answer, fail)}
+}
+
+// sensibleAnswer is a sensible model's answer to responder for the
+// question of robustTask.
+func sensibleAnswer(responder string) string {
+	switch responder {
+	case RespUnderstand:
+		return "```json\n{\"intent\": \"count singers from France\", \"entities\": [\"France\"], \"relations\": [], \"numbers\": [], \"units\": []}\n```"
+	case RespVerify:
+		return "```json\n{\"intent\": \"count singers from France\", \"entities\": [\"France\"], \"relations\": [], \"numbers\": [], \"units\": [], \"tables\": [\"singer\"], \"field_patterns\": [\"singer.country\"], \"operators\": [\"COUNT\", \"=\"]}\n```"
+	case RespSchema:
+		return "```json\n{\"tables\": {\"singer\": [\"country\"]}}\n```"
+	case RespColumns:
+		return "```json\n{\"columns\": [{\"column\": \"singer.country\", \"meaning\": \"the country\"}]}\n```"
+	case RespEntities:
+		return "```json\n{\"entities\": [{\"mention\": \"France\", \"column\": \"singer.country\", \"value\": \"France\"}]}\n```"
+	case RespEquation:
+		return "No computation is needed: count the rows."
+	}
+	return "```sql\n" + franceSQL + "\n```"
 }
 
 func robustTask(c llm.Client, db datasets.Database) runners.Task {
@@ -104,7 +92,7 @@ func TestGarbageAnswers(t *testing.T) {
 				if res.SQL == "" && res.Note == "" {
 					t.Error("no SQL and no note saying why")
 				}
-				if resp == "*" || resp == RespSQL && answer == "<none>" {
+				if resp == "*" || resp == RespSQL && answer == testkit.NoChoices {
 					if res.SQL == franceSQL {
 						t.Errorf("SQL = %q from a model that never wrote it", res.SQL)
 					}
