@@ -1,9 +1,11 @@
 // Package runkit holds the test fixtures of runners and of the code that
-// runs them over datasets: SQLite databases opened as datasets.Database,
-// the bundled mini benchmark, and the checks of the parse-failure
-// counters that every runner's tests make. It builds on package testkit;
-// it imports datasets and runners, so the tests of those two packages use
-// testkit directly.
+// runs them over datasets: SQLite databases opened as datasets.Database
+// (DB, DBWith, MiniDB), the bundled mini benchmark (Mini), a model that
+// knows the golds and answers in the styles of real models (GoldModel),
+// and the checks several runners' tests share (ParseFailed,
+// MalformedCounted, RejectedPrune). It builds on package testkit; it
+// imports datasets and runners, so the own tests of those two packages
+// use testkit directly.
 package runkit
 
 import (
