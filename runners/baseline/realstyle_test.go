@@ -7,7 +7,6 @@ import (
 
 	_ "github.com/mattn/go-sqlite3"
 
-	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/internal/testkit"
 	"github.com/t2sbench/t2sbench/internal/testkit/runkit"
 	"github.com/t2sbench/t2sbench/runners"
@@ -29,16 +28,9 @@ func samplesLLM(samples []sample) *testkit.Model {
 	return &testkit.Model{Reply: testkit.Fixed(samples...), DefaultFinish: llm.FinishStop}
 }
 
-// miniQ0 is question 0 of testdata/mini/questions.json; its gold gives 4
-// (university.sql has four Computer Science majors).
-var miniQ0 = datasets.Example{ID: "0", DBID: "university", Question: "How many students declared a major in the Computer Science department?"}
-
-const (
-	miniQ0Gold = "SELECT COUNT(*) FROM student AS s JOIN department AS d ON s.major_dept = d.dept_id WHERE d.name = 'Computer Science'"
-	// miniQ0Wrong counts every student with a major (a wrong answer that
-	// runs).
-	miniQ0Wrong = "SELECT COUNT(*) FROM student WHERE major_dept IS NOT NULL"
-)
+// miniQ0Wrong counts every student with a major: a wrong answer to
+// runkit.MiniQ0 that runs.
+const miniQ0Wrong = "SELECT COUNT(*) FROM student WHERE major_dept IS NOT NULL"
 
 func TestSingleRealStyles(t *testing.T) {
 	db := runkit.MiniDB(t, "university")
@@ -49,11 +41,11 @@ func TestSingleRealStyles(t *testing.T) {
 		note    string
 		cut     bool
 	}{
-		{"prose, fence, explanation", sample{Text: "To answer this, join student with department.\n\n```sql\n" + miniQ0Gold + ";\n```\n\nThis returns 4."}, miniQ0Gold, "", false},
-		{"reasoning holds a draft", sample{Reasoning: "Maybe:\n```sql\n" + miniQ0Wrong + "\n```\nNo, filter by name.", Text: "```sql\n" + miniQ0Gold + "\n```"}, miniQ0Gold, "", false},
+		{"prose, fence, explanation", sample{Text: "To answer this, join student with department.\n\n```sql\n" + runkit.MiniQ0Gold + ";\n```\n\nThis returns 4."}, runkit.MiniQ0Gold, "", false},
+		{"reasoning holds a draft", sample{Reasoning: "Maybe:\n```sql\n" + miniQ0Wrong + "\n```\nNo, filter by name.", Text: "```sql\n" + runkit.MiniQ0Gold + "\n```"}, runkit.MiniQ0Gold, "", false},
 		{"no sql", sample{Text: "I need more information about the schema."}, "", NoSQLNote, false},
 		{"cut inside the sql", sample{Text: "```sql\nSELECT COUNT(*) FROM student AS s JOIN department AS d ON s.major_dept = d.dept_id WHERE d.name = 'Computer", Finish: llm.FinishLength}, "", "cut at max_tokens inside its SQL", true},
-		{"cut after the block", sample{Text: "```sql\n" + miniQ0Gold + "\n```\nExplanation: the join on major_dept", Finish: llm.FinishLength}, miniQ0Gold, "after its SQL block", true},
+		{"cut after the block", sample{Text: "```sql\n" + runkit.MiniQ0Gold + "\n```\nExplanation: the join on major_dept", Finish: llm.FinishLength}, runkit.MiniQ0Gold, "after its SQL block", true},
 		{"cut while thinking", sample{Reasoning: "Let me consider the tables one by one", Finish: llm.FinishLength}, "", NoSQLNote + " (answer cut at max_tokens)", true},
 	}
 	for _, name := range []string{"direct", "cot"} {
@@ -64,7 +56,7 @@ func TestSingleRealStyles(t *testing.T) {
 					t.Fatal(err)
 				}
 				f := samplesLLM([]sample{tt.s})
-				res, err := r.Run(context.Background(), runners.Task{Example: miniQ0, DB: db, LLM: f})
+				res, err := r.Run(context.Background(), runners.Task{Example: runkit.MiniQ0, DB: db, LLM: f})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -94,7 +86,7 @@ func TestSCCutSamplesDoNotVote(t *testing.T) {
 	wrongCut := sample{Text: "```sql\n" + miniQ0Wrong + "\n```\nThis counts", Finish: llm.FinishLength}
 	f := samplesLLM([]sample{
 		wrongCut,
-		{Reasoning: "Join on major_dept.", Text: "Step 1: find the department.\nStep 2: count.\n```sql\n" + miniQ0Gold + "\n```"},
+		{Reasoning: "Join on major_dept.", Text: "Step 1: find the department.\nStep 2: count.\n```sql\n" + runkit.MiniQ0Gold + "\n```"},
 		wrongCut,
 		{Text: "```sql\n" + miniQ0Wrong + "\n```"},
 		{Text: "The answer is four."},
@@ -103,11 +95,11 @@ func TestSCCutSamplesDoNotVote(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := r.Run(context.Background(), runners.Task{Example: miniQ0, DB: db, LLM: f})
+	res, err := r.Run(context.Background(), runners.Task{Example: runkit.MiniQ0, DB: db, LLM: f})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.SQL != miniQ0Gold {
+	if res.SQL != runkit.MiniQ0Gold {
 		t.Errorf("SQL %q; want the gold query (cut samples must not vote)", res.SQL)
 	}
 	c := res.Trace.Counters
@@ -122,7 +114,7 @@ func TestSCCutSamplesDoNotVote(t *testing.T) {
 
 	f = samplesLLM([]sample{wrongCut, {Text: "No idea."}})
 	r, _ = runners.New("sc", runners.Params{"k": 2})
-	res, err = r.Run(context.Background(), runners.Task{Example: miniQ0, DB: db, LLM: f})
+	res, err = r.Run(context.Background(), runners.Task{Example: runkit.MiniQ0, DB: db, LLM: f})
 	if err != nil {
 		t.Fatal(err)
 	}

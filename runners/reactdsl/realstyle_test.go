@@ -35,12 +35,6 @@ func newRealModel(replies []testkit.Turn) *realModel {
 		Usage: llm.Usage{PromptTokens: 100, CompletionTokens: 40}}}
 }
 
-// miniQ0 is question 0 of testdata/mini/questions.json; its gold answer
-// is 4 (four students major in Computer Science, from university.sql).
-var miniQ0 = datasets.Example{ID: "0", DBID: "university", Question: "How many students declared a major in the Computer Science department?"}
-
-const miniQ0Gold = "SELECT COUNT(*) FROM student AS s JOIN department AS d ON s.major_dept = d.dept_id WHERE d.name = 'Computer Science'"
-
 func sameAsGold(t *testing.T, db datasets.Database, gold, got string) bool {
 	t.Helper()
 	g, err := db.Execute(context.Background(), gold)
@@ -158,7 +152,7 @@ func TestDSLEpisodeRealStyles(t *testing.T) {
 		{Text: "The count is 4, so:\n```dsl\nanswer(r4)\n```\nThis returns the number of students who declared a major in", Finish: llm.FinishLength},
 		{Reasoning: "Resend the answer.", Text: "```\nanswer(r4);\n```"},
 	})
-	res, err := newRunner(t, runners.Params{}).Run(context.Background(), runners.Task{Example: miniQ0, DB: db, LLM: m})
+	res, err := newRunner(t, runners.Params{}).Run(context.Background(), runners.Task{Example: runkit.MiniQ0, DB: db, LLM: m})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +165,7 @@ func TestDSLEpisodeRealStyles(t *testing.T) {
 	if res.Trace.Counters["dsl_errors"] != 0 {
 		t.Errorf("dsl_errors: got %v; want 0 (every call parses in its real style)", res.Trace.Counters["dsl_errors"])
 	}
-	if !sameAsGold(t, db, miniQ0Gold, res.SQL) {
+	if !sameAsGold(t, db, runkit.MiniQ0Gold, res.SQL) {
 		t.Errorf("answer %q does not give the gold result", res.SQL)
 	}
 	noReasoningFedBack(t, m)
@@ -203,14 +197,14 @@ func TestSQLEpisodeRealStyles(t *testing.T) {
 		{Text: "It is 'Computer Science'. Now the count:\n```sql\nSELECT COUNT(*) FROM student s JOIN department d ON s.major_dept = d.dept_id WHERE d.name = 'Computer Science';\n```"},
 		{Reasoning: "4 looks right.", Text: "The query returns 4.\n\n**FINAL ANSWER**\n```sql\nSELECT COUNT(*) FROM student s JOIN department d ON s.major_dept = d.dept_id WHERE d.name = 'Computer Science'\n```"},
 	})
-	res, err := newRunner(t, runners.Params{"setting": SettingIterateSQL}).Run(context.Background(), runners.Task{Example: miniQ0, DB: db, LLM: m})
+	res, err := newRunner(t, runners.Params{"setting": SettingIterateSQL}).Run(context.Background(), runners.Task{Example: runkit.MiniQ0, DB: db, LLM: m})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Trace.Counters["turns"] != 3 || res.Trace.Counters["answered"] != 1 || res.Trace.Counters[CounterFallback] != 0 {
 		t.Errorf("counters %v; want 3 turns ending in the FINAL ANSWER", res.Trace.Counters)
 	}
-	if !sameAsGold(t, db, miniQ0Gold, res.SQL) {
+	if !sameAsGold(t, db, runkit.MiniQ0Gold, res.SQL) {
 		t.Errorf("answer %q does not give the gold result", res.SQL)
 	}
 	obs := m.Requests()[1].Messages[len(m.Requests()[1].Messages)-1].Content
@@ -243,11 +237,11 @@ func TestFallbackBestSQL(t *testing.T) {
 	} {
 		t.Run(tc.setting, func(t *testing.T) {
 			m := newRealModel(tc.replies)
-			res, err := newRunner(t, runners.Params{"setting": tc.setting, "max_turns": 3}).Run(context.Background(), runners.Task{Example: miniQ0, DB: db, LLM: m})
+			res, err := newRunner(t, runners.Params{"setting": tc.setting, "max_turns": 3}).Run(context.Background(), runners.Task{Example: runkit.MiniQ0, DB: db, LLM: m})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !sameAsGold(t, db, miniQ0Gold, res.SQL) {
+			if !sameAsGold(t, db, runkit.MiniQ0Gold, res.SQL) {
 				t.Errorf("fallback %q; want the query that executed with rows", res.SQL)
 			}
 			if res.Trace.Counters[CounterFallback] != 1 || !strings.Contains(res.Note, "within 3 turns") || !strings.Contains(res.Note, "executed with rows") {
@@ -278,7 +272,7 @@ func TestModelErrors(t *testing.T) {
 		for _, setting := range []string{SettingIterateSQL, SettingIterateDSL} {
 			t.Run(tc.name+"/"+setting, func(t *testing.T) {
 				m := newRealModel([]testkit.Turn{{Text: good}, {Err: tc.err}})
-				res, err := newRunner(t, runners.Params{"setting": setting}).Run(context.Background(), runners.Task{Example: miniQ0, DB: db, LLM: m})
+				res, err := newRunner(t, runners.Params{"setting": setting}).Run(context.Background(), runners.Task{Example: runkit.MiniQ0, DB: db, LLM: m})
 				if (err != nil) != tc.wantErr {
 					t.Fatalf("Run error %v; want error: %v", err, tc.wantErr)
 				}
@@ -288,7 +282,7 @@ func TestModelErrors(t *testing.T) {
 					}
 					return
 				}
-				if !sameAsGold(t, db, miniQ0Gold, res.SQL) || res.Trace.Counters[CounterModelErrors] != 1 || !strings.Contains(res.Note, "turn 2") {
+				if !sameAsGold(t, db, runkit.MiniQ0Gold, res.SQL) || res.Trace.Counters[CounterModelErrors] != 1 || !strings.Contains(res.Note, "turn 2") {
 					t.Errorf("SQL %q note %q counters %v; want the best SQL so far and the model error noted", res.SQL, res.Note, res.Trace.Counters)
 				}
 			})
@@ -307,19 +301,19 @@ func TestBaselineRealStyles(t *testing.T) {
 		wantSQL bool
 		note    string
 	}{
-		{"prose and fence", testkit.Turn{Reasoning: "```sql\nSELECT 1\n```", Text: "Here is the query:\n\n```sql\n" + miniQ0Gold + ";\n```\n\nIt counts the students."}, true, ""},
+		{"prose and fence", testkit.Turn{Reasoning: "```sql\nSELECT 1\n```", Text: "Here is the query:\n\n```sql\n" + runkit.MiniQ0Gold + ";\n```\n\nIt counts the students."}, true, ""},
 		{"no sql", testkit.Turn{Text: "There are four such students."}, false, NoSQLNote},
 		{"cut inside the sql", testkit.Turn{Text: "```sql\nSELECT COUNT(*) FROM student AS s JOIN department AS d ON s.major_dept = d.dept_id WHERE", Finish: llm.FinishLength}, false, "unfinished"},
-		{"cut after a closed block", testkit.Turn{Text: "```sql\n" + miniQ0Gold + "\n```\nThis query joins the student table with", Finish: llm.FinishLength}, true, "complete"},
+		{"cut after a closed block", testkit.Turn{Text: "```sql\n" + runkit.MiniQ0Gold + "\n```\nThis query joins the student table with", Finish: llm.FinishLength}, true, "complete"},
 		{"cut in reasoning", testkit.Turn{Reasoning: "Let me think about the joins", Text: "", Finish: llm.FinishLength}, false, NoSQLNote},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := newRealModel([]testkit.Turn{tc.reply})
-			res, err := newRunner(t, runners.Params{"setting": SettingBaseline}).Run(context.Background(), runners.Task{Example: miniQ0, DB: db, LLM: m})
+			res, err := newRunner(t, runners.Params{"setting": SettingBaseline}).Run(context.Background(), runners.Task{Example: runkit.MiniQ0, DB: db, LLM: m})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if (res.SQL != "") != tc.wantSQL || tc.wantSQL && !sameAsGold(t, db, miniQ0Gold, res.SQL) {
+			if (res.SQL != "") != tc.wantSQL || tc.wantSQL && !sameAsGold(t, db, runkit.MiniQ0Gold, res.SQL) {
 				t.Errorf("SQL %q; want the gold query: %v", res.SQL, tc.wantSQL)
 			}
 			if !strings.Contains(res.Note, tc.note) {
@@ -342,7 +336,7 @@ func TestDSLSQLBlockIsAProbe(t *testing.T) {
 		{Text: "Let me check the spelling first:\n```sql\nSELECT DISTINCT name FROM department\n```"},
 		{Text: "```dsl\nr1 = table_ref(\"student\", as=\"S\")\nr2 = join_table(r1, \"department\", on=\"S.major_dept = D.dept_id\", as=\"D\")\nr3 = filter_expr(r2, \"D.name = 'Computer Science'\")\nr4 = select_columns(r3, [\"count(*)\"])\nexecute(r4)\nanswer(r4)\n```"},
 	})
-	res, err := newRunner(t, runners.Params{}).Run(context.Background(), runners.Task{Example: miniQ0, DB: db, LLM: m})
+	res, err := newRunner(t, runners.Params{}).Run(context.Background(), runners.Task{Example: runkit.MiniQ0, DB: db, LLM: m})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,7 +346,7 @@ func TestDSLSQLBlockIsAProbe(t *testing.T) {
 	if obs := m.Requests()[1].Messages[len(m.Requests()[1].Messages)-1].Content; !strings.Contains(obs, "SQL probe -> 5 rows") || !strings.Contains(obs, "Computer Science") {
 		t.Errorf("turn-2 observation %q; want the probe's rows (5 departments in university.sql)", obs)
 	}
-	if !sameAsGold(t, db, miniQ0Gold, res.SQL) {
+	if !sameAsGold(t, db, runkit.MiniQ0Gold, res.SQL) {
 		t.Errorf("answer %q does not give the gold result", res.SQL)
 	}
 }

@@ -72,11 +72,6 @@ func TestSchemasStrict(t *testing.T) {
 	}
 }
 
-// miniQ0 is question 0 of testdata/mini/questions.json with its gold SQL.
-var miniQ0 = datasets.Example{ID: "0", DBID: "university", Question: "How many students declared a major in the Computer Science department?"}
-
-const miniQ0Gold = "SELECT COUNT(*) FROM student AS s JOIN department AS d ON s.major_dept = d.dept_id WHERE d.name = 'Computer Science'"
-
 func sameResult(t *testing.T, db datasets.Database, a, b string) bool {
 	t.Helper()
 	ra, err := db.Execute(context.Background(), a)
@@ -101,15 +96,15 @@ func TestRealStyles(t *testing.T) {
 		}},
 		generate: []reply{
 			{Reasoning: "Join student with department on major_dept.", Text: "```sql\nSELECT COUNT(*) FROM student AS s JOIN department AS d ON s.major_dept = d.dept_id WHERE d.na", Finish: llm.FinishLength},
-			{Reasoning: "Now answer briefly.", Text: "The scaffold joins student and department.\n\n```sql\n" + miniQ0Gold + ";\n```\n\nThis counts the students whose major is Computer Science."},
+			{Reasoning: "Now answer briefly.", Text: "The scaffold joins student and department.\n\n```sql\n" + runkit.MiniQ0Gold + ";\n```\n\nThis counts the students whose major is Computer Science."},
 		},
 	})
 	r, _ := New(runners.Params{})
-	res, err := r.Run(context.Background(), runners.Task{Example: miniQ0, DB: db, LLM: m})
+	res, err := r.Run(context.Background(), runners.Task{Example: runkit.MiniQ0, DB: db, LLM: m})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !sameResult(t, db, miniQ0Gold, res.SQL) || res.Note != "" {
+	if !sameResult(t, db, runkit.MiniQ0Gold, res.SQL) || res.Note != "" {
 		t.Errorf("SQL %q note %q; want the gold result and no note", res.SQL, res.Note)
 	}
 	c := res.Trace.Counters
@@ -163,7 +158,7 @@ func TestNoSQLNote(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m := newRoleModel(roleScript{decompose: []reply{dec}, generate: []reply{tc.gen, tc.gen, tc.gen}})
 			r, _ := New(runners.Params{})
-			res, err := r.Run(context.Background(), runners.Task{Example: miniQ0, DB: db, LLM: m})
+			res, err := r.Run(context.Background(), runners.Task{Example: runkit.MiniQ0, DB: db, LLM: m})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -213,3 +213,12 @@ func RejectedPrune(t *testing.T, db datasets.Database, e datasets.Example, cases
 		})
 	}
 }
+
+// MiniQ0 is question 0 of the bundled mini benchmark
+// (testdata/mini/questions.json), without its gold; MiniQ0Gold is its
+// gold SQL, which gives 3 (testdata/mini/databases/university.sql has
+// three students whose major is Computer Science).
+var MiniQ0 = datasets.Example{ID: "0", DBID: "university", Question: "How many students declared a major in the Computer Science department?"}
+
+// MiniQ0Gold is the gold SQL of MiniQ0.
+const MiniQ0Gold = "SELECT COUNT(*) FROM student AS s JOIN department AS d ON s.major_dept = d.dept_id WHERE d.name = 'Computer Science'"

@@ -102,3 +102,18 @@ func TestMalformedCounted(t *testing.T) {
 		t.Errorf("%d runs; want one per malformed answer (%d)", runs, len(runkit.MalformedAnswers))
 	}
 }
+
+// TestMiniQ0 checks MiniQ0 and its gold against the bundled mini
+// benchmark, and the gold's answer against its database: 3, counted by
+// hand from the student rows of testdata/mini/databases/university.sql.
+func TestMiniQ0(t *testing.T) {
+	b := runkit.Mini(t)
+	e := b.Examples[0]
+	if e.ID != runkit.MiniQ0.ID || e.DBID != runkit.MiniQ0.DBID || e.Question != runkit.MiniQ0.Question || e.GoldSQL != runkit.MiniQ0Gold {
+		t.Errorf("mini question 0 = %+v; want %+v with gold %q", e, runkit.MiniQ0, runkit.MiniQ0Gold)
+	}
+	rs, err := runkit.MiniDB(t, "university").Execute(context.Background(), runkit.MiniQ0Gold)
+	if err != nil || len(rs.Rows) != 1 || rs.Rows[0][0] != int64(3) {
+		t.Errorf("gold result %v, %v; want 3", rs, err)
+	}
+}
