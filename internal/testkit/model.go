@@ -61,6 +61,7 @@ func (m *Model) Complete(_ context.Context, req llm.Request) (*llm.Response, err
 	call := m.rec.record(req)
 	if m.Reject != nil {
 		if err := m.Reject(req); err != nil {
+			m.rec.answer(call, nil, err)
 			return nil, err
 		}
 	}
@@ -69,9 +70,12 @@ func (m *Model) Complete(_ context.Context, req llm.Request) (*llm.Response, err
 	}
 	samples, err := m.Reply(call, req)
 	if err != nil {
+		m.rec.answer(call, nil, err)
 		return nil, err
 	}
-	return m.response(samples), nil
+	resp := m.response(samples)
+	m.rec.answer(call, resp, nil)
+	return resp, nil
 }
 
 // response builds the response of samples.
@@ -100,6 +104,9 @@ func (m *Model) response(samples []Sample) *llm.Response {
 
 // Requests returns a copy of the requests received so far, in order.
 func (m *Model) Requests() []llm.Request { return m.rec.Requests() }
+
+// Log returns the calls received so far, in order, with their answers.
+func (m *Model) Log() []Call { return m.rec.Log() }
 
 // Prompts returns the content of every message of every request received
 // so far, in order.
@@ -202,35 +209,63 @@ func PerSample(f func(req llm.Request, i int) (Sample, error)) ReplyFunc {
 	}
 }
 
+// Call is one call a Recorder or a Model received: the request and the
+// response or error it got (both nil while the call is in flight).
+type Call struct {
+	Req  llm.Request
+	Resp *llm.Response
+	Err  error
+}
+
 // Recorder is an llm.Client that passes every request to Client and
-// records it, for tests that count what another client was asked. Its
-// zero value (with Client set) is ready to use.
+// records it with its answer, for tests that check what another client
+// (the simulator, an HTTP backend) was asked and answered. Its zero value
+// with Client set is ready to use; it may be called concurrently.
 type Recorder struct {
 	Client llm.Client
 
-	mu   sync.Mutex
-	reqs []llm.Request
+	mu    sync.Mutex
+	calls []Call
 }
 
-// Complete records req and returns Client's answer to it.
+// Complete records req and Client's answer to it, and returns the answer.
 func (r *Recorder) Complete(ctx context.Context, req llm.Request) (*llm.Response, error) {
-	r.record(req)
-	return r.Client.Complete(ctx, req)
+	i := r.record(req)
+	resp, err := r.Client.Complete(ctx, req)
+	r.answer(i, resp, err)
+	return resp, err
 }
 
-// record appends req to the requests and returns its index.
+// record appends a call of req and returns its index.
 func (r *Recorder) record(req llm.Request) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.reqs = append(r.reqs, req)
-	return len(r.reqs) - 1
+	r.calls = append(r.calls, Call{Req: req})
+	return len(r.calls) - 1
 }
 
-// Requests returns a copy of the requests received so far, in order.
-func (r *Recorder) Requests() []llm.Request {
+// answer records the answer of call i.
+func (r *Recorder) answer(i int, resp *llm.Response, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]llm.Request(nil), r.reqs...)
+	r.calls[i].Resp, r.calls[i].Err = resp, err
+}
+
+// Log returns the calls received so far, in the order they came, with
+// their answers.
+func (r *Recorder) Log() []Call {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Call(nil), r.calls...)
+}
+
+// Requests returns the requests received so far, in order.
+func (r *Recorder) Requests() []llm.Request {
+	var out []llm.Request
+	for _, c := range r.Log() {
+		out = append(out, c.Req)
+	}
+	return out
 }
 
 // Prompts returns the content of every message of every request received

@@ -205,6 +205,29 @@ func TestRecorder(t *testing.T) {
 	if r.Calls("a") != 1 || r.Samples("a") != 2 || r.Calls("b") != 0 {
 		t.Errorf("Calls(a), Samples(a), Calls(b) = %d, %d, %d; want 1, 2, 0", r.Calls("a"), r.Samples("a"), r.Calls("b"))
 	}
+	if log := r.Log(); len(log) != 1 || log[0].Req.Responder != "a" || log[0].Resp != resp || log[0].Err != nil {
+		t.Errorf("log %+v; want the one call with its response", log)
+	}
+}
+
+// TestModelLog records each call's answer: the response, or the error of
+// Reject or Reply.
+func TestModelLog(t *testing.T) {
+	boom := errors.New("boom")
+	m := &testkit.Model{Reply: testkit.Replies("a"), Reject: func(r llm.Request) error {
+		if r.Responder == "no" {
+			return boom
+		}
+		return nil
+	}}
+	ctx := context.Background()
+	resp, _ := m.Complete(ctx, req("yes", 1))
+	m.Complete(ctx, req("no", 1))
+	m.Complete(ctx, req("yes", 1)) // past the script
+	log := m.Log()
+	if len(log) != 3 || log[0].Resp != resp || log[0].Err != nil || log[1].Err != boom || !errors.Is(log[2].Err, testkit.ErrScriptExhausted) || log[2].Resp != nil {
+		t.Errorf("log %+v; want the response, the refusal, the exhausted script", log)
+	}
 }
 
 func TestPromptLine(t *testing.T) {
