@@ -2,9 +2,10 @@ package bench
 
 import (
 	"context"
-	"database/sql"
 	"path/filepath"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/internal/testkit"
 )
 
 // TestCallCacheKey checks model_calls.cache_key end to end in the store:
@@ -14,11 +15,7 @@ import (
 // committed calls alike.
 func TestCallCacheKey(t *testing.T) {
 	shard, out := t.TempDir(), t.TempDir()
-	db, err := sql.Open("sqlite3", "file:"+filepath.Join(shard, StoreFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
+	testkit.SQLiteAt(t, filepath.Join(shard, StoreFile),
 		`PRAGMA journal_mode = WAL`, // as every store is
 		`CREATE TABLE model_calls (id INTEGER PRIMARY KEY AUTOINCREMENT, trial_id TEXT NOT NULL, question_id TEXT NOT NULL, session INTEGER NOT NULL,
 			role TEXT, n INTEGER, cached INTEGER, prompt_tokens INTEGER, completion_tokens INTEGER, latency_ms REAL, error TEXT,
@@ -31,12 +28,7 @@ func TestCallCacheKey(t *testing.T) {
 			started TEXT, wall_ms REAL, session INTEGER NOT NULL, PRIMARY KEY (trial_id, question_id))`,
 		`INSERT INTO model_calls (trial_id, question_id, session, role, n, cached, prompt_tokens, completion_tokens, latency_ms, error)
 			VALUES ('t', 'q0', 1, 'reason', 1, 0, 100, 20, 5, '')`,
-	} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db.Close()
+	)
 	ctx := context.Background()
 	rd, err := OpenItemReader(shard)
 	if err != nil {

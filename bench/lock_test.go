@@ -1,13 +1,14 @@
 package bench
 
 import (
-	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/internal/testkit"
 )
 
 func TestStoreLock(t *testing.T) {
@@ -70,21 +71,12 @@ func TestParseLockFile(t *testing.T) {
 // and new calls are logged with their state.
 func TestCallLogOldStore(t *testing.T) {
 	dir := t.TempDir()
-	db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, StoreFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
+	testkit.SQLiteAt(t, filepath.Join(dir, StoreFile),
 		`CREATE TABLE model_calls (id INTEGER PRIMARY KEY AUTOINCREMENT, trial_id TEXT NOT NULL, question_id TEXT NOT NULL, session INTEGER NOT NULL,
 			role TEXT, n INTEGER, cached INTEGER, prompt_tokens INTEGER, completion_tokens INTEGER, latency_ms REAL, error TEXT)`,
 		`INSERT INTO model_calls (trial_id, question_id, session, role, n, cached, prompt_tokens, completion_tokens, latency_ms, error)
 			VALUES ('t', 'q', 1, 'reason', 1, 0, 100, 20, 5, '')`,
-	} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db.Close()
+	)
 	st, err := OpenStore(dir)
 	if err != nil {
 		t.Fatal(err)

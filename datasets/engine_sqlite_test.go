@@ -3,7 +3,6 @@ package datasets
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
@@ -13,29 +12,15 @@ import (
 	"testing"
 	"time"
 
-	_ "github.com/mattn/go-sqlite3"
-
 	"github.com/t2sbench/t2sbench/internal/testenv"
+	"github.com/t2sbench/t2sbench/internal/testkit"
 )
 
 // buildFixture creates testdata/sqlite_fixture.sql as a database file in a
 // fresh temporary directory and returns its path.
 func buildFixture(t testing.TB) string {
 	t.Helper()
-	script, err := os.ReadFile(filepath.Join("testdata", "sqlite_fixture.sql"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "fixture.sqlite")
-	w, err := sql.Open("sqlite3", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	if _, err := w.Exec(string(script)); err != nil {
-		t.Fatalf("build fixture: %v", err)
-	}
-	return path
+	return testkit.SQLite(t, testkit.SQLFile(t, filepath.Join("testdata", "sqlite_fixture.sql")))
 }
 
 func openFixture(t testing.TB, opt SQLiteOptions) (Database, string) {

@@ -15,28 +15,13 @@ import (
 	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/testkit"
 )
 
 // buildFixture builds testdata/<script> into dir/<id>/<id>.sqlite.
 func buildFixture(t testing.TB, dir, id, script string) string {
 	t.Helper()
-	src, err := os.ReadFile(filepath.Join("testdata", script))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(dir, id, id+".sqlite")
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("sqlite3", p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec(string(src)); err != nil {
-		t.Fatalf("build %s: %v", script, err)
-	}
-	return p
+	return testkit.SQLiteAt(t, filepath.Join(dir, id, id+".sqlite"), testkit.SQLFile(t, filepath.Join("testdata", script)))
 }
 
 const infiniteSQL = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"

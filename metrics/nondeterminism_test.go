@@ -2,14 +2,13 @@ package metrics
 
 import (
 	"context"
-	"database/sql"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/testkit"
 )
 
 func TestStaticFlags(t *testing.T) {
@@ -114,19 +113,8 @@ func TestLimitProbes(t *testing.T) {
 func tieBench(t *testing.T) *datasets.Benchmark {
 	t.Helper()
 	dir := t.TempDir()
-	p := filepath.Join(dir, "ties", "ties.sqlite")
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("sqlite3", p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.Exec(`CREATE TABLE t (x INTEGER, name TEXT);
-		INSERT INTO t VALUES (1, 'a'), (1, 'b'), (2, 'c'), (3, 'd'), (3, 'd');`); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	p := testkit.SQLiteAt(t, filepath.Join(dir, "ties", "ties.sqlite"), `CREATE TABLE t (x INTEGER, name TEXT);
+		INSERT INTO t VALUES (1, 'a'), (1, 'b'), (2, 'c'), (3, 'd'), (3, 'd');`)
 	eng := datasets.NewSQLiteEngine(func(id string) (string, bool) { return p, id == "ties" }, datasets.SQLiteOptions{})
 	t.Cleanup(func() { eng.Close() })
 	golds := []string{

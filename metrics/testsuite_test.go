@@ -3,7 +3,6 @@ package metrics
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/testkit"
 )
 
 // suiteData is the content of the three test-suite files of database
@@ -71,18 +71,8 @@ func buildSuite(t testing.TB) (string, string) {
 	t.Helper()
 	dir := t.TempDir()
 	dbDir := filepath.Join(dir, "database", "shop")
-	if err := os.MkdirAll(dbDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	for name, script := range suiteData {
-		db, err := sql.Open("sqlite3", filepath.Join(dbDir, name+".sqlite"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.Exec(script); err != nil {
-			t.Fatalf("build %s: %v", name, err)
-		}
-		db.Close()
+		testkit.SQLiteAt(t, filepath.Join(dbDir, name+".sqlite"), script)
 	}
 	var items []string
 	for i, c := range suiteCases {

@@ -3,13 +3,13 @@ package runners_test
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/internal/fakeopenai"
+	"github.com/t2sbench/t2sbench/internal/testkit"
+	"github.com/t2sbench/t2sbench/internal/testkit/runkit"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/alphasql"
 	"github.com/t2sbench/t2sbench/runners/iesr"
@@ -87,23 +87,6 @@ func strictServer(t *testing.T) *fakeopenai.Server {
 	}})
 }
 
-// recorder keeps the Structured mode of every JSON answer.
-type recorder struct {
-	llm.Client
-	mu    sync.Mutex
-	modes []string
-}
-
-func (r *recorder) Complete(ctx context.Context, req llm.Request) (*llm.Response, error) {
-	resp, err := r.Client.Complete(ctx, req)
-	if err == nil && req.Answer == llm.AnswerJSON {
-		r.mu.Lock()
-		r.modes = append(r.modes, resp.Structured)
-		r.mu.Unlock()
-	}
-	return resp, err
-}
-
 // TestStrictModeEndToEnd runs IESR, SteinerSQL and Alpha-SQL against a
 // server that enforces OpenAI's strict-mode schema rules and answers a
 // non-conforming schema with OpenAI's 400 error body. Every structured
@@ -113,11 +96,7 @@ func (r *recorder) Complete(ctx context.Context, req llm.Request) (*llm.Response
 // server does reject what breaks the rules.
 func TestStrictModeEndToEnd(t *testing.T) {
 	ctx := context.Background()
-	b, err := datasets.LoadMini("", datasets.LoadOptions{CacheDir: filepath.Join(t.TempDir(), "mini")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Engine.Close() })
+	b := runkit.Mini(t)
 	var ex datasets.Example
 	for _, e := range b.Examples {
 		if e.DBID == "university" {
@@ -147,7 +126,7 @@ func TestStrictModeEndToEnd(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rec := &recorder{Client: backend}
+			rec := &testkit.Recorder{Client: backend}
 			r, err := build[name]()
 			if err != nil {
 				t.Fatal(err)
@@ -175,10 +154,15 @@ func TestStrictModeEndToEnd(t *testing.T) {
 			if st.SchemaFallbacks != 0 || st.StructuredDegrades != 0 || st.Structured != llm.StructuredStrict {
 				t.Errorf("stats %+v; want no schema rejected and the endpoint still strict", st)
 			}
-			for i, m := range rec.modes {
-				if m != llm.StructuredStrict {
+			i := 0
+			for _, c := range rec.Log() {
+				if c.Err != nil || c.Req.Answer != llm.AnswerJSON {
+					continue
+				}
+				if m := c.Resp.Structured; m != llm.StructuredStrict {
 					t.Errorf("JSON answer %d made under %q; want strict", i, m)
 				}
+				i++
 			}
 			t.Logf("%s: %d requests, %d strict json_schema, SQL %q", name, srv.Calls(), strict, res.SQL)
 		})

@@ -4,49 +4,36 @@ import (
 	"context"
 	"slices"
 	"sort"
-	"sync"
 	"testing"
 
 	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/testkit"
+	"github.com/t2sbench/t2sbench/internal/testkit/runkit"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/alphasql"
 	_ "github.com/t2sbench/t2sbench/runners/baseline"
 	"github.com/t2sbench/t2sbench/runners/iesr"
-	"github.com/t2sbench/t2sbench/runners/llm"
 	"github.com/t2sbench/t2sbench/runners/reactdsl"
 	"github.com/t2sbench/t2sbench/runners/steinersql"
 	"github.com/t2sbench/t2sbench/sim"
 )
 
-// recording wraps the simulator and keeps every request kind with its
-// answers.
-type recording struct {
-	c       llm.Client
-	mu      sync.Mutex
-	answers map[string][]string // kind -> answers
-}
-
-func (r *recording) Complete(ctx context.Context, req llm.Request) (*llm.Response, error) {
-	resp, err := r.c.Complete(ctx, req)
-	if err != nil {
-		return nil, err
+// answersByKind returns the answers rec's client gave, by request kind.
+func answersByKind(rec *testkit.Recorder) map[string][]string {
+	out := map[string][]string{}
+	for _, c := range rec.Log() {
+		if c.Err == nil {
+			out[c.Req.Responder] = append(out[c.Req.Responder], c.Resp.Choices...)
+		}
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.answers[req.Responder] = append(r.answers[req.Responder], resp.Choices...)
-	return resp, nil
+	return out
 }
 
 func loadMini(t *testing.T) *datasets.Benchmark {
 	t.Helper()
-	b, err := datasets.LoadMini("", datasets.LoadOptions{CacheDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Engine.Close() })
-	return b
+	return runkit.Mini(t)
 }
 
 // TestEveryKindAnswered runs every runner (each ReAct setting) on six mini
@@ -71,7 +58,7 @@ func TestEveryKindAnswered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &recording{c: model, answers: map[string][]string{}}
+	rec := &testkit.Recorder{Client: model}
 	configs := []struct {
 		name   string
 		params runners.Params
@@ -130,7 +117,7 @@ func TestEveryKindAnswered(t *testing.T) {
 		},
 	}
 	var seen []string
-	for k, answers := range rec.answers {
+	for k, answers := range answersByKind(rec) {
 		seen = append(seen, k)
 		if k != "" && !slices.Contains(sim.Kinds(), k) {
 			t.Errorf("runners sent request kind %q; the simulator has no responder for it", k)

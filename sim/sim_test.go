@@ -2,11 +2,9 @@ package sim
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/t2sbench/t2sbench/runners/llm"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -18,6 +16,8 @@ import (
 	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/testkit"
+	"github.com/t2sbench/t2sbench/runners/llm"
 )
 
 // concertGold are Spider-style gold queries over testdata/concert.sql
@@ -48,20 +48,7 @@ var concertGold = []struct{ q, sql string }{
 // buildConcertDB creates testdata/concert.sql in a temporary SQLite file.
 func buildConcertDB(t testing.TB) string {
 	t.Helper()
-	script, err := os.ReadFile(filepath.Join("testdata", "concert.sql"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "concert_singer.sqlite")
-	db, err := sql.Open("sqlite3", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.Exec(string(script)); err != nil {
-		t.Fatalf("testdata/concert.sql: %v", err)
-	}
-	return path
+	return testkit.SQLiteAt(t, filepath.Join(t.TempDir(), "concert_singer.sqlite"), testkit.SQLFile(t, filepath.Join("testdata", "concert.sql")))
 }
 
 func concertBenchmark(t testing.TB, withDB bool) *datasets.Benchmark {

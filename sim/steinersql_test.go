@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/t2sbench/t2sbench/internal/testkit"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/steinersql"
 	"github.com/t2sbench/t2sbench/sim"
@@ -38,7 +39,7 @@ func TestSteinerDependencies(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, on := range []bool{true, false} {
-		rec := &recording{c: model, answers: map[string][]string{}}
+		rec := &testkit.Recorder{Client: model}
 		r, err := runners.New("steinersql", runners.Params{"dependency_analysis": on})
 		if err != nil {
 			t.Fatal(err)
@@ -46,7 +47,7 @@ func TestSteinerDependencies(t *testing.T) {
 		if _, err := r.Run(ctx, runners.Task{Example: ex.WithoutGold(), DB: db, LLM: rec, Seed: 1}); err != nil {
 			t.Fatal(err)
 		}
-		out := rec.answers[steinersql.ResponderDecompose][0]
+		out := answersByKind(rec)[steinersql.ResponderDecompose][0]
 		d, err := steinersql.ParseDecomposition(out)
 		if err != nil {
 			t.Fatal(err)

@@ -1,13 +1,14 @@
 package main
 
 import (
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/internal/testkit"
 )
 
 // writeSuiteSpider writes a Spider-layout directory whose database "shop"
@@ -19,22 +20,12 @@ func writeSuiteSpider(t *testing.T) (dir, pred string) {
 	t.Helper()
 	dir = t.TempDir()
 	dbDir := filepath.Join(dir, "database", "shop")
-	if err := os.MkdirAll(dbDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	for name, rows := range map[string]string{
 		"shop":   "(1,'Ann',25),(2,'Bob',35),(3,'Cid',45)",
 		"shop_1": "(1,'Ann',40),(2,'Bob',20)",
 		"shop_2": "(1,'Eve',33),(2,'Bob',29),(3,'Cid',50),(4,'Fay',22)",
 	} {
-		db, err := sql.Open("sqlite3", filepath.Join(dbDir, name+".sqlite"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.Exec("CREATE TABLE singer(id INTEGER PRIMARY KEY, name TEXT, age INTEGER); INSERT INTO singer VALUES " + rows); err != nil {
-			t.Fatal(err)
-		}
-		db.Close()
+		testkit.SQLiteAt(t, filepath.Join(dbDir, name+".sqlite"), "CREATE TABLE singer(id INTEGER PRIMARY KEY, name TEXT, age INTEGER); INSERT INTO singer VALUES "+rows)
 	}
 	dev := `[{"db_id": "shop", "query": "SELECT name FROM singer WHERE age > 30", "question": "Who is over 30?"},
  {"db_id": "shop", "query": "SELECT count(*) FROM singer", "question": "How many singers?"}]`

@@ -2,16 +2,15 @@ package alphasql
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/testkit"
+	"github.com/t2sbench/t2sbench/internal/testkit/runkit"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/llm"
 	"github.com/t2sbench/t2sbench/runners/mcts"
@@ -25,57 +24,31 @@ INSERT INTO singer VALUES (1,'Joe Sharp','Netherlands',52),(2,'Timbaland','Unite
 
 func fixtureDB(t testing.TB) datasets.Database {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "concert.sqlite")
-	w, err := sql.Open("sqlite3", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Exec(fixtureSQL); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	db, err := datasets.OpenSQLite(path, "concert", datasets.SQLiteOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
+	return runkit.DB(t, "concert", fixtureSQL)
 }
 
 // scripted answers by responder; SQL kinds cycle through sqls by sample.
-type scripted struct {
-	mu    sync.Mutex
-	sqls  []string
-	calls map[string]int
+func scripted(sqls ...string) *testkit.Model {
+	return &testkit.Model{Reply: testkit.PerSample(func(r llm.Request, i int) (testkit.Sample, error) {
+		return testkit.Sample{Text: scriptedAnswer(r.Responder, sqls, i)}, nil
+	})}
 }
 
-func (s *scripted) Complete(_ context.Context, r llm.Request) (*llm.Response, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.calls == nil {
-		s.calls = map[string]int{}
+// scriptedAnswer is sample i of scripted's answer to responder.
+func scriptedAnswer(responder string, sqls []string, i int) string {
+	switch responder {
+	case RespKeywords:
+		return "```json\n{\"keywords\": [\"Frances\", \"France\"]}\n```"
+	case RespRephrase:
+		return "Conditions:\n- country is France\nQuestion: How many singers are from France?"
+	case RespSchema:
+		return "```json\n{\"tables\": {\"singer\": [\"country\"]}}\n```"
+	case RespValues:
+		return "```json\n{\"values\": [{\"column\": \"singer.country\", \"op\": \"=\", \"value\": \"France\"}]}\n```"
+	case RespFunctions:
+		return "```json\n{\"functions\": [\"COUNT(*)\"]}\n```"
 	}
-	s.calls[r.Responder]++
-	resp := &llm.Response{}
-	for i := 0; i < r.Samples(); i++ {
-		var out string
-		switch r.Responder {
-		case RespKeywords:
-			out = "```json\n{\"keywords\": [\"Frances\", \"France\"]}\n```"
-		case RespRephrase:
-			out = "Conditions:\n- country is France\nQuestion: How many singers are from France?"
-		case RespSchema:
-			out = "```json\n{\"tables\": {\"singer\": [\"country\"]}}\n```"
-		case RespValues:
-			out = "```json\n{\"values\": [{\"column\": \"singer.country\", \"op\": \"=\", \"value\": \"France\"}]}\n```"
-		case RespFunctions:
-			out = "```json\n{\"functions\": [\"COUNT(*)\"]}\n```"
-		default:
-			out = "```sql\n" + s.sqls[i%len(s.sqls)] + "\n```"
-		}
-		resp.Choices = append(resp.Choices, out)
-	}
-	return resp, nil
+	return "```sql\n" + sqls[i%len(sqls)] + "\n```"
 }
 
 func newRunner(t testing.TB, p runners.Params) *Runner {
@@ -126,7 +99,8 @@ func TestRequestCount(t *testing.T) {
 		// ROOT -> A5 (one request, 3 identical samples collapse) -> A7 (no
 		// request) -> reward (one request), plus the keyword call: 3 for
 		// any number of rollouts (revisits cost nothing).
-		f := &scripted{sqls: []string{"SELECT count(*) FROM singer WHERE country = 'France'"}}
+		const want = "SELECT count(*) FROM singer WHERE country = 'France'"
+		f := scripted(want)
 		r := newRunner(t, runners.Params{"n_rollout": 6, "disable_actions": []any{"A1", "A2", "A3", "A4", "A6"}})
 		res, err := r.Run(ctx, task(f, db))
 		if err != nil {
@@ -138,14 +112,14 @@ func TestRequestCount(t *testing.T) {
 		if res.Trace.Counters["model_requests_implied"] != 3 {
 			t.Errorf("implied = %v; want 3", res.Trace.Counters["model_requests_implied"])
 		}
-		if res.SQL != f.sqls[0] {
-			t.Errorf("SQL = %q; want %q", res.SQL, f.sqls[0])
+		if res.SQL != want {
+			t.Errorf("SQL = %q; want %q", res.SQL, want)
 		}
 	})
 	t.Run("three distinct SQLs", func(t *testing.T) {
 		// Root: one A5 request gives 3 distinct children; each becomes a
 		// terminal after 2 rollouts: 1 + 1 + 3 rewards = 5 with 6 rollouts.
-		f := &scripted{sqls: []string{"SELECT count(*) FROM singer WHERE country = 'France'", "SELECT count(*) FROM singer", "SELECT 2"}}
+		f := scripted("SELECT count(*) FROM singer WHERE country = 'France'", "SELECT count(*) FROM singer", "SELECT 2")
 		r := newRunner(t, runners.Params{"n_rollout": 6, "disable_actions": []any{"A1", "A2", "A3", "A4", "A6"}})
 		res, err := r.Run(ctx, task(f, db))
 		if err != nil {
@@ -161,7 +135,7 @@ func TestRequestCount(t *testing.T) {
 	})
 	t.Run("all actions", func(t *testing.T) {
 		for _, n := range []int{1, 4, 24} {
-			f := &scripted{sqls: []string{"SELECT count(*) FROM singer WHERE country = 'France'", "SELECT name FROM singer WHERE 1 = 0", "SELECT bad FROM singer"}}
+			f := scripted("SELECT count(*) FROM singer WHERE country = 'France'", "SELECT name FROM singer WHERE 1 = 0", "SELECT bad FROM singer")
 			r := newRunner(t, runners.Params{"n_rollout": n})
 			res, err := r.Run(ctx, task(f, db))
 			if err != nil {
@@ -172,10 +146,7 @@ func TestRequestCount(t *testing.T) {
 			for _, node := range tr.Nodes {
 				want += node.OwnRequests
 			}
-			total := 0
-			for _, c := range f.calls {
-				total += c
-			}
+			total := f.Calls("")
 			if got := res.Trace.Counters["model_requests"]; int(got) != total || total != want || res.Trace.Counters["model_requests_implied"] != float64(want) {
 				t.Errorf("n_rollout %d: meter %v, client saw %d, implied by the tree %d, runner's implied %v; want all equal",
 					n, got, total, want, res.Trace.Counters["model_requests_implied"])
@@ -216,7 +187,7 @@ func TestParams(t *testing.T) {
 
 func TestDisabledActionsNeverAppear(t *testing.T) {
 	db := fixtureDB(t)
-	f := &scripted{sqls: []string{"SELECT count(*) FROM singer WHERE country = 'France'", "SELECT 1"}}
+	f := scripted("SELECT count(*) FROM singer WHERE country = 'France'", "SELECT 1")
 	r := newRunner(t, runners.Params{"n_rollout": 12, "disable_actions": []any{"A2", "A6"}})
 	res, err := r.Run(context.Background(), task(f, db))
 	if err != nil {
@@ -228,8 +199,8 @@ func TestDisabledActionsNeverAppear(t *testing.T) {
 			t.Fatalf("node %d has disabled action %s", n.ID, n.Action)
 		}
 	}
-	if f.calls[RespSchema] != 0 || f.calls[RespRevise] != 0 {
-		t.Errorf("calls = %v; want no schema-selection or revision requests", f.calls)
+	if f.Calls(RespSchema) != 0 || f.Calls(RespRevise) != 0 {
+		t.Errorf("schema-selection calls = %d, revision calls = %d; want none", f.Calls(RespSchema), f.Calls(RespRevise))
 	}
 }
 
@@ -237,7 +208,7 @@ func TestDisabledActionsNeverAppear(t *testing.T) {
 // n_revision in all, and the rounds are counted.
 func TestRevisionLoop(t *testing.T) {
 	db := fixtureDB(t)
-	f := &scripted{sqls: []string{"SELECT bad FROM singer"}}
+	f := scripted("SELECT bad FROM singer")
 	r := newRunner(t, runners.Params{"n_rollout": 3, "n_revision": 4, "disable_actions": []any{"A1", "A2", "A3", "A4"}})
 	res, err := r.Run(context.Background(), task(f, db))
 	if err != nil {
@@ -245,8 +216,8 @@ func TestRevisionLoop(t *testing.T) {
 	}
 	// The scripted model repeats the same SQL, so the loop stops after the
 	// second round (no change); the request count still matches.
-	if f.calls[RespRevise] != 2 {
-		t.Errorf("revision requests = %d; want 2 (first round, one more that changed nothing)", f.calls[RespRevise])
+	if f.Calls(RespRevise) != 2 {
+		t.Errorf("revision requests = %d; want 2 (first round, one more that changed nothing)", f.Calls(RespRevise))
 	}
 	if res.Trace.Counters["model_requests"] != res.Trace.Counters["model_requests_implied"] {
 		t.Errorf("requests %v != implied %v", res.Trace.Counters["model_requests"], res.Trace.Counters["model_requests_implied"])

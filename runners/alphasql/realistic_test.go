@@ -4,13 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/testkit"
+	"github.com/t2sbench/t2sbench/internal/testkit/runkit"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/llm"
 	"github.com/t2sbench/t2sbench/runners/mcts"
@@ -21,54 +20,17 @@ import (
 const reasoningMarker = "REASONING-ONLY-7f3a"
 
 // realModel answers every request in the styles real models write,
-// knowing each question's gold SQL (looked up from the prompt's question):
-// reasoning already split into Response.Reasoning (holding a wrong draft),
-// prose before and after fenced JSON, JSON-mode objects, numbers as
-// strings, trailing commas, "*" and plain lists for the schema selection,
-// and every third SQL sample cut at max_tokens (finish_reason "length")
-// after a complete but wrong query. reject, when set, refuses requests
-// with that error.
-type realModel struct {
-	gold   map[string]string // question -> gold SQL
-	reject func(r llm.Request) error
-
-	mu      sync.Mutex
-	prompts []string
-	reqs    []llm.Request
+// knowing each question's gold SQL (runkit.GoldModel): reasoning already
+// split into Response.Reasoning (holding a wrong draft), prose before and
+// after fenced JSON, JSON-mode objects, numbers as strings, trailing
+// commas, "*" and plain lists for the schema selection, and every third
+// SQL sample cut at max_tokens (finish_reason "length") after a complete
+// but wrong query.
+func realModel(gold map[string]string) *testkit.Model {
+	return runkit.GoldModel(gold, reasoningMarker, realAnswer)
 }
 
-func (m *realModel) Complete(_ context.Context, r llm.Request) (*llm.Response, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.reqs = append(m.reqs, r)
-	for _, msg := range r.Messages {
-		m.prompts = append(m.prompts, msg.Content)
-	}
-	if m.reject != nil {
-		if err := m.reject(r); err != nil {
-			return nil, err
-		}
-	}
-	prompt := r.Messages[len(r.Messages)-1].Content
-	q := ""
-	if _, rest, ok := strings.Cut(prompt, "【Question】\n"); ok {
-		q, _, _ = strings.Cut(rest, "\n")
-	}
-	gold, ok := m.gold[q]
-	if !ok {
-		return nil, fmt.Errorf("realModel: unknown question %q", q)
-	}
-	resp := &llm.Response{}
-	for i := 0; i < r.Samples(); i++ {
-		out, finish := m.answer(r.Responder, gold, i)
-		resp.Choices = append(resp.Choices, out)
-		resp.Reasoning = append(resp.Reasoning, "Let me think. A first draft: SELECT * FROM ghost; "+reasoningMarker)
-		resp.FinishReasons = append(resp.FinishReasons, finish)
-	}
-	return resp, nil
-}
-
-func (m *realModel) answer(responder, gold string, i int) (string, string) {
+func realAnswer(responder, gold string, i int) (string, string) {
 	switch responder {
 	case RespKeywords: // Qwen: prose, fenced JSON, a number as a number
 		return "The question mentions a few values.\n\n```json\n{\"keywords\": [\"Computer Science\", 2023]}\n```\n\nThese may be stored in the database.", llm.FinishStop
@@ -93,18 +55,6 @@ func (m *realModel) answer(responder, gold string, i int) (string, string) {
 	return "Divide and conquer: sub-questions, pseudo SQL, assembly.\n\nFinal query:\n```sqlite\n" + gold + "\n```", llm.FinishStop
 }
 
-// miniBench loads the bundled mini benchmark with its databases built in
-// a temporary directory.
-func miniBench(t *testing.T) *datasets.Benchmark {
-	t.Helper()
-	b, err := datasets.LoadMini("", datasets.LoadOptions{CacheDir: filepath.Join(t.TempDir(), "mini")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Engine.Close() })
-	return b
-}
-
 // TestRealModelStylesOnMini runs the runner end to end on the mini
 // benchmark's first questions against a model answering in real-model
 // styles: every question gets the gold SQL's result, cut samples are
@@ -112,12 +62,9 @@ func miniBench(t *testing.T) *datasets.Benchmark {
 // reaches a prompt, and no request asks for structured output.
 func TestRealModelStylesOnMini(t *testing.T) {
 	ctx := context.Background()
-	b := miniBench(t)
+	b := runkit.Mini(t)
 	exs := b.Examples[:6]
-	m := &realModel{gold: map[string]string{}}
-	for _, e := range b.Examples {
-		m.gold[e.Question] = e.GoldSQL
-	}
+	m := realModel(runkit.Golds(b))
 	r := newRunner(t, runners.Params{"n_rollout": 6})
 	cuts := 0.0
 	for _, e := range exs {
@@ -155,12 +102,12 @@ func TestRealModelStylesOnMini(t *testing.T) {
 	if cuts == 0 {
 		t.Errorf("cut.%s = 0; want the cut samples counted", RoleReason)
 	}
-	for _, p := range m.prompts {
+	for _, p := range m.Prompts() {
 		if strings.Contains(p, reasoningMarker) {
 			t.Fatalf("a prompt carries the model's reasoning:\n%s", p)
 		}
 	}
-	for _, req := range m.reqs {
+	for _, req := range m.Requests() {
 		if req.Answer == llm.AnswerJSON || len(req.Schema) > 0 {
 			t.Errorf("request %s asks for structured output (%s, schema %s); want plain text", req.Responder, req.Answer, req.Schema)
 		}
@@ -177,11 +124,8 @@ func schemas() map[string]json.RawMessage { return map[string]json.RawMessage{} 
 // OpenAI's strict-mode rules (llm.CheckStrictSchema).
 func TestSentSchemas(t *testing.T) {
 	ctx := context.Background()
-	b := miniBench(t)
-	m := &realModel{gold: map[string]string{}}
-	for _, e := range b.Examples {
-		m.gold[e.Question] = e.GoldSQL
-	}
+	b := runkit.Mini(t)
+	m := realModel(runkit.Golds(b))
 	e := b.Examples[0]
 	db, err := b.Engine.Open(ctx, e.DBID)
 	if err != nil {
@@ -192,7 +136,7 @@ func TestSentSchemas(t *testing.T) {
 	}
 	known := schemas()
 	seen := map[string]bool{}
-	for _, r := range m.reqs {
+	for _, r := range m.Requests() {
 		seen[r.Responder] = true
 		if len(r.Schema) == 0 {
 			continue
@@ -267,7 +211,7 @@ func TestParseRealModelAnswers(t *testing.T) {
 // run so that the item can be resumed.
 func TestRejectedRequestsPrune(t *testing.T) {
 	ctx := context.Background()
-	b := miniBench(t)
+	b := runkit.Mini(t)
 	e := b.Examples[0]
 	db, err := b.Engine.Open(ctx, e.DBID)
 	if err != nil {
@@ -275,68 +219,39 @@ func TestRejectedRequestsPrune(t *testing.T) {
 	}
 	tooLong := &llm.StatusError{StatusCode: 400, Message: "This model's maximum context length is 8192 tokens. However, you requested 9000 tokens."}
 	prompt := func(r llm.Request) string { return r.Messages[len(r.Messages)-1].Content }
-	tests := []struct {
-		name    string
-		reject  func(llm.Request) error
-		wantSQL bool // the gold's result
-		wantErr bool
-	}{
-		{"deep prompts and revisions rejected", func(r llm.Request) error {
+	tests := []runkit.RejectCase{
+		{Name: "deep prompts and revisions rejected", Reject: func(r llm.Request) error {
 			if strings.Contains(prompt(r), "Step 2 (") || r.Responder == RespRevise {
 				return tooLong
 			}
 			return nil
-		}, true, false},
-		{"keyword call rejected", func(r llm.Request) error {
+		}, WantSQL: true, WantErr: false},
+		{Name: "keyword call rejected", Reject: func(r llm.Request) error {
 			if r.Responder == RespKeywords {
 				return tooLong
 			}
 			return nil
-		}, true, false},
-		{"every reward rejected", func(r llm.Request) error {
+		}, WantSQL: true, WantErr: false},
+		{Name: "every reward rejected", Reject: func(r llm.Request) error {
 			if strings.Contains(prompt(r), "self-consistency sample") {
 				return tooLong
 			}
 			return nil
-		}, true, false},
-		{"every request rejected", func(llm.Request) error { return tooLong }, false, false},
-		{"server error after retries", func(r llm.Request) error {
+		}, WantSQL: true, WantErr: false},
+		{Name: "every request rejected", Reject: func(llm.Request) error { return tooLong }, WantSQL: false, WantErr: false},
+		{Name: "server error after retries", Reject: func(r llm.Request) error {
 			if r.Responder == RespSQL {
 				return fmt.Errorf("%w", &llm.StatusError{StatusCode: 503})
 			}
 			return nil
-		}, false, true},
+		}, WantSQL: false, WantErr: true},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			m := &realModel{gold: map[string]string{e.Question: e.GoldSQL}, reject: tc.reject}
-			res, err := newRunner(t, runners.Params{"n_rollout": 8}).Run(ctx, runners.Task{Example: e.WithoutGold(), DB: db, LLM: m, Seed: 1})
-			if tc.wantErr {
-				if err == nil {
-					t.Fatalf("Run: got nil error; want the infrastructure failure")
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("Run: %v; want rejected requests pruned", err)
-			}
-			if res.Trace.Counters["pruned"] == 0 {
-				t.Errorf("pruned counter = 0; want the rejected requests counted")
-			}
-			got, gerr := db.Execute(ctx, res.SQL)
-			want, _ := db.Execute(ctx, e.GoldSQL)
-			correct := gerr == nil && got.SetKey() == want.SetKey()
-			if correct != tc.wantSQL {
-				t.Errorf("SQL %q correct = %v (note %q); want %v", res.SQL, correct, res.Note, tc.wantSQL)
-			}
-			if !tc.wantSQL && res.Note == "" {
-				t.Errorf("no SQL and no note saying why")
-			}
-		})
-	}
+	runkit.RejectedPrune(t, db, e, tests, func() *testkit.Model { return realModel(map[string]string{e.Question: e.GoldSQL}) }, func(t *testing.T, c llm.Client) (runners.Result, error) {
+		return newRunner(t, runners.Params{"n_rollout": 8}).Run(ctx, runners.Task{Example: e.WithoutGold(), DB: db, LLM: c, Seed: 1})
+	})
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	m := &realModel{gold: map[string]string{e.Question: e.GoldSQL}}
+	m := realModel(map[string]string{e.Question: e.GoldSQL})
 	if _, err := newRunner(t, runners.Params{"n_rollout": 8}).Run(cctx, runners.Task{Example: e.WithoutGold(), DB: db, LLM: m, Seed: 1}); err == nil {
 		t.Errorf("Run with a cancelled context: got nil error; want one")
 	}

@@ -2,13 +2,12 @@ package alphasql
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/testkit"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/llm"
 )
@@ -24,42 +23,18 @@ var garbageAnswers = map[string]string{
 	"ghost schema": "```json\n{\"tables\": {\"ghost\": [\"nothing\"]}, \"values\": [{\"column\": \"ghost.x\", \"op\": \"=\", \"value\": null}]}\n```",
 	"bad sql":      "```sql\nSELEC name FROM nowhere WHERE\n```",
 	"empty fence":  "```sql\n\n```",
-	"no choices":   "<none>",
+	"no choices":   testkit.NoChoices,
 }
 
 const franceSQL = "SELECT count(*) FROM singer WHERE country = 'France'"
 
 // faulty answers like scripted with a sensible model, except that the
 // responders in bad (all of them when bad holds "*") get answer; answer
-// "<none>" returns no choices at all. fail, when set, is returned as an
-// infrastructure error for the responder it names.
-type faulty struct {
-	mu     sync.Mutex
-	bad    map[string]bool
-	answer string
-	fail   string
-	calls  int
-}
-
-func (f *faulty) Complete(_ context.Context, r llm.Request) (*llm.Response, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.calls++
-	if f.fail != "" && r.Responder == f.fail {
-		return nil, errors.New("connection refused")
-	}
-	if f.bad["*"] || f.bad[r.Responder] {
-		if f.answer == "<none>" {
-			return &llm.Response{}, nil
-		}
-		resp := &llm.Response{}
-		for i := 0; i < r.Samples(); i++ {
-			resp.Choices = append(resp.Choices, f.answer)
-		}
-		return resp, nil
-	}
-	good := &scripted{sqls: []string{franceSQL}}
-	return good.Complete(context.Background(), r)
+// testkit.NoChoices returns no choices at all. fail, when set, names a
+// responder whose calls fail as infrastructure errors (testkit.Sabotage).
+func faulty(bad map[string]bool, answer, fail string) *testkit.Model {
+	good := func(r llm.Request, i int) string { return scriptedAnswer(r.Responder, []string{franceSQL}, i) }
+	return &testkit.Model{Reply: testkit.Sabotage(good, bad, answer, fail)}
 }
 
 // TestGarbageAnswers feeds every kind of garbage to every action (and to
@@ -73,7 +48,7 @@ func TestGarbageAnswers(t *testing.T) {
 	for kind, answer := range garbageAnswers {
 		for _, resp := range responders {
 			t.Run(kind+"/"+resp, func(t *testing.T) {
-				f := &faulty{bad: map[string]bool{resp: true}, answer: answer}
+				f := faulty(map[string]bool{resp: true}, answer, "")
 				r := newRunner(t, runners.Params{"n_rollout": 8})
 				res, err := r.Run(ctx, task(f, db))
 				if err != nil {
@@ -91,7 +66,7 @@ func TestGarbageAnswers(t *testing.T) {
 				if res.SQL == "" && res.Note == "" {
 					t.Error("no SQL and no note saying why")
 				}
-				if resp == "*" || resp == RespSQL && answer == "<none>" {
+				if resp == "*" || resp == RespSQL && answer == testkit.NoChoices {
 					// Nothing generated SQL (SQL generation returning no
 					// choices leaves no path to a terminal).
 					if res.SQL == franceSQL {
@@ -121,7 +96,7 @@ func TestInfrastructureErrors(t *testing.T) {
 	db := fixtureDB(t)
 	for _, resp := range []string{RespKeywords, RespRephrase, RespSchema, RespValues, RespFunctions, RespSQL} {
 		t.Run(resp, func(t *testing.T) {
-			f := &faulty{fail: resp}
+			f := faulty(nil, "", resp)
 			r := newRunner(t, runners.Params{"n_rollout": 8})
 			_, err := r.Run(context.Background(), task(f, db))
 			if err == nil || !strings.Contains(err.Error(), "connection refused") || !strings.Contains(err.Error(), resp) {
@@ -138,7 +113,7 @@ func TestDeterministic(t *testing.T) {
 	sqls := []string{franceSQL, "SELECT count(*) FROM singer", "SELECT name FROM singer WHERE 1 = 0", "SELECT bad FROM singer"}
 	run := func() runners.Result {
 		r := newRunner(t, runners.Params{"n_rollout": 12})
-		res, err := r.Run(context.Background(), task(&scripted{sqls: sqls}, db))
+		res, err := r.Run(context.Background(), task(scripted(sqls...), db))
 		if err != nil {
 			t.Fatal(err)
 		}

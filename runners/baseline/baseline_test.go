@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/testkit"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/llm"
 )
@@ -30,19 +31,18 @@ func (d *fakeDB) Schema(context.Context) (*datasets.Schema, error) {
 func (d *fakeDB) Fingerprint() string { return "fp" }
 func (d *fakeDB) Close() error        { return nil }
 
-// fakeLLM returns scripted choices and records requests.
-type fakeLLM struct {
-	choices []string
-	reqs    []llm.Request
-	err     error
-}
-
-func (f *fakeLLM) Complete(_ context.Context, r llm.Request) (*llm.Response, error) {
-	f.reqs = append(f.reqs, r)
-	if f.err != nil {
-		return nil, f.err
+// fakeLLM returns the scripted choices (however many samples are asked
+// for) or fails with err, and records requests.
+func fakeLLM(err error, choices ...string) *testkit.Model {
+	var samples []testkit.Sample
+	for _, c := range choices {
+		samples = append(samples, testkit.Sample{Text: c})
 	}
-	return &llm.Response{Choices: f.choices, Usage: llm.Usage{PromptTokens: 100, CompletionTokens: 10 * len(f.choices)}}, nil
+	m := &testkit.Model{Reply: testkit.Fixed(samples...), Usage: llm.Usage{PromptTokens: 100}, TokensPerSample: 10}
+	if err != nil {
+		m.Reject = func(llm.Request) error { return err }
+	}
+	return m
 }
 
 func task(c llm.Client, db datasets.Database) runners.Task {
@@ -56,7 +56,7 @@ func TestDirectAndCoT(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			f := &fakeLLM{choices: []string{"Reasoning.\n```sql\nSELECT count(*) FROM singer;\n```"}}
+			f := fakeLLM(nil, "Reasoning.\n```sql\nSELECT count(*) FROM singer;\n```")
 			res, err := r.Run(context.Background(), task(f, &fakeDB{}))
 			if err != nil {
 				t.Fatal(err)
@@ -64,10 +64,10 @@ func TestDirectAndCoT(t *testing.T) {
 			if res.SQL != "SELECT count(*) FROM singer" {
 				t.Errorf("SQL = %q; want SELECT count(*) FROM singer", res.SQL)
 			}
-			if len(f.reqs) != 1 || f.reqs[0].Temperature != 0 || f.reqs[0].Role != "reason" || f.reqs[0].Answer != llm.AnswerSQL {
-				t.Fatalf("requests = %+v; want one reason/sql request at temperature 0", f.reqs)
+			if len(f.Requests()) != 1 || f.Requests()[0].Temperature != 0 || f.Requests()[0].Role != "reason" || f.Requests()[0].Answer != llm.AnswerSQL {
+				t.Fatalf("requests = %+v; want one reason/sql request at temperature 0", f.Requests())
 			}
-			p := f.reqs[0].Messages[1].Content
+			p := f.Requests()[0].Messages[1].Content
 			for _, want := range []string{"CREATE TABLE", "singer", "How many singers?", "Evidence: singer means a row", "Joe"} {
 				if !strings.Contains(p, want) {
 					t.Errorf("prompt lacks %q:\n%s", want, p)
@@ -85,7 +85,7 @@ func TestDirectAndCoT(t *testing.T) {
 
 func TestDirectNoSQLIsData(t *testing.T) {
 	r, _ := runners.New("direct", nil)
-	res, err := r.Run(context.Background(), task(&fakeLLM{choices: []string{"I don't know."}}, &fakeDB{}))
+	res, err := r.Run(context.Background(), task(fakeLLM(nil, "I don't know."), &fakeDB{}))
 	if err != nil {
 		t.Fatalf("err = %v; want nil (a failed prediction is data)", err)
 	}
@@ -97,7 +97,7 @@ func TestDirectNoSQLIsData(t *testing.T) {
 func TestInfrastructureErrorPropagates(t *testing.T) {
 	r, _ := runners.New("sc", runners.Params{"k": 3})
 	boom := errors.New("endpoint down")
-	_, err := r.Run(context.Background(), task(&fakeLLM{err: boom}, &fakeDB{}))
+	_, err := r.Run(context.Background(), task(fakeLLM(boom), &fakeDB{}))
 	if !errors.Is(err, boom) {
 		t.Fatalf("err = %v; want wrapping %v", err, boom)
 	}
@@ -129,7 +129,7 @@ func TestSCVote(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			f := &fakeLLM{choices: tt.choices}
+			f := fakeLLM(nil, tt.choices...)
 			res, err := r.Run(context.Background(), task(f, db))
 			if err != nil {
 				t.Fatal(err)
@@ -137,8 +137,8 @@ func TestSCVote(t *testing.T) {
 			if res.SQL != tt.want || (res.Note != "") != tt.note {
 				t.Errorf("SQL = %q (note %q); want %q (note %v)", res.SQL, res.Note, tt.want, tt.note)
 			}
-			if len(f.reqs) != 1 || f.reqs[0].N != len(tt.choices) || f.reqs[0].Temperature != 0.7 {
-				t.Errorf("requests = %d, n=%d, T=%v; want one request with n=%d, T=0.7", len(f.reqs), f.reqs[0].N, f.reqs[0].Temperature, len(tt.choices))
+			if len(f.Requests()) != 1 || f.Requests()[0].N != len(tt.choices) || f.Requests()[0].Temperature != 0.7 {
+				t.Errorf("requests = %d, n=%d, T=%v; want one request with n=%d, T=0.7", len(f.Requests()), f.Requests()[0].N, f.Requests()[0].Temperature, len(tt.choices))
 			}
 		})
 	}

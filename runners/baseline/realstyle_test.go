@@ -2,15 +2,13 @@ package baseline
 
 import (
 	"context"
-	"database/sql"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	_ "github.com/mattn/go-sqlite3"
 
-	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/testkit"
+	"github.com/t2sbench/t2sbench/internal/testkit/runkit"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/llm"
 )
@@ -21,68 +19,21 @@ import (
 // samples cut at max_tokens.
 
 // sample is one scripted answer.
-type sample struct{ text, reasoning, finish string }
+type sample = testkit.Sample
 
-// samplesLLM answers every request with its samples (n of them) and
-// records the requests.
-type samplesLLM struct {
-	samples []sample
-	reqs    []llm.Request
+// samplesLLM answers every request with its samples (however many are
+// asked for; "stop" when a sample names no finish reason) and records the
+// requests.
+func samplesLLM(samples []sample) *testkit.Model {
+	return &testkit.Model{Reply: testkit.Fixed(samples...), DefaultFinish: llm.FinishStop}
 }
 
-func (f *samplesLLM) Complete(_ context.Context, r llm.Request) (*llm.Response, error) {
-	f.reqs = append(f.reqs, r)
-	resp := &llm.Response{}
-	for _, s := range f.samples {
-		finish := s.finish
-		if finish == "" {
-			finish = llm.FinishStop
-		}
-		resp.Choices = append(resp.Choices, s.text)
-		resp.Reasoning = append(resp.Reasoning, s.reasoning)
-		resp.FinishReasons = append(resp.FinishReasons, finish)
-	}
-	return resp, nil
-}
-
-// miniDB opens one database of the bundled mini benchmark, built from its
-// .sql script in t.TempDir().
-func miniDB(t testing.TB, name string) datasets.Database {
-	t.Helper()
-	script, err := os.ReadFile(filepath.Join("..", "..", "testdata", "mini", "databases", name+".sql"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), name+".sqlite")
-	raw, err := sql.Open("sqlite3", p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := raw.Exec(string(script)); err != nil {
-		t.Fatal(err)
-	}
-	raw.Close()
-	db, err := datasets.OpenSQLite(p, name, datasets.SQLiteOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
-// miniQ0 is question 0 of testdata/mini/questions.json; its gold gives 4
-// (university.sql has four Computer Science majors).
-var miniQ0 = datasets.Example{ID: "0", DBID: "university", Question: "How many students declared a major in the Computer Science department?"}
-
-const (
-	miniQ0Gold = "SELECT COUNT(*) FROM student AS s JOIN department AS d ON s.major_dept = d.dept_id WHERE d.name = 'Computer Science'"
-	// miniQ0Wrong counts every student with a major (a wrong answer that
-	// runs).
-	miniQ0Wrong = "SELECT COUNT(*) FROM student WHERE major_dept IS NOT NULL"
-)
+// miniQ0Wrong counts every student with a major: a wrong answer to
+// runkit.MiniQ0 that runs.
+const miniQ0Wrong = "SELECT COUNT(*) FROM student WHERE major_dept IS NOT NULL"
 
 func TestSingleRealStyles(t *testing.T) {
-	db := miniDB(t, "university")
+	db := runkit.MiniDB(t, "university")
 	tests := []struct {
 		name    string
 		s       sample
@@ -90,12 +41,12 @@ func TestSingleRealStyles(t *testing.T) {
 		note    string
 		cut     bool
 	}{
-		{"prose, fence, explanation", sample{text: "To answer this, join student with department.\n\n```sql\n" + miniQ0Gold + ";\n```\n\nThis returns 4."}, miniQ0Gold, "", false},
-		{"reasoning holds a draft", sample{reasoning: "Maybe:\n```sql\n" + miniQ0Wrong + "\n```\nNo, filter by name.", text: "```sql\n" + miniQ0Gold + "\n```"}, miniQ0Gold, "", false},
-		{"no sql", sample{text: "I need more information about the schema."}, "", NoSQLNote, false},
-		{"cut inside the sql", sample{text: "```sql\nSELECT COUNT(*) FROM student AS s JOIN department AS d ON s.major_dept = d.dept_id WHERE d.name = 'Computer", finish: llm.FinishLength}, "", "cut at max_tokens inside its SQL", true},
-		{"cut after the block", sample{text: "```sql\n" + miniQ0Gold + "\n```\nExplanation: the join on major_dept", finish: llm.FinishLength}, miniQ0Gold, "after its SQL block", true},
-		{"cut while thinking", sample{reasoning: "Let me consider the tables one by one", finish: llm.FinishLength}, "", NoSQLNote + " (answer cut at max_tokens)", true},
+		{"prose, fence, explanation", sample{Text: "To answer this, join student with department.\n\n```sql\n" + runkit.MiniQ0Gold + ";\n```\n\nThis returns 4."}, runkit.MiniQ0Gold, "", false},
+		{"reasoning holds a draft", sample{Reasoning: "Maybe:\n```sql\n" + miniQ0Wrong + "\n```\nNo, filter by name.", Text: "```sql\n" + runkit.MiniQ0Gold + "\n```"}, runkit.MiniQ0Gold, "", false},
+		{"no sql", sample{Text: "I need more information about the schema."}, "", NoSQLNote, false},
+		{"cut inside the sql", sample{Text: "```sql\nSELECT COUNT(*) FROM student AS s JOIN department AS d ON s.major_dept = d.dept_id WHERE d.name = 'Computer", Finish: llm.FinishLength}, "", "cut at max_tokens inside its SQL", true},
+		{"cut after the block", sample{Text: "```sql\n" + runkit.MiniQ0Gold + "\n```\nExplanation: the join on major_dept", Finish: llm.FinishLength}, runkit.MiniQ0Gold, "after its SQL block", true},
+		{"cut while thinking", sample{Reasoning: "Let me consider the tables one by one", Finish: llm.FinishLength}, "", NoSQLNote + " (answer cut at max_tokens)", true},
 	}
 	for _, name := range []string{"direct", "cot"} {
 		for _, tt := range tests {
@@ -104,8 +55,8 @@ func TestSingleRealStyles(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				f := &samplesLLM{samples: []sample{tt.s}}
-				res, err := r.Run(context.Background(), runners.Task{Example: miniQ0, DB: db, LLM: f})
+				f := samplesLLM([]sample{tt.s})
+				res, err := r.Run(context.Background(), runners.Task{Example: runkit.MiniQ0, DB: db, LLM: f})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -116,11 +67,11 @@ func TestSingleRealStyles(t *testing.T) {
 					t.Errorf("cut counted %v; want %v", got, tt.cut)
 				}
 				st := res.Trace.Steps[0]
-				if st.Info["finish_reason"] == nil || tt.s.reasoning != "" && st.Info["reasoning"] != tt.s.reasoning {
+				if st.Info["finish_reason"] == nil || tt.s.Reasoning != "" && st.Info["reasoning"] != tt.s.Reasoning {
 					t.Errorf("step info %v; want finish reason and reasoning", st.Info)
 				}
-				if f.reqs[0].MaxTokens != DefaultMaxTokens {
-					t.Errorf("max_tokens %d; want %d", f.reqs[0].MaxTokens, DefaultMaxTokens)
+				if f.Requests()[0].MaxTokens != DefaultMaxTokens {
+					t.Errorf("max_tokens %d; want %d", f.Requests()[0].MaxTokens, DefaultMaxTokens)
 				}
 			})
 		}
@@ -131,24 +82,24 @@ func TestSingleRealStyles(t *testing.T) {
 // complete block; they do not vote, so the gold query's single clean
 // sample wins over the wrong one's single clean sample by coming first.
 func TestSCCutSamplesDoNotVote(t *testing.T) {
-	db := miniDB(t, "university")
-	wrongCut := sample{text: "```sql\n" + miniQ0Wrong + "\n```\nThis counts", finish: llm.FinishLength}
-	f := &samplesLLM{samples: []sample{
+	db := runkit.MiniDB(t, "university")
+	wrongCut := sample{Text: "```sql\n" + miniQ0Wrong + "\n```\nThis counts", Finish: llm.FinishLength}
+	f := samplesLLM([]sample{
 		wrongCut,
-		{reasoning: "Join on major_dept.", text: "Step 1: find the department.\nStep 2: count.\n```sql\n" + miniQ0Gold + "\n```"},
+		{Reasoning: "Join on major_dept.", Text: "Step 1: find the department.\nStep 2: count.\n```sql\n" + runkit.MiniQ0Gold + "\n```"},
 		wrongCut,
-		{text: "```sql\n" + miniQ0Wrong + "\n```"},
-		{text: "The answer is four."},
-	}}
+		{Text: "```sql\n" + miniQ0Wrong + "\n```"},
+		{Text: "The answer is four."},
+	})
 	r, err := runners.New("sc", runners.Params{"k": 5})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := r.Run(context.Background(), runners.Task{Example: miniQ0, DB: db, LLM: f})
+	res, err := r.Run(context.Background(), runners.Task{Example: runkit.MiniQ0, DB: db, LLM: f})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.SQL != miniQ0Gold {
+	if res.SQL != runkit.MiniQ0Gold {
 		t.Errorf("SQL %q; want the gold query (cut samples must not vote)", res.SQL)
 	}
 	c := res.Trace.Counters
@@ -161,9 +112,9 @@ func TestSCCutSamplesDoNotVote(t *testing.T) {
 		}
 	}
 
-	f = &samplesLLM{samples: []sample{wrongCut, {text: "No idea."}}}
+	f = samplesLLM([]sample{wrongCut, {Text: "No idea."}})
 	r, _ = runners.New("sc", runners.Params{"k": 2})
-	res, err = r.Run(context.Background(), runners.Task{Example: miniQ0, DB: db, LLM: f})
+	res, err = r.Run(context.Background(), runners.Task{Example: runkit.MiniQ0, DB: db, LLM: f})
 	if err != nil {
 		t.Fatal(err)
 	}

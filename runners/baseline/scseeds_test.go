@@ -9,6 +9,7 @@ import (
 
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/internal/fakeopenai"
+	"github.com/t2sbench/t2sbench/internal/testkit/runkit"
 	"github.com/t2sbench/t2sbench/runners"
 	_ "github.com/t2sbench/t2sbench/runners/baseline"
 	"github.com/t2sbench/t2sbench/runners/llm"
@@ -23,11 +24,7 @@ import (
 // EX of a fresh k = 8 run with an empty cache.
 func TestSCGrowKWithSeededServer(t *testing.T) {
 	ctx := context.Background()
-	b, err := datasets.LoadMini("", datasets.LoadOptions{CacheDir: filepath.Join(t.TempDir(), "mini")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Engine.Close() })
+	b := runkit.Mini(t)
 	exs := b.Examples[:12]
 	gold := map[string]string{}
 	index := map[string]int64{}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/t2sbench/t2sbench/internal/testkit"
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/sim"
@@ -86,7 +87,7 @@ func TestAccountingUnderSim(t *testing.T) {
 		cfg := r.(*Runner).Config()
 		for _, ex := range e.b.Examples[:3] {
 			t.Run(fmt.Sprintf("config%d/%s", ci, ex.ID), func(t *testing.T) {
-				rec := &recorder{c: e.sim}
+				rec := &testkit.Recorder{Client: e.sim}
 				res, err := r.Run(context.Background(), e.task(t, ex, rec))
 				if err != nil {
 					t.Fatal(err)
@@ -117,7 +118,7 @@ func TestAccountingUnderSim(t *testing.T) {
 					t.Errorf("rollouts %v; want %d", c["rollouts"], cfg.Rollouts)
 				}
 				for role, w := range want {
-					u, got := res.Usage[role], rec.by[role]
+					u, got := res.Usage[role], byRole(rec.Log())[role]
 					if got == nil {
 						t.Fatalf("role %s: no requests; want %v", role, w)
 					}

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/testkit"
+	"github.com/t2sbench/t2sbench/internal/testkit/runkit"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/llm"
 	"github.com/t2sbench/t2sbench/runners/mcts"
@@ -21,55 +21,22 @@ import (
 const reasoningMarker = "REASONING-ONLY-51c9"
 
 // realModel answers every request in the styles real models write,
-// knowing each question's gold SQL (looked up from the prompt's question):
-// reasoning already split into Response.Reasoning (holding a wrong draft),
-// prose around fenced JSON, numbers where the schema says strings, null
-// for the nullable fields, "*" and {table, columns} lists for the schema
+// knowing each question's gold SQL (runkit.GoldModel): reasoning already
+// split into Response.Reasoning (holding a wrong draft), prose around
+// fenced JSON, numbers where the schema says strings, null for the
+// nullable fields, "*" and {table, columns} lists for the schema
 // selection, and every third SQL sample cut at max_tokens (finish reason
-// "length") after a complete but wrong query. reject, when set, refuses
-// requests with that error.
-type realModel struct {
-	gold   map[string]string
-	reject func(r llm.Request) error
-
-	mu         sync.Mutex
-	sqlSamples int
-	prompts    []string
-	reqs       []llm.Request
+// "length") after a complete but wrong query.
+func realModel(gold map[string]string) *testkit.Model {
+	sqlSamples := 0
+	return runkit.GoldModel(gold, reasoningMarker, func(responder, gold string, i int) (string, string) {
+		return realAnswer(responder, gold, i, &sqlSamples)
+	})
 }
 
-func (m *realModel) Complete(_ context.Context, r llm.Request) (*llm.Response, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.reqs = append(m.reqs, r)
-	for _, msg := range r.Messages {
-		m.prompts = append(m.prompts, msg.Content)
-	}
-	if m.reject != nil {
-		if err := m.reject(r); err != nil {
-			return nil, err
-		}
-	}
-	prompt := r.Messages[len(r.Messages)-1].Content
-	q := ""
-	if _, rest, ok := strings.Cut(prompt, "【Question】\n"); ok {
-		q, _, _ = strings.Cut(rest, "\n")
-	}
-	gold, ok := m.gold[q]
-	if !ok {
-		return nil, fmt.Errorf("realModel: unknown question %q", q)
-	}
-	resp := &llm.Response{}
-	for i := 0; i < r.Samples(); i++ {
-		out, finish := m.answer(r.Responder, gold, i)
-		resp.Choices = append(resp.Choices, out)
-		resp.Reasoning = append(resp.Reasoning, "Let me think. A first draft: SELECT * FROM ghost; "+reasoningMarker)
-		resp.FinishReasons = append(resp.FinishReasons, finish)
-	}
-	return resp, nil
-}
-
-func (m *realModel) answer(responder, gold string, i int) (string, string) {
+// realAnswer is sample i of realModel's answer; *sqlSamples counts the
+// SQL samples answered so far.
+func realAnswer(responder, gold string, i int, sqlSamples *int) (string, string) {
 	switch responder {
 	case RespUnderstand: // JSON mode with drift: numbers, nulls, a single entity
 		return `{"intent": "answer the question", "entities": "Computer Science", "relations": [{"subject": "students", "predicate": "counted in", "object": 2023, "unit": null, "formula": null}], "numbers": [{"value": 2023, "unit": null}], "units": [], "field_patterns": ["student.major_dept"]}`, llm.FinishStop
@@ -90,32 +57,14 @@ func (m *realModel) answer(responder, gold string, i int) (string, string) {
 	case RespEntities:
 		return "Here is the JSON:\n{\"entities\": [{\"mention\": \"2023\", \"column\": \"t.year\", \"value\": 2023}]}\nDone.", llm.FinishStop
 	}
-	m.sqlSamples++
-	if m.sqlSamples%3 == 0 {
+	*sqlSamples++
+	if *sqlSamples%3 == 0 {
 		return "Step 1 ...\n```sql\nSELECT 1\n```\nWait, that ignores the question; let me redo the", llm.FinishLength
 	}
 	return "Using the analysis above:\n```sqlite\n" + gold + "\n```", llm.FinishStop
 }
 
-// miniBench loads the bundled mini benchmark with its databases built in
-// a temporary directory.
-func miniBench(t *testing.T) *datasets.Benchmark {
-	t.Helper()
-	b, err := datasets.LoadMini("", datasets.LoadOptions{CacheDir: filepath.Join(t.TempDir(), "mini")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Engine.Close() })
-	return b
-}
-
-func newModel(b *datasets.Benchmark) *realModel {
-	m := &realModel{gold: map[string]string{}}
-	for _, e := range b.Examples {
-		m.gold[e.Question] = e.GoldSQL
-	}
-	return m
-}
+func newModel(b *datasets.Benchmark) *testkit.Model { return realModel(runkit.Golds(b)) }
 
 // TestRealModelStylesOnMini runs the runner end to end on the mini
 // benchmark's first questions against a model answering in real-model
@@ -124,7 +73,7 @@ func newModel(b *datasets.Benchmark) *realModel {
 // reaches a prompt.
 func TestRealModelStylesOnMini(t *testing.T) {
 	ctx := context.Background()
-	b := miniBench(t)
+	b := runkit.Mini(t)
 	m := newModel(b)
 	r, err := New(runners.Params{"n_rollout": 6})
 	if err != nil {
@@ -179,7 +128,7 @@ func TestRealModelStylesOnMini(t *testing.T) {
 			t.Errorf("cut.%s = 0; want the cut samples counted", role)
 		}
 	}
-	for _, p := range m.prompts {
+	for _, p := range m.Prompts() {
 		if strings.Contains(p, reasoningMarker) {
 			t.Fatalf("a prompt carries the model's reasoning:\n%s", p)
 		}
@@ -192,7 +141,7 @@ func TestRealModelStylesOnMini(t *testing.T) {
 // conforms to OpenAI's strict-mode rules (llm.CheckStrictSchema).
 func TestSentSchemas(t *testing.T) {
 	ctx := context.Background()
-	b := miniBench(t)
+	b := runkit.Mini(t)
 	m := newModel(b)
 	e := b.Examples[0]
 	db, err := b.Engine.Open(ctx, e.DBID)
@@ -208,7 +157,7 @@ func TestSentSchemas(t *testing.T) {
 	}
 	known := schemas()
 	sent := map[string]bool{}
-	for _, req := range m.reqs {
+	for _, req := range m.Requests() {
 		if len(req.Schema) == 0 {
 			if req.Answer == llm.AnswerJSON {
 				t.Errorf("%s asks for JSON without a schema", req.Responder)
@@ -265,7 +214,7 @@ func TestParseSelectionShapes(t *testing.T) {
 // run so that the item can be resumed.
 func TestRejectedRequestsPrune(t *testing.T) {
 	ctx := context.Background()
-	b := miniBench(t)
+	b := runkit.Mini(t)
 	e := b.Examples[0]
 	db, err := b.Engine.Open(ctx, e.DBID)
 	if err != nil {
@@ -273,70 +222,40 @@ func TestRejectedRequestsPrune(t *testing.T) {
 	}
 	tooLong := &llm.StatusError{StatusCode: 400, Message: "This model's maximum context length is 8192 tokens."}
 	prompt := func(r llm.Request) string { return r.Messages[len(r.Messages)-1].Content }
-	tests := []struct {
-		name    string
-		reject  func(llm.Request) error
-		wantSQL bool
-		wantErr bool
-	}{
-		{"deep prompts rejected", func(r llm.Request) error {
+	tests := []runkit.RejectCase{
+		{Name: "deep prompts rejected", Reject: func(r llm.Request) error {
 			if strings.Contains(prompt(r), "Step 2 (") && r.Role == RoleReason {
 				return tooLong
 			}
 			return nil
-		}, true, false},
-		{"understanding rejected", func(r llm.Request) error {
+		}, WantSQL: true, WantErr: false},
+		{Name: "understanding rejected", Reject: func(r llm.Request) error {
 			if r.Role == RoleUnderstand {
 				return tooLong
 			}
 			return nil
-		}, true, false},
-		{"discriminator and rewards rejected", func(r llm.Request) error {
+		}, WantSQL: true, WantErr: false},
+		{Name: "discriminator and rewards rejected", Reject: func(r llm.Request) error {
 			if r.Role == RoleDiscriminator || strings.Contains(prompt(r), rewardInstruction) {
 				return tooLong
 			}
 			return nil
-		}, true, false},
-		{"every request rejected", func(llm.Request) error { return tooLong }, false, false},
-		{"server error after retries", func(r llm.Request) error {
+		}, WantSQL: true, WantErr: false},
+		{Name: "every request rejected", Reject: func(llm.Request) error { return tooLong }, WantSQL: false, WantErr: false},
+		{Name: "server error after retries", Reject: func(r llm.Request) error {
 			if r.Responder == RespSQL {
 				return &llm.StatusError{StatusCode: 503}
 			}
 			return nil
-		}, false, true},
+		}, WantSQL: false, WantErr: true},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			m := newModel(b)
-			m.reject = tc.reject
-			r, err := New(runners.Params{"n_rollout": 8})
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := r.Run(ctx, runners.Task{Example: e.WithoutGold(), DB: db, LLM: m, Seed: 1})
-			if tc.wantErr {
-				if err == nil {
-					t.Fatalf("Run: got nil error; want the infrastructure failure")
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("Run: %v; want rejected requests pruned", err)
-			}
-			if res.Trace.Counters["pruned"] == 0 {
-				t.Errorf("pruned counter = 0; want the rejected requests counted")
-			}
-			got, gerr := db.Execute(ctx, res.SQL)
-			want, _ := db.Execute(ctx, e.GoldSQL)
-			correct := gerr == nil && got.SetKey() == want.SetKey()
-			if correct != tc.wantSQL {
-				t.Errorf("SQL %q correct = %v (note %q); want %v", res.SQL, correct, res.Note, tc.wantSQL)
-			}
-			if !tc.wantSQL && res.Note == "" {
-				t.Errorf("no SQL and no note saying why")
-			}
-		})
-	}
+	runkit.RejectedPrune(t, db, e, tests, func() *testkit.Model { return newModel(b) }, func(t *testing.T, c llm.Client) (runners.Result, error) {
+		r, err := New(runners.Params{"n_rollout": 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Run(ctx, runners.Task{Example: e.WithoutGold(), DB: db, LLM: c, Seed: 1})
+	})
 }
 
 // TestMaxTokensParams: per-role defaults, max_tokens as the default of

@@ -2,17 +2,15 @@ package iesr
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/testkit"
+	"github.com/t2sbench/t2sbench/internal/testkit/runkit"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/llm"
 )
@@ -25,21 +23,7 @@ INSERT INTO singer VALUES (1,'Joe Sharp','Netherlands',52),(2,'Timbaland','Unite
 
 func robustDB(t *testing.T) datasets.Database {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "concert.sqlite")
-	w, err := sql.Open("sqlite3", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Exec(robustFixtureSQL); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	db, err := datasets.OpenSQLite(path, "concert", datasets.SQLiteOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
+	return runkit.DB(t, "concert", robustFixtureSQL)
 }
 
 const franceSQL = "SELECT count(*) FROM singer WHERE country = 'France'"
@@ -53,52 +37,34 @@ var garbageAnswers = map[string]string{
 	"wrong shape":  "```json\n{\"intent\": 3, \"relations\": \"x\", \"tables\": \"singer\", \"columns\": 3, \"entities\": {\"a\": 1}}\n```",
 	"ghost schema": "```json\n{\"tables\": {\"ghost\": [\"nothing\"]}, \"columns\": [{\"column\": \"ghost.x\"}]}\n```",
 	"bad sql":      "```sql\nSELEC name FROM nowhere WHERE\n```",
-	"no choices":   "<none>",
+	"no choices":   testkit.NoChoices,
 }
 
 // faulty is a sensible model except for the responders in bad ("*": all),
-// which get answer ("<none>": no choices); fail names a responder whose
+// which get answer (testkit.NoChoices: no choices); fail names a responder whose
 // calls fail as infrastructure errors.
-type faulty struct {
-	mu     sync.Mutex
-	bad    map[string]bool
-	answer string
-	fail   string
+func faulty(bad map[string]bool, answer, fail string) *testkit.Model {
+	return &testkit.Model{Reply: testkit.Sabotage(func(r llm.Request, _ int) string { return sensibleAnswer(r.Responder) }, bad, answer, fail)}
 }
 
-func (f *faulty) Complete(_ context.Context, r llm.Request) (*llm.Response, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.fail != "" && r.Responder == f.fail {
-		return nil, errors.New("connection refused")
+// sensibleAnswer is a sensible model's answer to responder for the
+// question of robustTask.
+func sensibleAnswer(responder string) string {
+	switch responder {
+	case RespUnderstand:
+		return "```json\n{\"intent\": \"count singers from France\", \"entities\": [\"France\"], \"relations\": [], \"numbers\": [], \"units\": []}\n```"
+	case RespVerify:
+		return "```json\n{\"intent\": \"count singers from France\", \"entities\": [\"France\"], \"relations\": [], \"numbers\": [], \"units\": [], \"tables\": [\"singer\"], \"field_patterns\": [\"singer.country\"], \"operators\": [\"COUNT\", \"=\"]}\n```"
+	case RespSchema:
+		return "```json\n{\"tables\": {\"singer\": [\"country\"]}}\n```"
+	case RespColumns:
+		return "```json\n{\"columns\": [{\"column\": \"singer.country\", \"meaning\": \"the country\"}]}\n```"
+	case RespEntities:
+		return "```json\n{\"entities\": [{\"mention\": \"France\", \"column\": \"singer.country\", \"value\": \"France\"}]}\n```"
+	case RespEquation:
+		return "No computation is needed: count the rows."
 	}
-	resp := &llm.Response{}
-	if (f.bad["*"] || f.bad[r.Responder]) && f.answer == "<none>" {
-		return resp, nil
-	}
-	for i := 0; i < r.Samples(); i++ {
-		out := ""
-		switch {
-		case f.bad["*"] || f.bad[r.Responder]:
-			out = f.answer
-		case r.Responder == RespUnderstand:
-			out = "```json\n{\"intent\": \"count singers from France\", \"entities\": [\"France\"], \"relations\": [], \"numbers\": [], \"units\": []}\n```"
-		case r.Responder == RespVerify:
-			out = "```json\n{\"intent\": \"count singers from France\", \"entities\": [\"France\"], \"relations\": [], \"numbers\": [], \"units\": [], \"tables\": [\"singer\"], \"field_patterns\": [\"singer.country\"], \"operators\": [\"COUNT\", \"=\"]}\n```"
-		case r.Responder == RespSchema:
-			out = "```json\n{\"tables\": {\"singer\": [\"country\"]}}\n```"
-		case r.Responder == RespColumns:
-			out = "```json\n{\"columns\": [{\"column\": \"singer.country\", \"meaning\": \"the country\"}]}\n```"
-		case r.Responder == RespEntities:
-			out = "```json\n{\"entities\": [{\"mention\": \"France\", \"column\": \"singer.country\", \"value\": \"France\"}]}\n```"
-		case r.Responder == RespEquation:
-			out = "No computation is needed: count the rows."
-		default:
-			out = "```sql\n" + franceSQL + "\n```"
-		}
-		resp.Choices = append(resp.Choices, out)
-	}
-	return resp, nil
+	return "```sql\n" + franceSQL + "\n```"
 }
 
 func robustTask(c llm.Client, db datasets.Database) runners.Task {
@@ -119,14 +85,14 @@ func TestGarbageAnswers(t *testing.T) {
 	for kind, answer := range garbageAnswers {
 		for _, resp := range responders {
 			t.Run(kind+"/"+resp, func(t *testing.T) {
-				res, err := r.Run(ctx, robustTask(&faulty{bad: map[string]bool{resp: true}, answer: answer}, db))
+				res, err := r.Run(ctx, robustTask(faulty(map[string]bool{resp: true}, answer, ""), db))
 				if err != nil {
 					t.Fatalf("Run: %v; want a model mistake to be data, not an error", err)
 				}
 				if res.SQL == "" && res.Note == "" {
 					t.Error("no SQL and no note saying why")
 				}
-				if resp == "*" || resp == RespSQL && answer == "<none>" {
+				if resp == "*" || resp == RespSQL && answer == testkit.NoChoices {
 					if res.SQL == franceSQL {
 						t.Errorf("SQL = %q from a model that never wrote it", res.SQL)
 					}
@@ -151,7 +117,7 @@ func TestInfrastructureErrors(t *testing.T) {
 	}
 	for _, resp := range []string{RespUnderstand, RespEquation, RespSchema, RespColumns, RespEntities, RespSQL, RespDiscriminator} {
 		t.Run(resp, func(t *testing.T) {
-			_, err := r.Run(context.Background(), robustTask(&faulty{fail: resp}, db))
+			_, err := r.Run(context.Background(), robustTask(faulty(nil, "", resp), db))
 			if err == nil || !strings.Contains(err.Error(), "connection refused") || !strings.Contains(err.Error(), resp) {
 				t.Errorf("Run error = %v; want the infrastructure error naming %s", err, resp)
 			}

@@ -2,12 +2,13 @@ package iesr
 
 import (
 	"context"
-	"sync"
 	"testing"
 
 	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/testkit"
+	"github.com/t2sbench/t2sbench/internal/testkit/runkit"
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
 	_ "github.com/t2sbench/t2sbench/runners/baseline"
@@ -24,11 +25,7 @@ type miniEnv struct {
 
 func newMiniEnv(t *testing.T, cfg sim.Config) *miniEnv {
 	t.Helper()
-	b, err := datasets.LoadMini("", datasets.LoadOptions{CacheDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Engine.Close() })
+	b := runkit.Mini(t)
 	model, err := sim.New(b, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -53,36 +50,28 @@ func (e *miniEnv) task(t *testing.T, ex datasets.Example, c llm.Client) runners.
 	return runners.Task{Example: ex.WithoutGold(), DB: e.db(t, ex.DBID), LLM: c, Seed: 0}
 }
 
-// recorder wraps a client and sums, by role, requests, choices and
-// completion tokens as the backend reported them.
-type recorder struct {
-	c  llm.Client
-	mu sync.Mutex
-	by map[string]*roleRec
-}
-
+// roleRec sums, for one role, requests, choices and tokens as the
+// backend reported them.
 type roleRec struct{ calls, choices, completion, prompt int }
 
-func (r *recorder) Complete(ctx context.Context, req llm.Request) (*llm.Response, error) {
-	resp, err := r.c.Complete(ctx, req)
-	if err != nil {
-		return nil, err
+// byRole sums the successful calls of log by role.
+func byRole(log []testkit.Call) map[string]*roleRec {
+	by := map[string]*roleRec{}
+	for _, c := range log {
+		if c.Err != nil {
+			continue
+		}
+		x := by[c.Req.Role]
+		if x == nil {
+			x = &roleRec{}
+			by[c.Req.Role] = x
+		}
+		x.calls++
+		x.choices += len(c.Resp.Choices)
+		x.completion += c.Resp.Usage.CompletionTokens
+		x.prompt += c.Resp.Usage.PromptTokens
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.by == nil {
-		r.by = map[string]*roleRec{}
-	}
-	x := r.by[req.Role]
-	if x == nil {
-		x = &roleRec{}
-		r.by[req.Role] = x
-	}
-	x.calls++
-	x.choices += len(resp.Choices)
-	x.completion += resp.Usage.CompletionTokens
-	x.prompt += resp.Usage.PromptTokens
-	return resp, nil
+	return by
 }
 
 // execAccuracy runs runner r on every example and scores with the mini

@@ -2,15 +2,14 @@ package reactdsl
 
 import (
 	"context"
-	"database/sql"
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/testkit/runkit"
 )
 
 const fixtureSQL = `
@@ -29,20 +28,7 @@ INSERT INTO singer_in_concert VALUES (1,2),(1,3),(2,3),(3,5),(4,4),(4,3);
 // it read-only through datasets.
 func fixture(t testing.TB) (datasets.Database, *datasets.Schema) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "concert.sqlite")
-	raw, err := sql.Open("sqlite3", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := raw.Exec(fixtureSQL); err != nil {
-		t.Fatal(err)
-	}
-	raw.Close()
-	db, err := datasets.OpenSQLite(path, "concert", datasets.SQLiteOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := runkit.DB(t, "concert", fixtureSQL)
 	s, err := db.Schema(context.Background())
 	if err != nil {
 		t.Fatal(err)

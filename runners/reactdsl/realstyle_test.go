@@ -2,15 +2,14 @@ package reactdsl
 
 import (
 	"context"
-	"database/sql"
 	"errors"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/testkit"
+	"github.com/t2sbench/t2sbench/internal/testkit/runkit"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/llm"
 )
@@ -23,67 +22,18 @@ import (
 // exploratory query that mentions "the final answer" mid-sentence, a FINAL
 // ANSWER line, answers cut at max_tokens and permanent HTTP errors.
 
-// turnReply is one scripted model answer.
-type turnReply struct {
-	text, reasoning, finish string
-	err                     error
-}
-
 // realModel is a fake llm.Client that answers request i with replies[i]
-// (text as Choices, reasoning as Reasoning, finish as FinishReasons) and
-// records the requests.
+// (Text as Choices, Reasoning as Reasoning, Finish as FinishReasons,
+// "stop" when unset) and records the requests.
 type realModel struct {
-	replies []turnReply
-	reqs    []llm.Request
+	*testkit.Model
+	replies []testkit.Turn
 }
 
-func (m *realModel) Complete(_ context.Context, req llm.Request) (*llm.Response, error) {
-	m.reqs = append(m.reqs, req)
-	if len(m.reqs) > len(m.replies) {
-		return nil, errors.New("script exhausted")
-	}
-	r := m.replies[len(m.reqs)-1]
-	if r.err != nil {
-		return nil, r.err
-	}
-	finish := r.finish
-	if finish == "" {
-		finish = llm.FinishStop
-	}
-	return &llm.Response{Choices: []string{r.text}, Reasoning: []string{r.reasoning}, FinishReasons: []string{finish},
-		Usage: llm.Usage{PromptTokens: 100, CompletionTokens: 40}}, nil
+func newRealModel(replies []testkit.Turn) *realModel {
+	return &realModel{replies: replies, Model: &testkit.Model{Reply: testkit.Turns(replies...), DefaultFinish: llm.FinishStop,
+		Usage: llm.Usage{PromptTokens: 100, CompletionTokens: 40}}}
 }
-
-// miniDB opens one database of the bundled mini benchmark, built from its
-// .sql script in t.TempDir().
-func miniDB(t testing.TB, name string) datasets.Database {
-	t.Helper()
-	script, err := os.ReadFile(filepath.Join("..", "..", "testdata", "mini", "databases", name+".sql"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(t.TempDir(), name+".sqlite")
-	raw, err := sql.Open("sqlite3", p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := raw.Exec(string(script)); err != nil {
-		t.Fatal(err)
-	}
-	raw.Close()
-	db, err := datasets.OpenSQLite(p, name, datasets.SQLiteOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
-// miniQ0 is question 0 of testdata/mini/questions.json; its gold answer
-// is 4 (four students major in Computer Science, from university.sql).
-var miniQ0 = datasets.Example{ID: "0", DBID: "university", Question: "How many students declared a major in the Computer Science department?"}
-
-const miniQ0Gold = "SELECT COUNT(*) FROM student AS s JOIN department AS d ON s.major_dept = d.dept_id WHERE d.name = 'Computer Science'"
 
 func sameAsGold(t *testing.T, db datasets.Database, gold, got string) bool {
 	t.Helper()
@@ -176,11 +126,11 @@ func TestFinalSQL(t *testing.T) {
 // noReasoningFedBack checks that no request carries any turn's reasoning.
 func noReasoningFedBack(t *testing.T, m *realModel) {
 	t.Helper()
-	for i, req := range m.reqs {
+	for i, req := range m.Requests() {
 		for _, msg := range req.Messages {
 			for _, r := range m.replies {
-				if r.reasoning != "" && strings.Contains(msg.Content, r.reasoning) {
-					t.Errorf("request %d message %q carries reasoning %q; want reasoning kept out of the conversation", i, msg.Role, r.reasoning)
+				if r.Reasoning != "" && strings.Contains(msg.Content, r.Reasoning) {
+					t.Errorf("request %d message %q carries reasoning %q; want reasoning kept out of the conversation", i, msg.Role, r.Reasoning)
 				}
 			}
 		}
@@ -193,16 +143,16 @@ func noReasoningFedBack(t *testing.T, m *realModel) {
 // answer(...) (which must not end the episode), and answers with a
 // trailing semicolon in an unlabelled fence.
 func TestDSLEpisodeRealStyles(t *testing.T) {
-	db := miniDB(t, "university")
-	m := &realModel{replies: []turnReply{
-		{reasoning: "The user wants CS majors. Draft: answer(r9). ```sql\nSELECT 1\n```",
-			text: "I'll look at the department names first.\n\n```python\nr1 = table_ref(\"department\", as=\"D\");\ndistinct_values(r1, \"D.name\", 10);\n```\n\nThen I can filter."},
-		{reasoning: "Computer Science is spelled like that.",
-			text: "The department is spelled 'Computer Science'. Plan:\n\n1. `r2 = join_table(r1, \"student\", on=\"S.major_dept = D.dept_id\", as=\"S\")`\n2. `r3 = filter_expr(r2, \"D.name = 'Computer Science'\")`\n3. `r4 = aggregate(r3, group_by=[], aggs=[\"count(*) AS n\"])`\n4. `execute(r4)` to check the count."},
-		{text: "The count is 4, so:\n```dsl\nanswer(r4)\n```\nThis returns the number of students who declared a major in", finish: llm.FinishLength},
-		{reasoning: "Resend the answer.", text: "```\nanswer(r4);\n```"},
-	}}
-	res, err := newRunner(t, runners.Params{}).Run(context.Background(), runners.Task{Example: miniQ0, DB: db, LLM: m})
+	db := runkit.MiniDB(t, "university")
+	m := newRealModel([]testkit.Turn{
+		{Reasoning: "The user wants CS majors. Draft: answer(r9). ```sql\nSELECT 1\n```",
+			Text: "I'll look at the department names first.\n\n```python\nr1 = table_ref(\"department\", as=\"D\");\ndistinct_values(r1, \"D.name\", 10);\n```\n\nThen I can filter."},
+		{Reasoning: "Computer Science is spelled like that.",
+			Text: "The department is spelled 'Computer Science'. Plan:\n\n1. `r2 = join_table(r1, \"student\", on=\"S.major_dept = D.dept_id\", as=\"S\")`\n2. `r3 = filter_expr(r2, \"D.name = 'Computer Science'\")`\n3. `r4 = aggregate(r3, group_by=[], aggs=[\"count(*) AS n\"])`\n4. `execute(r4)` to check the count."},
+		{Text: "The count is 4, so:\n```dsl\nanswer(r4)\n```\nThis returns the number of students who declared a major in", Finish: llm.FinishLength},
+		{Reasoning: "Resend the answer.", Text: "```\nanswer(r4);\n```"},
+	})
+	res, err := newRunner(t, runners.Params{}).Run(context.Background(), runners.Task{Example: runkit.MiniQ0, DB: db, LLM: m})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,23 +165,23 @@ func TestDSLEpisodeRealStyles(t *testing.T) {
 	if res.Trace.Counters["dsl_errors"] != 0 {
 		t.Errorf("dsl_errors: got %v; want 0 (every call parses in its real style)", res.Trace.Counters["dsl_errors"])
 	}
-	if !sameAsGold(t, db, miniQ0Gold, res.SQL) {
+	if !sameAsGold(t, db, runkit.MiniQ0Gold, res.SQL) {
 		t.Errorf("answer %q does not give the gold result", res.SQL)
 	}
 	noReasoningFedBack(t, m)
-	if got := m.reqs[1].Messages[2].Content; got != m.replies[0].text {
+	if got := m.Requests()[1].Messages[2].Content; got != m.replies[0].Text {
 		t.Errorf("assistant message of turn 1 = %q; want the answer text only", got)
 	}
-	if s := res.Trace.Steps[0]; s.Info["reasoning"] != m.replies[0].reasoning || s.Info["finish_reason"] != llm.FinishStop {
+	if s := res.Trace.Steps[0]; s.Info["reasoning"] != m.replies[0].Reasoning || s.Info["finish_reason"] != llm.FinishStop {
 		t.Errorf("step 1 info %v; want its reasoning and finish reason", s.Info)
 	}
 	if s := res.Trace.Steps[2]; s.Info["finish_reason"] != llm.FinishLength {
 		t.Errorf("step 3 finish_reason %v; want length", s.Info["finish_reason"])
 	}
-	if obs := m.reqs[3].Messages[len(m.reqs[3].Messages)-1].Content; !strings.Contains(obs, "cut at the token limit") {
+	if obs := m.Requests()[3].Messages[len(m.Requests()[3].Messages)-1].Content; !strings.Contains(obs, "cut at the token limit") {
 		t.Errorf("turn-4 observation %q; want the cut explained", obs)
 	}
-	if req := m.reqs[0]; req.MaxTokens != DefaultMaxTokens {
+	if req := m.Requests()[0]; req.MaxTokens != DefaultMaxTokens {
 		t.Errorf("max_tokens %d; want %d", req.MaxTokens, DefaultMaxTokens)
 	}
 }
@@ -241,23 +191,23 @@ func TestDSLEpisodeRealStyles(t *testing.T) {
 // ```sql block alone are run and observed; only the FINAL ANSWER line ends
 // the episode.
 func TestSQLEpisodeRealStyles(t *testing.T) {
-	db := miniDB(t, "university")
-	m := &realModel{replies: []turnReply{
-		{reasoning: "FINAL ANSWER\n```sql\nSELECT 99\n```", text: "Before the final answer, let me check the spelling of the department:\nSELECT DISTINCT name FROM department"},
-		{text: "It is 'Computer Science'. Now the count:\n```sql\nSELECT COUNT(*) FROM student s JOIN department d ON s.major_dept = d.dept_id WHERE d.name = 'Computer Science';\n```"},
-		{reasoning: "4 looks right.", text: "The query returns 4.\n\n**FINAL ANSWER**\n```sql\nSELECT COUNT(*) FROM student s JOIN department d ON s.major_dept = d.dept_id WHERE d.name = 'Computer Science'\n```"},
-	}}
-	res, err := newRunner(t, runners.Params{"setting": SettingIterateSQL}).Run(context.Background(), runners.Task{Example: miniQ0, DB: db, LLM: m})
+	db := runkit.MiniDB(t, "university")
+	m := newRealModel([]testkit.Turn{
+		{Reasoning: "FINAL ANSWER\n```sql\nSELECT 99\n```", Text: "Before the final answer, let me check the spelling of the department:\nSELECT DISTINCT name FROM department"},
+		{Text: "It is 'Computer Science'. Now the count:\n```sql\nSELECT COUNT(*) FROM student s JOIN department d ON s.major_dept = d.dept_id WHERE d.name = 'Computer Science';\n```"},
+		{Reasoning: "4 looks right.", Text: "The query returns 4.\n\n**FINAL ANSWER**\n```sql\nSELECT COUNT(*) FROM student s JOIN department d ON s.major_dept = d.dept_id WHERE d.name = 'Computer Science'\n```"},
+	})
+	res, err := newRunner(t, runners.Params{"setting": SettingIterateSQL}).Run(context.Background(), runners.Task{Example: runkit.MiniQ0, DB: db, LLM: m})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Trace.Counters["turns"] != 3 || res.Trace.Counters["answered"] != 1 || res.Trace.Counters[CounterFallback] != 0 {
 		t.Errorf("counters %v; want 3 turns ending in the FINAL ANSWER", res.Trace.Counters)
 	}
-	if !sameAsGold(t, db, miniQ0Gold, res.SQL) {
+	if !sameAsGold(t, db, runkit.MiniQ0Gold, res.SQL) {
 		t.Errorf("answer %q does not give the gold result", res.SQL)
 	}
-	obs := m.reqs[1].Messages[len(m.reqs[1].Messages)-1].Content
+	obs := m.Requests()[1].Messages[len(m.Requests()[1].Messages)-1].Content
 	if !strings.Contains(obs, "Computer Science") {
 		t.Errorf("turn-2 observation %q; want the exploratory query's rows", obs)
 	}
@@ -268,30 +218,30 @@ func TestSQLEpisodeRealStyles(t *testing.T) {
 // that executed with rows, not a later one that failed or was empty, and
 // says so.
 func TestFallbackBestSQL(t *testing.T) {
-	db := miniDB(t, "university")
+	db := runkit.MiniDB(t, "university")
 	good := "SELECT COUNT(*) FROM student s JOIN department d ON s.major_dept = d.dept_id WHERE d.name = 'Computer Science'"
 	for _, tc := range []struct {
 		setting string
-		replies []turnReply
+		replies []testkit.Turn
 	}{
-		{SettingIterateSQL, []turnReply{
-			{text: "```sql\n" + good + "\n```"},
-			{text: "```sql\nSELECT name FROM student WHERE name = 'nobody'\n```"},
-			{text: "```sql\nSELECT nme FROM student\n```"},
+		{SettingIterateSQL, []testkit.Turn{
+			{Text: "```sql\n" + good + "\n```"},
+			{Text: "```sql\nSELECT name FROM student WHERE name = 'nobody'\n```"},
+			{Text: "```sql\nSELECT nme FROM student\n```"},
 		}},
-		{SettingIterateDSL, []turnReply{
-			{text: "```dsl\nr1 = table_ref(\"student\", as=\"S\")\nr2 = join_table(r1, \"department\", on=\"S.major_dept = D.dept_id\", as=\"D\")\nr3 = filter_expr(r2, \"D.name = 'Computer Science'\")\nr4 = select_columns(r3, [\"count(*)\"])\nexecute(r4)\n```"},
-			{text: "```dsl\nr5 = filter_expr(r1, \"S.name = 'nobody'\")\nexecute(r5)\n```"},
-			{text: "```dsl\nr6 = table_ref(\"nosuch\")\n```"},
+		{SettingIterateDSL, []testkit.Turn{
+			{Text: "```dsl\nr1 = table_ref(\"student\", as=\"S\")\nr2 = join_table(r1, \"department\", on=\"S.major_dept = D.dept_id\", as=\"D\")\nr3 = filter_expr(r2, \"D.name = 'Computer Science'\")\nr4 = select_columns(r3, [\"count(*)\"])\nexecute(r4)\n```"},
+			{Text: "```dsl\nr5 = filter_expr(r1, \"S.name = 'nobody'\")\nexecute(r5)\n```"},
+			{Text: "```dsl\nr6 = table_ref(\"nosuch\")\n```"},
 		}},
 	} {
 		t.Run(tc.setting, func(t *testing.T) {
-			m := &realModel{replies: tc.replies}
-			res, err := newRunner(t, runners.Params{"setting": tc.setting, "max_turns": 3}).Run(context.Background(), runners.Task{Example: miniQ0, DB: db, LLM: m})
+			m := newRealModel(tc.replies)
+			res, err := newRunner(t, runners.Params{"setting": tc.setting, "max_turns": 3}).Run(context.Background(), runners.Task{Example: runkit.MiniQ0, DB: db, LLM: m})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !sameAsGold(t, db, miniQ0Gold, res.SQL) {
+			if !sameAsGold(t, db, runkit.MiniQ0Gold, res.SQL) {
 				t.Errorf("fallback %q; want the query that executed with rows", res.SQL)
 			}
 			if res.Trace.Counters[CounterFallback] != 1 || !strings.Contains(res.Note, "within 3 turns") || !strings.Contains(res.Note, "executed with rows") {
@@ -305,7 +255,7 @@ func TestFallbackBestSQL(t *testing.T) {
 // context length exceeded) ends the episode with the best SQL so far; an
 // endpoint failure (503 after retries, 401) is a Run error.
 func TestModelErrors(t *testing.T) {
-	db := miniDB(t, "university")
+	db := runkit.MiniDB(t, "university")
 	good := "```sql\nSELECT COUNT(*) FROM student s JOIN department d ON s.major_dept = d.dept_id WHERE d.name = 'Computer Science'\n```"
 	ctxLen := &llm.StatusError{StatusCode: 400, Message: "This model's maximum context length is 8192 tokens"}
 	for _, tc := range []struct {
@@ -321,8 +271,8 @@ func TestModelErrors(t *testing.T) {
 	} {
 		for _, setting := range []string{SettingIterateSQL, SettingIterateDSL} {
 			t.Run(tc.name+"/"+setting, func(t *testing.T) {
-				m := &realModel{replies: []turnReply{{text: good}, {err: tc.err}}}
-				res, err := newRunner(t, runners.Params{"setting": setting}).Run(context.Background(), runners.Task{Example: miniQ0, DB: db, LLM: m})
+				m := newRealModel([]testkit.Turn{{Text: good}, {Err: tc.err}})
+				res, err := newRunner(t, runners.Params{"setting": setting}).Run(context.Background(), runners.Task{Example: runkit.MiniQ0, DB: db, LLM: m})
 				if (err != nil) != tc.wantErr {
 					t.Fatalf("Run error %v; want error: %v", err, tc.wantErr)
 				}
@@ -332,7 +282,7 @@ func TestModelErrors(t *testing.T) {
 					}
 					return
 				}
-				if !sameAsGold(t, db, miniQ0Gold, res.SQL) || res.Trace.Counters[CounterModelErrors] != 1 || !strings.Contains(res.Note, "turn 2") {
+				if !sameAsGold(t, db, runkit.MiniQ0Gold, res.SQL) || res.Trace.Counters[CounterModelErrors] != 1 || !strings.Contains(res.Note, "turn 2") {
 					t.Errorf("SQL %q note %q counters %v; want the best SQL so far and the model error noted", res.SQL, res.Note, res.Trace.Counters)
 				}
 			})
@@ -344,32 +294,32 @@ func TestModelErrors(t *testing.T) {
 // notes an answer without SQL, and takes SQL from a cut answer only when
 // its block was closed before the cut.
 func TestBaselineRealStyles(t *testing.T) {
-	db := miniDB(t, "university")
+	db := runkit.MiniDB(t, "university")
 	for _, tc := range []struct {
 		name    string
-		reply   turnReply
+		reply   testkit.Turn
 		wantSQL bool
 		note    string
 	}{
-		{"prose and fence", turnReply{reasoning: "```sql\nSELECT 1\n```", text: "Here is the query:\n\n```sql\n" + miniQ0Gold + ";\n```\n\nIt counts the students."}, true, ""},
-		{"no sql", turnReply{text: "There are four such students."}, false, NoSQLNote},
-		{"cut inside the sql", turnReply{text: "```sql\nSELECT COUNT(*) FROM student AS s JOIN department AS d ON s.major_dept = d.dept_id WHERE", finish: llm.FinishLength}, false, "unfinished"},
-		{"cut after a closed block", turnReply{text: "```sql\n" + miniQ0Gold + "\n```\nThis query joins the student table with", finish: llm.FinishLength}, true, "complete"},
-		{"cut in reasoning", turnReply{reasoning: "Let me think about the joins", text: "", finish: llm.FinishLength}, false, NoSQLNote},
+		{"prose and fence", testkit.Turn{Reasoning: "```sql\nSELECT 1\n```", Text: "Here is the query:\n\n```sql\n" + runkit.MiniQ0Gold + ";\n```\n\nIt counts the students."}, true, ""},
+		{"no sql", testkit.Turn{Text: "There are four such students."}, false, NoSQLNote},
+		{"cut inside the sql", testkit.Turn{Text: "```sql\nSELECT COUNT(*) FROM student AS s JOIN department AS d ON s.major_dept = d.dept_id WHERE", Finish: llm.FinishLength}, false, "unfinished"},
+		{"cut after a closed block", testkit.Turn{Text: "```sql\n" + runkit.MiniQ0Gold + "\n```\nThis query joins the student table with", Finish: llm.FinishLength}, true, "complete"},
+		{"cut in reasoning", testkit.Turn{Reasoning: "Let me think about the joins", Text: "", Finish: llm.FinishLength}, false, NoSQLNote},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := &realModel{replies: []turnReply{tc.reply}}
-			res, err := newRunner(t, runners.Params{"setting": SettingBaseline}).Run(context.Background(), runners.Task{Example: miniQ0, DB: db, LLM: m})
+			m := newRealModel([]testkit.Turn{tc.reply})
+			res, err := newRunner(t, runners.Params{"setting": SettingBaseline}).Run(context.Background(), runners.Task{Example: runkit.MiniQ0, DB: db, LLM: m})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if (res.SQL != "") != tc.wantSQL || tc.wantSQL && !sameAsGold(t, db, miniQ0Gold, res.SQL) {
+			if (res.SQL != "") != tc.wantSQL || tc.wantSQL && !sameAsGold(t, db, runkit.MiniQ0Gold, res.SQL) {
 				t.Errorf("SQL %q; want the gold query: %v", res.SQL, tc.wantSQL)
 			}
 			if !strings.Contains(res.Note, tc.note) {
 				t.Errorf("note %q; want it to contain %q", res.Note, tc.note)
 			}
-			if cut := tc.reply.finish == llm.FinishLength; (res.Trace.Counters[CounterCut] == 1) != cut {
+			if cut := tc.reply.Finish == llm.FinishLength; (res.Trace.Counters[CounterCut] == 1) != cut {
 				t.Errorf("cut counter %v; want counted: %v", res.Trace.Counters[CounterCut], cut)
 			}
 		})
@@ -381,22 +331,22 @@ func TestBaselineRealStyles(t *testing.T) {
 // final answer); the query runs as a probe, the model sees its rows, and
 // only answer(...) ends the episode.
 func TestDSLSQLBlockIsAProbe(t *testing.T) {
-	db := miniDB(t, "university")
-	m := &realModel{replies: []turnReply{
-		{text: "Let me check the spelling first:\n```sql\nSELECT DISTINCT name FROM department\n```"},
-		{text: "```dsl\nr1 = table_ref(\"student\", as=\"S\")\nr2 = join_table(r1, \"department\", on=\"S.major_dept = D.dept_id\", as=\"D\")\nr3 = filter_expr(r2, \"D.name = 'Computer Science'\")\nr4 = select_columns(r3, [\"count(*)\"])\nexecute(r4)\nanswer(r4)\n```"},
-	}}
-	res, err := newRunner(t, runners.Params{}).Run(context.Background(), runners.Task{Example: miniQ0, DB: db, LLM: m})
+	db := runkit.MiniDB(t, "university")
+	m := newRealModel([]testkit.Turn{
+		{Text: "Let me check the spelling first:\n```sql\nSELECT DISTINCT name FROM department\n```"},
+		{Text: "```dsl\nr1 = table_ref(\"student\", as=\"S\")\nr2 = join_table(r1, \"department\", on=\"S.major_dept = D.dept_id\", as=\"D\")\nr3 = filter_expr(r2, \"D.name = 'Computer Science'\")\nr4 = select_columns(r3, [\"count(*)\"])\nexecute(r4)\nanswer(r4)\n```"},
+	})
+	res, err := newRunner(t, runners.Params{}).Run(context.Background(), runners.Task{Example: runkit.MiniQ0, DB: db, LLM: m})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Trace.Counters["turns"] != 2 || res.Trace.Counters[CounterRawSQL] != 1 || res.Trace.Counters["answered"] != 1 {
 		t.Errorf("counters %v; want the SQL block run as a probe and the answer on turn 2", res.Trace.Counters)
 	}
-	if obs := m.reqs[1].Messages[len(m.reqs[1].Messages)-1].Content; !strings.Contains(obs, "SQL probe -> 5 rows") || !strings.Contains(obs, "Computer Science") {
+	if obs := m.Requests()[1].Messages[len(m.Requests()[1].Messages)-1].Content; !strings.Contains(obs, "SQL probe -> 5 rows") || !strings.Contains(obs, "Computer Science") {
 		t.Errorf("turn-2 observation %q; want the probe's rows (5 departments in university.sql)", obs)
 	}
-	if !sameAsGold(t, db, miniQ0Gold, res.SQL) {
+	if !sameAsGold(t, db, runkit.MiniQ0Gold, res.SQL) {
 		t.Errorf("answer %q does not give the gold result", res.SQL)
 	}
 }

@@ -6,22 +6,15 @@ import (
 	"testing"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/testkit"
 	"github.com/t2sbench/t2sbench/runners"
-	"github.com/t2sbench/t2sbench/runners/llm"
 )
 
-// looping is a fake llm.Client that answers every request with the next
-// reply of a script and repeats the last reply forever, like a model stuck
-// in a pattern.
-type looping struct {
-	replies []string
-	calls   int
-}
-
-func (l *looping) Complete(_ context.Context, req llm.Request) (*llm.Response, error) {
-	i := min(l.calls, len(l.replies)-1)
-	l.calls++
-	return &llm.Response{Choices: []string{l.replies[i]}}, nil
+// loopingModel is a fake llm.Client that answers every request with the
+// next reply of a script and repeats the last reply forever, like a model
+// stuck in a pattern.
+func loopingModel(replies []string) *testkit.Model {
+	return &testkit.Model{Reply: testkit.Looping(replies...)}
 }
 
 // TestGarbageModel feeds each setting the ways a real model fails (no
@@ -59,14 +52,14 @@ func TestGarbageModel(t *testing.T) {
 	for _, setting := range []string{SettingBaseline, SettingIterateSQL, SettingIterateDSL} {
 		for _, tc := range cases {
 			t.Run(setting+"/"+tc.name, func(t *testing.T) {
-				client := &looping{replies: tc.replies}
+				client := loopingModel(tc.replies)
 				res, err := newRunner(t, runners.Params{"setting": setting, "max_turns": 4}).Run(context.Background(),
 					runners.Task{Example: ex, DB: db, LLM: client})
 				if err != nil {
 					t.Fatalf("got error %v; want a model mistake recorded as data", err)
 				}
-				if client.calls > 4 {
-					t.Errorf("got %d model calls; want at most max_turns = 4", client.calls)
+				if client.Calls("") > 4 {
+					t.Errorf("got %d model calls; want at most max_turns = 4", client.Calls(""))
 				}
 				if res.SQL == "" && res.Note == "" {
 					t.Errorf("empty SQL without a note; trace %v", res.Trace.Counters)
@@ -77,8 +70,8 @@ func TestGarbageModel(t *testing.T) {
 				if setting == SettingIterateDSL && !tc.wantSQL && res.SQL != "" {
 					t.Errorf("got SQL %q from garbage; want none", res.SQL)
 				}
-				if got := res.Trace.Counters["turns"]; int(got) != client.calls {
-					t.Errorf("turns counter %v; want %d (one per model call)", got, client.calls)
+				if got := res.Trace.Counters["turns"]; int(got) != client.Calls("") {
+					t.Errorf("turns counter %v; want %d (one per model call)", got, client.Calls(""))
 				}
 			})
 		}
@@ -91,7 +84,7 @@ func TestCallsPerTurnCap(t *testing.T) {
 	db, _ := fixture(t)
 	ex := datasets.Example{ID: "q1", DBID: "concert", Question: "x"}
 	prog := "```dsl\nr1 = table_ref(\"singer\")\nexecute(r1)\nexecute(r1)\nexecute(r1)\nanswer(r1)\n```"
-	client := &scripted{replies: []string{prog, "```dsl\nanswer(r1)\n```"}}
+	client := scripted(prog, "```dsl\nanswer(r1)\n```")
 	res, err := newRunner(t, runners.Params{"max_calls_per_turn": 3}).Run(context.Background(), runners.Task{Example: ex, DB: db, LLM: client})
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +95,7 @@ func TestCallsPerTurnCap(t *testing.T) {
 	if got := res.Trace.Counters["probes"]; got != 2 {
 		t.Errorf("probes: got %v; want 2 (the third execute is past the cap)", got)
 	}
-	obs := client.reqs[1].Messages[len(client.reqs[1].Messages)-1].Content
+	obs := client.Requests()[1].Messages[len(client.Requests()[1].Messages)-1].Content
 	if !strings.Contains(obs, "Only the first 3 calls") {
 		t.Errorf("observation %q; want the cap explained", obs)
 	}
@@ -116,13 +109,13 @@ func TestRequestsCarrySeed(t *testing.T) {
 	db, _ := fixture(t)
 	ex := datasets.Example{ID: "q1", DBID: "concert", Question: "x"}
 	for _, setting := range []string{SettingBaseline, SettingIterateSQL, SettingIterateDSL} {
-		client := &scripted{replies: []string{"```sql\nSELECT 1\n```"}}
+		client := scripted("```sql\nSELECT 1\n```")
 		if _, err := newRunner(t, runners.Params{"setting": setting, "max_turns": 1}).Run(context.Background(),
 			runners.Task{Example: ex, DB: db, LLM: client, Seed: 42}); err != nil {
 			t.Fatal(err)
 		}
-		if len(client.reqs) != 1 || client.reqs[0].Seed == nil || *client.reqs[0].Seed != 42 {
-			t.Errorf("%s: request seed %v; want 42", setting, client.reqs[0].Seed)
+		if len(client.Requests()) != 1 || client.Requests()[0].Seed == nil || *client.Requests()[0].Seed != 42 {
+			t.Errorf("%s: request seed %v; want 42", setting, client.Requests()[0].Seed)
 		}
 	}
 }

@@ -2,28 +2,19 @@ package reactdsl
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/testkit"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/llm"
 )
 
 // scripted is a fake llm.Client answering turn i with replies[i] and
 // recording the requests.
-type scripted struct {
-	replies []string
-	reqs    []llm.Request
-}
-
-func (s *scripted) Complete(_ context.Context, req llm.Request) (*llm.Response, error) {
-	s.reqs = append(s.reqs, req)
-	if len(s.reqs) > len(s.replies) {
-		return nil, errors.New("script exhausted")
-	}
-	return &llm.Response{Choices: []string{s.replies[len(s.reqs)-1]}, Usage: llm.Usage{PromptTokens: 10, CompletionTokens: 5}}, nil
+func scripted(replies ...string) *testkit.Model {
+	return &testkit.Model{Reply: testkit.Replies(replies...), Usage: llm.Usage{PromptTokens: 10, CompletionTokens: 5}}
 }
 
 func newRunner(t *testing.T, p runners.Params) runners.Runner {
@@ -54,11 +45,11 @@ func TestParams(t *testing.T) {
 func TestLoopScripted(t *testing.T) {
 	db, _ := fixture(t)
 	ex := datasets.Example{ID: "q1", DBID: "concert", Question: "How many singers are from France?"}
-	client := &scripted{replies: []string{
+	client := scripted(
 		"```dsl\nr1 = table_ref(\"singer\")\ndistinct_values(r1, \"contry\")\n```",
 		"```dsl\ndistinct_values(r1, \"country\")\nr2 = filter_expr(r1, \"country = 'France'\")\nr3 = select_columns(r2, [\"count(*)\"])\nexecute(r3)\n```",
 		"```dsl\nanswer(r3)\n```",
-	}}
+	)
 	res, err := newRunner(t, runners.Params{}).Run(context.Background(), runners.Task{Example: ex, DB: db, LLM: client})
 	if err != nil {
 		t.Fatal(err)
@@ -74,15 +65,15 @@ func TestLoopScripted(t *testing.T) {
 		t.Errorf("answer %q gives %v %v; want 4 French singers", res.SQL, flat(rs), err)
 	}
 	// The model saw the typed error and the execute result.
-	obs := client.reqs[1].Messages[len(client.reqs[1].Messages)-1].Content
+	obs := client.Requests()[1].Messages[len(client.Requests()[1].Messages)-1].Content
 	if !strings.Contains(obs, "UnknownColumn") || !strings.Contains(obs, "singer.country") {
 		t.Errorf("turn-2 observation %q; want UnknownColumn suggesting singer.country", obs)
 	}
-	obs = client.reqs[2].Messages[len(client.reqs[2].Messages)-1].Content
+	obs = client.Requests()[2].Messages[len(client.Requests()[2].Messages)-1].Content
 	if !strings.Contains(obs, "execute(r3) -> 1 row") || !strings.Contains(obs, "France") {
 		t.Errorf("turn-3 observation %q; want the execute result and the distinct values", obs)
 	}
-	for _, r := range client.reqs {
+	for _, r := range client.Requests() {
 		if r.Role != RoleReason || r.Answer != llm.AnswerDSL || r.Responder != ResponderTurn {
 			t.Errorf("request role/answer/responder = %s/%s/%s; want reason/dsl/%s", r.Role, r.Answer, r.Responder, ResponderTurn)
 		}
@@ -95,10 +86,10 @@ func TestLoopScripted(t *testing.T) {
 func TestLoopShapingFallback(t *testing.T) {
 	db, _ := fixture(t)
 	ex := datasets.Example{ID: "q1", DBID: "concert", Question: "Oldest singer?"}
-	client := &scripted{replies: []string{
+	client := scripted(
 		"```dsl\nr1 = table_ref(\"singer\")\nr2 = order_by(r1, [\"age DESC\"])\nr3 = limit(r2, 1)\nr4 = select_columns(r3, [\"name\"])\nexecute(r4)\n```",
 		"I think that is it.",
-	}}
+	)
 	res, err := newRunner(t, runners.Params{"max_turns": 2}).Run(context.Background(), runners.Task{Example: ex, DB: db, LLM: client})
 	if err != nil {
 		t.Fatal(err)
@@ -115,12 +106,12 @@ func TestLoopShapingFallback(t *testing.T) {
 func TestBudgetStopsLoop(t *testing.T) {
 	db, _ := fixture(t)
 	ex := datasets.Example{ID: "q1", DBID: "concert", Question: "x"}
-	client := &scripted{replies: []string{"```dsl\nr1 = table_ref(\"singer\")\n```", "```dsl\nr2 = table_ref(\"concert\")\n```", "x"}}
+	client := scripted("```dsl\nr1 = table_ref(\"singer\")\n```", "```dsl\nr2 = table_ref(\"concert\")\n```", "x")
 	res, err := newRunner(t, runners.Params{}).Run(context.Background(), runners.Task{Example: ex, DB: db, LLM: client, Budget: runners.Budget{MaxCalls: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(client.reqs) != 2 || res.SQL == "" {
-		t.Errorf("got %d calls, SQL %q; want 2 calls and the last relation as the shaped answer", len(client.reqs), res.SQL)
+	if len(client.Requests()) != 2 || res.SQL == "" {
+		t.Errorf("got %d calls, SQL %q; want 2 calls and the last relation as the shaped answer", len(client.Requests()), res.SQL)
 	}
 }

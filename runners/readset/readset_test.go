@@ -2,14 +2,10 @@ package readset
 
 import (
 	"context"
-	"database/sql"
-	"path/filepath"
 	"reflect"
 	"testing"
 
-	_ "github.com/mattn/go-sqlite3"
-
-	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/testkit/runkit"
 )
 
 // TestReader: the read sets of hand-written queries over a two-table
@@ -17,22 +13,9 @@ import (
 // keys and the INTEGER PRIMARY KEY rowid alias included) and from the
 // lexical scan (names that occur as words).
 func TestReader(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "shop.sqlite")
-	w, err := sql.Open("sqlite3", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Exec(`CREATE TABLE customer (id INTEGER PRIMARY KEY, name TEXT, city TEXT);
+	db := runkit.DB(t, "shop", `CREATE TABLE customer (id INTEGER PRIMARY KEY, name TEXT, city TEXT);
 CREATE TABLE orders (order_id INTEGER PRIMARY KEY, customer_id INTEGER REFERENCES customer(id), total REAL);
-INSERT INTO customer VALUES (1, 'Ann', 'Oslo'); INSERT INTO orders VALUES (1, 1, 9.5);`); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	db, err := datasets.OpenSQLite(path, "shop", datasets.SQLiteOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+INSERT INTO customer VALUES (1, 'Ann', 'Oslo'); INSERT INTO orders VALUES (1, 1, 9.5);`)
 	ctx := context.Background()
 	s, err := db.Schema(ctx)
 	if err != nil {

@@ -2,7 +2,6 @@ package retrieval
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"math"
 	"os"
@@ -10,9 +9,8 @@ import (
 	"reflect"
 	"testing"
 
-	_ "github.com/mattn/go-sqlite3"
-
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/testkit/runkit"
 	"github.com/t2sbench/t2sbench/runners/llm"
 )
 
@@ -27,21 +25,7 @@ INSERT INTO code VALUES ('FRA-PARIS','Capital city of France'),('NLD','Netherlan
 // fixtureDB builds the fixture in t.TempDir() and opens it read-only.
 func fixtureDB(t testing.TB, opt datasets.SQLiteOptions) datasets.Database {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "f.sqlite")
-	w, err := sql.Open("sqlite3", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Exec(fixtureSQL); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	db, err := datasets.OpenSQLite(path, "f", opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
+	return runkit.DBWith(t, "f", opt, fixtureSQL)
 }
 
 func TestSimilarity(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/testkit/runkit"
 )
 
 // TestAttributeCheck: level 2's attribute check fires on hand-made
@@ -201,7 +202,7 @@ func TestAttributeCheckGoldMini(t *testing.T) {
 	for _, q := range qs {
 		v := vals[q.DB]
 		if v == nil {
-			db := miniDB(t, q.DB)
+			db := runkit.MiniDB(t, q.DB)
 			s, err := db.Schema(context.Background())
 			if err != nil {
 				t.Fatal(err)

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/testkit"
+	"github.com/t2sbench/t2sbench/internal/testkit/runkit"
 	"github.com/t2sbench/t2sbench/runners"
 )
 
@@ -180,7 +182,7 @@ func TestParseDependencies(t *testing.T) {
 // whose SELECT attribute the question does not name is regenerated) and
 // the counters.
 func TestSwitchesChangeBehaviour(t *testing.T) {
-	db := miniDB(t, "university")
+	db := runkit.MiniDB(t, "university")
 	ex := datasets.Example{ID: "q", DBID: "university", Question: "What are the names of students enrolled in 2021?"}
 	// The final entity first, its filter after it; the filter reads an
 	// attribute of department, which terminal_tables does not list.
@@ -188,9 +190,9 @@ func TestSwitchesChangeBehaviour(t *testing.T) {
 		`"dependencies":[{"entity":"student names","requires":["student.name","enrolment filter"]},{"entity":"enrolment filter","requires":["student.enrol_year","department.building"]}],"terminal_tables":["student"]}`
 	wrong := "```sql\nSELECT birth_date FROM student WHERE enrol_year = 2021\n```"
 	right := "```sql\nSELECT name FROM student WHERE enrol_year = 2021\n```"
-	run := func(p runners.Params, replies ...string) (*scripted, runners.Result) {
+	run := func(p runners.Params, replies ...string) (*testkit.Model, runners.Result) {
 		t.Helper()
-		client := &scripted{replies: replies}
+		client := scripted(replies...)
 		r, err := New(p)
 		if err != nil {
 			t.Fatal(err)
@@ -205,10 +207,10 @@ func TestSwitchesChangeBehaviour(t *testing.T) {
 	// department is now a terminal the query leaves out: level 2 asks
 	// again (up to max_iterations).
 	c, res := run(runners.Params{"attribute_check": false}, decomp, right, right, right)
-	if c.reqs[0].SchemaName != SchemaDecompositionDeps || !strings.Contains(c.reqs[0].Messages[1].Content, "computational dependencies") {
-		t.Errorf("dependency_analysis on: schema %q; want %q and the instruction", c.reqs[0].SchemaName, SchemaDecompositionDeps)
+	if c.Requests()[0].SchemaName != SchemaDecompositionDeps || !strings.Contains(c.Requests()[0].Messages[1].Content, "computational dependencies") {
+		t.Errorf("dependency_analysis on: schema %q; want %q and the instruction", c.Requests()[0].SchemaName, SchemaDecompositionDeps)
 	}
-	plan := c.reqs[1].Messages[0].Content
+	plan := c.Requests()[1].Messages[0].Content
 	i, j := strings.Index(plan, "Compute enrolment filter"), strings.Index(plan, "Compute student names")
 	if i < 0 || j < 0 || i > j {
 		t.Errorf("plan: want the filter computed before the names it feeds:\n%s", plan)
@@ -218,21 +220,21 @@ func TestSwitchesChangeBehaviour(t *testing.T) {
 	}
 
 	c, res = run(runners.Params{"attribute_check": false, "dependency_analysis": false}, decomp, right)
-	plan = c.reqs[1].Messages[0].Content
-	if c.reqs[0].SchemaName != SchemaDecomposition || strings.Contains(c.reqs[0].Messages[1].Content, "computational dependencies") ||
+	plan = c.Requests()[1].Messages[0].Content
+	if c.Requests()[0].SchemaName != SchemaDecomposition || strings.Contains(c.Requests()[0].Messages[1].Content, "computational dependencies") ||
 		strings.Contains(plan, "dependency order") || res.Trace.Counters[CounterDepTerminals] != 0 {
-		t.Errorf("dependency_analysis off: schema %q, counters %v, plan:\n%s", c.reqs[0].SchemaName, res.Trace.Counters, plan)
+		t.Errorf("dependency_analysis off: schema %q, counters %v, plan:\n%s", c.Requests()[0].SchemaName, res.Trace.Counters, plan)
 	}
 
 	// attribute_check: on, the wrong attribute is caught and regenerated.
 	dec2 := `{"operations":[],"quantities":[],"aggregations":[],"temporal":[],"dependencies":[],"terminal_tables":["student"]}`
 	c, res = run(runners.Params{}, dec2, wrong, right)
-	if len(c.reqs) != 3 || res.SQL != "SELECT name FROM student WHERE enrol_year = 2021" ||
-		res.Trace.Counters[CounterAttributes] != 1 || res.Trace.Counters["validation.l2"] != 1 || !strings.Contains(c.reqs[2].Messages[1].Content, CheckAttributes) {
-		t.Errorf("attribute_check on: %d requests, SQL %q, counters %v; want 3, the second query, the check counted", len(c.reqs), res.SQL, res.Trace.Counters)
+	if len(c.Requests()) != 3 || res.SQL != "SELECT name FROM student WHERE enrol_year = 2021" ||
+		res.Trace.Counters[CounterAttributes] != 1 || res.Trace.Counters["validation.l2"] != 1 || !strings.Contains(c.Requests()[2].Messages[1].Content, CheckAttributes) {
+		t.Errorf("attribute_check on: %d requests, SQL %q, counters %v; want 3, the second query, the check counted", len(c.Requests()), res.SQL, res.Trace.Counters)
 	}
 	c, res = run(runners.Params{"attribute_check": false}, dec2, wrong, right)
-	if _, has := res.Trace.Counters[CounterAttributes]; len(c.reqs) != 2 || has || res.Trace.Counters["validation.pass"] != 1 {
-		t.Errorf("attribute_check off: %d requests, counters %v; want 2 and no attribute counter", len(c.reqs), res.Trace.Counters)
+	if _, has := res.Trace.Counters[CounterAttributes]; len(c.Requests()) != 2 || has || res.Trace.Counters["validation.pass"] != 1 {
+		t.Errorf("attribute_check off: %d requests, counters %v; want 2 and no attribute counter", len(c.Requests()), res.Trace.Counters)
 	}
 }

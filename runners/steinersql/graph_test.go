@@ -5,6 +5,8 @@ import (
 	"math"
 	"os"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/internal/testkit/runkit"
 )
 
 const abcScript = `
@@ -32,7 +34,7 @@ func near(a, b float64) bool { return math.Abs(a-b) <= 1e-4 }
 // with different stems) get no edge.
 func TestGraphCosts(t *testing.T) {
 	ctx := context.Background()
-	db := fixtureDB(t, abcScript)
+	db := runkit.DB(t, "fixture", abcScript)
 	s, err := db.Schema(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +86,7 @@ func TestGraphCosts(t *testing.T) {
 // scaffold joining student and course goes through enrollment.
 func TestGraphMini(t *testing.T) {
 	ctx := context.Background()
-	db := miniDB(t, "university")
+	db := runkit.MiniDB(t, "university")
 	s, err := db.Schema(ctx)
 	if err != nil {
 		t.Fatal(err)

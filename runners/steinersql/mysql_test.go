@@ -24,12 +24,12 @@ func logicCatDB(t *testing.T, id string) datasets.Database {
 // with that table as a terminal, and the same query then passes.
 func TestLogicCatMySQL(t *testing.T) {
 	db := logicCatDB(t, "bike")
-	client := &scripted{replies: []string{
+	client := scripted(
 		`{"operations":[{"function":"AVG","target":"BicycleRider.RiderWeight"}],"quantities":[],"aggregations":["per manufacturer"],"temporal":[],"terminal_tables":["Bicycle","BicycleRidr"]}`,
 		"```sql\nSELECT b.Manufacturer, AVG(r.RiderWeight) FROM Bicycle b JOIN BicycleRider r ON r.BicycleID = b.BicycleID JOIN BicyclePerformance p ON p.BicycleID = b.BicycleID GROUP BY b.Manufacturer\n```",
 		"```sql\nSELECT b.Manufacturer, AVG(r.RiderWeight) FROM Bicycle b JOIN BicycleRider r ON r.BicycleID = b.BicycleID JOIN BicyclePerformance p ON p.BicycleID = b.BicycleID GROUP BY b.Manufacturer\n```",
 		"```sql\nSELECT 1\n```",
-	}}
+	)
 	r, err := New(runners.Params{})
 	if err != nil {
 		t.Fatal(err)
@@ -60,11 +60,11 @@ func TestLogicCatMySQL(t *testing.T) {
 	if !found {
 		t.Errorf("scaffold edges %+v; want Bicycle -- BicycleRider", sc.Edges)
 	}
-	if len(client.reqs) != 3 || res.Trace.Counters["replans"] != 1 || res.Trace.Counters["validation.pass"] != 1 {
-		t.Errorf("requests %d, counters %v; want 3 requests, one re-plan, a pass", len(client.reqs), res.Trace.Counters)
+	if len(client.Requests()) != 3 || res.Trace.Counters["replans"] != 1 || res.Trace.Counters["validation.pass"] != 1 {
+		t.Errorf("requests %d, counters %v; want 3 requests, one re-plan, a pass", len(client.Requests()), res.Trace.Counters)
 	}
-	if !strings.Contains(client.reqs[2].Messages[1].Content, "BicyclePerformance") {
-		t.Errorf("re-plan feedback does not name the stray table:\n%s", client.reqs[2].Messages[1].Content)
+	if !strings.Contains(client.Requests()[2].Messages[1].Content, "BicyclePerformance") {
+		t.Errorf("re-plan feedback does not name the stray table:\n%s", client.Requests()[2].Messages[1].Content)
 	}
 	for _, s := range res.Trace.Steps {
 		if s.Action == "validate" {

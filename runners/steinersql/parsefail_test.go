@@ -2,12 +2,11 @@ package steinersql
 
 import (
 	"context"
-	"strings"
 	"testing"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/testkit/runkit"
 	"github.com/t2sbench/t2sbench/runners"
-	"github.com/t2sbench/t2sbench/runners/llm"
 )
 
 // TestParseFailedCounters: a Stage 1 answer that does not parse as a
@@ -15,7 +14,7 @@ import (
 // parse_failed.decompose.decompose; a well-formed one, a refused request
 // and an answer cut at max_tokens (counted as cut) are not.
 func TestParseFailedCounters(t *testing.T) {
-	db := miniDB(t, "university")
+	db := runkit.MiniDB(t, "university")
 	ex := datasets.Example{ID: "q", DBID: "university", Question: "How many students are older than 20?"}
 	good := "```sql\nSELECT COUNT(*) FROM student WHERE age > 20\n```"
 	cases := []struct {
@@ -33,7 +32,7 @@ func TestParseFailedCounters(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			client := &cutByRole{byRole: byRole{decompose: tc.decompose, generate: good}, cut: tc.cut}
+			client := byRole(tc.decompose, good, tc.cut)
 			r, err := New(runners.Params{})
 			if err != nil {
 				t.Fatal(err)
@@ -42,29 +41,9 @@ func TestParseFailedCounters(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := res.Trace.Counters["parse_failed.decompose.decompose"]; got != tc.want {
+			if got := runkit.ParseFailed(t, res.Trace.Counters, "parse_failed.decompose.decompose"); got != tc.want {
 				t.Errorf("parse_failed.decompose.decompose = %v; want %v", got, tc.want)
-			}
-			for name, v := range res.Trace.Counters {
-				if strings.HasPrefix(name, runners.ParseFailedPrefix) && name != "parse_failed.decompose.decompose" {
-					t.Errorf("counter %s = %v; want none other", name, v)
-				}
 			}
 		})
 	}
-}
-
-// cutByRole is byRole whose Stage 1 answer is marked cut at max_tokens
-// when cut is set.
-type cutByRole struct {
-	byRole
-	cut bool
-}
-
-func (c *cutByRole) Complete(ctx context.Context, req llm.Request) (*llm.Response, error) {
-	resp, err := c.byRole.Complete(ctx, req)
-	if err == nil && c.cut && req.Role == RoleDecompose {
-		resp.FinishReasons = []string{llm.FinishLength}
-	}
-	return resp, err
 }

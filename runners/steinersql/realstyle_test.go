@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/testkit"
+	"github.com/t2sbench/t2sbench/internal/testkit/runkit"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/llm"
 )
@@ -19,40 +21,24 @@ import (
 // request with HTTP 400).
 
 // reply is one scripted model answer.
-type reply struct {
-	text, reasoning, finish string
-	err                     error
+type reply = testkit.Turn
+
+// roleScript is what roleModel answers to each role, in order.
+type roleScript struct {
+	decompose, generate []reply
 }
 
 // roleModel is a fake llm.Client answering each role from its own script
-// and recording every request.
+// ("stop" when a reply names no finish reason) and recording every
+// request.
 type roleModel struct {
-	decompose, generate []reply
-	reqs                []llm.Request
-	nd, ng              int
+	*testkit.Model
+	roleScript
 }
 
-func (m *roleModel) Complete(_ context.Context, req llm.Request) (*llm.Response, error) {
-	m.reqs = append(m.reqs, req)
-	var r reply
-	switch {
-	case req.Role == RoleDecompose && m.nd < len(m.decompose):
-		r = m.decompose[m.nd]
-		m.nd++
-	case req.Role == RoleReason && m.ng < len(m.generate):
-		r = m.generate[m.ng]
-		m.ng++
-	default:
-		return nil, fmt.Errorf("script exhausted for role %s", req.Role)
-	}
-	if r.err != nil {
-		return nil, r.err
-	}
-	finish := r.finish
-	if finish == "" {
-		finish = llm.FinishStop
-	}
-	return &llm.Response{Choices: []string{r.text}, Reasoning: []string{r.reasoning}, FinishReasons: []string{finish}}, nil
+func newRoleModel(s roleScript) *roleModel {
+	return &roleModel{roleScript: s, Model: &testkit.Model{DefaultFinish: llm.FinishStop,
+		Reply: testkit.ByRole(map[string][]testkit.Turn{RoleDecompose: s.decompose, RoleReason: s.generate})}}
 }
 
 // TestSchemasStrict: every schema the runner can send (Schemas) follows
@@ -64,15 +50,15 @@ func TestSchemasStrict(t *testing.T) {
 			t.Errorf("schema %s: %v", name, err)
 		}
 	}
-	db := miniDB(t, "university")
-	m := &roleModel{decompose: []reply{{text: `{"operations":[],"quantities":[],"aggregations":[],"temporal":[],"terminal_tables":["course"]}`}},
-		generate: []reply{{text: "```sql\nSELECT title FROM course WHERE credits > 5\n```"}}}
+	db := runkit.MiniDB(t, "university")
+	m := newRoleModel(roleScript{decompose: []reply{{Text: `{"operations":[],"quantities":[],"aggregations":[],"temporal":[],"terminal_tables":["course"]}`}},
+		generate: []reply{{Text: "```sql\nSELECT title FROM course WHERE credits > 5\n```"}}})
 	r, _ := New(runners.Params{})
 	if _, err := r.Run(context.Background(), runners.Task{Example: datasets.Example{ID: "q", DBID: "university", Question: "Which courses have more than 5 credits?"}, DB: db, LLM: m}); err != nil {
 		t.Fatal(err)
 	}
 	sent := 0
-	for _, req := range m.reqs {
+	for _, req := range m.Requests() {
 		if req.Answer != llm.AnswerJSON {
 			continue
 		}
@@ -85,11 +71,6 @@ func TestSchemasStrict(t *testing.T) {
 		t.Error("no structured request sent; want Stage 1 to send one")
 	}
 }
-
-// miniQ0 is question 0 of testdata/mini/questions.json with its gold SQL.
-var miniQ0 = datasets.Example{ID: "0", DBID: "university", Question: "How many students declared a major in the Computer Science department?"}
-
-const miniQ0Gold = "SELECT COUNT(*) FROM student AS s JOIN department AS d ON s.major_dept = d.dept_id WHERE d.name = 'Computer Science'"
 
 func sameResult(t *testing.T, db datasets.Database, a, b string) bool {
 	t.Helper()
@@ -107,23 +88,23 @@ func sameResult(t *testing.T, db datasets.Database, a, b string) bool {
 // block (not used, asked again); the second writes prose, a ```sql block
 // with a trailing semicolon, and an explanation.
 func TestRealStyles(t *testing.T) {
-	db := miniDB(t, "university")
-	m := &roleModel{
+	db := runkit.MiniDB(t, "university")
+	m := newRoleModel(roleScript{
 		decompose: []reply{{
-			reasoning: `Draft: {"terminal_tables": ["course"]}. No, students and departments.`,
-			text:      "Sure! Here is the decomposition:\n\n```json\n{\n  \"Operations\": [{\"function\": \"COUNT\", \"target\": \"student.student_id\"}],\n  \"quantities\": [],\n  \"aggregations\": [],\n  \"temporal\": [],\n  \"Terminal_Tables\": [\"student\", \"department\"]\n}\n```\n\nLet me know if you need more.",
+			Reasoning: `Draft: {"terminal_tables": ["course"]}. No, students and departments.`,
+			Text:      "Sure! Here is the decomposition:\n\n```json\n{\n  \"Operations\": [{\"function\": \"COUNT\", \"target\": \"student.student_id\"}],\n  \"quantities\": [],\n  \"aggregations\": [],\n  \"temporal\": [],\n  \"Terminal_Tables\": [\"student\", \"department\"]\n}\n```\n\nLet me know if you need more.",
 		}},
 		generate: []reply{
-			{reasoning: "Join student with department on major_dept.", text: "```sql\nSELECT COUNT(*) FROM student AS s JOIN department AS d ON s.major_dept = d.dept_id WHERE d.na", finish: llm.FinishLength},
-			{reasoning: "Now answer briefly.", text: "The scaffold joins student and department.\n\n```sql\n" + miniQ0Gold + ";\n```\n\nThis counts the students whose major is Computer Science."},
+			{Reasoning: "Join student with department on major_dept.", Text: "```sql\nSELECT COUNT(*) FROM student AS s JOIN department AS d ON s.major_dept = d.dept_id WHERE d.na", Finish: llm.FinishLength},
+			{Reasoning: "Now answer briefly.", Text: "The scaffold joins student and department.\n\n```sql\n" + runkit.MiniQ0Gold + ";\n```\n\nThis counts the students whose major is Computer Science."},
 		},
-	}
+	})
 	r, _ := New(runners.Params{})
-	res, err := r.Run(context.Background(), runners.Task{Example: miniQ0, DB: db, LLM: m})
+	res, err := r.Run(context.Background(), runners.Task{Example: runkit.MiniQ0, DB: db, LLM: m})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !sameResult(t, db, miniQ0Gold, res.SQL) || res.Note != "" {
+	if !sameResult(t, db, runkit.MiniQ0Gold, res.SQL) || res.Note != "" {
 		t.Errorf("SQL %q note %q; want the gold result and no note", res.SQL, res.Note)
 	}
 	c := res.Trace.Counters
@@ -133,17 +114,17 @@ func TestRealStyles(t *testing.T) {
 	if got := res.Trace.Steps[0].Info["terminals"]; fmt.Sprint(got) != "[department student]" {
 		t.Errorf("terminals %v; want [department student] from the drifted keys", got)
 	}
-	if len(m.reqs) != 3 || m.reqs[0].MaxTokens != DefaultMaxTokensDecompose || m.reqs[1].MaxTokens != DefaultMaxTokensReason {
-		t.Errorf("%d requests, max_tokens %d/%d; want 3 requests with %d/%d", len(m.reqs), m.reqs[0].MaxTokens, m.reqs[1].MaxTokens, DefaultMaxTokensDecompose, DefaultMaxTokensReason)
+	if len(m.Requests()) != 3 || m.Requests()[0].MaxTokens != DefaultMaxTokensDecompose || m.Requests()[1].MaxTokens != DefaultMaxTokensReason {
+		t.Errorf("%d requests, max_tokens %d/%d; want 3 requests with %d/%d", len(m.Requests()), m.Requests()[0].MaxTokens, m.Requests()[1].MaxTokens, DefaultMaxTokensDecompose, DefaultMaxTokensReason)
 	}
-	if !strings.Contains(m.reqs[2].Messages[1].Content, "cut at the token limit") {
-		t.Errorf("regeneration prompt lacks the cut explanation:\n%s", m.reqs[2].Messages[1].Content)
+	if !strings.Contains(m.Requests()[2].Messages[1].Content, "cut at the token limit") {
+		t.Errorf("regeneration prompt lacks the cut explanation:\n%s", m.Requests()[2].Messages[1].Content)
 	}
-	for i, req := range m.reqs {
+	for i, req := range m.Requests() {
 		for _, msg := range req.Messages {
 			for _, rp := range append(m.decompose, m.generate...) {
-				if rp.reasoning != "" && strings.Contains(msg.Content, rp.reasoning) {
-					t.Errorf("request %d carries reasoning %q; want reasoning kept out of prompts", i, rp.reasoning)
+				if rp.Reasoning != "" && strings.Contains(msg.Content, rp.Reasoning) {
+					t.Errorf("request %d carries reasoning %q; want reasoning kept out of prompts", i, rp.Reasoning)
 				}
 			}
 		}
@@ -164,20 +145,20 @@ func TestRealStyles(t *testing.T) {
 
 // TestNoSQLNote: when no generation holds SQL, the result says so.
 func TestNoSQLNote(t *testing.T) {
-	db := miniDB(t, "university")
-	dec := reply{text: `{"terminal_tables": ["student"]}`}
+	db := runkit.MiniDB(t, "university")
+	dec := reply{Text: `{"terminal_tables": ["student"]}`}
 	for _, tc := range []struct {
 		name string
 		gen  reply
 		note string
 	}{
-		{"prose only", reply{text: "There are 4 students in Computer Science."}, NoSQLNote},
-		{"cut while thinking", reply{reasoning: "Let me think about which tables", finish: llm.FinishLength}, NoSQLNote + " (answer cut at max_tokens)"},
+		{"prose only", reply{Text: "There are 4 students in Computer Science."}, NoSQLNote},
+		{"cut while thinking", reply{Reasoning: "Let me think about which tables", Finish: llm.FinishLength}, NoSQLNote + " (answer cut at max_tokens)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := &roleModel{decompose: []reply{dec}, generate: []reply{tc.gen, tc.gen, tc.gen}}
+			m := newRoleModel(roleScript{decompose: []reply{dec}, generate: []reply{tc.gen, tc.gen, tc.gen}})
 			r, _ := New(runners.Params{})
-			res, err := r.Run(context.Background(), runners.Task{Example: miniQ0, DB: db, LLM: m})
+			res, err := r.Run(context.Background(), runners.Task{Example: runkit.MiniQ0, DB: db, LLM: m})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -192,13 +173,13 @@ func TestNoSQLNote(t *testing.T) {
 // (it writes "more than 5" as ">= 6"); the re-planned queries do not
 // execute. The executing query stays the answer.
 func TestNeverReplacesExecuting(t *testing.T) {
-	db := miniDB(t, "university")
+	db := runkit.MiniDB(t, "university")
 	first := "SELECT title FROM course WHERE credits >= 6"
-	m := &roleModel{decompose: []reply{{text: `{"terminal_tables": ["course"]}`}}, generate: []reply{
-		{text: "```sql\n" + first + "\n```"},
-		{text: "```sql\nSELECT titel FROM course WHERE credits > 5\n```"},
-		{text: "```sql\nSELECT title FROM cours WHERE credits > 5\n```"},
-	}}
+	m := newRoleModel(roleScript{decompose: []reply{{Text: `{"terminal_tables": ["course"]}`}}, generate: []reply{
+		{Text: "```sql\n" + first + "\n```"},
+		{Text: "```sql\nSELECT titel FROM course WHERE credits > 5\n```"},
+		{Text: "```sql\nSELECT title FROM cours WHERE credits > 5\n```"},
+	}})
 	r, _ := New(runners.Params{})
 	res, err := r.Run(context.Background(), runners.Task{Example: datasets.Example{ID: "q", DBID: "university", Question: "Which courses have more than 5 credits?"}, DB: db, LLM: m})
 	if err != nil {
@@ -215,11 +196,11 @@ func TestNeverReplacesExecuting(t *testing.T) {
 // TestPercentFactorPasses: "a 20% raise" written as salary * 1.2 passes
 // level 3 at the first iteration (it used to be flagged and re-planned).
 func TestPercentFactorPasses(t *testing.T) {
-	db := miniDB(t, "university")
+	db := runkit.MiniDB(t, "university")
 	q := "Which instructors would earn more than 100000 after a 20% raise?"
 	sql := "SELECT name FROM instructor WHERE salary * 1.2 > 100000"
-	m := &roleModel{decompose: []reply{{text: `{"quantities": [{"value": 100000, "operator": ">", "attribute": "instructor.salary"}], "terminal_tables": ["instructor"]}`}},
-		generate: []reply{{text: "```sql\n" + sql + "\n```"}}}
+	m := newRoleModel(roleScript{decompose: []reply{{Text: `{"quantities": [{"value": 100000, "operator": ">", "attribute": "instructor.salary"}], "terminal_tables": ["instructor"]}`}},
+		generate: []reply{{Text: "```sql\n" + sql + "\n```"}}})
 	r, _ := New(runners.Params{})
 	res, err := r.Run(context.Background(), runners.Task{Example: datasets.Example{ID: "q", DBID: "university", Question: q}, DB: db, LLM: m})
 	if err != nil {
@@ -234,13 +215,13 @@ func TestPercentFactorPasses(t *testing.T) {
 // ends the loop with the attempts so far (in Stage 1: the lexical
 // fallback); a 503 after retries is a Run error.
 func TestModelRejection(t *testing.T) {
-	db := miniDB(t, "university")
+	db := runkit.MiniDB(t, "university")
 	tooLong := &llm.StatusError{StatusCode: 400, Message: "This model's maximum context length is 8192 tokens."}
 	first := "SELECT title FROM course WHERE credits >= 6"
 	ex := datasets.Example{ID: "q", DBID: "university", Question: "Which courses have more than 5 credits?"}
 	r, _ := New(runners.Params{})
 
-	m := &roleModel{decompose: []reply{{text: `{"terminal_tables": ["course"]}`}}, generate: []reply{{text: "```sql\n" + first + "\n```"}, {err: tooLong}}}
+	m := newRoleModel(roleScript{decompose: []reply{{Text: `{"terminal_tables": ["course"]}`}}, generate: []reply{{Text: "```sql\n" + first + "\n```"}, {Err: tooLong}}})
 	res, err := r.Run(context.Background(), runners.Task{Example: ex, DB: db, LLM: m})
 	if err != nil {
 		t.Fatalf("400 at iteration 2: got error %v; want the first query", err)
@@ -249,14 +230,14 @@ func TestModelRejection(t *testing.T) {
 		t.Errorf("SQL %q note %q counters %v; want the first query and the refusal noted", res.SQL, res.Note, res.Trace.Counters)
 	}
 
-	m = &roleModel{decompose: []reply{{err: tooLong}}, generate: []reply{{text: "```sql\nSELECT title FROM course WHERE credits > 5\n```"}}}
+	m = newRoleModel(roleScript{decompose: []reply{{Err: tooLong}}, generate: []reply{{Text: "```sql\nSELECT title FROM course WHERE credits > 5\n```"}}})
 	res, err = r.Run(context.Background(), runners.Task{Example: ex, DB: db, LLM: m})
 	if err != nil || res.SQL == "" || res.Trace.Steps[0].Info["fallback"] == nil {
 		t.Errorf("400 in Stage 1: got %v, SQL %q, step %v; want the lexical fallback and a query", err, res.SQL, res.Trace.Steps[0].Info)
 	}
 
 	down := &llm.StatusError{StatusCode: 503, Message: "overloaded"}
-	m = &roleModel{decompose: []reply{{text: `{"terminal_tables": ["course"]}`}}, generate: []reply{{err: down}}}
+	m = newRoleModel(roleScript{decompose: []reply{{Text: `{"terminal_tables": ["course"]}`}}, generate: []reply{{Err: down}}})
 	if _, err := r.Run(context.Background(), runners.Task{Example: ex, DB: db, LLM: m}); !errors.Is(err, down) {
 		t.Errorf("503: got %v; want a Run error wrapping it", err)
 	}

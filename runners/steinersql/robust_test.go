@@ -6,23 +6,26 @@ import (
 	"testing"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/testkit"
+	"github.com/t2sbench/t2sbench/internal/testkit/runkit"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/llm"
 )
 
-// byRole is a fake llm.Client that answers Stage 1 with decompose and every
-// generation with generate, and counts requests.
-type byRole struct {
-	decompose, generate string
-	calls               int
-}
-
-func (b *byRole) Complete(_ context.Context, req llm.Request) (*llm.Response, error) {
-	b.calls++
-	if req.Role == RoleDecompose {
-		return &llm.Response{Choices: []string{b.decompose}}, nil
-	}
-	return &llm.Response{Choices: []string{b.generate}}, nil
+// byRole is a fake llm.Client that answers Stage 1 with decompose (cut
+// at max_tokens when cut is set) and every generation with generate, and
+// counts requests.
+func byRole(decompose, generate string, cut bool) *testkit.Model {
+	return &testkit.Model{Reply: func(_ int, req llm.Request) ([]testkit.Sample, error) {
+		if req.Role == RoleDecompose {
+			s := testkit.Sample{Text: decompose}
+			if cut {
+				s.Finish = llm.FinishLength
+			}
+			return []testkit.Sample{s}, nil
+		}
+		return []testkit.Sample{{Text: generate}}, nil
+	}}
 }
 
 // TestGarbageModel feeds Stage 1 and generation the ways a real model
@@ -32,7 +35,7 @@ func (b *byRole) Complete(_ context.Context, req llm.Request) (*llm.Response, er
 // at most 1 + max_iterations calls, a fallback noted in the trace, and
 // either SQL or a note.
 func TestGarbageModel(t *testing.T) {
-	db := miniDB(t, "university")
+	db := runkit.MiniDB(t, "university")
 	ex := datasets.Example{ID: "q", DBID: "university", Question: "How many students are older than 20?"}
 	good := "```sql\nSELECT COUNT(*) FROM student WHERE age > 20\n```"
 	huge := `{"terminal_tables": ["` + strings.Repeat(`student", "nosuch", "`, 200) + `x"]}`
@@ -60,7 +63,7 @@ func TestGarbageModel(t *testing.T) {
 	for _, mode := range []string{ValMultilevel, ValSimpleFeedback, ValNone} {
 		for _, tc := range cases {
 			t.Run(mode+"/"+tc.name, func(t *testing.T) {
-				client := &byRole{decompose: tc.decompose, generate: tc.generate}
+				client := byRole(tc.decompose, tc.generate, false)
 				r, err := New(runners.Params{"validation": mode})
 				if err != nil {
 					t.Fatal(err)
@@ -69,8 +72,8 @@ func TestGarbageModel(t *testing.T) {
 				if err != nil {
 					t.Fatalf("got error %v; want a model mistake recorded as data", err)
 				}
-				if client.calls > 1+DefaultMaxIterations {
-					t.Errorf("got %d calls; want at most %d", client.calls, 1+DefaultMaxIterations)
+				if client.Calls("") > 1+DefaultMaxIterations {
+					t.Errorf("got %d calls; want at most %d", client.Calls(""), 1+DefaultMaxIterations)
 				}
 				if res.SQL == "" && res.Note == "" {
 					t.Error("empty SQL without a note")

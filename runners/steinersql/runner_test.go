@@ -2,27 +2,19 @@ package steinersql
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/testkit"
+	"github.com/t2sbench/t2sbench/internal/testkit/runkit"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/llm"
 )
 
 // scripted answers request i with replies[i] and records the requests.
-type scripted struct {
-	replies []string
-	reqs    []llm.Request
-}
-
-func (s *scripted) Complete(_ context.Context, req llm.Request) (*llm.Response, error) {
-	s.reqs = append(s.reqs, req)
-	if len(s.reqs) > len(s.replies) {
-		return nil, errors.New("script exhausted")
-	}
-	return &llm.Response{Choices: []string{s.replies[len(s.reqs)-1]}, Usage: llm.Usage{PromptTokens: 10, CompletionTokens: 5}}, nil
+func scripted(replies ...string) *testkit.Model {
+	return &testkit.Model{Reply: testkit.Replies(replies...), Usage: llm.Usage{PromptTokens: 10, CompletionTokens: 5}}
 }
 
 func TestParams(t *testing.T) {
@@ -53,32 +45,32 @@ const decompStudentEnrollment = `{"operations":[{"function":"COUNT","target":"en
 // accepts the second query. The trace records the reason, the re-plan and
 // the per-question trigger counters.
 func TestReplanLoop(t *testing.T) {
-	db := miniDB(t, "university")
-	client := &scripted{replies: []string{
-		"```json\n" + decompStudentEnrollment + "\n```",
+	db := runkit.MiniDB(t, "university")
+	client := scripted(
+		"```json\n"+decompStudentEnrollment+"\n```",
 		"```sql\nSELECT s.name, d.name, COUNT(e.course_id) FROM student s JOIN enrollment e ON e.student_id = s.student_id JOIN department d ON d.dept_id = s.major_dept GROUP BY s.student_id\n```",
 		"```sql\nSELECT s.name, d.name, COUNT(e.course_id) FROM student s JOIN enrollment e ON e.student_id = s.student_id JOIN department d ON d.dept_id = s.major_dept GROUP BY s.student_id, d.name\n```",
-	}}
+	)
 	ex := datasets.Example{ID: "q", DBID: "university", Question: "How many courses does each student take, with the student's department?"}
 	r, _ := New(runners.Params{})
 	res, err := r.Run(context.Background(), runners.Task{Example: ex, DB: db, LLM: client})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(client.reqs) != 3 {
-		t.Fatalf("requests: got %d; want 3 (decompose, generate, regenerate)", len(client.reqs))
+	if len(client.Requests()) != 3 {
+		t.Fatalf("requests: got %d; want 3 (decompose, generate, regenerate)", len(client.Requests()))
 	}
-	if q := client.reqs[0]; q.Role != RoleDecompose || q.Answer != llm.AnswerJSON || q.Responder != ResponderDecompose || len(q.Schema) == 0 {
+	if q := client.Requests()[0]; q.Role != RoleDecompose || q.Answer != llm.AnswerJSON || q.Responder != ResponderDecompose || len(q.Schema) == 0 {
 		t.Errorf("stage 1 request: role %s answer %s responder %s", q.Role, q.Answer, q.Responder)
 	}
-	sys := client.reqs[1].Messages[0].Content
+	sys := client.Requests()[1].Messages[0].Content
 	for _, part := range []string{"## 1. Role", "## 2. Critical requirements", "## 3. Relations", "## 4. Optimal query plan", "## 5. Guidelines", "Structured examples", "Compute COUNT(enrollment.course_id)", scaffoldLine + "enrollment, student"} {
 		if !strings.Contains(sys, part) {
 			t.Errorf("generation prompt lacks %q:\n%s", part, sys)
 		}
 	}
-	if !strings.Contains(client.reqs[2].Messages[1].Content, "stray-table") || !strings.Contains(client.reqs[2].Messages[0].Content, scaffoldLine+"department, enrollment, student") {
-		t.Errorf("re-planned prompt lacks the feedback or the new scaffold:\n%s\n%s", client.reqs[2].Messages[0].Content, client.reqs[2].Messages[1].Content)
+	if !strings.Contains(client.Requests()[2].Messages[1].Content, "stray-table") || !strings.Contains(client.Requests()[2].Messages[0].Content, scaffoldLine+"department, enrollment, student") {
+		t.Errorf("re-planned prompt lacks the feedback or the new scaffold:\n%s\n%s", client.Requests()[2].Messages[0].Content, client.Requests()[2].Messages[1].Content)
 	}
 	if !strings.Contains(res.SQL, "GROUP BY s.student_id, d.name") {
 		t.Errorf("final SQL %q; want the second query", res.SQL)
@@ -106,11 +98,11 @@ func TestReplanLoop(t *testing.T) {
 // without structured examples they are gone; without validation there is
 // one generation even for a failing query.
 func TestAblationPrompts(t *testing.T) {
-	db := miniDB(t, "university")
+	db := runkit.MiniDB(t, "university")
 	ex := datasets.Example{ID: "q", DBID: "university", Question: "How many students are there?"}
 	bad := "```sql\nSELECT nme FROM student\n```"
-	run := func(p runners.Params, replies ...string) (*scripted, runners.Result) {
-		client := &scripted{replies: replies}
+	run := func(p runners.Params, replies ...string) (*testkit.Model, runners.Result) {
+		client := scripted(replies...)
 		r, err := New(p)
 		if err != nil {
 			t.Fatal(err)
@@ -122,25 +114,25 @@ func TestAblationPrompts(t *testing.T) {
 		return client, res
 	}
 	c, _ := run(runners.Params{"navigation": false, "validation": "none"}, `{"operations":[],"quantities":[],"aggregations":[],"temporal":[],"terminal_tables":["student"]}`, bad)
-	sys, user := c.reqs[1].Messages[0].Content, c.reqs[1].Messages[1].Content
+	sys, user := c.Requests()[1].Messages[0].Content, c.Requests()[1].Messages[1].Content
 	if strings.Contains(sys, scaffoldLine) || strings.Contains(sys, "## 4.") || !strings.Contains(user, "CREATE TABLE `department`") {
 		t.Errorf("w/o navigation prompt:\n%s\n%s", sys, user)
 	}
 	c, res := run(runners.Params{"decomposition": false, "graph_module": false, "structured_examples": false}, "```sql\nSELECT COUNT(*) FROM student\n```")
-	sys = c.reqs[0].Messages[0].Content
-	if c.reqs[0].Role != RoleReason || strings.Contains(sys, "Structured examples") || !strings.Contains(sys, "Foreign keys among these tables") {
+	sys = c.Requests()[0].Messages[0].Content
+	if c.Requests()[0].Role != RoleReason || strings.Contains(sys, "Structured examples") || !strings.Contains(sys, "Foreign keys among these tables") {
 		t.Errorf("w/o decomposition/graph/examples prompt:\n%s", sys)
 	}
 	if res.Trace.Counters["validation.pass"] != 1 {
 		t.Errorf("counters %v; want a pass", res.Trace.Counters)
 	}
 	c, res = run(runners.Params{"validation": "none"}, `{}`, bad)
-	if len(c.reqs) != 2 || res.SQL != "SELECT nme FROM student" {
-		t.Errorf("w/o validation: %d requests, SQL %q; want 2 and the unvalidated query", len(c.reqs), res.SQL)
+	if len(c.Requests()) != 2 || res.SQL != "SELECT nme FROM student" {
+		t.Errorf("w/o validation: %d requests, SQL %q; want 2 and the unvalidated query", len(c.Requests()), res.SQL)
 	}
 	// simple-feedback: the execution error goes back, no re-plan.
 	c, res = run(runners.Params{"validation": "simple-feedback"}, `{}`, bad, "```sql\nSELECT name FROM student\n```")
-	if len(c.reqs) != 3 || !strings.Contains(c.reqs[2].Messages[1].Content, "no such column") || res.Trace.Counters["validation.l1"] != 1 || res.Trace.Counters["replans"] != 0 {
-		t.Errorf("simple-feedback: %d requests, counters %v", len(c.reqs), res.Trace.Counters)
+	if len(c.Requests()) != 3 || !strings.Contains(c.Requests()[2].Messages[1].Content, "no such column") || res.Trace.Counters["validation.l1"] != 1 || res.Trace.Counters["replans"] != 0 {
+		t.Errorf("simple-feedback: %d requests, counters %v", len(c.Requests()), res.Trace.Counters)
 	}
 }

@@ -5,12 +5,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/internal/testkit/runkit"
 )
 
 func newValidator(t *testing.T) (*Validator, *SchemaGraph) {
 	t.Helper()
 	ctx := context.Background()
-	db := miniDB(t, "university")
+	db := runkit.MiniDB(t, "university")
 	s, err := db.Schema(ctx)
 	if err != nil {
 		t.Fatal(err)
