@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/stats"
 )
 
 // Outcomes are one trial's per-question outcomes on EX's one denominator
@@ -161,7 +162,7 @@ type TrialSummary struct {
 
 // Summarize computes per-trial EX over the attempted questions (see
 // TrialOutcomes) with a 95% Wilson interval and a McNemar test
-// (metrics.McNemar, McNemarAuto: exact below 25 discordant questions,
+// (stats.McNemar, McNemarAuto: exact below 25 discordant questions,
 // else chi-square with continuity correction) of each trial against the
 // first trial of the same benchmark.
 func Summarize(r *RunData) []TrialSummary {
@@ -212,7 +213,7 @@ func trialSummary(label string, a *outcomeAcc, o Outcomes, calls, tokens int) Tr
 	}
 	s.EX = o.Tally.EX()
 	if s.Attempted > 0 {
-		if iv, err := metrics.Wilson(s.Correct, s.Attempted, 0.95); err == nil {
+		if iv, err := stats.Wilson(s.Correct, s.Attempted, 0.95); err == nil {
 			s.CILo, s.CIHi = iv.Lo, iv.Hi
 		}
 	} else {
@@ -243,13 +244,13 @@ func (p *pairCount) add(base, trial bool) {
 }
 
 // test records the baseline and, when the two share a question, McNemar's
-// test (metrics.McNemarAuto) in s.
+// test (stats.McNemarAuto) in s.
 func (p pairCount) test(s *TrialSummary, baseline string) {
 	s.Baseline = baseline
 	if p.n == 0 {
 		return
 	}
-	if res, err := metrics.McNemarCounts(p.b, p.c, metrics.McNemarAuto); err == nil {
+	if res, err := stats.McNemarCounts(p.b, p.c, stats.McNemarAuto); err == nil {
 		s.P, s.B, s.C, s.Test = res.P, res.B, res.C, res.Test
 	}
 }

@@ -16,7 +16,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/stats"
 )
 
 // Figure is one plot of a report.
@@ -339,7 +339,7 @@ func sweepFigures(c *corpus, opt Options) ([]*Figure, error) {
 			for _, s := range pts {
 				x, _ := toFloat(s.trial.Params[param])
 				acc, k, n := s.ex()
-				iv, err := metrics.Wilson(k, n, opt.Level)
+				iv, err := stats.Wilson(k, n, opt.Level)
 				if err != nil {
 					return nil, fmt.Errorf("reports: %s: %w", f.ID, err)
 				}
@@ -448,15 +448,15 @@ func gridTests(base *system, ss []*system) (map[*system]float64, error) {
 		if s == base {
 			continue
 		}
-		pr, err := metrics.Pair(base.outcomes, s.outcomes, true)
+		pr, err := stats.Pair(base.outcomes, s.outcomes, true)
 		if err != nil {
 			continue
 		}
-		t, err := metrics.Tabulate(pr.A, pr.B)
+		t, err := stats.Tabulate(pr.A, pr.B)
 		if err != nil {
 			return nil, err
 		}
-		mc, err := metrics.McNemarCounts(t.AOnly, t.BOnly, metrics.McNemarAuto)
+		mc, err := stats.McNemarCounts(t.AOnly, t.BOnly, stats.McNemarAuto)
 		if err != nil {
 			return nil, err
 		}
@@ -466,7 +466,7 @@ func gridTests(base *system, ss []*system) (map[*system]float64, error) {
 	if len(ps) == 0 {
 		return out, nil
 	}
-	adj, err := metrics.Holm(ps)
+	adj, err := stats.Holm(ps)
 	if err != nil {
 		return nil, err
 	}
@@ -765,7 +765,7 @@ func paretoFigures(c *corpus, effs []efficiency, opt Options) ([]*Figure, error)
 				continue
 			}
 			acc, k, n := e.s.ex()
-			iv, err := metrics.Wilson(k, n, opt.Level)
+			iv, err := stats.Wilson(k, n, opt.Level)
 			if err != nil {
 				return nil, fmt.Errorf("reports: %s: %w", ax.id, err)
 			}

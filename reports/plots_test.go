@@ -15,8 +15,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/t2sbench/t2sbench/bench"
-	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/stats"
 )
 
 // sweepSystem is a done system of entry "e" on mini with one question.
@@ -243,7 +243,7 @@ func TestLogWorthy(t *testing.T) {
 func TestParetoLogAxis(t *testing.T) {
 	mk := func(name string, gen, lat float64) efficiency {
 		s := sweepSystem(name, "sim", runners.Params{})
-		return efficiency{s: s, genQ: gen, hasLat: true, lat: metrics.LatencyStats{Median: lat}}
+		return efficiency{s: s, genQ: gen, hasLat: true, lat: stats.LatencyStats{Median: lat}}
 	}
 	c := &corpus{}
 	// Generated tokens span 50 to 10000 (ratio 200): log; latencies 1 to

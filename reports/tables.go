@@ -8,13 +8,14 @@ import (
 	"strings"
 
 	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/stats"
 )
 
 // pairResult is one paired comparison of system B against system A.
 type pairResult struct {
 	n                 int
 	accA, accB, delta float64
-	ci                metrics.Interval
+	ci                stats.Interval
 	b, c              int
 	test              string
 	p                 float64
@@ -22,26 +23,26 @@ type pairResult struct {
 
 // compare pairs a and b on their common questions and computes the paired
 // bootstrap interval of AccB - AccA and McNemar's test (exact below
-// metrics.ExactBelow discordant questions). The bootstrap source is seeded
+// stats.ExactBelow discordant questions). The bootstrap source is seeded
 // from (Options.Seed, key), so every comparison is reproducible on its own;
 // key is pairKey of the two systems.
 func compare(a, b map[string]bool, key string, opt Options) (pairResult, error) {
-	p, err := metrics.Pair(a, b, true)
+	p, err := stats.Pair(a, b, true)
 	if err != nil {
 		return pairResult{}, err
 	}
-	t, err := metrics.Tabulate(p.A, p.B)
+	t, err := stats.Tabulate(p.A, p.B)
 	if err != nil {
 		return pairResult{}, err
 	}
 	h := fnv.New64a()
 	h.Write([]byte(key))
-	ci, err := metrics.PairedBootstrapTable(t, metrics.BootstrapOptions{Resamples: opt.Resamples, Level: opt.Level,
+	ci, err := stats.PairedBootstrapTable(t, stats.BootstrapOptions{Resamples: opt.Resamples, Level: opt.Level,
 		Rand: rand.New(rand.NewPCG(opt.Seed, h.Sum64()))})
 	if err != nil {
 		return pairResult{}, err
 	}
-	mc, err := metrics.McNemarCounts(t.AOnly, t.BOnly, metrics.McNemarAuto)
+	mc, err := stats.McNemarCounts(t.AOnly, t.BOnly, stats.McNemarAuto)
 	if err != nil {
 		return pairResult{}, err
 	}
@@ -52,7 +53,7 @@ func compare(a, b map[string]bool, key string, opt Options) (pairResult, error) 
 // that the same pair shows the same interval in every table of a report.
 func pairKey(a, b *system) string { return a.name + "\x00" + b.name }
 
-func ciCell(iv metrics.Interval) Cell {
+func ciCell(iv stats.Interval) Cell {
 	return text(fmt.Sprintf("[%s, %s]", fmtSigned(100*iv.Lo), fmtSigned(100*iv.Hi)))
 }
 
@@ -79,7 +80,7 @@ func levelPct(level float64) string { return fmt.Sprintf("%g%%", 100*level) }
 
 func sigNote(opt Options) string {
 	return fmt.Sprintf("~ : not significant at alpha = %g after Holm adjustment (McNemar; exact test below %d discordant questions). CIs: paired bootstrap, %d resamples, seed %d.",
-		roundTo(1-opt.Level, 6), metrics.ExactBelow, opt.Resamples, opt.Seed)
+		roundTo(1-opt.Level, 6), stats.ExactBelow, opt.Resamples, opt.Seed)
 }
 
 func roundTo(v float64, d int) float64 {
@@ -185,7 +186,7 @@ func applyHolm[R any](t *Table, ps []float64, refs []R, opt Options, at func(R) 
 	if len(ps) == 0 {
 		return nil
 	}
-	adj, err := metrics.Holm(ps)
+	adj, err := stats.Holm(ps)
 	if err != nil {
 		return fmt.Errorf("reports: %s: %w", t.ID, err)
 	}
@@ -255,7 +256,7 @@ func mainTable(c *corpus, opt Options) *Table {
 			}
 			excl = append(excl, excludedOf{fmt.Sprintf("%s on %s", s.name, b), metrics.ExcludedText(s.tally.Excluded)})
 			acc, k, n := s.ex()
-			iv, err := metrics.Wilson(k, n, opt.Level)
+			iv, err := stats.Wilson(k, n, opt.Level)
 			ci := text("-")
 			if err == nil {
 				ci = text(fmt.Sprintf("[%s, %s]", fmtFloat(100*iv.Lo, 1), fmtFloat(100*iv.Hi, 1)))
@@ -455,7 +456,7 @@ func pairwiseTables(c *corpus, opt Options) ([]*Table, error) {
 		// The Δ column is six left of p (Holm); applyHolm marks col-2, so
 		// mark Δ here instead.
 		if len(ps) > 0 {
-			adj, err := metrics.Holm(ps)
+			adj, err := stats.Holm(ps)
 			if err != nil {
 				return nil, fmt.Errorf("reports: %s: %w", t.ID, err)
 			}
@@ -520,7 +521,7 @@ func pairwiseBaseline(ss []*system, opt Options) (base *system, why string) {
 type efficiency struct {
 	s                        *system
 	usage                    metrics.UsageSummary
-	lat                      metrics.LatencyStats
+	lat                      stats.LatencyStats
 	hasLat                   bool
 	priced                   bool
 	callsQ, genQ, promptQ, c float64
@@ -553,7 +554,7 @@ func efficiencies(c *corpus, opt Options) []efficiency {
 		for _, it := range s.done {
 			secs = append(secs, it.WallMS/1000)
 		}
-		if l, err := metrics.Latency(secs, math.Inf(1)); err == nil {
+		if l, err := stats.Latency(secs, math.Inf(1)); err == nil {
 			e.lat, e.hasLat = l, true
 		}
 		out = append(out, e)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/stats"
 )
 
 func init() {
@@ -112,10 +113,10 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	baseline := fs.String("baseline", "", "baseline system name or path (default: the first system)")
 	asJSON := fs.Bool("json", false, "write the comparisons as JSON")
 	intersect := fs.Bool("intersect", false, "compare on the questions both systems have, dropping the others (default: error)")
-	level := fs.Float64("level", metrics.DefaultLevel, "confidence level of the bootstrap intervals; significance is judged at alpha = 1 - level")
-	resamples := fs.Int("B", metrics.DefaultResamples, "bootstrap resamples")
+	level := fs.Float64("level", stats.DefaultLevel, "confidence level of the bootstrap intervals; significance is judged at alpha = 1 - level")
+	resamples := fs.Int("B", stats.DefaultResamples, "bootstrap resamples")
 	seed := fs.Uint64("seed", 1, "bootstrap random seed")
-	ciMethod := fs.String("ci", metrics.BootstrapPercentile, "bootstrap interval: percentile or bca")
+	ciMethod := fs.String("ci", stats.BootstrapPercentile, "bootstrap interval: percentile or bca")
 	test := fs.String("test", "auto", "McNemar test: auto (exact when b+c < 25), exact, chi2-cc or chi2")
 
 	// Flags may come before, between or after the inputs.
@@ -132,7 +133,7 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	}
 	mcTest := *test
 	if mcTest == "auto" {
-		mcTest = metrics.McNemarAuto
+		mcTest = stats.McNemarAuto
 	}
 
 	systems, err := loadCompareInputs(inputs)
@@ -266,7 +267,7 @@ func compareAll(systems []compareSystem, base []int, cfg compareConfig) ([]compa
 			continue
 		}
 		b := systems[base[i]]
-		p, err := metrics.Pair(dropExcluded(b.correct, s.excluded), dropExcluded(s.correct, b.excluded), cfg.intersect)
+		p, err := stats.Pair(dropExcluded(b.correct, s.excluded), dropExcluded(s.correct, b.excluded), cfg.intersect)
 		if err != nil {
 			return nil, fmt.Errorf("compare %s (%s) with %s (%s): %w", b.name, b.source, s.name, s.source, err)
 		}
@@ -276,11 +277,11 @@ func compareAll(systems []compareSystem, base []int, cfg compareConfig) ([]compa
 					b.name, b.source, s.name, s.source, id, da, db)
 			}
 		}
-		mc, err := metrics.McNemar(p.A, p.B, cfg.test)
+		mc, err := stats.McNemar(p.A, p.B, cfg.test)
 		if err != nil {
 			return nil, fmt.Errorf("compare %s with %s: %w", b.name, s.name, err)
 		}
-		ci, err := metrics.PairedBootstrap(p.A, p.B, metrics.BootstrapOptions{
+		ci, err := stats.PairedBootstrap(p.A, p.B, stats.BootstrapOptions{
 			Resamples: cfg.resamples, Level: cfg.level, Method: cfg.ciMethod, Rand: rand.New(rand.NewPCG(cfg.seed, 0)),
 		})
 		if err != nil {
@@ -311,7 +312,7 @@ func compareAll(systems []compareSystem, base []int, cfg compareConfig) ([]compa
 	for i, r := range rows {
 		ps[i] = r.P
 	}
-	adj, err := metrics.Holm(ps)
+	adj, err := stats.Holm(ps)
 	if err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
