@@ -107,8 +107,8 @@ type compareRow struct {
 	BaselineOnly    int      `json:"dropped_baseline_only,omitempty"`
 	SystemOnly      int      `json:"dropped_system_only,omitempty"`
 	Warnings        []string `json:"warnings,omitempty"`
-	// cmp is the comparison the row shows; the table prints it.
-	cmp *stats.Comparison
+	// comparison is the comparison the row shows; the table prints it.
+	comparison *stats.Comparison
 }
 
 func runCompare(stdout, stderr io.Writer, args []string) error {
@@ -293,7 +293,7 @@ func compareAll(systems []compareSystem, base []int, cfg compareConfig) ([]compa
 			B: c.B, C: c.C, Test: c.Test, P: c.P, Warnings: c.Warnings,
 			BaselineOnly: len(p.OnlyA), SystemOnly: len(p.OnlyB),
 			PartialBaseline: b.pending > 0, PartialSystem: s.pending > 0,
-			cmp: c,
+			comparison: c,
 		}
 		for _, id := range p.IDs {
 			if b.failed[id] {
@@ -307,7 +307,7 @@ func compareAll(systems []compareSystem, base []int, cfg compareConfig) ([]compa
 	}
 	family := make([]*stats.Comparison, len(rows))
 	for i := range rows {
-		family[i] = rows[i].cmp
+		family[i] = rows[i].comparison
 	}
 	if err := stats.AdjustHolm(family); err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
@@ -407,7 +407,7 @@ func writeCompareTable(w io.Writer, rows []compareRow, simulated bool, level flo
 		textable.Column{Name: "test", MinWidth: 7}, textable.Column{Name: "p", Align: textable.Right, MinWidth: 10},
 		textable.Column{Name: "p(Holm)", Align: textable.Right, MinWidth: 10}, textable.Column{})
 	for _, r := range rows {
-		c := r.cmp
+		c := r.comparison
 		tab.Row(r.System, fmt.Sprint(c.N), fmt.Sprintf("%.2f", 100*c.AccA), fmt.Sprintf("%.2f", 100*c.AccB), c.FormatDelta(2), c.FormatCI(2),
 			fmt.Sprint(c.B), fmt.Sprint(c.C), c.Test, stats.FormatP(c.P), stats.FormatP(c.PAdj), c.Mark())
 	}
