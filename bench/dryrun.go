@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/textable"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/llm"
 )
@@ -348,8 +348,13 @@ func (d *DryRun) Total() (calls, cost float64, priced bool) {
 // Write prints the plan as a table, then totals and the notes.
 func (d *DryRun) Write(w io.Writer) {
 	fmt.Fprintf(w, "dry run of %s: %d trials, no model called\n\n", d.Name, len(d.Trials))
-	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "trial\tbenchmark\tquestions\tdone\tcalls/q (by role)\tcalls\tprompt tok\tcompl. tok\tcost USD\tcached\t")
+	cols := []textable.Column{{Name: "trial"}, {Name: "benchmark"}, {Name: "questions"}, {Name: "done"}, {Name: "calls/q (by role)"},
+		{Name: "calls"}, {Name: "prompt tok"}, {Name: "compl. tok"}, {Name: "cost USD"}, {Name: "cached"}}
+	for i := range cols {
+		cols[i].Align = textable.Right
+	}
+	tab := textable.New(2, cols...)
+	tab.Indent = 2
 	for _, t := range d.Trials {
 		cost := "-"
 		if t.Priced {
@@ -359,10 +364,10 @@ func (d *DryRun) Write(w io.Writer) {
 		if t.Measured {
 			pq = "*" + pq
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%.0f\t%.0f\t%.0f\t%s\t%d\t\n", t.Label, t.Benchmark, t.Questions, t.Done,
-			pq, t.Calls, t.PromptTokens, t.CompletionTokens, cost, t.CachedSamples)
+		tab.Row(t.Label, t.Benchmark, fmt.Sprint(t.Questions), fmt.Sprint(t.Done), pq, fmt.Sprintf("%.0f", t.Calls),
+			fmt.Sprintf("%.0f", t.PromptTokens), fmt.Sprintf("%.0f", t.CompletionTokens), cost, fmt.Sprint(t.CachedSamples))
 	}
-	tw.Flush()
+	tab.Write(w)
 	calls, cost, priced := d.Total()
 	c := "-"
 	if priced {

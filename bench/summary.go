@@ -6,7 +6,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/t2sbench/t2sbench/internal/textable"
 	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/stats"
 )
 
 // Outcomes are one trial's per-question outcomes on EX's one denominator
@@ -157,13 +159,16 @@ type TrialSummary struct {
 	B        int     `json:"b"`
 	C        int     `json:"c"`
 	Test     string  `json:"test,omitempty"`
+	// Warnings are the comparison's non-fatal problems (e.g. no
+	// discordant question), printed under the summary table.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Summarize computes per-trial EX over the attempted questions (see
-// TrialOutcomes) with a 95% Wilson interval and a McNemar test
-// (metrics.McNemar, McNemarAuto: exact below 25 discordant questions,
-// else chi-square with continuity correction) of each trial against the
-// first trial of the same benchmark.
+// TrialOutcomes) with a 95% Wilson interval and a comparison
+// (stats.CompareTable: McNemar's test, McNemarAuto: exact below 25
+// discordant questions, else chi-square with continuity correction) of
+// each trial against the first trial of the same benchmark.
 func Summarize(r *RunData) []TrialSummary {
 	out := make([]TrialSummary, 0, len(r.Trials))
 	first := map[string]int{}
@@ -212,7 +217,7 @@ func trialSummary(label string, a *outcomeAcc, o Outcomes, calls, tokens int) Tr
 	}
 	s.EX = o.Tally.EX()
 	if s.Attempted > 0 {
-		if iv, err := metrics.Wilson(s.Correct, s.Attempted, 0.95); err == nil {
+		if iv, err := stats.Wilson(s.Correct, s.Attempted, 0.95); err == nil {
 			s.CILo, s.CIHi = iv.Lo, iv.Hi
 		}
 	} else {
@@ -228,29 +233,32 @@ func trialSummary(label string, a *outcomeAcc, o Outcomes, calls, tokens int) Tr
 	return s
 }
 
-// pairCount counts the questions a trial and its baseline both attempted
-// and McNemar's discordant ones: b (baseline right, trial wrong) and c.
-type pairCount struct{ n, b, c int }
+// pairCount tabulates the questions a trial and its baseline both
+// attempted: the paired 2x2 table with the baseline as system A.
+type pairCount struct{ t stats.Table2x2 }
 
 func (p *pairCount) add(base, trial bool) {
-	p.n++
 	switch {
-	case base && !trial:
-		p.b++
-	case trial && !base:
-		p.c++
+	case base && trial:
+		p.t.BothRight++
+	case base:
+		p.t.AOnly++
+	case trial:
+		p.t.BOnly++
+	default:
+		p.t.BothWrong++
 	}
 }
 
-// test records the baseline and, when the two share a question, McNemar's
-// test (metrics.McNemarAuto) in s.
+// test records the baseline and, when the two share a question, their
+// comparison (stats.CompareTable, McNemarAuto, no interval) in s.
 func (p pairCount) test(s *TrialSummary, baseline string) {
 	s.Baseline = baseline
-	if p.n == 0 {
+	if p.t.N() == 0 {
 		return
 	}
-	if res, err := metrics.McNemarCounts(p.b, p.c, metrics.McNemarAuto); err == nil {
-		s.P, s.B, s.C, s.Test = res.P, res.B, res.C, res.Test
+	if c, err := stats.CompareTable(p.t, stats.CompareOptions{}); err == nil {
+		s.P, s.B, s.C, s.Test, s.Warnings = c.P, c.B, c.C, c.Test, c.Warnings
 	}
 }
 
@@ -267,35 +275,35 @@ func WriteSummary(w io.Writer, r *RunData, rows []TrialSummary) {
 		title += " (simulated model)"
 	}
 	fmt.Fprintf(w, "%s\n", title)
-	width := len("trial")
-	for _, s := range rows {
-		if len(s.Label) > width {
-			width = len(s.Label)
-		}
-	}
-	fmt.Fprintf(w, "%-*s  %6s  %6s  %7s  %9s  %7s  %-15s  %9s  %s\n", width, "trial", "done", "failed", "pending", "attempted", "EX", "95% CI (Wilson)", "calls/q", "McNemar vs baseline")
+	tab := textable.New(2, textable.Column{Name: "trial"},
+		textable.Column{Name: "done", Align: textable.Right, MinWidth: 6}, textable.Column{Name: "failed", Align: textable.Right, MinWidth: 6},
+		textable.Column{Name: "pending", Align: textable.Right, MinWidth: 7}, textable.Column{Name: "attempted", Align: textable.Right, MinWidth: 9},
+		textable.Column{Name: "EX", Align: textable.Right, MinWidth: 7}, textable.Column{Name: "95% CI (Wilson)", MinWidth: 15},
+		textable.Column{Name: "calls/q", Align: textable.Right, MinWidth: 9}, textable.Column{Name: "McNemar vs baseline"})
 	partial := false
 	for _, s := range rows {
 		mc := "(baseline)"
 		switch {
 		case s.P >= 0:
-			mc = fmt.Sprintf("p=%.3g b=%d c=%d %s", s.P, s.B, s.C, s.Test)
+			mc = (&stats.Comparison{P: s.P, B: s.B, C: s.C, Test: s.Test}).FormatTest()
 		case s.Attempted == 0:
 			mc = "-"
 		case s.Baseline != "":
 			mc = "- (no attempted question in common with " + s.Baseline + ")"
 		}
+		counts := []string{s.Label, fmt.Sprint(s.Done), fmt.Sprint(s.Failed), fmt.Sprint(s.Pending), fmt.Sprint(s.Attempted)}
 		if s.Attempted == 0 {
-			fmt.Fprintf(w, "%-*s  %6d  %6d  %7d  %9d  %7s  %-15s  %9s  %s\n", width, s.Label, s.Done, s.Failed, s.Pending, s.Attempted, "-", "-", "-", mc)
+			tab.Row(append(counts, "-", "-", "-", mc)...)
 			continue
 		}
 		if s.Partial {
 			partial = true
 			mc += "  (partial)"
 		}
-		fmt.Fprintf(w, "%-*s  %6d  %6d  %7d  %9d  %6.1f%%  [%5.1f, %5.1f]%%  %9.2f  %s\n", width, s.Label, s.Done, s.Failed, s.Pending, s.Attempted,
-			100*s.EX, 100*s.CILo, 100*s.CIHi, s.CallsPerQuestion, mc)
+		tab.Row(append(counts, fmt.Sprintf("%.1f%%", 100*s.EX), fmt.Sprintf("[%5.1f, %5.1f]%%", 100*s.CILo, 100*s.CIHi),
+			fmt.Sprintf("%.2f", s.CallsPerQuestion), mc)...)
 	}
+	tab.Write(w)
 	fmt.Fprintln(w, "EX = correct / attempted: questions whose gold runs, failed items counted wrong.")
 	if txt := excludedNote(rows); txt != "" {
 		fmt.Fprintf(w, "not attempted, gold does not run: %s\n", txt)
@@ -303,7 +311,8 @@ func WriteSummary(w io.Writer, r *RunData, rows []TrialSummary) {
 	if partial {
 		fmt.Fprintln(w, "(partial): the trial has pending items; its EX is over the items finished so far.")
 	}
-	writeDeterministic(w, rows, width)
+	writeWarnings(w, rows)
+	writeDeterministic(w, rows, tab.Widths()[0])
 	failed, errored := r.FailedByClass, r.ErroredByClass
 	if failed == nil && errored == nil {
 		r.countClasses()
@@ -316,6 +325,24 @@ func WriteSummary(w io.Writer, r *RunData, rows []TrialSummary) {
 		fmt.Fprintf(w, "pending after an infrastructure error, by class: %s (rerun the same command to retry them)\n", classCounts(errored))
 	}
 	writeFailures(w, r)
+}
+
+// writeWarnings prints the comparisons' warnings, one line per distinct
+// warning naming the trials that have it: "warning: a, b: TEXT".
+func writeWarnings(w io.Writer, rows []TrialSummary) {
+	var texts []string
+	who := map[string][]string{}
+	for _, s := range rows {
+		for _, warn := range s.Warnings {
+			if _, ok := who[warn]; !ok {
+				texts = append(texts, warn)
+			}
+			who[warn] = append(who[warn], s.Label)
+		}
+	}
+	for _, t := range texts {
+		fmt.Fprintf(w, "warning: %s: %s\n", strings.Join(who[t], ", "), t)
+	}
 }
 
 // excludedNote lists the questions whose gold does not run: once when
@@ -369,15 +396,17 @@ func writeDeterministic(w io.Writer, rows []TrialSummary, width int) {
 		return
 	}
 	fmt.Fprintln(w, "EX over deterministic golds only (nondeterministic golds: RAND()/NOW(), ties at a LIMIT, ...; they ran beside each prediction, as the official scorers run them):")
+	tab := textable.New(2, textable.Column{MinWidth: width}, textable.Column{Align: textable.Right, MinWidth: 7}, textable.Column{})
+	tab.Indent, tab.NoHeader = 2, true
 	for _, s := range rows {
-		if s.Nondet == 0 {
-			fmt.Fprintf(w, "  %-*s  %6.1f%%  (no nondeterministic gold)\n", width, s.Label, 100*s.EX)
-			continue
+		switch {
+		case s.Nondet == 0:
+			tab.Row(s.Label, fmt.Sprintf("%.1f%%", 100*s.EX), "(no nondeterministic gold)")
+		case s.DetAttempted == 0:
+			tab.Row(s.Label, "-", fmt.Sprintf("(0 of %d attempted questions have a deterministic gold)", s.Attempted))
+		default:
+			tab.Row(s.Label, fmt.Sprintf("%.1f%%", 100*s.DetEX), fmt.Sprintf("(%d / %d; %d nondeterministic left out)", s.DetCorrect, s.DetAttempted, s.Nondet))
 		}
-		if s.DetAttempted == 0 {
-			fmt.Fprintf(w, "  %-*s  %7s  (0 of %d attempted questions have a deterministic gold)\n", width, s.Label, "-", s.Attempted)
-			continue
-		}
-		fmt.Fprintf(w, "  %-*s  %6.1f%%  (%d / %d; %d nondeterministic left out)\n", width, s.Label, 100*s.DetEX, s.DetCorrect, s.DetAttempted, s.Nondet)
 	}
+	tab.Write(w)
 }

@@ -40,7 +40,7 @@ func TestSummarize(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	WriteSummary(&buf, r, s)
-	for _, want := range []string{"x (simulated model)", "p=0.25 b=0 c=3 exact", "server_error=1", "bad_request=1", "(partial)"} {
+	for _, want := range []string{"x (simulated model)", "p=0.250 b=0 c=3 exact", "server_error=1", "bad_request=1", "(partial)"} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, buf.String())
 		}
@@ -128,5 +128,42 @@ func TestSummaryDeterministicEX(t *testing.T) {
 	WriteSummary(&buf, r, Summarize(r))
 	if strings.Contains(buf.String(), "deterministic golds") {
 		t.Errorf("summary prints a deterministic EX with no nondeterministic gold:\n%s", buf.String())
+	}
+}
+
+// TestSummaryWarnings: the comparison's warnings are printed under the
+// table, not dropped. B and C answer the same questions right as A (no
+// discordant question: McNemar's P is 1 and the test warns); D differs
+// from A on one question and has no warning. A warning shared by several
+// trials is one line naming them.
+func TestSummaryWarnings(t *testing.T) {
+	r := &RunData{Dir: "d", Meta: map[string]string{"name": "x"}}
+	for _, tr := range []struct {
+		label string
+		right int
+	}{{"A", 3}, {"B", 3}, {"C", 3}, {"D", 4}} {
+		rt := RunTrial{Trial: Trial{ID: tr.label, Label: tr.label}}
+		for i := range 6 {
+			rt.Items = append(rt.Items, Item{QuestionID: string(rune('a' + i)), Status: StatusDone, Verdict: &Verdict{Correct: i < tr.right}})
+		}
+		r.Trials = append(r.Trials, rt)
+	}
+	s := Summarize(r)
+	for i, want := range []int{0, 1, 1, 0} {
+		if len(s[i].Warnings) != want {
+			t.Errorf("%s: got warnings %q; want %d", s[i].Label, s[i].Warnings, want)
+		}
+	}
+	if s[1].P != 1 || s[1].B != 0 || s[1].C != 0 {
+		t.Errorf("B: got P %v b=%d c=%d; want P 1 (no discordant question), b=0, c=0", s[1].P, s[1].B, s[1].C)
+	}
+	var buf bytes.Buffer
+	WriteSummary(&buf, r, s)
+	out := buf.String()
+	if n := strings.Count(out, "warning: "); n != 1 || !strings.Contains(out, "warning: B, C: stats: mcnemar: no discordant questions") {
+		t.Errorf("got %d warning lines; want one, \"warning: B, C: stats: mcnemar: no discordant questions ...\":\n%s", n, out)
+	}
+	if !strings.Contains(out, "p=1.000 b=0 c=0 exact") || !strings.Contains(out, "p=1.000 b=0 c=1 exact") {
+		t.Errorf("summary lacks the tests of B and D:\n%s", out)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/stats"
 )
 
 // QuestionLabels are the labels of one benchmark question that breakdowns
@@ -33,10 +34,10 @@ type Options struct {
 	// Seed seeds every bootstrap (default 1).
 	Seed uint64
 	// Resamples is the number of bootstrap resamples
-	// (default metrics.DefaultResamples).
+	// (default stats.DefaultResamples).
 	Resamples int
 	// Level is the confidence level of intervals; significance is judged
-	// at alpha = 1 - Level (default metrics.DefaultLevel).
+	// at alpha = 1 - Level (default stats.DefaultLevel).
 	Level float64
 	// Prices are USD per million tokens by model name; without a price a
 	// role's cost is shown as "-".
@@ -59,10 +60,10 @@ func (o Options) withDefaults() (Options, error) {
 		o.Seed = 1
 	}
 	if o.Resamples == 0 {
-		o.Resamples = metrics.DefaultResamples
+		o.Resamples = stats.DefaultResamples
 	}
 	if o.Level == 0 {
-		o.Level = metrics.DefaultLevel
+		o.Level = stats.DefaultLevel
 	}
 	if o.Resamples < 2 {
 		return o, fmt.Errorf("reports: resamples is %d, want at least 2", o.Resamples)

@@ -16,7 +16,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/stats"
 )
 
 // Figure is one plot of a report.
@@ -339,7 +339,7 @@ func sweepFigures(c *corpus, opt Options) ([]*Figure, error) {
 			for _, s := range pts {
 				x, _ := toFloat(s.trial.Params[param])
 				acc, k, n := s.ex()
-				iv, err := metrics.Wilson(k, n, opt.Level)
+				iv, err := stats.Wilson(k, n, opt.Level)
 				if err != nil {
 					return nil, fmt.Errorf("reports: %s: %w", f.ID, err)
 				}
@@ -439,39 +439,32 @@ func gridBaseline(ss []*system, params []string, opt Options) (base, def *system
 	return base, def, why
 }
 
-// gridTests runs McNemar's test of every system of ss against base and
-// returns the Holm-adjusted p of each (base and unpaired systems absent).
-func gridTests(base *system, ss []*system) (map[*system]float64, error) {
-	var ps []float64
+// gridTests compares every system of ss with base (stats.CompareTable:
+// McNemar's test, no interval) and adjusts the family with Holm; base and
+// unpaired systems are absent from the result.
+func gridTests(base *system, ss []*system, opt Options) (map[*system]*stats.Comparison, error) {
+	var family []*stats.Comparison
 	var who []*system
 	for _, s := range ss {
 		if s == base {
 			continue
 		}
-		pr, err := metrics.Pair(base.outcomes, s.outcomes, true)
+		pr, err := stats.Pair(base.outcomes, s.outcomes, true)
 		if err != nil {
 			continue
 		}
-		t, err := metrics.Tabulate(pr.A, pr.B)
+		c, err := stats.Compare(pr.A, pr.B, stats.CompareOptions{Level: opt.Level})
 		if err != nil {
 			return nil, err
 		}
-		mc, err := metrics.McNemarCounts(t.AOnly, t.BOnly, metrics.McNemarAuto)
-		if err != nil {
-			return nil, err
-		}
-		ps, who = append(ps, mc.P), append(who, s)
+		family, who = append(family, c), append(who, s)
 	}
-	out := map[*system]float64{}
-	if len(ps) == 0 {
-		return out, nil
-	}
-	adj, err := metrics.Holm(ps)
-	if err != nil {
+	if err := stats.AdjustHolm(family); err != nil {
 		return nil, err
 	}
+	out := map[*system]*stats.Comparison{}
 	for i, s := range who {
-		out[s] = adj[i]
+		out[s] = family[i]
 	}
 	return out, nil
 }
@@ -558,10 +551,10 @@ func simplexFigures(c *corpus, opt Options) ([]*Figure, error) {
 				}
 			}
 			base, def, why := gridBaseline(bs, params, opt)
-			var padj map[*system]float64
+			var tests map[*system]*stats.Comparison
 			if base != nil {
 				var err error
-				if padj, err = gridTests(base, bs); err != nil {
+				if tests, err = gridTests(base, bs, opt); err != nil {
 					return nil, fmt.Errorf("reports: simplex of %s: %w", runner, err)
 				}
 			}
@@ -573,7 +566,7 @@ func simplexFigures(c *corpus, opt Options) ([]*Figure, error) {
 				y, _ := toFloat(s.trial.Params[params[1]])
 				acc, _, n := s.ex()
 				cell := heatCell{c: xi[x], r: yi[y], v: 100 * acc, n: n, boxed: s == def}
-				if p, ok := padj[s]; ok && p < 1-opt.Level-1e-12 {
+				if t, ok := tests[s]; ok && t.Significant() {
 					cell.mark = "*"
 					sig++
 				}
@@ -619,7 +612,7 @@ func simplexFigures(c *corpus, opt Options) ([]*Figure, error) {
 				if sig > 0 {
 					found = fmt.Sprintf("%d do", sig)
 				}
-				foot = append(foot, fmt.Sprintf("%s (McNemar, Holm over the %d other points, alpha = %g); %s.", lead, len(padj), roundTo(1-opt.Level, 6), found))
+				foot = append(foot, fmt.Sprintf("%s (McNemar, Holm over the %d other points, alpha = %g); %s.", lead, len(tests), roundTo(1-opt.Level, 6), found))
 			}
 			if !showN {
 				for n := range ns {
@@ -765,7 +758,7 @@ func paretoFigures(c *corpus, effs []efficiency, opt Options) ([]*Figure, error)
 				continue
 			}
 			acc, k, n := e.s.ex()
-			iv, err := metrics.Wilson(k, n, opt.Level)
+			iv, err := stats.Wilson(k, n, opt.Level)
 			if err != nil {
 				return nil, fmt.Errorf("reports: %s: %w", ax.id, err)
 			}

@@ -15,8 +15,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/t2sbench/t2sbench/bench"
-	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/stats"
 )
 
 // sweepSystem is a done system of entry "e" on mini with one question.
@@ -243,7 +243,7 @@ func TestLogWorthy(t *testing.T) {
 func TestParetoLogAxis(t *testing.T) {
 	mk := func(name string, gen, lat float64) efficiency {
 		s := sweepSystem(name, "sim", runners.Params{})
-		return efficiency{s: s, genQ: gen, hasLat: true, lat: metrics.LatencyStats{Median: lat}}
+		return efficiency{s: s, genQ: gen, hasLat: true, lat: stats.LatencyStats{Median: lat}}
 	}
 	c := &corpus{}
 	// Generated tokens span 50 to 10000 (ratio 200): log; latencies 1 to
@@ -396,7 +396,7 @@ func TestGridTestsMarkSignificantPoints(t *testing.T) {
 		id := fmt.Sprintf("q%02d", i)
 		base.outcomes[id], same.outcomes[id], worse.outcomes[id] = true, true, i >= 20
 	}
-	padj, err := gridTests(base, []*system{base, worse, same})
+	padj, err := gridTests(base, []*system{base, worse, same}, Options{Level: 0.95})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,11 +404,11 @@ func TestGridTestsMarkSignificantPoints(t *testing.T) {
 		t.Fatalf("%d tests; want 2 (the base is not tested against itself)", len(padj))
 	}
 	want := 2 * 2 * math.Pow(0.5, 20)
-	if p := padj[worse]; math.Abs(p-want) > 1e-12 {
-		t.Errorf("worse: adjusted p %g; want %g", p, want)
+	if p := padj[worse].PAdj; math.Abs(p-want) > 1e-12 || !padj[worse].Significant() {
+		t.Errorf("worse: adjusted p %g significant %v; want %g, true", p, padj[worse].Significant(), want)
 	}
-	if p := padj[same]; p != 1 {
-		t.Errorf("same: adjusted p %g; want 1", p)
+	if p := padj[same].PAdj; p != 1 || padj[same].Significant() {
+		t.Errorf("same: adjusted p %g significant %v; want 1, false", p, padj[same].Significant())
 	}
 }
 

@@ -91,19 +91,6 @@ func pct(v float64) Cell {
 	return c
 }
 
-// signedPct is pct with an explicit sign.
-func signedPct(v float64) Cell {
-	c := pct(v)
-	if c.HasValue && c.Value >= 0 && c.Text != "-" {
-		if c.Text == "0.0" || c.Text == "-0.0" {
-			c.Text = "0.0"
-		} else {
-			c.Text = "+" + c.Text
-		}
-	}
-	return c
-}
-
 func integer(n int) Cell { return Cell{Text: fmt.Sprintf("%d", n), Value: float64(n), HasValue: true} }
 
 func fmtFloat(v float64, prec int) string {

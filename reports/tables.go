@@ -8,78 +8,51 @@ import (
 	"strings"
 
 	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/stats"
 )
 
-// pairResult is one paired comparison of system B against system A.
-type pairResult struct {
-	n                 int
-	accA, accB, delta float64
-	ci                metrics.Interval
-	b, c              int
-	test              string
-	p                 float64
-}
-
-// compare pairs a and b on their common questions and computes the paired
-// bootstrap interval of AccB - AccA and McNemar's test (exact below
-// metrics.ExactBelow discordant questions). The bootstrap source is seeded
-// from (Options.Seed, key), so every comparison is reproducible on its own;
-// key is pairKey of the two systems.
-func compare(a, b map[string]bool, key string, opt Options) (pairResult, error) {
-	p, err := metrics.Pair(a, b, true)
+// compare pairs a and b on their common questions and compares B with A
+// (stats.CompareTable: the paired bootstrap interval of AccB - AccA and
+// McNemar's test, exact below stats.ExactBelow discordant questions). The
+// bootstrap source is seeded from (Options.Seed, key), so every comparison
+// is reproducible on its own; key is pairKey of the two systems.
+func compare(a, b map[string]bool, key string, opt Options) (*stats.Comparison, error) {
+	p, err := stats.Pair(a, b, true)
 	if err != nil {
-		return pairResult{}, err
-	}
-	t, err := metrics.Tabulate(p.A, p.B)
-	if err != nil {
-		return pairResult{}, err
+		return nil, err
 	}
 	h := fnv.New64a()
 	h.Write([]byte(key))
-	ci, err := metrics.PairedBootstrapTable(t, metrics.BootstrapOptions{Resamples: opt.Resamples, Level: opt.Level,
+	return stats.Compare(p.A, p.B, stats.CompareOptions{Level: opt.Level, Resamples: opt.Resamples,
 		Rand: rand.New(rand.NewPCG(opt.Seed, h.Sum64()))})
-	if err != nil {
-		return pairResult{}, err
-	}
-	mc, err := metrics.McNemarCounts(t.AOnly, t.BOnly, metrics.McNemarAuto)
-	if err != nil {
-		return pairResult{}, err
-	}
-	return pairResult{n: t.N(), accA: t.AccA(), accB: t.AccB(), delta: t.Delta(), ci: ci.CI, b: t.AOnly, c: t.BOnly, test: mc.Test, p: mc.P}, nil
 }
 
 // pairKey seeds the bootstrap of a comparison from the two systems, so
 // that the same pair shows the same interval in every table of a report.
 func pairKey(a, b *system) string { return a.name + "\x00" + b.name }
 
-func ciCell(iv metrics.Interval) Cell {
-	return text(fmt.Sprintf("[%s, %s]", fmtSigned(100*iv.Lo), fmtSigned(100*iv.Hi)))
+// deltaCell is the comparison's difference in points, signed, with one
+// decimal (Comparison.FormatDelta).
+func deltaCell(c *stats.Comparison) Cell {
+	return Cell{Text: c.FormatDelta(1), Value: 100 * c.Delta, HasValue: true}
 }
 
-func fmtSigned(v float64) string {
-	s := fmtFloat(v, 1)
-	if !strings.HasPrefix(s, "-") && s != "0.0" {
-		s = "+" + s
-	}
-	return s
-}
+// ciCell is the comparison's interval in points, "[-3.4, +4.6]".
+func ciCell(c *stats.Comparison) Cell { return text(c.FormatCI(1)) }
 
+// pCell is a p-value cell (stats.FormatP); "-" for NaN.
 func pCell(p float64) Cell {
 	if math.IsNaN(p) {
 		return text("-")
 	}
-	s := fmt.Sprintf("%.3f", p)
-	if p < 0.001 {
-		s = "<0.001"
-	}
-	return Cell{Text: s, Value: p, HasValue: true}
+	return Cell{Text: stats.FormatP(p), Value: p, HasValue: true}
 }
 
 func levelPct(level float64) string { return fmt.Sprintf("%g%%", 100*level) }
 
 func sigNote(opt Options) string {
 	return fmt.Sprintf("~ : not significant at alpha = %g after Holm adjustment (McNemar; exact test below %d discordant questions). CIs: paired bootstrap, %d resamples, seed %d.",
-		roundTo(1-opt.Level, 6), metrics.ExactBelow, opt.Resamples, opt.Seed)
+		roundTo(1-opt.Level, 6), stats.ExactBelow, opt.Resamples, opt.Seed)
 }
 
 func roundTo(v float64, d int) float64 {
@@ -139,7 +112,7 @@ func ablationTables(c *corpus, opt Options) ([]*Table, error) {
 				Column{Group: g, Name: "p (Holm)", Numeric: true})
 		}
 		type ref struct{ row, col int }
-		var ps []float64
+		var family []*stats.Comparison
 		var refs []ref
 		for _, cfg := range configs {
 			row := []Cell{text(cfg)}
@@ -162,13 +135,13 @@ func ablationTables(c *corpus, opt Options) ([]*Table, error) {
 					c.warnings = append(c.warnings, fmt.Sprintf("%s: %s vs %s: %v", t.ID, s.name, full.name, err))
 					continue
 				}
-				row = append(row, signedPct(r.delta), ciCell(r.ci), text(""))
-				ps = append(ps, r.p)
+				row = append(row, deltaCell(r), ciCell(r), text(""))
+				family = append(family, r)
 				refs = append(refs, ref{len(t.Rows), len(row) - 1})
 			}
 			t.Rows = append(t.Rows, row)
 		}
-		if err := applyHolm(t, ps, refs, opt, func(r ref) (int, int) { return r.row, r.col }); err != nil {
+		if err := applyHolm(t, family, refs, func(r ref) (int, int) { return r.row, r.col }); err != nil {
 			return nil, err
 		}
 		t.Notes = []string{"Drop: EX of the configuration minus EX of the full configuration on the questions both answered, in points.", sigNote(opt)}
@@ -178,22 +151,21 @@ func ablationTables(c *corpus, opt Options) ([]*Table, error) {
 	return out, nil
 }
 
-// applyHolm adjusts ps (one family) and writes each adjusted p into its
-// cell; the cell two to the left (the difference) is marked NotSig when
-// the adjusted p is at least alpha.
-func applyHolm[R any](t *Table, ps []float64, refs []R, opt Options, at func(R) (int, int)) error {
-	if len(ps) == 0 {
+// applyHolm adjusts the family of comparisons (stats.AdjustHolm) and
+// writes each adjusted p into its cell; the cell two to the left (the
+// difference) is marked NotSig when the difference is not significant
+// after adjustment.
+func applyHolm[R any](t *Table, family []*stats.Comparison, refs []R, at func(R) (int, int)) error {
+	if len(family) == 0 {
 		return nil
 	}
-	adj, err := metrics.Holm(ps)
-	if err != nil {
+	if err := stats.AdjustHolm(family); err != nil {
 		return fmt.Errorf("reports: %s: %w", t.ID, err)
 	}
-	alpha := 1 - opt.Level
 	for i, r := range refs {
 		row, col := at(r)
-		t.Rows[row][col] = pCell(adj[i])
-		if adj[i] >= alpha-1e-12 {
+		t.Rows[row][col] = pCell(family[i].PAdj)
+		if !family[i].Significant() {
 			t.Rows[row][col-2].NotSig = true
 		}
 	}
@@ -255,7 +227,7 @@ func mainTable(c *corpus, opt Options) *Table {
 			}
 			excl = append(excl, excludedOf{fmt.Sprintf("%s on %s", s.name, b), metrics.ExcludedText(s.tally.Excluded)})
 			acc, k, n := s.ex()
-			iv, err := metrics.Wilson(k, n, opt.Level)
+			iv, err := stats.Wilson(k, n, opt.Level)
 			ci := text("-")
 			if err == nil {
 				ci = text(fmt.Sprintf("[%s, %s]", fmtFloat(100*iv.Lo, 1), fmtFloat(100*iv.Hi, 1)))
@@ -433,7 +405,7 @@ func pairwiseTables(c *corpus, opt Options) ([]*Table, error) {
 		t.Columns = []Column{{Name: "System"}, {Name: "n", Numeric: true}, {Name: "EX base", Numeric: true}, {Name: "EX", Numeric: true, Better: Higher},
 			{Name: "Δ", Numeric: true}, {Name: levelPct(opt.Level) + " CI", Numeric: true}, {Name: "b", Numeric: true}, {Name: "c", Numeric: true},
 			{Name: "test"}, {Name: "p", Numeric: true}, {Name: "p (Holm)", Numeric: true}}
-		var ps []float64
+		var family []*stats.Comparison
 		var rows []int
 		for _, s := range ss {
 			if s == base {
@@ -444,9 +416,9 @@ func pairwiseTables(c *corpus, opt Options) ([]*Table, error) {
 				c.warnings = append(c.warnings, fmt.Sprintf("%s: %s vs %s: %v", t.ID, s.name, base.name, err))
 				continue
 			}
-			t.Rows = append(t.Rows, []Cell{text(s.row), integer(r.n), pct(r.accA), pct(r.accB), signedPct(r.delta), ciCell(r.ci),
-				integer(r.b), integer(r.c), text(r.test), pCell(r.p), text("")})
-			ps = append(ps, r.p)
+			t.Rows = append(t.Rows, []Cell{text(s.row), integer(r.N), pct(r.AccA), pct(r.AccB), deltaCell(r), ciCell(r),
+				integer(r.B), integer(r.C), text(r.Test), pCell(r.P), text("")})
+			family = append(family, r)
 			rows = append(rows, len(t.Rows)-1)
 		}
 		if len(t.Rows) == 0 {
@@ -454,14 +426,13 @@ func pairwiseTables(c *corpus, opt Options) ([]*Table, error) {
 		}
 		// The Δ column is six left of p (Holm); applyHolm marks col-2, so
 		// mark Δ here instead.
-		if len(ps) > 0 {
-			adj, err := metrics.Holm(ps)
-			if err != nil {
+		if len(family) > 0 {
+			if err := stats.AdjustHolm(family); err != nil {
 				return nil, fmt.Errorf("reports: %s: %w", t.ID, err)
 			}
 			for i, r := range rows {
-				t.Rows[r][10] = pCell(adj[i])
-				t.Rows[r][4].NotSig = adj[i] >= 1-opt.Level-1e-12
+				t.Rows[r][10] = pCell(family[i].PAdj)
+				t.Rows[r][4].NotSig = !family[i].Significant()
 			}
 		}
 		t.Notes = []string{"b: questions only the baseline answers correctly; c: only the system. Δ = c-b over n.", sigNote(opt)}
@@ -520,7 +491,7 @@ func pairwiseBaseline(ss []*system, opt Options) (base *system, why string) {
 type efficiency struct {
 	s                        *system
 	usage                    metrics.UsageSummary
-	lat                      metrics.LatencyStats
+	lat                      stats.LatencyStats
 	hasLat                   bool
 	priced                   bool
 	callsQ, genQ, promptQ, c float64
@@ -553,7 +524,7 @@ func efficiencies(c *corpus, opt Options) []efficiency {
 		for _, it := range s.done {
 			secs = append(secs, it.WallMS/1000)
 		}
-		if l, err := metrics.Latency(secs, math.Inf(1)); err == nil {
+		if l, err := stats.Latency(secs, math.Inf(1)); err == nil {
 			e.lat, e.hasLat = l, true
 		}
 		out = append(out, e)

@@ -14,6 +14,7 @@ import (
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/stats"
 )
 
 // DefaultPreviewRows is the number of result rows a preview keeps.
@@ -396,11 +397,11 @@ func (v *Viewer) buildIndex(ctx context.Context, runs []*bench.RunData) error {
 			if idx.Trials[a].Bench != idx.Trials[b].Bench {
 				continue
 			}
-			p, err := metrics.Pair(outcomes[a], outcomes[b], true)
+			p, err := stats.Pair(outcomes[a], outcomes[b], true)
 			if err != nil {
 				continue
 			}
-			res, err := metrics.McNemar(p.A, p.B, metrics.McNemarAuto)
+			res, err := stats.McNemar(p.A, p.B, stats.McNemarAuto)
 			if err != nil {
 				continue
 			}

@@ -16,7 +16,7 @@ import (
 
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/datasets"
-	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/stats"
 	"github.com/t2sbench/t2sbench/viewer"
 )
 
@@ -84,11 +84,11 @@ func TestIndexMatchesSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range idx.Pairs {
-		pr, err := metrics.Pair(systems[p.A].Correct, systems[p.B].Correct, true)
+		pr, err := stats.Pair(systems[p.A].Correct, systems[p.B].Correct, true)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := metrics.McNemar(pr.A, pr.B, metrics.McNemarAuto)
+		want, err := stats.McNemar(pr.A, pr.B, stats.McNemarAuto)
 		if err != nil {
 			t.Fatal(err)
 		}

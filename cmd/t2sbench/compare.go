@@ -12,7 +12,9 @@ import (
 	"strings"
 
 	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/internal/textable"
 	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/stats"
 )
 
 func init() {
@@ -105,6 +107,8 @@ type compareRow struct {
 	BaselineOnly    int      `json:"dropped_baseline_only,omitempty"`
 	SystemOnly      int      `json:"dropped_system_only,omitempty"`
 	Warnings        []string `json:"warnings,omitempty"`
+	// comparison is the comparison the row shows; the table prints it.
+	comparison *stats.Comparison
 }
 
 func runCompare(stdout, stderr io.Writer, args []string) error {
@@ -112,10 +116,10 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	baseline := fs.String("baseline", "", "baseline system name or path (default: the first system)")
 	asJSON := fs.Bool("json", false, "write the comparisons as JSON")
 	intersect := fs.Bool("intersect", false, "compare on the questions both systems have, dropping the others (default: error)")
-	level := fs.Float64("level", metrics.DefaultLevel, "confidence level of the bootstrap intervals; significance is judged at alpha = 1 - level")
-	resamples := fs.Int("B", metrics.DefaultResamples, "bootstrap resamples")
+	level := fs.Float64("level", stats.DefaultLevel, "confidence level of the bootstrap intervals; significance is judged at alpha = 1 - level")
+	resamples := fs.Int("B", stats.DefaultResamples, "bootstrap resamples")
 	seed := fs.Uint64("seed", 1, "bootstrap random seed")
-	ciMethod := fs.String("ci", metrics.BootstrapPercentile, "bootstrap interval: percentile or bca")
+	ciMethod := fs.String("ci", stats.BootstrapPercentile, "bootstrap interval: percentile or bca")
 	test := fs.String("test", "auto", "McNemar test: auto (exact when b+c < 25), exact, chi2-cc or chi2")
 
 	// Flags may come before, between or after the inputs.
@@ -132,7 +136,7 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	}
 	mcTest := *test
 	if mcTest == "auto" {
-		mcTest = metrics.McNemarAuto
+		mcTest = stats.McNemarAuto
 	}
 
 	systems, err := loadCompareInputs(inputs)
@@ -255,8 +259,9 @@ func benchmarkOrUnknown(group string) string {
 }
 
 // compareAll compares every system i with systems[base[i]] (systems that
-// are their own baseline are skipped): McNemar test and paired bootstrap per
-// pair, Holm adjustment over the family of pairs. Every pair's bootstrap
+// are their own baseline are skipped): one stats.Comparison per pair
+// (McNemar test and paired bootstrap), Holm adjustment over the family of
+// pairs (stats.AdjustHolm). Every pair's bootstrap
 // uses its own source seeded with cfg.seed, so a pair's interval does not
 // depend on which other systems are compared.
 func compareAll(systems []compareSystem, base []int, cfg compareConfig) ([]compareRow, error) {
@@ -266,7 +271,7 @@ func compareAll(systems []compareSystem, base []int, cfg compareConfig) ([]compa
 			continue
 		}
 		b := systems[base[i]]
-		p, err := metrics.Pair(dropExcluded(b.correct, s.excluded), dropExcluded(s.correct, b.excluded), cfg.intersect)
+		p, err := stats.Pair(dropExcluded(b.correct, s.excluded), dropExcluded(s.correct, b.excluded), cfg.intersect)
 		if err != nil {
 			return nil, fmt.Errorf("compare %s (%s) with %s (%s): %w", b.name, b.source, s.name, s.source, err)
 		}
@@ -276,23 +281,19 @@ func compareAll(systems []compareSystem, base []int, cfg compareConfig) ([]compa
 					b.name, b.source, s.name, s.source, id, da, db)
 			}
 		}
-		mc, err := metrics.McNemar(p.A, p.B, cfg.test)
-		if err != nil {
-			return nil, fmt.Errorf("compare %s with %s: %w", b.name, s.name, err)
-		}
-		ci, err := metrics.PairedBootstrap(p.A, p.B, metrics.BootstrapOptions{
-			Resamples: cfg.resamples, Level: cfg.level, Method: cfg.ciMethod, Rand: rand.New(rand.NewPCG(cfg.seed, 0)),
-		})
+		c, err := stats.Compare(p.A, p.B, stats.CompareOptions{Test: cfg.test, Level: cfg.level,
+			Resamples: cfg.resamples, CIMethod: cfg.ciMethod, Rand: rand.New(rand.NewPCG(cfg.seed, 0))})
 		if err != nil {
 			return nil, fmt.Errorf("compare %s with %s: %w", b.name, s.name, err)
 		}
 		row := compareRow{
-			Baseline: b.name, System: s.name, Benchmark: s.group, N: ci.N,
-			AccBaseline: ci.AccA, AccSystem: ci.AccB, Delta: ci.Delta,
-			CILo: ci.CI.Lo, CIHi: ci.CI.Hi, Level: ci.CI.Level, CIMethod: ci.Method, Resamples: ci.Resamples,
-			B: mc.B, C: mc.C, Test: mc.Test, P: mc.P,
+			Baseline: b.name, System: s.name, Benchmark: s.group, N: c.N,
+			AccBaseline: c.AccA, AccSystem: c.AccB, Delta: c.Delta,
+			CILo: c.CI.Lo, CIHi: c.CI.Hi, Level: c.CI.Level, CIMethod: c.CIMethod, Resamples: c.Resamples,
+			B: c.B, C: c.C, Test: c.Test, P: c.P, Warnings: c.Warnings,
 			BaselineOnly: len(p.OnlyA), SystemOnly: len(p.OnlyB),
 			PartialBaseline: b.pending > 0, PartialSystem: s.pending > 0,
+			comparison: c,
 		}
 		for _, id := range p.IDs {
 			if b.failed[id] {
@@ -302,22 +303,18 @@ func compareAll(systems []compareSystem, base []int, cfg compareConfig) ([]compa
 				row.FailedSystem++
 			}
 		}
-		for _, w := range append(mc.Warnings, ci.Warnings...) {
-			row.Warnings = append(row.Warnings, w.Error())
-		}
 		rows = append(rows, row)
 	}
-	ps := make([]float64, len(rows))
-	for i, r := range rows {
-		ps[i] = r.P
+	family := make([]*stats.Comparison, len(rows))
+	for i := range rows {
+		family[i] = rows[i].comparison
 	}
-	adj, err := metrics.Holm(ps)
-	if err != nil {
+	if err := stats.AdjustHolm(family); err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
 	for i := range rows {
-		rows[i].PHolm = adj[i]
-		rows[i].Significant = adj[i] < 1-cfg.level
+		rows[i].PHolm = family[i].PAdj
+		rows[i].Significant = family[i].Significant()
 	}
 	return rows, nil
 }
@@ -341,12 +338,11 @@ func dropExcluded(correct map[string]bool, excluded map[string]metrics.Status) m
 // (those whose gold runs; failed ones counted wrong), as eval prints it,
 // with its failed and pending counts and the questions left out.
 func writeSystemsTable(w io.Writer, systems []compareSystem) {
-	nameW := len("system")
-	for _, s := range systems {
-		nameW = max(nameW, len(s.name))
-	}
 	fmt.Fprintf(w, "EX = correct / attempted (questions whose gold runs; failed items counted wrong)\n\n")
-	fmt.Fprintf(w, "%-*s %9s %8s %6s %7s %8s  %s\n", nameW, "system", "attempted", "correct", "failed", "pending", "EX", "gold does not run")
+	tab := textable.New(1, textable.Column{Name: "system"},
+		textable.Column{Name: "attempted", Align: textable.Right, MinWidth: 9}, textable.Column{Name: "correct", Align: textable.Right, MinWidth: 8},
+		textable.Column{Name: "failed", Align: textable.Right, MinWidth: 6}, textable.Column{Name: "pending", Align: textable.Right, MinWidth: 7},
+		textable.Column{Name: "EX", Align: textable.Right, MinWidth: 8}, textable.Column{Name: "gold does not run", Gap: 2})
 	partial := false
 	for _, s := range systems {
 		t := s.tally()
@@ -366,17 +362,22 @@ func writeSystemsTable(w io.Writer, systems []compareSystem) {
 		if excl == "" {
 			excl = "-"
 		}
-		fmt.Fprintf(w, "%-*s %9d %8d %6d %7s %8s  %s\n", nameW, s.name, t.Attempted, t.Correct, t.Failed, pend, ex, excl)
+		tab.Row(s.name, fmt.Sprint(t.Attempted), fmt.Sprint(t.Correct), fmt.Sprint(t.Failed), pend, ex, excl)
 	}
+	tab.Write(w)
 	if partial {
 		fmt.Fprintln(w, "(partial): the trial has pending items; its EX is over the items finished so far.")
 	}
 	fmt.Fprintln(w)
 }
 
-// writeCompareTable prints rows as a plain text table; `~` marks a
-// difference that is not significant after Holm adjustment. A comparison
-// involving the sim backend is titled "simulated model".
+// writeCompareTable prints rows as a plain text table of their
+// comparisons: delta and CI in points (stats.Comparison.FormatDelta and
+// FormatCI, two decimals), p-values as every table prints them
+// (stats.FormatP), and the comparison's mark, `~` for a difference that is
+// not significant after Holm adjustment. A comparison involving the sim
+// backend is titled "simulated model". Notes and every comparison's
+// warnings follow the table.
 func writeCompareTable(w io.Writer, rows []compareRow, simulated bool, level float64, resamples int, seed uint64, ciMethod string) {
 	if len(rows) == 0 {
 		return
@@ -399,39 +400,28 @@ func writeCompareTable(w io.Writer, rows []compareRow, simulated bool, level flo
 			rows[i].System += "  vs " + rows[i].Baseline
 		}
 	}
-	nameW := len("system")
+	tab := textable.New(1, textable.Column{Name: "system"}, textable.Column{Name: "n", Align: textable.Right, MinWidth: 6},
+		textable.Column{Name: "EX base", Align: textable.Right, MinWidth: 8}, textable.Column{Name: "EX sys", Align: textable.Right, MinWidth: 8},
+		textable.Column{Name: "delta", Align: textable.Right, MinWidth: 8}, textable.Column{Name: "CI", MinWidth: 18, Gap: 2},
+		textable.Column{Name: "b", Align: textable.Right, MinWidth: 5}, textable.Column{Name: "c", Align: textable.Right, MinWidth: 5},
+		textable.Column{Name: "test", MinWidth: 7}, textable.Column{Name: "p", Align: textable.Right, MinWidth: 10},
+		textable.Column{Name: "p(Holm)", Align: textable.Right, MinWidth: 10}, textable.Column{})
 	for _, r := range rows {
-		nameW = max(nameW, len(r.System))
+		c := r.comparison
+		tab.Row(r.System, fmt.Sprint(c.N), fmt.Sprintf("%.2f", 100*c.AccA), fmt.Sprintf("%.2f", 100*c.AccB), c.FormatDelta(2), c.FormatCI(2),
+			fmt.Sprint(c.B), fmt.Sprint(c.C), c.Test, stats.FormatP(c.P), stats.FormatP(c.PAdj), c.Mark())
 	}
-	fmt.Fprintf(w, "%-*s %6s %8s %8s %8s  %-18s %5s %5s %-7s %10s %10s\n",
-		nameW, "system", "n", "EX base", "EX sys", "delta", "CI", "b", "c", "test", "p", "p(Holm)")
-	for _, r := range rows {
-		mark := ""
-		if !r.Significant {
-			mark = " ~"
-		}
-		ci := fmt.Sprintf("[%+.2f, %+.2f]", 100*r.CILo, 100*r.CIHi)
-		fmt.Fprintf(w, "%-*s %6d %8.2f %8.2f %+8.2f  %-18s %5d %5d %-7s %10s %10s%s\n",
-			nameW, r.System, r.N, 100*r.AccBaseline, 100*r.AccSystem, 100*r.Delta, ci, r.B, r.C, r.Test, formatP(r.P), formatP(r.PHolm), mark)
-	}
+	tab.Write(w)
+	var notes strings.Builder
 	for _, r := range rows {
 		if r.BaselineOnly > 0 || r.SystemOnly > 0 {
-			fmt.Fprintf(w, "\nnote: %s: dropped %d questions only in %s and %d only in %s (--intersect)", r.System, r.BaselineOnly, r.Baseline, r.SystemOnly, r.System)
+			fmt.Fprintf(&notes, "\nnote: %s: dropped %d questions only in %s and %d only in %s (--intersect)", r.System, r.BaselineOnly, r.Baseline, r.SystemOnly, r.System)
 		}
 		for _, warn := range r.Warnings {
-			fmt.Fprintf(w, "\nwarning: %s: %s", r.System, warn)
+			fmt.Fprintf(&notes, "\nwarning: %s: %s", r.System, warn)
 		}
 	}
-	fmt.Fprintln(w)
-}
-
-// formatP prints a p-value with three decimals, or in exponent form when
-// it is below 0.001.
-func formatP(p float64) string {
-	if p < 0.001 {
-		return fmt.Sprintf("%.2g", p)
-	}
-	return fmt.Sprintf("%.3f", p)
+	fmt.Fprintln(w, notes.String())
 }
 
 // loadCompareInputs reads each input: a verdict file (one system, named

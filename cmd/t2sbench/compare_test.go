@@ -327,3 +327,27 @@ func TestEvalVerdictsCarryBenchmark(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareWarnings: the comparison's warnings are printed under the
+// table, and a difference that rounds to zero prints unsigned. Two
+// systems with the same outcomes have no discordant question: McNemar's
+// P is 1 (by definition) and both the test and the bootstrap warn.
+func TestCompareWarnings(t *testing.T) {
+	dir := t.TempDir()
+	a := writeVerdicts(t, dir, "a.jsonl", []bool{true, false, true, true})
+	b := writeVerdicts(t, dir, "b.jsonl", []bool{true, false, true, true})
+	var out, errb bytes.Buffer
+	if err := run(&out, &errb, []string{"compare", a, b}); err != nil {
+		t.Fatalf("compare: %v\n%s", err, errb.String())
+	}
+	text := out.String()
+	for _, want := range []string{
+		"b           4    75.00    75.00     0.00  [0.00, 0.00]           0     0 exact        1.000      1.000 ~\n",
+		"\nwarning: b: stats: mcnemar: no discordant questions (b = c = 0)",
+		"\nwarning: b: stats: bootstrap: no discordant questions",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+}

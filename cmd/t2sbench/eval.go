@@ -17,6 +17,7 @@ import (
 
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/textable"
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners/llm"
 	"github.com/t2sbench/t2sbench/runners/sqltext"
@@ -394,18 +395,21 @@ func printEvalText(w io.Writer, r evalReport) {
 	}
 	fmt.Fprintf(w, "benchmark %s%s, mode %s, predictions %s: %d of %d questions scored\n",
 		r.Benchmark, split, mode, r.Pred, r.Overall.Total, r.Questions)
-	fmt.Fprintf(w, "%-12s %6s %8s %8s %9s\n", "difficulty", "n", "correct", "EX", "attempted")
+	tab := textable.New(1, textable.Column{Name: "difficulty", MinWidth: 12}, textable.Column{Name: "n", Align: textable.Right, MinWidth: 6},
+		textable.Column{Name: "correct", Align: textable.Right, MinWidth: 8}, textable.Column{Name: "EX", Align: textable.Right, MinWidth: 8},
+		textable.Column{Name: "attempted", Align: textable.Right, MinWidth: 9})
 	row := func(name string, g metrics.EXGroup) {
-		ex := "       -"
+		ex := "-"
 		if g.Runnable > 0 {
-			ex = pct(g.EX)
+			ex = strings.TrimSpace(pct(g.EX))
 		}
-		fmt.Fprintf(w, "%-12s %6d %8d %8s %9d\n", name, g.Total, g.Correct, ex, g.Runnable)
+		tab.Row(name, fmt.Sprint(g.Total), fmt.Sprint(g.Correct), ex, fmt.Sprint(g.Runnable))
 	}
 	for _, d := range r.Difficulties {
 		row(d, r.ByDifficulty[d])
 	}
 	row("all", r.Overall)
+	tab.Write(w)
 	fmt.Fprint(w, "status:")
 	for _, s := range metrics.Statuses {
 		fmt.Fprintf(w, " %s %d", s, r.Status[s])

@@ -14,6 +14,7 @@ import (
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/reports"
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/stats"
 	"github.com/t2sbench/t2sbench/viewer"
 )
 
@@ -51,8 +52,8 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 	format := fs.String("format", strings.Join(reports.Formats, ","), "comma-separated output formats: md, tex, csv (tables), png, svg (plots); report.md is always written")
 	baseline := fs.String("baseline", "", "label of the system pairwise tests and a simplex grid's McNemar marks compare against (default: the point of a sweep or grid at the runner's paper default, else the first system of each benchmark)")
 	seed := fs.Uint64("seed", 1, "seed of every bootstrap resampling")
-	resamples := fs.Int("B", metrics.DefaultResamples, "bootstrap resamples")
-	level := fs.Float64("level", metrics.DefaultLevel, "confidence level; significance is judged at alpha = 1 - level")
+	resamples := fs.Int("B", stats.DefaultResamples, "bootstrap resamples")
+	level := fs.Float64("level", stats.DefaultLevel, "confidence level; significance is judged at alpha = 1 - level")
 	quiet := fs.Bool("quiet", false, "do not print the tables to the terminal")
 	noView := fs.Bool("no-view", false, "do not write the static HTML viewer into OUT/view")
 	prices := priceFlags{}

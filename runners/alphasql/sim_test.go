@@ -10,6 +10,7 @@ import (
 	"github.com/t2sbench/t2sbench/runners"
 	_ "github.com/t2sbench/t2sbench/runners/baseline"
 	"github.com/t2sbench/t2sbench/sim"
+	"github.com/t2sbench/t2sbench/stats"
 )
 
 // TestSimSpiderBeatsDirect runs alphasql and direct with sim at p = 0.4 on
@@ -83,7 +84,7 @@ func TestSimSpiderBeatsDirect(t *testing.T) {
 		okD = append(okD, sc.Score(ctx, e, rd.SQL).Correct)
 	}
 	exA, exD := share(okA), share(okD)
-	m, err := metrics.McNemar(okA, okD, metrics.McNemarAuto)
+	m, err := stats.McNemar(okA, okD, stats.McNemarAuto)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/sim"
+	"github.com/t2sbench/t2sbench/stats"
 )
 
 // TestIESRBeatsDirect runs IESR at its defaults (N_rollout 32) but with
@@ -50,7 +51,7 @@ func TestIESRBeatsDirect(t *testing.T) {
 		a[i] = sc.Score(context.Background(), ex, ires[i].SQL).Correct
 		b[i] = sc.Score(context.Background(), ex, dres[i].SQL).Correct
 	}
-	mc, err := metrics.McNemar(a, b, metrics.McNemarExact)
+	mc, err := stats.McNemar(a, b, stats.McNemarExact)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,7 @@
 // ablations that remove information from the prompt: for each pair (a
 // runner and its ablation) of a run of experiments/sim-ablations.yaml, the
 // EX change on the mini questions that need the removed information, with
-// McNemar's test (metrics.McNemar, exact below 25 discordant pairs), and
+// McNemar's test (stats.McNemar, exact below 25 discordant pairs), and
 // the change on the other questions. Pairs are (seed, question): both
 // trials of a seed answer the same questions.
 //
@@ -24,8 +24,8 @@ import (
 
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/datasets"
-	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/sim"
+	"github.com/t2sbench/t2sbench/stats"
 )
 
 // need names the information an ablation removes and says which
@@ -246,7 +246,7 @@ func row(w io.Writer, bn, what string, nd need, full, abl map[int64]map[string]b
 			fmt.Fprintf(w, "| %s | %s | %s | 0 | | | | | | | %s |\n", bn, what, nd.name, others)
 			return nil
 		}
-		mi, err := metrics.McNemar(in[0], in[1], metrics.McNemarAuto)
+		mi, err := stats.McNemar(in[0], in[1], stats.McNemarAuto)
 		if err != nil {
 			return fmt.Errorf("%s: %w", what, err)
 		}
@@ -259,7 +259,7 @@ func row(w io.Writer, bn, what string, nd need, full, abl map[int64]map[string]b
 
 // mcnemarP is McNemar's p over a pair of outcome vectors ("" when empty).
 func mcnemarP(v [2][]bool) string {
-	m, err := metrics.McNemar(v[0], v[1], metrics.McNemarAuto)
+	m, err := stats.McNemar(v[0], v[1], stats.McNemarAuto)
 	if err != nil {
 		return ""
 	}

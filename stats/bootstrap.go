@@ -1,4 +1,4 @@
-package metrics
+package stats
 
 import (
 	"fmt"
@@ -52,13 +52,13 @@ func (o BootstrapOptions) withDefaults() (BootstrapOptions, error) {
 	}
 	switch {
 	case o.Resamples < 2:
-		return o, fmt.Errorf("metrics: bootstrap: Resamples is %d, want at least 2", o.Resamples)
+		return o, fmt.Errorf("stats: bootstrap: Resamples is %d, want at least 2", o.Resamples)
 	case !(o.Level > 0 && o.Level < 1):
-		return o, fmt.Errorf("metrics: bootstrap: Level is %v, want a value in (0, 1)", o.Level)
+		return o, fmt.Errorf("stats: bootstrap: Level is %v, want a value in (0, 1)", o.Level)
 	case o.Method != BootstrapPercentile && o.Method != BootstrapBCa:
-		return o, fmt.Errorf("metrics: bootstrap: unknown Method %q (want %q or %q)", o.Method, BootstrapPercentile, BootstrapBCa)
+		return o, fmt.Errorf("stats: bootstrap: unknown Method %q (want %q or %q)", o.Method, BootstrapPercentile, BootstrapBCa)
 	case o.Rand == nil:
-		return o, fmt.Errorf("metrics: bootstrap: Rand is nil; pass a seeded *rand.Rand")
+		return o, fmt.Errorf("stats: bootstrap: Rand is nil; pass a seeded *rand.Rand")
 	}
 	return o, nil
 }
@@ -149,7 +149,7 @@ func PairedBootstrapTable(t Table2x2, opt BootstrapOptions) (DiffCI, error) {
 	}
 	r.CI, r.Warnings = histInterval(hist, n, float64(t.BOnly-t.AOnly), jack, opt)
 	if t.AOnly+t.BOnly == 0 {
-		r.Warnings = append(r.Warnings, fmt.Errorf("metrics: bootstrap: no discordant questions; every resample has difference 0"))
+		r.Warnings = append(r.Warnings, fmt.Errorf("stats: bootstrap: no discordant questions; every resample has difference 0"))
 	}
 	return r, nil
 }
@@ -172,7 +172,7 @@ type AccuracyCI struct {
 func BootstrapAccuracy(x []bool, opt BootstrapOptions) (AccuracyCI, error) {
 	n := len(x)
 	if n == 0 {
-		return AccuracyCI{}, fmt.Errorf("metrics: bootstrap: empty outcome vector")
+		return AccuracyCI{}, fmt.Errorf("stats: bootstrap: empty outcome vector")
 	}
 	opt, err := opt.withDefaults()
 	if err != nil {
@@ -208,10 +208,10 @@ func BootstrapAccuracy(x []bool, opt BootstrapOptions) (AccuracyCI, error) {
 // with p = k/n and z the (1+level)/2 standard normal quantile.
 func Wilson(k, n int, level float64) (Interval, error) {
 	if n <= 0 || k < 0 || k > n {
-		return Interval{}, fmt.Errorf("metrics: wilson: want 0 <= k <= n and n > 0, got k=%d n=%d", k, n)
+		return Interval{}, fmt.Errorf("stats: wilson: want 0 <= k <= n and n > 0, got k=%d n=%d", k, n)
 	}
 	if !(level > 0 && level < 1) {
-		return Interval{}, fmt.Errorf("metrics: wilson: level is %v, want a value in (0, 1)", level)
+		return Interval{}, fmt.Errorf("stats: wilson: level is %v, want a value in (0, 1)", level)
 	}
 	z := distuv.UnitNormal.Quantile((1 + level) / 2)
 	nf := float64(n)
@@ -368,7 +368,7 @@ func histInterval(hist []int, n int, thetaHat float64, jack []jackValue, opt Boo
 		frac := (float64(less) + float64(equal)/2) / float64(B)
 		a := acceleration(jack)
 		if frac <= 0 || frac >= 1 {
-			warns = append(warns, fmt.Errorf("metrics: bootstrap: BCa bias correction undefined (all resamples on one side of the estimate); used the percentile interval"))
+			warns = append(warns, fmt.Errorf("stats: bootstrap: BCa bias correction undefined (all resamples on one side of the estimate); used the percentile interval"))
 		} else {
 			z0 := distuv.UnitNormal.Quantile(frac)
 			adj := func(p float64) float64 {

@@ -1,4 +1,4 @@
-package metrics
+package stats
 
 import (
 	"fmt"
@@ -82,7 +82,7 @@ func McNemar(a, b []bool, method string) (McNemarResult, error) {
 func McNemarCounts(b, c int, method string) (McNemarResult, error) {
 	r := McNemarResult{B: b, C: c}
 	if b < 0 || c < 0 {
-		return r, fmt.Errorf("metrics: mcnemar: negative discordant count b=%d c=%d", b, c)
+		return r, fmt.Errorf("stats: mcnemar: negative discordant count b=%d c=%d", b, c)
 	}
 	d := b + c
 	test := method
@@ -94,16 +94,16 @@ func McNemarCounts(b, c int, method string) (McNemarResult, error) {
 		}
 	case McNemarExact, McNemarChi2CC, McNemarChi2:
 	default:
-		return r, fmt.Errorf("metrics: mcnemar: unknown test %q (want %q, %q, %q or empty for automatic)", method, McNemarExact, McNemarChi2CC, McNemarChi2)
+		return r, fmt.Errorf("stats: mcnemar: unknown test %q (want %q, %q, %q or empty for automatic)", method, McNemarExact, McNemarChi2CC, McNemarChi2)
 	}
 	r.Test = test
 	if d == 0 {
 		r.P = 1
-		r.Warnings = append(r.Warnings, fmt.Errorf("metrics: mcnemar: no discordant questions (b = c = 0); the systems cannot be distinguished, P set to 1"))
+		r.Warnings = append(r.Warnings, fmt.Errorf("stats: mcnemar: no discordant questions (b = c = 0); the systems cannot be distinguished, P set to 1"))
 		return r, nil
 	}
 	if test != McNemarExact && d < ExactBelow {
-		r.Warnings = append(r.Warnings, fmt.Errorf("metrics: mcnemar: chi-square approximation with only %d discordant questions (< %d); the exact test is more reliable", d, ExactBelow))
+		r.Warnings = append(r.Warnings, fmt.Errorf("stats: mcnemar: chi-square approximation with only %d discordant questions (< %d); the exact test is more reliable", d, ExactBelow))
 	}
 	switch test {
 	case McNemarExact:

@@ -1,4 +1,4 @@
-package metrics
+package stats
 
 import (
 	"fmt"
@@ -30,10 +30,10 @@ import (
 
 func checkPowerArgs(psi, alpha float64) error {
 	if !(psi > 0 && psi <= 1) {
-		return fmt.Errorf("metrics: power: discordance rate %v, want a value in (0, 1]", psi)
+		return fmt.Errorf("stats: power: discordance rate %v, want a value in (0, 1]", psi)
 	}
 	if !(alpha > 0 && alpha < 1) {
-		return fmt.Errorf("metrics: power: alpha %v, want a value in (0, 1)", alpha)
+		return fmt.Errorf("stats: power: alpha %v, want a value in (0, 1)", alpha)
 	}
 	return nil
 }
@@ -46,11 +46,11 @@ func McNemarPower(n int, delta, psi, alpha float64) (float64, error) {
 		return 0, err
 	}
 	if n <= 0 {
-		return 0, fmt.Errorf("metrics: power: n = %d, want > 0", n)
+		return 0, fmt.Errorf("stats: power: n = %d, want > 0", n)
 	}
 	d := math.Abs(delta)
 	if d > psi {
-		return 0, fmt.Errorf("metrics: power: |delta| = %v exceeds the discordance rate %v", d, psi)
+		return 0, fmt.Errorf("stats: power: |delta| = %v exceeds the discordance rate %v", d, psi)
 	}
 	if d == psi {
 		return 1, nil
@@ -68,21 +68,21 @@ func McNemarMDE(n int, psi, alpha, power float64) (float64, error) {
 		return 0, err
 	}
 	if n <= 0 {
-		return 0, fmt.Errorf("metrics: power: n = %d, want > 0", n)
+		return 0, fmt.Errorf("stats: power: n = %d, want > 0", n)
 	}
 	if !(power > 0 && power < 1) {
-		return 0, fmt.Errorf("metrics: power: power %v, want a value in (0, 1)", power)
+		return 0, fmt.Errorf("stats: power: power %v, want a value in (0, 1)", power)
 	}
 	za := distuv.UnitNormal.Quantile(1 - alpha/2)
 	zb := distuv.UnitNormal.Quantile(power)
 	nf := float64(n)
 	disc := nf - za*za + zb*zb
 	if disc < 0 {
-		return 0, fmt.Errorf("metrics: power: n = %d is too small for alpha %v and power %v", n, alpha, power)
+		return 0, fmt.Errorf("stats: power: n = %d is too small for alpha %v and power %v", n, alpha, power)
 	}
 	d := math.Sqrt(psi) * (math.Sqrt(nf)*za + zb*math.Sqrt(disc)) / (nf + zb*zb)
 	if d > psi {
-		return 0, fmt.Errorf("metrics: power: no difference up to the discordance rate %v is detectable with n = %d (would need %v)", psi, n, d)
+		return 0, fmt.Errorf("stats: power: no difference up to the discordance rate %v is detectable with n = %d (would need %v)", psi, n, d)
 	}
 	return d, nil
 }
@@ -95,11 +95,11 @@ func McNemarSampleSize(delta, psi, alpha, power float64) (int, error) {
 		return 0, err
 	}
 	if !(power > 0 && power < 1) {
-		return 0, fmt.Errorf("metrics: power: power %v, want a value in (0, 1)", power)
+		return 0, fmt.Errorf("stats: power: power %v, want a value in (0, 1)", power)
 	}
 	d := math.Abs(delta)
 	if d == 0 || d > psi {
-		return 0, fmt.Errorf("metrics: power: |delta| = %v, want a value in (0, %v]", d, psi)
+		return 0, fmt.Errorf("stats: power: |delta| = %v, want a value in (0, %v]", d, psi)
 	}
 	za := distuv.UnitNormal.Quantile(1 - alpha/2)
 	zb := distuv.UnitNormal.Quantile(power)

@@ -1,4 +1,4 @@
-package metrics
+package stats
 
 import (
 	"fmt"
@@ -19,7 +19,7 @@ func Holm(p []float64) ([]float64, error) {
 	m := len(p)
 	for i, v := range p {
 		if math.IsNaN(v) || v < 0 || v > 1 {
-			return nil, fmt.Errorf("metrics: holm: p-value %d is %v, want a value in [0, 1]", i, v)
+			return nil, fmt.Errorf("stats: holm: p-value %d is %v, want a value in [0, 1]", i, v)
 		}
 	}
 	order := make([]int, m)

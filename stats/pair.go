@@ -1,4 +1,4 @@
-package metrics
+package stats
 
 import (
 	"fmt"
@@ -39,12 +39,12 @@ func Pair(a, b map[string]bool, intersect bool) (Paired, error) {
 	slices.Sort(p.OnlyB)
 	if !intersect && (len(p.OnlyA) > 0 || len(p.OnlyB) > 0) {
 		if len(p.OnlyA) > 0 {
-			return Paired{}, fmt.Errorf("metrics: question %q is in the first system only (%d such, %d only in the second); pair on the intersection (compare --intersect) to drop them", p.OnlyA[0], len(p.OnlyA), len(p.OnlyB))
+			return Paired{}, fmt.Errorf("stats: question %q is in the first system only (%d such, %d only in the second); pair on the intersection (compare --intersect) to drop them", p.OnlyA[0], len(p.OnlyA), len(p.OnlyB))
 		}
-		return Paired{}, fmt.Errorf("metrics: question %q is in the second system only (%d such); pair on the intersection (compare --intersect) to drop them", p.OnlyB[0], len(p.OnlyB))
+		return Paired{}, fmt.Errorf("stats: question %q is in the second system only (%d such); pair on the intersection (compare --intersect) to drop them", p.OnlyB[0], len(p.OnlyB))
 	}
 	if len(p.IDs) == 0 {
-		return Paired{}, fmt.Errorf("metrics: no question ids in common (%d and %d questions)", len(a), len(b))
+		return Paired{}, fmt.Errorf("stats: no question ids in common (%d and %d questions)", len(a), len(b))
 	}
 	p.A = make([]bool, len(p.IDs))
 	p.B = make([]bool, len(p.IDs))
@@ -75,10 +75,10 @@ func (t Table2x2) Delta() float64 { return float64(t.BOnly-t.AOnly) / float64(t.
 
 func (t Table2x2) validate() error {
 	if t.BothRight < 0 || t.AOnly < 0 || t.BOnly < 0 || t.BothWrong < 0 {
-		return fmt.Errorf("metrics: negative count in 2x2 table %+v", t)
+		return fmt.Errorf("stats: negative count in 2x2 table %+v", t)
 	}
 	if t.N() == 0 {
-		return fmt.Errorf("metrics: empty 2x2 table")
+		return fmt.Errorf("stats: empty 2x2 table")
 	}
 	return nil
 }
@@ -87,10 +87,10 @@ func (t Table2x2) validate() error {
 // must have the same, non-zero length.
 func Tabulate(a, b []bool) (Table2x2, error) {
 	if len(a) != len(b) {
-		return Table2x2{}, fmt.Errorf("metrics: outcome vectors differ in length: %d and %d", len(a), len(b))
+		return Table2x2{}, fmt.Errorf("stats: outcome vectors differ in length: %d and %d", len(a), len(b))
 	}
 	if len(a) == 0 {
-		return Table2x2{}, fmt.Errorf("metrics: empty outcome vectors")
+		return Table2x2{}, fmt.Errorf("stats: empty outcome vectors")
 	}
 	var t Table2x2
 	for i := range a {
