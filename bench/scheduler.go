@@ -335,7 +335,7 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 		for role, m := range t.Roles {
 			rc.Roles[role] = be.clients[m]
 		}
-		rc.Default = rc.Roles["reason"]
+		rc.Default = rc.Roles[runners.RoleReason]
 		for _, ex := range be.b.Examples {
 			if !opt.Shard.Has(t.ID, ex.ID) {
 				continue

@@ -10,6 +10,7 @@ import (
 
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/runners"
 )
 
 // QuestionLabels are the labels of one benchmark question that breakdowns
@@ -192,7 +193,7 @@ func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 			}
 			s.backbone = strings.Join(bb, " ")
 			if s.backbone == "" {
-				s.backbone = t.Roles["reason"]
+				s.backbone = t.Roles[runners.RoleReason]
 				if s.backbone == "" {
 					s.backbone = strings.Join(sortedValues(t.Roles), "+")
 				}
@@ -294,7 +295,7 @@ func (s *system) usage() ([]map[string]metrics.Usage, map[string]string) {
 	}
 	// A role the trial does not bind ran on its "reason" model (the
 	// scheduler's fallback), so it is priced as that model.
-	if reason, ok := models["reason"]; ok {
+	if reason, ok := models[runners.RoleReason]; ok {
 		for _, q := range per {
 			for role := range q {
 				if _, bound := models[role]; !bound {

@@ -17,6 +17,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/runners"
 )
 
 // Figure is one plot of a report.
@@ -933,7 +934,7 @@ func validationFigure(c *corpus) (*Figure, error) {
 		bc.LineStyle.Width = 0
 		bc.Offset = w * vg.Length(float64(j)-float64(len(names)-1)/2)
 		p.Add(bc)
-		leg.add(strings.TrimPrefix(n, "validation."), bc)
+		leg.add(strings.TrimPrefix(n, runners.ValidationPrefix), bc)
 		for i, v := range vals {
 			leg.avoidSegment(plotter.XY{X: float64(i), Y: 0}, plotter.XY{X: float64(i), Y: v}, false)
 		}
@@ -956,7 +957,7 @@ func validationFigure(c *corpus) (*Figure, error) {
 // isLevelCounter reports whether a counter name is a validation level's
 // trigger flag: "validation.l" followed by digits only.
 func isLevelCounter(name string) bool {
-	rest, ok := strings.CutPrefix(name, "validation.l")
+	rest, ok := strings.CutPrefix(name, runners.ValidationPrefix+"l")
 	if !ok || rest == "" {
 		return false
 	}

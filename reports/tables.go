@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/runners"
 )
 
 // pairResult is one paired comparison of system B against system A.
@@ -646,7 +647,7 @@ func turnsTables(c *corpus) []*Table {
 	for _, b := range c.benches {
 		var ss []*system
 		for _, s := range c.onBench(b) {
-			if _, has := s.counter("turns"); has {
+			if _, has := s.counter(runners.CounterTurns); has {
 				ss = append(ss, s)
 			}
 		}
@@ -660,7 +661,7 @@ func turnsTables(c *corpus) []*Table {
 			t.Columns = append(t.Columns, Column{Group: l, Name: "EX", Numeric: true, Better: Higher}, Column{Group: l, Name: "turns", Numeric: true, Better: Lower})
 		}
 		for _, s := range ss {
-			turns, _ := s.counter("turns")
+			turns, _ := s.counter(runners.CounterTurns)
 			row := []Cell{text(s.row)}
 			for _, l := range levels {
 				in := func(i int) bool {
@@ -693,7 +694,7 @@ func validationRates(c *corpus) (names []string, systems []*system, rates map[*s
 	set := map[string]bool{}
 	rates = map[*system]map[string]float64{}
 	for _, s := range c.systems {
-		ns := s.counterNames("validation.")
+		ns := s.counterNames(runners.ValidationPrefix)
 		if len(ns) == 0 {
 			continue
 		}
@@ -724,7 +725,7 @@ func validationTable(c *corpus) *Table {
 	t := &Table{ID: "validation-rates", Caption: c.caption("Validation counters: share (%) of questions on which each counter is positive (lN: level N fired; lN.corrected: it fired and the final query passed; pass: the final query passed)")}
 	t.Columns = []Column{{Name: "System"}}
 	for _, n := range names {
-		t.Columns = append(t.Columns, Column{Name: strings.TrimPrefix(n, "validation."), Numeric: true})
+		t.Columns = append(t.Columns, Column{Name: strings.TrimPrefix(n, runners.ValidationPrefix), Numeric: true})
 	}
 	for _, s := range systems {
 		row := []Cell{text(s.name)}

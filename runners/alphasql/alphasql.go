@@ -38,7 +38,7 @@ const (
 	// supported; set max_tokens: 2048 to reproduce runs made then.
 	DefaultMaxTokens = 8192
 	// RoleReason is the model role of every chat request.
-	RoleReason = "reason"
+	RoleReason = runners.RoleReason
 )
 
 func init() { runners.Register("alphasql", New) }
@@ -228,7 +228,7 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 	res.Trace.Count("terminals", float64(summary.Terminals))
 	res.Trace.Count("reward_requests", float64(tree.Rewards))
 	res.Trace.Count("expand_requests", float64(tree.ExpandRequests))
-	res.Trace.Count("pruned", float64(len(tree.Pruned)))
+	res.Trace.Count(runners.CounterPruned, float64(len(tree.Pruned)))
 	res.Trace.Merge(q.side)
 	byAction := map[string]int{"keywords": keywordRequests, "reward": tree.Rewards}
 	for a, n := range tree.ActionRequests {
@@ -278,7 +278,7 @@ func (q *question) retrieveValues(ctx context.Context, r *Runner, tr *runners.Tr
 	info := runners.SampleInfo(resp, 0)
 	var kw []string
 	if resp.Cut(0) {
-		q.side.Count("cut."+RoleReason, 1)
+		q.side.Count(runners.CounterCut(RoleReason), 1)
 		info["error"] = "answer cut at max_tokens"
 	} else {
 		var perr error

@@ -391,7 +391,7 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 	res.Trace.Count("trajectories", float64(len(trajs)))
 	res.Trace.Count("reward_requests", float64(tree.Rewards))
 	res.Trace.Count("expand_requests", float64(tree.ExpandRequests))
-	res.Trace.Count("pruned", float64(len(tree.Pruned)))
+	res.Trace.Count(runners.CounterPruned, float64(len(tree.Pruned)))
 	res.Trace.Merge(q.side)
 	kept := 0
 	for _, tj := range trajs {
