@@ -1021,7 +1021,11 @@ func readRunHead(db *sql.DB, dir string) (*RunData, map[string]int, error) {
 		idx[t.ID] = len(r.Trials)
 		r.Trials = append(r.Trials, RunTrial{Trial: t})
 	}
-	return r, idx, trows.Err()
+	if err := trows.Err(); err != nil {
+		return nil, nil, err
+	}
+	DeriveIdentities(r.Trials)
+	return r, idx, nil
 }
 
 // readRunTail reads the call log's totals and the endpoint counters.

@@ -205,13 +205,7 @@ func sweepGroups(c *corpus) [][]*system {
 		if len(s.done) == 0 {
 			continue
 		}
-		pure := true
-		for _, tok := range strings.Fields(s.config)[1:] {
-			if !strings.Contains(tok, "=") {
-				pure = false
-			}
-		}
-		if !pure {
+		if s.variant != "" {
 			continue
 		}
 		k := s.entry + "\x00" + s.bench
@@ -227,17 +221,9 @@ func sweepGroups(c *corpus) [][]*system {
 	return out
 }
 
-// variantOf returns the ablation tokens of s's configuration (the tokens
-// after the runner that name no parameter value), "" for the full one.
-func variantOf(s *system) string {
-	var v []string
-	for _, tok := range strings.Fields(s.config)[1:] {
-		if !strings.Contains(tok, "=") {
-			v = append(v, tok)
-		}
-	}
-	return strings.Join(v, " ")
-}
+// variantOf returns the ablation of s's configuration, "" for the full
+// one and for sweep and grid points.
+func variantOf(s *system) string { return s.variant }
 
 // sweepSeries returns, per runner entry and benchmark, its systems split
 // into series by (ablation variant, backbone), in plan order, and the one
@@ -306,7 +292,7 @@ func sweepFigures(c *corpus, opt Options) ([]*Figure, error) {
 	for gi, g := range groups {
 		param := params[gi]
 		first := g[0][0]
-		runner := strings.Fields(first.config)[0]
+		runner := first.head
 		f := &Figure{ID: slugID("ex-vs", param, runner, first.bench), width: 6 * vg.Inch, height: 4 * vg.Inch,
 			Title: c.caption(fmt.Sprintf("%s on %s: EX vs %s", runner, first.bench, param))}
 		p := newPlot(f.Title, param, fmt.Sprintf("EX (%%, %s Wilson CI)", levelPct(opt.Level)))
@@ -524,7 +510,7 @@ func simplexFigures(c *corpus, opt Options) ([]*Figure, error) {
 				backbones = append(backbones, s.backbone)
 			}
 		}
-		runner := strings.Fields(ss[0].config)[0]
+		runner := ss[0].head
 		xi, yi := map[float64]int{}, map[float64]int{}
 		var xs, ys []float64
 		for _, s := range ss {

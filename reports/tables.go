@@ -113,11 +113,7 @@ func ablationTables(c *corpus, opt Options) ([]*Table, error) {
 		for _, s := range ss {
 			if !contains(configs, s.config) {
 				configs = append(configs, s.config)
-				for _, tok := range strings.Fields(s.config)[1:] {
-					if !strings.Contains(tok, "=") {
-						ablated = true
-					}
-				}
+				ablated = ablated || s.variant != ""
 			}
 			if !contains(backbones, s.backbone) {
 				backbones = append(backbones, s.backbone)
@@ -127,8 +123,8 @@ func ablationTables(c *corpus, opt Options) ([]*Table, error) {
 		if !ablated || len(configs) < 2 {
 			continue
 		}
-		t := &Table{ID: slugID("ablation", strings.Fields(configs[0])[0], ss[0].bench)}
-		t.Caption = c.caption(fmt.Sprintf("Ablation of %s on %s: EX (%%) and change against the full configuration %q, with %s paired bootstrap CI and Holm-adjusted McNemar p", strings.Fields(configs[0])[0], ss[0].bench, configs[0], levelPct(opt.Level)))
+		t := &Table{ID: slugID("ablation", ss[0].head, ss[0].bench)}
+		t.Caption = c.caption(fmt.Sprintf("Ablation of %s on %s: EX (%%) and change against the full configuration %q, with %s paired bootstrap CI and Holm-adjusted McNemar p", ss[0].head, ss[0].bench, configs[0], levelPct(opt.Level)))
 		t.Columns = []Column{{Name: "Configuration"}}
 		for _, b := range backbones {
 			g := ""
