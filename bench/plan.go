@@ -4,11 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/t2sbench/t2sbench/runners"
 )
@@ -188,14 +188,22 @@ func SimplexPoints(d int, step float64) float64 {
 	return math.Round(pts)
 }
 
+// paramError places a runner's parameter error at the spec line of the
+// parameter (runners.ParamError's key), else at the runner entry's line.
+// A parameter error the factory returned as is reads
+// "runners[2].params.n_rollout: ...", one it wrapped "runners[2]: iesr:
+// params.n_rollout: ...".
 func paramError(s *Spec, path string, err error) error {
-	msg := err.Error()
-	if strings.HasPrefix(msg, "params.") {
-		key := strings.SplitN(strings.TrimPrefix(msg, "params."), ":", 2)[0]
-		key = strings.SplitN(key, "[", 2)[0]
-		return fmt.Errorf("%s: %s.%w", s.where(path+".params."+key), path, err)
+	var pe *runners.ParamError
+	if !errors.As(err, &pe) {
+		return fmt.Errorf("%s: %s: %w", s.where(path), path, err)
 	}
-	return fmt.Errorf("%s: %s: %w", s.where(path), path, err)
+	at := s.where(path + ".params." + pe.Key)
+	switch err.(type) {
+	case *runners.ParamError, runners.ParamErrors:
+		return fmt.Errorf("%s: %s.%w", at, path, err)
+	}
+	return fmt.Errorf("%s: %s: %w", at, path, err)
 }
 
 // trialID hashes the canonical JSON of the configuration. encoding/json

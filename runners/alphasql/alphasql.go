@@ -115,7 +115,7 @@ func New(p runners.Params) (runners.Runner, error) {
 	}
 	err := r.Err()
 	if len(bad) > 0 {
-		e := fmt.Errorf("params.disable_actions: %q not removable (removable: A1, A2, A3, A4, A6)", bad)
+		var e error = &runners.ParamError{Key: "disable_actions", Err: fmt.Errorf("%q not removable (removable: A1, A2, A3, A4, A6)", bad)}
 		if err != nil {
 			e = fmt.Errorf("%w; %w", err, e)
 		}
