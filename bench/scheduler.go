@@ -583,7 +583,7 @@ func runItem(ctx context.Context, t *Trial, r runners.Runner, ex datasets.Exampl
 			}
 			v.Correct = false
 			if metrics.GoldRuns(metrics.Status(v.Status)) {
-				v.Status = string(metrics.StatusPredError)
+				v.Status = metrics.StatusPredError
 				v.Error = "runner failed (" + it.ErrorClass + "): " + it.Error
 			}
 			redactResult(&res, opt.Secrets)

@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/metrics"
 )
 
 // Spec is an experiment: which runners, with which parameters, models and
@@ -314,11 +315,9 @@ func (m ModelSpec) Identity() map[string]any {
 // none.
 const DefaultSimP = 0.6
 
-// Price is USD per million tokens.
-type Price struct {
-	Prompt     float64 `yaml:"prompt"`
-	Completion float64 `yaml:"completion"`
-}
+// Price is a model's price in USD per million tokens (prompt,
+// completion): metrics.Price.
+type Price = metrics.Price
 
 // RunnerSpec is one runner entry; it expands into one or more trials.
 type RunnerSpec struct {

@@ -237,7 +237,7 @@ func (v *Viewer) buildIndex(ctx context.Context, runs []*bench.RunData) error {
 			idx.Warnings = append(idx.Warnings, err.Error())
 		} else {
 			for m, p := range ps {
-				prices[m] = metrics.Price{PromptPerM: p.Prompt, CompletionPerM: p.Completion}
+				prices[m] = p
 			}
 		}
 		for m, p := range v.opt.Prices {
@@ -334,7 +334,7 @@ func (v *Viewer) buildIndex(ctx context.Context, runs []*bench.RunData) error {
 			for _, it := range t.Items {
 				c := cell{code: codePending, status: it.Status}
 				if it.Verdict != nil && it.Verdict.Status != "" {
-					c.status = it.Verdict.Status
+					c.status = string(it.Verdict.Status)
 				}
 				switch it.Status {
 				case bench.StatusDone, bench.StatusFailed:
