@@ -208,3 +208,28 @@ func TestIdentityLabel(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchmarkNames checks that a benchmark's names derive from its Key:
+// the datasets.Open name, and that a verdict file's dataset name and a
+// run's key match through DatasetNameOf (compare's grouping).
+func TestBenchmarkNames(t *testing.T) {
+	tests := []struct {
+		b            BenchmarkSpec
+		key, dataset string
+	}{
+		{BenchmarkSpec{Name: "mini"}, "mini", "mini"},
+		{BenchmarkSpec{Name: "bird", Split: "minidev"}, "bird/minidev", "bird-minidev"},
+		{BenchmarkSpec{Name: "logiccat", Split: "mini500", Data: "x", Limit: 3}, "logiccat/mini500", "logiccat-mini500"},
+	}
+	for _, tc := range tests {
+		if got := tc.b.Key(); got != tc.key {
+			t.Errorf("%+v: Key = %q; want %q", tc.b, got, tc.key)
+		}
+		if got := tc.b.DatasetName(); got != tc.dataset {
+			t.Errorf("%+v: DatasetName = %q; want %q", tc.b, got, tc.dataset)
+		}
+		if got := DatasetNameOf(tc.dataset); got != tc.dataset {
+			t.Errorf("DatasetNameOf(%q) = %q; want it unchanged", tc.dataset, got)
+		}
+	}
+}
