@@ -104,21 +104,30 @@ func (id *Identity) Label(benchmark string, seed int64) string {
 // longest run of whole words that all the entry's trials start with, the
 // rest the ablation. An entry run with one ablation and no full
 // configuration (skip_full) keeps the ablation in its name, as nothing
-// tells them apart.
+// tells them apart; trials of one entry with no word in common each keep
+// the rest of their label as name. The derived identity always gives the
+// trial's label back (Identity.Label); where it would not, it is the label
+// as name.
 func DeriveIdentities(trials []RunTrial) {
 	benches := map[string]bool{}
-	entries := map[int][]*Trial{}
+	var keys []string
+	entries := map[string][]*Trial{}
 	need := false
 	for i := range trials {
 		t := &trials[i].Trial
-		benches[benchmarkIdentity(t.Benchmark)] = true
-		entries[t.Entry] = append(entries[t.Entry], t)
+		benches[t.Benchmark.Key()] = true
+		k := strconv.Itoa(t.Entry) + "\x00" + t.Runner
+		if _, ok := entries[k]; !ok {
+			keys = append(keys, k)
+		}
+		entries[k] = append(entries[k], t)
 		need = need || t.Identity == nil
 	}
 	if !need {
 		return
 	}
-	for _, group := range entries {
+	for _, k := range keys {
+		group := entries[k]
 		seeds := map[int64]bool{}
 		for _, t := range group {
 			seeds[t.Seed] = true
@@ -154,9 +163,18 @@ func DeriveIdentities(trials []RunTrial) {
 			if t.Identity != nil {
 				continue
 			}
-			ids[i].Name = name
-			ids[i].Ablation = strings.TrimPrefix(strings.TrimPrefix(rest[i], name), " ")
-			t.Identity = ids[i]
+			id := ids[i]
+			id.Name = name
+			id.Ablation = strings.TrimPrefix(strings.TrimPrefix(rest[i], name), " ")
+			if name == "" {
+				// Trials of several entries (a store written before
+				// trials recorded their entry): no common name.
+				id.Name, id.Ablation = rest[i], ""
+			}
+			if id.Label(t.Benchmark.Name, t.Seed) != t.Label {
+				id = &Identity{Name: t.Label}
+			}
+			t.Identity = id
 		}
 	}
 }
@@ -258,9 +276,4 @@ func reverseSorted[V any](m map[string]V) []string {
 	out := sortedKeys(m)
 	sort.Sort(sort.Reverse(sort.StringSlice(out)))
 	return out
-}
-
-// benchmarkIdentity is what tells two benchmarks of a plan apart.
-func benchmarkIdentity(b BenchmarkSpec) string {
-	return fmt.Sprintf("%s\x00%s\x00%s\x00%d\x00%s", b.Name, b.Data, b.Split, b.Limit, b.Mode)
 }
