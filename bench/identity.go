@@ -90,10 +90,10 @@ func (id *Identity) Label(benchmark string, seed int64) string {
 }
 
 // DeriveIdentities sets the Identity of the trials of one run that have
-// none: for stores written before commit "bench: trials carry their
-// identity as fields", whose trials have only a label. ReadRun calls it;
-// code that builds a RunData by other means calls it before reading
-// identities; it does nothing when every trial has one.
+// none: for stores written before commit 9c27c65 ("bench: trials carry
+// their identity as fields"), whose trials have only a label. ReadRun
+// calls it; code that builds a RunData by other means calls it before
+// reading identities; it does nothing when every trial has one.
 //
 // What the structured data decides is taken from it: the label names the
 // benchmark when the run has several, the seed when the trial's entry has

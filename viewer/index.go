@@ -14,6 +14,7 @@ import (
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/runners"
 )
 
 // DefaultPreviewRows is the number of result rows a preview keeps.
@@ -444,7 +445,7 @@ func trialUsage(byRole map[string]bench.RoleCalls, t *bench.RunTrial, prices map
 		c := byRole[role]
 		model, ok := t.Roles[role]
 		if !ok {
-			model = t.Roles["reason"]
+			model = t.Roles[runners.RoleReason]
 		}
 		u := RoleUsage{Role: role, Model: model, Calls: c.Calls, Cached: c.Cached, Sent: c.Sent, PromptTokens: c.PromptTokens,
 			CompletionTokens: c.CompletionTokens, LatencyMS: c.LatencyMS}
