@@ -499,6 +499,8 @@ func runSpec(r *bench.RunData) (string, bool) {
 		}
 		delete(m, "id")
 		delete(m, "order")
+		// The identity only names what the label shows (bench.Identity).
+		delete(m, "identity")
 		trials = append(trials, prune(m))
 	}
 	doc := map[string]any{"name": r.Meta["name"], "trials": trials}
