@@ -13,10 +13,10 @@ import (
 // are the entry's name and ablation. Labels are those bench.NewPlan gives
 // (bench's TestStoredPlanIDs checks them against a stored plan).
 func TestLoadNames(t *testing.T) {
-	trial := func(entry int, label string, id *bench.Identity, bench_ string, seed int64, reason string) bench.RunTrial {
+	trial := func(entry int, label string, id *bench.Identity, bk string, seed int64, reason string) bench.RunTrial {
 		return bench.RunTrial{Trial: bench.Trial{ID: label, Label: label, Identity: id, Runner: "iesr", Entry: entry, Seed: seed,
 			Params: runners.Params{"n_rollout": 8.0},
-			Roles:  map[string]string{runners.RoleReason: reason, "judge": "j"}, Benchmark: bench.BenchmarkSpec{Name: bench_}}}
+			Roles:  map[string]string{runners.RoleReason: reason, "judge": "j"}, Benchmark: bench.BenchmarkSpec{Name: bk}}}
 	}
 	full := func(m string) *bench.Identity {
 		return &bench.Identity{Name: "iesr tuned", Sweep: []bench.Setting{{Key: "n_rollout", Value: "8"}},
