@@ -52,7 +52,10 @@
 // grid x backbone product x benchmarks x seeds trials. A trial's ID is a
 // hash of its canonical configuration (runner, params, each role's model
 // identity, benchmark, seed); its Label is readable ("sc k=5",
-// "iesr w/o-understanding reason=local"). Throughput settings
+// "iesr w/o-understanding reason=local") and built from its Identity, the
+// fields that tell it apart within the plan (entry name, ablation, sweep
+// values, simplex point, backbones), which readers group trials by instead
+// of parsing the label; neither enters the id. Throughput settings
 // (concurrency, rate limits, timeouts), replicas and the key variable do
 // not change ids. Roles a trial does not bind fall back to its "reason" model.
 //

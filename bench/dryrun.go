@@ -178,7 +178,7 @@ func PlanDryRun(ctx context.Context, p *Plan, env Env, opt DryRunOptions) (*DryR
 		for role, n := range dt.PerQuestion {
 			m, ok := t.Roles[role]
 			if !ok {
-				m = t.Roles["reason"]
+				m = t.Roles[runners.RoleReason]
 			}
 			dt.Models[role] = m
 			calls := n * left
@@ -191,7 +191,7 @@ func PlanDryRun(ctx context.Context, p *Plan, env Env, opt DryRunOptions) (*DryR
 			dt.PromptTokens += pt
 			dt.CompletionTokens += ct
 			if price, ok := p.Spec.Prices[m]; ok {
-				dt.Cost += (pt*price.Prompt + ct*price.Completion) / 1e6
+				dt.Cost += (pt*price.PromptPerM + ct*price.CompletionPerM) / 1e6
 			} else if calls > 0 {
 				dt.Priced = false
 			}
@@ -218,11 +218,11 @@ func PlanDryRun(ctx context.Context, p *Plan, env Env, opt DryRunOptions) (*DryR
 // model, not a guess; nothing for any other backend (the runners then
 // assume their documented defaults).
 func modelPrior(t *Trial) runners.ModelPrior {
-	m, ok := t.Models[t.Roles["reason"]]
+	m, ok := t.Models[t.Roles[runners.RoleReason]]
 	if !ok || m.Backend != "sim" {
 		return runners.ModelPrior{}
 	}
-	if p, ok := m.RoleP["reason"]; ok {
+	if p, ok := m.RoleP[runners.RoleReason]; ok {
 		return runners.ModelPrior{Accuracy: p, Known: true}
 	}
 	if m.P != nil {

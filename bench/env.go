@@ -159,13 +159,11 @@ func DefaultEnv() (Env, func() error) {
 	return env, closeFn
 }
 
-// scorerAdapter turns metrics.Verdict into bench.Verdict.
+// scorerAdapter is the scheduler's scorer over a metrics.Scorer.
 type scorerAdapter struct{ s *metrics.Scorer }
 
 func (a scorerAdapter) Score(ctx context.Context, ex datasets.Example, pred string) Verdict {
-	v := a.s.Score(ctx, ex, pred)
-	return Verdict{Index: v.Index, QuestionID: v.QuestionID, DBID: v.DBID, Difficulty: v.Difficulty,
-		Status: string(v.Status), Correct: v.Correct, PredMS: v.PredMS, GoldMS: v.GoldMS, Error: v.Error, GoldFlags: v.GoldFlags}
+	return a.s.Score(ctx, ex, pred)
 }
 
 // Close releases the scorer's databases.

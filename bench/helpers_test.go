@@ -13,6 +13,7 @@ import (
 	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/metrics"
 	_ "github.com/t2sbench/t2sbench/runners/baseline"
 	"github.com/t2sbench/t2sbench/runners/llm"
 	"github.com/t2sbench/t2sbench/runners/sqltext"
@@ -144,7 +145,7 @@ func (exactScorer) Score(_ context.Context, ex datasets.Example, pred string) Ve
 	if ok {
 		st = "correct"
 	}
-	return Verdict{Index: ex.Index, QuestionID: ex.ID, DBID: ex.DBID, Status: st, Correct: ok}
+	return Verdict{Index: ex.Index, QuestionID: ex.ID, DBID: ex.DBID, Status: metrics.Status(st), Correct: ok}
 }
 
 // testEnv returns an Env over a fake benchmark of n questions; wrap, when

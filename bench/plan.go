@@ -4,11 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/t2sbench/t2sbench/runners"
 )
@@ -21,10 +21,17 @@ type Trial struct {
 	// role->model identities, benchmark, seed): the same configuration
 	// always has the same id, a changed one a new id.
 	ID string `json:"id"`
-	// Label is a readable name, e.g. "sc k=5" or "iesr w/o-understanding".
-	Label  string         `json:"label"`
-	Runner string         `json:"runner"`
-	Params runners.Params `json:"params"`
+	// Label is a readable name, e.g. "sc k=5" or "iesr w/o-understanding":
+	// Identity.Label of the trial's benchmark and seed.
+	Label string `json:"label"`
+	// Identity is what tells the trial apart within its plan, as fields
+	// (entry name, ablation, sweep values, simplex point, backbones): what
+	// readers group trials by, never by re-parsing Label. It is not part
+	// of ID. Stores written before it existed lack it; ReadRun derives it
+	// (DeriveIdentities).
+	Identity *Identity      `json:"identity,omitempty"`
+	Runner   string         `json:"runner"`
+	Params   runners.Params `json:"params"`
 	// Roles binds each model role to a model name of the spec.
 	Roles map[string]string `json:"roles"`
 	// Models are the spec's models the roles bind to, by name.
@@ -98,20 +105,16 @@ func NewPlan(s *Spec) (*Plan, error) {
 						for _, m := range bnd.roles {
 							t.Models[m] = s.Models[m]
 						}
-						label := rs.Name
+						id := v.id
+						id.Name = rs.Name
 						if rs.Label != "" {
-							label = rs.Label
+							id.Name = rs.Label
 						}
-						parts := []string{label}
-						parts = append(parts, v.label...)
-						parts = append(parts, bnd.label...)
-						if len(s.Benchmarks) > 1 {
-							parts = append(parts, "@"+b.Name)
-						}
-						if len(rseeds) > 1 {
-							parts = append(parts, "seed="+strconv.FormatInt(seed, 10))
-						}
-						t.Label = strings.Join(parts, " ")
+						id.Backbone = bnd.settings
+						id.Bench = len(s.Benchmarks) > 1
+						id.Seed = len(rseeds) > 1
+						t.Identity = &id
+						t.Label = id.Label(b.Name, seed)
 						t.ID = trialID(t)
 						if prev, dup := seen[t.ID]; dup {
 							return nil, s.errorf(path, "trial %q has the same configuration as %q", t.Label, prev)
@@ -185,14 +188,22 @@ func SimplexPoints(d int, step float64) float64 {
 	return math.Round(pts)
 }
 
+// paramError places a runner's parameter error at the spec line of the
+// parameter (runners.ParamError's key), else at the runner entry's line.
+// A parameter error the factory returned as is reads
+// "runners[2].params.n_rollout: ...", one it wrapped "runners[2]: iesr:
+// params.n_rollout: ...".
 func paramError(s *Spec, path string, err error) error {
-	msg := err.Error()
-	if strings.HasPrefix(msg, "params.") {
-		key := strings.SplitN(strings.TrimPrefix(msg, "params."), ":", 2)[0]
-		key = strings.SplitN(key, "[", 2)[0]
-		return fmt.Errorf("%s: %s.%w", s.where(path+".params."+key), path, err)
+	var pe *runners.ParamError
+	if !errors.As(err, &pe) {
+		return fmt.Errorf("%s: %s: %w", s.where(path), path, err)
 	}
-	return fmt.Errorf("%s: %s: %w", s.where(path), path, err)
+	at := s.where(path + ".params." + pe.Key)
+	switch err.(type) {
+	case *runners.ParamError, runners.ParamErrors:
+		return fmt.Errorf("%s: %s.%w", at, path, err)
+	}
+	return fmt.Errorf("%s: %s: %w", at, path, err)
 }
 
 // trialID hashes the canonical JSON of the configuration. encoding/json
@@ -223,9 +234,11 @@ func trialID(t *Trial) string {
 	return hex.EncodeToString(h[:6])
 }
 
+// variant is one parameter variant of a runner entry: its parameters and
+// the identity fields that name it (Ablation, Sweep, Point).
 type variant struct {
 	params runners.Params
-	label  []string
+	id     Identity
 }
 
 // expandParams returns the parameter variants of one runner entry: (full
@@ -249,7 +262,7 @@ func expandParams(rs RunnerSpec) ([]variant, error) {
 		for k, v := range rs.Ablations[n] {
 			p[k] = v
 		}
-		base = append(base, variant{params: p, label: []string{n}})
+		base = append(base, variant{params: p, id: Identity{Ablation: n}})
 	}
 	// Sweep: Cartesian product in sorted key order.
 	keys := make([]string, 0, len(rs.Sweep))
@@ -264,7 +277,9 @@ func expandParams(rs RunnerSpec) ([]variant, error) {
 			for _, x := range rs.Sweep[k] {
 				p := copyParams(v.params)
 				p[k] = x
-				next = append(next, variant{params: p, label: append(append([]string(nil), v.label...), fmt.Sprintf("%s=%v", k, x))})
+				id := v.id
+				id.Sweep = append(append([]Setting(nil), v.id.Sweep...), Setting{k, fmt.Sprintf("%v", x)})
+				next = append(next, variant{params: p, id: id})
 			}
 		}
 		out = next
@@ -275,12 +290,13 @@ func expandParams(rs RunnerSpec) ([]variant, error) {
 		for _, v := range out {
 			for _, pt := range points {
 				p := copyParams(v.params)
-				var lab []string
+				id := v.id
+				id.Point = nil
 				for j, name := range g.Simplex {
 					p[name] = pt[j]
-					lab = append(lab, fmt.Sprintf("%s=%s", name, strconv.FormatFloat(pt[j], 'f', -1, 64)))
+					id.Point = append(id.Point, Setting{name, strconv.FormatFloat(pt[j], 'f', -1, 64)})
 				}
-				next = append(next, variant{params: p, label: append(append([]string(nil), v.label...), strings.Join(lab, ","))})
+				next = append(next, variant{params: p, id: id})
 			}
 		}
 		out = next
@@ -316,9 +332,11 @@ func SimplexGrid(d int, step float64) [][]float64 {
 	return out
 }
 
+// binding is one role binding of a runner entry: every role's model, and
+// the settings of the roles the entry lists backbones for.
 type binding struct {
-	roles map[string]string
-	label []string
+	roles    map[string]string
+	settings []Setting
 }
 
 // expandBackbones returns the role bindings of one runner entry: the
@@ -347,7 +365,7 @@ func expandBackbones(global map[string]string, rs RunnerSpec) []binding {
 					nb[k] = v
 				}
 				nb[r] = m
-				next = append(next, binding{roles: nb, label: append(append([]string(nil), b.label...), r+"="+m)})
+				next = append(next, binding{roles: nb, settings: append(append([]Setting(nil), b.settings...), Setting{r, m})})
 			}
 		}
 		out = next

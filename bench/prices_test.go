@@ -22,7 +22,7 @@ func TestRunRecordsPrices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]Price{"m": {Prompt: 0.3, Completion: 2.5}}
+	want := map[string]Price{"m": {PromptPerM: 0.3, CompletionPerM: 2.5}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Prices() = %v; want %v", got, want)
 	}

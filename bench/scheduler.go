@@ -342,7 +342,7 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 		for role, m := range t.Roles {
 			rc.Roles[role] = be.clients[m]
 		}
-		rc.Default = rc.Roles["reason"]
+		rc.Default = rc.Roles[runners.RoleReason]
 		for _, ex := range be.b.Examples {
 			if !opt.Shard.Has(t.ID, ex.ID) {
 				continue
@@ -595,7 +595,7 @@ func runItem(ctx context.Context, t *Trial, r runners.Runner, ex datasets.Exampl
 			}
 			v.Correct = false
 			if metrics.GoldRuns(metrics.Status(v.Status)) {
-				v.Status = string(metrics.StatusPredError)
+				v.Status = metrics.StatusPredError
 				v.Error = "runner failed (" + it.ErrorClass + "): " + it.Error
 			}
 			redactResult(&res, opt.Secrets)

@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/metrics"
 )
 
 // Spec is an experiment: which runners, with which parameters, models and
@@ -181,23 +182,29 @@ func dsnHasPassword(dsn string) bool {
 	return at >= 0 && strings.Contains(dsn[:at], ":")
 }
 
-// DatasetName is the datasets.Open name of b: its name and split
-// ("bird-minidev").
-func (b BenchmarkSpec) DatasetName() string {
-	if b.Split != "" {
-		return b.Name + "-" + b.Split
-	}
-	return b.Name
-}
-
-// Key names b's benchmark split in summaries, tables and the viewer
-// ("bird/minidev").
+// Key is the one identity of b's benchmark split, its name and split
+// ("bird/minidev", "mini"): summaries, tables, compare and the viewer
+// group and name benchmarks by it, and every other name of the benchmark
+// derives from it: DatasetName (DatasetNameOf) for datasets.Open, eval's
+// --benchmark and the "benchmark" field of verdict files, and report file
+// names (a slug of it). A trial label's "@bird" word names the
+// benchmark's Name only, as labels always have.
 func (b BenchmarkSpec) Key() string {
 	if b.Split != "" {
 		return b.Name + "/" + b.Split
 	}
 	return b.Name
 }
+
+// DatasetName is the datasets.Open name of b ("bird-minidev"):
+// DatasetNameOf(b.Key()).
+func (b BenchmarkSpec) DatasetName() string { return DatasetNameOf(b.Key()) }
+
+// DatasetNameOf turns a benchmark key ("bird/minidev", BenchmarkSpec.Key)
+// into the benchmark's datasets.Open name ("bird-minidev"), the name eval
+// --benchmark takes and verdict files record; a dataset name is returned
+// unchanged, so that keys and dataset names match through it.
+func DatasetNameOf(key string) string { return strings.ReplaceAll(key, "/", "-") }
 
 // ModelSpec is one named model backend.
 type ModelSpec struct {
@@ -314,11 +321,9 @@ func (m ModelSpec) Identity() map[string]any {
 // none.
 const DefaultSimP = 0.6
 
-// Price is USD per million tokens.
-type Price struct {
-	Prompt     float64 `yaml:"prompt"`
-	Completion float64 `yaml:"completion"`
-}
+// Price is a model's price in USD per million tokens (prompt,
+// completion): metrics.Price.
+type Price = metrics.Price
 
 // RunnerSpec is one runner entry; it expands into one or more trials.
 type RunnerSpec struct {

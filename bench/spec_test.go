@@ -95,6 +95,13 @@ func TestPlanParamErrors(t *testing.T) {
 		{"benchmarks: [{name: mini}]\nrunners:\n  - name: nosuch\n", `bad.yaml:3: runners[0]: unknown runner "nosuch"`},
 		{"benchmarks: [{name: mini}]\nrunners:\n  - name: direct\n  - name: direct\n    params: {max_tokens: 512}\n", `label "direct" is used twice`},
 		{"benchmarks: [{name: mini}]\nrunners:\n  - name: sc\n    params: {k: 3}\n  - name: sc\n    label: again\n    params: {k: 3}\n", "same configuration"},
+		// A factory that wraps its parameter error (iesr: ...) is placed
+		// at the parameter's line too (runners.ParamError's key), also for
+		// a constraint its own validation checks, and for a list element.
+		{"benchmarks: [{name: mini}]\nrunners:\n  - name: iesr\n    params:\n      top_p: 0.5\n      n_rollout: 0\n", "bad.yaml:6: runners[0]: iesr: params.n_rollout: 0 out of range"},
+		{"benchmarks: [{name: mini}]\nrunners:\n  - name: iesr\n    params:\n      top_p: 0.5\n      alpha: 2\n", "bad.yaml:6: runners[0]: iesr: params.alpha: 2 out of range [0, 1]"},
+		{"benchmarks: [{name: mini}]\nrunners:\n  - name: iesr\n    params:\n      top_p: 0.5\n      disc_cuts: [0.5, 2]\n", "bad.yaml:6: runners[0]: iesr: params.disc_cuts[1]: 2 out of range (0, 1)"},
+		{"benchmarks: [{name: mini}]\nrunners:\n  - name: alphasql\n    params:\n      n_rollout: 4\n      disable_actions: [A5]\n", "bad.yaml:6: runners[0].params.disable_actions: [\"A5\"] not removable"},
 	}
 	for _, tt := range tests {
 		s, err := ParseSpec([]byte(tt.yaml), "bad.yaml")

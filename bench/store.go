@@ -39,24 +39,9 @@ const (
 	StatusError = "error"
 )
 
-// Verdict is the score of one prediction, as metrics.Scorer gives it.
-type Verdict struct {
-	Index      int    `json:"index"`
-	QuestionID string `json:"question_id"`
-	DBID       string `json:"db_id"`
-	Difficulty string `json:"difficulty,omitempty"`
-	// Status is the comparator's outcome (correct, wrong, error, timeout,
-	// missing_db, ...).
-	Status  string  `json:"status"`
-	Correct bool    `json:"correct"`
-	PredMS  float64 `json:"pred_ms"`
-	GoldMS  float64 `json:"gold_ms"`
-	Error   string  `json:"error,omitempty"`
-	// GoldFlags are the gold's flags (metrics.Verdict.GoldFlags); a
-	// summary gives EX over the golds without a nondeterministic one
-	// (metrics.Nondeterministic, metrics.DeterministicEX).
-	GoldFlags []string `json:"gold_flags,omitempty"`
-}
+// Verdict is the score of one prediction: metrics.Verdict, whose JSON is
+// what a store keeps per item.
+type Verdict = metrics.Verdict
 
 // Call is one logged model request.
 type Call struct {
@@ -1021,7 +1006,11 @@ func readRunHead(db *sql.DB, dir string) (*RunData, map[string]int, error) {
 		idx[t.ID] = len(r.Trials)
 		r.Trials = append(r.Trials, RunTrial{Trial: t})
 	}
-	return r, idx, trows.Err()
+	if err := trows.Err(); err != nil {
+		return nil, nil, err
+	}
+	DeriveIdentities(r.Trials)
+	return r, idx, nil
 }
 
 // readRunTail reads the call log's totals and the endpoint counters.

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
 )
 
@@ -26,7 +27,7 @@ func formatItems() []*Item {
 	}
 	usage := map[string]runners.RoleUsage{"reason": {Calls: 2, PromptTokens: 30, CompletionTokens: 5, Latency: 1500 * time.Microsecond, Samples: 2}}
 	v := func(q, st string, correct bool, flags ...string) *Verdict {
-		return &Verdict{QuestionID: q, DBID: "db", Status: st, Correct: correct, Difficulty: "easy", GoldFlags: flags}
+		return &Verdict{QuestionID: q, DBID: "db", Status: metrics.Status(st), Correct: correct, Difficulty: "easy", GoldFlags: flags}
 	}
 	at := time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)
 	return []*Item{

@@ -36,7 +36,7 @@ func SummarizeDir(dir string) (*RunData, []TrialSummary, error) {
 	base := map[string]map[string]bool{}
 	for i := range r.Trials {
 		t := &r.Trials[i]
-		bk := t.Benchmark.Name + "\x00" + t.Benchmark.Split
+		bk := t.Benchmark.Key()
 		j, isPaired := first[bk]
 		a := newOutcomeAcc(false)
 		var p pairCount

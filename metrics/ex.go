@@ -32,12 +32,15 @@ const (
 // Statuses lists every status in report order.
 var Statuses = []Status{StatusOK, StatusPredError, StatusPredTimeout, StatusGoldError, StatusGoldTimeout, StatusMissingDB}
 
-// Verdict is the EX judgement of one prediction.
+// Verdict is the EX judgement of one prediction: what Scorer.Score
+// returns, what a run store keeps per item (bench.Verdict is this type) and
+// what eval writes. Difficulty is left out of the JSON when empty (a
+// benchmark without difficulty levels), as run stores always kept it.
 type Verdict struct {
 	Index      int     `json:"index"`
 	QuestionID string  `json:"question_id"`
 	DBID       string  `json:"db_id"`
-	Difficulty string  `json:"difficulty"`
+	Difficulty string  `json:"difficulty,omitempty"`
 	Status     Status  `json:"status"`
 	Correct    bool    `json:"correct"`
 	PredMS     float64 `json:"pred_ms"`

@@ -24,10 +24,13 @@ type Usage struct {
 	Samples, Cut int
 }
 
-// Price is a model's price in USD per million tokens.
+// Price is a model's price in USD per million tokens, as a spec's prices
+// give it (prices: {gpt: {prompt: 2.5, completion: 10}}; bench.Price is
+// this type). Its JSON keys are those run stores have kept the spec's
+// prices under (bench.MetaPrices) since the first version.
 type Price struct {
-	PromptPerM     float64 `json:"prompt_per_m" yaml:"prompt_per_m"`
-	CompletionPerM float64 `json:"completion_per_m" yaml:"completion_per_m"`
+	PromptPerM     float64 `json:"Prompt" yaml:"prompt"`
+	CompletionPerM float64 `json:"Completion" yaml:"completion"`
 }
 
 // RoleSummary is one role's usage totals and per-question means.

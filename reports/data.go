@@ -10,6 +10,7 @@ import (
 
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/stats"
 )
 
@@ -79,10 +80,15 @@ type system struct {
 	// name is the trial label, prefixed by its run's name when two runs
 	// share a label.
 	name string
-	// row is name without the benchmark token: the main table's row.
+	// row is name without the benchmark: the main table's row.
 	row string
-	// config is name without backbone, benchmark and seed tokens.
+	// config is name without the varying backbones, benchmark and seed:
+	// the entry's name, its variant (bench.Identity.Variant) and the
+	// bindings of backbone roles that do not vary.
 	config string
+	// head is the entry's name (bench.Identity.Name), variant its ablation
+	// ("" for the full configuration and for sweep and grid points).
+	head, variant string
 	// backbone names the varying role bindings of the entry ("reason=local")
 	// or the reason model when none vary.
 	backbone string
@@ -162,6 +168,7 @@ func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 	labelCache := map[string]map[string]QuestionLabels{}
 	labelErr := map[string]bool{}
 	for ri, r := range runs {
+		bench.DeriveIdentities(r.Trials)
 		// Roles whose model varies within an entry are its backbones.
 		varying := map[int]map[string]bool{}
 		seen := map[int]map[string]string{}
@@ -183,31 +190,30 @@ func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 			if labelCount[t.Label] > 1 && len(runs) > 1 {
 				s.name = names[ri] + ": " + t.Label
 			}
-			var bb, rowToks, cfgToks []string
-			drop := map[string]bool{}
-			roles := sortedKeys(varying[t.Entry])
-			for _, role := range roles {
-				tok := role + "=" + t.Roles[role]
-				bb = append(bb, tok)
-				drop[tok] = true
+			var bb []string
+			for _, role := range sortedKeys(varying[t.Entry]) {
+				bb = append(bb, role+"="+t.Roles[role])
 			}
 			s.backbone = strings.Join(bb, " ")
 			if s.backbone == "" {
-				s.backbone = t.Roles["reason"]
+				s.backbone = t.Roles[runners.RoleReason]
 				if s.backbone == "" {
 					s.backbone = strings.Join(sortedValues(t.Roles), "+")
 				}
 			}
-			for _, tok := range strings.Fields(s.name) {
-				isBench := strings.HasPrefix(tok, "@")
-				if !isBench {
-					rowToks = append(rowToks, tok)
-				}
-				if !isBench && !drop[tok] && !strings.HasPrefix(tok, "seed=") {
-					cfgToks = append(cfgToks, tok)
+			s.head, s.variant = t.Identity.Name, t.Identity.Ablation
+			row := *t.Identity
+			row.Bench = false
+			cfg := append([]string{t.Identity.Name}, t.Identity.Variant()...)
+			for _, b := range t.Identity.Backbone {
+				if !varying[t.Entry][b.Key] {
+					cfg = append(cfg, b.String())
 				}
 			}
-			s.row, s.config = strings.Join(rowToks, " "), strings.Join(cfgToks, " ")
+			s.row, s.config = row.Label(t.Benchmark.Name, t.Seed), strings.Join(cfg, " ")
+			if s.name != t.Label {
+				s.row, s.config = names[ri]+": "+s.row, names[ri]+": "+s.config
+			}
 			o := bench.TrialOutcomes(t, r.Totals[t.ID])
 			s.outcomes, s.tally, s.pending = o.Correct, o.Tally, o.Pending
 			for _, it := range t.Items {
@@ -295,7 +301,7 @@ func (s *system) usage() ([]map[string]metrics.Usage, map[string]string) {
 	}
 	// A role the trial does not bind ran on its "reason" model (the
 	// scheduler's fallback), so it is priced as that model.
-	if reason, ok := models["reason"]; ok {
+	if reason, ok := models[runners.RoleReason]; ok {
 		for _, q := range per {
 			for role := range q {
 				if _, bound := models[role]; !bound {

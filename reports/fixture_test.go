@@ -130,7 +130,7 @@ func writeFixtureRun(t *testing.T, dir, backend string) {
 				res.Trace.Counters = ft.counters(r)
 			}
 			it := &bench.Item{TrialID: trials[i].ID, QuestionID: id, Index: q, Status: bench.StatusDone,
-				Verdict: &bench.Verdict{Index: q, QuestionID: id, DBID: "db", Difficulty: labels[id].Difficulty, Status: status, Correct: correct},
+				Verdict: &bench.Verdict{Index: q, QuestionID: id, DBID: "db", Difficulty: labels[id].Difficulty, Status: metrics.Status(status), Correct: correct},
 				Result:  res, Attempts: 1, Started: start, WallMS: float64(200*calls + r.IntN(100)),
 				Calls: []bench.Call{{Role: "reason", N: 1, PromptTokens: 300, CompletionTokens: 40, LatencyMS: 250}}}
 			if err := st.Commit(it); err != nil {

@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/stats"
 )
 
@@ -204,13 +205,7 @@ func sweepGroups(c *corpus) [][]*system {
 		if len(s.done) == 0 {
 			continue
 		}
-		pure := true
-		for _, tok := range strings.Fields(s.config)[1:] {
-			if !strings.Contains(tok, "=") {
-				pure = false
-			}
-		}
-		if !pure {
+		if s.variant != "" {
 			continue
 		}
 		k := s.entry + "\x00" + s.bench
@@ -226,17 +221,9 @@ func sweepGroups(c *corpus) [][]*system {
 	return out
 }
 
-// variantOf returns the ablation tokens of s's configuration (the tokens
-// after the runner that name no parameter value), "" for the full one.
-func variantOf(s *system) string {
-	var v []string
-	for _, tok := range strings.Fields(s.config)[1:] {
-		if !strings.Contains(tok, "=") {
-			v = append(v, tok)
-		}
-	}
-	return strings.Join(v, " ")
-}
+// variantOf returns the ablation of s's configuration, "" for the full
+// one and for sweep and grid points.
+func variantOf(s *system) string { return s.variant }
 
 // sweepSeries returns, per runner entry and benchmark, its systems split
 // into series by (ablation variant, backbone), in plan order, and the one
@@ -305,7 +292,7 @@ func sweepFigures(c *corpus, opt Options) ([]*Figure, error) {
 	for gi, g := range groups {
 		param := params[gi]
 		first := g[0][0]
-		runner := strings.Fields(first.config)[0]
+		runner := first.head
 		f := &Figure{ID: slugID("ex-vs", param, runner, first.bench), width: 6 * vg.Inch, height: 4 * vg.Inch,
 			Title: c.caption(fmt.Sprintf("%s on %s: EX vs %s", runner, first.bench, param))}
 		p := newPlot(f.Title, param, fmt.Sprintf("EX (%%, %s Wilson CI)", levelPct(opt.Level)))
@@ -516,7 +503,7 @@ func simplexFigures(c *corpus, opt Options) ([]*Figure, error) {
 				backbones = append(backbones, s.backbone)
 			}
 		}
-		runner := strings.Fields(ss[0].config)[0]
+		runner := ss[0].head
 		xi, yi := map[float64]int{}, map[float64]int{}
 		var xs, ys []float64
 		for _, s := range ss {
@@ -926,7 +913,7 @@ func validationFigure(c *corpus) (*Figure, error) {
 		bc.LineStyle.Width = 0
 		bc.Offset = w * vg.Length(float64(j)-float64(len(names)-1)/2)
 		p.Add(bc)
-		leg.add(strings.TrimPrefix(n, "validation."), bc)
+		leg.add(strings.TrimPrefix(n, runners.ValidationPrefix), bc)
 		for i, v := range vals {
 			leg.avoidSegment(plotter.XY{X: float64(i), Y: 0}, plotter.XY{X: float64(i), Y: v}, false)
 		}
@@ -949,7 +936,7 @@ func validationFigure(c *corpus) (*Figure, error) {
 // isLevelCounter reports whether a counter name is a validation level's
 // trigger flag: "validation.l" followed by digits only.
 func isLevelCounter(name string) bool {
-	rest, ok := strings.CutPrefix(name, "validation.l")
+	rest, ok := strings.CutPrefix(name, runners.ValidationPrefix+"l")
 	if !ok || rest == "" {
 		return false
 	}

@@ -19,11 +19,15 @@ import (
 	"github.com/t2sbench/t2sbench/stats"
 )
 
-// sweepSystem is a done system of entry "e" on mini with one question.
-func sweepSystem(config, backbone string, params runners.Params) *system {
+// sweepSystem is a done system of entry "e" on mini with one question,
+// named as load names a trial of identity id.
+func sweepSystem(id bench.Identity, backbone string, params runners.Params) *system {
 	tr := &bench.RunTrial{}
 	tr.Params = params
-	return &system{name: config, config: config, backbone: backbone, entry: "e", bench: "mini", trial: tr,
+	tr.Identity = &id
+	config := strings.Join(append([]string{id.Name}, id.Variant()...), " ")
+	return &system{name: id.Label("mini", 0), row: id.Label("mini", 0), config: config, head: id.Name, variant: id.Ablation,
+		backbone: backbone, entry: "e", bench: "mini", trial: tr,
 		done: []bench.Item{{QuestionID: "q1", Verdict: &bench.Verdict{Correct: true}}}}
 }
 
@@ -34,9 +38,10 @@ func TestSweepSeriesKeepsAblations(t *testing.T) {
 	for _, v := range []struct {
 		ablation string
 		comp     bool
-	}{{"", true}, {" no-compression", false}} {
+	}{{"", true}, {"no-compression", false}} {
 		for _, n := range []int{8, 16, 24} {
-			ss = append(ss, sweepSystem(fmt.Sprintf("iesr%s n_rollout=%d", v.ablation, n), "sim",
+			id := bench.Identity{Name: "iesr", Ablation: v.ablation, Sweep: []bench.Setting{{Key: "n_rollout", Value: fmt.Sprint(n)}}}
+			ss = append(ss, sweepSystem(id, "sim",
 				runners.Params{"n_rollout": float64(n), "schema_compression": v.comp}))
 		}
 	}
@@ -53,8 +58,8 @@ func TestSweepSeriesKeepsAblations(t *testing.T) {
 
 	// An ablation-only entry (one point per series) is not a sweep.
 	abl := []*system{
-		sweepSystem("iesr", "sim", runners.Params{"n_rollout": 32.0, "stage_scoring": true}),
-		sweepSystem("iesr w/o-scoring", "sim", runners.Params{"n_rollout": 32.0, "stage_scoring": false}),
+		sweepSystem(bench.Identity{Name: "iesr"}, "sim", runners.Params{"n_rollout": 32.0, "stage_scoring": true}),
+		sweepSystem(bench.Identity{Name: "iesr", Ablation: "w/o-scoring"}, "sim", runners.Params{"n_rollout": 32.0, "stage_scoring": false}),
 	}
 	if groups, _ := sweepSeries(&corpus{systems: abl}); len(groups) != 0 {
 		t.Errorf("ablation-only entry gave %d sweep groups; want 0", len(groups))
@@ -242,7 +247,7 @@ func TestLogWorthy(t *testing.T) {
 
 func TestParetoLogAxis(t *testing.T) {
 	mk := func(name string, gen, lat float64) efficiency {
-		s := sweepSystem(name, "sim", runners.Params{})
+		s := sweepSystem(bench.Identity{Name: name}, "sim", runners.Params{})
 		return efficiency{s: s, genQ: gen, hasLat: true, lat: stats.LatencyStats{Median: lat}}
 	}
 	c := &corpus{}
@@ -275,7 +280,8 @@ func gridSystems(extra bool) []*system {
 	}
 	var ss []*system
 	for _, p := range pts {
-		s := sweepSystem(fmt.Sprintf("iesr alpha=%g,beta=%g,gamma=%g", p[0], p[1], p[2]), "sim",
+		pt := []bench.Setting{{Key: "alpha", Value: fmt.Sprint(p[0])}, {Key: "beta", Value: fmt.Sprint(p[1])}, {Key: "gamma", Value: fmt.Sprint(p[2])}}
+		s := sweepSystem(bench.Identity{Name: "iesr", Point: pt}, "sim",
 			runners.Params{"alpha": p[0], "beta": p[1], "gamma": p[2]})
 		s.trial.Runner = "iesr"
 		s.outcomes = map[string]bool{"q1": true}

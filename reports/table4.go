@@ -3,6 +3,8 @@ package reports
 import (
 	"fmt"
 	"math"
+
+	"github.com/t2sbench/t2sbench/runners"
 )
 
 // table4Fields and table4Stages follow runners/iesr (Table4Fields,
@@ -31,23 +33,23 @@ func table4Tables(c *corpus) []*Table {
 		}
 		var pending []row
 		for _, s := range c.onBench(b) {
-			if len(s.counterNames("table4.")) == 0 {
+			if len(s.counterNames(runners.Table4Prefix)) == 0 {
 				continue
 			}
 			_, models := s.usage()
-			model := models["understand"]
+			model := models[runners.RoleUnderstand]
 			if model == "" {
-				model = models["reason"]
+				model = models[runners.RoleReason]
 			}
 			for _, st := range table4Stages {
-				pre := "table4." + st.stage + "."
+				pre := runners.CounterTable4(st.stage, "", "")
 				if len(s.counterNames(pre)) == 0 {
 					continue
 				}
 				cells := []Cell{}
 				for _, f := range table4Fields {
 					sum := func(part string) float64 {
-						v, _ := s.counter(pre + f + "." + part)
+						v, _ := s.counter(runners.CounterTable4(st.stage, f, part))
 						t := 0.0
 						for _, x := range v {
 							t += x

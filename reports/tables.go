@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/stats"
 )
 
@@ -85,11 +86,7 @@ func ablationTables(c *corpus, opt Options) ([]*Table, error) {
 		for _, s := range ss {
 			if !contains(configs, s.config) {
 				configs = append(configs, s.config)
-				for _, tok := range strings.Fields(s.config)[1:] {
-					if !strings.Contains(tok, "=") {
-						ablated = true
-					}
-				}
+				ablated = ablated || s.variant != ""
 			}
 			if !contains(backbones, s.backbone) {
 				backbones = append(backbones, s.backbone)
@@ -99,8 +96,8 @@ func ablationTables(c *corpus, opt Options) ([]*Table, error) {
 		if !ablated || len(configs) < 2 {
 			continue
 		}
-		t := &Table{ID: slugID("ablation", strings.Fields(configs[0])[0], ss[0].bench)}
-		t.Caption = c.caption(fmt.Sprintf("Ablation of %s on %s: EX (%%) and change against the full configuration %q, with %s paired bootstrap CI and Holm-adjusted McNemar p", strings.Fields(configs[0])[0], ss[0].bench, configs[0], levelPct(opt.Level)))
+		t := &Table{ID: slugID("ablation", ss[0].head, ss[0].bench)}
+		t.Caption = c.caption(fmt.Sprintf("Ablation of %s on %s: EX (%%) and change against the full configuration %q, with %s paired bootstrap CI and Holm-adjusted McNemar p", ss[0].head, ss[0].bench, configs[0], levelPct(opt.Level)))
 		t.Columns = []Column{{Name: "Configuration"}}
 		for _, b := range backbones {
 			g := ""
@@ -617,7 +614,7 @@ func turnsTables(c *corpus) []*Table {
 	for _, b := range c.benches {
 		var ss []*system
 		for _, s := range c.onBench(b) {
-			if _, has := s.counter("turns"); has {
+			if _, has := s.counter(runners.CounterTurns); has {
 				ss = append(ss, s)
 			}
 		}
@@ -631,7 +628,7 @@ func turnsTables(c *corpus) []*Table {
 			t.Columns = append(t.Columns, Column{Group: l, Name: "EX", Numeric: true, Better: Higher}, Column{Group: l, Name: "turns", Numeric: true, Better: Lower})
 		}
 		for _, s := range ss {
-			turns, _ := s.counter("turns")
+			turns, _ := s.counter(runners.CounterTurns)
 			row := []Cell{text(s.row)}
 			for _, l := range levels {
 				in := func(i int) bool {
@@ -664,7 +661,7 @@ func validationRates(c *corpus) (names []string, systems []*system, rates map[*s
 	set := map[string]bool{}
 	rates = map[*system]map[string]float64{}
 	for _, s := range c.systems {
-		ns := s.counterNames("validation.")
+		ns := s.counterNames(runners.ValidationPrefix)
 		if len(ns) == 0 {
 			continue
 		}
@@ -695,7 +692,7 @@ func validationTable(c *corpus) *Table {
 	t := &Table{ID: "validation-rates", Caption: c.caption("Validation counters: share (%) of questions on which each counter is positive (lN: level N fired; lN.corrected: it fired and the final query passed; pass: the final query passed)")}
 	t.Columns = []Column{{Name: "System"}}
 	for _, n := range names {
-		t.Columns = append(t.Columns, Column{Name: strings.TrimPrefix(n, "validation."), Numeric: true})
+		t.Columns = append(t.Columns, Column{Name: strings.TrimPrefix(n, runners.ValidationPrefix), Numeric: true})
 	}
 	for _, s := range systems {
 		row := []Cell{text(s.name)}

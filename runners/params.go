@@ -16,7 +16,7 @@ import (
 type Reader struct {
 	p    Params
 	used map[string]bool
-	errs []string
+	errs ParamErrors
 	// log, when the Params came from Describe, records every parameter
 	// read with its default and range.
 	log *paramLog
@@ -77,7 +77,7 @@ func (r *Reader) get(key string) (any, bool) {
 }
 
 func (r *Reader) fail(key, format string, args ...any) {
-	r.errs = append(r.errs, fmt.Sprintf("params.%s: %s", key, fmt.Sprintf(format, args...)))
+	r.errs = append(r.errs, &ParamError{Key: key, Err: fmt.Errorf(format, args...)})
 }
 
 // Int reads an integer in [lo, hi].
@@ -230,7 +230,8 @@ func (r *Reader) Strings(key string, def []string) []string {
 	return def
 }
 
-// Err reports unknown keys and bad values, or nil.
+// Err reports unknown keys and bad values, or nil: a ParamErrors, bad
+// values first, then unknown keys in sorted order.
 func (r *Reader) Err() error {
 	var unknown []string
 	for k := range r.p {
@@ -239,7 +240,7 @@ func (r *Reader) Err() error {
 		}
 	}
 	sort.Strings(unknown)
-	errs := append([]string(nil), r.errs...)
+	errs := append(ParamErrors(nil), r.errs...)
 	for _, k := range unknown {
 		known := make([]string, 0, len(r.used))
 		for u := range r.used {
@@ -249,10 +250,53 @@ func (r *Reader) Err() error {
 			known = append(known, u)
 		}
 		sort.Strings(known)
-		errs = append(errs, fmt.Sprintf("params.%s: unknown parameter (known: %s)", k, strings.Join(known, ", ")))
+		errs = append(errs, &ParamError{Key: k, Err: fmt.Errorf("unknown parameter (known: %s)", strings.Join(known, ", "))})
 	}
 	if len(errs) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%s", strings.Join(errs, "; "))
+	return errs
+}
+
+// ParamError is a bad runner parameter. Runner factories return it (or
+// ParamErrors), possibly wrapped, so that callers find the parameter with
+// errors.As, never by reading the message: bench.NewPlan points at the
+// parameter's line of the spec.
+type ParamError struct {
+	// Key is the parameter's key in Params ("n_rollout"), or the keys of
+	// a constraint between parameters ("alpha+beta+gamma").
+	Key string
+	// Elem is a subscript within the parameter, such as "[2]" for the
+	// third element of a list; usually "".
+	Elem string
+	// Err says what is wrong with the value.
+	Err error
+}
+
+// Error is "params.<key><elem>: <err>".
+func (e *ParamError) Error() string { return "params." + e.Key + e.Elem + ": " + e.Err.Error() }
+
+// Unwrap returns Err.
+func (e *ParamError) Unwrap() error { return e.Err }
+
+// ParamErrors are several parameter errors, reported together; errors.As
+// finds the first.
+type ParamErrors []*ParamError
+
+// Error joins the errors' messages with "; ".
+func (es ParamErrors) Error() string {
+	msgs := make([]string, len(es))
+	for i, e := range es {
+		msgs[i] = e.Error()
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// Unwrap returns the errors.
+func (es ParamErrors) Unwrap() []error {
+	out := make([]error, len(es))
+	for i, e := range es {
+		out[i] = e
+	}
+	return out
 }

@@ -2,6 +2,8 @@ package runners
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -181,5 +183,41 @@ func TestDescribe(t *testing.T) {
 	}
 	if _, err := Describe("no-such-runner"); err == nil {
 		t.Errorf("Describe of an unknown runner: no error")
+	}
+}
+
+// TestParamErrorKey checks that Reader.Err's error names its parameters as
+// data: errors.As finds the first bad one, and the message is unchanged
+// ("params.<key>: ...", "; "-joined).
+func TestParamErrorKey(t *testing.T) {
+	tests := []struct {
+		p       Params
+		key     string
+		message string
+	}{
+		{Params{"n": 0}, "n", "params.n: 0 out of range [1, 10]"},
+		{Params{"n": 2, "zz": 1}, "zz", "params.zz: unknown parameter (known: n, ratio)"},
+		{Params{"ratio": "x", "zz": 1}, "ratio", "params.ratio: want a number, got string x; params.zz: unknown parameter (known: n, ratio)"},
+	}
+	for _, tc := range tests {
+		r := NewReader(tc.p)
+		r.Int("n", 1, 1, 10)
+		r.Float("ratio", 0.5, 0, 1)
+		err := fmt.Errorf("wrapped: %w", r.Err())
+		var pe *ParamError
+		if !errors.As(err, &pe) {
+			t.Fatalf("%v: errors.As found no ParamError in %v", tc.p, err)
+		}
+		if pe.Key != tc.key {
+			t.Errorf("%v: key = %q; want %q", tc.p, pe.Key, tc.key)
+		}
+		if got := strings.TrimPrefix(err.Error(), "wrapped: "); got != tc.message {
+			t.Errorf("%v: message = %q; want %q", tc.p, got, tc.message)
+		}
+	}
+	r := NewReader(Params{"n": 3})
+	r.Int("n", 1, 1, 10)
+	if err := r.Err(); err != nil {
+		t.Errorf("no bad parameter: err = %v; want nil", err)
 	}
 }

@@ -111,7 +111,7 @@ func (t *Trace) Merge(o Trace) {
 // (action "cut", Info "action" what plus SampleInfo), never used as an
 // answer.
 func (t *Trace) Cut(resp *llm.Response, i int, role, what string) {
-	t.Count("cut."+role, 1)
+	t.Count(CounterCut(role), 1)
 	info := SampleInfo(resp, i)
 	info["action"] = what
 	out := ""
@@ -125,20 +125,16 @@ func (t *Trace) Cut(resp *llm.Response, i int, role, what string) {
 // permanently (ModelRejected): counted under "pruned" and kept as a step
 // (action "pruned", Info "action" and "error").
 func (t *Trace) Reject(role, what string, err error) {
-	t.Count("pruned", 1)
+	t.Count(CounterPruned, 1)
 	t.Add(Step{Action: "pruned", Role: role, Info: map[string]any{"action": what, "error": err.Error()}})
 }
-
-// ParseFailedPrefix starts the names of the counters of structured
-// answers that did not parse: "parse_failed.<role>.<action>".
-const ParseFailedPrefix = "parse_failed."
 
 // ParseFailed counts one answer of role to action whose structure (a JSON
 // object, a required line, a SQL block) did not parse, under
 // "parse_failed.<role>.<action>". action names a kind of request, never
 // one instance of it, so that reports can add the counts up.
 func (t *Trace) ParseFailed(role, action string) {
-	t.Count(ParseFailedPrefix+role+"."+action, 1)
+	t.Count(CounterParseFailed(role, action), 1)
 }
 
 // SampleInfo is what a trace step keeps of sample i of resp besides its

@@ -14,6 +14,7 @@ import (
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/stats"
 )
 
@@ -238,7 +239,7 @@ func (v *Viewer) buildIndex(ctx context.Context, runs []*bench.RunData) error {
 			idx.Warnings = append(idx.Warnings, err.Error())
 		} else {
 			for m, p := range ps {
-				prices[m] = metrics.Price{PromptPerM: p.Prompt, CompletionPerM: p.Completion}
+				prices[m] = p
 			}
 		}
 		for m, p := range v.opt.Prices {
@@ -335,7 +336,7 @@ func (v *Viewer) buildIndex(ctx context.Context, runs []*bench.RunData) error {
 			for _, it := range t.Items {
 				c := cell{code: codePending, status: it.Status}
 				if it.Verdict != nil && it.Verdict.Status != "" {
-					c.status = it.Verdict.Status
+					c.status = string(it.Verdict.Status)
 				}
 				switch it.Status {
 				case bench.StatusDone, bench.StatusFailed:
@@ -445,7 +446,7 @@ func trialUsage(byRole map[string]bench.RoleCalls, t *bench.RunTrial, prices map
 		c := byRole[role]
 		model, ok := t.Roles[role]
 		if !ok {
-			model = t.Roles["reason"]
+			model = t.Roles[runners.RoleReason]
 		}
 		u := RoleUsage{Role: role, Model: model, Calls: c.Calls, Cached: c.Cached, Sent: c.Sent, PromptTokens: c.PromptTokens,
 			CompletionTokens: c.CompletionTokens, LatencyMS: c.LatencyMS}
@@ -499,6 +500,8 @@ func runSpec(r *bench.RunData) (string, bool) {
 		}
 		delete(m, "id")
 		delete(m, "order")
+		// The identity only names what the label shows (bench.Identity).
+		delete(m, "identity")
 		trials = append(trials, prune(m))
 	}
 	doc := map[string]any{"name": r.Meta["name"], "trials": trials}

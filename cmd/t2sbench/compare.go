@@ -249,7 +249,7 @@ func pickBaselines(systems []compareSystem, baseline string) ([]int, error) {
 // benchmarkKey is the name a benchmark group is matched by: run
 // directories name it bird/minidev (BenchmarkSpec.Key), verdict files by
 // eval's --benchmark, bird-minidev.
-func benchmarkKey(group string) string { return strings.ReplaceAll(group, "/", "-") }
+func benchmarkKey(group string) string { return bench.DatasetNameOf(group) }
 
 func benchmarkOrUnknown(group string) string {
 	if group == "" {

@@ -247,7 +247,7 @@ func runVerdicts(t *testing.T, dir string) map[string]verdictKey {
 	out := map[string]verdictKey{}
 	for _, it := range r.Trials[0].Items {
 		if it.Verdict != nil {
-			out[it.QuestionID] = verdictKey{it.Verdict.Status, it.Verdict.Correct}
+			out[it.QuestionID] = verdictKey{string(it.Verdict.Status), it.Verdict.Correct}
 		}
 	}
 	return out

@@ -93,7 +93,7 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 			return err
 		}
 		for m, p := range ps {
-			merged[m] = metrics.Price{PromptPerM: p.Prompt, CompletionPerM: p.Completion}
+			merged[m] = p
 		}
 	}
 	for m, p := range prices {

@@ -16,6 +16,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/runners"
 )
 
 func init() {
@@ -240,7 +241,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 // to: each of its items would fail. It runs before anything is recorded.
 func checkReasonBound(specPath string, p *bench.Plan) error {
 	for _, t := range p.Trials {
-		if t.Roles["reason"] == "" {
+		if t.Roles[runners.RoleReason] == "" {
 			return fmt.Errorf("%w: %s: trial %s binds no model to the reason role, which every runner asks: add roles: {reason: MODEL} (spec-wide, or under the runner entry); t2sbench help spec", errUsage, specPath, t.Label)
 		}
 	}

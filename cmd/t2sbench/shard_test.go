@@ -168,7 +168,7 @@ func runOutcomes(t *testing.T, dir string) map[string]outcome {
 		for _, it := range tr.Items {
 			o := outcome{Status: it.Status}
 			if v := it.Verdict; v != nil {
-				o.Verdict, o.Correct = v.Status+" "+v.Error, v.Correct
+				o.Verdict, o.Correct = string(v.Status)+" "+v.Error, v.Correct
 			}
 			if it.Result != nil {
 				o.SQL = it.Result.SQL

@@ -124,7 +124,7 @@ runners: [{name: example}]
 		t.Fatalf("store holds %d items; want %d", len(items), len(questions))
 	}
 	for _, it := range items {
-		if it.Verdict == nil || it.Verdict.Status != string(metrics.StatusOK) || !it.Verdict.Correct {
+		if it.Verdict == nil || it.Verdict.Status != metrics.StatusOK || !it.Verdict.Correct {
 			t.Errorf("%s: verdict %+v; want ok and correct", it.QuestionID, it.Verdict)
 		}
 		if it.Result == nil || it.Result.Usage["reason"].Calls != 1 || it.Result.Wall <= 0 {

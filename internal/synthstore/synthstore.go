@@ -224,7 +224,7 @@ func item(rng *rand.Rand, t *bench.Trial, k kind, q, traceKB int, start time.Tim
 		correct = false
 	}
 	it.Verdict = &bench.Verdict{Index: q, QuestionID: qid, DBID: db, Difficulty: pick(rng, []string{"easy", "medium", "hard", "extra"}),
-		Status: string(st), Correct: correct, PredMS: rng.Float64() * 20, GoldMS: rng.Float64() * 20, GoldFlags: flags}
+		Status: st, Correct: correct, PredMS: rng.Float64() * 20, GoldMS: rng.Float64() * 20, GoldFlags: flags}
 	return it
 }
 

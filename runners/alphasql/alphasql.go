@@ -38,7 +38,7 @@ const (
 	// supported; set max_tokens: 2048 to reproduce runs made then.
 	DefaultMaxTokens = 8192
 	// RoleReason is the model role of every chat request.
-	RoleReason = "reason"
+	RoleReason = runners.RoleReason
 )
 
 func init() {
@@ -125,7 +125,7 @@ func New(p runners.Params) (runners.Runner, error) {
 	}
 	err := r.Err()
 	if len(bad) > 0 {
-		e := fmt.Errorf("params.disable_actions: %q not removable (removable: A1, A2, A3, A4, A6)", bad)
+		var e error = &runners.ParamError{Key: "disable_actions", Err: fmt.Errorf("%q not removable (removable: A1, A2, A3, A4, A6)", bad)}
 		if err != nil {
 			e = fmt.Errorf("%w; %w", err, e)
 		}
@@ -238,7 +238,7 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 	res.Trace.Count("terminals", float64(summary.Terminals))
 	res.Trace.Count("reward_requests", float64(tree.Rewards))
 	res.Trace.Count("expand_requests", float64(tree.ExpandRequests))
-	res.Trace.Count("pruned", float64(len(tree.Pruned)))
+	res.Trace.Count(runners.CounterPruned, float64(len(tree.Pruned)))
 	res.Trace.Merge(q.side)
 	byAction := map[string]int{"keywords": keywordRequests, "reward": tree.Rewards}
 	for a, n := range tree.ActionRequests {
@@ -288,7 +288,7 @@ func (q *question) retrieveValues(ctx context.Context, r *Runner, tr *runners.Tr
 	info := runners.SampleInfo(resp, 0)
 	var kw []string
 	if resp.Cut(0) {
-		q.side.Count("cut."+RoleReason, 1)
+		q.side.Count(runners.CounterCut(RoleReason), 1)
 		info["error"] = "answer cut at max_tokens"
 	} else {
 		var perr error

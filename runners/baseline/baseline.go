@@ -24,7 +24,7 @@ const (
 	// ```sql block and would be cut at the earlier default of 1024.
 	DefaultMaxTokens = 8192
 	// RoleReason is the model role every baseline uses.
-	RoleReason = "reason"
+	RoleReason = runners.RoleReason
 )
 
 // Notes and trace counters.
@@ -33,7 +33,7 @@ const (
 	NoSQLNote = "no SQL in response"
 	// CounterCut counts samples cut at max_tokens (finish_reason
 	// "length"), per role.
-	CounterCut = "cut." + RoleReason
+	CounterCut = runners.CutPrefix + RoleReason
 	// CounterNoSQL counts samples without SQL.
 	CounterNoSQL = "no_sql"
 )

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/jsontext"
 	"github.com/t2sbench/t2sbench/runners/mcts"
 	"github.com/t2sbench/t2sbench/runners/sqltext"
@@ -72,9 +73,9 @@ const (
 
 // Model roles.
 const (
-	RoleUnderstand    = "understand"
-	RoleReason        = "reason"
-	RoleDiscriminator = "discriminator"
+	RoleUnderstand    = runners.RoleUnderstand
+	RoleReason        = runners.RoleReason
+	RoleDiscriminator = runners.RoleDiscriminator
 )
 
 const systemPrompt = "You are an expert SQL engineer with sound knowledge of mathematics, physics and units. You answer questions about a database by reasoning step by step and writing correct SQLite queries."

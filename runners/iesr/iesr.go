@@ -2,6 +2,7 @@ package iesr
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sort"
@@ -173,12 +174,12 @@ func New(p runners.Params) (runners.Runner, error) {
 		rest[k] = v
 	}
 	cuts := append([]float64(nil), DefaultCuts...)
-	var errs []string
+	var errs runners.ParamErrors
 	if v, ok := rest["disc_cuts"]; ok {
 		delete(rest, "disc_cuts")
 		c, err := floatList(v)
 		if err != nil {
-			errs = append(errs, "params.disc_cuts: "+err.Error())
+			errs = append(errs, &runners.ParamError{Key: "disc_cuts", Err: err})
 		} else {
 			cuts = c
 		}
@@ -236,32 +237,32 @@ func New(p runners.Params) (runners.Runner, error) {
 			ok = ok || x == act
 		}
 		if !ok {
-			errs = append(errs, fmt.Sprintf("params.disable_actions: %q is not removable (removable: A1, A2, A3, A4, A6; A5 SQL Generation carries every path)", a))
+			errs = append(errs, &runners.ParamError{Key: "disable_actions", Err: fmt.Errorf("%q is not removable (removable: A1, A2, A3, A4, A6; A5 SQL Generation carries every path)", a)})
 			continue
 		}
 		c.Disabled[act] = true
 	}
 	if err := r.Err(); err != nil {
-		errs = append([]string{err.Error()}, errs...)
+		errs = append(err.(runners.ParamErrors), errs...)
 	}
 	if err := c.Weights.Validate(); err != nil {
-		errs = append(errs, err.Error())
+		errs = append(errs, err.(*runners.ParamError))
 	}
 	for i, f := range c.Cuts {
 		if !(f > 0 && f < 1) {
-			errs = append(errs, fmt.Sprintf("params.disc_cuts[%d]: %g out of range (0, 1)", i, f))
+			errs = append(errs, &runners.ParamError{Key: "disc_cuts", Elem: fmt.Sprintf("[%d]", i), Err: fmt.Errorf("%g out of range (0, 1)", f)})
 		}
 	}
 	if len(c.Cuts) == 0 {
-		errs = append(errs, "params.disc_cuts: need at least one cut")
+		errs = append(errs, &runners.ParamError{Key: "disc_cuts", Err: errors.New("need at least one cut")})
 	}
 	if len(errs) > 0 {
-		return nil, fmt.Errorf("iesr: %s", strings.Join(errs, "; "))
+		return nil, fmt.Errorf("iesr: %w", errs)
 	}
 	if c.RulesPath != "" {
 		rb, err := LoadRules(c.RulesPath)
 		if err != nil {
-			return nil, fmt.Errorf("params.rules: %w", err)
+			return nil, &runners.ParamError{Key: "rules", Err: err}
 		}
 		c.Rules = rb
 	} else {
@@ -405,7 +406,7 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 	res.Trace.Count("trajectories", float64(len(trajs)))
 	res.Trace.Count("reward_requests", float64(tree.Rewards))
 	res.Trace.Count("expand_requests", float64(tree.ExpandRequests))
-	res.Trace.Count("pruned", float64(len(tree.Pruned)))
+	res.Trace.Count(runners.CounterPruned, float64(len(tree.Pruned)))
 	res.Trace.Merge(q.side)
 	kept := 0
 	for _, tj := range trajs {

@@ -91,11 +91,11 @@ func (w Weights) Validate() error {
 		v float64
 	}{{"alpha", w.Alpha}, {"beta", w.Beta}, {"gamma", w.Gamma}} {
 		if x.v < 0 || x.v > 1 || math.IsNaN(x.v) {
-			return fmt.Errorf("params.%s: %g out of range [0, 1]", x.n, x.v)
+			return &runners.ParamError{Key: x.n, Err: fmt.Errorf("%g out of range [0, 1]", x.v)}
 		}
 	}
 	if s := w.Alpha + w.Beta + w.Gamma; math.Abs(s-1) > 1e-6 {
-		return fmt.Errorf("params.alpha+beta+gamma: %g + %g + %g = %g; the weights must sum to 1", w.Alpha, w.Beta, w.Gamma, s)
+		return &runners.ParamError{Key: "alpha+beta+gamma", Err: fmt.Errorf("%g + %g + %g = %g; the weights must sum to 1", w.Alpha, w.Beta, w.Gamma, s)}
 	}
 	return nil
 }

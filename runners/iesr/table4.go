@@ -171,7 +171,7 @@ func (r *Runner) AnalyzeGold(ctx context.Context, ex datasets.Example, db datase
 	}
 	for stage, st := range stages {
 		for field, pr := range ScoreKeywords(KeywordsOf(st), g) {
-			pre := "table4." + stage + "." + field + "."
+			pre := runners.CounterTable4(stage, field, "")
 			res.Trace.Count(pre+"pred", float64(pr.Pred))
 			res.Trace.Count(pre+"pred_hit", float64(pr.PredHit))
 			res.Trace.Count(pre+"gold", float64(pr.Gold))

@@ -97,7 +97,7 @@ func (q *question) askState(ctx context.Context, prompt, responder, action strin
 		info = runners.SampleInfo(resp, 0)
 		if resp.Cut(0) {
 			// A cut state is no state.
-			q.side.Count("cut."+RoleUnderstand, 1)
+			q.side.Count(runners.CounterCut(RoleUnderstand), 1)
 			info["parse_error"] = "answer cut at max_tokens"
 			return st, out, info, nil
 		}

@@ -42,7 +42,7 @@ const (
 	ResponderTurn    = "reactdsl/turn"
 	ResponderSQLTurn = "reactdsl/sqlturn"
 	// RoleReason is the one model role the runner uses.
-	RoleReason = "reason"
+	RoleReason = runners.RoleReason
 	// DefaultMaxTokens bounds each turn's completion, reasoning tokens
 	// included (t2sbench's choice; the paper does not say): reasoning
 	// models (DeepSeek-R1, Qwen3) often think for several thousand tokens
@@ -57,7 +57,7 @@ const (
 const (
 	// CounterCut counts turns whose answer was cut at max_tokens
 	// (finish_reason "length"), per role: "cut.reason".
-	CounterCut = "cut." + RoleReason
+	CounterCut = runners.CutPrefix + RoleReason
 	// CounterFallback is 1 when the episode ended without a final answer
 	// and the answer-shaping pass returned the best SQL so far.
 	CounterFallback = "shaped_fallback"
@@ -147,7 +147,7 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 	if res.SQL != "" {
 		res.Candidates = []runners.Candidate{{SQL: res.SQL, Score: 1}}
 	}
-	res.Trace.Count("turns", 0) // always present, even when no turn ran
+	res.Trace.Count(runners.CounterTurns, 0) // always present, even when no turn ran
 	return res, err
 }
 
@@ -261,7 +261,7 @@ func (r *Runner) baseline(ctx context.Context, t runners.Task, m *runners.Meter,
 		}
 		return err
 	}
-	res.Trace.Count("turns", 1)
+	res.Trace.Count(runners.CounterTurns, 1)
 	res.Trace.Add(rep.step("generate", 1))
 	sql, ok := sqltext.Extract(rep.text)
 	switch {
@@ -383,7 +383,7 @@ func (r *Runner) iterateSQL(ctx context.Context, t runners.Task, m *runners.Mete
 			}
 			return err
 		}
-		res.Trace.Count("turns", 1)
+		res.Trace.Count(runners.CounterTurns, 1)
 		step := rep.step("turn", turn)
 		fsql, final := finalSQL(rep.text)
 		if final && !rep.cut() {
@@ -462,7 +462,7 @@ func (r *Runner) iterateDSL(ctx context.Context, t runners.Task, m *runners.Mete
 			}
 			return err
 		}
-		res.Trace.Count("turns", 1)
+		res.Trace.Count(runners.CounterTurns, 1)
 		step := rep.step("turn", turn)
 		calls, perrs := ParseCalls(rep.text)
 		var obs []string

@@ -54,9 +54,9 @@ const (
 const (
 	// RoleDecompose is the model role of Stage 1 (falls back to "reason"
 	// when a spec does not bind it).
-	RoleDecompose = "decompose"
+	RoleDecompose = runners.RoleDecompose
 	// RoleReason generates the SQL.
-	RoleReason = "reason"
+	RoleReason = runners.RoleReason
 	// ResponderDecompose is the request kind of Stage 1.
 	ResponderDecompose = "steinersql/decompose"
 	// ResponderGenerate is the request kind of SQL generation.
@@ -323,7 +323,7 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 			perr = errors.New("decomposition cut at max_tokens")
 		}
 		if resp != nil && resp.Cut(0) {
-			res.Trace.Count("cut."+RoleDecompose, 1)
+			res.Trace.Count(runners.CounterCut(RoleDecompose), 1)
 		}
 		if perr != nil {
 			step.Info["error"] = perr.Error()
@@ -470,7 +470,7 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 		for l := 1; l <= 3; l++ {
 			if lv[l] {
 				triggered[l] = true
-				res.Trace.Count(fmt.Sprintf("validation.l%d.attempts", l), 1)
+				res.Trace.Count(runners.CounterValidation(l, "attempts"), 1)
 			}
 		}
 		if slices.ContainsFunc(rep.Violations, func(v Violation) bool { return v.Check == CheckAttributes }) {
@@ -508,7 +508,7 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 	if r.validation != ValNone {
 		passed := attempts[best].passed()
 		for l := 1; l <= 3; l++ {
-			name := fmt.Sprintf("validation.l%d", l)
+			name := runners.CounterValidation(l)
 			res.Trace.Count(name, 0)
 			if triggered[l] {
 				res.Trace.Count(name, 1)
@@ -526,9 +526,9 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 			}
 		}
 		if passed {
-			res.Trace.Count("validation.pass", 1)
+			res.Trace.Count(runners.ValidationPrefix+"pass", 1)
 		} else {
-			res.Trace.Count("validation.pass", 0)
+			res.Trace.Count(runners.ValidationPrefix+"pass", 0)
 		}
 	}
 	for i, a := range attempts {
@@ -566,7 +566,7 @@ const (
 	NoSQLNote = "no SQL in response"
 	// CounterCut counts generations cut at max_tokens (finish_reason
 	// "length"); Stage 1 cuts count under "cut.decompose".
-	CounterCut = "cut." + RoleReason
+	CounterCut = runners.CutPrefix + RoleReason
 	// CounterNoSQL counts generations without a complete query.
 	CounterNoSQL = "no_sql"
 	// CounterModelErrors counts requests the model server refused
@@ -576,7 +576,7 @@ const (
 	// least one attempt of the question, else 0 (present whenever the
 	// check runs), so that the report's validation table shows its
 	// trigger rate beside validation.l2.
-	CounterAttributes = "validation.l2.attributes"
+	CounterAttributes = runners.ValidationPrefix + "l2.attributes"
 	// CounterDepTerminals counts tables the dependency analysis added to
 	// T_req beyond the decomposition's terminal list.
 	CounterDepTerminals = "terminals.from_dependencies"

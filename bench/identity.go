@@ -1,0 +1,279 @@
+package bench
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Setting is one parameter value or role binding that tells a trial apart
+// from the other trials of its runner entry, as the trial's label shows it
+// (Key=Value). Value is the printed form: a sweep value as %v prints it, a
+// simplex grid coordinate as strconv.FormatFloat(x, 'f', -1, 64), a
+// backbone's model name.
+type Setting struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// String is "key=value".
+func (s Setting) String() string { return s.Key + "=" + s.Value }
+
+// Identity is what tells a trial apart from the other trials of its plan,
+// as fields, so that readers never re-parse the label: the entry's name,
+// the parameter variant (ablation, sweep values, simplex point), the
+// backbone bindings, and whether the label names the benchmark and the
+// seed. Trial.Label is Identity.Label of the trial's benchmark and seed.
+// None of it enters the trial id: the id hashes the configuration itself
+// (runner, params, role->model identities, benchmark, seed), which the
+// identity only names.
+type Identity struct {
+	// Name is the entry's label (RunnerSpec.Label), else its runner.
+	Name string `json:"name"`
+	// Ablation names the entry's ablation the trial runs; "" for the full
+	// configuration.
+	Ablation string `json:"ablation,omitempty"`
+	// Sweep are the trial's values of the entry's swept parameters, in
+	// key order.
+	Sweep []Setting `json:"sweep,omitempty"`
+	// Point is the trial's point of the entry's simplex grid, in the
+	// grid's parameter order (RunnerSpec.Grid.Simplex).
+	Point []Setting `json:"point,omitempty"`
+	// Backbone are the trial's bindings of the roles the entry lists
+	// backbones for (RunnerSpec.Backbones), in role order.
+	Backbone []Setting `json:"backbone,omitempty"`
+	// Bench is true when the plan runs several benchmarks, so that the
+	// label names the trial's ("@spider").
+	Bench bool `json:"bench,omitempty"`
+	// Seed is true when the entry runs several seeds, so that the label
+	// names the trial's ("seed=1").
+	Seed bool `json:"seed,omitempty"`
+}
+
+// Variant returns the label words of the trial's parameter variant: the
+// ablation (when any), each sweep setting, and the simplex point as one
+// word ("alpha=0.2,beta=0.3,gamma=0.5").
+func (id *Identity) Variant() []string {
+	var out []string
+	if id.Ablation != "" {
+		out = append(out, id.Ablation)
+	}
+	for _, s := range id.Sweep {
+		out = append(out, s.String())
+	}
+	if len(id.Point) > 0 {
+		pt := make([]string, len(id.Point))
+		for i, s := range id.Point {
+			pt[i] = s.String()
+		}
+		out = append(out, strings.Join(pt, ","))
+	}
+	return out
+}
+
+// Label is the trial's readable name: the entry's name, the variant, the
+// backbone bindings, "@<benchmark>" when id.Bench and "seed=<seed>" when
+// id.Seed, separated by spaces ("sc k=2 reason=s1 @a seed=0").
+func (id *Identity) Label(benchmark string, seed int64) string {
+	parts := append([]string{id.Name}, id.Variant()...)
+	for _, s := range id.Backbone {
+		parts = append(parts, s.String())
+	}
+	if id.Bench {
+		parts = append(parts, "@"+benchmark)
+	}
+	if id.Seed {
+		parts = append(parts, "seed="+strconv.FormatInt(seed, 10))
+	}
+	return strings.Join(parts, " ")
+}
+
+// DeriveIdentities sets the Identity of the trials of one run that have
+// none: for stores written before commit 9c27c65 ("bench: trials carry
+// their identity as fields"), whose trials have only a label. ReadRun
+// calls it; code that builds a RunData by other means calls it before
+// reading identities; it does nothing when every trial has one.
+//
+// What the structured data decides is taken from it: the label names the
+// benchmark when the run has several, the seed when the trial's entry has
+// several; a backbone is a role binding, a sweep value a parameter value,
+// a simplex point numeric parameters that vary within the entry, each
+// where the label ends with the word it prints as (Identity.Label). What
+// is left of the label is the entry's name and ablation: the name is the
+// longest run of whole words that all the entry's trials start with, the
+// rest the ablation. An entry run with one ablation and no full
+// configuration (skip_full) keeps the ablation in its name, as nothing
+// tells them apart; trials of one entry with no word in common each keep
+// the rest of their label as name. The derived identity always gives the
+// trial's label back (Identity.Label); where it would not, it is the label
+// as name.
+func DeriveIdentities(trials []RunTrial) {
+	benches := map[string]bool{}
+	var keys []string
+	entries := map[string][]*Trial{}
+	need := false
+	for i := range trials {
+		t := &trials[i].Trial
+		benches[t.Benchmark.Key()] = true
+		k := strconv.Itoa(t.Entry) + "\x00" + t.Runner
+		if _, ok := entries[k]; !ok {
+			keys = append(keys, k)
+		}
+		entries[k] = append(entries[k], t)
+		need = need || t.Identity == nil
+	}
+	if !need {
+		return
+	}
+	for _, k := range keys {
+		group := entries[k]
+		seeds := map[int64]bool{}
+		for _, t := range group {
+			seeds[t.Seed] = true
+		}
+		rest := make([]string, len(group))
+		ids := make([]*Identity, len(group))
+		for i, t := range group {
+			id := &Identity{}
+			l := t.Label
+			if len(seeds) > 1 {
+				l, id.Seed = strings.CutSuffix(l, " seed="+strconv.FormatInt(t.Seed, 10))
+			}
+			if len(benches) > 1 {
+				l, id.Bench = strings.CutSuffix(l, " @"+t.Benchmark.Name)
+			}
+			for _, role := range reverseSorted(t.Roles) {
+				s := Setting{role, t.Roles[role]}
+				if r, ok := strings.CutSuffix(l, " "+s.String()); ok {
+					l, id.Backbone = r, append([]Setting{s}, id.Backbone...)
+				}
+			}
+			l, id.Point = cutPoint(l, t, group)
+			for _, k := range reverseSorted(t.Params) {
+				s := Setting{k, fmt.Sprintf("%v", t.Params[k])}
+				if r, ok := strings.CutSuffix(l, " "+s.String()); ok {
+					l, id.Sweep = r, append([]Setting{s}, id.Sweep...)
+				}
+			}
+			rest[i], ids[i] = l, id
+		}
+		name := commonWords(rest)
+		for i, t := range group {
+			if t.Identity != nil {
+				continue
+			}
+			id := ids[i]
+			id.Name = name
+			id.Ablation = strings.TrimPrefix(strings.TrimPrefix(rest[i], name), " ")
+			if name == "" {
+				// Trials of several entries (a store written before
+				// trials recorded their entry): no common name.
+				id.Name, id.Ablation = rest[i], ""
+			}
+			if id.Label(t.Benchmark.Name, t.Seed) != t.Label {
+				id = &Identity{Name: t.Label}
+			}
+			t.Identity = id
+		}
+	}
+}
+
+// cutPoint removes from the end of label l the simplex point of trial t,
+// when it names one: two or more of the numeric parameters that vary
+// within the entry's trials (group), in some order, printed as
+// Identity.Variant prints a point.
+func cutPoint(l string, t *Trial, group []*Trial) (string, []Setting) {
+	var keys []string
+	for _, k := range sortedKeys(t.Params) {
+		x, ok := toFloat(t.Params[k])
+		if !ok {
+			continue
+		}
+		for _, o := range group {
+			if y, ok := toFloat(o.Params[k]); ok && y != x {
+				keys = append(keys, k)
+				break
+			}
+		}
+	}
+	if len(keys) < 2 || len(keys) > 6 {
+		return l, nil
+	}
+	var found []Setting
+	var try func(pt []Setting, left []string) bool
+	try = func(pt []Setting, left []string) bool {
+		if len(pt) >= 2 {
+			words := make([]string, len(pt))
+			for i, s := range pt {
+				words[i] = s.String()
+			}
+			if strings.HasSuffix(l, " "+strings.Join(words, ",")) {
+				found = append([]Setting(nil), pt...)
+				return true
+			}
+		}
+		for i, k := range left {
+			x, _ := toFloat(t.Params[k])
+			next := append(append([]string(nil), left[:i]...), left[i+1:]...)
+			if try(append(pt, Setting{k, strconv.FormatFloat(x, 'f', -1, 64)}), next) {
+				return true
+			}
+		}
+		return false
+	}
+	if !try(nil, keys) {
+		return l, nil
+	}
+	words := make([]string, len(found))
+	for i, s := range found {
+		words[i] = s.String()
+	}
+	return strings.TrimSuffix(l, " "+strings.Join(words, ",")), found
+}
+
+// commonWords returns the longest run of whole words (separated by single
+// spaces) that every string of ss starts with.
+func commonWords(ss []string) string {
+	if len(ss) == 0 {
+		return ""
+	}
+	p := ss[0]
+	for _, s := range ss[1:] {
+		for p != s && !strings.HasPrefix(s, p+" ") {
+			i := strings.LastIndex(p, " ")
+			if i < 0 {
+				return ""
+			}
+			p = p[:i]
+		}
+	}
+	return p
+}
+
+func toFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case int:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	}
+	return 0, false
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func reverseSorted[V any](m map[string]V) []string {
+	out := sortedKeys(m)
+	sort.Sort(sort.Reverse(sort.StringSlice(out)))
+	return out
+}

@@ -1,0 +1,81 @@
+package reports
+
+import (
+	"testing"
+
+	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/runners"
+)
+
+// TestLoadNames checks the names load gives a system from its trial's
+// identity (bench.Identity): the row drops the benchmark, the
+// configuration also the varying backbones and the seed; head and variant
+// are the entry's name and ablation. Labels are those bench.NewPlan gives
+// (bench's TestStoredPlanIDs checks them against a stored plan).
+func TestLoadNames(t *testing.T) {
+	trial := func(entry int, label string, id *bench.Identity, bk string, seed int64, reason string) bench.RunTrial {
+		return bench.RunTrial{Trial: bench.Trial{ID: label, Label: label, Identity: id, Runner: "iesr", Entry: entry, Seed: seed,
+			Params: runners.Params{"n_rollout": 8.0},
+			Roles:  map[string]string{runners.RoleReason: reason, "judge": "j"}, Benchmark: bench.BenchmarkSpec{Name: bk}}}
+	}
+	full := func(m string) *bench.Identity {
+		return &bench.Identity{Name: "iesr tuned", Sweep: []bench.Setting{{Key: "n_rollout", Value: "8"}},
+			Backbone: []bench.Setting{{Key: "judge", Value: "j"}, {Key: runners.RoleReason, Value: m}}, Bench: true}
+	}
+	abl := &bench.Identity{Name: "iesr tuned", Ablation: "wo-linking", Sweep: []bench.Setting{{Key: "n_rollout", Value: "8"}},
+		Backbone: []bench.Setting{{Key: "judge", Value: "j"}, {Key: runners.RoleReason, Value: "a"}}, Bench: true}
+	trials := []bench.RunTrial{
+		trial(0, "iesr tuned n_rollout=8 judge=j reason=a @mini", full("a"), "mini", 1, "a"),
+		trial(0, "iesr tuned n_rollout=8 judge=j reason=b @mini", full("b"), "mini", 1, "b"),
+		trial(0, "iesr tuned wo-linking n_rollout=8 judge=j reason=a @mini", abl, "mini", 1, "a"),
+	}
+	type names struct{ name, row, config, backbone, head, variant string }
+	want := []names{
+		{"iesr tuned n_rollout=8 judge=j reason=a @mini", "iesr tuned n_rollout=8 judge=j reason=a", "iesr tuned n_rollout=8 judge=j", "reason=a", "iesr tuned", ""},
+		{"iesr tuned n_rollout=8 judge=j reason=b @mini", "iesr tuned n_rollout=8 judge=j reason=b", "iesr tuned n_rollout=8 judge=j", "reason=b", "iesr tuned", ""},
+		{"iesr tuned wo-linking n_rollout=8 judge=j reason=a @mini", "iesr tuned wo-linking n_rollout=8 judge=j reason=a", "iesr tuned wo-linking n_rollout=8 judge=j", "reason=a", "iesr tuned", "wo-linking"},
+	}
+	for _, tc := range []struct {
+		name     string
+		identity bool
+	}{{"identity", true}, {"old store", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := make([]bench.RunTrial, len(trials))
+			for i, tr := range trials {
+				ts[i] = tr
+				if !tc.identity {
+					ts[i].Identity = nil
+				}
+			}
+			// An old store's run has another benchmark, so that its
+			// labels name the benchmark.
+			if !tc.identity {
+				ts = append(ts, trial(1, "direct @spider", nil, "spider", 0, "a"))
+			}
+			c, err := load([]*bench.RunData{{Dir: "runs/x", Meta: map[string]string{"name": "x"}, Trials: ts}}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, w := range want {
+				s := c.systems[i]
+				got := names{s.name, s.row, s.config, s.backbone, s.head, s.variant}
+				if got != w {
+					t.Errorf("system %d = %+v; want %+v", i, got, w)
+				}
+			}
+		})
+	}
+	// Two runs with the same labels: names are prefixed by the run, head
+	// and variant stay the entry's.
+	a := []bench.RunTrial{trials[2]}
+	c, err := load([]*bench.RunData{{Dir: "runs/x", Meta: map[string]string{"name": "x"}, Trials: a}, {Dir: "runs/y", Meta: map[string]string{"name": "y"}, Trials: a}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := c.systems[1]
+	got := names{s.name, s.row, s.config, s.backbone, s.head, s.variant}
+	w := names{"y: iesr tuned wo-linking n_rollout=8 judge=j reason=a @mini", "y: iesr tuned wo-linking n_rollout=8 judge=j reason=a", "y: iesr tuned wo-linking n_rollout=8 judge=j reason=a", "a", "iesr tuned", "wo-linking"}
+	if got != w {
+		t.Errorf("second run's system = %+v; want %+v", got, w)
+	}
+}
