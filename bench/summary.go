@@ -187,7 +187,7 @@ func Summarize(r *RunData) []TrialSummary {
 		o := a.outcomes(r.Totals[t.ID])
 		s := trialSummary(t.Label, a, o, calls, tokens)
 		outcomes[i] = o.Correct
-		bk := t.Benchmark.Name + "\x00" + t.Benchmark.Split
+		bk := t.Benchmark.Key()
 		if j, ok := first[bk]; !ok {
 			first[bk] = i
 		} else {

@@ -34,7 +34,7 @@ func init() {
 		Name:      Name,
 		New:       New,
 		Paper:     "example: one answer at temperature 0 (docs/adding-a-runner.md)",
-		Roles:     []runners.RoleInfo{{Role: "reason", Does: "writes the SQL"}},
+		Roles:     []runners.RoleInfo{{Role: runners.RoleReason, Does: "writes the SQL"}},
 		Ablations: "schema: false",
 		Defaults:  map[string]float64{"max_tokens": DefaultMaxTokens},
 	})
@@ -79,7 +79,7 @@ func (x *Runner) run(ctx context.Context, t runners.Task) (runners.Result, error
 	prompt := b.String()
 	seed := t.Seed
 	resp, err := t.LLM.Complete(ctx, llm.Request{
-		Role:        "reason",
+		Role:        runners.RoleReason,
 		Messages:    []llm.Message{{Role: "user", Content: prompt}},
 		Temperature: 0,
 		MaxTokens:   x.maxTokens,
@@ -95,9 +95,9 @@ func (x *Runner) run(ctx context.Context, t runners.Task) (runners.Result, error
 		out = resp.Choices[0]
 	}
 	info := runners.SampleInfo(resp, 0)
-	res.Trace.Add(runners.Step{Action: "generate", Role: "reason", Input: prompt, Output: out, Info: info})
+	res.Trace.Add(runners.Step{Action: "generate", Role: runners.RoleReason, Input: prompt, Output: out, Info: info})
 	if resp.Cut(0) {
-		res.Trace.Cut(resp, 0, "reason", "generate")
+		res.Trace.Cut(resp, 0, runners.RoleReason, "generate")
 		res.Note = "answer cut at max_tokens"
 		return res, nil
 	}

@@ -99,7 +99,7 @@ func Generate(dir string, opt Options) (Stats, error) {
 		bb := backbones[(i/len(kinds))%len(backbones)]
 		t := &bench.Trial{ID: fmt.Sprintf("t%05d", i), Runner: k.runner, Params: k.params,
 			Label:     fmt.Sprintf("%s reason=%s", k.runner, bb),
-			Roles:     map[string]string{"reason": bb},
+			Roles:     map[string]string{runners.RoleReason: bb},
 			Models:    models,
 			Benchmark: bench.BenchmarkSpec{Name: "synthetic"}, Seed: int64(i / (len(kinds) * len(backbones))), Order: i, Entry: i % len(kinds)}
 		if t.Seed > 0 {
@@ -155,9 +155,9 @@ func item(rng *rand.Rand, t *bench.Trial, k kind, q, traceKB int, start time.Tim
 	res := &runners.Result{SQL: sql, Trace: runners.Trace{Counters: map[string]float64{}}, Usage: map[string]runners.RoleUsage{},
 		Wall: time.Duration(it.WallMS * float64(time.Millisecond))}
 	calls := k.calls + rng.IntN(k.calls/4+1)
-	roles := []string{"reason"}
+	roles := []string{runners.RoleReason}
 	if k.search {
-		roles = []string{"reason", "understand", "discriminator"}
+		roles = []string{runners.RoleReason, runners.RoleUnderstand, runners.RoleDiscriminator}
 	}
 	for c := 0; c < calls; c++ {
 		role := roles[c%len(roles)]
@@ -179,7 +179,7 @@ func item(rng *rand.Rand, t *bench.Trial, k kind, q, traceKB int, start time.Tim
 		res.Usage[role] = u
 	}
 	res.Trace.Counters["model_requests"] = float64(calls)
-	res.Trace.Add(runners.Step{Action: "generate", Role: "reason",
+	res.Trace.Add(runners.Step{Action: "generate", Role: runners.RoleReason,
 		Input:  "Given the database schema:\n" + schema + "\nWrite one SQLite query that answers: " + question(rng),
 		Output: "```sql\n" + sql + "\n```", Info: map[string]any{"finish_reason": "stop"}})
 	if k.search {
@@ -198,7 +198,7 @@ func item(rng *rand.Rand, t *bench.Trial, k kind, q, traceKB int, start time.Tim
 			nodes = append(nodes, n)
 			size += 2*len(text) + 180
 			if id%12 == 0 {
-				res.Trace.Add(runners.Step{Action: "expand", Role: "reason", Input: "Database schema:\n" + schema + "\nQuestion: " + question(rng),
+				res.Trace.Add(runners.Step{Action: "expand", Role: runners.RoleReason, Input: "Database schema:\n" + schema + "\nQuestion: " + question(rng),
 					Output: text})
 				size += len(schema) + 200
 			}

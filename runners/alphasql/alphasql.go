@@ -46,7 +46,7 @@ func init() {
 		Name:      "alphasql",
 		New:       New,
 		Paper:     "Alpha-SQL (MCTS over seven reasoning actions, self-supervised reward)",
-		Roles:     []runners.RoleInfo{{Role: "reason", Does: "every action, the reward samples and revision"}},
+		Roles:     []runners.RoleInfo{{Role: runners.RoleReason, Does: "every action, the reward samples and revision"}},
 		Ablations: "disable_actions: any of A1 A2 A3 A4 A6 (paper Table 3); value_retrieval: false; evidence: false",
 		Defaults: map[string]float64{"n_rollout": DefaultRollouts, "n_expansion": DefaultExpansion, "n_reward": DefaultReward,
 			"temperature": DefaultTemperature, "c": DefaultC},

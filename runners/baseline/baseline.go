@@ -63,21 +63,21 @@ func init() {
 		Name:      "direct",
 		New:       func(p runners.Params) (runners.Runner, error) { return newSingle("direct", p) },
 		Paper:     "baseline: one answer at temperature 0",
-		Roles:     []runners.RoleInfo{{Role: "reason", Does: "writes the SQL"}},
+		Roles:     []runners.RoleInfo{{Role: runners.RoleReason, Does: "writes the SQL"}},
 		Ablations: "evidence: false",
 	})
 	runners.RegisterInfo(runners.Info{
 		Name:      "cot",
 		New:       func(p runners.Params) (runners.Runner, error) { return newSingle("cot", p) },
 		Paper:     "baseline: reasoning step by step, then the SQL, at temperature 0",
-		Roles:     []runners.RoleInfo{{Role: "reason", Does: "reasons and writes the SQL"}},
+		Roles:     []runners.RoleInfo{{Role: runners.RoleReason, Does: "reasons and writes the SQL"}},
 		Ablations: "evidence: false",
 	})
 	runners.RegisterInfo(runners.Info{
 		Name:      "sc",
 		New:       newSC,
 		Paper:     "baseline: self-consistency, k samples in one request, the largest execution-result group wins",
-		Roles:     []runners.RoleInfo{{Role: "reason", Does: "samples k answers"}},
+		Roles:     []runners.RoleInfo{{Role: runners.RoleReason, Does: "samples k answers"}},
 		Ablations: "evidence: false; sweep k",
 		Defaults:  map[string]float64{"k": DefaultSCK, "temperature": DefaultSCTemperature},
 	})

@@ -76,7 +76,7 @@ func init() {
 		Name:      "react-dsl",
 		New:       func(p runners.Params) (runners.Runner, error) { return New(p) },
 		Paper:     "ReAct-SQL (a tool-using agent over a schema DSL)",
-		Roles:     []runners.RoleInfo{{Role: "reason", Does: "every turn"}},
+		Roles:     []runners.RoleInfo{{Role: runners.RoleReason, Does: "every turn"}},
 		Ablations: "setting: baseline | iterate-sql | iterate-dsl (paper Tables 3-4)",
 		Defaults:  map[string]float64{"max_turns": DefaultMaxTurns},
 	})

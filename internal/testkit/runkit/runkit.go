@@ -198,7 +198,7 @@ func RejectedPrune(t *testing.T, db datasets.Database, e datasets.Example, cases
 			if err != nil {
 				t.Fatalf("Run: %v; want rejected requests pruned", err)
 			}
-			if res.Trace.Counters["pruned"] == 0 {
+			if res.Trace.Counters[runners.CounterPruned] == 0 {
 				t.Errorf("pruned counter = 0; want the rejected requests counted")
 			}
 			got, gerr := db.Execute(ctx, res.SQL)
