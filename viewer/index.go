@@ -402,11 +402,11 @@ func (v *Viewer) buildIndex(ctx context.Context, runs []*bench.RunData) error {
 			if err != nil {
 				continue
 			}
-			res, err := stats.McNemar(p.A, p.B, stats.McNemarAuto)
+			c, err := stats.Compare(p.A, p.B, stats.CompareOptions{})
 			if err != nil {
 				continue
 			}
-			idx.Pairs = append(idx.Pairs, Pair{A: a, B: b, N: len(p.IDs), OnlyA: res.B, OnlyB: res.C, P: res.P, Test: res.Test})
+			idx.Pairs = append(idx.Pairs, Pair{A: a, B: b, N: c.N, OnlyA: c.B, OnlyB: c.C, P: c.P, Test: c.Test})
 		}
 	}
 	v.index = idx
