@@ -153,14 +153,16 @@ func TestRegistry(t *testing.T) {
 // in order, with defaults and valid values, and the describing key never
 // reaches the factory's unknown-key check.
 func TestDescribe(t *testing.T) {
-	Register("describe-test", func(p Params) (Runner, error) {
-		r := NewReader(p)
-		r.Int("k", 8, 1, 128)
-		r.String("mode", "a", "a", "b")
-		r.Bool("on", true)
-		r.Int("k", 8, 1, 128) // read twice, listed once
-		return nil, r.Err()
-	})
+	if _, ok := Lookup("describe-test"); !ok { // registered once per test binary (-count=N)
+		Register("describe-test", func(p Params) (Runner, error) {
+			r := NewReader(p)
+			r.Int("k", 8, 1, 128)
+			r.String("mode", "a", "a", "b")
+			r.Bool("on", true)
+			r.Int("k", 8, 1, 128) // read twice, listed once
+			return nil, r.Err()
+		})
+	}
 	got, err := Describe("describe-test")
 	if err != nil {
 		t.Fatalf("Describe: %v", err)
