@@ -33,12 +33,7 @@ import (
 func TestMain(m *testing.M) {
 	if os.Getenv("T2SBENCH_TEST_CLI") == "1" {
 		runEnv = fakeCLIEnv
-		err := run(os.Stdout, os.Stderr, os.Args[1:])
-		if code := exitCode(err); code != exitOK {
-			fmt.Fprintln(os.Stderr, "t2sbench:", err)
-			os.Exit(code)
-		}
-		os.Exit(0)
+		os.Exit(runMain(os.Stdout, os.Stderr, os.Args[1:]))
 	}
 	os.Exit(m.Run())
 }

@@ -26,12 +26,7 @@ func init() {
 	if os.Getenv(realCLIEnv) != "1" {
 		return
 	}
-	err := run(os.Stdout, os.Stderr, os.Args[1:])
-	if code := exitCode(err); code != exitOK {
-		fmt.Fprintln(os.Stderr, "t2sbench:", err)
-		os.Exit(code)
-	}
-	os.Exit(0)
+	os.Exit(runMain(os.Stdout, os.Stderr, os.Args[1:]))
 }
 
 // shardSpec runs several runners, two of them MCTS searches (iesr and
