@@ -2,9 +2,13 @@ package bench
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/t2sbench/t2sbench/runners"
 )
 
 // Setting is one parameter value or role binding that tells a trial apart
@@ -185,13 +189,13 @@ func DeriveIdentities(trials []RunTrial) {
 // Identity.Variant prints a point.
 func cutPoint(l string, t *Trial, group []*Trial) (string, []Setting) {
 	var keys []string
-	for _, k := range sortedKeys(t.Params) {
-		x, ok := toFloat(t.Params[k])
+	for _, k := range slices.Sorted(maps.Keys(t.Params)) {
+		x, ok := runners.Number(t.Params[k])
 		if !ok {
 			continue
 		}
 		for _, o := range group {
-			if y, ok := toFloat(o.Params[k]); ok && y != x {
+			if y, ok := runners.Number(o.Params[k]); ok && y != x {
 				keys = append(keys, k)
 				break
 			}
@@ -214,7 +218,7 @@ func cutPoint(l string, t *Trial, group []*Trial) (string, []Setting) {
 			}
 		}
 		for i, k := range left {
-			x, _ := toFloat(t.Params[k])
+			x, _ := runners.Number(t.Params[k])
 			next := append(append([]string(nil), left[:i]...), left[i+1:]...)
 			if try(append(pt, Setting{k, strconv.FormatFloat(x, 'f', -1, 64)}), next) {
 				return true
@@ -251,29 +255,8 @@ func commonWords(ss []string) string {
 	return p
 }
 
-func toFloat(v any) (float64, bool) {
-	switch x := v.(type) {
-	case float64:
-		return x, true
-	case int:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	}
-	return 0, false
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 func reverseSorted[V any](m map[string]V) []string {
-	out := sortedKeys(m)
+	out := slices.Sorted(maps.Keys(m))
 	sort.Sort(sort.Reverse(sort.StringSlice(out)))
 	return out
 }

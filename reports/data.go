@@ -3,8 +3,9 @@ package reports
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -191,14 +192,14 @@ func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 				s.name = names[ri] + ": " + t.Label
 			}
 			var bb []string
-			for _, role := range sortedKeys(varying[t.Entry]) {
+			for _, role := range slices.Sorted(maps.Keys(varying[t.Entry])) {
 				bb = append(bb, role+"="+t.Roles[role])
 			}
 			s.backbone = strings.Join(bb, " ")
 			if s.backbone == "" {
 				s.backbone = t.Roles[runners.RoleReason]
 				if s.backbone == "" {
-					s.backbone = strings.Join(sortedValues(t.Roles), "+")
+					s.backbone = strings.Join(slices.Compact(slices.Sorted(maps.Values(t.Roles))), "+")
 				}
 			}
 			s.head, s.variant = t.Identity.Name, t.Identity.Ablation
@@ -242,7 +243,7 @@ func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 					break
 				}
 			}
-			if !contains(c.benches, s.bench) {
+			if !slices.Contains(c.benches, s.bench) {
 				c.benches = append(c.benches, s.bench)
 			}
 			c.systems = append(c.systems, s)
@@ -344,33 +345,7 @@ func (s *system) counterNames(prefix string) []string {
 			}
 		}
 	}
-	return sortedKeys(set)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func sortedValues(m map[string]string) []string {
-	set := map[string]bool{}
-	for _, v := range m {
-		set[v] = true
-	}
-	return sortedKeys(set)
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
+	return slices.Sorted(maps.Keys(set))
 }
 
 // difficultyOrder lists the difficulty levels of the benchmarks in their

@@ -2,6 +2,8 @@ package reports
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/t2sbench/t2sbench/bench"
 )
@@ -24,7 +26,7 @@ func endpointTable(c *corpus, runs []*bench.RunData) *Table {
 		for _, e := range r.Endpoints {
 			byModel[e.Model] = append(byModel[e.Model], e)
 		}
-		for _, m := range sortedKeys(byModel) {
+		for _, m := range slices.Sorted(maps.Keys(byModel)) {
 			eps := byModel[m]
 			if len(eps) < 2 {
 				continue

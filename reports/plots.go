@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -161,14 +163,14 @@ func varyingParams(ss []*system) ([]string, bool) {
 	}
 	var out []string
 	numeric := true
-	for _, k := range sortedKeys(keys) {
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
 		distinct := map[string]bool{}
 		nonNum := false
 		for _, s := range ss {
 			v := s.trial.Params[k]
 			b, _ := json.Marshal(v)
 			distinct[string(b)] = true
-			if _, isNum := toFloat(v); !isNum {
+			if _, isNum := runners.Number(v); !isNum {
 				nonNum = true
 			}
 		}
@@ -178,21 +180,6 @@ func varyingParams(ss []*system) ([]string, bool) {
 		}
 	}
 	return out, numeric
-}
-
-func toFloat(v any) (float64, bool) {
-	switch x := v.(type) {
-	case float64:
-		return x, true
-	case int:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	case json.Number:
-		f, err := x.Float64()
-		return f, err == nil
-	}
-	return 0, false
 }
 
 // sweepGroups returns, per runner entry and benchmark, the systems of that
@@ -299,7 +286,7 @@ func sweepFigures(c *corpus, opt Options) ([]*Figure, error) {
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, pts := range g {
 			for _, s := range pts {
-				x, _ := toFloat(s.trial.Params[param])
+				x, _ := runners.Number(s.trial.Params[param])
 				lo, hi = math.Min(lo, x), math.Max(hi, x)
 			}
 		}
@@ -317,14 +304,14 @@ func sweepFigures(c *corpus, opt Options) ([]*Figure, error) {
 		for i, pts := range g {
 			pts = append([]*system(nil), pts...)
 			sort.SliceStable(pts, func(x, y int) bool {
-				a, _ := toFloat(pts[x].trial.Params[param])
-				bb, _ := toFloat(pts[y].trial.Params[param])
+				a, _ := runners.Number(pts[x].trial.Params[param])
+				bb, _ := runners.Number(pts[y].trial.Params[param])
 				return a < bb
 			})
 			shift := dodge * (float64(i) - float64(len(g)-1)/2)
 			var d xyErr
 			for _, s := range pts {
-				x, _ := toFloat(s.trial.Params[param])
+				x, _ := runners.Number(s.trial.Params[param])
 				acc, k, n := s.ex()
 				iv, err := stats.Wilson(k, n, opt.Level)
 				if err != nil {
@@ -409,7 +396,7 @@ func gridBaseline(ss []*system, params []string, opt Options) (base, def *system
 		if hasDef {
 			at := true
 			for i, k := range params {
-				v, _ := toFloat(s.trial.Params[k])
+				v, _ := runners.Number(s.trial.Params[k])
 				at = at && math.Abs(v-want[i]) < 1e-6
 			}
 			if at {
@@ -487,7 +474,7 @@ func simplexFigures(c *corpus, opt Options) ([]*Figure, error) {
 		for _, s := range ss {
 			sum := 0.0
 			for _, k := range params {
-				v, _ := toFloat(s.trial.Params[k])
+				v, _ := runners.Number(s.trial.Params[k])
 				sum += v
 			}
 			if math.Abs(sum-1) > 1e-6 {
@@ -499,7 +486,7 @@ func simplexFigures(c *corpus, opt Options) ([]*Figure, error) {
 		}
 		var backbones []string
 		for _, s := range ss {
-			if !contains(backbones, s.backbone) {
+			if !slices.Contains(backbones, s.backbone) {
 				backbones = append(backbones, s.backbone)
 			}
 		}
@@ -507,8 +494,8 @@ func simplexFigures(c *corpus, opt Options) ([]*Figure, error) {
 		xi, yi := map[float64]int{}, map[float64]int{}
 		var xs, ys []float64
 		for _, s := range ss {
-			x, _ := toFloat(s.trial.Params[params[0]])
-			y, _ := toFloat(s.trial.Params[params[1]])
+			x, _ := runners.Number(s.trial.Params[params[0]])
+			y, _ := runners.Number(s.trial.Params[params[1]])
 			if _, seen := xi[x]; !seen {
 				xi[x] = 0
 				xs = append(xs, x)
@@ -549,8 +536,8 @@ func simplexFigures(c *corpus, opt Options) ([]*Figure, error) {
 			ns := map[int]bool{}
 			empty, sig := 0, 0
 			for _, s := range bs {
-				x, _ := toFloat(s.trial.Params[params[0]])
-				y, _ := toFloat(s.trial.Params[params[1]])
+				x, _ := runners.Number(s.trial.Params[params[0]])
+				y, _ := runners.Number(s.trial.Params[params[1]])
 				acc, _, n := s.ex()
 				cell := heatCell{c: xi[x], r: yi[y], v: 100 * acc, n: n, boxed: s == def}
 				if t, ok := tests[s]; ok && t.Significant() {
@@ -579,7 +566,7 @@ func simplexFigures(c *corpus, opt Options) ([]*Figure, error) {
 			point := func(s *system) string {
 				var kv []string
 				for _, k := range params {
-					v, _ := toFloat(s.trial.Params[k])
+					v, _ := runners.Number(s.trial.Params[k])
 					kv = append(kv, k+"="+strconv.FormatFloat(v, 'f', -1, 64))
 				}
 				return strings.Join(kv, ", ")
@@ -647,7 +634,7 @@ func breakdownFigures(c *corpus) ([]*Figure, []string) {
 					types[ty] = true
 				}
 			}
-			tn := sortedKeys(types)
+			tn := slices.Sorted(maps.Keys(types))
 			if len(tn) == 0 {
 				continue
 			}
@@ -661,7 +648,7 @@ func breakdownFigures(c *corpus) ([]*Figure, []string) {
 				for ri, l := range levels {
 					acc, n := groupAcc(s, func(i int) bool {
 						id := s.done[i].QuestionID
-						return s.difficulty(id, &s.done[i]) == l && contains(s.labels[id].ReasoningTypes, ty)
+						return s.difficulty(id, &s.done[i]) == l && slices.Contains(s.labels[id].ReasoningTypes, ty)
 					})
 					cells = append(cells, heatCell{c: ci, r: ri, v: 100 * acc, n: n})
 					empty = empty || n == 0

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/t2sbench/t2sbench/bench"
@@ -24,10 +25,10 @@ func ParseFormats(s string) ([]string, error) {
 	var out []string
 	for _, f := range strings.Split(s, ",") {
 		f = strings.ToLower(strings.TrimSpace(f))
-		if !contains(Formats, f) {
+		if !slices.Contains(Formats, f) {
 			return nil, fmt.Errorf("reports: unknown format %q (want a comma-separated list of %s)", f, strings.Join(Formats, ", "))
 		}
-		if !contains(out, f) {
+		if !slices.Contains(out, f) {
 			out = append(out, f)
 		}
 	}
@@ -198,7 +199,7 @@ func (r *Report) WriteFiles(dir string, formats []string) ([]string, error) {
 	writeTable := func(t *Table) error {
 		var links []string
 		for _, f := range []string{"md", "tex", "csv"} {
-			if !contains(formats, f) {
+			if !slices.Contains(formats, f) {
 				continue
 			}
 			var b bytes.Buffer
@@ -259,7 +260,7 @@ func (r *Report) WriteFiles(dir string, formats []string) ([]string, error) {
 		var links []string
 		embedded := false
 		for _, ft := range []string{"png", "svg"} {
-			if !contains(formats, ft) {
+			if !slices.Contains(formats, ft) {
 				continue
 			}
 			data, err := f.Render(ft)

@@ -3,7 +3,9 @@ package reports
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -260,7 +262,7 @@ func modelSettings(m bench.ModelSpec) string {
 		}
 		add("p", strconv.FormatFloat(p, 'f', -1, 64))
 		add("seed", m.Seed)
-		for _, role := range sortedKeys(m.RoleP) {
+		for _, role := range slices.Sorted(maps.Keys(m.RoleP)) {
 			add("role_p."+role, strconv.FormatFloat(m.RoleP[role], 'f', -1, 64))
 		}
 		if m.Style != "" {
@@ -325,7 +327,7 @@ func modelsTable(c *corpus, runs []*bench.RunData) *Table {
 				roles[name][role] = true
 			}
 		}
-		for _, name := range sortedKeys(specs) {
+		for _, name := range slices.Sorted(maps.Keys(specs)) {
 			m := specs[name]
 			ep := "-"
 			if m.BaseURL != "" {
@@ -342,7 +344,7 @@ func modelsTable(c *corpus, runs []*bench.RunData) *Table {
 			if len(runs) > 1 {
 				row = append(row, text(r.Name()))
 			}
-			row = append(row, text(name), text(m.Backend), text(served), text(ep), text(strings.Join(sortedKeys(roles[name]), ", ")), text(modelSettings(m)))
+			row = append(row, text(name), text(m.Backend), text(served), text(ep), text(strings.Join(slices.Sorted(maps.Keys(roles[name])), ", ")), text(modelSettings(m)))
 			t.Rows = append(t.Rows, row)
 		}
 	}
@@ -384,10 +386,10 @@ func trialsTable(c *corpus, runs []*bench.RunData) *Table {
 	for _, r := range runs {
 		for _, tr := range r.Trials {
 			var roles, params []string
-			for _, role := range sortedKeys(tr.Roles) {
+			for _, role := range slices.Sorted(maps.Keys(tr.Roles)) {
 				roles = append(roles, role+"="+tr.Roles[role])
 			}
-			for _, k := range sortedKeys(tr.Params) {
+			for _, k := range slices.Sorted(maps.Keys(tr.Params)) {
 				params = append(params, k+"="+fmtParam(tr.Params[k]))
 			}
 			ps := strings.Join(params, " ")

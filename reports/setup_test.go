@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -37,7 +38,7 @@ func TestSetupListsEveryParameter(t *testing.T) {
 			t.Errorf("%s: parameters %q; want all %d of %v", ft.label, row[5].Text, len(ft.params), ft.params)
 		}
 		for k, v := range ft.params {
-			if want := k + "=" + fmtParam(v); !contains(params, want) {
+			if want := k + "=" + fmtParam(v); !slices.Contains(params, want) {
 				t.Errorf("%s: parameters %q lack %s", ft.label, row[5].Text, want)
 			}
 		}

@@ -3,8 +3,10 @@ package reports
 import (
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/t2sbench/t2sbench/metrics"
@@ -84,11 +86,11 @@ func ablationTables(c *corpus, opt Options) ([]*Table, error) {
 		cell := map[string]*system{}
 		ablated := false
 		for _, s := range ss {
-			if !contains(configs, s.config) {
+			if !slices.Contains(configs, s.config) {
 				configs = append(configs, s.config)
 				ablated = ablated || s.variant != ""
 			}
-			if !contains(backbones, s.backbone) {
+			if !slices.Contains(backbones, s.backbone) {
 				backbones = append(backbones, s.backbone)
 			}
 			cell[s.config+"\x00"+s.backbone] = s
@@ -179,7 +181,7 @@ func mainTable(c *corpus, opt Options) *Table {
 		if len(s.done) == 0 {
 			continue
 		}
-		if !contains(rows, s.row) {
+		if !slices.Contains(rows, s.row) {
 			rows = append(rows, s.row)
 		}
 		cell[s.row+"\x00"+s.bench] = s
@@ -298,7 +300,7 @@ func difficultyLevels(ss []*system) []string {
 			delete(set, d)
 		}
 	}
-	return append(out, sortedKeys(set)...)
+	return append(out, slices.Sorted(maps.Keys(set))...)
 }
 
 // groupAcc is accuracy over a subset of questions.
@@ -354,7 +356,7 @@ func breakdownTables(c *corpus) []*Table {
 					types[ty]++
 				}
 			}
-			names := sortedKeys(types)
+			names := slices.Sorted(maps.Keys(types))
 			if len(names) == 0 {
 				continue
 			}
@@ -366,7 +368,7 @@ func breakdownTables(c *corpus) []*Table {
 			for _, s := range ss {
 				row := []Cell{text(s.row)}
 				for _, ty := range names {
-					acc, _ := groupAcc(s, func(i int) bool { return contains(s.labels[s.done[i].QuestionID].ReasoningTypes, ty) })
+					acc, _ := groupAcc(s, func(i int) bool { return slices.Contains(s.labels[s.done[i].QuestionID].ReasoningTypes, ty) })
 					row = append(row, pct(acc))
 				}
 				t.Rows = append(t.Rows, row)
@@ -474,7 +476,7 @@ func pairwiseBaseline(ss []*system, opt Options) (base *system, why string) {
 	for _, s := range group {
 		at := true
 		for _, k := range params {
-			v, _ := toFloat(s.trial.Params[k])
+			v, _ := runners.Number(s.trial.Params[k])
 			at = at && math.Abs(v-defs[k]) < 1e-6
 		}
 		if at {
@@ -679,7 +681,7 @@ func validationRates(c *corpus) (names []string, systems []*system, rates map[*s
 			rates[s][n] = float64(k) / float64(len(vals))
 		}
 	}
-	names = sortedKeys(set)
+	names = slices.Sorted(maps.Keys(set))
 	return names, systems, rates
 }
 

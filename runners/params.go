@@ -1,6 +1,7 @@
 package runners
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -299,4 +300,22 @@ func (es ParamErrors) Unwrap() []error {
 		out[i] = e
 	}
 	return out
+}
+
+// Number returns a parameter value as a float64: the numbers a spec's YAML
+// (int, float64), a stored plan's JSON (float64, json.Number) or code
+// (int64) give. ok is false for anything else.
+func Number(v any) (f float64, ok bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case int:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case json.Number:
+		f, err := x.Float64()
+		return f, err == nil
+	}
+	return 0, false
 }

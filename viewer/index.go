@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -276,7 +277,7 @@ func (v *Viewer) buildIndex(ctx context.Context, runs []*bench.RunData) error {
 			v.trials = append(v.trials, trialRef{run: ri, id: t.ID, bench: bk})
 			o := bench.TrialOutcomes(t, r.Totals[t.ID])
 			outcomes = append(outcomes, o.Correct)
-			if !contains(idx.Benches, bk) {
+			if !slices.Contains(idx.Benches, bk) {
 				idx.Benches = append(idx.Benches, bk)
 			}
 			for _, it := range t.Items {
@@ -418,15 +419,6 @@ func addCount(m *map[string]int, k string) {
 		*m = map[string]int{}
 	}
 	(*m)[k]++
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // trialUsage turns a trial's call-log totals into per-role usage, priced

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -342,7 +343,7 @@ func (q *question) retrieveValues(ctx context.Context, r *Runner, tr *runners.Tr
 			}
 			ex := append([]string(nil), vals...)
 			for _, e := range tb.Columns[j].Examples {
-				if !contains(ex, e) {
+				if !slices.Contains(ex, e) {
 					ex = append(ex, e)
 				}
 			}
@@ -352,13 +353,4 @@ func (q *question) retrieveValues(ctx context.Context, r *Runner, tr *runners.Tr
 	}
 	q.schema = &s
 	return 1, nil
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -242,7 +243,7 @@ func knownSelection(s *datasets.Schema, sel map[string][]string) (map[string][]s
 			}
 			for _, c := range cols {
 				for _, col := range tb.Columns {
-					if strings.EqualFold(col.Name, c) && !contains(kept, col.Name) {
+					if strings.EqualFold(col.Name, c) && !slices.Contains(kept, col.Name) {
 						kept = append(kept, col.Name)
 					}
 				}
@@ -456,7 +457,7 @@ func (q *question) selectFinal(ctx context.Context, t *mcts.Tree, res *runners.R
 		if g.count[sql] > g.count[g.best] {
 			g.best = sql
 		}
-		if !contains(g.sqls, sql) {
+		if !slices.Contains(g.sqls, sql) {
 			g.sqls = append(g.sqls, sql)
 			g.fastest = min(g.fastest, e.Result.Elapsed)
 		}

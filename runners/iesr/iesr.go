@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -346,7 +348,7 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 			q.linkSel = l.Tables
 			schemaText = datasets.RenderMSchema(sch, datasets.RenderOptions{Tables: l.Tables})
 		default:
-			q.extra += "\n【Linked schema items】\n" + strings.Join(sortedKeys(l.Scores), ", ") + "\n"
+			q.extra += "\n【Linked schema items】\n" + strings.Join(slices.Sorted(maps.Keys(l.Scores)), ", ") + "\n"
 		}
 		res.Trace.Add(runners.Step{Action: "link", Output: schemaText, Info: info})
 		res.Trace.Count("schema_tables_kept", float64(len(l.Tables)))
@@ -456,15 +458,6 @@ func disabledList(d map[mcts.Action]bool) []string {
 		if on {
 			out = append(out, string(a))
 		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-func sortedKeys(m map[string]float64) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
 	}
 	sort.Strings(out)
 	return out

@@ -6,7 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -114,13 +115,13 @@ func CheckStrictSchema(schema json.RawMessage) error {
 			c.errorf("$."+key, "must be an object of schemas")
 			continue
 		}
-		for _, name := range sortedKeys(dm) {
+		for _, name := range slices.Sorted(maps.Keys(dm)) {
 			c.defs["#/"+key+"/"+name] = dm[name]
 			c.chars += len(name)
 		}
 	}
 	c.node("$", obj, 0, true)
-	for _, ref := range sortedKeys(c.defs) {
+	for _, ref := range slices.Sorted(maps.Keys(c.defs)) {
 		path := "$" + strings.ReplaceAll(strings.TrimPrefix(ref, "#"), "/", ".")
 		c.node(path, c.defs[ref], 0, false)
 	}
@@ -170,7 +171,7 @@ func (c *strictChecker) node(path string, v any, depth int, root bool) {
 	if len(types) == 0 && !hasAnyOf && !hasRef && !hasEnum && !hasConst && !root {
 		c.errorf(path, "schema must have a type (or be an anyOf, $ref, enum or const)")
 	}
-	for _, k := range sortedKeys(s) {
+	for _, k := range slices.Sorted(maps.Keys(s)) {
 		owner, known := strictKeywords[k]
 		switch {
 		case !known:
@@ -274,7 +275,7 @@ func (c *strictChecker) object(path string, s map[string]any, depth int) {
 		}
 	}
 	var missing []string
-	for _, name := range sortedKeys(props) {
+	for _, name := range slices.Sorted(maps.Keys(props)) {
 		c.props++
 		c.chars += len(name)
 		if !required[name] {
@@ -284,7 +285,7 @@ func (c *strictChecker) object(path string, s map[string]any, depth int) {
 	if len(missing) > 0 {
 		c.errorf(path, "required must list every property (optional fields are nullable); missing %s", strings.Join(missing, ", "))
 	}
-	for _, name := range sortedKeys(props) {
+	for _, name := range slices.Sorted(maps.Keys(props)) {
 		c.node(path+".properties."+name, props[name], depth, false)
 	}
 }
@@ -341,13 +342,4 @@ func describeType(v any) string {
 		return "an object"
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -412,20 +413,11 @@ func (r *Retriever) Retrieve(ctx context.Context, keywords []string) (*Retrieval
 	for _, m := range kept {
 		key := m.Table + "." + m.Column
 		vals := out.ByColumn[key]
-		if len(vals) >= per || contains(vals, m.Value.Value) {
+		if len(vals) >= per || slices.Contains(vals, m.Value.Value) {
 			continue
 		}
 		out.ByColumn[key] = append(vals, m.Value.Value)
 		out.Matches = append(out.Matches, m)
 	}
 	return out, nil
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

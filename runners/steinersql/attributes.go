@@ -2,6 +2,7 @@ package steinersql
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -321,7 +322,7 @@ func (v *Validator) resolveRef(r colRef, c selectCore) *datasets.Table {
 		return nil
 	}
 	var found *datasets.Table
-	for _, name := range sortedValues(c.aliases) {
+	for _, name := range slices.Compact(slices.Sorted(maps.Values(c.aliases))) {
 		if t, ok := v.Schema.Table(name); ok && has(t) {
 			if found != nil && found.Name != t.Name {
 				return nil
@@ -341,17 +342,6 @@ func (v *Validator) resolveRef(r colRef, c selectCore) *datasets.Table {
 		}
 	}
 	return found
-}
-
-func sortedValues(m map[string]string) []string {
-	var out []string
-	for _, x := range m {
-		if !slices.Contains(out, x) {
-			out = append(out, x)
-		}
-	}
-	slices.Sort(out)
-	return out
 }
 
 // attributes is level 2's attribute check (CheckAttributes): every column
