@@ -9,7 +9,7 @@ import (
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/readset"
-	"github.com/t2sbench/t2sbench/runners/sqltext"
+	"github.com/t2sbench/t2sbench/sqllex"
 )
 
 // Table 4 of the paper: the precision and recall of the extracted
@@ -220,11 +220,11 @@ var functionOps = map[string]string{"COUNT": "COUNT", "SUM": "SUM", "AVG": "AVG"
 
 // operand reports whether t ends an operand (so that a following '*' is a
 // product and '-' a difference).
-func operand(t sqltext.Token) bool {
+func operand(t sqllex.Token) bool {
 	switch t.Kind {
-	case sqltext.Number, sqltext.String, sqltext.Ident:
+	case sqllex.Number, sqllex.String, sqllex.Ident:
 		return true
-	case sqltext.Word:
+	case sqllex.Word:
 		return !sqlKeywords[strings.ToUpper(t.Text)]
 	}
 	return t.Text == ")"
@@ -240,7 +240,7 @@ func operand(t sqltext.Token) bool {
 // the aggregates and numeric functions written before "(". Each distinct
 // once.
 func GoldConstants(sql string) (numbers []float64, operators []string) {
-	toks := sqltext.Tokens(sql)
+	toks := sqllex.Tokens(sql)
 	addOp := func(o string) {
 		for _, x := range operators {
 			if x == o {
@@ -250,26 +250,26 @@ func GoldConstants(sql string) (numbers []float64, operators []string) {
 		operators = append(operators, o)
 	}
 	for i, t := range toks {
-		var prev sqltext.Token
+		var prev sqllex.Token
 		if i > 0 {
 			prev = toks[i-1]
 		}
 		switch t.Kind {
-		case sqltext.Number:
+		case sqllex.Number:
 			f, ok := numberValue(t.Text)
 			if !ok {
 				continue
 			}
-			if i > 0 && prev.Kind == sqltext.Punct && prev.Text == "-" && (i < 2 || !operand(toks[i-2])) {
+			if i > 0 && prev.Kind == sqllex.Punct && prev.Text == "-" && (i < 2 || !operand(toks[i-2])) {
 				f = -f
 			}
-			if i > 0 && prev.Kind == sqltext.Word && strings.EqualFold(prev.Text, "LIMIT") && f == 1 {
+			if i > 0 && prev.Kind == sqllex.Word && strings.EqualFold(prev.Text, "LIMIT") && f == 1 {
 				continue
 			}
 			if !containsNumber(numbers, f) {
 				numbers = append(numbers, f)
 			}
-		case sqltext.Word:
+		case sqllex.Word:
 			up := strings.ToUpper(t.Text)
 			next := ""
 			if i+1 < len(toks) {
@@ -283,7 +283,7 @@ func GoldConstants(sql string) (numbers []float64, operators []string) {
 			case up == "IN" && next == "(":
 				addOp("IN")
 			}
-		case sqltext.Punct:
+		case sqllex.Punct:
 			switch t.Text {
 			case "=", "==":
 				addOp("=")

@@ -3,7 +3,7 @@ package steinersql
 import (
 	"strings"
 
-	"github.com/t2sbench/t2sbench/runners/sqltext"
+	"github.com/t2sbench/t2sbench/sqllex"
 )
 
 // The clause scanner: a small tokenizer that gives the structure the
@@ -13,17 +13,17 @@ import (
 // here.
 
 // The tokens are sqltext's (shared with IESR's Table 4 analysis).
-type token = sqltext.Token
+type token = sqllex.Token
 
 const (
-	tWord   = sqltext.Word
-	tIdent  = sqltext.Ident
-	tString = sqltext.String
-	tNumber = sqltext.Number
-	tPunct  = sqltext.Punct
+	tWord   = sqllex.Word
+	tIdent  = sqllex.Ident
+	tString = sqllex.String
+	tNumber = sqllex.Number
+	tPunct  = sqllex.Punct
 )
 
-func scanTokens(sql string) []token { return sqltext.Tokens(sql) }
+func scanTokens(sql string) []token { return sqllex.Tokens(sql) }
 
 // aggregateFuncs are SQL's aggregate functions (SQLite and MySQL names).
 var aggregateFuncs = map[string]bool{
