@@ -2,7 +2,6 @@ package bench_test
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"log"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/fakeopenai"
+	"github.com/t2sbench/t2sbench/internal/testkit/benchkit"
 	"github.com/t2sbench/t2sbench/reports"
 )
 
@@ -114,21 +114,8 @@ roles: {reason: l}
 workers: 6
 runners: [{name: direct}, {name: cot}]
 `, url(0), url(1), url(2))
-	s, err := bench.ParseSpec([]byte(spec), "replicas.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := bench.NewPlan(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := benchkit.Plan(t, benchkit.Spec(t, spec, "replicas.yaml"))
 	dir := t.TempDir()
-	st, err := bench.OpenStore(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	env, closeEnv := bench.DefaultEnv()
-	defer closeEnv()
 
 	// Kill replica 1 once it has served some calls; restart it 100 ms on.
 	done := make(chan struct{})
@@ -144,9 +131,8 @@ runners: [{name: direct}, {name: cot}]
 		time.Sleep(100 * time.Millisecond)
 		fronts[1].restart(t)
 	}()
-	sum, err := bench.Run(context.Background(), p, st, env, bench.Options{})
+	sum, err := benchkit.Run(t, dir, p, bench.Options{})
 	close(done)
-	st.Close()
 	if err != nil {
 		t.Fatal(err)
 	}

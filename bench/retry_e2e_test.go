@@ -1,12 +1,12 @@
 package bench_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/fakeopenai"
+	"github.com/t2sbench/t2sbench/internal/testkit/benchkit"
 )
 
 // TestRunOneRetryLoop: a real run (DefaultEnv, the bundled mini benchmark,
@@ -47,23 +47,9 @@ roles: {reason: l}
 workers: 1
 runners: [{name: direct}]
 `, srv.BaseURL(), maxRetries)
-			s, err := bench.ParseSpec([]byte(spec), "retry.yaml")
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := bench.NewPlan(s)
-			if err != nil {
-				t.Fatal(err)
-			}
 			dir := t.TempDir()
-			st, err := bench.OpenStore(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			env, closeEnv := bench.DefaultEnv()
-			defer closeEnv()
-			sum, err := bench.Run(context.Background(), p, st, env, bench.Options{Limit: 1, Retries: 2})
-			st.Close()
+			p := benchkit.Plan(t, benchkit.Spec(t, spec, "retry.yaml"))
+			sum, err := benchkit.Run(t, dir, p, bench.Options{Limit: 1, Retries: 2})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,13 +1,13 @@
 package reports
 
 import (
-	"context"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/testenv"
+	"github.com/t2sbench/t2sbench/internal/testkit/benchkit"
 	_ "github.com/t2sbench/t2sbench/runners/iesr"
 )
 
@@ -17,28 +17,11 @@ import (
 // under table, column, unit_num and operator, and for each understanding
 // backbone a row without and a row with keyword verification.
 func TestTable4Spec(t *testing.T) {
-	spec, err := bench.LoadSpec(filepath.Join(testenv.RepoRoot(), "experiments", "iesr-table4.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	spec := benchkit.SpecFile(t, filepath.Join(testenv.RepoRoot(), "experiments", "iesr-table4.yaml"))
 	spec.Cache = ""
-	plan, err := bench.NewPlan(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	plan := benchkit.Plan(t, spec)
 	dir := t.TempDir()
-	st, err := bench.OpenStore(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	env, closeEnv := bench.DefaultEnv()
-	sum, err := bench.Run(context.Background(), plan, st, env, bench.Options{Limit: 6, Workers: 4, CacheDir: filepath.Join(dir, "cache")})
-	if cerr := closeEnv(); cerr != nil {
-		t.Error(cerr)
-	}
-	if cerr := st.Close(); cerr != nil {
-		t.Error(cerr)
-	}
+	sum, err := benchkit.Run(t, dir, plan, bench.Options{Limit: 6, Workers: 4, CacheDir: filepath.Join(dir, "cache")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ runners: [{name: direct}]
 func TestBrowserModelCalls(t *testing.T) {
 	chromiumPath(t)
 	dir := t.TempDir()
-	if err := runSpec(context.Background(), []byte(cutSpec), dir, 0); err != nil {
+	if err := runSpec(t, cutSpec, dir); err != nil {
 		t.Fatal(err)
 	}
 	v := openViewer(t, dir)

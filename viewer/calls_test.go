@@ -109,7 +109,7 @@ models: {sim: {backend: sim, p: 0.6, seed: 7}}
 roles: {reason: sim}
 runners: [{name: direct}]
 `
-	if err := runSpec(context.Background(), []byte(spec), dir, 0); err != nil {
+	if err := runSpec(t, spec, dir); err != nil {
 		t.Fatal(err)
 	}
 	// The cache moves away (the run closed it: no -wal file is left).

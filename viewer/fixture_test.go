@@ -2,6 +2,7 @@ package viewer_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"sync"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/testkit/benchkit"
 	_ "github.com/t2sbench/t2sbench/runners/alphasql"
 	_ "github.com/t2sbench/t2sbench/runners/baseline"
 	_ "github.com/t2sbench/t2sbench/runners/iesr"
@@ -72,7 +74,10 @@ func miniRun(t testing.TB) string {
 			return
 		}
 		miniDir = dir
-		miniErr = runSpec(context.Background(), []byte(miniSpec), dir, 0)
+		// Stays when runSpec stops the first test (t.Fatal), so that the
+		// tests after it do not read a half-built run.
+		miniErr = errors.New("the run stopped; see the first test that asked for it")
+		miniErr = runSpec(t, miniSpec, dir)
 	})
 	if miniErr != nil {
 		t.Fatalf("building the mini run: %v", miniErr)
@@ -88,24 +93,10 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// runSpec runs a spec through the bench API into dir.
-func runSpec(ctx context.Context, spec []byte, dir string, limit int) error {
-	s, err := bench.ParseSpec(spec, "spec.yaml")
-	if err != nil {
-		return err
-	}
-	p, err := bench.NewPlan(s)
-	if err != nil {
-		return err
-	}
-	st, err := bench.OpenStore(dir)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	env, closeEnv := bench.DefaultEnv()
-	defer closeEnv()
-	_, err = bench.Run(ctx, p, st, env, bench.Options{Limit: limit, CacheDir: filepath.Join(dir, "cache")})
+// runSpec runs a spec through the bench API into dir (see benchkit.Run).
+func runSpec(t testing.TB, spec, dir string) error {
+	t.Helper()
+	_, err := benchkit.Run(t, dir, benchkit.Plan(t, benchkit.Spec(t, spec, "spec.yaml")), bench.Options{CacheDir: filepath.Join(dir, "cache")})
 	return err
 }
 

@@ -53,7 +53,7 @@ func TestSpiderOpenTime(t *testing.T) {
 		dir = t.TempDir()
 	}
 	start := time.Now()
-	if err := runSpec(context.Background(), []byte(fmt.Sprintf(spiderSpec, spider)), dir, 0); err != nil {
+	if err := runSpec(t, fmt.Sprintf(spiderSpec, spider), dir); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("run: %s", time.Since(start).Round(time.Millisecond))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/fakeopenai"
+	"github.com/t2sbench/t2sbench/internal/testkit/benchkit"
 	"github.com/t2sbench/t2sbench/runners/alphasql"
 	"github.com/t2sbench/t2sbench/runners/iesr"
 	"github.com/t2sbench/t2sbench/runners/mcts"
@@ -54,6 +55,22 @@ func TestDryRunEstimateMatchesRun(t *testing.T) {
 	}
 }
 
+// dryRun plans the spec at specPath and estimates its run into dir
+// (bench.PlanDryRun with bench.DefaultEnv), as run --dry-run does.
+func dryRun(t *testing.T, specPath, dir string) *bench.DryRun {
+	t.Helper()
+	plan := benchkit.Plan(t, benchkit.SpecFile(t, specPath))
+	env, closeEnv := bench.DefaultEnv()
+	dry, err := bench.PlanDryRun(context.Background(), plan, env, bench.DryRunOptions{Dir: dir})
+	if cerr := closeEnv(); cerr != nil {
+		t.Errorf("closing the environment: %v", cerr)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dry
+}
+
 // checkEstimate runs the dry run and then the run of spec, and compares
 // the estimated calls of each trial with the calls made.
 func checkEstimate(t *testing.T, spec, point string) {
@@ -76,20 +93,7 @@ func checkEstimate(t *testing.T, spec, point string) {
 		}
 	}
 
-	loaded, err := bench.LoadSpec(specPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := bench.NewPlan(loaded)
-	if err != nil {
-		t.Fatal(err)
-	}
-	env, closeEnv := bench.DefaultEnv()
-	dry, err := bench.PlanDryRun(context.Background(), plan, env, bench.DryRunOptions{Dir: dir})
-	closeEnv()
-	if err != nil {
-		t.Fatal(err)
-	}
+	dry := dryRun(t, specPath, dir)
 
 	out.Reset()
 	errb.Reset()
@@ -314,20 +318,7 @@ func TestDryRunMeasuredAfterPilot(t *testing.T) {
 	if err := run(&out, &errb, []string{"run", specPath, "--out", dir, "--quiet", "--limit", "12"}); err != nil {
 		t.Fatalf("pilot: %v\n%s", err, errb.String())
 	}
-	loaded, err := bench.LoadSpec(specPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := bench.NewPlan(loaded)
-	if err != nil {
-		t.Fatal(err)
-	}
-	env, closeEnv := bench.DefaultEnv()
-	dry, err := bench.PlanDryRun(context.Background(), plan, env, bench.DryRunOptions{Dir: dir})
-	closeEnv()
-	if err != nil {
-		t.Fatal(err)
-	}
+	dry := dryRun(t, specPath, dir)
 	before := callsByTrial(t, dir)
 	if err := run(&out, &errb, []string{"run", specPath, "--out", dir, "--quiet"}); err != nil {
 		t.Fatalf("run: %v\n%s", err, errb.String())

@@ -14,6 +14,7 @@ import (
 
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/testkit/benchkit"
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
 
@@ -71,25 +72,9 @@ models: {s: {backend: sim, p: 1, seed: 3}}
 roles: {reason: s}
 runners: [{name: example}]
 `, data)
-	s, err := bench.ParseSpec([]byte(spec), "example.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := bench.NewPlan(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := benchkit.Plan(t, benchkit.Spec(t, spec, "example.yaml"))
 	dir := t.TempDir()
-	st, err := bench.OpenStore(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	env, closeEnv := bench.DefaultEnv()
-	defer closeEnv()
-	sum, err := bench.Run(context.Background(), p, st, env, bench.Options{CacheDir: filepath.Join(dir, "cache")})
-	if cerr := st.Close(); err == nil {
-		err = cerr
-	}
+	sum, err := benchkit.Run(t, dir, p, bench.Options{CacheDir: filepath.Join(dir, "cache")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,8 @@
 // (package datasets' and package runners' own tests included). Fixtures
 // that need datasets or runners (databases opened as datasets.Database,
 // the mini benchmark, the runners' shared checks) live in the
-// sub-package runkit.
+// sub-package runkit; running a whole spec through the bench API (plan,
+// store, bench.DefaultEnv) in the sub-package benchkit.
 //
 // A typical test:
 //

@@ -1,13 +1,13 @@
 package alphasql_test
 
 import (
-	"context"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/testenv"
+	"github.com/t2sbench/t2sbench/internal/testkit/benchkit"
 	_ "github.com/t2sbench/t2sbench/runners/alphasql"
 	_ "github.com/t2sbench/t2sbench/runners/baseline"
 )
@@ -21,32 +21,19 @@ func TestActionsSpecRuns(t *testing.T) {
 		t.Skip("integration test; skipped with -short")
 	}
 	spider := testenv.Datasets(t, "spider")
-	s, err := bench.LoadSpec(filepath.Join(testenv.RepoRoot(), "experiments", "alphasql-actions.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := benchkit.SpecFile(t, filepath.Join(testenv.RepoRoot(), "experiments", "alphasql-actions.yaml"))
 	s.Benchmarks[0].Data = spider
 	for i := range s.Runners {
 		if s.Runners[i].Name == "alphasql" {
 			s.Runners[i].Params["value_index_dir"] = t.TempDir()
 		}
 	}
-	p, err := bench.NewPlan(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := benchkit.Plan(t, s)
 	if len(p.Trials) != 7 {
 		t.Fatalf("trials = %d; want 7 (direct, alphasql full, 5 ablations)", len(p.Trials))
 	}
 	dir := t.TempDir()
-	st, err := bench.OpenStore(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	env, closeEnv := bench.DefaultEnv()
-	defer closeEnv()
-	sum, err := bench.Run(context.Background(), p, st, env, bench.Options{Limit: 3, CacheDir: filepath.Join(dir, "cache")})
+	sum, err := benchkit.Run(t, dir, p, bench.Options{Limit: 3, CacheDir: filepath.Join(dir, "cache")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,13 +1,13 @@
 package iesr
 
 import (
-	"context"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/testenv"
+	"github.com/t2sbench/t2sbench/internal/testkit/benchkit"
 )
 
 // TestSpecsEndToEnd runs the four IESR specs offline with sim through the
@@ -33,10 +33,7 @@ func TestSpecsEndToEnd(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			spec, err := bench.LoadSpec(filepath.Join(testenv.RepoRoot(), "experiments", tt.file))
-			if err != nil {
-				t.Fatal(err)
-			}
+			spec := benchkit.SpecFile(t, filepath.Join(testenv.RepoRoot(), "experiments", tt.file))
 			if tt.rollout > 0 {
 				for i := range spec.Runners {
 					if spec.Runners[i].Params == nil {
@@ -46,10 +43,7 @@ func TestSpecsEndToEnd(t *testing.T) {
 				}
 			}
 			spec.Cache = ""
-			plan, err := bench.NewPlan(spec)
-			if err != nil {
-				t.Fatal(err)
-			}
+			plan := benchkit.Plan(t, spec)
 			if len(plan.Trials) != tt.trials {
 				t.Fatalf("%d trials; want %d", len(plan.Trials), tt.trials)
 			}
@@ -63,18 +57,7 @@ func TestSpecsEndToEnd(t *testing.T) {
 				}
 			}
 			dir := t.TempDir()
-			st, err := bench.OpenStore(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			env, closeEnv := bench.DefaultEnv()
-			sum, err := bench.Run(context.Background(), plan, st, env, bench.Options{Limit: tt.limit, Workers: tt.workers, CacheDir: filepath.Join(dir, "cache")})
-			if cerr := closeEnv(); cerr != nil {
-				t.Error(cerr)
-			}
-			if cerr := st.Close(); cerr != nil {
-				t.Error(cerr)
-			}
+			sum, err := benchkit.Run(t, dir, plan, bench.Options{Limit: tt.limit, Workers: tt.workers, CacheDir: filepath.Join(dir, "cache")})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,7 +1,6 @@
 package steinersql_test
 
 import (
-	"context"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,6 +8,7 @@ import (
 	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/internal/testkit/benchkit"
 	"github.com/t2sbench/t2sbench/runners/steinersql"
 )
 
@@ -19,26 +19,10 @@ import (
 func TestSpecsEndToEnd(t *testing.T) {
 	for _, name := range []string{"steinersql-table2", "steinersql-fig4"} {
 		t.Run(name, func(t *testing.T) {
-			spec, err := bench.LoadSpec(filepath.Join("..", "..", "experiments", name+".yaml"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			plan, err := bench.NewPlan(spec)
-			if err != nil {
-				t.Fatal(err)
-			}
+			plan := benchkit.Plan(t, benchkit.SpecFile(t, filepath.Join("..", "..", "experiments", name+".yaml")))
 			dir := t.TempDir()
-			st, err := bench.OpenStore(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			env, closeEnv := bench.DefaultEnv()
-			defer closeEnv()
 			const limit = 6
-			sum, err := bench.Run(context.Background(), plan, st, env, bench.Options{Limit: limit, Retries: -1})
-			if cerr := st.Close(); err == nil {
-				err = cerr
-			}
+			sum, err := benchkit.Run(t, dir, plan, bench.Options{Limit: limit, Retries: -1})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,0 +1,86 @@
+// Package benchkit runs experiment specs end to end in tests, through the
+// bench API as the CLI does: Spec and SpecFile read a spec, Plan expands
+// it, and Run opens the store of a run directory, runs the plan with
+// bench.DefaultEnv (the real datasets, models, model cache and scorer) and
+// closes the environment and the store, so that the test may then read the
+// run from the directory (bench.ReadRun, bench.SummarizeDir).
+//
+// It imports bench, so only external test packages of bench (package
+// bench_test) may use it, as may the tests of any package that bench does
+// not import. Runners are taken from the registry: a test imports the
+// runner packages its spec names.
+//
+// A typical test:
+//
+//	p := benchkit.Plan(t, benchkit.Spec(t, yaml, "example.yaml"))
+//	dir := t.TempDir()
+//	sum, err := benchkit.Run(t, dir, p, bench.Options{Limit: 2})
+//	if err != nil {
+//		t.Fatal(err)
+//	}
+//	run, err := bench.ReadRun(dir, true)
+//	// ... check sum and run ...
+package benchkit
+
+import (
+	"context"
+	"testing"
+
+	"github.com/t2sbench/t2sbench/bench"
+)
+
+// Spec parses and validates the YAML spec text; file names it in errors.
+// A bad spec fails the test.
+func Spec(t testing.TB, yaml, file string) *bench.Spec {
+	t.Helper()
+	s, err := bench.ParseSpec([]byte(yaml), file)
+	if err != nil {
+		t.Fatalf("benchkit: parsing spec %s: %v", file, err)
+	}
+	return s
+}
+
+// SpecFile reads and validates the spec at path (bench.LoadSpec). A
+// missing or bad spec fails the test.
+func SpecFile(t testing.TB, path string) *bench.Spec {
+	t.Helper()
+	s, err := bench.LoadSpec(path)
+	if err != nil {
+		t.Fatalf("benchkit: loading spec %s: %v", path, err)
+	}
+	return s
+}
+
+// Plan expands s into its trials (bench.NewPlan). A spec that does not
+// plan (an unknown runner, a bad parameter) fails the test.
+func Plan(t testing.TB, s *bench.Spec) *bench.Plan {
+	t.Helper()
+	p, err := bench.NewPlan(s)
+	if err != nil {
+		t.Fatalf("benchkit: planning spec %s: %v", s.Name, err)
+	}
+	return p
+}
+
+// Run runs plan p into run directory dir (created when needed) with
+// bench.DefaultEnv and options opt, and returns bench.Run's summary and
+// error for the caller to check. The environment and the store are closed
+// before Run returns, so dir may be read at once; a store that does not
+// open fails the test at once, and an error closing either fails it
+// (t.Errorf) after the caller's own checks.
+func Run(t testing.TB, dir string, p *bench.Plan, opt bench.Options) (bench.Summary, error) {
+	t.Helper()
+	st, err := bench.OpenStore(dir)
+	if err != nil {
+		t.Fatalf("benchkit: opening the store of %s: %v", dir, err)
+	}
+	env, closeEnv := bench.DefaultEnv()
+	sum, err := bench.Run(context.Background(), p, st, env, opt)
+	if cerr := closeEnv(); cerr != nil {
+		t.Errorf("benchkit: closing the environment of %s: %v", dir, cerr)
+	}
+	if cerr := st.Close(); cerr != nil {
+		t.Errorf("benchkit: closing the store of %s: %v", dir, cerr)
+	}
+	return sum, err
+}
