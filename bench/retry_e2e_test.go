@@ -34,11 +34,7 @@ func TestRunOneRetryLoop(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := fakeopenai.New(t, fakeopenai.Options{})
-			faults := make([]fakeopenai.Fault, 20)
-			for i := range faults {
-				faults[i] = tc.fault
-			}
-			srv.Fail(faults...)
+			srv.FailN(tc.fault, 20)
 			spec := fmt.Sprintf(`name: retry
 benchmarks: [{name: mini}]
 models:

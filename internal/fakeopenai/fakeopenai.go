@@ -200,6 +200,16 @@ func (s *Server) Fail(faults ...Fault) {
 	s.faults = append(s.faults, faults...)
 }
 
+// FailN makes the server answer its next n chat requests with f, as
+// Fail(f, f, ..., f) would.
+func (s *Server) FailN(f Fault, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for range n {
+		s.faults = append(s.faults, f)
+	}
+}
+
 // Fault is a failed answer.
 type Fault func(w http.ResponseWriter)
 

@@ -62,11 +62,7 @@ func TestOpenAIOneRetryLoop(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := fakeopenai.New(t, fakeopenai.Options{})
-			faults := make([]fakeopenai.Fault, 10)
-			for i := range faults {
-				faults[i] = tc.fault
-			}
-			srv.Fail(faults...)
+			srv.FailN(tc.fault, 10)
 			o, err := llm.NewOpenAI(llm.OpenAIConfig{BaseURL: srv.BaseURL(), Model: "m", MaxRetries: maxRetries, WaitScale: 0.01, Logf: t.Logf})
 			if err != nil {
 				t.Fatal(err)
