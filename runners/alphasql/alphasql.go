@@ -38,8 +38,6 @@ const (
 	// few samples are cut. It was 2048 before reasoning models were
 	// supported; set max_tokens: 2048 to reproduce runs made then.
 	DefaultMaxTokens = 8192
-	// RoleReason is the model role of every chat request.
-	RoleReason = runners.RoleReason
 )
 
 func init() {
@@ -277,7 +275,7 @@ func (q *question) retrieveValues(ctx context.Context, r *Runner, tr *runners.Tr
 	if err != nil {
 		if ctx.Err() == nil && runners.ModelRejected(err) {
 			// The question goes on without retrieved values.
-			q.side.Reject(RoleReason, "keywords", err)
+			q.side.Reject(runners.RoleReason, "keywords", err)
 			return 0, nil
 		}
 		return 1, err
@@ -289,7 +287,7 @@ func (q *question) retrieveValues(ctx context.Context, r *Runner, tr *runners.Tr
 	info := runners.SampleInfo(resp, 0)
 	var kw []string
 	if resp.Cut(0) {
-		q.side.Count(runners.CounterCut(RoleReason), 1)
+		q.side.Count(runners.CounterCut(runners.RoleReason), 1)
 		info["error"] = "answer cut at max_tokens"
 	} else {
 		var perr error
@@ -297,11 +295,11 @@ func (q *question) retrieveValues(ctx context.Context, r *Runner, tr *runners.Tr
 			info["error"] = perr.Error()
 		}
 		if perr != nil || !jsontext.HasKey(out, "keywords") {
-			q.side.ParseFailed(RoleReason, "keywords")
+			q.side.ParseFailed(runners.RoleReason, "keywords")
 		}
 	}
 	info["keywords"] = kw
-	tr.Add(runners.Step{Action: "keywords", Role: RoleReason, Output: out, Info: info})
+	tr.Add(runners.Step{Action: "keywords", Role: runners.RoleReason, Output: out, Info: info})
 	ix, built, err := r.valueIndex(ctx, q.t.DB)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -69,5 +69,5 @@ func (r *Runner) EstimateCalls(m runners.ModelPrior) map[string]float64 {
 		extra += p
 	}
 	calls += est.Children[A6] * extra
-	return map[string]float64{RoleReason: calls}
+	return map[string]float64{runners.RoleReason: calls}
 }

@@ -46,7 +46,7 @@ func feedback(e *runners.Execution) string { return e.Feedback() }
 func (q *question) complete(ctx context.Context, prompt string, temp float64, n int, responder string, kind llm.AnswerKind, seedOffset int64) (*llm.Response, error) {
 	seed := q.t.Seed + seedOffset
 	req := llm.Request{
-		Role:        RoleReason,
+		Role:        runners.RoleReason,
 		Messages:    []llm.Message{{Role: "system", Content: sqltext.ForDialect(systemPrompt, q.t.Dialect())}, {Role: "user", Content: prompt}},
 		Temperature: temp,
 		MaxTokens:   q.cfg.MaxTokens,
@@ -152,7 +152,7 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 	ex := mcts.Expansion{Requests: 1}
 	for i, out := range resp.Choices {
 		if resp.Cut(i) {
-			q.side.Cut(resp, i, RoleReason, string(a))
+			q.side.Cut(resp, i, runners.RoleReason, string(a))
 			continue
 		}
 		o := mcts.Output{Text: out, Info: runners.SampleInfo(resp, i)}
@@ -162,12 +162,12 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 				o.Key = key
 			} else {
 				o.Info["parse_error"] = "no 'Question:' line"
-				q.side.ParseFailed(RoleReason, string(a))
+				q.side.ParseFailed(runners.RoleReason, string(a))
 			}
 		case A2:
 			sel, err := ParseSchemaSelection(out)
 			if err != nil {
-				q.side.ParseFailed(RoleReason, string(a))
+				q.side.ParseFailed(runners.RoleReason, string(a))
 			} else {
 				sel, err = knownSelection(q.schema, sel)
 			}
@@ -180,7 +180,7 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 		case A3:
 			vs, err := ParseValues(out)
 			if err != nil || !jsontext.HasKey(out, "values") {
-				q.side.ParseFailed(RoleReason, string(a))
+				q.side.ParseFailed(runners.RoleReason, string(a))
 			}
 			if err != nil {
 				o.Info["parse_error"] = err.Error()
@@ -191,7 +191,7 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 		case A4:
 			fs, err := ParseFunctions(out)
 			if err != nil || !jsontext.HasKey(out, "functions") {
-				q.side.ParseFailed(RoleReason, string(a))
+				q.side.ParseFailed(runners.RoleReason, string(a))
 			}
 			if err != nil {
 				o.Info["parse_error"] = err.Error()
@@ -203,7 +203,7 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 			sql, ok := ParseSQL(out)
 			if !ok {
 				o.Info["parse_error"] = "no SQL found"
-				q.side.ParseFailed(RoleReason, string(a))
+				q.side.ParseFailed(runners.RoleReason, string(a))
 			}
 			o.Info["sql"] = sql
 			o.Key = "sql:" + sqltext.Normalise(sql)
@@ -289,7 +289,7 @@ func (q *question) reviseMore(ctx context.Context, s pathState, ex *mcts.Expansi
 			if err != nil {
 				if ctx.Err() == nil && runners.ModelRejected(err) {
 					// Keep the revision so far (the branch goes on).
-					q.side.Reject(RoleReason, string(A6), err)
+					q.side.Reject(runners.RoleReason, string(A6), err)
 					break
 				}
 				return err
@@ -301,12 +301,12 @@ func (q *question) reviseMore(ctx context.Context, s pathState, ex *mcts.Expansi
 				out = resp.Choices[0]
 			}
 			if resp.Cut(0) {
-				q.side.Cut(resp, 0, RoleReason, string(A6))
+				q.side.Cut(resp, 0, runners.RoleReason, string(A6))
 				break
 			}
 			next, ok := ParseSQL(out)
 			if !ok {
-				q.side.ParseFailed(RoleReason, string(A6))
+				q.side.ParseFailed(runners.RoleReason, string(A6))
 			}
 			if !ok || next == sql {
 				o.Text = out
@@ -354,12 +354,12 @@ func (q *question) Reward(ctx context.Context, t *mcts.Tree, n *mcts.Node) (floa
 	agree, valid := 0, 0
 	for i, out := range resp.Choices {
 		if resp.Cut(i) {
-			q.side.Cut(resp, i, RoleReason, "reward")
+			q.side.Cut(resp, i, runners.RoleReason, "reward")
 			continue
 		}
 		sql, ok := ParseSQL(out)
 		if !ok {
-			q.side.ParseFailed(RoleReason, "reward")
+			q.side.ParseFailed(runners.RoleReason, "reward")
 			continue
 		}
 		e := q.execute(ctx, sql)

@@ -81,7 +81,7 @@ func TestRealModelStylesOnMini(t *testing.T) {
 		if gerr != nil || werr != nil || got.SetKey() != want.SetKey() {
 			t.Errorf("%s: SQL %q (err %v); want the gold's result (%s)", e.ID, res.SQL, gerr, e.GoldSQL)
 		}
-		cuts += res.Trace.Counters["cut."+RoleReason]
+		cuts += res.Trace.Counters["cut."+runners.RoleReason]
 		tree := res.Trace.Data["tree"].(*mcts.Tree)
 		withReasoning := 0
 		for _, n := range tree.Nodes {
@@ -100,7 +100,7 @@ func TestRealModelStylesOnMini(t *testing.T) {
 		}
 	}
 	if cuts == 0 {
-		t.Errorf("cut.%s = 0; want the cut samples counted", RoleReason)
+		t.Errorf("cut.%s = 0; want the cut samples counted", runners.RoleReason)
 	}
 	for _, p := range m.Prompts() {
 		if strings.Contains(p, reasoningMarker) {

@@ -23,8 +23,6 @@ const (
 	// Qwen3, o-series), which think for thousands of tokens before the
 	// ```sql block and would be cut at the earlier default of 1024.
 	DefaultMaxTokens = 8192
-	// RoleReason is the model role every baseline uses.
-	RoleReason = runners.RoleReason
 )
 
 // Notes and trace counters.
@@ -33,7 +31,7 @@ const (
 	NoSQLNote = "no SQL in response"
 	// CounterCut counts samples cut at max_tokens (finish_reason
 	// "length"), per role.
-	CounterCut = runners.CutPrefix + RoleReason
+	CounterCut = runners.CutPrefix + runners.RoleReason
 	// CounterNoSQL counts samples without SQL.
 	CounterNoSQL = "no_sql"
 )
@@ -41,7 +39,7 @@ const (
 // sampleStep is the trace step of sample i of resp: its answer, reasoning
 // and finish reason.
 func sampleStep(action string, resp *llm.Response, i int) runners.Step {
-	st := runners.Step{Action: action, Role: RoleReason, Info: runners.SampleInfo(resp, i)}
+	st := runners.Step{Action: action, Role: runners.RoleReason, Info: runners.SampleInfo(resp, i)}
 	if i < len(resp.Choices) {
 		st.Output = resp.Choices[i]
 	}
@@ -116,7 +114,7 @@ func (s *single) Run(ctx context.Context, t runners.Task) (runners.Result, error
 	}
 	seed := t.Seed
 	resp, err := m.Complete(ctx, llm.Request{
-		Role:        RoleReason,
+		Role:        runners.RoleReason,
 		Messages:    []llm.Message{{Role: "system", Content: systemPrompt}, {Role: "user", Content: prompt}},
 		Temperature: 0,
 		MaxTokens:   s.maxTokens,
@@ -198,7 +196,7 @@ func (s *sc) Run(ctx context.Context, t runners.Task) (runners.Result, error) {
 	}
 	seed := t.Seed
 	resp, err := m.Complete(ctx, llm.Request{
-		Role:        RoleReason,
+		Role:        runners.RoleReason,
 		Messages:    []llm.Message{{Role: "system", Content: systemPrompt}, {Role: "user", Content: prompt}},
 		Temperature: s.temp,
 		MaxTokens:   s.maxTokens,

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/jsontext"
 	"github.com/t2sbench/t2sbench/runners/mcts"
 	"github.com/t2sbench/t2sbench/runners/sqltext"
@@ -69,13 +68,6 @@ const (
 	RespRevise        = "iesr/sql_revision"
 	RespDiscriminator = "iesr/discriminator"
 	RespVerify        = "iesr/verify_keywords"
-)
-
-// Model roles.
-const (
-	RoleUnderstand    = runners.RoleUnderstand
-	RoleReason        = runners.RoleReason
-	RoleDiscriminator = runners.RoleDiscriminator
 )
 
 const systemPrompt = "You are an expert SQL engineer with sound knowledge of mathematics, physics and units. You answer questions about a database by reasoning step by step and writing correct SQLite queries."

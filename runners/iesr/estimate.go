@@ -47,15 +47,15 @@ func (r *Runner) EstimateCalls(m runners.ModelPrior) map[string]float64 {
 	if err != nil {
 		return nil
 	}
-	out := map[string]float64{RoleReason: est.Requests + est.Terminals}
+	out := map[string]float64{runners.RoleReason: est.Requests + est.Terminals}
 	if c.Understanding {
-		out[RoleUnderstand] = 1
+		out[runners.RoleUnderstand] = 1
 		if c.VerifyKeywords {
-			out[RoleUnderstand] += float64(min(2, c.UnderstandingRounds))
+			out[runners.RoleUnderstand] += float64(min(2, c.UnderstandingRounds))
 		}
 	}
 	if c.Discriminator {
-		out[RoleDiscriminator] = est.Terminals * float64(len(c.Cuts))
+		out[runners.RoleDiscriminator] = est.Terminals * float64(len(c.Cuts))
 	}
 	return out
 }

@@ -113,8 +113,8 @@ type Config struct {
 	Reward            int
 	RewardTemperature float64
 	C                 float64
-	// MaxTokens bounds completions by role (RoleUnderstand, RoleReason,
-	// RoleDiscriminator).
+	// MaxTokens bounds completions by role (runners.RoleUnderstand, runners.RoleReason,
+	// runners.RoleDiscriminator).
 	MaxTokens map[string]int
 	Evidence  bool
 
@@ -225,7 +225,7 @@ func New(p runners.Params) (runners.Runner, error) {
 	for _, rd := range []struct {
 		role string
 		def  int
-	}{{RoleUnderstand, DefaultMaxTokensUnderstand}, {RoleReason, DefaultMaxTokensReason}, {RoleDiscriminator, DefaultMaxTokensDiscriminator}} {
+	}{{runners.RoleUnderstand, DefaultMaxTokensUnderstand}, {runners.RoleReason, DefaultMaxTokensReason}, {runners.RoleDiscriminator, DefaultMaxTokensDiscriminator}} {
 		def := rd.def
 		if all > 0 {
 			def = all
@@ -366,7 +366,7 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 	if err != nil {
 		return runners.Result{}, fmt.Errorf("iesr: %w", err)
 	}
-	implied[RoleReason] += tree.ExpandRequests + tree.Rewards
+	implied[runners.RoleReason] += tree.ExpandRequests + tree.Rewards
 
 	// Stage 3: trajectory selection.
 	trajs := q.trajectories(ctx, tree)
@@ -375,7 +375,7 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 		if err != nil {
 			return runners.Result{}, fmt.Errorf("iesr: discriminator: %w", err)
 		}
-		implied[RoleDiscriminator] += n
+		implied[runners.RoleDiscriminator] += n
 	}
 	opt := SelectOptions{Weights: cfg.Weights, Discriminator: cfg.Discriminator, KeepRule: cfg.KeepRule, Scoring: cfg.Scoring}
 	chosen, note := Select(trajs, opt)

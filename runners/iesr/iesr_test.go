@@ -96,7 +96,7 @@ func TestAccountingUnderSim(t *testing.T) {
 				c := res.Trace.Counters
 				trajs := int(c["trajectories"])
 				want := map[string][2]int{ // role -> calls, completions
-					RoleReason: {int(c["expand_requests"] + c["reward_requests"]), int(c["expand_requests"])*cfg.Samples + int(c["reward_requests"])*cfg.Reward},
+					runners.RoleReason: {int(c["expand_requests"] + c["reward_requests"]), int(c["expand_requests"])*cfg.Samples + int(c["reward_requests"])*cfg.Reward},
 				}
 				if cfg.Understanding {
 					n := 1 + int(c["understand_rounds"])
@@ -107,10 +107,10 @@ func TestAccountingUnderSim(t *testing.T) {
 					if r := int(c["understand_rounds"]); r < lo || r > hi {
 						t.Errorf("understand_rounds %d; want within [%d, %d]", r, lo, hi)
 					}
-					want[RoleUnderstand] = [2]int{n, n}
+					want[runners.RoleUnderstand] = [2]int{n, n}
 				}
 				if cfg.Discriminator {
-					want[RoleDiscriminator] = [2]int{trajs * len(cfg.Cuts), trajs * len(cfg.Cuts)}
+					want[runners.RoleDiscriminator] = [2]int{trajs * len(cfg.Cuts), trajs * len(cfg.Cuts)}
 				}
 				if len(res.Usage) != len(want) {
 					t.Errorf("roles used %v; want %v", res.Usage, want)
@@ -214,14 +214,14 @@ func TestStageSwitches(t *testing.T) {
 		return res
 	}
 	full := run(runners.Params{})
-	if full.Usage[RoleUnderstand].Calls != 1+int(full.Trace.Counters["understand_rounds"]) || full.Usage[RoleUnderstand].Calls < 2 || full.Usage[RoleDiscriminator].Calls == 0 {
+	if full.Usage[runners.RoleUnderstand].Calls != 1+int(full.Trace.Counters["understand_rounds"]) || full.Usage[runners.RoleUnderstand].Calls < 2 || full.Usage[runners.RoleDiscriminator].Calls == 0 {
 		t.Errorf("full usage %v; want understand and discriminator calls", full.Usage)
 	}
 	if _, ok := full.Trace.Data["semantic_state"]; !ok {
 		t.Error("full run has no semantic state in the trace")
 	}
 	noU := run(runners.Params{"stage_understanding": false})
-	if _, ok := noU.Usage[RoleUnderstand]; ok {
+	if _, ok := noU.Usage[runners.RoleUnderstand]; ok {
 		t.Errorf("w/o understanding: usage %v has understand calls", noU.Usage)
 	}
 	noL := run(runners.Params{"stage_linking": false})
@@ -229,7 +229,7 @@ func TestStageSwitches(t *testing.T) {
 		t.Error("w/o linking: trace has a linking step")
 	}
 	noD := run(runners.Params{"stage_discriminator": false})
-	if _, ok := noD.Usage[RoleDiscriminator]; ok {
+	if _, ok := noD.Usage[runners.RoleDiscriminator]; ok {
 		t.Errorf("w/o discriminator: usage %v has discriminator calls", noD.Usage)
 	}
 	for _, c := range noD.Candidates {

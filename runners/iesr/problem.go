@@ -79,7 +79,7 @@ func (q *question) complete(ctx context.Context, r request) (*llm.Response, erro
 		SchemaName:  r.schemaName,
 		Responder:   r.responder,
 	}
-	if r.temp > 0 && r.role == RoleReason {
+	if r.temp > 0 && r.role == runners.RoleReason {
 		req.TopP = q.cfg.TopP
 	}
 	resp, err := q.llm.Complete(ctx, req)
@@ -153,7 +153,7 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 	if a == END {
 		return mcts.Expansion{Outputs: []mcts.Output{{Text: "Final SQL:\n" + s.sql, Key: s.sql, Info: map[string]any{"sql": s.sql}}}}, nil
 	}
-	r := request{role: RoleReason, temp: q.cfg.Temperature, n: k, kind: llm.AnswerText, seed: q.t.Seed}
+	r := request{role: runners.RoleReason, temp: q.cfg.Temperature, n: k, kind: llm.AnswerText, seed: q.t.Seed}
 	switch a {
 	case A1:
 		r.prompt, r.responder = q.prompt(s, s.steps, instructions[A1]), RespEquation
@@ -179,7 +179,7 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 	ex := mcts.Expansion{Requests: 1}
 	for i, out := range resp.Choices {
 		if resp.Cut(i) {
-			q.side.Cut(resp, i, RoleReason, string(a))
+			q.side.Cut(resp, i, runners.RoleReason, string(a))
 			continue
 		}
 		o := mcts.Output{Text: out, Info: runners.SampleInfo(resp, i)}
@@ -189,7 +189,7 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 		case A2:
 			sel, err := ParseSelection(out)
 			if err != nil {
-				q.side.ParseFailed(RoleReason, string(a))
+				q.side.ParseFailed(runners.RoleReason, string(a))
 			} else {
 				sel, err = knownSelection(q.schema, sel)
 			}
@@ -202,7 +202,7 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 		case A3:
 			cs, err := ParseColumns(out)
 			if err != nil || !jsontext.HasKey(out, "columns") {
-				q.side.ParseFailed(RoleReason, string(a))
+				q.side.ParseFailed(runners.RoleReason, string(a))
 			}
 			if err != nil {
 				o.Info["parse_error"] = err.Error()
@@ -212,7 +212,7 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 		case A4:
 			es, err := ParseEntities(out)
 			if err != nil || !jsontext.HasKey(out, "entities") {
-				q.side.ParseFailed(RoleReason, string(a))
+				q.side.ParseFailed(runners.RoleReason, string(a))
 			}
 			if err != nil {
 				o.Info["parse_error"] = err.Error()
@@ -223,7 +223,7 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 			sql, ok := ParseSQL(out)
 			if !ok {
 				o.Info["parse_error"] = "no SQL found"
-				q.side.ParseFailed(RoleReason, string(a))
+				q.side.ParseFailed(runners.RoleReason, string(a))
 			}
 			o.Info["sql"] = sql
 			o.Key = "sql:" + sqltext.Normalise(sql)
@@ -251,7 +251,7 @@ func (q *question) Reward(ctx context.Context, t *mcts.Tree, n *mcts.Node) (floa
 	}
 	ctxState := s
 	ctxState.steps = before
-	resp, err := q.complete(ctx, request{role: RoleReason, responder: RespSQL, kind: llm.AnswerSQL,
+	resp, err := q.complete(ctx, request{role: runners.RoleReason, responder: RespSQL, kind: llm.AnswerSQL,
 		prompt: q.prompt(ctxState, before, rewardInstruction), temp: q.cfg.RewardTemperature, n: q.cfg.Reward, seed: q.t.Seed + 1<<20})
 	if err != nil {
 		return 0, err
@@ -260,12 +260,12 @@ func (q *question) Reward(ctx context.Context, t *mcts.Tree, n *mcts.Node) (floa
 	agree := 0
 	for i, out := range resp.Choices {
 		if resp.Cut(i) {
-			q.side.Cut(resp, i, RoleReason, "reward")
+			q.side.Cut(resp, i, runners.RoleReason, "reward")
 			continue
 		}
 		sql, ok := ParseSQL(out)
 		if !ok {
-			q.side.ParseFailed(RoleReason, "reward")
+			q.side.ParseFailed(runners.RoleReason, "reward")
 			continue
 		}
 		if e := q.execute(ctx, sql); term.Valid && e.Err == nil && e.Key == term.Key {

@@ -94,7 +94,7 @@ func TestRealModelStylesOnMini(t *testing.T) {
 		if gerr != nil || werr != nil || got.SetKey() != want.SetKey() {
 			t.Errorf("%s: SQL %q (err %v, note %q); want the gold's result (%s)", e.ID, res.SQL, gerr, res.Note, e.GoldSQL)
 		}
-		for _, role := range []string{RoleReason, RoleDiscriminator} {
+		for _, role := range []string{runners.RoleReason, runners.RoleDiscriminator} {
 			cuts[role] += res.Trace.Counters["cut."+role]
 		}
 		if st := res.Trace.Steps[0]; st.Action != "understand" || st.Info["parse_error"] != nil ||
@@ -123,7 +123,7 @@ func TestRealModelStylesOnMini(t *testing.T) {
 			t.Errorf("%s: no tree node records the model's reasoning", e.ID)
 		}
 	}
-	for _, role := range []string{RoleReason, RoleDiscriminator} {
+	for _, role := range []string{runners.RoleReason, runners.RoleDiscriminator} {
 		if cuts[role] == 0 {
 			t.Errorf("cut.%s = 0; want the cut samples counted", role)
 		}
@@ -224,19 +224,19 @@ func TestRejectedRequestsPrune(t *testing.T) {
 	prompt := func(r llm.Request) string { return r.Messages[len(r.Messages)-1].Content }
 	tests := []runkit.RejectCase{
 		{Name: "deep prompts rejected", Reject: func(r llm.Request) error {
-			if strings.Contains(prompt(r), "Step 2 (") && r.Role == RoleReason {
+			if strings.Contains(prompt(r), "Step 2 (") && r.Role == runners.RoleReason {
 				return tooLong
 			}
 			return nil
 		}, WantSQL: true, WantErr: false},
 		{Name: "understanding rejected", Reject: func(r llm.Request) error {
-			if r.Role == RoleUnderstand {
+			if r.Role == runners.RoleUnderstand {
 				return tooLong
 			}
 			return nil
 		}, WantSQL: true, WantErr: false},
 		{Name: "discriminator and rewards rejected", Reject: func(r llm.Request) error {
-			if r.Role == RoleDiscriminator || strings.Contains(prompt(r), rewardInstruction) {
+			if r.Role == runners.RoleDiscriminator || strings.Contains(prompt(r), rewardInstruction) {
 				return tooLong
 			}
 			return nil
@@ -265,9 +265,9 @@ func TestMaxTokensParams(t *testing.T) {
 		p    runners.Params
 		want map[string]int
 	}{
-		{runners.Params{}, map[string]int{RoleUnderstand: 4096, RoleReason: 8192, RoleDiscriminator: 8192}},
-		{runners.Params{"max_tokens": 2048}, map[string]int{RoleUnderstand: 2048, RoleReason: 2048, RoleDiscriminator: 2048}},
-		{runners.Params{"max_tokens": 2048, "max_tokens_reason": 16384}, map[string]int{RoleUnderstand: 2048, RoleReason: 16384, RoleDiscriminator: 2048}},
+		{runners.Params{}, map[string]int{runners.RoleUnderstand: 4096, runners.RoleReason: 8192, runners.RoleDiscriminator: 8192}},
+		{runners.Params{"max_tokens": 2048}, map[string]int{runners.RoleUnderstand: 2048, runners.RoleReason: 2048, runners.RoleDiscriminator: 2048}},
+		{runners.Params{"max_tokens": 2048, "max_tokens_reason": 16384}, map[string]int{runners.RoleUnderstand: 2048, runners.RoleReason: 16384, runners.RoleDiscriminator: 2048}},
 	}
 	for _, tc := range tests {
 		r, err := New(tc.p)

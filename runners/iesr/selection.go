@@ -301,12 +301,12 @@ func (q *question) discriminate(ctx context.Context, trajs []*Trajectory, tr *ru
 		t.Prefixes = PrefixLengths(len(t.steps), q.cfg.Cuts)
 		for ci, k := range t.Prefixes {
 			prompt := q.header + stepsText(t.steps[:k]) + "\n【Task】\n" + sqltext.ForDialect(discriminatorInstruction, q.t.Dialect())
-			resp, err := q.complete(ctx, request{role: RoleDiscriminator, responder: RespDiscriminator, kind: llm.AnswerSQL,
+			resp, err := q.complete(ctx, request{role: runners.RoleDiscriminator, responder: RespDiscriminator, kind: llm.AnswerSQL,
 				prompt: prompt, temp: q.cfg.DiscTemperature, n: 1, seed: q.t.Seed + int64(ci+1)<<24})
 			if err != nil {
 				if rejected(ctx, err) {
 					// This completion is lost; the check goes on.
-					q.side.Reject(RoleDiscriminator, fmt.Sprintf("discriminate trajectory %d cut %g", t.Node, q.cfg.Cuts[ci]), err)
+					q.side.Reject(runners.RoleDiscriminator, fmt.Sprintf("discriminate trajectory %d cut %g", t.Node, q.cfg.Cuts[ci]), err)
 					continue
 				}
 				return reqs, err
@@ -318,13 +318,13 @@ func (q *question) discriminate(ctx context.Context, trajs []*Trajectory, tr *ru
 			}
 			if resp.Cut(0) {
 				// A cut completion is no completion.
-				q.side.Cut(resp, 0, RoleDiscriminator, fmt.Sprintf("discriminate trajectory %d cut %g", t.Node, q.cfg.Cuts[ci]))
+				q.side.Cut(resp, 0, runners.RoleDiscriminator, fmt.Sprintf("discriminate trajectory %d cut %g", t.Node, q.cfg.Cuts[ci]))
 				continue
 			}
 			t.Completions++
 			sql, ok := ParseSQL(out)
 			if !ok {
-				q.side.ParseFailed(RoleDiscriminator, "discriminate")
+				q.side.ParseFailed(runners.RoleDiscriminator, "discriminate")
 			}
 			agree := false
 			if ok && t.Executes {
@@ -338,7 +338,7 @@ func (q *question) discriminate(ctx context.Context, trajs []*Trajectory, tr *ru
 			for k2, v := range map[string]any{"trajectory": t.Node, "cut": q.cfg.Cuts[ci], "kept_steps": k, "of_steps": len(t.steps), "agree": agree} {
 				info[k2] = v
 			}
-			tr.Add(runners.Step{Action: "discriminate", Role: RoleDiscriminator, Output: out, Info: info})
+			tr.Add(runners.Step{Action: "discriminate", Role: runners.RoleDiscriminator, Output: out, Info: info})
 		}
 	}
 	return reqs, nil

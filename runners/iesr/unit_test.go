@@ -326,7 +326,7 @@ func TestMaskAndComplete(t *testing.T) {
 				t.Errorf("cut %d: step %d shown = %v; want %v", i, j+1, shown, j < wantK[i])
 			}
 		}
-		if req.Role != RoleDiscriminator || req.Temperature != 1 || req.Samples() != 1 || !strings.HasPrefix(p, "HEADER") {
+		if req.Role != runners.RoleDiscriminator || req.Temperature != 1 || req.Samples() != 1 || !strings.HasPrefix(p, "HEADER") {
 			t.Errorf("cut %d: request %+v; want discriminator, T 1.0, n 1, the task header", i, req)
 		}
 	}
@@ -344,7 +344,7 @@ func TestMaskAndComplete(t *testing.T) {
 type rejecting struct{ llm.Client }
 
 func (r rejecting) Complete(ctx context.Context, req llm.Request) (*llm.Response, error) {
-	if req.Role == RoleDiscriminator {
+	if req.Role == runners.RoleDiscriminator {
 		return &llm.Response{Choices: []string{"```sql\nSELECT no_such_column FROM nowhere\n```"}}, nil
 	}
 	return r.Client.Complete(ctx, req)

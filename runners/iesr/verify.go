@@ -30,7 +30,7 @@ func (q *question) understand(ctx context.Context, tr *runners.Trace, implied ma
 		return nil, err
 	}
 	info["relations"] = len(st.Relations)
-	tr.Add(runners.Step{Action: "understand", Role: RoleUnderstand, Output: out, Info: info})
+	tr.Add(runners.Step{Action: "understand", Role: runners.RoleUnderstand, Output: out, Info: info})
 	extraction := st
 	rounds, changed := 0, 0
 	if cfg.VerifyKeywords {
@@ -53,7 +53,7 @@ func (q *question) understand(ctx context.Context, tr *runners.Trace, implied ma
 			}
 			info["changed"] = n
 			changed += n
-			tr.Add(runners.Step{Action: "verify_keywords", Role: RoleUnderstand, Output: out, Info: info})
+			tr.Add(runners.Step{Action: "verify_keywords", Role: runners.RoleUnderstand, Output: out, Info: info})
 			if n == 0 {
 				break
 			}
@@ -83,13 +83,13 @@ func (q *question) understand(ctx context.Context, tr *runners.Trace, implied ma
 // answer gives an empty state, with "parse_error" or "error" in info; only
 // an infrastructure failure is returned as an error.
 func (q *question) askState(ctx context.Context, prompt, responder, action string, implied map[string]int) (SemanticState, string, map[string]any, error) {
-	resp, err := q.complete(ctx, request{role: RoleUnderstand, responder: responder, prompt: prompt, n: 1,
+	resp, err := q.complete(ctx, request{role: runners.RoleUnderstand, responder: responder, prompt: prompt, n: 1,
 		kind: llm.AnswerJSON, schema: StateSchema, schemaName: schemaState, seed: q.t.Seed})
 	info := map[string]any{}
 	var st SemanticState
 	switch {
 	case err == nil:
-		implied[RoleUnderstand]++
+		implied[runners.RoleUnderstand]++
 		out := ""
 		if len(resp.Choices) > 0 {
 			out = resp.Choices[0]
@@ -97,7 +97,7 @@ func (q *question) askState(ctx context.Context, prompt, responder, action strin
 		info = runners.SampleInfo(resp, 0)
 		if resp.Cut(0) {
 			// A cut state is no state.
-			q.side.Count(runners.CounterCut(RoleUnderstand), 1)
+			q.side.Count(runners.CounterCut(runners.RoleUnderstand), 1)
 			info["parse_error"] = "answer cut at max_tokens"
 			return st, out, info, nil
 		}
@@ -106,11 +106,11 @@ func (q *question) askState(ctx context.Context, prompt, responder, action strin
 			info["parse_error"] = perr.Error()
 		}
 		if perr != nil || !jsontext.HasKey(out, "intent", "entities", "relations", "numbers", "units", "field_patterns", "tables", "operators") {
-			q.side.ParseFailed(RoleUnderstand, action)
+			q.side.ParseFailed(runners.RoleUnderstand, action)
 		}
 		return st, out, info, nil
 	case rejected(ctx, err):
-		q.side.Reject(RoleUnderstand, action, err)
+		q.side.Reject(runners.RoleUnderstand, action, err)
 		info["error"] = err.Error()
 		return st, "", info, nil
 	default:

@@ -147,7 +147,7 @@ func TestVerifyKeywordsSwitch(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := res.Trace.Counters
-		if got := res.Usage[RoleUnderstand].Calls; got != tc.wantCalls || m.requests[RespUnderstand]+m.requests[RespVerify] != tc.wantCalls {
+		if got := res.Usage[runners.RoleUnderstand].Calls; got != tc.wantCalls || m.requests[RespUnderstand]+m.requests[RespVerify] != tc.wantCalls {
 			t.Errorf("%v: understand calls %d (requests %v); want %d", tc.params, got, m.requests, tc.wantCalls)
 		}
 		if int(c["understand_rounds"]) != tc.wantRounds || int(c["keywords_changed"]) != tc.wantChanged {
@@ -239,7 +239,7 @@ func TestExpansionSwitch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		calls[policy] = res.Usage[RoleReason].Calls
+		calls[policy] = res.Usage[runners.RoleReason].Calls
 		tree, _ := res.Trace.Data["tree"].(*mcts.Tree)
 		tried := 0
 		for _, n := range tree.Nodes {
@@ -266,8 +266,8 @@ func TestExpansionSwitch(t *testing.T) {
 	}
 	all := mustEstimate(t, runners.Params{"expansion": ExpansionAllActions})
 	paper := mustEstimate(t, runners.Params{"expansion": ExpansionPaper})
-	if all[RoleReason] == paper[RoleReason] {
-		t.Errorf("estimated reason calls %g for both policies; want them to differ", all[RoleReason])
+	if all[runners.RoleReason] == paper[runners.RoleReason] {
+		t.Errorf("estimated reason calls %g for both policies; want them to differ", all[runners.RoleReason])
 	}
 	if _, err := New(runners.Params{"expansion": "greedy"}); err == nil || !strings.Contains(err.Error(), "expansion") {
 		t.Errorf("expansion: greedy: err %v; want an error naming the parameter", err)

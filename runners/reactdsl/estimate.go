@@ -19,7 +19,7 @@ const PaperMeanTurns = 3.3
 // 0.6 and p = 0.8 alike), and the paper's mean is the one figure known.
 func (r *Runner) EstimateCalls(runners.ModelPrior) map[string]float64 {
 	if r.setting == SettingBaseline {
-		return map[string]float64{RoleReason: 1}
+		return map[string]float64{runners.RoleReason: 1}
 	}
-	return map[string]float64{RoleReason: min(PaperMeanTurns, float64(r.maxTurns))}
+	return map[string]float64{runners.RoleReason: min(PaperMeanTurns, float64(r.maxTurns))}
 }

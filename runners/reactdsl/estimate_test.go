@@ -22,7 +22,7 @@ func TestEstimateCalls(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := r.EstimateCalls(runners.ModelPrior{})[RoleReason]; got != tt.want {
+		if got := r.EstimateCalls(runners.ModelPrior{})[runners.RoleReason]; got != tt.want {
 			t.Errorf("%v: got %g; want %g", tt.params, got, tt.want)
 		}
 	}

@@ -41,8 +41,6 @@ const (
 	// Request kinds (llm.Request.Responder) of the DSL and raw-SQL turns.
 	ResponderTurn    = "reactdsl/turn"
 	ResponderSQLTurn = "reactdsl/sqlturn"
-	// RoleReason is the one model role the runner uses.
-	RoleReason = runners.RoleReason
 	// DefaultMaxTokens bounds each turn's completion, reasoning tokens
 	// included (t2sbench's choice; the paper does not say): reasoning
 	// models (DeepSeek-R1, Qwen3) often think for several thousand tokens
@@ -57,7 +55,7 @@ const (
 const (
 	// CounterCut counts turns whose answer was cut at max_tokens
 	// (finish_reason "length"), per role: "cut.reason".
-	CounterCut = runners.CutPrefix + RoleReason
+	CounterCut = runners.CutPrefix + runners.RoleReason
 	// CounterFallback is 1 when the episode ended without a final answer
 	// and the answer-shaping pass returned the best SQL so far.
 	CounterFallback = "shaped_fallback"
@@ -197,7 +195,7 @@ func (p reply) cut() bool { return p.isCut }
 func (p reply) step(action string, turn int) runners.Step {
 	info := map[string]any{"turn": turn}
 	maps.Copy(info, p.info)
-	return runners.Step{Action: action, Role: RoleReason, Output: p.text, Info: info}
+	return runners.Step{Action: action, Role: runners.RoleReason, Output: p.text, Info: info}
 }
 
 // complete sends one request with the task's seed (so that a backend that
@@ -207,7 +205,7 @@ func (p reply) step(action string, turn int) runners.Step {
 func (r *Runner) complete(ctx context.Context, m *runners.Meter, res *runners.Result, seed int64, msgs []llm.Message, kind llm.AnswerKind, responder string) (reply, error) {
 	resp, err := m.Complete(ctx, llm.Request{
 		Seed:        &seed,
-		Role:        RoleReason,
+		Role:        runners.RoleReason,
 		Messages:    append([]llm.Message(nil), msgs...),
 		Temperature: r.temperature,
 		MaxTokens:   r.maxTokens,
@@ -269,7 +267,7 @@ func (r *Runner) baseline(ctx context.Context, t runners.Task, m *runners.Meter,
 		res.Note = cutNote + "; " + NoSQLNote
 	case !ok:
 		res.Note = NoSQLNote
-		res.Trace.ParseFailed(RoleReason, "generate")
+		res.Trace.ParseFailed(runners.RoleReason, "generate")
 	case rep.cut() && !finishedBeforeCut(rep.text, sql):
 		res.Note = cutNote + "; its SQL was unfinished"
 	default:
@@ -357,7 +355,7 @@ func (b *best) shape(res *runners.Result, why string) {
 // modelStop records a permanent model error that ends the episode.
 func modelStop(res *runners.Result, turn int, err error) string {
 	res.Trace.Count(CounterModelErrors, 1)
-	res.Trace.Add(runners.Step{Action: "model_error", Role: RoleReason, Info: map[string]any{"turn": turn, "error": err.Error()}})
+	res.Trace.Add(runners.Step{Action: "model_error", Role: runners.RoleReason, Info: map[string]any{"turn": turn, "error": err.Error()}})
 	return fmt.Sprintf("a permanent model error ended the episode at turn %d (%v)", turn, err)
 }
 
@@ -402,7 +400,7 @@ func (r *Runner) iterateSQL(ctx context.Context, t runners.Task, m *runners.Mete
 		case !ok:
 			res.Trace.Count(CounterNoSQL, 1)
 			if !rep.cut() {
-				res.Trace.ParseFailed(RoleReason, "sql_turn")
+				res.Trace.ParseFailed(runners.RoleReason, "sql_turn")
 			}
 			obs = "No SQL found. Write a query in a ```sql block, or a line FINAL ANSWER followed by the final query."
 		case t.DB == nil:
@@ -474,7 +472,7 @@ func (r *Runner) iterateDSL(ctx context.Context, t runners.Task, m *runners.Mete
 			obs = append(obs, e.Error())
 		}
 		if len(perrs) > 0 && !rep.cut() {
-			res.Trace.ParseFailed(RoleReason, "dsl_turn")
+			res.Trace.ParseFailed(runners.RoleReason, "dsl_turn")
 		}
 		if len(calls) == 0 && len(perrs) == 0 {
 			if sql, ok := sqltext.Extract(rep.text); ok {
@@ -489,7 +487,7 @@ func (r *Runner) iterateDSL(ctx context.Context, t runners.Task, m *runners.Mete
 				obs = append(obs, line, "Raw SQL is only a probe here: build the answer with DSL calls and finish with answer(rN).")
 			} else {
 				if !rep.cut() {
-					res.Trace.ParseFailed(RoleReason, "dsl_turn")
+					res.Trace.ParseFailed(runners.RoleReason, "dsl_turn")
 				}
 				obs = append(obs, "No DSL calls found. Write calls one per line in a ```dsl block; finish with answer(rN).")
 			}

@@ -74,11 +74,11 @@ func TestLoopScripted(t *testing.T) {
 		t.Errorf("turn-3 observation %q; want the execute result and the distinct values", obs)
 	}
 	for _, r := range client.Requests() {
-		if r.Role != RoleReason || r.Answer != llm.AnswerDSL || r.Responder != ResponderTurn {
+		if r.Role != runners.RoleReason || r.Answer != llm.AnswerDSL || r.Responder != ResponderTurn {
 			t.Errorf("request role/answer/responder = %s/%s/%s; want reason/dsl/%s", r.Role, r.Answer, r.Responder, ResponderTurn)
 		}
 	}
-	if res.Usage[RoleReason].Calls != 3 {
+	if res.Usage[runners.RoleReason].Calls != 3 {
 		t.Errorf("usage: got %+v; want 3 reason calls", res.Usage)
 	}
 }

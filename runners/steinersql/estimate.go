@@ -48,9 +48,9 @@ func (r *Runner) EstimateCalls(runners.ModelPrior) map[string]float64 {
 		gen += p
 		p *= ValidationFailRate
 	}
-	out := map[string]float64{RoleReason: gen}
+	out := map[string]float64{runners.RoleReason: gen}
 	if r.decomposition {
-		out[RoleDecompose] = 1
+		out[runners.RoleDecompose] = 1
 	}
 	return out
 }

@@ -25,7 +25,7 @@ func TestEstimateCalls(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := r.EstimateCalls(runners.ModelPrior{})
-		if math.Abs(got[RoleDecompose]-tt.decompose) > 1e-12 || math.Abs(got[RoleReason]-tt.reason) > 1e-12 {
+		if math.Abs(got[runners.RoleDecompose]-tt.decompose) > 1e-12 || math.Abs(got[runners.RoleReason]-tt.reason) > 1e-12 {
 			t.Errorf("%v: got %v; want decompose %g, reason %g", tt.params, got, tt.decompose, tt.reason)
 		}
 	}

@@ -38,7 +38,7 @@ type roleModel struct {
 
 func newRoleModel(s roleScript) *roleModel {
 	return &roleModel{roleScript: s, Model: &testkit.Model{DefaultFinish: llm.FinishStop,
-		Reply: testkit.ByRole(map[string][]testkit.Turn{RoleDecompose: s.decompose, RoleReason: s.generate})}}
+		Reply: testkit.ByRole(map[string][]testkit.Turn{runners.RoleDecompose: s.decompose, runners.RoleReason: s.generate})}}
 }
 
 // TestSchemasStrict: every schema the runner can send (Schemas) follows

@@ -17,7 +17,7 @@ import (
 // counts requests.
 func byRole(decompose, generate string, cut bool) *testkit.Model {
 	return &testkit.Model{Reply: func(_ int, req llm.Request) ([]testkit.Sample, error) {
-		if req.Role == RoleDecompose {
+		if req.Role == runners.RoleDecompose {
 			s := testkit.Sample{Text: decompose}
 			if cut {
 				s.Finish = llm.FinishLength

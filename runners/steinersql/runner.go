@@ -52,11 +52,6 @@ const (
 
 // Roles and request kinds (llm.Request.Responder).
 const (
-	// RoleDecompose is the model role of Stage 1 (falls back to "reason"
-	// when a spec does not bind it).
-	RoleDecompose = runners.RoleDecompose
-	// RoleReason generates the SQL.
-	RoleReason = runners.RoleReason
 	// ResponderDecompose is the request kind of Stage 1.
 	ResponderDecompose = "steinersql/decompose"
 	// ResponderGenerate is the request kind of SQL generation.
@@ -68,7 +63,7 @@ func init() {
 		Name:  "steinersql",
 		New:   func(p runners.Params) (runners.Runner, error) { return New(p) },
 		Paper: "SteinerSQL (decomposition, Steiner-tree schema navigation, multilevel validation)",
-		Roles: []runners.RoleInfo{{Role: RoleDecompose, Does: "Stage 1, the question's terminals"},
+		Roles: []runners.RoleInfo{{Role: runners.RoleDecompose, Does: "Stage 1, the question's terminals"},
 			{Role: runners.RoleReason, Does: "SQL generation and re-planning"}},
 		Ablations: "decomposition, navigation, graph_module, structured_examples: false; path_algorithm; validation; alpha/beta/gamma 0 removes a cost part (paper Table 2); attribute_check, dependency_analysis: false (level-2 attribute check; Algorithm 1 dependency analysis)",
 		Defaults: map[string]float64{"alpha": DefaultAlpha, "beta": DefaultBeta, "gamma": DefaultGamma,
@@ -295,13 +290,13 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 			schema, schemaName = decompositionDepSchema, SchemaDecompositionDeps
 		}
 		resp, err := m.Complete(ctx, llm.Request{
-			Role: RoleDecompose, Messages: []llm.Message{{Role: "system", Content: sys}, {Role: "user", Content: user}},
+			Role: runners.RoleDecompose, Messages: []llm.Message{{Role: "system", Content: sys}, {Role: "user", Content: user}},
 			Temperature: r.temperature, MaxTokens: r.maxTokensDec, Seed: &seed,
 			Answer: llm.AnswerJSON, Schema: json.RawMessage(schema), SchemaName: schemaName,
 			Responder: ResponderDecompose,
 		})
 		var out string
-		step := runners.Step{Action: "decompose", Role: RoleDecompose, Input: user, Info: map[string]any{}}
+		step := runners.Step{Action: "decompose", Role: runners.RoleDecompose, Input: user, Info: map[string]any{}}
 		switch {
 		case err == nil:
 			out = first(resp)
@@ -317,13 +312,13 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 		step.Output = out
 		d, perr := ParseDecomposition(out)
 		if err == nil && resp != nil && !resp.Cut(0) && (perr != nil || !jsontext.HasKey(out, "operations", "quantities", "aggregations", "temporal", "terminal_tables")) {
-			res.Trace.ParseFailed(RoleDecompose, "decompose")
+			res.Trace.ParseFailed(runners.RoleDecompose, "decompose")
 		}
 		if perr == nil && resp != nil && resp.Cut(0) {
 			perr = errors.New("decomposition cut at max_tokens")
 		}
 		if resp != nil && resp.Cut(0) {
-			res.Trace.Count(runners.CounterCut(RoleDecompose), 1)
+			res.Trace.Count(runners.CounterCut(runners.RoleDecompose), 1)
 		}
 		if perr != nil {
 			step.Info["error"] = perr.Error()
@@ -402,7 +397,7 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 			Navigation: r.navigation, Graph: r.graphModule,
 		})
 		resp, err := m.Complete(ctx, llm.Request{
-			Role: RoleReason, Messages: []llm.Message{{Role: "system", Content: sys}, {Role: "user", Content: user}},
+			Role: runners.RoleReason, Messages: []llm.Message{{Role: "system", Content: sys}, {Role: "user", Content: user}},
 			Temperature: r.temperature, MaxTokens: r.maxTokensGen, Seed: &seed, Answer: llm.AnswerSQL,
 			Responder: ResponderGenerate,
 		})
@@ -411,14 +406,14 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 				// A refused request (a re-planned prompt over the context
 				// window) ends the loop; the attempts so far stand.
 				res.Trace.Count(CounterModelErrors, 1)
-				res.Trace.Add(runners.Step{Action: "model_error", Role: RoleReason, Info: map[string]any{"iteration": it, "error": err.Error()}})
+				res.Trace.Add(runners.Step{Action: "model_error", Role: runners.RoleReason, Info: map[string]any{"iteration": it, "error": err.Error()}})
 				stopped = fmt.Sprintf("a permanent model error ended the loop at iteration %d (%v)", it, err)
 				break
 			}
 			return res, fmt.Errorf("steinersql: generate: %w", err)
 		}
 		out := first(resp)
-		gstep := runners.Step{Action: "generate", Role: RoleReason, Input: sys + "\n" + user, Output: out, Info: runners.SampleInfo(resp, 0)}
+		gstep := runners.Step{Action: "generate", Role: runners.RoleReason, Input: sys + "\n" + user, Output: out, Info: runners.SampleInfo(resp, 0)}
 		gstep.Info["iteration"] = it
 		res.Trace.Add(gstep)
 		sql, ok := sqltext.Extract(out)
@@ -566,7 +561,7 @@ const (
 	NoSQLNote = "no SQL in response"
 	// CounterCut counts generations cut at max_tokens (finish_reason
 	// "length"); Stage 1 cuts count under "cut.decompose".
-	CounterCut = runners.CutPrefix + RoleReason
+	CounterCut = runners.CutPrefix + runners.RoleReason
 	// CounterNoSQL counts generations without a complete query.
 	CounterNoSQL = "no_sql"
 	// CounterModelErrors counts requests the model server refused

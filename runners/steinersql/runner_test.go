@@ -60,7 +60,7 @@ func TestReplanLoop(t *testing.T) {
 	if len(client.Requests()) != 3 {
 		t.Fatalf("requests: got %d; want 3 (decompose, generate, regenerate)", len(client.Requests()))
 	}
-	if q := client.Requests()[0]; q.Role != RoleDecompose || q.Answer != llm.AnswerJSON || q.Responder != ResponderDecompose || len(q.Schema) == 0 {
+	if q := client.Requests()[0]; q.Role != runners.RoleDecompose || q.Answer != llm.AnswerJSON || q.Responder != ResponderDecompose || len(q.Schema) == 0 {
 		t.Errorf("stage 1 request: role %s answer %s responder %s", q.Role, q.Answer, q.Responder)
 	}
 	sys := client.Requests()[1].Messages[0].Content
@@ -88,7 +88,7 @@ func TestReplanLoop(t *testing.T) {
 	if !found {
 		t.Error("no validate step names the stray table department")
 	}
-	if res.Usage[RoleReason].Calls != 2 || res.Usage[RoleDecompose].Calls != 1 {
+	if res.Usage[runners.RoleReason].Calls != 2 || res.Usage[runners.RoleDecompose].Calls != 1 {
 		t.Errorf("usage: got %+v", res.Usage)
 	}
 }
@@ -120,7 +120,7 @@ func TestAblationPrompts(t *testing.T) {
 	}
 	c, res := run(runners.Params{"decomposition": false, "graph_module": false, "structured_examples": false}, "```sql\nSELECT COUNT(*) FROM student\n```")
 	sys = c.Requests()[0].Messages[0].Content
-	if c.Requests()[0].Role != RoleReason || strings.Contains(sys, "Structured examples") || !strings.Contains(sys, "Foreign keys among these tables") {
+	if c.Requests()[0].Role != runners.RoleReason || strings.Contains(sys, "Structured examples") || !strings.Contains(sys, "Foreign keys among these tables") {
 		t.Errorf("w/o decomposition/graph/examples prompt:\n%s", sys)
 	}
 	if res.Trace.Counters["validation.pass"] != 1 {
