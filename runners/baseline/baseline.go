@@ -29,9 +29,6 @@ const (
 const (
 	// NoSQLNote is Result.Note when the answer holds no SQL.
 	NoSQLNote = "no SQL in response"
-	// CounterCut counts samples cut at max_tokens (finish_reason
-	// "length"), per role.
-	CounterCut = runners.CutPrefix + runners.RoleReason
 	// CounterNoSQL counts samples without SQL.
 	CounterNoSQL = "no_sql"
 )
@@ -134,7 +131,7 @@ func (s *single) Run(ctx context.Context, t runners.Task) (runners.Result, error
 	res.Trace.Add(step)
 	cut := resp.Cut(0)
 	if cut {
-		res.Trace.Count(CounterCut, 1)
+		res.Trace.Count(runners.CounterCut(runners.RoleReason), 1)
 	}
 	sql, ok := sqltext.Extract(out)
 	switch {
@@ -222,7 +219,7 @@ func (s *sc) Run(ctx context.Context, t runners.Task) (runners.Result, error) {
 			// A cut sample does not vote: its query may be unfinished,
 			// and even a complete one was not the model's whole answer.
 			cuts++
-			res.Trace.Count(CounterCut, 1)
+			res.Trace.Count(runners.CounterCut(runners.RoleReason), 1)
 			step.Info["error"] = "cut at max_tokens: not voting"
 			res.Trace.Add(step)
 			continue

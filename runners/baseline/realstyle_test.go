@@ -63,7 +63,7 @@ func TestSingleRealStyles(t *testing.T) {
 				if res.SQL != tt.wantSQL || !strings.Contains(res.Note, tt.note) || tt.note == "" && res.Note != "" {
 					t.Errorf("SQL %q note %q; want %q, note containing %q", res.SQL, res.Note, tt.wantSQL, tt.note)
 				}
-				if got := res.Trace.Counters[CounterCut] == 1; got != tt.cut {
+				if got := res.Trace.Counters[runners.CounterCut(runners.RoleReason)] == 1; got != tt.cut {
 					t.Errorf("cut counted %v; want %v", got, tt.cut)
 				}
 				st := res.Trace.Steps[0]
@@ -103,7 +103,7 @@ func TestSCCutSamplesDoNotVote(t *testing.T) {
 		t.Errorf("SQL %q; want the gold query (cut samples must not vote)", res.SQL)
 	}
 	c := res.Trace.Counters
-	if c[CounterCut] != 2 || c[CounterNoSQL] != 1 || c["valid_samples"] != 2 {
+	if c[runners.CounterCut(runners.RoleReason)] != 2 || c[CounterNoSQL] != 1 || c["valid_samples"] != 2 {
 		t.Errorf("counters %v; want 2 cut, 1 without SQL, 2 voting", c)
 	}
 	for _, st := range res.Trace.Steps {

@@ -159,7 +159,7 @@ func TestDSLEpisodeRealStyles(t *testing.T) {
 	if got := res.Trace.Counters["turns"]; got != 4 {
 		t.Errorf("turns: got %v; want 4 (the cut turn 3 does not end the episode)", got)
 	}
-	if res.Trace.Counters[CounterCut] != 1 || res.Trace.Counters["cut_answers_ignored"] != 1 || res.Trace.Counters["answered"] != 1 {
+	if res.Trace.Counters[runners.CounterCut(runners.RoleReason)] != 1 || res.Trace.Counters["cut_answers_ignored"] != 1 || res.Trace.Counters["answered"] != 1 {
 		t.Errorf("counters %v; want one cut turn whose answer is ignored, one answer", res.Trace.Counters)
 	}
 	if res.Trace.Counters["dsl_errors"] != 0 {
@@ -319,8 +319,8 @@ func TestBaselineRealStyles(t *testing.T) {
 			if !strings.Contains(res.Note, tc.note) {
 				t.Errorf("note %q; want it to contain %q", res.Note, tc.note)
 			}
-			if cut := tc.reply.Finish == llm.FinishLength; (res.Trace.Counters[CounterCut] == 1) != cut {
-				t.Errorf("cut counter %v; want counted: %v", res.Trace.Counters[CounterCut], cut)
+			if cut := tc.reply.Finish == llm.FinishLength; (res.Trace.Counters[runners.CounterCut(runners.RoleReason)] == 1) != cut {
+				t.Errorf("cut counter %v; want counted: %v", res.Trace.Counters[runners.CounterCut(runners.RoleReason)], cut)
 			}
 		})
 	}

@@ -53,9 +53,6 @@ const (
 // dsl_errors, dsl_error.<Code>, exec_errors, answered, combined_answers,
 // calls_dropped).
 const (
-	// CounterCut counts turns whose answer was cut at max_tokens
-	// (finish_reason "length"), per role: "cut.reason".
-	CounterCut = runners.CutPrefix + runners.RoleReason
 	// CounterFallback is 1 when the episode ended without a final answer
 	// and the answer-shaping pass returned the best SQL so far.
 	CounterFallback = "shaped_fallback"
@@ -201,7 +198,7 @@ func (p reply) step(action string, turn int) runners.Step {
 // complete sends one request with the task's seed (so that a backend that
 // honours seeds answers the same run the same way) and returns the first
 // choice (empty when the backend sent none). A cut answer is counted
-// (CounterCut).
+// (runners.CounterCut(runners.RoleReason)).
 func (r *Runner) complete(ctx context.Context, m *runners.Meter, res *runners.Result, seed int64, msgs []llm.Message, kind llm.AnswerKind, responder string) (reply, error) {
 	resp, err := m.Complete(ctx, llm.Request{
 		Seed:        &seed,
@@ -220,7 +217,7 @@ func (r *Runner) complete(ctx context.Context, m *runners.Meter, res *runners.Re
 	}
 	p := reply{text: resp.Choices[0], isCut: resp.Cut(0), info: runners.SampleInfo(resp, 0)}
 	if p.isCut {
-		res.Trace.Count(CounterCut, 1)
+		res.Trace.Count(runners.CounterCut(runners.RoleReason), 1)
 	}
 	return p, nil
 }

@@ -108,7 +108,7 @@ func TestRealStyles(t *testing.T) {
 		t.Errorf("SQL %q note %q; want the gold result and no note", res.SQL, res.Note)
 	}
 	c := res.Trace.Counters
-	if c[CounterCut] != 1 || c[CounterNoSQL] != 1 || c["decompose.parse_error"] != 0 || c["validation.l1"] != 0 || c["validation.pass"] != 1 {
+	if c[runners.CounterCut(runners.RoleReason)] != 1 || c[CounterNoSQL] != 1 || c["decompose.parse_error"] != 0 || c["validation.l1"] != 0 || c["validation.pass"] != 1 {
 		t.Errorf("counters %v; want one cut generation (no SQL, not an L1 trigger), a usable decomposition, a pass", c)
 	}
 	if got := res.Trace.Steps[0].Info["terminals"]; fmt.Sprint(got) != "[department student]" {

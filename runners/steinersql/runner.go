@@ -420,7 +420,7 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 		problem := ""
 		switch {
 		case resp.Cut(0):
-			res.Trace.Count(CounterCut, 1)
+			res.Trace.Count(runners.CounterCut(runners.RoleReason), 1)
 			if !ok || !finishedBeforeCut(out, sql) {
 				sql, problem = "", "Your previous answer was cut at the token limit before the query was complete. Think less and answer with the query."
 			}
@@ -559,9 +559,6 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 const (
 	// NoSQLNote is Result.Note when no generation held a query.
 	NoSQLNote = "no SQL in response"
-	// CounterCut counts generations cut at max_tokens (finish_reason
-	// "length"); Stage 1 cuts count under "cut.decompose".
-	CounterCut = runners.CutPrefix + runners.RoleReason
 	// CounterNoSQL counts generations without a complete query.
 	CounterNoSQL = "no_sql"
 	// CounterModelErrors counts requests the model server refused
