@@ -177,11 +177,12 @@ func HandlingOf(class string) Handling {
 // ClassServerError, any other code http_<code>.
 //
 // Without an error status, err decides by type (errors.Is, errors.As),
-// never by its text: the context's errors, the sentinels ErrTimeout,
-// ErrNetwork and ErrMalformed, a net.Error that timed out (ClassTimeout),
-// a broken, refused or reset connection or a cut stream (ClassNetwork), a
-// JSON syntax or type error of the answer (ClassMalformed); anything else
-// is ClassOther.
+// not by its text (net/http's unexported error for a kept-alive connection
+// the server closed aside): the context's errors, the sentinels
+// ErrTimeout, ErrNetwork and ErrMalformed, a net.Error that timed out
+// (ClassTimeout), a broken, refused or reset connection or a cut stream
+// (ClassNetwork), a JSON syntax or type error of the answer
+// (ClassMalformed); anything else is ClassOther.
 func Classify(status int, message string, err error) string {
 	if status >= 400 {
 		switch {
