@@ -88,27 +88,34 @@
 // Run skips items the store holds as finished (done or failed), so
 // rerunning a spec resumes it; a changed configuration is a new trial and
 // never mixes with the old. Canceling the context (SIGINT in the CLI) stops
-// cleanly: items in flight are not committed. A runner error is classified
-// by type (FailureOf):
-//   - permanent (a non-retryable HTTP status such as 400 or 422: a prompt
-//     over the context length, a rejected schema): recorded at once as
-//     StatusFailed with its class and message, scored with an empty
-//     prediction so that it counts as wrong, and never retried;
-//   - infrastructure (network, HTTP 408, 429 and 5xx after the client's
-//     retries, model-call timeouts, cancellation, a database that does not
-//     open): recorded as StatusError, pending, and retried by the next run;
-//     a failure that is not a model call's (a database that does not open)
+// cleanly: items in flight are not committed. A runner error gets its
+// class from llm's one classifier (Classify: llm.ErrorClass, itself
+// llm.Classify of an HTTP status and the server's message, or of a
+// transport error), and the class's llm.Outcome decides (FailureOf):
+//   - permanent, llm.OutcomeRefused (bad_request: HTTP 400 or 422, or any
+//     status whose message refuses the request, such as a prompt over the
+//     context length or a rejected schema; http_<code>: another 4xx):
+//     recorded at once as StatusFailed with its class and message, scored
+//     with an empty prediction so that it counts as wrong, and never
+//     retried;
+//   - infrastructure, llm.OutcomeTransient (network, timeout with HTTP
+//     408, rate_limited, server_error after the client's retries,
+//     malformed, canceled, deadline), or a database that does not open:
+//     recorded as StatusError, pending, and retried by the next run; a
+//     failure that is not a model call's (a database that does not open)
 //     is first retried (Options.Retries, default 2);
-//   - fatal (HTTP 401, 403, 404: the credentials or the model name are
-//     wrong, so every item would fail): the run stops with a
-//     *RejectedError (ErrRejected) naming the spec's model, the server's
-//     message and the field to fix; the item stays pending;
-//   - any other runner error: retried like an infrastructure error, then
-//     recorded as failed.
+//   - fatal, llm.OutcomeFatal (auth: HTTP 401, 403; not_found: HTTP 404:
+//     the credentials or the model name are wrong, so every item would
+//     fail): the run stops with a *RejectedError (ErrRejected) naming the
+//     class, the spec's model, the server's message and the field to fix;
+//     the item stays pending;
+//   - any other runner error (ClassRunner): retried like an
+//     infrastructure error, then recorded as failed.
 //
 // Errors are classified by type (errors.As, errors.Is), never by message
-// text: the model backends return *llm.Error, classified where the failure
-// was caught. There is one retry loop per failure: the model backend
+// text, except for the server refusals llm.Classify reads in an error
+// status's message: the model backends return *llm.Error, classified
+// where the failure was caught. There is one retry loop per failure: the model backend
 // retries a failed call (timeouts, network errors, 408, 429 and 5xx, with
 // backoff, honouring Retry-After, up to the model's max_retries), because
 // it can retry that one call where the item would rerun every call it made

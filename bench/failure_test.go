@@ -28,9 +28,14 @@ func TestFailureOf(t *testing.T) {
 		{"429 after retries", fmt.Errorf("%w (gave up after 3 attempts)", &llm.StatusError{StatusCode: 429}), FailureInfra},
 		{"408", &llm.StatusError{StatusCode: 408}, FailureInfra},
 		{"503", &llm.StatusError{StatusCode: 503}, FailureInfra},
+		{"409", &llm.StatusError{StatusCode: 409, Message: "conflict"}, FailurePermanent},
+		{"500 refusing response_format", &llm.StatusError{StatusCode: 500, Message: `response_format type must be one of "text" or "json_object", but got: json_schema`}, FailurePermanent},
 		{"other StatusCode type 400", &statusErr{400}, FailurePermanent},
+		{"other StatusCode type 404", &statusErr{404}, FailureFatal},
 		{"other StatusCode type 502", &statusErr{502}, FailureInfra},
-		// A message that looks permanent does not decide: the type does.
+		// Only the server refusals llm.Classify reads (a context length,
+		// a rejected parameter, format or schema) change a status's
+		// class; other text does not.
 		{"typed 500 saying bad request", &llm.StatusError{StatusCode: 500, Message: "bad request upstream"}, FailureInfra},
 		{"model-call timeout", fmt.Errorf("llm: %w after 2m0s", llm.ErrTimeout), FailureInfra},
 		{"network", fmt.Errorf("llm: %w: connection reset", llm.ErrNetwork), FailureInfra},

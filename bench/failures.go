@@ -16,22 +16,24 @@ import (
 )
 
 // ErrRejected marks a run stopped because a model endpoint rejected a
-// request in a way no retry can fix: HTTP 401 or 403 (the API key) or 404
-// (a model name or URL the server does not serve). Every item would fail
-// the same way, so the run stops at once; the items already committed
-// stay, the others are pending.
+// request in a way that every request would share: a failure class of
+// outcome llm.OutcomeFatal, llm.ClassAuth (HTTP 401 or 403: the API key)
+// or llm.ClassNotFound (HTTP 404: a model name or URL the server does not
+// serve). Every item would fail the same way, so the run stops at once;
+// the items already committed stay, the others are pending.
 var ErrRejected = errors.New("model endpoint rejected the request")
 
-// RejectedError is the error Run returns when an endpoint answered 401,
-// 403 or 404: the server's message, the spec's model it came from and
-// what to change.
+// RejectedError is the error Run returns when an endpoint's answer has a
+// class of outcome llm.OutcomeFatal: the class, the server's message, the
+// spec's model it came from and what to change.
 type RejectedError struct {
 	// Trial and Question name the item whose request was rejected.
 	Trial, Question string
 	// Model is the spec's name of the model (models.<Model>), "" when it
-	// cannot be told; Status the HTTP status; Message the server's
-	// message, redacted.
+	// cannot be told; Class the failure's class (Classify); Status the
+	// HTTP status; Message the server's message, redacted.
 	Model   string
+	Class   string
 	Status  int
 	BaseURL string
 	Served  string
@@ -47,10 +49,10 @@ func (e *RejectedError) Error() string {
 	if msg == "" {
 		msg = "(no message)"
 	}
-	return fmt.Sprintf("%s (%s, model %q) answered HTTP %d on trial %s question %s: %s\n"+
+	return fmt.Sprintf("%s (%s, model %q) answered HTTP %d (%s) on trial %s question %s: %s\n"+
 		"  no retry can help, so the run stopped; the items already finished are kept.\n"+
 		"  next: %s; then rerun the same command to resume",
-		what, e.BaseURL, e.Served, e.Status, e.Trial, e.Question, msg, e.hint())
+		what, e.BaseURL, e.Served, e.Status, e.Class, e.Trial, e.Question, msg, e.hint())
 }
 
 // Is makes errors.Is(err, ErrRejected) true.
@@ -63,7 +65,7 @@ func (e *RejectedError) hint() string {
 		}
 		return "models." + e.Model + "." + f
 	}
-	if e.Status == 404 {
+	if e.Class == llm.ClassNotFound {
 		return fmt.Sprintf("the server does not serve the model name %q at this URL: set %s to a name the server serves (GET %s/models lists them) and check that %s is the API root (it usually ends in /v1)",
 			e.Served, field("model"), strings.TrimSuffix(e.BaseURL, "/"), field("base_url"))
 	}
@@ -74,7 +76,7 @@ func (e *RejectedError) hint() string {
 // of trial t on question q, naming the spec's model whose endpoint
 // answered.
 func rejected(t *Trial, q string, err error, secrets []string) error {
-	e := &RejectedError{Trial: t.Label, Question: q}
+	e := &RejectedError{Trial: t.Label, Question: q, Class: Classify(err)}
 	var se *llm.StatusError
 	if errors.As(err, &se) {
 		e.Status, e.BaseURL, e.Served, e.Message = se.StatusCode, se.BaseURL, se.Model, redact(se.Message, secrets)
@@ -152,27 +154,31 @@ func FirstErrors(dir string) ([]ClassError, error) {
 	return out, nil
 }
 
-// classHints says what to do next about each failure class (the classes
-// of Classify and llm.ErrorClass).
+// classHints says what to do next about each failure class: the classes
+// of llm.ErrorClass (llm.Classes) and ClassRunner. The http_<code>
+// classes share one (ClassHint).
 var classHints = map[string]string{
-	"auth":         "the server refuses the API key: check the model's api_key_env and that the variable is set",
-	"not_found":    "the server does not serve this model name or URL: check the model's model and base_url (GET <base_url>/models lists the served names)",
-	"bad_request":  "the server refused the request as invalid (often a prompt over the model's context length or an unsupported parameter): read the message; lower max_tokens or the runner's budget, or use a model with a longer context",
-	"rate_limited": "the server's rate limit: lower workers, or set the model's rpm/tpm to the server's limits",
-	"server_error": "the server failed (HTTP 5xx): check its log and load; lower workers or the model's concurrency",
-	"network":      "the server could not be reached or dropped the connection: check base_url and that the server is up",
-	"timeout":      "requests ran past their time limit: raise the model's timeout or the spec's timeout, or lower workers",
-	"deadline":     "the item ran past its time limit: raise the spec's timeout or lower the runner's budget",
-	"malformed":    "the server's answer is not OpenAI-compatible JSON: check that base_url is the API root (it usually ends in /v1)",
-	"runner":       "the runner failed on this question: read the message; `t2sbench view` shows the item's trace",
+	llm.ClassAuth:        "the server refuses the API key: check the model's api_key_env and that the variable is set",
+	llm.ClassNotFound:    "the server does not serve this model name or URL: check the model's model and base_url (GET <base_url>/models lists the served names)",
+	llm.ClassBadRequest:  "the server refused the request as invalid (often a prompt over the model's context length or an unsupported parameter): read the message; lower max_tokens or the runner's budget, or use a model with a longer context",
+	llm.ClassRateLimited: "the server's rate limit: lower workers, or set the model's rpm/tpm to the server's limits",
+	llm.ClassServerError: "the server failed (HTTP 5xx): check its log and load; lower workers or the model's concurrency",
+	llm.ClassNetwork:     "the server could not be reached or dropped the connection: check base_url and that the server is up",
+	llm.ClassTimeout:     "requests ran past their time limit (the model's timeout, or the server's: HTTP 408): raise the model's timeout, or lower workers",
+	llm.ClassDeadline:    "the item ran past its time limit: raise the spec's timeout or lower the runner's budget",
+	llm.ClassMalformed:   "the server's answer is not OpenAI-compatible JSON: check that base_url is the API root (it usually ends in /v1)",
+	llm.ClassCanceled:    "the call was canceled before it finished",
+	ClassRunner:          "the runner failed on this question: read the message; `t2sbench view` shows the item's trace",
 }
 
-// classHint is the advice for class; "" when there is none.
-func classHint(class string) string {
+// ClassHint is what to do next about a failure of class class (the
+// summary's first errors and `t2sbench help errors` print it); "" when
+// there is no advice.
+func ClassHint(class string) string {
 	if h, ok := classHints[class]; ok {
 		return h
 	}
-	if strings.HasPrefix(class, "http_") {
+	if strings.HasPrefix(class, llm.ClassHTTPPrefix) {
 		return "the server answered an unexpected HTTP status: read the message"
 	}
 	return ""
@@ -309,7 +315,7 @@ func writeFirstErrors(w io.Writer, r *RunData) {
 			text = string(rs[:maxErrorText]) + "..."
 		}
 		fmt.Fprintf(w, "  %s %s (%s; first: trial %s question %s): %s\n", kind, class, itemCount(c.Count), c.Trial, c.Question, text)
-		next := classHint(c.Class)
+		next := ClassHint(c.Class)
 		switch {
 		case c.Status == StatusError && next != "":
 			next += "; then rerun the same command to retry them"

@@ -91,9 +91,9 @@ func TestFirstErrors(t *testing.T) {
 }
 
 // TestRejected checks the error of a run stopped by an endpoint's 401,
-// 403 or 404: it is ErrRejected, names the spec's model (also when the
-// endpoint is one of its replicas), keeps the server's message without
-// the key, and says what to change.
+// 403 or 404: it is ErrRejected, names the class and the spec's model
+// (also when the endpoint is one of its replicas), keeps the server's
+// message without the key, and says what to change.
 func TestRejected(t *testing.T) {
 	tr := &Trial{Label: "direct", Models: map[string]ModelSpec{
 		"sim":  {Backend: "sim"},
@@ -105,12 +105,12 @@ func TestRejected(t *testing.T) {
 		want []string
 	}{
 		{"404 wrong name", &llm.StatusError{StatusCode: 404, Message: "model 'Qwen/Qwen2.5-7B' not found", BaseURL: "http://a:8000/v1", Model: "Qwen/Qwen2.5-7B"},
-			[]string{"model qwen (http://a:8000/v1, model \"Qwen/Qwen2.5-7B\") answered HTTP 404 on trial direct question q7: model 'Qwen/Qwen2.5-7B' not found",
+			[]string{"model qwen (http://a:8000/v1, model \"Qwen/Qwen2.5-7B\") answered HTTP 404 (not_found) on trial direct question q7: model 'Qwen/Qwen2.5-7B' not found",
 				"set models.qwen.model to a name the server serves (GET http://a:8000/v1/models lists them)", "rerun the same command to resume"}},
 		{"401 on a replica", &llm.StatusError{StatusCode: 401, Message: "Incorrect API key provided: sk-secret-key-123", BaseURL: "http://b:8000/v1", Model: "Qwen/Qwen2.5-7B"},
-			[]string{"model qwen (http://b:8000/v1", "HTTP 401", "Incorrect API key provided: [REDACTED]", "check that models.qwen.api_key_env names the environment variable"}},
+			[]string{"model qwen (http://b:8000/v1", "HTTP 401 (auth)", "Incorrect API key provided: [REDACTED]", "check that models.qwen.api_key_env names the environment variable"}},
 		{"403 of an unknown endpoint", &llm.StatusError{StatusCode: 403, Message: "forbidden", BaseURL: "http://c/v1", Model: "x"},
-			[]string{"the model (http://c/v1, model \"x\") answered HTTP 403", "check that the api_key_env of the model served at http://c/v1 names"}},
+			[]string{"the model (http://c/v1, model \"x\") answered HTTP 403 (auth)", "check that the api_key_env of the model served at http://c/v1 names"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,9 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"io"
 	"math"
-	"net"
 	"os"
 	"path/filepath"
 	"sort"
@@ -17,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/t2sbench/t2sbench/datasets"
@@ -626,114 +623,80 @@ type dbOpenError struct{ err error }
 func (e *dbOpenError) Error() string { return "open database: " + e.err.Error() }
 func (e *dbOpenError) Unwrap() error { return e.err }
 
-// Failure is what a runner error means for its item.
+// Failure is what a runner error means for its item: the outcome of its
+// class (llm.HandlingOf(Classify(err)).Outcome).
 type Failure int
 
 const (
-	// FailureInfra: an infrastructure failure (network, HTTP 408, 429 and
-	// 5xx after the client's retries, a model-call timeout, cancellation,
-	// a database that does not open, a malformed server answer). The item
-	// is left pending (StatusError) for resume; an item whose failure is
-	// not a model call's (which the backend retried) is retried first.
+	// FailureInfra: an infrastructure failure, class of outcome
+	// llm.OutcomeTransient (network, timeout with HTTP 408, rate_limited,
+	// server_error after the client's retries, malformed, canceled,
+	// deadline), or a database that does not open. The item is left
+	// pending (StatusError) for resume; an item whose failure is not a
+	// model call's (which the backend retried) is retried first.
 	FailureInfra Failure = iota
-	// FailurePermanent: an error no retry can fix (a non-retryable HTTP
-	// status such as 400 or 422: a prompt over the context length, a
-	// rejected schema). The item is recorded as failed at once and
-	// counts as wrong.
+	// FailurePermanent: the server refused the request, class of outcome
+	// llm.OutcomeRefused (bad_request: HTTP 400 or 422, or any status
+	// whose message refuses the request, such as a prompt over the context
+	// length or a rejected schema; http_<code>: any other 4xx). The item
+	// is recorded as failed at once and counts as wrong.
 	FailurePermanent
 	// FailureFatal: the endpoint rejects the credentials or does not know
-	// the model (HTTP 401, 403, 404): every item would fail the same way,
-	// so the run stops and the item stays pending.
+	// the model, class of outcome llm.OutcomeFatal (auth: HTTP 401, 403;
+	// not_found: HTTP 404): every item would fail the same way, so the
+	// run stops and the item stays pending.
 	FailureFatal
 	// FailureUnknown: any other error of the runner (its own error, a
-	// simulator error). The item is retried like an infrastructure error
-	// (unless the error is a model call's), then recorded as failed: it
-	// counts as wrong.
+	// simulator error; class "runner"). The item is retried like an
+	// infrastructure error (unless the error is a model call's), then
+	// recorded as failed: it counts as wrong.
 	FailureUnknown
 )
 
-// FailureOf classifies a runner error by type (errors.As and errors.Is):
-// *llm.StatusError and any error with a StatusCode() int method by status
-// (retryable ones infrastructure; 401, 403 and 404 fatal; other 4xx
-// permanent), the llm package's timeout, network and malformed errors,
-// context errors and net.Error as infrastructure; other errors by their
-// Classify class, itself read from types (network, timeout, rate_limited
-// and server_error are infrastructure), else FailureUnknown.
+// FailureOf is what a runner error means for its item: the llm.Outcome of
+// its class (Classify), read from types only; a database that does not
+// open (other than a missing one) is infrastructure whatever its class.
 func FailureOf(err error) Failure {
-	var se *llm.StatusError
-	if errors.As(err, &se) {
-		return statusFailure(se.StatusCode, se.Retryable())
-	}
-	var sc interface{ StatusCode() int }
-	if errors.As(err, &sc) {
-		c := sc.StatusCode()
-		return statusFailure(c, c == 408 || c == 429 || c >= 500)
-	}
-	var ne net.Error
 	var dbe *dbOpenError
-	switch {
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded),
-		errors.Is(err, llm.ErrTimeout), errors.Is(err, llm.ErrNetwork), errors.Is(err, llm.ErrMalformed),
-		errors.As(err, &ne), errors.As(err, &dbe):
+	if errors.As(err, &dbe) {
 		return FailureInfra
 	}
-	switch Classify(err) {
-	case "network", "timeout", "rate_limited", "server_error":
+	switch llm.HandlingOf(Classify(err)).Outcome {
+	case llm.OutcomeTransient:
 		return FailureInfra
+	case llm.OutcomeRefused:
+		return FailurePermanent
+	case llm.OutcomeFatal:
+		return FailureFatal
 	}
 	return FailureUnknown
 }
 
-func statusFailure(code int, retryable bool) Failure {
-	switch {
-	case retryable:
-		return FailureInfra
-	case code == 401 || code == 403 || code == 404:
-		return FailureFatal
-	case code >= 400 && code < 500:
-		return FailurePermanent
-	}
-	return FailureInfra
-}
-
 func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }
 
-// Classify names the class of an infrastructure error, by its type only
-// (errors.As and errors.Is), never by its message. Model-call errors keep
-// runners/llm's classes (llm.ErrorClass: rate_limited, server_error, auth,
-// bad_request, not_found, network, timeout, deadline, malformed, ...);
-// other errors that carry an HTTP status (a StatusCode() int method) are
-// classed by it; a net.Error that timed out is "timeout"; a net.Error, a
-// broken or refused connection (syscall errors), a cut stream (io.EOF,
-// io.ErrUnexpectedEOF) or a bad database connection (driver.ErrBadConn)
-// is "network"; the rest is "runner".
+// ClassRunner is the class of a runner's own error: one that is neither a
+// model call's nor an infrastructure failure llm.ErrorClass names. Its
+// handling is llm.OutcomeUnknown's.
+const ClassRunner = "runner"
+
+// Classify names the class of a runner error, by its type only (errors.As
+// and errors.Is), never by its message: the class llm.ErrorClass gives it
+// (an HTTP status by llm.Classify, whoever's client returned it; a
+// timeout, a broken or refused connection, a cut stream, the context's
+// errors; llm.ClassOther for a model call's failure of no other class),
+// "network" for a bad database connection (driver.ErrBadConn), else
+// ClassRunner.
 func Classify(err error) string {
-	if c := llm.ErrorClass(err); c != llm.ClassOther && c != "" && c != llm.ClassCanceled {
-		return c
-	}
-	var sc interface{ StatusCode() int }
-	if errors.As(err, &sc) {
-		switch code := sc.StatusCode(); {
-		case code == 429:
-			return llm.ClassRateLimited
-		case code == 401 || code == 403:
-			return llm.ClassAuth
-		case code >= 500:
-			return llm.ClassServerError
-		case code >= 400:
-			return llm.ClassBadRequest
-		}
-	}
-	var ne net.Error
+	c := llm.ErrorClass(err)
 	switch {
-	case errors.As(err, &ne) && ne.Timeout():
-		return llm.ClassTimeout
-	case errors.As(err, &ne), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
-		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNABORTED),
-		errors.Is(err, syscall.EPIPE), errors.Is(err, driver.ErrBadConn):
+	case c != llm.ClassOther && c != "":
+		return c
+	case llm.IsCallError(err):
+		return llm.ClassOther
+	case errors.Is(err, driver.ErrBadConn):
 		return llm.ClassNetwork
 	}
-	return "runner"
+	return ClassRunner
 }
 
 func redact(s string, secrets []string) string {

@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
@@ -325,7 +326,14 @@ func TestClassify(t *testing.T) {
 		{&statusErr{503}, "server_error"},
 		{&statusErr{401}, "auth"},
 		{&statusErr{400}, "bad_request"},
+		// Another client's status is classed as the llm backend's.
+		{&statusErr{404}, "not_found"},
+		{&statusErr{408}, "timeout"},
+		{&statusErr{409}, "http_409"},
 		{context.DeadlineExceeded, "deadline"},
+		{fmt.Errorf("runner: %w", context.Canceled), "canceled"},
+		{&llm.Error{Class: llm.ClassOther, Err: errors.New("client refused to send")}, "other"},
+		{fmt.Errorf("db: %w", driver.ErrBadConn), "network"},
 		{&llm.StatusError{StatusCode: 502}, "server_error"},
 		{fmt.Errorf("dial tcp: %w", syscall.ECONNREFUSED), "network"},
 		{&net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}, "network"},

@@ -11,23 +11,17 @@ import (
 )
 
 // ModelRejected reports whether err is a model server's permanent refusal
-// of one request: an HTTP 4xx that retrying cannot fix and that concerns
-// this request only (400 with a prompt too long for the context window, 413,
-// 422). A search method prunes the branch whose request was refused and goes
-// on. Everything else is an infrastructure failure that a runner returns, so
-// that the item is left for --resume: network errors, 408/429/5xx after the
-// client's retries, 401/403 (credentials), 404 (unknown model or endpoint)
-// and context cancellation.
+// of one request: a failure whose class (llm.ErrorClass) has the outcome
+// llm.OutcomeRefused, such as a 400 for a prompt too long for the context
+// window, 413 or 422, which retrying cannot fix and which concerns this
+// request only. A search method prunes the branch whose request was
+// refused and goes on. Everything else is a failure that a runner returns,
+// so that the run decides by the same class: network errors, 408/429/5xx
+// after the client's retries and context cancellation leave the item
+// pending; 401/403 (credentials) and 404 (unknown model or endpoint) stop
+// the run.
 func ModelRejected(err error) bool {
-	var se *llm.StatusError
-	if err == nil || !errors.As(err, &se) || se.Retryable() {
-		return false
-	}
-	switch se.StatusCode {
-	case 401, 403, 404:
-		return false
-	}
-	return se.StatusCode >= 400 && se.StatusCode < 500
+	return err != nil && llm.HandlingOf(llm.ErrorClass(err)).Outcome == llm.OutcomeRefused
 }
 
 // HasValue reports whether rs holds at least one non-NULL value: with

@@ -31,8 +31,8 @@ var qsSpec = filepath.Join("..", "..", "experiments", "quickstart.yaml")
 // cliCases run in order: the run of the quickstart comes before the
 // status and compare of its run directory, the evals that write verdict
 // files before the compare of those files.
-// Before them come help, help spec, help runners and help <command> for
-// every command (helpCases).
+// Before them come help, help spec, help runners, help errors and help
+// <command> for every command (helpCases).
 var cliCases = []cliCase{
 	{"help-unknown", []string{"help", "frobnicate"}, exitUsage},
 	{"unknown-command", []string{"frobnicate"}, exitUsage},
@@ -185,13 +185,14 @@ func TestCLIGolden(t *testing.T) {
 	}
 }
 
-// helpCases are help, help spec, help runners and help <command> for
-// every registered command, in name order.
+// helpCases are help, help spec, help runners, help errors and help
+// <command> for every registered command, in name order.
 func helpCases() []cliCase {
 	cases := []cliCase{
 		{"help", []string{"help"}, exitOK},
 		{"help-spec", []string{"help", "spec"}, exitOK},
 		{"help-runners", []string{"help", "runners"}, exitOK},
+		{"help-errors", []string{"help", "errors"}, exitOK},
 	}
 	var names []string
 	for n := range commands {

@@ -150,7 +150,7 @@ func TestHelpTopics(t *testing.T) {
 	}
 	var out bytes.Buffer
 	err := run(&out, &out, []string{"help", "nosuch"})
-	if exitCode(err) != exitUsage || !strings.Contains(err.Error(), "topics: spec, runners") {
+	if exitCode(err) != exitUsage || !strings.Contains(err.Error(), "topics: spec, runners, errors") {
 		t.Errorf("help nosuch: %v (exit %d); want a usage error naming the topics", err, exitCode(err))
 	}
 }

@@ -45,13 +45,16 @@ const (
 	// cannot be opened).
 	exitRuntime = 1
 	// exitUsage: bad flags or arguments, a spec that does not load, or a
-	// configuration no retry can fix: an endpoint that rejects the API key
-	// or the model name (bench.ErrRejected), a data folder missing most
-	// databases.
+	// configuration no retry can fix: an endpoint whose answer has a
+	// failure class of outcome llm.OutcomeFatal, auth or not_found (the
+	// API key or the model name: bench.ErrRejected), a data folder missing
+	// most databases.
 	exitUsage = 2
 	// exitIncomplete: the command finished, but a run has failed or
-	// pending items (also after an interrupt or --max-failures), or an
-	// eval left questions without a prediction (--allow-partial).
+	// pending items (failure classes of outcome llm.OutcomeRefused or
+	// llm.OutcomeTransient, or a runner's own error; also after an
+	// interrupt or --max-failures), or an eval left questions without a
+	// prediction (--allow-partial).
 	exitIncomplete = 3
 )
 
@@ -107,11 +110,14 @@ func run(stdout, stderr io.Writer, args []string) error {
 				return nil
 			case "runners":
 				return helpRunners(stdout)
+			case "errors":
+				helpErrors(stdout)
+				return nil
 			}
 			c, ok := commands[args[1]]
 			if !ok {
 				usage(stderr)
-				return fmt.Errorf("%w: help: unknown command or topic %q (topics: spec, runners; commands: t2sbench help)", errUsage, args[1])
+				return fmt.Errorf("%w: help: unknown command or topic %q (topics: spec, runners, errors; commands: t2sbench help)", errUsage, args[1])
 			}
 			// Asked-for help goes to stdout, so it can be paged or grepped.
 			return c.run(stdout, stdout, []string{"-h"})
@@ -145,13 +151,15 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "Reference:")
 	fmt.Fprintln(w, "  t2sbench help spec       every spec key, its default and an example")
 	fmt.Fprintln(w, "  t2sbench help runners    each runner's roles, parameters (defaults, ranges) and ablation switches")
+	fmt.Fprintln(w, "  t2sbench help errors     the failure classes: causes, retries, what a run does, what to do next")
 	fmt.Fprintln(w, "  t2sbench help <command>  a command's flags")
 	fmt.Fprintln(w, "")
 	fmt.Fprintln(w, "Exit status:")
 	fmt.Fprintf(w, "  %d  complete: every run item done, none failed; every eval question scored\n", exitOK)
 	fmt.Fprintf(w, "  %d  runtime error (store, disk, benchmark or model setup)\n", exitRuntime)
 	fmt.Fprintf(w, "  %d  usage or configuration error (bad flags or arguments, a spec that does not load, an endpoint\n", exitUsage)
-	fmt.Fprintln(w, "     that rejects the API key or model name (401, 403, 404), a data folder missing most databases)")
+	fmt.Fprintln(w, "     that rejects the API key or model name (auth: 401, 403; not_found: 404), a data folder missing")
+	fmt.Fprintln(w, "     most databases)")
 	fmt.Fprintf(w, "  %d  finished with failed or pending run items (also after an interrupt or --max-failures),\n", exitIncomplete)
 	fmt.Fprintln(w, "     or eval questions without a prediction (--allow-partial)")
 }

@@ -1,6 +1,15 @@
 // Package llm is the one door through which runners talk to models: a small
 // Client interface, an OpenAI-compatible backend and a response cache. It
 // knows nothing of datasets; the offline simulator is package sim.
+//
+// A failed model call has one class, given by Classify from the HTTP
+// status and the server's error message or from the transport error (the
+// Class constants, documented with what causes each, whether the backend
+// retries it and its Outcome for a run; Classes lists them). The backend's
+// retries and a Pool's endpoint health read that class here; callers (a
+// search method pruning a refused request, a run's decision for an item,
+// its stored error class, the failure report, the exit status) read it
+// through ErrorClass and HandlingOf, never from a status of their own.
 package llm
 
 import (

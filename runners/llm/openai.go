@@ -10,7 +10,6 @@ import (
 	"io"
 	"log"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"os"
 	"sort"
@@ -643,8 +642,13 @@ func rejectionOf(err error) rejection {
 	if se.StatusCode != 400 && se.StatusCode != 422 && se.StatusCode != 500 {
 		return rejectNothing
 	}
-	msg := strings.ToLower(se.Message)
-	param := strings.ToLower(se.Param)
+	return rejectionIn(strings.ToLower(se.Message), strings.ToLower(se.Param))
+}
+
+// rejectionIn reads what an error message msg and the parameter param it
+// names (both lower case; param "" when the server named none) say the
+// server does not accept (see rejectionOf).
+func rejectionIn(msg, param string) rejection {
 	refused := containsAny(msg, "unsupported", "not supported", "must be one of", "invalid parameter", "unrecognized", "not allowed", "extra inputs", "unknown")
 	// "max_tokens is too large" (param max_tokens too) is no refusal of the
 	// parameter itself.
@@ -813,9 +817,10 @@ func (o *OpenAI) retry(ctx context.Context, estTokens int, zeroTemp bool, call f
 		}
 		e := o.classify(err, p, timedOut)
 		e.Attempts = attempt + 1
-		if !e.Retryable || rejectionOf(e) != rejectNothing {
-			// A rejection (llama.cpp answers an unsupported
-			// response_format with 500) is adapted to, not retried.
+		if !e.Retryable {
+			// A rejection is class bad_request whatever its status
+			// (llama.cpp answers an unsupported response_format with
+			// 500): adapted to (Complete), not retried.
 			return e
 		}
 		if o.cfg.MaxRetries == 0 {
@@ -862,9 +867,10 @@ func (o *OpenAI) backoff(attempt int) time.Duration {
 
 // classify turns an attempt's error into an *Error (Attempts unset), at
 // the one place where its cause is known: go-openai's API and request
-// errors and the transport's status (an HTTP status), the attempt's own
-// deadline (a timeout), a broken connection or cut body (network), a JSON
-// syntax or type error (malformed).
+// errors and the transport's status (an HTTP status and the server's
+// message), the attempt's own deadline (a timeout), a broken connection or
+// cut body (network), a JSON syntax or type error (malformed). The class
+// is Classify's, its retry HandlingOf's.
 func (o *OpenAI) classify(err error, p *probe, timedOut bool) *Error {
 	status := 0
 	msg, param := "", ""
@@ -885,28 +891,34 @@ func (o *OpenAI) classify(err error, p *probe, timedOut bool) *Error {
 		status = p.status
 		msg = err.Error()
 	}
-	if status >= 400 {
+	var cause error
+	switch {
+	case status >= 400:
 		se := &StatusError{StatusCode: status, Message: o.redact(msg), Param: param, BaseURL: o.cfg.BaseURL, Model: o.cfg.Model}
 		se.RetryAfter = parseRetryAfter(p.retryAfter, time.Now())
-		return &Error{Class: StatusClass(status), StatusCode: status, RetryAfter: se.RetryAfter, Retryable: se.Retryable(), Err: se}
+		class := se.Class()
+		return &Error{Class: class, StatusCode: status, RetryAfter: se.RetryAfter, Retryable: HandlingOf(class).Retried, Err: se}
+	case timedOut:
+		cause = fmt.Errorf("llm: openai %s model %s: %w after %s", o.cfg.BaseURL, o.cfg.Model, ErrTimeout, o.cfg.Timeout)
 	}
-	if timedOut {
-		return &Error{Class: ClassTimeout, Retryable: true,
-			Err: fmt.Errorf("llm: openai %s model %s: %w after %s", o.cfg.BaseURL, o.cfg.Model, ErrTimeout, o.cfg.Timeout)}
+	class := Classify(0, "", err)
+	switch {
+	case cause != nil:
+		class = ClassTimeout
+	case class == ClassTimeout:
+		cause = fmt.Errorf("llm: openai %s model %s: %w: %s", o.cfg.BaseURL, o.cfg.Model, ErrTimeout, o.redact(err.Error()))
+	case class == ClassNetwork:
+		cause = fmt.Errorf("llm: openai %s model %s: %w: %s", o.cfg.BaseURL, o.cfg.Model, ErrNetwork, o.redact(err.Error()))
+	case class == ClassMalformed:
+		cause = fmt.Errorf("llm: openai %s model %s: %w: %s", o.cfg.BaseURL, o.cfg.Model, ErrMalformed, o.redact(err.Error()))
+	default:
+		// The cause stays in the chain: rejectionOf looks for
+		// go-openai's own refusals (ErrReasoningModelMaxTokensDeprecated)
+		// by errors.Is.
+		class = ClassOther
+		cause = &causeError{msg: o.errorf("%v", err).Error(), err: err}
 	}
-	if isNetworkError(err) {
-		return &Error{Class: ClassNetwork, Retryable: true, refused: errors.Is(err, syscall.ECONNREFUSED),
-			Err: fmt.Errorf("llm: openai %s model %s: %w: %s", o.cfg.BaseURL, o.cfg.Model, ErrNetwork, o.redact(err.Error()))}
-	}
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &se) || errors.As(err, &te) {
-		return &Error{Class: ClassMalformed,
-			Err: fmt.Errorf("llm: openai %s model %s: %w: %s", o.cfg.BaseURL, o.cfg.Model, ErrMalformed, o.redact(err.Error()))}
-	}
-	// The cause stays in the chain: rejectionOf looks for go-openai's
-	// own refusals (ErrReasoningModelMaxTokensDeprecated) by errors.Is.
-	return &Error{Class: ClassOther, Err: &causeError{msg: o.errorf("%v", err).Error(), err: err}}
+	return &Error{Class: class, Retryable: HandlingOf(class).Retried, refused: errors.Is(err, syscall.ECONNREFUSED), Err: cause}
 }
 
 // causeError is an error whose message (redacted) replaces its cause's
@@ -941,27 +953,6 @@ func bodyMessage(body []byte) string {
 		msg = msg[:300] + "..."
 	}
 	return msg
-}
-
-// isNetworkError reports broken connections and truncated bodies.
-func isNetworkError(err error) bool {
-	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
-		errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNABORTED) {
-		return true
-	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return true
-	}
-	var oe *net.OpError
-	if errors.As(err, &oe) {
-		return true
-	}
-	// net/http's unexported errServerClosedIdle: the server closed a
-	// kept-alive connection as the request went out on it (a server
-	// restarting); the transport retries it only for idempotent requests.
-	return strings.Contains(err.Error(), "http: server closed idle connection")
 }
 
 // parseRetryAfter parses a Retry-After header: delay-seconds (fractions
