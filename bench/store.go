@@ -762,8 +762,9 @@ const (
 )
 
 // SetSpecText records the spec file's text in the meta (MetaSpec), each
-// of secrets (of at least 4 bytes, as everything the store keeps)
-// replaced by "[REDACTED]".
+// of secrets that could be a secret (llm.IsSecret: at least
+// llm.MinSecretLen characters, not a placeholder) replaced by
+// "[REDACTED]".
 func (s *Store) SetSpecText(text string, secrets []string) error {
 	return s.SetMeta(map[string]string{MetaSpec: redact(text, secrets)})
 }
