@@ -240,6 +240,11 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 	}
 	opt.Secrets = append(append([]string(nil), opt.Secrets...), p.Spec.Secrets()...)
 	opt.store = st
+	// Finished items whose stored outcome fails its checksum are made
+	// pending, so that this run redoes them.
+	if _, err := st.redoDamaged(ctx); err != nil {
+		return Summary{}, err
+	}
 	done, err := st.Done(ctx)
 	if err != nil {
 		return Summary{}, err
@@ -464,6 +469,15 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 		}
 	}
 	rec.start(EndpointFlushEvery)
+	// Damaged cache entries met (and replaced) go to the store after
+	// every item and at the end.
+	irec := newIntegrityRecorder(st)
+	for _, be := range benches {
+		for _, c := range be.clients {
+			irec.add(c, be.scorer)
+		}
+		irec.add(nil, be.scorer)
+	}
 	workers := opt.Workers
 	if workers > len(items) {
 		workers = len(items)
@@ -494,12 +508,19 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 					setFatal(err)
 					return
 				}
+				if err := irec.flush(); err != nil {
+					setFatal(err)
+					return
+				}
 				report(it)
 			}
 		}()
 	}
 	wg.Wait()
 	if err := rec.finish(); err != nil {
+		setFatal(err)
+	}
+	if err := irec.flush(); err != nil {
 		setFatal(err)
 	}
 	progMu.Lock()
