@@ -70,15 +70,23 @@ func (n Integrity) Any() bool { return n.SamplesReasked+n.GoldsReexecuted+n.Resu
 func (n Integrity) Lines() []string {
 	var out []string
 	if n.SamplesReasked > 0 {
-		out = append(out, fmt.Sprintf("re-asked %d model samples whose cache entry failed its checksum (the answers used are the model's new ones)", n.SamplesReasked))
+		out = append(out, fmt.Sprintf("re-asked %s whose cache entry failed its checksum (the answers used are the model's new ones)", plural(n.SamplesReasked, "model sample")))
 	}
 	if n.GoldsReexecuted > 0 {
-		out = append(out, fmt.Sprintf("re-executed %d golds whose gold-cache entry failed its checksum", n.GoldsReexecuted))
+		out = append(out, fmt.Sprintf("re-executed %s whose gold-cache entry failed its checksum", plural(n.GoldsReexecuted, "gold")))
 	}
 	if n.ResultsRedone > 0 {
-		out = append(out, fmt.Sprintf("made %d items pending again whose stored result failed its checksum (a run redoes them)", n.ResultsRedone))
+		out = append(out, fmt.Sprintf("made %s pending again whose stored result failed its checksum (a run redoes them)", plural(n.ResultsRedone, "item")))
 	}
 	return out
+}
+
+// plural is "1 item", "2 items".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
 }
 
 // integrityOf reads the integrity counts from a run's meta.

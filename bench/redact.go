@@ -14,12 +14,17 @@ import (
 // model echoed included; every command that prints, serves or exports
 // stored answers or error texts (status and the run summary, export, the
 // viewer) passes them through this redactor first.
-func (r *RunData) Redactor() *llm.Redactor {
-	var secrets []string
+func (r *RunData) Redactor() *llm.Redactor { return llm.NewDisplayRedactor(r.Secrets()...) }
+
+// Secrets returns the credentials the run's trials' models and MySQL
+// servers are given in this environment (see Spec.Secrets); Redactor
+// hides them.
+func (r *RunData) Secrets() []string {
+	var out []string
 	for i := range r.Trials {
-		secrets = append(secrets, r.Trials[i].secrets()...)
+		out = append(out, r.Trials[i].secrets()...)
 	}
-	return llm.NewDisplayRedactor(secrets...)
+	return out
 }
 
 // secrets returns the credentials trial t's models and MySQL server are
