@@ -19,12 +19,12 @@ func init() {
 }
 
 func runCache(stdout, stderr io.Writer, args []string) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 {
 		fmt.Fprintln(stderr, "Usage: t2sbench cache verify RUN_DIR [--json]")
-		if len(args) == 0 {
-			return fmt.Errorf("%w: cache needs a subcommand (verify; t2sbench help cache lists its flags)", errUsage)
-		}
-		fmt.Fprintln(stderr)
+		return fmt.Errorf("%w: cache needs a subcommand (verify; t2sbench help cache lists its flags)", errUsage)
+	}
+	if args[0] == "-h" || args[0] == "--help" {
+		// verify is the only subcommand: its usage is the command's.
 		_ = cacheVerify(stdout, stderr, []string{"-h"})
 		return nil
 	}
