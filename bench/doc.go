@@ -142,9 +142,27 @@
 // not run are counted by status beside it; a trial with pending items has a
 // partial EX and says so.
 //
-// API keys are read from the environment by runners/llm and never stored;
-// the spec's secrets (Spec.Secrets) and Options.Secrets are replaced by
-// [REDACTED] in every stored error, result and trace.
+// # Secrets
+//
+// API keys are read from the environment by runners/llm and never stored
+// as configuration; the spec's secrets (Spec.Secrets) and Options.Secrets
+// are replaced by [REDACTED] in every stored error text, in the stored
+// spec and in the prompts the model cache keeps, when they could be
+// secrets (llm.IsSecret: at least llm.MinSecretLen characters, not a
+// placeholder such as vLLM's EMPTY). A model's answer is never rewritten:
+// results and traces are scored and stored as the model gave them. A key a
+// model echoed is hidden where stored text is shown: RunData.Redactor is
+// what status, the run summary, export and the viewer apply.
+//
+// # Integrity
+//
+// Every stored result (table results) carries a checksum of the item's
+// outcome, as every model-cache sample and gold-cache entry carries one of
+// its own (integrity.go). Run verifies the store before it resumes and
+// redoes an item whose outcome fails; the caches ask again for a damaged
+// sample and execute a damaged gold again. Each replacement is counted in
+// the meta (Integrity: RunData.Integrity, printed by WriteSummary and the
+// report); VerifyRun reads all three stores for `t2sbench cache verify`.
 //
 // A plan is capped at Spec.MaxTrials trials (DefaultMaxTrials); NewPlan
 // counts before it expands and names the spec line of the grid step or

@@ -166,6 +166,9 @@ func (a scorerAdapter) Score(ctx context.Context, ex datasets.Example, pred stri
 	return a.s.Score(ctx, ex, pred)
 }
 
+// GoldCache returns the gold cache the scorer reads through.
+func (a scorerAdapter) GoldCache() *metrics.GoldCache { return a.s.GoldCache() }
+
 // Close releases the scorer's databases.
 func (a scorerAdapter) Close() error {
 	if c, ok := any(a.s).(interface{ Close() error }); ok {

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -187,11 +186,6 @@ func ClassHint(class string) string {
 // maxErrorText bounds the error text printed per class.
 const maxErrorText = 400
 
-// keyLike matches strings that look like API keys (OpenAI-style sk-...,
-// bearer tokens), redacted from printed errors even when the run's
-// secrets are unknown.
-var keyLike = regexp.MustCompile(`\b(sk-[A-Za-z0-9_\-]{12,}|Bearer\s+[A-Za-z0-9_\-.=]{12,})`)
-
 // ParseFailure is the count of one parse-failure counter
 // (runners.ParseFailedPrefix) of one trial: Count answers did not parse,
 // in Items items.
@@ -282,8 +276,9 @@ func writeParseFailures(w io.Writer, r *RunData) {
 
 // writeFirstErrors prints, under the summary's counts of failed and
 // pending items, the first error of each class with what to do next. The
-// error texts are redacted again with the secrets of the run's models in
-// this environment and anything that looks like an API key.
+// error texts are redacted for display (RunData.Redactor): the secrets of
+// the run's models in this environment and anything that looks like an
+// API key.
 func writeFirstErrors(w io.Writer, r *RunData) {
 	classes, err := FirstErrors(r.Dir)
 	if err != nil {
@@ -293,12 +288,7 @@ func writeFirstErrors(w io.Writer, r *RunData) {
 	if len(classes) == 0 {
 		return
 	}
-	var secrets []string
-	for _, t := range r.Trials {
-		for _, m := range t.Models {
-			secrets = append(secrets, m.Secrets()...)
-		}
-	}
+	red := r.Redactor()
 	fmt.Fprintln(w, "first error of each class:")
 	for _, c := range classes {
 		kind := "failed"
@@ -309,7 +299,7 @@ func writeFirstErrors(w io.Writer, r *RunData) {
 		if class == "" {
 			class = "(unclassified)"
 		}
-		text := keyLike.ReplaceAllString(redact(c.Error, secrets), "[REDACTED]")
+		text := red.Redact(c.Error)
 		text = strings.Join(strings.Fields(text), " ")
 		if rs := []rune(text); len(rs) > maxErrorText {
 			text = string(rs[:maxErrorText]) + "..."

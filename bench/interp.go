@@ -24,7 +24,8 @@ import (
 // is a URL carrying a password are refused, because the spec's values are
 // stored in the run directory (each trial's configuration). API keys are
 // named by api_key_env and MySQL passwords by password_env, read at run
-// time and redacted from everything stored.
+// time and redacted from stored error texts and the stored spec (see the
+// package doc, Secrets).
 
 // Lookup reads an environment variable: its value and whether it is set.
 type Lookup func(name string) (string, bool)

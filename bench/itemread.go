@@ -21,8 +21,9 @@ type ItemReader struct {
 	db    *sql.DB
 	state string // SQL expression of a call's state
 	key   string // SQL expression of a call's cache key
-	// result is the SQL expression of an item's stored result.
-	result string
+	// result is the SQL expression of an item's stored result; sum that
+	// of its checksum (NULL in stores made before checksums).
+	result, sum string
 }
 
 // OpenItemReader opens the store of run directory dir for reading items.
@@ -44,6 +45,21 @@ func OpenItemReader(dir string) (*ItemReader, error) {
 		s.db.Close()
 		return nil, fmt.Errorf("store %s: %w", dir, err)
 	}
+	r.sum = `NULL`
+	if ok, err := hasColumn(s.db, "results", "sum"); err != nil {
+		s.db.Close()
+		return nil, fmt.Errorf("store %s: %w", dir, err)
+	} else if ok {
+		r.sum = `(SELECT r.sum FROM results r WHERE r.trial_id = items.trial_id AND r.question_id = items.question_id)`
+	}
+	digest, err := hasColumn(s.db, "items", "digest")
+	if err != nil {
+		s.db.Close()
+		return nil, fmt.Errorf("store %s: %w", dir, err)
+	}
+	if !digest {
+		r.sum = `NULL` // a store of the layout before digests has no checksums either
+	}
 	if r.key, err = callCacheKey(s.db); err != nil {
 		s.db.Close()
 		return nil, fmt.Errorf("store %s: %w", dir, err)
@@ -56,15 +72,23 @@ func (r *ItemReader) Close() error { return r.db.Close() }
 
 // Item returns item (trialID, questionID) with its verdict and result, but
 // without its calls (see QuestionCalls); ok is false when the store has no
-// such item.
+// such item. An item whose stored outcome fails its checksum is returned
+// without verdict or result, with error class ClassChecksum: a run
+// redoes it.
 func (r *ItemReader) Item(ctx context.Context, trialID, questionID string) (it *Item, ok bool, err error) {
-	row := r.db.QueryRowContext(ctx, `SELECT trial_id, question_id, idx, status, verdict, error_class, error, attempts, started, wall_ms, session, `+r.result+`
-		FROM items WHERE trial_id = ? AND question_id = ?`, trialID, questionID)
+	digest := `NULL`
+	if r.sum != `NULL` {
+		digest = `digest`
+	}
+	row := r.db.QueryRowContext(ctx, `SELECT trial_id, question_id, idx, status, verdict, error_class, error, attempts, started, wall_ms, session, `+r.result+`,
+		correct, `+digest+`, `+r.sum+` FROM items WHERE trial_id = ? AND question_id = ?`, trialID, questionID)
 	it = &Item{}
 	var verdict, started, ec, emsg sql.NullString
-	var result []byte
+	var result, digestText []byte
 	var wall sql.NullFloat64
-	err = row.Scan(&it.TrialID, &it.QuestionID, &it.Index, &it.Status, &verdict, &ec, &emsg, &it.Attempts, &started, &wall, &it.Session, &result)
+	var correct, sum sql.NullInt64
+	err = row.Scan(&it.TrialID, &it.QuestionID, &it.Index, &it.Status, &verdict, &ec, &emsg, &it.Attempts, &started, &wall, &it.Session, &result,
+		&correct, &digestText, &sum)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, false, nil
 	}
@@ -72,6 +96,15 @@ func (r *ItemReader) Item(ctx context.Context, trialID, questionID string) (it *
 		return nil, false, fmt.Errorf("store %s: item %s/%s: %w", r.dir, trialID, questionID, err)
 	}
 	it.ErrorClass, it.Error, it.WallMS = ec.String, emsg.String, wall.Float64
+	var verdictText []byte
+	if verdict.Valid {
+		verdictText = []byte(verdict.String)
+	}
+	o := storedOutcome{trial: it.TrialID, question: it.QuestionID, status: it.Status, correct: correct, verdict: verdictText, digest: digestText, result: result, sum: sum}
+	if ok, _ := o.ok(); !ok {
+		it.ErrorClass, it.Error = ClassChecksum, "the stored result failed its checksum; rerun the run to redo the item"
+		return it, true, nil
+	}
 	if started.Valid {
 		it.Started, _ = time.Parse(time.RFC3339Nano, started.String)
 	}

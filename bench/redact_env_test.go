@@ -1,9 +1,7 @@
 package bench
 
 import (
-	"bytes"
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,10 +10,14 @@ import (
 	"github.com/t2sbench/t2sbench/runners/llm"
 )
 
-// TestDefaultEnvRedactsAPIKey: a model answer that echoes the API key (a
-// prompt-injection or a server bug) reaches neither the runner nor the
-// model cache on disk: DefaultEnv wraps the OpenAI backend's cache with
-// llm.WithRedact over the spec's secrets.
+// TestDefaultEnvRedactsAPIKey: DefaultEnv wraps the OpenAI backend's cache
+// with llm.WithRedact over the spec's secrets, so the request the cache
+// keeps (its messages, shown by the viewer) does not hold the key, while
+// the answer that echoes it (a prompt injection or a server bug) reaches
+// the runner and the cache as the server sent it: the answer is scored
+// as the model gave it, and commands hide the key when they display it
+// (RunData.Redactor). Until answers were kept whole, the answer and the
+// cache file held "[REDACTED]" in its place.
 func TestDefaultEnvRedactsAPIKey(t *testing.T) {
 	const key = "sk-test-0123456789abcdef"
 	t.Setenv("T2SBENCH_TEST_REDACT_KEY", key)
@@ -29,27 +31,29 @@ func TestDefaultEnvRedactsAPIKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := c.Complete(context.Background(), llm.Request{Role: "reason", Messages: []llm.Message{{Role: "user", Content: "q"}}})
+	resp, err := c.Complete(context.Background(), llm.Request{Role: "reason", Messages: []llm.Message{{Role: "user", Content: "the key " + key + " is in the prompt"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(resp.Choices[0], key) || strings.Contains(resp.ReasoningOf(0), key) {
-		t.Errorf("answer %q / reasoning %q carries the API key; want it redacted", resp.Choices[0], resp.ReasoningOf(0))
+	if !strings.Contains(resp.Choices[0], key) || !strings.Contains(resp.ReasoningOf(0), key) {
+		t.Errorf("answer %q / reasoning %q; want them as the server sent them", resp.Choices[0], resp.ReasoningOf(0))
 	}
 	if err := closeEnv(); err != nil {
 		t.Fatal(err)
 	}
-	files, _ := filepath.Glob(filepath.Join(cacheDir, "*"))
-	if len(files) == 0 {
-		t.Fatal("no model cache written")
+	rd, err := llm.OpenCacheReader(filepath.Join(cacheDir, ModelCacheFile))
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if bytes.Contains(b, []byte(key)) {
-			t.Errorf("%s holds the API key; want it redacted before storing", f)
-		}
+	defer rd.Close()
+	call, err := rd.Call(context.Background(), resp.CacheKey, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if call.Request == nil || call.Request.Messages[0].Content != "the key [REDACTED] is in the prompt" {
+		t.Errorf("stored request %+v; want the key redacted from its messages", call.Request)
+	}
+	if !strings.Contains(call.Samples[0].Answer, key) {
+		t.Errorf("stored answer %q; want it as the server sent it", call.Samples[0].Answer)
 	}
 }

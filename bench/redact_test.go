@@ -4,13 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/llm"
 )
 
@@ -28,9 +24,12 @@ func (e echoClient) Complete(_ context.Context, req llm.Request) (*llm.Response,
 }
 
 // TestRunRedactsEchoedKey runs direct, cot and sc against a model that
-// echoes the key named by the spec's api_key_env, and checks that no file
-// of the run directory holds the key while the results hold the
-// redaction mark.
+// echoes the key named by the spec's api_key_env. The answers are scored
+// and stored as the model wrote them (every result's SQL holds the key:
+// rewriting an answer would score something the model did not say), and
+// the run's display redactor (RunData.Redactor, what status, export and
+// the viewer apply) hides the key in every one of them. Until answers
+// were kept whole, the store held "[REDACTED]" in each SQL instead.
 func TestRunRedactsEchoedKey(t *testing.T) {
 	const key = "sk-t2sbench-echo-KEY-42c1"
 	t.Setenv("T2SBENCH_TEST_ECHO_KEY", key)
@@ -54,49 +53,34 @@ runners:
 	if err != nil {
 		t.Fatal(err)
 	}
-	marked := 0
+	red := r.Redactor()
+	raw, shown := 0, 0
 	for _, tr := range r.Trials {
 		for _, it := range tr.Items {
-			if it.Result != nil && strings.Contains(it.Result.SQL, "[REDACTED]") {
-				marked++
+			if it.Result == nil {
+				continue
+			}
+			if it.Result.SQL == "SELECT '"+key+"'" {
+				raw++
+			}
+			res := *it.Result
+			red.Value(&res)
+			var buf bytes.Buffer
+			if err := json.NewEncoder(&buf).Encode(res); err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(buf.String(), key) {
+				t.Errorf("displayed result of %s/%s still holds the key: %s", tr.Label, it.QuestionID, buf.String())
+			}
+			if res.SQL == "SELECT '[REDACTED]'" {
+				shown++
 			}
 		}
 	}
-	if marked != 15 {
-		t.Errorf("results with the redaction mark in their SQL = %d; want 15 (3 trials x 5 questions)", marked)
+	if raw != 15 || shown != 15 {
+		t.Errorf("results storing the answer as sent = %d, displayed with the mark = %d; want 15 and 15 (3 trials x 5 questions)", raw, shown)
 	}
-	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, _ := os.ReadFile(path)
-		if bytes.Contains(b, []byte(key)) {
-			t.Errorf("key found in %s", path)
-		}
-		return nil
-	})
-}
-
-func TestRedactResult(t *testing.T) {
-	const k = "secret-123"
-	r := runners.Result{
-		SQL:        "SELECT '" + k + "'",
-		Note:       "note " + k,
-		Candidates: []runners.Candidate{{SQL: "SELECT 1 -- " + k, Group: k}},
-		Trace: runners.Trace{
-			Steps: []runners.Step{{Input: k, Output: "out " + k, Info: map[string]any{"raw": k, "list": []any{"a", k}, "n": 3}}},
-			Data:  map[string]any{"tree": map[string]any{"node": []string{k}}},
-		},
-	}
-	redactResult(&r, []string{k})
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(r); err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(buf.String(), k) {
-		t.Errorf("redacted result still holds the secret: %s", buf.String())
-	}
-	if got := strings.Count(buf.String(), "[REDACTED]"); got != 9 {
-		t.Errorf("redaction marks = %d; want 9 (one per occurrence)\n%s", got, buf.String())
+	if spec := r.Meta[MetaSpec]; strings.Contains(spec, key) {
+		t.Errorf("stored spec holds the key: %s", spec)
 	}
 }

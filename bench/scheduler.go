@@ -177,8 +177,10 @@ type Options struct {
 	// Progress, when set, is called after every finished item, from one
 	// goroutine at a time.
 	Progress func(Progress)
-	// Secrets are strings (API keys) redacted from every error and trace
-	// before they reach the store.
+	// Secrets are strings (API keys) redacted from every error text and
+	// log line before it reaches the store, when they could be secrets
+	// (llm.IsSecret). Model answers, traces included, are stored as the
+	// model gave them.
 	Secrets []string
 	// CacheDir is the shared cache directory (default <run>/cache).
 	CacheDir string
@@ -235,6 +237,11 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 	}
 	opt.Secrets = append(append([]string(nil), opt.Secrets...), p.Spec.Secrets()...)
 	opt.store = st
+	// Finished items whose stored outcome fails its checksum are made
+	// pending, so that this run redoes them.
+	if _, err := st.redoDamaged(ctx); err != nil {
+		return Summary{}, err
+	}
 	done, err := st.Done(ctx)
 	if err != nil {
 		return Summary{}, err
@@ -459,6 +466,15 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 		}
 	}
 	rec.start(EndpointFlushEvery)
+	// Damaged cache entries met (and replaced) go to the store after
+	// every item and at the end.
+	irec := newIntegrityRecorder(st)
+	for _, be := range benches {
+		for _, c := range be.clients {
+			irec.add(c, be.scorer)
+		}
+		irec.add(nil, be.scorer)
+	}
 	workers := opt.Workers
 	if workers > len(items) {
 		workers = len(items)
@@ -489,12 +505,19 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 					setFatal(err)
 					return
 				}
+				if err := irec.flush(); err != nil {
+					setFatal(err)
+					return
+				}
 				report(it)
 			}
 		}()
 	}
 	wg.Wait()
 	if err := rec.finish(); err != nil {
+		setFatal(err)
+	}
+	if err := irec.flush(); err != nil {
 		setFatal(err)
 	}
 	progMu.Lock()
@@ -557,10 +580,11 @@ func runItem(ctx context.Context, t *Trial, r runners.Runner, ex datasets.Exampl
 					if res.Trace.Data == nil {
 						res.Trace.Data = map[string]any{}
 					}
-					res.Trace.Data["gold_analysis_error"] = err.Error()
+					res.Trace.Data["gold_analysis_error"] = redact(err.Error(), opt.Secrets)
 				}
 			}
-			redactResult(&res, opt.Secrets)
+			// The answer is scored and stored as the model gave it:
+			// redaction is for error text and display (redact).
 			v := sc.Score(ctx, ex, res.SQL)
 			if ctx.Err() != nil {
 				return nil, false, nil
@@ -595,7 +619,6 @@ func runItem(ctx context.Context, t *Trial, r runners.Runner, ex datasets.Exampl
 				v.Status = metrics.StatusPredError
 				v.Error = "runner failed (" + it.ErrorClass + "): " + it.Error
 			}
-			redactResult(&res, opt.Secrets)
 			res.Note = strings.TrimSpace(res.Note + " runner failed (" + it.ErrorClass + "): " + it.Error)
 			it.Status = StatusFailed
 			it.Verdict = &v
@@ -699,68 +722,14 @@ func Classify(err error) string {
 	return ClassRunner
 }
 
+// redact replaces in s (an error text, a log line, stored request
+// metadata) each of secrets that could be a secret (llm.IsSecret: at
+// least llm.MinSecretLen characters, not a placeholder such as EMPTY). It
+// is never applied to a model's answer, which is scored and stored as the
+// server sent it; commands hide a secret echoed in an answer when they
+// display or export it (RunData.Redactor).
 func redact(s string, secrets []string) string {
-	for _, sec := range secrets {
-		if len(sec) >= 4 {
-			s = strings.ReplaceAll(s, sec, "[REDACTED]")
-		}
-	}
-	return s
-}
-
-// redactResult removes secrets from every string a result carries before
-// it is scored and stored: the SQL, the candidates, the note and the
-// trace (steps, their info and the method's data, at any depth). A model
-// that echoes its API key thus never writes it into the run store.
-func redactResult(r *runners.Result, secrets []string) {
-	if len(secrets) == 0 {
-		return
-	}
-	r.SQL = redact(r.SQL, secrets)
-	r.Note = redact(r.Note, secrets)
-	for i := range r.Candidates {
-		r.Candidates[i].SQL = redact(r.Candidates[i].SQL, secrets)
-		r.Candidates[i].Group = redact(r.Candidates[i].Group, secrets)
-	}
-	for i := range r.Trace.Steps {
-		st := &r.Trace.Steps[i]
-		st.Input = redact(st.Input, secrets)
-		st.Output = redact(st.Output, secrets)
-		for k, v := range st.Info {
-			st.Info[k] = redactAny(v, secrets)
-		}
-	}
-	for k, v := range r.Trace.Data {
-		r.Trace.Data[k] = redactAny(v, secrets)
-	}
-}
-
-// redactAny redacts the strings of a JSON-like value (maps, slices,
-// strings) in place where it can and returns the value. Other types,
-// typed structs included, are returned unchanged; methods put their
-// model text in Steps and strings.
-func redactAny(v any, secrets []string) any {
-	switch x := v.(type) {
-	case string:
-		return redact(x, secrets)
-	case []string:
-		for i := range x {
-			x[i] = redact(x[i], secrets)
-		}
-	case []any:
-		for i := range x {
-			x[i] = redactAny(x[i], secrets)
-		}
-	case map[string]any:
-		for k, e := range x {
-			x[k] = redactAny(e, secrets)
-		}
-	case map[string]string:
-		for k, e := range x {
-			x[k] = redact(e, secrets)
-		}
-	}
-	return v
+	return llm.NewRedactor(secrets...).Redact(s)
 }
 
 // callLog records every request of one item. With a store, each call is

@@ -135,8 +135,9 @@ func (m *MySQLSpec) Config() (*datasets.MySQLConfig, error) {
 
 // Secrets returns the credentials the spec's models and servers are given
 // (ModelSpec.Secrets, and each MySQL password_env's value), which the
-// scheduler redacts from everything it stores. Unset variables give
-// nothing; the result is sorted and without duplicates.
+// scheduler redacts from the error texts it stores when they could be
+// secrets (llm.IsSecret). Unset variables give nothing; the result is
+// sorted and without duplicates.
 func (s *Spec) Secrets() []string {
 	var out []string
 	for _, m := range s.Models {
@@ -154,9 +155,9 @@ func (s *Spec) Secrets() []string {
 }
 
 // Secrets returns the model's API keys (the values of its and its
-// replicas' api_key_env) that are set: the secrets a model's own answers
-// could echo, to be redacted from them before they are cached
-// (llm.WithRedact) or stored.
+// replicas' api_key_env) that are set: redacted from the requests the
+// model cache keeps (llm.WithRedact) and from error texts, and hidden
+// where stored answers that echo them are displayed (RunData.Redactor).
 func (m ModelSpec) Secrets() []string {
 	var out []string
 	for _, env := range append([]string{m.APIKeyEnv}, replicaKeys(m.Replicas)...) {

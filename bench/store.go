@@ -116,7 +116,7 @@ CREATE TABLE IF NOT EXISTS items (
 	started TEXT, wall_ms REAL, session INTEGER NOT NULL, digest TEXT,
 	PRIMARY KEY (trial_id, question_id));
 CREATE TABLE IF NOT EXISTS results (
-	trial_id TEXT NOT NULL, question_id TEXT NOT NULL, result BLOB NOT NULL, PRIMARY KEY (trial_id, question_id));
+	trial_id TEXT NOT NULL, question_id TEXT NOT NULL, result BLOB NOT NULL, sum INTEGER, PRIMARY KEY (trial_id, question_id));
 CREATE TABLE IF NOT EXISTS model_calls (
 	id INTEGER PRIMARY KEY AUTOINCREMENT, trial_id TEXT NOT NULL, question_id TEXT NOT NULL, session INTEGER NOT NULL,
 	role TEXT, n INTEGER, cached INTEGER, prompt_tokens INTEGER, completion_tokens INTEGER, latency_ms REAL, error TEXT,
@@ -166,6 +166,9 @@ func OpenStore(dir string) (*Store, error) {
 	}
 	if err := migrateResults(s.db); err != nil {
 		return fail(fmt.Errorf("store %s: move results out of items: %w", dir, err))
+	}
+	if err := migrateResultSum(s.db); err != nil {
+		return fail(fmt.Errorf("store %s: add results.sum: %w", dir, err))
 	}
 	res, err := s.db.Exec(`INSERT INTO sessions (started) VALUES (?)`, time.Now().UTC().Format(time.RFC3339Nano))
 	if err != nil {
@@ -555,8 +558,12 @@ func insertItemRow(tx *sql.Tx, it *Item, verdict []byte, result any, digest []by
 	if result == nil {
 		_, err = tx.Exec(`DELETE FROM results WHERE trial_id = ? AND question_id = ?`, it.TrialID, it.QuestionID)
 	} else {
-		_, err = tx.Exec(`INSERT INTO results (trial_id, question_id, result) VALUES (?, ?, ?)
-			ON CONFLICT(trial_id, question_id) DO UPDATE SET result = excluded.result`, it.TrialID, it.QuestionID, result)
+		// The row's checksum covers the item's whole stored outcome
+		// (itemSum), verified before a run resumes.
+		raw, _ := result.([]byte)
+		sum := itemSum(it.TrialID, it.QuestionID, it.Status, correct, verdict, digest, raw)
+		_, err = tx.Exec(`INSERT INTO results (trial_id, question_id, result, sum) VALUES (?, ?, ?, ?)
+			ON CONFLICT(trial_id, question_id) DO UPDATE SET result = excluded.result, sum = excluded.sum`, it.TrialID, it.QuestionID, result, sum)
 	}
 	if err != nil {
 		return err
@@ -657,6 +664,10 @@ type RunData struct {
 	// several endpoints (ModelSpec.Replicas), summed over sessions and
 	// merged shards, sorted by model and endpoint.
 	Endpoints []EndpointStat
+	// Integrity counts the damaged entries of the run's stores that were
+	// replaced (model samples asked again, golds executed again, items
+	// redone), from the meta.
+	Integrity Integrity
 }
 
 // EndpointStat counts one endpoint's traffic for one model of a run (see
@@ -762,8 +773,9 @@ const (
 )
 
 // SetSpecText records the spec file's text in the meta (MetaSpec), each
-// of secrets (of at least 4 bytes, as everything the store keeps)
-// replaced by "[REDACTED]".
+// of secrets that could be a secret (llm.IsSecret: at least
+// llm.MinSecretLen characters, not a placeholder) replaced by
+// "[REDACTED]".
 func (s *Store) SetSpecText(text string, secrets []string) error {
 	return s.SetMeta(map[string]string{MetaSpec: redact(text, secrets)})
 }
@@ -981,6 +993,7 @@ func readRunHead(db *sql.DB, dir string) (*RunData, map[string]int, error) {
 	}
 	rows.Close()
 	r.Simulated = r.Meta["simulated"] == "1"
+	r.Integrity = integrityOf(r.Meta)
 	r.Totals = map[string]int{}
 	for k, v := range r.Meta {
 		if id, ok := strings.CutPrefix(k, "items:"); ok {
@@ -1167,9 +1180,11 @@ func LoadRunSystems(dir string) ([]RunSystem, error) {
 	return out, nil
 }
 
-// MergeStats counts what Merge copied.
+// MergeStats counts what Merge copied. Damaged counts finished items of
+// the shards whose stored outcome failed its checksum: they are not
+// copied (they are pending in the merged store).
 type MergeStats struct {
-	Trials, Items, Calls, Conflicts int
+	Trials, Items, Calls, Conflicts, Damaged int
 }
 
 // Merge joins the stores of shard run directories into the store of out.
@@ -1219,12 +1234,20 @@ func mergeShard(dst *Store, dir string, totals map[string]int, st *MergeStats) e
 			n, _ := strconv.Atoi(v)
 			meta[k] = strconv.Itoa(n + totals[k])
 			totals[k] = n + totals[k]
+		case isIntegrityKey(k):
+			// Damage found in each shard adds up (AddIntegrity below).
 		case k != "simulated" || v == "1":
 			meta[k] = v
 		}
 	}
 	if err := dst.SetMeta(meta); err != nil {
 		return err
+	}
+	counts := map[string]int{}
+	for k, v := range r.Meta {
+		if isIntegrityKey(k) {
+			counts[k], _ = strconv.Atoi(v)
+		}
 	}
 	st.Trials += len(trials)
 	eps, err := readEndpointStats(src.db)
@@ -1253,8 +1276,14 @@ func mergeShard(dst *Store, dir string, totals map[string]int, st *MergeStats) e
 	} else if ok {
 		digestCol = `digest`
 	}
+	sumCol := `NULL`
+	if ok, err := hasColumn(src.db, "results", "sum"); err != nil {
+		return fmt.Errorf("store %s: %w", dir, err)
+	} else if ok {
+		sumCol = `(SELECT r.sum FROM results r WHERE r.trial_id = items.trial_id AND r.question_id = items.question_id)`
+	}
 	rows, err := src.db.Query(`SELECT trial_id, question_id, idx, status, correct, verdict, error_class, error, attempts, started, wall_ms, session, ` +
-		resultCol + `, ` + digestCol + ` FROM items ORDER BY idx, question_id`)
+		resultCol + `, ` + digestCol + `, ` + sumCol + ` FROM items ORDER BY idx, question_id`)
 	if err != nil {
 		return fmt.Errorf("store %s: %w", dir, err)
 	}
@@ -1265,11 +1294,20 @@ func mergeShard(dst *Store, dir string, totals map[string]int, st *MergeStats) e
 		var verdict, result, digest []byte
 		var started, ec, emsg sql.NullString
 		var wall sql.NullFloat64
-		if err := rows.Scan(&it.TrialID, &it.QuestionID, &it.Index, &it.Status, &correct, &verdict, &ec, &emsg, &it.Attempts, &started, &wall, &it.Session, &result, &digest); err != nil {
+		var sum sql.NullInt64
+		if err := rows.Scan(&it.TrialID, &it.QuestionID, &it.Index, &it.Status, &correct, &verdict, &ec, &emsg, &it.Attempts, &started, &wall, &it.Session, &result, &digest, &sum); err != nil {
 			return fmt.Errorf("store %s: %w", dir, err)
 		}
 		if !known[it.TrialID] {
 			continue // an item of no trial: readers never show it (its calls are copied, as loose ones)
+		}
+		o := storedOutcome{trial: it.TrialID, question: it.QuestionID, status: it.Status, correct: correct, verdict: verdict, digest: digest, result: result, sum: sum}
+		if ok, _ := o.ok(); !ok && (it.Status == StatusDone || it.Status == StatusFailed) {
+			// A damaged outcome is not copied: the item is pending in
+			// the merged store, and a run there redoes it.
+			st.Damaged++
+			counts[MetaResultsRedone]++
+			continue
 		}
 		it.ErrorClass, it.Error, it.WallMS = ec.String, emsg.String, wall.Float64
 		if started.Valid {
@@ -1316,6 +1354,9 @@ func mergeShard(dst *Store, dir string, totals map[string]int, st *MergeStats) e
 		return fmt.Errorf("store %s: %w", dir, err)
 	}
 	rows.Close()
+	if err := dst.AddIntegrity(counts); err != nil {
+		return err
+	}
 	ir := &ItemReader{dir: dir, db: src.db, state: `'done'`}
 	if ok, err := hasCallColumn(src.db, "state"); err != nil {
 		return fmt.Errorf("store %s: %w", dir, err)

@@ -324,6 +324,9 @@ func WriteSummary(w io.Writer, r *RunData, rows []TrialSummary) {
 	if len(errored) > 0 {
 		fmt.Fprintf(w, "pending after an infrastructure error, by class: %s (rerun the same command to retry them)\n", classCounts(errored))
 	}
+	for _, l := range r.Integrity.Lines() {
+		fmt.Fprintf(w, "damaged store entries: %s\n", l)
+	}
 	writeFailures(w, r)
 }
 

@@ -127,6 +127,9 @@ func NewScorer(b *datasets.Benchmark, cache *GoldCache, opt ScoreOptions) (*Scor
 // Mode returns the comparator mode in use.
 func (s *Scorer) Mode() Mode { return s.opt.Mode }
 
+// GoldCache returns the cache the scorer reads gold results through.
+func (s *Scorer) GoldCache() *GoldCache { return s.cache }
+
 // open returns the database id, opened once per Scorer. s.mu is held only
 // to look the id up: a database being opened makes the workers that need
 // it wait (on its opening's done), not those that need another one.

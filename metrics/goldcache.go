@@ -37,10 +37,12 @@ const goldWriteDelay = 100 * time.Millisecond
 // GoldCache computes each gold result once per (database content, executed
 // gold SQL) and keeps it in memory and, when it has a directory, on disk in
 // one SQLite file, <dir>/gold.db (WAL mode, table entries(key TEXT PRIMARY
-// KEY, value BLOB)), which several processes may share: the first entry
-// stored under a key wins, except that a stored timeout is replaced by a
-// result that supersedes it (see below) and an unreadable entry by a fresh
-// one. A directory written by older versions, which kept one JSON file per
+// KEY, value BLOB, sum INTEGER)), which several processes may share: the
+// first entry stored under a key wins, except that a stored timeout is
+// replaced by a result that supersedes it (see below) and a damaged entry
+// (one failing its checksum, sum, or not decoding) by a fresh one. A
+// damaged entry is never served: its gold is executed again and counted
+// (Corrupt; see goldsum.go). A directory written by older versions, which kept one JSON file per
 // entry (<dir>/<key[:2]>/<key>.json), is used as if empty: those files are
 // ignored and never read.
 //
@@ -78,10 +80,11 @@ type GoldCache struct {
 
 	mu       sync.Mutex
 	mem      map[string]GoldResult
-	disk     map[string][]byte // entries read from the file, not yet decoded
+	disk     map[string]goldStored // entries read from the file, not yet decoded
 	inflight map[string]*goldFlight
 	hits     int
 	runs     int
+	corrupt  int
 	writeErr error
 
 	wmu     sync.Mutex
@@ -171,9 +174,13 @@ func NewGoldCache(dir string) (*GoldCache, error) {
 	if err != nil {
 		return nil, fmt.Errorf("metrics: open gold cache %s: %w", c.path, err)
 	}
-	if _, err := db.Exec(`CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, value BLOB NOT NULL)`); err != nil {
+	if _, err := db.Exec(`CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, value BLOB NOT NULL, sum INTEGER)`); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("metrics: init gold cache %s: %w", c.path, err)
+	}
+	if err := migrateGoldSum(db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("metrics: migrate gold cache %s: %w", c.path, err)
 	}
 	c.db = db
 	return c, nil
@@ -188,6 +195,14 @@ func (c *GoldCache) Stats() (hits, runs int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.hits, c.runs
+}
+
+// Corrupt returns how many stored entries failed their checksum (or did
+// not decode) and were executed again instead of served.
+func (c *GoldCache) Corrupt() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.corrupt
 }
 
 // WriteErr returns the first error met reading or writing the disk store,
@@ -368,11 +383,19 @@ func (c *GoldCache) fill(ctx context.Context, key string, persistent bool, db da
 	if persistent {
 		c.loadOnce.Do(func() { c.loadAll(context.WithoutCancel(ctx)) })
 		c.mu.Lock()
-		b, ok := c.disk[key]
+		stored, ok := c.disk[key]
 		delete(c.disk, key)
 		c.mu.Unlock()
 		if ok {
-			if r, err := decodeGoldEntry(b); err == nil && r.Status == execUnstable {
+			r, err := stored.decode(key)
+			if err != nil {
+				// A damaged entry is executed again (and replaced), never
+				// served.
+				c.mu.Lock()
+				c.corrupt++
+				c.mu.Unlock()
+			}
+			if err == nil && r.Status == execUnstable {
 				c.mu.Lock()
 				c.runs++
 				c.mu.Unlock()
@@ -491,20 +514,20 @@ func sameBag(a, b *datasets.ResultSet) bool {
 
 // loadAll reads every entry of the file into c.disk, undecoded.
 func (c *GoldCache) loadAll(ctx context.Context) {
-	disk := map[string][]byte{}
+	disk := map[string]goldStored{}
 	err := func() error {
-		rows, err := c.db.QueryContext(ctx, `SELECT key, value FROM entries`)
+		rows, err := c.db.QueryContext(ctx, `SELECT key, value, sum FROM entries`)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		for rows.Next() {
 			var k string
-			var v []byte
-			if err := rows.Scan(&k, &v); err != nil {
+			var e goldStored
+			if err := rows.Scan(&k, &e.value, &e.sum); err != nil {
 				return err
 			}
-			disk[k] = v
+			disk[k] = e
 		}
 		return rows.Err()
 	}()
@@ -573,7 +596,7 @@ func (c *GoldCache) commit(ctx context.Context, batch []goldWrite) error {
 		// One statement in autocommit mode is its own transaction and saves
 		// the BEGIN/PREPARE/COMMIT round trips; a key already present takes
 		// the transaction below, which decides whether to replace it.
-		res, err := c.db.ExecContext(ctx, `INSERT OR IGNORE INTO entries (key, value) VALUES (?, ?)`, batch[0].key, batch[0].value)
+		res, err := c.db.ExecContext(ctx, `INSERT OR IGNORE INTO entries (key, value, sum) VALUES (?, ?, ?)`, batch[0].key, batch[0].value, goldSum(batch[0].key, batch[0].value))
 		if err != nil {
 			return wrap(err)
 		}
@@ -586,27 +609,30 @@ func (c *GoldCache) commit(ctx context.Context, batch []goldWrite) error {
 		return wrap(err)
 	}
 	defer tx.Rollback()
-	ins, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO entries (key, value) VALUES (?, ?)`)
+	ins, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO entries (key, value, sum) VALUES (?, ?, ?)`)
 	if err != nil {
 		return wrap(err)
 	}
 	defer ins.Close()
 	for _, w := range batch {
-		res, err := ins.ExecContext(ctx, w.key, w.value)
+		sum := goldSum(w.key, w.value)
+		res, err := ins.ExecContext(ctx, w.key, w.value, sum)
 		if err != nil {
 			return wrap(err)
 		}
 		if n, err := res.RowsAffected(); err != nil || n == 1 {
 			continue
 		}
-		var old []byte
-		if err := tx.QueryRowContext(ctx, `SELECT value FROM entries WHERE key = ?`, w.key).Scan(&old); err != nil {
+		var old goldStored
+		if err := tx.QueryRowContext(ctx, `SELECT value, sum FROM entries WHERE key = ?`, w.key).Scan(&old.value, &old.sum); err != nil {
 			return wrap(err)
 		}
-		if o, err := decodeGoldEntry(old); err == nil && !w.res.supersedes(o) {
+		// A stored entry that fails its checksum or does not decode is
+		// replaced; a sound one only by an entry that supersedes it.
+		if o, err := old.decode(w.key); err == nil && !w.res.supersedes(o) {
 			continue
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE entries SET value = ? WHERE key = ?`, w.value, w.key); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE entries SET value = ?, sum = ? WHERE key = ?`, w.value, sum, w.key); err != nil {
 			return wrap(err)
 		}
 	}

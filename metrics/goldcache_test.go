@@ -299,7 +299,7 @@ func TestGoldCacheTimeoutSuperseded(t *testing.T) {
 		probe := mustGoldCache(t, dir)
 		probe.loadOnce.Do(func() { probe.loadAll(ctx) })
 		key, _ := goldKey(db, "q")
-		stored, err := decodeGoldEntry(probe.disk[key])
+		stored, err := probe.disk[key].decode(key)
 		if err != nil || stored.Timeout != s.wantStored {
 			t.Fatalf("step %d: stored entry %+v, %v; want timeout %v", i, stored, err, s.wantStored)
 		}
@@ -315,7 +315,7 @@ func TestGoldCacheCorruptEntryReplaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	key, _ := goldKey(db, "q7")
-	if _, err := c.db.Exec(`INSERT INTO entries VALUES (?, ?)`, key, []byte{goldEntryVersion, 2, 'o', 'k', 0, 0, 0, 0, 9}); err != nil {
+	if _, err := c.db.Exec(`INSERT INTO entries (key, value) VALUES (?, ?)`, key, []byte{goldEntryVersion, 2, 'o', 'k', 0, 0, 0, 0, 9}); err != nil {
 		t.Fatal(err)
 	}
 	c.Close()

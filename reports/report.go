@@ -137,6 +137,13 @@ func Build(runs []*bench.RunData, opt Options) (*Report, error) {
 		r.Figures = append(r.Figures, vf)
 	}
 	r.Warnings = c.warnings
+	for _, run := range runs {
+		for _, l := range run.Integrity.Lines() {
+			// The counts say the stores were damaged; the results shown
+			// are those of the entries made again.
+			r.Warnings = append(r.Warnings, fmt.Sprintf("run %s: %s", run.Dir, l))
+		}
+	}
 	uniqueIDs(len(r.Tables), func(i int) *string { return &r.Tables[i].ID })
 	uniqueIDs(len(r.Figures), func(i int) *string { return &r.Figures[i].ID })
 	return r, nil

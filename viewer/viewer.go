@@ -24,6 +24,9 @@ type Viewer struct {
 	trials    []trialRef
 	questions []questionRef
 	index     *Index
+	// red hides the runs' credentials (and what looks like an API key)
+	// in everything served: stored answers keep what the model sent.
+	red *llm.Redactor
 }
 
 type runSource struct {
@@ -51,6 +54,7 @@ func Open(ctx context.Context, dirs []string, opt Options) (*Viewer, error) {
 	}
 	v := &Viewer{opt: opt, benches: map[string]*benchSource{}}
 	var runs []*bench.RunData
+	var secrets []string
 	for _, d := range dirs {
 		r, err := bench.ReadRun(d, false)
 		if err != nil {
@@ -62,6 +66,7 @@ func Open(ctx context.Context, dirs []string, opt Options) (*Viewer, error) {
 			v.Close()
 			return nil, fmt.Errorf("viewer: %w", err)
 		}
+		secrets = append(secrets, r.Secrets()...)
 		cache, cpath, cerr := runCache(r, opt.ModelCache)
 		v.runs = append(v.runs, runSource{data: r, reader: rd, cache: cache, cachePath: cpath, cacheErr: cerr})
 		runs = append(runs, r)
@@ -88,10 +93,12 @@ func Open(ctx context.Context, dirs []string, opt Options) (*Viewer, error) {
 			}
 		}
 	}
+	v.red = llm.NewDisplayRedactor(secrets...)
 	if err := v.buildIndex(ctx, runs); err != nil {
 		v.Close()
 		return nil, err
 	}
+	v.red.Value(v.index)
 	// The items' verdicts were needed for the index only.
 	for i := range v.runs {
 		for j := range v.runs[i].data.Trials {
@@ -197,8 +204,19 @@ type QuestItem struct {
 // Question builds question n (reading its items one at a time and
 // executing the previews). calls, when not nil, holds the question's call
 // log by run and trial id (the static writer streams the log once);
-// otherwise it is read from the stores.
+// otherwise it is read from the stores. Every text of it (SQL, traces,
+// calls' prompts and answers, errors, previews) has the runs' credentials
+// hidden (bench.RunData.Redactor): the stores keep answers as the model
+// sent them.
 func (v *Viewer) Question(ctx context.Context, n int, calls []map[string][]bench.Call) (*Question, error) {
+	q, err := v.question(ctx, n, calls)
+	if err == nil {
+		v.red.Value(q)
+	}
+	return q, err
+}
+
+func (v *Viewer) question(ctx context.Context, n int, calls []map[string][]bench.Call) (*Question, error) {
 	if n < 0 || n >= len(v.questions) {
 		return nil, fmt.Errorf("viewer: question %d: %w", n, errNoQuestion)
 	}

@@ -235,6 +235,9 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	if err := cache.Flush(); err != nil {
 		fmt.Fprintf(stderr, "warning: gold cache not saved: %v\n", err)
 	}
+	if n := cache.Corrupt(); n > 0 {
+		fmt.Fprintf(stderr, "warning: re-executed %d golds whose gold-cache entry (%s) failed its checksum; the damaged entries were replaced\n", n, cache.Dir())
+	}
 
 	var rows []responseVerdict
 	if extracted != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/runners/llm"
 )
 
 func init() {
@@ -97,6 +98,15 @@ func runExport(stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("export: %w", err)
 	}
 	preds, st := trialPredictions(t, exs)
+	// The store keeps each answer as the model gave it (it was scored so);
+	// a credential a model echoed is hidden in what leaves the run.
+	red := r.Redactor()
+	for i := range preds {
+		if sql := red.Redact(preds[i].SQL); sql != preds[i].SQL {
+			preds[i].SQL = sql
+			st.redacted = append(st.redacted, preds[i].ID)
+		}
+	}
 
 	var buf bytes.Buffer
 	switch *format {
@@ -195,6 +205,10 @@ type exportStats struct {
 	// quoted lists the questions whose SQL held a line break or TAB inside
 	// quoted text, which a one-line format cannot keep.
 	quoted []string
+	// redacted lists the questions whose SQL held a credential of the
+	// run's models, or text that looks like an API key, written as
+	// [REDACTED].
+	redacted []string
 }
 
 // trialPredictions returns, in question order, each question's prediction:
@@ -242,6 +256,10 @@ func (st exportStats) report(w io.Writer, format string) error {
 	if n := len(st.quoted); n > 0 {
 		fmt.Fprintf(w, "warning: %d predictions hold a line break or TAB inside quoted text, written as a space (their results may change): %s\n",
 			n, strings.Join(st.quoted, ", "))
+	}
+	if n := len(st.redacted); n > 0 {
+		fmt.Fprintf(w, "warning: %d predictions hold an API key of the run's models or text that looks like one, written as %s (their results may change): %s\n",
+			n, llm.Redacted, strings.Join(st.redacted, ", "))
 	}
 	if st.pending > 0 {
 		return fmt.Errorf("%w: %d questions of the trial are pending (not finished); the export scores them wrong", errIncomplete, st.pending)

@@ -52,6 +52,11 @@ var cliCases = []cliCase{
 	// for good (exit status 3); status and compare count them wrong.
 	{"run-failures", []string{"run", "testdata/golden/input/failures.yaml", "--quiet", "--out", "$TMP/fail"}, exitIncomplete},
 	{"status-failures", []string{"status", "$TMP/fail"}, exitOK},
+	// The checksums of that run's model cache, gold cache and store (one
+	// worker: the count of cache rows depends on the order), then the
+	// command without its run directory.
+	{"cache-verify", []string{"cache", "verify", "$TMP/fail"}, exitOK},
+	{"cache-verify-no-args", []string{"cache", "verify"}, exitUsage},
 	{"compare-failures", []string{"compare", "$TMP/fail"}, exitOK},
 
 	// eval on the bundled mini benchmark (42 questions): the golds as

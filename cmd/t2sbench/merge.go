@@ -37,6 +37,10 @@ func runMerge(stdout, stderr io.Writer, args []string) error {
 	}
 	fmt.Fprintf(stdout, "merged %d shards into %s: %d trials, %d items, %d model calls, %d conflicting items kept from the first shard\n",
 		fs.NArg()-1, out, len(r.Trials), st.Items, st.Calls, st.Conflicts)
+	if st.Damaged > 0 {
+		fmt.Fprintf(stderr, "warning: %d finished items of the shards failed their stored-result checksum and were left out (pending in %s: rerun the run there to redo them)\n",
+			st.Damaged, out)
+	}
 	// The merge itself succeeded: say what the shards left undone without
 	// failing, so that a script can go on to report.
 	failed, pending := 0, 0

@@ -9,7 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -63,7 +63,8 @@ type Ident struct {
 // table paragraphs, which holds each distinct text once, compressed, or
 // stored against an earlier paragraph with the same first line when that
 // is shorter (a search's prompts repeat their reasoning one step longer).
-// Messages are kept redacted like the answers (WithRedact).
+// Messages are kept with secrets redacted (WithRedact); answers are kept
+// as the server sent them.
 //
 // The first format (until f094e51: table responses with a row per sample
 // under its hex sample key, requests as JSON in table requests, paragraphs
@@ -147,14 +148,17 @@ func (m *paragraphMemo) add(ps []memoParagraph) {
 // CacheStats counts cache traffic. Hits and Misses count requests (a
 // request is a hit when every sample came from the cache); PartialHits
 // counts misses that reused some samples; Stored counts samples written.
+// Corrupt counts samples asked again because the row that held them
+// failed its checksum (or, in a row written before rows had one, did not
+// decode): a corrupt entry is a miss, never an answer.
 type CacheStats struct {
-	Hits, Misses, PartialHits, Stored int64
+	Hits, Misses, PartialHits, Stored, Corrupt int64
 }
 
-type counters struct{ hits, misses, partial, stored atomic.Int64 }
+type counters struct{ hits, misses, partial, stored, corrupt atomic.Int64 }
 
 func (c *counters) snapshot() CacheStats {
-	return CacheStats{Hits: c.hits.Load(), Misses: c.misses.Load(), PartialHits: c.partial.Load(), Stored: c.stored.Load()}
+	return CacheStats{Hits: c.hits.Load(), Misses: c.misses.Load(), PartialHits: c.partial.Load(), Stored: c.stored.Load(), Corrupt: c.corrupt.Load()}
 }
 
 // OpenCache opens (creating if needed) the cache database at path. The
@@ -180,6 +184,9 @@ func OpenCache(path string) (*Cache, error) {
 	if err == nil && old.responses {
 		err = migrateCache(db)
 	}
+	if err == nil {
+		err = migrateSum(db)
+	}
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("llm: migrate cache %s: %w", path, err)
@@ -195,6 +202,7 @@ const cacheSchema = `CREATE TABLE IF NOT EXISTS samples (
 		n INTEGER NOT NULL,
 		v BLOB NOT NULL,
 		p BLOB,
+		sum INTEGER,
 		PRIMARY KEY (rk, first)
 	) WITHOUT ROWID;
 	CREATE TABLE IF NOT EXISTS paragraphs (
@@ -403,60 +411,86 @@ type querier interface {
 }
 
 // get returns the cached entries of samples 0..len(keys)-1 of the request
-// with key rk, by position; keys are their sample keys (SampleKeys).
-func (c *Cache) get(ctx context.Context, rk string, keys []string) (map[int]entry, error) {
-	out, err := loadSamples(ctx, c.db, c.old, rk, keys)
+// with key rk, by position; keys are their sample keys (SampleKeys). Rows
+// that fail their checksum or do not decode are left out (their samples
+// are missing, so asked again) and returned in bad.
+func (c *Cache) get(ctx context.Context, rk string, keys []string) (map[int]entry, []badRow, error) {
+	out, bad, err := loadSamples(ctx, c.db, c.old, true, rk, keys)
 	if err != nil {
-		return nil, fmt.Errorf("llm: read cache %s: %w", c.path, err)
+		return nil, nil, fmt.Errorf("llm: read cache %s: %w", c.path, err)
 	}
-	return out, nil
+	return out, bad, nil
 }
+
+// badRow is a row of table samples that failed its checksum (or, written
+// before rows had one, did not decode): its first sample and how many
+// samples it says it holds.
+type badRow struct {
+	first, n int
+	err      error
+}
+
+// holds reports whether the bad row could have held sample i.
+func (b badRow) holds(i int) bool { return i >= b.first && i < b.first+max(b.n, 1) }
 
 // loadSamples reads the stored samples 0..len(keys)-1 of the request with
 // key rk from table samples, then those still missing from table
-// responses of the first format when the file has it.
-func loadSamples(ctx context.Context, q querier, old oldTables, rk string, keys []string) (map[int]entry, error) {
+// responses of the first format when the file has it. sums says table
+// samples has column sum (a file written before checksums, opened
+// read-only, may lack it). A row whose checksum does not match, or that
+// does not decode, answers nothing: it is returned in bad, never an error.
+func loadSamples(ctx context.Context, q querier, old oldTables, sums bool, rk string, keys []string) (map[int]entry, []badRow, error) {
 	rkb, err := hex.DecodeString(rk)
 	if err != nil {
-		return nil, fmt.Errorf("request key %q is not hex", rk)
+		return nil, nil, fmt.Errorf("request key %q is not hex", rk)
 	}
 	out := make(map[int]entry, len(keys))
-	rows, err := q.QueryContext(ctx, `SELECT first, model, v FROM samples WHERE rk = ?`, rkb)
+	sumCol := "NULL"
+	if sums {
+		sumCol = "sum"
+	}
+	rows, err := q.QueryContext(ctx, `SELECT first, model, n, v, p, `+sumCol+` FROM samples WHERE rk = ?`, rkb)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer rows.Close()
+	var bad []badRow
 	for rows.Next() {
-		var first int
-		var model string
-		var v []byte
-		if err := rows.Scan(&first, &model, &v); err != nil {
-			return nil, err
+		var r sampleRow
+		var sum sql.NullInt64
+		if err := rows.Scan(&r.first, &r.model, &r.n, &r.v, &r.p, &sum); err != nil {
+			return nil, nil, err
 		}
-		payload, err := unpackValue(v)
+		r.rk = rkb
+		if sum.Valid && sum.Int64 != r.sum() {
+			bad = append(bad, badRow{first: r.first, n: r.n, err: errChecksum})
+			continue
+		}
+		payload, err := unpackValue(r.v)
+		var idx []int
+		var es []entry
 		if err == nil {
-			var idx []int
-			var es []entry
-			if idx, es, err = decodeSamples(payload, model); err == nil {
-				for j, i := range idx {
-					if i < len(keys) {
-						out[i] = es[j]
-					}
-				}
-			}
+			idx, es, err = decodeSamples(payload, r.model)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("request %s samples from %d: %w", rk, first, err)
+			bad = append(bad, badRow{first: r.first, n: r.n, err: err})
+			continue
+		}
+		for j, i := range idx {
+			if i < len(keys) {
+				out[i] = es[j]
+			}
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	rows.Close()
 	if !old.responses || len(out) == len(keys) {
-		return out, nil
+		return out, bad, nil
 	}
-	return loadOldSamples(ctx, q, keys, out)
+	out, err = loadOldSamples(ctx, q, keys, out)
+	return out, bad, err
 }
 
 // loadOldSamples adds to have the samples with keys it lacks that table
@@ -509,9 +543,17 @@ func (c *Cache) put(ctx context.Context, rk string, doc *keyDoc, keys []string, 
 	}
 	defer tx.Rollback()
 	now := time.Now().UTC()
-	have, err := loadSamples(ctx, tx, c.old, rk, keys)
+	have, bad, err := loadSamples(ctx, tx, c.old, true, rk, keys)
 	if err != nil {
 		return nil, 0, fmt.Errorf("llm: read cache %s: %w", c.path, err)
+	}
+	// A row that failed its checksum is replaced by the samples asked
+	// again (its samples not asked again are lost: they are asked when
+	// next needed).
+	for _, b := range bad {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM samples WHERE rk = ? AND first = ?`, rkb, b.first); err != nil {
+			return nil, 0, fmt.Errorf("llm: write cache %s: %w", c.path, err)
+		}
 	}
 	var prompt []byte // the request, for the first row written, unless kept
 	var added []memoParagraph
@@ -561,8 +603,9 @@ func (c *Cache) put(ctx context.Context, rk string, doc *keyDoc, keys []string, 
 			}
 			prompt = nil
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO samples (rk, first, model, n, v, p) VALUES (?, ?, ?, ?, ?, ?)`,
-			rkb, g.first, m, len(g.idx), v, p); err != nil {
+		row := sampleRow{rk: rkb, first: g.first, model: m, n: len(g.idx), v: v, p: p}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO samples (rk, first, model, n, v, p, sum) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			rkb, g.first, m, len(g.idx), v, p, row.sum()); err != nil {
 			return nil, 0, fmt.Errorf("llm: write cache %s: %w", c.path, err)
 		}
 		stored += len(g.idx)
@@ -691,36 +734,27 @@ func WithCallLog(fn func(CallRecord)) CacheOption {
 	return func(c *CachedClient) { c.onCall = fn }
 }
 
-// WithRedact replaces every occurrence of each secret (an API key, a
-// password) in answers and reasoning with "[REDACTED]" before they are
-// stored in the cache or returned, so a model that echoes a secret it saw
-// cannot leak it into results or the cache. Answers cached before are
-// redacted when read. Empty secrets are ignored.
+// WithRedact replaces each secret (an API key, a password) in the
+// request messages the cache keeps for display (Cache, CacheReader) with
+// Redacted; secrets IsSecret rejects (shorter than MinSecretLen, a
+// placeholder such as EMPTY) are ignored. Answers and reasoning are never
+// redacted: the cache stores and returns them as the server sent them,
+// since a rewritten answer would be scored as something the model did not
+// say. A secret a model echoes is hidden where answers are displayed
+// (NewDisplayRedactor).
 func WithRedact(secrets ...string) CacheOption {
-	return func(c *CachedClient) {
-		for _, s := range secrets {
-			if s != "" {
-				c.secrets = append(c.secrets, s)
-			}
-		}
-		// Longer secrets first, so a secret that contains another is
-		// replaced whole.
-		sort.Slice(c.secrets, func(i, j int) bool { return len(c.secrets[i]) > len(c.secrets[j]) })
-	}
+	return func(c *CachedClient) { c.redactor = NewRedactor(secrets...) }
 }
-
-// Redacted is what WithRedact puts in place of a secret.
-const Redacted = "[REDACTED]"
 
 // CachedClient is a Client answering from a Cache and calling its inner
 // client only for missing samples.
 type CachedClient struct {
-	inner   Client
-	cache   *Cache
-	ident   Ident
-	onCall  func(CallRecord)
-	secrets []string
-	st      counters
+	inner    Client
+	cache    *Cache
+	ident    Ident
+	onCall   func(CallRecord)
+	redactor *Redactor
+	st       counters
 }
 
 // Cached wraps inner with cache. ident names the backend behind inner; it
@@ -755,6 +789,9 @@ func Cached(inner Client, cache *Cache, ident Ident, opts ...CacheOption) *Cache
 // Stats returns this client's cache traffic.
 func (c *CachedClient) Stats() CacheStats { return c.st.snapshot() }
 
+// Cache returns the cache c answers from (nil when caching is off).
+func (c *CachedClient) Cache() *Cache { return c.cache }
+
 // subCall is one call for missing samples: samples[j] of the request is
 // choice pick[j] of the answer to req (for an OffsetClient, from sample
 // first on).
@@ -785,7 +822,7 @@ func (c *CachedClient) Complete(ctx context.Context, req Request) (*Response, er
 	if err != nil {
 		return nil, err
 	}
-	have, err := c.cache.get(ctx, rk, keys)
+	have, bad, err := c.cache.get(ctx, rk, keys)
 	if err != nil {
 		return nil, err
 	}
@@ -809,10 +846,18 @@ func (c *CachedClient) Complete(ctx context.Context, req Request) (*Response, er
 		c.cache.st.partial.Add(1)
 	}
 	var missing []int
+	corrupt := 0
 	for i := range n {
 		if _, ok := have[i]; !ok {
 			missing = append(missing, i)
+			if slices.ContainsFunc(bad, func(b badRow) bool { return b.holds(i) }) {
+				corrupt++
+			}
 		}
+	}
+	if corrupt > 0 {
+		c.st.corrupt.Add(int64(corrupt))
+		c.cache.st.corrupt.Add(int64(corrupt))
 	}
 	out := &Response{CacheKey: rk}
 	var es []entry
@@ -913,8 +958,8 @@ func (c *CachedClient) fill(resp *Response, es map[int]entry, n int) {
 	var anyReasoning, anyFinish bool
 	for i := range n {
 		e := es[i]
-		resp.Choices = append(resp.Choices, c.redact(e.choice))
-		resp.Reasoning = append(resp.Reasoning, c.redact(e.reasoning))
+		resp.Choices = append(resp.Choices, e.choice)
+		resp.Reasoning = append(resp.Reasoning, e.reasoning)
 		resp.FinishReasons = append(resp.FinishReasons, e.finish)
 		anyReasoning = anyReasoning || e.reasoning != ""
 		anyFinish = anyFinish || e.finish != ""
@@ -931,7 +976,8 @@ func (c *CachedClient) fill(resp *Response, es map[int]entry, n int) {
 }
 
 // clean makes a fresh response what the cache stores: answers without
-// inline reasoning, secrets redacted.
+// inline reasoning (answers and reasoning otherwise as the server sent
+// them).
 func (c *CachedClient) clean(resp *Response) {
 	var reasoning []string
 	anyReasoning := false
@@ -946,8 +992,8 @@ func (c *CachedClient) clean(resp *Response) {
 				r += "\n\n" + inline
 			}
 		}
-		resp.Choices[i] = c.redact(ch)
-		reasoning = append(reasoning, c.redact(r))
+		resp.Choices[i] = ch
+		reasoning = append(reasoning, r)
 		anyReasoning = anyReasoning || r != ""
 	}
 	resp.Reasoning = nil
@@ -957,26 +1003,16 @@ func (c *CachedClient) clean(resp *Response) {
 }
 
 // storedDoc is the request document the cache keeps: doc with its
-// messages' text redacted.
+// messages' text redacted (WithRedact).
 func (c *CachedClient) storedDoc(doc keyDoc) *keyDoc {
-	if len(c.secrets) > 0 {
+	if c.redactor.Active() {
 		msgs := make([]Message, len(doc.Messages))
 		for i, m := range doc.Messages {
-			msgs[i] = Message{Role: m.Role, Content: c.redact(m.Content)}
+			msgs[i] = Message{Role: m.Role, Content: c.redactor.Redact(m.Content)}
 		}
 		doc.Messages = msgs
 	}
 	return &doc
-}
-
-// redact replaces the client's secrets in s.
-func (c *CachedClient) redact(s string) string {
-	for _, sec := range c.secrets {
-		if strings.Contains(s, sec) {
-			s = strings.ReplaceAll(s, sec, Redacted)
-		}
-	}
-	return s
 }
 
 // call makes one real call (samples first.. for offset clients) and logs it.

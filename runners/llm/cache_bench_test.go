@@ -130,7 +130,7 @@ func BenchmarkCacheGet(b *testing.B) {
 		start := cpuTime()
 		for b.Loop() {
 			n := i % len(calls)
-			got, err := cache.get(ctx, calls[n].key, keys[n])
+			got, _, err := cache.get(ctx, calls[n].key, keys[n])
 			check(b, got, err, n)
 			i++
 		}
@@ -146,12 +146,57 @@ func BenchmarkCacheGet(b *testing.B) {
 		start := cpuTime()
 		for b.Loop() {
 			n := i % len(calls)
-			got, err := old.get(ctx, calls[n].key, keys[n])
+			got, _, err := old.get(ctx, calls[n].key, keys[n])
 			check(b, got, err, n)
 			i++
 		}
 		reportCPU(b, start)
 	})
+}
+
+// BenchmarkCacheReadChecksum reads all samples of one stored request per
+// op from a compact cache file, verifying each row's checksum
+// (verify=on, what Cache.get does) or not (verify=off: the same query and
+// decoding without reading or computing the checksum). The ratio of their
+// ns/op (and cpu-us/op) is the cost of verification on a cache hit.
+func BenchmarkCacheReadChecksum(b *testing.B) {
+	calls := loadWorkload(b)
+	ctx := context.Background()
+	cache, err := OpenCache(filepath.Join(b.TempDir(), "compact.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cache.Close()
+	keys := make([][]string, len(calls))
+	for i, c := range calls {
+		keys[i], _ = SampleKeys(c.key, len(c.errs))
+		idx := make([]int, len(c.errs))
+		for j := range idx {
+			idx[j] = j
+		}
+		if _, _, err := cache.put(ctx, c.key, &c.doc, keys[i], idx, c.errs); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, verify := range []bool{false, true} {
+		name := "verify=off"
+		if verify {
+			name = "verify=on"
+		}
+		b.Run(name, func(b *testing.B) {
+			i := 0
+			start := cpuTime()
+			for b.Loop() {
+				n := i % len(calls)
+				got, bad, err := loadSamples(ctx, cache.db, cache.old, verify, calls[n].key, keys[n])
+				if err != nil || len(bad) > 0 || len(got) != len(calls[n].errs) {
+					b.Fatalf("request %d: got %d samples, %d bad rows, %v; want %d", n, len(got), len(bad), err, len(calls[n].errs))
+				}
+				i++
+			}
+			reportCPU(b, start)
+		})
+	}
 }
 
 // BenchmarkCacheReaderCall reads one request with its messages and

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -25,6 +26,8 @@ type CacheReader struct {
 	// the first format it has.
 	compact bool
 	old     oldTables
+	// sums says table samples has column sum (rows carry checksums).
+	sums bool
 	// paras keeps paragraphs read before (ids never change their text):
 	// a viewer reads many calls sharing paragraphs and their bases.
 	mu         sync.Mutex
@@ -80,7 +83,11 @@ type CachedCall struct {
 
 // CachedSample is one stored sample.
 type CachedSample struct {
+	// Found is false where the cache holds no usable sample; Corrupt is
+	// true when it held one in a row that failed its checksum (which a
+	// run asks for again).
 	Found            bool
+	Corrupt          bool
 	Answer           string
 	Reasoning        string
 	Finish           string
@@ -112,6 +119,9 @@ func OpenCacheReader(path string) (*CacheReader, error) {
 	if err == nil {
 		r.compact = n == 2
 		r.old, err = findOldTables(db)
+	}
+	if err == nil && r.compact {
+		r.sums, err = hasSumColumn(db)
 	}
 	if err != nil {
 		db.Close()
@@ -346,9 +356,14 @@ func (r *CacheReader) Call(ctx context.Context, reqKey string, n int) (*CachedCa
 			MaxTokens: doc.MaxTokens, Stop: doc.Stop, Seed: doc.Seed, Answer: doc.Answer, Schema: doc.Schema,
 			SchemaName: doc.SchemaName, Responder: doc.Responder}
 	}
-	have, err := r.samples(ctx, reqKey, keys)
+	have, bad, err := r.samples(ctx, reqKey, keys)
 	if err != nil {
 		return nil, fmt.Errorf("llm: read cache %s: %w", r.path, err)
+	}
+	for i := range out.Samples {
+		if _, ok := have[i]; !ok && slices.ContainsFunc(bad, func(b badRow) bool { return b.holds(i) }) {
+			out.Samples[i].Corrupt = true
+		}
 	}
 	for i, e := range have {
 		out.Samples[i] = CachedSample{Found: true, Answer: e.choice, Reasoning: e.reasoning, Finish: e.finish, Structured: e.structured,
@@ -358,13 +373,14 @@ func (r *CacheReader) Call(ctx context.Context, reqKey string, n int) (*CachedCa
 }
 
 // samples reads the samples with keys of request reqKey from the tables
-// the file has.
-func (r *CacheReader) samples(ctx context.Context, reqKey string, keys []string) (map[int]entry, error) {
+// the file has, and the rows that failed their checksum.
+func (r *CacheReader) samples(ctx context.Context, reqKey string, keys []string) (map[int]entry, []badRow, error) {
 	if r.compact {
-		return loadSamples(ctx, r.db, r.old, reqKey, keys)
+		return loadSamples(ctx, r.db, r.old, r.sums, reqKey, keys)
 	}
 	// A file of the first format only: no table samples to read.
-	return loadOldSamples(ctx, r.db, keys, map[int]entry{})
+	have, err := loadOldSamples(ctx, r.db, keys, map[int]entry{})
+	return have, nil, err
 }
 
 // SamplesByModel counts the stored samples by the model name their

@@ -26,7 +26,8 @@ func (finishClient) Complete(_ context.Context, req Request) (*Response, error) 
 
 // TestCacheReaderReadsCall checks that Response.CacheKey names, in a
 // read-only CacheReader, the request as sent (secrets redacted) and every
-// sample as the client returned it, for a miss and a hit alike.
+// sample as the client returned it (answers are never redacted), for a
+// miss and a hit alike.
 func TestCacheReaderReadsCall(t *testing.T) {
 	cache, path := openTestCache(t)
 	cc := Cached(finishClient{}, cache, testIdent, WithRedact("sk-SECRET"))
@@ -72,8 +73,8 @@ func TestCacheReaderReadsCall(t *testing.T) {
 			t.Errorf("sample %d: got %+v; want the hit's %q / %q / %q, 25ms", i, s, hit.Choices[i], hit.ReasoningOf(i), hit.Finish(i))
 		}
 	}
-	if got.Samples[1].Finish != FinishLength || got.Samples[1].Reasoning != "think 1 [REDACTED]" {
-		t.Errorf("sample 1: got %+v; want finish length and redacted reasoning", got.Samples[1])
+	if got.Samples[1].Finish != FinishLength || got.Samples[1].Reasoning != "think 1 sk-SECRET" {
+		t.Errorf("sample 1: got %+v; want finish length and the reasoning as the model wrote it", got.Samples[1])
 	}
 	// A fourth sample was never asked for.
 	more, err := rd.Call(ctx, miss.CacheKey, 4)

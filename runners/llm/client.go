@@ -10,6 +10,16 @@
 // search method pruning a refused request, a run's decision for an item,
 // its stored error class, the failure report, the exit status) read it
 // through ErrorClass and HandlingOf, never from a status of their own.
+//
+// Answers are returned, cached and stored as the server sent them. Secrets
+// are redacted (Redactor) only from logs, error texts and the request
+// messages the cache keeps, and only credentials that could be secrets
+// (IsSecret: at least MinSecretLen characters, not one of the
+// Placeholders such as EMPTY); NewDisplayRedactor is what commands apply
+// to stored answers when they show them. Every cached sample row carries a
+// CRC-32C checksum (cachesum.go): a damaged row is a miss, asked again and
+// counted (CacheStats.Corrupt), never an answer; VerifyCache reads a
+// whole cache file.
 package llm
 
 import (

@@ -279,10 +279,10 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	if lim == nil {
 		lim = endpointLimiter(oc.BaseURL, cfg.MaxConcurrency, cfg.RPM, cfg.TPM)
 	}
-	redact := func(s string) string { return s }
-	if key != "" {
-		redact = func(s string) string { return strings.ReplaceAll(s, key, "[REDACTED]") }
-	}
+	// The key is redacted from logs and errors when it could be a secret
+	// (IsSecret); a placeholder such as EMPTY, or a key of a few
+	// characters, is left in place so that error text is not rewritten.
+	redact := NewRedactor(key).Redact
 	o := &OpenAI{
 		cfg:     cfg,
 		client:  openai.NewClientWithConfig(oc),

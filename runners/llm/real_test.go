@@ -485,6 +485,13 @@ func TestCachedSampleSeeds(t *testing.T) {
 	}
 }
 
+// TestCachedRedact: WithRedact hides a secret in the request messages the
+// cache keeps, never in an answer. A model that echoes its key gets the
+// answer it wrote scored and stored: the client returns it and the cache
+// keeps it as the server sent it, and only display redaction
+// (llm.NewDisplayRedactor, what the commands apply) hides it. Until
+// answers were kept whole, both responses held "[REDACTED]" in place of
+// the key.
 func TestCachedRedact(t *testing.T) {
 	const secret = "sk-proj-SECRET0123456789"
 	srv := fakeopenai.New(t, fakeopenai.Options{Responder: fixed(fakeopenai.Choice{
@@ -504,9 +511,13 @@ func TestCachedRedact(t *testing.T) {
 	if !stored.Cached {
 		t.Fatal("second client missed the cache")
 	}
+	display := llm.NewDisplayRedactor(secret)
 	for _, r := range []*llm.Response{resp, stored} {
-		if r.Choices[0] != "SELECT 1 -- key [REDACTED]" || r.ReasoningOf(0) != "the key is [REDACTED]." {
-			t.Errorf("cached=%v: got %q / %q; want the key redacted", r.Cached, r.Choices[0], r.ReasoningOf(0))
+		if r.Choices[0] != "SELECT 1 -- key "+secret || r.ReasoningOf(0) != "the key is "+secret+"." {
+			t.Errorf("cached=%v: got %q / %q; want the answer as the server sent it", r.Cached, r.Choices[0], r.ReasoningOf(0))
+		}
+		if got := display.Redact(r.Choices[0]); got != "SELECT 1 -- key [REDACTED]" {
+			t.Errorf("cached=%v: displayed %q; want the key redacted", r.Cached, got)
 		}
 	}
 }

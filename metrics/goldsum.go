@@ -1,0 +1,146 @@
+package metrics
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Checksums of the gold cache. Every entry carries, in column sum, the
+// CRC-32C (Castagnoli) of its key and value, each length-prefixed
+// (goldSum). An entry is verified when it is read: one that fails (or,
+// stored before checksums, does not decode) is executed again, replaced,
+// and counted (GoldCache.Corrupt), never served. Entries stored before
+// checksums (sum NULL; the column is added when such a file is opened)
+// are served unverified, as before. CRC-32C for the reasons the model
+// cache gives (runners/llm, cachesum.go): it guards against accidental
+// damage, costs 4 bytes per entry and runs in hardware.
+
+// castagnoli is the CRC-32C table.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// errGoldChecksum marks an entry whose checksum does not match.
+var errGoldChecksum = errors.New("metrics: gold cache entry fails its checksum")
+
+// goldSum is the checksum of the entry (key, value), as a non-negative
+// int64.
+func goldSum(key string, value []byte) int64 {
+	h := crc32.New(castagnoli)
+	var buf [binary.MaxVarintLen64]byte
+	h.Write(buf[:binary.PutUvarint(buf[:], uint64(len(key)))])
+	h.Write([]byte(key))
+	h.Write(buf[:binary.PutUvarint(buf[:], uint64(len(value)))])
+	h.Write(value)
+	return int64(h.Sum32())
+}
+
+// goldStored is an entry as the file holds it: its value and checksum
+// (NULL for an entry stored before checksums).
+type goldStored struct {
+	value []byte
+	sum   sql.NullInt64
+}
+
+// decode verifies the entry stored under key and decodes it.
+func (e goldStored) decode(key string) (GoldResult, error) {
+	if e.sum.Valid && e.sum.Int64 != goldSum(key, e.value) {
+		return GoldResult{}, errGoldChecksum
+	}
+	return decodeGoldEntry(e.value)
+}
+
+// migrateGoldSum adds column sum to a gold cache made before checksums.
+// Another process may add it at the same time: a duplicate column is not
+// an error.
+func migrateGoldSum(db *sql.DB) error {
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM pragma_table_info('entries') WHERE name = 'sum'`).Scan(&n); err != nil || n > 0 {
+		return err
+	}
+	if _, err := db.Exec(`ALTER TABLE entries ADD COLUMN sum INTEGER`); err != nil && !strings.Contains(err.Error(), "duplicate column") {
+		return err
+	}
+	return nil
+}
+
+// GoldCacheCheck is what VerifyGoldCache found in a gold cache file:
+// entries whose checksum matches (OK), does not or that do not decode
+// (Mismatch), entries stored before checksums that decode (Unchecked),
+// and the first mismatches as "key: reason".
+type GoldCacheCheck struct {
+	Path string
+	// Missing is true when the file does not exist.
+	Missing                 bool
+	OK, Mismatch, Unchecked int
+	First                   []string
+}
+
+// maxGoldMismatches bounds GoldCacheCheck.First.
+const maxGoldMismatches = 10
+
+// VerifyGoldCache reads every entry of the gold cache in directory dir
+// (GoldCacheFile), read-only, and checks it against its checksum and
+// decodes it.
+func VerifyGoldCache(ctx context.Context, dir string) (GoldCacheCheck, error) {
+	path := filepath.Join(dir, GoldCacheFile)
+	out := GoldCacheCheck{Path: path}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		out.Missing = true
+		return out, nil
+	}
+	db, err := sql.Open("sqlite3", "file:"+strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)+"?mode=ro&_busy_timeout=10000")
+	if err != nil {
+		return out, fmt.Errorf("metrics: verify gold cache %s: %w", path, err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('entries') WHERE name = 'sum'`).Scan(&n); err != nil {
+		return out, fmt.Errorf("metrics: verify gold cache %s: %w", path, err)
+	}
+	sumCol := "NULL"
+	if n > 0 {
+		sumCol = "sum"
+	}
+	rows, err := db.QueryContext(ctx, `SELECT key, value, `+sumCol+` FROM entries ORDER BY key`)
+	if err != nil {
+		return out, fmt.Errorf("metrics: verify gold cache %s: %w", path, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var key string
+		var e goldStored
+		if err := rows.Scan(&key, &e.value, &e.sum); err != nil {
+			return out, fmt.Errorf("metrics: verify gold cache %s: %w", path, err)
+		}
+		_, err := e.decode(key)
+		switch {
+		case errors.Is(err, errGoldChecksum):
+			out.mismatch(key + ": checksum mismatch")
+		case err != nil && e.sum.Valid:
+			out.mismatch(key + ": does not decode")
+		case err != nil:
+			out.mismatch(key + ": no checksum, does not decode")
+		case e.sum.Valid:
+			out.OK++
+		default:
+			out.Unchecked++
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return out, fmt.Errorf("metrics: verify gold cache %s: %w", path, err)
+	}
+	return out, nil
+}
+
+func (c *GoldCacheCheck) mismatch(what string) {
+	c.Mismatch++
+	if len(c.First) < maxGoldMismatches {
+		c.First = append(c.First, what)
+	}
+}

@@ -1,0 +1,261 @@
+package llm
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"strings"
+)
+
+// Checksums. Every row of table samples carries, in column sum, the
+// CRC-32C (Castagnoli) of all its other columns: request key, first
+// sample, model, sample count, samples and request, each length-prefixed
+// (sampleRow.sum). A row is verified whenever it is read: one whose
+// checksum does not match answers nothing, so its samples are missing and
+// the model is asked for them again; the samples asked again replace the
+// row, and are counted (CacheStats.Corrupt). A bit flipped on disk thus
+// costs a call, never a garbled answer scored as the model's, nor a
+// failed item.
+//
+// CRC-32C and not a cryptographic hash: the checksum guards against
+// accidental damage (a flipped bit, a torn or misdirected write, a file
+// edited by hand), not against someone who can write the file, who could
+// as well write a matching checksum. CRC-32C detects every error of up
+// to 32 consecutive bits and all but one in 2^32 of the others; it is
+// what LevelDB, RocksDB, ext4 and iSCSI use for the same purpose; it is
+// computed in hardware on amd64 and arm64 (hash/crc32 uses the SSE 4.2
+// and ARMv8 CRC instructions), so reading a row costs a fraction of its
+// decompression (BenchmarkCacheReadChecksum); and it takes 4 bytes where
+// SHA-256 takes 32, on caches of millions of rows.
+//
+// Rows written before checksums (column sum NULL, the column added when
+// such a file is first opened for writing) are served unverified, as
+// before; one that does not decode is treated like a checksum mismatch
+// (asked again) instead of failing its item. Rows of the first format
+// (table responses) carry no checksum either. Paragraphs (the stored
+// prompts, read only to display a call) are verified against the
+// SHA-256 prefix that already keys them (paragraphHashLen).
+//
+// `t2sbench cache verify` reads every row (VerifyCache).
+
+// castagnoli is the CRC-32C table.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// errChecksum marks a row whose checksum does not match its content.
+var errChecksum = errors.New("checksum mismatch")
+
+// sampleRow is a row of table samples.
+type sampleRow struct {
+	rk    []byte
+	first int
+	model string
+	n     int
+	v, p  []byte // p nil when NULL
+}
+
+// sum is the row's checksum: CRC-32C over its columns, each behind its
+// length (p behind a flag saying whether it is NULL), as a non-negative
+// int64.
+func (r sampleRow) sum() int64 {
+	h := crc32.New(castagnoli)
+	var buf [binary.MaxVarintLen64]byte
+	put := func(b []byte) {
+		h.Write(buf[:binary.PutUvarint(buf[:], uint64(len(b)))])
+		h.Write(b)
+	}
+	put(r.rk)
+	h.Write(buf[:binary.PutVarint(buf[:], int64(r.first))])
+	put([]byte(r.model))
+	h.Write(buf[:binary.PutVarint(buf[:], int64(r.n))])
+	put(r.v)
+	if r.p == nil {
+		h.Write([]byte{0})
+	} else {
+		h.Write([]byte{1})
+		put(r.p)
+	}
+	return int64(h.Sum32())
+}
+
+// migrateSum adds column sum to a table samples made before checksums;
+// its rows read NULL there (unverified). Another process may add it at
+// the same time: a duplicate column is not an error.
+func migrateSum(db *sql.DB) error {
+	ok, err := hasSumColumn(db)
+	if err != nil || ok {
+		return err
+	}
+	if _, err := db.Exec(`ALTER TABLE samples ADD COLUMN sum INTEGER`); err != nil && !strings.Contains(err.Error(), "duplicate column") {
+		return err
+	}
+	return nil
+}
+
+// hasSumColumn reports whether table samples has column sum.
+func hasSumColumn(db *sql.DB) (bool, error) {
+	var n int
+	err := db.QueryRow(`SELECT count(*) FROM pragma_table_info('samples') WHERE name = 'sum'`).Scan(&n)
+	return n > 0, err
+}
+
+// CacheCheck is what a verification of one store found: rows whose
+// checksum matches (OK), does not (Mismatch), and rows without a checksum
+// (Unchecked: written before checksums, or of a table that has none),
+// with the first mismatches named.
+type CacheCheck struct {
+	// Store names what was checked ("model cache", "gold cache", "run
+	// store") and Path its file.
+	Store string `json:"store"`
+	Path  string `json:"path"`
+	// Missing is true when the file does not exist (nothing was checked).
+	Missing   bool `json:"missing,omitempty"`
+	OK        int  `json:"ok"`
+	Mismatch  int  `json:"mismatch"`
+	Unchecked int  `json:"unchecked"`
+	// First are the first mismatches (at most MaxListedMismatches).
+	First []Mismatch `json:"first,omitempty"`
+}
+
+// Mismatch names one row that failed its check: its table, its key and
+// why.
+type Mismatch struct {
+	Table  string `json:"table"`
+	Key    string `json:"key"`
+	Reason string `json:"reason"`
+}
+
+// MaxListedMismatches bounds CacheCheck.First.
+const MaxListedMismatches = 10
+
+// AddMismatch counts a mismatch and names it while fewer than
+// MaxListedMismatches are named.
+func (c *CacheCheck) AddMismatch(m Mismatch) {
+	c.Mismatch++
+	if len(c.First) < MaxListedMismatches {
+		c.First = append(c.First, m)
+	}
+}
+
+// VerifyCache reads every row of the model cache file at path, without
+// writing to it: each row of table samples against its checksum (a row
+// without one counts as unchecked, unless it does not decode), each
+// paragraph against its hash, and counts the rows of the first format
+// (table responses) as unchecked. A file that does not exist gives a
+// CacheCheck with Missing set.
+func VerifyCache(ctx context.Context, path string) (CacheCheck, error) {
+	out := CacheCheck{Store: "model cache", Path: path}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		out.Missing = true
+		return out, nil
+	}
+	r, err := OpenCacheReader(path)
+	if err != nil {
+		return out, err
+	}
+	defer r.Close()
+	wrap := func(err error) error { return fmt.Errorf("llm: verify cache %s: %w", path, err) }
+	if r.compact {
+		if err := r.verifySamples(ctx, &out); err != nil {
+			return out, wrap(err)
+		}
+		if err := r.verifyParagraphs(ctx, &out); err != nil {
+			return out, wrap(err)
+		}
+	}
+	if r.old.responses {
+		var n int
+		if err := r.db.QueryRowContext(ctx, `SELECT count(*) FROM responses`).Scan(&n); err != nil {
+			return out, wrap(err)
+		}
+		out.Unchecked += n
+	}
+	return out, nil
+}
+
+// verifySamples checks every row of table samples.
+func (r *CacheReader) verifySamples(ctx context.Context, out *CacheCheck) error {
+	sumCol := "NULL"
+	if r.sums {
+		sumCol = "sum"
+	}
+	rows, err := r.db.QueryContext(ctx, `SELECT rk, first, model, n, v, p, `+sumCol+` FROM samples`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var row sampleRow
+		var sum sql.NullInt64
+		if err := rows.Scan(&row.rk, &row.first, &row.model, &row.n, &row.v, &row.p, &sum); err != nil {
+			return err
+		}
+		key := fmt.Sprintf("%s samples from %d", hex.EncodeToString(row.rk), row.first)
+		switch {
+		case sum.Valid && sum.Int64 != row.sum():
+			out.AddMismatch(Mismatch{Table: "samples", Key: key, Reason: errChecksum.Error()})
+		case sum.Valid:
+			out.OK++
+		default:
+			payload, err := unpackValue(row.v)
+			if err == nil {
+				_, _, err = decodeSamples(payload, row.model)
+			}
+			if err != nil {
+				out.AddMismatch(Mismatch{Table: "samples", Key: key, Reason: "no checksum, does not decode: " + err.Error()})
+			} else {
+				out.Unchecked++
+			}
+		}
+	}
+	return rows.Err()
+}
+
+// verifyParagraphs checks every paragraph (decoding its bases) against
+// the hash it is stored under.
+func (r *CacheReader) verifyParagraphs(ctx context.Context, out *CacheCheck) error {
+	type para struct {
+		id   int64
+		hash []byte
+		v    []byte
+	}
+	rows, err := r.db.QueryContext(ctx, `SELECT id, hash, v FROM paragraphs ORDER BY id`)
+	if err != nil {
+		return err
+	}
+	var ps []para
+	for rows.Next() {
+		var p para
+		if err := rows.Scan(&p.id, &p.hash, &p.v); err != nil {
+			rows.Close()
+			return err
+		}
+		ps = append(ps, p)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, p := range ps {
+		key := fmt.Sprintf("paragraph %d", p.id)
+		// Bases come from the reader's bounded memory of paragraphs
+		// read before (or from the file), as a viewer reads them.
+		text, err := r.paragraph(ctx, p.id, p.v, map[int64]string{})
+		if err != nil {
+			out.AddMismatch(Mismatch{Table: "paragraphs", Key: key, Reason: "does not decode: " + err.Error()})
+			continue
+		}
+		if h := sha256.Sum256([]byte(text)); string(h[:paragraphHashLen]) != string(p.hash) {
+			out.AddMismatch(Mismatch{Table: "paragraphs", Key: key, Reason: "text does not match its hash"})
+			continue
+		}
+		r.remember(map[int64]string{p.id: text})
+		out.OK++
+	}
+	return nil
+}
