@@ -1,10 +1,16 @@
 package bench
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/t2sbench/t2sbench/runners/llm"
 )
 
 // oneSpec is the spec the cases of TestPlanChanges vary; {{X}} lines are
@@ -176,4 +182,69 @@ func TestSplitStale(t *testing.T) {
 			}
 		})
 	}
+}
+
+// failQuestion fails every request about one question with a broken
+// connection (an infrastructure error: the item stays pending).
+type failQuestion struct {
+	llm.Client
+	question string
+}
+
+func (f failQuestion) Complete(ctx context.Context, req llm.Request) (*llm.Response, error) {
+	if strings.Contains(req.Messages[len(req.Messages)-1].Content, f.question) {
+		return nil, fmt.Errorf("fake: %w", syscall.ECONNRESET)
+	}
+	return f.Client.Complete(ctx, req)
+}
+
+// TestUnselectedPending: an item left pending by an infrastructure error
+// at a question past this run's Limit (or in another Shard) is counted in
+// Summary.Unselected: running the same options again never runs it.
+func TestUnselectedPending(t *testing.T) {
+	t.Parallel()
+	const spec = "name: u\nbenchmarks: [{name: fake}]\nmodels: {m: {backend: sim}}\nroles: {reason: m}\nrunners: [{name: direct}]\n"
+	env, _ := testEnv(6, 1, func(c llm.Client) llm.Client { return failQuestion{c, "question number 4?"} })
+	dir := t.TempDir()
+	p := mustPlan(t, spec)
+	opt := Options{RetryWait: time.Millisecond, Retries: 1}
+	cases := []struct {
+		name              string
+		limit             int
+		shard             Shard
+		errored, unselect int
+	}{
+		{name: "whole run", errored: 1},
+		{name: "limit past the question", limit: 3, unselect: 1},
+		{name: "limit over it", limit: 5, errored: 1},
+		{name: "its shard", shard: shardOf(t, p.Trials[0].ID, "q004", true), errored: 1},
+		{name: "another shard", shard: shardOf(t, p.Trials[0].ID, "q004", false), unselect: 1},
+	}
+	// One store, the cases in order: the subtests are not parallel.
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			o := opt
+			o.Limit, o.Shard = c.limit, c.shard
+			sum, err := runOnce(t, dir, p, env, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sum.Errored != c.errored || sum.Unselected != c.unselect {
+				t.Errorf("errored %d, unselected %d; want %d, %d", sum.Errored, sum.Unselected, c.errored, c.unselect)
+			}
+		})
+	}
+}
+
+// shardOf returns a shard of 2 that holds item (trial, question), or one
+// that does not.
+func shardOf(t *testing.T, trial, question string, holds bool) Shard {
+	t.Helper()
+	for i := 0; i < 2; i++ {
+		if s := (Shard{I: i, N: 2}); s.Has(trial, question) == holds {
+			return s
+		}
+	}
+	t.Fatal("no shard")
+	return Shard{}
 }
