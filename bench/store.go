@@ -1262,6 +1262,13 @@ func Merge(out string, shards ...string) (MergeStats, error) {
 	return st, nil
 }
 
+// mergeSpecError is Merge's refusal of shards of different specs, or of
+// an output directory holding another spec; it wraps ErrSpecChanged.
+type mergeSpecError struct{ msg string }
+
+func (e *mergeSpecError) Error() string { return e.msg }
+func (e *mergeSpecError) Unwrap() error { return ErrSpecChanged }
+
 // mergePlan returns the trials of the spec of the first shard, after
 // checking that every other shard holds the same and that out holds no
 // other trial.
@@ -1295,7 +1302,7 @@ func mergePlan(out string, shards []string) ([]*Trial, error) {
 			fmt.Fprintf(&b, "merge: shard %s holds the trials of another spec than shard %s:\n", dir, first)
 			writeChangeLines(&b, c.Changes)
 			b.WriteString("merge joins the shards of one spec; a run directory holds one spec")
-			return nil, fmt.Errorf("%w: %s", ErrSpecChanged, b.String())
+			return nil, &mergeSpecError{b.String()}
 		}
 	}
 	c, err := ComparePlan(out, &Plan{Trials: plan})
@@ -1307,7 +1314,7 @@ func mergePlan(out string, shards []string) ([]*Trial, error) {
 		fmt.Fprintf(&b, "merge: %s holds the trials of another spec than the shards; the shards' spec differs from it:\n", out)
 		writeChangeLines(&b, c.Changes)
 		b.WriteString("a run directory holds one spec: merge into a new directory")
-		return nil, fmt.Errorf("%w: %s", ErrSpecChanged, b.String())
+		return nil, &mergeSpecError{b.String()}
 	}
 	return plan, nil
 }

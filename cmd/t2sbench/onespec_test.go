@@ -412,7 +412,7 @@ func TestResumeSameSpec(t *testing.T) {
 	sb := filepath.Join(dir, "sb")
 	mustCLI(t, exitOK, "run", filepath.Join(dir, "b.yaml"), "--quiet", "--limit", "4", "--shard", "2/2", "--out", sb)
 	_, e, code := runLine("merge", filepath.Join(dir, "merged2"), s1, sb)
-	if code == exitOK || !strings.Contains(e, `holds the trials of another spec than shard `+s1) || !strings.Contains(e, `trial "sc": parameter k changed 3 -> 5`) {
+	if code != exitUsage || !strings.Contains(e, `holds the trials of another spec than shard `+s1) || !strings.Contains(e, `trial "sc": parameter k changed 3 -> 5`) {
 		t.Errorf("merge of shards of two specs: exit %d, %s; want a refusal naming parameter k", code, e)
 	}
 }
