@@ -309,6 +309,7 @@ func mapDiffs[V any](what string, a, b map[string]V) []string {
 	return d
 }
 
+// union is the set of the keys of a and b.
 func union[V any](a, b map[string]V) map[string]bool {
 	out := map[string]bool{}
 	for k := range a {
@@ -320,6 +321,7 @@ func union[V any](a, b map[string]V) map[string]bool {
 	return out
 }
 
+// jsonText is v as JSON, the form differences print and compare values in.
 func jsonText(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -530,11 +532,15 @@ func (s *Store) putPlan(trials []*Trial, change *PlanChange) ([]RemovedTrial, er
 			if err := tx.QueryRow(`SELECT count(*) FROM items WHERE trial_id = ?`, id).Scan(&r.Items); err != nil {
 				return err
 			}
-			if err := tx.QueryRow(`SELECT count(*) FROM model_calls WHERE trial_id = ?`, id).Scan(&r.Calls); err != nil {
+			// Calls of this session are the new trial's (a trial replaced
+			// under its own id logs its calls before its first commit).
+			if err := tx.QueryRow(`SELECT count(*) FROM model_calls WHERE trial_id = ? AND session <> ?`, id, s.session).Scan(&r.Calls); err != nil {
 				return err
 			}
-			for _, q := range []string{`DELETE FROM items WHERE trial_id = ?`, `DELETE FROM results WHERE trial_id = ?`,
-				`DELETE FROM model_calls WHERE trial_id = ?`, `DELETE FROM trials WHERE id = ?`} {
+			if _, err := tx.Exec(`DELETE FROM model_calls WHERE trial_id = ? AND session <> ?`, id, s.session); err != nil {
+				return err
+			}
+			for _, q := range []string{`DELETE FROM items WHERE trial_id = ?`, `DELETE FROM results WHERE trial_id = ?`, `DELETE FROM trials WHERE id = ?`} {
 				if _, err := tx.Exec(q, id); err != nil {
 					return err
 				}

@@ -248,3 +248,39 @@ func shardOf(t *testing.T, trial, question string, holds bool) Shard {
 	t.Fatal("no shard")
 	return Shard{}
 }
+
+// TestReplaceUnderSameID: tie_aware, a scoring rule the trial id leaves
+// out, is refused when it changes; ReplaceTrials reruns the trials under
+// their own ids, and the new items and calls stay.
+func TestReplaceUnderSameID(t *testing.T) {
+	t.Parallel()
+	const spec = "name: u\nbenchmarks: [{name: fake%s}]\nmodels: {m: {backend: sim}}\nroles: {reason: m}\nrunners: [{name: direct}]\n"
+	env, _ := testEnv(4, 0.5, nil)
+	dir := t.TempDir()
+	if _, err := runOnce(t, dir, mustPlan(t, fmt.Sprintf(spec, "")), env, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	tie := mustPlan(t, fmt.Sprintf(spec, ", tie_aware: true"))
+	if _, err := runOnce(t, dir, tie, env, Options{}); err == nil || !strings.Contains(err.Error(), `trial "direct": benchmark tie_aware changed false -> true`) {
+		t.Fatalf("run with tie_aware: %v; want a refusal naming tie_aware", err)
+	}
+	sum, err := runOnce(t, dir, tie, env, Options{ReplaceTrials: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Done != 4 || len(sum.Removed) != 1 || sum.Removed[0].Items != 4 || sum.Removed[0].Calls != 4 {
+		t.Errorf("done %d, removed %+v; want 4 items rerun, the old trial's 4 items and 4 calls removed", sum.Done, sum.Removed)
+	}
+	r, err := ReadRun(dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	for _, it := range r.Trials[0].Items {
+		calls += len(it.Calls)
+	}
+	if len(r.Trials) != 1 || !r.Trials[0].Benchmark.TieAware || len(r.Trials[0].Items) != 4 || calls != 4 || r.CallLog.Calls != 4 {
+		t.Errorf("stored: %d trials (tie_aware %v), %d items, %d calls of items, %d in the log; want 1 (true), 4, 4, 4",
+			len(r.Trials), len(r.Trials) > 0 && r.Trials[0].Benchmark.TieAware, len(r.Trials[0].Items), calls, r.CallLog.Calls)
+	}
+}
