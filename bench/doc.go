@@ -71,7 +71,8 @@
 // killed run keeps its calls in flight, state "sent"), endpoint_stats
 // (per model and endpoint of models with replicas: calls, errors,
 // ejections, latency, tokens; added up over sessions and merged shards)
-// and meta (name, simulated, item totals). One goroutine writes; each finished item is
+// and meta (name, simulated, item totals, the spec's text and its
+// trials' ids). One goroutine writes; each finished item is
 // committed in one transaction. A done or failed item is never replaced
 // (ErrAlreadyDone). OpenStore holds an exclusive lock on the directory
 // (LockFile) until Close; readers take none. Readers read what they show:
@@ -86,8 +87,22 @@
 // # Scheduling, resume, shards
 //
 // Run skips items the store holds as finished (done or failed), so
-// rerunning a spec resumes it; a changed configuration is a new trial and
-// never mixes with the old. Canceling the context (SIGINT in the CLI) stops
+// rerunning a spec resumes it; a changed configuration is a new trial that
+// never mixes with the old: a run directory holds one spec. Run records
+// the ids of the plan's trials (MetaPlan) with the trials and refuses a
+// plan whose trials differ from the stored ones with a *SpecChangedError
+// naming each difference (a trial new, no longer in the spec, or with
+// another parameter, role binding, model identity, benchmark field,
+// tie_aware or seed), before it writes anything; Options.ReplaceTrials
+// instead removes the changed and dropped trials with their items,
+// results and calls (Summary.Removed). A label alone, workers, timeouts,
+// max_result_mb, prices, a model's throughput settings, --limit and
+// --shard are not a trial's identity and continue a run. Readers return
+// the spec's trials; the trials of earlier specs that a store written
+// before can hold are RunData.Stale (ReadOptions.AllTrials includes
+// them), and Merge refuses shards of different specs. Summary.Unselected
+// counts the pending items the run's Limit and Shard leave alone.
+// Canceling the context (SIGINT in the CLI) stops
 // cleanly: items in flight are not committed. A runner error gets its
 // class from llm's one classifier (Classify: llm.ErrorClass, itself
 // llm.Classify of an HTTP status and the server's message, or of a

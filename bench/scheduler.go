@@ -192,6 +192,12 @@ type Options struct {
 	// its questions are missing (CheckDatabases); by default Run refuses
 	// with a *MissingDataError before it creates any trial.
 	AllowMissingDBs bool
+	// ReplaceTrials lets Run take a plan whose trials differ from those
+	// the store holds: the stored trials that changed identity or are no
+	// longer in the plan are removed, with their items, results and calls,
+	// when the plan is recorded (Summary.Removed). Without it Run refuses
+	// such a plan with a *SpecChangedError before it writes anything.
+	ReplaceTrials bool
 
 	// store is the run store Run writes the call log to as calls happen.
 	store *Store
@@ -201,6 +207,15 @@ type Options struct {
 type Summary struct {
 	Progress
 	Trials int
+	// Removed are the trials Options.ReplaceTrials removed; Renamed the
+	// stored trials the plan keeps under a new label.
+	Removed []RemovedTrial
+	Renamed []TrialChange
+	// Unselected counts the pending items of the plan's trials that this
+	// run did not select: left by an infrastructure error in an earlier
+	// run, at questions past Options.Limit or in another Options.Shard.
+	// Running the same options again never runs them.
+	Unselected int
 }
 
 // Run executes the plan's work items that the store does not hold as done,
@@ -237,12 +252,33 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 	}
 	opt.Secrets = append(append([]string(nil), opt.Secrets...), p.Spec.Secrets()...)
 	opt.store = st
+	stored, err := readTrials(st.db)
+	if err != nil {
+		return Summary{}, fmt.Errorf("store %s: %w", st.Dir(), err)
+	}
+	change := diffPlan(stored, p.Trials)
+	if !change.Empty() && !opt.ReplaceTrials {
+		return Summary{}, &SpecChangedError{Dir: st.Dir(), Change: change}
+	}
 	// Finished items whose stored outcome fails its checksum are made
 	// pending, so that this run redoes them.
 	if _, err := st.redoDamaged(ctx); err != nil {
 		return Summary{}, err
 	}
 	done, err := st.Done(ctx)
+	if err != nil {
+		return Summary{}, err
+	}
+	// The items of a trial to be replaced under the same id (a changed
+	// tie_aware) are not done: they go with the trial.
+	for _, t := range change.Removed() {
+		for k := range done {
+			if strings.HasPrefix(k, t.ID+"\x00") {
+				delete(done, k)
+			}
+		}
+	}
+	errored, err := st.errored(ctx)
 	if err != nil {
 		return Summary{}, err
 	}
@@ -351,6 +387,7 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 			if !opt.Shard.Has(t.ID, ex.ID) {
 				continue
 			}
+			delete(errored, itemKey(t.ID, ex.ID))
 			if done[itemKey(t.ID, ex.ID)] {
 				prog.Skipped++
 				continue
@@ -359,6 +396,20 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 		}
 	}
 	prog.Total = len(items)
+	// What stays of errored are the pending items this run leaves alone.
+	kept := map[string]bool{}
+	for _, t := range p.Trials {
+		kept[t.ID] = true
+	}
+	for _, t := range change.Removed() {
+		delete(kept, t.ID)
+	}
+	unselected := 0
+	for _, id := range errored {
+		if kept[id] {
+			unselected++
+		}
+	}
 	// The trials are recorded with the first item committed (or now, when
 	// there is none to run): a start that fails a check (benchmarks,
 	// scorers, clients, runners) or stops before any item is done (an
@@ -367,8 +418,9 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 	// every trial to status and the reports.
 	var putOnce sync.Once
 	var putErr error
+	var removed []RemovedTrial
 	putTrials := func() error {
-		putOnce.Do(func() { putErr = st.PutTrials(p.Trials) })
+		putOnce.Do(func() { removed, putErr = st.putPlan(p.Trials, change) })
 		return putErr
 	}
 	if len(items) == 0 {
@@ -522,7 +574,7 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 	}
 	progMu.Lock()
 	prog.Elapsed = time.Since(start)
-	sum := Summary{Progress: prog, Trials: len(p.Trials)}
+	sum := Summary{Progress: prog, Trials: len(p.Trials), Removed: removed, Renamed: change.Renamed, Unselected: unselected}
 	progMu.Unlock()
 	if fatal != nil {
 		return sum, fatal

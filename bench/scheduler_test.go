@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -153,7 +154,12 @@ func TestRunResumeAfterCancel(t *testing.T) {
 	}
 }
 
-func TestChangedConfigMakesNewTrial(t *testing.T) {
+// TestChangedConfigRefusedOrReplaced: a changed parameter makes a new
+// trial id, which a run directory holding the old one refuses (naming the
+// change, running nothing); with ReplaceTrials the old trial goes with
+// its items and only the new one runs.
+func TestChangedConfigRefusedOrReplaced(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	env, _ := testEnv(5, 0.5, nil)
 	if _, err := runOnce(t, dir, mustPlan(t, runSpec), env, Options{}); err != nil {
@@ -161,15 +167,23 @@ func TestChangedConfigMakesNewTrial(t *testing.T) {
 	}
 	changed := mustPlan(t, runSpec[:len(runSpec)-len("{k: 3}\n")]+"{k: 4}\n")
 	sum, err := runOnce(t, dir, changed, env, Options{})
+	var sc *SpecChangedError
+	if !errors.As(err, &sc) || !strings.Contains(err.Error(), `trial "sc": parameter k changed 3 -> 4`) || sum.Done != 0 {
+		t.Fatalf("run of the changed plan: done %d, err %v; want a *SpecChangedError naming parameter k, nothing run", sum.Done, err)
+	}
+	sum, err = runOnce(t, dir, changed, env, Options{ReplaceTrials: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sum.Skipped != 10 || sum.Done != 5 {
 		t.Errorf("skipped, done = %d, %d; want 10 (direct, cot) and 5 (new sc trial)", sum.Skipped, sum.Done)
 	}
+	if len(sum.Removed) != 1 || sum.Removed[0].Items != 5 || sum.Removed[0].Change.Old.Params["k"] != 3.0 {
+		t.Errorf("removed %+v; want the sc k=3 trial with its 5 items", sum.Removed)
+	}
 	r, _ := ReadRun(dir, false)
-	if len(r.Trials) != 4 {
-		t.Errorf("stored trials = %d; want 4 (old sc k=3 kept apart)", len(r.Trials))
+	if len(r.Trials) != 3 || len(r.Stale) != 0 {
+		t.Errorf("stored trials = %d (%d stale); want 3, the plan's, none stale", len(r.Trials), len(r.Stale))
 	}
 }
 

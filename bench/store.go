@@ -470,30 +470,40 @@ func (s *Store) SetMeta(kv map[string]string) error {
 }
 
 // PutTrials records the trials of a plan; trials already stored (same id)
-// are kept. Any simulated trial marks the run simulated.
+// are kept. Any simulated trial marks the run simulated. It does not
+// record them as the run's spec (MetaPlan): Run does, with putPlan.
 func (s *Store) PutTrials(trials []*Trial) error {
 	return s.write(func(tx *sql.Tx) error {
-		sim := false
-		for _, t := range trials {
-			cfg, err := json.Marshal(t)
-			if err != nil {
-				return fmt.Errorf("trial %s: %w", t.Label, err)
-			}
-			if _, err := tx.Exec(`INSERT INTO trials (id, label, runner, benchmark, seed, ord, simulated, config, created)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET label = excluded.label, ord = excluded.ord`,
-				t.ID, t.Label, t.Runner, t.Benchmark.Name, t.Seed, t.Order, boolInt(t.Simulated()), string(cfg),
-				time.Now().UTC().Format(time.RFC3339)); err != nil {
-				return err
-			}
-			sim = sim || t.Simulated()
+		if err := putTrials(tx, trials); err != nil {
+			return err
 		}
-		if sim {
-			if _, err := tx.Exec(`INSERT INTO meta (key, value) VALUES ('simulated', '1') ON CONFLICT(key) DO UPDATE SET value = '1'`); err != nil {
+		for _, t := range trials {
+			if t.Simulated() {
+				_, err := tx.Exec(`INSERT INTO meta (key, value) VALUES ('simulated', '1') ON CONFLICT(key) DO UPDATE SET value = '1'`)
 				return err
 			}
 		}
 		return nil
 	})
+}
+
+// putTrials inserts trials; a trial already stored (same id, so the same
+// identity) takes the new configuration: its label, plan position and
+// the settings that are not part of its identity.
+func putTrials(tx *sql.Tx, trials []*Trial) error {
+	for _, t := range trials {
+		cfg, err := json.Marshal(t)
+		if err != nil {
+			return fmt.Errorf("trial %s: %w", t.Label, err)
+		}
+		if _, err := tx.Exec(`INSERT INTO trials (id, label, runner, benchmark, seed, ord, simulated, config, created)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET label = excluded.label, ord = excluded.ord, config = excluded.config`,
+			t.ID, t.Label, t.Runner, t.Benchmark.Name, t.Seed, t.Order, boolInt(t.Simulated()), string(cfg),
+			time.Now().UTC().Format(time.RFC3339)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ErrAlreadyDone is returned by Commit for an item the store holds as done:
@@ -624,6 +634,25 @@ func (s *Store) Done(ctx context.Context) (map[string]bool, error) {
 	return out, rows.Err()
 }
 
+// errored returns the items the store holds with StatusError (pending,
+// retried by the next run that selects them): item key -> trial id.
+func (s *Store) errored(ctx context.Context) (map[string]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT trial_id, question_id FROM items WHERE status = ?`, StatusError)
+	if err != nil {
+		return nil, fmt.Errorf("store %s: %w", s.dir, err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var t, q string
+		if err := rows.Scan(&t, &q); err != nil {
+			return nil, err
+		}
+		out[itemKey(t, q)] = t
+	}
+	return out, rows.Err()
+}
+
 // Reset deletes every item and call of the run (for --fresh).
 func (s *Store) Reset() error {
 	return s.write(func(tx *sql.Tx) error {
@@ -645,7 +674,13 @@ type RunData struct {
 	// Simulated is true when any trial used the sim backend; reports then
 	// title the run "simulated model".
 	Simulated bool
-	Trials    []RunTrial
+	// Trials are the trials of the run's spec, in plan order (read with
+	// ReadOptions.AllTrials: then the stale ones too).
+	Trials []RunTrial
+	// Stale are the trials the store holds that are not in the run's
+	// spec: only a store written before a run directory held one spec
+	// has any (see splitStale). StaleNote describes them.
+	Stale []Trial
 	// Totals is the number of items each trial (by id) had in its last
 	// run, for pending counts.
 	Totals map[string]int
@@ -843,7 +878,8 @@ const (
 	ReadResults
 )
 
-// ReadRun reads the trials (in plan order) and items of run directory dir.
+// ReadRun reads the trials of the run's spec (in plan order) and their
+// items from run directory dir.
 // withResults also decodes each item's result (SQL, candidates, trace,
 // usage) and call log, which reports of traces need: ReadRunMode with
 // ReadResults, else ReadVerdicts. Memory grows with every trace of the
@@ -857,15 +893,20 @@ func ReadRun(dir string, withResults bool) (*RunData, error) {
 	return ReadRunMode(dir, ReadVerdicts)
 }
 
-// ReadRunMode reads the trials (in plan order) and items of run directory
-// dir, decoding what mode says.
+// ReadRunMode reads the trials of the run's spec (in plan order) and
+// their items from run directory dir, decoding what mode says.
 func ReadRunMode(dir string, mode ReadMode) (*RunData, error) {
+	return ReadRunModeWith(dir, mode, ReadOptions{})
+}
+
+// ReadRunModeWith is ReadRunMode reading the trials o selects.
+func ReadRunModeWith(dir string, mode ReadMode, o ReadOptions) (*RunData, error) {
 	s, err := openDB(dir, true)
 	if err != nil {
 		return nil, err
 	}
 	defer s.db.Close()
-	r, idx, err := readRunHead(s.db, dir)
+	r, idx, err := readRunHead(s.db, dir, o)
 	if err != nil {
 		return nil, err
 	}
@@ -976,8 +1017,10 @@ func (r *RunData) countClasses() {
 }
 
 // readRunHead reads the meta and the trials of a run (no item), and
-// returns the trials' positions by id.
-func readRunHead(db *sql.DB, dir string) (*RunData, map[string]int, error) {
+// returns the trials' positions by id. The trials are those of the run's
+// spec, in plan order; the others are RunData.Stale, and with o.AllTrials
+// they follow the spec's in RunData.Trials too (see splitStale).
+func readRunHead(db *sql.DB, dir string, o ReadOptions) (*RunData, map[string]int, error) {
 	r := &RunData{Dir: dir, Meta: map[string]string{}}
 	rows, err := db.Query(`SELECT key, value FROM meta`)
 	if err != nil {
@@ -1001,28 +1044,34 @@ func readRunHead(db *sql.DB, dir string) (*RunData, map[string]int, error) {
 			r.Totals[id] = n
 		}
 	}
-	trows, err := db.Query(`SELECT config FROM trials ORDER BY ord, id`)
+	stored, err := readTrials(db)
 	if err != nil {
 		return nil, nil, fmt.Errorf("store %s: %w", dir, err)
 	}
-	defer trows.Close()
+	// Identities are derived over every stored trial: they group the
+	// trials of one entry, whichever spec they came from.
+	all := make([]RunTrial, len(stored))
+	for i := range stored {
+		all[i] = RunTrial{Trial: stored[i].Trial}
+	}
+	DeriveIdentities(all)
+	cur, stale, err := splitStale(r.Meta, stored)
+	if err != nil {
+		return nil, nil, fmt.Errorf("store %s: %w", dir, err)
+	}
+	for _, i := range cur {
+		r.Trials = append(r.Trials, all[i])
+	}
+	for _, i := range stale {
+		r.Stale = append(r.Stale, all[i].Trial)
+		if o.AllTrials {
+			r.Trials = append(r.Trials, all[i])
+		}
+	}
 	idx := map[string]int{}
-	for trows.Next() {
-		var cfg string
-		if err := trows.Scan(&cfg); err != nil {
-			return nil, nil, err
-		}
-		var t Trial
-		if err := json.Unmarshal([]byte(cfg), &t); err != nil {
-			return nil, nil, fmt.Errorf("store %s: trial config: %w", dir, err)
-		}
-		idx[t.ID] = len(r.Trials)
-		r.Trials = append(r.Trials, RunTrial{Trial: t})
+	for i := range r.Trials {
+		idx[r.Trials[i].ID] = i
 	}
-	if err := trows.Err(); err != nil {
-		return nil, nil, err
-	}
-	DeriveIdentities(r.Trials)
 	return r, idx, nil
 }
 
@@ -1146,24 +1195,32 @@ type RunSystem struct {
 	Pending int
 }
 
-// LoadRunSystems reads the outcomes of every trial of run directory dir,
-// in plan order, streaming each trial's statuses and verdicts (no result,
-// no call; see SummarizeDir).
+// LoadRunSystems reads the outcomes of every trial of the spec of run
+// directory dir, in plan order, streaming each trial's statuses and
+// verdicts (no result, no call; see SummarizeDir).
 func LoadRunSystems(dir string) ([]RunSystem, error) {
+	out, _, err := LoadRunSystemsWith(dir, ReadOptions{})
+	return out, err
+}
+
+// LoadRunSystemsWith is LoadRunSystems reading the trials o selects; it
+// also returns the run's meta and trials (no item), whose Stale and
+// StaleNote say which trials it left out.
+func LoadRunSystemsWith(dir string, o ReadOptions) ([]RunSystem, *RunData, error) {
 	st, err := openDB(dir, true)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer st.db.Close()
-	r, _, err := readRunHead(st.db, dir)
+	r, _, err := readRunHead(st.db, dir, o)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := make([]RunSystem, 0, len(r.Trials))
 	for _, t := range r.Trials {
 		a := newOutcomeAcc(true)
 		if err := eachTrialItem(st.db, t.ID, a.add); err != nil {
-			return nil, fmt.Errorf("store %s: %w", dir, err)
+			return nil, nil, fmt.Errorf("store %s: %w", dir, err)
 		}
 		o := a.outcomes(r.Totals[t.ID])
 		out = append(out, RunSystem{
@@ -1177,7 +1234,7 @@ func LoadRunSystems(dir string) ([]RunSystem, error) {
 			Pending:   o.Pending,
 		})
 	}
-	return out, nil
+	return out, r, nil
 }
 
 // MergeStats counts what Merge copied. Damaged counts finished items of
@@ -1193,8 +1250,16 @@ type MergeStats struct {
 // streams each shard, one item and one call at a time, copying results in
 // their stored form (a result written before compression is compressed
 // and digested on the way), so its memory does not grow with the shards.
+//
+// The shards must hold one spec's trials (the same MetaPlan trials), and
+// out none or the same: Merge refuses anything else before it writes,
+// naming the differences (the joined run directory holds one spec).
 func Merge(out string, shards ...string) (MergeStats, error) {
 	var st MergeStats
+	plan, err := mergePlan(out, shards)
+	if err != nil {
+		return st, err
+	}
 	dst, err := OpenStore(out)
 	if err != nil {
 		return st, err
@@ -1206,7 +1271,67 @@ func Merge(out string, shards ...string) (MergeStats, error) {
 			return st, err
 		}
 	}
+	if err := dst.SetMeta(map[string]string{MetaPlan: planIDs(plan)}); err != nil {
+		return st, err
+	}
 	return st, nil
+}
+
+// mergeSpecError is Merge's refusal of shards of different specs, or of
+// an output directory holding another spec; it wraps ErrSpecChanged.
+type mergeSpecError struct{ msg string }
+
+func (e *mergeSpecError) Error() string { return e.msg }
+func (e *mergeSpecError) Unwrap() error { return ErrSpecChanged }
+
+// mergePlan returns the trials of the spec of the first shard, after
+// checking that every other shard holds the same and that out holds no
+// other trial.
+func mergePlan(out string, shards []string) ([]*Trial, error) {
+	var plan []*Trial
+	var first string
+	for _, dir := range shards {
+		src, err := openDB(dir, true)
+		if err != nil {
+			return nil, err
+		}
+		r, _, err := readRunHead(src.db, dir, ReadOptions{})
+		src.db.Close()
+		if err != nil {
+			return nil, err
+		}
+		trials := make([]*Trial, len(r.Trials))
+		for i := range r.Trials {
+			trials[i] = &r.Trials[i].Trial
+		}
+		if plan == nil {
+			plan, first = trials, dir
+			continue
+		}
+		ref := make([]storedTrial, len(plan))
+		for i, t := range plan {
+			ref[i] = storedTrial{Trial: *t, seq: int64(i)}
+		}
+		if c := diffPlan(ref, trials); !c.Empty() {
+			var b strings.Builder
+			fmt.Fprintf(&b, "merge: shard %s holds the trials of another spec than shard %s:\n", dir, first)
+			writeChangeLines(&b, c.Changes)
+			b.WriteString("merge joins the shards of one spec; a run directory holds one spec")
+			return nil, &mergeSpecError{b.String()}
+		}
+	}
+	c, err := ComparePlan(out, &Plan{Trials: plan})
+	if err != nil {
+		return nil, err
+	}
+	if !c.Empty() {
+		var b strings.Builder
+		fmt.Fprintf(&b, "merge: %s holds the trials of another spec than the shards; the shards' spec differs from it:\n", out)
+		writeChangeLines(&b, c.Changes)
+		b.WriteString("a run directory holds one spec: merge into a new directory")
+		return nil, &mergeSpecError{b.String()}
+	}
+	return plan, nil
 }
 
 func mergeShard(dst *Store, dir string, totals map[string]int, st *MergeStats) error {
@@ -1215,7 +1340,7 @@ func mergeShard(dst *Store, dir string, totals map[string]int, st *MergeStats) e
 		return err
 	}
 	defer src.db.Close()
-	r, _, err := readRunHead(src.db, dir)
+	r, _, err := readRunHead(src.db, dir, ReadOptions{})
 	if err != nil {
 		return err
 	}

@@ -159,6 +159,10 @@ type TrialSummary struct {
 	B        int     `json:"b"`
 	C        int     `json:"c"`
 	Test     string  `json:"test,omitempty"`
+	// Paired is the number of questions the comparison pairs: those the
+	// trial and its baseline both attempted. Fewer than either's
+	// Attempted means their EX is over different questions.
+	Paired int `json:"paired,omitempty"`
 	// Warnings are the comparison's non-fatal problems (e.g. no
 	// discordant question), printed under the summary table.
 	Warnings []string `json:"warnings,omitempty"`
@@ -257,6 +261,7 @@ func (p pairCount) test(s *TrialSummary, baseline string) {
 	if p.t.N() == 0 {
 		return
 	}
+	s.Paired = p.t.N()
 	if c, err := stats.CompareTable(p.t, stats.CompareOptions{}); err == nil {
 		s.P, s.B, s.C, s.Test, s.Warnings = c.P, c.B, c.C, c.Test, c.Warnings
 	}
@@ -280,12 +285,20 @@ func WriteSummary(w io.Writer, r *RunData, rows []TrialSummary) {
 		textable.Column{Name: "pending", Align: textable.Right, MinWidth: 7}, textable.Column{Name: "attempted", Align: textable.Right, MinWidth: 9},
 		textable.Column{Name: "EX", Align: textable.Right, MinWidth: 7}, textable.Column{Name: "95% CI (Wilson)", MinWidth: 15},
 		textable.Column{Name: "calls/q", Align: textable.Right, MinWidth: 9}, textable.Column{Name: "McNemar vs baseline"})
-	partial := false
+	partial, unpaired := false, false
+	attempted := map[string]int{}
+	for _, s := range rows {
+		attempted[s.Label] = s.Attempted
+	}
 	for _, s := range rows {
 		mc := "(baseline)"
 		switch {
 		case s.P >= 0:
 			mc = (&stats.Comparison{P: s.P, B: s.B, C: s.C, Test: s.Test}).FormatTest()
+			if s.Paired < s.Attempted || s.Paired < attempted[s.Baseline] {
+				unpaired = true
+				mc += fmt.Sprintf(" on %d common", s.Paired)
+			}
 		case s.Attempted == 0:
 			mc = "-"
 		case s.Baseline != "":
@@ -311,6 +324,9 @@ func WriteSummary(w io.Writer, r *RunData, rows []TrialSummary) {
 	if partial {
 		fmt.Fprintln(w, "(partial): the trial has pending items; its EX is over the items finished so far.")
 	}
+	if unpaired {
+		fmt.Fprintln(w, "on N common: the trial and its baseline attempted different questions; McNemar pairs the N both attempted, each EX is over its own.")
+	}
 	writeWarnings(w, rows)
 	writeDeterministic(w, rows, tab.Widths()[0])
 	failed, errored := r.FailedByClass, r.ErroredByClass
@@ -322,7 +338,7 @@ func WriteSummary(w io.Writer, r *RunData, rows []TrialSummary) {
 		fmt.Fprintf(w, "failed items by class: %s (counted wrong; never retried)\n", classCounts(failed))
 	}
 	if len(errored) > 0 {
-		fmt.Fprintf(w, "pending after an infrastructure error, by class: %s (rerun the same command to retry them)\n", classCounts(errored))
+		fmt.Fprintf(w, "pending after an infrastructure error, by class: %s (a rerun retries those its --limit and --shard select)\n", classCounts(errored))
 	}
 	for _, l := range r.Integrity.Lines() {
 		fmt.Fprintf(w, "damaged store entries: %s\n", l)

@@ -15,13 +15,20 @@ import (
 // its baseline trial, which McNemar's test pairs against), not with the
 // items, calls or traces stored. Its rows equal Summarize(ReadRun(dir,
 // true)).
+//
+// The trials are those of the run's spec (RunData.Stale are the others).
 func SummarizeDir(dir string) (*RunData, []TrialSummary, error) {
+	return SummarizeDirWith(dir, ReadOptions{})
+}
+
+// SummarizeDirWith is SummarizeDir over the trials o selects.
+func SummarizeDirWith(dir string, o ReadOptions) (*RunData, []TrialSummary, error) {
 	s, err := openDB(dir, true)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer s.db.Close()
-	r, _, err := readRunHead(s.db, dir)
+	r, _, err := readRunHead(s.db, dir, o)
 	if err != nil {
 		return nil, nil, err
 	}

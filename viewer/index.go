@@ -226,6 +226,9 @@ func (v *Viewer) buildIndex(ctx context.Context, runs []*bench.RunData) error {
 		idx.Runs = append(idx.Runs, Run{Dir: r.Dir, Name: r.Name(), Spec: spec, SpecStored: stored, Calls: r.CallLog.Calls,
 			Cached: r.CallLog.Cached, Sent: r.CallLog.Sent, Loose: r.CallLog.Loose, PromptTokens: r.CallLog.PromptTokens,
 			CompletionTokens: r.CallLog.CompletionTokens})
+		if note := r.StaleNote(false); note != "" {
+			idx.Warnings = append(idx.Warnings, note)
+		}
 		if src := v.runs[ri]; src.cache != nil {
 			idx.Runs[ri].ModelCache = src.cachePath
 		} else if r.CallLog.Calls > 0 {

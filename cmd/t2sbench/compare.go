@@ -25,9 +25,10 @@ func init() {
 	})
 }
 
-// loadRunSystems loads the per-question outcomes of every trial of a run
-// directory; a variable so tests can stub the run store.
-var loadRunSystems = bench.LoadRunSystems
+// loadRunSystems loads the per-question outcomes of the trials of a run
+// directory (bench.LoadRunSystemsWith); a variable so tests can stub the
+// run store.
+var loadRunSystems = bench.LoadRunSystemsWith
 
 // compareSystem is one system's outcomes and where they came from.
 type compareSystem struct {
@@ -121,6 +122,7 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	seed := fs.Uint64("seed", 1, "bootstrap random seed")
 	ciMethod := fs.String("ci", stats.BootstrapPercentile, "bootstrap interval: percentile or bca")
 	test := fs.String("test", "auto", "McNemar test: auto (exact when b+c < 25), exact, chi2-cc or chi2")
+	all := fs.Bool("all-trials", false, allTrialsUsage)
 
 	// Flags may come before, between or after the inputs.
 	inputs, err := parseInterspersed(fs, args)
@@ -139,7 +141,7 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 		mcTest = stats.McNemarAuto
 	}
 
-	systems, err := loadCompareInputs(inputs)
+	systems, err := loadCompareInputs(stderr, inputs, bench.ReadOptions{AllTrials: *all})
 	if err != nil {
 		return err
 	}
@@ -427,7 +429,7 @@ func writeCompareTable(w io.Writer, rows []compareRow, simulated bool, level flo
 // loadCompareInputs reads each input: a verdict file (one system, named
 // after the file) or a run directory (its systems, via loadRunVerdicts).
 // System names must be unique.
-func loadCompareInputs(inputs []string) ([]compareSystem, error) {
+func loadCompareInputs(stderr io.Writer, inputs []string, o bench.ReadOptions) ([]compareSystem, error) {
 	var systems []compareSystem
 	seen := map[string]string{}
 	add := func(s compareSystem) error {
@@ -444,10 +446,11 @@ func loadCompareInputs(inputs []string) ([]compareSystem, error) {
 			return nil, fmt.Errorf("compare: %w", err)
 		}
 		if st.IsDir() {
-			rs, err := loadRunSystems(in)
+			rs, head, err := loadRunSystems(in, o)
 			if err != nil {
 				return nil, fmt.Errorf("compare: %s: %w", in, err)
 			}
+			writeStaleNote(stderr, head, o.AllTrials)
 			for _, r := range rs {
 				if err := add(compareSystem{name: r.Label, source: in, group: r.Benchmark, simulated: r.Simulated, correct: r.Correct,
 					failed: r.Failed, excludedN: r.Tally.Excluded, run: true, pending: r.Pending, dbs: r.DBs}); err != nil {

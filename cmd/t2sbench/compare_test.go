@@ -154,11 +154,11 @@ func TestCompareIntersectAndRunDirs(t *testing.T) {
 
 	old := loadRunSystems
 	t.Cleanup(func() { loadRunSystems = old })
-	loadRunSystems = func(string) ([]bench.RunSystem, error) {
+	loadRunSystems = func(string, bench.ReadOptions) ([]bench.RunSystem, *bench.RunData, error) {
 		return []bench.RunSystem{
 			{Label: "direct", Benchmark: "mini", Correct: map[string]bool{"q1": true, "q2": false, "q3": false}},
 			{Label: "sc", Benchmark: "mini", Correct: map[string]bool{"q1": true, "q2": true, "q3": false}},
-		}, nil
+		}, &bench.RunData{}, nil
 	}
 	out.Reset()
 	if err := run(&out, &errb, []string{"compare", "--json", dir}); err != nil {
@@ -181,13 +181,13 @@ func TestCompareIntersectAndRunDirs(t *testing.T) {
 func TestCompareRunTwoBenchmarks(t *testing.T) {
 	old := loadRunSystems
 	t.Cleanup(func() { loadRunSystems = old })
-	loadRunSystems = func(string) ([]bench.RunSystem, error) {
+	loadRunSystems = func(string, bench.ReadOptions) ([]bench.RunSystem, *bench.RunData, error) {
 		return []bench.RunSystem{
 			{Label: "direct @mini", Benchmark: "mini", Simulated: true, Correct: map[string]bool{"0": true, "1": false}},
 			{Label: "direct @spider", Benchmark: "spider", Simulated: true, Correct: map[string]bool{"0": false, "1": false}},
 			{Label: "cot @mini", Benchmark: "mini", Simulated: true, Correct: map[string]bool{"0": true, "1": true}},
 			{Label: "cot @spider", Benchmark: "spider", Simulated: true, Correct: map[string]bool{"0": true, "1": true}},
-		}, nil
+		}, &bench.RunData{}, nil
 	}
 	dir := t.TempDir()
 	var out, errb bytes.Buffer

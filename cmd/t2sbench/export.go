@@ -65,7 +65,7 @@ const NoPrediction = "SELECT * FROM t2sbench_no_prediction"
 
 func runExport(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("export", "RUN_DIR --trial LABEL --format spider-sql|bird-json|jsonl [--out FILE]", stderr)
-	trial := fs.String("trial", "", "label of the trial to export (as `t2sbench status` lists them); may be left out when the run has one trial")
+	trial := fs.String("trial", "", "label of the trial to export (as `t2sbench status` lists them), or its id; may be left out when the run has one trial")
 	format := fs.String("format", "", "spider-sql (one SQL per line, TAB, db_id), bird-json ({\"0\": \"SQL\\t----- bird -----\\tdb_id\", ...}) or jsonl")
 	out := fs.String("out", "", "output file (default: stdout)")
 	data := fs.String("data", "", "benchmark data directory (default: the one the run used)")
@@ -85,13 +85,18 @@ func runExport(stdout, stderr io.Writer, args []string) error {
 	if _, ok := exportFormats[*format]; !ok {
 		return fmt.Errorf("%w: export: --format must be spider-sql, bird-json or jsonl, got %q", errUsage, *format)
 	}
-	r, err := bench.ReadRunMode(dir, bench.ReadReport)
+	// Every trial is read, so that a label two trials share is an error
+	// naming both, never a silent pick of one.
+	r, err := bench.ReadRunModeWith(dir, bench.ReadReport, bench.ReadOptions{AllTrials: true})
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
 	t, err := pickTrial(r, *trial)
 	if err != nil {
 		return err
+	}
+	if isStale(r, t) {
+		fmt.Fprintf(stderr, "export: note: trial %q (id %s) is not in the run's spec; %s\n", t.Label, t.ID, r.StaleNote(true))
 	}
 	exs, err := exportQuestions(r, t, *data)
 	if err != nil {
@@ -135,23 +140,62 @@ func runExport(stdout, stderr io.Writer, args []string) error {
 	return st.report(stderr, *format)
 }
 
-// pickTrial returns the trial labelled label, or the only trial when label
-// is empty; an unknown label is an error listing the run's labels.
+// pickTrial returns the trial labelled label or of id label, or the only
+// trial of the run's spec when label is empty. An unknown label is an
+// error listing the labels of the run's spec; a label that several trials
+// carry (only a store written before a run directory held one spec has
+// such) is an error naming each of them by id.
 func pickTrial(r *bench.RunData, label string) (*bench.RunTrial, error) {
-	labels := make([]string, len(r.Trials))
+	var spec, match []*bench.RunTrial
 	for i := range r.Trials {
-		if r.Trials[i].Label == label || (label == "" && len(r.Trials) == 1) {
-			return &r.Trials[i], nil
+		t := &r.Trials[i]
+		if !isStale(r, t) {
+			spec = append(spec, t)
 		}
-		labels[i] = strconv.Quote(r.Trials[i].Label)
+		if label != "" && (t.Label == label || t.ID == label) {
+			match = append(match, t)
+		}
 	}
-	if len(r.Trials) == 0 {
+	if label == "" && len(spec) == 1 {
+		return spec[0], nil
+	}
+	if len(match) == 1 {
+		return match[0], nil
+	}
+	if len(match) > 1 {
+		names := make([]string, len(match))
+		for i, t := range match {
+			where := "in the run's spec"
+			if isStale(r, t) {
+				where = "not in the run's spec"
+			}
+			params, _ := json.Marshal(t.Params)
+			names[i] = fmt.Sprintf("id %s (runner %s, params %s, seed %d, benchmark %s; %s)", t.ID, t.Runner, params, t.Seed, t.Benchmark.Key(), where)
+		}
+		return nil, fmt.Errorf("%w: export: %s holds %d trials labelled %q: %s; choose one with --trial ID", errUsage, r.Dir, len(match), label, strings.Join(names, ", "))
+	}
+	labels := make([]string, len(spec))
+	for i, t := range spec {
+		labels[i] = strconv.Quote(t.Label)
+	}
+	if len(spec) == 0 {
 		return nil, fmt.Errorf("export: %s holds no trial", r.Dir)
 	}
 	if label == "" {
-		return nil, fmt.Errorf("%w: export: %s holds %d trials; choose one with --trial: %s", errUsage, r.Dir, len(r.Trials), strings.Join(labels, ", "))
+		return nil, fmt.Errorf("%w: export: %s holds %d trials; choose one with --trial: %s", errUsage, r.Dir, len(spec), strings.Join(labels, ", "))
 	}
 	return nil, fmt.Errorf("%w: export: no trial %q in %s; its trials are: %s", errUsage, label, r.Dir, strings.Join(labels, ", "))
+}
+
+// isStale reports whether trial t of run r is not in the run's spec
+// (bench.RunData.Stale).
+func isStale(r *bench.RunData, t *bench.RunTrial) bool {
+	for _, s := range r.Stale {
+		if s.ID == t.ID {
+			return true
+		}
+	}
+	return false
 }
 
 // exportQuestions loads the trial's benchmark (as report does) and returns

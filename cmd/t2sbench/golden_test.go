@@ -59,6 +59,13 @@ var cliCases = []cliCase{
 	{"cache-verify-no-args", []string{"cache", "verify"}, exitUsage},
 	{"compare-failures", []string{"compare", "$TMP/fail"}, exitOK},
 
+	// A run directory holds one spec: onespec-b (sc's k changed,
+	// react-dsl dropped, cot added) into onespec-a's run directory is
+	// refused naming each difference, then replaces those trials.
+	{"run-onespec", []string{"run", "testdata/golden/input/onespec-a.yaml", "--quiet", "--limit", "3", "--out", "$TMP/onespec"}, exitOK},
+	{"run-onespec-changed", []string{"run", "testdata/golden/input/onespec-b.yaml", "--quiet", "--limit", "3", "--out", "$TMP/onespec"}, exitUsage},
+	{"run-onespec-replace", []string{"run", "testdata/golden/input/onespec-b.yaml", "--quiet", "--limit", "3", "--out", "$TMP/onespec", "--replace-trials"}, exitOK},
+
 	// eval on the bundled mini benchmark (42 questions): the golds as
 	// predictions (flag, and a file of the gold SQL), a prediction file
 	// with wrong (every 6th from question 1: SELECT 1) and unparsable

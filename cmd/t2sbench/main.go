@@ -48,7 +48,8 @@ const (
 	// configuration no retry can fix: an endpoint whose answer has a
 	// failure class of outcome llm.OutcomeFatal, auth or not_found (the
 	// API key or the model name: bench.ErrRejected), a data folder missing
-	// most databases.
+	// most databases, a spec whose trials differ from those its run
+	// directory holds (bench.ErrSpecChanged).
 	exitUsage = 2
 	// exitIncomplete: the command finished, but a run has failed or
 	// pending items (failure classes of outcome llm.OutcomeRefused or
@@ -159,7 +160,7 @@ func usage(w io.Writer) {
 	fmt.Fprintf(w, "  %d  runtime error (store, disk, benchmark or model setup)\n", exitRuntime)
 	fmt.Fprintf(w, "  %d  usage or configuration error (bad flags or arguments, a spec that does not load, an endpoint\n", exitUsage)
 	fmt.Fprintln(w, "     that rejects the API key or model name (auth: 401, 403; not_found: 404), a data folder missing")
-	fmt.Fprintln(w, "     most databases)")
+	fmt.Fprintln(w, "     most databases, a spec whose trials differ from those its run directory holds)")
 	fmt.Fprintf(w, "  %d  finished with failed or pending run items (also after an interrupt or --max-failures),\n", exitIncomplete)
 	fmt.Fprintln(w, "     or eval questions without a prediction (--allow-partial)")
 }

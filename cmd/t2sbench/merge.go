@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -26,6 +27,9 @@ func runMerge(stdout, stderr io.Writer, args []string) error {
 	}
 	out := fs.Arg(0)
 	st, err := bench.Merge(out, fs.Args()[1:]...)
+	if errors.Is(err, bench.ErrSpecChanged) {
+		return asUsage(err)
+	}
 	if err != nil {
 		return err
 	}

@@ -56,6 +56,7 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 	level := fs.Float64("level", stats.DefaultLevel, "confidence level; significance is judged at alpha = 1 - level")
 	quiet := fs.Bool("quiet", false, "do not print the tables to the terminal")
 	noView := fs.Bool("no-view", false, "do not write the static HTML viewer into OUT/view")
+	all := fs.Bool("all-trials", false, allTrialsUsage+"; the HTML viewer shows the spec's trials only")
 	prices := priceFlags{}
 	fs.Var(prices, "price", "model price as MODEL=PROMPT:COMPLETION in USD per 1M tokens (repeatable)")
 
@@ -76,10 +77,11 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 	}
 	var runs []*bench.RunData
 	for _, d := range dirs {
-		r, err := bench.ReadRunMode(d, bench.ReadReport)
+		r, err := bench.ReadRunModeWith(d, bench.ReadReport, bench.ReadOptions{AllTrials: *all})
 		if err != nil {
 			return err
 		}
+		writeStaleNote(stderr, r, *all)
 		runs = append(runs, r)
 	}
 	if *out == "" {

@@ -27,6 +27,18 @@ func init() {
 	})
 }
 
+// runDirHelp ends `t2sbench help run`: what a run directory holds and
+// what running into one does.
+const runDirHelp = `
+A run directory holds one spec. Running the same spec into it again resumes it: finished items
+are skipped and pending ones run; --limit may grow, and --workers, timeouts, prices and the
+progress flags may change. A spec whose trials differ from those the directory holds (a trial
+added or dropped, or one with another parameter, model, role binding, benchmark field, tie_aware
+or seed) is refused with exit status 2, naming each difference: run it with --out NEW, or with
+--replace-trials, which removes the changed and dropped trials with their results and runs the
+new ones. A new label alone keeps a trial's results. --fresh discards every result.
+`
+
 // runEnv builds the scheduler's environment; tests substitute fakes.
 var runEnv = bench.DefaultEnv
 
@@ -35,9 +47,15 @@ var runSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
 
 func runRun(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("run", "SPEC.yaml [flags]", stderr)
-	out := fs.String("out", "", "run directory (default: the spec's out, else runs/<spec name>)")
-	resume := fs.Bool("resume", false, "require an existing run directory and continue it (resuming is also the default)")
+	flagsUsage := fs.Usage
+	fs.Usage = func() {
+		flagsUsage()
+		fmt.Fprint(stderr, runDirHelp)
+	}
+	out := fs.String("out", "", "run directory (default: the spec's out, else runs/<spec name>); it holds one spec: a spec whose trials differ from those it holds (a trial added, dropped, or with another parameter, model, benchmark or seed) is refused, naming the differences")
+	resume := fs.Bool("resume", false, "require an existing run directory and continue it (resuming the same spec is also the default; --limit may grow, --workers and timeouts change)")
 	fresh := fs.Bool("fresh", false, "discard the run directory's results first (the model and gold caches are kept)")
+	replace := fs.Bool("replace-trials", false, "when the run directory holds another spec's trials (a run directory holds one spec), remove those that changed or are no longer in this spec, with their results, keep the others and run the new ones; without it run refuses and names the differences")
 	shard := fs.String("shard", "", "run only slice i of n (1 <= i <= n, e.g. 1/2 and 2/2) of the work items, deterministic by item hash; join with merge")
 	limit := fs.Int("limit", 0, "keep only the first N questions of each benchmark")
 	workers := fs.Int("workers", 0, "work items in flight (default: the spec's workers)")
@@ -68,6 +86,9 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	}
 	if *resume && *fresh {
 		return fmt.Errorf("%w: --resume and --fresh exclude each other", errUsage)
+	}
+	if *replace && *fresh {
+		return fmt.Errorf("%w: --replace-trials and --fresh exclude each other (--fresh discards every trial)", errUsage)
 	}
 	var limitFail bench.FailureLimit
 	if *maxFailures != "" {
@@ -138,12 +159,23 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 		}
 		dir = filepath.Join("runs", name)
 	}
+	// A run directory holds one spec: another spec's trials are refused
+	// before the store is opened for writing (nothing in it changes).
+	var change *bench.PlanChange
+	if !*fresh {
+		if change, err = bench.ComparePlan(dir, plan); err != nil {
+			return err
+		}
+	}
 	if *dryRun {
 		env, closeEnv := runEnv()
 		defer closeEnv()
 		d, err := bench.PlanDryRun(context.Background(), plan, env, bench.DryRunOptions{Shard: sh, Limit: *limit, Dir: dir})
 		if err != nil {
 			return err
+		}
+		if !change.Empty() {
+			d.Notes = append(d.Notes, dryRunChangeNote(dir, change, *replace))
 		}
 		d.Write(stdout)
 		return nil
@@ -152,6 +184,9 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 		if _, err := os.Stat(filepath.Join(dir, bench.StoreFile)); err != nil {
 			return asUsage(fmt.Errorf("--resume: %s holds no run: %w", dir, err))
 		}
+	}
+	if !change.Empty() && !*replace {
+		return asUsage(&bench.SpecChangedError{Dir: dir, Change: change})
 	}
 	st, err := bench.OpenStore(dir)
 	if err != nil {
@@ -193,16 +228,17 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	fmt.Fprintf(stderr, "run %s: %d trials, run directory %s\n", spec.Name, len(plan.Trials), dir)
 	sum, err := bench.Run(ctx, plan, st, env, bench.Options{
 		Workers: *workers, Shard: sh, Limit: *limit, Progress: pr.update, Secrets: secrets, MaxFailures: limitFail,
-		AllowMissingDBs: *allowMissingDB,
+		AllowMissingDBs: *allowMissingDB, ReplaceTrials: *replace,
 	})
 	pr.finish()
+	writeReplaced(stderr, dir, sum)
 	committed := sum.Done + sum.Failed + sum.Errored
 	var stopped error
 	switch {
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintf(stderr, "interrupted: %d items committed this session (%d done before); rerun the same command to resume\n", committed, sum.Skipped)
 		return fmt.Errorf("%w: run interrupted; rerun the same command to resume", errIncomplete)
-	case errors.Is(err, bench.ErrMissingData):
+	case errors.Is(err, bench.ErrMissingData), errors.Is(err, bench.ErrSpecChanged):
 		return asUsage(err)
 	case errors.Is(err, bench.ErrRejected):
 		// A wrong model name or API key: a configuration error (exit
@@ -233,7 +269,35 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	if stopped != nil {
 		return stopped
 	}
-	return incompleteRun(rows)
+	return incompleteRun(rows, sum.Unselected, *limit, *shard)
+}
+
+// writeReplaced says what --replace-trials removed and which stored
+// trials the spec keeps under a new label.
+func writeReplaced(w io.Writer, dir string, sum bench.Summary) {
+	if len(sum.Removed) > 0 {
+		fmt.Fprintf(w, "--replace-trials: removed from %s, with their items, results and model calls:\n", dir)
+		for _, r := range sum.Removed {
+			fmt.Fprintf(w, "  %s\n", r)
+		}
+	}
+	for _, c := range sum.Renamed {
+		fmt.Fprintf(w, "%s (the same configuration: its results are kept)\n", c)
+	}
+}
+
+// dryRunChangeNote is the dry run's note on a run directory that holds
+// another spec's trials: what differs, and what run will do.
+func dryRunChangeNote(dir string, c *bench.PlanChange, replace bool) string {
+	lines := make([]string, len(c.Changes))
+	for i, ch := range c.Changes {
+		lines[i] = ch.String()
+	}
+	what := "run refuses it without --replace-trials (or run it with --out NEW)"
+	if replace {
+		what = "--replace-trials removes the changed and dropped ones with their results"
+	}
+	return fmt.Sprintf("%s holds the trials of another spec (%s); %s", dir, strings.Join(lines, "; "), what)
 }
 
 // checkReasonBound refuses a plan with a trial that binds no model to the
@@ -261,7 +325,7 @@ func specText(path string, models, sets []string) string {
 		if !strings.HasSuffix(text, "\n") {
 			text += "\n"
 		}
-		text += "\n# changed by the command line of run:\n"
+		text += "\n" + bench.SpecChangeMarker + "\n"
 		for _, m := range models {
 			text += "#   --models " + m + "\n"
 		}
@@ -273,8 +337,11 @@ func specText(path string, models, sets []string) string {
 }
 
 // incompleteRun returns an errIncomplete error when a trial has failed or
-// pending items (exit status 3), else nil.
-func incompleteRun(rows []bench.TrialSummary) error {
+// pending items (exit status 3), else nil. Its advice is what runs the
+// pending items: the same command runs those it selects; unselected of
+// them (bench.Summary.Unselected) lie past its --limit or in another
+// shard than its --shard, and need another command.
+func incompleteRun(rows []bench.TrialSummary, unselected, limit int, shard string) error {
 	failed, pending := 0, 0
 	for _, r := range rows {
 		failed += r.Failed
@@ -284,8 +351,30 @@ func incompleteRun(rows []bench.TrialSummary) error {
 		return nil
 	}
 	msg := fmt.Sprintf("%d items failed (counted wrong, never retried) and %d are pending", failed, pending)
-	if pending > 0 {
+	unselected = min(unselected, pending)
+	switch {
+	case pending == 0:
+	case unselected == 0:
 		msg += "; rerun the same command to run the pending ones"
+	default:
+		if pending > unselected {
+			msg += fmt.Sprintf("; rerun the same command to run %d of them", pending-unselected)
+		}
+		var where, how []string
+		if limit > 0 {
+			where = append(where, fmt.Sprintf("past --limit %d", limit))
+			how = append(how, "run without --limit (or with a larger one)")
+		}
+		if shard != "" {
+			where = append(where, "in other shards than --shard "+shard)
+			how = append(how, "run the other shards (or without --shard)")
+		}
+		if len(where) == 0 {
+			// Neither flag: questions the benchmark no longer has.
+			where = append(where, "at questions the benchmark no longer has")
+			how = append(how, "they stay pending (run --fresh to start over)")
+		}
+		msg += fmt.Sprintf("; this command never runs %d of them, %s: %s", unselected, strings.Join(where, " or "), strings.Join(how, ", and "))
 	}
 	return fmt.Errorf("%w: %s", errIncomplete, msg)
 }
