@@ -746,9 +746,10 @@ func (d *MySQLDatabase) examples(ctx context.Context, table, col string) ([]stri
 
 // CheckMySQLReadOnly accepts exactly one SELECT statement (SELECT, WITH
 // ... SELECT, or a parenthesised SELECT), with optional trailing ';', and
-// returns it without the trailing ';' and comments. It rejects anything
-// else (SET, SET STATEMENT ... FOR, CALL, LOAD, HANDLER, DO, SHOW,
-// EXPLAIN, VALUES, DML, DDL, ...); several statements; SELECT ... INTO
+// returns it without the trailing ';' and comments. It rejects text
+// holding a NUL byte (ErrNULByte); anything else than a SELECT (SET, SET
+// STATEMENT ... FOR, CALL, LOAD, HANDLER, DO, SHOW, EXPLAIN, VALUES, DML,
+// DDL, ...); several statements (ErrMultipleStatements); SELECT ... INTO
 // (OUTFILE, DUMPFILE, @var); FOR UPDATE and LOCK IN SHARE MODE; the
 // reserved words UPDATE, DELETE, LOCK, DROP, CREATE, ALTER, RENAME, GRANT,
 // REVOKE, LOAD, CALL, KILL, PURGE anywhere outside strings and quoted
@@ -756,6 +757,9 @@ func (d *MySQLDatabase) examples(ctx context.Context, table, col string) ([]stri
 // executable comments (/*! ... */, /*M! ... */), which the server would
 // run as code. The SELECT-only account is the second line of defence.
 func CheckMySQLReadOnly(q string) (string, error) {
+	if err := checkNUL(q); err != nil {
+		return "", err
+	}
 	toks, err := mysqlTokens(q)
 	if err != nil {
 		return "", err
@@ -781,7 +785,7 @@ func checkMySQLTokens(q string, toks []mysqlToken) (string, error) {
 	}
 	for i, t := range toks {
 		if t.text == ";" {
-			return "", errors.New("multiple statements are not allowed")
+			return "", ErrMultipleStatements
 		}
 		if !t.word {
 			continue
