@@ -18,6 +18,8 @@ func TestCheckMySQLReadOnly(t *testing.T) {
 		{"SELECT REPLACE(a, 'x', 'y'), INSERT(a, 1, 2, 'z'), TRUNCATE(b, 2) FROM t", "SELECT REPLACE(a, 'x', 'y'), INSERT(a, 1, 2, 'z'), TRUNCATE(b, 2) FROM t"},
 		{"/* lead */ SELECT 'it''s', 'a\\'b' # c", "SELECT 'it''s', 'a\\'b'"},
 		{"SELECT SLEEP(100)", "SELECT SLEEP(100)"},
+		{"SELECT IS_FREE_LOCK('x'), IS_USED_LOCK('x')", "SELECT IS_FREE_LOCK('x'), IS_USED_LOCK('x')"},
+		{"SELECT get_lock, `GET_LOCK` FROM t", "SELECT get_lock, `GET_LOCK` FROM t"},
 	}
 	for _, c := range ok {
 		got, err := CheckMySQLReadOnly(c.in)
@@ -39,6 +41,7 @@ func TestCheckMySQLReadOnly(t *testing.T) {
 		"SELECT 'unterminated", "SELECT 1 /* open",
 		"WITH c AS (SELECT 1) DELETE FROM t", "SHOW TABLES", "EXPLAIN SELECT 1", "KILL 1",
 		"GRANT ALL ON *.* TO x", "(UPDATE t SET a=1)", "VALUES (1)",
+		"SELECT GET_LOCK('x', 0)", "SELECT get_lock ('x', 0)", "SELECT `GET_LOCK`('x', 0)", "SELECT 1 FROM t WHERE Get_Lock/* c */('x', 0)",
 		"SELECT 1\x00 AND 1=0", "SELECT 1 \x00",
 	}
 	for _, q := range denied {
@@ -84,7 +87,7 @@ func TestCheckMySQLReadOnlyLexing(t *testing.T) {
 
 func FuzzCheckMySQLReadOnly(f *testing.F) {
 	for _, s := range []string{"SELECT 1", "SELECT 'a'';' FROM t;", "WITH x AS (SELECT 1) SELECT * FROM x", "SELECT 1 -- c\n;", "SELECT `a``b` FROM t # x",
-		"SELECT 1 WHERE d = 'CS'\x00 AND 1=0", "SELECT 1;;"} {
+		"SELECT 1 WHERE d = 'CS'\x00 AND 1=0", "SELECT 1;;", "SELECT GET_LOCK('x', 0)"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, q string) {

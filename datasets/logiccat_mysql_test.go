@@ -313,6 +313,7 @@ func TestMySQLAdversarial(t *testing.T) {
 		{"SELECT 1; DROP TABLE Bicycle", datasets.ExecDenied},
 		{"SELECT 1 /*! INTO OUTFILE '/tmp/t2sbench_pwn2' */", datasets.ExecDenied},
 		{"SELECT COUNT(*) FROM Bicycle\x00 WHERE 1=0", datasets.ExecDenied},
+		{"SELECT GET_LOCK('t2sbench_adversarial', 0)", datasets.ExecDenied},
 		{"SELECT SLEEP(100)", datasets.ExecTimeout},
 		{"SELECT COUNT(*) FROM seq_1_to_100000 a, seq_1_to_100000 b, seq_1_to_100000 c", datasets.ExecTimeout},
 		{"SELECT nosuchcol FROM Bicycle", datasets.ExecErrorKind},
