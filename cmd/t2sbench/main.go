@@ -47,7 +47,8 @@ const (
 	// exitUsage: bad flags or arguments, a spec that does not load, or a
 	// configuration no retry can fix: an endpoint that rejects the API key
 	// or the model name (bench.ErrRejected), a data folder missing most
-	// databases.
+	// databases, a prediction file whose db_ids are not its questions'
+	// (metrics.DBMismatchError).
 	exitUsage = 2
 	// exitIncomplete: the command finished, but a run has failed or
 	// pending items (also after an interrupt or --max-failures), or an
@@ -151,7 +152,8 @@ func usage(w io.Writer) {
 	fmt.Fprintf(w, "  %d  complete: every run item done, none failed; every eval question scored\n", exitOK)
 	fmt.Fprintf(w, "  %d  runtime error (store, disk, benchmark or model setup)\n", exitRuntime)
 	fmt.Fprintf(w, "  %d  usage or configuration error (bad flags or arguments, a spec that does not load, an endpoint\n", exitUsage)
-	fmt.Fprintln(w, "     that rejects the API key or model name (401, 403, 404), a data folder missing most databases)")
+	fmt.Fprintln(w, "     that rejects the API key or model name (401, 403, 404), a data folder missing most databases,")
+	fmt.Fprintln(w, "     a prediction file whose db_ids are not its questions')")
 	fmt.Fprintf(w, "  %d  finished with failed or pending run items (also after an interrupt or --max-failures),\n", exitIncomplete)
 	fmt.Fprintln(w, "     or eval questions without a prediction (--allow-partial)")
 }
