@@ -92,3 +92,21 @@ func TestCheckPrediction(t *testing.T) {
 		})
 	}
 }
+
+// FuzzCheckPrediction: what the scorer accepts as a prediction the SQLite
+// engine runs as one statement (it may still find it empty), and a text
+// the engine refuses as several statements or for a NUL byte the scorer
+// refuses too.
+func FuzzCheckPrediction(f *testing.F) {
+	for _, s := range []string{"SELECT 1", "SELECT 1;", "SELECT 1;;", "SELECT 1; -- note", "SELECT 1; SELECT 2",
+		"SELECT ';' FROM t -- ;", "SELECT 1 WHERE d = 'CS'\x00 AND 1=0", "SELECT [a;b];/* c */"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		_, engErr := SingleStatement(q)
+		refused := errors.Is(engErr, ErrMultipleStatements) || errors.Is(engErr, ErrNULByte)
+		if err := CheckPrediction("sqlite", q); err == nil && refused {
+			t.Errorf("CheckPrediction(%q) accepts what SingleStatement refuses: %v", q, engErr)
+		}
+	})
+}
