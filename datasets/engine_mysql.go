@@ -436,11 +436,11 @@ func mysqlQuoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", 
 // max_statement_time=<timeout> FOR ... and a client deadline a little
 // later; when the client deadline or the caller's ctx ends first, a
 // watchdog sends KILL QUERY <connection id> on a separate connection so
-// that the server stops working. The connection is closed afterwards
-// whatever the outcome. Failures are *ExecError: 1969/1317/3024 and the deadline ->
-// ExecTimeout; 1142/1044/1045/1227/1370 and statements refused before
-// sending -> ExecDenied; the caller's ctx -> ExecCanceled; others ->
-// ExecErrorKind.
+// that the server stops working. The connection is closed afterwards,
+// whatever the outcome. Failures are *ExecError: 1969/1317/3024 and the
+// deadline -> ExecTimeout; 1142/1044/1045/1227/1370 and statements refused
+// before sending -> ExecDenied; the caller's ctx -> ExecCanceled; others
+// -> ExecErrorKind.
 func (d *MySQLDatabase) Execute(ctx context.Context, query string) (*ResultSet, error) {
 	return d.execute(ctx, query, "")
 }
