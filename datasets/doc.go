@@ -6,5 +6,7 @@
 // default is SQLite (engine_sqlite.go). Every Database executes SQL read-only,
 // with a per-query timeout that interrupts the running statement and a cap on
 // the rows kept, so that predicted SQL (untrusted input) can never change a
-// benchmark database.
+// benchmark database. Every engine runs one statement per call and refuses
+// text holding a NUL byte or a second statement (statement.go); the MySQL
+// engine runs each call on a session of its own (MySQLEngine).
 package datasets

@@ -65,6 +65,22 @@ type MySQLConfig struct {
 // Databases. Every statement runs through a SELECT-only account: the
 // engine refuses, at creation, an account holding any privilege other than
 // SELECT and USAGE.
+//
+// Every Execute (a prediction, a gold, a runner's query) runs on a
+// connection of its own, opened for it and closed after it, so that it
+// starts from a clean session: no user variable (SELECT @v := 42), no
+// LAST_INSERT_ID(n), no user lock and no other session state left by an
+// earlier statement can change its result, whichever worker ran what
+// before. The driver (go-sql-driver/mysql) does not expose
+// COM_RESET_CONNECTION, and a reset made of SQL statements (releasing
+// locks, clearing the user variables one by one) would cover only the
+// state it knows of; a new session covers all of it, and closing it
+// releases whatever it held. Its cost is one connect per execution:
+// BenchmarkMySQLSessionIsolation measures it against a pooled connection.
+// User locks are refused as well (CheckMySQLReadOnly): a lock is visible
+// to every session while it is held, so a prediction running beside
+// another could still see one. The engine's own statements (fingerprint,
+// schema, checksums) use a pool.
 type MySQLEngine struct {
 	cfg      MySQLConfig
 	base     *mysql.Config
@@ -229,14 +245,24 @@ func (e *MySQLEngine) open(ctx context.Context, dbID string) (*MySQLDatabase, er
 	pool.SetMaxOpenConns(16)
 	pool.SetMaxIdleConns(8)
 	pool.SetConnMaxIdleTime(time.Minute)
-	c.DBName = ""
-	admin, err := sql.Open("mysql", c.FormatDSN())
+	// fresh keeps no idle connection: each Execute dials a new session
+	// and closing it ends the session (MySQLEngine).
+	fresh, err := sql.Open("mysql", c.FormatDSN())
 	if err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("mysql engine: open %s: %w", dbID, err)
 	}
+	fresh.SetMaxOpenConns(16)
+	fresh.SetMaxIdleConns(0)
+	c.DBName = ""
+	admin, err := sql.Open("mysql", c.FormatDSN())
+	if err != nil {
+		pool.Close()
+		fresh.Close()
+		return nil, fmt.Errorf("mysql engine: open %s: %w", dbID, err)
+	}
 	admin.SetMaxOpenConns(2)
-	d := &MySQLDatabase{id: dbID, schemaName: schema, db: pool, admin: admin, timeout: e.timeout, maxRows: e.maxRows, maxBytes: e.maxBytes}
+	d := &MySQLDatabase{id: dbID, schemaName: schema, db: pool, exec: fresh, admin: admin, timeout: e.timeout, maxRows: e.maxRows, maxBytes: e.maxBytes}
 	fp, err := d.fingerprint(ctx)
 	if err != nil {
 		d.Close()
@@ -262,7 +288,8 @@ func (e *MySQLEngine) Close() error {
 // SELECT-only account. It is safe for concurrent use.
 type MySQLDatabase struct {
 	id, schemaName string
-	db             *sql.DB // connections with the schema as default database
+	db             *sql.DB // pooled connections with the schema as default database, for the engine's own statements
+	exec           *sql.DB // Execute's connections: a new session each, closed after it
 	admin          *sql.DB // the watchdog's connections (KILL QUERY)
 	timeout        time.Duration
 	maxRows        int
@@ -289,7 +316,7 @@ func (d *MySQLDatabase) Fingerprint() string { return d.fp }
 
 // Close closes the connection pools.
 func (d *MySQLDatabase) Close() error {
-	return errors.Join(d.db.Close(), d.admin.Close())
+	return errors.Join(d.db.Close(), d.exec.Close(), d.admin.Close())
 }
 
 func (d *MySQLDatabase) fingerprint(ctx context.Context) (string, error) {
@@ -404,15 +431,16 @@ func (d *MySQLDatabase) baseTables(ctx context.Context) ([]string, error) {
 
 func mysqlQuoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
 
-// Execute runs one read-only statement (see CheckMySQLReadOnly) with the
-// server-side limit SET STATEMENT max_statement_time=<timeout> FOR ... and a
-// client deadline a little later; when the client deadline or the caller's
-// ctx ends first, a watchdog sends KILL QUERY <connection id> on a separate
-// connection so that the server stops working, and the connection is
-// discarded. Failures are *ExecError: 1969/1317/3024 and the deadline ->
-// ExecTimeout; 1142/1044/1045/1227/1370 and statements refused before
-// sending -> ExecDenied; the caller's ctx -> ExecCanceled; others ->
-// ExecErrorKind.
+// Execute runs one read-only statement (see CheckMySQLReadOnly) on a new
+// session (see MySQLEngine), with the server-side limit SET STATEMENT
+// max_statement_time=<timeout> FOR ... and a client deadline a little
+// later; when the client deadline or the caller's ctx ends first, a
+// watchdog sends KILL QUERY <connection id> on a separate connection so
+// that the server stops working. The connection is closed afterwards,
+// whatever the outcome. Failures are *ExecError: 1969/1317/3024 and the
+// deadline -> ExecTimeout; 1142/1044/1045/1227/1370 and statements refused
+// before sending -> ExecDenied; the caller's ctx -> ExecCanceled; others
+// -> ExecErrorKind.
 func (d *MySQLDatabase) Execute(ctx context.Context, query string) (*ResultSet, error) {
 	return d.execute(ctx, query, "")
 }
@@ -428,7 +456,7 @@ func (d *MySQLDatabase) execute(ctx context.Context, query, vars string) (*Resul
 	fail := func(kind ExecKind, msg string) (*ResultSet, error) {
 		return nil, &ExecError{Kind: kind, Msg: msg, Elapsed: time.Since(start)}
 	}
-	conn, err := d.db.Conn(ctx)
+	conn, err := d.exec.Conn(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
 			return fail(ExecCanceled, ctx.Err().Error())
@@ -468,10 +496,11 @@ func (d *MySQLDatabase) execute(ctx context.Context, query, vars string) (*Resul
 	callerGone := ctx.Err() != nil
 	cancel()
 	if wasKilled || qerr != nil {
-		// The connection may hold a pending kill or a half-read result.
+		// The connection may hold a pending kill or a half-read result:
+		// it is closed without the driver's goodbye.
 		conn.Raw(func(any) error { return driver.ErrBadConn })
 	}
-	conn.Close()
+	conn.Close() // the session ends: d.exec keeps no idle connection
 	if rs != nil && rs.Truncated {
 		rs.Elapsed = time.Since(start)
 		return rs, nil
@@ -746,16 +775,23 @@ func (d *MySQLDatabase) examples(ctx context.Context, table, col string) ([]stri
 
 // CheckMySQLReadOnly accepts exactly one SELECT statement (SELECT, WITH
 // ... SELECT, or a parenthesised SELECT), with optional trailing ';', and
-// returns it without the trailing ';' and comments. It rejects anything
-// else (SET, SET STATEMENT ... FOR, CALL, LOAD, HANDLER, DO, SHOW,
-// EXPLAIN, VALUES, DML, DDL, ...); several statements; SELECT ... INTO
+// returns it without the trailing ';' and comments. It rejects text
+// holding a NUL byte (ErrNULByte); anything else than a SELECT (SET, SET
+// STATEMENT ... FOR, CALL, LOAD, HANDLER, DO, SHOW, EXPLAIN, VALUES, DML,
+// DDL, ...); several statements (ErrMultipleStatements); SELECT ... INTO
 // (OUTFILE, DUMPFILE, @var); FOR UPDATE and LOCK IN SHARE MODE; the
 // reserved words UPDATE, DELETE, LOCK, DROP, CREATE, ALTER, RENAME, GRANT,
 // REVOKE, LOAD, CALL, KILL, PURGE anywhere outside strings and quoted
 // identifiers (INSERT and REPLACE only when not a function call); and
 // executable comments (/*! ... */, /*M! ... */), which the server would
-// run as code. The SELECT-only account is the second line of defence.
+// run as code; and GET_LOCK, whose user lock outlives the statement and is
+// seen by every other session (IS_FREE_LOCK and IS_USED_LOCK, which only
+// read, are allowed). The SELECT-only account is the second line of
+// defence.
 func CheckMySQLReadOnly(q string) (string, error) {
+	if err := checkNUL(q); err != nil {
+		return "", err
+	}
 	toks, err := mysqlTokens(q)
 	if err != nil {
 		return "", err
@@ -781,7 +817,7 @@ func checkMySQLTokens(q string, toks []mysqlToken) (string, error) {
 	}
 	for i, t := range toks {
 		if t.text == ";" {
-			return "", errors.New("multiple statements are not allowed")
+			return "", ErrMultipleStatements
 		}
 		if !t.word {
 			continue
@@ -799,6 +835,13 @@ func checkMySQLTokens(q string, toks []mysqlToken) (string, error) {
 			"LOAD", "CALL", "KILL", "PURGE":
 			// All reserved words: they cannot be unquoted identifiers.
 			return "", fmt.Errorf("keyword %s is not allowed in a read-only query", t.upper)
+		}
+	}
+	for i, t := range toks {
+		// GET_LOCK(...), `GET_LOCK`(...) or GET_LOCK (...): a function
+		// call, whatever the letter case; a column of that name is not.
+		if i+1 < len(toks) && toks[i+1].text == "(" && strings.EqualFold(strings.Trim(t.text, "`"), "GET_LOCK") {
+			return "", errors.New("function GET_LOCK is not allowed in a read-only query: a user lock outlives the statement and is seen by other sessions")
 		}
 	}
 	return q[toks[0].start:toks[len(toks)-1].end], nil

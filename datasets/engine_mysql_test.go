@@ -18,6 +18,8 @@ func TestCheckMySQLReadOnly(t *testing.T) {
 		{"SELECT REPLACE(a, 'x', 'y'), INSERT(a, 1, 2, 'z'), TRUNCATE(b, 2) FROM t", "SELECT REPLACE(a, 'x', 'y'), INSERT(a, 1, 2, 'z'), TRUNCATE(b, 2) FROM t"},
 		{"/* lead */ SELECT 'it''s', 'a\\'b' # c", "SELECT 'it''s', 'a\\'b'"},
 		{"SELECT SLEEP(100)", "SELECT SLEEP(100)"},
+		{"SELECT IS_FREE_LOCK('x'), IS_USED_LOCK('x')", "SELECT IS_FREE_LOCK('x'), IS_USED_LOCK('x')"},
+		{"SELECT get_lock, `GET_LOCK` FROM t", "SELECT get_lock, `GET_LOCK` FROM t"},
 	}
 	for _, c := range ok {
 		got, err := CheckMySQLReadOnly(c.in)
@@ -39,6 +41,8 @@ func TestCheckMySQLReadOnly(t *testing.T) {
 		"SELECT 'unterminated", "SELECT 1 /* open",
 		"WITH c AS (SELECT 1) DELETE FROM t", "SHOW TABLES", "EXPLAIN SELECT 1", "KILL 1",
 		"GRANT ALL ON *.* TO x", "(UPDATE t SET a=1)", "VALUES (1)",
+		"SELECT GET_LOCK('x', 0)", "SELECT get_lock ('x', 0)", "SELECT `GET_LOCK`('x', 0)", "SELECT 1 FROM t WHERE Get_Lock/* c */('x', 0)",
+		"SELECT 1\x00 AND 1=0", "SELECT 1 \x00",
 	}
 	for _, q := range denied {
 		if got, err := CheckMySQLReadOnly(q); err == nil {
@@ -59,7 +63,7 @@ func TestCheckMySQLReadOnlyLexing(t *testing.T) {
 		{in: "SELECT 1.update FROM t", err: "keyword UPDATE is not allowed in a read-only query"},
 		{in: "SELECT\u00a0update FROM t", err: `only a single SELECT/WITH statement may run (statement starts with "SELECT\u00a0update")`},
 		{in: "SELECT 'a\\'; DROP' FROM t", want: "SELECT 'a\\'; DROP' FROM t"},
-		{in: "SELECT `a\\` FROM t; DROP TABLE t", err: "multiple statements are not allowed"},
+		{in: "SELECT `a\\` FROM t; DROP TABLE t", err: "multiple statements: only one statement may run"},
 		{in: "SELECT [a] FROM t", want: "SELECT [a] FROM t"},
 		{in: "SELECT 1 --1 FROM t", want: "SELECT 1 --1 FROM t"},
 		{in: "SELECT 1 -- x; DROP TABLE t", want: "SELECT 1"},
@@ -82,7 +86,8 @@ func TestCheckMySQLReadOnlyLexing(t *testing.T) {
 }
 
 func FuzzCheckMySQLReadOnly(f *testing.F) {
-	for _, s := range []string{"SELECT 1", "SELECT 'a'';' FROM t;", "WITH x AS (SELECT 1) SELECT * FROM x", "SELECT 1 -- c\n;", "SELECT `a``b` FROM t # x"} {
+	for _, s := range []string{"SELECT 1", "SELECT 'a'';' FROM t;", "WITH x AS (SELECT 1) SELECT * FROM x", "SELECT 1 -- c\n;", "SELECT `a``b` FROM t # x",
+		"SELECT 1 WHERE d = 'CS'\x00 AND 1=0", "SELECT 1;;", "SELECT GET_LOCK('x', 0)"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
@@ -95,6 +100,9 @@ func FuzzCheckMySQLReadOnly(f *testing.F) {
 		again, err := CheckMySQLReadOnly(out)
 		if err != nil || again != out {
 			t.Fatalf("recheck of %q: %q, %v", out, again, err)
+		}
+		if strings.IndexByte(out, 0) >= 0 {
+			t.Fatalf("accepted %q holds a NUL byte", out)
 		}
 		u := strings.ToUpper(strings.TrimLeft(out, "( \t\r\n\f\v"))
 		if !strings.HasPrefix(u, "SELECT") && !strings.HasPrefix(u, "WITH") {

@@ -327,9 +327,10 @@ func fileSHA256(path string) (string, error) {
 // can be told apart from the caller's own deadline or cancellation.
 var errOurTimeout = errors.New("sqlite query timeout")
 
-// Execute runs one read-only statement with the configured timeout, row
-// cap and byte budget. Every failure is an *ExecError; a result over the
-// byte budget is one of kind ExecTooLarge.
+// Execute runs one read-only statement (SingleStatement: text holding a
+// NUL byte or a second statement is refused, ExecDenied) with the
+// configured timeout, row cap and byte budget. Every failure is an
+// *ExecError; a result over the byte budget is one of kind ExecTooLarge.
 func (d *sqliteDB) Execute(ctx context.Context, query string) (*ResultSet, error) {
 	start := time.Now()
 	fail := func(kind ExecKind, msg string) (*ResultSet, error) {
@@ -337,7 +338,7 @@ func (d *sqliteDB) Execute(ctx context.Context, query string) (*ResultSet, error
 	}
 	stmt, err := SingleStatement(query)
 	if err != nil {
-		if errors.Is(err, errMultipleStatements) {
+		if errors.Is(err, ErrMultipleStatements) || errors.Is(err, ErrNULByte) {
 			return fail(ExecDenied, err.Error())
 		}
 		return fail(ExecErrorKind, err.Error())
@@ -569,101 +570,6 @@ func normalizeValue(v any) (any, error) {
 	default:
 		return nil, fmt.Errorf("unexpected driver value type %T", v)
 	}
-}
-
-// errMultipleStatements marks input holding more than one statement.
-var errMultipleStatements = errors.New("multiple statements: only one statement may run")
-
-// SingleStatement returns the one SQL statement in s with surrounding
-// whitespace, comments-only tails and trailing semicolons removed. It fails
-// when s is empty or holds more than one statement. String literals,
-// quoted identifiers ("x", `x`, [x]) and comments are honoured, so a ';'
-// inside them does not split.
-func SingleStatement(s string) (string, error) {
-	end := -1 // index of the first top-level ';'
-	i := 0
-scan:
-	for i < len(s) {
-		switch c := s[i]; {
-		case c == '\'' || c == '"' || c == '`':
-			j := i + 1
-			for j < len(s) {
-				if s[j] == c {
-					if j+1 < len(s) && s[j+1] == c {
-						j += 2
-						continue
-					}
-					break
-				}
-				j++
-			}
-			i = j + 1
-		case c == '[':
-			j := strings.IndexByte(s[i:], ']')
-			if j < 0 {
-				i = len(s)
-			} else {
-				i += j + 1
-			}
-		case c == '-' && i+1 < len(s) && s[i+1] == '-':
-			j := strings.IndexByte(s[i:], '\n')
-			if j < 0 {
-				i = len(s)
-			} else {
-				i += j + 1
-			}
-		case c == '/' && i+1 < len(s) && s[i+1] == '*':
-			j := strings.Index(s[i+2:], "*/")
-			if j < 0 {
-				i = len(s)
-			} else {
-				i += 2 + j + 2
-			}
-		case c == ';':
-			end = i
-			break scan
-		default:
-			i++
-		}
-	}
-	body := s
-	if end >= 0 {
-		body = s[:end]
-		if !onlyNoise(s[end:]) {
-			return "", errMultipleStatements
-		}
-	}
-	body = strings.TrimSpace(body)
-	if onlyNoise(body) {
-		return "", errors.New("empty statement")
-	}
-	return body, nil
-}
-
-// onlyNoise reports whether s holds only whitespace, semicolons and comments.
-func onlyNoise(s string) bool {
-	i := 0
-	for i < len(s) {
-		switch c := s[i]; {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' || c == ';':
-			i++
-		case c == '-' && i+1 < len(s) && s[i+1] == '-':
-			j := strings.IndexByte(s[i:], '\n')
-			if j < 0 {
-				return true
-			}
-			i += j + 1
-		case c == '/' && i+1 < len(s) && s[i+1] == '*':
-			j := strings.Index(s[i+2:], "*/")
-			if j < 0 {
-				return true
-			}
-			i += 2 + j + 2
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // Schema introspects the database once and returns the cached result. The

@@ -460,6 +460,15 @@ func TestSingleStatement(t *testing.T) {
 		{"", "", true},
 		{" ; -- x", "", true},
 		{"SELECT 'unterminated; DROP", "SELECT 'unterminated; DROP", false},
+		// SQLite would stop reading at the NUL and run "SELECT 1".
+		{"SELECT 1\x00 AND 1=0", "", true},
+		{"SELECT 'a\x00b'", "", true},
+		{"SELECT 1;\x00", "", true},
+		{"SELECT 1; -- note", "SELECT 1", false},
+		{"SELECT 1 /* c */ ; /* d */ ;", "SELECT 1 /* c */", false},
+		{"SELECT 1; SELECT 2", "", true},
+		{"SELECT x FROM t; DROP TABLE x", "", true},
+		{"SELECT 1; /* c */ SELECT 2", "", true},
 	}
 	for _, tt := range tests {
 		got, err := SingleStatement(tt.in)
@@ -470,13 +479,18 @@ func TestSingleStatement(t *testing.T) {
 }
 
 func FuzzSingleStatement(f *testing.F) {
-	for _, s := range []string{"SELECT 1", "SELECT ';'; DROP", "SELECT [x;]", "-- a\nSELECT 1 /* ; */;", "SELECT \"a\"\"b\";"} {
+	for _, s := range []string{"SELECT 1", "SELECT ';'; DROP", "SELECT [x;]", "-- a\nSELECT 1 /* ; */;", "SELECT \"a\"\"b\";",
+		"SELECT 1 WHERE d = 'CS'\x00 AND 1=0", "SELECT 1;;", "SELECT 1; -- note"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		got, err := SingleStatement(s)
 		if err != nil {
 			return
+		}
+		// SQLite reads a statement up to its first NUL: none may be left.
+		if strings.IndexByte(got, 0) >= 0 {
+			t.Errorf("SingleStatement(%q) = %q holds a NUL byte", s, got)
 		}
 		// A statement that was accepted is accepted again unchanged: it has
 		// no top-level ';' left.

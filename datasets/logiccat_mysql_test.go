@@ -312,6 +312,8 @@ func TestMySQLAdversarial(t *testing.T) {
 		{"SET STATEMENT max_statement_time=0 FOR SELECT SLEEP(100)", datasets.ExecDenied},
 		{"SELECT 1; DROP TABLE Bicycle", datasets.ExecDenied},
 		{"SELECT 1 /*! INTO OUTFILE '/tmp/t2sbench_pwn2' */", datasets.ExecDenied},
+		{"SELECT COUNT(*) FROM Bicycle\x00 WHERE 1=0", datasets.ExecDenied},
+		{"SELECT GET_LOCK('t2sbench_adversarial', 0)", datasets.ExecDenied},
 		{"SELECT SLEEP(100)", datasets.ExecTimeout},
 		{"SELECT COUNT(*) FROM seq_1_to_100000 a, seq_1_to_100000 b, seq_1_to_100000 c", datasets.ExecTimeout},
 		{"SELECT nosuchcol FROM Bicycle", datasets.ExecErrorKind},

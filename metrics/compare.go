@@ -120,7 +120,9 @@ type Quirks struct {
 	KeepDistinct bool `json:"keep_distinct,omitempty"`
 	// AllStatements disables a side effect of Spider's DISTINCT stripping:
 	// sqlparse.parse(s)[0] keeps only the first statement, so text after
-	// the first top-level ';' is dropped.
+	// the first top-level ';' is dropped. A prediction with a second
+	// statement is refused before (pred_error; see Scorer.Score), so for
+	// predictions the cut only drops comments after the ';'.
 	AllStatements bool `json:"all_statements,omitempty"`
 	// NoQuickReject disables Spider's quick_rej pre-check (exec_eval.py:36),
 	// which compares rows with their values sorted by str(v)+str(type(v));

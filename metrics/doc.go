@@ -1,7 +1,12 @@
 // Package metrics scores Text-to-SQL predictions.
 //
 // Scorer judges predictions with each benchmark's official EX comparator
-// (CompareResults), reading gold results through a GoldCache. AnalyzeGold
+// (CompareResults), reading gold results through a GoldCache. A prediction
+// holding a NUL byte, or anything but white space and comments after its
+// first statement's ';', is pred_error in every mode before it runs
+// (datasets.CheckPrediction); the README's "Where EX differs from the
+// official scripts" says what each official scorer does with such text
+// (the Spider evaluator runs the first statement alone). AnalyzeGold
 // flags golds whose result may change between executions (RAND(), the
 // clock, row-order-dependent window functions, a LIMIT cutting tied rows);
 // those are executed beside each prediction and never served from the

@@ -179,6 +179,10 @@ func ms(d time.Duration) float64 {
 // says so, and callers should check ctx.Err() before keeping it. With
 // ScoreOptions.TestSuite the prediction is judged on every database
 // variant (scoreSuite); otherwise on the one database Engine.Open returns.
+// A prediction holding a NUL byte, or anything but white space and
+// comments after its first statement's ';', is a pred_error in every mode
+// (datasets.CheckPrediction; docs/FIDELITY.md says where the official
+// scorers differ).
 func (s *Scorer) Score(ctx context.Context, ex datasets.Example, predSQL string) Verdict {
 	return s.score(ctx, ex, predSQL, "")
 }
@@ -209,7 +213,7 @@ func (s *Scorer) score(ctx context.Context, ex datasets.Example, predSQL, invali
 	if !ok {
 		return v
 	}
-	psql, ok := s.predSQL(predSQL, invalid, &v)
+	psql, ok := s.predSQL(db.Dialect(), predSQL, invalid, &v)
 	if !ok {
 		return v
 	}
@@ -241,10 +245,19 @@ func (s *Scorer) goldSQL(ex datasets.Example, v *Verdict) (string, bool) {
 
 // predSQL returns the prediction prepared for the mode, or false with v
 // set to pred_error when it is empty or invalid (the file held no SQL
-// string; invalid says why).
-func (s *Scorer) predSQL(predSQL, invalid string, v *Verdict) (string, bool) {
+// string; invalid says why), or when the text the mode reads holds a NUL
+// byte or anything but white space and comments after its first
+// statement (datasets.CheckPrediction, in the dialect of the database it
+// runs on). That check comes before the mode's rewrites, so that in the
+// Spider modes, whose official evaluator keeps only the first statement,
+// a second one is refused too.
+func (s *Scorer) predSQL(dialect, predSQL, invalid string, v *Verdict) (string, bool) {
 	if invalid != "" {
 		v.Status, v.Error = StatusPredError, invalid
+		return "", false
+	}
+	if err := datasets.CheckPrediction(dialect, predText(s.opt.Mode, s.opt.Mode.effective(s.opt.Quirks), predSQL)); err != nil {
+		v.Status, v.Error = StatusPredError, err.Error()
 		return "", false
 	}
 	psql := PreparePred(s.opt.Mode, s.opt.Quirks, predSQL)

@@ -82,7 +82,7 @@ func TestScoreStatuses(t *testing.T) {
 		{"failing gold is gold_error, not an abort", ModeBIRD, 5, "SELECT 1", StatusGoldError, false, "nope"},
 		{"bird: invalid UTF-8 in gold text", ModeBIRD, 6, "SELECT name FROM singer WHERE id = 5", StatusGoldError, false, "UTF-8"},
 		{"spider: invalid UTF-8 bytes dropped", ModeSpider, 6, "SELECT 'Bad'", StatusOK, true, ""},
-		{"spider: only the first statement runs", ModeSpider, 1, "SELECT count(*) FROM singer; DROP TABLE singer", StatusOK, true, ""},
+		{"spider: a second statement is refused", ModeSpider, 1, "SELECT count(*) FROM singer; DROP TABLE singer", StatusPredError, false, "multiple statements"},
 		{"bird: multiple statements refused", ModeBIRD, 1, "SELECT count(*) FROM singer; SELECT 1", StatusPredError, false, ""},
 		{"spider: 'value' rewritten to 1", ModeSpider, 1, "SELECT count(*) * value FROM singer", StatusOK, true, ""},
 	}
@@ -103,6 +103,47 @@ func TestScoreStatuses(t *testing.T) {
 				t.Errorf("verdict identity %+v does not match example %d", v, c.ex)
 			}
 		})
+	}
+}
+
+// TestScoreOneStatement: a prediction holding a NUL byte, or anything but
+// white space and comments after its first statement's ';', is pred_error
+// in every mode; white space and comments after the ';' are fine. Gold 0
+// returns France's singers and gold 1 the singer count, so each
+// prediction below would be correct if only its first statement (up to
+// the NUL) ran, as SQLite and Spider's evaluator run it.
+func TestScoreOneStatement(t *testing.T) {
+	b := fixtureBench(t)
+	tests := []struct {
+		name    string
+		ex      int
+		pred    string
+		status  Status
+		correct bool
+		errHas  string
+	}{
+		{"NUL byte", 0, "SELECT name, age FROM singer WHERE country = 'France'\x00 AND 1=0", StatusPredError, false, "NUL byte at byte 53"},
+		{"second SELECT", 1, "SELECT count(*) FROM singer; SELECT 2", StatusPredError, false, `at byte 29: "SELECT 2"`},
+		{"DROP after the SELECT", 1, "SELECT count(*) FROM singer; DROP TABLE x", StatusPredError, false, `at byte 29: "DROP TABLE x"`},
+		{"doubled semicolon", 1, "SELECT count(*) FROM singer;;", StatusPredError, false, `at byte 28: ";"`},
+		{"line comment after the semicolon", 1, "SELECT count(*) FROM singer; -- note", StatusOK, true, ""},
+		{"block comment after the semicolon", 1, "SELECT count(*) FROM singer;\n/* note */\n", StatusOK, true, ""},
+		{"semicolon in a string", 1, "SELECT count(*) FROM singer WHERE ';' <> 'a; DROP TABLE x'", StatusOK, true, ""},
+	}
+	for _, m := range []Mode{ModeSpider, ModeSpiderKeepDistinct, ModeBIRD, ModeLogicCat} {
+		s, err := NewScorer(b, nil, ScoreOptions{Mode: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tt := range tests {
+			t.Run(string(m)+"/"+tt.name, func(t *testing.T) {
+				v := s.Score(context.Background(), b.Examples[tt.ex], tt.pred)
+				if v.Status != tt.status || v.Correct != tt.correct || !strings.Contains(v.Error, tt.errHas) {
+					t.Errorf("Score(%q) = status %s, correct %v, error %q; want %s, %v, error containing %q",
+						tt.pred, v.Status, v.Correct, v.Error, tt.status, tt.correct, tt.errHas)
+				}
+			})
+		}
 	}
 }
 

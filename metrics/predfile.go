@@ -424,6 +424,58 @@ type AlignOptions struct {
 	// DropExtra ignores predictions for questions the benchmark does not
 	// hold (a benchmark loaded with a limit); otherwise they are errors.
 	DropExtra bool
+	// AllowDBMismatch scores a file some of whose predictions name a
+	// database other than their question's (each on its question's
+	// database), listing them in Aligned.DBMismatches and Warnings;
+	// otherwise the file is refused with a *DBMismatchError.
+	AllowDBMismatch bool
+}
+
+// DBMismatch is a prediction whose file gives a database id (sql-lines'
+// text after the TAB, bird-json's text after BIRDSeparator, a jsonl
+// "db_id" field, a csv db_id column) other than its question's.
+type DBMismatch struct {
+	// Line is the prediction's 1-based line in its file.
+	Line       int    `json:"line"`
+	QuestionID string `json:"question_id"`
+	// Want is the question's database id, Got the file's.
+	Want string `json:"want"`
+	Got  string `json:"got"`
+}
+
+// dbMismatchShown is how many mismatches a DBMismatchError names.
+const dbMismatchShown = 5
+
+// DBMismatchError refuses a prediction file some of whose predictions
+// name a database other than their question's: a file with a line missing
+// or added (each later prediction then answers the next or previous
+// question), or one made for another benchmark or split.
+type DBMismatchError struct {
+	File      string
+	Benchmark string
+	// Mismatches are all of them, in file order.
+	Mismatches []DBMismatch
+	// Predictions counts the file's predictions matched to a question,
+	// Questions the benchmark's questions.
+	Predictions, Questions int
+}
+
+func (e *DBMismatchError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d of %d predictions name a database other than their question's, so the file is not scored: a line may be missing or added (every prediction after it then answers another question), or the file was made for another benchmark or split",
+		e.File, len(e.Mismatches), e.Predictions)
+	for i, m := range e.Mismatches {
+		if i == dbMismatchShown {
+			fmt.Fprintf(&b, "\n  ... and %d more", len(e.Mismatches)-dbMismatchShown)
+			break
+		}
+		fmt.Fprintf(&b, "\n  %s:%d: question %s is on database %q; the prediction names %q", e.File, m.Line, m.QuestionID, m.Want, m.Got)
+	}
+	if e.Predictions != e.Questions {
+		fmt.Fprintf(&b, "\n  the file has %d predictions for the %d questions of %s", e.Predictions, e.Questions, e.Benchmark)
+	}
+	b.WriteString("\n  to score it anyway, each prediction on its question's database, pass --allow-db-mismatch")
+	return b.String()
 }
 
 // Aligned is a prediction file matched to a benchmark.
@@ -439,14 +491,21 @@ type Aligned struct {
 	// prediction.
 	Unscored []string
 	// Warnings lists non-fatal findings (a prediction's db id differing
-	// from its question's; the question's database is used).
+	// from its question's, with AllowDBMismatch; the question's database
+	// is used).
 	Warnings []string
+	// DBMismatches lists, with AllowDBMismatch, the predictions that
+	// name a database other than their question's.
+	DBMismatches []DBMismatch
 }
 
 // AlignPredictions matches predictions read from file to b's questions:
-// by position for sql-lines and bird-json, by question id for jsonl. A file
-// whose count differs from the benchmark's is an error naming both counts
-// unless opt allows it.
+// by position for sql-lines and bird-json, by question id for jsonl (and
+// csv with a question_id column). A prediction whose file gives a database
+// id checks it against its question's: a file with any that differ is
+// refused with a *DBMismatchError unless opt.AllowDBMismatch. A file whose
+// count differs from the benchmark's is an error naming both counts unless
+// opt allows it.
 func AlignPredictions(file string, b *datasets.Benchmark, preds []Prediction, opt AlignOptions) (Aligned, error) {
 	byIndex := make(map[int]int, len(b.Examples)) // Example.Index -> position
 	byID := make(map[string]int, len(b.Examples))
@@ -492,8 +551,18 @@ func AlignPredictions(file string, b *datasets.Benchmark, preds []Prediction, op
 			a.Warnings = append(a.Warnings, fmt.Sprintf("%s:%d: question %s: the prediction holds a TAB; only the text before it is the SQL, as in Spider's official format (SQL<TAB>db_id), so %q is ignored", file, p.Line, ex.ID, truncate(p.TabCut, 60)))
 		}
 		if p.DBID != "" && p.DBID != ex.DBID {
-			a.Warnings = append(a.Warnings, fmt.Sprintf("%s:%d: prediction names database %q, question %s uses %q (scored on %q)", file, p.Line, p.DBID, ex.ID, ex.DBID, ex.DBID))
+			a.DBMismatches = append(a.DBMismatches, DBMismatch{Line: p.Line, QuestionID: ex.ID, Want: ex.DBID, Got: p.DBID})
 		}
+	}
+	if len(a.DBMismatches) > 0 {
+		if !opt.AllowDBMismatch {
+			return Aligned{}, &DBMismatchError{File: file, Benchmark: b.Name, Mismatches: a.DBMismatches, Predictions: len(a.Preds), Questions: len(b.Examples)}
+		}
+		w := []string{fmt.Sprintf("%s: %d of %d predictions name a database other than their question's; each is scored on its question's database (--allow-db-mismatch)", file, len(a.DBMismatches), len(a.Preds))}
+		for _, m := range a.DBMismatches {
+			w = append(w, fmt.Sprintf("%s:%d: prediction names database %q, question %s is on %q (scored on %q)", file, m.Line, m.Got, m.QuestionID, m.Want, m.Want))
+		}
+		a.Warnings = append(w, a.Warnings...)
 	}
 	if len(a.Preds) != len(b.Examples) {
 		if !opt.AllowPartial {

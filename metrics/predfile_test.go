@@ -2,6 +2,9 @@ package metrics
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -105,9 +108,99 @@ func TestAlignPredictions(t *testing.T) {
 	if _, err := AlignPredictions("p.jsonl", b, byID, AlignOptions{AllowPartial: true}); err == nil || !strings.Contains(err.Error(), `p.jsonl:2: question_id "zz" is not in benchmark`) {
 		t.Fatalf("unknown id error = %v", err)
 	}
-	a, err = AlignPredictions("p.jsonl", b, byID[:1], AlignOptions{AllowPartial: true})
-	if err != nil || a.Preds[1] != "q" || len(a.Warnings) != 1 {
-		t.Fatalf("jsonl align = %+v, %v; want pred for index 1 and a db warning", a, err)
+	var dbErr *DBMismatchError
+	if _, err := AlignPredictions("p.jsonl", b, byID[:1], AlignOptions{AllowPartial: true}); !errors.As(err, &dbErr) {
+		t.Fatalf("jsonl align with another db_id: %v; want a *DBMismatchError", err)
+	}
+	a, err = AlignPredictions("p.jsonl", b, byID[:1], AlignOptions{AllowPartial: true, AllowDBMismatch: true})
+	if err != nil || a.Preds[1] != "q" || len(a.Warnings) != 2 || len(a.DBMismatches) != 1 {
+		t.Fatalf("jsonl align = %+v, %v; want pred for index 1, a db mismatch and its two warnings", a, err)
+	}
+}
+
+// TestAlignDBMismatch: in every format that gives a database id per
+// prediction, an id other than the question's refuses the file, naming
+// file:line, the question's database and the file's, and how many in all;
+// with AllowDBMismatch the file is scored and the mismatches are listed.
+// The benchmark has questions a, b on database d1 and c, d on d2; each
+// file answers them with one line missing or one id wrong.
+func TestAlignDBMismatch(t *testing.T) {
+	b := &datasets.Benchmark{Name: "fake", Mode: "bird"}
+	for i, db := range []string{"d1", "d1", "d2", "d2"} {
+		b.Examples = append(b.Examples, datasets.Example{ID: string(rune('a' + i)), Index: i, DBID: db})
+	}
+	tests := []struct {
+		name, file, data string
+		format           PredFormat
+		want             []DBMismatch
+		shifted          bool // a line is missing: the counts differ
+	}{
+		{"sql-lines, second line dropped", "p.sql", "SELECT 1\td1\nSELECT 3\td2\nSELECT 4\td2\n", FormatSQLLines,
+			[]DBMismatch{{Line: 2, QuestionID: "b", Want: "d1", Got: "d2"}}, true},
+		{"sql-lines with a type column", "p.sql", "SELECT 1\td1\t1\nSELECT 2\td1\t1\nSELECT 3\td1\t1\nSELECT 4\td2\t1\n", FormatSQLLines,
+			[]DBMismatch{{Line: 3, QuestionID: "c", Want: "d2", Got: "d1"}}, false},
+		{"bird-json", "p.json", "{\"0\": \"SELECT 1\\t----- bird -----\\td1\",\n \"1\": \"SELECT 2\\t----- bird -----\\td2\",\n \"2\": \"SELECT 3\\t----- bird -----\\td2\",\n \"3\": \"SELECT 4\\t----- bird -----\\td9\"}", FormatBIRDJSON,
+			[]DBMismatch{{Line: 2, QuestionID: "b", Want: "d1", Got: "d2"}, {Line: 4, QuestionID: "d", Want: "d2", Got: "d9"}}, false},
+		{"jsonl", "p.jsonl", "{\"question_id\": \"a\", \"sql\": \"SELECT 1\", \"db_id\": \"d1\"}\n{\"question_id\": \"c\", \"sql\": \"SELECT 3\", \"db_id\": \"d1\"}\n{\"question_id\": \"b\", \"sql\": \"SELECT 2\"}\n{\"question_id\": \"d\", \"sql\": \"SELECT 4\", \"db_id\": \"d2\"}\n", FormatJSONL,
+			[]DBMismatch{{Line: 2, QuestionID: "c", Want: "d2", Got: "d1"}}, false},
+		{"csv by position", "p.csv", "sql,db_id\nSELECT 1,d1\nSELECT 2,d1\nSELECT 3,d2\nSELECT 4,d1\n", FormatCSV,
+			[]DBMismatch{{Line: 5, QuestionID: "d", Want: "d2", Got: "d1"}}, false},
+		{"csv by question id", "p.csv", "question_id,sql,db_id\nb,SELECT 2,d2\na,SELECT 1,d1\nc,SELECT 3,d2\nd,SELECT 4,d2\n", FormatCSV,
+			[]DBMismatch{{Line: 2, QuestionID: "b", Want: "d1", Got: "d2"}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ps, err := ParsePredictions(tt.file, []byte(tt.data), tt.format)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = AlignPredictions(tt.file, b, ps, AlignOptions{AllowPartial: true})
+			var de *DBMismatchError
+			if !errors.As(err, &de) {
+				t.Fatalf("AlignPredictions: %v; want a *DBMismatchError", err)
+			}
+			if !reflect.DeepEqual(de.Mismatches, tt.want) {
+				t.Errorf("mismatches %+v; want %+v", de.Mismatches, tt.want)
+			}
+			msg := err.Error()
+			first := tt.want[0]
+			for _, w := range []string{
+				fmt.Sprintf("%s: %d of %d predictions name a database other than their question's", tt.file, len(tt.want), len(ps)),
+				fmt.Sprintf("%s:%d: question %s is on database %q; the prediction names %q", tt.file, first.Line, first.QuestionID, first.Want, first.Got),
+				"pass --allow-db-mismatch",
+			} {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error %q lacks %q", msg, w)
+				}
+			}
+			if got := strings.Contains(msg, "the file has 3 predictions for the 4 questions of fake"); got != tt.shifted {
+				t.Errorf("error %q names the counts: %v; want %v", msg, got, tt.shifted)
+			}
+			a, err := AlignPredictions(tt.file, b, ps, AlignOptions{AllowPartial: true, AllowDBMismatch: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(a.DBMismatches, tt.want) || len(a.Warnings) != 1+len(tt.want) ||
+				!strings.Contains(a.Warnings[0], fmt.Sprintf("%d of %d predictions name a database other than their question's", len(tt.want), len(ps))) {
+				t.Errorf("allowed: mismatches %+v, warnings %q; want %+v and a summary warning first", a.DBMismatches, a.Warnings, tt.want)
+			}
+		})
+	}
+	// A file with more mismatches than the error names says how many more.
+	var many []Prediction
+	for i := range b.Examples {
+		many = append(many, Prediction{Index: i, SQL: "SELECT 1", DBID: "x", Line: i + 1})
+	}
+	big := &datasets.Benchmark{Name: "fake"}
+	for i := 0; i < 8; i++ {
+		big.Examples = append(big.Examples, datasets.Example{ID: fmt.Sprint(i), Index: i, DBID: "d"})
+		if i >= len(many) {
+			many = append(many, Prediction{Index: i, SQL: "SELECT 1", DBID: "x", Line: i + 1})
+		}
+	}
+	_, err := AlignPredictions("p.sql", big, many, AlignOptions{})
+	if err == nil || !strings.Contains(err.Error(), "8 of 8 predictions") || !strings.Contains(err.Error(), "... and 3 more") || strings.Contains(err.Error(), "p.sql:6:") {
+		t.Errorf("8 mismatches: error %v; want the first 5 named and \"... and 3 more\"", err)
 	}
 }
 

@@ -18,20 +18,34 @@ import (
 //	DISTINCT tokens removed, first statement     exec_eval.py:188-190, parse.py:139
 //	YEAR(CURDATE()) -> 2020                     exec_eval.py:125 replace_cur_year
 //
-// Each step is switched off by its field in q.
+// Each step is switched off by its field in q. The scorer refuses a
+// prediction with text after its first statement before these steps
+// (predText, datasets.CheckPrediction), so for it the first-statement cut
+// drops only comments.
 func PreparePred(m Mode, q Quirks, sql string) string {
 	if !m.spiderFamily() {
 		return sql
 	}
 	q = m.effective(q)
-	sql = pyStrip(sql)
-	if !q.KeepTabSuffix {
-		sql, _, _ = strings.Cut(sql, "\t")
-	}
+	sql = predText(m, q, sql)
 	if !q.KeepValueWord {
 		sql = strings.ReplaceAll(sql, "value", "1")
 	}
 	return spiderCommon(q, sql)
+}
+
+// predText is the prediction text mode m reads, before any rewrite: for
+// the Spider modes stripped and cut at the first TAB (evaluation.py:568),
+// otherwise sql itself. q must be m.effective already for Spider modes.
+func predText(m Mode, q Quirks, sql string) string {
+	if !m.spiderFamily() {
+		return sql
+	}
+	sql = pyStrip(sql)
+	if !q.KeepTabSuffix {
+		sql, _, _ = strings.Cut(sql, "\t")
+	}
+	return sql
 }
 
 // PrepareGold returns the gold SQL that mode m executes: for the Spider

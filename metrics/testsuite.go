@@ -91,7 +91,7 @@ func (s *Scorer) scoreSuite(ctx context.Context, ex datasets.Example, predSQL, i
 		}
 		golds[i], ans[i] = g, an
 	}
-	psql, ok := s.predSQL(predSQL, invalid, &v)
+	psql, ok := s.predSQL(dbs[0].Dialect(), predSQL, invalid, &v)
 	if !ok {
 		return v
 	}

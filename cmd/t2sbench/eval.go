@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -45,6 +46,9 @@ type evalReport struct {
 	// variant (--test-suite).
 	TestSuite bool     `json:"test_suite,omitempty"`
 	Warnings  []string `json:"warnings,omitempty"`
+	// DBMismatches counts, with --allow-db-mismatch, the predictions that
+	// name a database other than their question's.
+	DBMismatches int `json:"db_mismatches,omitempty"`
 	// EXAllQuestions is, for a partial prediction file, the correct count
 	// over every question of the benchmark (unscored ones counted wrong),
 	// the number to compare with a full run's EX.
@@ -84,6 +88,7 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	asJSON := fs.Bool("json", false, "print the summary as one JSON object")
 	workers := fs.Int("workers", runtime.NumCPU(), "questions scored in parallel")
 	allowPartial := fs.Bool("allow-partial", false, "score a prediction file with fewer predictions than questions; the rest are listed as unscored")
+	allowDBMismatch := fs.Bool("allow-db-mismatch", false, "score a prediction file some of whose predictions name a database other than their question's (the db_id after a TAB, after BIRD's separator, or in a db_id field or column), each on its question's database; they are listed as warnings and counted. By default such a file is refused: a line missing or added shifts every later prediction onto another question")
 	timeout := fs.Duration("timeout", defaultEvalTimeout, "per-query timeout (gold and prediction each); interrupts the query")
 	maxResultMB := fs.Int64("max-result-mb", datasets.DefaultMaxBytes>>20, "byte budget of one query result in MiB (TEXT/BLOB lengths, 8 per number); over it the query is interrupted and scores pred_error \"result too large\"")
 	cacheDir := fs.String("cache-dir", "", "gold-result cache directory (default: the user cache dir's t2sbench/gold; \"off\" keeps it in memory)")
@@ -187,7 +192,11 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 		if *responseField != "" {
 			extracted = extractResponses(ps)
 		}
-		aligned, err = metrics.AlignPredictions(*pred, b, ps, metrics.AlignOptions{AllowPartial: *allowPartial, DropExtra: *limit > 0})
+		aligned, err = metrics.AlignPredictions(*pred, b, ps, metrics.AlignOptions{AllowPartial: *allowPartial, DropExtra: *limit > 0, AllowDBMismatch: *allowDBMismatch})
+		var dbErr *metrics.DBMismatchError
+		if errors.As(err, &dbErr) {
+			return asUsage(fmt.Errorf("eval: %w", err))
+		}
 		if err != nil {
 			return fmt.Errorf("eval: %w", err)
 		}
@@ -255,7 +264,8 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	}
 	sum := metrics.SummarizeEX(scorer.Mode(), verdicts, aligned.Unscored)
 	rep := evalReport{Benchmark: b.Name, Split: b.Split, Pred: predName, Questions: len(b.Examples), TestSuite: *testSuite, Warnings: aligned.Warnings, EXSummary: sum,
-		TieAware: *tieAware, Deterministic: metrics.DeterministicEX(verdicts), Nondeterministic: metrics.NondeterministicCount(verdicts)}
+		TieAware: *tieAware, Deterministic: metrics.DeterministicEX(verdicts), Nondeterministic: metrics.NondeterministicCount(verdicts),
+		DBMismatches: len(aligned.DBMismatches)}
 	if extracted != nil {
 		rep.Extraction = map[sqltext.Style]int{}
 		for _, r := range rows {
@@ -445,6 +455,9 @@ func printEvalText(w io.Writer, r evalReport) {
 	}
 	if r.TieAware {
 		fmt.Fprintln(w, "tie-aware: a valid top-k of a gold ORDER BY ... LIMIT with tied boundary rows counts as correct (beyond the official rules)")
+	}
+	if r.DBMismatches > 0 {
+		fmt.Fprintf(w, "database mismatches: %d predictions name a database other than their question's; each was scored on its question's database (--allow-db-mismatch)\n", r.DBMismatches)
 	}
 	if n := len(r.Unscored); n > 0 {
 		fmt.Fprintf(w, "unscored (no prediction): %d questions; the EX above is over the %d scored\n", n, r.Overall.Total)

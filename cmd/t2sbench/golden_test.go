@@ -77,6 +77,10 @@ var cliCases = []cliCase{
 	{"eval-partial", []string{"eval", "--benchmark", "mini", "--pred", "testdata/golden/input/mini-partial.sql", "--quiet"}, exitRuntime},
 	{"eval-pred-json", []string{"eval", "--benchmark", "mini", "--pred", "testdata/golden/input/mini-pred.sql", "--quiet", "--json"}, exitOK},
 	{"eval-partial-allowed", []string{"eval", "--benchmark", "mini", "--pred", "testdata/golden/input/mini-partial.sql", "--quiet", "--allow-partial", "--out", "$TMP/partial.jsonl"}, exitIncomplete},
+	// The golds with their db_ids, the line of question 4 missing: with
+	// --limit 40 the counts agree, and the two db_ids that moved onto
+	// another database's question refuse the file.
+	{"eval-db-mismatch", []string{"eval", "--benchmark", "mini", "--pred", "testdata/golden/input/mini-shifted.sql", "--limit", "40", "--quiet", "--cache-dir", "off"}, exitUsage},
 	// compare of the verdict files: all 42 questions; then the partial
 	// file, refused, and paired on the 30 questions both have.
 	{"compare-files", []string{"compare", "$TMP/gold.jsonl", "$TMP/pred.jsonl"}, exitOK},

@@ -49,7 +49,8 @@ const (
 	// failure class of outcome llm.OutcomeFatal, auth or not_found (the
 	// API key or the model name: bench.ErrRejected), a data folder missing
 	// most databases, a spec whose trials differ from those its run
-	// directory holds (bench.ErrSpecChanged).
+	// directory holds (bench.ErrSpecChanged), a prediction file whose
+	// db_ids are not its questions' (metrics.DBMismatchError).
 	exitUsage = 2
 	// exitIncomplete: the command finished, but a run has failed or
 	// pending items (failure classes of outcome llm.OutcomeRefused or
@@ -160,7 +161,8 @@ func usage(w io.Writer) {
 	fmt.Fprintf(w, "  %d  runtime error (store, disk, benchmark or model setup)\n", exitRuntime)
 	fmt.Fprintf(w, "  %d  usage or configuration error (bad flags or arguments, a spec that does not load, an endpoint\n", exitUsage)
 	fmt.Fprintln(w, "     that rejects the API key or model name (auth: 401, 403; not_found: 404), a data folder missing")
-	fmt.Fprintln(w, "     most databases, a spec whose trials differ from those its run directory holds)")
+	fmt.Fprintln(w, "     most databases, a spec whose trials differ from those its run directory holds, a prediction")
+	fmt.Fprintln(w, "     file whose db_ids are not its questions')")
 	fmt.Fprintf(w, "  %d  finished with failed or pending run items (also after an interrupt or --max-failures),\n", exitIncomplete)
 	fmt.Fprintln(w, "     or eval questions without a prediction (--allow-partial)")
 }

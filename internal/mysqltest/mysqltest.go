@@ -39,6 +39,19 @@ func Imported() []datasets.MySQLImport { return imported }
 // reset each other's password.
 func LogicCatDB(t *testing.T, roUser, id string) datasets.Database {
 	t.Helper()
+	eng := LogicCatEngine(t, roUser)
+	db, err := eng.Open(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// LogicCatEngine is LogicCatDB's engine: a MySQL engine reaching the
+// LogicCat databases through the read-only account roUser, with a 5 s
+// timeout, closed when t ends.
+func LogicCatEngine(t *testing.T, roUser string) *datasets.MySQLEngine {
+	t.Helper()
 	dsn := testenv.MySQLDSN(t)
 	dir := testenv.Datasets(t, "logiccat")
 	pwEnv := "T2SBENCH_TEST_" + strings.ToUpper(roUser) + "_PASSWORD"
@@ -65,11 +78,7 @@ func LogicCatDB(t *testing.T, roUser, id string) datasets.Database {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { eng.Close() })
-	db, err := eng.Open(context.Background(), id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return db
+	return eng
 }
 
 // DataLock is the server-wide named lock a test holds while it changes the
