@@ -24,7 +24,7 @@ import (
 func init() {
 	register(command{
 		name:    "compare",
-		summary: "compare systems' EX with McNemar tests and paired bootstrap CIs",
+		summary: "compare systems' EX: paired tests, bootstrap CIs and Holm p, a system's seeds pooled",
 		run:     runCompare,
 	})
 }
