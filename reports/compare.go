@@ -184,7 +184,7 @@ func sweepTables(c *corpus, cs *comparisons, opt Options) []*Table {
 		t.Caption = c.caption(fmt.Sprintf("Sweep of %s of %s on %s: each point against %s (%s), EX (%%), difference (points) with %s paired bootstrap CI, b, c and %s p, Holm over the sweep",
 			strings.Join(f.Swept, ", "), series, f.Benchmark, pointName(base), f.Why, levelPct(opt.Level), testName(multi)))
 		t.Columns = append([]Column{{Name: "Point"}}, comparisonColumns(opt, multi)...)
-		baseRow := []Cell{text(pointName(base) + " (baseline)"), integer(len(base.done) / max(1, len(base.seeds)))}
+		baseRow := []Cell{text(pointName(base) + " (baseline)"), integer(base.acc.N)}
 		if multi {
 			baseRow = append(baseRow, integer(len(base.seeds)))
 		}

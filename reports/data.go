@@ -320,6 +320,9 @@ func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 			if s.acc, err = accuracyOf(s, opt); err != nil {
 				return nil, fmt.Errorf("reports: EX of %s: %w", s.name, err)
 			}
+			for _, w := range s.acc.Warnings {
+				c.warnings = append(c.warnings, s.name+": "+w)
+			}
 			if opt.Labels != nil {
 				key, _ := json.Marshal(t.Benchmark)
 				if l, ok := labelCache[string(key)]; ok {

@@ -424,10 +424,12 @@ func paramCell(v float64) Cell {
 }
 
 // intervalName names the interval a plot of systems' EX draws: Wilson's
-// for one seed, the cluster bootstrap over questions for several.
+// when every system has one seed; with several, the cluster bootstrap over
+// questions and seeds (a system of one seed keeps Wilson's, which the
+// main table's note says).
 func intervalName(multi bool) string {
 	if multi {
-		return "CI: Wilson for one seed, question bootstrap over seeds"
+		return "CI over questions and seeds"
 	}
 	return "Wilson CI"
 }

@@ -57,7 +57,8 @@ func (p SeedPaired) S() int { return len(p.Seeds) }
 
 // PairSeeds aligns two systems' outcomes by seed and question id. Both
 // must have the same seeds (else an error wrapping ErrSeedsDiffer names
-// them). A question is paired when both systems have it under every seed;
+// them), but for two systems of one seed each, which are paired whatever
+// their seeds (the first's is kept). A question is paired when both systems have it under every seed;
 // any other question is an error naming it, unless intersect is set, in
 // which case such questions are dropped and listed in OnlyA and OnlyB.
 // Pairing no question at all is an error. With one seed it pairs as Pair.
@@ -66,8 +67,13 @@ func PairSeeds(a, b Replicates, intersect bool) (SeedPaired, error) {
 	if len(sa) == 0 || len(sb) == 0 {
 		return SeedPaired{}, fmt.Errorf("stats: pair: a system has no seed (%d and %d seeds)", len(sa), len(sb))
 	}
-	if !slices.Equal(sa, sb) {
+	// Two systems of one seed each pair whatever their seeds: a verdict
+	// file has none, and one run is no replicate of another.
+	if !slices.Equal(sa, sb) && (len(sa) > 1 || len(sb) > 1) {
 		return SeedPaired{}, fmt.Errorf("stats: pair: %w: seeds %v and %v; compare systems run under the same seeds", ErrSeedsDiffer, sa, sb)
+	}
+	if len(sa) == 1 && sa[0] != sb[0] {
+		b = Replicates{sa[0]: b[sb[0]]}
 	}
 	p := SeedPaired{Seeds: sa}
 	inA, inB := map[string]int{}, map[string]int{}

@@ -181,6 +181,11 @@ func TestPairSeeds(t *testing.T) {
 		!slices.Equal(p.Seeds, seeds) || !reflect.DeepEqual(p.A, [][]bool{{true, false}, {true, true}}) {
 		t.Errorf("intersect: got %+v; want q0, q1 paired over seeds 0, 1 and q2 dropped", p)
 	}
+	// One seed each: paired whatever the seeds (a verdict file has none).
+	one, err := PairSeeds(replicates([]int64{4}, "10"), replicates([]int64{0}, "01"), false)
+	if err != nil || !slices.Equal(one.Seeds, []int64{4}) || !reflect.DeepEqual(one.B, [][]bool{{false, true}}) {
+		t.Errorf("one seed each (4 and 0): got %+v, %v; want paired under seed 4", one, err)
+	}
 	c := replicates([]int64{0, 1, 2}, "1", "1", "1")
 	if _, err := PairSeeds(a, c, true); !errors.Is(err, ErrSeedsDiffer) || !strings.Contains(err.Error(), "[0 1] and [0 1 2]") {
 		t.Errorf("different seeds: got %v; want ErrSeedsDiffer naming both seed sets", err)
