@@ -1175,6 +1175,8 @@ func LoadRunVerdicts(dir string) ([]string, map[string]map[string]bool, error) {
 
 // RunSystem is one trial's per-question outcomes, as compare reads them.
 type RunSystem struct {
+	// Trial is the trial's configuration (identity and seed included).
+	Trial Trial
 	Label string
 	// Benchmark is the name (and "/split" when the spec sets one); trials on different benchmarks share
 	// question ids and must never be paired.
@@ -1224,6 +1226,7 @@ func LoadRunSystemsWith(dir string, o ReadOptions) ([]RunSystem, *RunData, error
 		}
 		o := a.outcomes(r.Totals[t.ID])
 		out = append(out, RunSystem{
+			Trial:     t.Trial,
 			Label:     t.Label,
 			Benchmark: t.Benchmark.Key(),
 			Simulated: t.Simulated(),

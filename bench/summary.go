@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/t2sbench/t2sbench/internal/textable"
 	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/stats"
 )
 
@@ -148,20 +150,35 @@ type TrialSummary struct {
 	// CallsPerQuestion is the mean number of model requests per finished
 	// (done or failed) item.
 	CallsPerQuestion float64 `json:"calls_per_question"`
-	// Baseline is the label of the trial compared against (the first trial
-	// on the same benchmark); P the McNemar p-value on the questions both
-	// have attempted, with B and C its discordant counts. Baseline is ""
-	// for the first trial of a benchmark; P is -1 when there is no
-	// comparison (the trial is the baseline, or the two have no attempted
-	// question in common, e.g. one shard of a run).
-	Baseline string  `json:"baseline,omitempty"`
-	P        float64 `json:"p"`
-	B        int     `json:"b"`
-	C        int     `json:"c"`
-	Test     string  `json:"test,omitempty"`
+	// Baseline is the label of the system the trial's system is compared
+	// with: its family's baseline (PlanFamilies: the first system of the
+	// benchmark, or a sweep's point at the runner's paper default). The
+	// comparison pools the seeds of both systems on the questions both
+	// have attempted under every seed (stats.CompareFamily with the default
+	// bootstrap seed): Delta is the EX difference, DeltaLo and DeltaHi its
+	// 95% bootstrap interval, P the test's p-value (Test: McNemar's with
+	// one seed, the sign-flip test with several) and PHolm P adjusted
+	// within the family, B and C the discordant (seed, question) pairs,
+	// Seeds the seeds pooled. Baseline is "" for a baseline and for a
+	// system compared with nothing; P is -1 when there is no comparison
+	// (the trial's system is a baseline, or the two have no attempted
+	// question in common, e.g. one shard of a run, or were run under
+	// different seeds: SeedsDiffer).
+	Baseline    string  `json:"baseline,omitempty"`
+	P           float64 `json:"p"`
+	PHolm       float64 `json:"p_holm"`
+	B           int     `json:"b"`
+	C           int     `json:"c"`
+	Test        string  `json:"test,omitempty"`
+	Seeds       int     `json:"seeds,omitempty"`
+	Delta       float64 `json:"delta"`
+	DeltaLo     float64 `json:"delta_ci_lo"`
+	DeltaHi     float64 `json:"delta_ci_hi"`
+	SeedsDiffer bool    `json:"seeds_differ,omitempty"`
 	// Paired is the number of questions the comparison pairs: those the
-	// trial and its baseline both attempted. Fewer than either's
-	// Attempted means their EX is over different questions.
+	// trial's system and its baseline both attempted (under every seed).
+	// Fewer than either's Attempted means their EX is over different
+	// questions.
 	Paired int `json:"paired,omitempty"`
 	// Warnings are the comparison's non-fatal problems (e.g. no
 	// discordant question), printed under the summary table.
@@ -169,13 +186,10 @@ type TrialSummary struct {
 }
 
 // Summarize computes per-trial EX over the attempted questions (see
-// TrialOutcomes) with a 95% Wilson interval and a comparison
-// (stats.CompareTable: McNemar's test, McNemarAuto: exact below 25
-// discordant questions, else chi-square with continuity correction) of
-// each trial against the first trial of the same benchmark.
+// TrialOutcomes) with a 95% Wilson interval, and the comparison of each
+// trial's system with its baseline (compareTrials).
 func Summarize(r *RunData) []TrialSummary {
 	out := make([]TrialSummary, 0, len(r.Trials))
-	first := map[string]int{}
 	outcomes := make([]map[string]bool, len(r.Trials))
 	for i := range r.Trials {
 		t := &r.Trials[i]
@@ -189,23 +203,54 @@ func Summarize(r *RunData) []TrialSummary {
 			}
 		}
 		o := a.outcomes(r.Totals[t.ID])
-		s := trialSummary(t.Label, a, o, calls, tokens)
+		out = append(out, trialSummary(t.Label, a, o, calls, tokens))
 		outcomes[i] = o.Correct
-		bk := t.Benchmark.Key()
-		if j, ok := first[bk]; !ok {
-			first[bk] = i
-		} else {
-			var p pairCount
-			for id, c := range o.Correct {
-				if b, ok := outcomes[j][id]; ok {
-					p.add(b, c)
-				}
-			}
-			p.test(&s, r.Trials[j].Label)
-		}
-		out = append(out, s)
 	}
+	compareTrials(r.Trials, outcomes, out)
 	return out
+}
+
+// compareTrials sets in rows the comparison of every trial's system
+// (Systems: its seeds are replicates) with its family's baseline:
+// PlanFamilies with the runners' paper defaults, then stats.CompareFamily
+// on the questions both systems have attempted under every seed, with the
+// default bootstrap (stats.DefaultSeed, stats.DefaultResamples, 95%).
+// outcomes are the trials' outcome maps.
+func compareTrials(trials []RunTrial, outcomes []map[string]bool, rows []TrialSummary) {
+	systems := Systems(trials)
+	refs := make([]SystemRef, len(systems))
+	arms := make([]stats.Arm, len(systems))
+	for i, sys := range systems {
+		refs[i] = sys.Ref(trials)
+		arms[i] = stats.Arm{Key: sys.Label, Outcomes: sys.Replicates(outcomes)}
+	}
+	cmp, err := CompareFamilies(PlanFamilies(refs, "", runners.PaperDefaults()), arms, stats.FamilyOptions{Intersect: true})
+	if err != nil {
+		return
+	}
+	for si, sc := range cmp {
+		for _, ti := range systems[si].Trials {
+			s := &rows[ti]
+			s.Baseline = systems[sc.Base].Label
+			if sc.Err != nil {
+				s.SeedsDiffer = errors.Is(sc.Err, stats.ErrSeedsDiffer)
+				continue
+			}
+			c := sc.Comparison
+			s.P, s.PHolm, s.B, s.C, s.Test, s.Seeds, s.Warnings = c.P, c.PAdj, c.B, c.C, c.Test, c.Seeds, c.Warnings
+			s.Delta, s.DeltaLo, s.DeltaHi, s.Paired = c.Delta, c.CI.Lo, c.CI.Hi, c.N
+		}
+	}
+}
+
+// comparison is the row's comparison as a stats.Comparison, for its
+// formatting methods; nil when the row has none.
+func (s TrialSummary) comparison() *stats.Comparison {
+	if s.P < 0 {
+		return nil
+	}
+	return &stats.Comparison{Seeds: s.Seeds, Delta: s.Delta, CI: stats.Interval{Lo: s.DeltaLo, Hi: s.DeltaHi, Level: stats.DefaultLevel},
+		CIMethod: stats.BootstrapPercentile, B: s.B, C: s.C, Test: s.Test, P: s.P, PAdj: s.PHolm}
 }
 
 // trialSummary is the summary row of a trial from its accumulated
@@ -237,34 +282,16 @@ func trialSummary(label string, a *outcomeAcc, o Outcomes, calls, tokens int) Tr
 	return s
 }
 
-// pairCount tabulates the questions a trial and its baseline both
-// attempted: the paired 2x2 table with the baseline as system A.
-type pairCount struct{ t stats.Table2x2 }
-
-func (p *pairCount) add(base, trial bool) {
-	switch {
-	case base && trial:
-		p.t.BothRight++
-	case base:
-		p.t.AOnly++
-	case trial:
-		p.t.BOnly++
-	default:
-		p.t.BothWrong++
+// baselineAttempted is the most questions a trial of the system labelled
+// base attempted (its trials are labelled base, or base with a seed).
+func baselineAttempted(rows []TrialSummary, base string) int {
+	n := 0
+	for _, r := range rows {
+		if r.Label == base || strings.HasPrefix(r.Label, base+" seed=") {
+			n = max(n, r.Attempted)
+		}
 	}
-}
-
-// test records the baseline and, when the two share a question, their
-// comparison (stats.CompareTable, McNemarAuto, no interval) in s.
-func (p pairCount) test(s *TrialSummary, baseline string) {
-	s.Baseline = baseline
-	if p.t.N() == 0 {
-		return
-	}
-	s.Paired = p.t.N()
-	if c, err := stats.CompareTable(p.t, stats.CompareOptions{}); err == nil {
-		s.P, s.B, s.C, s.Test, s.Warnings = c.P, c.B, c.C, c.Test, c.Warnings
-	}
+	return n
 }
 
 // WriteSummary prints the summary as an aligned plain-text table. A run of
@@ -284,23 +311,30 @@ func WriteSummary(w io.Writer, r *RunData, rows []TrialSummary) {
 		textable.Column{Name: "done", Align: textable.Right, MinWidth: 6}, textable.Column{Name: "failed", Align: textable.Right, MinWidth: 6},
 		textable.Column{Name: "pending", Align: textable.Right, MinWidth: 7}, textable.Column{Name: "attempted", Align: textable.Right, MinWidth: 9},
 		textable.Column{Name: "EX", Align: textable.Right, MinWidth: 7}, textable.Column{Name: "95% CI (Wilson)", MinWidth: 15},
-		textable.Column{Name: "calls/q", Align: textable.Right, MinWidth: 9}, textable.Column{Name: "McNemar vs baseline"})
+		textable.Column{Name: "calls/q", Align: textable.Right, MinWidth: 9}, textable.Column{Name: "vs baseline: test, EX difference (95% CI), Holm p"})
 	partial, unpaired := false, false
-	attempted := map[string]int{}
+	bases := map[string]bool{}
 	for _, s := range rows {
-		attempted[s.Label] = s.Attempted
+		if s.Baseline != "" {
+			bases[s.Baseline] = true
+		}
 	}
 	for _, s := range rows {
 		mc := "(baseline)"
-		switch {
-		case s.P >= 0:
-			mc = (&stats.Comparison{P: s.P, B: s.B, C: s.C, Test: s.Test}).FormatTest()
-			if s.Paired < s.Attempted || s.Paired < attempted[s.Baseline] {
+		switch c := s.comparison(); {
+		case c != nil:
+			mc = c.FormatLine(1)
+			if len(bases) > 1 {
+				mc = "vs " + s.Baseline + ": " + mc
+			}
+			if s.Paired < s.Attempted || s.Paired < baselineAttempted(rows, s.Baseline) {
 				unpaired = true
 				mc += fmt.Sprintf(" on %d common", s.Paired)
 			}
 		case s.Attempted == 0:
 			mc = "-"
+		case s.SeedsDiffer:
+			mc = "- (not run under the seeds of " + s.Baseline + ")"
 		case s.Baseline != "":
 			mc = "- (no attempted question in common with " + s.Baseline + ")"
 		}
@@ -325,7 +359,7 @@ func WriteSummary(w io.Writer, r *RunData, rows []TrialSummary) {
 		fmt.Fprintln(w, "(partial): the trial has pending items; its EX is over the items finished so far.")
 	}
 	if unpaired {
-		fmt.Fprintln(w, "on N common: the trial and its baseline attempted different questions; McNemar pairs the N both attempted, each EX is over its own.")
+		fmt.Fprintln(w, "on N common: the trial and its baseline attempted different questions; the comparison pairs the N both attempted, each EX is over its own.")
 	}
 	writeWarnings(w, rows)
 	writeDeterministic(w, rows, tab.Widths()[0])

@@ -11,10 +11,9 @@ import (
 // items), call-log totals, endpoint counters and failure classes. It
 // streams: the items of one trial at a time, one row at a time, reading
 // only statuses, verdicts and error classes; the calls are totalled by
-// SQL. Memory grows with the questions of a benchmark (the outcomes of
-// its baseline trial, which McNemar's test pairs against), not with the
-// items, calls or traces stored. Its rows equal Summarize(ReadRun(dir,
-// true)).
+// SQL. Memory grows with the attempted items (one outcome each, which the
+// comparisons pair), not with the results, calls or traces stored. Its
+// rows equal Summarize(ReadRun(dir, true)).
 //
 // The trials are those of the run's spec (RunData.Stale are the others).
 func SummarizeDir(dir string) (*RunData, []TrialSummary, error) {
@@ -38,28 +37,12 @@ func SummarizeDirWith(dir string, o ReadOptions) (*RunData, []TrialSummary, erro
 	}
 	r.FailedByClass, r.ErroredByClass = map[string]int{}, map[string]int{}
 	out := make([]TrialSummary, 0, len(r.Trials))
-	first := map[string]int{}
-	// base holds the outcomes of each benchmark's first trial.
-	base := map[string]map[string]bool{}
+	outcomes := make([]map[string]bool, len(r.Trials))
 	for i := range r.Trials {
 		t := &r.Trials[i]
-		bk := t.Benchmark.Key()
-		j, isPaired := first[bk]
 		a := newOutcomeAcc(false)
-		var p pairCount
-		if isPaired {
-			b := base[bk]
-			a.each = func(id string, correct bool) {
-				if bc, ok := b[id]; ok {
-					p.add(bc, correct)
-				}
-			}
-		} else {
-			first[bk] = i
-			b := map[string]bool{}
-			base[bk] = b
-			a.each = func(id string, correct bool) { b[id] = correct }
-		}
+		o := map[string]bool{}
+		a.each = func(id string, correct bool) { o[id] = correct }
 		if err := eachTrialItem(s.db, t.ID, func(it *Item) {
 			a.add(it)
 			switch it.Status {
@@ -71,12 +54,10 @@ func SummarizeDirWith(dir string, o ReadOptions) (*RunData, []TrialSummary, erro
 		}); err != nil {
 			return nil, nil, fmt.Errorf("store %s: %w", dir, err)
 		}
-		sum := trialSummary(t.Label, a, a.outcomes(r.Totals[t.ID]), calls[t.ID], tokens[t.ID])
-		if isPaired {
-			p.test(&sum, r.Trials[j].Label)
-		}
-		out = append(out, sum)
+		out = append(out, trialSummary(t.Label, a, a.outcomes(r.Totals[t.ID]), calls[t.ID], tokens[t.ID]))
+		outcomes[i] = o
 	}
+	compareTrials(r.Trials, outcomes, out)
 	if r.Endpoints, err = readEndpointStats(s.db); err != nil {
 		return nil, nil, fmt.Errorf("store %s: %w", dir, err)
 	}

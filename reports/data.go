@@ -76,10 +76,12 @@ func (o Options) withDefaults() (Options, error) {
 	return o, nil
 }
 
-// system is one trial of one run, with what the tables need.
+// system is one configuration of one run (bench.System): the trials that
+// differ only in their seed, which are replicates. With one seed it is
+// one trial.
 type system struct {
-	// name is the trial label, prefixed by its run's name when two runs
-	// share a label.
+	// name is the trials' label without the seed (bench.SystemLabel),
+	// prefixed by its run's name when two runs share a label.
 	name string
 	// row is name without the benchmark: the main table's row.
 	row string
@@ -96,20 +98,57 @@ type system struct {
 	// entry identifies the runner entry (run index and entry index).
 	entry string
 	bench string
+	// trial is the system's first trial: the configuration its seeds
+	// share (runner, parameters, roles, models).
 	trial *bench.RunTrial
-	// done are the attempted items, in question order: done and failed
-	// items whose gold runs (bench.TrialOutcomes), EX's one denominator.
-	// A failed item's verdict is never correct.
-	done     []bench.Item
-	outcomes map[string]bool
+	// seeds are the system's trials, one per seed, in plan order.
+	seeds []seedRun
+	// done are the attempted items of every seed, seed after seed, each
+	// in question order: done and failed items whose gold runs
+	// (bench.TrialOutcomes), EX's one denominator. A failed item's
+	// verdict is never correct.
+	done []bench.Item
+	// outcomes are the seeds' outcome maps (bench.TrialOutcomes), which
+	// comparisons pair.
+	outcomes stats.Replicates
 	// tally counts the attempted, correct and failed questions and the
-	// excluded ones (gold does not run); pending the unfinished items.
+	// excluded ones (gold does not run) over all seeds; pending the
+	// unfinished items.
 	tally   metrics.Tally
 	pending int
 	labels  map[string]QuestionLabels
+	// acc is EX over the seeds: their mean, standard deviation and
+	// interval (accuracyOf).
+	acc stats.SeedAccuracy
 }
 
-// ex returns the system's accuracy over its attempted items and the count.
+// addTally adds the counts of t to dst.
+func addTally(dst *metrics.Tally, t metrics.Tally) {
+	dst.Attempted += t.Attempted
+	dst.Correct += t.Correct
+	dst.Failed += t.Failed
+	dst.Nondet += t.Nondet
+	dst.NondetCorrect += t.NondetCorrect
+	for st, n := range t.Excluded {
+		if dst.Excluded == nil {
+			dst.Excluded = map[metrics.Status]int{}
+		}
+		dst.Excluded[st] += n
+	}
+}
+
+// seedRun is one seed's trial of a system.
+type seedRun struct {
+	seed    int64
+	trial   *bench.RunTrial
+	done    []bench.Item
+	tally   metrics.Tally
+	pending int
+}
+
+// ex returns the system's EX, the mean over seeds of each seed's EX over
+// its attempted items (with one seed: correct / attempted), and the counts
+// over all seeds; NaN when nothing was attempted.
 func (s *system) ex() (acc float64, correct, n int) {
 	for _, it := range s.done {
 		n++
@@ -120,7 +159,51 @@ func (s *system) ex() (acc float64, correct, n int) {
 	if n == 0 {
 		return math.NaN(), 0, 0
 	}
-	return float64(correct) / float64(n), correct, n
+	return s.acc.Mean, correct, n
+}
+
+// multiSeed reports whether the system has more than one seed.
+func (s *system) multiSeed() bool { return len(s.seeds) > 1 }
+
+// accuracyOf computes a system's EX over its seeds from its done items:
+// with one seed correct / attempted with the Wilson interval (the
+// interval every single-seed table shows); with several the mean over
+// seeds of each seed's EX, their standard deviation and the cluster
+// bootstrap interval over questions (stats.AccuracyOverSeeds, drawn from
+// stats.SystemRand(Options.Seed, name)).
+func accuracyOf(s *system, opt Options) (stats.SeedAccuracy, error) {
+	opt, err := opt.withDefaults()
+	if err != nil {
+		return stats.SeedAccuracy{}, err
+	}
+	r := stats.Replicates{}
+	for _, sr := range s.seeds {
+		m := map[string]bool{}
+		for _, it := range sr.done {
+			m[it.QuestionID] = it.Verdict.Correct && it.Status != bench.StatusFailed
+		}
+		if len(m) > 0 {
+			r[sr.seed] = m
+		}
+	}
+	if len(r) == 0 {
+		return stats.SeedAccuracy{Mean: math.NaN(), SD: math.NaN()}, nil
+	}
+	if len(s.seeds) == 1 {
+		var a stats.SeedAcc
+		for _, m := range r {
+			for _, ok := range m {
+				a.N++
+				if ok {
+					a.Correct++
+				}
+			}
+		}
+		a.Seed, a.Acc = s.seeds[0].seed, float64(a.Correct)/float64(a.N)
+		iv, err := stats.Wilson(a.Correct, a.N, opt.Level)
+		return stats.SeedAccuracy{PerSeed: []stats.SeedAcc{a}, Mean: a.Acc, SD: math.NaN(), N: a.N, CI: iv}, err
+	}
+	return stats.AccuracyOverSeeds(r, stats.BootstrapOptions{Resamples: opt.Resamples, Level: opt.Level, Rand: stats.SystemRand(opt.Seed, s.name)})
 }
 
 func (s *system) difficulty(id string, it *bench.Item) string {
@@ -184,12 +267,12 @@ func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 				seen[t.Entry][role] = m
 			}
 		}
-		for i := range r.Trials {
-			t := &r.Trials[i]
-			s := &system{trial: t, bench: t.Benchmark.Key(), entry: fmt.Sprintf("%d/%d", ri, t.Entry), outcomes: map[string]bool{}}
-			s.name = t.Label
+		for _, sys := range bench.Systems(r.Trials) {
+			t := &r.Trials[sys.Trials[0]]
+			s := &system{trial: t, bench: sys.Benchmark, entry: fmt.Sprintf("%d/%d", ri, t.Entry), outcomes: stats.Replicates{}}
+			s.name = sys.Label
 			if labelCount[t.Label] > 1 && len(runs) > 1 {
-				s.name = names[ri] + ": " + t.Label
+				s.name = names[ri] + ": " + sys.Label
 			}
 			var bb []string
 			for _, role := range slices.Sorted(maps.Keys(varying[t.Entry])) {
@@ -204,7 +287,7 @@ func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 			}
 			s.head, s.variant = t.Identity.Name, t.Identity.Ablation
 			row := *t.Identity
-			row.Bench = false
+			row.Bench, row.Seed = false, false
 			cfg := append([]string{t.Identity.Name}, t.Identity.Variant()...)
 			for _, b := range t.Identity.Backbone {
 				if !varying[t.Entry][b.Key] {
@@ -212,15 +295,33 @@ func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 				}
 			}
 			s.row, s.config = row.Label(t.Benchmark.Name, t.Seed), strings.Join(cfg, " ")
-			if s.name != t.Label {
+			if s.name != sys.Label {
 				s.row, s.config = names[ri]+": "+s.row, names[ri]+": "+s.config
 			}
-			o := bench.TrialOutcomes(t, r.Totals[t.ID])
-			s.outcomes, s.tally, s.pending = o.Correct, o.Tally, o.Pending
-			for _, it := range t.Items {
-				if _, ok := o.Correct[it.QuestionID]; ok && it.Verdict != nil {
-					s.done = append(s.done, it)
+			for k, ti := range sys.Trials {
+				t := &r.Trials[ti]
+				o := bench.TrialOutcomes(t, r.Totals[t.ID])
+				sr := seedRun{seed: sys.Seeds[k], trial: t, tally: o.Tally, pending: o.Pending}
+				for _, it := range t.Items {
+					if _, ok := o.Correct[it.QuestionID]; ok && it.Verdict != nil {
+						sr.done = append(sr.done, it)
+					}
 				}
+				s.outcomes[sr.seed] = o.Correct
+				s.done = append(s.done, sr.done...)
+				s.pending += o.Pending
+				addTally(&s.tally, o.Tally)
+				s.seeds = append(s.seeds, sr)
+			}
+			if len(sys.Trials) == 1 {
+				s.tally = s.seeds[0].tally
+			}
+			var err error
+			if s.acc, err = accuracyOf(s, opt); err != nil {
+				return nil, fmt.Errorf("reports: EX of %s: %w", s.name, err)
+			}
+			for _, w := range s.acc.Warnings {
+				c.warnings = append(c.warnings, s.name+": "+w)
 			}
 			if opt.Labels != nil {
 				key, _ := json.Marshal(t.Benchmark)

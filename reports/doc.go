@@ -12,19 +12,29 @@
 //   - ablation tables (IESR Table 2 / SteinerSQL Table 2 shape): rows are
 //     configurations of one runner entry, columns are backbones; each cell
 //     holds EX and the drop against the entry's full configuration, with a
-//     paired bootstrap interval of the drop and a Holm-adjusted McNemar p;
+//     paired bootstrap interval of the drop and a Holm-adjusted p;
 //   - the main comparison (systems x benchmarks) and its breakdowns by
-//     difficulty and by reasoning type;
+//     difficulty and by reasoning type; a system is a configuration with
+//     its seeds as replicates: EX is the mean over seeds with its standard
+//     deviation and number of seeds, the per-seed numbers an appendix
+//     table (ex-by-seed);
 //   - pairwise tests against a baseline (ReAct-SQL Table 5 shape: delta,
-//     CI, b, c, p, Holm-adjusted p);
+//     CI, b, c, test, p, Holm-adjusted p) and, per sweep or grid, every
+//     point against the runner's paper default point (sweep-...), each
+//     the comparisons bench.PlanFamilies plans and stats.CompareFamily
+//     computes, as compare, the run summary and the viewer print them;
 //   - efficiency (calls, generated tokens, tokens/s per role, latency
 //     min/median/mean/max/CV, cost per question) and, when traces count
 //     "turns", accuracy and average turns by difficulty (ReAct-SQL Table 6);
-//   - plots (gonum/plot, PNG and SVG): EX against a swept parameter per
-//     backbone with Wilson bars and the paper's default marked
-//     (Options.PaperDefaults); EX over an alpha/beta/gamma simplex grid
-//     with the default point boxed and McNemar tests of every point
-//     against it (Holm-adjusted; Options.Baseline picks another point);
+//   - plots (gonum/plot, PNG and SVG): each system's difference from the
+//     pairwise baseline with its interval (pairwise-delta-...); EX against
+//     a swept parameter per backbone with Wilson bars and the paper's
+//     default marked (Options.PaperDefaults), the points that differ from
+//     it named under the plot; EX over an alpha/beta/gamma simplex grid
+//     with the default point boxed and the tests of every point against it
+//     (Holm-adjusted; Options.Baseline picks another point); the plots
+//     that show comparisons write their numbers beside them
+//     (plots/<id>.csv);
 //     difficulty x reasoning-type heat maps with n in every cell, a grey
 //     for cells without questions and a colour bar (at most maxHeatmaps,
 //     with a note saying how many were left out); accuracy with Wilson
@@ -42,8 +52,9 @@
 // ex-by-reasoning-type-<benchmark>, pairwise-<benchmark>,
 // ablation-<runner>-<benchmark>, efficiency, efficiency-roles,
 // ex-and-turns-by-difficulty-<benchmark>, validation-rates,
-// keyword-precision-recall-<benchmark> (IESR Table 4), parse-failures; plots/
-// ex-vs-<param>-<runner>-<benchmark>, ex-over-<x>-<y>-<runner>-<benchmark>,
+// keyword-precision-recall-<benchmark> (IESR Table 4), parse-failures,
+// sweep-<params>-<runner>-<benchmark>, ex-by-seed; plots/
+// pairwise-delta-<benchmark>, ex-vs-<param>-<runner>-<benchmark>, ex-over-<x>-<y>-<runner>-<benchmark>,
 // ex-by-difficulty-and-type-<system>-<benchmark>, pareto-ex-vs-cost (or
 // -gen-tokens), pareto-ex-vs-latency, validation-rates. A name that would
 // repeat gets "-2", "-3", ... in plan order.
@@ -57,6 +68,6 @@
 // and every plot title.
 //
 // Output is deterministic: keys are sorted, bootstrap sources are seeded
-// from Options.Seed, and nothing records the time, so the same run
+// from Options.Seed and the systems' names (stats.PairRand), and nothing records the time, so the same run
 // directories give byte-identical files (PNG and SVG included).
 package reports

@@ -171,6 +171,29 @@ func (v *vline) Thumbnail(c *draw.Canvas) {
 	c.StrokeLine2(v.Style, c.Min.X, y, c.Max.X, y)
 }
 
+// hline is a horizontal reference line across the plot (a forest plot's
+// zero).
+type hline struct {
+	Y     float64
+	Style draw.LineStyle
+}
+
+func newHLine(y float64) *hline {
+	return &hline{Y: y, Style: draw.LineStyle{Color: color.Gray{Y: 90}, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}}
+}
+
+// Plot implements plot.Plotter.
+func (h *hline) Plot(c draw.Canvas, p *plot.Plot) {
+	_, trY := p.Transforms(&c)
+	y := trY(h.Y)
+	c.StrokeLine2(h.Style, c.Min.X, y, c.Max.X, y)
+}
+
+// DataRange implements plot.DataRanger: the line's Y only.
+func (h *hline) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return math.Inf(1), math.Inf(-1), h.Y, h.Y
+}
+
 // emptyCell is the colour of a heat-map cell without questions: a grey
 // that the sequential map (seqMap) never produces.
 var emptyCell = color.NRGBA{R: 0xd0, G: 0xd0, B: 0xd0, A: 0xff}

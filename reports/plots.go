@@ -18,8 +18,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/runners"
-	"github.com/t2sbench/t2sbench/stats"
 )
 
 // Figure is one plot of a report.
@@ -31,6 +31,9 @@ type Figure struct {
 	// Note, when set, says what the figure marks or leaves out; report.md
 	// prints it under the plot (the figure carries it as footnotes too).
 	Note string
+	// Data, when set, holds the numbers the figure draws; WriteFiles
+	// writes it as plots/<ID>.csv beside the plot.
+	Data *Table
 	plot *plot.Plot
 	// bar is the colour bar drawn right of a heat map; footer are lines of
 	// text under the plot.
@@ -273,7 +276,7 @@ func paperDefault(opt Options, runner, param string) (float64, bool) {
 // line per (ablation, backbone) series, with Wilson interval bars and the
 // paper's default value marked. Series are shifted apart by a small
 // fraction of the X range so that their bars do not hide each other.
-func sweepFigures(c *corpus, opt Options) ([]*Figure, error) {
+func sweepFigures(c *corpus, cs *comparisons, opt Options) ([]*Figure, error) {
 	var out []*Figure
 	groups, params := sweepSeries(c)
 	for gi, g := range groups {
@@ -282,7 +285,14 @@ func sweepFigures(c *corpus, opt Options) ([]*Figure, error) {
 		runner := first.head
 		f := &Figure{ID: slugID("ex-vs", param, runner, first.bench), width: 6 * vg.Inch, height: 4 * vg.Inch,
 			Title: c.caption(fmt.Sprintf("%s on %s: EX vs %s", runner, first.bench, param))}
-		p := newPlot(f.Title, param, fmt.Sprintf("EX (%%, %s Wilson CI)", levelPct(opt.Level)))
+		var all []*system
+		for _, pts := range g {
+			all = append(all, pts...)
+		}
+		multi := seeded(all)
+		p := newPlot(f.Title, param, fmt.Sprintf("EX (%%, %s %s)", levelPct(opt.Level), intervalName(multi)))
+		data := figureData(opt, []string{"Series", param, "EX", "EX CI low", "EX CI high"}, multi)
+		var testLines []string
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, pts := range g {
 			for _, s := range pts {
@@ -310,12 +320,17 @@ func sweepFigures(c *corpus, opt Options) ([]*Figure, error) {
 			})
 			shift := dodge * (float64(i) - float64(len(g)-1)/2)
 			var d xyErr
+			base, why, tests := sweepTests(cs, pts)
+			seriesName := seriesLabel(pts[0], oneVariant, oneBackbone)
+			var differ []string
 			for _, s := range pts {
 				x, _ := runners.Number(s.trial.Params[param])
-				acc, k, n := s.ex()
-				iv, err := stats.Wilson(k, n, opt.Level)
-				if err != nil {
-					return nil, fmt.Errorf("reports: %s: %w", f.ID, err)
+				acc, _, _ := s.ex()
+				iv := s.acc.CI
+				t := tests[s]
+				data.addPoint([]Cell{text(seriesName), paramCell(x), pct(acc), pct(iv.Lo), pct(iv.Hi)}, s, t, s == base)
+				if t != nil && t.Significant() {
+					differ = append(differ, param+" = "+strconv.FormatFloat(x, 'f', -1, 64))
 				}
 				d.XYs = append(d.XYs, plotter.XY{X: x + shift, Y: 100 * acc})
 				d.YErrors = append(d.YErrors, struct{ Low, High float64 }{100 * (acc - iv.Lo), 100 * (iv.Hi - acc)})
@@ -336,25 +351,26 @@ func sweepFigures(c *corpus, opt Options) ([]*Figure, error) {
 			}
 			eb.Color = plotutil.Color(i)
 			p.Add(l, sc, eb)
-			var name []string
-			if v := variantOf(pts[0]); !oneVariant || v != "" {
-				if v == "" {
-					v = "full"
+			leg.add(seriesName, l, sc)
+			if base != nil {
+				bx, _ := runners.Number(base.trial.Params[param])
+				found := "none does"
+				if len(differ) > 0 {
+					found = strings.Join(differ, ", ")
 				}
-				name = append(name, v)
+				who := ""
+				if len(g) > 1 {
+					who = seriesName + ": "
+				}
+				testLines = append(testLines, fmt.Sprintf("%sEX of each point against %s = %s (%s; %s, Holm over the %d other points, alpha = %g); differs: %s.",
+					who, param, strconv.FormatFloat(bx, 'f', -1, 64), why, testName(multi), len(tests), roundTo(1-opt.Level, 6), found))
 			}
-			if !oneBackbone || len(name) == 0 {
-				name = append(name, pts[0].backbone)
-			}
-			leg.add(strings.Join(name, ", "), l, sc)
 		}
 		def, hasDef := paperDefault(opt, first.trial.Runner, param)
 		if hasDef && (def < lo || def > hi) {
 			// A line outside the swept range would squeeze the data into
 			// part of the axis; say where the default is instead.
 			f.footer = []string{fmt.Sprintf("The paper's default %s = %s lies outside the swept range.", param, strconv.FormatFloat(def, 'f', -1, 64))}
-			f.Note = f.footer[0]
-			f.height += 13
 		} else if hasDef {
 			vl := newVLine(def)
 			p.Add(vl)
@@ -369,78 +385,74 @@ func sweepFigures(c *corpus, opt Options) ([]*Figure, error) {
 			padX(p, 0.05, 0.05)
 			p.X.Tick.Marker = trimTicks{}
 		}
+		f.footer = append(f.footer, testLines...)
+		if len(f.footer) > 0 {
+			f.Note = strings.Join(f.footer, " ")
+			f.height += vg.Length(13 * len(f.footer))
+		}
 		p.Add(leg)
 		// Room above (or below) the data for the legend, so that a corner
 		// is free.
 		pctAxis(p, 0, len(leg.items), f.height)
 		f.plot = p
+		f.Data = data.table(f.ID, f.Title)
 		out = append(out, f)
 	}
 	return out, nil
 }
 
-// gridBaseline picks the point of a grid that McNemar tests compare the
-// others against: the system Options.Baseline names, else the one at the
-// runner's paper default, else none. It also returns the default point.
-func gridBaseline(ss []*system, params []string, opt Options) (base, def *system, why string) {
-	runner := ss[0].trial.Runner
-	want := make([]float64, len(params))
-	hasDef := true
-	for i, k := range params {
-		want[i], hasDef = opt.PaperDefaults[runner][k]
-		if !hasDef {
-			break
+// seriesLabel names a sweep's series as its legend does: the ablation
+// ("full" for none) when the series differ in it, the backbone when they
+// differ in it or nothing else names them.
+func seriesLabel(s *system, oneVariant, oneBackbone bool) string {
+	var name []string
+	if v := variantOf(s); !oneVariant || v != "" {
+		if v == "" {
+			v = "full"
 		}
+		name = append(name, v)
 	}
-	for _, s := range ss {
-		if hasDef {
-			at := true
-			for i, k := range params {
-				v, _ := runners.Number(s.trial.Params[k])
-				at = at && math.Abs(v-want[i]) < 1e-6
-			}
-			if at {
-				def = s
-			}
-		}
-		if opt.Baseline != "" && (s.name == opt.Baseline || s.row == opt.Baseline) {
-			base, why = s, "chosen by --baseline"
-		}
+	if !oneBackbone || len(name) == 0 {
+		name = append(name, s.backbone)
 	}
-	if base == nil && def != nil {
-		base, why = def, "the paper's default"
-	}
-	return base, def, why
+	return strings.Join(name, ", ")
 }
 
-// gridTests compares every system of ss with base (stats.CompareTable:
-// McNemar's test, no interval) and adjusts the family with Holm; base and
-// unpaired systems are absent from the result.
-func gridTests(base *system, ss []*system, opt Options) (map[*system]*stats.Comparison, error) {
-	var family []*stats.Comparison
-	var who []*system
-	for _, s := range ss {
-		if s == base {
-			continue
-		}
-		pr, err := stats.Pair(base.outcomes, s.outcomes, true)
-		if err != nil {
-			continue
-		}
-		c, err := stats.Compare(pr.A, pr.B, stats.CompareOptions{Level: opt.Level})
-		if err != nil {
-			return nil, err
-		}
-		family, who = append(family, c), append(who, s)
+// paramCell is a parameter value as the labels print it ("0.4", "32").
+func paramCell(v float64) Cell {
+	return Cell{Text: strconv.FormatFloat(v, 'f', -1, 64), Value: v, HasValue: true}
+}
+
+// intervalName names the interval a plot of systems' EX draws: Wilson's
+// when every system has one seed; with several, the cluster bootstrap over
+// questions and seeds (a system of one seed keeps Wilson's, which the
+// main table's note says).
+func intervalName(multi bool) string {
+	if multi {
+		return "CI over questions and seeds"
 	}
-	if err := stats.AdjustHolm(family); err != nil {
-		return nil, err
+	return "Wilson CI"
+}
+
+// gridBaseline picks the point of a grid that the tests compare the
+// others against, as bench.PlanFamilies picks it for the grid's family:
+// the system Options.Baseline names, else the one at the runner's paper
+// default, else none. It also returns the default point (boxed in red).
+func gridBaseline(ss []*system, params []string, opt Options) (base, def *system, why string) {
+	refs := make([]bench.SystemRef, len(ss))
+	for i, s := range ss {
+		refs[i] = bench.SystemRef{Names: []string{s.name, s.row}, Benchmark: s.bench, Runner: s.trial.Runner, Params: s.trial.Params,
+			Sweep: "grid", Swept: params}
+		if def == nil && bench.AtPaperDefault(refs[i], opt.PaperDefaults) {
+			def = s
+		}
 	}
-	out := map[*system]*stats.Comparison{}
-	for i, s := range who {
-		out[s] = family[i]
+	for _, f := range bench.PlanFamilies(refs, opt.Baseline, opt.PaperDefaults) {
+		if f.Swept != nil && f.Base >= 0 {
+			base, why = ss[f.Base], f.Why
+		}
 	}
-	return out, nil
+	return base, def, why
 }
 
 // heatFigure builds a heat-map figure of cells over nominal axes, with a
@@ -463,7 +475,7 @@ func heatFigure(f *Figure, xl, yl string, xnames, ynames []string, cells []heatC
 // two (sorted by name), the third is 1 - x - y. The paper's default point
 // is boxed and is the baseline of McNemar tests against every other point
 // (Holm-adjusted over the grid), unless Options.Baseline names another.
-func simplexFigures(c *corpus, opt Options) ([]*Figure, error) {
+func simplexFigures(c *corpus, cs *comparisons, opt Options) ([]*Figure, error) {
 	var out []*Figure
 	for _, ss := range sweepGroups(c) {
 		params, numeric := varyingParams(ss)
@@ -524,26 +536,30 @@ func simplexFigures(c *corpus, opt Options) ([]*Figure, error) {
 					bs = append(bs, s)
 				}
 			}
-			base, def, why := gridBaseline(bs, params, opt)
-			var tests map[*system]*stats.Comparison
-			if base != nil {
-				var err error
-				if tests, err = gridTests(base, bs, opt); err != nil {
-					return nil, fmt.Errorf("reports: simplex of %s: %w", runner, err)
-				}
-			}
+			_, def, _ := gridBaseline(bs, params, opt)
+			base, why, tests := sweepTests(cs, bs)
+			multi := seeded(bs)
+			data := figureData(opt, append(slices.Clone(params), "EX"), multi)
 			var cells []heatCell
 			ns := map[int]bool{}
 			empty, sig := 0, 0
 			for _, s := range bs {
 				x, _ := runners.Number(s.trial.Params[params[0]])
 				y, _ := runners.Number(s.trial.Params[params[1]])
-				acc, _, n := s.ex()
+				acc, _, _ := s.ex()
+				n := s.acc.N
 				cell := heatCell{c: xi[x], r: yi[y], v: 100 * acc, n: n, boxed: s == def}
-				if t, ok := tests[s]; ok && t.Significant() {
+				t, tested := tests[s]
+				if tested && t.Significant() {
 					cell.mark = "*"
 					sig++
 				}
+				var row []Cell
+				for _, k := range params {
+					v, _ := runners.Number(s.trial.Params[k])
+					row = append(row, paramCell(v))
+				}
+				data.addPoint(append(row, pct(acc)), s, t, s == base)
 				if s == base && base != def {
 					cell.mark = " B"
 				}
@@ -576,7 +592,7 @@ func simplexFigures(c *corpus, opt Options) ([]*Figure, error) {
 			}
 			switch {
 			case base == nil:
-				foot = append(foot, "No McNemar baseline: the paper's default point is not on the grid (report --baseline LABEL picks one).")
+				foot = append(foot, "No baseline for tests: the paper's default point is not on the grid (report --baseline LABEL picks one).")
 			default:
 				lead := "* marks a point whose EX differs from the boxed one's"
 				if base != def {
@@ -586,7 +602,7 @@ func simplexFigures(c *corpus, opt Options) ([]*Figure, error) {
 				if sig > 0 {
 					found = fmt.Sprintf("%d do", sig)
 				}
-				foot = append(foot, fmt.Sprintf("%s (McNemar, Holm over the %d other points, alpha = %g); %s.", lead, len(tests), roundTo(1-opt.Level, 6), found))
+				foot = append(foot, fmt.Sprintf("%s (%s, Holm over the %d other points, alpha = %g); %s.", lead, testName(multi), len(tests), roundTo(1-opt.Level, 6), found))
 			}
 			if !showN {
 				for n := range ns {
@@ -600,6 +616,7 @@ func simplexFigures(c *corpus, opt Options) ([]*Figure, error) {
 			f.height += vg.Length(len(foot)) * 13
 			heatFigure(f, params[0], params[1], xn, yn, cells, showN)
 			f.Note = strings.Join(foot, " ")
+			f.Data = data.table(f.ID, f.Title)
 			out = append(out, f)
 		}
 	}
@@ -650,6 +667,9 @@ func breakdownFigures(c *corpus) ([]*Figure, []string) {
 						id := s.done[i].QuestionID
 						return s.difficulty(id, &s.done[i]) == l && slices.Contains(s.labels[id].ReasoningTypes, ty)
 					})
+					// n counts questions: the items of every seed, over
+					// the seeds.
+					n /= len(s.seeds)
 					cells = append(cells, heatCell{c: ci, r: ri, v: 100 * acc, n: n})
 					empty = empty || n == 0
 				}
@@ -731,11 +751,8 @@ func paretoFigures(c *corpus, effs []efficiency, opt Options) ([]*Figure, error)
 			if !ok {
 				continue
 			}
-			acc, k, n := e.s.ex()
-			iv, err := stats.Wilson(k, n, opt.Level)
-			if err != nil {
-				return nil, fmt.Errorf("reports: %s: %w", ax.id, err)
-			}
+			acc, _, _ := e.s.ex()
+			iv := e.s.acc.CI
 			xs, ys, names = append(xs, x), append(ys, 100*acc), append(names, e.s.name)
 			d.XYs = append(d.XYs, plotter.XY{X: x, Y: 100 * acc})
 			d.YErrors = append(d.YErrors, struct{ Low, High float64 }{100 * (acc - iv.Lo), 100 * (iv.Hi - acc)})
@@ -751,7 +768,11 @@ func paretoFigures(c *corpus, effs []efficiency, opt Options) ([]*Figure, error)
 		if logX {
 			xl += ", log scale"
 		}
-		p := newPlot(f.Title, xl, fmt.Sprintf("EX (%%, %s Wilson CI)", levelPct(opt.Level)))
+		var all []*system
+		for _, e := range effs {
+			all = append(all, e.s)
+		}
+		p := newPlot(f.Title, xl, fmt.Sprintf("EX (%%, %s %s)", levelPct(opt.Level), intervalName(seeded(all))))
 		sc, err := plotter.NewScatter(d.XYs)
 		if err != nil {
 			return nil, fmt.Errorf("reports: %s: %w", f.ID, err)
@@ -828,7 +849,7 @@ func paretoFigures(c *corpus, effs []efficiency, opt Options) ([]*Figure, error)
 			padX(p, 0.05, 0.05)
 			p.X.Tick.Marker = trimTicks{}
 		}
-		leg.add(fmt.Sprintf("system (%s Wilson CI)", levelPct(opt.Level)), sc)
+		leg.add(fmt.Sprintf("system (%s %s)", levelPct(opt.Level), intervalName(seeded(all))), sc)
 		leg.add("Pareto frontier", l)
 		p.Add(leg)
 		f.plot = p

@@ -284,7 +284,7 @@ func gridSystems(extra bool) []*system {
 		s := sweepSystem(bench.Identity{Name: "iesr", Point: pt}, "sim",
 			runners.Params{"alpha": p[0], "beta": p[1], "gamma": p[2]})
 		s.trial.Runner = "iesr"
-		s.outcomes = map[string]bool{"q1": true}
+		s.outcomes = stats.Single(map[string]bool{"q1": true})
 		ss = append(ss, s)
 	}
 	return ss
@@ -318,19 +318,6 @@ func TestGridBaseline(t *testing.T) {
 				t.Errorf("baseline %q, default %q; want %q, %q", name(base), name(def), c.wantBase, c.wantDef)
 			}
 		})
-	}
-}
-
-func TestPairwiseBaselineIsDefaultPoint(t *testing.T) {
-	ss := gridSystems(true)
-	opt := Options{PaperDefaults: map[string]map[string]float64{"iesr": {"alpha": 0.4, "beta": 0.2, "gamma": 0.4}}}
-	base, why := pairwiseBaseline(ss, opt)
-	if base.name != "iesr alpha=0.4,beta=0.2,gamma=0.4" || why == "" {
-		t.Errorf("pairwise baseline %q (%q); want the default point, said so", base.name, why)
-	}
-	// Without defaults the first system stays the baseline.
-	if base, _ := pairwiseBaseline(ss, Options{}); base != ss[0] {
-		t.Errorf("pairwise baseline without defaults %q; want the first system %q", base.name, ss[0].name)
 	}
 }
 
@@ -388,33 +375,6 @@ func TestTokensPerSecondOnlyForRealModels(t *testing.T) {
 				t.Errorf("%s backend: %s tok/s %q; want numeric=%v", c.backend, row[0].Text, got.Text, c.numeric)
 			}
 		}
-	}
-}
-
-func TestGridTestsMarkSignificantPoints(t *testing.T) {
-	// Base answers 30 questions right; "worse" gets 20 of them wrong
-	// (b = 20, c = 0: exact McNemar p = 2 * 0.5^20 ~ 1.9e-6), "same" all
-	// right (b = c = 0: p = 1). Holm over 2 tests doubles the smaller p.
-	base := &system{name: "base", outcomes: map[string]bool{}}
-	worse := &system{name: "worse", outcomes: map[string]bool{}}
-	same := &system{name: "same", outcomes: map[string]bool{}}
-	for i := range 30 {
-		id := fmt.Sprintf("q%02d", i)
-		base.outcomes[id], same.outcomes[id], worse.outcomes[id] = true, true, i >= 20
-	}
-	padj, err := gridTests(base, []*system{base, worse, same}, Options{Level: 0.95})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(padj) != 2 {
-		t.Fatalf("%d tests; want 2 (the base is not tested against itself)", len(padj))
-	}
-	want := 2 * 2 * math.Pow(0.5, 20)
-	if p := padj[worse].PAdj; math.Abs(p-want) > 1e-12 || !padj[worse].Significant() {
-		t.Errorf("worse: adjusted p %g significant %v; want %g, true", p, padj[worse].Significant(), want)
-	}
-	if p := padj[same].PAdj; p != 1 || padj[same].Significant() {
-		t.Errorf("same: adjusted p %g significant %v; want 1, false", p, padj[same].Significant())
 	}
 }
 

@@ -83,15 +83,17 @@ func Build(runs []*bench.RunData, opt Options) (*Report, error) {
 		r.Sources = append(r.Sources, run.Dir)
 	}
 	r.Setup = buildSetup(c, runs, opt.Commit)
+	r.Setup.Facts = append(r.Setup.Facts, comparisonFact(opt))
 	if t := mainTable(c, opt); t != nil {
 		r.Tables = append(r.Tables, t)
 	}
 	r.Tables = append(r.Tables, breakdownTables(c)...)
-	pw, err := pairwiseTables(c, opt)
+	cs, err := planComparisons(c, opt)
 	if err != nil {
 		return nil, err
 	}
-	r.Tables = append(r.Tables, pw...)
+	r.Tables = append(r.Tables, pairwiseTables(c, cs, opt)...)
+	r.Tables = append(r.Tables, sweepTables(c, cs, opt)...)
 	ab, err := ablationTables(c, opt)
 	if err != nil {
 		return nil, err
@@ -110,13 +112,21 @@ func Build(runs []*bench.RunData, opt Options) (*Report, error) {
 		r.Tables = append(r.Tables, t)
 	}
 	r.Tables = append(r.Tables, table4Tables(c)...)
+	if t := seedTable(c, opt); t != nil {
+		r.Tables = append(r.Tables, t)
+	}
 
-	sw, err := sweepFigures(c, opt)
+	pf0, err := pairwiseFigures(c, cs, opt)
+	if err != nil {
+		return nil, err
+	}
+	r.Figures = append(r.Figures, pf0...)
+	sw, err := sweepFigures(c, cs, opt)
 	if err != nil {
 		return nil, err
 	}
 	r.Figures = append(r.Figures, sw...)
-	sx, err := simplexFigures(c, opt)
+	sx, err := simplexFigures(c, cs, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -284,8 +294,22 @@ func (r *Report) WriteFiles(dir string, formats []string) ([]string, error) {
 			}
 			links = append(links, fmt.Sprintf("[%s](%s)", ft, rel))
 		}
+		if f.Data != nil && slices.Contains(formats, "csv") {
+			var b bytes.Buffer
+			if err := f.Data.WriteCSV(&b); err != nil {
+				return written, err
+			}
+			rel := "plots/" + f.ID + ".csv"
+			if err := write(rel, b.Bytes()); err != nil {
+				return written, err
+			}
+			links = append(links, fmt.Sprintf("[data: csv](%s)", rel))
+		}
 		if !embedded {
 			fmt.Fprintf(&md, "%s (no plot format requested)\n\n", mdEscape(f.Title))
+			if len(links) > 0 {
+				fmt.Fprintf(&md, "Files: %s\n\n", strings.Join(links, ", "))
+			}
 		} else {
 			fmt.Fprintf(&md, "Files: %s\n\n", strings.Join(links, ", "))
 		}

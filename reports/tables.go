@@ -2,37 +2,16 @@ package reports
 
 import (
 	"fmt"
-	"hash/fnv"
 	"maps"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"strings"
 
+	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/stats"
 )
-
-// compare pairs a and b on their common questions and compares B with A
-// (stats.CompareTable: the paired bootstrap interval of AccB - AccA and
-// McNemar's test, exact below stats.ExactBelow discordant questions). The
-// bootstrap source is seeded from (Options.Seed, key), so every comparison
-// is reproducible on its own; key is pairKey of the two systems.
-func compare(a, b map[string]bool, key string, opt Options) (*stats.Comparison, error) {
-	p, err := stats.Pair(a, b, true)
-	if err != nil {
-		return nil, err
-	}
-	h := fnv.New64a()
-	h.Write([]byte(key))
-	return stats.Compare(p.A, p.B, stats.CompareOptions{Level: opt.Level, Resamples: opt.Resamples,
-		Rand: rand.New(rand.NewPCG(opt.Seed, h.Sum64()))})
-}
-
-// pairKey seeds the bootstrap of a comparison from the two systems, so
-// that the same pair shows the same interval in every table of a report.
-func pairKey(a, b *system) string { return a.name + "\x00" + b.name }
 
 // deltaCell is the comparison's difference in points, signed, with one
 // decimal (Comparison.FormatDelta).
@@ -52,11 +31,6 @@ func pCell(p float64) Cell {
 }
 
 func levelPct(level float64) string { return fmt.Sprintf("%g%%", 100*level) }
-
-func sigNote(opt Options) string {
-	return fmt.Sprintf("~ : not significant at alpha = %g after Holm adjustment (McNemar; exact test below %d discordant questions). CIs: paired bootstrap, %d resamples, seed %d.",
-		roundTo(1-opt.Level, 6), stats.ExactBelow, opt.Resamples, opt.Seed)
-}
 
 func roundTo(v float64, d int) float64 {
 	f := math.Pow(10, float64(d))
@@ -99,7 +73,7 @@ func ablationTables(c *corpus, opt Options) ([]*Table, error) {
 			continue
 		}
 		t := &Table{ID: slugID("ablation", ss[0].head, ss[0].bench)}
-		t.Caption = c.caption(fmt.Sprintf("Ablation of %s on %s: EX (%%) and change against the full configuration %q, with %s paired bootstrap CI and Holm-adjusted McNemar p", ss[0].head, ss[0].bench, configs[0], levelPct(opt.Level)))
+		t.Caption = c.caption(fmt.Sprintf("Ablation of %s on %s: EX (%%) and change against the full configuration %q, with %s paired bootstrap CI and Holm-adjusted %s p", ss[0].head, ss[0].bench, configs[0], levelPct(opt.Level), testName(seeded(ss))))
 		t.Columns = []Column{{Name: "Configuration"}}
 		for _, b := range backbones {
 			g := ""
@@ -110,9 +84,15 @@ func ablationTables(c *corpus, opt Options) ([]*Table, error) {
 				Column{Group: g, Name: "Drop", Numeric: true}, Column{Group: g, Name: levelPct(opt.Level) + " CI", Numeric: true},
 				Column{Group: g, Name: "p (Holm)", Numeric: true})
 		}
-		type ref struct{ row, col int }
-		var family []*stats.Comparison
+		// The family is the table: every configuration against the full
+		// one of its backbone (stats.ComparePairs).
+		type ref struct {
+			row, col int
+			s, full  *system
+		}
+		var pairs [][2]stats.Arm
 		var refs []ref
+		multi := false
 		for _, cfg := range configs {
 			row := []Cell{text(cfg)}
 			for _, b := range backbones {
@@ -128,55 +108,47 @@ func ablationTables(c *corpus, opt Options) ([]*Table, error) {
 					row = append(row, text("-"), text("-"), text("-"))
 					continue
 				}
-				r, err := compare(full.outcomes, s.outcomes, pairKey(full, s), opt)
-				if err != nil {
-					row = append(row, text("-"), text("-"), text("-"))
-					c.warnings = append(c.warnings, fmt.Sprintf("%s: %s vs %s: %v", t.ID, s.name, full.name, err))
-					continue
-				}
-				row = append(row, deltaCell(r), ciCell(r), text(""))
-				family = append(family, r)
-				refs = append(refs, ref{len(t.Rows), len(row) - 1})
+				row = append(row, text("-"), text("-"), text("-"))
+				pairs = append(pairs, [2]stats.Arm{{Key: full.name, Outcomes: full.outcomes}, {Key: s.name, Outcomes: s.outcomes}})
+				refs = append(refs, ref{len(t.Rows), len(row) - 3, s, full})
+				multi = multi || s.multiSeed() || full.multiSeed()
 			}
 			t.Rows = append(t.Rows, row)
 		}
-		if err := applyHolm(t, family, refs, func(r ref) (int, int) { return r.row, r.col }); err != nil {
-			return nil, err
+		res, err := stats.ComparePairs(pairs, familyOptions(opt))
+		if err != nil {
+			return nil, fmt.Errorf("reports: %s: %w", t.ID, err)
 		}
-		t.Notes = []string{"Drop: EX of the configuration minus EX of the full configuration on the questions both answered, in points.", sigNote(opt)}
+		for i, r := range res {
+			if r.Err != nil {
+				c.warnings = append(c.warnings, fmt.Sprintf("%s: %s vs %s: %v", t.ID, refs[i].s.name, refs[i].full.name, r.Err))
+				continue
+			}
+			cmp := r.Comparison
+			d := deltaCell(cmp)
+			d.NotSig = !cmp.Significant()
+			t.Rows[refs[i].row][refs[i].col] = d
+			t.Rows[refs[i].row][refs[i].col+1] = ciCell(cmp)
+			t.Rows[refs[i].row][refs[i].col+2] = pCell(cmp.PAdj)
+		}
+		t.Notes = []string{"Drop: EX of the configuration minus EX of the full configuration on the questions both answered, in points.", sigNote(opt, multi)}
 		t.MarkBest()
 		out = append(out, t)
 	}
 	return out, nil
 }
 
-// applyHolm adjusts the family of comparisons (stats.AdjustHolm) and
-// writes each adjusted p into its cell; the cell two to the left (the
-// difference) is marked NotSig when the difference is not significant
-// after adjustment.
-func applyHolm[R any](t *Table, family []*stats.Comparison, refs []R, at func(R) (int, int)) error {
-	if len(family) == 0 {
-		return nil
-	}
-	if err := stats.AdjustHolm(family); err != nil {
-		return fmt.Errorf("reports: %s: %w", t.ID, err)
-	}
-	for i, r := range refs {
-		row, col := at(r)
-		t.Rows[row][col] = pCell(family[i].PAdj)
-		if !family[i].Significant() {
-			t.Rows[row][col-2].NotSig = true
-		}
-	}
-	return nil
-}
-
-// mainTable is systems x benchmarks: EX with its Wilson interval over the
+// mainTable is systems x benchmarks: EX with its interval over the
 // attempted questions (gold runs; failed items counted wrong), their
-// number n and how many of them failed.
+// number n and how many of them failed. When a system has several seeds
+// (its replicates), EX is the mean over seeds of each seed's EX, with the
+// standard deviation over seeds, the number of seeds, and the cluster
+// bootstrap interval over questions (a system with one seed keeps its
+// Wilson interval); the per-seed numbers are the appendix (seedTable).
 func mainTable(c *corpus, opt Options) *Table {
 	var rows []string
 	cell := map[string]*system{}
+	var all []*system
 	for _, s := range c.systems {
 		if len(s.done) == 0 {
 			continue
@@ -185,11 +157,17 @@ func mainTable(c *corpus, opt Options) *Table {
 			rows = append(rows, s.row)
 		}
 		cell[s.row+"\x00"+s.bench] = s
+		all = append(all, s)
 	}
 	if len(rows) == 0 {
 		return nil
 	}
-	t := &Table{ID: "ex-by-system", Caption: c.caption(fmt.Sprintf("Execution accuracy (%%) by system and benchmark, with %s Wilson intervals", levelPct(opt.Level)))}
+	multi := seeded(all)
+	caption := fmt.Sprintf("Execution accuracy (%%) by system and benchmark, with %s Wilson intervals", levelPct(opt.Level))
+	if multi {
+		caption = fmt.Sprintf("Execution accuracy (%%) by system and benchmark: mean over seeds, standard deviation and number of seeds, with %s intervals over questions and seeds", levelPct(opt.Level))
+	}
+	t := &Table{ID: "ex-by-system", Caption: c.caption(caption)}
 	t.Columns = []Column{{Name: "System"}}
 	// A benchmark whose attempted questions include nondeterministic golds
 	// also gets EX over the deterministic ones.
@@ -200,8 +178,11 @@ func mainTable(c *corpus, opt Options) *Table {
 		}
 	}
 	for _, b := range c.benches {
-		t.Columns = append(t.Columns, Column{Group: b, Name: "EX", Numeric: true, Better: Higher},
-			Column{Group: b, Name: levelPct(opt.Level) + " CI", Numeric: true}, Column{Group: b, Name: "n", Numeric: true},
+		t.Columns = append(t.Columns, Column{Group: b, Name: "EX", Numeric: true, Better: Higher})
+		if multi {
+			t.Columns = append(t.Columns, Column{Group: b, Name: "sd", Numeric: true}, Column{Group: b, Name: "seeds", Numeric: true})
+		}
+		t.Columns = append(t.Columns, Column{Group: b, Name: levelPct(opt.Level) + " CI", Numeric: true}, Column{Group: b, Name: "n", Numeric: true},
 			Column{Group: b, Name: "failed", Numeric: true})
 		if det[b] {
 			t.Columns = append(t.Columns, Column{Group: b, Name: "EX det.", Numeric: true})
@@ -216,6 +197,9 @@ func mainTable(c *corpus, opt Options) *Table {
 			s := cell[r+"\x00"+b]
 			if s == nil {
 				row = append(row, text("-"), text("-"), text("-"), text("-"))
+				if multi {
+					row = append(row, text("-"), text("-"))
+				}
 				if det[b] {
 					row = append(row, text("-"))
 				}
@@ -225,13 +209,15 @@ func mainTable(c *corpus, opt Options) *Table {
 				partial = append(partial, fmt.Sprintf("%s on %s (%d pending)", s.name, b, s.pending))
 			}
 			excl = append(excl, excludedOf{fmt.Sprintf("%s on %s", s.name, b), metrics.ExcludedText(s.tally.Excluded)})
-			acc, k, n := s.ex()
-			iv, err := stats.Wilson(k, n, opt.Level)
-			ci := text("-")
-			if err == nil {
-				ci = text(fmt.Sprintf("[%s, %s]", fmtFloat(100*iv.Lo, 1), fmtFloat(100*iv.Hi, 1)))
+			acc, _, n := s.ex()
+			iv := s.acc.CI
+			ci := text(fmt.Sprintf("[%s, %s]", fmtFloat(100*iv.Lo, 1), fmtFloat(100*iv.Hi, 1)))
+			row = append(row, pct(acc))
+			if multi {
+				row = append(row, num(100*s.acc.SD, 1), integer(len(s.seeds)))
+				n = s.acc.N
 			}
-			row = append(row, pct(acc), ci, integer(n), integer(s.tally.Failed))
+			row = append(row, ci, integer(n), integer(s.tally.Failed))
 			if det[b] {
 				dex, _, _ := s.tally.DeterministicEX()
 				row = append(row, pct(dex))
@@ -244,6 +230,10 @@ func mainTable(c *corpus, opt Options) *Table {
 	exclNote := excludedNote(excl)
 	if exclNote != "" || len(partial) > 0 {
 		t.Notes = append(t.Notes, "EX = correct / n, n = questions whose gold runs; failed = questions whose method failed, counted wrong.")
+	}
+	if multi {
+		t.Notes = append(t.Notes, fmt.Sprintf("Seeds are replicates: EX is the mean over seeds of each seed's EX, sd their standard deviation (\"-\" for one seed), n the questions, failed summed over seeds. CI: for several seeds a bootstrap resampling questions with all their seeds (percentile, %d resamples, seed %d); for one seed Wilson's. Bold: the best mean. Per-seed EX: table ex-by-seed.",
+			opt.Resamples, opt.Seed))
 	}
 	if exclNote != "" {
 		t.Notes = append(t.Notes, exclNote)
@@ -351,7 +341,7 @@ func breakdownTables(c *corpus) []*Table {
 		}
 		if c.hasTypes[b] {
 			types := map[string]int{}
-			for _, it := range ss[0].done {
+			for _, it := range ss[0].seeds[0].done {
 				for _, ty := range ss[0].labels[it.QuestionID].ReasoningTypes {
 					types[ty]++
 				}
@@ -382,108 +372,64 @@ func breakdownTables(c *corpus) []*Table {
 
 func levelCounts(s *system, levels []string) map[string]int {
 	out := map[string]int{}
-	for i := range s.done {
-		out[s.difficulty(s.done[i].QuestionID, &s.done[i])]++
+	first := s.seeds[0].done
+	for i := range first {
+		out[s.difficulty(first[i].QuestionID, &first[i])]++
 	}
 	return out
 }
 
-// pairwiseTables compares every system of a benchmark with the baseline
-// (Options.Baseline, else the benchmark's first system): ReAct-SQL
-// Table 5's delta, CI, b, c and p, plus the Holm-adjusted p over the
-// table's family.
-func pairwiseTables(c *corpus, opt Options) ([]*Table, error) {
+// pairwiseTables builds, per benchmark family (bench.PlanFamilies: the
+// benchmark's systems against Options.Baseline, else its first system;
+// a sweep is represented by its baseline point), ReAct-SQL Table 5's
+// delta, CI, b, c and p, plus the Holm-adjusted p over the family.
+func pairwiseTables(c *corpus, cs *comparisons, opt Options) []*Table {
 	var out []*Table
-	for _, b := range c.benches {
-		ss := c.onBench(b)
-		if len(ss) < 2 {
+	for _, f := range cs.families {
+		if f.Swept != nil || f.Base < 0 {
 			continue
 		}
-		base, why := pairwiseBaseline(ss, opt)
-		t := &Table{ID: slugID("pairwise", b), Caption: c.caption(fmt.Sprintf("Pairwise tests against %s%s on %s: EX difference (points) with %s paired bootstrap CI, McNemar b, c and p", base.row, why, b, levelPct(opt.Level)))}
-		t.Columns = []Column{{Name: "System"}, {Name: "n", Numeric: true}, {Name: "EX base", Numeric: true}, {Name: "EX", Numeric: true, Better: Higher},
-			{Name: "Δ", Numeric: true}, {Name: levelPct(opt.Level) + " CI", Numeric: true}, {Name: "b", Numeric: true}, {Name: "c", Numeric: true},
-			{Name: "test"}, {Name: "p", Numeric: true}, {Name: "p (Holm)", Numeric: true}}
-		var family []*stats.Comparison
-		var rows []int
-		for _, s := range ss {
-			if s == base {
-				continue
-			}
-			r, err := compare(base.outcomes, s.outcomes, pairKey(base, s), opt)
-			if err != nil {
+		base := cs.systems[f.Base]
+		why := ""
+		if f.Why == bench.WhyPaperDefault {
+			why = " (the paper's default point)"
+		}
+		members := []*system{base}
+		for _, i := range f.Members {
+			members = append(members, cs.systems[i])
+		}
+		multi := seeded(members)
+		t := &Table{ID: slugID("pairwise", f.Benchmark)}
+		if multi {
+			t.Caption = c.caption(fmt.Sprintf("Pairwise tests against %s%s on %s, seeds pooled: EX difference (points) with %s paired bootstrap CI, b, c and p of the test named", base.row, why, f.Benchmark, levelPct(opt.Level)))
+		} else {
+			t.Caption = c.caption(fmt.Sprintf("Pairwise tests against %s%s on %s: EX difference (points) with %s paired bootstrap CI, McNemar b, c and p", base.row, why, f.Benchmark, levelPct(opt.Level)))
+		}
+		t.Columns = append([]Column{{Name: "System"}}, comparisonColumns(opt, multi)...)
+		for _, s := range members[1:] {
+			sc := cs.of[s]
+			if sc == nil || sc.Err != nil {
+				err := fmt.Errorf("not compared")
+				if sc != nil {
+					err = sc.Err
+				}
 				c.warnings = append(c.warnings, fmt.Sprintf("%s: %s vs %s: %v", t.ID, s.name, base.name, err))
 				continue
 			}
-			t.Rows = append(t.Rows, []Cell{text(s.row), integer(r.N), pct(r.AccA), pct(r.AccB), deltaCell(r), ciCell(r),
-				integer(r.B), integer(r.C), text(r.Test), pCell(r.P), text("")})
-			family = append(family, r)
-			rows = append(rows, len(t.Rows)-1)
+			t.Rows = append(t.Rows, append([]Cell{text(s.row)}, comparisonCells(sc.Comparison, multi)...))
 		}
 		if len(t.Rows) == 0 {
 			continue
 		}
-		// The Δ column is six left of p (Holm); applyHolm marks col-2, so
-		// mark Δ here instead.
-		if len(family) > 0 {
-			if err := stats.AdjustHolm(family); err != nil {
-				return nil, fmt.Errorf("reports: %s: %w", t.ID, err)
-			}
-			for i, r := range rows {
-				t.Rows[r][10] = pCell(family[i].PAdj)
-				t.Rows[r][4].NotSig = !family[i].Significant()
-			}
+		bc := "b: questions only the baseline answers correctly; c: only the system. Δ = c-b over n."
+		if multi {
+			bc = "b: (seed, question) pairs only the baseline answers correctly; c: only the system. Δ = (c-b) / (n x seeds)."
 		}
-		t.Notes = []string{"b: questions only the baseline answers correctly; c: only the system. Δ = c-b over n.", sigNote(opt)}
+		t.Notes = []string{bc, sigNote(opt, multi)}
 		t.MarkBest()
 		out = append(out, t)
 	}
-	return out, nil
-}
-
-// pairwiseBaseline returns the system pairwise tests of a benchmark
-// compare against: the one Options.Baseline names, else, when the first
-// system is a point of a sweep or simplex grid, the point of that entry at
-// the runner's paper default (the grid's first point is a degenerate
-// corner such as alpha = beta = 0), else the first system. why is "" or a
-// parenthesised reason for the caption.
-func pairwiseBaseline(ss []*system, opt Options) (base *system, why string) {
-	for _, s := range ss {
-		if opt.Baseline != "" && (s.name == opt.Baseline || s.row == opt.Baseline) {
-			return s, ""
-		}
-	}
-	first := ss[0]
-	defs := opt.PaperDefaults[first.trial.Runner]
-	if len(defs) == 0 || variantOf(first) != "" {
-		return first, ""
-	}
-	var group []*system
-	for _, s := range ss {
-		if s.entry == first.entry && s.backbone == first.backbone && variantOf(s) == "" {
-			group = append(group, s)
-		}
-	}
-	params, numeric := varyingParams(group)
-	if len(params) == 0 || !numeric {
-		return first, ""
-	}
-	for _, k := range params {
-		if _, ok := defs[k]; !ok {
-			return first, ""
-		}
-	}
-	for _, s := range group {
-		at := true
-		for _, k := range params {
-			v, _ := runners.Number(s.trial.Params[k])
-			at = at && math.Abs(v-defs[k]) < 1e-6
-		}
-		if at {
-			return s, " (the paper's default point)"
-		}
-	}
-	return first, ""
+	return out
 }
 
 // efficiency is one system's cost figures.

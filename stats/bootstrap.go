@@ -231,27 +231,53 @@ type jackValue struct {
 }
 
 // resampleTable draws B multinomial resamples of table t and returns the
-// histogram of n01 - n10, indexed by n01 - n10 + n.
+// histogram of n01 - n10, indexed by n01 - n10 + n: resampleClusters with
+// the categories "A only" (-1) and "B only" (+1), in that order, both
+// drawn even when empty.
 func resampleTable(t Table2x2, B int, rng *rand.Rand) []int {
-	n := t.N()
-	hist := make([]int, 2*n+1)
-	p10 := float64(t.AOnly) / float64(n)
-	q := 0.0
-	if t.AOnly < n {
-		q = float64(t.BOnly) / float64(n-t.AOnly)
-	}
-	first := newBinomTable(n, p10)
-	second := map[int]*binomTable{}
-	for range B {
-		n10 := first.sample(rng)
-		m := n - n10
-		tab := second[m]
-		if tab == nil {
-			tab = newBinomTable(m, q)
-			second[m] = tab
+	return resampleClusters([]category{{-1, t.AOnly}, {1, t.BOnly}}, t.N(), 1, B, rng)
+}
+
+// category is one value a question's statistic takes (an integer) and the
+// number of questions that take it.
+type category struct{ value, count int }
+
+// resampleClusters draws B resamples of n questions with replacement,
+// where the questions outside cats have value 0 and every value lies in
+// [-w, w], and returns the histogram of the resampled sum of values,
+// indexed by sum + n*w. A resample's counts per category are
+// Multinomial(n; count/n), drawn as a chain of binomials in the order of
+// cats: the k-th count is Binomial(n - drawn so far, count_k / (n - the
+// counts of the categories before it)), by inversion of cached CDF tables
+// (one Float64 of rng per category and resample). It has exactly the
+// distribution of resampling question indices at a cost independent of n.
+func resampleClusters(cats []category, n, w, B int, rng *rand.Rand) []int {
+	hist := make([]int, 2*n*w+1)
+	q := make([]float64, len(cats))
+	left := n
+	for k, c := range cats {
+		if left > 0 {
+			q[k] = float64(c.count) / float64(left)
 		}
-		n01 := tab.sample(rng)
-		hist[n01-n10+n]++
+		left -= c.count
+	}
+	tables := make([]map[int]*binomTable, len(cats))
+	for k := range tables {
+		tables[k] = map[int]*binomTable{}
+	}
+	for range B {
+		m, sum := n, 0
+		for k, c := range cats {
+			tab := tables[k][m]
+			if tab == nil {
+				tab = newBinomTable(m, q[k])
+				tables[k][m] = tab
+			}
+			x := tab.sample(rng)
+			sum += c.value * x
+			m -= x
+		}
+		hist[sum+n*w]++
 	}
 	return hist
 }
@@ -350,7 +376,13 @@ func (t *binomTable) sample(rng *rand.Rand) int {
 // scaled by 1/n. thetaHat is the observed statistic in count units and jack
 // the jackknife values (already scaled).
 func histInterval(hist []int, n int, thetaHat float64, jack []jackValue, opt BootstrapOptions) (Interval, []error) {
-	offset := n
+	return histIntervalAt(hist, n, float64(n), thetaHat, jack, opt)
+}
+
+// histIntervalAt is histInterval for a histogram whose index j counts the
+// value j - offset, in units that scale converts to the statistic
+// (statistic = value / scale).
+func histIntervalAt(hist []int, offset int, scale, thetaHat float64, jack []jackValue, opt BootstrapOptions) (Interval, []error) {
 	B := opt.Resamples
 	alpha := (1 - opt.Level) / 2
 	pLo, pHi := alpha, 1-alpha
@@ -378,10 +410,9 @@ func histInterval(hist []int, n int, thetaHat float64, jack []jackValue, opt Boo
 			pLo, pHi = adj(pLo), adj(pHi)
 		}
 	}
-	nf := float64(n)
 	lo := histQuantile(hist, B, pLo) - float64(offset)
 	hi := histQuantile(hist, B, pHi) - float64(offset)
-	return Interval{Lo: lo / nf, Hi: hi / nf, Level: opt.Level}, warns
+	return Interval{Lo: lo / scale, Hi: hi / scale, Level: opt.Level}, warns
 }
 
 // acceleration is the jackknife estimate of the BCa acceleration; it is 0

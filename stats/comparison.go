@@ -17,8 +17,13 @@ import (
 type Comparison struct {
 	// N is the number of paired questions.
 	N int
-	// AccA and AccB are the accuracies (EX) of A and B on the N
-	// questions; Delta = AccB - AccA = (C - B) / N.
+	// Seeds is the number of seeds whose (seed, question) pairs the
+	// comparison pools (CompareSeeds); 0 for a comparison of one outcome
+	// vector per system (Compare, CompareTable), which is one seed.
+	Seeds int
+	// AccA and AccB are the accuracies (EX) of A and B over the N
+	// questions and every seed; Delta = AccB - AccA = (C - B) / (N * S),
+	// S = max(1, Seeds).
 	AccA, AccB, Delta float64
 	// CI is the paired bootstrap interval of Delta (PairedBootstrapTable)
 	// at CI.Level, computed by CIMethod over Resamples resamples.
@@ -27,16 +32,20 @@ type Comparison struct {
 	CI        Interval
 	CIMethod  string
 	Resamples int
-	// B counts the questions only A answers correctly and C those only B
-	// answers correctly (McNemar's discordant cells).
+	// B counts the (seed, question) pairs only A answers correctly and C
+	// those only B answers correctly (McNemar's discordant cells, pooled
+	// over seeds).
 	B, C int
-	// Test is the McNemar variant used (McNemarExact, McNemarChi2CC or
-	// McNemarChi2) and P its two-sided p-value.
+	// Test is the test used (McNemarExact, McNemarChi2CC or McNemarChi2
+	// with one seed, TestSignFlip or TestClusteredChi2 with several) and
+	// P its two-sided p-value.
 	Test string
 	P    float64
 	// PAdj is P after Holm adjustment over the family given to
-	// AdjustHolm; a comparison in no family has PAdj = P.
-	PAdj float64
+	// AdjustHolm; a comparison in no family has PAdj = P. Family is the
+	// size of that family (0 when in none).
+	PAdj   float64
+	Family int
 	// Alpha is the significance level, 1 - the confidence level.
 	Alpha float64
 	// Warnings are non-fatal problems of the test and the interval (no
@@ -45,7 +54,7 @@ type Comparison struct {
 	Warnings []string
 }
 
-// CompareOptions configure Compare and CompareTable.
+// CompareOptions configure Compare, CompareTable and CompareSeeds.
 type CompareOptions struct {
 	// Test is the McNemar variant (McNemarAuto if empty).
 	Test string
@@ -126,7 +135,7 @@ func AdjustHolm(family []*Comparison) error {
 		return err
 	}
 	for i, c := range family {
-		c.PAdj = adj[i]
+		c.PAdj, c.Family = adj[i], len(family)
 	}
 	return nil
 }
@@ -162,14 +171,36 @@ func (c *Comparison) FormatCI(prec int) string {
 	return "[" + FormatSigned(100*c.CI.Lo, prec) + ", " + FormatSigned(100*c.CI.Hi, prec) + "]"
 }
 
-// FormatTest prints McNemar's test in one phrase, "p=0.250 b=0 c=3 exact"
-// ("p<0.001 ..." below 0.001; FormatP).
+// FormatTest prints the test in one phrase, "p=0.250 b=0 c=3 exact"
+// ("p<0.001 ..." below 0.001; FormatP); b and c count discordant (seed,
+// question) pairs.
 func (c *Comparison) FormatTest() string {
 	p := FormatP(c.P)
 	if !strings.HasPrefix(p, "<") {
 		p = "=" + p
 	}
 	return fmt.Sprintf("p%s b=%d c=%d %s", p, c.B, c.C, c.Test)
+}
+
+// FormatLine prints the whole comparison in one phrase, the test first
+// (FormatTest, with the seeds pooled when more than one), then the
+// difference and its interval in points with prec decimals and the
+// Holm-adjusted p: "p=0.250 b=0 c=3 exact, Δ +7.1 [0.0, +16.7], Holm
+// p=0.500". Without an interval the difference stands alone.
+func (c *Comparison) FormatLine(prec int) string {
+	s := c.FormatTest()
+	if c.Seeds > 1 {
+		s += fmt.Sprintf(" over %d seeds", c.Seeds)
+	}
+	s += ", Δ " + c.FormatDelta(prec)
+	if c.CIMethod != "" {
+		s += " " + c.FormatCI(prec)
+	}
+	p := FormatP(c.PAdj)
+	if !strings.HasPrefix(p, "<") {
+		p = "=" + p
+	}
+	return s + ", Holm p" + p
 }
 
 // FormatP prints a p-value as every table prints it: three decimals,

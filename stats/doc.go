@@ -11,6 +11,14 @@
 //   - PairedBootstrap gives a confidence interval for the accuracy difference
 //     (percentile or BCa); Wilson and BootstrapAccuracy give intervals for one
 //     system's accuracy.
+//   - PairSeeds, CompareSeeds and AccuracyOverSeeds treat a system's seeds
+//     as replicates: the exact sign-flip test over questions (SignFlipP;
+//     McNemar's exact test for one seed), the clustered chi-square
+//     (ClusteredChi2P) and the cluster bootstrap (ClusterBootstrap), which
+//     keeps a question's seeds together.
+//   - ComparePairs and CompareFamily are the one comparison every output
+//     prints: pairing, test, an interval drawn from PairRand (the seed and
+//     the two systems' names) and Holm within the family.
 //   - Holm adjusts a family of p-values (Holm-Bonferroni).
 //   - McNemarPower, McNemarMDE and McNemarSampleSize size an experiment.
 //   - AccuracyBy and Latency build the summaries that papers report:

@@ -52,6 +52,17 @@ type Options struct {
 	// and answers are read from, for every run; "" reads each run's own
 	// (the cache directory it recorded, else <run>/cache).
 	ModelCache string
+	// Baseline, Seed, Resamples and Level configure the comparisons of
+	// systems as report's flags do (stats.DefaultSeed,
+	// stats.DefaultResamples and stats.DefaultLevel when zero), so that a
+	// report's viewer shows the report's intervals. PaperDefaults are the
+	// runners' defaults that sweeps are compared against
+	// (runners.PaperDefaults when nil).
+	Baseline      string
+	Seed          uint64
+	Resamples     int
+	Level         float64
+	PaperDefaults map[string]map[string]float64
 }
 
 // Index is the content of data/index.js: everything the overview, the
@@ -65,8 +76,48 @@ type Index struct {
 	// Outcome codes of Row.Outcome, one character per trial.
 	Codes     map[string]string `json:"codes"`
 	Questions []Row             `json:"questions"`
-	Pairs     []Pair            `json:"pairs,omitempty"`
-	Warnings  []string          `json:"warnings,omitempty"`
+	// Comparisons compare each system with its baseline, as compare, the
+	// run summary and the report do (bench.PlanFamilies,
+	// stats.CompareFamily); Pairs are McNemar's tests of every two trials
+	// of a benchmark, for the disagreement view.
+	Comparisons []Comparison `json:"comparisons,omitempty"`
+	Pairs       []Pair       `json:"pairs,omitempty"`
+	Warnings    []string     `json:"warnings,omitempty"`
+}
+
+// Comparison is one system compared with its baseline: Trials and
+// BaseTrials are the two systems' trials (one per seed), the rest is the
+// stats.Comparison: questions N, seeds pooled, EX of each, the difference
+// with its paired bootstrap interval, the discordant (seed, question)
+// pairs B and C, the test and its p, p adjusted by Holm within the family
+// of the baseline's comparisons (Family of them).
+type Comparison struct {
+	System      string  `json:"system"`
+	Baseline    string  `json:"baseline"`
+	Bench       string  `json:"bench"`
+	Trials      []int   `json:"trials"`
+	BaseTrials  []int   `json:"base_trials"`
+	N           int     `json:"n"`
+	Seeds       int     `json:"seeds"`
+	AccBaseline float64 `json:"acc_baseline"`
+	AccSystem   float64 `json:"acc_system"`
+	Delta       float64 `json:"delta"`
+	CILo        float64 `json:"ci_lo"`
+	CIHi        float64 `json:"ci_hi"`
+	Level       float64 `json:"level"`
+	B           int     `json:"b"`
+	C           int     `json:"c"`
+	Test        string  `json:"test"`
+	P           float64 `json:"p"`
+	PHolm       float64 `json:"p_holm"`
+	Family      int     `json:"family"`
+	Significant bool    `json:"significant"`
+	// Line is the comparison as the run summary prints it
+	// (stats.Comparison.FormatLine, one decimal), for the page to show.
+	Line string `json:"line,omitempty"`
+	// Error says why the system could not be compared (no question in
+	// common, other seeds); the numbers are then zero.
+	Error string `json:"error,omitempty"`
 }
 
 // Run is one run directory.
@@ -396,25 +447,102 @@ func (v *Viewer) buildIndex(ctx context.Context, runs []*bench.RunData) error {
 		idx.Questions = append(idx.Questions, *row)
 		v.questions = append(v.questions, k)
 	}
-	// McNemar pairs.
+	cmps, err := v.compareSystems(runs, names, labelCount, outcomes)
+	if err != nil {
+		return err
+	}
+	idx.Comparisons = cmps
+	// McNemar pairs of two trials (stats.ComparePairs, one pair each, no
+	// interval).
 	for a := 0; a < len(idx.Trials) && len(idx.Pairs) < maxPairs; a++ {
 		for b := a + 1; b < len(idx.Trials) && len(idx.Pairs) < maxPairs; b++ {
 			if idx.Trials[a].Bench != idx.Trials[b].Bench {
 				continue
 			}
-			p, err := stats.Pair(outcomes[a], outcomes[b], true)
-			if err != nil {
+			res, err := stats.ComparePairs([][2]stats.Arm{{{Key: idx.Trials[a].Label, Outcomes: stats.Single(outcomes[a])},
+				{Key: idx.Trials[b].Label, Outcomes: stats.Single(outcomes[b])}}}, stats.FamilyOptions{Intersect: true, NoInterval: true})
+			if err != nil || res[0].Err != nil {
 				continue
 			}
-			c, err := stats.Compare(p.A, p.B, stats.CompareOptions{})
-			if err != nil {
-				continue
-			}
+			c := res[0].Comparison
 			idx.Pairs = append(idx.Pairs, Pair{A: a, B: b, N: c.N, OnlyA: c.B, OnlyB: c.C, P: c.P, Test: c.Test})
 		}
 	}
 	v.index = idx
 	return nil
+}
+
+// compareSystems compares every system of the runs with its baseline as
+// the report does: the trials of a run that differ only in their seed are
+// one system (bench.Systems), named as the report names it (prefixed by
+// its run when two runs share a label); bench.PlanFamilies picks the
+// baselines and bench.CompareFamilies compares, with the options' seed,
+// resamples and level. outcomes are the trials' outcome maps in the
+// order of the index's trials.
+func (v *Viewer) compareSystems(runs []*bench.RunData, names []string, labelCount map[string]int, outcomes []map[string]bool) ([]Comparison, error) {
+	type sys struct {
+		name, bench string
+		trials      []int
+	}
+	var systems []sys
+	var refs []bench.SystemRef
+	var arms []stats.Arm
+	first := 0
+	for ri, r := range runs {
+		for _, s := range bench.Systems(r.Trials) {
+			t := &r.Trials[s.Trials[0]]
+			name := s.Label
+			if labelCount[t.Label] > 1 && len(runs) > 1 {
+				name = names[ri] + ": " + s.Label
+			}
+			ref := s.Ref(r.Trials)
+			ref.Names = []string{name, s.Label}
+			if ref.Sweep != "" {
+				ref.Sweep = fmt.Sprint(ri) + "\x00" + ref.Sweep
+			}
+			rep := stats.Replicates{}
+			var global []int
+			for k, ti := range s.Trials {
+				rep[s.Seeds[k]] = outcomes[first+ti]
+				global = append(global, first+ti)
+			}
+			systems = append(systems, sys{name: name, bench: s.Benchmark, trials: global})
+			refs = append(refs, ref)
+			arms = append(arms, stats.Arm{Key: name, Outcomes: rep})
+		}
+		first += len(r.Trials)
+	}
+	defaults := v.opt.PaperDefaults
+	if defaults == nil {
+		defaults = runners.PaperDefaults()
+	}
+	fams := bench.PlanFamilies(refs, v.opt.Baseline, defaults)
+	byIndex, err := bench.CompareFamilies(fams, arms, stats.FamilyOptions{Seed: v.opt.Seed, Resamples: v.opt.Resamples, Level: v.opt.Level, Intersect: true})
+	if err != nil {
+		return nil, fmt.Errorf("viewer: %w", err)
+	}
+	var out []Comparison
+	for _, f := range fams {
+		for _, i := range f.Members {
+			sc := byIndex[i]
+			if sc == nil {
+				continue
+			}
+			s, b := systems[i], systems[sc.Base]
+			c := Comparison{System: s.name, Baseline: b.name, Bench: s.bench, Trials: s.trials, BaseTrials: b.trials}
+			if sc.Err != nil {
+				c.Error = sc.Err.Error()
+			} else {
+				x := sc.Comparison
+				c.N, c.Seeds, c.AccBaseline, c.AccSystem, c.Delta = x.N, x.Seeds, x.AccA, x.AccB, x.Delta
+				c.CILo, c.CIHi, c.Level, c.B, c.C, c.Test = x.CI.Lo, x.CI.Hi, x.CI.Level, x.B, x.C, x.Test
+				c.P, c.PHolm, c.Family, c.Significant = x.P, x.PAdj, x.Family, x.Significant()
+				c.Line = x.FormatLine(1)
+			}
+			out = append(out, c)
+		}
+	}
+	return out, nil
 }
 
 func addCount(m *map[string]int, k string) {

@@ -5,11 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/rand/v2"
+	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/textable"
@@ -20,7 +24,7 @@ import (
 func init() {
 	register(command{
 		name:    "compare",
-		summary: "compare systems' EX with McNemar tests and paired bootstrap CIs",
+		summary: "compare systems' EX: paired tests, bootstrap CIs and Holm p, a system's seeds pooled",
 		run:     runCompare,
 	})
 }
@@ -30,7 +34,9 @@ func init() {
 // run store.
 var loadRunSystems = bench.LoadRunSystemsWith
 
-// compareSystem is one system's outcomes and where they came from.
+// compareSystem is one system's outcomes and where they came from: a
+// verdict file, or the trials of a run that differ only in their seed (its
+// seeds are replicates).
 type compareSystem struct {
 	name   string
 	source string
@@ -39,42 +45,60 @@ type compareSystem struct {
 	group     string
 	fromFile  bool
 	simulated bool
-	// correct holds the questions in EX's one denominator (metrics.GoldRuns:
-	// the gold runs), failed ones false.
-	correct map[string]bool
-	// failed holds the questions whose runner failed (run directories).
-	failed map[string]bool
+	// correct holds, by seed, the questions in EX's one denominator
+	// (metrics.GoldRuns: the gold runs), failed ones false. A verdict
+	// file has one seed, 0.
+	correct stats.Replicates
+	// failed holds, by seed, the questions whose runner failed (run
+	// directories).
+	failed map[int64]map[string]bool
 	// excluded maps the questions whose gold does not run to their status;
 	// they are in no denominator, and a question excluded in one system is
 	// dropped from the other's side of a pair.
 	excluded map[string]metrics.Status
-	// excludedN counts excluded questions by status (run directories
-	// record only the counts).
-	excludedN map[metrics.Status]int
-	// run is true for a trial of a run directory; pending counts its
-	// unfinished items (its EX is then partial).
+	// tallies count each seed's questions on EX's one denominator (run
+	// directories record only the counts of excluded questions).
+	tallies []metrics.Tally
+	// run is true for a system of a run directory; pending counts its
+	// unfinished items over its seeds (its EX is then partial).
 	run     bool
 	pending int
 	// dbs maps question id to db_id where the input records it; a paired
 	// question on different databases means two different benchmarks.
 	dbs map[string]string
+	// trial is the configuration of a run system's first trial (its
+	// runner, parameters and sweep); nil for a verdict file.
+	trial *bench.Trial
 }
 
-// tally counts the system's questions on EX's one denominator.
-func (s compareSystem) tally() metrics.Tally {
-	t := metrics.Tally{Attempted: len(s.correct), Failed: len(s.failed), Excluded: map[metrics.Status]int{}}
-	for _, ok := range s.correct {
-		if ok {
-			t.Correct++
+// seeds is the number of the system's seeds.
+func (s compareSystem) seeds() int { return len(s.correct) }
+
+// ex is the system's EX, the mean over seeds of each seed's EX (over its
+// attempted questions), with the standard deviation over seeds (NaN for
+// one seed) and the counts summed over seeds.
+func (s compareSystem) ex() (mean, sd float64, sum metrics.Tally) {
+	sum.Excluded = map[metrics.Status]int{}
+	var exs []float64
+	for _, t := range s.tallies {
+		sum.Attempted += t.Attempted
+		sum.Correct += t.Correct
+		sum.Failed += t.Failed
+		for st, n := range t.Excluded {
+			sum.Excluded[st] += n
+		}
+		if t.Attempted > 0 {
+			exs = append(exs, t.EX())
 		}
 	}
-	for _, st := range s.excluded {
-		t.Excluded[st]++
+	mean, sd = math.NaN(), math.NaN()
+	if len(exs) > 0 {
+		mean = floats.Sum(exs) / float64(len(exs))
 	}
-	for st, n := range s.excludedN {
-		t.Excluded[st] += n
+	if len(exs) > 1 {
+		sd = stat.StdDev(exs, nil)
 	}
-	return t
+	return mean, sd, sum
 }
 
 // compareRow is one system compared with the baseline; it is also the
@@ -92,6 +116,9 @@ type compareRow struct {
 	Level       float64 `json:"level"`
 	CIMethod    string  `json:"ci_method"`
 	Resamples   int     `json:"resamples"`
+	// Seeds is the number of seeds pooled (1 for a verdict file or a
+	// one-seed run); B and C count discordant (seed, question) pairs.
+	Seeds       int     `json:"seeds"`
 	B           int     `json:"b"`
 	C           int     `json:"c"`
 	Test        string  `json:"test"`
@@ -114,15 +141,20 @@ type compareRow struct {
 
 func runCompare(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("compare", "A B [C ...] [flags]  (verdict .jsonl files or run directories)", stderr)
-	baseline := fs.String("baseline", "", "baseline system name or path (default: the first system)")
+	baseline := fs.String("baseline", "", "baseline system name or path (default: the first system of each benchmark; a sweep's points are compared with the runner's paper default point)")
 	asJSON := fs.Bool("json", false, "write the comparisons as JSON")
-	intersect := fs.Bool("intersect", false, "compare on the questions both systems have, dropping the others (default: error)")
+	intersect := fs.Bool("intersect", false, "compare on the questions both systems have under every seed, dropping the others (default: error)")
 	level := fs.Float64("level", stats.DefaultLevel, "confidence level of the bootstrap intervals; significance is judged at alpha = 1 - level")
 	resamples := fs.Int("B", stats.DefaultResamples, "bootstrap resamples")
-	seed := fs.Uint64("seed", 1, "bootstrap random seed")
+	seed := fs.Uint64("seed", stats.DefaultSeed, "bootstrap seed; each pair draws from PCG(seed, FNV-1a(baseline name NUL system name))")
 	ciMethod := fs.String("ci", stats.BootstrapPercentile, "bootstrap interval: percentile or bca")
-	test := fs.String("test", "auto", "McNemar test: auto (exact when b+c < 25), exact, chi2-cc or chi2")
+	test := fs.String("test", "auto", "test: auto (one seed: McNemar, exact when b+c < 25, else chi2-cc; several seeds: the exact sign-flip test), exact (several seeds: sign-flip), chi2-cc (one seed only) or chi2 (several seeds: the clustered chi-square)")
 	all := fs.Bool("all-trials", false, allTrialsUsage)
+	usage := fs.Usage
+	fs.Usage = func() {
+		usage()
+		fmt.Fprint(stderr, compareHelp)
+	}
 
 	// Flags may come before, between or after the inputs.
 	inputs, err := parseInterspersed(fs, args)
@@ -148,11 +180,10 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	if len(systems) < 2 {
 		return fmt.Errorf("%w: compare needs at least two systems, got %d (%s)", errUsage, len(systems), strings.Join(inputs, ", "))
 	}
-	base, err := pickBaselines(systems, *baseline)
-	if err != nil {
+	if err := assignGroups(systems, *baseline); err != nil {
 		return err
 	}
-	rows, err := compareAll(systems, base, compareConfig{
+	rows, err := compareAll(systems, *baseline, compareConfig{
 		intersect: *intersect, level: *level, resamples: *resamples, seed: *seed, ciMethod: *ciMethod, test: mcTest,
 	})
 	if err != nil {
@@ -172,6 +203,36 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	return nil
 }
 
+// compareHelp ends `help compare`: what each number is and which test
+// gives each p (docs/METHODS.md, "Comparing systems", says more).
+const compareHelp = `
+A run directory's trials that differ only in their seed are one system: its
+seeds are replicates. EX is then the mean over seeds; a comparison pools
+every (seed, question) pair of two systems run under the same seeds (a
+baseline with other seeds is refused).
+
+Each system is compared with its baseline: the first system of its benchmark
+(or --baseline); the points of a sweep or simplex grid are compared with the
+runner's paper default point. For each pair:
+  delta  EX of the system minus EX of the baseline, over the paired questions
+  CI     paired bootstrap interval of delta: questions are resampled with
+         replacement, every seed of a question kept with it; seeded by
+         PCG(--seed, FNV-1a-64(baseline name + NUL + system name)), so a pair
+         gets the same interval in compare, the run summary, the report and
+         the viewer, whatever other systems are compared
+  b, c   (seed, question) pairs only the baseline, only the system got right
+  test   the test that gave p: with one seed McNemar's, exact (binomial) when
+         b+c < 25, else chi-square with continuity correction (chi2-cc);
+         with several seeds the exact sign-flip test over questions
+         (sign-flip), which is McNemar's exact test for one seed
+  p(Holm) p adjusted by Holm over the comparisons with the same baseline
+         (a benchmark's systems; a sweep's points); ~ marks a difference
+         that is not significant after adjustment
+`
+
+// testNote says which test gives each p, in compare's header.
+const testNote = "McNemar with one seed (exact below 25 discordant questions, else chi-square with continuity correction), the exact sign-flip test over questions with several seeds"
+
 // compareConfig carries the statistical settings of a comparison.
 type compareConfig struct {
 	intersect bool
@@ -182,11 +243,11 @@ type compareConfig struct {
 	test      string
 }
 
-// pickBaselines assigns every system the index of its baseline: the first
-// system of its benchmark group, or the system named by baseline (a name or
-// a path) for that system's group. Verdict files join the group of the run
-// trials when those are all on one benchmark.
-func pickBaselines(systems []compareSystem, baseline string) ([]int, error) {
+// assignGroups checks the systems' benchmark groups and the baseline:
+// verdict files join the group of the run trials when those are all on
+// one benchmark; a verdict file alone on its benchmark is an error, as is
+// a baseline (a name or a path) that names no system.
+func assignGroups(systems []compareSystem, baseline string) error {
 	groups := map[string]string{} // benchmarkKey -> a group name
 	for _, s := range systems {
 		if s.group != "" {
@@ -202,14 +263,9 @@ func pickBaselines(systems []compareSystem, baseline string) ([]int, error) {
 			}
 		}
 	}
-	first := map[string]int{}
 	count := map[string]int{}
-	for i, s := range systems {
-		k := benchmarkKey(s.group)
-		count[k]++
-		if _, ok := first[k]; !ok {
-			first[k] = i
-		}
+	for _, s := range systems {
+		count[benchmarkKey(s.group)]++
 	}
 	// A verdict file alone on its benchmark is compared with nothing:
 	// say so plainly instead of leaving it out.
@@ -221,31 +277,18 @@ func pickBaselines(systems []compareSystem, baseline string) ([]int, error) {
 					others = append(others, fmt.Sprintf("%s: %s", o.name, benchmarkOrUnknown(o.group)))
 				}
 			}
-			return nil, fmt.Errorf("%w: compare: %s scores benchmark %s and no other input does (%s); systems are compared only on the same benchmark: compare verdict files of one benchmark (eval --benchmark)",
+			return fmt.Errorf("%w: compare: %s scores benchmark %s and no other input does (%s); systems are compared only on the same benchmark: compare verdict files of one benchmark (eval --benchmark)",
 				errUsage, s.source, benchmarkOrUnknown(s.group), strings.Join(others, "; "))
 		}
 	}
-	if baseline != "" {
-		j := slices.IndexFunc(systems, func(s compareSystem) bool { return s.name == baseline || s.source == baseline })
-		if j < 0 {
-			names := make([]string, len(systems))
-			for i, s := range systems {
-				names[i] = s.name
-			}
-			return nil, fmt.Errorf("%w: --baseline %q is none of the systems %s", errUsage, baseline, strings.Join(names, ", "))
+	if baseline != "" && !slices.ContainsFunc(systems, func(s compareSystem) bool { return s.name == baseline || s.source == baseline }) {
+		names := make([]string, len(systems))
+		for i, s := range systems {
+			names[i] = s.name
 		}
-		first[benchmarkKey(systems[j].group)] = j
+		return fmt.Errorf("%w: --baseline %q is none of the systems %s", errUsage, baseline, strings.Join(names, ", "))
 	}
-	base := make([]int, len(systems))
-	compared := false
-	for i, s := range systems {
-		base[i] = first[benchmarkKey(s.group)]
-		compared = compared || base[i] != i
-	}
-	if !compared {
-		return nil, fmt.Errorf("compare: no two systems are on the same benchmark; nothing to compare")
-	}
-	return base, nil
+	return nil
 }
 
 // benchmarkKey is the name a benchmark group is matched by: run
@@ -260,97 +303,125 @@ func benchmarkOrUnknown(group string) string {
 	return group
 }
 
-// compareAll compares every system i with systems[base[i]] (systems that
-// are their own baseline are skipped): one stats.Comparison per pair
-// (McNemar test and paired bootstrap), Holm adjustment over the family of
-// pairs (stats.AdjustHolm). Every pair's bootstrap
-// uses its own source seeded with cfg.seed, so a pair's interval does not
-// depend on which other systems are compared.
-func compareAll(systems []compareSystem, base []int, cfg compareConfig) ([]compareRow, error) {
-	var rows []compareRow
+// compareAll compares the systems family by family: bench.PlanFamilies
+// decides each system's baseline and family (the first system of each
+// benchmark or the one --baseline names; a sweep's points against the
+// runner's paper default point), and stats.CompareFamily compares each
+// member with its baseline (test, paired bootstrap interval seeded by
+// cfg.seed and the two names, Holm within the family). Rows are in family
+// order.
+func compareAll(systems []compareSystem, baseline string, cfg compareConfig) ([]compareRow, error) {
+	refs := make([]bench.SystemRef, len(systems))
+	arms := make([]stats.Arm, len(systems))
 	for i, s := range systems {
-		if base[i] == i {
+		refs[i] = bench.SystemRef{Names: []string{s.name, s.source}, Benchmark: benchmarkKey(s.group)}
+		if s.trial != nil {
+			refs[i].Runner, refs[i].Params = s.trial.Runner, s.trial.Params
+			if k, swept := bench.SweepOf(s.trial); k != "" {
+				refs[i].Sweep, refs[i].Swept = s.source+"\x00"+k, swept
+			}
+		}
+		arms[i] = stats.Arm{Key: s.name, Outcomes: s.correct}
+		if len(s.excluded) > 0 {
+			arms[i].Excluded = map[string]bool{}
+			for id := range s.excluded {
+				arms[i].Excluded[id] = true
+			}
+		}
+	}
+	fams := bench.PlanFamilies(refs, baseline, paperDefaults())
+	// The databases of the questions two systems share must agree.
+	for _, f := range fams {
+		if f.Base < 0 {
 			continue
 		}
-		b := systems[base[i]]
-		p, err := stats.Pair(dropExcluded(b.correct, s.excluded), dropExcluded(s.correct, b.excluded), cfg.intersect)
-		if err != nil {
-			return nil, fmt.Errorf("compare %s (%s) with %s (%s): %w", b.name, b.source, s.name, s.source, err)
-		}
-		for _, id := range p.IDs {
-			if da, db := b.dbs[id], s.dbs[id]; da != "" && db != "" && da != db {
-				return nil, fmt.Errorf("compare %s (%s) with %s (%s): question %q is on database %q in one and %q in the other; they score different benchmarks",
-					b.name, b.source, s.name, s.source, id, da, db)
+		b := systems[f.Base]
+		for _, i := range f.Members {
+			s := systems[i]
+			for _, id := range slices.Sorted(maps.Keys(s.dbs)) {
+				if da, db := b.dbs[id], s.dbs[id]; da != "" && db != "" && da != db {
+					return nil, fmt.Errorf("compare %s (%s) with %s (%s): question %q is on database %q in one and %q in the other; they score different benchmarks",
+						b.name, b.source, s.name, s.source, id, da, db)
+				}
 			}
 		}
-		c, err := stats.Compare(p.A, p.B, stats.CompareOptions{Test: cfg.test, Level: cfg.level,
-			Resamples: cfg.resamples, CIMethod: cfg.ciMethod, Rand: rand.New(rand.NewPCG(cfg.seed, 0))})
-		if err != nil {
-			return nil, fmt.Errorf("compare %s with %s: %w", b.name, s.name, err)
-		}
-		row := compareRow{
-			Baseline: b.name, System: s.name, Benchmark: s.group, N: c.N,
-			AccBaseline: c.AccA, AccSystem: c.AccB, Delta: c.Delta,
-			CILo: c.CI.Lo, CIHi: c.CI.Hi, Level: c.CI.Level, CIMethod: c.CIMethod, Resamples: c.Resamples,
-			B: c.B, C: c.C, Test: c.Test, P: c.P, Warnings: c.Warnings,
-			BaselineOnly: len(p.OnlyA), SystemOnly: len(p.OnlyB),
-			PartialBaseline: b.pending > 0, PartialSystem: s.pending > 0,
-			comparison: c,
-		}
-		for _, id := range p.IDs {
-			if b.failed[id] {
-				row.FailedBaseline++
-			}
-			if s.failed[id] {
-				row.FailedSystem++
-			}
-		}
-		rows = append(rows, row)
 	}
-	family := make([]*stats.Comparison, len(rows))
-	for i := range rows {
-		family[i] = rows[i].comparison
-	}
-	if err := stats.AdjustHolm(family); err != nil {
+	cmp, err := bench.CompareFamilies(fams, arms, stats.FamilyOptions{Test: cfg.test, Level: cfg.level, Resamples: cfg.resamples,
+		CIMethod: cfg.ciMethod, Seed: cfg.seed, Intersect: cfg.intersect})
+	if err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
-	for i := range rows {
-		rows[i].PHolm = family[i].PAdj
-		rows[i].Significant = family[i].Significant()
+	var rows []compareRow
+	for _, f := range fams {
+		if f.Base < 0 {
+			continue
+		}
+		b := systems[f.Base]
+		for _, i := range f.Members {
+			s, sc := systems[i], cmp[i]
+			if sc.Err != nil {
+				return nil, fmt.Errorf("compare %s (%s) with %s (%s): %w", b.name, b.source, s.name, s.source, sc.Err)
+			}
+			c, p := sc.Comparison, sc.Paired
+			row := compareRow{
+				Baseline: b.name, System: s.name, Benchmark: s.group, N: c.N, Seeds: c.Seeds,
+				AccBaseline: c.AccA, AccSystem: c.AccB, Delta: c.Delta,
+				CILo: c.CI.Lo, CIHi: c.CI.Hi, Level: c.CI.Level, CIMethod: c.CIMethod, Resamples: c.Resamples,
+				B: c.B, C: c.C, Test: c.Test, P: c.P, PHolm: c.PAdj, Significant: c.Significant(), Warnings: c.Warnings,
+				BaselineOnly: len(p.OnlyA), SystemOnly: len(p.OnlyB),
+				PartialBaseline: b.pending > 0, PartialSystem: s.pending > 0,
+				comparison: c,
+			}
+			for _, seed := range p.Seeds {
+				for _, id := range p.IDs {
+					if b.failed[seed][id] {
+						row.FailedBaseline++
+					}
+					if s.failed[seed][id] {
+						row.FailedSystem++
+					}
+				}
+			}
+			rows = append(rows, row)
+		}
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("compare: no two systems are on the same benchmark; nothing to compare")
 	}
 	return rows, nil
 }
 
-// dropExcluded returns correct without the questions in excluded (whose
-// gold does not run in the other system's scoring).
-func dropExcluded(correct map[string]bool, excluded map[string]metrics.Status) map[string]bool {
-	if len(excluded) == 0 {
-		return correct
-	}
-	out := make(map[string]bool, len(correct))
-	for id, ok := range correct {
-		if _, ex := excluded[id]; !ex {
-			out[id] = ok
-		}
-	}
-	return out
-}
-
 // writeSystemsTable prints every system's EX over its attempted questions
 // (those whose gold runs; failed ones counted wrong), as eval prints it,
-// with its failed and pending counts and the questions left out.
+// with its failed and pending counts and the questions left out. When a
+// system has several seeds, a column gives their number, EX is the mean
+// over seeds of each seed's EX with its standard deviation over seeds, and
+// the counts are summed over seeds.
 func writeSystemsTable(w io.Writer, systems []compareSystem) {
-	fmt.Fprintf(w, "EX = correct / attempted (questions whose gold runs; failed items counted wrong)\n\n")
-	tab := textable.New(1, textable.Column{Name: "system"},
-		textable.Column{Name: "attempted", Align: textable.Right, MinWidth: 9}, textable.Column{Name: "correct", Align: textable.Right, MinWidth: 8},
+	seeded := slices.ContainsFunc(systems, func(s compareSystem) bool { return s.seeds() > 1 })
+	fmt.Fprintf(w, "EX = correct / attempted (questions whose gold runs; failed items counted wrong)\n")
+	if seeded {
+		fmt.Fprintf(w, "EX: mean over seeds of each seed's EX; sd: standard deviation over seeds; counts summed over seeds\n")
+	}
+	fmt.Fprintln(w)
+	cols := []textable.Column{{Name: "system"}}
+	if seeded {
+		cols = append(cols, textable.Column{Name: "seeds", Align: textable.Right, MinWidth: 5})
+	}
+	cols = append(cols, textable.Column{Name: "attempted", Align: textable.Right, MinWidth: 9}, textable.Column{Name: "correct", Align: textable.Right, MinWidth: 8},
 		textable.Column{Name: "failed", Align: textable.Right, MinWidth: 6}, textable.Column{Name: "pending", Align: textable.Right, MinWidth: 7},
-		textable.Column{Name: "EX", Align: textable.Right, MinWidth: 8}, textable.Column{Name: "gold does not run", Gap: 2})
+		textable.Column{Name: "EX", Align: textable.Right, MinWidth: 8})
+	if seeded {
+		cols = append(cols, textable.Column{Name: "sd", Align: textable.Right, MinWidth: 6})
+	}
+	cols = append(cols, textable.Column{Name: "gold does not run", Gap: 2})
+	tab := textable.New(1, cols...)
 	partial := false
 	for _, s := range systems {
-		t := s.tally()
+		mean, sd, t := s.ex()
 		ex := "-"
-		if t.Attempted > 0 {
-			ex = fmt.Sprintf("%.2f%%", 100*t.EX())
+		if !math.IsNaN(mean) {
+			ex = fmt.Sprintf("%.2f%%", 100*mean)
 		}
 		pend := "-" // a verdict file has no pending items
 		if s.run {
@@ -364,7 +435,19 @@ func writeSystemsTable(w io.Writer, systems []compareSystem) {
 		if excl == "" {
 			excl = "-"
 		}
-		tab.Row(s.name, fmt.Sprint(t.Attempted), fmt.Sprint(t.Correct), fmt.Sprint(t.Failed), pend, ex, excl)
+		row := []string{s.name}
+		if seeded {
+			row = append(row, fmt.Sprint(s.seeds()))
+		}
+		row = append(row, fmt.Sprint(t.Attempted), fmt.Sprint(t.Correct), fmt.Sprint(t.Failed), pend, ex)
+		if seeded {
+			sds := "-"
+			if !math.IsNaN(sd) {
+				sds = fmt.Sprintf("%.2f", 100*sd)
+			}
+			row = append(row, sds)
+		}
+		tab.Row(append(row, excl)...)
 	}
 	tab.Write(w)
 	if partial {
@@ -393,25 +476,43 @@ func writeCompareTable(w io.Writer, rows []compareRow, simulated bool, level flo
 	}
 	which := "baseline: " + rows[0].Baseline
 	if len(baselines) > 1 {
-		which = "baseline: the first system of each benchmark (column vs)"
+		which = "baseline: column vs (the first system of each benchmark, or --baseline; a sweep's points: the runner's paper default point)"
 	}
-	fmt.Fprintf(w, "%s; EX and delta in %%; %.0f%% paired bootstrap CI (%s, B=%d, seed %d); McNemar p, Holm-adjusted over %d comparisons; ~ not significant at alpha=%.2g\n\n",
-		which, 100*level, ciMethod, resamples, seed, len(rows), 1-level)
+	families := map[string]bool{}
+	seeded := false
+	for _, r := range rows {
+		families[r.Benchmark+"\x00"+r.Baseline] = true
+		seeded = seeded || r.Seeds > 1
+	}
+	holm := fmt.Sprintf("p Holm-adjusted over %d comparisons", len(rows))
+	if len(families) > 1 {
+		holm = "p Holm-adjusted within each baseline's comparisons"
+	}
+	fmt.Fprintf(w, "%s; EX and delta in %%; %.0f%% paired bootstrap CI (%s, B=%d, seed %d; questions resampled, a question's seeds kept together); test: %s; %s; ~ not significant at alpha=%.2g\n\n",
+		which, 100*level, ciMethod, resamples, seed, testNote, holm, 1-level)
 	if len(baselines) > 1 {
 		for i := range rows {
 			rows[i].System += "  vs " + rows[i].Baseline
 		}
 	}
-	tab := textable.New(1, textable.Column{Name: "system"}, textable.Column{Name: "n", Align: textable.Right, MinWidth: 6},
-		textable.Column{Name: "EX base", Align: textable.Right, MinWidth: 8}, textable.Column{Name: "EX sys", Align: textable.Right, MinWidth: 8},
+	cols := []textable.Column{{Name: "system"}, {Name: "n", Align: textable.Right, MinWidth: 6}}
+	if seeded {
+		cols = append(cols, textable.Column{Name: "seeds", Align: textable.Right, MinWidth: 5})
+	}
+	cols = append(cols, textable.Column{Name: "EX base", Align: textable.Right, MinWidth: 8}, textable.Column{Name: "EX sys", Align: textable.Right, MinWidth: 8},
 		textable.Column{Name: "delta", Align: textable.Right, MinWidth: 8}, textable.Column{Name: "CI", MinWidth: 18, Gap: 2},
 		textable.Column{Name: "b", Align: textable.Right, MinWidth: 5}, textable.Column{Name: "c", Align: textable.Right, MinWidth: 5},
 		textable.Column{Name: "test", MinWidth: 7}, textable.Column{Name: "p", Align: textable.Right, MinWidth: 10},
 		textable.Column{Name: "p(Holm)", Align: textable.Right, MinWidth: 10}, textable.Column{})
+	tab := textable.New(1, cols...)
 	for _, r := range rows {
 		c := r.comparison
-		tab.Row(r.System, fmt.Sprint(c.N), fmt.Sprintf("%.2f", 100*c.AccA), fmt.Sprintf("%.2f", 100*c.AccB), c.FormatDelta(2), c.FormatCI(2),
-			fmt.Sprint(c.B), fmt.Sprint(c.C), c.Test, stats.FormatP(c.P), stats.FormatP(c.PAdj), c.Mark())
+		row := []string{r.System, fmt.Sprint(c.N)}
+		if seeded {
+			row = append(row, fmt.Sprint(c.Seeds))
+		}
+		tab.Row(append(row, fmt.Sprintf("%.2f", 100*c.AccA), fmt.Sprintf("%.2f", 100*c.AccB), c.FormatDelta(2), c.FormatCI(2),
+			fmt.Sprint(c.B), fmt.Sprint(c.C), c.Test, stats.FormatP(c.P), stats.FormatP(c.PAdj), c.Mark())...)
 	}
 	tab.Write(w)
 	var notes strings.Builder
@@ -451,9 +552,26 @@ func loadCompareInputs(stderr io.Writer, inputs []string, o bench.ReadOptions) (
 				return nil, fmt.Errorf("compare: %s: %w", in, err)
 			}
 			writeStaleNote(stderr, head, o.AllTrials)
-			for _, r := range rs {
-				if err := add(compareSystem{name: r.Label, source: in, group: r.Benchmark, simulated: r.Simulated, correct: r.Correct,
-					failed: r.Failed, excludedN: r.Tally.Excluded, run: true, pending: r.Pending, dbs: r.DBs}); err != nil {
+			trials := make([]bench.RunTrial, len(rs))
+			for i := range rs {
+				trials[i].Trial = rs[i].Trial
+				if trials[i].Label == "" {
+					trials[i].Label = rs[i].Label
+				}
+			}
+			for _, sys := range bench.Systems(trials) {
+				first := &rs[sys.Trials[0]]
+				s := compareSystem{name: sys.Label, source: in, group: first.Benchmark, correct: stats.Replicates{},
+					failed: map[int64]map[string]bool{}, dbs: map[string]string{}, run: true, trial: &trials[sys.Trials[0]].Trial}
+				for k, i := range sys.Trials {
+					r, seed := &rs[i], sys.Seeds[k]
+					s.correct[seed], s.failed[seed] = r.Correct, r.Failed
+					s.tallies = append(s.tallies, r.Tally)
+					s.simulated = s.simulated || r.Simulated
+					s.pending += r.Pending
+					maps.Copy(s.dbs, r.DBs)
+				}
+				if err := add(s); err != nil {
 					return nil, err
 				}
 			}
@@ -464,7 +582,17 @@ func loadCompareInputs(stderr io.Writer, inputs []string, o bench.ReadOptions) (
 			return nil, err
 		}
 		name := strings.TrimSuffix(filepath.Base(in), filepath.Ext(in))
-		if err := add(compareSystem{name: name, source: in, group: vs.benchmark, fromFile: true, correct: vs.correct, excluded: vs.excluded, dbs: vs.dbs}); err != nil {
+		t := metrics.Tally{Attempted: len(vs.correct), Excluded: map[metrics.Status]int{}}
+		for _, ok := range vs.correct {
+			if ok {
+				t.Correct++
+			}
+		}
+		for _, st := range vs.excluded {
+			t.Excluded[st]++
+		}
+		if err := add(compareSystem{name: name, source: in, group: vs.benchmark, fromFile: true, correct: stats.Single(vs.correct),
+			tallies: []metrics.Tally{t}, excluded: vs.excluded, dbs: vs.dbs}); err != nil {
 			return nil, err
 		}
 	}

@@ -50,8 +50,8 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("report", "RUN_DIR... [flags]", stderr)
 	out := fs.String("out", "", "output directory (default: RUN_DIR/report of the first run)")
 	format := fs.String("format", strings.Join(reports.Formats, ","), "comma-separated output formats: md, tex, csv (tables), png, svg (plots); report.md is always written")
-	baseline := fs.String("baseline", "", "label of the system pairwise tests and a simplex grid's McNemar marks compare against (default: the point of a sweep or grid at the runner's paper default, else the first system of each benchmark)")
-	seed := fs.Uint64("seed", 1, "seed of every bootstrap resampling")
+	baseline := fs.String("baseline", "", "label of the system pairwise tests compare against, or of the point of a sweep or grid its points are tested against (default: each benchmark's first system; a sweep's or grid's point at the runner's paper default)")
+	seed := fs.Uint64("seed", stats.DefaultSeed, "seed of every bootstrap resampling; each pair draws from PCG(seed, FNV-1a(baseline name NUL system name)), as compare does")
 	resamples := fs.Int("B", stats.DefaultResamples, "bootstrap resamples")
 	level := fs.Float64("level", stats.DefaultLevel, "confidence level; significance is judged at alpha = 1 - level")
 	quiet := fs.Bool("quiet", false, "do not print the tables to the terminal")
@@ -101,8 +101,9 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 	for m, p := range prices {
 		merged[m] = p
 	}
-	rep, err := reports.Build(runs, reports.Options{Baseline: *baseline, Seed: *seed, Resamples: *resamples, Level: *level,
-		Prices: merged, Labels: benchmarkLabels(dirs[0]), PaperDefaults: paperDefaults(), Commit: binaryCommit()})
+	ropt := reports.Options{Baseline: *baseline, Seed: *seed, Resamples: *resamples, Level: *level,
+		Prices: merged, Labels: benchmarkLabels(dirs[0]), PaperDefaults: paperDefaults(), Commit: binaryCommit()}
+	rep, err := reports.Build(runs, ropt)
 	if err != nil {
 		return err
 	}
@@ -118,7 +119,7 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 	fmt.Fprintf(stderr, "report: %d tables, %d plots, %d files in %s (index: %s)\n", len(rep.Tables), len(rep.Figures), len(files),
 		*out, filepath.Join(*out, reports.ReportFile))
 	if !*noView {
-		return writeReportView(stderr, dirs, filepath.Join(*out, "view"), merged)
+		return writeReportView(stderr, dirs, filepath.Join(*out, "view"), merged, ropt)
 	}
 	return nil
 }
@@ -159,10 +160,12 @@ func reportCommit() string {
 	return rev
 }
 
-// writeReportView writes the static viewer of the runs into dir.
-func writeReportView(stderr io.Writer, dirs []string, dir string, prices map[string]metrics.Price) error {
+// writeReportView writes the static viewer of the runs into dir; its
+// comparisons use the report's baseline, seed, resamples and level (opt).
+func writeReportView(stderr io.Writer, dirs []string, dir string, prices map[string]metrics.Price, opt reports.Options) error {
 	ctx := context.Background()
-	v, err := viewer.Open(ctx, dirs, viewer.Options{Benchmark: viewerBenchmarks(dirs[0]), Prices: prices})
+	v, err := viewer.Open(ctx, dirs, viewer.Options{Benchmark: viewerBenchmarks(dirs[0]), Prices: prices,
+		Baseline: opt.Baseline, Seed: opt.Seed, Resamples: opt.Resamples, Level: opt.Level, PaperDefaults: opt.PaperDefaults})
 	if err != nil {
 		return err
 	}

@@ -159,6 +159,16 @@
     }
     return null;
   }
+  // cmpOf returns the comparison of trial i's system with its baseline,
+  // or {base: true} when i is a baseline's trial, or null.
+  function cmpOf(i) {
+    var cs = IDX.comparisons || [], base = null;
+    for (var k = 0; k < cs.length; k++) {
+      if (cs[k].trials.indexOf(i) >= 0) return cs[k];
+      if (cs[k].base_trials.indexOf(i) >= 0) base = { base: true };
+    }
+    return base;
+  }
   function exBar(t) {
     return h('span', { class: 'bar', title: 'EX ' + pct(t.ex) + ', 95% CI [' + pct(t.ci_lo) + ', ' + pct(t.ci_hi) + ']' },
       h('span', { class: 'fill', style: 'width:' + (100 * t.ex).toFixed(2) + '%' }),
@@ -168,15 +178,12 @@
     add(main, h('h2', null, 'Overview'));
     if (IDX.simulated) add(main, h('div', { class: 'banner' }, 'Simulated model: these numbers measure the harness and the simulator, not any LLM.'));
     (IDX.warnings || []).forEach(function (w) { add(main, h('div', { class: 'banner warn' }, w)); });
-    var first = {};
     var tb = h('tbody');
     IDX.trials.forEach(function (t, i) {
-      if (first[t.bench] === undefined) first[t.bench] = i;
-      var base = first[t.bench], mc = '(baseline)';
-      if (base !== i) {
-        var p = pairOf(base, i);
-        mc = p ? 'p=' + pval(p.p) + ' b=' + p.only_a + ' c=' + p.only_b + ' ' + p.test : '-';
-      }
+      var c = cmpOf(i), mc = '-';
+      if (c && c.base) mc = '(baseline)';
+      else if (c && c.error) mc = '- vs ' + c.baseline + ': ' + c.error;
+      else if (c) mc = 'vs ' + c.baseline + ': ' + c.line;
       var cost = t.total.cost_usd;
       add(tb, h('tr', { class: 'click', onclick: function () { location.hash = link(['questions'], { trial: i }); } },
         h('td', null, t.label), h('td', null, t.runner), h('td', null, t.bench),
@@ -191,9 +198,10 @@
         h('td', null, mc)));
     });
     add(main, h('table', { id: 'trials' },
-      h('thead', null, h('tr', null, ['trial', 'runner', 'benchmark', 'done', 'failed', 'pending', 'attempted', 'EX', '95% CI (Wilson)', '', 'calls', 'cached', 'tokens', 'cost', 'McNemar vs first trial']
+      h('thead', null, h('tr', null, ['trial', 'runner', 'benchmark', 'done', 'failed', 'pending', 'attempted', 'EX', '95% CI (Wilson)', '', 'calls', 'cached', 'tokens', 'cost', 'vs baseline: test, EX difference (CI), Holm p (seeds pooled)']
         .map(function (x) { return h('th', null, x); }))), tb));
     add(main, h('p', { class: 'muted' }, 'EX = correct / attempted: questions whose gold runs; failed items count as wrong. Click a trial to list its questions.'));
+    add(main, h('p', { class: 'muted' }, 'A system is its trials that differ only in their seed. Each is compared with its baseline (the first system of its benchmark; a sweep\'s points with the runner\'s paper default point), every seed pooled: p from McNemar\'s test with one seed, the exact sign-flip test over questions with several; CI: paired bootstrap over questions; Holm within the baseline\'s comparisons. The numbers are those of t2sbench compare and report.'));
     var fails = IDX.trials.filter(function (t) { return t.failed_by; });
     if (fails.length) {
       add(main, h('h3', null, 'Failures by class'));
@@ -339,7 +347,11 @@
     });
     var p = pairOf(a, b);
     add(main, h('p', { id: 'mcnemar' }, both + ' questions attempted by both; only ' + trialName(a) + ' right: ' + onlyA.length +
-      ', only ' + trialName(b) + ' right: ' + onlyB.length + (p ? '; McNemar p = ' + pval(p.p) + ' (' + p.test + ')' : '')));
+      ', only ' + trialName(b) + ' right: ' + onlyB.length + (p ? '; McNemar p = ' + pval(p.p) + ' (' + p.test + ', these two trials)' : '')));
+    (IDX.comparisons || []).forEach(function (c) {
+      var ab = c.trials.indexOf(a) >= 0 && c.base_trials.indexOf(b) >= 0, ba = c.trials.indexOf(b) >= 0 && c.base_trials.indexOf(a) >= 0;
+      if ((ab || ba) && c.line) add(main, h('p', { id: 'systems-comparison' }, 'Systems, seeds pooled: ' + c.system + ' vs ' + c.baseline + ': ' + c.line));
+    });
     function col(title, list, id) {
       var c = h('div', { id: id }, h('h3', null, title + ' (' + list.length + ')'));
       list.forEach(function (r) {
