@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -149,7 +150,7 @@ func PairedBootstrapTable(t Table2x2, opt BootstrapOptions) (DiffCI, error) {
 	}
 	r.CI, r.Warnings = histInterval(hist, n, float64(t.BOnly-t.AOnly), jack, opt)
 	if t.AOnly+t.BOnly == 0 {
-		r.Warnings = append(r.Warnings, fmt.Errorf("stats: bootstrap: no discordant questions; every resample has difference 0"))
+		r.Warnings = append(r.Warnings, errBootstrapNoDiscordant)
 	}
 	return r, nil
 }
@@ -460,4 +461,19 @@ func histOrder(hist []int, r int) int {
 		}
 	}
 	return len(hist) - 1
+}
+
+// errBootstrapNoDiscordant is the bootstrap's warning when no question is
+// discordant. A comparison leaves it out: its test already says so.
+var errBootstrapNoDiscordant = errors.New("stats: bootstrap: no discordant questions; every resample has difference 0")
+
+// intervalWarnings appends to ws the interval's warnings as text, less
+// the one that repeats the test's warning of no discordant question.
+func intervalWarnings(ws []string, iv []error) []string {
+	for _, w := range iv {
+		if !errors.Is(w, errBootstrapNoDiscordant) {
+			ws = append(ws, w.Error())
+		}
+	}
+	return ws
 }

@@ -113,9 +113,7 @@ func CompareTable(t Table2x2, opt CompareOptions) (*Comparison, error) {
 		return nil, err
 	}
 	c.CI, c.CIMethod, c.Resamples = ci.CI, ci.Method, ci.Resamples
-	for _, w := range ci.Warnings {
-		c.Warnings = append(c.Warnings, w.Error())
-	}
+	c.Warnings = intervalWarnings(c.Warnings, ci.Warnings)
 	return c, nil
 }
 

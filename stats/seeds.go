@@ -230,9 +230,7 @@ func CompareSeeds(p SeedPaired, opt CompareOptions) (*Comparison, error) {
 		return nil, err
 	}
 	c.CI, c.CIMethod, c.Resamples = ci.CI, ci.Method, ci.Resamples
-	for _, w := range ci.Warnings {
-		c.Warnings = append(c.Warnings, w.Error())
-	}
+	c.Warnings = intervalWarnings(c.Warnings, ci.Warnings)
 	return c, nil
 }
 
@@ -394,7 +392,7 @@ func ClusterBootstrap(x []int, S int, opt BootstrapOptions) (DiffCI, error) {
 	}
 	r.CI, r.Warnings = histIntervalAt(hist, n*S, scale, float64(t), jack, opt)
 	if counts[0] == n {
-		r.Warnings = append(r.Warnings, fmt.Errorf("stats: bootstrap: no discordant questions; every resample has difference 0"))
+		r.Warnings = append(r.Warnings, errBootstrapNoDiscordant)
 	}
 	return r, nil
 }
