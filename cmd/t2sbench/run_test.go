@@ -35,7 +35,9 @@ func TestMain(m *testing.M) {
 		runEnv = fakeCLIEnv
 		os.Exit(runMain(os.Stdout, os.Stderr, os.Args[1:]))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeFixtures()
+	os.Exit(code)
 }
 
 const cliQuestions = 40
@@ -438,37 +440,28 @@ func TestRunUsageErrors(t *testing.T) {
 	}
 }
 
-// TestQuickstart runs experiments/quickstart.yaml (direct, cot, sc with
-// sim on the mini benchmark) through the real environment, as `make demo`
-// does. The demo's time budget (well under two minutes) is asserted only on
-// request (T2S_TIMING=1): on a loaded machine wall time says little.
+// TestQuickstart checks the run of experiments/quickstart.yaml (the
+// baselines and the method runners with sim on the mini benchmark)
+// through the real environment, as `make demo` makes it: the test
+// binary's shared quickstart run (quickstartRun). The demo's time budget
+// (well under two minutes) is asserted only on request (T2S_TIMING=1): on
+// a loaded machine wall time says little.
 func TestQuickstart(t *testing.T) {
-	root := filepath.Join("..", "..")
-	wd, _ := os.Getwd()
-	if err := os.Chdir(root); err != nil {
-		t.Fatal(err)
+	t.Parallel()
+	q := quickstartRun(t)
+	if q.Took > time.Minute && os.Getenv("T2S_TIMING") == "1" {
+		t.Errorf("quickstart took %v; want well under 2 minutes", q.Took)
 	}
-	defer os.Chdir(wd)
-	spec := filepath.Join("experiments", "quickstart.yaml")
-	dir := t.TempDir()
-	start := time.Now()
-	var out bytes.Buffer
-	if err := run(&out, &out, []string{"run", spec, "--fresh", "--quiet", "--out", dir}); err != nil {
-		t.Fatalf("quickstart: %v\n%s", err, out.String())
-	}
-	if d := time.Since(start); d > time.Minute && os.Getenv("T2S_TIMING") == "1" {
-		t.Errorf("quickstart took %v; want well under 2 minutes", d)
-	}
-	_, v, err := bench.LoadRunVerdicts(dir)
+	_, v, err := bench.LoadRunVerdicts(q.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, label := range []string{"direct", "cot", "sc"} {
+	for _, label := range []string{"direct", "cot", "sc", "react-dsl", "steinersql", "alphasql", "iesr"} {
 		if len(v[label]) != 42 {
 			t.Errorf("%s: %d verdicts; want 42 (the mini benchmark)", label, len(v[label]))
 		}
 	}
-	if !strings.Contains(out.String(), "quickstart (simulated model)") {
-		t.Errorf("summary not titled as a simulated run:\n%s", out.String())
+	if !strings.Contains(q.Stdout, "quickstart (simulated model)") {
+		t.Errorf("summary not titled as a simulated run:\n%s", q.Stdout)
 	}
 }
