@@ -57,6 +57,7 @@ func reactSystems() (base, iter, dsl []bool) {
 }
 
 func TestCompareReActSQLTable5(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	base, iter, dsl := reactSystems()
 	pb := writeVerdicts(t, dir, "base.jsonl", base)
@@ -104,6 +105,7 @@ func TestCompareReActSQLTable5(t *testing.T) {
 }
 
 func TestCompareErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a := writeVerdicts(t, dir, "a.jsonl", []bool{true, false, true})
 	b := writeVerdicts(t, dir, "b.jsonl", []bool{true, true})
@@ -224,6 +226,7 @@ func TestCompareRunTwoBenchmarks(t *testing.T) {
 // different benchmarks with overlapping question ids were paired under
 // --intersect. A shared question on different databases is an error.
 func TestCompareDifferentDatabases(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a := filepath.Join(dir, "mini.jsonl")
 	b := filepath.Join(dir, "spider.jsonl")
@@ -243,6 +246,7 @@ func TestCompareDifferentDatabases(t *testing.T) {
 // TestHelp is a regression test: `help nosuch` printed the command list and
 // exited 0, and `help eval` wrote its flags to stderr.
 func TestHelp(t *testing.T) {
+	t.Parallel()
 	var out, errb bytes.Buffer
 	if err := run(&out, &errb, []string{"help", "nosuch"}); !errors.Is(err, errUsage) {
 		t.Errorf("help nosuch: error %v; want a usage error", err)
@@ -261,6 +265,7 @@ func TestHelp(t *testing.T) {
 // verdict, and compare refuses verdicts of different benchmarks plainly
 // (it used to suggest --intersect).
 func TestCompareBenchmarkMismatch(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, bench string, ids ...string) string {
 		var b strings.Builder
@@ -333,6 +338,7 @@ func TestEvalVerdictsCarryBenchmark(t *testing.T) {
 // systems with the same outcomes have no discordant question: McNemar's
 // P is 1 (by definition) and both the test and the bootstrap warn.
 func TestCompareWarnings(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a := writeVerdicts(t, dir, "a.jsonl", []bool{true, false, true, true})
 	b := writeVerdicts(t, dir, "b.jsonl", []bool{true, false, true, true})

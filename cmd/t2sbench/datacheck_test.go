@@ -87,6 +87,7 @@ func logicCatRO(t *testing.T) (dsn, pwEnv string) {
 // server), golds 865 and 1440 draw RAND(), and the LIMIT ties are found
 // (bike 154: "ORDER BY ... LIMIT 1" over tied rows).
 func TestDatasetsCheckLogicCatMySQL(t *testing.T) {
+	t.Parallel()
 	dsn, pwEnv := logicCatRO(t)
 	dir := testenv.Datasets(t, "logiccat")
 	rep := runCheck(t, "--benchmark", "logiccat", "--data", dir, "--mysql-dsn", dsn, "--mysql-password-env", pwEnv, "--workers", "4")
@@ -108,16 +109,17 @@ func TestDatasetsCheckLogicCatMySQL(t *testing.T) {
 	}
 }
 
-// TestLogicCatGoldAsPredStable scores LogicCat's golds as predictions three
-// times with one on-disk gold cache: every runnable gold without a
-// nondeterministic flag is correct every time, and their verdicts are the
-// same in every run.
+// TestLogicCatGoldAsPredStable scores LogicCat's golds as predictions twice
+// with one on-disk gold cache, the first run filling it and the second
+// reading it: every runnable gold without a nondeterministic flag is
+// correct both times, and their verdicts are the same in both runs.
 func TestLogicCatGoldAsPredStable(t *testing.T) {
+	t.Parallel()
 	dsn, pwEnv := logicCatRO(t)
 	dir := testenv.Datasets(t, "logiccat")
 	cache := filepath.Join(t.TempDir(), "gold")
 	var first map[string]bool
-	for run := 0; run < 3; run++ {
+	for run := 0; run < 2; run++ {
 		out := filepath.Join(t.TempDir(), "v.jsonl")
 		stdout, _, err := runEvalCLI(t, "--benchmark", "logiccat", "--data", dir, "--mysql-dsn", dsn, "--mysql-password-env", pwEnv,
 			"--gold-as-pred", "--quiet", "--json", "--cache-dir", cache, "--workers", "4", "--out", out)

@@ -420,6 +420,7 @@ runners:
 }
 
 func TestRunUsageErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args []string
 		want string
