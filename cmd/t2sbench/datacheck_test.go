@@ -49,21 +49,24 @@ func TestDatasetsCheckMini(t *testing.T) {
 	}
 }
 
-// TestDatasetsCheckSpider checks Spider dev on the shared data. Expected
-// figures: 972 runnable and 49 empty results (shared/datasets/spider/
-// SOURCE.md, from Python's sqlite3); 46 golds whose LIMIT cuts a tie,
-// measured by this check (question 26: two years hold 3 concerts each,
-// "ORDER BY count(*) DESC LIMIT 1").
+// TestDatasetsCheckSpider checks the first 30 questions of Spider dev on
+// the shared data through the command: its report holds every question
+// checked, totals that are metrics.SumGoldChecks of them, question 26
+// flagged limit_tie (two years hold 3 concerts each, "ORDER BY count(*)
+// DESC LIMIT 1"), and the recorded checksums of the release's files. The
+// health figures of all 1,034 golds are metrics' TestCheckGoldsSpider.
 func TestDatasetsCheckSpider(t *testing.T) {
 	dir := testenv.Datasets(t, "spider")
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	rep := runCheck(t, "--benchmark", "spider", "--data", dir, "--workers", "2")
-	tt := rep.Totals
-	if tt.Runnable != 972 || tt.MissingDB != 62 || tt.Empty != 49 || tt.Nondeterministic != 46 || tt.ByFlag[metrics.FlagLimitTie] != 42 {
-		t.Errorf("spider totals %+v; want 972 runnable, 62 missing_db, 49 empty, 46 nondeterministic (42 limit_tie)", tt)
+	rep := runCheck(t, "--benchmark", "spider", "--data", dir, "--workers", "2", "--limit", "30")
+	if len(rep.Questions) != 30 || rep.Totals.Questions != 30 || !reflect.DeepEqual(rep.Totals, metrics.SumGoldChecks(rep.Questions)) {
+		t.Errorf("spider check: %d questions, totals %+v; want 30, summed from the questions (%+v)", len(rep.Questions), rep.Totals, metrics.SumGoldChecks(rep.Questions))
 	}
 	if q := rep.Questions[26]; !reflect.DeepEqual(q.Flags, []string{metrics.FlagLimitTie}) {
 		t.Errorf("question 26 = %+v; want flagged limit_tie", q)
+	}
+	if len(rep.Files) == 0 {
+		t.Errorf("spider check: no file checksums in the report; want the release's recorded files")
 	}
 }
 
