@@ -147,8 +147,9 @@ func TestExportTrialChoice(t *testing.T) {
 // TestExportEvalRoundTrip runs direct with sim (realistic answer style:
 // fences, prose, multi-line SQL) on each benchmark, exports the trial in
 // every format and scores the file with eval: every question's verdict
-// (status and correctness) must be the run's own. Spider and BIRD come
-// from the shared datasets and are skipped when absent.
+// (status and correctness) must be the run's own. Spider and BIRD (their
+// first 30 questions) come from the shared datasets and are skipped when
+// absent.
 func TestExportEvalRoundTrip(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	for _, tt := range []struct {
@@ -157,8 +158,8 @@ func TestExportEvalRoundTrip(t *testing.T) {
 		limit int
 	}{
 		{"mini", func(*testing.T) string { return "" }, 0},
-		{"spider", func(t *testing.T) string { return testenv.Datasets(t, "spider") }, 100},
-		{"bird", func(t *testing.T) string { return testenv.Datasets(t, "bird") }, 100},
+		{"spider", func(t *testing.T) string { return testenv.Datasets(t, "spider") }, 30},
+		{"bird", func(t *testing.T) string { return testenv.Datasets(t, "bird") }, 30},
 	} {
 		t.Run(tt.bench, func(t *testing.T) {
 			data := tt.data(t)
