@@ -495,11 +495,15 @@ func (p *Page) Screenshot(ctx context.Context) ([]byte, error) {
 	return png, nil
 }
 
-// Close closes the page's tab.
+// Close closes the page's tab; closing it again does nothing.
 func (p *Page) Close() error {
 	p.b.mu.Lock()
+	_, open := p.b.sessions[p.session]
 	delete(p.b.sessions, p.session)
 	p.b.mu.Unlock()
+	if !open {
+		return nil
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	return p.b.call(ctx, "", "Target.closeTarget", map[string]any{"targetId": p.target}, nil)
