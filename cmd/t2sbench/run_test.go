@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"hash/fnv"
 	"io/fs"
@@ -14,6 +15,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -30,15 +33,30 @@ import (
 // The resume test re-executes this test binary as the CLI: with
 // T2SBENCH_TEST_CLI set, TestMain runs the command line in its arguments
 // against a fake environment (fakeCLIEnv) and exits.
+//
+// Otherwise it runs the tests, at least minParallel parallel tests at once
+// unless -test.parallel says otherwise: the longest of them spend their
+// time waiting on other processes (the README's MariaDB server, the shared
+// MySQL server, shard processes), which the default (GOMAXPROCS) would
+// queue one behind the other on a two-core machine.
 func TestMain(m *testing.M) {
 	if os.Getenv("T2SBENCH_TEST_CLI") == "1" {
 		runEnv = fakeCLIEnv
 		os.Exit(runMain(os.Stdout, os.Stderr, os.Args[1:]))
 	}
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set && runtime.GOMAXPROCS(0) < minParallel {
+		flag.Set("test.parallel", strconv.Itoa(minParallel))
+	}
 	code := m.Run()
 	removeFixtures()
 	os.Exit(code)
 }
+
+// minParallel is the least number of parallel tests TestMain runs at once.
+const minParallel = 4
 
 const cliQuestions = 40
 
