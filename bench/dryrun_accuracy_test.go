@@ -21,15 +21,16 @@ import (
 )
 
 // The dry run's accuracy: its estimate of the model calls of every runner
-// at its default parameters (the papers' search budgets) against the
-// calls a run of the bundled mini benchmark with sim then makes. These
-// are the only tests that run alphasql and iesr at their defaults; the
-// runs are made once per test binary (defaultsRun) and shared by the
-// tests that read them.
+// against the calls a run of the bundled mini benchmark with sim then
+// makes, at the runners' default parameters (the papers' search budgets)
+// and at a second operating point of the model and of the search budget.
+// These are the only tests that run alphasql and iesr at their defaults;
+// each run is made once per test binary (defaultsRun) and shared by the
+// tests that read it.
 
-// defaultsSpec runs every runner with its default parameters on the
-// bundled mini benchmark with the sim backend, at the operating point
-// (p, seed) filled in by defaultsRun.
+// defaultsSpec runs every runner on the bundled mini benchmark with the
+// sim backend, at the operating point (p, seed) and with the search
+// parameters of alphasql and iesr filled in by defaultsRun.
 const defaultsSpec = `name: defaults
 benchmarks: [{name: mini}]
 models:
@@ -42,7 +43,9 @@ runners:
   - name: react-dsl
   - name: steinersql
   - name: alphasql
+    params: {%s}
   - name: iesr
+    params: {%s}
 workers: 4
 `
 
@@ -50,15 +53,28 @@ workers: 4
 // measures calls per question (10 or more finished items of a trial).
 const pilotQuestions = 12
 
-// operatingPoint is a sim model's accuracy p and seed.
-type operatingPoint struct{ p, seed string }
+// operatingPoint is a sim model's accuracy p and seed, and the search
+// parameters of alphasql and iesr (YAML flow-mapping entries; empty: the
+// defaults).
+type operatingPoint struct{ p, seed, alphasql, iesr string }
 
 var (
-	// pointDefault is sim's default accuracy with the quickstart's seed;
-	// pointHigh a more accurate model with another seed.
-	pointDefault = operatingPoint{"0.6", "7"}
-	pointHigh    = operatingPoint{"0.8", "11"}
+	// pointDefault is sim's default accuracy with the quickstart's seed,
+	// every runner at its defaults; pointHigh a more accurate model with
+	// another seed and the quickstart's search budgets (n_rollout 8
+	// instead of 24 and 32).
+	pointDefault = operatingPoint{"0.6", "7", "", ""}
+	pointHigh    = operatingPoint{"0.8", "11", "n_rollout: 8", "n_rollout: 8"}
 )
+
+// String names the operating point in logs.
+func (op operatingPoint) String() string {
+	s := "sim p=" + op.p + " seed " + op.seed
+	if op.alphasql == "" && op.iesr == "" {
+		return s + ", default parameters"
+	}
+	return s + ", alphasql {" + op.alphasql + "}, iesr {" + op.iesr + "}"
+}
 
 // defaultsFixture is the run of defaultsSpec at one operating point, with
 // the dry runs made on its way.
@@ -105,7 +121,7 @@ func defaultsRun(t *testing.T, op operatingPoint) *defaultsFixture {
 		}
 		defer os.RemoveAll(tmp)
 		dir := filepath.Join(tmp, "run")
-		plan := benchkit.Plan(t, benchkit.Spec(t, fmt.Sprintf(defaultsSpec, op.p, op.seed), "defaults.yaml"))
+		plan := benchkit.Plan(t, benchkit.Spec(t, fmt.Sprintf(defaultsSpec, op.p, op.seed, op.alphasql, op.iesr), "defaults.yaml"))
 		f.Estimate = planDryRun(t, plan, dir)
 		if _, err := os.Stat(dir); !os.IsNotExist(err) {
 			f.err = fmt.Errorf("the dry run left %s (stat: %v); want no run directory", dir, err)
@@ -171,21 +187,22 @@ func readCalls(t *testing.T, dir string) (*bench.RunData, map[string]int) {
 	return r, out
 }
 
-// TestDryRunEstimateMatchesRun: for every runner at its defaults, the dry
-// run's estimate of the model calls is within tolerance of the calls the
-// run then makes (the run store's call log), and the dry run creates no
-// run directory, at two operating points of the sim model (p = 0.6, the
-// default, and p = 0.8 with another seed). The table of estimate vs actual
-// is logged for each.
+// TestDryRunEstimateMatchesRun: for every runner, the dry run's estimate
+// of the model calls is within tolerance of the calls the run then makes
+// (the run store's call log), and the dry run creates no run directory,
+// at two operating points: sim's default p = 0.6 with every runner at its
+// defaults, and p = 0.8 with another seed and the quickstart's search
+// budgets. The table of estimate vs actual is logged for each.
 func TestDryRunEstimateMatchesRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs alphasql and iesr at their defaults on the mini benchmark")
 	}
+	t.Parallel()
 	for _, op := range []operatingPoint{pointDefault, pointHigh} {
 		t.Run("p="+op.p, func(t *testing.T) {
 			t.Parallel()
 			f := defaultsRun(t, op)
-			checkEstimate(t, f, "sim p="+op.p+" seed "+op.seed)
+			checkEstimate(t, f, op.String())
 		})
 	}
 }
@@ -231,7 +248,7 @@ func checkEstimate(t *testing.T, f *defaultsFixture, point string) {
 			t.Errorf("%s: estimated %.0f calls, the run made %.0f (%+.1f%%); want within %.0f%%", dt.Label, dt.Calls, got, 100*diff, 100*limit)
 		}
 	}
-	t.Logf("dry-run estimate vs actual model calls, mini (42 questions), %s, default parameters:\n%s", point, table.String())
+	t.Logf("dry-run estimate vs actual model calls, mini (42 questions), %s:\n%s", point, table.String())
 
 	checkReplica(t, f.Run)
 	logValidation(t, f.Run)
@@ -320,8 +337,15 @@ func checkReplica(t *testing.T, r *bench.RunData) {
 			}
 			d[a] = sum / float64(len(cs))
 		}
+		rollouts := sp.rollouts
+		switch v := tr.Params["n_rollout"].(type) {
+		case float64:
+			rollouts = int(v)
+		case int:
+			rollouts = v
+		}
 		est, err := mcts.EstimateSearch(mcts.SearchModel{Table: sp.table, Terminal: sp.terminal, Free: map[mcts.Action]bool{sp.terminal: true},
-			Distinct: func(a mcts.Action, _ int) float64 { return d[a] }}, sp.rollouts, 3, mcts.DefaultC, 256)
+			Distinct: func(a mcts.Action, _ int) float64 { return d[a] }}, rollouts, 3, mcts.DefaultC, 256)
 		if err != nil {
 			t.Fatal(err)
 		}
