@@ -16,9 +16,9 @@ import (
 )
 
 // page loads a script file after its load event and then, on a timer of
-// 3 s, writes a line: a DOM read at the load event sees neither (the timer
-// runs on the real clock there), a read after a virtual-time budget of
-// 5 s sees both.
+// 10 s, writes a line: a DOM read at the load event sees neither (the
+// timer runs on the real clock there), a read after a virtual-time budget
+// of 15 s sees both (virtual time runs the timer at once).
 const page = `<!doctype html>
 <html><head><title>t</title></head><body><p id="a">static</p>
 <script>
@@ -35,7 +35,7 @@ const late = `setTimeout(function () {
   p.id = 'b';
   p.textContent = 'after the timer';
   document.body.appendChild(p);
-}, 3000);
+}, 10000);
 `
 
 func site(t *testing.T) string {
@@ -82,9 +82,9 @@ func TestLoad(t *testing.T) {
 		opt      chromium.LoadOptions
 		wantLate bool
 	}{
-		{"virtual time", chromium.LoadOptions{VirtualTime: 5 * time.Second}, true},
+		{"virtual time", chromium.LoadOptions{VirtualTime: 15 * time.Second}, true},
 		{"load event", chromium.LoadOptions{}, false},
-		{"virtual time sized", chromium.LoadOptions{VirtualTime: 5 * time.Second, Width: 640, Height: 360}, true},
+		{"virtual time sized", chromium.LoadOptions{VirtualTime: 15 * time.Second, Width: 640, Height: 360}, true},
 	}
 	var wg sync.WaitGroup
 	for _, tt := range tests {
