@@ -18,6 +18,7 @@ import (
 // sent 3 * 3 = 9 requests and malformed JSON 3). The item is left pending
 // (StatusError) after one attempt, with the failure's class.
 func TestRunOneRetryLoop(t *testing.T) {
+	t.Parallel()
 	const maxRetries = 2
 	tests := []struct {
 		name     string
@@ -33,6 +34,7 @@ func TestRunOneRetryLoop(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			srv := fakeopenai.New(t, fakeopenai.Options{})
 			srv.FailN(tc.fault, 20)
 			spec := fmt.Sprintf(`name: retry

@@ -6,78 +6,116 @@ import (
 	"fmt"
 	"html"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/t2sbench/t2sbench/internal/testkit/chromium"
 	"github.com/t2sbench/t2sbench/viewer"
 )
 
-// The browser tests drive Debian's headless Chromium (the `chromium`
-// package; .ci/run installs it) over a static copy opened from file://,
-// read the rendered DOM with --dump-dom and take screenshots with
-// --screenshot. They skip when no Chromium is installed. Screenshots go to
-// $T2S_VIEW_SHOTS when set, else to a temporary directory.
+// The browser tests drive one headless Chromium per test binary (the
+// `chromium` package; .ci/run installs it) over the DevTools protocol
+// (internal/testkit/chromium): each page, a static copy opened from
+// file://, is a new tab of it, whose rendered DOM the tests read. They
+// skip when no Chromium is installed. Screenshots are taken only when
+// $T2S_VIEW_SHOTS names a directory to write them to.
 
-func chromiumPath(t testing.TB) string {
+// pageBudget is the virtual-time budget of a page: the page runs until it
+// has nothing left to do (its scripts loaded) or this much virtual time
+// has passed, as with --virtual-time-budget.
+const pageBudget = 5 * time.Second
+
+var (
+	browserOnce sync.Once
+	browserB    *chromium.Browser
+	browserErr  error
+)
+
+// browser returns the test binary's Chromium, started by the first test
+// that asks (closed by TestMain), or skips t when none is installed.
+func browser(t testing.TB) *chromium.Browser {
 	t.Helper()
-	for _, name := range []string{os.Getenv("T2S_CHROMIUM"), "chromium", "chromium-browser", "google-chrome"} {
-		if name == "" {
-			continue
-		}
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
+	bin, err := chromium.Find()
+	if err != nil {
+		t.Skipf("%v; skipping browser test", err)
 	}
-	t.Skip("no Chromium found (install Debian's chromium package or set T2S_CHROMIUM); skipping browser test")
-	return ""
+	browserOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		browserB, browserErr = chromium.Start(ctx, bin)
+	})
+	if browserErr != nil {
+		t.Fatal(browserErr)
+	}
+	return browserB
 }
 
-func shotsDir(t testing.TB) string {
-	if d := os.Getenv("T2S_VIEW_SHOTS"); d != "" {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		return d
+// closeBrowser ends the test binary's Chromium, if one was started.
+func closeBrowser() {
+	if browserB != nil {
+		browserB.Close()
 	}
-	return t.TempDir()
 }
 
-// browse runs headless Chromium on url with args and returns its stdout.
-// virtual is the virtual-time budget (0: none, the page's own clock).
-func browse(t testing.TB, url string, virtual time.Duration, args ...string) string {
+// load opens url in a new tab of the test binary's Chromium with opt; the
+// tab is closed when the test ends, if not before.
+func load(t testing.TB, url string, opt chromium.LoadOptions) *chromium.Page {
 	t.Helper()
-	bin := chromiumPath(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	base := []string{"--headless=new", "--disable-gpu", "--no-sandbox", "--no-first-run", "--disable-extensions",
-		"--user-data-dir=" + t.TempDir(), "--hide-scrollbars"}
-	if virtual > 0 {
-		base = append(base, fmt.Sprintf("--virtual-time-budget=%d", virtual.Milliseconds()))
-	}
-	cmd := exec.CommandContext(ctx, bin, append(append(base, args...), url)...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	p, err := browser(t).Load(ctx, url, opt)
 	if err != nil {
-		t.Fatalf("chromium %s: %v\n%s", url, err, stderr.String())
+		t.Fatal(err)
 	}
-	return string(out)
+	t.Cleanup(func() { p.Close() })
+	return p
 }
 
+// domOf returns the serialized DOM of page p and closes p.
+func domOf(t testing.TB, p *chromium.Page) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	dom, err := p.DOM(ctx)
+	p.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dom
+}
+
+// dumpDOM loads url on virtual time (pageBudget) and returns its DOM, as
+// `chromium --dump-dom --virtual-time-budget` prints it.
 func dumpDOM(t testing.TB, url string) string {
 	t.Helper()
-	return browse(t, url, 5*time.Second, "--dump-dom")
+	return domOf(t, load(t, url, chromium.LoadOptions{VirtualTime: pageBudget}))
 }
 
-func screenshot(t testing.TB, url, file string, w, h int) {
+// screenshot writes a w x h PNG of url to $T2S_VIEW_SHOTS/name; without
+// $T2S_VIEW_SHOTS it does nothing.
+func screenshot(t testing.TB, url, name string, w, h int) {
 	t.Helper()
-	browse(t, url, 5*time.Second, fmt.Sprintf("--window-size=%d,%d", w, h), "--screenshot="+file)
-	if st, err := os.Stat(file); err != nil || st.Size() == 0 {
-		t.Fatalf("screenshot %s not written: %v", file, err)
+	dir := os.Getenv("T2S_VIEW_SHOTS")
+	if dir == "" {
+		return
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := load(t, url, chromium.LoadOptions{VirtualTime: pageBudget, Width: w, Height: h})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	png, err := p.Screenshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, name)
+	if err := os.WriteFile(file, png, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	t.Logf("screenshot %s", file)
 }
@@ -175,9 +213,11 @@ func pageURL(dir, route string) string {
 }
 
 // TestBrowserViews opens the static copy of the mini run in Chromium:
-// every view renders what the data says, and the screenshots show it.
+// every view renders what the data says (and, with $T2S_VIEW_SHOTS, the
+// screenshots show it).
 func TestBrowserViews(t *testing.T) {
-	chromiumPath(t)
+	t.Parallel()
+	browser(t)
 	dir := miniRun(t)
 	v := openViewer(t, dir)
 	site := t.TempDir()
@@ -185,13 +225,13 @@ func TestBrowserViews(t *testing.T) {
 		t.Fatal(err)
 	}
 	idx := v.Index()
-	shots := shotsDir(t)
 	q0, err := v.Question(context.Background(), 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 
 	t.Run("overview", func(t *testing.T) {
+		t.Parallel()
 		dom := dumpDOM(t, pageURL(site, "#/overview"))
 		els := elements(dom)
 		if n := count(els, func(e element) bool { return e.name == "tr" && e.class("click") }); n != len(idx.Trials) {
@@ -207,10 +247,11 @@ func TestBrowserViews(t *testing.T) {
 		if !strings.Contains(txt, "viewer-mini (simulated model)") {
 			t.Errorf("overview lacks the simulated-model title")
 		}
-		screenshot(t, pageURL(site, "#/overview"), filepath.Join(shots, "overview.png"), 1400, 900)
+		screenshot(t, pageURL(site, "#/overview"), "overview.png", 1400, 900)
 	})
 
 	t.Run("questions filter", func(t *testing.T) {
+		t.Parallel()
 		want := 0
 		for _, r := range idx.Questions {
 			if c := r.Outcome[tCot]; c == 'W' || c == 'F' {
@@ -225,10 +266,11 @@ func TestBrowserViews(t *testing.T) {
 		if !strings.Contains(text(dom), fmt.Sprintf("%d of %d questions", want, len(idx.Questions))) {
 			t.Errorf("count line missing %d of %d", want, len(idx.Questions))
 		}
-		screenshot(t, pageURL(site, "#/questions"), filepath.Join(shots, "questions.png"), 1400, 900)
+		screenshot(t, pageURL(site, "#/questions"), "questions.png", 1400, 900)
 	})
 
 	t.Run("mcts tree", func(t *testing.T) {
+		t.Parallel()
 		it := q0.Items[tAlpha]
 		want := chosenNodes(t, it)
 		if want < 2 {
@@ -243,10 +285,11 @@ func TestBrowserViews(t *testing.T) {
 		if !strings.Contains(text(dom), "ROOT") || !strings.Contains(text(dom), "Q=") {
 			t.Errorf("tree lacks the root line with Q and N")
 		}
-		screenshot(t, pageURL(site, route), filepath.Join(shots, "mcts-alphasql.png"), 1400, 2400)
+		screenshot(t, pageURL(site, route), "mcts-alphasql.png", 1400, 2400)
 	})
 
 	t.Run("iesr", func(t *testing.T) {
+		t.Parallel()
 		trajs, _ := q0.Items[tIESR].Trace.Data["trajectories"].([]any)
 		route := fmt.Sprintf("#/q/0?trial=%d", tIESR)
 		dom := dumpDOM(t, pageURL(site, route))
@@ -261,10 +304,11 @@ func TestBrowserViews(t *testing.T) {
 		if n := count(elements(sec), func(e element) bool { return e.name == "span" && e.class("stack") }); n != len(trajs) {
 			t.Errorf("got %d score-part bars; want %d", n, len(trajs))
 		}
-		screenshot(t, pageURL(site, route), filepath.Join(shots, "mcts-iesr.png"), 1400, 2400)
+		screenshot(t, pageURL(site, route), "mcts-iesr.png", 1400, 2400)
 	})
 
 	t.Run("react", func(t *testing.T) {
+		t.Parallel()
 		n := -1
 		var turns, compiled int
 		for i := 0; i < v.Questions(); i++ {
@@ -300,10 +344,11 @@ func TestBrowserViews(t *testing.T) {
 		if !strings.Contains(text(dom), "observation:") || !strings.Contains(text(dom), "compiled SQL of the answer") {
 			t.Errorf("ReAct view lacks observations or the compiled SQL")
 		}
-		screenshot(t, pageURL(site, route), filepath.Join(shots, "react.png"), 1400, 2000)
+		screenshot(t, pageURL(site, route), "react.png", 1400, 2000)
 	})
 
 	t.Run("steiner", func(t *testing.T) {
+		t.Parallel()
 		it := q0.Items[tSteiner]
 		raw, _ := json.Marshal(it.Trace.Data["scaffold"])
 		var sc struct {
@@ -326,10 +371,11 @@ func TestBrowserViews(t *testing.T) {
 		if !strings.Contains(dom, `id="validation"`) {
 			t.Errorf("validation table missing")
 		}
-		screenshot(t, pageURL(site, route), filepath.Join(shots, "steiner.png"), 1400, 1800)
+		screenshot(t, pageURL(site, route), "steiner.png", 1400, 1800)
 	})
 
 	t.Run("disagreements", func(t *testing.T) {
+		t.Parallel()
 		var p viewer.Pair
 		for _, x := range idx.Pairs {
 			if x.A == tDirect && x.B == tAlpha {
@@ -344,10 +390,11 @@ func TestBrowserViews(t *testing.T) {
 		if !strings.Contains(text(dom), fmt.Sprintf("McNemar p = %.3g", p.P)) {
 			t.Errorf("McNemar p %.3g not shown", p.P)
 		}
-		screenshot(t, pageURL(site, route), filepath.Join(shots, "disagreements.png"), 1400, 1600)
+		screenshot(t, pageURL(site, route), "disagreements.png", 1400, 1600)
 	})
 
 	t.Run("model calls", func(t *testing.T) {
+		t.Parallel()
 		want := 0
 		for _, tr := range idx.Trials {
 			want += len(tr.Usage) + 1
@@ -392,15 +439,16 @@ func chosenNodes(t *testing.T, it viewer.QuestItem) int {
 // verdict error and a call-log error holding <script>, an <img onerror>
 // and an attribute injection render as text on every view.
 func TestBrowserShowsMarkupAsText(t *testing.T) {
-	chromiumPath(t)
+	t.Parallel()
+	browser(t)
 	v := openViewerWith(t, hostileBenchmark, injectionRun(t))
 	site := t.TempDir()
 	if err := v.WriteStatic(context.Background(), site); err != nil {
 		t.Fatal(err)
 	}
-	shots := shotsDir(t)
 	for _, route := range []string{"#/overview", "#/questions", "#/q/0?trial=0", "#/q/0?trial=1", "#/q/0?trial=0&calls=all", "#/disagree?a=0&b=1", "#/calls"} {
 		t.Run(route, func(t *testing.T) {
+			t.Parallel()
 			dom := dumpDOM(t, pageURL(site, route))
 			els := elements(dom)
 			for _, e := range els {
@@ -431,5 +479,5 @@ func TestBrowserShowsMarkupAsText(t *testing.T) {
 			t.Errorf("model calls: %q not shown as text", want)
 		}
 	}
-	screenshot(t, pageURL(site, "#/q/0?trial=0"), filepath.Join(shots, "injection.png"), 1400, 1400)
+	screenshot(t, pageURL(site, "#/q/0?trial=0"), "injection.png", 1400, 1400)
 }

@@ -24,7 +24,8 @@ runners: [{name: direct}]
 // log is shown with its messages' text and its answer as the question
 // file holds them, the cut answer marked as cut, and the cache state.
 func TestBrowserModelCalls(t *testing.T) {
-	chromiumPath(t)
+	t.Parallel()
+	browser(t)
 	dir := t.TempDir()
 	if err := runSpec(t, cutSpec, dir); err != nil {
 		t.Fatal(err)
@@ -83,5 +84,5 @@ func TestBrowserModelCalls(t *testing.T) {
 	if n := count(els, func(e element) bool { return e.name == "span" && e.class("role-user") }); n == 0 {
 		t.Error("no user message shown")
 	}
-	screenshot(t, pageURL(site, route), filepath.Join(shotsDir(t), "model-calls.png"), 1400, 1600)
+	screenshot(t, pageURL(site, route), "model-calls.png", 1400, 1600)
 }

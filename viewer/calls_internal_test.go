@@ -8,6 +8,7 @@ import (
 // TestShares: texts that fit an equal share stay whole, the rest split
 // what is left equally, and the kept bytes never pass the budget.
 func TestShares(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		sizes  []int
 		budget int
@@ -37,6 +38,7 @@ func TestShares(t *testing.T) {
 
 // TestCut cuts on a rune boundary.
 func TestCut(t *testing.T) {
+	t.Parallel()
 	s := strings.Repeat("é", 10) // 20 bytes
 	for _, tt := range []struct {
 		n    int

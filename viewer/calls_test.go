@@ -34,6 +34,7 @@ func questionFile(t *testing.T, raw []byte) viewer.Question {
 // holds the request's messages and every sample's answer, reasoning and
 // finish reason as the cache stores them.
 func TestQuestionCallsFromCache(t *testing.T) {
+	t.Parallel()
 	dir := miniRun(t)
 	v := openViewer(t, dir)
 	ctx := context.Background()
@@ -101,6 +102,7 @@ func TestQuestionCallsFromCache(t *testing.T) {
 // call the log holds no key for is "not cached: prompt not kept"; and
 // Options.ModelCache finds a cache moved elsewhere.
 func TestQuestionCallsWithoutCache(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	spec := `
 name: calls-nocache

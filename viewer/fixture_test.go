@@ -87,6 +87,7 @@ func miniRun(t testing.TB) string {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	closeBrowser()
 	if miniDir != "" {
 		os.RemoveAll(miniDir)
 	}

@@ -10,6 +10,7 @@ import (
 // TestCellValue: every preview value encodes as JSON, text is capped on a
 // rune boundary, BLOBs show their length.
 func TestCellValue(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("é", maxCell) // 2 bytes per rune
 	tests := []struct {
 		in   any

@@ -23,6 +23,7 @@ import (
 // TestIndexMatchesSummary checks the overview against bench.Summarize and
 // the question rows against the verdicts, over the mini run.
 func TestIndexMatchesSummary(t *testing.T) {
+	t.Parallel()
 	dir := miniRun(t)
 	v := openViewer(t, dir)
 	idx := v.Index()
@@ -105,6 +106,7 @@ func TestIndexMatchesSummary(t *testing.T) {
 // benchmark with its preview, each trial's SQL and trace as stored, and
 // the calls of the call log.
 func TestQuestionContent(t *testing.T) {
+	t.Parallel()
 	dir := miniRun(t)
 	v := openViewer(t, dir)
 	q, err := v.Question(context.Background(), 0, nil)
@@ -173,6 +175,7 @@ func keys(m map[string]any) []string {
 // TestStaticCopy writes the static copy and checks every data file is a
 // registration call holding valid JSON.
 func TestStaticCopy(t *testing.T) {
+	t.Parallel()
 	dir := miniRun(t)
 	v := openViewer(t, dir)
 	out := t.TempDir()
@@ -211,6 +214,7 @@ func TestStaticCopy(t *testing.T) {
 // TestScriptEscapesMarkup: a data file never holds markup that could close
 // its <script> (encoding/json escapes < > &).
 func TestScriptEscapesMarkup(t *testing.T) {
+	t.Parallel()
 	v := openViewerWith(t, hostileBenchmark, injectionRun(t))
 	b, err := v.IndexScript()
 	if err != nil {
@@ -232,6 +236,7 @@ func TestScriptEscapesMarkup(t *testing.T) {
 
 // TestHandler serves the viewer and fetches each kind of file.
 func TestHandler(t *testing.T) {
+	t.Parallel()
 	dir := miniRun(t)
 	v := openViewer(t, dir)
 	srv := httptest.NewServer(v.Handler())
@@ -266,6 +271,7 @@ func TestHandler(t *testing.T) {
 // carry their run's name, and the questions of one benchmark are one row
 // each with an outcome per trial.
 func TestTwoRuns(t *testing.T) {
+	t.Parallel()
 	dir := miniRun(t)
 	v := openViewer(t, dir, dir)
 	idx := v.Index()
@@ -292,6 +298,7 @@ func TestTwoRuns(t *testing.T) {
 // TestBenchmarkUnavailable: when a benchmark cannot be opened the viewer
 // still opens, says why, and shows what the verdicts hold.
 func TestBenchmarkUnavailable(t *testing.T) {
+	t.Parallel()
 	dir := miniRun(t)
 	v := openViewerWith(t, func(bench.BenchmarkSpec) (*datasets.Benchmark, error) {
 		return nil, os.ErrNotExist

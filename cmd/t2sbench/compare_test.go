@@ -57,6 +57,7 @@ func reactSystems() (base, iter, dsl []bool) {
 }
 
 func TestCompareReActSQLTable5(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	base, iter, dsl := reactSystems()
 	pb := writeVerdicts(t, dir, "base.jsonl", base)
@@ -107,6 +108,7 @@ func TestCompareReActSQLTable5(t *testing.T) {
 }
 
 func TestCompareErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a := writeVerdicts(t, dir, "a.jsonl", []bool{true, false, true})
 	b := writeVerdicts(t, dir, "b.jsonl", []bool{true, true})
@@ -227,6 +229,7 @@ func TestCompareRunTwoBenchmarks(t *testing.T) {
 // different benchmarks with overlapping question ids were paired under
 // --intersect. A shared question on different databases is an error.
 func TestCompareDifferentDatabases(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a := filepath.Join(dir, "mini.jsonl")
 	b := filepath.Join(dir, "spider.jsonl")
@@ -246,6 +249,7 @@ func TestCompareDifferentDatabases(t *testing.T) {
 // TestHelp is a regression test: `help nosuch` printed the command list and
 // exited 0, and `help eval` wrote its flags to stderr.
 func TestHelp(t *testing.T) {
+	t.Parallel()
 	var out, errb bytes.Buffer
 	if err := run(&out, &errb, []string{"help", "nosuch"}); !errors.Is(err, errUsage) {
 		t.Errorf("help nosuch: error %v; want a usage error", err)
@@ -264,6 +268,7 @@ func TestHelp(t *testing.T) {
 // verdict, and compare refuses verdicts of different benchmarks plainly
 // (it used to suggest --intersect).
 func TestCompareBenchmarkMismatch(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	write := func(name, bench string, ids ...string) string {
 		var b strings.Builder
@@ -337,6 +342,7 @@ func TestEvalVerdictsCarryBenchmark(t *testing.T) {
 // P is 1 (by definition) and the test warns once; the bootstrap's
 // interval [0, 0] repeats no warning of its own.
 func TestCompareWarnings(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a := writeVerdicts(t, dir, "a.jsonl", []bool{true, false, true, true})
 	b := writeVerdicts(t, dir, "b.jsonl", []bool{true, false, true, true})

@@ -14,6 +14,7 @@ import (
 // measured, and how to fetch what is missing; a folder with no benchmark
 // is an error naming it and the fetch command.
 func TestDatasetsListMeasures(t *testing.T) {
+	t.Parallel()
 	empty := t.TempDir()
 	var out bytes.Buffer
 	err := run(&out, &out, []string{"datasets", "list", "--data", empty})

@@ -18,6 +18,7 @@ import (
 // manifests themselves are checked by the module in deploy/k8s/validate
 // (make k8s-validate).
 func TestKubernetesSpec(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(testenv.RepoRoot(), "deploy", "k8s", "spec-configmap.yaml")
 	data, err := os.ReadFile(path)
 	if err != nil {

@@ -67,6 +67,7 @@ func TestExitCodes(t *testing.T) {
 // TestHelpListsExitCodes checks that `t2sbench help` documents every exit
 // status.
 func TestHelpListsExitCodes(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	if err := run(&out, &out, []string{"help"}); err != nil {
 		t.Fatal(err)

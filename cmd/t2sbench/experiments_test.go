@@ -34,6 +34,7 @@ func experimentSpecs(t *testing.T) []string {
 // equal to the file's, and only sim models bound by default, so that every
 // spec runs offline.
 func TestExperimentSpecsPlan(t *testing.T) {
+	t.Parallel()
 	// Trial counts of the paper-table specs: runners x backbones x
 	// benchmarks (x ablations, sweeps, grids), from the specs' headers.
 	wantTrials := map[string]int{

@@ -17,6 +17,7 @@ import (
 )
 
 func TestFlattenSQL(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, in, want string
 		changed        bool
@@ -68,6 +69,7 @@ func exportTrial() (*bench.RunTrial, []datasets.Example) {
 // parser: every question in order, the scored SQL where there is one, the
 // placeholder where there is none, the db_id beside it.
 func TestExportFormats(t *testing.T) {
+	t.Parallel()
 	tr, exs := exportTrial()
 	preds, st := trialPredictions(tr, exs)
 	if st.failed != 1 || st.pending != 1 || st.empty != 1 {
@@ -125,6 +127,7 @@ func TestExportFormats(t *testing.T) {
 // usage error that lists the labels; the label may be left out only when
 // the run has one trial.
 func TestExportTrialChoice(t *testing.T) {
+	t.Parallel()
 	r := &bench.RunData{Dir: "runs/x", Trials: []bench.RunTrial{{Trial: bench.Trial{Label: "direct"}}, {Trial: bench.Trial{Label: "sc k=5"}}}}
 	if tr, err := pickTrial(r, "sc k=5"); err != nil || tr.Label != "sc k=5" {
 		t.Errorf("pickTrial(sc k=5) = %v, %v", tr, err)
@@ -144,8 +147,9 @@ func TestExportTrialChoice(t *testing.T) {
 // TestExportEvalRoundTrip runs direct with sim (realistic answer style:
 // fences, prose, multi-line SQL) on each benchmark, exports the trial in
 // every format and scores the file with eval: every question's verdict
-// (status and correctness) must be the run's own. Spider and BIRD come
-// from the shared datasets and are skipped when absent.
+// (status and correctness) must be the run's own. Spider and BIRD (their
+// first 30 questions) come from the shared datasets and are skipped when
+// absent.
 func TestExportEvalRoundTrip(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	for _, tt := range []struct {
@@ -154,8 +158,8 @@ func TestExportEvalRoundTrip(t *testing.T) {
 		limit int
 	}{
 		{"mini", func(*testing.T) string { return "" }, 0},
-		{"spider", func(t *testing.T) string { return testenv.Datasets(t, "spider") }, 100},
-		{"bird", func(t *testing.T) string { return testenv.Datasets(t, "bird") }, 100},
+		{"spider", func(t *testing.T) string { return testenv.Datasets(t, "spider") }, 30},
+		{"bird", func(t *testing.T) string { return testenv.Datasets(t, "bird") }, 30},
 	} {
 		t.Run(tt.bench, func(t *testing.T) {
 			data := tt.data(t)

@@ -16,6 +16,7 @@ import (
 // copy passes, and one changed byte fails the script with exit status 1,
 // naming the file. The downloads themselves cannot run here.
 func TestFetchScriptVerifies(t *testing.T) {
+	t.Parallel()
 	shared := testenv.SharedDir()
 	if shared == "" {
 		t.Skip("shared data absent")

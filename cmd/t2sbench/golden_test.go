@@ -40,8 +40,10 @@ var cliCases = []cliCase{
 
 	// The quickstart (direct, cot, sc, react-dsl, steinersql, alphasql,
 	// iesr with sim on the bundled mini benchmark), without progress
-	// output, then again: everything already finished.
-	{"run-quickstart", []string{"run", qsSpec, "--fresh", "--quiet", "--out", "$TMP/qs"}, exitOK},
+	// output, then again: everything already finished. The first is the
+	// test binary's shared quickstart run (quickstartRun), made by this
+	// command line into a directory of its own and copied to $TMP/qs.
+	{"run-quickstart", quickstartArgs("$TMP/qs"), exitOK},
 	{"run-quickstart-resume", []string{"run", qsSpec, "--quiet", "--out", "$TMP/qs"}, exitOK},
 	{"status", []string{"status", "$TMP/qs"}, exitOK},
 	{"status-no-args", []string{"status"}, exitUsage},
@@ -107,7 +109,11 @@ var cliCases = []cliCase{
 // TestCLIGolden runs each of cliCases in-process through runMain (main's
 // own error line on stderr and exit status) and compares its stdout and
 // stderr with testdata/golden/<case>.stdout and .stderr, byte for byte,
-// and its exit status with the case's. After a deliberate change of
+// and its exit status with the case's. The case run-quickstart reads the
+// binary's shared quickstart run (quickstartRun), which ran its command
+// line through runMain into a directory of its own (normalized to $TMP
+// like the test's), and copies the run to $TMP/qs for the cases after it.
+// After a deliberate change of
 // output, rewrite the files with
 //
 //	go test ./cmd/t2sbench -run TestCLIGolden -update
@@ -164,9 +170,22 @@ func TestCLIGolden(t *testing.T) {
 				args[i] = strings.ReplaceAll(a, "$BIRD", bird)
 			}
 			var stdout, stderr bytes.Buffer
-			code := runMain(&stdout, &stderr, args)
-			out := golden.Normalize(stdout.String(), rules...)
-			errs := golden.Normalize(stderr.String(), rules...)
+			code, caseRules := 0, rules
+			if c.name == "run-quickstart" {
+				q, err := buildQuickstart()
+				if err != nil {
+					t.Fatal(err)
+				}
+				stdout.WriteString(q.Stdout)
+				stderr.WriteString(q.Stderr)
+				code = q.Code
+				caseRules = append([]golden.Rule{golden.Path(q.Root, "$TMP")}, rules...)
+				copyRun(t, q.Dir, filepath.Join(tmp, "qs"))
+			} else {
+				code = runMain(&stdout, &stderr, args)
+			}
+			out := golden.Normalize(stdout.String(), caseRules...)
+			errs := golden.Normalize(stderr.String(), caseRules...)
 			switch {
 			case c.args[0] == "run":
 				errs = golden.Durations(errs)

@@ -133,6 +133,7 @@ func TestEvalZeroblobBoundedMemory(t *testing.T) {
 // every item scores pred_error "result too large", and the peak RSS stays
 // under 1 GiB.
 func TestRunZeroblobBoundedMemory(t *testing.T) {
+	t.Parallel()
 	needProc(t)
 	var calls atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -245,6 +246,7 @@ func TestRunLockConcurrent(t *testing.T) {
 }
 
 func TestHardenFlags(t *testing.T) {
+	t.Parallel()
 	tmp := t.TempDir()
 	spec := filepath.Join(tmp, "spec.yaml")
 	os.WriteFile(spec, []byte(cliSpec), 0o644)

@@ -14,6 +14,7 @@ import (
 // TestHelpSpecCoversEveryKey: every key bench.Spec decodes (its yaml tags)
 // is documented by `help spec`, and every documented key exists.
 func TestHelpSpecCoversEveryKey(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	if err := run(&out, &out, []string{"help", "spec"}); err != nil {
 		t.Fatalf("help spec: %v", err)
@@ -53,6 +54,7 @@ var knownRe = regexp.MustCompile(`params\.zz_not_a_parameter: unknown parameter 
 // in that runner's section of `help runners`, with what runners.Describe
 // recorded for it.
 func TestHelpRunnersListsEveryParameter(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	if err := run(&out, &out, []string{"help", "runners"}); err != nil {
 		t.Fatalf("help runners: %v", err)
@@ -129,6 +131,7 @@ func TestHelpRunnersListsEveryParameter(t *testing.T) {
 }
 
 func TestHelpTopics(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want []string

@@ -15,6 +15,7 @@ import (
 // (runners.Info.Defaults) are the table report.go held before issue 19,
 // entry for entry, each from the package's Default constants.
 func TestPaperDefaults(t *testing.T) {
+	t.Parallel()
 	want := map[string]map[string]float64{
 		"iesr": {"n_rollout": iesr.DefaultRollouts, "n_expansion": iesr.DefaultExpansion, "n_reward": iesr.DefaultReward,
 			"temperature": iesr.DefaultTemperature, "c": iesr.DefaultC,

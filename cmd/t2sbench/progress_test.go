@@ -10,6 +10,7 @@ import (
 // TestPlainProgress: off a terminal, progress is one plain line per 10% of
 // the total, or after 30 s without one; never a \r.
 func TestPlainProgress(t *testing.T) {
+	t.Parallel()
 	var out bytes.Buffer
 	p := newPlainProgress(&out, "items", 200)
 	clock := p.start

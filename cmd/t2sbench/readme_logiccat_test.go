@@ -55,6 +55,7 @@ func cliShim(t *testing.T) string {
 // file of the gold SQL for preds.jsonl: it starts its own private MariaDB
 // (scripts/mariadb.sh), imports the dumps, scores, and stops the server.
 func TestReadmeLogicCat(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: skipping the README's LogicCat walk-through (a MariaDB start and two evals, about 20 s)")
 	}

@@ -15,6 +15,7 @@ import (
 // byte-identical, report.md must link every file, and the sim run must be
 // titled "simulated model" in the report, every caption and every plot.
 func TestReportTwiceByteIdentical(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "spec.yaml")
 	if err := os.WriteFile(spec, []byte(`name: report-test
@@ -114,6 +115,7 @@ workers: 4
 }
 
 func TestReportUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		args []string
 		want string
@@ -137,6 +139,7 @@ func TestReportUsageErrors(t *testing.T) {
 // decompose falls back to reason) are priced as the reason model, and that
 // --price overrides the spec.
 func TestReportPricesFromSpec(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "spec.yaml")
 	if err := os.WriteFile(spec, []byte(`name: priced

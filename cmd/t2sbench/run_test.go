@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"hash/fnv"
 	"io/fs"
@@ -14,6 +15,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -30,13 +33,30 @@ import (
 // The resume test re-executes this test binary as the CLI: with
 // T2SBENCH_TEST_CLI set, TestMain runs the command line in its arguments
 // against a fake environment (fakeCLIEnv) and exits.
+//
+// Otherwise it runs the tests, at least minParallel parallel tests at once
+// unless -test.parallel says otherwise: the longest of them spend their
+// time waiting on other processes (the README's MariaDB server, the shared
+// MySQL server, shard processes), which the default (GOMAXPROCS) would
+// queue one behind the other on a two-core machine.
 func TestMain(m *testing.M) {
 	if os.Getenv("T2SBENCH_TEST_CLI") == "1" {
 		runEnv = fakeCLIEnv
 		os.Exit(runMain(os.Stdout, os.Stderr, os.Args[1:]))
 	}
-	os.Exit(m.Run())
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set && runtime.GOMAXPROCS(0) < minParallel {
+		flag.Set("test.parallel", strconv.Itoa(minParallel))
+	}
+	code := m.Run()
+	removeFixtures()
+	os.Exit(code)
 }
+
+// minParallel is the least number of parallel tests TestMain runs at once.
+const minParallel = 4
 
 const cliQuestions = 40
 
@@ -418,6 +438,7 @@ runners:
 }
 
 func TestRunUsageErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args []string
 		want string
@@ -438,37 +459,28 @@ func TestRunUsageErrors(t *testing.T) {
 	}
 }
 
-// TestQuickstart runs experiments/quickstart.yaml (direct, cot, sc with
-// sim on the mini benchmark) through the real environment, as `make demo`
-// does. The demo's time budget (well under two minutes) is asserted only on
-// request (T2S_TIMING=1): on a loaded machine wall time says little.
+// TestQuickstart checks the run of experiments/quickstart.yaml (the
+// baselines and the method runners with sim on the mini benchmark)
+// through the real environment, as `make demo` makes it: the test
+// binary's shared quickstart run (quickstartRun). The demo's time budget
+// (well under two minutes) is asserted only on request (T2S_TIMING=1): on
+// a loaded machine wall time says little.
 func TestQuickstart(t *testing.T) {
-	root := filepath.Join("..", "..")
-	wd, _ := os.Getwd()
-	if err := os.Chdir(root); err != nil {
-		t.Fatal(err)
+	t.Parallel()
+	q := quickstartRun(t)
+	if q.Took > time.Minute && os.Getenv("T2S_TIMING") == "1" {
+		t.Errorf("quickstart took %v; want well under 2 minutes", q.Took)
 	}
-	defer os.Chdir(wd)
-	spec := filepath.Join("experiments", "quickstart.yaml")
-	dir := t.TempDir()
-	start := time.Now()
-	var out bytes.Buffer
-	if err := run(&out, &out, []string{"run", spec, "--fresh", "--quiet", "--out", dir}); err != nil {
-		t.Fatalf("quickstart: %v\n%s", err, out.String())
-	}
-	if d := time.Since(start); d > time.Minute && os.Getenv("T2S_TIMING") == "1" {
-		t.Errorf("quickstart took %v; want well under 2 minutes", d)
-	}
-	_, v, err := bench.LoadRunVerdicts(dir)
+	_, v, err := bench.LoadRunVerdicts(q.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, label := range []string{"direct", "cot", "sc"} {
+	for _, label := range []string{"direct", "cot", "sc", "react-dsl", "steinersql", "alphasql", "iesr"} {
 		if len(v[label]) != 42 {
 			t.Errorf("%s: %d verdicts; want 42 (the mini benchmark)", label, len(v[label]))
 		}
 	}
-	if !strings.Contains(out.String(), "quickstart (simulated model)") {
-		t.Errorf("summary not titled as a simulated run:\n%s", out.String())
+	if !strings.Contains(q.Stdout, "quickstart (simulated model)") {
+		t.Errorf("summary not titled as a simulated run:\n%s", q.Stdout)
 	}
 }

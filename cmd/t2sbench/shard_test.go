@@ -30,7 +30,8 @@ func init() {
 }
 
 // shardSpec runs several runners, two of them MCTS searches (iesr and
-// alphasql), on the bundled mini benchmark with sim. Alpha-SQL's final
+// alphasql) with small budgets, on the first 20 questions of the bundled
+// mini benchmark with sim: 100 items. Alpha-SQL's final
 // choice breaks ties between equally large result groups by execution time
 // (METHODS.md); it compares the least of several executions, which keeps
 // the choice stable under the load of four shard processes (before, about
@@ -38,6 +39,7 @@ func init() {
 const shardSpec = `name: shardproof
 benchmarks:
   - name: mini
+    limit: 20
 models:
   sim: {backend: sim, p: 0.6, seed: 7}
 roles: {reason: sim}
@@ -68,6 +70,7 @@ func timingColumn(name string) bool {
 // byte, as one unsharded run of the same spec. Only the columns that
 // measure wall-clock time (timingColumn) are blanked before comparing.
 func TestShardsMergeEqualUnsharded(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts five t2sbench processes")
 	}
@@ -112,7 +115,7 @@ func TestShardsMergeEqualUnsharded(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("merge: %v\n%s", err, out)
 	}
-	if want := "4 shards into " + merged + ": 5 trials, 210 items"; !strings.Contains(out.String(), want) {
+	if want := "4 shards into " + merged + ": 5 trials, 100 items"; !strings.Contains(out.String(), want) {
 		t.Errorf("merge said %q; want it to contain %q", out, want)
 	}
 	for i, d := range dirs {
@@ -124,14 +127,14 @@ func TestShardsMergeEqualUnsharded(t *testing.T) {
 		for _, tr := range r.Trials {
 			n += len(tr.Items)
 		}
-		if n == 0 || n == 4*42 {
-			t.Errorf("shard %d holds %d items; want a proper slice of 210", i+1, n)
+		if n == 0 || n == 5*20 {
+			t.Errorf("shard %d holds %d items; want a proper slice of 100", i+1, n)
 		}
 	}
 
 	got, want := runOutcomes(t, merged), runOutcomes(t, full)
-	if len(want) != 5*42 {
-		t.Fatalf("unsharded run holds %d items; want 210 (5 trials x 42 questions)", len(want))
+	if len(want) != 5*20 {
+		t.Fatalf("unsharded run holds %d items; want 100 (5 trials x 20 questions)", len(want))
 	}
 	diffOutcomes(t, got, want)
 

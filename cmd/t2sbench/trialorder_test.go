@@ -57,6 +57,7 @@ runners: [{name: direct}, {name: sc, params: {k: 3}}]
 // TestRunRefusesNoReasonModel: a spec that binds no model to reason is
 // refused before any item runs (every item would fail) and leaves no run.
 func TestRunRefusesNoReasonModel(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "s.yaml")
 	os.WriteFile(spec, []byte("name: t\nbenchmarks: [{name: mini}]\nmodels: {sim: {backend: sim}}\nrunners: [{name: direct}]\n"), 0o644)

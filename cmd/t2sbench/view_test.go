@@ -11,6 +11,7 @@ import (
 // TestViewStaticAndNoView runs a small spec, writes the viewer with
 // `view --static`, and checks `report --no-view` writes none.
 func TestViewStaticAndNoView(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "spec.yaml")
 	if err := os.WriteFile(spec, []byte(`name: view-test
@@ -50,6 +51,7 @@ workers: 2
 }
 
 func TestViewUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		args []string
 		want string

@@ -20,6 +20,7 @@ import (
 // stores it), the question its calls' messages from the model cache.
 // SIGINT stops the server cleanly (exit 0).
 func TestViewServesLive(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "spec.yaml")
 	specText := `name: view-live

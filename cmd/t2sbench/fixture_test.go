@@ -1,0 +1,135 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The run of experiments/quickstart.yaml is this test binary's shared
+// fixture: made once, by the first test that asks (the golden test's
+// run-quickstart case in a full run), and read by every test that needs a
+// finished quickstart run. A test that writes into a run directory (a
+// resume, a report into it) works on a copy (copyRun).
+
+// quickstartArgs is the quickstart's command line, with run directory dir
+// (the golden case run-quickstart's, and the fixture's).
+func quickstartArgs(dir string) []string {
+	return []string{"run", qsSpec, "--fresh", "--quiet", "--out", dir}
+}
+
+// quickstartFixture is the quickstart run made by runMain with
+// quickstartArgs(Dir).
+type quickstartFixture struct {
+	// Root is the temporary directory holding Dir (Root/qs); TestMain
+	// removes it.
+	Root string
+	// Dir is the run directory.
+	Dir string
+	// Stdout and Stderr are the command's output, Code its exit status
+	// and Took its wall time.
+	Stdout, Stderr string
+	Code           int
+	Took           time.Duration
+}
+
+var (
+	quickstartOnce sync.Once
+	quickstart     *quickstartFixture
+	quickstartErr  error
+)
+
+// buildQuickstart runs the quickstart once per test binary and returns
+// the fixture, whatever the command's exit status; the error is for a
+// fixture that could not be set up.
+func buildQuickstart() (*quickstartFixture, error) {
+	quickstartOnce.Do(func() {
+		root, err := os.MkdirTemp("", "t2sbench-quickstart-")
+		if err != nil {
+			quickstartErr = fmt.Errorf("quickstart fixture: %w", err)
+			return
+		}
+		f := &quickstartFixture{Root: root, Dir: filepath.Join(root, "qs")}
+		var stdout, stderr bytes.Buffer
+		start := time.Now()
+		f.Code = runMain(&stdout, &stderr, quickstartArgs(f.Dir))
+		f.Took = time.Since(start)
+		f.Stdout, f.Stderr = stdout.String(), stderr.String()
+		quickstart = f
+	})
+	return quickstart, quickstartErr
+}
+
+// quickstartRun returns the shared quickstart run, or stops t when it
+// could not be made or did not finish (exit status 0).
+func quickstartRun(t testing.TB) *quickstartFixture {
+	t.Helper()
+	f, err := buildQuickstart()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Code != exitOK {
+		t.Fatalf("quickstart fixture: exit status %d; want %d\n%s%s", f.Code, exitOK, f.Stdout, f.Stderr)
+	}
+	return f
+}
+
+// removeFixtures removes the directories of the fixtures made; TestMain
+// calls it when the tests are done.
+func removeFixtures() {
+	if quickstart != nil {
+		os.RemoveAll(quickstart.Root)
+	}
+}
+
+// copyRun copies the run directory src (its store, caches and lock file)
+// to dst, which must not exist, so that a test may resume or write into a
+// run without touching the shared one. SQLite's shared-memory index files
+// (-shm) are left out: they are rebuilt on open.
+func copyRun(t testing.TB, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		if strings.HasSuffix(path, "-shm") || !d.Type().IsRegular() {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		in, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		out, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, info.Mode().Perm())
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(out, in); err != nil {
+			out.Close()
+			return err
+		}
+		return out.Close()
+	})
+	if err != nil {
+		t.Fatalf("copying run %s to %s: %v", src, dst, err)
+	}
+}
