@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"regexp"
 	"sort"
 	"strings"
@@ -198,7 +199,8 @@ func TestLogicCatMySQLGoldAsPrediction(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Engine.Close()
-	cache, err := metrics.NewGoldCache(t.TempDir())
+	cacheDir := t.TempDir()
+	cache, err := metrics.NewGoldCache(cacheDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,6 +275,48 @@ func TestLogicCatMySQLGoldAsPrediction(t *testing.T) {
 	}
 	if counts[metrics.StatusGoldTimeout] != 0 {
 		t.Errorf("gold timeouts = %d; want 0", counts[metrics.StatusGoldTimeout])
+	}
+
+	// A second scoring, as a second eval would make it: a new gold cache on
+	// the same directory, read from disk (the first filled it). Every gold
+	// without a nondeterministic flag gets the verdict it got the first
+	// time.
+	if err := cache.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cache2, err := metrics.NewGoldCache(cacheDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cache2.Close()
+	sc2, err := metrics.NewScorer(b, cache2, metrics.ScoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs2, err := sc2.ScoreAll(context.Background(), metrics.GoldPredictions(b), 4, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hits, _ := cache2.Stats(); hits == 0 {
+		t.Errorf("second scoring: no gold read from the cache; want the first scoring's golds")
+	}
+	deterministic := func(vs []metrics.Verdict) map[string]bool {
+		m := map[string]bool{}
+		for _, v := range vs {
+			if v.Status == metrics.StatusOK && !metrics.Nondeterministic(v.GoldFlags) {
+				m[v.QuestionID] = v.Correct
+			}
+		}
+		return m
+	}
+	d1, d2 := deterministic(vs), deterministic(vs2)
+	if len(d1) == 0 || !reflect.DeepEqual(d1, d2) {
+		t.Errorf("deterministic verdicts: %d in the first scoring, %d in the second, equal %v; want the same verdicts", len(d1), len(d2), reflect.DeepEqual(d1, d2))
+	}
+	for id, ok := range d2 {
+		if !ok {
+			t.Errorf("%s: second scoring: deterministic gold vs itself scored wrong", id)
+		}
 	}
 }
 

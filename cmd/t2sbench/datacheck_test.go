@@ -85,26 +85,31 @@ func logicCatRO(t *testing.T) (dsn, pwEnv string) {
 	return cfg.FormatDSN(), "T2SBENCH_TEST_" + strings.ToUpper(user) + "_PASSWORD"
 }
 
-// TestDatasetsCheckLogicCatMySQL checks the LogicCat golds on MariaDB:
-// 1,931 of the 2,059 MySQL golds run (the issue's count on the same
-// server), golds 865 and 1440 draw RAND(), and the LIMIT ties are found
-// (bike 154: "ORDER BY ... LIMIT 1" over tied rows).
+// TestDatasetsCheckLogicCatMySQL checks `datasets check` on LogicCat's
+// MariaDB golds, over the first 300 questions (AirCraft to car_engine):
+// the totals are those of its questions, 291 of them run, and the flags
+// are found: AirCraft/15 reads CURDATE(), bike/154 takes LIMIT 1 over
+// tied rows (measured with this check). The figures of the whole benchmark
+// (1,931 runnable golds, the RAND() golds) are checked on CheckGolds
+// itself (metrics' TestCheckGoldsLogicCatMySQL).
 func TestDatasetsCheckLogicCatMySQL(t *testing.T) {
 	t.Parallel()
 	dsn, pwEnv := logicCatRO(t)
 	dir := testenv.Datasets(t, "logiccat")
-	rep := runCheck(t, "--benchmark", "logiccat", "--data", dir, "--mysql-dsn", dsn, "--mysql-password-env", pwEnv, "--workers", "4")
-	if rep.Totals.Runnable != 1931 || rep.Totals.ByFlag[metrics.FlagLimitTie] == 0 {
-		t.Errorf("logiccat totals %+v; want 1931 runnable and some limit_tie", rep.Totals)
+	rep := runCheck(t, "--benchmark", "logiccat", "--data", dir, "--mysql-dsn", dsn, "--mysql-password-env", pwEnv, "--workers", "4", "--limit", "300")
+	if len(rep.Questions) != 300 || !reflect.DeepEqual(rep.Totals, metrics.SumGoldChecks(rep.Questions)) {
+		t.Errorf("logiccat check: %d questions, totals %+v; want 300, summed from the questions (%+v)", len(rep.Questions), rep.Totals, metrics.SumGoldChecks(rep.Questions))
+	}
+	if rep.Totals.Runnable != 291 || rep.Totals.ByFlag[metrics.FlagLimitTie] == 0 {
+		t.Errorf("logiccat totals %+v; want 291 runnable and some limit_tie", rep.Totals)
 	}
 	flags := map[string][]string{}
 	for _, q := range rep.Questions {
 		flags[q.QuestionID] = q.Flags
 	}
 	for id, want := range map[string]string{
-		"new_energy_vehicles/865": "static:RAND()",
-		"rice_cooker/1440":        "static:RAND()",
-		"bike/154":                metrics.FlagLimitTie,
+		"AirCraft/15": "static:CURDATE()",
+		"bike/154":    metrics.FlagLimitTie,
 	} {
 		if !slices.Contains(flags[id], want) {
 			t.Errorf("%s flags %q; want %q among them", id, flags[id], want)
@@ -113,9 +118,12 @@ func TestDatasetsCheckLogicCatMySQL(t *testing.T) {
 }
 
 // TestLogicCatGoldAsPredStable scores LogicCat's golds as predictions twice
-// with one on-disk gold cache, the first run filling it and the second
-// reading it: every runnable gold without a nondeterministic flag is
-// correct both times, and their verdicts are the same in both runs.
+// through eval with one on-disk gold cache, over the first 300 questions,
+// the first run filling the cache and the second reading it: every
+// runnable gold without a nondeterministic flag is correct both times, and
+// their verdicts are the same in both runs. The whole benchmark's golds
+// are scored against themselves twice, with one gold cache, by datasets'
+// TestLogicCatMySQLGoldAsPrediction.
 func TestLogicCatGoldAsPredStable(t *testing.T) {
 	t.Parallel()
 	dsn, pwEnv := logicCatRO(t)
@@ -125,7 +133,7 @@ func TestLogicCatGoldAsPredStable(t *testing.T) {
 	for run := 0; run < 2; run++ {
 		out := filepath.Join(t.TempDir(), "v.jsonl")
 		stdout, _, err := runEvalCLI(t, "--benchmark", "logiccat", "--data", dir, "--mysql-dsn", dsn, "--mysql-password-env", pwEnv,
-			"--gold-as-pred", "--quiet", "--json", "--cache-dir", cache, "--workers", "4", "--out", out)
+			"--gold-as-pred", "--quiet", "--json", "--cache-dir", cache, "--workers", "4", "--limit", "300", "--out", out)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,8 +142,8 @@ func TestLogicCatGoldAsPredStable(t *testing.T) {
 			t.Fatal(err)
 		}
 		d := rep.Deterministic
-		if d.Runnable == 0 || d.Correct != d.Runnable || rep.Overall.Runnable != 1931 {
-			t.Errorf("run %d: deterministic %+v, runnable %d; want every runnable deterministic gold correct, 1931 runnable", run+1, d, rep.Overall.Runnable)
+		if d.Runnable == 0 || d.Correct != d.Runnable || rep.Overall.Runnable != 291 {
+			t.Errorf("run %d: deterministic %+v, runnable %d; want every runnable deterministic gold correct, 291 runnable", run+1, d, rep.Overall.Runnable)
 		}
 		vs := readVerdicts(t, out)
 		got := map[string]bool{}

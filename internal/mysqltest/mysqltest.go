@@ -52,6 +52,20 @@ func LogicCatDB(t *testing.T, roUser, id string) datasets.Database {
 // timeout, closed when t ends.
 func LogicCatEngine(t *testing.T, roUser string) *datasets.MySQLEngine {
 	t.Helper()
+	eng, err := datasets.NewMySQLEngine(LogicCatConfig(t, roUser))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	return eng
+}
+
+// LogicCatConfig imports the LogicCat dumps once per test binary (as
+// LogicCatDB), grants the read-only account roUser, and returns the engine
+// configuration that reaches them through it, with a 5 s timeout: what
+// datasets.LoadOptions.MySQL takes to open the whole benchmark.
+func LogicCatConfig(t *testing.T, roUser string) datasets.MySQLConfig {
+	t.Helper()
 	dsn := testenv.MySQLDSN(t)
 	dir := testenv.Datasets(t, "logiccat")
 	pwEnv := "T2SBENCH_TEST_" + strings.ToUpper(roUser) + "_PASSWORD"
@@ -73,12 +87,7 @@ func LogicCatEngine(t *testing.T, roUser string) *datasets.MySQLEngine {
 		t.Fatal(err)
 	}
 	cfg.User, cfg.Passwd, cfg.DBName = roUser, "", ""
-	eng, err := datasets.NewMySQLEngine(datasets.MySQLConfig{DSN: cfg.FormatDSN(), PasswordEnv: pwEnv, Timeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { eng.Close() })
-	return eng
+	return datasets.MySQLConfig{DSN: cfg.FormatDSN(), PasswordEnv: pwEnv, Timeout: 5 * time.Second}
 }
 
 // DataLock is the server-wide named lock a test holds while it changes the
