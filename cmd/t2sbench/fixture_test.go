@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -87,6 +89,38 @@ func removeFixtures() {
 	if quickstart != nil {
 		os.RemoveAll(quickstart.Root)
 	}
+	if readmeLCStarted() {
+		if r := waitReadmeLogicCat(); r.Root != "" {
+			os.RemoveAll(r.Root)
+		}
+	}
+}
+
+// readmeLCStarted reports whether the README's LogicCat walk-through was
+// started (it then owns a directory to remove).
+func readmeLCStarted() bool {
+	started := true
+	readmeLCOnce.Do(func() { started = false })
+	return started
+}
+
+// selected reports whether the top-level test name is to run under the
+// -test.run, -test.skip and -test.list flags (the part of a pattern before
+// its first "/" matches top-level names).
+func selected(name string) bool {
+	if f := flag.Lookup("test.list"); f != nil && f.Value.String() != "" {
+		return false
+	}
+	match := func(flagName string, empty bool) bool {
+		f := flag.Lookup(flagName)
+		if f == nil || f.Value.String() == "" {
+			return empty
+		}
+		top, _, _ := strings.Cut(f.Value.String(), "/")
+		re, err := regexp.Compile(top)
+		return err == nil && re.MatchString(name)
+	}
+	return match("test.run", true) && !match("test.skip", false)
 }
 
 // copyRun copies the run directory src (its store, caches and lock file)

@@ -50,6 +50,11 @@ func TestMain(m *testing.M) {
 	if !set && runtime.GOMAXPROCS(0) < minParallel {
 		flag.Set("test.parallel", strconv.Itoa(minParallel))
 	}
+	// The README's LogicCat walk-through waits mostly on a server of its
+	// own: it runs beside the tests from the start.
+	if selected("TestReadmeLogicCat") && !testing.Short() {
+		startReadmeLogicCat()
+	}
 	code := m.Run()
 	removeFixtures()
 	os.Exit(code)
