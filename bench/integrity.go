@@ -3,10 +3,8 @@ package bench
 import (
 	"context"
 	"database/sql"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"os"
 	"path/filepath"
 	"sort"
@@ -14,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/t2sbench/t2sbench/internal/checksum"
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners/llm"
 )
@@ -21,9 +20,8 @@ import (
 // Checksums of stored results. The row of table results of every finished
 // item carries, in column sum, the CRC-32C (Castagnoli) of the item's
 // outcome: trial and question ids, status, correct, verdict, digest and
-// the stored result, each length-prefixed (itemSum). CRC-32C for the
-// reasons the model cache gives (runners/llm, cachesum.go): accidental
-// damage, 4 bytes per row, computed in hardware.
+// the stored result, each length-prefixed (itemSum), by internal/checksum
+// (CRC-32C, for the reasons given there).
 //
 // Run verifies every finished item of the store before it resumes
 // (redoDamaged): an item whose row fails its checksum is turned back into
@@ -127,36 +125,28 @@ func (s *Store) AddIntegrity(counts map[string]int) error {
 	return s.write(func(tx *sql.Tx) error { return addCounts(tx, counts) })
 }
 
-// castagnoli is the CRC-32C table.
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
 // itemSum is the checksum of a finished item's stored outcome, as a
 // non-negative int64: CRC-32C over its ids, status, correct (NULL, 0 or
 // 1), verdict, digest and stored result, each behind its length.
 func itemSum(trialID, questionID, status string, correct any, verdict, digest, result []byte) int64 {
-	h := crc32.New(castagnoli)
-	var buf [binary.MaxVarintLen64]byte
-	put := func(b []byte) {
-		h.Write(buf[:binary.PutUvarint(buf[:], uint64(len(b)))])
-		h.Write(b)
-	}
-	put([]byte(trialID))
-	put([]byte(questionID))
-	put([]byte(status))
+	h := checksum.New()
+	h.String(trialID)
+	h.String(questionID)
+	h.String(status)
 	switch c := correct.(type) {
 	case nil:
-		put(nil)
+		h.Bytes(nil)
 	case int:
-		put([]byte(strconv.Itoa(c)))
+		h.String(strconv.Itoa(c))
 	case int64:
-		put([]byte(strconv.FormatInt(c, 10)))
+		h.String(strconv.FormatInt(c, 10))
 	default:
-		put([]byte(fmt.Sprint(c)))
+		h.String(fmt.Sprint(c))
 	}
-	put(verdict)
-	put(digest)
-	put(result)
-	return int64(h.Sum32())
+	h.Bytes(verdict)
+	h.Bytes(digest)
+	h.Bytes(result)
+	return h.Sum()
 }
 
 // migrateResultSum adds results.sum to a store made before checksums;

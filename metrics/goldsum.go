@@ -3,13 +3,13 @@ package metrics
 import (
 	"context"
 	"database/sql"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/t2sbench/t2sbench/internal/checksum"
 )
 
 // Checksums of the gold cache. Every entry carries, in column sum, the
@@ -18,12 +18,8 @@ import (
 // stored before checksums, does not decode) is executed again, replaced,
 // and counted (GoldCache.Corrupt), never served. Entries stored before
 // checksums (sum NULL; the column is added when such a file is opened)
-// are served unverified, as before. CRC-32C for the reasons the model
-// cache gives (runners/llm, cachesum.go): it guards against accidental
-// damage, costs 4 bytes per entry and runs in hardware.
-
-// castagnoli is the CRC-32C table.
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// are served unverified, as before. The checksum is internal/checksum's
+// (CRC-32C, for the reasons given there).
 
 // errGoldChecksum marks an entry whose checksum does not match.
 var errGoldChecksum = errors.New("metrics: gold cache entry fails its checksum")
@@ -31,13 +27,10 @@ var errGoldChecksum = errors.New("metrics: gold cache entry fails its checksum")
 // goldSum is the checksum of the entry (key, value), as a non-negative
 // int64.
 func goldSum(key string, value []byte) int64 {
-	h := crc32.New(castagnoli)
-	var buf [binary.MaxVarintLen64]byte
-	h.Write(buf[:binary.PutUvarint(buf[:], uint64(len(key)))])
-	h.Write([]byte(key))
-	h.Write(buf[:binary.PutUvarint(buf[:], uint64(len(value)))])
-	h.Write(value)
-	return int64(h.Sum32())
+	h := checksum.New()
+	h.String(key)
+	h.Bytes(value)
+	return h.Sum()
 }
 
 // goldStored is an entry as the file holds it: its value and checksum

@@ -4,13 +4,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"os"
 	"strings"
+
+	"github.com/t2sbench/t2sbench/internal/checksum"
 )
 
 // Checksums. Every row of table samples carries, in column sum, the
@@ -23,16 +23,10 @@ import (
 // costs a call, never a garbled answer scored as the model's, nor a
 // failed item.
 //
-// CRC-32C and not a cryptographic hash: the checksum guards against
-// accidental damage (a flipped bit, a torn or misdirected write, a file
-// edited by hand), not against someone who can write the file, who could
-// as well write a matching checksum. CRC-32C detects every error of up
-// to 32 consecutive bits and all but one in 2^32 of the others; it is
-// what LevelDB, RocksDB, ext4 and iSCSI use for the same purpose; it is
-// computed in hardware on amd64 and arm64 (hash/crc32 uses the SSE 4.2
-// and ARMv8 CRC instructions), so reading a row costs a fraction of its
-// decompression (BenchmarkCacheReadChecksum); and it takes 4 bytes where
-// SHA-256 takes 32, on caches of millions of rows.
+// The checksum is internal/checksum's: CRC-32C, which guards against
+// accidental damage at 4 bytes a row and is computed in hardware, so that
+// reading a row costs a fraction of its decompression
+// (BenchmarkCacheReadChecksum).
 //
 // Rows written before checksums (column sum NULL, the column added when
 // such a file is first opened for writing) are served unverified, as
@@ -43,9 +37,6 @@ import (
 // SHA-256 prefix that already keys them (paragraphHashLen).
 //
 // `t2sbench cache verify` reads every row (VerifyCache).
-
-// castagnoli is the CRC-32C table.
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // errChecksum marks a row whose checksum does not match its content.
 var errChecksum = errors.New("checksum mismatch")
@@ -63,24 +54,17 @@ type sampleRow struct {
 // length (p behind a flag saying whether it is NULL), as a non-negative
 // int64.
 func (r sampleRow) sum() int64 {
-	h := crc32.New(castagnoli)
-	var buf [binary.MaxVarintLen64]byte
-	put := func(b []byte) {
-		h.Write(buf[:binary.PutUvarint(buf[:], uint64(len(b)))])
-		h.Write(b)
+	h := checksum.New()
+	h.Bytes(r.rk)
+	h.Int(int64(r.first))
+	h.String(r.model)
+	h.Int(int64(r.n))
+	h.Bytes(r.v)
+	h.Flag(r.p != nil)
+	if r.p != nil {
+		h.Bytes(r.p)
 	}
-	put(r.rk)
-	h.Write(buf[:binary.PutVarint(buf[:], int64(r.first))])
-	put([]byte(r.model))
-	h.Write(buf[:binary.PutVarint(buf[:], int64(r.n))])
-	put(r.v)
-	if r.p == nil {
-		h.Write([]byte{0})
-	} else {
-		h.Write([]byte{1})
-		put(r.p)
-	}
-	return int64(h.Sum32())
+	return h.Sum()
 }
 
 // migrateSum adds column sum to a table samples made before checksums;
