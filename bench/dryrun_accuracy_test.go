@@ -1,7 +1,6 @@
 package bench_test
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"os"
@@ -122,7 +121,7 @@ func defaultsRun(t *testing.T, op operatingPoint) *defaultsFixture {
 		defer os.RemoveAll(tmp)
 		dir := filepath.Join(tmp, "run")
 		plan := benchkit.Plan(t, benchkit.Spec(t, fmt.Sprintf(defaultsSpec, op.p, op.seed, op.alphasql, op.iesr), "defaults.yaml"))
-		f.Estimate = planDryRun(t, plan, dir)
+		f.Estimate = benchkit.DryRun(t, dir, plan)
 		if _, err := os.Stat(dir); !os.IsNotExist(err) {
 			f.err = fmt.Errorf("the dry run left %s (stat: %v); want no run directory", dir, err)
 			return
@@ -132,7 +131,7 @@ func defaultsRun(t *testing.T, op operatingPoint) *defaultsFixture {
 				f.err = fmt.Errorf("pilot: %w", err)
 				return
 			}
-			f.Pilot = planDryRun(t, plan, dir)
+			f.Pilot = benchkit.DryRun(t, dir, plan)
 			_, f.PilotCalls = readCalls(t, dir)
 		}
 		if _, err := benchkit.Run(t, dir, plan, bench.Options{}); err != nil {
@@ -141,7 +140,7 @@ func defaultsRun(t *testing.T, op operatingPoint) *defaultsFixture {
 		}
 		f.Run, f.Calls = readCalls(t, dir)
 		// A dry run of the finished run: nothing left to call.
-		for _, dt := range planDryRun(t, plan, dir).Trials {
+		for _, dt := range benchkit.DryRun(t, dir, plan).Trials {
 			if dt.Calls != 0 || dt.Done != 42 {
 				f.err = fmt.Errorf("dry run of the finished run: %s: %d of 42 done, %.0f calls expected; want 42 done, 0 calls", dt.Label, dt.Done, dt.Calls)
 				return
@@ -153,21 +152,6 @@ func defaultsRun(t *testing.T, op operatingPoint) *defaultsFixture {
 		t.Fatal(f.err)
 	}
 	return f
-}
-
-// planDryRun estimates plan's run into dir (bench.PlanDryRun with
-// bench.DefaultEnv), as run --dry-run does.
-func planDryRun(t *testing.T, plan *bench.Plan, dir string) *bench.DryRun {
-	t.Helper()
-	env, closeEnv := bench.DefaultEnv()
-	dry, err := bench.PlanDryRun(context.Background(), plan, env, bench.DryRunOptions{Dir: dir})
-	if cerr := closeEnv(); cerr != nil {
-		t.Errorf("closing the environment: %v", cerr)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dry
 }
 
 // readCalls reads the run in dir with its results and counts the call log

@@ -69,6 +69,22 @@ func planComparisons(c *corpus, opt Options) (*comparisons, error) {
 	return cs, nil
 }
 
+// compared returns s's comparison with base for table id, or nil after it
+// adds a warning to c saying why there is none (bench's error, or no
+// comparison planned).
+func (cs *comparisons) compared(c *corpus, id string, s, base *system) *stats.Comparison {
+	sc := cs.of[s]
+	if sc != nil && sc.Err == nil {
+		return sc.Comparison
+	}
+	err := fmt.Errorf("not compared")
+	if sc != nil {
+		err = sc.Err
+	}
+	c.warnings = append(c.warnings, fmt.Sprintf("%s: %s vs %s: %v", id, s.name, base.name, err))
+	return nil
+}
+
 // sweepFamily returns the family of a sweep or grid whose points include
 // s, nil when s is no such point.
 func (cs *comparisons) sweepFamily(s *system) *bench.Family {
@@ -193,16 +209,11 @@ func sweepTables(c *corpus, cs *comparisons, opt Options) []*Table {
 		t.Rows = append(t.Rows, baseRow)
 		for _, i := range f.Members {
 			s := cs.systems[i]
-			sc := cs.of[s]
-			if sc == nil || sc.Err != nil {
-				err := fmt.Errorf("not compared")
-				if sc != nil {
-					err = sc.Err
-				}
-				c.warnings = append(c.warnings, fmt.Sprintf("%s: %s vs %s: %v", t.ID, s.name, base.name, err))
+			cmp := cs.compared(c, t.ID, s, base)
+			if cmp == nil {
 				continue
 			}
-			t.Rows = append(t.Rows, append([]Cell{text(pointName(s))}, comparisonCells(sc.Comparison, multi)...))
+			t.Rows = append(t.Rows, append([]Cell{text(pointName(s))}, comparisonCells(cmp, multi)...))
 		}
 		t.Notes = []string{"b: questions only the baseline point answers correctly; c: only the point. Δ = c-b over n.", sigNote(opt, multi)}
 		t.MarkBest()

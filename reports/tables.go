@@ -407,16 +407,11 @@ func pairwiseTables(c *corpus, cs *comparisons, opt Options) []*Table {
 		}
 		t.Columns = append([]Column{{Name: "System"}}, comparisonColumns(opt, multi)...)
 		for _, s := range members[1:] {
-			sc := cs.of[s]
-			if sc == nil || sc.Err != nil {
-				err := fmt.Errorf("not compared")
-				if sc != nil {
-					err = sc.Err
-				}
-				c.warnings = append(c.warnings, fmt.Sprintf("%s: %s vs %s: %v", t.ID, s.name, base.name, err))
+			cmp := cs.compared(c, t.ID, s, base)
+			if cmp == nil {
 				continue
 			}
-			t.Rows = append(t.Rows, append([]Cell{text(s.row)}, comparisonCells(sc.Comparison, multi)...))
+			t.Rows = append(t.Rows, append([]Cell{text(s.row)}, comparisonCells(cmp, multi)...))
 		}
 		if len(t.Rows) == 0 {
 			continue

@@ -46,18 +46,9 @@ func runCache(stdout, stderr io.Writer, args []string) error {
 func cacheVerify(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("cache verify", "RUN_DIR [--json]", stderr)
 	asJSON := fs.Bool("json", false, "print the counts and first mismatches of each store as one JSON array")
-	var dir string
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
-		dir, args = args[0], args[1:]
-	}
-	if err := parseFlags(fs, args); err != nil {
+	dir, err := parseOne(fs, args, "cache verify takes one run directory")
+	if err != nil {
 		return err
-	}
-	if dir == "" && fs.NArg() == 1 {
-		dir = fs.Arg(0)
-	} else if fs.NArg() > 0 || dir == "" {
-		fs.Usage()
-		return fmt.Errorf("%w: cache verify takes one run directory", errUsage)
 	}
 	checks, err := bench.VerifyRun(context.Background(), dir)
 	if err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -88,16 +87,7 @@ func TestDryRunCommand(t *testing.T) {
 // (bench.PlanDryRun with bench.DefaultEnv), as run --dry-run does.
 func dryRun(t *testing.T, specPath, dir string) *bench.DryRun {
 	t.Helper()
-	plan := benchkit.Plan(t, benchkit.SpecFile(t, specPath))
-	env, closeEnv := bench.DefaultEnv()
-	dry, err := bench.PlanDryRun(context.Background(), plan, env, bench.DryRunOptions{Dir: dir})
-	if cerr := closeEnv(); cerr != nil {
-		t.Errorf("closing the environment: %v", cerr)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dry
+	return benchkit.DryRun(t, dir, benchkit.Plan(t, benchkit.SpecFile(t, specPath)))
 }
 
 // TestModelsOverlayFakeServer turns quickstart's sim model into a model

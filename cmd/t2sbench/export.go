@@ -69,18 +69,9 @@ func runExport(stdout, stderr io.Writer, args []string) error {
 	format := fs.String("format", "", "spider-sql (one SQL per line, TAB, db_id), bird-json ({\"0\": \"SQL\\t----- bird -----\\tdb_id\", ...}) or jsonl")
 	out := fs.String("out", "", "output file (default: stdout)")
 	data := fs.String("data", "", "benchmark data directory (default: the one the run used)")
-	var dir string
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
-		dir, args = args[0], args[1:]
-	}
-	if err := parseFlags(fs, args); err != nil {
+	dir, err := parseOne(fs, args, "export takes one run directory")
+	if err != nil {
 		return err
-	}
-	if dir == "" && fs.NArg() == 1 {
-		dir = fs.Arg(0)
-	} else if fs.NArg() > 0 || dir == "" {
-		fs.Usage()
-		return fmt.Errorf("%w: export takes one run directory", errUsage)
 	}
 	if _, ok := exportFormats[*format]; !ok {
 		return fmt.Errorf("%w: export: --format must be spider-sql, bird-json or jsonl, got %q", errUsage, *format)

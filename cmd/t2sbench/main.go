@@ -185,7 +185,6 @@ func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// parseFlags parses args, mapping usage errors to errUsage.
 // parseInterspersed parses fs over args where flags may come before,
 // between or after the positional arguments, and returns those in order.
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
@@ -202,6 +201,28 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// parseOne parses fs over args that hold exactly one positional argument,
+// before or after the flags, and returns it; without one, or with more, it
+// prints the usage and returns errUsage with want ("run takes one spec
+// file").
+func parseOne(fs *flag.FlagSet, args []string, want string) (string, error) {
+	var arg string
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		arg, args = args[0], args[1:]
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return "", err
+	}
+	if arg == "" && fs.NArg() == 1 {
+		arg = fs.Arg(0)
+	} else if fs.NArg() > 0 || arg == "" {
+		fs.Usage()
+		return "", fmt.Errorf("%w: %s", errUsage, want)
+	}
+	return arg, nil
+}
+
+// parseFlags parses args, mapping usage errors to errUsage.
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

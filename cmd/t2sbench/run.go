@@ -71,18 +71,9 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	allowMissingDB := fs.Bool("allow-missing-db", false, "run a benchmark even when the databases of most of its questions are missing from its data folder (they score missing_db); by default run refuses before creating any trial")
 	maxFailures := fs.String("max-failures", "", "stop the run (exit status 3) once more items failed than N (a count, e.g. 20) or than a fraction of the run's items (e.g. 0.1); default: no limit")
 	// Flags may follow the spec path.
-	var specPath string
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
-		specPath, args = args[0], args[1:]
-	}
-	if err := parseFlags(fs, args); err != nil {
+	specPath, err := parseOne(fs, args, "run takes one spec file")
+	if err != nil {
 		return err
-	}
-	if specPath == "" && fs.NArg() == 1 {
-		specPath = fs.Arg(0)
-	} else if fs.NArg() > 0 || specPath == "" {
-		fs.Usage()
-		return fmt.Errorf("%w: run takes one spec file", errUsage)
 	}
 	if *resume && *fresh {
 		return fmt.Errorf("%w: --resume and --fresh exclude each other", errUsage)

@@ -84,3 +84,19 @@ func Run(t testing.TB, dir string, p *bench.Plan, opt bench.Options) (bench.Summ
 	}
 	return sum, err
 }
+
+// DryRun estimates plan p's run into directory dir (bench.PlanDryRun with
+// bench.DefaultEnv), as `run --dry-run` does. An estimate that fails fails
+// the test, as does an error closing the environment.
+func DryRun(t testing.TB, dir string, p *bench.Plan) *bench.DryRun {
+	t.Helper()
+	env, closeEnv := bench.DefaultEnv()
+	dry, err := bench.PlanDryRun(context.Background(), p, env, bench.DryRunOptions{Dir: dir})
+	if cerr := closeEnv(); cerr != nil {
+		t.Errorf("benchkit: closing the environment of the dry run of %s: %v", dir, cerr)
+	}
+	if err != nil {
+		t.Fatalf("benchkit: dry run of %s: %v", dir, err)
+	}
+	return dry
+}
