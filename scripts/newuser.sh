@@ -80,7 +80,7 @@ step version 0 "SQLite 3." t2sbench version
 
 # 2. The demo: the quickstart spec on the bundled mini benchmark.
 qs="$work/quickstart"
-step demo-run 0 "McNemar vs baseline" t2sbench run experiments/quickstart.yaml --out "$qs" --limit 12
+step demo-run 0 "vs baseline: test, EX difference (95% CI), Holm p" t2sbench run experiments/quickstart.yaml --out "$qs" --limit 12
 step demo-resume 0 "already finished" t2sbench run experiments/quickstart.yaml --out "$qs" --limit 12
 step demo-status 0 "direct" t2sbench status "$qs"
 step demo-report 0 "report.md" t2sbench report "$qs" --out "$qs/report" --no-view
