@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -253,7 +254,7 @@ type trialRef struct {
 
 // buildIndex reads the runs' verdicts and call totals (no traces).
 func (v *Viewer) buildIndex(ctx context.Context, runs []*bench.RunData) error {
-	idx := &Index{Codes: codeNames}
+	idx := &Index{Codes: maps.Clone(codeNames)}
 	var names []string
 	labelCount := map[string]int{}
 	for _, r := range runs {

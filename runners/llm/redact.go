@@ -166,73 +166,84 @@ func (r *Redactor) Value(v any) {
 	r.walk(rv.Elem(), 0)
 }
 
-// walk redacts the strings of v, which is settable where it must be set.
-func (r *Redactor) walk(v reflect.Value, depth int) {
+// walk redacts the strings of v, which is settable where it must be set,
+// and reports whether it changed any. A map entry or an interface is
+// written back only when its copy changed, so that a value with nothing
+// to redact is only read (a map shared by several readers, such as a
+// package's table, is never written).
+func (r *Redactor) walk(v reflect.Value, depth int) bool {
 	if depth > maxRedactDepth {
-		return
+		return false
 	}
+	changed := false
 	switch v.Kind() {
 	case reflect.String:
 		if v.CanSet() {
 			if s := r.Redact(v.String()); s != v.String() {
 				v.SetString(s)
+				changed = true
 			}
 		}
 	case reflect.Pointer:
 		if !v.IsNil() {
-			r.walk(v.Elem(), depth+1)
+			changed = r.walk(v.Elem(), depth+1)
 		}
 	case reflect.Struct:
 		for i := 0; i < v.NumField(); i++ {
 			if f := v.Field(i); f.CanSet() {
-				r.walk(f, depth+1)
+				changed = r.walk(f, depth+1) || changed
 			}
 		}
 	case reflect.Slice, reflect.Array:
 		if v.Type().Elem().Kind() == reflect.Uint8 {
-			return // bytes, not text
+			return false // bytes, not text
 		}
 		if v.Kind() == reflect.Array && !v.CanSet() {
-			return
+			return false
 		}
 		for i := 0; i < v.Len(); i++ {
-			r.walk(v.Index(i), depth+1)
+			changed = r.walk(v.Index(i), depth+1) || changed
 		}
 	case reflect.Map:
 		if v.IsNil() {
-			return
+			return false
 		}
 		// Map values are not addressable: each is redacted in a copy,
-		// put back once the iteration is over.
+		// put back once the iteration is over if it changed.
 		iter := v.MapRange()
 		var keys, vals []reflect.Value
 		for iter.Next() {
 			nv := reflect.New(iter.Value().Type()).Elem()
 			nv.Set(iter.Value())
-			r.walk(nv, depth+1)
-			keys, vals = append(keys, iter.Key()), append(vals, nv)
+			if r.walk(nv, depth+1) {
+				keys, vals = append(keys, iter.Key()), append(vals, nv)
+			}
 		}
 		for i := range keys {
 			v.SetMapIndex(keys[i], vals[i])
 		}
+		changed = len(keys) > 0
 	case reflect.Interface:
 		if v.IsNil() {
-			return
+			return false
 		}
 		e := v.Elem()
 		switch e.Kind() {
 		case reflect.Pointer, reflect.Map, reflect.Slice:
 			// Their contents are reachable (and settable) through the
 			// copy the interface holds.
-			r.walk(e, depth+1)
+			changed = r.walk(e, depth+1)
 		default:
 			if !v.CanSet() {
-				return
+				return false
 			}
 			nv := reflect.New(e.Type()).Elem()
 			nv.Set(e)
-			r.walk(nv, depth+1)
-			v.Set(nv)
+			if r.walk(nv, depth+1) {
+				v.Set(nv)
+				changed = true
+			}
 		}
 	}
+	return changed
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/t2sbench/t2sbench/internal/fakeopenai"
@@ -115,6 +116,36 @@ func TestRedactorValue(t *testing.T) {
 	}
 	if v.N != 7 || v.M["nested"].(map[string]any)["y"].([]any)[1] != 3.0 {
 		t.Errorf("non-strings changed: %+v", v)
+	}
+}
+
+// TestRedactorValueReadsOnly: Value writes nothing where there is nothing
+// to redact, so values that share a map (a package's table, such as the
+// viewer's code names) may be redacted at once from several goroutines.
+// Before, every map entry was written back, unchanged: under -race this
+// test reported the writes, and without it the runtime could stop on
+// concurrent map writes.
+func TestRedactorValueReadsOnly(t *testing.T) {
+	shared := map[string]string{"a": "plain", "b": "text"}
+	type view struct{ Codes map[string]string }
+	r := llm.NewRedactor("secret-0123456789")
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 100 {
+				r.Value(&view{Codes: shared})
+			}
+		})
+	}
+	wg.Wait()
+	if shared["a"] != "plain" || shared["b"] != "text" || len(shared) != 2 {
+		t.Errorf("shared map = %v; want it unchanged", shared)
+	}
+	// A map that does hold the secret is still redacted.
+	own := map[string]string{"k": "secret-0123456789"}
+	r.Value(&view{Codes: own})
+	if own["k"] != "[REDACTED]" {
+		t.Errorf("own map = %v; want the secret redacted", own)
 	}
 }
 
