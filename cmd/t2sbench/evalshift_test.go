@@ -62,7 +62,7 @@ func TestEvalShiftedFileRefused(t *testing.T) {
 		t.Errorf("refused file printed stdout %q, stderr %q; want nothing (the error is main's to print)", stdout, stderr)
 	}
 
-	stdout, stderr, err = runEvalCLI(t, "--benchmark", "mini", "--pred", pred, "--limit", "40", "--quiet", "--cache-dir", "off", "--allow-db-mismatch", "--json")
+	stdout, _, err = runEvalCLI(t, "--benchmark", "mini", "--pred", pred, "--limit", "40", "--quiet", "--cache-dir", "off", "--allow-db-mismatch", "--json")
 	if err != nil {
 		t.Fatalf("--allow-db-mismatch: %v", err)
 	}
