@@ -411,28 +411,25 @@ func (p *Page) navigate(ctx context.Context, url string, opt LoadOptions) error 
 			return err
 		}
 	}
-	var nav struct {
-		ErrorText string `json:"errorText"`
-	}
-	if opt.VirtualTime <= 0 {
-		if err := p.call(ctx, "Page.navigate", map[string]any{"url": url}, &nav); err != nil {
+	// On virtual time, as headless Chromium's --virtual-time-budget: time
+	// stands still while the navigation starts, then runs with the budget.
+	virtual := opt.VirtualTime > 0
+	if virtual {
+		if err := p.call(ctx, "Emulation.setVirtualTimePolicy", map[string]any{"policy": "pause"}, nil); err != nil {
 			return err
 		}
-		if nav.ErrorText != "" {
-			return fmt.Errorf("chromium: navigating: %s", nav.ErrorText)
-		}
-		return p.wait(ctx, "Page.loadEventFired")
 	}
-	// As headless Chromium's --virtual-time-budget: time stands still
-	// while the navigation starts, then runs with the budget.
-	if err := p.call(ctx, "Emulation.setVirtualTimePolicy", map[string]any{"policy": "pause"}, nil); err != nil {
-		return err
+	var nav struct {
+		ErrorText string `json:"errorText"`
 	}
 	if err := p.call(ctx, "Page.navigate", map[string]any{"url": url}, &nav); err != nil {
 		return err
 	}
 	if nav.ErrorText != "" {
 		return fmt.Errorf("chromium: navigating: %s", nav.ErrorText)
+	}
+	if !virtual {
+		return p.wait(ctx, "Page.loadEventFired")
 	}
 	if err := p.call(ctx, "Emulation.setVirtualTimePolicy", map[string]any{"policy": "pauseIfNetworkFetchesPending", "budget": opt.VirtualTime.Milliseconds()}, nil); err != nil {
 		return err
