@@ -106,7 +106,7 @@ func TestModelsOverlayFakeServer(t *testing.T) {
 	}
 	dir := filepath.Join(tmp, "run")
 	var out, errb bytes.Buffer
-	err := run(&out, &errb, []string{"run", filepath.Join("..", "..", "experiments", "quickstart.yaml"), "--models", overlay,
+	err := run(&out, &errb, []string{"run", qsSpec, "--models", overlay,
 		"--out", dir, "--limit", "2", "--quiet", "--set", "runners.5.params.n_rollout=2", "--set", "runners.6.params.n_rollout=2"})
 	if err != nil && !errors.Is(err, errIncomplete) {
 		t.Fatalf("run: %v\n%s", err, errb.String())
