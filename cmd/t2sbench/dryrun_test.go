@@ -56,7 +56,7 @@ func TestDryRunCommand(t *testing.T) {
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("dry run left %s (stat: %v); want no run directory", dir, err)
 	}
-	dry := dryRun(t, specPath, dir)
+	dry := benchkit.DryRun(t, dir, benchkit.Plan(t, benchkit.SpecFile(t, specPath)))
 	total := 0.0
 	for _, dt := range dry.Trials {
 		total += dt.Calls
@@ -81,13 +81,6 @@ func TestDryRunCommand(t *testing.T) {
 	if !strings.Contains(out.String(), "total: 0 model calls expected") {
 		t.Errorf("dry run after the run: want 0 calls expected, got:\n%s", out.String())
 	}
-}
-
-// dryRun plans the spec at specPath and estimates its run into dir
-// (bench.PlanDryRun with bench.DefaultEnv), as run --dry-run does.
-func dryRun(t *testing.T, specPath, dir string) *bench.DryRun {
-	t.Helper()
-	return benchkit.DryRun(t, dir, benchkit.Plan(t, benchkit.SpecFile(t, specPath)))
 }
 
 // TestModelsOverlayFakeServer turns quickstart's sim model into a model
