@@ -10,7 +10,6 @@ import (
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/fakeopenai"
 	"github.com/t2sbench/t2sbench/internal/testkit/benchkit"
-	"github.com/t2sbench/t2sbench/viewer"
 )
 
 // TestViewerRedactsEchoedKey: a model that echoes its API key in its
@@ -52,11 +51,7 @@ runners: [{name: direct}]
 	for _, env := range []string{key, ""} {
 		t.Run(fmt.Sprintf("key set %v", env != ""), func(t *testing.T) {
 			t.Setenv("T2SBENCH_TEST_VIEW_KEY", env)
-			v, err := viewer.Open(context.Background(), []string{dir}, viewer.Options{Benchmark: openBenchmark(dir)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer v.Close()
+			v := openViewer(t, dir)
 			q, err := v.Question(context.Background(), 0, nil)
 			if err != nil {
 				t.Fatal(err)

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-sql-driver/mysql"
-
 	"github.com/t2sbench/t2sbench/internal/mysqltest"
 	"github.com/t2sbench/t2sbench/internal/testenv"
 	"github.com/t2sbench/t2sbench/metrics"
@@ -71,18 +69,13 @@ func TestDatasetsCheckSpider(t *testing.T) {
 }
 
 // logicCatRO prepares the LogicCat databases on $T2SBENCH_MYSQL_DSN and
-// returns the read-only DSN and the variable holding its password.
+// returns the read-only DSN and the variable holding its password
+// (mysqltest.LogicCatConfig).
 func logicCatRO(t *testing.T) (dsn, pwEnv string) {
 	t.Helper()
-	const user = "t2s_ro_cmd"
-	mysqltest.LogicCatDB(t, user, "AirCraft")
+	cfg := mysqltest.LogicCatConfig(t, "t2s_ro_cmd")
 	mysqltest.HoldDataLock(t) // no other test breaks a database meanwhile
-	cfg, err := mysql.ParseDSN(testenv.MySQLDSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.User, cfg.Passwd, cfg.DBName = user, "", ""
-	return cfg.FormatDSN(), "T2SBENCH_TEST_" + strings.ToUpper(user) + "_PASSWORD"
+	return cfg.DSN, cfg.PasswordEnv
 }
 
 // TestDatasetsCheckLogicCatMySQL checks `datasets check` on LogicCat's

@@ -56,7 +56,7 @@ func TestDryRunCommand(t *testing.T) {
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("dry run left %s (stat: %v); want no run directory", dir, err)
 	}
-	dry := dryRun(t, specPath, dir)
+	dry := benchkit.DryRun(t, dir, benchkit.Plan(t, benchkit.SpecFile(t, specPath)))
 	total := 0.0
 	for _, dt := range dry.Trials {
 		total += dt.Calls
@@ -83,13 +83,6 @@ func TestDryRunCommand(t *testing.T) {
 	}
 }
 
-// dryRun plans the spec at specPath and estimates its run into dir
-// (bench.PlanDryRun with bench.DefaultEnv), as run --dry-run does.
-func dryRun(t *testing.T, specPath, dir string) *bench.DryRun {
-	t.Helper()
-	return benchkit.DryRun(t, dir, benchkit.Plan(t, benchkit.SpecFile(t, specPath)))
-}
-
 // TestModelsOverlayFakeServer turns quickstart's sim model into a model
 // served by a fake OpenAI-compatible server with a --models file: the
 // run's requests reach the fake server and the trials' model identity is
@@ -106,7 +99,7 @@ func TestModelsOverlayFakeServer(t *testing.T) {
 	}
 	dir := filepath.Join(tmp, "run")
 	var out, errb bytes.Buffer
-	err := run(&out, &errb, []string{"run", filepath.Join("..", "..", "experiments", "quickstart.yaml"), "--models", overlay,
+	err := run(&out, &errb, []string{"run", qsSpec, "--models", overlay,
 		"--out", dir, "--limit", "2", "--quiet", "--set", "runners.5.params.n_rollout=2", "--set", "runners.6.params.n_rollout=2"})
 	if err != nil && !errors.Is(err, errIncomplete) {
 		t.Fatalf("run: %v\n%s", err, errb.String())

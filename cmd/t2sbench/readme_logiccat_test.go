@@ -14,16 +14,6 @@ import (
 	"github.com/t2sbench/t2sbench/internal/testenv"
 )
 
-// readmeBlock returns the first ```sh block after heading in README.md.
-func readmeBlock(t *testing.T, heading string) string {
-	t.Helper()
-	block, err := readmeSection(heading)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return block
-}
-
 // readmeSection returns the first ```sh block after heading in README.md.
 func readmeSection(heading string) (string, error) {
 	data, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "README.md"))
@@ -183,7 +173,10 @@ func TestReadmeLogicCat(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: skipping the README's LogicCat walk-through (a MariaDB start and two evals, about 20 s)")
 	}
-	block := readmeBlock(t, readmeLogicCatHeading)
+	block, err := readmeSection(readmeLogicCatHeading)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, want := range []string{"/data/logiccat", "preds.jsonl", "--mysql-password-env", "scripts/mariadb.sh stop"} {
 		if !strings.Contains(block, want) {
 			t.Fatalf("README LogicCat block lacks %q:\n%s", want, block)

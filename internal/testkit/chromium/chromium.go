@@ -48,12 +48,12 @@ import (
 	"time"
 )
 
-// Flags are the command-line flags every browser Start launches gets
+// flags are the command-line flags every browser Start launches gets
 // besides --remote-debugging-pipe and --user-data-dir: headless, no
 // sandbox (tests run as root in containers), no GPU, and none of the
 // background traffic (updates, sync, first-run pages) of a desktop
 // browser.
-var Flags = []string{
+var flags = []string{
 	"--headless",
 	"--no-sandbox",
 	"--disable-gpu",
@@ -103,13 +103,13 @@ type Browser struct {
 	done     chan struct{} // closed when the reader stops
 }
 
-// message is one DevTools protocol message: a command (ID, Method,
-// Params), its answer (ID, Result or Error) or an event (Method, Params),
-// in a page's session when SessionID is set.
+// message is one DevTools protocol message the browser sends: an answer
+// to a command (ID, Result or Error) or an event (Method), in a page's
+// session when SessionID is set. An event's parameters are not kept:
+// pages wait for events by name only.
 type message struct {
 	ID        int64           `json:"id,omitempty"`
 	Method    string          `json:"method,omitempty"`
-	Params    json.RawMessage `json:"params,omitempty"`
 	Result    json.RawMessage `json:"result,omitempty"`
 	Error     *protocolError  `json:"error,omitempty"`
 	SessionID string          `json:"sessionId,omitempty"`
@@ -128,7 +128,7 @@ func (e *protocolError) Error() string {
 	return fmt.Sprintf("%s (%d)", e.Message, e.Code)
 }
 
-// Start launches the Chromium at bin headless, with Flags and a fresh
+// Start launches the Chromium at bin headless, with flags and a fresh
 // profile in a temporary directory (removed by Close), and returns once
 // the browser answers on its DevTools pipe. ctx bounds the start only.
 func Start(ctx context.Context, bin string) (*Browser, error) {
@@ -150,7 +150,7 @@ func Start(ctx context.Context, bin string) (*Browser, error) {
 		os.RemoveAll(profile)
 		return nil, fmt.Errorf("chromium: pipe: %w", err)
 	}
-	args := append(append([]string{}, Flags...), "--remote-debugging-pipe", "--user-data-dir="+profile, "about:blank")
+	args := append(append([]string{}, flags...), "--remote-debugging-pipe", "--user-data-dir="+profile, "about:blank")
 	cmd := exec.Command(bin, args...)
 	cmd.ExtraFiles = []*os.File{toR, fromW}
 	b := &Browser{cmd: cmd, profile: profile, stderr: &tailBuffer{max: 16 << 10}, w: toW,
@@ -348,9 +348,9 @@ func (p *Page) queue(m message) {
 	}
 }
 
-// wait returns the first event method of the page since the last wait
+// wait returns when the page has had event method since the last wait
 // for it, discarding the events before it.
-func (p *Page) wait(ctx context.Context, method string) (message, error) {
+func (p *Page) wait(ctx context.Context, method string) error {
 	for {
 		p.mu.Lock()
 		for len(p.events) > 0 {
@@ -359,17 +359,17 @@ func (p *Page) wait(ctx context.Context, method string) (message, error) {
 			if m.Method == "" {
 				p.mu.Unlock()
 				<-p.b.done
-				return m, fmt.Errorf("chromium: waiting for %s: %w", method, p.b.err)
+				return fmt.Errorf("chromium: waiting for %s: %w", method, p.b.err)
 			}
 			if m.Method == method {
 				p.mu.Unlock()
-				return m, nil
+				return nil
 			}
 		}
 		p.mu.Unlock()
 		select {
 		case <-ctx.Done():
-			return message{}, fmt.Errorf("chromium: waiting for %s: %w", method, ctx.Err())
+			return fmt.Errorf("chromium: waiting for %s: %w", method, ctx.Err())
 		case <-p.notify:
 		}
 	}
@@ -411,23 +411,16 @@ func (p *Page) navigate(ctx context.Context, url string, opt LoadOptions) error 
 			return err
 		}
 	}
-	var nav struct {
-		ErrorText string `json:"errorText"`
-	}
-	if opt.VirtualTime <= 0 {
-		if err := p.call(ctx, "Page.navigate", map[string]any{"url": url}, &nav); err != nil {
+	// On virtual time, as headless Chromium's --virtual-time-budget: time
+	// stands still while the navigation starts, then runs with the budget.
+	virtual := opt.VirtualTime > 0
+	if virtual {
+		if err := p.call(ctx, "Emulation.setVirtualTimePolicy", map[string]any{"policy": "pause"}, nil); err != nil {
 			return err
 		}
-		if nav.ErrorText != "" {
-			return fmt.Errorf("chromium: navigating: %s", nav.ErrorText)
-		}
-		_, err := p.wait(ctx, "Page.loadEventFired")
-		return err
 	}
-	// As headless Chromium's --virtual-time-budget: time stands still
-	// while the navigation starts, then runs with the budget.
-	if err := p.call(ctx, "Emulation.setVirtualTimePolicy", map[string]any{"policy": "pause"}, nil); err != nil {
-		return err
+	var nav struct {
+		ErrorText string `json:"errorText"`
 	}
 	if err := p.call(ctx, "Page.navigate", map[string]any{"url": url}, &nav); err != nil {
 		return err
@@ -435,11 +428,13 @@ func (p *Page) navigate(ctx context.Context, url string, opt LoadOptions) error 
 	if nav.ErrorText != "" {
 		return fmt.Errorf("chromium: navigating: %s", nav.ErrorText)
 	}
+	if !virtual {
+		return p.wait(ctx, "Page.loadEventFired")
+	}
 	if err := p.call(ctx, "Emulation.setVirtualTimePolicy", map[string]any{"policy": "pauseIfNetworkFetchesPending", "budget": opt.VirtualTime.Milliseconds()}, nil); err != nil {
 		return err
 	}
-	_, err := p.wait(ctx, "Emulation.virtualTimeBudgetExpired")
-	return err
+	return p.wait(ctx, "Emulation.virtualTimeBudgetExpired")
 }
 
 func (p *Page) call(ctx context.Context, method string, params, result any) error {
