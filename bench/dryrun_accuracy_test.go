@@ -196,6 +196,7 @@ func TestDryRunEstimateMatchesRun(t *testing.T) {
 // checkEstimate compares the estimated calls of each trial of f with the
 // calls made.
 func checkEstimate(t *testing.T, f *defaultsFixture, point string) {
+	t.Helper()
 	for _, want := range []string{"direct", "cot", "sc", "react-dsl", "steinersql", "alphasql", "iesr"} {
 		found := false
 		for _, dt := range f.Estimate.Trials {

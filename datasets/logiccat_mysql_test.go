@@ -204,6 +204,7 @@ func TestLogicCatMySQLGoldAsPrediction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer cache.Close() // closed again below before the second scoring; Close is idempotent
 	sc, err := metrics.NewScorer(b, cache, metrics.ScoreOptions{})
 	if err != nil {
 		t.Fatal(err)

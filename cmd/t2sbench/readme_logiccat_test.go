@@ -94,11 +94,10 @@ func waitReadmeLogicCat() readmeLogicCatResult {
 // the shared data's LogicCat folder for /data/logiccat and a prediction
 // file of the gold SQL for preds.jsonl, in a temporary directory.
 func runReadmeLogicCat() readmeLogicCatResult {
-	shared := testenv.SharedDir()
-	if shared == "" {
-		return readmeLogicCatResult{Skip: "shared benchmark data not found (set T2SBENCH_SHARED or place it at ../shared); skipping integration test"}
+	data, skip := testenv.DatasetsDir("logiccat")
+	if skip != "" {
+		return readmeLogicCatResult{Skip: skip}
 	}
-	data := filepath.Join(shared, "datasets", "logiccat")
 	if _, err := os.Stat(filepath.Join(data, "mysql", "database")); err != nil {
 		return readmeLogicCatResult{Skip: fmt.Sprintf("LogicCat's MySQL dumps are absent (%v); skipping", err)}
 	}

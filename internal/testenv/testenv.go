@@ -4,6 +4,7 @@
 package testenv
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -36,15 +37,26 @@ func SharedDir() string {
 // data is absent.
 func Datasets(t testing.TB, sub ...string) string {
 	t.Helper()
+	p, skip := DatasetsDir(sub...)
+	if skip != "" {
+		t.Skip(skip)
+	}
+	return p
+}
+
+// DatasetsDir is Datasets for code without a test at hand (a fixture made
+// in TestMain): it returns <shared>/datasets/<sub...>, or a non-empty
+// reason to skip when the shared data is absent.
+func DatasetsDir(sub ...string) (dir, skip string) {
 	s := SharedDir()
 	if s == "" {
-		t.Skip("shared benchmark data not found (set T2SBENCH_SHARED or place it at ../shared); skipping integration test")
+		return "", "shared benchmark data not found (set T2SBENCH_SHARED or place it at ../shared); skipping integration test"
 	}
 	p := filepath.Join(append([]string{s, "datasets"}, sub...)...)
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared data %s not present: %v", p, err)
+		return "", fmt.Sprintf("shared data %s not present: %v", p, err)
 	}
-	return p
+	return p, ""
 }
 
 // MySQLDSN returns $T2SBENCH_MYSQL_DSN (a root/admin DSN of a MariaDB or
