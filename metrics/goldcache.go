@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/checksum"
 )
 
 // GoldCacheFile is the SQLite file holding a gold cache directory's entries.
@@ -178,7 +179,7 @@ func NewGoldCache(dir string) (*GoldCache, error) {
 		db.Close()
 		return nil, fmt.Errorf("metrics: init gold cache %s: %w", c.path, err)
 	}
-	if err := migrateGoldSum(db); err != nil {
+	if err := checksum.AddColumn(context.Background(), db, "entries"); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("metrics: migrate gold cache %s: %w", c.path, err)
 	}

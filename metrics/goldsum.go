@@ -48,20 +48,6 @@ func (e goldStored) decode(key string) (GoldResult, error) {
 	return decodeGoldEntry(e.value)
 }
 
-// migrateGoldSum adds column sum to a gold cache made before checksums.
-// Another process may add it at the same time: a duplicate column is not
-// an error.
-func migrateGoldSum(db *sql.DB) error {
-	var n int
-	if err := db.QueryRow(`SELECT count(*) FROM pragma_table_info('entries') WHERE name = 'sum'`).Scan(&n); err != nil || n > 0 {
-		return err
-	}
-	if _, err := db.Exec(`ALTER TABLE entries ADD COLUMN sum INTEGER`); err != nil && !strings.Contains(err.Error(), "duplicate column") {
-		return err
-	}
-	return nil
-}
-
 // GoldCacheCheck is what VerifyGoldCache found in a gold cache file:
 // entries whose checksum matches (OK), does not or that do not decode
 // (Mismatch), entries stored before checksums that decode (Unchecked),
@@ -92,12 +78,12 @@ func VerifyGoldCache(ctx context.Context, dir string) (GoldCacheCheck, error) {
 		return out, fmt.Errorf("metrics: verify gold cache %s: %w", path, err)
 	}
 	defer db.Close()
-	var n int
-	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('entries') WHERE name = 'sum'`).Scan(&n); err != nil {
+	sums, err := checksum.HasColumn(ctx, db, "entries")
+	if err != nil {
 		return out, fmt.Errorf("metrics: verify gold cache %s: %w", path, err)
 	}
 	sumCol := "NULL"
-	if n > 0 {
+	if sums {
 		sumCol = "sum"
 	}
 	rows, err := db.QueryContext(ctx, `SELECT key, value, `+sumCol+` FROM entries ORDER BY key`)
