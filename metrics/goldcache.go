@@ -169,9 +169,7 @@ func NewGoldCache(dir string) (*GoldCache, error) {
 		return nil, fmt.Errorf("metrics: gold cache: %w", err)
 	}
 	c.path = filepath.Join(dir, GoldCacheFile)
-	r := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
-	dsn := "file:" + r.Replace(c.path) + "?_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=30000&_txlock=immediate"
-	db, err := sql.Open("sqlite3", dsn)
+	db, err := sql.Open("sqlite3", goldURI(c.path, "_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=30000&_txlock=immediate"))
 	if err != nil {
 		return nil, fmt.Errorf("metrics: open gold cache %s: %w", c.path, err)
 	}
@@ -185,6 +183,13 @@ func NewGoldCache(dir string) (*GoldCache, error) {
 	}
 	c.db = db
 	return c, nil
+}
+
+// goldURI is the SQLite URI of the gold cache file at path with the
+// query params: path with the characters special in a URI filename ('%',
+// '?', '#') percent-encoded.
+func goldURI(path, params string) string {
+	return "file:" + strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path) + "?" + params
 }
 
 // Dir returns the cache directory ("" for a memory-only cache).

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/t2sbench/t2sbench/internal/checksum"
 )
@@ -73,7 +72,7 @@ func VerifyGoldCache(ctx context.Context, dir string) (GoldCacheCheck, error) {
 		out.Missing = true
 		return out, nil
 	}
-	db, err := sql.Open("sqlite3", "file:"+strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)+"?mode=ro&_busy_timeout=10000")
+	db, err := sql.Open("sqlite3", goldURI(path, "mode=ro&_busy_timeout=10000"))
 	if err != nil {
 		return out, fmt.Errorf("metrics: verify gold cache %s: %w", path, err)
 	}
