@@ -72,14 +72,15 @@ func VerifyGoldCache(ctx context.Context, dir string) (GoldCacheCheck, error) {
 		out.Missing = true
 		return out, nil
 	}
+	wrap := func(err error) error { return fmt.Errorf("metrics: verify gold cache %s: %w", path, err) }
 	db, err := sql.Open("sqlite3", goldURI(path, "mode=ro&_busy_timeout=10000"))
 	if err != nil {
-		return out, fmt.Errorf("metrics: verify gold cache %s: %w", path, err)
+		return out, wrap(err)
 	}
 	defer db.Close()
 	sums, err := checksum.HasColumn(ctx, db, "entries")
 	if err != nil {
-		return out, fmt.Errorf("metrics: verify gold cache %s: %w", path, err)
+		return out, wrap(err)
 	}
 	sumCol := "NULL"
 	if sums {
@@ -87,14 +88,14 @@ func VerifyGoldCache(ctx context.Context, dir string) (GoldCacheCheck, error) {
 	}
 	rows, err := db.QueryContext(ctx, `SELECT key, value, `+sumCol+` FROM entries ORDER BY key`)
 	if err != nil {
-		return out, fmt.Errorf("metrics: verify gold cache %s: %w", path, err)
+		return out, wrap(err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var key string
 		var e goldStored
 		if err := rows.Scan(&key, &e.value, &e.sum); err != nil {
-			return out, fmt.Errorf("metrics: verify gold cache %s: %w", path, err)
+			return out, wrap(err)
 		}
 		_, err := e.decode(key)
 		switch {
@@ -111,11 +112,13 @@ func VerifyGoldCache(ctx context.Context, dir string) (GoldCacheCheck, error) {
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return out, fmt.Errorf("metrics: verify gold cache %s: %w", path, err)
+		return out, wrap(err)
 	}
 	return out, nil
 }
 
+// mismatch counts a mismatch and names it ("key: reason") while fewer
+// than maxGoldMismatches are named.
 func (c *GoldCacheCheck) mismatch(what string) {
 	c.Mismatch++
 	if len(c.First) < maxGoldMismatches {
