@@ -245,15 +245,14 @@ func (e *MySQLEngine) open(ctx context.Context, dbID string) (*MySQLDatabase, er
 	pool.SetMaxOpenConns(16)
 	pool.SetMaxIdleConns(8)
 	pool.SetConnMaxIdleTime(time.Minute)
-	// fresh keeps no idle connection: each Execute dials a new session
-	// and closing it ends the session (MySQLEngine).
+	// fresh holds Execute's connections: each dials a new session, and
+	// execute discards it after its statement (MySQLEngine).
 	fresh, err := sql.Open("mysql", c.FormatDSN())
 	if err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("mysql engine: open %s: %w", dbID, err)
 	}
 	fresh.SetMaxOpenConns(16)
-	fresh.SetMaxIdleConns(0)
 	c.DBName = ""
 	admin, err := sql.Open("mysql", c.FormatDSN())
 	if err != nil {
@@ -289,12 +288,16 @@ func (e *MySQLEngine) Close() error {
 type MySQLDatabase struct {
 	id, schemaName string
 	db             *sql.DB // pooled connections with the schema as default database, for the engine's own statements
-	exec           *sql.DB // Execute's connections: a new session each, closed after it
+	exec           *sql.DB // Execute's connections: a new session each, discarded after it
 	admin          *sql.DB // the watchdog's connections (KILL QUERY)
 	timeout        time.Duration
 	maxRows        int
 	maxBytes       int64
 	fp             string
+	// reuse puts Execute's connection back into exec for the next
+	// Execute instead of discarding it: only the pooled baseline of
+	// BenchmarkMySQLSessionIsolation sets it.
+	reuse bool
 
 	schemaOnce sync.Mutex
 	schema     *Schema
@@ -495,12 +498,14 @@ func (d *MySQLDatabase) execute(ctx context.Context, query, vars string) (*Resul
 	deadline := errors.Is(qctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
 	callerGone := ctx.Err() != nil
 	cancel()
-	if wasKilled || qerr != nil {
-		// The connection may hold a pending kill or a half-read result:
-		// it is closed without the driver's goodbye.
+	if wasKilled || qerr != nil || !d.reuse {
+		// Marked bad, the connection is closed, ending its session: a
+		// connection closed as sound would go to an Execute waiting for
+		// one (with 16 open), session state and all. And it may hold a
+		// pending kill or a half-read result.
 		conn.Raw(func(any) error { return driver.ErrBadConn })
 	}
-	conn.Close() // the session ends: d.exec keeps no idle connection
+	conn.Close()
 	if rs != nil && rs.Truncated {
 		rs.Elapsed = time.Since(start)
 		return rs, nil

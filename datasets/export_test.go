@@ -7,6 +7,6 @@ package datasets
 // the pooled path leaks session state. It shares d's pools; close d, not
 // the handle.
 func (d *MySQLDatabase) PooledExecute() *MySQLDatabase {
-	return &MySQLDatabase{id: d.id, schemaName: d.schemaName, db: d.db, exec: d.db, admin: d.admin,
+	return &MySQLDatabase{id: d.id, schemaName: d.schemaName, db: d.db, exec: d.db, reuse: true, admin: d.admin,
 		timeout: d.timeout, maxRows: d.maxRows, maxBytes: d.maxBytes, fp: d.fp}
 }

@@ -3,6 +3,7 @@ package datasets_test
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -111,4 +112,44 @@ func BenchmarkMySQLSessionIsolation(b *testing.B) {
 	b.ReportMetric(us(reused), "pooled-us/exec")
 	b.ReportMetric(float64(fresh)/float64(reused), "fresh/pooled")
 	b.ReportMetric(us(fresh)-us(reused), "added-us/exec")
+}
+
+// TestMySQLExecuteCleanSessionUnderContention: more Executes at once on
+// one database than it opens connections for (16) each still run on a
+// session of their own. The connection a finished Execute returns is
+// never handed to one waiting for a connection: every Execute reports a
+// different CONNECTION_ID() (MariaDB numbers sessions without reuse).
+// SLEEP keeps the first 16 busy until the other 16 wait.
+func TestMySQLExecuteCleanSessionUnderContention(t *testing.T) {
+	db := openShip(t)
+	const n = 32
+	ids := make([]string, n)
+	errs := make([]error, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			rs, err := db.Execute(context.Background(), "SELECT CONNECTION_ID(), SLEEP(0.2)")
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			ids[i] = fmt.Sprint(rs.Rows[0][0])
+		}()
+	}
+	close(start)
+	wg.Wait()
+	seen := map[string]int{}
+	for i, id := range ids {
+		if errs[i] != nil {
+			t.Fatalf("Execute %d: %v", i, errs[i])
+		}
+		if j, ok := seen[id]; ok {
+			t.Errorf("Executes %d and %d ran on session %s; want a session of its own each", j, i, id)
+		}
+		seen[id] = i
+	}
 }

@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/checksum"
 )
 
 // GoldCacheFile is the SQLite file holding a gold cache directory's entries.
@@ -168,9 +169,7 @@ func NewGoldCache(dir string) (*GoldCache, error) {
 		return nil, fmt.Errorf("metrics: gold cache: %w", err)
 	}
 	c.path = filepath.Join(dir, GoldCacheFile)
-	r := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
-	dsn := "file:" + r.Replace(c.path) + "?_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=30000&_txlock=immediate"
-	db, err := sql.Open("sqlite3", dsn)
+	db, err := sql.Open("sqlite3", goldURI(c.path, "_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=30000&_txlock=immediate"))
 	if err != nil {
 		return nil, fmt.Errorf("metrics: open gold cache %s: %w", c.path, err)
 	}
@@ -178,12 +177,19 @@ func NewGoldCache(dir string) (*GoldCache, error) {
 		db.Close()
 		return nil, fmt.Errorf("metrics: init gold cache %s: %w", c.path, err)
 	}
-	if err := migrateGoldSum(db); err != nil {
+	if err := checksum.AddColumn(context.Background(), db, "entries"); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("metrics: migrate gold cache %s: %w", c.path, err)
 	}
 	c.db = db
 	return c, nil
+}
+
+// goldURI is the SQLite URI of the gold cache file at path with the
+// query params: path with the characters special in a URI filename ('%',
+// '?', '#') percent-encoded.
+func goldURI(path, params string) string {
+	return "file:" + strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path) + "?" + params
 }
 
 // Dir returns the cache directory ("" for a memory-only cache).

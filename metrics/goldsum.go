@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/t2sbench/t2sbench/internal/checksum"
 )
@@ -48,20 +47,6 @@ func (e goldStored) decode(key string) (GoldResult, error) {
 	return decodeGoldEntry(e.value)
 }
 
-// migrateGoldSum adds column sum to a gold cache made before checksums.
-// Another process may add it at the same time: a duplicate column is not
-// an error.
-func migrateGoldSum(db *sql.DB) error {
-	var n int
-	if err := db.QueryRow(`SELECT count(*) FROM pragma_table_info('entries') WHERE name = 'sum'`).Scan(&n); err != nil || n > 0 {
-		return err
-	}
-	if _, err := db.Exec(`ALTER TABLE entries ADD COLUMN sum INTEGER`); err != nil && !strings.Contains(err.Error(), "duplicate column") {
-		return err
-	}
-	return nil
-}
-
 // GoldCacheCheck is what VerifyGoldCache found in a gold cache file:
 // entries whose checksum matches (OK), does not or that do not decode
 // (Mismatch), entries stored before checksums that decode (Unchecked),
@@ -87,29 +72,30 @@ func VerifyGoldCache(ctx context.Context, dir string) (GoldCacheCheck, error) {
 		out.Missing = true
 		return out, nil
 	}
-	db, err := sql.Open("sqlite3", "file:"+strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)+"?mode=ro&_busy_timeout=10000")
+	wrap := func(err error) error { return fmt.Errorf("metrics: verify gold cache %s: %w", path, err) }
+	db, err := sql.Open("sqlite3", goldURI(path, "mode=ro&_busy_timeout=10000"))
 	if err != nil {
-		return out, fmt.Errorf("metrics: verify gold cache %s: %w", path, err)
+		return out, wrap(err)
 	}
 	defer db.Close()
-	var n int
-	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('entries') WHERE name = 'sum'`).Scan(&n); err != nil {
-		return out, fmt.Errorf("metrics: verify gold cache %s: %w", path, err)
+	sums, err := checksum.HasColumn(ctx, db, "entries")
+	if err != nil {
+		return out, wrap(err)
 	}
 	sumCol := "NULL"
-	if n > 0 {
+	if sums {
 		sumCol = "sum"
 	}
 	rows, err := db.QueryContext(ctx, `SELECT key, value, `+sumCol+` FROM entries ORDER BY key`)
 	if err != nil {
-		return out, fmt.Errorf("metrics: verify gold cache %s: %w", path, err)
+		return out, wrap(err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var key string
 		var e goldStored
 		if err := rows.Scan(&key, &e.value, &e.sum); err != nil {
-			return out, fmt.Errorf("metrics: verify gold cache %s: %w", path, err)
+			return out, wrap(err)
 		}
 		_, err := e.decode(key)
 		switch {
@@ -126,11 +112,13 @@ func VerifyGoldCache(ctx context.Context, dir string) (GoldCacheCheck, error) {
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return out, fmt.Errorf("metrics: verify gold cache %s: %w", path, err)
+		return out, wrap(err)
 	}
 	return out, nil
 }
 
+// mismatch counts a mismatch and names it ("key: reason") while fewer
+// than maxGoldMismatches are named.
 func (c *GoldCacheCheck) mismatch(what string) {
 	c.Mismatch++
 	if len(c.First) < maxGoldMismatches {

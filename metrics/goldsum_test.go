@@ -143,3 +143,24 @@ func TestGoldCacheMigratesSum(t *testing.T) {
 		t.Errorf("after a new entry: %+v, %v; want 1 unchecked, 1 ok", chk, err)
 	}
 }
+
+// TestGoldCacheSpecialPath: a gold cache in a directory whose name holds
+// the characters special in an SQLite URI ('?', '#', '%') is written by
+// GoldCache and read back by VerifyGoldCache at that path, not at a
+// truncated one (goldURI).
+func TestGoldCacheSpecialPath(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "a?b#c%20d")
+	ctx := context.Background()
+	c := mustGoldCache(t, dir)
+	if _, err := c.Get(ctx, &fakeDB{fp: "fp", exec: numbered("fresh")}, "q1", 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	chk, err := VerifyGoldCache(ctx, dir)
+	if err != nil || chk.Missing || chk.OK != 1 || chk.Path != filepath.Join(dir, GoldCacheFile) {
+		t.Fatalf("VerifyGoldCache(%q) = %+v, %v; want 1 ok entry in %s", dir, chk, err, GoldCacheFile)
+	}
+}

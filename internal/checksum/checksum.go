@@ -11,6 +11,10 @@
 // RocksDB, ext4 and iSCSI use it for the same purpose; hash/crc32
 // computes it with the SSE 4.2 and ARMv8 CRC instructions; and it takes 4
 // bytes a row where SHA-256 takes 32.
+//
+// Each store keeps a row's checksum in its column sum (Column), added to
+// a file made before checksums by AddColumn; its older rows read NULL
+// there and are served unverified.
 package checksum
 
 import (

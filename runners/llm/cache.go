@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/t2sbench/t2sbench/internal/checksum"
 	"github.com/t2sbench/t2sbench/runners/think"
 )
 
@@ -185,7 +186,7 @@ func OpenCache(path string) (*Cache, error) {
 		err = migrateCache(db)
 	}
 	if err == nil {
-		err = migrateSum(db)
+		err = checksum.AddColumn(context.Background(), db, "samples")
 	}
 	if err != nil {
 		db.Close()

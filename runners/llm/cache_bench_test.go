@@ -60,18 +60,26 @@ func BenchmarkCachePut(b *testing.B) {
 		for b.Loop() {
 			c := calls[i%len(calls)]
 			rk := freshKey(c.key, i)
-			keys, _ := SampleKeys(rk, len(c.errs))
-			idx := make([]int, len(c.errs))
-			for j := range idx {
-				idx[j] = j
-			}
-			if _, _, err := cache.put(ctx, rk, &c.doc, keys, idx, c.errs); err != nil {
-				b.Fatal(err)
-			}
+			putCall(b, ctx, cache, rk, &c)
 			i++
 		}
 		reportCPU(b, start)
 	})
+}
+
+// putCall stores every sample of c under request key rk with Cache.put,
+// as a miss stores them, and returns their sample keys.
+func putCall(tb testing.TB, ctx context.Context, cache *Cache, rk string, c *loadCall) []string {
+	tb.Helper()
+	keys, _ := SampleKeys(rk, len(c.errs))
+	idx := make([]int, len(c.errs))
+	for j := range idx {
+		idx[j] = j
+	}
+	if _, _, err := cache.put(ctx, rk, &c.doc, keys, idx, c.errs); err != nil {
+		tb.Fatal(err)
+	}
+	return keys
 }
 
 // BenchmarkCacheGet reads all samples of one stored request per op (a
@@ -94,14 +102,7 @@ func BenchmarkCacheGet(b *testing.B) {
 		if err := putFirstFormat(ctx, db, c.key, &c.doc, c.errs); err != nil {
 			b.Fatal(err)
 		}
-		keys[i], _ = SampleKeys(c.key, len(c.errs))
-		idx := make([]int, len(c.errs))
-		for j := range idx {
-			idx[j] = j
-		}
-		if _, _, err := cache.put(ctx, c.key, &c.doc, keys[i], idx, c.errs); err != nil {
-			b.Fatal(err)
-		}
+		keys[i] = putCall(b, ctx, cache, c.key, &c)
 	}
 	db.Close()
 	check := func(b *testing.B, got map[int]entry, err error, i int) {
@@ -169,14 +170,7 @@ func BenchmarkCacheReadChecksum(b *testing.B) {
 	defer cache.Close()
 	keys := make([][]string, len(calls))
 	for i, c := range calls {
-		keys[i], _ = SampleKeys(c.key, len(c.errs))
-		idx := make([]int, len(c.errs))
-		for j := range idx {
-			idx[j] = j
-		}
-		if _, _, err := cache.put(ctx, c.key, &c.doc, keys[i], idx, c.errs); err != nil {
-			b.Fatal(err)
-		}
+		keys[i] = putCall(b, ctx, cache, c.key, &c)
 	}
 	for _, verify := range []bool{false, true} {
 		name := "verify=off"
@@ -215,14 +209,7 @@ func BenchmarkCacheReaderCall(b *testing.B) {
 		if err := putFirstFormat(ctx, db, c.key, &c.doc, c.errs); err != nil {
 			b.Fatal(err)
 		}
-		keys, _ := SampleKeys(c.key, len(c.errs))
-		idx := make([]int, len(c.errs))
-		for j := range idx {
-			idx[j] = j
-		}
-		if _, _, err := cache.put(ctx, c.key, &c.doc, keys, idx, c.errs); err != nil {
-			b.Fatal(err)
-		}
+		putCall(b, ctx, cache, c.key, &c)
 	}
 	db.Close()
 	cache.Close()

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/t2sbench/t2sbench/internal/checksum"
 )
 
 // CacheReader reads a cache file without writing to it: what a viewer of
@@ -121,7 +123,7 @@ func OpenCacheReader(path string) (*CacheReader, error) {
 		r.old, err = findOldTables(db)
 	}
 	if err == nil && r.compact {
-		r.sums, err = hasSumColumn(db)
+		r.sums, err = checksum.HasColumn(context.Background(), db, "samples")
 	}
 	if err != nil {
 		db.Close()

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/t2sbench/t2sbench/internal/checksum"
 )
@@ -28,10 +27,10 @@ import (
 // reading a row costs a fraction of its decompression
 // (BenchmarkCacheReadChecksum).
 //
-// Rows written before checksums (column sum NULL, the column added when
-// such a file is first opened for writing) are served unverified, as
-// before; one that does not decode is treated like a checksum mismatch
-// (asked again) instead of failing its item. Rows of the first format
+// Rows written before checksums (column sum NULL, the column added by
+// checksum.AddColumn when such a file is first opened for writing) are
+// served unverified, as before; one that does not decode is treated like
+// a checksum mismatch (asked again) instead of failing its item. Rows of the first format
 // (table responses) carry no checksum either. Paragraphs (the stored
 // prompts, read only to display a call) are verified against the
 // SHA-256 prefix that already keys them (paragraphHashLen).
@@ -65,27 +64,6 @@ func (r sampleRow) sum() int64 {
 		h.Bytes(r.p)
 	}
 	return h.Sum()
-}
-
-// migrateSum adds column sum to a table samples made before checksums;
-// its rows read NULL there (unverified). Another process may add it at
-// the same time: a duplicate column is not an error.
-func migrateSum(db *sql.DB) error {
-	ok, err := hasSumColumn(db)
-	if err != nil || ok {
-		return err
-	}
-	if _, err := db.Exec(`ALTER TABLE samples ADD COLUMN sum INTEGER`); err != nil && !strings.Contains(err.Error(), "duplicate column") {
-		return err
-	}
-	return nil
-}
-
-// hasSumColumn reports whether table samples has column sum.
-func hasSumColumn(db *sql.DB) (bool, error) {
-	var n int
-	err := db.QueryRow(`SELECT count(*) FROM pragma_table_info('samples') WHERE name = 'sum'`).Scan(&n)
-	return n > 0, err
 }
 
 // CacheCheck is what a verification of one store found: rows whose

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/internal/checksum"
 )
 
 // flipSamples flips one bit of byte i of every value of table samples
@@ -182,7 +184,7 @@ func TestCacheMigratesSum(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer re.Close()
-	if ok, err := hasSumColumn(re.db); err != nil || !ok {
+	if ok, err := checksum.HasColumn(ctx, re.db, "samples"); err != nil || !ok {
 		t.Fatalf("after OpenCache: column sum %v, %v; want added", ok, err)
 	}
 	again, err := Cached(inner, re, testIdent).Complete(ctx, req)

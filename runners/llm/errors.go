@@ -289,6 +289,10 @@ var (
 	ErrMalformed = errors.New("malformed response")
 )
 
+// sentinels maps each non-HTTP failure class of the OpenAI backend to the
+// sentinel its *Error wraps.
+var sentinels = map[string]error{ClassTimeout: ErrTimeout, ClassNetwork: ErrNetwork, ClassMalformed: ErrMalformed}
+
 // Error is a failed model call as the OpenAI backend and Pool return it,
 // after their retries: the failure classified once, where it was caught
 // (an HTTP status, a net.Error, a cut body, an attempt's timeout, a JSON

@@ -891,26 +891,21 @@ func (o *OpenAI) classify(err error, p *probe, timedOut bool) *Error {
 		status = p.status
 		msg = err.Error()
 	}
-	var cause error
-	switch {
-	case status >= 400:
+	if status >= 400 {
 		se := &StatusError{StatusCode: status, Message: o.redact(msg), Param: param, BaseURL: o.cfg.BaseURL, Model: o.cfg.Model}
 		se.RetryAfter = parseRetryAfter(p.retryAfter, time.Now())
 		class := se.Class()
 		return &Error{Class: class, StatusCode: status, RetryAfter: se.RetryAfter, Retryable: HandlingOf(class).Retried, Err: se}
-	case timedOut:
-		cause = fmt.Errorf("llm: openai %s model %s: %w after %s", o.cfg.BaseURL, o.cfg.Model, ErrTimeout, o.cfg.Timeout)
 	}
+	var cause error
 	class := Classify(0, "", err)
+	sentinel, ok := sentinels[class]
 	switch {
-	case cause != nil:
+	case timedOut:
 		class = ClassTimeout
-	case class == ClassTimeout:
-		cause = fmt.Errorf("llm: openai %s model %s: %w: %s", o.cfg.BaseURL, o.cfg.Model, ErrTimeout, o.redact(err.Error()))
-	case class == ClassNetwork:
-		cause = fmt.Errorf("llm: openai %s model %s: %w: %s", o.cfg.BaseURL, o.cfg.Model, ErrNetwork, o.redact(err.Error()))
-	case class == ClassMalformed:
-		cause = fmt.Errorf("llm: openai %s model %s: %w: %s", o.cfg.BaseURL, o.cfg.Model, ErrMalformed, o.redact(err.Error()))
+		cause = fmt.Errorf("llm: openai %s model %s: %w after %s", o.cfg.BaseURL, o.cfg.Model, ErrTimeout, o.cfg.Timeout)
+	case ok:
+		cause = fmt.Errorf("llm: openai %s model %s: %w: %s", o.cfg.BaseURL, o.cfg.Model, sentinel, o.redact(err.Error()))
 	default:
 		// The cause stays in the chain: rejectionOf looks for
 		// go-openai's own refusals (ErrReasoningModelMaxTokensDeprecated)
