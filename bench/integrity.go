@@ -79,14 +79,6 @@ func (n Integrity) Lines() []string {
 	return out
 }
 
-// plural is "1 item", "2 items".
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
-}
-
 // integrityOf reads the integrity counts from a run's meta.
 func integrityOf(meta map[string]string) Integrity {
 	n := func(k string) int {
