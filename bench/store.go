@@ -615,42 +615,46 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// Done returns the keys (trial id + "\x00" + question id) of finished
-// items: done or failed (StatusFailed), which resume never redoes.
-func (s *Store) Done(ctx context.Context) (map[string]bool, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT trial_id, question_id FROM items WHERE status IN ('done', 'failed')`)
+// resumeState reads, in one pass over the items, what Run resumes from:
+// the keys (itemKey) of the finished items (done or failed), which resume
+// never redoes, and the pending items left by an infrastructure error
+// (StatusError), item key -> trial id, retried by the next run that
+// selects them. A finished item whose stored outcome fails its checksum
+// is made pending first (redoDamaged) and is errored, not done.
+func (s *Store) resumeState(ctx context.Context) (done map[string]bool, errored map[string]string, err error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+outcomeColumns+` FROM items i
+		LEFT JOIN results r ON r.trial_id = i.trial_id AND r.question_id = i.question_id
+		WHERE i.status IN (?, ?, ?)`, StatusDone, StatusFailed, StatusError)
 	if err != nil {
-		return nil, fmt.Errorf("store %s: %w", s.dir, err)
+		return nil, nil, fmt.Errorf("store %s: %w", s.dir, err)
 	}
-	defer rows.Close()
-	out := map[string]bool{}
+	done, errored = map[string]bool{}, map[string]string{}
+	var bad [][2]string
 	for rows.Next() {
-		var t, q string
-		if err := rows.Scan(&t, &q); err != nil {
-			return nil, err
+		var o storedOutcome
+		if err := o.scan(rows); err != nil {
+			rows.Close()
+			return nil, nil, fmt.Errorf("store %s: %w", s.dir, err)
 		}
-		out[itemKey(t, q)] = true
-	}
-	return out, rows.Err()
-}
-
-// errored returns the items the store holds with StatusError (pending,
-// retried by the next run that selects them): item key -> trial id.
-func (s *Store) errored(ctx context.Context) (map[string]string, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT trial_id, question_id FROM items WHERE status = ?`, StatusError)
-	if err != nil {
-		return nil, fmt.Errorf("store %s: %w", s.dir, err)
-	}
-	defer rows.Close()
-	out := map[string]string{}
-	for rows.Next() {
-		var t, q string
-		if err := rows.Scan(&t, &q); err != nil {
-			return nil, err
+		k := itemKey(o.trial, o.question)
+		switch ok, _ := o.ok(); {
+		case o.status == StatusError:
+			errored[k] = o.trial
+		case !ok:
+			bad = append(bad, [2]string{o.trial, o.question})
+			errored[k] = o.trial
+		default:
+			done[k] = true
 		}
-		out[itemKey(t, q)] = t
 	}
-	return out, rows.Err()
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("store %s: %w", s.dir, err)
+	}
+	if err := s.redoDamaged(bad); err != nil {
+		return nil, nil, err
+	}
+	return done, errored, nil
 }
 
 // Reset deletes every item and call of the run (for --fresh).
