@@ -152,6 +152,18 @@ func migrateResultSum(db *sql.DB) error {
 	return err
 }
 
+// sumColumn is the SQL expression of the checksum of the stored outcome of
+// the items row named items (results.sum), or NULL in a store made before
+// checksums. A store with results.sum has items.digest too: OpenStore
+// adds the digest column before the checksum column.
+func sumColumn(db *sql.DB, items string) (string, error) {
+	ok, err := hasColumn(db, "results", "sum")
+	if err != nil || !ok {
+		return `NULL`, err
+	}
+	return `(SELECT r.sum FROM results r WHERE r.trial_id = ` + items + `.trial_id AND r.question_id = ` + items + `.question_id)`, nil
+}
+
 // storedOutcome is a finished item's stored outcome as the store holds
 // it, for verification.
 type storedOutcome struct {

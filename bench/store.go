@@ -1408,11 +1408,9 @@ func mergeShard(dst *Store, dir string, totals map[string]int, st *MergeStats) e
 	} else if ok {
 		digestCol = `digest`
 	}
-	sumCol := `NULL`
-	if ok, err := hasColumn(src.db, "results", "sum"); err != nil {
+	sumCol, err := sumColumn(src.db, "items")
+	if err != nil {
 		return fmt.Errorf("store %s: %w", dir, err)
-	} else if ok {
-		sumCol = `(SELECT r.sum FROM results r WHERE r.trial_id = items.trial_id AND r.question_id = items.question_id)`
 	}
 	rows, err := src.db.Query(`SELECT trial_id, question_id, idx, status, correct, verdict, error_class, error, attempts, started, wall_ms, session, ` +
 		resultCol + `, ` + digestCol + `, ` + sumCol + ` FROM items ORDER BY idx, question_id`)
