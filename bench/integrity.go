@@ -144,12 +144,7 @@ func itemSum(trialID, questionID, status string, correct any, verdict, digest, r
 // migrateResultSum adds results.sum to a store made before checksums;
 // its rows read NULL there (unverified).
 func migrateResultSum(db *sql.DB) error {
-	ok, err := hasColumn(db, "results", "sum")
-	if err != nil || ok {
-		return err
-	}
-	_, err = db.Exec(`ALTER TABLE results ADD COLUMN sum INTEGER`)
-	return err
+	return addColumn(db, "results", "sum", `INTEGER`)
 }
 
 // sumColumn is the SQL expression of the checksum of the stored outcome of

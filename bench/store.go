@@ -208,34 +208,30 @@ func openDB(dir string, readOnly bool) (*Store, error) {
 // migrateCallState adds model_calls.state to a store created before calls
 // were logged as they happen; its rows are all complete ('done').
 func migrateCallState(db *sql.DB) error {
-	var n int
-	if err := db.QueryRow(`SELECT count(*) FROM pragma_table_info('model_calls') WHERE name = 'state'`).Scan(&n); err != nil || n > 0 {
-		return err
-	}
-	_, err := db.Exec(`ALTER TABLE model_calls ADD COLUMN state TEXT NOT NULL DEFAULT 'done'`)
-	return err
+	return addColumn(db, "model_calls", "state", `TEXT NOT NULL DEFAULT 'done'`)
 }
 
 // migrateCallCacheKey adds model_calls.cache_key to a store created before
 // calls named their cache entries; its rows read "" (not known).
 func migrateCallCacheKey(db *sql.DB) error {
-	ok, err := hasCallColumn(db, "cache_key")
-	if err != nil || ok {
-		return err
-	}
-	_, err = db.Exec(`ALTER TABLE model_calls ADD COLUMN cache_key TEXT NOT NULL DEFAULT ''`)
-	return err
+	return addColumn(db, "model_calls", "cache_key", `TEXT NOT NULL DEFAULT ''`)
 }
 
 // migrateItemDigest adds items.digest to a store created before results
 // were digested; its rows read NULL there, and readers take the digest
 // from the result itself (see resultDigest).
 func migrateItemDigest(db *sql.DB) error {
-	ok, err := hasColumn(db, "items", "digest")
+	return addColumn(db, "items", "digest", `TEXT`)
+}
+
+// addColumn adds column name, declared decl, to table in a store that
+// lacks it (one created by an older version).
+func addColumn(db *sql.DB, table, name, decl string) error {
+	ok, err := hasColumn(db, table, name)
 	if err != nil || ok {
 		return err
 	}
-	_, err = db.Exec(`ALTER TABLE items ADD COLUMN digest TEXT`)
+	_, err = db.Exec(`ALTER TABLE ` + table + ` ADD COLUMN ` + name + ` ` + decl)
 	return err
 }
 
