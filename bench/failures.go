@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/t2sbench/t2sbench/datasets"
@@ -269,7 +270,7 @@ func writeParseFailures(w io.Writer, r *RunData) {
 		if i > 0 && p.Trial != pfs[i-1].Trial {
 			flush(pfs[i-1].Trial)
 		}
-		line = append(line, fmt.Sprintf("%s %g (in %s)", p.Counter, p.Count, itemCount(p.Items)))
+		line = append(line, fmt.Sprintf("%s %g (in %s)", p.Counter, p.Count, plural(p.Items, "item")))
 	}
 	flush(pfs[len(pfs)-1].Trial)
 }
@@ -304,7 +305,7 @@ func writeFirstErrors(w io.Writer, r *RunData) {
 		if rs := []rune(text); len(rs) > maxErrorText {
 			text = string(rs[:maxErrorText]) + "..."
 		}
-		fmt.Fprintf(w, "  %s %s (%s; first: trial %s question %s): %s\n", kind, class, itemCount(c.Count), c.Trial, c.Question, text)
+		fmt.Fprintf(w, "  %s %s (%s; first: trial %s question %s): %s\n", kind, class, plural(c.Count, "item"), c.Trial, c.Question, text)
 		next := ClassHint(c.Class)
 		switch {
 		case c.Status == StatusError && next != "":
@@ -451,10 +452,10 @@ func CheckDatabases(b *datasets.Benchmark, name string, reopen func(dir string) 
 	return e
 }
 
-// itemCount is "1 item" or "n items".
-func itemCount(n int) string {
+// plural is n what: "1 item", "2 items".
+func plural(n int, what string) string {
 	if n == 1 {
-		return "1 item"
+		return "1 " + what
 	}
-	return fmt.Sprintf("%d items", n)
+	return strconv.Itoa(n) + " " + what + "s"
 }

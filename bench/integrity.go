@@ -24,11 +24,11 @@ import (
 // (CRC-32C, for the reasons given there).
 //
 // Run verifies every finished item of the store before it resumes
-// (redoDamaged): an item whose row fails its checksum is turned back into
-// a pending item (StatusError, class ClassChecksum) and redone, and
-// counted (MetaResultsRedone); Merge leaves such an item of a shard out
-// (it stays pending in the merged store) and counts it the same way; the
-// viewer's reader (ItemReader.Item) shows it without its result. Items
+// (Store.resumeState): an item whose row fails its checksum is turned
+// back into a pending item (StatusError, class ClassChecksum) and redone,
+// and counted (MetaResultsRedone); Merge leaves such an item of a shard
+// out (it stays pending in the merged store) and counts it the same way;
+// the viewer's reader (ItemReader.Item) shows it without its result. Items
 // stored before checksums (sum NULL; the column is added when such a
 // store is opened for writing) are read unverified, as before.
 // Summaries and reports, which read verdicts without the results, do not
@@ -77,14 +77,6 @@ func (n Integrity) Lines() []string {
 		out = append(out, fmt.Sprintf("made %s pending again whose stored result failed its checksum (a run redoes them)", plural(n.ResultsRedone, "item")))
 	}
 	return out
-}
-
-// plural is "1 item", "2 items".
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
 }
 
 // integrityOf reads the integrity counts from a run's meta.
@@ -152,12 +144,19 @@ func itemSum(trialID, questionID, status string, correct any, verdict, digest, r
 // migrateResultSum adds results.sum to a store made before checksums;
 // its rows read NULL there (unverified).
 func migrateResultSum(db *sql.DB) error {
+	return addColumn(db, "results", "sum", `INTEGER`)
+}
+
+// sumColumn is the SQL expression of the checksum of the stored outcome of
+// the items row named items (results.sum), or NULL in a store made before
+// checksums. A store with results.sum has items.digest too: OpenStore
+// adds the digest column before the checksum column.
+func sumColumn(db *sql.DB, items string) (string, error) {
 	ok, err := hasColumn(db, "results", "sum")
-	if err != nil || ok {
-		return err
+	if err != nil || !ok {
+		return `NULL`, err
 	}
-	_, err = db.Exec(`ALTER TABLE results ADD COLUMN sum INTEGER`)
-	return err
+	return `(SELECT r.sum FROM results r WHERE r.trial_id = ` + items + `.trial_id AND r.question_id = ` + items + `.question_id)`, nil
 }
 
 // storedOutcome is a finished item's stored outcome as the store holds
@@ -189,36 +188,15 @@ func (o *storedOutcome) ok() (ok, checked bool) {
 	return itemSum(o.trial, o.question, o.status, correct, o.verdict, o.digest, o.result) == o.sum.Int64, true
 }
 
-// redoDamaged turns every finished item whose stored outcome fails its
-// checksum back into a pending item (StatusError, class ClassChecksum;
-// its verdict, digest and result removed), so that Run redoes it, and
-// counts it (MetaResultsRedone). It returns how many it found.
-func (s *Store) redoDamaged(ctx context.Context) (int, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+outcomeColumns+` FROM items i JOIN results r
-		ON r.trial_id = i.trial_id AND r.question_id = i.question_id
-		WHERE i.status IN ('done', 'failed') AND r.sum IS NOT NULL`)
-	if err != nil {
-		return 0, fmt.Errorf("store %s: verify results: %w", s.dir, err)
-	}
-	var bad [][2]string
-	for rows.Next() {
-		var o storedOutcome
-		if err := o.scan(rows); err != nil {
-			rows.Close()
-			return 0, fmt.Errorf("store %s: verify results: %w", s.dir, err)
-		}
-		if ok, _ := o.ok(); !ok {
-			bad = append(bad, [2]string{o.trial, o.question})
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return 0, fmt.Errorf("store %s: verify results: %w", s.dir, err)
-	}
+// redoDamaged turns the finished items bad (trial and question ids),
+// whose stored outcome fails its checksum, back into pending items
+// (StatusError, class ClassChecksum; their verdict, digest and result
+// removed), so that Run redoes them, and counts them (MetaResultsRedone).
+func (s *Store) redoDamaged(bad [][2]string) error {
 	if len(bad) == 0 {
-		return 0, nil
+		return nil
 	}
-	err = s.write(func(tx *sql.Tx) error {
+	return s.write(func(tx *sql.Tx) error {
 		for _, b := range bad {
 			if _, err := tx.Exec(`UPDATE items SET status = ?, error_class = ?, error = ?, correct = NULL, verdict = NULL, digest = NULL
 				WHERE trial_id = ? AND question_id = ?`, StatusError, ClassChecksum,
@@ -231,7 +209,6 @@ func (s *Store) redoDamaged(ctx context.Context) (int, error) {
 		}
 		return addCounts(tx, map[string]int{MetaResultsRedone: len(bad)})
 	})
-	return len(bad), err
 }
 
 // integrityRecorder adds to the store the damaged cache entries the run's

@@ -45,20 +45,9 @@ func OpenItemReader(dir string) (*ItemReader, error) {
 		s.db.Close()
 		return nil, fmt.Errorf("store %s: %w", dir, err)
 	}
-	r.sum = `NULL`
-	if ok, err := hasColumn(s.db, "results", "sum"); err != nil {
+	if r.sum, err = sumColumn(s.db, "items"); err != nil {
 		s.db.Close()
 		return nil, fmt.Errorf("store %s: %w", dir, err)
-	} else if ok {
-		r.sum = `(SELECT r.sum FROM results r WHERE r.trial_id = items.trial_id AND r.question_id = items.question_id)`
-	}
-	digest, err := hasColumn(s.db, "items", "digest")
-	if err != nil {
-		s.db.Close()
-		return nil, fmt.Errorf("store %s: %w", dir, err)
-	}
-	if !digest {
-		r.sum = `NULL` // a store of the layout before digests has no checksums either
 	}
 	if r.key, err = callCacheKey(s.db); err != nil {
 		s.db.Close()

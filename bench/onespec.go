@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -378,7 +377,7 @@ func (r *RunData) StaleNote(shown bool) string {
 	if shown {
 		what = "shown because of --all-trials"
 	}
-	return fmt.Sprintf("%s holds %s %s: %s; %s", r.Dir, countTrials(len(r.Stale)), how, strings.Join(names, ", "), what)
+	return fmt.Sprintf("%s holds %s %s: %s; %s", r.Dir, plural(len(r.Stale), "trial"), how, strings.Join(names, ", "), what)
 }
 
 // splitStale returns the positions in trials of the trials of the run's
@@ -569,12 +568,4 @@ func (s *Store) putPlan(trials []*Trial, change *PlanChange) ([]RemovedTrial, er
 		return nil
 	})
 	return removed, err
-}
-
-// countTrials is "1 trial" or "<n> trials".
-func countTrials(n int) string {
-	if n == 1 {
-		return "1 trial"
-	}
-	return strconv.Itoa(n) + " trials"
 }

@@ -1,10 +1,6 @@
 package bench
 
-import (
-	"os"
-
-	"github.com/t2sbench/t2sbench/runners/llm"
-)
+import "github.com/t2sbench/t2sbench/runners/llm"
 
 // Redactor returns the display redactor of the run (llm.NewDisplayRedactor):
 // it hides the credentials its trials' models and MySQL servers are given
@@ -34,10 +30,5 @@ func (t *Trial) secrets() []string {
 	for _, m := range t.Models {
 		out = append(out, m.Secrets()...)
 	}
-	if my := t.Benchmark.MySQL; my != nil && my.PasswordEnv != "" {
-		if v := os.Getenv(my.PasswordEnv); v != "" {
-			out = append(out, v)
-		}
-	}
-	return out
+	return append(out, t.Benchmark.secrets()...)
 }

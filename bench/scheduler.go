@@ -262,10 +262,7 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 	}
 	// Finished items whose stored outcome fails its checksum are made
 	// pending, so that this run redoes them.
-	if _, err := st.redoDamaged(ctx); err != nil {
-		return Summary{}, err
-	}
-	done, err := st.Done(ctx)
+	done, errored, err := st.resumeState(ctx)
 	if err != nil {
 		return Summary{}, err
 	}
@@ -277,10 +274,6 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 				delete(done, k)
 			}
 		}
-	}
-	errored, err := st.errored(ctx)
-	if err != nil {
-		return Summary{}, err
 	}
 
 	// Load each benchmark once; build scorers, clients and databases.

@@ -144,14 +144,22 @@ func (s *Spec) Secrets() []string {
 		out = append(out, m.Secrets()...)
 	}
 	for _, b := range s.Benchmarks {
-		if b.MySQL != nil && b.MySQL.PasswordEnv != "" {
-			if v := os.Getenv(b.MySQL.PasswordEnv); v != "" {
-				out = append(out, v)
-			}
-		}
+		out = append(out, b.secrets()...)
 	}
 	sort.Strings(out)
 	return slices.Compact(out)
+}
+
+// secrets returns the password the benchmark's MySQL server is given (the
+// value of its password_env), when the variable is set.
+func (b BenchmarkSpec) secrets() []string {
+	if b.MySQL == nil || b.MySQL.PasswordEnv == "" {
+		return nil
+	}
+	if v := os.Getenv(b.MySQL.PasswordEnv); v != "" {
+		return []string{v}
+	}
+	return nil
 }
 
 // Secrets returns the model's API keys (the values of its and its

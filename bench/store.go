@@ -208,34 +208,30 @@ func openDB(dir string, readOnly bool) (*Store, error) {
 // migrateCallState adds model_calls.state to a store created before calls
 // were logged as they happen; its rows are all complete ('done').
 func migrateCallState(db *sql.DB) error {
-	var n int
-	if err := db.QueryRow(`SELECT count(*) FROM pragma_table_info('model_calls') WHERE name = 'state'`).Scan(&n); err != nil || n > 0 {
-		return err
-	}
-	_, err := db.Exec(`ALTER TABLE model_calls ADD COLUMN state TEXT NOT NULL DEFAULT 'done'`)
-	return err
+	return addColumn(db, "model_calls", "state", `TEXT NOT NULL DEFAULT 'done'`)
 }
 
 // migrateCallCacheKey adds model_calls.cache_key to a store created before
 // calls named their cache entries; its rows read "" (not known).
 func migrateCallCacheKey(db *sql.DB) error {
-	ok, err := hasCallColumn(db, "cache_key")
-	if err != nil || ok {
-		return err
-	}
-	_, err = db.Exec(`ALTER TABLE model_calls ADD COLUMN cache_key TEXT NOT NULL DEFAULT ''`)
-	return err
+	return addColumn(db, "model_calls", "cache_key", `TEXT NOT NULL DEFAULT ''`)
 }
 
 // migrateItemDigest adds items.digest to a store created before results
 // were digested; its rows read NULL there, and readers take the digest
 // from the result itself (see resultDigest).
 func migrateItemDigest(db *sql.DB) error {
-	ok, err := hasColumn(db, "items", "digest")
+	return addColumn(db, "items", "digest", `TEXT`)
+}
+
+// addColumn adds column name, declared decl, to table in a store that
+// lacks it (one created by an older version).
+func addColumn(db *sql.DB, table, name, decl string) error {
+	ok, err := hasColumn(db, table, name)
 	if err != nil || ok {
 		return err
 	}
-	_, err = db.Exec(`ALTER TABLE items ADD COLUMN digest TEXT`)
+	_, err = db.Exec(`ALTER TABLE ` + table + ` ADD COLUMN ` + name + ` ` + decl)
 	return err
 }
 
@@ -615,42 +611,46 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// Done returns the keys (trial id + "\x00" + question id) of finished
-// items: done or failed (StatusFailed), which resume never redoes.
-func (s *Store) Done(ctx context.Context) (map[string]bool, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT trial_id, question_id FROM items WHERE status IN ('done', 'failed')`)
+// resumeState reads, in one pass over the items, what Run resumes from:
+// the keys (itemKey) of the finished items (done or failed), which resume
+// never redoes, and the pending items left by an infrastructure error
+// (StatusError), item key -> trial id, retried by the next run that
+// selects them. A finished item whose stored outcome fails its checksum
+// is made pending first (redoDamaged) and is errored, not done.
+func (s *Store) resumeState(ctx context.Context) (done map[string]bool, errored map[string]string, err error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+outcomeColumns+` FROM items i
+		LEFT JOIN results r ON r.trial_id = i.trial_id AND r.question_id = i.question_id
+		WHERE i.status IN (?, ?, ?)`, StatusDone, StatusFailed, StatusError)
 	if err != nil {
-		return nil, fmt.Errorf("store %s: %w", s.dir, err)
+		return nil, nil, fmt.Errorf("store %s: %w", s.dir, err)
 	}
-	defer rows.Close()
-	out := map[string]bool{}
+	done, errored = map[string]bool{}, map[string]string{}
+	var bad [][2]string
 	for rows.Next() {
-		var t, q string
-		if err := rows.Scan(&t, &q); err != nil {
-			return nil, err
+		var o storedOutcome
+		if err := o.scan(rows); err != nil {
+			rows.Close()
+			return nil, nil, fmt.Errorf("store %s: %w", s.dir, err)
 		}
-		out[itemKey(t, q)] = true
-	}
-	return out, rows.Err()
-}
-
-// errored returns the items the store holds with StatusError (pending,
-// retried by the next run that selects them): item key -> trial id.
-func (s *Store) errored(ctx context.Context) (map[string]string, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT trial_id, question_id FROM items WHERE status = ?`, StatusError)
-	if err != nil {
-		return nil, fmt.Errorf("store %s: %w", s.dir, err)
-	}
-	defer rows.Close()
-	out := map[string]string{}
-	for rows.Next() {
-		var t, q string
-		if err := rows.Scan(&t, &q); err != nil {
-			return nil, err
+		k := itemKey(o.trial, o.question)
+		switch ok, _ := o.ok(); {
+		case o.status == StatusError:
+			errored[k] = o.trial
+		case !ok:
+			bad = append(bad, [2]string{o.trial, o.question})
+			errored[k] = o.trial
+		default:
+			done[k] = true
 		}
-		out[itemKey(t, q)] = t
 	}
-	return out, rows.Err()
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("store %s: %w", s.dir, err)
+	}
+	if err := s.redoDamaged(bad); err != nil {
+		return nil, nil, err
+	}
+	return done, errored, nil
 }
 
 // Reset deletes every item and call of the run (for --fresh).
@@ -1404,11 +1404,9 @@ func mergeShard(dst *Store, dir string, totals map[string]int, st *MergeStats) e
 	} else if ok {
 		digestCol = `digest`
 	}
-	sumCol := `NULL`
-	if ok, err := hasColumn(src.db, "results", "sum"); err != nil {
+	sumCol, err := sumColumn(src.db, "items")
+	if err != nil {
 		return fmt.Errorf("store %s: %w", dir, err)
-	} else if ok {
-		sumCol = `(SELECT r.sum FROM results r WHERE r.trial_id = items.trial_id AND r.question_id = items.question_id)`
 	}
 	rows, err := src.db.Query(`SELECT trial_id, question_id, idx, status, correct, verdict, error_class, error, attempts, started, wall_ms, session, ` +
 		resultCol + `, ` + digestCol + `, ` + sumCol + ` FROM items ORDER BY idx, question_id`)
