@@ -277,9 +277,9 @@ func (r *integrityRecorder) flush() error {
 // VerifyRun reads, without writing, every entry of run directory dir's
 // stores: the model cache and the gold cache of the cache directory the
 // run used (its meta's MetaCacheDir, else dir/cache) and the run store,
-// each against its checksums. It returns one llm.CacheCheck per store, in
+// each against its checksums. It returns one checksum.Check per store, in
 // that order; a cache the run never wrote is reported Missing.
-func VerifyRun(ctx context.Context, dir string) ([]llm.CacheCheck, error) {
+func VerifyRun(ctx context.Context, dir string) ([]checksum.Check, error) {
 	st, err := openDB(dir, true)
 	if err != nil {
 		return nil, err
@@ -293,7 +293,7 @@ func VerifyRun(ctx context.Context, dir string) ([]llm.CacheCheck, error) {
 	case err != nil && !errors.Is(err, sql.ErrNoRows):
 		return nil, fmt.Errorf("store %s: %w", dir, err)
 	}
-	var out []llm.CacheCheck
+	var out []checksum.Check
 	mc, err := llm.VerifyCache(ctx, filepath.Join(cacheDir, ModelCacheFile))
 	if err != nil {
 		return nil, err
@@ -303,12 +303,7 @@ func VerifyRun(ctx context.Context, dir string) ([]llm.CacheCheck, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := llm.CacheCheck{Store: "gold cache", Path: gc.Path, Missing: gc.Missing, OK: gc.OK, Mismatch: gc.Mismatch, Unchecked: gc.Unchecked}
-	for _, m := range gc.First {
-		key, reason, _ := strings.Cut(m, ": ")
-		g.First = append(g.First, llm.Mismatch{Table: "entries", Key: key, Reason: reason})
-	}
-	out = append(out, g)
+	out = append(out, gc)
 	rc, err := verifyStore(ctx, st.db, filepath.Join(dir, StoreFile))
 	if err != nil {
 		return nil, fmt.Errorf("store %s: verify: %w", dir, err)
@@ -319,8 +314,8 @@ func VerifyRun(ctx context.Context, dir string) ([]llm.CacheCheck, error) {
 // verifyStore checks every finished item's stored outcome; items of the
 // store's older layout (results kept in items.result, or stored before
 // checksums) count as unchecked.
-func verifyStore(ctx context.Context, db *sql.DB, path string) (llm.CacheCheck, error) {
-	out := llm.CacheCheck{Store: "run store", Path: path}
+func verifyStore(ctx context.Context, db *sql.DB, path string) (checksum.Check, error) {
+	out := checksum.Check{Store: "run store", Path: path}
 	if _, err := os.Stat(path); err != nil {
 		out.Missing = true
 		return out, nil
@@ -361,7 +356,7 @@ func verifyStore(ctx context.Context, db *sql.DB, path string) (llm.CacheCheck, 
 		case ok:
 			out.OK++
 		default:
-			out.AddMismatch(llm.Mismatch{Table: "results", Key: "trial " + o.trial + " question " + o.question, Reason: "checksum mismatch"})
+			out.AddMismatch(checksum.Mismatch{Table: "results", Key: "trial " + o.trial + " question " + o.question, Reason: "checksum mismatch"})
 		}
 	}
 	return out, rows.Err()

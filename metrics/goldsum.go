@@ -47,27 +47,12 @@ func (e goldStored) decode(key string) (GoldResult, error) {
 	return decodeGoldEntry(e.value)
 }
 
-// GoldCacheCheck is what VerifyGoldCache found in a gold cache file:
-// entries whose checksum matches (OK), does not or that do not decode
-// (Mismatch), entries stored before checksums that decode (Unchecked),
-// and the first mismatches as "key: reason".
-type GoldCacheCheck struct {
-	Path string
-	// Missing is true when the file does not exist.
-	Missing                 bool
-	OK, Mismatch, Unchecked int
-	First                   []string
-}
-
-// maxGoldMismatches bounds GoldCacheCheck.First.
-const maxGoldMismatches = 10
-
 // VerifyGoldCache reads every entry of the gold cache in directory dir
 // (GoldCacheFile), read-only, and checks it against its checksum and
 // decodes it.
-func VerifyGoldCache(ctx context.Context, dir string) (GoldCacheCheck, error) {
+func VerifyGoldCache(ctx context.Context, dir string) (checksum.Check, error) {
 	path := filepath.Join(dir, GoldCacheFile)
-	out := GoldCacheCheck{Path: path}
+	out := checksum.Check{Store: "gold cache", Path: path}
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		out.Missing = true
 		return out, nil
@@ -100,11 +85,11 @@ func VerifyGoldCache(ctx context.Context, dir string) (GoldCacheCheck, error) {
 		_, err := e.decode(key)
 		switch {
 		case errors.Is(err, errGoldChecksum):
-			out.mismatch(key + ": checksum mismatch")
+			out.AddMismatch(checksum.Mismatch{Table: "entries", Key: key, Reason: "checksum mismatch"})
 		case err != nil && e.sum.Valid:
-			out.mismatch(key + ": does not decode")
+			out.AddMismatch(checksum.Mismatch{Table: "entries", Key: key, Reason: "does not decode"})
 		case err != nil:
-			out.mismatch(key + ": no checksum, does not decode")
+			out.AddMismatch(checksum.Mismatch{Table: "entries", Key: key, Reason: "no checksum, does not decode"})
 		case e.sum.Valid:
 			out.OK++
 		default:
@@ -115,13 +100,4 @@ func VerifyGoldCache(ctx context.Context, dir string) (GoldCacheCheck, error) {
 		return out, wrap(err)
 	}
 	return out, nil
-}
-
-// mismatch counts a mismatch and names it ("key: reason") while fewer
-// than maxGoldMismatches are named.
-func (c *GoldCacheCheck) mismatch(what string) {
-	c.Mismatch++
-	if len(c.First) < maxGoldMismatches {
-		c.First = append(c.First, what)
-	}
 }

@@ -53,7 +53,7 @@ func TestGoldCacheChecksum(t *testing.T) {
 		return v
 	})
 	chk, err := VerifyGoldCache(ctx, dir)
-	if err != nil || chk.OK != 1 || chk.Mismatch != 1 || len(chk.First) != 1 || !strings.HasSuffix(chk.First[0], ": checksum mismatch") {
+	if err != nil || chk.OK != 1 || chk.Mismatch != 1 || len(chk.First) != 1 || chk.First[0].Reason != "checksum mismatch" || chk.First[0].Table != "entries" {
 		t.Fatalf("VerifyGoldCache: %+v, %v; want 1 ok, 1 mismatch named", chk, err)
 	}
 	before := db.calls.Load()

@@ -7,7 +7,7 @@ import (
 	"io"
 
 	"github.com/t2sbench/t2sbench/bench"
-	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/internal/checksum"
 )
 
 func init() {
@@ -74,7 +74,7 @@ func cacheVerify(stdout, stderr io.Writer, args []string) error {
 }
 
 // writeChecks prints one line per store and its first mismatches.
-func writeChecks(w io.Writer, checks []llm.CacheCheck) {
+func writeChecks(w io.Writer, checks []checksum.Check) {
 	for _, c := range checks {
 		if c.Missing {
 			fmt.Fprintf(w, "%-12s %s: absent (nothing to check)\n", c.Store, c.Path)

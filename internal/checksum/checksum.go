@@ -61,3 +61,42 @@ func (h *Hash) Flag(b bool) {
 // Sum is the checksum of the fields added, as a non-negative int64 (the
 // form a SQLite INTEGER column stores).
 func (h *Hash) Sum() int64 { return int64(h.h.Sum32()) }
+
+// Check is what a verification of one store found: rows whose checksum
+// matches (OK), does not (Mismatch), and rows without a checksum
+// (Unchecked: written before checksums, or of a table that has none),
+// with the first mismatches named. The model cache, the gold cache and
+// the run store report their verification in it.
+type Check struct {
+	// Store names what was checked ("model cache", "gold cache", "run
+	// store") and Path its file.
+	Store string `json:"store"`
+	Path  string `json:"path"`
+	// Missing is true when the file does not exist (nothing was checked).
+	Missing   bool `json:"missing,omitempty"`
+	OK        int  `json:"ok"`
+	Mismatch  int  `json:"mismatch"`
+	Unchecked int  `json:"unchecked"`
+	// First are the first mismatches (at most MaxListed).
+	First []Mismatch `json:"first,omitempty"`
+}
+
+// Mismatch names one row that failed its check: its table, its key and
+// why.
+type Mismatch struct {
+	Table  string `json:"table"`
+	Key    string `json:"key"`
+	Reason string `json:"reason"`
+}
+
+// MaxListed bounds Check.First.
+const MaxListed = 10
+
+// AddMismatch counts a mismatch and names it while fewer than MaxListed
+// are named.
+func (c *Check) AddMismatch(m Mismatch) {
+	c.Mismatch++
+	if len(c.First) < MaxListed {
+		c.First = append(c.First, m)
+	}
+}

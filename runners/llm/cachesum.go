@@ -66,52 +66,14 @@ func (r sampleRow) sum() int64 {
 	return h.Sum()
 }
 
-// CacheCheck is what a verification of one store found: rows whose
-// checksum matches (OK), does not (Mismatch), and rows without a checksum
-// (Unchecked: written before checksums, or of a table that has none),
-// with the first mismatches named.
-type CacheCheck struct {
-	// Store names what was checked ("model cache", "gold cache", "run
-	// store") and Path its file.
-	Store string `json:"store"`
-	Path  string `json:"path"`
-	// Missing is true when the file does not exist (nothing was checked).
-	Missing   bool `json:"missing,omitempty"`
-	OK        int  `json:"ok"`
-	Mismatch  int  `json:"mismatch"`
-	Unchecked int  `json:"unchecked"`
-	// First are the first mismatches (at most MaxListedMismatches).
-	First []Mismatch `json:"first,omitempty"`
-}
-
-// Mismatch names one row that failed its check: its table, its key and
-// why.
-type Mismatch struct {
-	Table  string `json:"table"`
-	Key    string `json:"key"`
-	Reason string `json:"reason"`
-}
-
-// MaxListedMismatches bounds CacheCheck.First.
-const MaxListedMismatches = 10
-
-// AddMismatch counts a mismatch and names it while fewer than
-// MaxListedMismatches are named.
-func (c *CacheCheck) AddMismatch(m Mismatch) {
-	c.Mismatch++
-	if len(c.First) < MaxListedMismatches {
-		c.First = append(c.First, m)
-	}
-}
-
 // VerifyCache reads every row of the model cache file at path, without
 // writing to it: each row of table samples against its checksum (a row
 // without one counts as unchecked, unless it does not decode), each
 // paragraph against its hash, and counts the rows of the first format
 // (table responses) as unchecked. A file that does not exist gives a
-// CacheCheck with Missing set.
-func VerifyCache(ctx context.Context, path string) (CacheCheck, error) {
-	out := CacheCheck{Store: "model cache", Path: path}
+// checksum.Check with Missing set.
+func VerifyCache(ctx context.Context, path string) (checksum.Check, error) {
+	out := checksum.Check{Store: "model cache", Path: path}
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		out.Missing = true
 		return out, nil
@@ -141,7 +103,7 @@ func VerifyCache(ctx context.Context, path string) (CacheCheck, error) {
 }
 
 // verifySamples checks every row of table samples.
-func (r *CacheReader) verifySamples(ctx context.Context, out *CacheCheck) error {
+func (r *CacheReader) verifySamples(ctx context.Context, out *checksum.Check) error {
 	sumCol := "NULL"
 	if r.sums {
 		sumCol = "sum"
@@ -160,7 +122,7 @@ func (r *CacheReader) verifySamples(ctx context.Context, out *CacheCheck) error 
 		key := fmt.Sprintf("%s samples from %d", hex.EncodeToString(row.rk), row.first)
 		switch {
 		case sum.Valid && sum.Int64 != row.sum():
-			out.AddMismatch(Mismatch{Table: "samples", Key: key, Reason: errChecksum.Error()})
+			out.AddMismatch(checksum.Mismatch{Table: "samples", Key: key, Reason: errChecksum.Error()})
 		case sum.Valid:
 			out.OK++
 		default:
@@ -169,7 +131,7 @@ func (r *CacheReader) verifySamples(ctx context.Context, out *CacheCheck) error 
 				_, _, err = decodeSamples(payload, row.model)
 			}
 			if err != nil {
-				out.AddMismatch(Mismatch{Table: "samples", Key: key, Reason: "no checksum, does not decode: " + err.Error()})
+				out.AddMismatch(checksum.Mismatch{Table: "samples", Key: key, Reason: "no checksum, does not decode: " + err.Error()})
 			} else {
 				out.Unchecked++
 			}
@@ -180,7 +142,7 @@ func (r *CacheReader) verifySamples(ctx context.Context, out *CacheCheck) error 
 
 // verifyParagraphs checks every paragraph (decoding its bases) against
 // the hash it is stored under.
-func (r *CacheReader) verifyParagraphs(ctx context.Context, out *CacheCheck) error {
+func (r *CacheReader) verifyParagraphs(ctx context.Context, out *checksum.Check) error {
 	type para struct {
 		id   int64
 		hash []byte
@@ -209,11 +171,11 @@ func (r *CacheReader) verifyParagraphs(ctx context.Context, out *CacheCheck) err
 		// read before (or from the file), as a viewer reads them.
 		text, err := r.paragraph(ctx, p.id, p.v, map[int64]string{})
 		if err != nil {
-			out.AddMismatch(Mismatch{Table: "paragraphs", Key: key, Reason: "does not decode: " + err.Error()})
+			out.AddMismatch(checksum.Mismatch{Table: "paragraphs", Key: key, Reason: "does not decode: " + err.Error()})
 			continue
 		}
 		if h := sha256.Sum256([]byte(text)); string(h[:paragraphHashLen]) != string(p.hash) {
-			out.AddMismatch(Mismatch{Table: "paragraphs", Key: key, Reason: "text does not match its hash"})
+			out.AddMismatch(checksum.Mismatch{Table: "paragraphs", Key: key, Reason: "text does not match its hash"})
 			continue
 		}
 		r.remember(map[int64]string{p.id: text})
