@@ -144,7 +144,7 @@ func itemSum(trialID, questionID, status string, correct any, verdict, digest, r
 // migrateResultSum adds results.sum to a store made before checksums;
 // its rows read NULL there (unverified).
 func migrateResultSum(db *sql.DB) error {
-	return addColumn(db, "results", "sum", `INTEGER`)
+	return checksum.AddColumn(context.Background(), db, "results")
 }
 
 // sumColumn is the SQL expression of the checksum of the stored outcome of
@@ -334,9 +334,18 @@ func verifyStore(ctx context.Context, db *sql.DB, path string) (checksum.Check, 
 			sumCol = "r.sum"
 		}
 	}
+	// A store written between table results and items.digest, and not
+	// opened for writing since, has no digest: its rows have no checksum
+	// either.
+	digestCol := "NULL"
+	if ok, err := hasColumn(db, "items", "digest"); err != nil {
+		return out, err
+	} else if ok {
+		digestCol = "i.digest"
+	}
 	q := `SELECT i.trial_id, i.question_id, i.status, i.correct, i.verdict, NULL, NULL, NULL FROM items i WHERE i.status IN ('done', 'failed')`
 	if hasResults > 0 {
-		q = `SELECT i.trial_id, i.question_id, i.status, i.correct, i.verdict, i.digest, r.result, ` + sumCol + ` FROM items i
+		q = `SELECT i.trial_id, i.question_id, i.status, i.correct, i.verdict, ` + digestCol + `, r.result, ` + sumCol + ` FROM items i
 			LEFT JOIN results r ON r.trial_id = i.trial_id AND r.question_id = i.question_id
 			WHERE i.status IN ('done', 'failed') ORDER BY i.trial_id, i.question_id`
 	}

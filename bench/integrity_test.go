@@ -130,4 +130,25 @@ func TestStoreBeforeChecksums(t *testing.T) {
 	if rs := checks[2]; rs.Unchecked != 2 || rs.OK != 2 {
 		t.Errorf("after the resume: %+v; want 2 unchecked, 2 ok", rs)
 	}
+
+	// An older layout still: table results without checksums and items
+	// without digests (stores written before items.digest, not opened for
+	// writing since). Verification reads it, every item unchecked.
+	db, err = sql.Open("sqlite3", "file:"+filepath.Join(dir, StoreFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`ALTER TABLE results DROP COLUMN sum`, `ALTER TABLE items DROP COLUMN digest`} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	checks, err = VerifyRun(context.Background(), dir)
+	if err != nil {
+		t.Fatalf("store without digests: %v", err)
+	}
+	if rs := checks[2]; rs.Unchecked != 4 || rs.OK != 0 || rs.Mismatch != 0 {
+		t.Errorf("store without digests: %+v; want 4 unchecked", rs)
+	}
 }
