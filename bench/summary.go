@@ -183,6 +183,11 @@ type TrialSummary struct {
 	// Warnings are the comparison's non-fatal problems (e.g. no
 	// discordant question), printed under the summary table.
 	Warnings []string `json:"warnings,omitempty"`
+	// cmp is the comparison the fields above copy, which WriteSummary
+	// prints; nil when there is none. baseAttempted is the most questions
+	// a trial of the baseline attempted.
+	cmp           *stats.Comparison
+	baseAttempted int
 }
 
 // Summarize computes per-trial EX over the attempted questions (see
@@ -229,6 +234,10 @@ func compareTrials(trials []RunTrial, outcomes []map[string]bool, rows []TrialSu
 		return
 	}
 	for si, sc := range cmp {
+		baseAttempted := 0
+		for _, ti := range systems[sc.Base].Trials {
+			baseAttempted = max(baseAttempted, rows[ti].Attempted)
+		}
 		for _, ti := range systems[si].Trials {
 			s := &rows[ti]
 			s.Baseline = systems[sc.Base].Label
@@ -239,18 +248,9 @@ func compareTrials(trials []RunTrial, outcomes []map[string]bool, rows []TrialSu
 			c := sc.Comparison
 			s.P, s.PHolm, s.B, s.C, s.Test, s.Seeds, s.Warnings = c.P, c.PAdj, c.B, c.C, c.Test, c.Seeds, c.Warnings
 			s.Delta, s.DeltaLo, s.DeltaHi, s.Paired = c.Delta, c.CI.Lo, c.CI.Hi, c.N
+			s.cmp, s.baseAttempted = c, baseAttempted
 		}
 	}
-}
-
-// comparison is the row's comparison as a stats.Comparison, for its
-// formatting methods; nil when the row has none.
-func (s TrialSummary) comparison() *stats.Comparison {
-	if s.P < 0 {
-		return nil
-	}
-	return &stats.Comparison{Seeds: s.Seeds, Delta: s.Delta, CI: stats.Interval{Lo: s.DeltaLo, Hi: s.DeltaHi, Level: stats.DefaultLevel},
-		CIMethod: stats.BootstrapPercentile, B: s.B, C: s.C, Test: s.Test, P: s.P, PAdj: s.PHolm}
 }
 
 // trialSummary is the summary row of a trial from its accumulated
@@ -282,18 +282,6 @@ func trialSummary(label string, a *outcomeAcc, o Outcomes, calls, tokens int) Tr
 	return s
 }
 
-// baselineAttempted is the most questions a trial of the system labelled
-// base attempted (its trials are labelled base, or base with a seed).
-func baselineAttempted(rows []TrialSummary, base string) int {
-	n := 0
-	for _, r := range rows {
-		if r.Label == base || strings.HasPrefix(r.Label, base+" seed=") {
-			n = max(n, r.Attempted)
-		}
-	}
-	return n
-}
-
 // WriteSummary prints the summary as an aligned plain-text table. A run of
 // the sim backend is titled "simulated model". EX is correct / attempted
 // (questions whose gold runs, failed items counted wrong); a trial with
@@ -321,13 +309,13 @@ func WriteSummary(w io.Writer, r *RunData, rows []TrialSummary) {
 	}
 	for _, s := range rows {
 		mc := "(baseline)"
-		switch c := s.comparison(); {
-		case c != nil:
-			mc = c.FormatLine(1)
+		switch {
+		case s.cmp != nil:
+			mc = s.cmp.FormatLine(1)
 			if len(bases) > 1 {
 				mc = "vs " + s.Baseline + ": " + mc
 			}
-			if s.Paired < s.Attempted || s.Paired < baselineAttempted(rows, s.Baseline) {
+			if s.Paired < s.Attempted || s.Paired < s.baseAttempted {
 				unpaired = true
 				mc += fmt.Sprintf(" on %d common", s.Paired)
 			}
