@@ -194,6 +194,22 @@ type TrialSummary struct {
 // TrialOutcomes) with a 95% Wilson interval, and the comparison of each
 // trial's system with its baseline (compareTrials).
 func Summarize(r *RunData) []TrialSummary {
+	out, outcomes := summarizeTrials(r)
+	compareTrials(r.Trials, outcomes, out)
+	return out
+}
+
+// SummarizeTrials is Summarize without the comparisons: every row's
+// Baseline is "" and its P -1. It is for a reader that compares the
+// systems itself (the viewer compares those of several runs).
+func SummarizeTrials(r *RunData) []TrialSummary {
+	out, _ := summarizeTrials(r)
+	return out
+}
+
+// summarizeTrials returns the rows of Summarize before the comparisons,
+// with the trials' outcome maps.
+func summarizeTrials(r *RunData) ([]TrialSummary, []map[string]bool) {
 	out := make([]TrialSummary, 0, len(r.Trials))
 	outcomes := make([]map[string]bool, len(r.Trials))
 	for i := range r.Trials {
@@ -211,8 +227,7 @@ func Summarize(r *RunData) []TrialSummary {
 		out = append(out, trialSummary(t.Label, a, o, calls, tokens))
 		outcomes[i] = o.Correct
 	}
-	compareTrials(r.Trials, outcomes, out)
-	return out
+	return out, outcomes
 }
 
 // compareTrials sets in rows the comparison of every trial's system

@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -208,5 +209,40 @@ func TestSummaryOnCommon(t *testing.T) {
 	}
 	if !strings.Contains(buf.String(), "on N common: the trial and its baseline attempted different questions") {
 		t.Errorf("summary lacks the note on N common:\n%s", buf.String())
+	}
+}
+
+// TestSummarizeTrials: SummarizeTrials gives Summarize's rows without the
+// comparisons (no baseline, P -1), on two systems of two seeds each, the
+// second compared with the first.
+func TestSummarizeTrials(t *testing.T) {
+	r := &RunData{Dir: "d", Meta: map[string]string{"name": "x"}}
+	for _, tr := range []struct {
+		entry int
+		name  string
+		seed  int64
+		right int
+	}{{0, "direct", 0, 2}, {0, "direct", 1, 3}, {1, "cot", 0, 4}, {1, "cot", 1, 1}} {
+		id := &Identity{Name: tr.name, Seed: true}
+		rt := RunTrial{Trial: Trial{ID: id.Label("mini", tr.seed), Runner: tr.name, Entry: tr.entry, Seed: tr.seed, Identity: id,
+			Benchmark: BenchmarkSpec{Name: "mini"}, Label: id.Label("mini", tr.seed)}}
+		for q := range 5 {
+			rt.Items = append(rt.Items, Item{QuestionID: string(rune('a' + q)), Status: StatusDone, Verdict: &Verdict{Correct: q < tr.right}})
+		}
+		r.Trials = append(r.Trials, rt)
+	}
+	full, rows := Summarize(r), SummarizeTrials(r)
+	if full[2].Baseline != "direct" || full[2].P < 0 {
+		t.Fatalf("Summarize: cot seed=0 baseline %q P %v; want direct and a p-value", full[2].Baseline, full[2].P)
+	}
+	for i := range full {
+		t.Run(full[i].Label, func(t *testing.T) {
+			want := full[i]
+			want.Baseline, want.P, want.PHolm, want.B, want.C, want.Test, want.Seeds = "", -1, 0, 0, 0, "", 0
+			want.Delta, want.DeltaLo, want.DeltaHi, want.Paired, want.Warnings, want.cmp, want.baseAttempted = 0, 0, 0, 0, nil, nil, 0
+			if !reflect.DeepEqual(rows[i], want) {
+				t.Errorf("got %+v; want %+v", rows[i], want)
+			}
+		})
 	}
 }

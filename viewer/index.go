@@ -301,7 +301,8 @@ func (v *Viewer) buildIndex(ctx context.Context, runs []*bench.RunData) error {
 		for m, p := range v.opt.Prices {
 			prices[m] = p
 		}
-		sums := bench.Summarize(r)
+		// The comparisons are compareSystems', over every run.
+		sums := bench.SummarizeTrials(r)
 		for ti := range r.Trials {
 			t := &r.Trials[ti]
 			bk := t.Benchmark.Key()
