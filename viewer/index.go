@@ -502,15 +502,13 @@ func (v *Viewer) compareSystems(runs []*bench.RunData, names []string, labelCoun
 			if ref.Sweep != "" {
 				ref.Sweep = fmt.Sprint(ri) + "\x00" + ref.Sweep
 			}
-			rep := stats.Replicates{}
 			var global []int
-			for k, ti := range s.Trials {
-				rep[s.Seeds[k]] = outcomes[first+ti]
+			for _, ti := range s.Trials {
 				global = append(global, first+ti)
 			}
 			systems = append(systems, sys{name: name, bench: s.Benchmark, trials: global})
 			refs = append(refs, ref)
-			arms = append(arms, stats.Arm{Key: name, Outcomes: rep})
+			arms = append(arms, stats.Arm{Key: name, Outcomes: s.Replicates(outcomes[first:])})
 		}
 		first += len(r.Trials)
 	}
