@@ -48,21 +48,20 @@ func TrialOutcomes(t *RunTrial, total int) Outcomes {
 	return a.outcomes(total)
 }
 
-// outcomeAcc accumulates a trial's Outcomes one item at a time. Without
-// maps (keep false) it holds counts only and Correct, Failed and DBs stay
-// empty; each, when set, sees every question entering EX's denominator.
+// outcomeAcc accumulates a trial's Outcomes one item at a time. It keeps
+// Correct, the outcomes comparisons pair; with keep false Failed and DBs
+// stay empty.
 type outcomeAcc struct {
 	o        Outcomes
 	keep     bool
 	finished int
 	done     int
-	each     func(questionID string, correct bool)
 }
 
 func newOutcomeAcc(keep bool) *outcomeAcc {
-	a := &outcomeAcc{keep: keep}
+	a := &outcomeAcc{keep: keep, o: Outcomes{Correct: map[string]bool{}}}
 	if keep {
-		a.o = Outcomes{Correct: map[string]bool{}, Failed: map[string]bool{}, DBs: map[string]string{}}
+		a.o.Failed, a.o.DBs = map[string]bool{}, map[string]string{}
 	}
 	return a
 }
@@ -91,13 +90,10 @@ func (a *outcomeAcc) add(it *Item) {
 	if !metrics.GoldRuns(st) {
 		return
 	}
-	if a.each != nil {
-		a.each(it.QuestionID, correct)
-	}
+	o.Correct[it.QuestionID] = correct
 	if !a.keep {
 		return
 	}
-	o.Correct[it.QuestionID] = correct
 	if failed {
 		o.Failed[it.QuestionID] = true
 	}
