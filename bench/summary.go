@@ -48,21 +48,20 @@ func TrialOutcomes(t *RunTrial, total int) Outcomes {
 	return a.outcomes(total)
 }
 
-// outcomeAcc accumulates a trial's Outcomes one item at a time. Without
-// maps (keep false) it holds counts only and Correct, Failed and DBs stay
-// empty; each, when set, sees every question entering EX's denominator.
+// outcomeAcc accumulates a trial's Outcomes one item at a time. It keeps
+// Correct, the outcomes comparisons pair; with keep false Failed and DBs
+// stay empty.
 type outcomeAcc struct {
 	o        Outcomes
 	keep     bool
 	finished int
 	done     int
-	each     func(questionID string, correct bool)
 }
 
 func newOutcomeAcc(keep bool) *outcomeAcc {
-	a := &outcomeAcc{keep: keep}
+	a := &outcomeAcc{keep: keep, o: Outcomes{Correct: map[string]bool{}}}
 	if keep {
-		a.o = Outcomes{Correct: map[string]bool{}, Failed: map[string]bool{}, DBs: map[string]string{}}
+		a.o.Failed, a.o.DBs = map[string]bool{}, map[string]string{}
 	}
 	return a
 }
@@ -91,13 +90,10 @@ func (a *outcomeAcc) add(it *Item) {
 	if !metrics.GoldRuns(st) {
 		return
 	}
-	if a.each != nil {
-		a.each(it.QuestionID, correct)
-	}
+	o.Correct[it.QuestionID] = correct
 	if !a.keep {
 		return
 	}
-	o.Correct[it.QuestionID] = correct
 	if failed {
 		o.Failed[it.QuestionID] = true
 	}
@@ -183,12 +179,33 @@ type TrialSummary struct {
 	// Warnings are the comparison's non-fatal problems (e.g. no
 	// discordant question), printed under the summary table.
 	Warnings []string `json:"warnings,omitempty"`
+	// cmp is the comparison the fields above copy, which WriteSummary
+	// prints; nil when there is none. baseAttempted is the most questions
+	// a trial of the baseline attempted.
+	cmp           *stats.Comparison
+	baseAttempted int
 }
 
 // Summarize computes per-trial EX over the attempted questions (see
 // TrialOutcomes) with a 95% Wilson interval, and the comparison of each
 // trial's system with its baseline (compareTrials).
 func Summarize(r *RunData) []TrialSummary {
+	out, outcomes := summarizeTrials(r)
+	compareTrials(r.Trials, outcomes, out)
+	return out
+}
+
+// SummarizeTrials is Summarize without the comparisons: every row's
+// Baseline is "" and its P -1. It is for a reader that compares the
+// systems itself (the viewer compares those of several runs).
+func SummarizeTrials(r *RunData) []TrialSummary {
+	out, _ := summarizeTrials(r)
+	return out
+}
+
+// summarizeTrials returns the rows of Summarize before the comparisons,
+// with the trials' outcome maps.
+func summarizeTrials(r *RunData) ([]TrialSummary, []map[string]bool) {
 	out := make([]TrialSummary, 0, len(r.Trials))
 	outcomes := make([]map[string]bool, len(r.Trials))
 	for i := range r.Trials {
@@ -206,8 +223,7 @@ func Summarize(r *RunData) []TrialSummary {
 		out = append(out, trialSummary(t.Label, a, o, calls, tokens))
 		outcomes[i] = o.Correct
 	}
-	compareTrials(r.Trials, outcomes, out)
-	return out
+	return out, outcomes
 }
 
 // compareTrials sets in rows the comparison of every trial's system
@@ -229,6 +245,10 @@ func compareTrials(trials []RunTrial, outcomes []map[string]bool, rows []TrialSu
 		return
 	}
 	for si, sc := range cmp {
+		baseAttempted := 0
+		for _, ti := range systems[sc.Base].Trials {
+			baseAttempted = max(baseAttempted, rows[ti].Attempted)
+		}
 		for _, ti := range systems[si].Trials {
 			s := &rows[ti]
 			s.Baseline = systems[sc.Base].Label
@@ -239,18 +259,9 @@ func compareTrials(trials []RunTrial, outcomes []map[string]bool, rows []TrialSu
 			c := sc.Comparison
 			s.P, s.PHolm, s.B, s.C, s.Test, s.Seeds, s.Warnings = c.P, c.PAdj, c.B, c.C, c.Test, c.Seeds, c.Warnings
 			s.Delta, s.DeltaLo, s.DeltaHi, s.Paired = c.Delta, c.CI.Lo, c.CI.Hi, c.N
+			s.cmp, s.baseAttempted = c, baseAttempted
 		}
 	}
-}
-
-// comparison is the row's comparison as a stats.Comparison, for its
-// formatting methods; nil when the row has none.
-func (s TrialSummary) comparison() *stats.Comparison {
-	if s.P < 0 {
-		return nil
-	}
-	return &stats.Comparison{Seeds: s.Seeds, Delta: s.Delta, CI: stats.Interval{Lo: s.DeltaLo, Hi: s.DeltaHi, Level: stats.DefaultLevel},
-		CIMethod: stats.BootstrapPercentile, B: s.B, C: s.C, Test: s.Test, P: s.P, PAdj: s.PHolm}
 }
 
 // trialSummary is the summary row of a trial from its accumulated
@@ -282,18 +293,6 @@ func trialSummary(label string, a *outcomeAcc, o Outcomes, calls, tokens int) Tr
 	return s
 }
 
-// baselineAttempted is the most questions a trial of the system labelled
-// base attempted (its trials are labelled base, or base with a seed).
-func baselineAttempted(rows []TrialSummary, base string) int {
-	n := 0
-	for _, r := range rows {
-		if r.Label == base || strings.HasPrefix(r.Label, base+" seed=") {
-			n = max(n, r.Attempted)
-		}
-	}
-	return n
-}
-
 // WriteSummary prints the summary as an aligned plain-text table. A run of
 // the sim backend is titled "simulated model". EX is correct / attempted
 // (questions whose gold runs, failed items counted wrong); a trial with
@@ -321,13 +320,13 @@ func WriteSummary(w io.Writer, r *RunData, rows []TrialSummary) {
 	}
 	for _, s := range rows {
 		mc := "(baseline)"
-		switch c := s.comparison(); {
-		case c != nil:
-			mc = c.FormatLine(1)
+		switch {
+		case s.cmp != nil:
+			mc = s.cmp.FormatLine(1)
 			if len(bases) > 1 {
 				mc = "vs " + s.Baseline + ": " + mc
 			}
-			if s.Paired < s.Attempted || s.Paired < baselineAttempted(rows, s.Baseline) {
+			if s.Paired < s.Attempted || s.Paired < s.baseAttempted {
 				unpaired = true
 				mc += fmt.Sprintf(" on %d common", s.Paired)
 			}

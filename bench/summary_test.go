@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -167,5 +168,81 @@ func TestSummaryWarnings(t *testing.T) {
 	}
 	if !strings.Contains(out, "p=1.000 b=0 c=0 exact") || !strings.Contains(out, "p=1.000 b=0 c=1 exact") {
 		t.Errorf("summary lacks the tests of B and D:\n%s", out)
+	}
+}
+
+// TestSummaryOnCommon: a comparison that pairs fewer questions than the
+// trial or any trial of its baseline attempted says so ("on N common")
+// and the note under the table explains it. direct (seeds 0 and 1)
+// attempted q0-q2 under seed 0 and q0-q1 under seed 1; cot q0-q1 under
+// both: the pairing keeps q0 and q1, the questions both have under every
+// seed, so each cot row pairs 2 of the baseline's 3.
+func TestSummaryOnCommon(t *testing.T) {
+	r := &RunData{Dir: "d", Meta: map[string]string{"name": "x"}}
+	add := func(entry int, name string, seed int64, questions int) {
+		id := &Identity{Name: name, Seed: true}
+		rt := RunTrial{Trial: Trial{ID: name + id.Label("mini", seed), Runner: name, Entry: entry, Seed: seed, Identity: id,
+			Benchmark: BenchmarkSpec{Name: "mini"}, Label: id.Label("mini", seed)}}
+		for q := range questions {
+			rt.Items = append(rt.Items, Item{QuestionID: "q" + string(rune('0'+q)), Status: StatusDone, Verdict: &Verdict{Correct: q%2 == 0}})
+		}
+		r.Trials = append(r.Trials, rt)
+	}
+	add(0, "direct", 0, 3)
+	add(0, "direct", 1, 2)
+	add(1, "cot", 0, 2)
+	add(1, "cot", 1, 2)
+	s := Summarize(r)
+	for _, i := range []int{2, 3} {
+		if s[i].Baseline != "direct" || s[i].Paired != 2 || s[i].Attempted != 2 {
+			t.Errorf("%s: baseline %q paired %d attempted %d; want direct, 2, 2", s[i].Label, s[i].Baseline, s[i].Paired, s[i].Attempted)
+		}
+	}
+	var buf bytes.Buffer
+	WriteSummary(&buf, r, s)
+	lines := strings.Split(buf.String(), "\n")
+	for i, l := range lines[2:6] {
+		want := i >= 2 // the rows of cot
+		if got := strings.HasSuffix(l, " on 2 common"); got != want {
+			t.Errorf("row %q: ends with \"on 2 common\" %v; want %v", l, got, want)
+		}
+	}
+	if !strings.Contains(buf.String(), "on N common: the trial and its baseline attempted different questions") {
+		t.Errorf("summary lacks the note on N common:\n%s", buf.String())
+	}
+}
+
+// TestSummarizeTrials: SummarizeTrials gives Summarize's rows without the
+// comparisons (no baseline, P -1), on two systems of two seeds each, the
+// second compared with the first.
+func TestSummarizeTrials(t *testing.T) {
+	r := &RunData{Dir: "d", Meta: map[string]string{"name": "x"}}
+	for _, tr := range []struct {
+		entry int
+		name  string
+		seed  int64
+		right int
+	}{{0, "direct", 0, 2}, {0, "direct", 1, 3}, {1, "cot", 0, 4}, {1, "cot", 1, 1}} {
+		id := &Identity{Name: tr.name, Seed: true}
+		rt := RunTrial{Trial: Trial{ID: id.Label("mini", tr.seed), Runner: tr.name, Entry: tr.entry, Seed: tr.seed, Identity: id,
+			Benchmark: BenchmarkSpec{Name: "mini"}, Label: id.Label("mini", tr.seed)}}
+		for q := range 5 {
+			rt.Items = append(rt.Items, Item{QuestionID: string(rune('a' + q)), Status: StatusDone, Verdict: &Verdict{Correct: q < tr.right}})
+		}
+		r.Trials = append(r.Trials, rt)
+	}
+	full, rows := Summarize(r), SummarizeTrials(r)
+	if full[2].Baseline != "direct" || full[2].P < 0 {
+		t.Fatalf("Summarize: cot seed=0 baseline %q P %v; want direct and a p-value", full[2].Baseline, full[2].P)
+	}
+	for i := range full {
+		t.Run(full[i].Label, func(t *testing.T) {
+			want := full[i]
+			want.Baseline, want.P, want.PHolm, want.B, want.C, want.Test, want.Seeds = "", -1, 0, 0, 0, "", 0
+			want.Delta, want.DeltaLo, want.DeltaHi, want.Paired, want.Warnings, want.cmp, want.baseAttempted = 0, 0, 0, 0, nil, nil, 0
+			if !reflect.DeepEqual(rows[i], want) {
+				t.Errorf("got %+v; want %+v", rows[i], want)
+			}
+		})
 	}
 }

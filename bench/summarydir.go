@@ -41,8 +41,6 @@ func SummarizeDirWith(dir string, o ReadOptions) (*RunData, []TrialSummary, erro
 	for i := range r.Trials {
 		t := &r.Trials[i]
 		a := newOutcomeAcc(false)
-		o := map[string]bool{}
-		a.each = func(id string, correct bool) { o[id] = correct }
 		if err := eachTrialItem(s.db, t.ID, func(it *Item) {
 			a.add(it)
 			switch it.Status {
@@ -54,8 +52,9 @@ func SummarizeDirWith(dir string, o ReadOptions) (*RunData, []TrialSummary, erro
 		}); err != nil {
 			return nil, nil, fmt.Errorf("store %s: %w", dir, err)
 		}
-		out = append(out, trialSummary(t.Label, a, a.outcomes(r.Totals[t.ID]), calls[t.ID], tokens[t.ID]))
-		outcomes[i] = o
+		o := a.outcomes(r.Totals[t.ID])
+		out = append(out, trialSummary(t.Label, a, o, calls[t.ID], tokens[t.ID]))
+		outcomes[i] = o.Correct
 	}
 	compareTrials(r.Trials, outcomes, out)
 	if r.Endpoints, err = readEndpointStats(s.db); err != nil {

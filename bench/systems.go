@@ -278,11 +278,10 @@ func (sys System) Replicates(outcomes []map[string]bool) stats.Replicates {
 	return r
 }
 
-// SystemComparison is one system compared with its family's baseline.
+// SystemComparison is one system compared with its family's baseline,
+// Base (an index of the systems given to CompareFamilies).
 type SystemComparison struct {
-	Family *Family
-	// Base and System index the systems given to CompareFamilies.
-	Base, System int
+	Base int
 	stats.FamilyResult
 }
 
@@ -291,8 +290,7 @@ type SystemComparison struct {
 // system that is a member of a family with a baseline, by system index.
 func CompareFamilies(fams []Family, arms []stats.Arm, opt stats.FamilyOptions) (map[int]*SystemComparison, error) {
 	out := map[int]*SystemComparison{}
-	for fi := range fams {
-		f := &fams[fi]
+	for _, f := range fams {
 		if f.Base < 0 {
 			continue
 		}
@@ -305,7 +303,7 @@ func CompareFamilies(fams []Family, arms []stats.Arm, opt stats.FamilyOptions) (
 			return nil, err
 		}
 		for k, i := range f.Members {
-			out[i] = &SystemComparison{Family: f, Base: f.Base, System: i, FamilyResult: res[k]}
+			out[i] = &SystemComparison{Base: f.Base, FamilyResult: res[k]}
 		}
 	}
 	return out, nil

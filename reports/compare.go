@@ -101,6 +101,15 @@ func (cs *comparisons) sweepFamily(s *system) *bench.Family {
 	return nil
 }
 
+// familySystems returns the systems of family f, its baseline first.
+func (cs *comparisons) familySystems(f *bench.Family) []*system {
+	out := []*system{cs.systems[f.Base]}
+	for _, i := range f.Members {
+		out = append(out, cs.systems[i])
+	}
+	return out
+}
+
 // seeded reports whether any system of ss has several seeds.
 func seeded(ss []*system) bool {
 	return slices.ContainsFunc(ss, func(s *system) bool { return s.multiSeed() })
@@ -127,17 +136,13 @@ func sigNote(opt Options, multi bool) string {
 }
 
 // comparisonCells are the cells of one comparison in the column order of
-// the pairwise and sweep tables: n, [seeds,] EX base, EX, Δ, CI, b, c,
-// test, p, p (Holm); the Δ cell is marked NotSig when the difference is
-// not significant after adjustment.
+// the pairwise and sweep tables: n, [seeds,] EX base, EX, then testCells.
 func comparisonCells(c *stats.Comparison, withSeeds bool) []Cell {
 	cells := []Cell{integer(c.N)}
 	if withSeeds {
 		cells = append(cells, integer(max(1, c.Seeds)))
 	}
-	d := deltaCell(c)
-	d.NotSig = !c.Significant()
-	return append(cells, pct(c.AccA), pct(c.AccB), d, ciCell(c), integer(c.B), integer(c.C), text(c.Test), pCell(c.P), pCell(c.PAdj))
+	return append(append(cells, pct(c.AccA), pct(c.AccB)), testCells(c)...)
 }
 
 // comparisonColumns are the columns of comparisonCells.
@@ -146,9 +151,26 @@ func comparisonColumns(opt Options, withSeeds bool) []Column {
 	if withSeeds {
 		cols = append(cols, Column{Name: "seeds", Numeric: true})
 	}
-	return append(cols, Column{Name: "EX base", Numeric: true}, Column{Name: "EX", Numeric: true, Better: Higher},
-		Column{Name: "Δ", Numeric: true}, Column{Name: levelPct(opt.Level) + " CI", Numeric: true}, Column{Name: "b", Numeric: true},
-		Column{Name: "c", Numeric: true}, Column{Name: "test"}, Column{Name: "p", Numeric: true}, Column{Name: "p (Holm)", Numeric: true})
+	cols = append(cols, Column{Name: "EX base", Numeric: true}, Column{Name: "EX", Numeric: true, Better: Higher})
+	return append(cols, testColumns(opt)...)
+}
+
+// testCells are the cells of a comparison from its difference on, as
+// every table and figure data shows them: Δ (deltaCell, marked when not
+// significant), CI, b, c, test, p and p (Holm).
+func testCells(c *stats.Comparison) []Cell {
+	return []Cell{deltaCell(c), ciCell(c), integer(c.B), integer(c.C), text(c.Test), pCell(c.P), pCell(c.PAdj)}
+}
+
+// untested are testCells' places for a system without a comparison: "-".
+func untested() []Cell {
+	return []Cell{text("-"), text("-"), text("-"), text("-"), text("-"), text("-"), text("-")}
+}
+
+// testColumns are the columns of testCells.
+func testColumns(opt Options) []Column {
+	return []Column{{Name: "Δ", Numeric: true}, {Name: levelPct(opt.Level) + " CI", Numeric: true}, {Name: "b", Numeric: true},
+		{Name: "c", Numeric: true}, {Name: "test"}, {Name: "p", Numeric: true}, {Name: "p (Holm)", Numeric: true}}
 }
 
 // pointName is a sweep or grid point's settings, "n_rollout=8" or
@@ -177,11 +199,8 @@ func sweepTables(c *corpus, cs *comparisons, opt Options) []*Table {
 		if f.Swept == nil || f.Base < 0 {
 			continue
 		}
-		base := cs.systems[f.Base]
-		points := []*system{base}
-		for _, i := range f.Members {
-			points = append(points, cs.systems[i])
-		}
+		points := cs.familySystems(&f)
+		base := points[0]
 		multi := seeded(points)
 		id := []string{"sweep"}
 		id = append(id, f.Swept...)
@@ -205,10 +224,9 @@ func sweepTables(c *corpus, cs *comparisons, opt Options) []*Table {
 			baseRow = append(baseRow, integer(len(base.seeds)))
 		}
 		acc, _, _ := base.ex()
-		baseRow = append(baseRow, pct(acc), pct(acc), text("-"), text("-"), text("-"), text("-"), text("-"), text("-"), text("-"))
+		baseRow = append(append(baseRow, pct(acc), pct(acc)), untested()...)
 		t.Rows = append(t.Rows, baseRow)
-		for _, i := range f.Members {
-			s := cs.systems[i]
+		for _, s := range points[1:] {
 			cmp := cs.compared(c, t.ID, s, base)
 			if cmp == nil {
 				continue
@@ -323,13 +341,11 @@ func (d *figData) addPoint(lead []Cell, s *system, c *stats.Comparison, isBase b
 	}
 	switch {
 	case c != nil:
-		dc := deltaCell(c)
-		dc.NotSig = !c.Significant()
-		row = append(row, text(""), dc, ciCell(c), integer(c.B), integer(c.C), text(c.Test), pCell(c.P), pCell(c.PAdj))
+		row = append(append(row, text("")), testCells(c)...)
 	case isBase:
-		row = append(row, text("baseline"), text("-"), text("-"), text("-"), text("-"), text("-"), text("-"), text("-"))
+		row = append(append(row, text("baseline")), untested()...)
 	default:
-		row = append(row, text("not tested"), text("-"), text("-"), text("-"), text("-"), text("-"), text("-"), text("-"))
+		row = append(append(row, text("not tested")), untested()...)
 	}
 	d.rows = append(d.rows, row)
 }
@@ -344,9 +360,7 @@ func (d *figData) table(id, title string) *Table {
 	if d.multi {
 		t.Columns = append(t.Columns, Column{Name: "seeds", Numeric: true})
 	}
-	t.Columns = append(t.Columns, Column{Name: "role"}, Column{Name: "Δ", Numeric: true}, Column{Name: levelPct(d.opt.Level) + " CI", Numeric: true},
-		Column{Name: "b", Numeric: true}, Column{Name: "c", Numeric: true}, Column{Name: "test"}, Column{Name: "p", Numeric: true},
-		Column{Name: "p (Holm)", Numeric: true})
+	t.Columns = append(append(t.Columns, Column{Name: "role"}), testColumns(d.opt)...)
 	t.Rows = d.rows
 	return t
 }
@@ -361,11 +375,8 @@ func pairwiseFigures(c *corpus, cs *comparisons, opt Options) ([]*Figure, error)
 		if f.Swept != nil || f.Base < 0 {
 			continue
 		}
-		base := cs.systems[f.Base]
-		members := []*system{base}
-		for _, i := range f.Members {
-			members = append(members, cs.systems[i])
-		}
+		members := cs.familySystems(&f)
+		base := members[0]
 		multi := seeded(members)
 		data := figureData(opt, []string{"System"}, multi)
 		data.addPoint([]Cell{text(base.row)}, base, nil, true)

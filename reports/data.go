@@ -59,7 +59,7 @@ type Options struct {
 
 func (o Options) withDefaults() (Options, error) {
 	if o.Seed == 0 {
-		o.Seed = 1
+		o.Seed = stats.DefaultSeed
 	}
 	if o.Resamples == 0 {
 		o.Resamples = stats.DefaultResamples
@@ -170,12 +170,9 @@ func (s *system) multiSeed() bool { return len(s.seeds) > 1 }
 // interval every single-seed table shows); with several the mean over
 // seeds of each seed's EX, their standard deviation and the cluster
 // bootstrap interval over questions (stats.AccuracyOverSeeds, drawn from
-// stats.SystemRand(Options.Seed, name)).
+// stats.SystemRand(Options.Seed, name)). opt has its defaults
+// (Options.withDefaults).
 func accuracyOf(s *system, opt Options) (stats.SeedAccuracy, error) {
-	opt, err := opt.withDefaults()
-	if err != nil {
-		return stats.SeedAccuracy{}, err
-	}
 	r := stats.Replicates{}
 	for _, sr := range s.seeds {
 		m := map[string]bool{}
@@ -229,6 +226,10 @@ type corpus struct {
 func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("reports: no runs")
+	}
+	opt, err := opt.withDefaults()
+	if err != nil {
+		return nil, err
 	}
 	c := &corpus{hasTypes: map[string]bool{}}
 	var names []string
@@ -316,7 +317,6 @@ func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 			if len(sys.Trials) == 1 {
 				s.tally = s.seeds[0].tally
 			}
-			var err error
 			if s.acc, err = accuracyOf(s, opt); err != nil {
 				return nil, fmt.Errorf("reports: EX of %s: %w", s.name, err)
 			}

@@ -17,7 +17,7 @@ import (
 // This file holds the drawing pieces gonum/plot lacks: a figure of a plot
 // with a colour bar and footnotes, a legend boxed inside the data area,
 // heat-map cells that show their n and tell empty cells apart, a
-// sequential colour map and a vertical marker line.
+// sequential colour map and dashed reference lines (refLine).
 
 // Margins of every figure: gonum/plot draws the data area up to the
 // canvas edge, which clips the legend's thumbnails and the last tick label.
@@ -142,56 +142,49 @@ func (l *insetLegend) Plot(c draw.Canvas, p *plot.Plot) {
 	lg.Draw(inner)
 }
 
-// vline is a vertical dashed line across the data area at X, marking a
-// parameter value (the paper's default of a sweep).
-type vline struct {
-	X     float64
-	Style draw.LineStyle
+// refLine is a dashed reference line across the data area: vertical at
+// a parameter value (the paper's default of a sweep, newVLine) or
+// horizontal at a Y value (a forest plot's zero, newHLine).
+type refLine struct {
+	at       float64
+	vertical bool
+	Style    draw.LineStyle
 }
 
-func newVLine(x float64) *vline {
-	return &vline{X: x, Style: draw.LineStyle{Color: color.Gray{Y: 90}, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}}
+func newVLine(x float64) *refLine { return newRefLine(x, true) }
+
+func newHLine(y float64) *refLine { return newRefLine(y, false) }
+
+func newRefLine(at float64, vertical bool) *refLine {
+	return &refLine{at: at, vertical: vertical, Style: draw.LineStyle{Color: color.Gray{Y: 90}, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}}
 }
 
 // Plot implements plot.Plotter.
-func (v *vline) Plot(c draw.Canvas, p *plot.Plot) {
-	trX, _ := p.Transforms(&c)
-	x := trX(v.X)
-	c.StrokeLine2(v.Style, x, c.Min.Y, x, c.Max.Y)
+func (l *refLine) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	if l.vertical {
+		x := trX(l.at)
+		c.StrokeLine2(l.Style, x, c.Min.Y, x, c.Max.Y)
+		return
+	}
+	y := trY(l.at)
+	c.StrokeLine2(l.Style, c.Min.X, y, c.Max.X, y)
 }
 
-// DataRange implements plot.DataRanger: the line's X only.
-func (v *vline) DataRange() (xmin, xmax, ymin, ymax float64) {
-	return v.X, v.X, math.Inf(1), math.Inf(-1)
+// DataRange implements plot.DataRanger: the line's X (vertical) or Y
+// only.
+func (l *refLine) DataRange() (xmin, xmax, ymin, ymax float64) {
+	if l.vertical {
+		return l.at, l.at, math.Inf(1), math.Inf(-1)
+	}
+	return math.Inf(1), math.Inf(-1), l.at, l.at
 }
 
-// Thumbnail implements plot.Thumbnailer.
-func (v *vline) Thumbnail(c *draw.Canvas) {
+// Thumbnail implements plot.Thumbnailer: a horizontal stroke, whichever
+// the line's direction.
+func (l *refLine) Thumbnail(c *draw.Canvas) {
 	y := c.Center().Y
-	c.StrokeLine2(v.Style, c.Min.X, y, c.Max.X, y)
-}
-
-// hline is a horizontal reference line across the plot (a forest plot's
-// zero).
-type hline struct {
-	Y     float64
-	Style draw.LineStyle
-}
-
-func newHLine(y float64) *hline {
-	return &hline{Y: y, Style: draw.LineStyle{Color: color.Gray{Y: 90}, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}}
-}
-
-// Plot implements plot.Plotter.
-func (h *hline) Plot(c draw.Canvas, p *plot.Plot) {
-	_, trY := p.Transforms(&c)
-	y := trY(h.Y)
-	c.StrokeLine2(h.Style, c.Min.X, y, c.Max.X, y)
-}
-
-// DataRange implements plot.DataRanger: the line's Y only.
-func (h *hline) DataRange() (xmin, xmax, ymin, ymax float64) {
-	return math.Inf(1), math.Inf(-1), h.Y, h.Y
+	c.StrokeLine2(l.Style, c.Min.X, y, c.Max.X, y)
 }
 
 // emptyCell is the colour of a heat-map cell without questions: a grey

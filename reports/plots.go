@@ -434,25 +434,17 @@ func intervalName(multi bool) string {
 	return "Wilson CI"
 }
 
-// gridBaseline picks the point of a grid that the tests compare the
-// others against, as bench.PlanFamilies picks it for the grid's family:
-// the system Options.Baseline names, else the one at the runner's paper
-// default, else none. It also returns the default point (boxed in red).
-func gridBaseline(ss []*system, params []string, opt Options) (base, def *system, why string) {
-	refs := make([]bench.SystemRef, len(ss))
-	for i, s := range ss {
-		refs[i] = bench.SystemRef{Names: []string{s.name, s.row}, Benchmark: s.bench, Runner: s.trial.Runner, Params: s.trial.Params,
-			Sweep: "grid", Swept: params}
-		if def == nil && bench.AtPaperDefault(refs[i], opt.PaperDefaults) {
-			def = s
+// gridDefault returns the point of a grid at the runner's paper default
+// in every parameter of params (bench.AtPaperDefault), which the figure
+// boxes; nil when the grid has none. The baseline of the grid's tests is
+// its family's (sweepTests).
+func gridDefault(ss []*system, params []string, opt Options) *system {
+	for _, s := range ss {
+		if bench.AtPaperDefault(bench.SystemRef{Runner: s.trial.Runner, Params: s.trial.Params, Swept: params}, opt.PaperDefaults) {
+			return s
 		}
 	}
-	for _, f := range bench.PlanFamilies(refs, opt.Baseline, opt.PaperDefaults) {
-		if f.Swept != nil && f.Base >= 0 {
-			base, why = ss[f.Base], f.Why
-		}
-	}
-	return base, def, why
+	return nil
 }
 
 // heatFigure builds a heat-map figure of cells over nominal axes, with a
@@ -536,7 +528,7 @@ func simplexFigures(c *corpus, cs *comparisons, opt Options) ([]*Figure, error) 
 					bs = append(bs, s)
 				}
 			}
-			_, def, _ := gridBaseline(bs, params, opt)
+			def := gridDefault(bs, params, opt)
 			base, why, tests := sweepTests(cs, bs)
 			multi := seeded(bs)
 			data := figureData(opt, append(slices.Clone(params), "EX"), multi)

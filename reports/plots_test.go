@@ -307,7 +307,13 @@ func TestGridBaseline(t *testing.T) {
 		{"no defaults", true, Options{}, "", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			base, def, _ := gridBaseline(gridSystems(c.extra), params, c.opt)
+			ss := gridSystems(c.extra)
+			cs, err := planComparisons(&corpus{systems: ss}, c.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			base, _, _ := sweepTests(cs, ss)
+			def := gridDefault(ss, params, c.opt)
 			name := func(s *system) string {
 				if s == nil {
 					return ""

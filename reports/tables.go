@@ -14,9 +14,10 @@ import (
 )
 
 // deltaCell is the comparison's difference in points, signed, with one
-// decimal (Comparison.FormatDelta).
+// decimal (Comparison.FormatDelta), marked NotSig when it is not
+// significant after adjustment.
 func deltaCell(c *stats.Comparison) Cell {
-	return Cell{Text: c.FormatDelta(1), Value: 100 * c.Delta, HasValue: true}
+	return Cell{Text: c.FormatDelta(1), Value: 100 * c.Delta, HasValue: true, NotSig: !c.Significant()}
 }
 
 // ciCell is the comparison's interval in points, "[-3.4, +4.6]".
@@ -125,9 +126,7 @@ func ablationTables(c *corpus, opt Options) ([]*Table, error) {
 				continue
 			}
 			cmp := r.Comparison
-			d := deltaCell(cmp)
-			d.NotSig = !cmp.Significant()
-			t.Rows[refs[i].row][refs[i].col] = d
+			t.Rows[refs[i].row][refs[i].col] = deltaCell(cmp)
 			t.Rows[refs[i].row][refs[i].col+1] = ciCell(cmp)
 			t.Rows[refs[i].row][refs[i].col+2] = pCell(cmp.PAdj)
 		}
@@ -389,14 +388,11 @@ func pairwiseTables(c *corpus, cs *comparisons, opt Options) []*Table {
 		if f.Swept != nil || f.Base < 0 {
 			continue
 		}
-		base := cs.systems[f.Base]
+		members := cs.familySystems(&f)
+		base := members[0]
 		why := ""
 		if f.Why == bench.WhyPaperDefault {
 			why = " (the paper's default point)"
-		}
-		members := []*system{base}
-		for _, i := range f.Members {
-			members = append(members, cs.systems[i])
 		}
 		multi := seeded(members)
 		t := &Table{ID: slugID("pairwise", f.Benchmark)}

@@ -70,6 +70,19 @@ type CompareOptions struct {
 	CIMethod  string
 }
 
+// level is the confidence level of the comparison, DefaultLevel if
+// Level is 0; a level outside (0, 1) is an error.
+func (o CompareOptions) level() (float64, error) {
+	level := o.Level
+	if level == 0 {
+		level = DefaultLevel
+	}
+	if !(level > 0 && level < 1) {
+		return 0, fmt.Errorf("stats: compare: level is %v, want a value in (0, 1)", level)
+	}
+	return level, nil
+}
+
 // Compare compares the paired outcome vectors a and b (a[i] and b[i] are
 // the outcomes of systems A and B on the same question): see CompareTable.
 func Compare(a, b []bool, opt CompareOptions) (*Comparison, error) {
@@ -89,12 +102,9 @@ func CompareTable(t Table2x2, opt CompareOptions) (*Comparison, error) {
 	if err := t.validate(); err != nil {
 		return nil, err
 	}
-	level := opt.Level
-	if level == 0 {
-		level = DefaultLevel
-	}
-	if !(level > 0 && level < 1) {
-		return nil, fmt.Errorf("stats: compare: level is %v, want a value in (0, 1)", level)
+	level, err := opt.level()
+	if err != nil {
+		return nil, err
 	}
 	mc, err := McNemarCounts(t.AOnly, t.BOnly, opt.Test)
 	if err != nil {

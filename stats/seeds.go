@@ -186,12 +186,9 @@ func CompareSeeds(p SeedPaired, opt CompareOptions) (*Comparison, error) {
 		c.Seeds = 1
 		return c, nil
 	}
-	level := opt.Level
-	if level == 0 {
-		level = DefaultLevel
-	}
-	if !(level > 0 && level < 1) {
-		return nil, fmt.Errorf("stats: compare: level is %v, want a value in (0, 1)", level)
+	level, err := opt.level()
+	if err != nil {
+		return nil, err
 	}
 	x, b, cc := p.Differences()
 	pairs := float64(n * S)

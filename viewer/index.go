@@ -301,7 +301,8 @@ func (v *Viewer) buildIndex(ctx context.Context, runs []*bench.RunData) error {
 		for m, p := range v.opt.Prices {
 			prices[m] = p
 		}
-		sums := bench.Summarize(r)
+		// The comparisons are compareSystems', over every run.
+		sums := bench.SummarizeTrials(r)
 		for ti := range r.Trials {
 			t := &r.Trials[ti]
 			bk := t.Benchmark.Key()
@@ -501,15 +502,13 @@ func (v *Viewer) compareSystems(runs []*bench.RunData, names []string, labelCoun
 			if ref.Sweep != "" {
 				ref.Sweep = fmt.Sprint(ri) + "\x00" + ref.Sweep
 			}
-			rep := stats.Replicates{}
 			var global []int
-			for k, ti := range s.Trials {
-				rep[s.Seeds[k]] = outcomes[first+ti]
+			for _, ti := range s.Trials {
 				global = append(global, first+ti)
 			}
 			systems = append(systems, sys{name: name, bench: s.Benchmark, trials: global})
 			refs = append(refs, ref)
-			arms = append(arms, stats.Arm{Key: name, Outcomes: rep})
+			arms = append(arms, stats.Arm{Key: name, Outcomes: s.Replicates(outcomes[first:])})
 		}
 		first += len(r.Trials)
 	}
