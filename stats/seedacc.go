@@ -38,6 +38,29 @@ type SeedAccuracy struct {
 // Seeds is the number of seeds.
 func (a SeedAccuracy) Seeds() int { return len(a.PerSeed) }
 
+// MeanSD is the mean of xs and their sample standard deviation (n - 1 in
+// the denominator): how a system's accuracy over its seeds is reported,
+// "mean ± sd". The mean is NaN for no value and the sd for fewer than two.
+func MeanSD(xs []float64) (mean, sd float64) {
+	mean, sd = math.NaN(), math.NaN()
+	if len(xs) == 0 {
+		return mean, sd
+	}
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
+	}
+	mean = sum / float64(len(xs))
+	if len(xs) > 1 {
+		ss := 0.0
+		for _, x := range xs {
+			ss += (x - mean) * (x - mean)
+		}
+		sd = math.Sqrt(ss / float64(len(xs)-1))
+	}
+	return mean, sd
+}
+
 // AccuracyOverSeeds computes the accuracy of a system over its seeds
 // (SeedAccuracy). Each resample of the interval draws the questions with
 // replacement and keeps every seed of a drawn question, and recomputes the
@@ -77,19 +100,11 @@ func AccuracyOverSeeds(r Replicates, opt BootstrapOptions) (SeedAccuracy, error)
 		a.PerSeed = append(a.PerSeed, sa)
 	}
 	S := len(seeds)
-	sum := 0.0
-	for _, sa := range a.PerSeed {
-		sum += sa.Acc
+	accs := make([]float64, S)
+	for i, sa := range a.PerSeed {
+		accs[i] = sa.Acc
 	}
-	a.Mean = sum / float64(S)
-	a.SD = math.NaN()
-	if S > 1 {
-		ss := 0.0
-		for _, sa := range a.PerSeed {
-			ss += (sa.Acc - a.Mean) * (sa.Acc - a.Mean)
-		}
-		a.SD = math.Sqrt(ss / float64(S-1))
-	}
+	a.Mean, a.SD = MeanSD(accs)
 	a.N, a.Resamples = len(ids), opt.Resamples
 	balanced := true
 	for _, n := range ids {

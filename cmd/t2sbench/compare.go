@@ -12,9 +12,6 @@ import (
 	"slices"
 	"strings"
 
-	"gonum.org/v1/gonum/floats"
-	"gonum.org/v1/gonum/stat"
-
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/textable"
 	"github.com/t2sbench/t2sbench/metrics"
@@ -76,7 +73,8 @@ func (s compareSystem) seeds() int { return len(s.correct) }
 
 // ex is the system's EX, the mean over seeds of each seed's EX (over its
 // attempted questions), with the standard deviation over seeds (NaN for
-// one seed) and the counts summed over seeds.
+// one seed; stats.MeanSD, as the report's) and the counts summed over
+// seeds.
 func (s compareSystem) ex() (mean, sd float64, sum metrics.Tally) {
 	sum.Excluded = map[metrics.Status]int{}
 	var exs []float64
@@ -91,13 +89,7 @@ func (s compareSystem) ex() (mean, sd float64, sum metrics.Tally) {
 			exs = append(exs, t.EX())
 		}
 	}
-	mean, sd = math.NaN(), math.NaN()
-	if len(exs) > 0 {
-		mean = floats.Sum(exs) / float64(len(exs))
-	}
-	if len(exs) > 1 {
-		sd = stat.StdDev(exs, nil)
-	}
+	mean, sd = stats.MeanSD(exs)
 	return mean, sd, sum
 }
 

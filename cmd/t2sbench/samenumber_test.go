@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,8 +79,46 @@ workers: 4
 			for _, sys := range []string{"cot", "sc"} {
 				checkEverywhere(t, sys, rows, summary.String(), txt.String(), repDir)
 			}
+			if tc.seeds != "[0]" {
+				for _, sys := range []string{"direct", "cot", "sc"} {
+					checkMeanSD(t, sys, txt.String(), repDir)
+				}
+			}
 		})
 	}
+}
+
+// checkMeanSD checks that compare's table and the report's main table
+// (ex-by-system.csv) show the same EX, mean over seeds, and sd over seeds
+// of system, at their printed precision: compare's two decimals and the
+// report's one differ by at most 0.05 + 0.005 points.
+func checkMeanSD(t *testing.T, system, txt, repDir string) {
+	t.Helper()
+	cmpEX, cmpSD := math.NaN(), math.NaN()
+	for _, line := range strings.Split(txt, "\n") {
+		f := strings.Fields(line)
+		// system seeds attempted correct failed pending EX% sd ...
+		if len(f) >= 8 && f[0] == system && strings.HasSuffix(f[6], "%") {
+			fmt.Sscan(strings.TrimSuffix(f[6], "%"), &cmpEX)
+			fmt.Sscan(f[7], &cmpSD)
+		}
+	}
+	if math.IsNaN(cmpEX) || math.IsNaN(cmpSD) {
+		t.Fatalf("compare's table has no EX row of %s:\n%s", system, txt)
+	}
+	recs := readCSV(t, filepath.Join(repDir, "tables", "ex-by-system.csv"))
+	for _, r := range recs[1:] {
+		if r[0] == system {
+			var ex, sd float64
+			fmt.Sscan(r[1], &ex)
+			fmt.Sscan(r[2], &sd)
+			if math.Abs(ex-cmpEX) > 0.055 || math.Abs(sd-cmpSD) > 0.055 {
+				t.Errorf("%s: report EX %s sd %s; compare EX %.2f sd %.2f; want the same at printed precision", system, r[1], r[2], cmpEX, cmpSD)
+			}
+			return
+		}
+	}
+	t.Errorf("report's ex-by-system.csv has no row of %s", system)
 }
 
 // checkEverywhere checks that every output shows the comparison of system
