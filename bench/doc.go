@@ -76,8 +76,10 @@
 // committed in one transaction. A done or failed item is never replaced
 // (ErrAlreadyDone). OpenStore holds an exclusive lock on the directory
 // (LockFile) until Close; readers take none. Readers read what they show:
-// SummarizeDir (status, the summary of run and merge) streams statuses
-// and verdicts and totals the call log in SQL; LoadRunSystems (compare)
+// SummarizeDir (status, the summary of run) streams statuses and verdicts
+// and totals the call log in SQL, and compares each system with its
+// baseline; SummarizeDirTrials (merge) and SummarizeTrials (the viewer)
+// leave the comparisons out; LoadRunSystems (compare)
 // streams outcomes; ReadRunMode with ReadReport (report, export) reads the
 // digests, no trace; OpenItemReader (the viewer) reads one item's result
 // at a time. ReadRun with results reads everything. RunData.Simulated says

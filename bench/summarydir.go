@@ -22,6 +22,19 @@ func SummarizeDir(dir string) (*RunData, []TrialSummary, error) {
 
 // SummarizeDirWith is SummarizeDir over the trials o selects.
 func SummarizeDirWith(dir string, o ReadOptions) (*RunData, []TrialSummary, error) {
+	return summarizeDir(dir, o, true)
+}
+
+// SummarizeDirTrials is SummarizeDir without the comparisons (as
+// SummarizeTrials is Summarize without them), for a reader that needs
+// only the counts and EX of the trials.
+func SummarizeDirTrials(dir string) (*RunData, []TrialSummary, error) {
+	return summarizeDir(dir, ReadOptions{}, false)
+}
+
+// summarizeDir summarizes the trials o selects, comparing each trial's
+// system with its baseline when compare is set.
+func summarizeDir(dir string, o ReadOptions, compare bool) (*RunData, []TrialSummary, error) {
 	s, err := openDB(dir, true)
 	if err != nil {
 		return nil, nil, err
@@ -56,7 +69,9 @@ func SummarizeDirWith(dir string, o ReadOptions) (*RunData, []TrialSummary, erro
 		out = append(out, trialSummary(t.Label, a, o, calls[t.ID], tokens[t.ID]))
 		outcomes[i] = o.Correct
 	}
-	compareTrials(r.Trials, outcomes, out)
+	if compare {
+		compareTrials(r.Trials, outcomes, out)
+	}
 	if r.Endpoints, err = readEndpointStats(s.db); err != nil {
 		return nil, nil, fmt.Errorf("store %s: %w", dir, err)
 	}

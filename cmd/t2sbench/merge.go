@@ -35,7 +35,7 @@ func runMerge(stdout, stderr io.Writer, args []string) error {
 	}
 	// st.Trials counts each shard's copy of a trial; the merged store
 	// holds each trial once.
-	r, rows, err := bench.SummarizeDir(out)
+	r, rows, err := bench.SummarizeDirTrials(out)
 	if err != nil {
 		return err
 	}
