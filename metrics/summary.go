@@ -221,6 +221,22 @@ func (t *Tally) Add(st Status, correct, failed bool) {
 	}
 }
 
+// Merge adds the counts of o to t: the tally of the questions of both (a
+// system's seeds, say).
+func (t *Tally) Merge(o Tally) {
+	t.Attempted += o.Attempted
+	t.Correct += o.Correct
+	t.Failed += o.Failed
+	t.Nondet += o.Nondet
+	t.NondetCorrect += o.NondetCorrect
+	for st, n := range o.Excluded {
+		if t.Excluded == nil {
+			t.Excluded = map[Status]int{}
+		}
+		t.Excluded[st] += n
+	}
+}
+
 // EX is Correct / Attempted, NaN when nothing was attempted.
 func (t Tally) EX() float64 {
 	if t.Attempted == 0 {

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"math"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -86,5 +87,17 @@ func TestTally(t *testing.T) {
 		if got := GoldRuns(tt.st); got != tt.want {
 			t.Errorf("GoldRuns(%q) = %v; want %v", tt.st, got, tt.want)
 		}
+	}
+}
+
+// TestTallyMerge: merging adds every count, the excluded statuses too,
+// into a tally whose Excluded map may be nil.
+func TestTallyMerge(t *testing.T) {
+	var sum Tally
+	sum.Merge(Tally{Attempted: 3, Correct: 2, Failed: 1, Nondet: 1, NondetCorrect: 1, Excluded: map[Status]int{StatusGoldError: 2}})
+	sum.Merge(Tally{Attempted: 4, Correct: 1, Excluded: map[Status]int{StatusGoldError: 1, StatusMissingDB: 5}})
+	want := Tally{Attempted: 7, Correct: 3, Failed: 1, Nondet: 1, NondetCorrect: 1, Excluded: map[Status]int{StatusGoldError: 3, StatusMissingDB: 5}}
+	if !reflect.DeepEqual(sum, want) {
+		t.Errorf("got %+v; want %+v", sum, want)
 	}
 }

@@ -122,21 +122,6 @@ type system struct {
 	acc stats.SeedAccuracy
 }
 
-// addTally adds the counts of t to dst.
-func addTally(dst *metrics.Tally, t metrics.Tally) {
-	dst.Attempted += t.Attempted
-	dst.Correct += t.Correct
-	dst.Failed += t.Failed
-	dst.Nondet += t.Nondet
-	dst.NondetCorrect += t.NondetCorrect
-	for st, n := range t.Excluded {
-		if dst.Excluded == nil {
-			dst.Excluded = map[metrics.Status]int{}
-		}
-		dst.Excluded[st] += n
-	}
-}
-
 // seedRun is one seed's trial of a system.
 type seedRun struct {
 	seed    int64
@@ -311,7 +296,7 @@ func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 				s.outcomes[sr.seed] = o.Correct
 				s.done = append(s.done, sr.done...)
 				s.pending += o.Pending
-				addTally(&s.tally, o.Tally)
+				s.tally.Merge(o.Tally)
 				s.seeds = append(s.seeds, sr)
 			}
 			if len(sys.Trials) == 1 {

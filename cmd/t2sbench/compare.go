@@ -79,12 +79,7 @@ func (s compareSystem) ex() (mean, sd float64, sum metrics.Tally) {
 	sum.Excluded = map[metrics.Status]int{}
 	var exs []float64
 	for _, t := range s.tallies {
-		sum.Attempted += t.Attempted
-		sum.Correct += t.Correct
-		sum.Failed += t.Failed
-		for st, n := range t.Excluded {
-			sum.Excluded[st] += n
-		}
+		sum.Merge(t)
 		if t.Attempted > 0 {
 			exs = append(exs, t.EX())
 		}
