@@ -173,6 +173,9 @@ func TestOpenAIErrorBodies(t *testing.T) {
 		{"OpenAI context length", 400, `{"error": {"message": "This model's maximum context length is 8192 tokens.", "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded"}}`, llm.ClassBadRequest, 1},
 		{"vLLM context length", 400, `{"object": "error", "message": "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens.", "type": "BadRequestError", "param": null, "code": 400}`, llm.ClassBadRequest, 1},
 		{"Ollama schema on 500", 500, `{"error": "invalid JSON schema in format"}`, llm.ClassBadRequest, 1},
+		// llama.cpp server's context overflow as recent releases send it
+		// (type exceed_context_size_error, with the token counts).
+		{"llama.cpp context size", 400, `{"error": {"code": 400, "message": "request (4476 tokens) exceeds the available context size (4096 tokens)", "type": "exceed_context_size_error", "n_prompt_tokens": 4476, "n_ctx": 4096}}`, llm.ClassBadRequest, 1},
 		{"llama.cpp format on 500", 500, `{"error": {"code": 500, "message": "response_format type must be one of \"text\" or \"json_object\", but got: json_schema", "type": "server_error"}}`, llm.ClassBadRequest, 1},
 		{"FastAPI detail 404", 404, `{"detail": "Not Found"}`, llm.ClassNotFound, 1},
 		{"Ollama plain 500", 500, `{"error": "llama runner process has terminated"}`, llm.ClassServerError, 2},
