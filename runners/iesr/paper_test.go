@@ -186,14 +186,14 @@ func TestPaperExpansionOneChildPerStep(t *testing.T) {
 		t.Run(tc.expansion, func(t *testing.T) {
 			s := &sqlScript{sqls: []string{"ONE", "TWO", "E1"}}
 			res := onlySQL(t, runners.Params{"expansion": tc.expansion, "n_rollout": 1, "n_expansion": 3}, s)
-			var a5 []llm.Request
+			var ns []int // samples asked for by each A5 request
 			for _, r := range s.reqs {
 				if r.Responder == RespSQL && strings.Contains(r.Messages[1].Content, instructions[A5]) {
-					a5 = append(a5, r)
+					ns = append(ns, r.Samples())
 				}
 			}
-			if len(a5) != 1 || a5[0].Samples() != tc.wantN {
-				t.Fatalf("A5 requests %d (n %v); want 1 with n = %d", len(a5), a5, tc.wantN)
+			if len(ns) != 1 || ns[0] != tc.wantN {
+				t.Fatalf("A5 requests asked for n = %v; want one request with n = %d", ns, tc.wantN)
 			}
 			sum := res.Trace.Data["tree_summary"].(mcts.Summary)
 			if sum.ByAction[A5] != tc.wantChildren || res.Trace.Counters["expand_requests"] != 1 {
