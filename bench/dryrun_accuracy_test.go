@@ -281,10 +281,17 @@ func checkReplica(t *testing.T, r *bench.RunData) {
 		table    map[mcts.Action][]mcts.Action
 		terminal mcts.Action
 		rollouts int
+		policy   mcts.Policy
+		rescore  bool
+		c        float64
+		// rewards is the counter of reward calls (IESR's paper reward
+		// makes no request for a failing terminal, so its calls, not its
+		// requests, are the search's).
+		rewards string
 	}
 	spaces := map[string]spaceOf{
-		"alphasql": {alphasql.Transitions, alphasql.A7, alphasql.DefaultRollouts},
-		"iesr":     {iesr.Transitions, iesr.END, iesr.DefaultRollouts},
+		"alphasql": {alphasql.Transitions, alphasql.A7, alphasql.DefaultRollouts, mcts.AllActions, false, alphasql.DefaultC, "reward_requests"},
+		"iesr":     {iesr.Transitions, iesr.END, iesr.DefaultRollouts, mcts.OneAction, true, iesr.DefaultC, "reward_calls"},
 	}
 	for _, tr := range r.Trials {
 		sp, ok := spaces[tr.Runner]
@@ -313,7 +320,7 @@ func checkReplica(t *testing.T, r *bench.RunData) {
 				children[mcts.Action(a)] = append(children[mcts.Action(a)], c)
 			}
 			expand += it.Result.Trace.Counters["expand_requests"]
-			rewards += it.Result.Trace.Counters["reward_requests"]
+			rewards += it.Result.Trace.Counters[sp.rewards]
 			n++
 		}
 		d := map[mcts.Action]float64{}
@@ -331,8 +338,8 @@ func checkReplica(t *testing.T, r *bench.RunData) {
 		case int:
 			rollouts = v
 		}
-		est, err := mcts.EstimateSearch(mcts.SearchModel{Table: sp.table, Terminal: sp.terminal, Free: map[mcts.Action]bool{sp.terminal: true},
-			Distinct: func(a mcts.Action, _ int) float64 { return d[a] }}, rollouts, 3, mcts.DefaultC, 256)
+		est, err := mcts.EstimateSearch(mcts.SearchModel{Policy: sp.policy, Rescore: sp.rescore, Table: sp.table, Terminal: sp.terminal, Free: map[mcts.Action]bool{sp.terminal: true},
+			Distinct: func(a mcts.Action, _ int) float64 { return d[a] }}, rollouts, 3, sp.c, 256)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -342,7 +349,7 @@ func checkReplica(t *testing.T, r *bench.RunData) {
 		for _, c := range []struct {
 			what      string
 			est, real float64
-		}{{"search expansion requests", est.Requests, (expand - revisions) / n}, {"reward requests", est.Terminals, rewards / n}} {
+		}{{"search expansion requests", est.Requests, (expand - revisions) / n}, {"reward calls", est.Rewards, rewards / n}} {
 			diff := (c.est - c.real) / c.real
 			t.Logf("%s replica with measured branching %v: %s %.1f per question, the run %.1f (%+.1f%%)", tr.Label, d, c.what, c.est, c.real, 100*diff)
 			if math.Abs(diff) > 0.10 {

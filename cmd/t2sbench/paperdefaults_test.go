@@ -18,7 +18,7 @@ func TestPaperDefaults(t *testing.T) {
 	t.Parallel()
 	want := map[string]map[string]float64{
 		"iesr": {"n_rollout": iesr.DefaultRollouts, "n_expansion": iesr.DefaultExpansion, "n_reward": iesr.DefaultReward,
-			"temperature": iesr.DefaultTemperature, "c": iesr.DefaultC,
+			"temperature": iesr.DefaultTemperature, "top_p": iesr.DefaultTopP, "top_k": iesr.DefaultTopK, "c": iesr.DefaultC,
 			"alpha": iesr.DefaultAlpha, "beta": iesr.DefaultBeta, "gamma": iesr.DefaultGamma, "tau": iesr.DefaultTau},
 		"alphasql": {"n_rollout": alphasql.DefaultRollouts, "n_expansion": alphasql.DefaultExpansion, "n_reward": alphasql.DefaultReward,
 			"temperature": alphasql.DefaultTemperature, "c": alphasql.DefaultC},

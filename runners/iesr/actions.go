@@ -92,13 +92,16 @@ type step struct {
 	text   string
 }
 
+// reasoningHead opens the steps of a prompt.
+const reasoningHead = "\n【Reasoning so far】\n"
+
 // stepsText renders the steps of a path.
 func stepsText(steps []step) string {
 	if len(steps) == 0 {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("\n【Reasoning so far】\n")
+	b.WriteString(reasoningHead)
 	for i, s := range steps {
 		fmt.Fprintf(&b, "Step %d (%s):\n%s\n", i+1, ActionNames[s.action], strings.TrimSpace(s.text))
 	}

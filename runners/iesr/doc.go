@@ -23,18 +23,24 @@
 // retained tables (plus bridging tables on foreign-key paths, with their
 // keys) are rendered in M-Schema (LinkSchema).
 //
-// Stage 2: UCT search (runners/mcts, role "reason"; expansion all-actions,
-// Alpha-SQL's code, or paper, Algorithm 2's one untried action per
-// rollout then a simulation: mcts.OneAction) over the six actions
-// A1 Equation Analysis, A2 Schema Selection, A3 Identify Columns, A4
-// Entity Extraction, A5 SQL Generation, A6 SQL Revision, with a model-free
-// END closing a path. The terminal reward is the agreement rate of K
-// resampled SQLs (equation 5, following Alpha-SQL).
+// Stage 2: UCT search (runners/mcts, role "reason", sampled at rStar's
+// temperature 0.8, top_p 0.95, top_k 40, with c = 2.0; expansion paper,
+// the default, is Algorithm 2: one untried action expanded into one child
+// per step, then a simulation, and a terminal scored again on every visit
+// (mcts.OneAction with Rescore); all-actions is Alpha-SQL's code) over the
+// six actions A1 Equation Analysis, A2 Schema Selection, A3 Identify
+// Columns, A4 Entity Extraction, A5 SQL Generation, A6 SQL Revision, with
+// a model-free END closing a path. The terminal reward is the agreement
+// rate of K resampled SQLs (equation 5): under reward paper, 0 for a
+// terminal whose SQL fails, empty results agreeing like any other; under
+// reward alphasql, 0 unless the result is non-empty and non-NULL
+// (RewardOf).
 //
 // Stage 3: the discriminator (role "discriminator", possibly another
 // model) completes each trajectory from masked prefixes (cuts at 20/30/40/
-// 50% of the steps by default); a completion agrees when its SQL executes
-// to the same result. Trajectories pass a keep rule (loose/mid/strict;
+// 50% of the steps by default, at most d-2 of d steps under mask paper,
+// by words under mask rstar: MaskPrefixes); a completion agrees when its
+// SQL executes to the same result. Trajectories pass a keep rule (loose/mid/strict;
 // if none passes, all are kept) and are scored
 //
 //	Score(t) = alpha*Exec(t) + beta*DiscConf(t) + gamma*ConsVote(t)

@@ -15,12 +15,17 @@ const estimateRuns = 64
 //	                (the extraction, then a round that repairs and a round
 //	                that changes nothing and ends the rounds: t2sbench's
 //	                assumption; at most 1 + understanding_rounds)
-//	reason        = E[expansion requests] + E[distinct terminals]
+//	reason        = E[expansion requests] + E[reward requests]
 //	discriminator = E[distinct terminals] * len(disc_cuts) when stage_discriminator is on
 //
-// The search runs with the configured expansion policy (all-actions or
-// paper). Every visited terminal is a trajectory, and the discriminator completes
-// each trajectory once per cut. The search's requests and terminals come
+// The search runs with the configured expansion policy (paper or
+// all-actions). Every visited terminal is a trajectory, and the
+// discriminator completes each trajectory once per cut. A reward request
+// is counted for each distinct terminal under all-actions and for each
+// rollout's terminal under paper (which scores a terminal again when it is
+// reached again); the paper's reward skips the request of a terminal whose
+// SQL fails, which the estimate does not know, so it is an upper bound
+// there. The search's requests and terminals come
 // from mcts.EstimateSearch: the real mcts.Search run on a model-free
 // replica of Transitions (minus disable_actions) with n_rollout,
 // n_expansion and c, where every expansion is one request, END is free,
@@ -41,13 +46,13 @@ const estimateRuns = 64
 func (r *Runner) EstimateCalls(m runners.ModelPrior) map[string]float64 {
 	c := r.cfg
 	est, err := mcts.EstimateSearch(mcts.SearchModel{
-		Policy: c.Policy(), Table: Transitions, Disabled: c.Disabled, Terminal: END, Free: map[mcts.Action]bool{END: true},
+		Policy: c.Policy(), Rescore: c.Expansion == ExpansionPaper, Table: Transitions, Disabled: c.Disabled, Terminal: END, Free: map[mcts.Action]bool{END: true},
 		Distinct: mcts.SampledDistinct(c.Temperature, []mcts.Action{A1}, []mcts.Action{A2, A5, A6}, m.Accuracy, m.Known),
 	}, c.Rollouts, c.Samples, c.C, estimateRuns)
 	if err != nil {
 		return nil
 	}
-	out := map[string]float64{runners.RoleReason: est.Requests + est.Terminals}
+	out := map[string]float64{runners.RoleReason: est.Requests + est.Rewards}
 	if c.Understanding {
 		out[runners.RoleUnderstand] = 1
 		if c.VerifyKeywords {

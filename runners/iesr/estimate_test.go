@@ -51,7 +51,7 @@ func TestEstimateCalls(t *testing.T) {
 	if sure := r.(*Runner).EstimateCalls(runners.ModelPrior{Accuracy: 1, Known: true}); sure[runners.RoleReason] != full[runners.RoleReason] {
 		t.Errorf("accuracy 1: %v; want %v, as with no known accuracy", sure, full)
 	}
-	est0, err := mcts.EstimateSearch(mcts.SearchModel{Table: Transitions, Terminal: END, Free: map[mcts.Action]bool{END: true},
+	est0, err := mcts.EstimateSearch(mcts.SearchModel{Policy: mcts.OneAction, Rescore: true, Table: Transitions, Terminal: END, Free: map[mcts.Action]bool{END: true},
 		Distinct: func(mcts.Action, int) float64 { return 1 }}, DefaultRollouts, DefaultExpansion, DefaultC, estimateRuns)
 	if err != nil {
 		t.Fatal(err)
@@ -60,8 +60,8 @@ func TestEstimateCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := r.(*Runner).EstimateCalls(runners.ModelPrior{Accuracy: 0.6, Known: true}); got[runners.RoleReason] != est0.Requests+est0.Terminals {
-		t.Errorf("temperature 0: reason %g; want %g (one child per request)", got[runners.RoleReason], est0.Requests+est0.Terminals)
+	if got := r.(*Runner).EstimateCalls(runners.ModelPrior{Accuracy: 0.6, Known: true}); got[runners.RoleReason] != est0.Requests+est0.Rewards {
+		t.Errorf("temperature 0: reason %g; want %g (one child per request)", got[runners.RoleReason], est0.Requests+est0.Rewards)
 	}
 }
 

@@ -20,19 +20,29 @@ import (
 const (
 	// DefaultRollouts is N_rollout (paper Section 4.4: best at 32).
 	DefaultRollouts = 32
-	// DefaultExpansion (samples per action, one request with n = 3),
-	// DefaultTemperature and DefaultTopP follow Alpha-SQL's released
-	// configuration, which IESR's search follows (the paper gives none).
-	DefaultExpansion   = 3
+	// DefaultExpansion (samples per action, one request with n = 3, under
+	// expansion: all-actions) follows Alpha-SQL's released configuration,
+	// which IESR's public code forks (the paper gives none; under
+	// expansion: paper an expansion step samples one child).
+	DefaultExpansion = 3
+	// DefaultTemperature, DefaultTopP and DefaultTopK are the sampling
+	// settings of the reason role. The paper (Section 4.1): "all other
+	// hyperparameters of LLMs are default, following rStar"; rStar's
+	// released generator samples at temperature 0.8, top_p 0.95, top_k 40.
+	// top_k is sent only to servers that take it (vLLM, SGLang, llama.cpp
+	// server; see llm.Request.TopK).
 	DefaultTemperature = 0.8
-	DefaultTopP        = 0.8
+	DefaultTopP        = 0.95
+	DefaultTopK        = 40
 	// DefaultReward is K, the resampled SQLs of the terminal reward
 	// (Alpha-SQL's N_reward = 5), sampled at DefaultRewardTemp (Alpha-SQL's
 	// released code; its paper states 1.0).
 	DefaultReward     = 5
 	DefaultRewardTemp = 0.8
-	// DefaultC is the UCT exploration weight (equation 7; Alpha-SQL 1.414).
-	DefaultC = 1.414
+	// DefaultC is the UCT exploration weight c of equation 7: rStar's
+	// default (2.0), which the paper's "default, following rStar" names
+	// (the paper gives no value; Alpha-SQL's code uses 1.414).
+	DefaultC = 2.0
 	// DefaultDiscTemperature: discriminator completions at T = 1.0
 	// (METHODS.md, from rStar).
 	DefaultDiscTemperature = 1.0
@@ -77,6 +87,29 @@ const (
 // per question on LogicCat, rounded (the paper gives no round count).
 const DefaultUnderstandingRounds = 4
 
+// The terminal reward rules (param reward).
+const (
+	// RewardPaper is Algorithm 2's EvaluateReward: 0 when the terminal SQL
+	// fails to execute (and no samples are drawn), else the share of the
+	// K resampled SQLs whose execution result equals it; an empty or NULL
+	// result is a result like any other.
+	RewardPaper = "paper"
+	// RewardAlphaSQL is Alpha-SQL's rule: 0 unless the terminal SQL
+	// executes to a valid (non-empty, non-NULL) result; the K samples are
+	// drawn in any case.
+	RewardAlphaSQL = "alphasql"
+)
+
+// The discriminator's masking rules (param mask).
+const (
+	// MaskPaper cuts by steps and keeps at most d-2 of a trajectory's d
+	// steps (Algorithm 3: "randomly choose i < d, mask s_i, ..., s_d").
+	MaskPaper = "paper"
+	// MaskRStar cuts the rendered steps by words, ceil(f * words), as
+	// rStar's released discriminator does.
+	MaskRStar = "rstar"
+)
+
 // Policy returns the mcts expansion policy of c.Expansion.
 func (c Config) Policy() mcts.Policy {
 	if c.Expansion == ExpansionPaper {
@@ -96,11 +129,11 @@ func init() {
 		Paper: "IESR (understanding, schema linking, MCTS, a discriminator over masked trajectories)",
 		Roles: []runners.RoleInfo{{Role: runners.RoleUnderstand, Does: "question understanding and keyword extraction"},
 			{Role: runners.RoleReason, Does: "the MCTS actions"}, {Role: runners.RoleDiscriminator, Does: "completes masked trajectories (consistency check)"}},
-		Ablations: "stage_understanding, stage_linking, schema_compression, stage_discriminator, stage_scoring: false (paper Table 2); disable_actions (Table 3); alpha/beta/gamma over a grid (Fig. 5); verify_keywords: false (Table 4 without Ve; understanding_rounds sets the rounds); expansion: paper (Algorithm 2, one untried action per rollout)",
+		Ablations: "stage_understanding, stage_linking, schema_compression, stage_discriminator, stage_scoring: false (paper Table 2); disable_actions (Table 3); alpha/beta/gamma over a grid (Fig. 5); verify_keywords: false (Table 4 without Ve; understanding_rounds sets the rounds); expansion: all-actions (Alpha-SQL's code; default paper, Algorithm 2); reward: alphasql (default paper); mask: rstar (default paper)",
 		Extra:     []runners.ParamInfo{{Key: "disc_cuts", Kind: "list of numbers", Default: "[0.2, 0.3, 0.4, 0.5]", Valid: "each in (0, 1)"}},
 		Note:      "alpha + beta + gamma must sum to 1; max_tokens, when set, is the default of the three max_tokens_<role>",
 		Defaults: map[string]float64{"n_rollout": DefaultRollouts, "n_expansion": DefaultExpansion, "n_reward": DefaultReward,
-			"temperature": DefaultTemperature, "c": DefaultC,
+			"temperature": DefaultTemperature, "top_p": DefaultTopP, "top_k": DefaultTopK, "c": DefaultC,
 			"alpha": DefaultAlpha, "beta": DefaultBeta, "gamma": DefaultGamma, "tau": DefaultTau},
 	})
 }
@@ -110,7 +143,12 @@ func init() {
 type Config struct {
 	Rollouts, Samples int
 	Temperature, TopP float64
+	TopK              int
 	Reward            int
+	// RewardRule is RewardPaper or RewardAlphaSQL.
+	RewardRule string
+	// Mask is the discriminator's masking rule, MaskPaper or MaskRStar.
+	Mask              string
 	RewardTemperature float64
 	C                 float64
 	// MaxTokens bounds completions by role (runners.RoleUnderstand, runners.RoleReason,
@@ -124,9 +162,9 @@ type Config struct {
 	// Table 4) after the extraction, at most UnderstandingRounds of them.
 	VerifyKeywords      bool
 	UnderstandingRounds int
-	// Expansion is the search's expansion policy: ExpansionAllActions
-	// (Alpha-SQL's code, which IESR's public code forks) or ExpansionPaper
-	// (Algorithm 2).
+	// Expansion is the search's expansion policy: ExpansionPaper
+	// (Algorithm 2, the default) or ExpansionAllActions (Alpha-SQL's code,
+	// which IESR's public code forks).
 	Expansion string
 	// Disabled actions (paper Table 3).
 	Disabled map[mcts.Action]bool
@@ -150,22 +188,25 @@ type Runner struct{ cfg Config }
 
 // New builds the runner from spec parameters (defaults in parentheses):
 //
-//	n_rollout (32), n_expansion (3), temperature (0.8), top_p (0.8),
-//	n_reward (5, K), reward_temperature (0.8), c (1.414), evidence (true);
+//	n_rollout (32), n_expansion (3, under all-actions), temperature
+//	(0.8), top_p (0.95), top_k (40; 0: not sent), n_reward (5, K),
+//	reward_temperature (0.8), reward (paper: paper | alphasql), c (2.0),
+//	evidence (true);
 //	max_tokens_understand (4096), max_tokens_reason (8192),
 //	max_tokens_discriminator (8192); max_tokens, when set, is the default
 //	of all three (a role's own key wins);
 //	verify_keywords (true), understanding_rounds (4, 1-16: the most
 //	keyword-verification rounds; they stop early at a round that changes
 //	no keyword);
-//	expansion (all-actions: all-actions | paper);
+//	expansion (paper: paper | all-actions);
 //	stage_understanding, stage_linking, schema_compression,
 //	stage_discriminator, stage_scoring (all true; false ablates);
 //	disable_actions ([]; any of A1 A2 A3 A4 A6);
 //	rules ("": the bundled rules.yaml; else a rule-base file),
 //	delta_match (0.3), tau (0.5);
 //	link_lsh_threshold (0.3), link_threshold (0.6), link_max_tables (6);
-//	disc_cuts ([0.2, 0.3, 0.4, 0.5]), disc_temperature (1.0),
+//	disc_cuts ([0.2, 0.3, 0.4, 0.5]), mask (paper: paper | rstar),
+//	disc_temperature (1.0),
 //	keep_rule (mid: loose | mid | strict);
 //	alpha (0.4), beta (0.2), gamma (0.4), summing to 1.
 func New(p runners.Params) (runners.Runner, error) {
@@ -190,12 +231,15 @@ func New(p runners.Params) (runners.Runner, error) {
 	c := Config{
 		Rollouts:            r.Int("n_rollout", DefaultRollouts, 1, 10000),
 		Samples:             r.Int("n_expansion", DefaultExpansion, 1, 64),
-		Expansion:           r.String("expansion", ExpansionAllActions, ExpansionAllActions, ExpansionPaper),
+		Expansion:           r.String("expansion", ExpansionPaper, ExpansionPaper, ExpansionAllActions),
 		VerifyKeywords:      r.Bool("verify_keywords", true),
 		UnderstandingRounds: r.Int("understanding_rounds", DefaultUnderstandingRounds, 1, 16),
 		Temperature:         r.Float("temperature", DefaultTemperature, 0, 2),
 		TopP:                r.Float("top_p", DefaultTopP, 0, 1),
+		TopK:                r.Int("top_k", DefaultTopK, 0, 100000),
 		Reward:              r.Int("n_reward", DefaultReward, 1, 64),
+		RewardRule:          r.String("reward", RewardPaper, RewardPaper, RewardAlphaSQL),
+		Mask:                r.String("mask", MaskPaper, MaskPaper, MaskRStar),
 		RewardTemperature:   r.Float("reward_temperature", DefaultRewardTemp, 0, 2),
 		C:                   r.Float("c", DefaultC, 0, 100),
 		Evidence:            r.Bool("evidence", true),
@@ -358,7 +402,7 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 
 	// Stage 2: MCTS over the six actions.
 	tree, err := mcts.Search(ctx, q, mcts.Config{
-		Policy:   cfg.Policy(),
+		Policy: cfg.Policy(), Rescore: cfg.Expansion == ExpansionPaper,
 		Rollouts: cfg.Rollouts, Samples: cfg.Samples, C: cfg.C,
 		Rand:  rand.New(rand.NewPCG(uint64(t.Seed), 0x69657372)),
 		Prune: runners.ModelRejected,
@@ -366,7 +410,7 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 	if err != nil {
 		return runners.Result{}, fmt.Errorf("iesr: %w", err)
 	}
-	implied[runners.RoleReason] += tree.ExpandRequests + tree.Rewards
+	implied[runners.RoleReason] += tree.ExpandRequests + q.rewardRequests
 
 	// Stage 3: trajectory selection.
 	trajs := q.trajectories(ctx, tree)
@@ -406,7 +450,8 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 	res.Trace.Count("rollouts", float64(tree.Rollouts))
 	res.Trace.Count("tree_nodes", float64(summary.Nodes))
 	res.Trace.Count("trajectories", float64(len(trajs)))
-	res.Trace.Count("reward_requests", float64(tree.Rewards))
+	res.Trace.Count("reward_requests", float64(q.rewardRequests))
+	res.Trace.Count("reward_calls", float64(tree.Rewards))
 	res.Trace.Count("expand_requests", float64(tree.ExpandRequests))
 	res.Trace.Count(runners.CounterPruned, float64(len(tree.Pruned)))
 	res.Trace.Merge(q.side)
@@ -435,6 +480,8 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 		"n_rollout":            cfg.Rollouts,
 		"n_expansion":          cfg.Samples,
 		"expansion":            cfg.Expansion,
+		"reward":               cfg.RewardRule,
+		"mask":                 cfg.Mask,
 		"verify_keywords":      cfg.VerifyKeywords,
 		"understanding_rounds": cfg.UnderstandingRounds,
 		"n_reward":             cfg.Reward,

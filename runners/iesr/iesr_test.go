@@ -69,14 +69,15 @@ func TestIESRBeatsDirect(t *testing.T) {
 //	               on: the extraction and each keyword-verification round,
 //	               between 1 and understanding_rounds of them), else none
 //	reason:        expand requests + reward requests calls;
-//	               n_expansion completions per expand request, n_reward per reward request
+//	               n_expansion completions per expand request (1 under
+//	               expansion: paper), n_reward per reward request
 //	discriminator: len(disc_cuts) calls and completions per trajectory
 func TestAccountingUnderSim(t *testing.T) {
 	e := newMiniEnv(t, sim.Config{P: 0.5, Seed: 3})
 	configs := []runners.Params{
-		{"n_rollout": 6, "n_expansion": 2, "n_reward": 3},
-		{"n_rollout": 5, "stage_understanding": false, "stage_discriminator": false, "disc_cuts": []any{0.25, 0.5}},
-		{"n_rollout": 4, "n_expansion": 1, "disc_cuts": []any{0.5}, "disable_actions": []any{"A1", "A6"}},
+		{"n_rollout": 6, "n_expansion": 2, "n_reward": 3, "expansion": "all-actions"},
+		{"n_rollout": 5, "stage_understanding": false, "stage_discriminator": false, "disc_cuts": []any{0.25, 0.5}, "expansion": "all-actions"},
+		{"n_rollout": 4, "n_expansion": 1, "disc_cuts": []any{0.5}, "disable_actions": []any{"A1", "A6"}, "reward": "alphasql"},
 		{"n_rollout": 6, "expansion": "paper", "understanding_rounds": 2},
 		{"n_rollout": 3, "expansion": "paper", "verify_keywords": false},
 	}
@@ -95,8 +96,12 @@ func TestAccountingUnderSim(t *testing.T) {
 				}
 				c := res.Trace.Counters
 				trajs := int(c["trajectories"])
+				samples := cfg.Samples
+				if cfg.Expansion == ExpansionPaper {
+					samples = 1 // one child per expansion step
+				}
 				want := map[string][2]int{ // role -> calls, completions
-					runners.RoleReason: {int(c["expand_requests"] + c["reward_requests"]), int(c["expand_requests"])*cfg.Samples + int(c["reward_requests"])*cfg.Reward},
+					runners.RoleReason: {int(c["expand_requests"] + c["reward_requests"]), int(c["expand_requests"])*samples + int(c["reward_requests"])*cfg.Reward},
 				}
 				if cfg.Understanding {
 					n := 1 + int(c["understand_rounds"])

@@ -31,6 +31,9 @@ type question struct {
 	// side collects what the trace reports beside the tree: cut samples
 	// and pruned requests (see the package documentation).
 	side runners.Trace
+	// rewardRequests counts the reward's model requests (a terminal that
+	// fails under the paper's reward makes none).
+	rewardRequests int
 }
 
 // rejected reports whether err is a permanent refusal of one request
@@ -80,7 +83,7 @@ func (q *question) complete(ctx context.Context, r request) (*llm.Response, erro
 		Responder:   r.responder,
 	}
 	if r.temp > 0 && r.role == runners.RoleReason {
-		req.TopP = q.cfg.TopP
+		req.TopP, req.TopK = q.cfg.TopP, q.cfg.TopK
 	}
 	resp, err := q.llm.Complete(ctx, req)
 	if err != nil {
@@ -236,12 +239,26 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 // Reward implements mcts.Problem: the terminal-only self-consistency
 // reward of equation 5 (following Alpha-SQL). K SQLs are resampled in one
 // request under the same terminal context (the steps before SQL
-// generation); the reward is the share of the K samples whose execution
-// result equals the terminal SQL's, and 0 when the terminal SQL does not
-// execute to a valid (non-empty, non-NULL) result (Algorithm 2,
-// EvaluateReward).
+// generation), with a seed of their own for each scoring of the terminal
+// (mcts.Node.Rolls), so that a terminal scored again draws new samples.
+// The reward is the share of the K samples whose execution result equals
+// the terminal SQL's (a sample that is cut, has no SQL or fails agrees
+// with nothing). Under RewardPaper (Algorithm 2, EvaluateReward) it is 0,
+// with no samples drawn, when the terminal SQL fails to execute, and two
+// empty results, or two NULL results, are equal results. Under
+// RewardAlphaSQL it is 0 unless the terminal SQL executes to a valid
+// (non-empty, non-NULL) result.
 func (q *question) Reward(ctx context.Context, t *mcts.Tree, n *mcts.Node) (float64, error) {
 	s := q.state(t, n)
+	term := q.execute(ctx, s.sql)
+	paper := q.cfg.RewardRule != RewardAlphaSQL
+	if n.Info == nil {
+		n.Info = map[string]any{}
+	}
+	if paper && term.Err != nil {
+		n.Info["reward_agree"] = 0
+		return 0, nil
+	}
 	var before []step
 	for _, st := range s.steps {
 		if st.action == A5 {
@@ -252,12 +269,13 @@ func (q *question) Reward(ctx context.Context, t *mcts.Tree, n *mcts.Node) (floa
 	ctxState := s
 	ctxState.steps = before
 	resp, err := q.complete(ctx, request{role: runners.RoleReason, responder: RespSQL, kind: llm.AnswerSQL,
-		prompt: q.prompt(ctxState, before, rewardInstruction), temp: q.cfg.RewardTemperature, n: q.cfg.Reward, seed: q.t.Seed + 1<<20})
+		prompt: q.prompt(ctxState, before, rewardInstruction), temp: q.cfg.RewardTemperature, n: q.cfg.Reward,
+		seed: q.t.Seed + 1<<20 + int64(n.Rolls)<<10})
 	if err != nil {
 		return 0, err
 	}
-	term := q.execute(ctx, s.sql)
-	agree := 0
+	q.rewardRequests++
+	var outs []string
 	for i, out := range resp.Choices {
 		if resp.Cut(i) {
 			q.side.Cut(resp, i, runners.RoleReason, "reward")
@@ -268,18 +286,41 @@ func (q *question) Reward(ctx context.Context, t *mcts.Tree, n *mcts.Node) (floa
 			q.side.ParseFailed(runners.RoleReason, "reward")
 			continue
 		}
-		if e := q.execute(ctx, sql); term.Valid && e.Err == nil && e.Key == term.Key {
+		outs = append(outs, sql)
+	}
+	samples := make([]*runners.Execution, len(outs))
+	for i, sql := range outs {
+		samples[i] = q.execute(ctx, sql)
+	}
+	r, agree := RewardOf(q.cfg.RewardRule, term, samples, q.cfg.Reward)
+	n.Info["reward_agree"] = agree
+	return r, nil
+}
+
+// RewardOf is the terminal reward of a terminal execution term against
+// the executions of its resampled SQLs (those that are cut or have no SQL
+// left out) out of k drawn, under rule (RewardPaper or RewardAlphaSQL):
+// the reward and the number of agreeing samples.
+//
+//   - paper: 0 when term failed; else agree/k, where a sample agrees when
+//     it executes and its result equals term's as a set of rows (two empty
+//     results are equal, and so are two all-NULL results).
+//   - alphasql: 0 unless term is valid (non-empty, non-NULL); else agree/k
+//     as above (a valid result never equals an empty one).
+func RewardOf(rule string, term *runners.Execution, samples []*runners.Execution, k int) (float64, int) {
+	agree := 0
+	for _, e := range samples {
+		if term.Err == nil && e.Err == nil && e.Key == term.Key {
 			agree++
 		}
 	}
-	if n.Info == nil {
-		n.Info = map[string]any{}
+	if rule == RewardAlphaSQL && !term.Valid {
+		return 0, 0
 	}
-	n.Info["reward_agree"] = agree
-	if !term.Valid {
-		return 0, nil
+	if term.Err != nil || k < 1 {
+		return 0, agree
 	}
-	return float64(agree) / float64(q.cfg.Reward), nil
+	return float64(agree) / float64(k), agree
 }
 
 // knownSelection keeps the tables and columns of sel that exist in the

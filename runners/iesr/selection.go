@@ -35,7 +35,8 @@ type Trajectory struct {
 	Executes bool   `json:"executes"`
 	Valid    bool   `json:"valid"`
 	Key      string `json:"-"`
-	// Prefixes are the numbers of steps kept by each masked prefix; Agree
+	// Prefixes are the numbers of steps each masked prefix shows (under
+	// mask rstar, a step cut within its words counts as shown); Agree
 	// counts the completions whose SQL gave the same result.
 	Prefixes    []int `json:"prefixes,omitempty"`
 	Completions int   `json:"completions"`
@@ -50,19 +51,61 @@ type Trajectory struct {
 	steps []step
 }
 
-// PrefixLengths returns how many of d steps each masked prefix keeps: for
-// a cut at fraction f, floor(f*d) steps, at least one, and fewer than d so
-// that the final step is always masked (the paper's i < d). A one-step
-// trajectory keeps none (only the question is shown).
+// PrefixLengths returns how many of d steps each masked prefix keeps
+// under mask paper: for a cut at fraction f, floor(f*d) steps, at least
+// one, and at most d-2. Algorithm 3 masks s_i, ..., s_d for some i < d and
+// shows s_1, ..., s_{i-1}, so at most d-2 steps: the last two steps are
+// always masked (a path ending in SQL generation and revision never shows
+// the discriminator a SQL of its own). A trajectory of one or two steps
+// keeps none (only the question is shown).
 func PrefixLengths(d int, cuts []float64) []int {
 	out := make([]int, len(cuts))
 	for i, f := range cuts {
 		k := int(math.Floor(f*float64(d) + 1e-9))
 		k = max(k, 1)
-		k = min(k, d-1)
+		k = min(k, d-2)
 		out[i] = max(k, 0)
 	}
 	return out
+}
+
+// MaskPrefixes returns, for each cut, the reasoning text a masked prefix
+// of steps shows (stepsText's form) and the number of steps it shows.
+// Under MaskPaper the prefix is the first PrefixLengths steps. Under
+// MaskRStar it is cut by words as rStar's released discriminator cuts a
+// solution trace: the rendered steps split at spaces, and the first
+// ceil(f * words) words kept, so that a step may be cut within its text
+// (it counts as shown when some of its own text is) and the last step may
+// be shown in part.
+func MaskPrefixes(steps []step, cuts []float64, mode string) ([]int, []string) {
+	shown := make([]int, len(cuts))
+	texts := make([]string, len(cuts))
+	if mode != MaskRStar {
+		for i, k := range PrefixLengths(len(steps), cuts) {
+			shown[i], texts[i] = k, stepsText(steps[:k])
+		}
+		return shown, texts
+	}
+	full := stepsText(steps)
+	// starts[j] is the offset in full where step j+1's own text begins,
+	// after its "Step k (name):" line (stepsText ends each step with its
+	// trimmed text and a newline).
+	starts := make([]int, len(steps))
+	for j := range steps {
+		starts[j] = len(stepsText(steps[:j+1])) - len(strings.TrimSpace(steps[j].text)) - 1
+	}
+	words := strings.Split(full, " ")
+	for i, f := range cuts {
+		n := int(math.Ceil(float64(len(words))*f - 1e-9))
+		n = min(max(n, 0), len(words))
+		texts[i] = strings.Join(words[:n], " ")
+		for j := range steps {
+			if len(texts[i]) > starts[j] {
+				shown[i] = j + 1
+			}
+		}
+	}
+	return shown, texts
 }
 
 // Kept applies a keep rule to agree of n completions.
@@ -298,9 +341,10 @@ func (q *question) trajectories(ctx context.Context, tree *mcts.Tree) []*Traject
 func (q *question) discriminate(ctx context.Context, trajs []*Trajectory, tr *runners.Trace) (int, error) {
 	reqs := 0
 	for _, t := range trajs {
-		t.Prefixes = PrefixLengths(len(t.steps), q.cfg.Cuts)
+		var texts []string
+		t.Prefixes, texts = MaskPrefixes(t.steps, q.cfg.Cuts, q.cfg.Mask)
 		for ci, k := range t.Prefixes {
-			prompt := q.header + stepsText(t.steps[:k]) + "\n【Task】\n" + sqltext.ForDialect(discriminatorInstruction, q.t.Dialect())
+			prompt := q.header + texts[ci] + "\n【Task】\n" + sqltext.ForDialect(discriminatorInstruction, q.t.Dialect())
 			resp, err := q.complete(ctx, request{role: runners.RoleDiscriminator, responder: RespDiscriminator, kind: llm.AnswerSQL,
 				prompt: prompt, temp: q.cfg.DiscTemperature, n: 1, seed: q.t.Seed + int64(ci+1)<<24})
 			if err != nil {

@@ -249,7 +249,8 @@ func TestPrefixLengths(t *testing.T) {
 		want []int
 	}{
 		{1, []int{0, 0, 0, 0}},  // a one-step trajectory shows only the question
-		{2, []int{1, 1, 1, 1}},  // at least one kept, the last masked
+		{2, []int{0, 0, 0, 0}},  // at most d-2 kept (Algorithm 3: i < d, s_1..s_{i-1} shown)
+		{3, []int{1, 1, 1, 1}},  // floor(0.6, 0.9, 1.2, 1.5), at least 1, at most 1
 		{4, []int{1, 1, 1, 2}},  // floor(0.8, 1.2, 1.6, 2.0), at least 1
 		{6, []int{1, 1, 2, 3}},  // floor(1.2, 1.8, 2.4, 3.0)
 		{10, []int{2, 3, 4, 5}}, // floor(2, 3, 4, 5)

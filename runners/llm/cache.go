@@ -42,7 +42,7 @@ type Ident struct {
 //
 // where the canonical JSON holds the key version, the backend identity
 // (backend, base URL, model), the role, the messages, temperature, top_p,
-// max_tokens, stop, seed, answer kind, schema (re-encoded with sorted keys),
+// top_k (when set), max_tokens, stop, seed, answer kind, schema (re-encoded with sorted keys),
 // schema name and request kind (Responder), and i is the 0-based sample
 // index. A request for n samples therefore reuses the samples an earlier
 // request for fewer samples stored, and any change of a sampling parameter
@@ -331,6 +331,7 @@ type keyDoc struct {
 	Messages    []Message       `json:"messages"`
 	Temperature float64         `json:"temperature"`
 	TopP        float64         `json:"top_p"`
+	TopK        int             `json:"top_k,omitempty"` // omitted at 0: keys made before it are unchanged
 	MaxTokens   int             `json:"max_tokens"`
 	Stop        []string        `json:"stop"`
 	Seed        *int64          `json:"seed"`
@@ -343,7 +344,7 @@ type keyDoc struct {
 func newKeyDoc(id Ident, req Request) (keyDoc, error) {
 	doc := keyDoc{
 		V: cacheKeyVersion, Ident: id, Role: req.Role, Messages: req.Messages,
-		Temperature: req.Temperature, TopP: req.TopP, MaxTokens: req.MaxTokens, Stop: req.Stop,
+		Temperature: req.Temperature, TopP: req.TopP, TopK: req.TopK, MaxTokens: req.MaxTokens, Stop: req.Stop,
 		Seed: req.Seed, Answer: req.Answer, SchemaName: req.SchemaName, Responder: req.Responder,
 	}
 	if doc.Answer == "" {

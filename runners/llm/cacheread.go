@@ -354,7 +354,7 @@ func (r *CacheReader) Call(ctx context.Context, reqKey string, n int) (*CachedCa
 	}
 	if doc != nil {
 		out.Ident = doc.Ident
-		out.Request = &Request{Role: doc.Role, Messages: doc.Messages, Temperature: doc.Temperature, TopP: doc.TopP,
+		out.Request = &Request{Role: doc.Role, Messages: doc.Messages, Temperature: doc.Temperature, TopP: doc.TopP, TopK: doc.TopK,
 			MaxTokens: doc.MaxTokens, Stop: doc.Stop, Seed: doc.Seed, Answer: doc.Answer, Schema: doc.Schema,
 			SchemaName: doc.SchemaName, Responder: doc.Responder}
 	}

@@ -53,10 +53,15 @@ type Request struct {
 	Role     string    `json:"role"`
 	Messages []Message `json:"messages"`
 
-	Temperature float64  `json:"temperature"`
-	TopP        float64  `json:"top_p,omitempty"` // 0 means the backend default
-	MaxTokens   int      `json:"max_tokens,omitempty"`
-	Stop        []string `json:"stop,omitempty"`
+	Temperature float64 `json:"temperature"`
+	TopP        float64 `json:"top_p,omitempty"` // 0 means the backend default
+	// TopK is top-k sampling (0: not sent, the backend default). It is not
+	// part of OpenAI's chat schema: the OpenAI backend sends it as an extra
+	// body field "top_k" (vLLM, SGLang and llama.cpp server read it) unless
+	// OpenAIConfig.OmitTopK is set for the endpoint.
+	TopK      int      `json:"top_k,omitempty"`
+	MaxTokens int      `json:"max_tokens,omitempty"`
+	Stop      []string `json:"stop,omitempty"`
 	// N is the number of samples wanted (0 means 1).
 	N    int    `json:"n,omitempty"`
 	Seed *int64 `json:"seed,omitempty"`

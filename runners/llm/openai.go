@@ -115,6 +115,10 @@ type OpenAIConfig struct {
 	// request is retried as json_object. Response.Structured records the
 	// mode each answer was produced under.
 	Structured string
+	// OmitTopK leaves Request.TopK out of the requests: for a server that
+	// rejects fields outside OpenAI's schema. NewOpenAI sets it for
+	// api.openai.com; vLLM, SGLang and llama.cpp server take top_k.
+	OmitTopK bool
 	// Logf reports the backend's adaptations (a parameter switch, a
 	// structured-output degrade); nil means log.Printf.
 	Logf func(format string, args ...any)
@@ -211,6 +215,9 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	}
 	if cfg.Logf == nil {
 		cfg.Logf = log.Printf
+	}
+	if strings.Contains(cfg.BaseURL, "://api.openai.com") {
+		cfg.OmitTopK = true
 	}
 	if cfg.WaitScale < 0 {
 		return nil, fmt.Errorf("llm: openai %s: wait scale must be >= 0 (got %g)", cfg.BaseURL, cfg.WaitScale)
@@ -440,7 +447,7 @@ type rawChat struct {
 func (o *OpenAI) send(ctx context.Context, cr openai.ChatCompletionRequest, req Request, n int) (*chatResult, error) {
 	var resp openai.ChatCompletionResponse
 	var body []byte
-	err := o.retry(ctx, o.estimateTokens(req, n), req.Temperature == 0, func(actx context.Context, p *probe) (int, error) {
+	err := o.retry(ctx, o.estimateTokens(req, n), req.Temperature == 0, o.topK(req), func(actx context.Context, p *probe) (int, error) {
 		var err error
 		p.capture = true
 		resp, err = o.client.CreateChatCompletion(actx, cr)
@@ -763,7 +770,7 @@ func (o *OpenAI) Embed(ctx context.Context, role string, texts []string) ([][]fl
 		for _, t := range batch {
 			est += len(t) / 4
 		}
-		err := o.retry(ctx, est, false, func(actx context.Context, _ *probe) (int, error) {
+		err := o.retry(ctx, est, false, 0, func(actx context.Context, _ *probe) (int, error) {
 			var err error
 			resp, err = o.client.CreateEmbeddings(actx, openai.EmbeddingRequestStrings{Input: batch, Model: openai.EmbeddingModel(o.cfg.Model)})
 			return resp.Usage.PromptTokens, err
@@ -794,13 +801,13 @@ func (o *OpenAI) errorf(format string, args ...any) error {
 // times. call returns the tokens used (for the TPM correction). A failure
 // is returned as an *Error counting the attempts made, or, when ctx ended,
 // as ctx's error.
-func (o *OpenAI) retry(ctx context.Context, estTokens int, zeroTemp bool, call func(ctx context.Context, p *probe) (int, error)) error {
+func (o *OpenAI) retry(ctx context.Context, estTokens int, zeroTemp bool, topK int, call func(ctx context.Context, p *probe) (int, error)) error {
 	for attempt := 0; ; attempt++ {
 		release, err := o.limiter.Acquire(ctx, estTokens)
 		if err != nil {
 			return o.wrapCtx(ctx, err)
 		}
-		p := &probe{zeroTemp: zeroTemp}
+		p := &probe{zeroTemp: zeroTemp, topK: topK}
 		actx, cancel := context.WithTimeout(context.WithValue(ctx, probeKey{}, p), o.cfg.Timeout)
 		used, err := call(actx, p)
 		timedOut := errors.Is(actx.Err(), context.DeadlineExceeded)
@@ -976,7 +983,10 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 // the response status and Retry-After (which go-openai's errors drop), and
 // whether to send temperature 0 (which go-openai's omitempty drops).
 type probe struct {
-	zeroTemp   bool
+	zeroTemp bool
+	// topK, when positive, is sent as the extra body field "top_k"
+	// (go-openai's request has no such field).
+	topK       int
 	status     int
 	retryAfter string
 	// capture asks for the response body, which body then holds (what
@@ -988,24 +998,39 @@ type probe struct {
 type probeKey struct{}
 
 // probeTransport records the response status and Retry-After header into
-// the request's probe, and adds "temperature":0 to chat requests whose
+// the request's probe, adds "temperature":0 to chat requests whose
 // temperature go-openai omitted (servers default an absent temperature to
-// 1.0, the opposite of greedy decoding).
+// 1.0, the opposite of greedy decoding), and adds the probe's "top_k".
 type probeTransport struct{ base http.RoundTripper }
+
+// topK is the top_k a chat request sends: req.TopK, or 0 (none) when the
+// endpoint omits it (OpenAIConfig.OmitTopK).
+func (o *OpenAI) topK(req Request) int {
+	if o.cfg.OmitTopK || req.TopK < 0 {
+		return 0
+	}
+	return req.TopK
+}
 
 var temperatureKey = []byte(`"temperature":`)
 
 func (t *probeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	p, _ := req.Context().Value(probeKey{}).(*probe)
-	if p != nil && p.zeroTemp && req.Body != nil && strings.HasSuffix(req.URL.Path, "/chat/completions") {
+	if p != nil && (p.zeroTemp || p.topK > 0) && req.Body != nil && strings.HasSuffix(req.URL.Path, "/chat/completions") {
 		body, err := io.ReadAll(req.Body)
 		req.Body.Close()
 		if err != nil {
 			return nil, err
 		}
-		if len(body) > 1 && body[0] == '{' && !bytes.Contains(body, temperatureKey) {
+		if p.zeroTemp && len(body) > 1 && body[0] == '{' && !bytes.Contains(body, temperatureKey) {
 			nb := make([]byte, 0, len(body)+16)
 			nb = append(nb, `{"temperature":0,`...)
+			nb = append(nb, body[1:]...)
+			body = nb
+		}
+		if p.topK > 0 && len(body) > 1 && body[0] == '{' {
+			nb := make([]byte, 0, len(body)+16)
+			nb = append(nb, `{"top_k":`+strconv.Itoa(p.topK)+`,`...)
 			nb = append(nb, body[1:]...)
 			body = nb
 		}

@@ -12,10 +12,12 @@ type Estimate struct {
 	// Requests are the expansion requests (one per expanded action that
 	// costs a model call).
 	Requests float64
-	// Terminals are the distinct terminals reached: each costs one
-	// reward request, and a trajectory-level stage (IESR's discriminator)
-	// works per terminal.
+	// Terminals are the distinct terminals reached: a trajectory-level
+	// stage (IESR's discriminator) works per terminal.
 	Terminals float64
+	// Rewards are the reward calls: one per distinct terminal, or one per
+	// rollout that reached a terminal under SearchModel.Rescore.
+	Rewards float64
 	// ByAction are the expansion requests per action.
 	ByAction map[Action]float64
 	// Children are the nodes the expansions made, per action (the
@@ -46,7 +48,7 @@ type Estimate struct {
 // rollout expands every unexpanded node on its path (one request per
 // valid action not already on the path), unvisited children are
 // selected first, and a terminal costs one reward request the first time
-// it is reached only.
+// it is reached only (every time under Rescore).
 func EstimateSearch(m SearchModel, rollouts, samples int, c float64, runs int) (Estimate, error) {
 	est := Estimate{ByAction: map[Action]float64{}, Children: map[Action]float64{}}
 	if runs < 1 {
@@ -54,13 +56,13 @@ func EstimateSearch(m SearchModel, rollouts, samples int, c float64, runs int) (
 	}
 	for seed := 0; seed < runs; seed++ {
 		p := &replica{m: m, rng: rand.New(rand.NewPCG(uint64(seed), 0x65737469))}
-		tree, err := Search(context.Background(), p, Config{Policy: m.Policy, Rollouts: rollouts, Samples: samples, C: c,
+		tree, err := Search(context.Background(), p, Config{Policy: m.Policy, Rescore: m.Rescore, Rollouts: rollouts, Samples: samples, C: c,
 			Rand: rand.New(rand.NewPCG(uint64(seed), 0x72656c))})
 		if err != nil {
 			return Estimate{}, fmt.Errorf("mcts: estimate: %w", err)
 		}
 		est.Requests += float64(tree.ExpandRequests)
-		est.Terminals += float64(tree.Rewards)
+		est.Rewards += float64(tree.Rewards)
 		for a, n := range tree.ActionRequests {
 			est.ByAction[a] += float64(n)
 		}
@@ -72,6 +74,7 @@ func EstimateSearch(m SearchModel, rollouts, samples int, c float64, runs int) (
 			steps += n.Depth
 			terms++
 		}
+		est.Terminals += float64(terms)
 		if terms > 0 {
 			est.PathSteps += float64(steps) / float64(terms)
 		}
@@ -79,6 +82,7 @@ func EstimateSearch(m SearchModel, rollouts, samples int, c float64, runs int) (
 	r := float64(runs)
 	est.Requests /= r
 	est.Terminals /= r
+	est.Rewards /= r
 	est.PathSteps /= r
 	for a := range est.ByAction {
 		est.ByAction[a] /= r
@@ -92,8 +96,10 @@ func EstimateSearch(m SearchModel, rollouts, samples int, c float64, runs int) (
 // SearchModel describes a Problem's action space and what its model
 // calls yield, for EstimateSearch.
 type SearchModel struct {
-	// Policy is the search's expansion policy.
-	Policy Policy
+	// Policy is the search's expansion policy; Rescore scores a terminal
+	// each time it is reached (Config.Rescore).
+	Policy  Policy
+	Rescore bool
 	// Table is the valid-transition table; Disabled actions are removed.
 	Table    map[Action][]Action
 	Disabled map[Action]bool

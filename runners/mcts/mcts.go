@@ -28,17 +28,20 @@
 // IESR's Algorithm 2 writes it: selection descends by UCT only through
 // fully expanded nodes (every valid action tried); at the first node with
 // an untried valid action it expands one of them, chosen uniformly at
-// random with the seeded source (one Problem.Expand call, whose outputs
-// become children as above), and descends into one of the new children;
-// the simulation then repeats this from each new node (a uniform rollout
+// random with the seeded source, into one child (one Problem.Expand call
+// asking for a single output, whatever Config.Samples says: Algorithm 2's
+// "u <- Step(v, a, M); add edge (v, a) -> u"), and descends into it; the
+// simulation then repeats this from each new node (a uniform rollout
 // policy) until a terminal. Simulated nodes stay in the tree and are
 // backed up like the rest of the path, so every terminal reached is a
 // trajectory; an expansion that yields no child leaves the action tried
 // and the rollout tries another at the same node.
 //
 //   - Backpropagation: the terminal's reward is added to Q and N of every
-//     node on the path, root included. A terminal reached again is not
-//     re-scored: it backs up its own mean Q/N.
+//     node on the path, root included. A terminal reached again backs up
+//     its own mean Q/N (Alpha-SQL) unless Config.Rescore is set: then
+//     Problem.Reward scores it again (Algorithm 2 evaluates the reward of
+//     every rollout's terminal), and Node.Rolls counts its scorings.
 //
 // The tree is plain data (Tree.Nodes) so that a runner can store it in its
 // trace. Given the same seed and the same model answers, Search builds the
@@ -141,9 +144,13 @@ type Node struct {
 	// whose expansion produced no child (scored 0).
 	Terminal bool `json:"terminal,omitempty"`
 	Dead     bool `json:"dead,omitempty"`
-	// Scored is true once Reward was computed; Reward holds it.
+	// Scored is true once Reward was computed; Reward holds it (the mean
+	// of its scorings when Config.Rescore scored it again), and Rolls
+	// counts the scorings (Problem.Reward reads it as the index of the
+	// scoring under way, 0 for the first).
 	Scored bool    `json:"scored,omitempty"`
 	Reward float64 `json:"reward,omitempty"`
+	Rolls  int     `json:"rolls,omitempty"`
 	// Requests is the number of model requests spent expanding this node
 	// (reward requests are counted in Tree.Rewards). Samples is the number
 	// of sampled outputs that collapsed into this node.
@@ -169,7 +176,8 @@ type Tree struct {
 	Rollouts int `json:"rollouts"`
 	// ExpandRequests counts model requests made by expansions (including
 	// Output.Requests); Rewards counts Reward calls (one per distinct
-	// terminal scored).
+	// terminal scored, or one per rollout that reached a terminal under
+	// Config.Rescore).
 	ExpandRequests int `json:"expand_requests"`
 	Rewards        int `json:"rewards"`
 	// ActionRequests breaks ExpandRequests down by action.
@@ -288,8 +296,9 @@ const (
 	// AllActions expands every valid action of a node at once (Alpha-SQL's
 	// released code).
 	AllActions Policy = iota
-	// OneAction expands one untried valid action per visit and simulates
-	// to a terminal (IESR's Algorithm 2, the textbook MCTS step).
+	// OneAction expands one untried valid action into one child per
+	// visit and simulates to a terminal (IESR's Algorithm 2, the textbook
+	// MCTS step).
 	OneAction
 )
 
@@ -308,8 +317,11 @@ type Config struct {
 	// Rollouts is the number of rollouts (N_rollout).
 	Rollouts int
 	// Samples is the number of outputs sampled per action in one request
-	// (N_expansion).
+	// (N_expansion) under AllActions; OneAction samples one.
 	Samples int
+	// Rescore scores a terminal again each time a rollout reaches it,
+	// instead of backing up its mean Q/N.
+	Rescore bool
 	// C is the UCT exploration weight; 0 means DefaultC.
 	C float64
 	// Rand breaks ties among unvisited children. Required: pass a source
@@ -374,7 +386,7 @@ func rollout(ctx context.Context, p Problem, t *Tree, cfg Config) (*Node, float6
 			a := untried[cfg.Rand.IntN(len(untried))]
 			node.Tried = append(node.Tried, a)
 			node.Expanded = len(untried) == 1
-			created, err := expandAction(ctx, p, t, node, a, cfg)
+			created, err := expandAction(ctx, p, t, node, a, 1, cfg)
 			if err != nil {
 				return nil, 0, err
 			}
@@ -401,7 +413,7 @@ func rollout(ctx context.Context, p Problem, t *Tree, cfg Config) (*Node, float6
 	switch {
 	case node.Dead:
 		reward = 0
-	case node.Scored && node.Visits > 0:
+	case node.Scored && node.Visits > 0 && !cfg.Rescore:
 		// A revisited terminal backs up its mean (Alpha-SQL: Q/N).
 		reward = node.Mean()
 	default:
@@ -415,7 +427,8 @@ func rollout(ctx context.Context, p Problem, t *Tree, cfg Config) (*Node, float6
 		default:
 			return nil, 0, err
 		}
-		node.Scored, node.Reward = true, r
+		node.Rolls++
+		node.Scored, node.Reward = true, node.Reward+(r-node.Reward)/float64(node.Rolls)
 		reward = r
 	}
 	for _, n := range path {
@@ -433,7 +446,7 @@ func expand(ctx context.Context, p Problem, t *Tree, node *Node, cfg Config) err
 		if a == RootAction || t.OnPath(node, a) {
 			continue
 		}
-		if _, err := expandAction(ctx, p, t, node, a, cfg); err != nil {
+		if _, err := expandAction(ctx, p, t, node, a, cfg.Samples, cfg); err != nil {
 			return err
 		}
 	}
@@ -453,11 +466,11 @@ func untriedActions(p Problem, t *Tree, node *Node) []Action {
 	return out
 }
 
-// expandAction makes one Problem.Expand call of action a at node and adds
-// its distinct outputs as children, which it returns. A pruned expansion
-// is recorded and adds none.
-func expandAction(ctx context.Context, p Problem, t *Tree, node *Node, a Action, cfg Config) ([]*Node, error) {
-	ex, err := p.Expand(ctx, t, node, a, cfg.Samples)
+// expandAction makes one Problem.Expand call of action a at node for k
+// outputs and adds its distinct outputs as children, which it returns. A
+// pruned expansion is recorded and adds none.
+func expandAction(ctx context.Context, p Problem, t *Tree, node *Node, a Action, k int, cfg Config) ([]*Node, error) {
+	ex, err := p.Expand(ctx, t, node, a, k)
 	if err != nil {
 		if prunable(ctx, cfg, err) {
 			t.Pruned = append(t.Pruned, Prune{Node: node.ID, Action: a, Error: err.Error()})

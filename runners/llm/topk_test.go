@@ -1,0 +1,74 @@
+package llm_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"testing"
+
+	"github.com/t2sbench/t2sbench/internal/fakeopenai"
+	"github.com/t2sbench/t2sbench/runners/llm"
+)
+
+// redirect sends every request to the fake server, whatever its host, so
+// that a client configured for a hosted API can be observed.
+type redirect struct{ to *url.URL }
+
+func (r redirect) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	req.URL.Scheme, req.URL.Host = r.to.Scheme, r.to.Host
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+// TestTopKExtraBody: Request.TopK goes out as the body field "top_k" (an
+// extra field vLLM, SGLang and llama.cpp server read) when it is set, and
+// is absent when it is 0, when the endpoint omits it (OmitTopK), and for
+// api.openai.com, which rejects fields outside its schema.
+func TestTopKExtraBody(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		topK    int
+		hosted  bool // base URL api.openai.com, redirected to the fake
+		omit    bool
+		wantK   string
+		present bool
+	}{
+		{name: "set", topK: 40, wantK: "40", present: true},
+		{name: "unset", topK: 0},
+		{name: "omitted for the endpoint", topK: 40, omit: true},
+		{name: "hosted OpenAI", topK: 40, hosted: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := fakeopenai.New(t, fakeopenai.Options{})
+			o, _ := newClient(t, srv, func(c *llm.OpenAIConfig) {
+				c.OmitTopK = tt.omit
+				if tt.hosted {
+					u, _ := url.Parse(srv.URL)
+					c.BaseURL = "https://api.openai.com/v1"
+					c.HTTPClient = &http.Client{Transport: redirect{to: u}}
+				}
+			})
+			req := ask
+			req.TopP, req.TopK = 0.95, tt.topK
+			if _, err := o.Complete(context.Background(), req); err != nil {
+				t.Fatal(err)
+			}
+			reqs := srv.Requests()
+			if len(reqs) != 1 {
+				t.Fatalf("%d requests; want 1", len(reqs))
+			}
+			body := reqs[0].Body
+			k, ok := body["top_k"]
+			if ok != tt.present || ok && fmt.Sprint(k) != tt.wantK {
+				t.Errorf("top_k = %v (present %v); want %v (present %v)", k, ok, tt.wantK, tt.present)
+			}
+			if fmt.Sprint(body["top_p"]) != "0.95" || fmt.Sprint(body["temperature"]) != "0.7" {
+				t.Errorf("top_p, temperature = %v, %v; want 0.95, 0.7 (unchanged by top_k)", body["top_p"], body["temperature"])
+			}
+		})
+	}
+}
