@@ -132,7 +132,7 @@ func edgeCostSchema() *datasets.Schema {
 		return datasets.Table{Name: name, Columns: append([]datasets.Column{{Name: "id", Type: "INTEGER", Primary: true}}, extra...)}
 	}
 	return &datasets.Schema{
-		Tables: []datasets.Table{keyed("a"), keyed("b", datasets.Column{Name: "a_id", Type: "TEXT"}), keyed("c", datasets.Column{Name: "a_id", Type: "TEXT"})},
+		Tables:      []datasets.Table{keyed("a"), keyed("b", datasets.Column{Name: "a_id", Type: "TEXT"}), keyed("c", datasets.Column{Name: "a_id", Type: "TEXT"})},
 		ForeignKeys: []datasets.ForeignKey{{FromTable: "b", FromColumn: "a_id", ToTable: "a", ToColumn: "id"}},
 	}
 }
