@@ -163,7 +163,8 @@ func TestRequestCount(t *testing.T) {
 func TestParams(t *testing.T) {
 	r := newRunner(t, nil)
 	c := r.Config()
-	if c.Rollouts != 24 || c.Expansion != 3 || c.Temperature != 0.8 || c.TopP != 0.8 || c.Reward != 5 || c.Revision != 10 || c.C != 1.414 || c.RewardTemperature != 0.8 {
+	if c.Rollouts != 24 || c.Expansion != 3 || c.Temperature != 0.8 || c.TopP != 0.8 || c.Reward != 5 || c.Revision != 10 || c.C != 1.414 || c.RewardTemperature != 0.8 ||
+		c.RewardDenominator != RewardOverValid {
 		t.Errorf("defaults = %+v; want METHODS.md's", c)
 	}
 	for _, tc := range []struct {
@@ -174,6 +175,7 @@ func TestParams(t *testing.T) {
 		{runners.Params{"n_rollout": 0}, "params.n_rollout"},
 		{runners.Params{"disable_actions": []any{"A5"}}, "not removable"},
 		{runners.Params{"disable_actions": []any{"A9", "a1"}}, "A9"},
+		{runners.Params{"reward_denominator": "all"}, "params.reward_denominator"},
 	} {
 		_, err := New(tc.p)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -27,13 +27,17 @@ func TestParams(t *testing.T) {
 		{runners.Params{"alpha": 1.5}, "params.alpha"},
 		{runners.Params{"max_iterations": 0}, "params.max_iterations"},
 		{runners.Params{"navigaton": false}, "params.navigaton: unknown parameter"},
+		{runners.Params{"edge_cost": "product"}, "params.edge_cost"},
+		{runners.Params{"l2_direction": "both"}, "params.l2_direction"},
+		{runners.Params{"replan_feedback": "sql"}, "params.replan_feedback"},
 	} {
 		if _, err := runners.New("steinersql", tt.p); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%v: got %v; want an error naming %s", tt.p, err, tt.want)
 		}
 	}
 	r, err := New(runners.Params{})
-	if err != nil || r.alg != AlgSteiner || r.validation != ValMultilevel || r.maxIter != 3 || r.weights != (Weights{0.4, 0.4, 0.2}) {
+	if err != nil || r.alg != AlgSteiner || r.validation != ValMultilevel || r.maxIter != 3 || r.weights != (Weights{0.4, 0.4, 0.2}) ||
+		r.edgeCost != EdgeCostPaper || r.l2Direction != L2ScaffoldInQuery || r.replanFB != FeedbackScaffold {
 		t.Errorf("defaults: got %v %+v", err, r)
 	}
 }
