@@ -54,7 +54,8 @@ type Violation struct {
 	Check  string `json:"check"`
 	Detail string `json:"detail"`
 	// Tables names the tables the check is about (missing terminals, stray
-	// tables, tables holding an aggregated attribute).
+	// tables, the unread tables of irrelevant joins, tables holding an
+	// aggregated attribute).
 	Tables []string `json:"tables,omitempty"`
 }
 
