@@ -730,9 +730,9 @@ func directFKs(s *datasets.Schema, tables []string) []datasets.ForeignKey {
 // updateTerminals turns a level-2/3 failure into the next terminal set
 // (Algorithm 2, UpdateTerminals): tables the query needed outside the
 // scaffold (Report.Outside, in either level-2 direction) and tables of an
-// aggregated attribute the query missed are added; a terminal the query left out twice in a row is
-// dropped (the decomposition over-identified it). missing carries the
-// terminals missing in the previous attempt.
+// aggregated attribute the query missed are added; a terminal the query
+// left out twice in a row is dropped (the decomposition over-identified
+// it). missing carries the terminals missing in the previous attempt.
 func updateTerminals(terms []string, rep Report, missing map[string]bool) ([]string, string) {
 	set := map[string]string{}
 	for _, t := range terms {
