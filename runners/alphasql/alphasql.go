@@ -31,6 +31,9 @@ const (
 	DefaultRewardTemp  = 0.8   // released code; the paper states 1.0
 	DefaultRevision    = 10    // N_revision
 	DefaultC           = 1.414 // UCT exploration weight
+	// DefaultRewardDenominator divides the agreeing samples by the valid
+	// ones, as the released code does.
+	DefaultRewardDenominator = RewardOverValid
 	// DefaultMaxTokens bounds each completion, reasoning tokens included.
 	// It is t2sbench's choice, not the paper's (which gives none): sized
 	// for reasoning models (DeepSeek-R1 distillations, Qwen3, o-series),
@@ -52,6 +55,19 @@ func init() {
 	})
 }
 
+// Reward denominators (param reward_denominator): what the count of
+// reward samples agreeing with a terminal is divided by.
+const (
+	// RewardOverValid divides by the valid samples (the released code's
+	// SQLGenerationAction.generate_most_consistent_sql_query: the largest
+	// result group over all valid results; the paper filters invalid
+	// queries out before scoring).
+	RewardOverValid = "valid"
+	// RewardOverN divides by N_reward, so that invalid samples count as
+	// disagreeing.
+	RewardOverN = "n_reward"
+)
+
 // Config is the runner's configuration; every field is a spec parameter
 // (snake_case names in New).
 type Config struct {
@@ -59,6 +75,7 @@ type Config struct {
 	Temperature, TopP         float64
 	Reward                    int
 	RewardTemperature         float64
+	RewardDenominator         string
 	Revision                  int
 	C                         float64
 	Disabled                  map[mcts.Action]bool
@@ -78,7 +95,8 @@ type Runner struct{ cfg Config }
 // New builds the runner from spec parameters:
 //
 //	n_rollout (24), n_expansion (3), temperature (0.8), top_p (0.8),
-//	n_reward (5), reward_temperature (0.8), n_revision (10), c (1.414),
+//	n_reward (5), reward_temperature (0.8), reward_denominator (valid |
+//	n_reward; valid), n_revision (10), c (1.414),
 //	disable_actions ([]; any of A1 A2 A3 A4 A6), evidence (true),
 //	max_tokens (8192), value_retrieval (true), value_index_dir (user cache
 //	dir/t2sbench/value-index), embedding_role ("": lexical only),
@@ -93,6 +111,7 @@ func New(p runners.Params) (runners.Runner, error) {
 		TopP:                      r.Float("top_p", DefaultTopP, 0, 1),
 		Reward:                    r.Int("n_reward", DefaultReward, 1, 64),
 		RewardTemperature:         r.Float("reward_temperature", DefaultRewardTemp, 0, 2),
+		RewardDenominator:         r.String("reward_denominator", DefaultRewardDenominator, RewardOverValid, RewardOverN),
 		Revision:                  r.Int("n_revision", DefaultRevision, 1, 100),
 		C:                         r.Float("c", DefaultC, 0, 100),
 		Evidence:                  r.Bool("evidence", true),

@@ -3,6 +3,7 @@ package alphasql
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -162,7 +163,8 @@ func TestRequestCount(t *testing.T) {
 func TestParams(t *testing.T) {
 	r := newRunner(t, nil)
 	c := r.Config()
-	if c.Rollouts != 24 || c.Expansion != 3 || c.Temperature != 0.8 || c.TopP != 0.8 || c.Reward != 5 || c.Revision != 10 || c.C != 1.414 || c.RewardTemperature != 0.8 {
+	if c.Rollouts != 24 || c.Expansion != 3 || c.Temperature != 0.8 || c.TopP != 0.8 || c.Reward != 5 || c.Revision != 10 || c.C != 1.414 || c.RewardTemperature != 0.8 ||
+		c.RewardDenominator != RewardOverValid {
 		t.Errorf("defaults = %+v; want METHODS.md's", c)
 	}
 	for _, tc := range []struct {
@@ -173,6 +175,7 @@ func TestParams(t *testing.T) {
 		{runners.Params{"n_rollout": 0}, "params.n_rollout"},
 		{runners.Params{"disable_actions": []any{"A5"}}, "not removable"},
 		{runners.Params{"disable_actions": []any{"A9", "a1"}}, "A9"},
+		{runners.Params{"reward_denominator": "all"}, "params.reward_denominator"},
 	} {
 		_, err := New(tc.p)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -293,5 +296,64 @@ func TestParsers(t *testing.T) {
 	}
 	if _, ok := ParseRephrase("just text"); ok {
 		t.Error("want no key without a Question: line")
+	}
+}
+
+// TestRewardDenominator scores one terminal (ROOT -> A5 -> A7, its SQL
+// counting the French singers: 2) against constructed sets of N_reward = 5
+// reward samples, run on the fixture database. A sample is valid when it
+// executes with a non-null value; the reward is the agreeing samples over
+// the valid ones (reward_denominator: valid, the released code's) or over
+// N_reward (n_reward). Expected values by hand:
+//
+//	2 agree, 1 disagrees (4 singers), 2 invalid (error, NULL only): valid 2/3, n_reward 2/5
+//	1 agrees, 4 invalid (error, empty, NULL only, error):           valid 1/1, n_reward 1/5
+//	every sample invalid:                                            0 either way
+//	3 agree, 2 disagree, none invalid:                               3/5 either way
+//	the terminal's own SQL returns no row (invalid):                 0 either way
+func TestRewardDenominator(t *testing.T) {
+	db := fixtureDB(t)
+	const (
+		france = "SELECT count(*) FROM singer WHERE country = 'France'"
+		all    = "SELECT count(*) FROM singer"
+		bad    = "SELECT bad FROM singer"
+		empty  = "SELECT name FROM singer WHERE 1 = 0"
+		null   = "SELECT NULL"
+	)
+	for _, tt := range []struct {
+		name           string
+		terminal       string
+		samples        []string
+		valid, nReward float64
+	}{
+		{"invalid samples", france, []string{france, all, bad, france, null}, 2.0 / 3, 2.0 / 5},
+		{"one valid sample", france, []string{bad, empty, null, france, bad}, 1, 1.0 / 5},
+		{"no valid sample", france, []string{bad, empty, null, bad, empty}, 0, 0},
+		{"all valid", france, []string{france, all, france, all, france}, 3.0 / 5, 3.0 / 5},
+		{"invalid terminal", empty, []string{empty, empty, france, france, france}, 0, 0},
+	} {
+		for _, mode := range []string{RewardOverValid, RewardOverN, ""} {
+			t.Run(tt.name+"/"+mode, func(t *testing.T) {
+				f := scripted(tt.samples...)
+				q := &question{cfg: Config{Reward: 5, RewardTemperature: 0.8, TopP: 0.8, MaxTokens: 256, RewardDenominator: mode},
+					t: task(f, db), llm: runners.NewMeter(f), exec: runners.NewExecutions(db)}
+				tree := &mcts.Tree{Nodes: []*mcts.Node{
+					{ID: 0, Parent: -1, Action: mcts.RootAction},
+					{ID: 1, Parent: 0, Action: A5, Info: map[string]any{"sql": tt.terminal}},
+					{ID: 2, Parent: 1, Action: A7},
+				}}
+				got, err := q.Reward(context.Background(), tree, tree.Nodes[2])
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := tt.valid // the empty mode is valid
+				if mode == RewardOverN {
+					want = tt.nReward
+				}
+				if math.Abs(got-want) > 1e-12 {
+					t.Errorf("reward: got %.4f; want %.4f", got, want)
+				}
+			})
+		}
 	}
 }

@@ -43,10 +43,12 @@
 // cancelled context) fail the run, leaving the item for --resume.
 //
 // Where this package reads the paper's wording: the reward is the share of
-// the N_reward samples that are valid and agree with the terminal's result
-// (0 for an invalid terminal); METHODS.md's "share of valid samples in the
-// majority result group" is this value when the terminal is in the
-// majority. Every request carries its kind ("alphasql/<kind>",
+// the valid reward samples that agree with the terminal's result (0 for an
+// invalid terminal or when no sample is valid), as the released code
+// divides the largest result group by the valid results;
+// reward_denominator=n_reward divides by N_reward instead. METHODS.md's
+// "share of valid samples in the majority result group" is this value
+// when the terminal is in the majority. Every request carries its kind ("alphasql/<kind>",
 // llm.Request.Responder), which the call log records and the offline
 // simulator answers by.
 package alphasql

@@ -329,12 +329,9 @@ func (q *question) reviseMore(ctx context.Context, s pathState, ex *mcts.Expansi
 
 // Reward implements mcts.Problem: the self-consistency reward. N_reward
 // SQLs are resampled in one request from the terminal's reasoning context
-// (the steps before its SQL generation); the reward is the share of the
-// N_reward samples that are valid (execute with a non-null value) and give
-// the same result set as the terminal's SQL, 0 when the terminal's own SQL
-// is invalid. When the terminal's result is the majority group of the
-// valid samples, this is METHODS.md's "share of valid samples in the
-// majority result group".
+// (the steps before its SQL generation); the reward is rewardShare of the
+// samples that are valid (execute with a non-null value) and give the same
+// result set as the terminal's SQL.
 func (q *question) Reward(ctx context.Context, t *mcts.Tree, n *mcts.Node) (float64, error) {
 	s := q.state(t, n)
 	var before []step
@@ -376,10 +373,24 @@ func (q *question) Reward(ctx context.Context, t *mcts.Tree, n *mcts.Node) (floa
 	}
 	n.Info["reward_valid_samples"] = valid
 	n.Info["reward_agree"] = agree
-	if !term.Valid {
-		return 0, nil
+	return rewardShare(agree, valid, q.cfg.Reward, term.Valid, q.cfg.RewardDenominator), nil
+}
+
+// rewardShare is the reward of a terminal whose agree of valid reward
+// samples (of n drawn) give its result: agree/valid under RewardOverValid
+// (the released code; also the empty string), agree/n under RewardOverN;
+// 0 when the terminal's own result is invalid or no sample is valid. When
+// the terminal's result is the largest group of the valid samples, the
+// RewardOverValid value is METHODS.md's "share of valid samples in the
+// majority result group".
+func rewardShare(agree, valid, n int, termValid bool, denominator string) float64 {
+	if !termValid || valid == 0 {
+		return 0
 	}
-	return float64(agree) / float64(q.cfg.Reward), nil
+	if denominator == RewardOverN {
+		return float64(agree) / float64(n)
+	}
+	return float64(agree) / float64(valid)
 }
 
 // group is one execution-result group of terminal SQLs.

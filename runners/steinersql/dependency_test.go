@@ -226,9 +226,10 @@ func TestSwitchesChangeBehaviour(t *testing.T) {
 		t.Errorf("dependency_analysis off: schema %q, counters %v, plan:\n%s", c.Requests()[0].SchemaName, res.Trace.Counters, plan)
 	}
 
-	// attribute_check: on, the wrong attribute is caught and regenerated.
+	// attribute_check: on, the wrong attribute is caught and regenerated
+	// (replan_feedback: violations shows the check in the retry prompt).
 	dec2 := `{"operations":[],"quantities":[],"aggregations":[],"temporal":[],"dependencies":[],"terminal_tables":["student"]}`
-	c, res = run(runners.Params{}, dec2, wrong, right)
+	c, res = run(runners.Params{"replan_feedback": FeedbackViolations}, dec2, wrong, right)
 	if len(c.Requests()) != 3 || res.SQL != "SELECT name FROM student WHERE enrol_year = 2021" ||
 		res.Trace.Counters[CounterAttributes] != 1 || res.Trace.Counters["validation.l2"] != 1 || !strings.Contains(c.Requests()[2].Messages[1].Content, CheckAttributes) {
 		t.Errorf("attribute_check on: %d requests, SQL %q, counters %v; want 3, the second query, the check counted", len(c.Requests()), res.SQL, res.Trace.Counters)

@@ -18,8 +18,12 @@
 //     Stage 1 the terminals are linked lexically (LinkTerminals).
 //
 //  2. Schema navigation: the schema graph G_S (BuildGraph) has a vertex per
-//     table and an edge per foreign key or key-column pair with name*type
-//     similarity >= tau, weighted
+//     table and an edge per foreign key or table pair whose similarity
+//     over the join candidate column pairs (a key column on one side)
+//     reaches tau: with edge_cost=paper (Eq. 2) sim_name and sim_type are
+//     each their own maximum over the pairs and both must reach tau; with
+//     edge_cost=pair both come from the pair of the best name*type, which
+//     must reach tau. Edges are weighted
 //
 //     C = alpha*C_connect + beta*C_sem + gamma*C_stat          (0.4, 0.4, 0.2)
 //     C_connect = ([no FK] + (1 - sim_name) + (1 - sim_type)) / 3
@@ -37,7 +41,10 @@
 //     relations, optimal query plan, guidelines with structured examples).
 //
 //  4. Multi-level validation (Validator): L1 executes; L2 terminals read,
-//     no table outside the scaffold, joins along scaffold edges on their
+//     no scaffold join the query does not make (l2_direction=
+//     scaffold_in_query, the paper's "the scaffold does not contain joins
+//     irrelevant to the query"; query_in_scaffold instead fails a table
+//     read outside the scaffold), joins along scaffold edges on their
 //     key columns, and the attributes of the SELECT list, WHERE and HAVING
 //     map to the question's entities (attribute_check; a word of the
 //     question or evidence, a literal it states, an attribute or operation
@@ -47,8 +54,11 @@
 //     itself (EXPLAIN bytecode: OpenRead root pages mapped through
 //     sqlite_master, Column/Rowid reads), not from parsing SQL; a small
 //     clause scanner gives only the SELECT/GROUP BY structure. An L2/L3
-//     failure updates T_req and re-plans (at most max_iterations rounds);
-//     an L1 failure regenerates with the error. METHODS.md leaves L1
+//     failure updates T_req and re-plans (at most max_iterations rounds):
+//     with replan_feedback=scaffold (Algorithm 2) the retry is the prompt
+//     of the new scaffold alone, with violations it also shows the
+//     previous query and the violations; an L1 failure regenerates with
+//     the error. METHODS.md leaves L1
 //     open; the paper's Algorithm 2 stops with "Syntax Error", which would
 //     score the same as a wrong answer, so the harness retries instead.
 //

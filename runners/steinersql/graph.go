@@ -12,6 +12,21 @@ import (
 	"github.com/t2sbench/t2sbench/runners/retrieval"
 )
 
+// Edge cost modes (param edge_cost).
+const (
+	// EdgeCostPaper takes sim_name and sim_type of a table pair each as
+	// its own maximum over the join candidate column pairs (Section
+	// 3.3.3: "calculated by taking the maximum similarity score over
+	// column pairs between the tables"); a non-FK edge needs both maxima
+	// at least tau, and its join columns are the pair of the highest name
+	// similarity.
+	EdgeCostPaper = "paper"
+	// EdgeCostPair takes both similarities from the one candidate pair of
+	// the highest name*type product, and a non-FK edge needs that product
+	// at least tau.
+	EdgeCostPair = "pair"
+)
+
 // Weights are the cost weights of Eq. (1): C = Alpha*C_connect +
 // Beta*C_sem + Gamma*C_stat. The paper's defaults are 0.4, 0.4, 0.2
 // (Section 3.3.3); an ablation "w/o X cost" sets that weight to 0.
@@ -22,6 +37,11 @@ type GraphOptions struct {
 	Weights Weights
 	// Tau is the similarity threshold for a non-FK edge (paper: 0.75).
 	Tau float64
+	// EdgeCost says how sim_name and sim_type of a table pair are taken:
+	// EdgeCostPaper (each its own maximum over the column pairs, Eq. 2)
+	// or EdgeCostPair (both from the one pair of best name*type
+	// similarity). The empty string is EdgeCostPaper.
+	EdgeCost string
 	// Sample bounds the rows each statistics query reads per table.
 	Sample int
 	// Embeddings maps a table name to its embedding (the mean of the
@@ -158,28 +178,20 @@ func isKey(t *datasets.Table, col string) bool {
 	return false
 }
 
-// candidate is the best join column pair of two tables.
+// candidate is a join column pair of two tables, or (from tablePairSims)
+// the table pair's join columns with its similarities.
 type candidate struct {
 	colA, colB      string
 	fk              bool
 	nameSim, typSim float64
 }
 
-// bestPair returns the join pair of tables a and b: a declared foreign key
-// when there is one (the lexicographically first), else the column pair with
-// the highest name*type similarity among pairs where at least one side is a
-// primary-key column (pairs of two non-key columns, such as two "name"
-// columns, are not join candidates). ok is false when no pair qualifies.
-func bestPair(s *datasets.Schema, a, b *datasets.Table) (candidate, bool) {
-	var fks []candidate
-	for _, fk := range s.ForeignKeys {
-		switch {
-		case strings.EqualFold(fk.FromTable, a.Name) && strings.EqualFold(fk.ToTable, b.Name):
-			fks = append(fks, candidate{colA: fk.FromColumn, colB: fk.ToColumn, fk: true})
-		case strings.EqualFold(fk.FromTable, b.Name) && strings.EqualFold(fk.ToTable, a.Name):
-			fks = append(fks, candidate{colA: fk.ToColumn, colB: fk.FromColumn, fk: true})
-		}
-	}
+// candidates returns the join candidate column pairs of tables a and b:
+// the declared foreign keys between them (sorted by column names) and
+// every column pair where at least one side is a primary-key column
+// (pairs of two non-key columns, such as two "name" columns, are not join
+// candidates), each with its name and type similarity.
+func candidates(s *datasets.Schema, a, b *datasets.Table) (fks, keyed []candidate) {
 	colType := func(t *datasets.Table, name string) string {
 		for _, c := range t.Columns {
 			if strings.EqualFold(c.Name, name) {
@@ -188,27 +200,81 @@ func bestPair(s *datasets.Schema, a, b *datasets.Table) (candidate, bool) {
 		}
 		return ""
 	}
-	if len(fks) > 0 {
-		slices.SortFunc(fks, func(x, y candidate) int { return cmp.Or(cmp.Compare(x.colA, y.colA), cmp.Compare(x.colB, y.colB)) })
-		c := fks[0]
-		c.nameSim = NameSim(a.Name, c.colA, b.Name, c.colB)
-		c.typSim = TypeSim(colType(a, c.colA), colType(b, c.colB))
-		return c, true
+	for _, fk := range s.ForeignKeys {
+		switch {
+		case strings.EqualFold(fk.FromTable, a.Name) && strings.EqualFold(fk.ToTable, b.Name):
+			fks = append(fks, candidate{colA: fk.FromColumn, colB: fk.ToColumn, fk: true})
+		case strings.EqualFold(fk.FromTable, b.Name) && strings.EqualFold(fk.ToTable, a.Name):
+			fks = append(fks, candidate{colA: fk.ToColumn, colB: fk.FromColumn, fk: true})
+		}
 	}
-	best, found, bestScore := candidate{}, false, -1.0
+	slices.SortFunc(fks, func(x, y candidate) int { return cmp.Or(cmp.Compare(x.colA, y.colA), cmp.Compare(x.colB, y.colB)) })
+	for i := range fks {
+		fks[i].nameSim = NameSim(a.Name, fks[i].colA, b.Name, fks[i].colB)
+		fks[i].typSim = TypeSim(colType(a, fks[i].colA), colType(b, fks[i].colB))
+	}
 	for _, x := range a.Columns {
 		for _, y := range b.Columns {
 			if !isKey(a, x.Name) && !isKey(b, y.Name) {
 				continue
 			}
-			ns := NameSim(a.Name, x.Name, b.Name, y.Name)
-			ts := TypeSim(x.Type, y.Type)
-			if score := ns * ts; score > bestScore {
-				best, found, bestScore = candidate{colA: x.Name, colB: y.Name, nameSim: ns, typSim: ts}, true, score
-			}
+			keyed = append(keyed, candidate{colA: x.Name, colB: y.Name,
+				nameSim: NameSim(a.Name, x.Name, b.Name, y.Name), typSim: TypeSim(x.Type, y.Type)})
+		}
+	}
+	return fks, keyed
+}
+
+// bestPair returns the join pair of tables a and b under EdgeCostPair: a
+// declared foreign key when there is one (the lexicographically first),
+// else the candidate pair with the highest name*type similarity (the
+// first in column order on a tie); sim_name and sim_type are that pair's.
+// ok is false when no pair qualifies.
+func bestPair(s *datasets.Schema, a, b *datasets.Table) (candidate, bool) {
+	fks, keyed := candidates(s, a, b)
+	if len(fks) > 0 {
+		return fks[0], true
+	}
+	best, found, bestScore := candidate{}, false, -1.0
+	for _, c := range keyed {
+		if score := c.nameSim * c.typSim; score > bestScore {
+			best, found, bestScore = c, true, score
 		}
 	}
 	return best, found
+}
+
+// tablePairSims returns the join pair of tables a and b under
+// EdgeCostPaper: sim_name and sim_type are each the maximum over all
+// candidate pairs, foreign keys included (Eq. 2's table-pair
+// similarities, taken independently, so they may come from different
+// pairs); the join columns are the lexicographically first foreign key
+// when there is one, else the pair of the highest name similarity (then
+// type similarity, then column order). ok is false when no pair
+// qualifies.
+func tablePairSims(s *datasets.Schema, a, b *datasets.Table) (candidate, bool) {
+	fks, keyed := candidates(s, a, b)
+	all := append(slices.Clone(fks), keyed...)
+	if len(all) == 0 {
+		return candidate{}, false
+	}
+	var join candidate
+	if len(fks) > 0 {
+		join = fks[0]
+	} else {
+		join = keyed[0]
+		for _, c := range keyed[1:] {
+			if c.nameSim > join.nameSim || c.nameSim == join.nameSim && c.typSim > join.typSim {
+				join = c
+			}
+		}
+	}
+	out := candidate{colA: join.colA, colB: join.colB, fk: join.fk}
+	for _, c := range all {
+		out.nameSim = max(out.nameSim, c.nameSim)
+		out.typSim = max(out.typSim, c.typSim)
+	}
+	return out, true
 }
 
 // lexicalVector is the lexical stand-in for the paper's table embedding
@@ -248,8 +314,9 @@ func cosineMap(a, b map[string]float64) float64 {
 func clamp01(x float64) float64 { return min(1, max(0, x)) }
 
 // BuildGraph builds G_S for schema s: an edge for every table pair joined by
-// a foreign key or whose best key-column pair has name*type similarity >=
-// opt.Tau, with cost
+// a foreign key or whose similarity reaches opt.Tau (EdgeCostPaper: both
+// sim_name and sim_type, each the maximum over the candidate column pairs;
+// EdgeCostPair: name*type of the best candidate pair), with cost
 //
 //	C = Alpha*C_connect + Beta*C_sem + Gamma*C_stat
 //	C_connect = ([no FK] + (1 - sim_name) + (1 - sim_type)) / 3
@@ -282,8 +349,16 @@ func BuildGraph(ctx context.Context, s *datasets.Schema, stats StatsFunc, opt Gr
 	for i, a := range tabs {
 		for j := i + 1; j < len(tabs); j++ {
 			b := tabs[j]
-			c, ok := bestPair(s, a, b)
-			if !ok || (!c.fk && c.nameSim*c.typSim < opt.Tau) {
+			var c candidate
+			var ok, linked bool
+			if opt.EdgeCost == EdgeCostPair {
+				c, ok = bestPair(s, a, b)
+				linked = c.nameSim*c.typSim >= opt.Tau
+			} else {
+				c, ok = tablePairSims(s, a, b)
+				linked = c.nameSim >= opt.Tau && c.typSim >= opt.Tau
+			}
+			if !ok || (!c.fk && !linked) {
 				continue
 			}
 			e := Edge{A: a.Name, B: b.Name, ColA: c.colA, ColB: c.colB, FK: c.fk, NameSim: c.nameSim, TypeSim: c.typSim}

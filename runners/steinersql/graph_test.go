@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/internal/testkit/runkit"
 )
 
@@ -118,5 +119,81 @@ func TestGraphMini(t *testing.T) {
 	}
 	if len(names) != 3 || names[1] != "enrollment" {
 		t.Errorf("scaffold student-course: got %v; want [course enrollment student]", names)
+	}
+}
+
+// edgeCostSchema is a hand-made schema for TestEdgeCostModes, no data:
+//
+//	a(id INTEGER PK)
+//	b(id INTEGER PK, a_id TEXT), FK b.a_id -> a.id
+//	c(id INTEGER PK, a_id TEXT), no FK
+func edgeCostSchema() *datasets.Schema {
+	keyed := func(name string, extra ...datasets.Column) datasets.Table {
+		return datasets.Table{Name: name, Columns: append([]datasets.Column{{Name: "id", Type: "INTEGER", Primary: true}}, extra...)}
+	}
+	return &datasets.Schema{
+		Tables:      []datasets.Table{keyed("a"), keyed("b", datasets.Column{Name: "a_id", Type: "TEXT"}), keyed("c", datasets.Column{Name: "a_id", Type: "TEXT"})},
+		ForeignKeys: []datasets.ForeignKey{{FromTable: "b", FromColumn: "a_id", ToTable: "a", ToColumn: "id"}},
+	}
+}
+
+// TestEdgeCostModes checks C_connect (Eq. 2, w1 = w2 = w3 = 1/3) of every
+// edge of edgeCostSchema under both edge_cost modes, worked by hand
+// (weights 1, 0, 0, so C = C_connect; tolerance 1e-9). The join candidate
+// pairs (at least one key column, or a declared FK) and their similarities:
+//
+//	a.id ~ b.id:   names "a" vs "b" (a bare id is qualified, then set aside): 0; INTEGER/INTEGER: 1
+//	a.id ~ b.a_id: names "a" vs "a": 1; INTEGER/TEXT: 0 (the FK pair)
+//	a.id ~ c.id: 0, 1      a.id ~ c.a_id: 1, 0
+//	b.id ~ c.id: 0, 1      b.id ~ c.a_id: "b" vs "a": 0, 0      b.a_id ~ c.id: "a" vs "c": 0, 0
+//
+// paper: sim_name and sim_type are each the maximum over the pairs.
+//
+//	a-b: FK, sim_name 1 (a.id~b.a_id), sim_type 1 (a.id~b.id): C_connect = (0 + 0 + 0)/3 = 0
+//	a-c: no FK, both maxima 1 >= tau 0.75: an edge, C_connect = (1 + 0 + 0)/3 = 1/3
+//	b-c: sim_name 0 < tau: no edge
+//
+// pair: both similarities come from one pair.
+//
+//	a-b: the FK pair, sim_name 1, sim_type 0: C_connect = (0 + 0 + 1)/3 = 1/3
+//	a-c: best name*type is 0 (both pairs): below tau, no edge
+//	b-c: no edge
+func TestEdgeCostModes(t *testing.T) {
+	zero := func(context.Context, string, string, string, string) (Stats, error) { return Stats{}, nil }
+	type edge struct {
+		a, b             string
+		name, typ, cconn float64
+	}
+	for _, tt := range []struct {
+		mode string
+		want []edge
+	}{
+		{EdgeCostPaper, []edge{{"a", "b", 1, 1, 0}, {"a", "c", 1, 1, 1.0 / 3}}},
+		{EdgeCostPair, []edge{{"a", "b", 1, 0, 1.0 / 3}}},
+		{"", []edge{{"a", "b", 1, 1, 0}, {"a", "c", 1, 1, 1.0 / 3}}}, // the empty mode is paper
+	} {
+		t.Run("mode="+tt.mode, func(t *testing.T) {
+			g, err := BuildGraph(context.Background(), edgeCostSchema(), zero, GraphOptions{Weights: Weights{1, 0, 0}, Tau: 0.75, EdgeCost: tt.mode})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(g.Edges) != len(tt.want) {
+				t.Fatalf("edges: got %+v; want %d", g.Edges, len(tt.want))
+			}
+			for i, w := range tt.want {
+				e := g.Edges[i]
+				if e.A != w.a || e.B != w.b || math.Abs(e.NameSim-w.name) > 1e-9 || math.Abs(e.TypeSim-w.typ) > 1e-9 ||
+					math.Abs(e.Connect-w.cconn) > 1e-9 || math.Abs(e.Cost-w.cconn) > 1e-9 {
+					t.Errorf("edge %d: got %s-%s sim_name %.4f sim_type %.4f C_connect %.4f C %.4f; want %s-%s %.4f %.4f %.4f",
+						i, e.A, e.B, e.NameSim, e.TypeSim, e.Connect, e.Cost, w.a, w.b, w.name, w.typ, w.cconn)
+				}
+			}
+		})
+	}
+	// Under paper the edge a-c joins on the pair of the highest name
+	// similarity (a.id = c.a_id), not on the first pair (a.id = c.id).
+	g, _ := BuildGraph(context.Background(), edgeCostSchema(), zero, GraphOptions{Weights: Weights{1, 0, 0}, Tau: 0.75})
+	if on := g.Edges[1].On(); on != "a.id = c.a_id" {
+		t.Errorf("paper join of a-c: got %s; want a.id = c.a_id", on)
 	}
 }

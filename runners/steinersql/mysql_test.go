@@ -20,7 +20,8 @@ func logicCatDB(t *testing.T, id string) datasets.Database {
 // the statistics queries run in the MySQL dialect, the FK edges of
 // BicycleRider -> Bicycle come out with measured statistics, a misspelt
 // terminal is corrected, validation reads tables lexically, a query that
-// joins a table outside the scaffold is caught at level 2 and re-planned
+// joins a table outside the scaffold is caught at level 2 (l2_direction:
+// query_in_scaffold) and re-planned
 // with that table as a terminal, and the same query then passes.
 func TestLogicCatMySQL(t *testing.T) {
 	db := logicCatDB(t, "bike")
@@ -30,7 +31,7 @@ func TestLogicCatMySQL(t *testing.T) {
 		"```sql\nSELECT b.Manufacturer, AVG(r.RiderWeight) FROM Bicycle b JOIN BicycleRider r ON r.BicycleID = b.BicycleID JOIN BicyclePerformance p ON p.BicycleID = b.BicycleID GROUP BY b.Manufacturer\n```",
 		"```sql\nSELECT 1\n```",
 	)
-	r, err := New(runners.Params{})
+	r, err := New(runners.Params{"l2_direction": L2QueryInScaffold, "replan_feedback": FeedbackViolations})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,6 +50,18 @@ const (
 	DefaultLinkK = 3
 )
 
+// Re-planning feedback modes (param replan_feedback): what a retry after a
+// level-2 or level-3 failure sends besides the new scaffold.
+const (
+	// FeedbackScaffold sends only the prompt built on the new scaffold
+	// (Algorithm 2: BuildSystemPrompt(T_steiner), then
+	// LLM-GenerateSQL(prompt, q)).
+	FeedbackScaffold = "scaffold"
+	// FeedbackViolations also sends the previous query and the list of
+	// violations.
+	FeedbackViolations = "violations"
+)
+
 // Roles and request kinds (llm.Request.Responder).
 const (
 	// ResponderDecompose is the request kind of Stage 1.
@@ -93,6 +105,9 @@ type Runner struct {
 	linkK         int
 	attrCheck     bool
 	depAnalysis   bool
+	edgeCost      string
+	l2Direction   string
+	replanFB      string
 
 	stats *StatsCache
 
@@ -129,6 +144,14 @@ type graphEntry struct {
 //	attribute_check      level 2 checks SELECT/WHERE/HAVING attributes       (true)
 //	dependency_analysis  Stage 1 asks for dependencies; Algorithm 1 orders   (true)
 //	                     them and adds the tables of required attributes
+//	edge_cost            paper | pair: sim_name, sim_type each a maximum    (paper)
+//	                     over column pairs, or both from the best pair
+//	l2_direction         scaffold_in_query | query_in_scaffold: level 2     (scaffold_in_query)
+//	                     fails on a scaffold join the query does not make,
+//	                     or on a table the query reads outside the scaffold
+//	replan_feedback      scaffold | violations: a re-planned retry sends     (scaffold)
+//	                     the new scaffold only, or also the previous query
+//	                     and its violations
 func New(p runners.Params) (*Runner, error) {
 	r := runners.NewReader(p)
 	x := &Runner{
@@ -151,6 +174,9 @@ func New(p runners.Params) (*Runner, error) {
 		linkK:         r.Int("link_k", DefaultLinkK, 1, 100),
 		attrCheck:     r.Bool("attribute_check", true),
 		depAnalysis:   r.Bool("dependency_analysis", true),
+		edgeCost:      r.String("edge_cost", EdgeCostPaper, EdgeCostPaper, EdgeCostPair),
+		l2Direction:   r.String("l2_direction", L2ScaffoldInQuery, L2ScaffoldInQuery, L2QueryInScaffold),
+		replanFB:      r.String("replan_feedback", FeedbackScaffold, FeedbackScaffold, FeedbackViolations),
 		graphs:        map[string]*graphEntry{},
 	}
 	x.stats = NewStatsCache(r.String("stats_cache", ""))
@@ -179,7 +205,7 @@ func (r *Runner) graphFor(ctx context.Context, t runners.Task, s *datasets.Schem
 	if e.graph != nil {
 		return e, nil
 	}
-	opt := GraphOptions{Weights: r.weights, Tau: r.tau, Sample: r.statSample}
+	opt := GraphOptions{Weights: r.weights, Tau: r.tau, Sample: r.statSample, EdgeCost: r.edgeCost}
 	if r.embedRole != "" {
 		emb, err := r.embeddings(ctx, t.LLM, s)
 		if err != nil {
@@ -200,6 +226,7 @@ func (r *Runner) graphFor(ctx context.Context, t runners.Task, s *datasets.Schem
 		return nil, fmt.Errorf("steinersql: validator of %s: %w", t.DB.ID(), err)
 	}
 	v.Attributes = r.attrCheck
+	v.L2Direction = r.l2Direction
 	e.graph, e.val = g, v
 	return e, nil
 }
@@ -476,6 +503,10 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 		}
 		feedback = "- " + strings.Join(reasons, "\n- ")
 		prevSQL = sql
+		if (lv[2] || lv[3]) && r.replanFB == FeedbackScaffold {
+			// Algorithm 2: the retry is built on the new scaffold alone.
+			feedback, prevSQL = "", ""
+		}
 		if lv[2] || lv[3] {
 			// Path re-planning: the violation becomes a constraint on the
 			// terminal set, and Stage 2 runs again.
@@ -698,10 +729,10 @@ func directFKs(s *datasets.Schema, tables []string) []datasets.ForeignKey {
 
 // updateTerminals turns a level-2/3 failure into the next terminal set
 // (Algorithm 2, UpdateTerminals): tables the query needed outside the
-// scaffold (stray tables) and tables of an aggregated attribute the query
-// missed are added; a terminal the query left out twice in a row is
-// dropped (the decomposition over-identified it). missing carries the
-// terminals missing in the previous attempt.
+// scaffold (Report.Outside, in either level-2 direction) and tables of an
+// aggregated attribute the query missed are added; a terminal the query
+// left out twice in a row is dropped (the decomposition over-identified
+// it). missing carries the terminals missing in the previous attempt.
 func updateTerminals(terms []string, rep Report, missing map[string]bool) ([]string, string) {
 	set := map[string]string{}
 	for _, t := range terms {
@@ -709,15 +740,19 @@ func updateTerminals(terms []string, rep Report, missing map[string]bool) ([]str
 	}
 	var notes []string
 	nowMissing := map[string]bool{}
+	add := func(tables []string) {
+		for _, t := range tables {
+			if _, ok := set[strings.ToLower(t)]; !ok {
+				set[strings.ToLower(t)] = t
+				notes = append(notes, "+"+t)
+			}
+		}
+	}
+	add(rep.Outside)
 	for _, v := range rep.Violations {
 		switch v.Check {
-		case "stray-table", "aggregate-mismatch":
-			for _, t := range v.Tables {
-				if _, ok := set[strings.ToLower(t)]; !ok {
-					set[strings.ToLower(t)] = t
-					notes = append(notes, "+"+t)
-				}
-			}
+		case "aggregate-mismatch":
+			add(v.Tables)
 		case "terminal-missing":
 			for _, t := range v.Tables {
 				k := strings.ToLower(t)

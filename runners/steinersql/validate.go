@@ -23,13 +23,39 @@ const (
 	ValNone = "none"
 )
 
+// Level-2 directions (param l2_direction): which way level 2 compares the
+// tables a query reads with the reasoning scaffold.
+const (
+	// L2ScaffoldInQuery is the paper's check (Section 3.4, Level 2: "the
+	// scaffold does not contain joins irrelevant to the query"): every
+	// scaffold join is one the query makes, so a scaffold edge with a
+	// table the query does not read fails (check CheckIrrelevantJoin).
+	// The query may read tables outside the scaffold.
+	L2ScaffoldInQuery = "scaffold_in_query"
+	// L2QueryInScaffold is the reverse check: the query may not read a
+	// table outside the scaffold (check CheckStrayTable); scaffold tables
+	// the query leaves out fail only through the other checks.
+	L2QueryInScaffold = "query_in_scaffold"
+)
+
+// Level-2 checks of the table comparison (Violation.Check).
+const (
+	// CheckIrrelevantJoin: a scaffold join whose tables the query does
+	// not both read (L2ScaffoldInQuery).
+	CheckIrrelevantJoin = "irrelevant-join"
+	// CheckStrayTable: a table the query reads outside the scaffold
+	// (L2QueryInScaffold).
+	CheckStrayTable = "stray-table"
+)
+
 // Violation is one failed check.
 type Violation struct {
 	Level  int    `json:"level"`
 	Check  string `json:"check"`
 	Detail string `json:"detail"`
 	// Tables names the tables the check is about (missing terminals, stray
-	// tables, tables holding an aggregated attribute).
+	// tables, the unread tables of irrelevant joins, tables holding an
+	// aggregated attribute).
 	Tables []string `json:"tables,omitempty"`
 }
 
@@ -41,6 +67,9 @@ type Report struct {
 	ExecErr    string      `json:"exec_error,omitempty"`
 	Violations []Violation `json:"violations,omitempty"`
 	Read       ReadSet     `json:"read"`
+	// Outside lists the tables the query reads outside a graph scaffold,
+	// whichever the level-2 direction (re-planning adds them to T_req).
+	Outside []string `json:"outside,omitempty"`
 }
 
 // Pass reports whether every check passed.
@@ -66,6 +95,9 @@ type Validator struct {
 	// Attributes turns on level 2's attribute check (CheckAttributes; on
 	// by default, as in the paper).
 	Attributes bool
+	// L2Direction is L2ScaffoldInQuery (the paper's; also the empty
+	// string) or L2QueryInScaffold.
+	L2Direction string
 	// cat is the SQLite root-page catalog (nil for other engines).
 	cat *catalog
 }
@@ -128,7 +160,8 @@ func (v *Validator) Validate(ctx context.Context, sql string, q Question, sc *Sc
 		read = readSetLexical(v.Schema, sql)
 	}
 	rep.Read = read
-	rep.Violations = append(rep.Violations, v.level2(read, sc)...)
+	viol, outside := v.level2(read, sc)
+	rep.Violations, rep.Outside = append(rep.Violations, viol...), outside
 	if v.Attributes {
 		rep.Violations = append(rep.Violations, v.attributes(sql, q, dec)...)
 	}
@@ -137,13 +170,16 @@ func (v *Validator) Validate(ctx context.Context, sql string, q Question, sc *Sc
 }
 
 // level2 is semantic consistency: every terminal is read; with a graph
-// scaffold, no table outside the scaffold is read, the read scaffold
-// tables are connected by scaffold edges, and each scaffold edge between
-// two read tables has its key columns read (bytecode read sets only).
-// Level 2's attribute check is attributes (attributes.go).
-func (v *Validator) level2(read ReadSet, sc *Scaffold) []Violation {
+// scaffold, the scaffold and the query's tables are compared in the
+// direction of v.L2Direction (L2ScaffoldInQuery: every scaffold join has
+// both its tables read; L2QueryInScaffold: no table outside the scaffold
+// is read), the read scaffold tables are connected by scaffold edges, and
+// each scaffold edge between two read tables has its key columns read
+// (bytecode read sets only). It also returns the tables read outside the
+// scaffold. Level 2's attribute check is attributes (attributes.go).
+func (v *Validator) level2(read ReadSet, sc *Scaffold) ([]Violation, []string) {
 	if sc == nil {
-		return nil
+		return nil, nil
 	}
 	var out []Violation
 	var missing []string
@@ -157,7 +193,7 @@ func (v *Validator) level2(read ReadSet, sc *Scaffold) []Violation {
 			Detail: fmt.Sprintf("terminal table(s) %s required by the decomposition are not used by the query", strings.Join(missing, ", "))})
 	}
 	if !sc.Navigated {
-		return out
+		return out, nil
 	}
 	inScaffold := func(t string) bool {
 		return slices.ContainsFunc(sc.Tables, func(x string) bool { return strings.EqualFold(x, t) })
@@ -168,9 +204,29 @@ func (v *Validator) level2(read ReadSet, sc *Scaffold) []Violation {
 			stray = append(stray, t)
 		}
 	}
-	if len(stray) > 0 {
-		out = append(out, Violation{Level: 2, Check: "stray-table", Tables: stray,
-			Detail: fmt.Sprintf("table(s) %s are read but are not in the reasoning scaffold %s", strings.Join(stray, ", "), strings.Join(sc.Tables, ", "))})
+	if v.L2Direction == L2QueryInScaffold {
+		if len(stray) > 0 {
+			out = append(out, Violation{Level: 2, Check: CheckStrayTable, Tables: stray,
+				Detail: fmt.Sprintf("table(s) %s are read but are not in the reasoning scaffold %s", strings.Join(stray, ", "), strings.Join(sc.Tables, ", "))})
+		}
+	} else {
+		var idle []string
+		var unread []string
+		for _, e := range sc.Edges {
+			if read.HasTable(e.A) && read.HasTable(e.B) {
+				continue
+			}
+			idle = append(idle, e.A+" -- "+e.B)
+			for _, t := range []string{e.A, e.B} {
+				if !read.HasTable(t) && !slices.Contains(unread, t) {
+					unread = append(unread, t)
+				}
+			}
+		}
+		if len(idle) > 0 {
+			out = append(out, Violation{Level: 2, Check: CheckIrrelevantJoin, Tables: unread,
+				Detail: fmt.Sprintf("the scaffold's join(s) %s are irrelevant to the query, which does not read %s", strings.Join(idle, ", "), strings.Join(unread, ", "))})
+		}
 	}
 	// Connectivity of the read scaffold tables over scaffold edges.
 	var used []string
@@ -213,7 +269,7 @@ func (v *Validator) level2(read ReadSet, sc *Scaffold) []Violation {
 				Detail: fmt.Sprintf("tables %s are not joined along the scaffold's edges (an intermediate table of the scaffold is skipped)", strings.Join(used, ", "))})
 		}
 	}
-	return out
+	return out, stray
 }
 
 // digitsRe matches a number as questions write it: digits with thousands

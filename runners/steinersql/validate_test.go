@@ -111,7 +111,6 @@ func TestValidationLevels(t *testing.T) {
 		{"L1 unknown column", "SELECT nme FROM student", "", se, nil, 1, "no such column"},
 		{"L1 syntax", "SELEC name FROM student", "", se, nil, 1, "syntax error"},
 		{"L2 terminal missing", "SELECT name FROM student", "", se, nil, 2, "terminal-missing"},
-		{"L2 stray table", "SELECT s.name, d.name FROM student s JOIN enrollment e ON e.student_id = s.student_id JOIN department d ON d.dept_id = s.major_dept", "", se, nil, 2, "stray-table"},
 		{"L2 join skips the scaffold", "SELECT s.name FROM student s JOIN course c ON c.instructor_id = s.student_id WHERE c.course_id IN (SELECT course_id FROM course)", "", &Scaffold{Tables: sc.Tables, Edges: sc.Edges, Terminals: []string{"course", "student"}, Navigated: true}, nil, 2, "join-off-scaffold"},
 		{"L2 join on the wrong key", "SELECT s.name FROM student s JOIN enrollment e ON s.student_id = e.course_id", "", se, nil, 2, "scaffold key"},
 		{"L3 ungrouped column", "SELECT s.name, e.semester, COUNT(*) FROM student s JOIN enrollment e ON e.student_id = s.student_id GROUP BY s.student_id", "", se, nil, 3, "ungrouped-column"},
@@ -235,5 +234,61 @@ func TestParseDecomposition(t *testing.T) {
 	}
 	if _, err := ParseDecomposition(`{"operations": 3}`); err == nil {
 		t.Error("bad types: got nil error")
+	}
+}
+
+// TestLevel2Direction: two constructed scaffold/query pairs on which the
+// two level-2 directions disagree (attribute check off, so that level 2
+// compares tables only).
+//
+//   - The scaffold joins student -- enrollment with only student a
+//     terminal, and the query reads student alone: the scaffold holds a
+//     join irrelevant to the query (scaffold_in_query fails with
+//     irrelevant-join), while every table the query reads is in the
+//     scaffold (query_in_scaffold passes).
+//   - The scaffold is student -- enrollment (both terminals) and the query
+//     also joins department: query_in_scaffold fails with stray-table,
+//     while every scaffold join is made by the query (scaffold_in_query
+//     passes). Either way the report lists department as read outside the
+//     scaffold, for re-planning.
+func TestLevel2Direction(t *testing.T) {
+	v, g := newValidator(t)
+	v.Attributes = false
+	ctx := context.Background()
+	se := scaffoldFor(t, g, "enrollment", "student")
+	one := &Scaffold{Tables: se.Tables, Edges: se.Edges, Terminals: []string{"student"}, Algorithm: se.Algorithm, Navigated: true}
+	const (
+		alone = "SELECT name FROM student"
+		extra = "SELECT s.name, d.name FROM student s JOIN enrollment e ON e.student_id = s.student_id JOIN department d ON d.dept_id = s.major_dept"
+	)
+	for _, tt := range []struct {
+		name, dir, sql string
+		sc             *Scaffold
+		want           string // the failing check; "" passes
+		outside        []string
+	}{
+		{"irrelevant join, paper", L2ScaffoldInQuery, alone, one, CheckIrrelevantJoin, nil},
+		{"irrelevant join, reverse", L2QueryInScaffold, alone, one, "", nil},
+		{"irrelevant join, empty is paper", "", alone, one, CheckIrrelevantJoin, nil},
+		{"stray table, paper", L2ScaffoldInQuery, extra, se, "", []string{"department"}},
+		{"stray table, reverse", L2QueryInScaffold, extra, se, CheckStrayTable, []string{"department"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			v.L2Direction = tt.dir
+			rep := v.Validate(ctx, tt.sql, Question{}, tt.sc, nil, 3)
+			var checks []string
+			for _, x := range rep.Violations {
+				checks = append(checks, x.Check)
+			}
+			switch {
+			case tt.want == "" && !rep.Pass():
+				t.Errorf("got %v (%+v); want a pass", checks, rep.Violations)
+			case tt.want != "" && !slices.Equal(checks, []string{tt.want}):
+				t.Errorf("got %v; want [%s]", checks, tt.want)
+			}
+			if !slices.Equal(rep.Outside, tt.outside) {
+				t.Errorf("outside: got %v; want %v", rep.Outside, tt.outside)
+			}
+		})
 	}
 }
