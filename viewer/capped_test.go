@@ -164,6 +164,30 @@ func TestPreviewColumnCapped(t *testing.T) {
 	}
 }
 
+// TestBrowserShowsTruncation opens a question whose answer is over the
+// cap in the static copy: the page shows the marker with the full length
+// and the export command.
+func TestBrowserShowsTruncation(t *testing.T) {
+	t.Parallel()
+	browser(t)
+	const size = 64 << 10
+	dir := hugeRun(t, 1, size, `[{name: direct}]`)
+	r, err := bench.ReadRun(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	site := t.TempDir()
+	if err := openViewer(t, dir).WriteStatic(context.Background(), site); err != nil {
+		t.Fatal(err)
+	}
+	abs, _ := filepath.Abs(dir)
+	want := fmt.Sprintf("… [truncated, %d bytes; full text: %s]", len("SELECT '")+size+len("'"), viewer.ExportCommand(abs, r.Trials[0].ID, r.Trials[0].Items[0].QuestionID))
+	txt := text(dumpDOM(t, pageURL(site, "#/q/0?trial=0")))
+	if !strings.Contains(txt, want) {
+		t.Errorf("question page does not show %q", want)
+	}
+}
+
 func must[T any](v T, err error) T {
 	if err != nil {
 		panic(err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/t2sbench/t2sbench/internal/testkit/chromium"
+	"github.com/t2sbench/t2sbench/viewer"
 )
 
 // smallSpec runs direct on two mini questions.
@@ -24,16 +25,17 @@ runners: [{name: direct}]
 `
 
 // serveSmall serves the viewer of a two-question run and returns its URL
-// (http://127.0.0.1:PORT).
-func serveSmall(t *testing.T) string {
+// (http://127.0.0.1:PORT) and the viewer.
+func serveSmall(t *testing.T) (string, *viewer.Viewer) {
 	t.Helper()
 	dir := t.TempDir()
 	if err := runSpec(t, smallSpec, dir); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(openViewer(t, dir).Handler())
+	v := openViewer(t, dir)
+	srv := httptest.NewServer(v.Handler())
 	t.Cleanup(srv.Close)
-	return srv.URL
+	return srv.URL, v
 }
 
 // TestHostHeader: the server answers a request only when its Host is the
@@ -43,7 +45,7 @@ func serveSmall(t *testing.T) string {
 // browser marks as made by another origin (Sec-Fetch-Site) gets 403.
 func TestHostHeader(t *testing.T) {
 	t.Parallel()
-	base := serveSmall(t)
+	base, _ := serveSmall(t)
 	port := base[strings.LastIndexByte(base, ':')+1:]
 	tests := []struct {
 		name, host, path, fetchSite string
@@ -130,7 +132,7 @@ Promise.all(all).then(function () {
 func TestBrowserCrossOriginCannotRead(t *testing.T) {
 	t.Parallel()
 	browser(t)
-	viewerURL := serveSmall(t)
+	viewerURL, v := serveSmall(t)
 	urls := []string{"/data/index.json", "/data/index.js"}
 	for n := range 2 {
 		urls = append(urls, fmt.Sprintf("/data/q/%d.json", n), fmt.Sprintf("/data/q/%d.js", n))
@@ -173,21 +175,43 @@ func TestBrowserCrossOriginCannotRead(t *testing.T) {
 		t.Fatal("the attack page sent no report within 60 s")
 	}
 
-	// The viewer's own page reads the same data (JSON, under its policy).
-	p := load(t, viewerURL+"/#/q/0", chromium.LoadOptions{})
+	// The viewer's own page reads the same data, served (JSON) and from
+	// a static copy (scripts), under its policy: the style sheet and the
+	// bars' widths (set through the CSSOM) apply.
+	site := t.TempDir()
+	if err := v.WriteStatic(context.Background(), site); err != nil {
+		t.Fatal(err)
+	}
+	for name, base := range map[string]string{"served": viewerURL + "/", "static": pageURL(site, "")} {
+		t.Run(name, func(t *testing.T) {
+			p := load(t, base+"#/q/0", chromium.LoadOptions{})
+			if got := waitFor(t, p, `(document.querySelector('pre.sql.gold') || {}).textContent || ''`); !strings.Contains(got, "SELECT") {
+				t.Errorf("question 0 shows gold SQL %q; want the question's gold SQL", got)
+			}
+			p = load(t, base+"#/overview", chromium.LoadOptions{})
+			got := waitFor(t, p, `document.querySelector('.bar .fill') ? getComputedStyle(document.querySelector('.bar')).width + ' ' + document.querySelector('.bar .fill').style.width : ''`)
+			if !strings.HasPrefix(got, "160px ") || strings.HasSuffix(got, " ") {
+				t.Errorf("EX bar: width and fill %q; want 160px (app.css) and the fill's width", got)
+			}
+		})
+	}
+}
+
+// waitFor evaluates expr in page p until it gives a non-empty string (up
+// to 60 s) and returns it.
+func waitFor(t *testing.T, p *chromium.Page, expr string) string {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	var shown string
+	var got string
 	for ctx.Err() == nil {
-		if err := p.Eval(ctx, `(document.querySelector('pre.sql.gold') || {}).textContent || ''`, &shown); err != nil {
+		if err := p.Eval(ctx, expr, &got); err != nil {
 			t.Fatal(err)
 		}
-		if shown != "" {
+		if got != "" {
 			break
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if !strings.Contains(shown, "SELECT") {
-		t.Errorf("viewer's own page shows gold SQL %q; want the question's gold SQL", shown)
-	}
+	return got
 }

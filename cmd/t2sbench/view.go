@@ -73,7 +73,13 @@ func runView(stdout, stderr io.Writer, args []string) error {
 		fmt.Fprintln(stderr, "view: warning:", warn)
 	}
 	srv := &http.Server{Handler: v.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(stdout, "view: %d trials, %d questions at http://%s/ (Ctrl-C to stop)\n", len(v.Index().Trials), v.Questions(), ln.Addr())
+	addr := ln.Addr().String()
+	if ip.IsUnspecified() {
+		// Every address of this machine: the page is at each of them
+		// (the server answers requests addressed to the one they reach).
+		addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
+	}
+	fmt.Fprintf(stdout, "view: %d trials, %d questions at http://%s/ (Ctrl-C to stop)\n", len(v.Index().Trials), v.Questions(), addr)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
