@@ -99,12 +99,20 @@ func (c capper) value(v any) any {
 	case string:
 		return c.text(x)
 	case map[string]any:
+		var long []string
 		for k, e := range x {
-			if ck := c.text(k); ck != k {
-				delete(x, k)
-				k = ck
+			if len(k) > c.max {
+				long = append(long, k)
+				continue
 			}
 			x[k] = c.value(e)
+		}
+		// Keys are renamed after the loop, which would visit a key added
+		// during it (and cap its value twice).
+		for _, k := range long {
+			e := x[k]
+			delete(x, k)
+			x[c.text(k)] = c.value(e)
 		}
 		return x
 	case []any:
