@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -57,6 +58,16 @@ func script(fn string, arg string, v any) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// staticPage marks the viewer's page b as a static copy's (data-static
+// on its root element), whose script then loads the data scripts.
+func staticPage(b []byte) ([]byte, error) {
+	const root = `<html lang="en">`
+	if !bytes.Contains(b, []byte(root)) {
+		return nil, fmt.Errorf("%s has no %s", IndexFile, root)
+	}
+	return bytes.Replace(b, []byte(root), []byte(`<html lang="en" data-static>`), 1), nil
+}
+
 // IndexScript returns data/index.js.
 func (v *Viewer) IndexScript() ([]byte, error) { return script("index", "", v.index) }
 
@@ -84,6 +95,12 @@ func (v *Viewer) WriteStatic(ctx context.Context, dir string) error {
 		b, err := fs.ReadFile(Assets(), p)
 		if err != nil {
 			return err
+		}
+		if p == IndexFile {
+			b, err = staticPage(b)
+			if err != nil {
+				return err
+			}
 		}
 		return os.WriteFile(filepath.Join(dir, filepath.FromSlash(p)), b, 0o644)
 	}); err != nil {
@@ -136,28 +153,61 @@ func (v *Viewer) WriteStatic(ctx context.Context, dir string) error {
 	return nil
 }
 
-// Handler serves the viewer: the embedded page, data/index.js, and each
-// data/q/N.js built when it is asked for.
+// IndexJSON returns the index as the server serves it
+// (data/index.json).
+func (v *Viewer) IndexJSON() ([]byte, error) { return json.Marshal(v.index) }
+
+// QuestionJSON returns question n as the server serves it
+// (data/q/N.json).
+func (v *Viewer) QuestionJSON(ctx context.Context, n int) ([]byte, error) {
+	q, err := v.Question(ctx, n, nil)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(q)
+}
+
+// ContentSecurityPolicy is the policy the server sends with every
+// response: scripts, styles and data only from the viewer itself, no
+// inline script or style attribute, no plugin, no form, no base URL, and
+// no page of another origin may frame it.
+const ContentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+	"object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+// Handler serves the viewer: the embedded page, data/index.json, and each
+// data/q/N.json built when it is asked for. It answers only requests
+// whose Host is the address the request arrived on (an IP address, or
+// localhost on a loopback address, with the port), so that a name an
+// attacker's DNS points at this machine (DNS rebinding) gets 421; it
+// answers a request for data that a page of another origin made
+// (Sec-Fetch-Site) with 403. The data is JSON with nosniff, which no
+// page can run as a script, and no response allows another origin to
+// read it (no CORS header; Cross-Origin-Resource-Policy same-origin). The
+// data scripts of a static copy (data/*.js) are never served.
 func (v *Viewer) Handler() http.Handler {
 	mux := http.NewServeMux()
 	static := http.FileServer(http.FS(Assets()))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
+		if strings.HasPrefix(p, "/data/") && !sameOrigin(r) {
+			http.Error(w, "viewer: data is served to the viewer's own page only", http.StatusForbidden)
+			return
+		}
 		switch {
-		case p == "/data/index.js":
-			b, err := v.IndexScript()
+		case p == "/data/index.json":
+			b, err := v.IndexJSON()
 			if err != nil {
 				http.Error(w, err.Error(), http.StatusInternalServerError)
 				return
 			}
-			serveJS(w, b)
-		case strings.HasPrefix(p, "/data/q/") && strings.HasSuffix(p, ".js"):
-			n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(p, "/data/q/"), ".js"))
+			serveJSON(w, b)
+		case strings.HasPrefix(p, "/data/q/") && strings.HasSuffix(p, ".json"):
+			n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(p, "/data/q/"), ".json"))
 			if err != nil {
 				http.NotFound(w, r)
 				return
 			}
-			b, err := v.QuestionScript(r.Context(), n, nil)
+			b, err := v.QuestionJSON(r.Context(), n)
 			if errors.Is(err, errNoQuestion) {
 				http.NotFound(w, r)
 				return
@@ -166,16 +216,77 @@ func (v *Viewer) Handler() http.Handler {
 				http.Error(w, err.Error(), http.StatusInternalServerError)
 				return
 			}
-			serveJS(w, b)
+			serveJSON(w, b)
+		case strings.HasPrefix(p, "/data/"):
+			http.NotFound(w, r)
 		default:
 			static.ServeHTTP(w, r)
 		}
 	})
-	return mux
+	return guard(mux)
 }
 
-func serveJS(w http.ResponseWriter, b []byte) {
-	w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+// guard checks a request's Host against the address it arrived on and
+// sets the security headers of every response.
+func guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", ContentSecurityPolicy)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Cross-Origin-Resource-Policy", "same-origin")
+		h.Set("Cross-Origin-Opener-Policy", "same-origin")
+		local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+		if err := checkHost(r.Host, local); err != nil {
+			http.Error(w, "viewer: "+err.Error(), http.StatusMisdirectedRequest)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// checkHost accepts host, a request's Host header, when it names the
+// address local the request arrived on: the same IP address, or
+// localhost when that address is a loopback one, and the same port. A
+// name other than localhost is refused, whatever it resolves to: a page
+// that reaches the viewer through it (DNS rebinding) is another origin.
+func checkHost(host string, local net.Addr) error {
+	tcp, ok := local.(*net.TCPAddr)
+	if !ok {
+		return fmt.Errorf("host %q: the server's address is unknown", host)
+	}
+	name, port, err := net.SplitHostPort(host)
+	if err != nil {
+		// No port: the scheme's default.
+		name, port = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"), "80"
+	}
+	if port != strconv.Itoa(tcp.Port) {
+		return fmt.Errorf("host %q is not this server's address (port %d)", host, tcp.Port)
+	}
+	if strings.EqualFold(strings.TrimSuffix(name, "."), "localhost") && tcp.IP.IsLoopback() {
+		return nil
+	}
+	if ip := net.ParseIP(name); ip != nil && ip.Equal(tcp.IP) {
+		return nil
+	}
+	return fmt.Errorf("host %q is not this server's address %s: open the viewer at http://%s/", host, tcp, tcp)
+}
+
+// sameOrigin reports whether r was not made by a page of another origin:
+// a browser says so in Sec-Fetch-Site (same-site is another port of the
+// same host, another origin too); a request without it is not a
+// browser's, or is an old browser's, which CORS and nosniff still stop.
+func sameOrigin(r *http.Request) bool {
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "", "same-origin", "none":
+		return true
+	}
+	return false
+}
+
+func serveJSON(w http.ResponseWriter, b []byte) {
+	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Write(b)
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,6 +32,9 @@ type Viewer struct {
 }
 
 type runSource struct {
+	// dir is the run directory as an absolute path (as given when it has
+	// none), for the export commands of truncated texts.
+	dir    string
 	data   *bench.RunData
 	reader *bench.ItemReader
 	// cache is the run's model cache, read-only (nil when there is none:
@@ -68,7 +73,11 @@ func Open(ctx context.Context, dirs []string, opt Options) (*Viewer, error) {
 		}
 		secrets = append(secrets, r.Secrets()...)
 		cache, cpath, cerr := runCache(r, opt.ModelCache)
-		v.runs = append(v.runs, runSource{data: r, reader: rd, cache: cache, cachePath: cpath, cacheErr: cerr})
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			abs = d
+		}
+		v.runs = append(v.runs, runSource{dir: abs, data: r, reader: rd, cache: cache, cachePath: cpath, cacheErr: cerr})
 		runs = append(runs, r)
 		for _, t := range r.Trials {
 			bk := t.Benchmark.Key()
@@ -98,6 +107,7 @@ func Open(ctx context.Context, dirs []string, opt Options) (*Viewer, error) {
 		v.Close()
 		return nil, err
 	}
+	v.capIndex()
 	v.red.Value(v.index)
 	// The items' verdicts were needed for the index only.
 	for i := range v.runs {
@@ -199,6 +209,8 @@ type QuestItem struct {
 	Trace      *runners.Trace               `json:"trace,omitempty"`
 	Usage      map[string]runners.RoleUsage `json:"usage,omitempty"`
 	Calls      []CallView                   `json:"calls,omitempty"`
+	// sqlLen is the stored SQL's length (SQL may be capped).
+	sqlLen int
 }
 
 // Question builds question n (reading its items one at a time and
@@ -228,10 +240,14 @@ func (v *Viewer) question(ctx context.Context, n int, calls []map[string][]bench
 	if src != nil && src.ex != nil {
 		ex = src.ex[ref.id]
 	}
+	// The benchmark's texts are capped as the store's are, with no
+	// command: the benchmark's files hold them whole.
+	bc := capper{max: MaxText, red: v.red}
+	q.Question = bc.text(q.Question)
 	if ex != nil {
-		q.Evidence = ex.Evidence
+		q.Evidence = bc.text(ex.Evidence)
 		if ex.GoldSQL != "" {
-			q.Gold = &SQLView{SQL: ex.GoldSQL}
+			q.Gold = &SQLView{SQL: bc.text(ex.GoldSQL)}
 		}
 	}
 	if calls == nil {
@@ -255,21 +271,28 @@ func (v *Viewer) question(ctx context.Context, n int, calls []map[string][]bench
 			return nil, err
 		}
 		qi := QuestItem{T: ti, Status: "pending"}
+		cp := capper{max: MaxText, red: v.red, cmd: ExportCommand(v.runs[tr.run].dir, tr.id, ref.id)}
 		if calls[tr.run] != nil {
-			if qi.Calls, err = v.callViews(ctx, tr.run, calls[tr.run][tr.id], &tx); err != nil {
+			cs := slices.Clone(calls[tr.run][tr.id])
+			cp.calls(cs)
+			if qi.Calls, err = v.callViews(ctx, tr.run, cs, &tx); err != nil {
 				return nil, err
 			}
 		}
 		if ok {
 			qi.Status, qi.ErrorClass, qi.Error, qi.Attempts, qi.WallMS, qi.Verdict = it.Status, it.ErrorClass, it.Error, it.Attempts, it.WallMS, it.Verdict
 			if res := it.Result; res != nil {
-				qi.SQL, qi.Note, qi.Candidates, qi.Usage = res.SQL, res.Note, res.Candidates, res.Usage
+				qi.SQL, qi.Note, qi.Candidates, qi.Usage = cp.text(res.SQL), res.Note, res.Candidates, res.Usage
+				// A SQL text over the cap is not executed for its preview:
+				// building a question stays proportional to what it shows.
+				qi.sqlLen = len(res.SQL)
 				tr := res.Trace
 				qi.Trace = &tr
 				if _, ok := tr.Data["scaffold"]; ok {
 					needSchema = true
 				}
 			}
+			cp.result(&qi)
 		}
 		q.Items = append(q.Items, qi)
 	}
@@ -302,6 +325,10 @@ func (v *Viewer) question(ctx context.Context, n int, calls []map[string][]bench
 		q.Gold.Preview = preview(q.Gold.SQL)
 	}
 	for i := range q.Items {
+		if n := q.Items[i].sqlLen; n > MaxText {
+			q.Items[i].Preview = &Preview{Error: fmt.Sprintf("not executed for a preview: the SQL is %d bytes, over the viewer's cap of %d (the run's verdict stands)", n, MaxText)}
+			continue
+		}
 		q.Items[i].Preview = preview(q.Items[i].SQL)
 	}
 	if needSchema {
@@ -318,10 +345,14 @@ func (v *Viewer) preview(ctx context.Context, db datasets.Database, sql string) 
 	rs, err := db.Execute(ctx, sql)
 	p := &Preview{}
 	if err != nil {
-		p.Error = err.Error()
+		p.Error = capper{max: MaxText, red: v.red}.text(err.Error())
 		return p
 	}
-	p.Columns = rs.Columns
+	// A column's name is the text of its expression when it has no
+	// alias: a SQL text selecting a long literal names a column by it.
+	for _, c := range rs.Columns {
+		p.Columns = append(p.Columns, capper{max: maxCell, red: v.red}.text(c))
+	}
 	p.Truncated = rs.Truncated || len(rs.Rows) > v.opt.PreviewRows
 	rows := rs.Rows
 	if len(rows) > v.opt.PreviewRows {

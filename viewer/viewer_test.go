@@ -234,7 +234,9 @@ func TestScriptEscapesMarkup(t *testing.T) {
 	}
 }
 
-// TestHandler serves the viewer and fetches each kind of file.
+// TestHandler serves the viewer and fetches each kind of file: the data
+// is JSON (application/json, nosniff), the static copy's data scripts are
+// not served, and every response carries the security headers.
 func TestHandler(t *testing.T) {
 	t.Parallel()
 	dir := miniRun(t)
@@ -242,15 +244,17 @@ func TestHandler(t *testing.T) {
 	srv := httptest.NewServer(v.Handler())
 	defer srv.Close()
 	tests := []struct {
-		path, want string
-		code       int
+		path, want, ctype string
+		code              int
 	}{
-		{"/", "<script src=\"app.js\">", 200},
-		{"/app.js", "T2S.index = function", 200},
-		{"/data/index.js", "T2S.index({", 200},
-		{"/data/q/3.js", "T2S.question(3, {", 200},
-		{"/data/q/42.js", "", 404},
-		{"/data/q/x.js", "", 404},
+		{"/", "<script src=\"app.js\">", "text/html; charset=utf-8", 200},
+		{"/app.js", "T2S.index = function", "text/javascript; charset=utf-8", 200},
+		{"/data/index.json", `{"title":"viewer-mini (simulated model)"`, "application/json", 200},
+		{"/data/q/3.json", `{"n":3,`, "application/json", 200},
+		{"/data/q/42.json", "", "", 404},
+		{"/data/q/x.json", "", "", 404},
+		{"/data/index.js", "", "", 404},
+		{"/data/q/3.js", "", "", 404},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
@@ -262,6 +266,15 @@ func TestHandler(t *testing.T) {
 			resp.Body.Close()
 			if resp.StatusCode != tt.code || !strings.Contains(string(body), tt.want) {
 				t.Errorf("GET %s: got %d %q; want %d and %q", tt.path, resp.StatusCode, body[:min(80, len(body))], tt.code, tt.want)
+			}
+			if ct := resp.Header.Get("Content-Type"); tt.ctype != "" && ct != tt.ctype {
+				t.Errorf("GET %s: Content-Type %q; want %q", tt.path, ct, tt.ctype)
+			}
+			for h, want := range map[string]string{"X-Content-Type-Options": "nosniff", "Content-Security-Policy": viewer.ContentSecurityPolicy,
+				"Cross-Origin-Resource-Policy": "same-origin", "Access-Control-Allow-Origin": ""} {
+				if got := resp.Header.Get(h); got != want {
+					t.Errorf("GET %s: %s %q; want %q", tt.path, h, got, want)
+				}
 			}
 		})
 	}

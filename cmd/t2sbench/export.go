@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -64,14 +65,21 @@ var exportFormats = map[string]metrics.PredFormat{
 const NoPrediction = "SELECT * FROM t2sbench_no_prediction"
 
 func runExport(stdout, stderr io.Writer, args []string) error {
-	fs := newFlagSet("export", "RUN_DIR --trial LABEL --format spider-sql|bird-json|jsonl [--out FILE]", stderr)
+	fs := newFlagSet("export", "RUN_DIR --trial LABEL --format spider-sql|bird-json|jsonl [--out FILE]\n       t2sbench export RUN_DIR --trial LABEL --question ID [--out FILE]", stderr)
 	trial := fs.String("trial", "", "label of the trial to export (as `t2sbench status` lists them), or its id; may be left out when the run has one trial")
 	format := fs.String("format", "", "spider-sql (one SQL per line, TAB, db_id), bird-json ({\"0\": \"SQL\\t----- bird -----\\tdb_id\", ...}) or jsonl")
 	out := fs.String("out", "", "output file (default: stdout)")
 	data := fs.String("data", "", "benchmark data directory (default: the one the run used)")
+	question := fs.String("question", "", "write the trial's item of this question id whole, as JSON (status, error, verdict, SQL, note, candidates, trace, calls; credentials hidden), instead of the predictions: the texts the viewer shows truncated")
 	dir, err := parseOne(fs, args, "export takes one run directory")
 	if err != nil {
 		return err
+	}
+	if *question != "" {
+		if *format != "" {
+			return fmt.Errorf("%w: export: --question writes one item as JSON; leave out --format", errUsage)
+		}
+		return exportItem(stdout, stderr, dir, *trial, *question, *out)
 	}
 	if _, ok := exportFormats[*format]; !ok {
 		return fmt.Errorf("%w: export: --format must be spider-sql, bird-json or jsonl, got %q", errUsage, *format)
@@ -437,4 +445,54 @@ func flattenSQL(sql string) (flat string, changed bool) {
 		}
 	}
 	return strings.TrimSpace(b.String()), changed
+}
+
+// exportItem writes the item of trial label and question qid of run dir
+// whole, as indented JSON, with the item's calls from the call log:
+// every text as the store holds it, credentials hidden (the viewer caps
+// its texts and names this command for the full ones).
+func exportItem(stdout, stderr io.Writer, dir, label, qid, out string) error {
+	r, err := bench.ReadRunModeWith(dir, bench.ReadReport, bench.ReadOptions{AllTrials: true})
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	t, err := pickTrial(r, label)
+	if err != nil {
+		return err
+	}
+	rd, err := bench.OpenItemReader(dir)
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	defer rd.Close()
+	ctx := context.Background()
+	it, ok, err := rd.Item(ctx, t.ID, qid)
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	if !ok {
+		return fmt.Errorf("%w: export: trial %q of %s has no item for question %q", errUsage, t.Label, dir, qid)
+	}
+	calls, err := rd.QuestionCalls(ctx, qid)
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	it.Calls = calls[t.ID]
+	r.Redactor().Value(it)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(it); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	if out == "" {
+		_, err := stdout.Write(buf.Bytes())
+		return err
+	}
+	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	fmt.Fprintf(stderr, "exported item %s of trial %q to %s\n", qid, t.Label, out)
+	return nil
 }

@@ -16,7 +16,7 @@ import (
 
 // TestViewServesLive runs a small spec, starts `t2sbench view --port 0`
 // as a process, reads the URL it prints, and fetches the page, the index
-// and a question over HTTP: the index carries the spec as written (run
+// and a question over HTTP (JSON): the index carries the spec as written (run
 // stores it), the question its calls' messages from the model cache.
 // SIGINT stops the server cleanly (exit 0).
 func TestViewServesLive(t *testing.T) {
@@ -97,7 +97,7 @@ runners: [{name: direct}]
 			SpecStored bool   `json:"spec_stored"`
 		} `json:"runs"`
 	}
-	decodeCall(t, get("data/index.js"), "T2S.index(", &idx)
+	decodeJSON(t, get("data/index.json"), &idx)
 	if idx.Title != "view-live (simulated model)" || len(idx.Runs) != 1 || !idx.Runs[0].SpecStored || idx.Runs[0].Spec != specText {
 		t.Errorf("index: title %q, runs %+v; want the spec as written, stored", idx.Title, idx.Runs)
 	}
@@ -117,7 +117,7 @@ runners: [{name: direct}]
 			} `json:"calls"`
 		} `json:"items"`
 	}
-	decodeCall(t, get("data/q/1.js"), "T2S.question(1, ", &q)
+	decodeJSON(t, get("data/q/1.json"), &q)
 	if len(q.Items) != 1 || len(q.Items[0].Calls) == 0 {
 		t.Fatalf("question 1: %+v; want one item with calls", q)
 	}
@@ -125,8 +125,8 @@ runners: [{name: direct}]
 	if c.CacheKey == "" || len(c.Messages) == 0 || c.Messages[len(c.Messages)-1].Role != "user" || len(c.Samples) == 0 || !c.Samples[0].Found {
 		t.Errorf("question 1 call: %+v; want its cache key, messages ending with the user's and a found sample", c)
 	}
-	if resp, err := http.Get(base + "data/q/99.js"); err != nil || resp.StatusCode != http.StatusNotFound {
-		t.Errorf("GET data/q/99.js: %v %v; want 404 (2 questions)", resp, err)
+	if resp, err := http.Get(base + "data/q/99.json"); err != nil || resp.StatusCode != http.StatusNotFound {
+		t.Errorf("GET data/q/99.json: %v %v; want 404 (2 questions)", resp, err)
 	} else {
 		resp.Body.Close()
 	}
@@ -145,16 +145,10 @@ runners: [{name: direct}]
 	}
 }
 
-// decodeCall decodes the JSON argument of a data script (prefix, then
-// JSON, then ");").
-func decodeCall(t *testing.T, script, prefix string, v any) {
+// decodeJSON decodes a data file the server serves (JSON).
+func decodeJSON(t *testing.T, body string, v any) {
 	t.Helper()
-	body, ok := strings.CutPrefix(script, prefix)
-	if !ok {
-		t.Fatalf("data script %.60q: want prefix %q", script, prefix)
-	}
-	body = strings.TrimSuffix(strings.TrimSpace(body), ");")
 	if err := json.Unmarshal([]byte(body), v); err != nil {
-		t.Fatalf("data script %.60q: %v", script, err)
+		t.Fatalf("data file %.60q: %v", body, err)
 	}
 }

@@ -1,6 +1,8 @@
-// t2sbench viewer. Plain JavaScript, no dependencies, no network: the data
-// arrives as scripts (data/index.js, data/q/N.js) that call T2S.index and
-// T2S.question, so the page works from file:// as well as from a server.
+// t2sbench viewer. Plain JavaScript, no dependencies, no network beyond
+// its own server: a static copy's data arrives as scripts (data/index.js,
+// data/q/N.js) that call T2S.index and T2S.question, so that it works
+// from file://; the server serves the same data as JSON (data/index.json,
+// data/q/N.json), which no other page can include or read.
 // Every value from the data is inserted as text (textContent,
 // createTextNode, setAttribute), never parsed as markup.
 (function () {
@@ -24,6 +26,8 @@
         if (v === undefined || v === null || v === false) continue;
         if (k === 'class') e.className = v;
         else if (k === 'text') e.textContent = String(v);
+        // Through the CSSOM: the policy allows no style attribute.
+        else if (k === 'style') e.style.cssText = String(v);
         else if (typeof v === 'function') e.addEventListener(k.replace(/^on/, ''), v);
         else e.setAttribute(k, String(v));
       }
@@ -78,11 +82,26 @@
   function trialName(t) { return IDX.trials[t].label; }
 
   // ---------- data loading ----------
-  function load(src, onerror) {
+  // A static copy (index.html marked data-static) loads its data as
+  // scripts that call T2S.index and T2S.question, which works from file://;
+  // the server serves the data as JSON only, which the page fetches.
+  var SCRIPTS = document.documentElement.hasAttribute('data-static');
+  function loadScript(src, onerror) {
     var s = document.createElement('script');
     s.src = src;
     s.onerror = onerror || null;
     document.head.appendChild(s);
+  }
+  function dataFile(name) { return 'data/' + name + (SCRIPTS ? '.js' : '.json'); }
+  // load fetches data file name (without extension): data/NAME.js as a
+  // script in a static copy, data/NAME.json otherwise, handing its JSON
+  // to ok.
+  function load(name, ok, onerror) {
+    if (SCRIPTS) { loadScript(dataFile(name), onerror); return; }
+    fetch(dataFile(name), { credentials: 'same-origin' }).then(function (r) {
+      if (!r.ok) throw new Error(r.status + ' ' + r.statusText);
+      return r.json();
+    }).then(ok, function () { if (onerror) onerror(); });
   }
   T2S.index = function (d) {
     IDX = d;
@@ -105,7 +124,7 @@
     if (QCACHE[n]) { cb(QCACHE[n]); return; }
     if (WAITING[n]) { WAITING[n].push(cb); return; }
     WAITING[n] = [cb];
-    load('data/q/' + n + '.js', function () { delete WAITING[n]; cb(null); });
+    load('q/' + n, function (d) { T2S.question(n, d); }, function () { var w = WAITING[n] || []; delete WAITING[n]; w.forEach(function (f) { f(null); }); });
   }
 
   // ---------- routing ----------
@@ -366,7 +385,7 @@
           shown = true;
           btn.textContent = 'hide SQL';
           body.appendChild(h('p', { class: 'muted' }, 'loading…'));
-          question(r.n, function (q) { clear(body); if (q) add(body, sideBySide(q, a, b)); else add(body, h('p', { class: 'warn' }, 'could not load data/q/' + r.n + '.js')); });
+          question(r.n, function (q) { clear(body); if (q) add(body, sideBySide(q, a, b)); else add(body, h('p', { class: 'warn' }, 'could not load ' + dataFile('q/' + r.n))); });
         });
         add(entry, btn);
         add(c, entry);
@@ -437,12 +456,12 @@
       n + 1 < IDX.questions.length ? h('a', { href: link(['q', n + 1], f) }, 'next →') : null);
     add(main, nav);
     add(main, h('h2', null, 'Question ' + row.id + ' ', h('span', { class: 'muted' }, '(' + row.b + ', ' + row.db + (row.d ? ', ' + row.d : '') + ((row.rt || []).length ? ', ' + row.rt.join(', ') : '') + ')')));
-    var body = h('div', { id: 'qbody' }, h('p', { class: 'muted' }, 'loading data/q/' + n + '.js …'));
+    var body = h('div', { id: 'qbody' }, h('p', { class: 'muted' }, 'loading ' + dataFile('q/' + n) + ' …'));
     add(main, body);
     var t0 = performance.now();
     question(n, function (q) {
       clear(body);
-      if (!q) { add(body, h('p', { class: 'warn' }, 'could not load data/q/' + n + '.js')); return; }
+      if (!q) { add(body, h('p', { class: 'warn' }, 'could not load ' + dataFile('q/' + n))); return; }
       renderQuestion(body, q, f);
       if (PERF) perf.last_question_ms = performance.now() - t0;
       body.setAttribute('data-ready', '1');
@@ -844,8 +863,8 @@
     });
   }
 
-  load('data/index.js', function () {
+  load('index', T2S.index, function () {
     var l = document.getElementById('loading');
-    if (l) l.textContent = 'Could not load data/index.js: open the viewer from its folder (t2sbench view RUN, or report/view/index.html).';
+    if (l) l.textContent = 'Could not load ' + dataFile('index') + ': open the viewer from its folder (t2sbench view RUN, or report/view/index.html).';
   });
 })();
