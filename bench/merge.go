@@ -21,6 +21,11 @@ import (
 // has none.
 const MetaShards = "shards"
 
+// MetaLimit is the meta key of the --limit of a run's last session ("0":
+// every question), recorded with MetaShards: shards of one run ran the
+// same first questions.
+const MetaLimit = "limit"
+
 // MetaMergedFrom is the meta key of a store Merge wrote: the JSON list of
 // the absolute paths of the run directories it joined. Merging the same
 // shards into that store again rebuilds it from them (see Merge).
@@ -113,10 +118,11 @@ func shardList(shards []Shard) string {
 	return strings.Join(slices.Compact(names), ",")
 }
 
-// RecordShard adds the shard a run works on to the store's MetaShards, so
-// that Merge can tell two copies of one shard, or overlapping shards,
+// RecordSlice adds the shard a run works on to the store's MetaShards and
+// records its --limit (MetaLimit), so that Merge can tell two copies of
+// one shard, overlapping shards, or shards of runs with another --limit
 // apart from the slices of one run.
-func (s *Store) RecordShard(sh Shard) error {
+func (s *Store) RecordSlice(sh Shard, limit int) error {
 	return s.write(func(tx *sql.Tx) error {
 		var cur string
 		err := tx.QueryRow(`SELECT value FROM meta WHERE key = ?`, MetaShards).Scan(&cur)
@@ -126,6 +132,11 @@ func (s *Store) RecordShard(sh Shard) error {
 		list, _ := parseShards(cur)
 		_, err = tx.Exec(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
 			MetaShards, shardList(append(list, sh)))
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
+			MetaLimit, strconv.Itoa(max(limit, 0)))
 		return err
 	})
 }
@@ -249,6 +260,9 @@ func Merge(out string, shards ...string) (MergeStats, error) {
 	}
 	if known {
 		meta[MetaShards] = shardList(list)
+	}
+	if v, ok := srcs[0].head.Meta[MetaLimit]; ok {
+		meta[MetaLimit] = v
 	}
 	fromList := make([]string, 0, len(from))
 	for d := range from {
@@ -441,8 +455,14 @@ func samePlan(ref, s *mergeSource) error {
 }
 
 // overlap refuses two sources that recorded the same shard, or shards
-// that share items.
+// that share items, or runs of another --limit.
 func overlap(a, b *mergeSource) error {
+	la, oka := a.head.Meta[MetaLimit]
+	lb, okb := b.head.Meta[MetaLimit]
+	if oka && okb && la != lb {
+		return refuse("merge: %s ran %s and %s ran %s: shards of one run run the same questions; rerun them with one --limit",
+			a.dir, limitText(la), b.dir, limitText(lb))
+	}
 	for _, x := range a.shards {
 		for _, y := range b.shards {
 			switch {
@@ -454,6 +474,14 @@ func overlap(a, b *mergeSource) error {
 		}
 	}
 	return nil
+}
+
+// limitText describes a MetaLimit value.
+func limitText(v string) string {
+	if v == "0" {
+		return "every question (no --limit)"
+	}
+	return "the first " + v + " questions (--limit " + v + ")"
 }
 
 // pristine reports whether a store Merge wrote has not been written since
@@ -611,7 +639,7 @@ func mergeShard(dst *Store, s *mergeSource, earlier []*mergeSource, totals map[s
 			n, _ := strconv.Atoi(v)
 			meta[k] = strconv.Itoa(n + totals[k])
 			totals[k] = n + totals[k]
-		case isIntegrityKey(k), k == MetaShards, k == MetaMergedFrom:
+		case isIntegrityKey(k), k == MetaShards, k == MetaMergedFrom, k == MetaLimit:
 			// Damage found in each shard adds up (AddIntegrity below);
 			// Merge writes the shards and sources of the joined store.
 		case k != "simulated" || v == "1":
