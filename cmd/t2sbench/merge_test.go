@@ -3,21 +3,26 @@ package main
 import (
 	"database/sql"
 	"errors"
+	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/t2sbench/t2sbench/bench"
 )
 
 // mergeDirs are small runs of oneSpecs' spec A (direct and sc with sim on
-// the first 6 questions of mini) for the merge tests: the unsharded run,
-// its halves, a third of it, and half of spec B.
+// the first 4 questions of mini) for the merge tests: the unsharded run,
+// its halves, a third of it, half of it on 2 questions, and half of spec
+// B.
 type mergeDirs struct {
-	root, full, s1, s2, t1, b2 string
+	root, full, s1, s2, t1, s2l, b2 string
 }
 
 func makeMergeDirs(t *testing.T) mergeDirs {
@@ -25,20 +30,38 @@ func makeMergeDirs(t *testing.T) mergeDirs {
 	root := writeOneSpecs(t, t.TempDir())
 	d := mergeDirs{root: root}
 	a, b := filepath.Join(root, "a.yaml"), filepath.Join(root, "b.yaml")
-	for _, r := range []struct {
+	runs := []struct {
 		dir   *string
 		spec  string
 		name  string
 		shard string
+		limit string
 	}{
-		{&d.full, a, "full", ""}, {&d.s1, a, "s1", "1/2"}, {&d.s2, a, "s2", "2/2"}, {&d.t1, a, "t1", "1/3"}, {&d.b2, b, "b2", "2/2"},
-	} {
+		{&d.full, a, "full", "", "4"}, {&d.s1, a, "s1", "1/2", "4"}, {&d.s2, a, "s2", "2/2", "4"}, {&d.t1, a, "t1", "1/3", "4"},
+		{&d.s2l, a, "s2l", "2/2", "2"}, {&d.b2, b, "b2", "2/2", "4"},
+	}
+	// The runs wait more than they compute: they go at once.
+	codes := make([]int, len(runs))
+	outs := make([]string, len(runs))
+	var wg sync.WaitGroup
+	for i, r := range runs {
 		*r.dir = filepath.Join(root, r.name)
-		args := []string{"run", r.spec, "--quiet", "--limit", "6", "--out", *r.dir}
+		args := []string{"run", r.spec, "--quiet", "--limit", r.limit, "--out", *r.dir}
 		if r.shard != "" {
 			args = append(args, "--shard", r.shard)
 		}
-		mustCLI(t, exitOK, args...)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			o, e, code := runLine(args...)
+			codes[i], outs[i] = code, o+e
+		}()
+	}
+	wg.Wait()
+	for i, r := range runs {
+		if codes[i] != exitOK {
+			t.Fatalf("run %s: exit status %d; want %d\n%s", r.name, codes[i], exitOK, outs[i])
+		}
 	}
 	return d
 }
@@ -57,15 +80,22 @@ func dropShardMeta(t *testing.T, dir string) {
 	}
 }
 
-// TestMergeRefusals: merge refuses, with exit status 2 (bad input) and a
+// TestMerge runs the merge tests on one set of small runs (mergeDirs).
+func TestMerge(t *testing.T) {
+	t.Parallel()
+	d := makeMergeDirs(t)
+	t.Run("refusals", func(t *testing.T) { testMergeRefusals(t, d) })
+	t.Run("counts", func(t *testing.T) { testMergeCounts(t, d) })
+	t.Run("killed", func(t *testing.T) { testMergeKilled(t, d) })
+}
+
+// testMergeRefusals: merge refuses, with exit status 2 (bad input) and a
 // message naming the directory, shards of different specs, a directory
 // given twice, two copies of one shard, shards of overlapping splits (by
 // their recorded --shard, or by the items they hold when none is
 // recorded), and a shard or output that a running process holds; the
 // output directory gets no store and the shards are left as they were.
-func TestMergeRefusals(t *testing.T) {
-	t.Parallel()
-	d := makeMergeDirs(t)
+func testMergeRefusals(t *testing.T, d mergeDirs) {
 	s1copy := filepath.Join(d.root, "s1copy")
 	copyRun(t, d.s1, s1copy)
 	old1, old1copy := filepath.Join(d.root, "old1"), filepath.Join(d.root, "old1copy")
@@ -98,6 +128,7 @@ func TestMergeRefusals(t *testing.T) {
 		{"directory given twice", "", []string{d.s1, d.s1, d.s2}, []string{"shard " + d.s1 + " is given twice"}},
 		{"directory given twice by another path", "", []string{d.s1, d.s2, filepath.Join(d.root, ".", "x", "..", "s1")}, []string{"is given twice (also as " + d.s1 + ")"}},
 		{"one shard in two directories", "", []string{d.s1, s1copy, d.s2}, []string{d.s1 + " and " + s1copy + " both hold shard 1/2 of the run"}},
+		{"another --limit", "", []string{d.s1, d.s2l}, []string{d.s1 + " ran the first 4 questions (--limit 4) and " + d.s2l + " ran the first 2 questions (--limit 2)"}},
 		{"overlapping splits", "", []string{d.s1, d.t1}, []string{d.s1 + " (shard 1/2) and " + d.t1 + " (shard 1/3) hold some of the same items"}},
 		{"whole run and a shard", "", []string{d.full, d.s2}, []string{d.full + " (shard 1/1) and " + d.s2 + " (shard 2/2) hold some of the same items"}},
 		{"same items, no shard recorded", "", []string{old1, old1copy}, []string{old1 + " and " + old1copy + " both hold question"}},
@@ -143,13 +174,11 @@ func TestMergeRefusals(t *testing.T) {
 // mergeLine reads merge's summary line.
 var mergeLine = regexp.MustCompile(`merged (\d+) shards into .*: (\d+) trials, (\d+) items, (\d+) model calls`)
 
-// TestMergeCountsWritten: the counts merge prints are those of the store it
+// testMergeCounts: the counts merge prints are those of the store it
 // wrote (its items and call log, read back with ReadRun), and equal those
 // of the unsharded run, also when merging again into the same directory
 // and after a shard was given to it a second time in vain.
-func TestMergeCountsWritten(t *testing.T) {
-	t.Parallel()
-	d := makeMergeDirs(t)
+func testMergeCounts(t *testing.T, d mergeDirs) {
 	want, err := bench.ReadRun(d.full, false)
 	if err != nil {
 		t.Fatal(err)
@@ -189,6 +218,64 @@ func TestMergeCountsWritten(t *testing.T) {
 		}
 		if got := m[2] + " " + m[3] + " " + m[4]; got != strconv.Itoa(len(r.Trials))+" "+strconv.Itoa(items)+" "+strconv.Itoa(r.CallLog.Calls) {
 			t.Errorf("merge %d printed trials, items, calls %s; want %d %d %d (what the store holds)", i, got, len(r.Trials), items, r.CallLog.Calls)
+		}
+	}
+}
+
+// testMergeKilled: a merge process killed with SIGKILL at a random point
+// (the seed is logged), into a new directory or one a merge wrote, then
+// run again, leaves the items and the call log (rows and tokens) of the
+// unsharded run, every time. scripts/merge-crash.sh does the same with
+// the quickstart through the built binary.
+func testMergeKilled(t *testing.T, d mergeDirs) {
+	if testing.Short() {
+		t.Skip("starts merge processes")
+	}
+	want, err := bench.ReadRun(d.full, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), realCLIEnv+"=1")
+	mergeCmd := func(out string) *exec.Cmd {
+		cmd := exec.Command(os.Args[0], "merge", out, d.s1, d.s2)
+		cmd.Env = env
+		return cmd
+	}
+	// One whole merge process bounds the kill delays.
+	existing := filepath.Join(t.TempDir(), "merged")
+	began := time.Now()
+	if out, err := mergeCmd(existing).CombinedOutput(); err != nil {
+		t.Fatalf("merge: %v\n%s", err, out)
+	}
+	span := time.Since(began)
+	seed := time.Now().UnixNano()
+	rng := rand.New(rand.NewPCG(uint64(seed), 0))
+	t.Logf("seed %d; kills within %v", seed, span)
+	for round := range 5 {
+		out := existing
+		if round%2 == 0 {
+			out = filepath.Join(t.TempDir(), "merged")
+		}
+		cmd := mergeCmd(out)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		delay := time.Duration(rng.Int64N(int64(span)))
+		time.Sleep(delay)
+		cmd.Process.Kill()
+		cmd.Wait()
+		mustCLI(t, exitOK, "merge", out, d.s1, d.s2)
+		r, err := bench.ReadRun(out, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		items, wantItems := 0, 0
+		for i, tr := range r.Trials {
+			items += len(tr.Items)
+			wantItems += len(want.Trials[i].Items)
+		}
+		if items != wantItems || r.CallLog != want.CallLog {
+			t.Errorf("round %d, killed after %v: %d items, call log %+v; want %d, %+v (the unsharded run's)", round, delay, items, r.CallLog, wantItems, want.CallLog)
 		}
 	}
 }
