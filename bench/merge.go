@@ -575,7 +575,7 @@ func mergeBase(out string, srcs []*mergeSource) (*mergeSource, error) {
 	}
 	for _, s := range srcs {
 		if err := overlap(base, s); err != nil {
-			return nil, refuse("%v (%s already holds it: merge into a new directory, or give merge every directory %s was merged from)", err, out, out)
+			return nil, refuse("%v (%s is the output: merge into a new directory, or give merge every directory %s was merged from)", err, out, out)
 		}
 	}
 	return base, nil

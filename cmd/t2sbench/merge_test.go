@@ -87,6 +87,40 @@ func TestMerge(t *testing.T) {
 	t.Run("refusals", func(t *testing.T) { testMergeRefusals(t, d) })
 	t.Run("counts", func(t *testing.T) { testMergeCounts(t, d) })
 	t.Run("killed", func(t *testing.T) { testMergeKilled(t, d) })
+	t.Run("into a shard", func(t *testing.T) { testMergeIntoShard(t, d) })
+}
+
+// testMergeIntoShard: merge into the run directory of one shard joins the
+// other shard to it (the store then holds what the unsharded run holds);
+// merging that shard into it once more is refused, leaving it as it was.
+func testMergeIntoShard(t *testing.T, d mergeDirs) {
+	want, err := bench.ReadRun(d.full, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "s1")
+	copyRun(t, d.s1, out)
+	mustCLI(t, exitOK, "merge", out, d.s2)
+	r, err := bench.ReadRun(out, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.CallLog != want.CallLog {
+		t.Errorf("merged into the shard: call log %+v; want %+v (the unsharded run's)", r.CallLog, want.CallLog)
+	}
+	for i := range want.Trials {
+		if got, w := len(r.Trials[i].Items), len(want.Trials[i].Items); got != w {
+			t.Errorf("trial %s: %d items; want %d", want.Trials[i].Label, got, w)
+		}
+	}
+	before := dumpStore(t, out)
+	_, e, code := runLine("merge", out, d.s2)
+	if w := "both hold shard 2/2 of the run"; code != exitUsage || !strings.Contains(e, w) {
+		t.Errorf("merging %s into %s again: exit status %d, %q; want %d and %q", d.s2, out, code, e, exitUsage, w)
+	}
+	if dumpStore(t, out) != before {
+		t.Errorf("the refused merge changed %s", out)
+	}
 }
 
 // testMergeRefusals: merge refuses, with exit status 2 (bad input) and a
