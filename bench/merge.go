@@ -215,6 +215,12 @@ func Merge(out string, shards ...string) (MergeStats, error) {
 	if err != nil {
 		return st, err
 	}
+	// The shards' trials are the joined store's spec (out holds no other).
+	plan := make([]*Trial, len(srcs[0].head.Trials))
+	for i := range srcs[0].head.Trials {
+		plan[i] = &srcs[0].head.Trials[i].Trial
+	}
+	limit, hasLimit := srcs[0].head.Meta[MetaLimit]
 	from := map[string]bool{}
 	if base != nil {
 		prev, ok := mergedFrom(base.head.Meta)
@@ -230,10 +236,6 @@ func Merge(out string, shards ...string) (MergeStats, error) {
 		if s != base {
 			from[s.abs] = true
 		}
-	}
-	plan := make([]*Trial, len(srcs[0].head.Trials))
-	for i := range srcs[0].head.Trials {
-		plan[i] = &srcs[0].head.Trials[i].Trial
 	}
 
 	tmp := filepath.Join(out, mergeTmp)
@@ -261,8 +263,8 @@ func Merge(out string, shards ...string) (MergeStats, error) {
 	if known {
 		meta[MetaShards] = shardList(list)
 	}
-	if v, ok := srcs[0].head.Meta[MetaLimit]; ok {
-		meta[MetaLimit] = v
+	if hasLimit {
+		meta[MetaLimit] = limit
 	}
 	fromList := make([]string, 0, len(from))
 	for d := range from {
@@ -354,6 +356,9 @@ func openMergeSources(out string, dirs []string) ([]*mergeSource, error) {
 			return srcs, fmt.Errorf("merge: %w", err)
 		}
 		fi, err := os.Stat(dir)
+		if err == nil {
+			_, err = os.Stat(filepath.Join(dir, StoreFile))
+		}
 		if err != nil {
 			return srcs, refuse("merge: shard %s is not a run directory: %v", dir, err)
 		}
