@@ -47,8 +47,11 @@ type mergeRefusal struct {
 	cause error // ErrSpecChanged, a *LockedError, or nil
 }
 
+// Error returns the refusal's message.
 func (e *mergeRefusal) Error() string { return e.msg }
 
+// Unwrap makes errors.Is(err, ErrMergeRefused) hold, and errors.Is of the
+// cause.
 func (e *mergeRefusal) Unwrap() []error {
 	if e.cause == nil {
 		return []error{ErrMergeRefused}
@@ -56,6 +59,7 @@ func (e *mergeRefusal) Unwrap() []error {
 	return []error{ErrMergeRefused, e.cause}
 }
 
+// refuse returns a refusal of Merge with a formatted message.
 func refuse(format string, a ...any) error {
 	return &mergeRefusal{msg: fmt.Sprintf(format, a...)}
 }
@@ -161,6 +165,7 @@ type mergeSource struct {
 	sessions int
 }
 
+// shardNames lists the shards m recorded, as MetaShards does.
 func (m *mergeSource) shardNames() string { return shardList(m.shards) }
 
 // Merge joins the stores of shard run directories into the store of out.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -118,6 +119,32 @@ func TestMergeVerifiesAndRestarts(t *testing.T) {
 		}
 		if _, err := os.Stat(filepath.Join(out, ".merge-tmp")); !os.IsNotExist(err) {
 			t.Errorf("%s: the merge's build directory remains (stat: %v)", step, err)
+		}
+	}
+}
+
+// TestShardOverlaps checks Shard.Overlaps against a search for an item hash
+// in both shards: h from 0 to lcm(N, M) - 1 covers every pair of residues.
+func TestShardOverlaps(t *testing.T) {
+	t.Parallel()
+	var shards []Shard
+	for n := 1; n <= 6; n++ {
+		for i := range n {
+			shards = append(shards, Shard{I: i, N: n})
+		}
+	}
+	for _, a := range shards {
+		for _, b := range shards {
+			name := strings.ReplaceAll(a.String()+" and "+b.String(), "/", " of ")
+			t.Run(name, func(t *testing.T) {
+				want := false
+				for h := 0; h < a.N*b.N; h++ {
+					want = want || (h%a.N == a.I && h%b.N == b.I)
+				}
+				if got := a.Overlaps(b); got != want {
+					t.Errorf("Overlaps: got %v; want %v", got, want)
+				}
+			})
 		}
 	}
 }
