@@ -56,7 +56,7 @@ for r in $(seq 1 "$rounds"); do
 	if (( r % 2 == 0 )); then
 		out="$work/timed"
 	fi
-	for try in 1 2 3 4 5; do
+	for try in $(seq 1 10); do
 		delay=$(( RANDOM % ms ))
 		"$bin" merge "$out" "$work/s1" "$work/s2" "$work/s3" >/dev/null 2>&1 &
 		pid=$!
@@ -69,6 +69,8 @@ for r in $(seq 1 "$rounds"); do
 	if [[ $killed != yes ]]; then
 		echo "round $r: no merge was still running at its kill"; fail=1; continue
 	fi
+	left="killed before or after building"
+	if [[ -e "$out/.merge-tmp/run.db" ]]; then left="killed while building"; fi
 	if ! "$bin" merge "$out" "$work/s1" "$work/s2" "$work/s3" >"$work/said"; then
 		echo "round $r: merge after the kill failed"; fail=1; continue
 	fi
@@ -77,6 +79,6 @@ for r in $(seq 1 "$rounds"); do
 	verdict=equal
 	if [[ "$got" != "$want" ]]; then verdict=DIFFERENT; fail=1; fi
 	if ! "$bin" cache verify "$out" >/dev/null 2>&1; then verdict="$verdict, cache verify FAILED"; fail=1; fi
-	echo "round $r: kill -9 at ${delay} ms (try $try) into ${out##*/}; merged again: $got ($said) $verdict"
+	echo "round $r: kill -9 at ${delay} ms (try $try) into ${out##*/}, $left; merged again: $got ($said) $verdict"
 done
 exit $fail
