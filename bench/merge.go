@@ -405,9 +405,11 @@ func openMergeSources(out string, dirs []string) ([]*mergeSource, error) {
 	return srcs, nil
 }
 
-// lockShard takes the lock of a shard's directory without writing to it
-// (a shard may be read-only): the lock file is opened for reading, and a
-// directory without one was never run by this version, so no run holds it.
+// lockShard takes the lock of a shard's directory, shared (other merges
+// may read the shard meanwhile, no run may write it), without writing to
+// it (a shard may be read-only): the lock file is opened for reading, and
+// a directory without one was never run by this version, so no run holds
+// it.
 func lockShard(dir string) (*dirLock, error) {
 	path := filepath.Join(dir, LockFile)
 	f, err := os.Open(path)
@@ -417,7 +419,7 @@ func lockShard(dir string) (*dirLock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("merge: lock %s: %w", path, err)
 	}
-	held, err := tryLock(f)
+	held, err := tryLockShared(f)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("merge: lock %s: %w", path, err)

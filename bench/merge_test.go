@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -146,5 +147,31 @@ func TestShardOverlaps(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestMergeSharesShardLocks: two merges may read one shard at once (each
+// holds its lock shared), and a run cannot open the shard meanwhile.
+func TestMergeSharesShardLocks(t *testing.T) {
+	t.Parallel()
+	p := mustPlan(t, runSpec)
+	env, _ := testEnv(2, 0.6, nil)
+	shard := t.TempDir()
+	if _, err := runOnce(t, shard, p, env, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	other, err := lockShard(shard) // a merge reading the shard
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.release()
+	if _, err := Merge(filepath.Join(t.TempDir(), "merged"), shard); err != nil {
+		t.Errorf("merge beside another merge of the shard: %v; want it to succeed", err)
+	}
+	if st, err := OpenStore(shard); !errors.Is(err, ErrLocked) {
+		if err == nil {
+			st.Close()
+		}
+		t.Errorf("a run while a merge reads the shard: err %v; want ErrLocked", err)
 	}
 }
