@@ -145,7 +145,11 @@
 // there is, with error class "timeout". Options.MaxFailures stops a run
 // early (ErrTooManyFailures) once more items failed or errored than it
 // allows. Options.Shard runs a deterministic slice (fnv64a of trial id and
-// question id mod n); Merge joins shard stores. Progress reports counters
+// question id mod n), recorded in the store with the run's Limit
+// (MetaShards, MetaLimit); Merge joins shard stores into a store it builds
+// beside the output and renames into place when complete, refusing shards
+// of different specs or limits, shards given twice, overlapping shards and
+// shards in use (ErrMergeRefused). Progress reports counters
 // after every item (done, failed, errored, calls, cached calls, tokens,
 // running EX); bench draws no bars.
 //

@@ -133,13 +133,34 @@ runners:
 	if e1.Calls != e0.Calls+5 || e1.Errors != 1 || e1.LatencyMSSum != e0.LatencyMSSum+40 || e1.LatencyMSMax != 1e6 {
 		t.Errorf("after adding {5 calls, 1 error, 40 ms, max 1e6 ms}: got %+v; want added to %+v", e1, e0)
 	}
+	// A second directory of the same trials holding no item, only the
+	// same endpoint counters, stands for a second shard.
+	other := t.TempDir()
+	ost, err := OpenStore(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trials := make([]*Trial, len(r2.Trials))
+	for i := range r2.Trials {
+		trials[i] = &r2.Trials[i].Trial
+	}
+	if err := ost.PutTrials(trials); err != nil {
+		t.Fatal(err)
+	}
+	if err := ost.AddEndpointStats(r2.Endpoints); err != nil {
+		t.Fatal(err)
+	}
+	ost.Close()
 	out := filepath.Join(t.TempDir(), "merged")
-	if _, err := Merge(out, dir, dir); err != nil {
+	if _, err := Merge(out, dir, other); err != nil {
 		t.Fatal(err)
 	}
 	m, err := ReadRun(out, false)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(m.Endpoints) != len(r2.Endpoints) {
+		t.Fatalf("merged endpoints: got %+v; want %d rows", m.Endpoints, len(r2.Endpoints))
 	}
 	for i := range m.Endpoints {
 		if got, want := m.Endpoints[i].Calls, 2*r2.Endpoints[i].Calls; got != want {

@@ -435,6 +435,9 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 	if err := st.SetMeta(meta); err != nil {
 		return Summary{}, err
 	}
+	if err := st.RecordSlice(opt.Shard, opt.Limit); err != nil {
+		return Summary{}, err
+	}
 	totals := map[string]string{}
 	for _, t := range p.Trials {
 		n := 0

@@ -302,8 +302,8 @@ func TestShardMerge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ms.Items != 90 || ms.Conflicts != 0 {
-		t.Errorf("merge stats %+v; want 90 items, 0 conflicts", ms)
+	if ms.Items != 90 {
+		t.Errorf("merge stats %+v; want 90 items", ms)
 	}
 	if got, want := verdicts(t, out), verdicts(t, full); !reflect.DeepEqual(got, want) {
 		t.Errorf("merged verdicts differ from the unsharded run")

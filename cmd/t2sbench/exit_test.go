@@ -46,6 +46,7 @@ func TestExitCodes(t *testing.T) {
 		{"usage: bad --max-failures", []string{"run", spec, "--max-failures", "lots"}, exitUsage, "--max-failures"},
 		{"usage: invalid spec", []string{"run", badSpec}, exitUsage, "at least one benchmark"},
 		{"usage: missing spec", []string{"run", filepath.Join(tmp, "none.yaml")}, exitUsage, ""},
+		{"usage: merge of one shard twice", []string{"merge", filepath.Join(tmp, "merged"), filepath.Join(tmp, "ok"), filepath.Join(tmp, "ok")}, exitUsage, "is given twice"},
 		// fail-tenth fails on questions 3 and 13 of 20: the run finishes.
 		{"incomplete: failed items", []string{"run", failing, "--out", filepath.Join(tmp, "failing"), "--quiet", "--limit", "20"}, exitIncomplete, "2 items failed"},
 		{"incomplete: --max-failures", []string{"run", failing, "--out", filepath.Join(tmp, "stopped"), "--quiet", "--limit", "20", "--max-failures", "0", "--workers", "1"}, exitIncomplete, "too many failed items"},

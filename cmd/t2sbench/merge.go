@@ -27,20 +27,19 @@ func runMerge(stdout, stderr io.Writer, args []string) error {
 	}
 	out := fs.Arg(0)
 	st, err := bench.Merge(out, fs.Args()[1:]...)
-	if errors.Is(err, bench.ErrSpecChanged) {
+	if errors.Is(err, bench.ErrMergeRefused) {
 		return asUsage(err)
 	}
 	if err != nil {
 		return err
 	}
-	// st.Trials counts each shard's copy of a trial; the merged store
-	// holds each trial once.
-	r, rows, err := bench.SummarizeDirTrials(out)
+	_, rows, err := bench.SummarizeDirTrials(out)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "merged %d shards into %s: %d trials, %d items, %d model calls, %d conflicting items kept from the first shard\n",
-		fs.NArg()-1, out, len(r.Trials), st.Items, st.Calls, st.Conflicts)
+	// The counts are those of the store Merge wrote, counted there.
+	fmt.Fprintf(stdout, "merged %d shards into %s: %d trials, %d items, %d model calls\n",
+		fs.NArg()-1, out, st.Trials, st.Items, st.Calls)
 	if st.Damaged > 0 {
 		fmt.Fprintf(stderr, "warning: %d finished items of the shards failed their stored-result checksum and were left out (pending in %s: rerun the run there to redo them)\n",
 			st.Damaged, out)
