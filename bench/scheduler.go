@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/satint"
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/llm"
@@ -494,8 +495,8 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 			if c.Cached {
 				prog.CachedCalls++
 			}
-			prog.PromptTokens += c.PromptTokens
-			prog.CompletionTokens += c.CompletionTokens
+			prog.PromptTokens = satint.Add(prog.PromptTokens, c.PromptTokens)
+			prog.CompletionTokens = satint.Add(prog.CompletionTokens, c.CompletionTokens)
 		}
 		prog.Elapsed = time.Since(start)
 		if opt.Progress != nil {

@@ -830,11 +830,13 @@ func (c *CachedClient) Complete(ctx context.Context, req Request) (*Response, er
 	if len(have) == n {
 		c.st.hits.Add(1)
 		c.cache.st.hits.Add(1)
-		resp := &Response{Cached: true, Model: have[0].model, Usage: Usage{PromptTokens: have[0].promptTokens}, CacheKey: rk}
+		// Counts are added without overflow and clamped (Usage.Add): a
+		// cache written before answers were validated may hold any.
+		resp := &Response{Cached: true, Model: have[0].model, CacheKey: rk}
+		resp.Usage = resp.Usage.Add(Usage{PromptTokens: have[0].promptTokens})
 		for i := range n {
 			e := have[i]
-			resp.Usage.CompletionTokens += e.completionTokens
-			resp.Usage.ReasoningTokens += e.reasoningTokens
+			resp.Usage = resp.Usage.Add(Usage{CompletionTokens: e.completionTokens, ReasoningTokens: e.reasoningTokens})
 			resp.Latency = max(resp.Latency, e.latency)
 		}
 		c.fill(resp, have, n)
@@ -872,6 +874,7 @@ func (c *CachedClient) Complete(ctx context.Context, req Request) (*Response, er
 			return nil, fmt.Errorf("llm: %s %s: got %d choices for %d samples", c.ident.Backend, c.ident.Model, len(resp.Choices), sc.req.Samples())
 		}
 		c.clean(resp)
+		resp.Usage, _ = resp.Usage.Clamp() // any inner client's counts
 		m := len(sc.samples)
 		ct, rt := spread(resp.Usage.CompletionTokens, m), spread(resp.Usage.ReasoningTokens, m)
 		for j, i := range sc.samples {
@@ -886,9 +889,7 @@ func (c *CachedClient) Complete(ctx context.Context, req Request) (*Response, er
 		if out.Model == "" {
 			out.Model = resp.Model
 		}
-		out.Usage.PromptTokens += resp.Usage.PromptTokens
-		out.Usage.CompletionTokens += resp.Usage.CompletionTokens
-		out.Usage.ReasoningTokens += resp.Usage.ReasoningTokens
+		out.Usage = out.Usage.Add(resp.Usage)
 		out.Latency = max(out.Latency, resp.Latency)
 	}
 	stored, nstored, err := c.cache.put(ctx, rk, c.storedDoc(doc), keys, idx, es)

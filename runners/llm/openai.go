@@ -140,6 +140,9 @@ type OpenAIStats struct {
 	// SchemaFallbacks counts requests whose schema the server rejected and
 	// that were answered as json_object.
 	SchemaFallbacks int64 `json:"schema_fallbacks,omitempty"`
+	// UsageClamped counts answers whose token counts were outside [0,
+	// MaxTokenCount] and were clamped (Usage.Clamp).
+	UsageClamped int64 `json:"usage_clamped,omitempty"`
 }
 
 // OpenAI is a Client for an OpenAI-compatible chat-completions endpoint.
@@ -166,7 +169,7 @@ type OpenAI struct {
 	// structuredLevels.
 	level atomic.Int32
 
-	paramSwitches, degrades, schemaFallbacks atomic.Int64
+	paramSwitches, degrades, schemaFallbacks, usageClamped atomic.Int64
 }
 
 // structuredLevels orders the structured modes from the most constrained.
@@ -303,6 +306,7 @@ func (o *OpenAI) Stats() OpenAIStats {
 		ParamSwitches:      o.paramSwitches.Load(),
 		StructuredDegrades: o.degrades.Load(),
 		SchemaFallbacks:    o.schemaFallbacks.Load(),
+		UsageClamped:       o.usageClamped.Load(),
 	}
 	if o.completionParam.Load() {
 		st.MaxTokensParam = MaxCompletionTokensParam
@@ -380,9 +384,7 @@ func (o *OpenAI) Complete(ctx context.Context, req Request) (*Response, error) {
 			reasoning = append(reasoning, c.reasoning)
 			out.FinishReasons = append(out.FinishReasons, c.finish)
 		}
-		out.Usage.PromptTokens += res.usage.PromptTokens
-		out.Usage.CompletionTokens += res.usage.CompletionTokens
-		out.Usage.ReasoningTokens += res.usage.ReasoningTokens
+		out.Usage = out.Usage.Add(res.usage)
 		if out.Model == "" {
 			out.Model = res.model
 		}
@@ -483,6 +485,15 @@ func (o *OpenAI) send(ctx context.Context, cr openai.ChatCompletionRequest, req 
 		if d := resp.Usage.CompletionTokensDetails; d != nil {
 			res.usage.ReasoningTokens = d.ReasoningTokens
 		}
+	}
+	// The server's counts are validated before anything reads them: a
+	// negative or absurd one (2^63-1) is clamped (MaxTokenCount). The
+	// choices' index only orders them; created and total_tokens are not
+	// read.
+	var clamped bool
+	if res.usage, clamped = res.usage.Clamp(); clamped {
+		o.usageClamped.Add(1)
+		o.logf("the server reported token counts outside [0, %d]; clamped to %+v", MaxTokenCount, res.usage)
 	}
 	sort.SliceStable(res.choices, func(i, j int) bool { return res.choices[i].index < res.choices[j].index })
 	return res, nil
@@ -778,7 +789,7 @@ func (o *OpenAI) Embed(ctx context.Context, role string, texts []string) ([][]fl
 		for _, d := range resp.Data {
 			out = append(out, d.Embedding)
 		}
-		usage.PromptTokens += resp.Usage.PromptTokens
+		usage = usage.Add(Usage{PromptTokens: resp.Usage.PromptTokens})
 	}
 	return out, usage, nil
 }
