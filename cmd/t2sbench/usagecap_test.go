@@ -3,10 +3,14 @@ package main
 import (
 	"bytes"
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/bench"
 )
 
 // TestOverflowingUsageStoreOpens writes token counts no server may send
@@ -81,5 +85,16 @@ workers: 2
 				t.Errorf("%v output lacks the warning %q:\n%s", args, want, text)
 			}
 		})
+	}
+}
+
+// TestEnvironmentFailureExitCode checks that a run stopped by an
+// environment failure (a full disk) exits with the runtime status, 1, as
+// README's exit-code table says, not 3 (failed items).
+func TestEnvironmentFailureExitCode(t *testing.T) {
+	t.Parallel()
+	err := fmt.Errorf("run: %w", &bench.EnvironmentError{Path: "/x/run.db", Free: 0, Err: syscall.ENOSPC})
+	if got := exitCode(err); got != exitRuntime {
+		t.Errorf("exitCode(%v) = %d; want %d", err, got, exitRuntime)
 	}
 }

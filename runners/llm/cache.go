@@ -540,7 +540,7 @@ func (c *Cache) put(ctx context.Context, rk string, doc *keyDoc, keys []string, 
 	// commits.
 	tx, err := c.db.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, 0, fmt.Errorf("llm: write cache %s: %w", c.path, err)
+		return nil, 0, &WriteError{Op: "llm: write cache", Path: c.path, Err: err}
 	}
 	defer tx.Rollback()
 	now := time.Now().UTC()
@@ -553,7 +553,7 @@ func (c *Cache) put(ctx context.Context, rk string, doc *keyDoc, keys []string, 
 	// next needed).
 	for _, b := range bad {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM samples WHERE rk = ? AND first = ?`, rkb, b.first); err != nil {
-			return nil, 0, fmt.Errorf("llm: write cache %s: %w", c.path, err)
+			return nil, 0, &WriteError{Op: "llm: write cache", Path: c.path, Err: err}
 		}
 	}
 	var prompt []byte // the request, for the first row written, unless kept
@@ -600,19 +600,19 @@ func (c *Cache) put(ctx context.Context, rk string, doc *keyDoc, keys []string, 
 		var p []byte // NULL
 		if prompt != nil {
 			if p, err = c.putRequest(ctx, tx, doc, now.Unix(), &added); err != nil {
-				return nil, 0, fmt.Errorf("llm: write cache %s: %w", c.path, err)
+				return nil, 0, &WriteError{Op: "llm: write cache", Path: c.path, Err: err}
 			}
 			prompt = nil
 		}
 		row := sampleRow{rk: rkb, first: g.first, model: m, n: len(g.idx), v: v, p: p}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO samples (rk, first, model, n, v, p, sum) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 			rkb, g.first, m, len(g.idx), v, p, row.sum()); err != nil {
-			return nil, 0, fmt.Errorf("llm: write cache %s: %w", c.path, err)
+			return nil, 0, &WriteError{Op: "llm: write cache", Path: c.path, Err: err}
 		}
 		stored += len(g.idx)
 	}
 	if err := tx.Commit(); err != nil {
-		return nil, 0, fmt.Errorf("llm: write cache %s: %w", c.path, err)
+		return nil, 0, &WriteError{Op: "llm: write cache", Path: c.path, Err: err}
 	}
 	c.memo.add(added)
 	c.st.stored.Add(int64(stored))

@@ -203,3 +203,18 @@ func (r *Response) ReasoningOf(i int) string {
 	}
 	return r.Reasoning[i]
 }
+
+// WriteError is a failed write of a file a client keeps (the response
+// cache): Op names the write, Path the file. A run reads Path from it to
+// say where space ran out (an environment failure, which leaves the item
+// pending).
+type WriteError struct {
+	Op   string
+	Path string
+	Err  error
+}
+
+func (e *WriteError) Error() string { return e.Op + " " + e.Path + ": " + e.Err.Error() }
+
+// Unwrap returns Err.
+func (e *WriteError) Unwrap() error { return e.Err }

@@ -3,9 +3,11 @@ package llm
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -108,5 +110,45 @@ func TestCachedUsageValidated(t *testing.T) {
 			raw, _ := json.Marshal(resp.Usage)
 			t.Errorf("call %d: cached %v, usage %s; want cached %v, counts %d", i, resp.Cached, raw, want, MaxTokenCount)
 		}
+	}
+}
+
+// TestCacheWriteFullIsWriteError fills the cache for real (SQLite's
+// max_page_count caps the file at its size, so the next write fails with
+// SQLITE_FULL, "database or disk is full", as on a full disk): the call
+// fails with a *WriteError naming the cache file, which a run reads as an
+// environment failure.
+func TestCacheWriteFullIsWriteError(t *testing.T) {
+	t.Parallel()
+	path := t.TempDir() + "/cache.db"
+	c, err := OpenCache(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.db.SetMaxOpenConns(1) // the cap below is the connection's
+	var pages int
+	if err := c.db.QueryRow(`PRAGMA page_count`).Scan(&pages); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.db.Exec(fmt.Sprintf(`PRAGMA max_page_count = %d`, pages)); err != nil {
+		t.Fatal(err)
+	}
+	// 64 KiB that do not compress: more than the pages free.
+	var b strings.Builder
+	for x := uint32(1); b.Len() < 64<<10; {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		fmt.Fprintf(&b, "%08x", x)
+	}
+	big := b.String()
+	inner := funcClient(func(ctx context.Context, req Request) (*Response, error) {
+		return &Response{Choices: []string{big}, Model: "m"}, nil
+	})
+	_, err = Cached(inner, c, Ident{Backend: "test", Model: "m"}).Complete(context.Background(), hello)
+	var we *WriteError
+	if !errors.As(err, &we) || we.Path != path || !strings.Contains(err.Error(), "full") {
+		t.Fatalf("err = %v; want a *WriteError naming %s, disk full", err, path)
 	}
 }
