@@ -428,7 +428,7 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 	}
 	if len(items) == 0 {
 		if err := putTrials(); err != nil {
-			return Summary{}, err
+			return Summary{}, envOr(err, opt.storeFile())
 		}
 	}
 	meta := map[string]string{"name": p.Spec.Name}
@@ -443,7 +443,7 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 		meta[MetaPrices] = string(raw)
 	}
 	if err := st.SetMeta(meta); err != nil {
-		return Summary{}, err
+		return Summary{}, envOr(err, opt.storeFile())
 	}
 	totals := map[string]string{}
 	for _, t := range p.Trials {
@@ -456,7 +456,7 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 		totals["items:"+t.ID] = strconv.Itoa(n)
 	}
 	if err := st.SetMeta(totals); err != nil {
-		return Summary{}, err
+		return Summary{}, envOr(err, opt.storeFile())
 	}
 
 	ctx, cancel := context.WithCancel(ctx)
