@@ -72,6 +72,7 @@ func TestEnvironmentFailureLeavesPending(t *testing.T) {
 			if !errors.As(err, &ee) {
 				t.Fatalf("run: err %v; want an *EnvironmentError", err)
 			}
+			t.Logf("run stopped: %v", err)
 			if ee.Path != cacheFile || ee.Free < 0 || !strings.Contains(err.Error(), cacheFile) || !strings.Contains(err.Error(), " free)") {
 				t.Errorf("err %q (path %q, free %d); want one naming %s and its free space", err, ee.Path, ee.Free, cacheFile)
 			}
