@@ -152,3 +152,21 @@ func TestCacheWriteFullIsWriteError(t *testing.T) {
 		t.Fatalf("err = %v; want a *WriteError naming %s, disk full", err, path)
 	}
 }
+
+// TestOpenAIUsageNotAnInteger sends counts that are no int64 (1e30,
+// 2^64, a fraction): the answer is rejected as malformed, never stored
+// with a count made up.
+func TestOpenAIUsageNotAnInteger(t *testing.T) {
+	t.Parallel()
+	for _, usage := range []string{`{"prompt_tokens":1e30}`, `{"prompt_tokens":18446744073709551616}`, `{"completion_tokens":2.5}`} {
+		t.Run(usage, func(t *testing.T) {
+			t.Parallel()
+			fs := newFakeServer(t, usageChat(usage))
+			o := newTestOpenAI(t, fs.URL, nil)
+			_, err := o.Complete(context.Background(), hello)
+			if got := ErrorClass(err); got != ClassMalformed {
+				t.Errorf("err = %v (class %q); want class %q", err, got, ClassMalformed)
+			}
+		})
+	}
+}
