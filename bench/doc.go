@@ -129,6 +129,14 @@
 //   - any other runner error (ClassRunner): retried like an
 //     infrastructure error, then recorded as failed.
 //
+// Before any of these, an environment failure (a full disk or quota, a
+// read-only filesystem, an I/O error: the errno or SQLite's code, by
+// type) under a write of the response cache, the store or a runner's own
+// file stops the run with an *EnvironmentError naming the file and the
+// space free there, whatever the runner made of the error: the item is
+// not committed, so it stays pending, and the same command run again once
+// space is freed resumes it.
+//
 // Errors are classified by type (errors.As, errors.Is), never by message
 // text, except for the server refusals llm.Classify reads in an error
 // status's message: the model backends return *llm.Error, classified

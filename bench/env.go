@@ -91,6 +91,7 @@ func DefaultEnv() (Env, func() error) {
 					Timeout: m.Timeout.D(), MaxRetries: m.MaxRetries, MaxConcurrency: m.Concurrency,
 					RPM: m.RPM, TPM: m.TPM,
 					MaxTokens: m.MaxTokens, MaxTokensParam: m.MaxTokensParam, Structured: m.Structured,
+					MaxResponseBytes: m.MaxResponseBytes, MaxChoiceBytes: m.MaxChoiceBytes,
 				}
 				if len(m.Replicas) > 0 {
 					p, err := sharedPool(&mu, pools, name, m, cfg)

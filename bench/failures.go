@@ -166,7 +166,7 @@ var classHints = map[string]string{
 	llm.ClassNetwork:     "the server could not be reached or dropped the connection: check base_url and that the server is up",
 	llm.ClassTimeout:     "requests ran past their time limit (the model's timeout, or the server's: HTTP 408): raise the model's timeout, or lower workers",
 	llm.ClassDeadline:    "the item ran past its time limit: raise the spec's timeout or lower the runner's budget",
-	llm.ClassMalformed:   "the server's answer is not OpenAI-compatible JSON: check that base_url is the API root (it usually ends in /v1)",
+	llm.ClassMalformed:   "the server's answer is not OpenAI-compatible JSON, or is over a size cap (the error says which): check that base_url is the API root (it usually ends in /v1), or raise the model's max_response_bytes or max_choice_bytes",
 	llm.ClassCanceled:    "the call was canceled before it finished",
 	ClassRunner:          "the runner failed on this question: read the message; `t2sbench view` shows the item's trace",
 }

@@ -170,7 +170,7 @@ type RoleCalls struct {
 // aggregation (no call is held in memory).
 func (r *ItemReader) CallUsage(ctx context.Context) (map[string]map[string]RoleCalls, error) {
 	rows, err := r.db.QueryContext(ctx, `SELECT trial_id, coalesce(role, ''), count(*), coalesce(sum(cached), 0), coalesce(sum(`+r.state+` = 'sent'), 0),
-		coalesce(sum(prompt_tokens), 0), coalesce(sum(completion_tokens), 0), coalesce(sum(latency_ms), 0)
+		`+tokenSum("prompt_tokens")+`, `+tokenSum("completion_tokens")+`, coalesce(sum(latency_ms), 0)
 		FROM model_calls GROUP BY trial_id, role ORDER BY trial_id, role`)
 	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", r.dir, err)
@@ -199,6 +199,7 @@ func scanCall(rows *sql.Rows, trialID *string) (Call, error) {
 	if err := rows.Scan(trialID, &role, &c.N, &cached, &c.PromptTokens, &c.CompletionTokens, &c.LatencyMS, &e, &st, &c.CacheKey); err != nil {
 		return c, err
 	}
+	c.PromptTokens, c.CompletionTokens = clampTokens(c.PromptTokens), clampTokens(c.CompletionTokens)
 	c.Role, c.Cached, c.Error, c.Sent = role.String, cached == 1, e.String, st == callSent
 	return c, nil
 }

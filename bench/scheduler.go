@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/satint"
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/llm"
@@ -201,6 +202,15 @@ type Options struct {
 
 	// store is the run store Run writes the call log to as calls happen.
 	store *Store
+}
+
+// storeFile is the store's database file, the path an environment failure
+// without one of its own names ("" without a store).
+func (o Options) storeFile() string {
+	if o.store == nil {
+		return ""
+	}
+	return filepath.Join(o.store.Dir(), StoreFile)
 }
 
 // Summary is the outcome of Run.
@@ -418,7 +428,7 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 	}
 	if len(items) == 0 {
 		if err := putTrials(); err != nil {
-			return Summary{}, err
+			return Summary{}, envOr(err, opt.storeFile())
 		}
 	}
 	meta := map[string]string{"name": p.Spec.Name}
@@ -433,7 +443,7 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 		meta[MetaPrices] = string(raw)
 	}
 	if err := st.SetMeta(meta); err != nil {
-		return Summary{}, err
+		return Summary{}, envOr(err, opt.storeFile())
 	}
 	if err := st.RecordSlice(opt.Shard, opt.Limit); err != nil {
 		return Summary{}, err
@@ -449,7 +459,7 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 		totals["items:"+t.ID] = strconv.Itoa(n)
 	}
 	if err := st.SetMeta(totals); err != nil {
-		return Summary{}, err
+		return Summary{}, envOr(err, opt.storeFile())
 	}
 
 	ctx, cancel := context.WithCancel(ctx)
@@ -497,8 +507,8 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 			if c.Cached {
 				prog.CachedCalls++
 			}
-			prog.PromptTokens += c.PromptTokens
-			prog.CompletionTokens += c.CompletionTokens
+			prog.PromptTokens = satint.Add(prog.PromptTokens, c.PromptTokens)
+			prog.CompletionTokens = satint.Add(prog.CompletionTokens, c.CompletionTokens)
 		}
 		prog.Elapsed = time.Since(start)
 		if opt.Progress != nil {
@@ -546,15 +556,15 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 					return // canceled: not committed, resumed later
 				}
 				if err := putTrials(); err != nil {
-					setFatal(err)
+					setFatal(envOr(err, opt.storeFile()))
 					return
 				}
 				if err := st.Commit(it); err != nil {
-					setFatal(err)
+					setFatal(envOr(err, opt.storeFile()))
 					return
 				}
 				if err := irec.flush(); err != nil {
-					setFatal(err)
+					setFatal(envOr(err, opt.storeFile()))
 					return
 				}
 				report(it)
@@ -563,10 +573,10 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 	}
 	wg.Wait()
 	if err := rec.finish(); err != nil {
-		setFatal(err)
+		setFatal(envOr(err, opt.storeFile()))
 	}
 	if err := irec.flush(); err != nil {
-		setFatal(err)
+		setFatal(envOr(err, opt.storeFile()))
 	}
 	progMu.Lock()
 	prog.Elapsed = time.Since(start)
@@ -606,6 +616,16 @@ func runItem(ctx context.Context, t *Trial, r runners.Runner, ex datasets.Exampl
 		}
 		timedOut := ictx.Err() != nil && ctx.Err() == nil
 		cancel()
+		// A full disk, a read-only filesystem or an I/O error under a
+		// write of the cache, the call log or the runner's own files
+		// stops the run, whatever the runner made of it: the item is
+		// not committed, so it stays pending for the resume.
+		if envErr := log.environment(); envErr != nil || (err != nil && isEnvironment(err)) {
+			if envErr == nil {
+				envErr = err
+			}
+			return nil, false, envOr(envErr, opt.storeFile())
+		}
 		if ctx.Err() != nil {
 			return nil, false, nil
 		}
@@ -794,6 +814,30 @@ type callLog struct {
 
 	mu  sync.Mutex
 	log []Call
+	// env is the first environment failure (a full disk, a read-only
+	// filesystem, an I/O error) of a call: of the client (its cache's
+	// write) or of the call log's own writes. runItem stops the run with
+	// it whatever the runner made of the call's error.
+	env error
+}
+
+// noteEnv records err when it is an environment failure, and returns it.
+func (l *callLog) noteEnv(err error) error {
+	if err != nil && isEnvironment(err) {
+		l.mu.Lock()
+		if l.env == nil {
+			l.env = err
+		}
+		l.mu.Unlock()
+	}
+	return err
+}
+
+// environment returns the first environment failure of the item's calls.
+func (l *callLog) environment() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.env
 }
 
 func (l *callLog) Complete(ctx context.Context, req llm.Request) (*llm.Response, error) {
@@ -805,11 +849,12 @@ func (l *callLog) Complete(ctx context.Context, req llm.Request) (*llm.Response,
 	if l.store != nil {
 		var err error
 		if id, err = l.store.CallStarted(l.trialID, l.questionID, c); err != nil {
-			return nil, fmt.Errorf("call log: %w", err)
+			return nil, l.noteEnv(fmt.Errorf("call log: %w", err))
 		}
 	}
 	resp, err := l.Client.Complete(ctx, req)
 	if err != nil {
+		l.noteEnv(err)
 		c.Error = redact(err.Error(), l.secrets)
 	} else {
 		c.Cached = resp.Cached
@@ -820,7 +865,7 @@ func (l *callLog) Complete(ctx context.Context, req llm.Request) (*llm.Response,
 	}
 	if l.store != nil {
 		if ferr := l.store.CallFinished(id, c); ferr != nil {
-			return nil, fmt.Errorf("call log: %w", ferr)
+			return nil, l.noteEnv(fmt.Errorf("call log: %w", ferr))
 		}
 		c.logged = true
 	}

@@ -263,6 +263,13 @@ type ModelSpec struct {
 	// They are not part of Identity: adding one changes no trial id and no
 	// cache key.
 	Replicas []ReplicaSpec `yaml:"replicas"`
+	// MaxResponseBytes and MaxChoiceBytes cap an answer's bytes after
+	// decompression and one choice's text (0: llm's defaults,
+	// llm.DefaultMaxResponseBytes and llm.DefaultMaxChoiceBytes); an
+	// answer over a cap fails its call with class malformed. They reject
+	// answers, never change one, so they are not part of Identity.
+	MaxResponseBytes int64 `yaml:"max_response_bytes"`
+	MaxChoiceBytes   int   `yaml:"max_choice_bytes"`
 }
 
 // ReplicaSpec is one further endpoint of a model; zero fields take the
@@ -655,6 +662,9 @@ func (s *Spec) validate() error {
 			}
 			if m.Concurrency < 0 || m.RPM < 0 || m.TPM < 0 || m.MaxRetries < 0 || m.MaxTokens < 0 {
 				return s.errorf(p, "concurrency, rpm, tpm, max_retries and max_tokens must not be negative")
+			}
+			if m.MaxResponseBytes < 0 || m.MaxChoiceBytes < 0 {
+				return s.errorf(p, "max_response_bytes and max_choice_bytes must not be negative")
 			}
 			switch m.MaxTokensParam {
 			case "", "max_tokens", "max_completion_tokens":

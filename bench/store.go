@@ -702,6 +702,11 @@ type RunData struct {
 	// replaced (model samples asked again, golds executed again, items
 	// redone), from the meta.
 	Integrity Integrity
+	// BadCounts name the call-log rows whose token counts are outside [0,
+	// llm.MaxTokenCount], each with its item (a store written before
+	// servers' counts were validated). The run's totals count them
+	// clamped; status, report, view and run print these lines.
+	BadCounts []string
 }
 
 // EndpointStat counts one endpoint's traffic for one model of a run (see
@@ -744,8 +749,8 @@ func addEndpointStats(tx *sql.Tx, stats []EndpointStat) error {
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT(model, endpoint) DO UPDATE SET calls = calls + excluded.calls, errors = errors + excluded.errors,
 			ejections = ejections + excluded.ejections, latency_ms_sum = latency_ms_sum + excluded.latency_ms_sum,
-			latency_ms_max = max(latency_ms_max, excluded.latency_ms_max), prompt_tokens = prompt_tokens + excluded.prompt_tokens,
-			completion_tokens = completion_tokens + excluded.completion_tokens`,
+			latency_ms_max = max(latency_ms_max, excluded.latency_ms_max), prompt_tokens = `+satSQL("prompt_tokens", "excluded.prompt_tokens")+`,
+			completion_tokens = `+satSQL("completion_tokens", "excluded.completion_tokens")+``,
 			e.Model, e.Endpoint, e.Calls, e.Errors, e.Ejections, e.LatencyMSSum, e.LatencyMSMax, e.PromptTokens, e.CompletionTokens); err != nil {
 			return fmt.Errorf("endpoint_stats: %w", err)
 		}
@@ -1080,6 +1085,9 @@ func readRunTail(db *sql.DB, r *RunData) error {
 		return err
 	}
 	var err error
+	if r.BadCounts, err = readBadCounts(db); err != nil {
+		return err
+	}
 	r.Endpoints, err = readEndpointStats(db)
 	return err
 }
@@ -1095,7 +1103,7 @@ func readCallTotals(db *sql.DB, t *CallTotals) error {
 		state = `c.state`
 	}
 	return db.QueryRow(`SELECT count(*), coalesce(sum(c.cached), 0), coalesce(sum(`+state+` = 'sent'), 0),
-		coalesce(sum(i.trial_id IS NULL), 0), coalesce(sum(c.prompt_tokens), 0), coalesce(sum(c.completion_tokens), 0)
+		coalesce(sum(i.trial_id IS NULL), 0), `+tokenSum("c.prompt_tokens")+`, `+tokenSum("c.completion_tokens")+`
 		FROM model_calls c LEFT JOIN items i ON i.trial_id = c.trial_id AND i.question_id = c.question_id`).
 		Scan(&t.Calls, &t.Cached, &t.Sent, &t.Loose, &t.PromptTokens, &t.CompletionTokens)
 }
@@ -1142,6 +1150,7 @@ func readCalls(db *sql.DB, r *RunData, idx map[string]int, want func(*Item) bool
 			return err
 		}
 		c.Cached, c.Error, c.Sent = cached == 1, e.String, st == callSent
+		c.PromptTokens, c.CompletionTokens = clampTokens(c.PromptTokens), clampTokens(c.CompletionTokens)
 		i, ok := idx[t]
 		j, ok2 := pos[itemKey(t, q)]
 		switch {

@@ -376,6 +376,9 @@ func WriteSummary(w io.Writer, r *RunData, rows []TrialSummary) {
 	for _, l := range r.Integrity.Lines() {
 		fmt.Fprintf(w, "damaged store entries: %s\n", l)
 	}
+	for _, l := range r.BadCounts {
+		fmt.Fprintf(w, "warning: %s\n", l)
+	}
 	writeFailures(w, r)
 }
 

@@ -4,6 +4,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+
+	"github.com/t2sbench/t2sbench/internal/satint"
 )
 
 // SummarizeDir reads what the run summary of run directory dir needs and
@@ -46,6 +48,9 @@ func summarizeDir(dir string, o ReadOptions, compare bool) (*RunData, []TrialSum
 	}
 	calls, tokens, err := trialCallTotals(s.db, &r.CallLog)
 	if err != nil {
+		return nil, nil, fmt.Errorf("store %s: %w", dir, err)
+	}
+	if r.BadCounts, err = readBadCounts(s.db); err != nil {
 		return nil, nil, fmt.Errorf("store %s: %w", dir, err)
 	}
 	r.FailedByClass, r.ErroredByClass = map[string]int{}, map[string]int{}
@@ -121,7 +126,7 @@ func trialCallTotals(db *sql.DB, t *CallTotals) (calls, tokens map[string]int, e
 		state = `c.state`
 	}
 	rows, err := db.Query(`SELECT c.trial_id, i.trial_id IS NOT NULL, count(*), coalesce(sum(c.cached), 0), coalesce(sum(` + state + ` = 'sent'), 0),
-		coalesce(sum(c.prompt_tokens), 0), coalesce(sum(c.completion_tokens), 0)
+		` + tokenSum("c.prompt_tokens") + `, ` + tokenSum("c.completion_tokens") + `
 		FROM model_calls c LEFT JOIN items i ON i.trial_id = c.trial_id AND i.question_id = c.question_id GROUP BY 1, 2`)
 	if err != nil {
 		return nil, nil, err
@@ -139,14 +144,14 @@ func trialCallTotals(db *sql.DB, t *CallTotals) (calls, tokens map[string]int, e
 		t.Calls += n
 		t.Cached += cached
 		t.Sent += sent
-		t.PromptTokens += pt
-		t.CompletionTokens += ct
+		t.PromptTokens = satint.Add(t.PromptTokens, pt)
+		t.CompletionTokens = satint.Add(t.CompletionTokens, ct)
 		if !held {
 			t.Loose += n
 			continue
 		}
 		calls[id] += n
-		tokens[id] += pt + ct
+		tokens[id] = satint.Add(tokens[id], satint.Add(pt, ct))
 	}
 	return calls, tokens, rows.Err()
 }

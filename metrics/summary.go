@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/t2sbench/t2sbench/internal/satint"
 )
 
 // Usage is model usage of one role on one question. It mirrors the run
@@ -88,8 +90,8 @@ func SummarizeUsage(perQuestion []map[string]Usage, prices map[string]Price, mod
 				totals[role] = r
 			}
 			r.Calls += u.Calls
-			r.PromptTokens += u.PromptTokens
-			r.CompletionTokens += u.CompletionTokens
+			r.PromptTokens = satint.Add(r.PromptTokens, u.PromptTokens)
+			r.CompletionTokens = satint.Add(r.CompletionTokens, u.CompletionTokens)
 			r.Latency += u.Latency
 			r.Samples += u.Samples
 			r.Cut += u.Cut
@@ -111,8 +113,8 @@ func SummarizeUsage(perQuestion []map[string]Usage, prices map[string]Price, mod
 		}
 		s.Roles = append(s.Roles, *r)
 		s.Total.Calls += r.Calls
-		s.Total.PromptTokens += r.PromptTokens
-		s.Total.CompletionTokens += r.CompletionTokens
+		s.Total.PromptTokens = satint.Add(s.Total.PromptTokens, r.PromptTokens)
+		s.Total.CompletionTokens = satint.Add(s.Total.CompletionTokens, r.CompletionTokens)
 		s.Total.Latency += r.Latency
 		s.Total.Samples += r.Samples
 		s.Total.Cut += r.Cut

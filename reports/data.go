@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/internal/satint"
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/stats"
@@ -364,8 +365,10 @@ func (s *system) usage() ([]map[string]metrics.Usage, map[string]string) {
 		q := map[string]metrics.Usage{}
 		if it.Result != nil && len(it.Result.Usage) > 0 {
 			for role, u := range it.Result.Usage {
-				q[role] = metrics.Usage{Calls: u.Calls, CachedCalls: u.CachedCalls, PromptTokens: u.PromptTokens,
-					CompletionTokens: u.CompletionTokens, Latency: u.Latency, Samples: u.Samples, Cut: u.Cut}
+				// A count below 0 (a store written before servers'
+				// counts were validated) reads 0.
+				q[role] = metrics.Usage{Calls: u.Calls, CachedCalls: u.CachedCalls, PromptTokens: max(u.PromptTokens, 0),
+					CompletionTokens: max(u.CompletionTokens, 0), Latency: u.Latency, Samples: u.Samples, Cut: u.Cut}
 			}
 		} else {
 			for _, call := range it.Calls {
@@ -374,8 +377,8 @@ func (s *system) usage() ([]map[string]metrics.Usage, map[string]string) {
 				if call.Cached {
 					u.CachedCalls++
 				}
-				u.PromptTokens += call.PromptTokens
-				u.CompletionTokens += call.CompletionTokens
+				u.PromptTokens = satint.Add(u.PromptTokens, call.PromptTokens)
+				u.CompletionTokens = satint.Add(u.CompletionTokens, call.CompletionTokens)
 				u.Latency += time.Duration(call.LatencyMS * float64(time.Millisecond))
 				q[call.Role] = u
 			}

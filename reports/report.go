@@ -153,6 +153,9 @@ func Build(runs []*bench.RunData, opt Options) (*Report, error) {
 			// are those of the entries made again.
 			r.Warnings = append(r.Warnings, fmt.Sprintf("run %s: %s", run.Dir, l))
 		}
+		for _, l := range run.BadCounts {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("run %s: %s", run.Dir, l))
+		}
 	}
 	uniqueIDs(len(r.Tables), func(i int) *string { return &r.Tables[i].ID })
 	uniqueIDs(len(r.Figures), func(i int) *string { return &r.Figures[i].ID })

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/t2sbench/t2sbench/internal/satint"
 	"github.com/t2sbench/t2sbench/runners/llm"
 )
 
@@ -32,10 +33,13 @@ func (m *Meter) Complete(ctx context.Context, req llm.Request) (*llm.Response, e
 	if resp.Cached {
 		u.CachedCalls++
 	}
-	u.PromptTokens += resp.Usage.PromptTokens
-	u.CompletionTokens += resp.Usage.CompletionTokens
+	// Counts are validated (llm.Usage.Clamp) and added without overflow:
+	// whatever a client reports, the sums stay in range.
+	ru, _ := resp.Usage.Clamp()
+	u.PromptTokens = satint.Add(u.PromptTokens, ru.PromptTokens)
+	u.CompletionTokens = satint.Add(u.CompletionTokens, ru.CompletionTokens)
 	u.Latency += resp.Latency
-	u.ReasoningTokens += resp.Usage.ReasoningTokens
+	u.ReasoningTokens = satint.Add(u.ReasoningTokens, ru.ReasoningTokens)
 	u.Samples += len(resp.Choices)
 	for i := range resp.Choices {
 		if resp.Cut(i) {

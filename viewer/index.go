@@ -15,6 +15,7 @@ import (
 
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/satint"
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/stats"
@@ -280,6 +281,9 @@ func (v *Viewer) buildIndex(ctx context.Context, runs []*bench.RunData) error {
 			CompletionTokens: r.CallLog.CompletionTokens})
 		if note := r.StaleNote(false); note != "" {
 			idx.Warnings = append(idx.Warnings, note)
+		}
+		for _, l := range r.BadCounts {
+			idx.Warnings = append(idx.Warnings, r.Name()+": "+l)
 		}
 		if src := v.runs[ri]; src.cache != nil {
 			idx.Runs[ri].ModelCache = src.cachePath
@@ -586,8 +590,8 @@ func trialUsage(byRole map[string]bench.RoleCalls, t *bench.RunTrial, prices map
 		total.Calls += c.Calls
 		total.Cached += c.Cached
 		total.Sent += c.Sent
-		total.PromptTokens += c.PromptTokens
-		total.CompletionTokens += c.CompletionTokens
+		total.PromptTokens = satint.Add(total.PromptTokens, c.PromptTokens)
+		total.CompletionTokens = satint.Add(total.CompletionTokens, c.CompletionTokens)
 		total.LatencyMS += c.LatencyMS
 		out = append(out, u)
 	}

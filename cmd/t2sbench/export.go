@@ -94,6 +94,9 @@ func runExport(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
+	for _, l := range r.BadCounts {
+		fmt.Fprintf(stderr, "export: warning: %s\n", l)
+	}
 	if isStale(r, t) {
 		fmt.Fprintf(stderr, "export: note: trial %q (id %s) is not in the run's spec; %s\n", t.Label, t.ID, r.StaleNote(true))
 	}

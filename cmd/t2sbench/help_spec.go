@@ -58,6 +58,8 @@ var specDocs = []specKey{
 	{"models.<name>.max_tokens", "0 (the server's)", "4096", "token limit of requests that set none"},
 	{"models.<name>.max_tokens_param", "max_tokens", "max_completion_tokens", "request field carrying token limits (OpenAI o-series: max_completion_tokens); switched on the server's 400"},
 	{"models.<name>.structured", "strict", "json_object", "JSON requests: strict, json_object or none; degraded on the server's 400"},
+	{"models.<name>.max_response_bytes", fmt.Sprint(llm.DefaultMaxResponseBytes), "67108864", "cap on an answer's bytes after decompression; over it the call fails (malformed)"},
+	{"models.<name>.max_choice_bytes", fmt.Sprint(llm.DefaultMaxChoiceBytes), "1048576", "cap on one choice's text (answer and reasoning); over it the call fails (malformed)"},
 	{"models.<name>.replicas[].base_url", "(required)", "http://127.0.0.1:8001/v1", "another server of the same model; requests are balanced over all"},
 	{"models.<name>.replicas[].api_key_env", "the model's", "OTHER_KEY", "its key's environment variable"},
 	{"models.<name>.replicas[].concurrency", "the model's", "8", "its requests in flight"},

@@ -541,7 +541,7 @@ func (c *Cache) put(ctx context.Context, rk string, doc *keyDoc, keys []string, 
 	// commits.
 	tx, err := c.db.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, 0, fmt.Errorf("llm: write cache %s: %w", c.path, err)
+		return nil, 0, &WriteError{Op: "llm: write cache", Path: c.path, Err: err}
 	}
 	defer tx.Rollback()
 	now := time.Now().UTC()
@@ -554,7 +554,7 @@ func (c *Cache) put(ctx context.Context, rk string, doc *keyDoc, keys []string, 
 	// next needed).
 	for _, b := range bad {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM samples WHERE rk = ? AND first = ?`, rkb, b.first); err != nil {
-			return nil, 0, fmt.Errorf("llm: write cache %s: %w", c.path, err)
+			return nil, 0, &WriteError{Op: "llm: write cache", Path: c.path, Err: err}
 		}
 	}
 	var prompt []byte // the request, for the first row written, unless kept
@@ -601,19 +601,19 @@ func (c *Cache) put(ctx context.Context, rk string, doc *keyDoc, keys []string, 
 		var p []byte // NULL
 		if prompt != nil {
 			if p, err = c.putRequest(ctx, tx, doc, now.Unix(), &added); err != nil {
-				return nil, 0, fmt.Errorf("llm: write cache %s: %w", c.path, err)
+				return nil, 0, &WriteError{Op: "llm: write cache", Path: c.path, Err: err}
 			}
 			prompt = nil
 		}
 		row := sampleRow{rk: rkb, first: g.first, model: m, n: len(g.idx), v: v, p: p}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO samples (rk, first, model, n, v, p, sum) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 			rkb, g.first, m, len(g.idx), v, p, row.sum()); err != nil {
-			return nil, 0, fmt.Errorf("llm: write cache %s: %w", c.path, err)
+			return nil, 0, &WriteError{Op: "llm: write cache", Path: c.path, Err: err}
 		}
 		stored += len(g.idx)
 	}
 	if err := tx.Commit(); err != nil {
-		return nil, 0, fmt.Errorf("llm: write cache %s: %w", c.path, err)
+		return nil, 0, &WriteError{Op: "llm: write cache", Path: c.path, Err: err}
 	}
 	c.memo.add(added)
 	c.st.stored.Add(int64(stored))
@@ -831,11 +831,13 @@ func (c *CachedClient) Complete(ctx context.Context, req Request) (*Response, er
 	if len(have) == n {
 		c.st.hits.Add(1)
 		c.cache.st.hits.Add(1)
-		resp := &Response{Cached: true, Model: have[0].model, Usage: Usage{PromptTokens: have[0].promptTokens}, CacheKey: rk}
+		// Counts are added without overflow and clamped (Usage.Add): a
+		// cache written before answers were validated may hold any.
+		resp := &Response{Cached: true, Model: have[0].model, CacheKey: rk}
+		resp.Usage = resp.Usage.Add(Usage{PromptTokens: have[0].promptTokens})
 		for i := range n {
 			e := have[i]
-			resp.Usage.CompletionTokens += e.completionTokens
-			resp.Usage.ReasoningTokens += e.reasoningTokens
+			resp.Usage = resp.Usage.Add(Usage{CompletionTokens: e.completionTokens, ReasoningTokens: e.reasoningTokens})
 			resp.Latency = max(resp.Latency, e.latency)
 		}
 		c.fill(resp, have, n)
@@ -873,6 +875,7 @@ func (c *CachedClient) Complete(ctx context.Context, req Request) (*Response, er
 			return nil, fmt.Errorf("llm: %s %s: got %d choices for %d samples", c.ident.Backend, c.ident.Model, len(resp.Choices), sc.req.Samples())
 		}
 		c.clean(resp)
+		resp.Usage, _ = resp.Usage.Clamp() // any inner client's counts
 		m := len(sc.samples)
 		ct, rt := spread(resp.Usage.CompletionTokens, m), spread(resp.Usage.ReasoningTokens, m)
 		for j, i := range sc.samples {
@@ -887,9 +890,7 @@ func (c *CachedClient) Complete(ctx context.Context, req Request) (*Response, er
 		if out.Model == "" {
 			out.Model = resp.Model
 		}
-		out.Usage.PromptTokens += resp.Usage.PromptTokens
-		out.Usage.CompletionTokens += resp.Usage.CompletionTokens
-		out.Usage.ReasoningTokens += resp.Usage.ReasoningTokens
+		out.Usage = out.Usage.Add(resp.Usage)
 		out.Latency = max(out.Latency, resp.Latency)
 	}
 	stored, nstored, err := c.cache.put(ctx, rk, c.storedDoc(doc), keys, idx, es)

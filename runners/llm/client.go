@@ -26,6 +26,8 @@ import (
 	"context"
 	"encoding/json"
 	"time"
+
+	"github.com/t2sbench/t2sbench/internal/satint"
 )
 
 // Message is one chat message.
@@ -94,6 +96,41 @@ type Usage struct {
 	// reasoning (usage.completion_tokens_details.reasoning_tokens); 0 when
 	// the server reports none.
 	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
+}
+
+// MaxTokenCount is the largest token count a Usage holds. A server's
+// count is validated before it is returned, cached or stored: a negative
+// count reads 0 and one above MaxTokenCount reads MaxTokenCount (see
+// Usage.Clamp). A billion tokens in one response is a hundred times the
+// longest context window a model has, so no honest count is changed, and
+// at most 9.2e9 such counts add up within an int64: a run's sums (each
+// itself saturating, see package internal/satint) never overflow.
+//
+// The counts are clamped rather than the response rejected: usage is
+// accounting, the answer beside it is still the model's, and a response
+// rejected as malformed would leave its item pending on every resume
+// against the same server.
+const MaxTokenCount = 1_000_000_000
+
+// Clamp returns u with each count limited to [0, MaxTokenCount] and
+// whether any was changed.
+func (u Usage) Clamp() (Usage, bool) {
+	var a, b, c bool
+	u.PromptTokens, a = satint.Clamp(u.PromptTokens, 0, MaxTokenCount)
+	u.CompletionTokens, b = satint.Clamp(u.CompletionTokens, 0, MaxTokenCount)
+	u.ReasoningTokens, c = satint.Clamp(u.ReasoningTokens, 0, MaxTokenCount)
+	return u, a || b || c
+}
+
+// Add returns the sum of u and v, each count added without overflow and
+// limited to [0, MaxTokenCount] (Clamp).
+func (u Usage) Add(v Usage) Usage {
+	s, _ := Usage{
+		PromptTokens:     satint.Add(u.PromptTokens, v.PromptTokens),
+		CompletionTokens: satint.Add(u.CompletionTokens, v.CompletionTokens),
+		ReasoningTokens:  satint.Add(u.ReasoningTokens, v.ReasoningTokens),
+	}.Clamp()
+	return s
 }
 
 // Finish reasons a backend reports per sample (OpenAI's finish_reason).
@@ -171,3 +208,18 @@ func (r *Response) ReasoningOf(i int) string {
 	}
 	return r.Reasoning[i]
 }
+
+// WriteError is a failed write of a file a client keeps (the response
+// cache): Op names the write, Path the file. A run reads Path from it to
+// say where space ran out (an environment failure, which leaves the item
+// pending).
+type WriteError struct {
+	Op   string
+	Path string
+	Err  error
+}
+
+func (e *WriteError) Error() string { return e.Op + " " + e.Path + ": " + e.Err.Error() }
+
+// Unwrap returns Err.
+func (e *WriteError) Unwrap() error { return e.Err }

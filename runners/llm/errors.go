@@ -28,7 +28,8 @@ import (
 //	               a connection timed out, HTTP 408
 //	network        refused, reset or dropped connection,     yes      transient
 //	               a body cut short
-//	malformed      an answer that is not the expected JSON   no       transient
+//	malformed      an answer that is not the expected JSON,  no       transient
+//	               or over a size cap (ErrTooLarge)
 //	rate_limited   HTTP 429                                  yes      transient
 //	server_error   HTTP 5xx                                  yes      transient
 //	auth           HTTP 401, 403                             no       fatal
@@ -50,7 +51,7 @@ const (
 	ClassDeadline    = "deadline"     // the caller's deadline passed
 	ClassTimeout     = "timeout"      // an attempt or a connection timed out; HTTP 408
 	ClassNetwork     = "network"      // the connection was refused or broke, or the body was cut short
-	ClassMalformed   = "malformed"    // the answer was not the expected JSON
+	ClassMalformed   = "malformed"    // the answer was not the expected JSON, or was over a size cap
 	ClassRateLimited = "rate_limited" // HTTP 429
 	ClassAuth        = "auth"         // HTTP 401, 403
 	ClassBadRequest  = "bad_request"  // HTTP 400, 422, or a message refusing the request
@@ -128,7 +129,7 @@ var classes = []ClassInfo{
 	{ClassDeadline, "the caller's deadline passed", Handling{false, OutcomeTransient}},
 	{ClassTimeout, "an attempt ran past the model's timeout, a connection timed out, or HTTP 408", Handling{true, OutcomeTransient}},
 	{ClassNetwork, "the connection was refused, reset or dropped, or the answer was cut short", Handling{true, OutcomeTransient}},
-	{ClassMalformed, "the answer was not the expected JSON", Handling{false, OutcomeTransient}},
+	{ClassMalformed, "the answer was not the expected JSON, or was over a size cap (max_response_bytes after decompression, max_choice_bytes of one choice's text, or more choices than requested plus 8)", Handling{false, OutcomeTransient}},
 	{ClassRateLimited, "HTTP 429 (the server's rate limit)", Handling{true, OutcomeTransient}},
 	{ClassServerError, "HTTP 5xx (the server failed)", Handling{true, OutcomeTransient}},
 	{ClassAuth, "HTTP 401, 403 (the API key)", Handling{false, OutcomeFatal}},

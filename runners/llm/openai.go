@@ -49,6 +49,19 @@ const (
 	// defaultCompletionEstimate is the TPM estimate of completion tokens per
 	// sample when MaxTokens is unset.
 	defaultCompletionEstimate = 512
+	// DefaultMaxResponseBytes caps the bytes of one answer's body after
+	// decompression (a gzip body is decoded only this far, so a body that
+	// inflates to gigabytes never does). An answer of 32 MiB holds n = 64
+	// samples of 500 KiB each, far beyond any model's output.
+	DefaultMaxResponseBytes = 32 << 20
+	// DefaultMaxChoiceBytes caps the text of one choice (its answer and
+	// reasoning together): 8 MiB is about two million tokens.
+	DefaultMaxChoiceBytes = 8 << 20
+	// ExtraChoices is how many choices beyond those requested an answer
+	// may hold (a server may add a few); more fail the call. The count is
+	// checked before the body is decoded, so 300,000 choices are never
+	// allocated.
+	ExtraChoices = 8
 )
 
 // OpenAIConfig configures an OpenAI-compatible backend (vLLM, SGLang,
@@ -122,6 +135,15 @@ type OpenAIConfig struct {
 	// Logf reports the backend's adaptations (a parameter switch, a
 	// structured-output degrade); nil means log.Printf.
 	Logf func(format string, args ...any)
+
+	// MaxResponseBytes caps the bytes of one answer's body after
+	// decompression (0: DefaultMaxResponseBytes); MaxChoiceBytes caps the
+	// text of one choice, answer and reasoning together (0:
+	// DefaultMaxChoiceBytes). An answer over a cap, or with more than
+	// ExtraChoices choices beyond those requested, fails the call with
+	// class malformed (ErrTooLarge), before the rest of the body is read.
+	MaxResponseBytes int64
+	MaxChoiceBytes   int
 }
 
 // Token-limit parameters (OpenAIConfig.MaxTokensParam).
@@ -144,6 +166,9 @@ type OpenAIStats struct {
 	// SchemaFallbacks counts requests whose schema the server rejected and
 	// that were answered as json_object.
 	SchemaFallbacks int64 `json:"schema_fallbacks,omitempty"`
+	// UsageClamped counts answers whose token counts were outside [0,
+	// MaxTokenCount] and were clamped (Usage.Clamp).
+	UsageClamped int64 `json:"usage_clamped,omitempty"`
 }
 
 // OpenAI is a Client for an OpenAI-compatible chat-completions endpoint.
@@ -170,7 +195,7 @@ type OpenAI struct {
 	// structuredLevels.
 	level atomic.Int32
 
-	paramSwitches, degrades, schemaFallbacks atomic.Int64
+	paramSwitches, degrades, schemaFallbacks, usageClamped atomic.Int64
 }
 
 // structuredLevels orders the structured modes from the most constrained.
@@ -212,6 +237,15 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	}
 	if cfg.MaxTokens < 0 {
 		return nil, fmt.Errorf("llm: openai %s: max_tokens must be >= 0 (got %d)", cfg.BaseURL, cfg.MaxTokens)
+	}
+	if cfg.MaxResponseBytes < 0 || cfg.MaxChoiceBytes < 0 {
+		return nil, fmt.Errorf("llm: openai %s: max_response_bytes and max_choice_bytes must be >= 0 (got %d, %d)", cfg.BaseURL, cfg.MaxResponseBytes, cfg.MaxChoiceBytes)
+	}
+	if cfg.MaxResponseBytes == 0 {
+		cfg.MaxResponseBytes = DefaultMaxResponseBytes
+	}
+	if cfg.MaxChoiceBytes == 0 {
+		cfg.MaxChoiceBytes = DefaultMaxChoiceBytes
 	}
 	if cfg.Logf == nil {
 		cfg.Logf = log.Printf
@@ -276,7 +310,7 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 		base = http.DefaultTransport
 	}
 	wrapped := *hc
-	wrapped.Transport = &probeTransport{base: base}
+	wrapped.Transport = &probeTransport{base: base, maxBytes: cfg.MaxResponseBytes}
 
 	oc := openai.DefaultConfig(key)
 	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
@@ -310,6 +344,7 @@ func (o *OpenAI) Stats() OpenAIStats {
 		ParamSwitches:      o.paramSwitches.Load(),
 		StructuredDegrades: o.degrades.Load(),
 		SchemaFallbacks:    o.schemaFallbacks.Load(),
+		UsageClamped:       o.usageClamped.Load(),
 	}
 	if o.completionParam.Load() {
 		st.MaxTokensParam = MaxCompletionTokensParam
@@ -387,9 +422,7 @@ func (o *OpenAI) Complete(ctx context.Context, req Request) (*Response, error) {
 			reasoning = append(reasoning, c.reasoning)
 			out.FinishReasons = append(out.FinishReasons, c.finish)
 		}
-		out.Usage.PromptTokens += res.usage.PromptTokens
-		out.Usage.CompletionTokens += res.usage.CompletionTokens
-		out.Usage.ReasoningTokens += res.usage.ReasoningTokens
+		out.Usage = out.Usage.Add(res.usage)
 		if out.Model == "" {
 			out.Model = res.model
 		}
@@ -450,6 +483,7 @@ func (o *OpenAI) send(ctx context.Context, cr openai.ChatCompletionRequest, req 
 	err := o.retry(ctx, o.estimateTokens(req, n), req.Temperature == 0, o.topK(req), func(actx context.Context, p *probe) (int, error) {
 		var err error
 		p.capture = true
+		p.maxChoices = n + ExtraChoices
 		resp, err = o.client.CreateChatCompletion(actx, cr)
 		body = p.body
 		return resp.Usage.PromptTokens + resp.Usage.CompletionTokens, err
@@ -490,6 +524,20 @@ func (o *OpenAI) send(ctx context.Context, cr openai.ChatCompletionRequest, req 
 		if d := resp.Usage.CompletionTokensDetails; d != nil {
 			res.usage.ReasoningTokens = d.ReasoningTokens
 		}
+	}
+	for i, c := range res.choices {
+		if size := len(c.answer) + len(c.reasoning); size > o.cfg.MaxChoiceBytes {
+			return nil, o.tooLarge(fmt.Sprintf("choice %d holds %d bytes of text, over the cap of %d (max_choice_bytes)", i, size, o.cfg.MaxChoiceBytes))
+		}
+	}
+	// The server's counts are validated before anything reads them: a
+	// negative or absurd one (2^63-1) is clamped (MaxTokenCount). The
+	// choices' index only orders them; created and total_tokens are not
+	// read.
+	var clamped bool
+	if res.usage, clamped = res.usage.Clamp(); clamped {
+		o.usageClamped.Add(1)
+		o.logf("the server reported token counts outside [0, %d]; clamped to %+v", MaxTokenCount, res.usage)
 	}
 	sort.SliceStable(res.choices, func(i, j int) bool { return res.choices[i].index < res.choices[j].index })
 	return res, nil
@@ -785,7 +833,7 @@ func (o *OpenAI) Embed(ctx context.Context, role string, texts []string) ([][]fl
 		for _, d := range resp.Data {
 			out = append(out, d.Embedding)
 		}
-		usage.PromptTokens += resp.Usage.PromptTokens
+		usage = usage.Add(Usage{PromptTokens: resp.Usage.PromptTokens})
 	}
 	return out, usage, nil
 }
@@ -911,6 +959,10 @@ func (o *OpenAI) classify(err error, p *probe, timedOut bool) *Error {
 	case timedOut:
 		class = ClassTimeout
 		cause = fmt.Errorf("llm: openai %s model %s: %w after %s", o.cfg.BaseURL, o.cfg.Model, ErrTimeout, o.cfg.Timeout)
+	case errors.Is(err, ErrTooLarge):
+		// The cap's error says what was too large and stays in the
+		// chain (errors.Is finds ErrTooLarge).
+		cause = &causeError{msg: o.errorf("%v", err).Error(), err: err}
 	case ok:
 		cause = fmt.Errorf("llm: openai %s model %s: %w: %s", o.cfg.BaseURL, o.cfg.Model, sentinel, o.redact(err.Error()))
 	default:
@@ -979,6 +1031,43 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 	return 0
 }
 
+// ErrTooLarge: an answer over a size cap (OpenAIConfig.MaxResponseBytes,
+// MaxChoiceBytes, or more choices than requested plus ExtraChoices). It
+// wraps ErrMalformed: its class is malformed.
+var ErrTooLarge = fmt.Errorf("%w: answer too large", ErrMalformed)
+
+// tooLarge is the *Error of an answer over a cap that send finds once the
+// body is decoded (a choice's text).
+func (o *OpenAI) tooLarge(what string) *Error {
+	return &Error{Class: ClassMalformed, Attempts: 1, Err: fmt.Errorf("llm: openai %s model %s: %w: %s", o.cfg.BaseURL, o.cfg.Model, ErrTooLarge, what)}
+}
+
+// capBody is a response body read at most limit bytes far: reading past
+// them fails with ErrTooLarge (the rest is never read, nor decompressed).
+type capBody struct {
+	io.ReadCloser
+	limit, read int64
+}
+
+func (c *capBody) Read(b []byte) (int, error) {
+	if c.read > c.limit {
+		return 0, c.err()
+	}
+	if room := c.limit + 1 - c.read; int64(len(b)) > room {
+		b = b[:room] // one byte past the cap tells a larger body
+	}
+	n, err := c.ReadCloser.Read(b)
+	c.read += int64(n)
+	if c.read > c.limit {
+		return n - int(c.read-c.limit), c.err()
+	}
+	return n, err
+}
+
+func (c *capBody) err() error {
+	return fmt.Errorf("%w: the body is over the cap of %d bytes (max_response_bytes)", ErrTooLarge, c.limit)
+}
+
 // probe carries per-attempt information between OpenAI and its transport:
 // the response status and Retry-After (which go-openai's errors drop), and
 // whether to send temperature 0 (which go-openai's omitempty drops).
@@ -993,6 +1082,10 @@ type probe struct {
 	// the client read of it).
 	capture bool
 	body    []byte
+	// maxChoices, when > 0, is the most choices a chat answer may hold:
+	// the transport reads the body whole (within the byte cap) and counts
+	// them before the client decodes it.
+	maxChoices int
 }
 
 type probeKey struct{}
@@ -1001,7 +1094,14 @@ type probeKey struct{}
 // the request's probe, adds "temperature":0 to chat requests whose
 // temperature go-openai omitted (servers default an absent temperature to
 // 1.0, the opposite of greedy decoding), and adds the probe's "top_k".
-type probeTransport struct{ base http.RoundTripper }
+//
+// Every response body is capped at maxBytes after decompression
+// (capBody); a chat answer whose probe sets maxChoices is read whole
+// within that cap and its choices counted before the client decodes it.
+type probeTransport struct {
+	base     http.RoundTripper
+	maxBytes int64
+}
 
 // topK is the top_k a chat request sends: req.TopK, or 0 (none) when the
 // endpoint omits it (OpenAIConfig.OmitTopK).
@@ -1041,14 +1141,44 @@ func (t *probeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		req = r2
 	}
 	resp, err := t.base.RoundTrip(req)
+	if resp != nil && resp.Body != nil && t.maxBytes > 0 {
+		resp.Body = &capBody{ReadCloser: resp.Body, limit: t.maxBytes}
+	}
 	if p != nil && resp != nil {
 		p.status = resp.StatusCode
 		p.retryAfter = resp.Header.Get("Retry-After")
-		if p.capture && resp.Body != nil {
+		if p.maxChoices > 0 && resp.StatusCode < 300 && resp.Body != nil {
+			body, rerr := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if rerr == nil {
+				rerr = countChoices(body, p.maxChoices)
+			}
+			if rerr != nil {
+				return nil, rerr
+			}
+			if p.capture {
+				p.body = body
+			}
+			resp.Body = io.NopCloser(bytes.NewReader(body))
+		} else if p.capture && resp.Body != nil {
 			resp.Body = &captureBody{ReadCloser: resp.Body, p: p}
 		}
 	}
 	return resp, err
+}
+
+// countChoices fails with ErrTooLarge when the chat answer body holds more
+// than limit choices. The choices are decoded as empty structs, which take
+// no memory; a body that is not JSON passes, for the client's decoder to
+// reject.
+func countChoices(body []byte, limit int) error {
+	var c struct {
+		Choices []struct{} `json:"choices"`
+	}
+	if json.Unmarshal(body, &c) == nil && len(c.Choices) > limit {
+		return fmt.Errorf("%w: %d choices, over the cap of %d (the choices requested plus %d)", ErrTooLarge, len(c.Choices), limit, ExtraChoices)
+	}
+	return nil
 }
 
 // captureBody copies what is read of a response body into its probe.

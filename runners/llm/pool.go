@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/t2sbench/t2sbench/internal/satint"
 )
 
 // Defaults of a Pool's ejection of failing endpoints, all in one place.
@@ -469,8 +471,8 @@ func (p *Pool) release(ctx context.Context, e *poolEndpoint, gen int, probe bool
 	} else {
 		e.st.LatencySum += lat
 		e.st.LatencyMax = max(e.st.LatencyMax, lat)
-		e.st.PromptTokens += int64(usage.PromptTokens)
-		e.st.CompletionTokens += int64(usage.CompletionTokens)
+		e.st.PromptTokens = satint.Add64(e.st.PromptTokens, int64(usage.PromptTokens))
+		e.st.CompletionTokens = satint.Add64(e.st.CompletionTokens, int64(usage.CompletionTokens))
 	}
 	if gen != e.gen {
 		return health, retryable // sent before the last ejection: says nothing new

@@ -1,0 +1,75 @@
+package bench
+
+import (
+	"database/sql"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/t2sbench/t2sbench/runners/llm"
+)
+
+// tokenSum is the SQL aggregate of the token column col over a group of
+// model_calls rows: each row read as the client validates a server's count
+// (llm.Usage.Clamp: within [0, llm.MaxTokenCount]), summed in floating
+// point (total, which never fails) and cast back to an integer, which
+// saturates at 2^63-1. SQLite's sum fails the whole query with "integer
+// overflow" when a store holds a count such as 2^63-1 written before
+// counts were validated; with tokenSum such a store still reads, its rows
+// flagged (RunData.BadCounts). Sums up to 2^53 are exact.
+func tokenSum(col string) string {
+	return `CAST(total(min(max(` + col + `, 0), ` + strconv.Itoa(llm.MaxTokenCount) + `)) AS INTEGER)`
+}
+
+// clampTokens is a stored token count as the readers count it (see
+// tokenSum).
+func clampTokens(v int) int {
+	return min(max(v, 0), llm.MaxTokenCount)
+}
+
+// maxBadCounts is the number of out-of-range rows RunData.BadCounts names.
+const maxBadCounts = 10
+
+// readBadCounts names the call-log rows whose token counts are outside [0,
+// llm.MaxTokenCount] (at most maxBadCounts of them, then how many more):
+// counts a server sent before they were validated. Readers count them as
+// clamped (tokenSum); the lines say so, naming the item.
+func readBadCounts(db *sql.DB) ([]string, error) {
+	cond := `prompt_tokens < 0 OR prompt_tokens > ? OR completion_tokens < 0 OR completion_tokens > ?`
+	qualified := strings.NewReplacer("prompt_", "c.prompt_", "completion_", "c.completion_").Replace(cond)
+	rows, err := db.Query(`SELECT c.id, coalesce(t.label, c.trial_id), c.question_id, coalesce(c.role, ''), c.prompt_tokens, c.completion_tokens
+		FROM model_calls c LEFT JOIN trials t ON t.id = c.trial_id WHERE `+qualified+` ORDER BY c.id LIMIT ?`, llm.MaxTokenCount, llm.MaxTokenCount, maxBadCounts+1)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id int64
+		var trial, question, role string
+		var pt, ct sql.NullInt64
+		if err := rows.Scan(&id, &trial, &question, &role, &pt, &ct); err != nil {
+			return nil, err
+		}
+		if len(out) == maxBadCounts {
+			var n int
+			if err := db.QueryRow(`SELECT count(*) FROM model_calls WHERE `+cond, llm.MaxTokenCount, llm.MaxTokenCount).Scan(&n); err != nil {
+				return nil, err
+			}
+			out = append(out, fmt.Sprintf("and %d more calls with token counts outside [0, %d]", n-maxBadCounts, llm.MaxTokenCount))
+			break
+		}
+		out = append(out, fmt.Sprintf("item %s/%s: call %d (role %s) has prompt_tokens %d, completion_tokens %d, outside [0, %d]; counted as %d and %d",
+			trial, question, id, role, pt.Int64, ct.Int64, llm.MaxTokenCount, clampTokens64(pt.Int64), clampTokens64(ct.Int64)))
+	}
+	return out, rows.Err()
+}
+
+func clampTokens64(v int64) int64 { return min(max(v, 0), llm.MaxTokenCount) }
+
+// satSQL is the SQL expression of a+b for the non-negative integer
+// expressions a and b, saturated at 2^63-1 instead of failing with
+// "integer overflow" (endpoint counters summed over sessions and shards).
+func satSQL(a, b string) string {
+	return `CASE WHEN ` + b + ` > 9223372036854775807 - ` + a + ` THEN 9223372036854775807 ELSE ` + a + ` + ` + b + ` END`
+}
