@@ -49,6 +49,10 @@ type Spec struct {
 	// entry, before anything is expanded.
 	MaxTrials int `yaml:"max_trials"`
 
+	// ProfileUse is what the profile the spec was loaded with
+	// (LoadOptions.Profile) changed; nil without one.
+	ProfileUse *ProfileUse `yaml:"-" json:"-"`
+
 	// file is the path the spec was read from, for error messages; locs
 	// gives each path (runners[2].params.k) the place it came from: the
 	// spec's file:line, a --models file's, or a --set expression.
