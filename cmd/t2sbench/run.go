@@ -166,14 +166,21 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	if *dryRun {
 		env, closeEnv := runEnv()
 		defer closeEnv()
-		d, err := bench.PlanDryRun(context.Background(), plan, env, bench.DryRunOptions{Shard: sh, Limit: *limit, Dir: dir})
-		if err != nil {
+		// Ctrl-C prints the trials planned so far, then exits 3.
+		ctx, stop := signal.NotifyContext(context.Background(), runSignals...)
+		defer stop()
+		fmt.Fprintf(stderr, "dry run of %s: planning %d trials (Ctrl-C prints those planned so far)\n", spec.Name, len(plan.Trials))
+		d, err := bench.PlanDryRun(ctx, plan, env, bench.DryRunOptions{Shard: sh, Limit: *limit, Dir: dir})
+		if err != nil && (d == nil || !d.Interrupted) {
 			return err
 		}
 		if !change.Empty() {
 			d.Notes = append(d.Notes, dryRunChangeNote(dir, change, *replace))
 		}
 		d.Write(stdout)
+		if d.Interrupted {
+			return fmt.Errorf("%w: dry run interrupted after %d of %d trials", errIncomplete, len(d.Trials), d.PlanTrials)
+		}
 		return nil
 	}
 	if *resume {
