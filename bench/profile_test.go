@@ -80,3 +80,22 @@ runners:
 		t.Errorf("SpecProfile of a spec the command line did not change = %q; want \"\"", got)
 	}
 }
+
+// TestSummaryTitleStatesProfile: the run summary's title states the
+// profile the run went through, after "simulated model".
+func TestSummaryTitleStatesProfile(t *testing.T) {
+	text := "name: p\n\n" + SpecChangeMarker + "\n" + ProfileMarker + "quick profile: n_rollout 4 (was 32), limit 12\n"
+	for _, tt := range []struct {
+		spec string
+		want string
+	}{
+		{text, "p (simulated model, quick profile: n_rollout 4 (was 32), limit 12)\n"},
+		{"name: p\n", "p (simulated model)\n"},
+	} {
+		var b strings.Builder
+		WriteSummary(&b, &RunData{Simulated: true, Meta: map[string]string{"name": "p", MetaSpec: tt.spec}}, nil)
+		if got, _, _ := strings.Cut(b.String(), "\n"); got+"\n" != tt.want {
+			t.Errorf("title = %q; want %q", got, strings.TrimSuffix(tt.want, "\n"))
+		}
+	}
+}
