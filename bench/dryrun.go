@@ -2,10 +2,13 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -59,6 +62,10 @@ type DryTrial struct {
 	// least MeasuredMin) rather than from the runner's estimate.
 	Measured      bool
 	MeasuredItems int
+	// MeasuredRate is the number of finished items' traces (of the same
+	// runner on the same benchmark, MeasuredMin or more) whose measured
+	// rate the estimate used (runners.TraceEstimator); 0 when it did not.
+	MeasuredRate int
 	// CachedSamples counts the model cache's stored answers of the
 	// trial's models (by the model name the backend reports): a cheap
 	// hint of how much a rerun will find cached, not an exact lookup.
@@ -67,15 +74,23 @@ type DryTrial struct {
 
 // DryRun is the plan of a run before any model is called.
 type DryRun struct {
-	Name   string
-	Trials []DryTrial
+	Name string
+	// PlanTrials is the plan's trials; Trials are those planned, all of
+	// them unless Interrupted (Ctrl-C) stopped the dry run first.
+	PlanTrials  int
+	Interrupted bool
+	Trials      []DryTrial
 	// Notes state the estimate's assumptions.
 	Notes []string
 }
 
 // PlanDryRun loads the plan's benchmarks (no model is built or called),
 // counts the work items, reads what the run directory has done (creating
-// nothing) and estimates calls, tokens and cost per trial.
+// nothing) and estimates calls, tokens and cost per trial. Requests that
+// trials share through the model cache (runners.SharedRequests: the
+// points of a grid over weights that only rank answers) are counted for
+// the first trial that sends them. When ctx is cancelled (Ctrl-C) it
+// returns the trials planned so far, marked Interrupted, with ctx's error.
 func PlanDryRun(ctx context.Context, p *Plan, env Env, opt DryRunOptions) (*DryRun, error) {
 	cacheDir := opt.CacheDir
 	if cacheDir == "" {
@@ -84,13 +99,57 @@ func PlanDryRun(ctx context.Context, p *Plan, env Env, opt DryRunOptions) (*DryR
 	if cacheDir == "" {
 		cacheDir = filepath.Join(opt.Dir, "cache")
 	}
+	d := &DryRun{Name: p.Spec.Name, PlanTrials: len(p.Trials)}
+	d.Notes = dryRunNotes()
+	stop := func() (*DryRun, error) {
+		d.Interrupted = true
+		return d, ctx.Err()
+	}
+	// Runners, built once per configuration: a grid's points differ in
+	// parameters the estimates mostly do not read.
+	type built struct {
+		r   runners.Runner
+		key string
+	}
+	builtBy := map[string]built{}
+	runnerOf := func(t *Trial) (built, error) {
+		raw, _ := json.Marshal(t.Params)
+		k := t.Runner + "\x00" + string(raw)
+		if b, ok := builtBy[k]; ok {
+			return b, nil
+		}
+		r, err := runners.New(t.Runner, t.Params)
+		if err != nil {
+			return built{}, fmt.Errorf("trial %s: %w", t.Label, err)
+		}
+		b := built{r: r, key: k}
+		builtBy[k] = b
+		return b, nil
+	}
+	for _, t := range p.Trials {
+		if ctx.Err() != nil {
+			return stop()
+		}
+		if _, err := runnerOf(t); err != nil {
+			return nil, err
+		}
+	}
 	done := map[string]bool{}
+	doneOf := map[string][]string{} // trial id -> finished questions
 	var meas map[string]*measured
+	// traces are the finished items' traces by runner and benchmark, for
+	// the runners whose estimate a measured rate improves.
+	traces := map[string][]runners.Trace{}
+	wantTraces := false
+	for _, b := range builtBy {
+		_, ok := b.r.(runners.TraceEstimator)
+		wantTraces = wantTraces || ok
+	}
 	if _, err := os.Stat(filepath.Join(opt.Dir, StoreFile)); err == nil {
 		if meas, err = measuredCalls(opt.Dir); err != nil {
 			return nil, err
 		}
-		r, err := ReadRun(opt.Dir, false)
+		r, err := ReadRun(opt.Dir, wantTraces)
 		if err != nil {
 			return nil, err
 		}
@@ -98,6 +157,11 @@ func PlanDryRun(ctx context.Context, p *Plan, env Env, opt DryRunOptions) (*DryR
 			for _, it := range t.Items {
 				if it.Status == StatusDone || it.Status == StatusFailed {
 					done[itemKey(t.ID, it.QuestionID)] = true
+					doneOf[t.ID] = append(doneOf[t.ID], it.QuestionID)
+				}
+				if wantTraces && it.Status == StatusDone && it.Result != nil {
+					k := traceKey(t.Runner, t.Benchmark)
+					traces[k] = append(traces[k], it.Result.Trace)
 				}
 			}
 		}
@@ -122,8 +186,35 @@ func PlanDryRun(ctx context.Context, p *Plan, env Env, opt DryRunOptions) (*DryR
 		prompt map[string]float64 // question id -> estimated prompt tokens
 	}
 	benches := map[string]*benchInfo{}
-	d := &DryRun{Name: p.Spec.Name}
+	// paid holds, per share key (shareKey), the questions whose requests
+	// the model cache already holds or an earlier trial sends: every
+	// trial's finished questions, then each trial's questions as it is
+	// counted.
+	paid := map[string]map[string]bool{}
+	payer := func(k string) map[string]bool {
+		if paid[k] == nil {
+			paid[k] = map[string]bool{}
+		}
+		return paid[k]
+	}
 	for _, t := range p.Trials {
+		b, _ := runnerOf(t)
+		for _, role := range runnerRoles(t.Runner) {
+			k := shareKey(t, b.r, role)
+			if k == "" {
+				continue
+			}
+			for _, q := range doneOf[t.ID] {
+				payer(k)[q] = true
+			}
+		}
+	}
+	estimates := map[string]map[string]float64{}
+	shared := 0.0
+	for _, t := range p.Trials {
+		if ctx.Err() != nil {
+			return stop()
+		}
 		bs := t.Benchmark
 		if opt.Limit > 0 && (bs.Limit == 0 || opt.Limit < bs.Limit) {
 			bs.Limit = opt.Limit
@@ -133,6 +224,9 @@ func PlanDryRun(ctx context.Context, p *Plan, env Env, opt DryRunOptions) (*DryR
 		if bi == nil {
 			b, err := env.OpenBenchmark(ctx, bs, loadDir)
 			if err != nil {
+				if ctx.Err() != nil {
+					return stop()
+				}
 				return nil, fmt.Errorf("benchmark %s: %w", bs.Name, err)
 			}
 			if bs.Limit > 0 && len(b.Examples) > bs.Limit {
@@ -144,12 +238,19 @@ func PlanDryRun(ctx context.Context, p *Plan, env Env, opt DryRunOptions) (*DryR
 			}
 			benches[key] = bi
 		}
-		r, err := runners.New(t.Runner, t.Params)
+		b, err := runnerOf(t)
 		if err != nil {
-			return nil, fmt.Errorf("trial %s: %w", t.Label, err)
+			return nil, err
 		}
+		prior := modelPrior(t)
 		dt := DryTrial{Label: t.Label, Runner: t.Runner, Benchmark: t.Benchmark.DatasetName(), Models: map[string]string{}, Priced: true}
-		dt.PerQuestion, _ = runners.EstimateCalls(r, modelPrior(t))
+		ekey := fmt.Sprintf("%s\x00%v", b.key, prior)
+		pq, ok := estimates[ekey]
+		if !ok {
+			pq, _ = runners.EstimateCalls(b.r, prior)
+			estimates[ekey] = pq
+		}
+		dt.PerQuestion = maps.Clone(pq)
 		ms := meas[t.ID]
 		if ms != nil {
 			dt.MeasuredItems = ms.items
@@ -160,8 +261,14 @@ func PlanDryRun(ctx context.Context, p *Plan, env Env, opt DryRunOptions) (*DryR
 			for role, n := range ms.calls {
 				dt.PerQuestion[role] = n / float64(ms.items)
 			}
+		} else if te, ok := b.r.(runners.TraceEstimator); ok {
+			if tr := traces[traceKey(t.Runner, t.Benchmark)]; len(tr) >= MeasuredMin {
+				if est, ok := te.EstimateCallsFromTraces(prior, tr); ok {
+					dt.PerQuestion, dt.MeasuredRate = est, len(tr)
+				}
+			}
 		}
-		perCall := 0.0
+		var left []string
 		for _, ex := range bi.b.Examples {
 			if !opt.Shard.Has(t.ID, ex.ID) {
 				continue
@@ -171,9 +278,8 @@ func PlanDryRun(ctx context.Context, p *Plan, env Env, opt DryRunOptions) (*DryR
 				dt.Done++
 				continue
 			}
-			perCall += bi.prompt[ex.ID]
+			left = append(left, ex.ID)
 		}
-		left := float64(dt.Questions - dt.Done)
 		seen := map[string]bool{}
 		for role, n := range dt.PerQuestion {
 			m, ok := t.Roles[role]
@@ -181,7 +287,20 @@ func PlanDryRun(ctx context.Context, p *Plan, env Env, opt DryRunOptions) (*DryR
 				m = t.Roles[runners.RoleReason]
 			}
 			dt.Models[role] = m
-			calls := n * left
+			sk := shareKey(t, b.r, role)
+			count, perCall := 0.0, 0.0
+			for _, q := range left {
+				if sk != "" {
+					if payer(sk)[q] {
+						shared += n
+						continue
+					}
+					payer(sk)[q] = true
+				}
+				count++
+				perCall += bi.prompt[q]
+			}
+			calls := n * count
 			dt.Calls += calls
 			pt, ct := n*perCall, calls*EstimateCompletionTokens
 			if dt.Measured && ms.calls[role] > 0 {
@@ -202,14 +321,64 @@ func PlanDryRun(ctx context.Context, p *Plan, env Env, opt DryRunOptions) (*DryR
 		}
 		d.Trials = append(d.Trials, dt)
 	}
-	d.Notes = []string{
+	if shared > 0 {
+		d.Notes = append(d.Notes, fmt.Sprintf("shared: %.0f more calls are requests an earlier trial sends alike (parameters they do not depend on, such as a grid's score weights): the model cache answers them, so they are not counted; workers running such trials at once may send some of them", shared))
+	}
+	return d, nil
+}
+
+// dryRunNotes state the estimate's assumptions.
+func dryRunNotes() []string {
+	return []string{
 		"calls/q: each runner's estimate from its parameters and, for a sim model, its p (runners.CallEstimator; formulas and assumptions in runners/*/estimate.go)",
 		fmt.Sprintf("  marked *: measured instead, from the call log of the trial's finished items in the run directory (%d or more)", MeasuredMin),
+		fmt.Sprintf("  marked +: the runner's rate measured on the traces of its finished items on the benchmark in the run directory (%d or more; runners.TraceEstimator)", MeasuredMin),
 		fmt.Sprintf("tokens: prompt = (schema DDL + question + evidence characters)/%d + %d per call, completion = %d per call (assumptions, not measurements)", CharsPerToken, PromptOverheadTokens, EstimateCompletionTokens),
 		"cost: the spec's prices (USD per million tokens) times the token estimate; \"-\" where a model has no price",
 		"cached: answers in the model cache from the trial's models (a hint; the cache key also covers the prompt)",
 	}
-	return d, nil
+}
+
+// runnerRoles are the roles the runner registered, and reason.
+func runnerRoles(name string) []string {
+	out := []string{runners.RoleReason}
+	info, _ := runners.Lookup(name)
+	for _, r := range info.Roles {
+		if r.Role != runners.RoleReason {
+			out = append(out, r.Role)
+		}
+	}
+	return out
+}
+
+// traceKey groups finished items' traces by runner and benchmark.
+func traceKey(runner string, b BenchmarkSpec) string {
+	return runner + "\x00" + b.Name + "\x00" + b.Data + "\x00" + b.Split
+}
+
+// shareKey identifies the requests t sends role: the runner, the role,
+// the bound model's identity, the benchmark, the seed and the parameters
+// the role's requests depend on (all but runners.IndependentParams).
+// Trials with the same key send the role the same requests. It is ""
+// when the runner declares no parameter independent of role.
+func shareKey(t *Trial, r runners.Runner, role string) string {
+	ind := runners.IndependentParams(r, role)
+	if len(ind) == 0 {
+		return ""
+	}
+	params := runners.Params{}
+	for k, v := range t.Params {
+		if !slices.Contains(ind, k) {
+			params[k] = v
+		}
+	}
+	m, ok := t.Roles[role]
+	if !ok {
+		m = t.Roles[runners.RoleReason]
+	}
+	raw, _ := json.Marshal(map[string]any{"runner": t.Runner, "role": role, "model": t.Models[m].Identity(),
+		"benchmark": []any{t.Benchmark.Name, t.Benchmark.Data, t.Benchmark.Split, t.Benchmark.Mode}, "seed": t.Seed, "params": params})
+	return string(raw)
 }
 
 // modelPrior is what the dry run knows of the model of t's reason role
@@ -347,7 +516,11 @@ func (d *DryRun) Total() (calls, cost float64, priced bool) {
 
 // Write prints the plan as a table, then totals and the notes.
 func (d *DryRun) Write(w io.Writer) {
-	fmt.Fprintf(w, "dry run of %s: %d trials, no model called\n\n", d.Name, len(d.Trials))
+	if d.Interrupted {
+		fmt.Fprintf(w, "dry run of %s: interrupted after %d of %d trials, no model called\n\n", d.Name, len(d.Trials), d.PlanTrials)
+	} else {
+		fmt.Fprintf(w, "dry run of %s: %d trials, no model called\n\n", d.Name, len(d.Trials))
+	}
 	cols := []textable.Column{{Name: "trial"}, {Name: "benchmark"}, {Name: "questions"}, {Name: "done"}, {Name: "calls/q (by role)"},
 		{Name: "calls"}, {Name: "prompt tok"}, {Name: "compl. tok"}, {Name: "cost USD"}, {Name: "cached"}}
 	for i := range cols {
@@ -361,8 +534,11 @@ func (d *DryRun) Write(w io.Writer) {
 			cost = fmt.Sprintf("%.2f", t.Cost)
 		}
 		pq := perRole(t.PerQuestion, t.Models)
-		if t.Measured {
+		switch {
+		case t.Measured:
 			pq = "*" + pq
+		case t.MeasuredRate > 0:
+			pq = "+" + pq
 		}
 		tab.Row(t.Label, t.Benchmark, fmt.Sprint(t.Questions), fmt.Sprint(t.Done), pq, fmt.Sprintf("%.0f", t.Calls),
 			fmt.Sprintf("%.0f", t.PromptTokens), fmt.Sprintf("%.0f", t.CompletionTokens), cost, fmt.Sprint(t.CachedSamples))
@@ -373,7 +549,11 @@ func (d *DryRun) Write(w io.Writer) {
 	if priced {
 		c = fmt.Sprintf("%.2f", cost)
 	}
-	fmt.Fprintf(w, "\ntotal: %.0f model calls expected, cost USD %s\n", calls, c)
+	if d.Interrupted {
+		fmt.Fprintf(w, "\ntotal of the %d trials planned: %.0f model calls expected, cost USD %s\n", len(d.Trials), calls, c)
+	} else {
+		fmt.Fprintf(w, "\ntotal: %.0f model calls expected, cost USD %s\n", calls, c)
+	}
 	for _, n := range d.Notes {
 		fmt.Fprintln(w, "  "+n)
 	}

@@ -30,6 +30,10 @@ type LoadOptions struct {
 	// Lookup reads the environment for ${VAR} interpolation; nil is the
 	// process environment.
 	Lookup Lookup
+	// Profile names a profile (Profiles) whose overrides are applied
+	// after the model files and before Set; the spec's ProfileUse says
+	// what it changed.
+	Profile string
 }
 
 // LoadSpecWith reads the spec at path, interpolates the environment,
@@ -74,6 +78,21 @@ func ParseSpecWith(data []byte, file string, opt LoadOptions) (*Spec, error) {
 	for _, f := range opt.Models {
 		if err := overlayModels(&root, f, look, origins); err != nil {
 			return nil, err
+		}
+	}
+	var use *ProfileUse
+	if opt.Profile != "" {
+		prof, err := LookupProfile(opt.Profile)
+		if err != nil {
+			return nil, err
+		}
+		if use, err = profileSets(&root, prof); err != nil {
+			return nil, err
+		}
+		for _, e := range use.Sets {
+			if err := applySetFrom(&root, e, "--profile "+prof.Name+" ("+e+")", origins); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for _, e := range opt.Set {
@@ -122,6 +141,7 @@ func ParseSpecWith(data []byte, file string, opt LoadOptions) (*Spec, error) {
 		return nil, err
 	}
 	s.file = file
+	s.ProfileUse = use
 	s.locs = map[string]string{}
 	for p, l := range lines {
 		s.locs[p] = locOf(l)
@@ -145,11 +165,12 @@ func markOrigin(n *yaml.Node, file string, foreign bool, origins map[*yaml.Node]
 	}
 }
 
-// markSet records a --set expression as the origin of n and its subtree.
-func markSet(n *yaml.Node, expr string, origins map[*yaml.Node]origin) {
-	origins[n] = origin{loc: "--set " + expr, foreign: true}
+// markSet records from (a --set expression, or the profile that derived
+// it) as the origin of n and its subtree.
+func markSet(n *yaml.Node, from string, origins map[*yaml.Node]origin) {
+	origins[n] = origin{loc: from, foreign: true}
 	for _, c := range n.Content {
-		markSet(c, expr, origins)
+		markSet(c, from, origins)
 	}
 }
 
@@ -243,6 +264,11 @@ func overlayModels(root *yaml.Node, file string, look Lookup, origins map[*yaml.
 // checked against the Spec's fields (and the spec's model names) so that a
 // typo is an error naming it rather than a new key.
 func applySet(root *yaml.Node, expr string, origins map[*yaml.Node]origin) error {
+	return applySetFrom(root, expr, "--set "+expr, origins)
+}
+
+// applySetFrom is applySet with from as the origin its nodes record.
+func applySetFrom(root *yaml.Node, expr, from string, origins map[*yaml.Node]origin) error {
 	key, val, ok := strings.Cut(expr, "=")
 	if !ok || strings.TrimSpace(key) == "" {
 		return fmt.Errorf("--set %s: want key.path=value", expr)
@@ -261,7 +287,7 @@ func applySet(root *yaml.Node, expr string, origins map[*yaml.Node]origin) error
 			value = doc.Content[0]
 		}
 	}
-	markSet(value, expr, origins)
+	markSet(value, from, origins)
 	bad := func(i int, format string, args ...any) error {
 		return fmt.Errorf("--set %s: %s: %s", expr, strings.Join(segs[:i+1], "."), fmt.Sprintf(format, args...))
 	}
@@ -336,7 +362,7 @@ func applySet(root *yaml.Node, expr string, origins map[*yaml.Node]origin) error
 				return nil
 			}
 			k := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: seg}
-			markSet(k, expr, origins)
+			markSet(k, from, origins)
 			node.Content = append(node.Content, k, value)
 			return nil
 		}
@@ -350,8 +376,8 @@ func applySet(root *yaml.Node, expr string, origins map[*yaml.Node]origin) error
 			}
 			k := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: seg}
 			next = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-			markSet(k, expr, origins)
-			markSet(next, expr, origins)
+			markSet(k, from, origins)
+			markSet(next, from, origins)
 			node.Content = append(node.Content, k, next)
 		}
 		node = next

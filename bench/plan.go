@@ -152,7 +152,7 @@ func checkPlanSize(s *Spec, seeds []int64) error {
 		if g := rs.Grid; g != nil {
 			pts := SimplexPoints(len(g.Simplex), g.Step)
 			if pts > limit {
-				return s.errorf(path+".grid.step", "step %g makes %.0f points of a %d-parameter simplex, over the trial cap %d (max_trials, run --max-trials); a larger step keeps the grid small", g.Step, pts, len(g.Simplex), s.maxTrials())
+				return s.errorf(path+".grid.step", "step %g makes %.0f points of a %d-parameter simplex, over the trial cap %d (%s); a larger step keeps the grid small", g.Step, pts, len(g.Simplex), s.maxTrials(), s.capSource())
 			}
 			n *= pts
 		}
@@ -166,10 +166,18 @@ func checkPlanSize(s *Spec, seeds []int64) error {
 		n *= float64(len(rseeds)) * float64(len(s.Benchmarks))
 		total += n
 		if total > limit {
-			return s.errorf(path, "the plan grows to %.0f trials by this entry (%.0f from it), over the trial cap %d; raise max_trials (or run --max-trials) if that is meant", total, n, s.maxTrials())
+			return s.errorf(path, "the plan grows to %.0f trials by this entry (%.0f from it), over the trial cap %d; %s", total, n, s.maxTrials(), raiseCap(s))
 		}
 	}
 	return nil
+}
+
+// raiseCap says how to raise the trial cap, or that it cannot be.
+func raiseCap(s *Spec) string {
+	if s.maxTrials() >= MaxTrialsCeiling {
+		return fmt.Sprintf("no plan may have more than %d (bench.MaxTrialsCeiling, whatever max_trials or run --max-trials says); split the spec", MaxTrialsCeiling)
+	}
+	return "raise max_trials (or run --max-trials) if that is meant"
 }
 
 // SimplexPoints is the number of points SimplexGrid(d, step) returns,

@@ -49,6 +49,10 @@ type Spec struct {
 	// entry, before anything is expanded.
 	MaxTrials int `yaml:"max_trials"`
 
+	// ProfileUse is what the profile the spec was loaded with
+	// (LoadOptions.Profile) changed; nil without one.
+	ProfileUse *ProfileUse `yaml:"-" json:"-"`
+
 	// file is the path the spec was read from, for error messages; locs
 	// gives each path (runners[2].params.k) the place it came from: the
 	// spec's file:line, a --models file's, or a --set expression.
@@ -66,12 +70,28 @@ const DefaultWorkers = 8
 // 0.0001 for 0.01).
 const DefaultMaxTrials = 10000
 
-// maxTrials returns the effective trial cap.
+// MaxTrialsCeiling is the largest trial cap that max_trials or run
+// --max-trials can set: NewPlan holds every trial in memory (its
+// parameters, models and benchmark), and a run stores each, so a plan
+// over it is refused from its size alone, before anything is expanded,
+// whatever cap is asked for.
+const MaxTrialsCeiling = 100000
+
+// maxTrials returns the effective trial cap: max_trials (default
+// DefaultMaxTrials), at most MaxTrialsCeiling.
 func (s *Spec) maxTrials() int {
 	if s.MaxTrials > 0 {
-		return s.MaxTrials
+		return min(s.MaxTrials, MaxTrialsCeiling)
 	}
 	return DefaultMaxTrials
+}
+
+// capSource names where the effective trial cap comes from, for errors.
+func (s *Spec) capSource() string {
+	if s.MaxTrials > MaxTrialsCeiling {
+		return fmt.Sprintf("max_trials %d is over the largest cap a plan can have, %d", s.MaxTrials, MaxTrialsCeiling)
+	}
+	return "max_trials, run --max-trials"
 }
 
 // BenchmarkSpec names one benchmark split to run on.

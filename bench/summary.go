@@ -294,7 +294,8 @@ func trialSummary(label string, a *outcomeAcc, o Outcomes, calls, tokens int) Tr
 }
 
 // WriteSummary prints the summary as an aligned plain-text table. A run of
-// the sim backend is titled "simulated model". EX is correct / attempted
+// the sim backend is titled "simulated model", one made through a profile
+// states it (SpecProfile). EX is correct / attempted
 // (questions whose gold runs, failed items counted wrong); a trial with
 // pending items has its EX marked "(partial)".
 func WriteSummary(w io.Writer, r *RunData, rows []TrialSummary) {
@@ -302,8 +303,15 @@ func WriteSummary(w io.Writer, r *RunData, rows []TrialSummary) {
 	if title == "" {
 		title = r.Dir
 	}
+	var notes []string
 	if r.Simulated {
-		title += " (simulated model)"
+		notes = append(notes, "simulated model")
+	}
+	if p := SpecProfile(r.Meta[MetaSpec]); p != "" {
+		notes = append(notes, p) // the profile the run went through (run --profile)
+	}
+	if len(notes) > 0 {
+		title += " (" + strings.Join(notes, ", ") + ")"
 	}
 	fmt.Fprintf(w, "%s\n", title)
 	tab := textable.New(2, textable.Column{Name: "trial"},

@@ -203,10 +203,13 @@ func (s *system) difficulty(id string, it *bench.Item) string {
 type corpus struct {
 	title     string
 	simulated bool
-	systems   []*system
-	benches   []string
-	warnings  []string
-	hasTypes  map[string]bool // benchmark -> some question has reasoning types
+	// overlays are the profiles the runs ran through (bench.SpecProfile),
+	// stated in every title and caption.
+	overlays []string
+	systems  []*system
+	benches  []string
+	warnings []string
+	hasTypes map[string]bool // benchmark -> some question has reasoning types
 }
 
 func load(runs []*bench.RunData, opt Options) (*corpus, error) {
@@ -231,6 +234,9 @@ func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 		}
 		names = append(names, n)
 		c.simulated = c.simulated || r.Simulated
+		if o := bench.SpecProfile(r.Meta[bench.MetaSpec]); o != "" && !slices.Contains(c.overlays, o) {
+			c.overlays = append(c.overlays, o)
+		}
 		for _, t := range r.Trials {
 			labelCount[t.Label]++
 		}
@@ -339,12 +345,19 @@ func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 	return c, nil
 }
 
-// caption appends "(simulated model)" for sim runs.
+// caption appends "(simulated model)" for sim runs, and the profiles the
+// runs ran through: "(simulated model, quick profile: n_rollout 4 (was
+// 32), limit 12)".
 func (c *corpus) caption(s string) string {
+	var parts []string
 	if c.simulated {
-		return s + " (simulated model)"
+		parts = append(parts, "simulated model")
 	}
-	return s
+	parts = append(parts, c.overlays...)
+	if len(parts) == 0 {
+		return s
+	}
+	return s + " (" + strings.Join(parts, ", ") + ")"
 }
 
 func (c *corpus) onBench(b string) []*system {

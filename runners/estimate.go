@@ -35,3 +35,34 @@ func EstimateCalls(r Runner, m ModelPrior) (map[string]float64, bool) {
 	}
 	return e.EstimateCalls(m), true
 }
+
+// SharedRequests is implemented by a runner whose requests to a role do
+// not depend on some of its parameters. Trials that differ only in such
+// parameters (the points of a grid over selection weights) send that
+// role the same requests, and the model cache answers every trial's but
+// the first's: the dry run counts them once.
+type SharedRequests interface {
+	// IndependentParams lists the parameters the requests to role do not
+	// depend on; a parameter it does not list is taken to change them.
+	IndependentParams(role string) []string
+}
+
+// IndependentParams returns r's parameters that the requests to role do
+// not depend on (none when r does not say).
+func IndependentParams(r Runner, role string) []string {
+	if s, ok := r.(SharedRequests); ok {
+		return s.IndependentParams(role)
+	}
+	return nil
+}
+
+// TraceEstimator is implemented by a CallEstimator whose count rests on a
+// rate of the method's own behaviour that its traces measure (SteinerSQL:
+// how often a generated query fails validation). The dry run passes the
+// traces of finished items of the same runner on the same benchmark in
+// the run directory.
+type TraceEstimator interface {
+	// EstimateCallsFromTraces returns the estimate with the rate the
+	// traces measure, and false when they measure none.
+	EstimateCallsFromTraces(m ModelPrior, traces []Trace) (map[string]float64, bool)
+}

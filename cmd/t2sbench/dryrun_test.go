@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/fakeopenai"
@@ -146,5 +149,67 @@ func TestExperimentModelOverlay(t *testing.T) {
 	}
 	if _, err := bench.NewPlan(spec); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestDryRunInterruptSummary: Ctrl-C (SIGINT) during a dry run prints the
+// summary of the trials planned so far, then exits with status 3, as the
+// README's exit-code table says. The dry run is a slow one (200 IESR
+// trials, each estimated by its own replica searches); the signal goes
+// when stderr says it is planning.
+func TestDryRunInterruptSummary(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	var rollouts []string
+	for i := 1; i <= 200; i++ {
+		rollouts = append(rollouts, fmt.Sprint(i*2))
+	}
+	spec := filepath.Join(tmp, "slow.yaml")
+	if err := os.WriteFile(spec, []byte("name: slow\nbenchmarks: [{name: mini}]\nmodels: {sim: {backend: sim}}\nroles: {reason: sim}\nrunners:\n  - name: iesr\n    sweep: {n_rollout: ["+strings.Join(rollouts, ", ")+"]}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := cli(t, filepath.Join(tmp, "calls.log"), "run", spec, "--out", filepath.Join(tmp, "run"), "--dry-run")
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	planning := make(chan string, 1)
+	go func() {
+		b := make([]byte, 4096)
+		var seen strings.Builder
+		for {
+			n, err := stderr.Read(b)
+			seen.Write(b[:n])
+			if strings.Contains(seen.String(), "planning 200 trials") || err != nil {
+				planning <- seen.String()
+				io.Copy(io.Discard, stderr)
+				return
+			}
+		}
+	}()
+	select {
+	case got := <-planning:
+		if !strings.Contains(got, "planning 200 trials") {
+			t.Errorf("stderr %q; want it to say the dry run is planning 200 trials", got)
+		}
+	case <-time.After(20 * time.Second):
+		t.Error("no \"planning 200 trials\" on stderr after 20 s")
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 3 {
+		t.Errorf("exit: %v; want exit status 3", err)
+	}
+	out := stdout.String()
+	if !strings.Contains(out, "dry run of slow: interrupted after ") || !strings.Contains(out, " of 200 trials, no model called") || !strings.Contains(out, "total of the ") {
+		t.Errorf("stdout lacks the summary of the trials planned:\n%s", out)
 	}
 }

@@ -82,7 +82,7 @@ var specDocs = []specKey{
 	{"timeout", "0 (none)", "300s", "limit of one work item; an item over it is scored on the SQL it has, class timeout"},
 	{"prices.<name>.prompt", "0", "0.15", "USD per million prompt tokens of model <name>"},
 	{"prices.<name>.completion", "0", "0.60", "USD per million completion tokens of model <name>"},
-	{"max_trials", fmt.Sprint(bench.DefaultMaxTrials), "50000", "cap on the trials a spec expands to (a typo in a grid step is caught before anything runs)"},
+	{"max_trials", fmt.Sprint(bench.DefaultMaxTrials), "50000", "cap on the trials a spec expands to, at most " + fmt.Sprint(bench.MaxTrialsCeiling) + " (a typo in a grid step is caught before anything runs)"},
 }
 
 // benchNames are the names a spec's benchmarks[].name takes, from the

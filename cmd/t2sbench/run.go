@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -62,11 +63,12 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	quiet := fs.Bool("quiet", false, "no progress output")
 	jsonl := fs.Bool("jsonl", false, "progress as JSON lines on stdout instead of a bar")
 	maxResultMB := fs.Int64("max-result-mb", 0, "byte budget of one query result in MiB for every benchmark (default: each benchmark's max_result_mb, else 64); over it the query is interrupted and scores pred_error \"result too large\"")
-	maxTrials := fs.Int("max-trials", 0, "cap on the trials the plan may expand to (default: the spec's max_trials, else 10000)")
+	maxTrials := fs.Int("max-trials", 0, "cap on the trials the plan may expand to (default: the spec's max_trials, else 10000; at most 100000)")
 	benchOverride := fs.String("benchmark", "", "run only benchmark NAME or NAME=DIR (e.g. mini, spider=/data/spider); a benchmark the spec names keeps its settings")
 	var modelFiles, sets multiFlag
 	fs.Var(&modelFiles, "models", "YAML file of model definitions (a spec's models: schema) replacing the spec's models of the same names; repeatable")
 	fs.Var(&sets, "set", "override a spec value before it is validated: key.path=value (models.gpt.base_url=http://x:8000/v1, runners.0.params.n_rollout=8, workers=4); repeatable")
+	profile := fs.String("profile", "", "run the spec through a named overlay that lowers its cost, applied before --set and stated in the reports' titles: quick (n_rollout at most 4, --limit 12 unless given); make reproduce-sim uses it")
 	dryRun := fs.Bool("dry-run", false, "print the plan (trials, questions, expected model calls, tokens and cost, what is done and cached) and exit; no model is called and no run directory is created")
 	allowMissingDB := fs.Bool("allow-missing-db", false, "run a benchmark even when the databases of most of its questions are missing from its data folder (they score missing_db); by default run refuses before creating any trial")
 	maxFailures := fs.String("max-failures", "", "stop the run (exit status 3) once more items failed than N (a count, e.g. 20) or than a fraction of the run's items (e.g. 0.1); default: no limit")
@@ -95,9 +97,12 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 			return fmt.Errorf("%w: --shard: %v", errUsage, err)
 		}
 	}
-	spec, err := bench.LoadSpecWith(specPath, bench.LoadOptions{Models: modelFiles, Set: sets})
+	spec, err := bench.LoadSpecWith(specPath, bench.LoadOptions{Models: modelFiles, Set: sets, Profile: *profile})
 	if err != nil {
 		return asUsage(err)
+	}
+	if u := spec.ProfileUse; u != nil && *limit == 0 {
+		*limit = u.Profile.Limit
 	}
 	if *benchOverride != "" {
 		name, data, _ := strings.Cut(*benchOverride, "=")
@@ -161,14 +166,21 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	if *dryRun {
 		env, closeEnv := runEnv()
 		defer closeEnv()
-		d, err := bench.PlanDryRun(context.Background(), plan, env, bench.DryRunOptions{Shard: sh, Limit: *limit, Dir: dir})
-		if err != nil {
+		// Ctrl-C prints the trials planned so far, then exits 3.
+		ctx, stop := signal.NotifyContext(context.Background(), runSignals...)
+		defer stop()
+		fmt.Fprintf(stderr, "dry run of %s: planning %d trials (Ctrl-C prints those planned so far)\n", spec.Name, len(plan.Trials))
+		d, err := bench.PlanDryRun(ctx, plan, env, bench.DryRunOptions{Shard: sh, Limit: *limit, Dir: dir})
+		if err != nil && (d == nil || !d.Interrupted) {
 			return err
 		}
 		if !change.Empty() {
 			d.Notes = append(d.Notes, dryRunChangeNote(dir, change, *replace))
 		}
 		d.Write(stdout)
+		if d.Interrupted {
+			return fmt.Errorf("%w: dry run interrupted after %d of %d trials", errIncomplete, len(d.Trials), d.PlanTrials)
+		}
 		return nil
 	}
 	if *resume {
@@ -197,7 +209,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 			}
 		}
 	}
-	if err := st.SetSpecText(specText(specPath, modelFiles, sets), append(secrets, spec.Secrets()...)); err != nil {
+	if err := st.SetSpecText(specText(specPath, modelFiles, sets, spec.ProfileUse, *limit), append(secrets, spec.Secrets()...)); err != nil {
 		return err
 	}
 	if c := binaryCommit(); c != "" { // a build without VCS information keeps what an earlier session recorded
@@ -306,19 +318,26 @@ func checkReasonBound(specPath string, p *bench.Plan) error {
 // specText is what `run` stores as the run's spec: the spec file as
 // written, and the --models and --set flags that changed it as comments
 // (the viewer's overview shows it).
-func specText(path string, models, sets []string) string {
+func specText(path string, models, sets []string, profile *bench.ProfileUse, limit int) string {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return "" // LoadSpecWith read it a moment ago; the viewer falls back to the trials
 	}
 	text := string(raw)
-	if len(models) > 0 || len(sets) > 0 {
+	if len(models) > 0 || len(sets) > 0 || profile != nil {
 		if !strings.HasSuffix(text, "\n") {
 			text += "\n"
 		}
 		text += "\n" + bench.SpecChangeMarker + "\n"
 		for _, m := range models {
 			text += "#   --models " + m + "\n"
+		}
+		if profile != nil {
+			// The profile's line states it for the reports' titles
+			// (bench.SpecProfile); its overrides follow as the --set
+			// lines they were applied as, before the command line's.
+			text += bench.ProfileMarker + profile.Summary(limit) + "\n"
+			sets = append(slices.Clip(profile.Sets), sets...)
 		}
 		for _, s := range sets {
 			text += "#   --set " + s + "\n"

@@ -64,3 +64,11 @@ func (r *Runner) EstimateCalls(m runners.ModelPrior) map[string]float64 {
 	}
 	return out
 }
+
+// IndependentParams implements runners.SharedRequests: the score weights
+// alpha, beta and gamma (Eq. 8) only rank the finished trajectories, so
+// no request of any role depends on them and the points of a grid over
+// them (Fig. 7) share every request through the model cache.
+func (r *Runner) IndependentParams(string) []string {
+	return []string{"alpha", "beta", "gamma"}
+}

@@ -54,3 +54,77 @@ func (r *Runner) EstimateCalls(runners.ModelPrior) map[string]float64 {
 	}
 	return out
 }
+
+// EstimateCallsFromTraces implements runners.TraceEstimator: the
+// estimate of EstimateCalls with the validation failure rates measured
+// on the traces of finished items (the run directory's SteinerSQL trials
+// on the same benchmark) instead of ValidationFailRate:
+//
+//	reason = 1 + f1 * sum_{j=0}^{I-2} fa^j
+//
+// with f1 the share of items whose first query fails validation and fa
+// the share of the later queries (each generated after a failure) that
+// fail again, so that a question that failed once is not taken to fail
+// again at the rate of a fresh one (on mini under sim most do). Without
+// later queries (a pilot at max_iterations 1) fa is taken as f1. It
+// returns false when no trace holds a validation.
+func (r *Runner) EstimateCallsFromTraces(m runners.ModelPrior, traces []runners.Trace) (map[string]float64, bool) {
+	items, firstFail, later, laterFail := 0.0, 0.0, 0.0, 0.0
+	for _, tr := range traces {
+		j := 0
+		for _, st := range tr.Steps {
+			if st.Action != "validate" {
+				continue
+			}
+			pass, _ := st.Info["pass"].(bool)
+			if j == 0 {
+				items++
+				if !pass {
+					firstFail++
+				}
+			} else {
+				later++
+				if !pass {
+					laterFail++
+				}
+			}
+			j++
+		}
+	}
+	if items == 0 {
+		return nil, false
+	}
+	out := r.EstimateCalls(m)
+	iters := r.maxIter
+	if r.validation == ValNone {
+		iters = 1
+	}
+	f1 := firstFail / items
+	fa := f1
+	if later > 0 {
+		fa = laterFail / later
+	}
+	gen, p := 1.0, f1
+	for j := 1; j < iters; j++ {
+		gen += p
+		p *= fa
+	}
+	out[runners.RoleReason] = gen
+	return out, true
+}
+
+// IndependentParams implements runners.SharedRequests: the Stage 1
+// request (decompose) sees the schema, the question, the evidence and
+// whether dependencies are asked for, none of the parameters of Stages 2
+// and 3 listed here, so trials that differ only in those share it
+// through the model cache. The generation requests (reason) show the
+// scaffold, which the cost weights and the path algorithm change for some
+// questions and not others: no parameter is taken as independent of them.
+func (r *Runner) IndependentParams(role string) []string {
+	if role != runners.RoleDecompose {
+		return nil
+	}
+	return []string{"path_algorithm", "validation", "max_iterations", "alpha", "beta", "gamma", "tau",
+		"correction_threshold", "navigation", "graph_module", "structured_examples", "stat_sample", "stats_cache",
+		"embedding_role", "max_tokens_reason", "link_k", "attribute_check"}
+}
