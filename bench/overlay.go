@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/t2sbench/t2sbench/runners"
 )
 
 // LoadOptions are the command line's changes to a spec file, applied to
@@ -30,6 +32,11 @@ type LoadOptions struct {
 	// Lookup reads the environment for ${VAR} interpolation; nil is the
 	// process environment.
 	Lookup Lookup
+	// Backbone, when set, names a model of the spec (after Models and Set)
+	// bound to every role of every runner: the spec's roles, each runner
+	// entry's roles, and each entry's backbones list, which becomes this
+	// one model.
+	Backbone string
 }
 
 // LoadSpecWith reads the spec at path, interpolates the environment,
@@ -131,10 +138,47 @@ func ParseSpecWith(data []byte, file string, opt LoadOptions) (*Spec, error) {
 			s.Runners[i].ablationOrder = order
 		}
 	}
+	if opt.Backbone != "" {
+		if err := s.bindBackbone(opt.Backbone); err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+	}
 	if err := s.validate(); err != nil {
 		return nil, err
 	}
 	return &s, nil
+}
+
+// bindBackbone binds model name to every role the spec binds, spec-wide
+// and per runner entry, and makes each entry's backbones lists that one
+// model (LoadOptions.Backbone). The reason role, which every runner asks,
+// is bound spec-wide even when the spec leaves it to the entries.
+func (s *Spec) bindBackbone(name string) error {
+	if _, ok := s.Models[name]; !ok {
+		names := make([]string, 0, len(s.Models))
+		for n := range s.Models {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return fmt.Errorf("--backbone %s: not a model of the spec, whose models are: %s (a --models file replaces models of these names)", name, strings.Join(names, ", "))
+	}
+	if s.Roles == nil {
+		s.Roles = map[string]string{}
+	}
+	for r := range s.Roles {
+		s.Roles[r] = name
+	}
+	s.Roles[runners.RoleReason] = name
+	for i := range s.Runners {
+		rs := &s.Runners[i]
+		for r := range rs.Roles {
+			rs.Roles[r] = name
+		}
+		for r := range rs.Backbones {
+			rs.Backbones[r] = []string{name}
+		}
+	}
+	return nil
 }
 
 // markOrigin records file:line as the origin of n and every node under it.
