@@ -453,6 +453,19 @@ func (s *Store) Close() error {
 	return err
 }
 
+// Meta returns the run-level fact stored under key ("" when none).
+func (s *Store) Meta(key string) (string, error) {
+	var v string
+	err := s.db.QueryRow(`SELECT value FROM meta WHERE key = ?`, key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("store: read meta %s: %w", key, err)
+	}
+	return v, nil
+}
+
 // SetMeta records run-level facts (name, simulated, spec).
 func (s *Store) SetMeta(kv map[string]string) error {
 	return s.write(func(tx *sql.Tx) error {

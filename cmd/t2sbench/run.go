@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -40,7 +41,7 @@ new ones. A new label alone keeps a trial's results. --fresh discards every resu
 `
 
 // runEnv builds the scheduler's environment; tests substitute fakes.
-var runEnv = bench.DefaultEnv
+var runEnv = bench.NewEnv
 
 // runSignals are the signals that stop a run cleanly.
 var runSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
@@ -70,6 +71,9 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	dryRun := fs.Bool("dry-run", false, "print the plan (trials, questions, expected model calls, tokens and cost, what is done and cached) and exit; no model is called and no run directory is created")
 	allowMissingDB := fs.Bool("allow-missing-db", false, "run a benchmark even when the databases of most of its questions are missing from its data folder (they score missing_db); by default run refuses before creating any trial")
 	maxFailures := fs.String("max-failures", "", "stop the run (exit status 3) once more items failed than N (a count, e.g. 20) or than a fraction of the run's items (e.g. 0.1); default: no limit")
+	backbone := fs.String("backbone", "", "bind model NAME (a model of the spec, or of a --models file) to every role of every runner: the spec's roles, each runner's roles and backbones; e.g. --models real.yaml --backbone qwen25-coder-7b")
+	refreshCache := fs.Bool("refresh-cache", false, "ask the models again for every call and replace the cached answers (the model cache is otherwise read first; --fresh keeps it)")
+	noCache := fs.Bool("no-cache", false, "neither read nor write the model cache: every call reaches the model and nothing is stored")
 	// Flags may follow the spec path.
 	specPath, err := parseOne(fs, args, "run takes one spec file")
 	if err != nil {
@@ -81,6 +85,17 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	if *replace && *fresh {
 		return fmt.Errorf("%w: --replace-trials and --fresh exclude each other (--fresh discards every trial)", errUsage)
 	}
+	if *refreshCache && *noCache {
+		return fmt.Errorf("%w: --refresh-cache and --no-cache exclude each other (--no-cache neither reads nor writes the cache)", errUsage)
+	}
+	cacheUse := bench.CacheReadWrite
+	switch {
+	case *refreshCache:
+		cacheUse = bench.CacheRefresh
+	case *noCache:
+		cacheUse = bench.CacheOff
+	}
+	envOpt := bench.EnvOptions{Cache: cacheUse, Notify: func(msg string) { fmt.Fprintln(stderr, msg) }}
 	var limitFail bench.FailureLimit
 	if *maxFailures != "" {
 		var err error
@@ -95,7 +110,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 			return fmt.Errorf("%w: --shard: %v", errUsage, err)
 		}
 	}
-	spec, err := bench.LoadSpecWith(specPath, bench.LoadOptions{Models: modelFiles, Set: sets})
+	spec, err := bench.LoadSpecWith(specPath, bench.LoadOptions{Models: modelFiles, Set: sets, Backbone: *backbone})
 	if err != nil {
 		return asUsage(err)
 	}
@@ -159,7 +174,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 		}
 	}
 	if *dryRun {
-		env, closeEnv := runEnv()
+		env, closeEnv := runEnv(envOpt)
 		defer closeEnv()
 		d, err := bench.PlanDryRun(context.Background(), plan, env, bench.DryRunOptions{Shard: sh, Limit: *limit, Dir: dir})
 		if err != nil {
@@ -197,7 +212,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 			}
 		}
 	}
-	if err := st.SetSpecText(specText(specPath, modelFiles, sets), append(secrets, spec.Secrets()...)); err != nil {
+	if err := st.SetSpecText(specText(specPath, modelFiles, sets, *backbone), append(secrets, spec.Secrets()...)); err != nil {
 		return err
 	}
 	if c := binaryCommit(); c != "" { // a build without VCS information keeps what an earlier session recorded
@@ -205,7 +220,11 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 			return err
 		}
 	}
-	env, closeEnv := runEnv()
+	opts := runOptions(fs, modelFiles, sets)
+	if err := recordRunOptions(st, opts, *fresh); err != nil {
+		return err
+	}
+	env, closeEnv := runEnv(envOpt)
 	defer closeEnv()
 
 	ctx, stop := signal.NotifyContext(context.Background(), runSignals...)
@@ -303,16 +322,77 @@ func checkReasonBound(specPath string, p *bench.Plan) error {
 	return nil
 }
 
+// resultFlags are the flags of run that change results or resources, in
+// the order runOptions lists them; --models and --set are added from
+// their lists.
+var resultFlags = []string{"limit", "workers", "shard", "benchmark", "backbone", "max-result-mb", "max-trials",
+	"max-failures", "allow-missing-db", "fresh", "replace-trials", "refresh-cache", "no-cache"}
+
+// runOptions is the command line of one session of run as far as it
+// changes results or resources (resultFlags, --models, --set), e.g.
+// "--limit 5 --workers 2 --set workers=4"; "" when none was given.
+func runOptions(fs *flag.FlagSet, models, sets []string) string {
+	given := map[string]string{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = f.Value.String() })
+	var parts []string
+	for _, name := range resultFlags {
+		v, ok := given[name]
+		if !ok {
+			continue
+		}
+		if bf, isBool := fs.Lookup(name).Value.(interface{ IsBoolFlag() bool }); isBool && bf.IsBoolFlag() {
+			if v == "true" {
+				parts = append(parts, "--"+name)
+			}
+			continue
+		}
+		parts = append(parts, "--"+name+" "+v)
+	}
+	for _, m := range models {
+		parts = append(parts, "--models "+m)
+	}
+	for _, s := range sets {
+		parts = append(parts, "--set "+s)
+	}
+	return strings.Join(parts, " ")
+}
+
+// recordRunOptions appends this session's options to the run's list
+// (MetaRunOptions) when they differ from the last session's; --fresh
+// starts the list again.
+func recordRunOptions(st *bench.Store, opts string, fresh bool) error {
+	var list []string
+	if !fresh {
+		raw, err := st.Meta(metaRunOptions)
+		if err != nil {
+			return err
+		}
+		if raw != "" {
+			if err := json.Unmarshal([]byte(raw), &list); err != nil {
+				list = nil // an unreadable list is started again
+			}
+		}
+	}
+	if len(list) > 0 && list[len(list)-1] == opts {
+		return nil
+	}
+	raw, err := json.Marshal(append(list, opts))
+	if err != nil {
+		return err
+	}
+	return st.SetMeta(map[string]string{metaRunOptions: string(raw)})
+}
+
 // specText is what `run` stores as the run's spec: the spec file as
-// written, and the --models and --set flags that changed it as comments
-// (the viewer's overview shows it).
-func specText(path string, models, sets []string) string {
+// written, and the --models, --set and --backbone flags that changed it as
+// comments (the viewer's overview shows it).
+func specText(path string, models, sets []string, backbone string) string {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return "" // LoadSpecWith read it a moment ago; the viewer falls back to the trials
 	}
 	text := string(raw)
-	if len(models) > 0 || len(sets) > 0 {
+	if len(models) > 0 || len(sets) > 0 || backbone != "" {
 		if !strings.HasSuffix(text, "\n") {
 			text += "\n"
 		}
@@ -322,6 +402,9 @@ func specText(path string, models, sets []string) string {
 		}
 		for _, s := range sets {
 			text += "#   --set " + s + "\n"
+		}
+		if backbone != "" {
+			text += "#   --backbone " + backbone + "\n"
 		}
 	}
 	return text
