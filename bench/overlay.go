@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -88,6 +89,7 @@ func ParseSpecWith(data []byte, file string, opt LoadOptions) (*Spec, error) {
 			return nil, err
 		}
 	}
+	rebound := reboundModels(&root, origins)
 
 	// Write the tree out and read it back: the decoder reads text (only
 	// a yaml.Decoder rejects unknown keys), and the two trees walked side
@@ -129,6 +131,7 @@ func ParseSpecWith(data []byte, file string, opt LoadOptions) (*Spec, error) {
 		return nil, err
 	}
 	s.file = file
+	s.rebound = rebound
 	s.locs = map[string]string{}
 	for p, l := range lines {
 		s.locs[p] = locOf(l)
@@ -147,6 +150,26 @@ func ParseSpecWith(data []byte, file string, opt LoadOptions) (*Spec, error) {
 		return nil, err
 	}
 	return &s, nil
+}
+
+// reboundModels returns the names of the spec's models whose definitions
+// a --models file or --set replaced or changed.
+func reboundModels(root *yaml.Node, origins map[*yaml.Node]origin) map[string]bool {
+	var foreign func(n *yaml.Node) bool
+	foreign = func(n *yaml.Node) bool {
+		if origins[n].foreign {
+			return true
+		}
+		return slices.ContainsFunc(n.Content, foreign)
+	}
+	out := map[string]bool{}
+	models := mappingValue(docMapping(root), "models")
+	for i := 0; models != nil && models.Kind == yaml.MappingNode && i+1 < len(models.Content); i += 2 {
+		if foreign(models.Content[i]) || foreign(models.Content[i+1]) {
+			out[models.Content[i].Value] = true
+		}
+	}
+	return out
 }
 
 // bindBackbone binds model name to every role the spec binds, spec-wide

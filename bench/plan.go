@@ -67,7 +67,7 @@ type Plan struct {
 func NewPlan(s *Spec) (*Plan, error) {
 	p := &Plan{Spec: s}
 	seen := map[string]string{}
-	labels := ModelLabels(s.Models)
+	labels := ModelLabels(s.Models, s.rebound)
 	seeds := s.Seeds
 	if len(seeds) == 0 {
 		seeds = []int64{0}
@@ -378,9 +378,8 @@ func expandBackbones(global map[string]string, rs RunnerSpec, labels map[string]
 	return out
 }
 
-// ModelLabel is the name trial labels and reports give model name of a
-// spec: the served model (its model field) for a real backend, so that a
-// spec's model rebound to a real one by --models or --set is named for
+// ModelLabel is the name reports give model name of a spec: the served
+// model (its model field) for a real backend, so that a paper table names
 // what answered; the spec's name for sim and where no model is given.
 func ModelLabel(name string, m ModelSpec) string {
 	if m.Backend == "sim" || m.Model == "" {
@@ -389,14 +388,21 @@ func ModelLabel(name string, m ModelSpec) string {
 	return m.Model
 }
 
-// ModelLabels is ModelLabel of every model of a spec; models whose served
-// names coincide (one model behind two endpoints or settings) keep their
-// spec names, so that labels stay distinct.
-func ModelLabels(models map[string]ModelSpec) map[string]string {
+// ModelLabels gives the name trial labels use for each model of a spec:
+// ModelLabel for the models in rebound (those a --models file or --set
+// redefined, whose spec names were written for another model, such as
+// sim-qwen25-coder-7b bound to a served Qwen2.5-Coder-7B-Instruct), the
+// spec's name for the others. Models whose label names coincide (one
+// model behind two endpoints or settings) keep their spec names, so that
+// labels stay distinct.
+func ModelLabels(models map[string]ModelSpec, rebound map[string]bool) map[string]string {
 	out := make(map[string]string, len(models))
 	count := map[string]int{}
 	for name, m := range models {
-		out[name] = ModelLabel(name, m)
+		out[name] = name
+		if rebound[name] {
+			out[name] = ModelLabel(name, m)
+		}
 		count[out[name]]++
 	}
 	for name, l := range out {

@@ -55,7 +55,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	}
 	out := fs.String("out", "", "run directory (default: the spec's out, else runs/<spec name>); it holds one spec: a spec whose trials differ from those it holds (a trial added, dropped, or with another parameter, model, benchmark or seed) is refused, naming the differences")
 	resume := fs.Bool("resume", false, "require an existing run directory and continue it (resuming the same spec is also the default; --limit may grow, --workers and timeouts change)")
-	fresh := fs.Bool("fresh", false, "discard the run directory's results first (the model and gold caches are kept)")
+	fresh := fs.Bool("fresh", false, "discard the run directory's results first (the model and gold caches are kept: add --refresh-cache to ask the models again)")
 	replace := fs.Bool("replace-trials", false, "when the run directory holds another spec's trials (a run directory holds one spec), remove those that changed or are no longer in this spec, with their results, keep the others and run the new ones; without it run refuses and names the differences")
 	shard := fs.String("shard", "", "run only slice i of n (1 <= i <= n, e.g. 1/2 and 2/2) of the work items, deterministic by item hash; join with merge")
 	limit := fs.Int("limit", 0, "keep only the first N questions of each benchmark")
@@ -71,7 +71,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	dryRun := fs.Bool("dry-run", false, "print the plan (trials, questions, expected model calls, tokens and cost, what is done and cached) and exit; no model is called and no run directory is created")
 	allowMissingDB := fs.Bool("allow-missing-db", false, "run a benchmark even when the databases of most of its questions are missing from its data folder (they score missing_db); by default run refuses before creating any trial")
 	maxFailures := fs.String("max-failures", "", "stop the run (exit status 3) once more items failed than N (a count, e.g. 20) or than a fraction of the run's items (e.g. 0.1); default: no limit")
-	backbone := fs.String("backbone", "", "bind model NAME (a model of the spec, or of a --models file) to every role of every runner: the spec's roles, each runner's roles and backbones; e.g. --models real.yaml --backbone qwen25-coder-7b")
+	backbone := fs.String("backbone", "", "bind the spec's model NAME (as --models and --set define it) to every role of every runner: the spec's roles, each runner's roles, and each backbones list, which becomes [NAME]; e.g. --models real.yaml --backbone sim-qwen25-coder-7b")
 	refreshCache := fs.Bool("refresh-cache", false, "ask the models again for every call and replace the cached answers (the model cache is otherwise read first; --fresh keeps it)")
 	noCache := fs.Bool("no-cache", false, "neither read nor write the model cache: every call reaches the model and nothing is stored")
 	// Flags may follow the spec path.

@@ -59,8 +59,12 @@ func codeCommit() string {
 	if buildCommit != "" {
 		return buildCommit
 	}
-	return sourceCommit()
+	return workTreeCommit()
 }
+
+// workTreeCommit is sourceCommit; tests whose output must not depend on
+// the state of the work tree replace it.
+var workTreeCommit = sourceCommit
 
 // sourceCommit is the HEAD commit ("+dirty" when tracked files differ
 // from it) of the git work tree holding this file's source, as the
@@ -114,7 +118,7 @@ type versionInfo struct {
 }
 
 func readVersion(ctx context.Context) (versionInfo, error) {
-	v := versionInfo{Module: "t2sbench", Version: "(unknown)", Commit: "(unknown: built without VCS information; make build records it)", Go: "(unknown)"}
+	v := versionInfo{Module: "t2sbench", Version: "(unknown)", Commit: "(unknown: built without VCS information or -ldflags, away from its git work tree; make build records it)", Go: "(unknown)"}
 	if c := codeCommit(); c != "" {
 		v.Commit, v.Modified = strings.CutSuffix(c, "+dirty")
 	}
