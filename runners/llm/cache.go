@@ -41,10 +41,11 @@ type Ident struct {
 }
 
 // ServerIdentifier is implemented by backends that can ask their server
-// what it serves under the configured model name (OpenAI: GET /models);
-// "" means unknown.
+// what it serves under the configured model name (OpenAI: GET /models):
+// "" when it reports nothing; known is false when the server could not be
+// asked (the cache then trusts the identity it recorded).
 type ServerIdentifier interface {
-	ServerIdentity(ctx context.Context) string
+	ServerIdentity(ctx context.Context) (id string, known bool)
 }
 
 // Cache is a response cache in one SQLite file (WAL mode), safe for
@@ -921,13 +922,14 @@ func joinServer(list, fp string) string {
 // identify asks the server for its identity and compares it with the one
 // the cache recorded: the same model list entry keeps the recorded
 // fingerprint (the answers cached under it answer again); another one is
-// reported and recorded.
+// reported and recorded; an unknown one (the list could not be read)
+// keeps the recorded identity.
 func (c *CachedClient) identify(ctx context.Context) error {
 	si, ok := c.inner.(ServerIdentifier)
 	if !ok || c.cache == nil {
 		return nil
 	}
-	list := si.ServerIdentity(ctx)
+	list, known := si.ServerIdentity(ctx)
 	rec, err := c.cache.serverOf(ctx, c.ident)
 	if err != nil {
 		return err
@@ -936,6 +938,11 @@ func (c *CachedClient) identify(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
+	case !known:
+		// A model list that could not be read (a busy server) is no
+		// evidence of another server.
+		c.ident.Server = rec
+		return nil
 	case rec != "" && recList == list:
 		c.ident.Server = rec
 		return nil

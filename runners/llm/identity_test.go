@@ -14,12 +14,20 @@ import (
 	"github.com/t2sbench/t2sbench/runners/llm"
 )
 
-// switchable serves one base URL from whichever fake server is current.
+// switchable serves one base URL from whichever fake server is current;
+// with busyList, its model list answers 503.
 type switchable struct {
-	cur atomic.Pointer[fakeopenai.Server]
+	cur      atomic.Pointer[fakeopenai.Server]
+	busyList atomic.Bool
 }
 
-func (s *switchable) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.cur.Load().ServeHTTP(w, r) }
+func (s *switchable) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.busyList.Load() && r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/models") {
+		fakeopenai.Status(http.StatusServiceUnavailable, "busy")(w)
+		return
+	}
+	s.cur.Load().ServeHTTP(w, r)
+}
 
 // notices collects a CachedClient's notices.
 type notices struct {
@@ -57,6 +65,7 @@ func TestCachedServerIdentity(t *testing.T) {
 		name      string
 		server    *fakeopenai.Server
 		refresh   bool
+		busyList  bool // the model list answers 503: the identity is unknown
 		asks      []string
 		wantCalls int
 		wantText  string // in the notices ("" none expected)
@@ -74,10 +83,14 @@ func TestCachedServerIdentity(t *testing.T) {
 			wantText: "was id=m root=/w/b owned_by=fakeopenai system_fingerprint=fp_1, now id=m root=/w/b owned_by=fakeopenai system_fingerprint=fp_2"},
 		{name: "refresh", server: server("/w/b", "fp_2"), refresh: true, asks: []string{"q4", "q3"}, wantCalls: 2},
 		{name: "refreshed answers cached", server: server("/w/b", "fp_2"), asks: []string{"q4", "q3"}, wantCalls: 0},
+		// A model list that cannot be read is no evidence of another
+		// server: the recorded identity answers.
+		{name: "model list busy", server: server("/w/b", "fp_2"), busyList: true, asks: []string{"q4", "q3"}, wantCalls: 0},
 		{name: "server without a model list", server: server("", ""), asks: []string{"q1"}, wantCalls: 1,
 			wantText: "was id=m root=/w/b owned_by=fakeopenai system_fingerprint=fp_2, now (nothing reported)"},
 	} {
 		sw.cur.Store(tc.server)
+		sw.busyList.Store(tc.busyList)
 		o, err := llm.NewOpenAI(llm.OpenAIConfig{BaseURL: hs.URL + "/v1", Model: "m", MaxRetries: -1})
 		if err != nil {
 			t.Fatal(err)

@@ -328,15 +328,20 @@ func (o *OpenAI) Ident() Ident {
 // ServerIdentity returns what the server's model list (GET /models)
 // reports about the configured model: its id and, where sent, root (the
 // weights vLLM serves), parent and owner, as "id=... root=..."; "" when
-// the server lists no such model or has no model list. Fields that change
-// with every request (created) are left out.
-// It waits at most serverIdentityTimeout.
-func (o *OpenAI) ServerIdentity(ctx context.Context) string {
-	ctx, cancel := context.WithTimeout(ctx, min(o.cfg.Timeout, serverIdentityTimeout))
+// the server lists no such model or has no model list (404, 405). Fields
+// that change with every request (created) are left out. known is false
+// when the list could not be read (a network error, a timeout, another
+// status): the identity is then unknown, not empty. The request waits at
+// most serverIdentityTimeout and outlives a cancelled ctx.
+func (o *OpenAI) ServerIdentity(ctx context.Context) (id string, known bool) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), min(o.cfg.Timeout, serverIdentityTimeout))
 	defer cancel()
 	list, err := o.client.ListModels(ctx)
 	if err != nil {
-		return "" // many servers have no model list; the identity is then unknown
+		var ae *openai.APIError
+		var re *openai.RequestError
+		noList := func(code int) bool { return code == http.StatusNotFound || code == http.StatusMethodNotAllowed }
+		return "", (errors.As(err, &ae) && noList(ae.HTTPStatusCode)) || (errors.As(err, &re) && noList(re.HTTPStatusCode))
 	}
 	for _, m := range list.Models {
 		if m.ID != o.cfg.Model {
@@ -348,9 +353,9 @@ func (o *OpenAI) ServerIdentity(ctx context.Context) string {
 				parts = append(parts, f.k+"="+f.v)
 			}
 		}
-		return strings.Join(parts, " ")
+		return strings.Join(parts, " "), true
 	}
-	return ""
+	return "", true
 }
 
 // serverIdentityTimeout bounds ServerIdentity's request.
