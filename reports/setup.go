@@ -44,11 +44,9 @@ const cmdLineMark = "# changed by the command line of run:"
 const MetaCommit = "commit"
 
 // MetaRunOptions is the run-store meta key holding the options `run` was
-// given that change results or resources (--limit, --workers, --shard,
-// --models, --set, --backbone, ...): a JSON list with one string per
-// session whose options differed from the session before; the Setup
-// section shows them.
-const MetaRunOptions = "run_options"
+// given that change results or resources (bench.MetaRunOptions); the
+// Setup section shows them.
+const MetaRunOptions = bench.MetaRunOptions
 
 // buildSetup collects the setup of runs; commit is the report's own code
 // commit ("" when unknown).

@@ -136,9 +136,6 @@ var binaryCommit = codeCommit
 // without importing reports).
 const metaCommit = reports.MetaCommit
 
-// metaRunOptions is the run-store key of the options run was given.
-const metaRunOptions = reports.MetaRunOptions
-
 // writeReportView writes the static viewer of the runs into dir; its
 // comparisons use the report's baseline, seed, resamples and level (opt).
 func writeReportView(stderr io.Writer, dirs []string, dir string, prices map[string]metrics.Price, opt reports.Options) error {

@@ -220,8 +220,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 			return err
 		}
 	}
-	opts := runOptions(fs, modelFiles, sets)
-	if err := recordRunOptions(st, opts, *fresh); err != nil {
+	if err := st.AddRunOptions(runOptions(fs, modelFiles, sets), append(secrets, spec.Secrets()...), *fresh); err != nil {
 		return err
 	}
 	env, closeEnv := runEnv(envOpt)
@@ -355,32 +354,6 @@ func runOptions(fs *flag.FlagSet, models, sets []string) string {
 		parts = append(parts, "--set "+s)
 	}
 	return strings.Join(parts, " ")
-}
-
-// recordRunOptions appends this session's options to the run's list
-// (MetaRunOptions) when they differ from the last session's; --fresh
-// starts the list again.
-func recordRunOptions(st *bench.Store, opts string, fresh bool) error {
-	var list []string
-	if !fresh {
-		raw, err := st.Meta(metaRunOptions)
-		if err != nil {
-			return err
-		}
-		if raw != "" {
-			if err := json.Unmarshal([]byte(raw), &list); err != nil {
-				list = nil // an unreadable list is started again
-			}
-		}
-	}
-	if len(list) > 0 && list[len(list)-1] == opts {
-		return nil
-	}
-	raw, err := json.Marshal(append(list, opts))
-	if err != nil {
-		return err
-	}
-	return st.SetMeta(map[string]string{metaRunOptions: string(raw)})
 }
 
 // specText is what `run` stores as the run's spec: the spec file as
