@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -95,7 +96,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	case *noCache:
 		cacheUse = bench.CacheOff
 	}
-	envOpt := bench.EnvOptions{Cache: cacheUse, Notify: func(msg string) { fmt.Fprintln(stderr, msg) }}
+	envOpt := bench.EnvOptions{Cache: cacheUse, Notify: onceEach(stderr)}
 	var limitFail bench.FailureLimit
 	if *maxFailures != "" {
 		var err error
@@ -319,6 +320,22 @@ func checkReasonBound(specPath string, p *bench.Plan) error {
 		}
 	}
 	return nil
+}
+
+// onceEach returns a notice function that writes each distinct notice to
+// w once (the clients of one model on several benchmarks report the same
+// change), safe for concurrent use.
+func onceEach(w io.Writer) func(string) {
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	return func(msg string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !seen[msg] {
+			seen[msg] = true
+			fmt.Fprintln(w, msg)
+		}
+	}
 }
 
 // resultFlags are the flags of run that change results or resources, in
