@@ -1114,12 +1114,9 @@ func (c *CachedClient) Complete(ctx context.Context, req Request) (*Response, er
 			if keys, err = SampleKeys(rk, n); err != nil {
 				return nil, err
 			}
+			// Samples this request read under the old identity still
+			// answer it, but are not stored under the new one.
 			out.CacheKey = rk
-			if !c.refresh && len(have) > 0 {
-				// The samples read under the old identity are not kept
-				// under the new one.
-				clear(have)
-			}
 		}
 	}
 	stored, nstored, err := c.cache.store(ctx, rk, c.storedDoc(doc), keys, idx, es, c.refresh)
