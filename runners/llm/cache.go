@@ -55,7 +55,8 @@ type ServerIdentifier interface {
 //	key(i) = SHA-256( SHA-256(canonical JSON of the request) || i )
 //
 // where the canonical JSON holds the key version, the backend identity
-// (backend, base URL, model), the role, the messages, temperature, top_p,
+// (backend, base URL, model, options and, when the server reports one,
+// its identity: Ident.Server), the role, the messages, temperature, top_p,
 // max_tokens, stop, seed, answer kind, schema (re-encoded with sorted keys),
 // schema name and request kind (Responder), and i is the 0-based sample
 // index. A request for n samples therefore reuses the samples an earlier
