@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -123,20 +124,8 @@ func TestRunCacheServerIdentity(t *testing.T) {
 		if len(sqls) != 2 || slices.ContainsFunc(sqls, func(s string) bool { return s != step.wantSQL }) {
 			t.Errorf("%s: items' SQL %q; want 2 × %q", step.name, sqls, step.wantSQL)
 		}
-		if after := cacheFiles(t, runDir); step.untouched && !equalFiles(beforeFiles, after) {
+		if after := cacheFiles(t, runDir); step.untouched && !maps.Equal(beforeFiles, after) {
 			t.Errorf("%s: the cache files changed: %v -> %v", step.name, beforeFiles, after)
 		}
 	}
-}
-
-func equalFiles(a, b map[string][32]byte) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
