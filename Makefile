@@ -9,7 +9,7 @@ FUZZTIME ?= 20s
 # The commit goes in by -ldflags too: `t2sbench version` reports it where
 # the Go toolchain stamps no VCS information (GOFLAGS=-buildvcs=false, a
 # git worktree, a copied tree).
-COMMIT  := $(shell git rev-parse HEAD 2>/dev/null)
+COMMIT  := $(shell git rev-parse HEAD 2>/dev/null)$(shell git status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo +dirty)
 
 build:
 	$(GO) build -ldflags "-X main.buildCommit=$(COMMIT)" -o $(BIN) ./cmd/t2sbench

@@ -17,12 +17,38 @@ import (
 // ModelCacheFile is the model-response cache inside a cache directory.
 const ModelCacheFile = "models.db"
 
-// DefaultEnv wires the real world: datasets.Open for benchmarks, runners/llm
+// CacheUse is how a run uses the model cache.
+type CacheUse int
+
+const (
+	// CacheReadWrite answers from the cache and stores what it lacks.
+	CacheReadWrite CacheUse = iota
+	// CacheRefresh asks the models for every call and replaces the
+	// cached answers (run --refresh-cache).
+	CacheRefresh
+	// CacheOff neither reads nor writes the cache (run --no-cache).
+	CacheOff
+)
+
+// EnvOptions configure NewEnv.
+type EnvOptions struct {
+	// Cache is how clients use the model cache.
+	Cache CacheUse
+	// Notify receives one-line notices of the clients, such as a model
+	// server whose identity changed since the cached answers (see
+	// llm.Cached); nil drops them.
+	Notify func(string)
+}
+
+// DefaultEnv is NewEnv with the default options.
+func DefaultEnv() (Env, func() error) { return NewEnv(EnvOptions{}) }
+
+// NewEnv wires the real world: datasets.Open for benchmarks, runners/llm
 // for models (every client wrapped in the shared response cache
 // <cache>/models.db, so that a rerun, a resume or a replay costs no model
 // calls) and metrics.Scorer with a gold-result cache shared by all trials.
 // The returned close function releases the caches.
-func DefaultEnv() (Env, func() error) {
+func NewEnv(o EnvOptions) (Env, func() error) {
 	var (
 		mu    sync.Mutex
 		cache *llm.Cache
@@ -31,6 +57,9 @@ func DefaultEnv() (Env, func() error) {
 		pools = map[string]*llm.Pool{}
 	)
 	openCache := func(dir string) (*llm.Cache, error) {
+		if o.Cache == CacheOff {
+			return nil, nil // a nil cache: the clients neither read nor write one
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		if cache != nil {
@@ -84,6 +113,10 @@ func DefaultEnv() (Env, func() error) {
 			if err != nil {
 				return nil, fmt.Errorf("model cache: %w", err)
 			}
+			opts := []llm.CacheOption{llm.WithNotify(o.Notify)}
+			if o.Cache == CacheRefresh {
+				opts = append(opts, llm.WithRefresh())
+			}
 			switch m.Backend {
 			case "openai":
 				cfg := llm.OpenAIConfig{
@@ -98,13 +131,13 @@ func DefaultEnv() (Env, func() error) {
 					if err != nil {
 						return nil, err
 					}
-					return pooledClient{llm.Cached(p, c, p.Ident(), llm.WithRedact(m.Secrets()...)), p}, nil
+					return pooledClient{llm.Cached(p, c, p.Ident(), append(opts, llm.WithRedact(m.Secrets()...))...), p}, nil
 				}
-				o, err := llm.NewOpenAI(cfg)
+				oc, err := llm.NewOpenAI(cfg)
 				if err != nil {
 					return nil, err
 				}
-				return llm.Cached(o, c, o.Ident(), llm.WithRedact(m.Secrets()...)), nil
+				return llm.Cached(oc, c, oc.Ident(), append(opts, llm.WithRedact(m.Secrets()...))...), nil
 			case "sim":
 				mu.Lock()
 				defer mu.Unlock()
@@ -118,7 +151,7 @@ func DefaultEnv() (Env, func() error) {
 				if err != nil {
 					return nil, err
 				}
-				cc := llm.Cached(s, c, ident)
+				cc := llm.Cached(s, c, ident, opts...)
 				sims[b][name] = cc
 				return cc, nil
 			}

@@ -40,9 +40,9 @@ import (
 const MetaPlan = "plan"
 
 // SpecChangeMarker starts the comment lines that `run` appends to the
-// spec text it records (MetaSpec) for the --models and --set flags that
-// changed the spec; each follows as "#   --models FILE" or "#   --set
-// EXPR".
+// spec text it records (MetaSpec) for the --models, --set and --backbone
+// flags that changed the spec; each follows as "#   --models FILE",
+// "#   --set EXPR" or "#   --backbone NAME".
 const SpecChangeMarker = "# changed by the command line of run:"
 
 // ErrSpecChanged is wrapped by *SpecChangedError.
@@ -455,14 +455,18 @@ func recordedLabels(text string) map[string]string {
 		return nil
 	}
 	var sets []string
+	backbone := ""
 	if _, extra, ok := strings.Cut(text, "\n"+SpecChangeMarker+"\n"); ok {
 		for _, l := range strings.Split(extra, "\n") {
 			if v, ok := strings.CutPrefix(l, "#   --set "); ok {
 				sets = append(sets, v)
 			}
+			if v, ok := strings.CutPrefix(l, "#   --backbone "); ok {
+				backbone = v
+			}
 		}
 	}
-	s, err := ParseSpecWith([]byte(text), "recorded spec", LoadOptions{Set: sets})
+	s, err := ParseSpecWith([]byte(text), "recorded spec", LoadOptions{Set: sets, Backbone: backbone})
 	if err != nil {
 		return nil
 	}

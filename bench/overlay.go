@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/t2sbench/t2sbench/runners"
 )
 
 // LoadOptions are the command line's changes to a spec file, applied to
@@ -34,6 +37,11 @@ type LoadOptions struct {
 	// after the model files and before Set; the spec's ProfileUse says
 	// what it changed.
 	Profile string
+	// Backbone, when set, names a model of the spec (after Models and Set)
+	// bound to every role of every runner: the spec's roles, each runner
+	// entry's roles, and each entry's backbones list, which becomes this
+	// one model.
+	Backbone string
 }
 
 // LoadSpecWith reads the spec at path, interpolates the environment,
@@ -100,6 +108,7 @@ func ParseSpecWith(data []byte, file string, opt LoadOptions) (*Spec, error) {
 			return nil, err
 		}
 	}
+	rebound := reboundModels(&root, origins)
 
 	// Write the tree out and read it back: the decoder reads text (only
 	// a yaml.Decoder rejects unknown keys), and the two trees walked side
@@ -142,6 +151,7 @@ func ParseSpecWith(data []byte, file string, opt LoadOptions) (*Spec, error) {
 	}
 	s.file = file
 	s.ProfileUse = use
+	s.rebound = rebound
 	s.locs = map[string]string{}
 	for p, l := range lines {
 		s.locs[p] = locOf(l)
@@ -151,10 +161,67 @@ func ParseSpecWith(data []byte, file string, opt LoadOptions) (*Spec, error) {
 			s.Runners[i].ablationOrder = order
 		}
 	}
+	if opt.Backbone != "" {
+		if err := s.bindBackbone(opt.Backbone); err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+	}
 	if err := s.validate(); err != nil {
 		return nil, err
 	}
 	return &s, nil
+}
+
+// reboundModels returns the names of the spec's models whose definitions
+// a --models file or --set replaced or changed.
+func reboundModels(root *yaml.Node, origins map[*yaml.Node]origin) map[string]bool {
+	var foreign func(n *yaml.Node) bool
+	foreign = func(n *yaml.Node) bool {
+		if origins[n].foreign {
+			return true
+		}
+		return slices.ContainsFunc(n.Content, foreign)
+	}
+	out := map[string]bool{}
+	models := mappingValue(docMapping(root), "models")
+	for i := 0; models != nil && models.Kind == yaml.MappingNode && i+1 < len(models.Content); i += 2 {
+		if foreign(models.Content[i]) || foreign(models.Content[i+1]) {
+			out[models.Content[i].Value] = true
+		}
+	}
+	return out
+}
+
+// bindBackbone binds model name to every role the spec binds, spec-wide
+// and per runner entry, and makes each entry's backbones lists that one
+// model (LoadOptions.Backbone). The reason role, which every runner asks,
+// is bound spec-wide even when the spec leaves it to the entries.
+func (s *Spec) bindBackbone(name string) error {
+	if _, ok := s.Models[name]; !ok {
+		names := make([]string, 0, len(s.Models))
+		for n := range s.Models {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return fmt.Errorf("--backbone %s: not a model of the spec, whose models are: %s (a --models file replaces models of these names)", name, strings.Join(names, ", "))
+	}
+	if s.Roles == nil {
+		s.Roles = map[string]string{}
+	}
+	for r := range s.Roles {
+		s.Roles[r] = name
+	}
+	s.Roles[runners.RoleReason] = name
+	for i := range s.Runners {
+		rs := &s.Runners[i]
+		for r := range rs.Roles {
+			rs.Roles[r] = name
+		}
+		for r := range rs.Backbones {
+			rs.Backbones[r] = []string{name}
+		}
+	}
+	return nil
 }
 
 // markOrigin records file:line as the origin of n and every node under it.

@@ -67,6 +67,7 @@ type Plan struct {
 func NewPlan(s *Spec) (*Plan, error) {
 	p := &Plan{Spec: s}
 	seen := map[string]string{}
+	labels := ModelLabels(s.Models, s.rebound)
 	seeds := s.Seeds
 	if len(seeds) == 0 {
 		seeds = []int64{0}
@@ -80,7 +81,7 @@ func NewPlan(s *Spec) (*Plan, error) {
 		if err != nil {
 			return nil, s.errorf(path, "%v", err)
 		}
-		bindings := expandBackbones(s.Roles, rs)
+		bindings := expandBackbones(s.Roles, rs, labels)
 		rseeds := seeds
 		if len(rs.Seeds) > 0 {
 			rseeds = rs.Seeds
@@ -350,7 +351,7 @@ type binding struct {
 // expandBackbones returns the role bindings of one runner entry: the
 // spec's roles, overridden by the entry's roles, times the product of its
 // backbone lists.
-func expandBackbones(global map[string]string, rs RunnerSpec) []binding {
+func expandBackbones(global map[string]string, rs RunnerSpec, labels map[string]string) []binding {
 	base := map[string]string{}
 	for k, v := range global {
 		base[k] = v
@@ -373,10 +374,49 @@ func expandBackbones(global map[string]string, rs RunnerSpec) []binding {
 					nb[k] = v
 				}
 				nb[r] = m
-				next = append(next, binding{roles: nb, settings: append(append([]Setting(nil), b.settings...), Setting{r, m})})
+				l := labels[m]
+				if l == "" {
+					l = m
+				}
+				next = append(next, binding{roles: nb, settings: append(append([]Setting(nil), b.settings...), Setting{r, l})})
 			}
 		}
 		out = next
+	}
+	return out
+}
+
+// ModelLabel is the name reports give model name of a spec: the served
+// model (its model field) for a real backend, so that a paper table names
+// what answered; the spec's name for sim and where no model is given.
+func ModelLabel(name string, m ModelSpec) string {
+	if m.Backend == "sim" || m.Model == "" {
+		return name
+	}
+	return m.Model
+}
+
+// ModelLabels gives the name trial labels use for each model of a spec:
+// ModelLabel for the models in rebound (those a --models file or --set
+// redefined, whose spec names were written for another model, such as
+// sim-qwen25-coder-7b bound to a served Qwen2.5-Coder-7B-Instruct), the
+// spec's name for the others. Models whose label names coincide (one
+// model behind two endpoints or settings) keep their spec names, so that
+// labels stay distinct.
+func ModelLabels(models map[string]ModelSpec, rebound map[string]bool) map[string]string {
+	out := make(map[string]string, len(models))
+	count := map[string]int{}
+	for name, m := range models {
+		out[name] = name
+		if rebound[name] {
+			out[name] = ModelLabel(name, m)
+		}
+		count[out[name]]++
+	}
+	for name, l := range out {
+		if count[l] > 1 || (l != name && models[l].Backend != "") {
+			out[name] = name
+		}
 	}
 	return out
 }

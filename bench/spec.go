@@ -58,6 +58,9 @@ type Spec struct {
 	// spec's file:line, a --models file's, or a --set expression.
 	file string
 	locs map[string]string
+	// rebound names the models a --models file or --set redefined
+	// (ModelLabels).
+	rebound map[string]bool
 }
 
 // DefaultWorkers is the worker-pool size when a spec names none.

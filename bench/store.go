@@ -452,6 +452,42 @@ func (s *Store) Close() error {
 	return err
 }
 
+// MetaRunOptions is the meta key of the options `run` was given that
+// change results or resources (--limit, --workers, --shard, --models,
+// --set, --backbone, ...): a JSON list with one string per session whose
+// options differed from the session before (AddRunOptions).
+const MetaRunOptions = "run_options"
+
+// AddRunOptions appends one session's options (as the command line gave
+// them, secrets redacted) to the run's list (MetaRunOptions) when they
+// differ from the last session's; restart (--fresh) starts the list again.
+// A list that does not decode is started again.
+func (s *Store) AddRunOptions(opts string, secrets []string, restart bool) error {
+	opts = redact(opts, secrets)
+	var list []string
+	if !restart {
+		var raw string
+		err := s.db.QueryRow(`SELECT value FROM meta WHERE key = ?`, MetaRunOptions).Scan(&raw)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return fmt.Errorf("store: read meta %s: %w", MetaRunOptions, err)
+		default:
+			if json.Unmarshal([]byte(raw), &list) != nil {
+				list = nil
+			}
+		}
+	}
+	if len(list) > 0 && list[len(list)-1] == opts {
+		return nil
+	}
+	raw, err := json.Marshal(append(list, opts))
+	if err != nil {
+		return err
+	}
+	return s.SetMeta(map[string]string{MetaRunOptions: string(raw)})
+}
+
 // SetMeta records run-level facts (name, simulated, spec).
 func (s *Store) SetMeta(kv map[string]string) error {
 	return s.write(func(tx *sql.Tx) error {

@@ -269,13 +269,17 @@ func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 			}
 			var bb []string
 			for _, role := range slices.Sorted(maps.Keys(varying[t.Entry])) {
-				bb = append(bb, role+"="+t.Roles[role])
+				bb = append(bb, role+"="+trialModel(t, role))
 			}
 			s.backbone = strings.Join(bb, " ")
 			if s.backbone == "" {
-				s.backbone = t.Roles[runners.RoleReason]
+				s.backbone = trialModel(t, runners.RoleReason)
 				if s.backbone == "" {
-					s.backbone = strings.Join(slices.Compact(slices.Sorted(maps.Values(t.Roles))), "+")
+					var all []string
+					for role := range t.Roles {
+						all = append(all, trialModel(t, role))
+					}
+					s.backbone = strings.Join(slices.Compact(slices.Sorted(slices.Values(all))), "+")
 				}
 			}
 			s.head, s.variant = t.Identity.Name, t.Identity.Ablation
@@ -454,3 +458,21 @@ func (s *system) counterNames(prefix string) []string {
 // official order (BIRD: simple, moderate, challenging; Spider: easy,
 // medium, hard, extra); other levels follow sorted.
 var difficultyOrder = []string{"simple", "moderate", "challenging", "easy", "medium", "hard", "extra"}
+
+// trialModel names the model a trial binds to role as its label does: the
+// label's backbone setting for the role, else bench.ModelLabel of the
+// bound model ("" when the role is unbound).
+func trialModel(t *bench.RunTrial, role string) string {
+	if t.Identity != nil {
+		for _, b := range t.Identity.Backbone {
+			if b.Key == role {
+				return b.Value
+			}
+		}
+	}
+	name := t.Roles[role]
+	if name == "" {
+		return ""
+	}
+	return bench.ModelLabel(name, t.Models[name])
+}

@@ -43,6 +43,11 @@ const cmdLineMark = "# changed by the command line of run:"
 // writes it, the Setup section shows it.
 const MetaCommit = "commit"
 
+// MetaRunOptions is the run-store meta key holding the options `run` was
+// given that change results or resources (bench.MetaRunOptions); the
+// Setup section shows them.
+const MetaRunOptions = bench.MetaRunOptions
+
 // buildSetup collects the setup of runs; commit is the report's own code
 // commit ("" when unknown).
 func buildSetup(c *corpus, runs []*bench.RunData, commit string) *Setup {
@@ -67,11 +72,17 @@ func buildSetup(c *corpus, runs []*bench.RunData, commit string) *Setup {
 		}
 		fact("code commit of the run: %s", runCommit)
 		fact("%s", runDates(r))
-		fact("%s", runLimits(r))
-		if extra := cmdLineChanges(r.Meta[bench.MetaSpec]); len(extra) > 0 {
-			fact("the command line of run changed the spec: %s", strings.Join(extra, "; "))
+		opts, recorded := runOptions(r)
+		fact("%s", runLimits(r, recorded))
+		switch {
+		case recorded:
+			fact("%s", opts)
+		default:
+			if extra := cmdLineChanges(r.Meta[bench.MetaSpec]); len(extra) > 0 {
+				fact("the command line of run changed the spec: %s", strings.Join(extra, "; "))
+			}
 		}
-		for _, b := range benchmarksOf(r) {
+		for _, b := range benchmarksOf(r, recorded) {
 			fact("benchmark %s", b)
 		}
 	}
@@ -104,9 +115,38 @@ func runDates(r *bench.RunData) string {
 	return fmt.Sprintf("work items ran from %s to %s", first.UTC().Format(layout), last.UTC().Format(layout))
 }
 
+// runOptions describes the options `run` was given that change results or
+// resources (MetaRunOptions), by session; recorded is false for a store
+// written before they were recorded.
+func runOptions(r *bench.RunData) (desc string, recorded bool) {
+	raw, ok := r.Meta[MetaRunOptions]
+	if !ok {
+		return "", false
+	}
+	var list []string
+	if err := json.Unmarshal([]byte(raw), &list); err != nil || len(list) == 0 {
+		return "", false
+	}
+	show := make([]string, len(list))
+	for i, o := range list {
+		show[i] = "`" + o + "`"
+		if o == "" {
+			show[i] = "none"
+		}
+	}
+	if len(list) == 1 {
+		if list[0] == "" {
+			return "options given to run that change results or resources: none (the spec's settings apply)", true
+		}
+		return "options given to run that change results or resources: " + show[0], true
+	}
+	return "options given to run that change results or resources, by session (a line per change): " + strings.Join(show, "; "), true
+}
+
 // runLimits gives the spec's per-item timeout, worker count and trial cap,
-// the seeds and the questions per trial.
-func runLimits(r *bench.RunData) string {
+// the seeds and the questions per trial; recorded says the options of run
+// (--workers among them) are shown beside it.
+func runLimits(r *bench.RunData, recorded bool) string {
 	var parts []string
 	text := r.Meta[bench.MetaSpec]
 	var sl specLimits
@@ -124,7 +164,11 @@ func runLimits(r *bench.RunData) string {
 		if sl.Workers == 0 {
 			workers = fmt.Sprintf("%d (default)", bench.DefaultWorkers)
 		}
-		parts = append(parts, "timeout per work item "+timeout+" and workers "+workers+" in the spec (a --workers flag is not recorded)")
+		note := " (a --workers flag is not recorded)"
+		if recorded {
+			note = ""
+		}
+		parts = append(parts, "timeout per work item "+timeout+" and workers "+workers+" in the spec"+note)
 		if sl.MaxTrials > 0 {
 			parts = append(parts, fmt.Sprintf("max_trials %d", sl.MaxTrials))
 		}
@@ -185,8 +229,9 @@ func cmdLineChanges(text string) []string {
 }
 
 // benchmarksOf describes each benchmark of a run: data directory, split,
-// the spec's question limit and comparator settings.
-func benchmarksOf(r *bench.RunData) []string {
+// the spec's question limit and comparator settings; recorded says the
+// options of run (--limit among them) are shown beside it.
+func benchmarksOf(r *bench.RunData, recorded bool) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, t := range r.Trials {
@@ -203,6 +248,8 @@ func benchmarksOf(r *bench.RunData) []string {
 		parts := []string{b.Key(), data}
 		if b.Limit > 0 {
 			parts = append(parts, fmt.Sprintf("limit %d in the spec", b.Limit))
+		} else if recorded {
+			parts = append(parts, "no limit in the spec")
 		} else {
 			parts = append(parts, "no limit in the spec (a --limit given to run is not recorded; see questions per trial)")
 		}

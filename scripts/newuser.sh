@@ -12,8 +12,11 @@
 # the demo (quickstart run at --limit 12, status, report), eval (gold, a
 # partial file, a file with one line too many, verdict files), compare (a
 # run, verdict files, verdict files of two benchmarks), a spec bound to a
-# fake OpenAI server under a wrong model name, a wrong --data, and
-# LogicCat on MariaDB exactly as the README's section says.
+# fake OpenAI server under a wrong model name, a wrong --data,
+# LogicCat on MariaDB exactly as the README's section says, the commit and
+# options in a report, the model cache against a server with other
+# weights behind the same URL, and binding a real model (--models,
+# --backbone).
 
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -180,6 +183,85 @@ $script"
 			{ failed=$((failed + 1)); echo "FAIL logiccat-readme: the prediction file's eval did not score 2369 questions" >&2; }
 	fi
 fi
+
+# ---------------------------------------------------------------------------
+# Provenance, the model cache and model binding.
+
+# 8. The commit and the options of run in the report, with a binary built
+# without VCS stamping or -ldflags (GOFLAGS=-buildvcs=false): it reads the
+# commit of the work tree it was compiled from.
+head=$(git rev-parse HEAD 2>/dev/null)
+if [ -z "$head" ]; then
+	skip provenance "not a git work tree"
+else
+	GOFLAGS=-buildvcs=false go build -o "$work/bin/t2sbench-novcs" ./cmd/t2sbench || exit 1
+	step provenance-version 0 "commit $head" "$work/bin/t2sbench-novcs" version
+	step provenance-report 0 "report.md" "$work/bin/t2sbench-novcs" report "$qs" --out "$work/prov-report" --no-view
+	step provenance-report-commit 0 "Code commit of this report: $head" cat "$work/prov-report/report.md"
+	step provenance-run-commit 0 "Code commit of the run: $head" cat "$work/prov-report/report.md"
+	step provenance-options 0 'Options given to run that change results or resources: `--limit 12`.' cat "$work/prov-report/report.md"
+fi
+
+# 9. The model cache is keyed by the server's identity: the same base URL
+# and model name in front of a server with other weights gets no cached
+# answers, and the run says so; --refresh-cache asks again; --no-cache
+# leaves the cache untouched.
+start_fake() { # start_fake ADDR ARGS...: serve, set $url and $fake_pid
+	local addr=$1
+	shift
+	: >"$work/fake.url"
+	"$work/bin/fakeopenai" -addr "$addr" "$@" >"$work/fake.url" 2>>"$work/fake.log" &
+	fake_pid=$!
+	for _ in $(seq 1 50); do [ -s "$work/fake.url" ] && break; sleep 0.1; done
+	url=$(head -n 1 "$work/fake.url")
+}
+stop_fake() { kill "$fake_pid" 2>/dev/null; wait "$fake_pid" 2>/dev/null; fake_pid=""; }
+served=Qwen2.5-Coder-7B-Instruct
+start_fake 127.0.0.1:0 -served "$served" -root /weights/qwen-a
+addr=${url#http://}
+addr=${addr%/v1}
+cat >"$work/ident.yaml" <<SPEC
+name: ident
+benchmarks: [{name: mini, limit: 2}]
+models: {local: {backend: openai, base_url: "$url", model: $served}}
+roles: {reason: local}
+runners: [{name: direct}]
+SPEC
+step cache-first 0 "2 model calls (0 cached)" t2sbench run "$work/ident.yaml" --out "$work/ident"
+step cache-same-server 0 "2 model calls (2 cached)" t2sbench run "$work/ident.yaml" --out "$work/ident" --fresh
+stop_fake
+start_fake "$addr" -served "$served" -root /weights/qwen-b
+step cache-other-server 0 "model identity changed since cached answers: was id=$served root=/weights/qwen-a owned_by=fakeopenai, now id=$served root=/weights/qwen-b owned_by=fakeopenai; cached answers for the old identity are not used" \
+	t2sbench run "$work/ident.yaml" --out "$work/ident" --fresh
+step cache-refresh 0 "2 model calls (0 cached)" t2sbench run "$work/ident.yaml" --out "$work/ident" --fresh --refresh-cache
+sum_before=$(cat "$work"/ident/cache/models.db* | sha256sum)
+step cache-none 0 "2 model calls (0 cached)" t2sbench run "$work/ident.yaml" --out "$work/ident" --fresh --no-cache
+step cache-none-untouched 0 "" test "$(cat "$work"/ident/cache/models.db* | sha256sum)" = "$sum_before"
+step cache-flags-conflict 2 "--refresh-cache and --no-cache exclude each other" t2sbench run "$work/ident.yaml" --out "$work/ident" --refresh-cache --no-cache
+
+# 10. Binding a real model: trial labels name the served model, and
+# --backbone binds one model to every role of every runner.
+cat >"$work/backbones.yaml" <<'SPEC'
+name: backbones
+benchmarks: [{name: mini, limit: 2}]
+models:
+  sim-qwen25-coder-7b: {backend: sim, p: 0.40, seed: 7}
+  sim-qwen25-coder-14b: {backend: sim, p: 0.45, seed: 7}
+roles: {reason: sim-qwen25-coder-7b}
+runners:
+  - name: direct
+    backbones: {reason: [sim-qwen25-coder-7b, sim-qwen25-coder-14b]}
+  - name: cot
+    roles: {reason: sim-qwen25-coder-14b}
+SPEC
+cat >"$work/real-models.yaml" <<SPEC
+sim-qwen25-coder-7b: {backend: openai, base_url: "$url", model: $served}
+SPEC
+step models-label 0 "direct reason=$served" t2sbench run "$work/backbones.yaml" --out "$work/backbones" --models "$work/real-models.yaml"
+step backbone-all 0 "direct reason=$served" t2sbench run "$work/backbones.yaml" --out "$work/backbones-one" --models "$work/real-models.yaml" --backbone sim-qwen25-coder-7b --dry-run
+step backbone-all-cot 0 "" grep -E "^ +cot +mini .*[(]reason=sim-qwen25-coder-7b " "$work/backbone-all.log"
+step backbone-unknown 2 "--backbone nosuch: not a model of the spec" t2sbench run "$work/backbones.yaml" --out "$work/backbones-one" --backbone nosuch
+stop_fake
 
 echo "newuser: $passed passed, $failed failed, $skipped skipped" >&2
 [ "$failed" -eq 0 ]

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -61,6 +62,103 @@ runners: [{name: direct}]
 			}
 			if !strings.Contains(string(md), tc.wantSetup) {
 				t.Errorf("report.md Setup lacks %q", tc.wantSetup)
+			}
+		})
+	}
+}
+
+// TestCommitWithoutVCSStamp: a binary without the toolchain's VCS stamp
+// (GOFLAGS=-buildvcs=false, go run, go test) records and reports the
+// commit the Makefile passes with -ldflags -X, else the HEAD of the git
+// work tree it was compiled from; both the run's and the report's commit
+// lines show it.
+func TestCommitWithoutVCSStamp(t *testing.T) {
+	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Skipf("no git work tree: %v", err)
+	}
+	spec := filepath.Join(t.TempDir(), "spec.yaml")
+	if err := os.WriteFile(spec, []byte("name: commit-test\nbenchmarks: [{name: mini, limit: 1}]\nmodels: {sim: {backend: sim, p: 0.6, seed: 3}}\nroles: {reason: sim}\nrunners: [{name: direct}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, ldflags string
+		want          string // the commit, without a "+dirty" the tree may add
+	}{
+		{"-ldflags -X", "0123abcd", "0123abcd"},
+		{"git at run time", "", strings.TrimSpace(string(head))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			old := buildCommit
+			buildCommit = tc.ldflags
+			defer func() { buildCommit = old }()
+			dir := t.TempDir()
+			runDir, repDir := filepath.Join(dir, "run"), filepath.Join(dir, "report")
+			var o, e bytes.Buffer
+			if err := run(&o, &e, []string{"run", spec, "--quiet", "--out", runDir}); err != nil {
+				t.Fatalf("run: %v\n%s", err, e.String())
+			}
+			if err := run(&o, &e, []string{"report", runDir, "--out", repDir}); err != nil {
+				t.Fatalf("report: %v\n%s", err, e.String())
+			}
+			md, err := os.ReadFile(filepath.Join(repDir, "report.md"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, line := range []string{"Code commit of this report: ", "Code commit of the run: "} {
+				if !strings.Contains(string(md), line+tc.want) {
+					t.Errorf("report.md lacks %q", line+tc.want)
+				}
+			}
+		})
+	}
+}
+
+// TestRunRecordsOptions: the Setup section lists the options run was
+// given that change results or resources, a line per change of them over
+// the run's sessions.
+func TestRunRecordsOptions(t *testing.T) {
+	t.Parallel()
+	spec := filepath.Join(t.TempDir(), "spec.yaml")
+	if err := os.WriteFile(spec, []byte("name: options-test\nbenchmarks: [{name: mini, limit: 3}]\nmodels: {sim: {backend: sim, p: 0.6, seed: 3}}\nroles: {reason: sim}\nrunners: [{name: direct}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		sessions [][]string
+		want     string
+	}{
+		{"none", [][]string{{"--limit", "1"}, {}},
+			"Options given to run that change results or resources, by session (a line per change): `--limit 1`; none."},
+		{"one session", [][]string{{"--limit", "2", "--workers", "1", "--set", "workers=3", "--quiet"}},
+			"Options given to run that change results or resources: `--limit 2 --workers 1 --set workers=3`."},
+		{"a resume with another limit", [][]string{{"--limit", "1", "--shard", "1/2"}, {"--limit", "1", "--shard", "1/2"}, {"--limit", "2", "--shard", "1/2"}},
+			"Options given to run that change results or resources, by session (a line per change): `--limit 1 --shard 1/2`; `--limit 2 --shard 1/2`."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			runDir, repDir := filepath.Join(dir, "run"), filepath.Join(dir, "report")
+			var o, e bytes.Buffer
+			for _, s := range tc.sessions {
+				// An incomplete run (a shard, a limit) exits non-zero
+				// by design; only its records matter here.
+				_ = run(&o, &e, append([]string{"run", spec, "--quiet", "--out", runDir}, s...))
+			}
+			if err := run(&o, &e, []string{"report", runDir, "--out", repDir}); err != nil {
+				t.Fatalf("report: %v\n%s", err, e.String())
+			}
+			md, err := os.ReadFile(filepath.Join(repDir, "report.md"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(md), tc.want) {
+				t.Errorf("report.md lacks %q", tc.want)
+			}
+			for _, old := range []string{"a --workers flag is not recorded", "a --limit given to run is not recorded"} {
+				if strings.Contains(string(md), old) {
+					t.Errorf("report.md still says %q", old)
+				}
 			}
 		})
 	}

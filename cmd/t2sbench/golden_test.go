@@ -127,7 +127,8 @@ var cliCases = []cliCase{
 //     directories, verdict files and data folders;
 //   - in run's stderr, the run's wall-clock time ("in 12.982s", Durations);
 //   - in version's stdout, the Go and SQLite versions, the module version
-//     and the commit (Versions);
+//     and the commit (Versions); the commit of the git work tree the test
+//     binary was compiled from is not looked up (workTreeCommit);
 //   - the default of eval's and datasets check's --workers, the machine's
 //     CPU count, in their help (<NumCPU>).
 //
@@ -150,6 +151,10 @@ func TestCLIGolden(t *testing.T) {
 	bird := birdMiniDevTree(t)
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(tmp, "cache"))
 	t.Setenv("T2SBENCH_SHARED", filepath.Join(tmp, "no-shared-data"))
+	// Version's commit line does not depend on the work tree's state.
+	oldCommit := workTreeCommit
+	workTreeCommit = func() string { return "" }
+	t.Cleanup(func() { workTreeCommit = oldCommit })
 	// Flag defaults read these (help datasets, help eval).
 	for _, v := range []string{mysqlAdminDSNEnv, mysqlDSNEnv, mysqlPasswordEnv} {
 		t.Setenv(v, "")

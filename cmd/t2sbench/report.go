@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -129,36 +128,13 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 // (runners.Info.Defaults).
 func paperDefaults() map[string]map[string]float64 { return runners.PaperDefaults() }
 
-// binaryCommit is the commit `run` records and `report` prints; tests
-// replace it.
-var binaryCommit = reportCommit
+// binaryCommit is the commit `run` records and `report` prints
+// (codeCommit); tests replace it.
+var binaryCommit = codeCommit
 
 // metaCommit is the run-store key of the run's commit (run.go writes it
 // without importing reports).
 const metaCommit = reports.MetaCommit
-
-// reportCommit is the VCS revision the binary was built from (with
-// "+dirty" when the tree had changes), "" when the build info lacks it
-// (go run, go test).
-func reportCommit() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return ""
-	}
-	rev, dirty := "", false
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
-		}
-	}
-	if rev != "" && dirty {
-		rev += "+dirty"
-	}
-	return rev
-}
 
 // writeReportView writes the static viewer of the runs into dir; its
 // comparisons use the report's baseline, seed, resamples and level (opt).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -41,7 +43,7 @@ new ones. A new label alone keeps a trial's results. --fresh discards every resu
 `
 
 // runEnv builds the scheduler's environment; tests substitute fakes.
-var runEnv = bench.DefaultEnv
+var runEnv = bench.NewEnv
 
 // runSignals are the signals that stop a run cleanly.
 var runSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
@@ -55,7 +57,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	}
 	out := fs.String("out", "", "run directory (default: the spec's out, else runs/<spec name>); it holds one spec: a spec whose trials differ from those it holds (a trial added, dropped, or with another parameter, model, benchmark or seed) is refused, naming the differences")
 	resume := fs.Bool("resume", false, "require an existing run directory and continue it (resuming the same spec is also the default; --limit may grow, --workers and timeouts change)")
-	fresh := fs.Bool("fresh", false, "discard the run directory's results first (the model and gold caches are kept)")
+	fresh := fs.Bool("fresh", false, "discard the run directory's results first (the model and gold caches are kept: add --refresh-cache to ask the models again)")
 	replace := fs.Bool("replace-trials", false, "when the run directory holds another spec's trials (a run directory holds one spec), remove those that changed or are no longer in this spec, with their results, keep the others and run the new ones; without it run refuses and names the differences")
 	shard := fs.String("shard", "", "run only slice i of n (1 <= i <= n, e.g. 1/2 and 2/2) of the work items, deterministic by item hash; join with merge")
 	limit := fs.Int("limit", 0, "keep only the first N questions of each benchmark")
@@ -72,6 +74,9 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	dryRun := fs.Bool("dry-run", false, "print the plan (trials, questions, expected model calls, tokens and cost, what is done and cached) and exit; no model is called and no run directory is created")
 	allowMissingDB := fs.Bool("allow-missing-db", false, "run a benchmark even when the databases of most of its questions are missing from its data folder (they score missing_db); by default run refuses before creating any trial")
 	maxFailures := fs.String("max-failures", "", "stop the run (exit status 3) once more items failed than N (a count, e.g. 20) or than a fraction of the run's items (e.g. 0.1); default: no limit")
+	backbone := fs.String("backbone", "", "bind the spec's model NAME (as --models and --set define it) to every role of every runner: the spec's roles, each runner's roles, and each backbones list, which becomes [NAME]; e.g. --models real.yaml --backbone sim-qwen25-coder-7b")
+	refreshCache := fs.Bool("refresh-cache", false, "ask the models again for every call and replace the cached answers (the model cache is otherwise read first; --fresh keeps it)")
+	noCache := fs.Bool("no-cache", false, "neither read nor write the model cache: every call reaches the model and nothing is stored")
 	// Flags may follow the spec path.
 	specPath, err := parseOne(fs, args, "run takes one spec file")
 	if err != nil {
@@ -83,6 +88,17 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	if *replace && *fresh {
 		return fmt.Errorf("%w: --replace-trials and --fresh exclude each other (--fresh discards every trial)", errUsage)
 	}
+	if *refreshCache && *noCache {
+		return fmt.Errorf("%w: --refresh-cache and --no-cache exclude each other (--no-cache neither reads nor writes the cache)", errUsage)
+	}
+	cacheUse := bench.CacheReadWrite
+	switch {
+	case *refreshCache:
+		cacheUse = bench.CacheRefresh
+	case *noCache:
+		cacheUse = bench.CacheOff
+	}
+	envOpt := bench.EnvOptions{Cache: cacheUse, Notify: onceEach(stderr)}
 	var limitFail bench.FailureLimit
 	if *maxFailures != "" {
 		var err error
@@ -97,7 +113,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 			return fmt.Errorf("%w: --shard: %v", errUsage, err)
 		}
 	}
-	spec, err := bench.LoadSpecWith(specPath, bench.LoadOptions{Models: modelFiles, Set: sets, Profile: *profile})
+	spec, err := bench.LoadSpecWith(specPath, bench.LoadOptions{Models: modelFiles, Set: sets, Profile: *profile, Backbone: *backbone})
 	if err != nil {
 		return asUsage(err)
 	}
@@ -164,7 +180,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 		}
 	}
 	if *dryRun {
-		env, closeEnv := runEnv()
+		env, closeEnv := runEnv(envOpt)
 		defer closeEnv()
 		// Ctrl-C prints the trials planned so far, then exits 3.
 		ctx, stop := signal.NotifyContext(context.Background(), runSignals...)
@@ -209,7 +225,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 			}
 		}
 	}
-	if err := st.SetSpecText(specText(specPath, modelFiles, sets, spec.ProfileUse, *limit), append(secrets, spec.Secrets()...)); err != nil {
+	if err := st.SetSpecText(specText(specPath, modelFiles, sets, spec.ProfileUse, *limit, *backbone), append(secrets, spec.Secrets()...)); err != nil {
 		return err
 	}
 	if c := binaryCommit(); c != "" { // a build without VCS information keeps what an earlier session recorded
@@ -217,7 +233,10 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 			return err
 		}
 	}
-	env, closeEnv := runEnv()
+	if err := st.AddRunOptions(runOptions(fs, modelFiles, sets), append(secrets, spec.Secrets()...), *fresh); err != nil {
+		return err
+	}
+	env, closeEnv := runEnv(envOpt)
 	defer closeEnv()
 
 	ctx, stop := signal.NotifyContext(context.Background(), runSignals...)
@@ -315,16 +334,67 @@ func checkReasonBound(specPath string, p *bench.Plan) error {
 	return nil
 }
 
+// onceEach returns a notice function that writes each distinct notice to
+// w once (the clients of one model on several benchmarks report the same
+// change), safe for concurrent use.
+func onceEach(w io.Writer) func(string) {
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	return func(msg string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !seen[msg] {
+			seen[msg] = true
+			fmt.Fprintln(w, msg)
+		}
+	}
+}
+
+// resultFlags are the flags of run that change results or resources, in
+// the order runOptions lists them; --models and --set are added from
+// their lists.
+var resultFlags = []string{"limit", "workers", "shard", "benchmark", "profile", "backbone", "max-result-mb", "max-trials",
+	"max-failures", "allow-missing-db", "fresh", "replace-trials", "refresh-cache", "no-cache"}
+
+// runOptions is the command line of one session of run as far as it
+// changes results or resources (resultFlags, --models, --set), e.g.
+// "--limit 5 --workers 2 --set workers=4"; "" when none was given.
+func runOptions(fs *flag.FlagSet, models, sets []string) string {
+	given := map[string]string{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = f.Value.String() })
+	var parts []string
+	for _, name := range resultFlags {
+		v, ok := given[name]
+		if !ok {
+			continue
+		}
+		if bf, isBool := fs.Lookup(name).Value.(interface{ IsBoolFlag() bool }); isBool && bf.IsBoolFlag() {
+			if v == "true" {
+				parts = append(parts, "--"+name)
+			}
+			continue
+		}
+		parts = append(parts, "--"+name+" "+v)
+	}
+	for _, m := range models {
+		parts = append(parts, "--models "+m)
+	}
+	for _, s := range sets {
+		parts = append(parts, "--set "+s)
+	}
+	return strings.Join(parts, " ")
+}
+
 // specText is what `run` stores as the run's spec: the spec file as
-// written, and the --models and --set flags that changed it as comments
-// (the viewer's overview shows it).
-func specText(path string, models, sets []string, profile *bench.ProfileUse, limit int) string {
+// written, and the --models, --set, --profile and --backbone flags that
+// changed it as comments (the viewer's overview shows it).
+func specText(path string, models, sets []string, profile *bench.ProfileUse, limit int, backbone string) string {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return "" // LoadSpecWith read it a moment ago; the viewer falls back to the trials
 	}
 	text := string(raw)
-	if len(models) > 0 || len(sets) > 0 || profile != nil {
+	if len(models) > 0 || len(sets) > 0 || profile != nil || backbone != "" {
 		if !strings.HasSuffix(text, "\n") {
 			text += "\n"
 		}
@@ -341,6 +411,9 @@ func specText(path string, models, sets []string, profile *bench.ProfileUse, lim
 		}
 		for _, s := range sets {
 			text += "#   --set " + s + "\n"
+		}
+		if backbone != "" {
+			text += "#   --backbone " + backbone + "\n"
 		}
 	}
 	return text

@@ -69,7 +69,7 @@ const cliQuestions = 40
 // gold of question i) and a model that answers the gold with probability
 // about 0.6 after a short delay, behind the real response cache. Every real
 // model call appends a line to $T2SBENCH_TEST_CALLLOG.
-func fakeCLIEnv() (bench.Env, func() error) {
+func fakeCLIEnv(bench.EnvOptions) (bench.Env, func() error) {
 	b := &datasets.Benchmark{Name: "fake", Mode: "bird", Engine: cliEngine{}}
 	for i := 0; i < cliQuestions; i++ {
 		b.Examples = append(b.Examples, datasets.Example{ID: fmt.Sprintf("q%02d", i), Index: i, DBID: "db",

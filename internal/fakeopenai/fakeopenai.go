@@ -129,6 +129,16 @@ type Options struct {
 	// without "Authorization: Bearer <APIKey>" gets 401, with OpenAI's
 	// error body (invalid_api_key).
 	APIKey string
+	// ListModels makes the server answer GET /v1/models (and /models) as
+	// vLLM does: an entry per name of Models (else Model), with root Root
+	// (the weights the name serves) and a created time that changes with
+	// every request. Without it that path gets 404, as on servers without
+	// a model list.
+	ListModels bool
+	Root       string
+	// SystemFingerprint, when set, is sent as every answer's
+	// system_fingerprint.
+	SystemFingerprint string
 }
 
 // Tokens are counted as one per 4 bytes of text (at least 1 for non-empty
@@ -144,10 +154,11 @@ type Server struct {
 	srv  *httptest.Server
 	opts Options
 
-	mu     sync.Mutex
-	reqs   []Request
-	calls  int
-	faults []Fault
+	mu         sync.Mutex
+	reqs       []Request
+	calls      int
+	faults     []Fault
+	modelLists int
 }
 
 // New starts a server that t closes when it ends.
@@ -293,7 +304,33 @@ func writeError(w http.ResponseWriter, code int, message, typ, param, errCode st
 	json.NewEncoder(w).Encode(map[string]any{"error": e})
 }
 
+// listModels answers GET /v1/models (Options.ListModels).
+func (s *Server) listModels(w http.ResponseWriter) {
+	names := s.opts.Models
+	if len(names) == 0 && s.opts.Model != "" {
+		names = []string{s.opts.Model}
+	}
+	s.mu.Lock()
+	s.modelLists++
+	created := 1700000000 + s.modelLists
+	s.mu.Unlock()
+	data := []map[string]any{}
+	for _, n := range names {
+		m := map[string]any{"id": n, "object": "model", "created": created, "owned_by": "fakeopenai"}
+		if s.opts.Root != "" {
+			m["root"] = s.opts.Root
+		}
+		data = append(data, m)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data})
+}
+
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if s.opts.ListModels && r.Method == http.MethodGet && (r.URL.Path == "/v1/models" || r.URL.Path == "/models") {
+		s.listModels(w)
+		return
+	}
 	if r.URL.Path != "/v1/chat/completions" && r.URL.Path != "/chat/completions" {
 		writeError(w, http.StatusNotFound, "Unknown request URL: "+r.Method+" "+r.URL.Path, "invalid_request_error", "", "unknown_url")
 		return
@@ -388,15 +425,19 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		choices = append(choices, map[string]any{"index": i, "message": msg, "finish_reason": c.FinishReason, "logprobs": nil})
 	}
 	prompt := (promptBytes + bytesPerToken - 1) / bytesPerToken
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(map[string]any{
+	body := map[string]any{
 		"id": fmt.Sprintf("chatcmpl-fake-%d", call), "object": "chat.completion", "created": 1700000000, "model": model,
 		"choices": choices,
 		"usage": map[string]any{
 			"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion,
 			"completion_tokens_details": map[string]any{"reasoning_tokens": reasoningTokens},
 		},
-	})
+	}
+	if s.opts.SystemFingerprint != "" {
+		body["system_fingerprint"] = s.opts.SystemFingerprint
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(body)
 }
 
 // tokens counts the tokens of text (see bytesPerToken).

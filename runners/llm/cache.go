@@ -32,6 +32,20 @@ type Ident struct {
 	// Options names backend settings that change answers, when they differ
 	// from the defaults ("" otherwise, which keeps older keys valid).
 	Options string `json:"options,omitempty"`
+	// Server is what the server reports about the model: its model list's
+	// entry (ServerIdentifier) and the system_fingerprint of its answers
+	// ("" when it reports neither, which keeps older keys valid). Answers
+	// of another server under the same base URL and model name therefore
+	// never answer a request (see CachedClient).
+	Server string `json:"server,omitempty"`
+}
+
+// ServerIdentifier is implemented by backends that can ask their server
+// what it serves under the configured model name (OpenAI: GET /models):
+// "" when it reports nothing; known is false when the server could not be
+// asked (the cache then trusts the identity it recorded).
+type ServerIdentifier interface {
+	ServerIdentity(ctx context.Context) (id string, known bool)
 }
 
 // Cache is a response cache in one SQLite file (WAL mode), safe for
@@ -41,7 +55,8 @@ type Ident struct {
 //	key(i) = SHA-256( SHA-256(canonical JSON of the request) || i )
 //
 // where the canonical JSON holds the key version, the backend identity
-// (backend, base URL, model), the role, the messages, temperature, top_p,
+// (backend, base URL, model, options and, when the server reports one,
+// its identity: Ident.Server), the role, the messages, temperature, top_p,
 // top_k (when set), max_tokens, stop, seed, answer kind, schema (re-encoded with sorted keys),
 // schema name and request kind (Responder), and i is the 0-based sample
 // index. A request for n samples therefore reuses the samples an earlier
@@ -211,6 +226,45 @@ const cacheSchema = `CREATE TABLE IF NOT EXISTS samples (
 		hash BLOB NOT NULL UNIQUE,
 		v BLOB NOT NULL
 	)`
+
+// serversSchema creates the table of server identities (CachedClient),
+// made by the first client that has one to record.
+const serversSchema = `CREATE TABLE IF NOT EXISTS servers (
+		ident TEXT PRIMARY KEY,
+		server TEXT NOT NULL,
+		updated INTEGER NOT NULL
+	) WITHOUT ROWID`
+
+// serverOf returns the server identity last recorded for ident (its
+// Server ignored), "" when none.
+func (c *Cache) serverOf(ctx context.Context, ident Ident) (string, error) {
+	ident.Server = ""
+	k, _ := json.Marshal(ident)
+	var s string
+	err := c.db.QueryRowContext(ctx, `SELECT server FROM servers WHERE ident = ?`, string(k)).Scan(&s)
+	if errors.Is(err, sql.ErrNoRows) || (err != nil && strings.Contains(err.Error(), "no such table")) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("llm: read cache %s: %w", c.path, err)
+	}
+	return s, nil
+}
+
+// setServer records ident.Server as the identity of ident's server.
+func (c *Cache) setServer(ctx context.Context, ident Ident) error {
+	server := ident.Server
+	ident.Server = ""
+	k, _ := json.Marshal(ident)
+	if _, err := c.db.ExecContext(ctx, serversSchema); err != nil {
+		return fmt.Errorf("llm: write cache %s: %w", c.path, err)
+	}
+	if _, err := c.db.ExecContext(ctx, `INSERT INTO servers (ident, server, updated) VALUES (?, ?, ?)
+		ON CONFLICT(ident) DO UPDATE SET server = excluded.server, updated = excluded.updated`, string(k), server, time.Now().Unix()); err != nil {
+		return fmt.Errorf("llm: write cache %s: %w", c.path, err)
+	}
+	return nil
+}
 
 // oldTables says which tables of the first cache format (responses,
 // requests and texts, one row per sample keyed by its hex sample key) a
@@ -532,6 +586,12 @@ func loadOldSamples(ctx context.Context, q querier, keys []string, have map[int]
 // sample first, and how many samples it stored. The samples one call
 // stores share a row of table samples per model, compressed together.
 func (c *Cache) put(ctx context.Context, rk string, doc *keyDoc, keys []string, samples []int, es []entry) ([]entry, int, error) {
+	return c.store(ctx, rk, doc, keys, samples, es, false)
+}
+
+// store is put; with replace, the samples of rk stored before are dropped
+// first and es stored in their place (CachedClient's refresh).
+func (c *Cache) store(ctx context.Context, rk string, doc *keyDoc, keys []string, samples []int, es []entry, replace bool) ([]entry, int, error) {
 	rkb, err := hex.DecodeString(rk)
 	if err != nil {
 		return nil, 0, fmt.Errorf("llm: cache key %q is not hex", rk)
@@ -545,9 +605,17 @@ func (c *Cache) put(ctx context.Context, rk string, doc *keyDoc, keys []string, 
 	}
 	defer tx.Rollback()
 	now := time.Now().UTC()
+	if replace {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM samples WHERE rk = ?`, rkb); err != nil {
+			return nil, 0, fmt.Errorf("llm: write cache %s: %w", c.path, err)
+		}
+	}
 	have, bad, err := loadSamples(ctx, tx, c.old, true, rk, keys)
 	if err != nil {
 		return nil, 0, fmt.Errorf("llm: read cache %s: %w", c.path, err)
+	}
+	if replace {
+		have = map[int]entry{} // answers of the first format's table are not deleted, but replaced here
 	}
 	// A row that failed its checksum is replaced by the samples asked
 	// again (its samples not asked again are lost: they are asked when
@@ -736,6 +804,20 @@ func WithCallLog(fn func(CallRecord)) CacheOption {
 	return func(c *CachedClient) { c.onCall = fn }
 }
 
+// WithRefresh makes the client ask its backend for every request, never
+// answering from the cache, and replace the cached samples with the new
+// answers.
+func WithRefresh() CacheOption {
+	return func(c *CachedClient) { c.refresh = true }
+}
+
+// WithNotify calls fn with a one-line notice when the server's identity
+// differs from the one the cache recorded for the same backend, base URL
+// and model (see CachedClient); fn must be safe for concurrent use.
+func WithNotify(fn func(string)) CacheOption {
+	return func(c *CachedClient) { c.notify = fn }
+}
+
 // WithRedact replaces each secret (an API key, a password) in the
 // request messages the cache keeps for display (Cache, CacheReader) with
 // Redacted; secrets IsSecret rejects (shorter than MinSecretLen, a
@@ -753,10 +835,19 @@ func WithRedact(secrets ...string) CacheOption {
 type CachedClient struct {
 	inner    Client
 	cache    *Cache
-	ident    Ident
 	onCall   func(CallRecord)
 	redactor *Redactor
 	st       counters
+	refresh  bool
+	notify   func(string)
+
+	// identOnce asks the server for its identity before the first
+	// request; mu guards ident, whose Server changes when an answer
+	// carries a new system_fingerprint.
+	identOnce sync.Once
+	identErr  error
+	mu        sync.Mutex
+	ident     Ident
 }
 
 // Cached wraps inner with cache. ident names the backend behind inner; it
@@ -780,6 +871,17 @@ type CachedClient struct {
 // samples): a server that honours seeds then returns new samples, never
 // copies of the cached ones, and on vLLM exactly the samples a request for
 // all n would have had.
+//
+// The server's identity is part of the key (Ident.Server). Before its
+// first request the client asks an inner ServerIdentifier what the server
+// serves under the model name, and each answer's system_fingerprint is
+// noted; the cache records both per backend, base URL and model. When they
+// differ from what was recorded, the notice function (WithNotify) says so
+// ("model identity changed since cached answers: was X, now Y; ...") and
+// the answers cached for the old identity no longer answer: the same base
+// URL and model name on another server asks again. WithRefresh asks again
+// in any case and replaces the cached answers; a nil cache neither reads
+// nor writes.
 func Cached(inner Client, cache *Cache, ident Ident, opts ...CacheOption) *CachedClient {
 	c := &CachedClient{inner: inner, cache: cache, ident: ident}
 	for _, o := range opts {
@@ -790,6 +892,103 @@ func Cached(inner Client, cache *Cache, ident Ident, opts ...CacheOption) *Cache
 
 // Stats returns this client's cache traffic.
 func (c *CachedClient) Stats() CacheStats { return c.st.snapshot() }
+
+// Ident returns the identity the client keys requests by now.
+func (c *CachedClient) Ident() Ident {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ident
+}
+
+// fingerprintMark separates the model list's part of Ident.Server from
+// the system_fingerprint part.
+const fingerprintMark = "system_fingerprint="
+
+// splitServer splits an Ident.Server into the model list's part and the
+// fingerprint.
+func splitServer(s string) (list, fp string) {
+	if i := strings.Index(s, fingerprintMark); i >= 0 {
+		return strings.TrimSpace(s[:i]), s[i+len(fingerprintMark):]
+	}
+	return s, ""
+}
+
+// joinServer is the inverse of splitServer.
+func joinServer(list, fp string) string {
+	if fp == "" {
+		return list
+	}
+	return strings.TrimSpace(list + " " + fingerprintMark + fp)
+}
+
+// identify asks the server for its identity and compares it with the one
+// the cache recorded: the same model list entry keeps the recorded
+// fingerprint (the answers cached under it answer again); another one is
+// reported and recorded; an unknown one (the list could not be read)
+// keeps the recorded identity.
+func (c *CachedClient) identify(ctx context.Context) error {
+	si, ok := c.inner.(ServerIdentifier)
+	if !ok || c.cache == nil {
+		return nil
+	}
+	list, known := si.ServerIdentity(ctx)
+	rec, err := c.cache.serverOf(ctx, c.ident)
+	if err != nil {
+		return err
+	}
+	recList, _ := splitServer(rec)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case !known:
+		// A model list that could not be read (a busy server) is no
+		// evidence of another server.
+		c.ident.Server = rec
+		return nil
+	case rec != "" && recList == list:
+		c.ident.Server = rec
+		return nil
+	case rec != "":
+		c.changed(rec, list)
+	}
+	c.ident.Server = list
+	if list == "" && rec == "" {
+		return nil
+	}
+	return c.cache.setServer(ctx, c.ident)
+}
+
+// noteFingerprint takes a new system_fingerprint of the server into the
+// identity (c.mu held by the caller's lock below) and records it.
+func (c *CachedClient) noteFingerprint(ctx context.Context, fp string) (Ident, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	list, old := splitServer(c.ident.Server)
+	if fp == "" || fp == old || c.cache == nil {
+		return c.ident, nil
+	}
+	next := joinServer(list, fp)
+	if old != "" {
+		c.changed(c.ident.Server, next)
+	}
+	c.ident.Server = next
+	return c.ident, c.cache.setServer(ctx, c.ident)
+}
+
+// changed reports a change of the server's identity (c.mu held).
+func (c *CachedClient) changed(was, now string) {
+	if c.notify == nil {
+		return
+	}
+	show := func(s string) string {
+		if s == "" {
+			return "(nothing reported)"
+		}
+		return s
+	}
+	c.notify(fmt.Sprintf("%s %s model %s: model identity changed since cached answers: was %s, now %s; cached answers for the old identity are not used",
+		c.ident.Backend, c.ident.BaseURL, c.ident.Model, show(was), show(now)))
+}
 
 // Cache returns the cache c answers from (nil when caching is off).
 func (c *CachedClient) Cache() *Cache { return c.cache }
@@ -816,7 +1015,11 @@ func (c *CachedClient) Complete(ctx context.Context, req Request) (*Response, er
 		c.clean(resp)
 		return resp, nil
 	}
-	rk, doc, err := requestKey(c.ident, req)
+	c.identOnce.Do(func() { c.identErr = c.identify(ctx) })
+	if c.identErr != nil {
+		return nil, c.identErr
+	}
+	rk, doc, err := requestKey(c.Ident(), req)
 	if err != nil {
 		return nil, err
 	}
@@ -824,9 +1027,11 @@ func (c *CachedClient) Complete(ctx context.Context, req Request) (*Response, er
 	if err != nil {
 		return nil, err
 	}
-	have, bad, err := c.cache.get(ctx, rk, keys)
-	if err != nil {
-		return nil, err
+	have, bad := map[int]entry{}, []badRow(nil)
+	if !c.refresh {
+		if have, bad, err = c.cache.get(ctx, rk, keys); err != nil {
+			return nil, err
+		}
 	}
 	if len(have) == n {
 		c.st.hits.Add(1)
@@ -866,10 +1071,15 @@ func (c *CachedClient) Complete(ctx context.Context, req Request) (*Response, er
 	out := &Response{CacheKey: rk}
 	var es []entry
 	var idx []int // the sample of each entry of es
+	fp := ""
 	for _, sc := range c.plan(req, missing) {
 		resp, err := c.call(ctx, sc.req, sc.first)
 		if err != nil {
 			return nil, err
+		}
+		if resp.SystemFingerprint != "" {
+			fp = resp.SystemFingerprint
+			out.SystemFingerprint = fp
 		}
 		if len(resp.Choices) < sc.req.Samples() {
 			return nil, fmt.Errorf("llm: %s %s: got %d choices for %d samples", c.ident.Backend, c.ident.Model, len(resp.Choices), sc.req.Samples())
@@ -893,7 +1103,26 @@ func (c *CachedClient) Complete(ctx context.Context, req Request) (*Response, er
 		out.Usage = out.Usage.Add(resp.Usage)
 		out.Latency = max(out.Latency, resp.Latency)
 	}
-	stored, nstored, err := c.cache.put(ctx, rk, c.storedDoc(doc), keys, idx, es)
+	if fp != "" {
+		// An answer under a new fingerprint is stored under the key of
+		// the identity it came from.
+		id, err := c.noteFingerprint(ctx, fp)
+		if err != nil {
+			return nil, err
+		}
+		if id != doc.Ident {
+			if rk, doc, err = requestKey(id, req); err != nil {
+				return nil, err
+			}
+			if keys, err = SampleKeys(rk, n); err != nil {
+				return nil, err
+			}
+			// Samples this request read under the old identity still
+			// answer it, but are not stored under the new one.
+			out.CacheKey = rk
+		}
+	}
+	stored, nstored, err := c.cache.store(ctx, rk, c.storedDoc(doc), keys, idx, es, c.refresh)
 	if err != nil {
 		return nil, err
 	}

@@ -141,7 +141,7 @@ func TestCacheKeyCoversSamplingParams(t *testing.T) {
 		})
 	}
 	t.Run("ident", func(t *testing.T) {
-		for _, id := range []Ident{{"openai", testIdent.BaseURL, "other", ""}, {"openai", "http://other/v1", "qwen", ""}, {"sim", testIdent.BaseURL, "qwen", ""}, {"openai", testIdent.BaseURL, "qwen", "structured=none"}} {
+		for _, id := range []Ident{{"openai", testIdent.BaseURL, "other", "", ""}, {"openai", "http://other/v1", "qwen", "", ""}, {"sim", testIdent.BaseURL, "qwen", "", ""}, {"openai", testIdent.BaseURL, "qwen", "structured=none", ""}, {"openai", testIdent.BaseURL, "qwen", "", "id=qwen root=/models/other"}} {
 			resp, err := Cached(&countingClient{}, cache, id).Complete(ctx, base)
 			if err != nil {
 				t.Fatal(err)

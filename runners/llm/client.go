@@ -183,6 +183,10 @@ type Response struct {
 	// samples under, "" when no cache answered: CacheReader.Call(CacheKey,
 	// len(Choices)) reads the request and every sample back.
 	CacheKey string `json:"cache_key,omitempty"`
+	// SystemFingerprint is the server's system_fingerprint of the answer
+	// ("" when it sent none); the cache keys later requests by it
+	// (CachedClient).
+	SystemFingerprint string `json:"system_fingerprint,omitempty"`
 }
 
 // Client is a model backend.

@@ -367,6 +367,42 @@ func (o *OpenAI) Ident() Ident {
 	return Ident{Backend: "openai", BaseURL: strings.TrimRight(o.cfg.BaseURL, "/"), Model: o.cfg.Model, Options: strings.Join(opts, ",")}
 }
 
+// ServerIdentity returns what the server's model list (GET /models)
+// reports about the configured model: its id and, where sent, root (the
+// weights vLLM serves), parent and owner, as "id=... root=..."; "" when
+// the server lists no such model or has no model list (404, 405). Fields
+// that change with every request (created) are left out. known is false
+// when the list could not be read (a network error, a timeout, another
+// status): the identity is then unknown, not empty. The request waits at
+// most serverIdentityTimeout and outlives a cancelled ctx.
+func (o *OpenAI) ServerIdentity(ctx context.Context) (id string, known bool) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), min(o.cfg.Timeout, serverIdentityTimeout))
+	defer cancel()
+	list, err := o.client.ListModels(ctx)
+	if err != nil {
+		var ae *openai.APIError
+		var re *openai.RequestError
+		noList := func(code int) bool { return code == http.StatusNotFound || code == http.StatusMethodNotAllowed }
+		return "", (errors.As(err, &ae) && noList(ae.HTTPStatusCode)) || (errors.As(err, &re) && noList(re.HTTPStatusCode))
+	}
+	for _, m := range list.Models {
+		if m.ID != o.cfg.Model {
+			continue
+		}
+		parts := []string{"id=" + m.ID}
+		for _, f := range []struct{ k, v string }{{"root", m.Root}, {"parent", m.Parent}, {"owned_by", m.OwnedBy}} {
+			if f.v != "" {
+				parts = append(parts, f.k+"="+f.v)
+			}
+		}
+		return strings.Join(parts, " "), true
+	}
+	return "", true
+}
+
+// serverIdentityTimeout bounds ServerIdentity's request.
+const serverIdentityTimeout = 10 * time.Second
+
 // Complete sends req as one or more chat-completion requests (see OpenAI
 // for the fill-up of n) with retries, and adapts to the server: a rejected
 // token-limit parameter or response_format is switched or degraded and the
@@ -426,6 +462,9 @@ func (o *OpenAI) Complete(ctx context.Context, req Request) (*Response, error) {
 		if out.Model == "" {
 			out.Model = res.model
 		}
+		if res.fingerprint != "" {
+			out.SystemFingerprint = res.fingerprint
+		}
 	}
 	for _, r := range reasoning {
 		if r != "" {
@@ -442,9 +481,10 @@ func (o *OpenAI) Complete(ctx context.Context, req Request) (*Response, error) {
 
 // chatResult is one chat-completion answer, decoded.
 type chatResult struct {
-	model   string
-	choices []chatChoice
-	usage   Usage
+	model       string
+	fingerprint string
+	choices     []chatChoice
+	usage       Usage
 }
 
 type chatChoice struct {
@@ -456,8 +496,9 @@ type chatChoice struct {
 // decode (the reasoning field of vLLM, Ollama and OpenRouter) or decodes
 // lossily.
 type rawChat struct {
-	Model   string `json:"model"`
-	Choices []struct {
+	Model             string `json:"model"`
+	SystemFingerprint string `json:"system_fingerprint"`
+	Choices           []struct {
 		Index   int `json:"index"`
 		Message struct {
 			Content          *string         `json:"content"`
@@ -494,9 +535,10 @@ func (o *OpenAI) send(ctx context.Context, cr openai.ChatCompletionRequest, req 
 	if len(resp.Choices) == 0 {
 		return nil, o.errorf("server returned no choices (want %d)", n)
 	}
-	res := &chatResult{model: resp.Model}
+	res := &chatResult{model: resp.Model, fingerprint: resp.SystemFingerprint}
 	var raw rawChat
 	if json.Unmarshal(body, &raw) == nil && len(raw.Choices) == len(resp.Choices) {
+		res.fingerprint = raw.SystemFingerprint
 		for _, c := range raw.Choices {
 			cc := chatChoice{index: c.Index}
 			if c.Message.Content != nil {

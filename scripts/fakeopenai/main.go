@@ -4,7 +4,7 @@
 // ("http://127.0.0.1:PORT/v1") on stdout once it listens, then serves
 // until it is killed.
 //
-//	fakeopenai [-addr 127.0.0.1:0] [-served NAME[,NAME...]]
+//	fakeopenai [-addr 127.0.0.1:0] [-served NAME[,NAME...]] [-root WEIGHTS] [-fingerprint FP]
 package main
 
 import (
@@ -21,11 +21,15 @@ import (
 func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "address to listen on (port 0: a free one)")
 	served := flag.String("served", "", "comma-separated model names the server knows; a request for another gets 404 \"model 'NAME' not found\" (empty: any)")
+	root := flag.String("root", "", "answer GET /v1/models with the served names and this root (the weights vLLM serves); without it (and -served) that path gets 404")
+	fingerprint := flag.String("fingerprint", "", "system_fingerprint of every answer (empty: none)")
 	flag.Parse()
 	var opts fakeopenai.Options
 	if *served != "" {
 		opts.Models = strings.Split(*served, ",")
 	}
+	opts.ListModels, opts.Root = *root != "" && *served != "", *root
+	opts.SystemFingerprint = *fingerprint
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fakeopenai:", err)
