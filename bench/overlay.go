@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/t2sbench/t2sbench/internal/suggest"
 )
 
 // LoadOptions are the command line's changes to a spec file, applied to
@@ -112,7 +114,7 @@ func ParseSpecWith(data []byte, file string, opt LoadOptions) (*Spec, error) {
 		if errors.Is(err, errEOF) || err.Error() == "EOF" {
 			return nil, fmt.Errorf("%s: empty spec", file)
 		}
-		msg := annotate(err.Error(), paths, locOf)
+		msg := annotate(err.Error(), paths, lines, locOf)
 		if strings.HasPrefix(msg, "\x00") {
 			return nil, errors.New(msg[1:]) // loc: path: problem
 		}
@@ -276,7 +278,7 @@ func applySet(root *yaml.Node, expr string, origins map[*yaml.Node]origin) error
 		case reflect.Struct:
 			f, known := yamlField(typ, seg)
 			if !known {
-				return bad(i, "unknown key (known here: %s)", strings.Join(yamlFields(typ), ", "))
+				return bad(i, "unknown key%s (known here: %s)", suggest.Hint(seg, yamlFields(typ)), strings.Join(yamlFields(typ), ", "))
 			}
 			typ = f
 		case reflect.Map:

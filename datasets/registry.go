@@ -1,11 +1,14 @@
 package datasets
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/t2sbench/t2sbench/internal/suggest"
 )
 
 // Kind is one benchmark family as the rest of the harness sees it: the
@@ -171,12 +174,19 @@ func SpecNames() []string {
 	return append(bundled, rest...)
 }
 
+// ErrUnknownBenchmark marks the error of a benchmark name that no kind
+// accepts, or a variant its kind's loader does not know: a bad argument,
+// not a benchmark that failed to load.
+var ErrUnknownBenchmark = errors.New("unknown benchmark")
+
 // Open loads the benchmark called name from dir with the loader of the
-// kind that accepts name (Lookup; Names lists them all).
+// kind that accepts name (Lookup; Names lists them all). An unknown name
+// is an error wrapping ErrUnknownBenchmark that suggests the closest
+// known one.
 func Open(name, dir string, opt LoadOptions) (*Benchmark, error) {
 	k, ok := Lookup(name)
 	if !ok {
-		return nil, fmt.Errorf("datasets: unknown benchmark %q (known: %s)", name, strings.Join(Names(), ", "))
+		return nil, fmt.Errorf("datasets: %w %q%s (known: %s)", ErrUnknownBenchmark, name, suggest.Hint(name, Names()), strings.Join(Names(), ", "))
 	}
 	return k.Load(name, dir, opt)
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/suggest"
 	"github.com/t2sbench/t2sbench/internal/testenv"
 )
 
@@ -48,7 +49,7 @@ func runDatasets(stdout, stderr io.Writer, args []string) error {
 	case "verify":
 		return datasetsVerify(stdout, stderr, args[1:])
 	}
-	return fmt.Errorf("%w: unknown datasets subcommand %q (want list, check, verify or load-mysql)", errUsage, args[0])
+	return fmt.Errorf("%w: unknown datasets subcommand %q%s (want list, check, verify or load-mysql)", errUsage, args[0], suggest.Hint(args[0], []string{"list", "check", "verify", "load-mysql"}))
 }
 
 func datasetsList(stdout, stderr io.Writer, args []string) error {

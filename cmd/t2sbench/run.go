@@ -16,6 +16,8 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/suggest"
 	"github.com/t2sbench/t2sbench/runners"
 )
 
@@ -99,10 +101,16 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return asUsage(err)
 	}
+	env, closeEnv := runEnv()
+	defer closeEnv()
 	if *benchOverride != "" {
 		name, data, _ := strings.Cut(*benchOverride, "=")
 		if name == "" {
 			return fmt.Errorf("%w: --benchmark wants NAME or NAME=DIR, got %q", errUsage, *benchOverride)
+		}
+		if env.KnownBenchmark != nil && !env.KnownBenchmark(name) {
+			names := datasets.SpecNames()
+			return fmt.Errorf("%w: --benchmark: unknown benchmark %q%s (known: %s)", errUsage, name, suggest.Hint(name, names), strings.Join(names, ", "))
 		}
 		// A benchmark the spec already names keeps its other settings
 		// (split, mode, MySQL connection); --limit still applies.
@@ -117,6 +125,11 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 			b.Data = data
 		}
 		spec.Benchmarks = []bench.BenchmarkSpec{b}
+	}
+	if env.KnownBenchmark != nil {
+		if err := spec.CheckBenchmarks(env.KnownBenchmark); err != nil {
+			return asUsage(err)
+		}
 	}
 	if *maxResultMB < 0 || *maxResultMB > 1<<20 {
 		return fmt.Errorf("%w: --max-result-mb must be in [1, 1048576], got %d", errUsage, *maxResultMB)
@@ -159,8 +172,6 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 		}
 	}
 	if *dryRun {
-		env, closeEnv := runEnv()
-		defer closeEnv()
 		d, err := bench.PlanDryRun(context.Background(), plan, env, bench.DryRunOptions{Shard: sh, Limit: *limit, Dir: dir})
 		if err != nil {
 			return err
@@ -205,9 +216,6 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 			return err
 		}
 	}
-	env, closeEnv := runEnv()
-	defer closeEnv()
-
 	ctx, stop := signal.NotifyContext(context.Background(), runSignals...)
 	defer stop()
 
