@@ -3,6 +3,8 @@ package datasets
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -231,4 +233,44 @@ func DataEntries() []DataEntry {
 		out = append(out, k.Data...)
 	}
 	return out
+}
+
+// LocateData returns the folder under dir that holds the data of the
+// benchmark called name in the layout scripts/fetch-datasets.sh makes
+// (dir/spider, or one level deeper: dir/datasets/spider), the folder that
+// `datasets list` finds it in: the data folder to give instead of dir when
+// the benchmark does not load from dir itself. It is "" when no such
+// folder loads.
+func LocateData(name, dir string, opt LoadOptions) string {
+	k, ok := Lookup(name)
+	if !ok || dir == "" {
+		return ""
+	}
+	subs := []string{k.Names[0]}
+	for _, e := range k.Data {
+		subs = append(subs, e.Dir)
+	}
+	slices.Sort(subs)
+	subs = slices.Compact(subs)
+	var cands []string
+	for _, s := range subs {
+		cands = append(cands, filepath.Join(dir, s))
+		deeper, _ := filepath.Glob(filepath.Join(dir, "*", s))
+		cands = append(cands, deeper...)
+	}
+	opt.Limit = 1
+	for _, c := range cands {
+		if st, err := os.Stat(c); err != nil || !st.IsDir() {
+			continue
+		}
+		b, err := k.Load(name, c, opt)
+		if err != nil {
+			continue
+		}
+		if b.Engine != nil {
+			b.Engine.Close()
+		}
+		return c
+	}
+	return ""
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -307,4 +308,27 @@ func datasetsLoadMySQL(stdout, stderr io.Writer, args []string) error {
 // shellQuote quotes s for a POSIX shell.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// openBenchmark is datasets.Open for a command (cmd names it in errors)
+// that takes --data. A data folder the benchmark does not load from, but
+// whose subfolder does (datasets.LocateData: --data /data for
+// /data/spider), is a usage error naming the folder to pass; any other
+// missing file points to `datasets list`, which says what a folder holds.
+func openBenchmark(cmd, name, data string, opt datasets.LoadOptions) (*datasets.Benchmark, error) {
+	b, err := datasets.Open(name, data, opt)
+	if err == nil {
+		return b, nil
+	}
+	if data == "" || !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w", cmd, err)
+	}
+	if fix := datasets.LocateData(name, data, opt); fix != "" {
+		sub := fix
+		if rel, err := filepath.Rel(data, fix); err == nil {
+			sub = rel
+		}
+		return nil, asUsage(fmt.Errorf("%s: %w\n  %s is not the data folder of %s, but %s/ inside it is: pass --data %s", cmd, err, data, name, sub, fix))
+	}
+	return nil, fmt.Errorf("%s: %w\n  t2sbench datasets list --data %s shows what that folder holds and what to fetch", cmd, err, data)
 }
