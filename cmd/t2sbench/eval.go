@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"os"
 	"os/signal"
 	"runtime"
@@ -186,6 +187,9 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	} else {
 		predName = *pred
 		ps, err := metrics.ReadPredictionsWith(*pred, pf, metrics.ReadOptions{ResponseField: *responseField, Column: *predColumn, Header: *predHeader})
+		if errors.Is(err, iofs.ErrNotExist) {
+			return asUsage(fmt.Errorf("eval: --pred: %w", err))
+		}
 		if err != nil {
 			return fmt.Errorf("eval: %w", err)
 		}

@@ -18,6 +18,7 @@ import (
 
 	_ "github.com/mattn/go-sqlite3"
 
+	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/internal/suggest"
 )
@@ -47,7 +48,9 @@ const (
 	// exitRuntime: a runtime error (store, disk, a benchmark or model that
 	// cannot be opened).
 	exitRuntime = 1
-	// exitUsage: bad flags or arguments, a spec that does not load, or a
+	// exitUsage: bad flags or arguments (an unknown benchmark name:
+	// datasets.ErrUnknownBenchmark; a path holding no run:
+	// bench.ErrNotRunDir), a spec that does not load, or a
 	// configuration no retry can fix: an endpoint whose answer has a
 	// failure class of outcome llm.OutcomeFatal, auth or not_found (the
 	// API key or the model name: bench.ErrRejected), a data folder missing
@@ -80,7 +83,7 @@ func exitCode(err error) int {
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return exitOK
-	case errors.Is(err, errUsage), errors.Is(err, datasets.ErrUnknownBenchmark):
+	case errors.Is(err, errUsage), errors.Is(err, datasets.ErrUnknownBenchmark), errors.Is(err, bench.ErrNotRunDir):
 		return exitUsage
 	case errors.Is(err, errIncomplete):
 		return exitIncomplete
@@ -157,7 +160,8 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "Exit status:")
 	fmt.Fprintf(w, "  %d  complete: every run item done, none failed; every eval question scored\n", exitOK)
 	fmt.Fprintf(w, "  %d  runtime error (store, disk, benchmark or model setup)\n", exitRuntime)
-	fmt.Fprintf(w, "  %d  usage or configuration error (bad flags or arguments, a spec that does not load, an endpoint\n", exitUsage)
+	fmt.Fprintf(w, "  %d  usage or configuration error (bad flags or arguments: an unknown flag, command, benchmark or\n", exitUsage)
+	fmt.Fprintln(w, "     spec key, a spec, run directory or file that does not exist; a spec that does not load, an endpoint")
 	fmt.Fprintln(w, "     that rejects the API key or model name (auth: 401, 403; not_found: 404), a data folder missing")
 	fmt.Fprintln(w, "     most databases, a spec whose trials differ from those its run directory holds, a prediction")
 	fmt.Fprintln(w, "     file whose db_ids are not its questions')")
