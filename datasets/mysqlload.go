@@ -300,6 +300,7 @@ func ImportMySQLDumps(ctx context.Context, adminDSN, dir string, opt MySQLImport
 		case opt.ROPassword != "":
 			roPass = opt.ROPassword
 		case opt.ROPasswordEnv == "":
+			// None given: an existing account needs none (checked below).
 		default:
 			var ok bool
 			if roPass, ok = os.LookupEnv(opt.ROPasswordEnv); !ok || roPass == "" {
