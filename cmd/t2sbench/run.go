@@ -126,11 +126,6 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 		}
 		spec.Benchmarks = []bench.BenchmarkSpec{b}
 	}
-	if env.KnownBenchmark != nil {
-		if err := spec.CheckBenchmarks(env.KnownBenchmark); err != nil {
-			return asUsage(err)
-		}
-	}
 	if *maxResultMB < 0 || *maxResultMB > 1<<20 {
 		return fmt.Errorf("%w: --max-result-mb must be in [1, 1048576], got %d", errUsage, *maxResultMB)
 	}
@@ -151,6 +146,13 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	}
 	if err := checkReasonBound(specPath, plan); err != nil {
 		return err
+	}
+	// A benchmark no loader knows is refused at its spec line before the
+	// run directory is made.
+	if env.KnownBenchmark != nil {
+		if err := spec.CheckBenchmarks(env.KnownBenchmark); err != nil {
+			return asUsage(err)
+		}
 	}
 	dir := *out
 	if dir == "" {
