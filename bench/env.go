@@ -76,6 +76,7 @@ func NewEnv(o EnvOptions) (Env, func() error) {
 		return c, nil
 	}
 	env := Env{
+		KnownBenchmark: func(name string) bool { _, ok := datasets.Lookup(name); return ok },
 		OpenBenchmark: func(_ context.Context, b BenchmarkSpec, cacheDir string) (*datasets.Benchmark, error) {
 			name := b.DatasetName()
 			opt := datasets.LoadOptions{Limit: b.Limit, CacheDir: filepath.Join(cacheDir, "datasets", b.Name),

@@ -13,6 +13,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/t2sbench/t2sbench/internal/suggest"
 	"github.com/t2sbench/t2sbench/runners"
 )
 
@@ -140,7 +141,7 @@ func ParseSpecWith(data []byte, file string, opt LoadOptions) (*Spec, error) {
 		if errors.Is(err, errEOF) || err.Error() == "EOF" {
 			return nil, fmt.Errorf("%s: empty spec", file)
 		}
-		msg := annotate(err.Error(), paths, locOf)
+		msg := annotate(err.Error(), paths, lines, locOf)
 		if strings.HasPrefix(msg, "\x00") {
 			return nil, errors.New(msg[1:]) // loc: path: problem
 		}
@@ -369,7 +370,7 @@ func applySetFrom(root *yaml.Node, expr, from string, origins map[*yaml.Node]ori
 		case reflect.Struct:
 			f, known := yamlField(typ, seg)
 			if !known {
-				return bad(i, "unknown key (known here: %s)", strings.Join(yamlFields(typ), ", "))
+				return bad(i, "unknown key%s (known here: %s)", suggest.Hint(seg, yamlFields(typ)), strings.Join(yamlFields(typ), ", "))
 			}
 			typ = f
 		case reflect.Map:

@@ -129,7 +129,7 @@ func TestSetOverrides(t *testing.T) {
 			s.Workers, s.Runners[1].Params["k"], s.Runners[0].Params["evidence"], *s.Models["gpt"].P, s.Seeds, s.Roles)
 	}
 	tests := []struct{ set, want string }{
-		{"wokers=4", `--set wokers=4: wokers: unknown key (known here: benchmarks, cache,`},
+		{"wokers=4", `--set wokers=4: wokers: unknown key (did you mean "workers"?) (known here: benchmarks, cache,`},
 		{"runners.5.params.k=1", `--set runners.5.params.k=1: runners.5: index "5" out of range (the list has 2 entries`},
 		{"models.gtp.p=1", `--set models.gtp.p=1: models.gtp: no model "gtp" in the spec (models: gpt, small)`},
 		{"models.gpt.temprature=1", `models.gpt.temprature: unknown key`},

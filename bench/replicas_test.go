@@ -19,7 +19,7 @@ func TestReplicasSpecErrors(t *testing.T) {
 		{"repeats base_url", head + "      - base_url: http://a:8000/v1/\n", `bad.yaml:9: models.l.replicas[0].base_url: "http://a:8000/v1/" repeats models.l.base_url`},
 		{"repeats a replica", head + "      - base_url: http://b/v1\n      - base_url: http://b/v1\n", `bad.yaml:10: models.l.replicas[1].base_url: "http://b/v1" repeats models.l.replicas[0].base_url`},
 		{"negative", head + "      - {base_url: http://b/v1, rpm: -1}\n", "bad.yaml:9: models.l.replicas[0]: concurrency, rpm and tpm must not be negative"},
-		{"unknown key", head + "      - {base_url: http://b/v1, weight: 2}\n", `9: models.l.replicas[0]: unknown key "weight"`},
+		{"unknown key", head + "      - {base_url: http://b/v1, weight: 2}\n", `9: models.l.replicas[0].weight: unknown key "weight"`},
 		{"on sim", "benchmarks: [{name: mini}]\nrunners: [{name: direct}]\nmodels:\n  s:\n    backend: sim\n    replicas: [{base_url: http://b/v1}]\n", "bad.yaml:6: models.s.replicas: apply to the openai backend only"},
 	}
 	for _, tt := range tests {

@@ -43,6 +43,11 @@ type Env struct {
 	// NewScorer builds the scorer of one benchmark; goldCacheDir is shared
 	// by every trial so that gold results are computed once.
 	NewScorer func(b *datasets.Benchmark, bs BenchmarkSpec, goldCacheDir string) (Scorer, error)
+	// KnownBenchmark, when set, reports whether OpenBenchmark knows the
+	// benchmark of a datasets name (BenchmarkSpec.DatasetName), so that
+	// a spec naming another is refused at its line before anything is
+	// written (Spec.CheckBenchmarks). Nil: no check.
+	KnownBenchmark func(name string) bool
 }
 
 // Shard selects a deterministic slice of the work items: item k belongs to

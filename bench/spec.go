@@ -4,16 +4,19 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/suggest"
 	"github.com/t2sbench/t2sbench/metrics"
 )
 
@@ -435,7 +438,58 @@ var lineRe = regexp.MustCompile(`line (\d+): `)
 
 // fieldNotFoundRe matches yaml.v3's KnownFields error, which names a Go
 // type the spec's author never wrote.
-var fieldNotFoundRe = regexp.MustCompile(`field (\S+) not found in type \S+`)
+var fieldNotFoundRe = regexp.MustCompile(`field (\S+) not found in type (\S+)`)
+
+// specTypes maps the Go type names yaml.v3 writes in its errors
+// ("bench.RunnerSpec") to the types of the spec's tree, so that an unknown
+// key can be answered with the closest key its mapping takes.
+var specTypes = sync.OnceValue(func() map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct || out[t.String()] != nil {
+			return
+		}
+		out[t.String()] = t
+		for i := 0; i < t.NumField(); i++ {
+			if f := t.Field(i); f.IsExported() {
+				walk(f.Type)
+			}
+		}
+	}
+	walk(reflect.TypeOf(Spec{}))
+	return out
+})
+
+// unknownKey rewrites yaml.v3's "field X not found in type T" in l into
+// `unknown key "X"`, with the closest key of T when one is near, and
+// returns the path of key X on line n (byPath: path -> line), else path
+// (the line's path, which on a flow mapping's line is another node's).
+func unknownKey(l string, n int, path string, byPath map[string]int) (string, string) {
+	m := fieldNotFoundRe.FindStringSubmatch(l)
+	if m == nil {
+		return l, path
+	}
+	key := m[1]
+	hint := ""
+	if t, ok := specTypes()[m[2]]; ok {
+		hint = suggest.Hint(key, yamlFields(t))
+	}
+	l = strings.Replace(l, m[0], fmt.Sprintf("unknown key %q%s", key, hint), 1)
+	best := ""
+	for p, line := range byPath {
+		if line == n && (p == key || strings.HasSuffix(p, "."+key)) && (best == "" || p < best) {
+			best = p
+		}
+	}
+	if best != "" {
+		path = best
+	}
+	return l, path
+}
 
 // ParseSpec decodes and validates a spec; file names it in errors.
 // ${VAR} and ${VAR:-default} are read from the environment (see
@@ -488,9 +542,10 @@ func checkFloats(n *yaml.Node, path string, at func(line int) string) error {
 }
 
 // annotate rewrites yaml's "line N: msg" into "loc: path: msg", loc being
-// where line N came from (at). A result that starts with a location is
-// marked with a leading NUL byte.
-func annotate(msg string, paths map[int]string, at func(line int) string) string {
+// where line N came from (at) and path the line's (paths; byPath maps each
+// path to its line). A result that starts with a location is marked with a
+// leading NUL byte.
+func annotate(msg string, paths map[int]string, byPath map[string]int, at func(line int) string) string {
 	msg = strings.TrimPrefix(msg, "yaml: unmarshal errors:\n")
 	var out []string
 	for _, l := range strings.Split(msg, "\n") {
@@ -498,14 +553,17 @@ func annotate(msg string, paths map[int]string, at func(line int) string) string
 		if l == "" {
 			continue
 		}
+		line := 0
 		l = lineRe.ReplaceAllStringFunc(l, func(m string) string {
 			n, _ := strconv.Atoi(lineRe.FindStringSubmatch(m)[1])
+			line = n
 			if p, ok := paths[n]; ok && p != "" {
+				_, p = unknownKey(l, n, p, byPath)
 				return fmt.Sprintf("\x00%s: %s: ", at(n), p)
 			}
 			return fmt.Sprintf("\x00%s: ", at(n))
 		})
-		l = fieldNotFoundRe.ReplaceAllString(l, `unknown key "$1"`)
+		l, _ = unknownKey(l, line, "", nil)
 		out = append(out, l)
 	}
 	joined := strings.Join(out, "; ")
@@ -610,6 +668,24 @@ func (s *Spec) lookupLoc(path string) (string, bool) {
 		p = p[:i]
 	}
 	return "", false
+}
+
+// CheckBenchmarks refuses a benchmark whose name (with its split) known
+// does not accept, naming the spec line (or --set expression) and the
+// closest of the names a spec takes (datasets.SpecNames).
+func (s *Spec) CheckBenchmarks(known func(name string) bool) error {
+	for i, b := range s.Benchmarks {
+		if known(b.DatasetName()) {
+			continue
+		}
+		p := fmt.Sprintf("benchmarks[%d]", i)
+		names := datasets.SpecNames()
+		if b.Split != "" && known(b.Name) {
+			return s.errorf(p+".split", "benchmark %s has no split %q (%s is not a benchmark it loads; t2sbench help spec lists the names)", b.Name, b.Split, b.DatasetName())
+		}
+		return s.errorf(p+".name", "unknown benchmark %q%s (known: %s)", b.Name, suggest.Hint(b.Name, names), strings.Join(names, ", "))
+	}
+	return nil
 }
 
 // validate checks values the decoder cannot.

@@ -61,7 +61,7 @@ func TestParseSpecGood(t *testing.T) {
 func TestParseSpecErrors(t *testing.T) {
 	tests := []struct{ name, yaml, want string }{
 		{"unknown top key", "name: x\nbenchmark: [{name: mini}]\n", "bad.yaml:2: benchmark: unknown key \"benchmark\""},
-		{"unknown model key", "benchmarks: [{name: mini}]\nmodels:\n  s: {backend: sim, pp: 1}\nrunners: [{name: direct}]\n", "3: models.s: unknown key \"pp\""},
+		{"unknown model key", "benchmarks: [{name: mini}]\nmodels:\n  s: {backend: sim, pp: 1}\nrunners: [{name: direct}]\n", "3: models.s.pp: unknown key \"pp\" (did you mean \"p\"?)"},
 		{"bad duration", "benchmarks: [{name: mini}]\ntimeout: soon\nrunners: [{name: direct}]\n", `2: timeout: bad duration "soon"`},
 		{"bad type", "benchmarks: [{name: mini}]\nworkers: many\nrunners: [{name: direct}]\n", "2: workers: cannot unmarshal"},
 		{"no runners", "benchmarks: [{name: mini}]\n", "bad.yaml: runners: at least one runner"},

@@ -181,10 +181,17 @@ func OpenStore(dir string) (*Store, error) {
 	return s, nil
 }
 
+// ErrNotRunDir marks the error of a reader given a path that holds no run
+// (no run.db there): a bad argument, which the CLI reports as such.
+var ErrNotRunDir = errors.New("not a run directory")
+
 func openDB(dir string, readOnly bool) (*Store, error) {
 	path := filepath.Join(dir, StoreFile)
 	if readOnly {
 		if _, err := os.Stat(path); err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return nil, fmt.Errorf("store: %s is %w: %w", dir, ErrNotRunDir, err)
+			}
 			return nil, fmt.Errorf("store: %s is not a run directory: %w", dir, err)
 		}
 	}

@@ -159,7 +159,7 @@ func openArcher(name, dir string, opt LoadOptions) (*Benchmark, error) {
 		case "dev", "train":
 			split = part
 		default:
-			return nil, fmt.Errorf("datasets: unknown archer variant %q in %q (want archer[-en|-zh][-dev|-train])", part, name)
+			return nil, fmt.Errorf("datasets: unknown archer variant %q in %q (want archer[-en|-zh][-dev|-train]): %w", part, name, ErrUnknownBenchmark)
 		}
 	}
 	return LoadArcher(dir, lang, split, opt)

@@ -320,7 +320,7 @@ func openLogicCat(name, dir string, opt LoadOptions) (*Benchmark, error) {
 	switch split {
 	case "test", "mini500", "full-gold":
 	default:
-		return nil, fmt.Errorf("datasets: unknown logiccat variant %q (want logiccat[-mysql|-sqlite][-test|-mini500|-full-gold])", name)
+		return nil, fmt.Errorf("datasets: unknown logiccat variant %q (want logiccat[-mysql|-sqlite][-test|-mini500|-full-gold]): %w", name, ErrUnknownBenchmark)
 	}
 	return LoadLogicCat(dir, dialect, split, opt)
 }

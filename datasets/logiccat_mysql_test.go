@@ -55,7 +55,7 @@ func setupMySQL(t testing.TB) mysqlFixture {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
 		mysqlImports, mysqlErr = datasets.ImportMySQLDumps(ctx, dsn, dir+"/mysql/database", datasets.MySQLImportOptions{
-			ROUser: testROUser, ROPasswordEnv: testROPWEnv,
+			ROUser: testROUser, ROPasswordEnv: testROPWEnv, ResetROPassword: true,
 		})
 	})
 	if mysqlErr != nil {
@@ -118,7 +118,7 @@ func TestMySQLImport(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range redos {
 		wg.Go(func() {
-			redos[i], redoErrs[i] = datasets.ImportMySQLDumps(ctx, f.adminDSN, f.dir+"/mysql/database", datasets.MySQLImportOptions{ROUser: testROUser, ROPasswordEnv: testROPWEnv})
+			redos[i], redoErrs[i] = datasets.ImportMySQLDumps(ctx, f.adminDSN, f.dir+"/mysql/database", datasets.MySQLImportOptions{ROUser: testROUser, ROPasswordEnv: testROPWEnv, ResetROPassword: true})
 		})
 	}
 	wg.Wait()

@@ -36,9 +36,16 @@ type MySQLImportOptions struct {
 	ROUser string
 	// ROPasswordEnv names the variable holding ROUser's password;
 	// ROPassword gives it directly instead (the CLI generates one when no
-	// variable is named). One of the two is required with ROUser.
+	// variable is named and the account does not exist yet). One of the
+	// two is required to create the account, or with ResetROPassword.
+	// An account that exists keeps its password: a password given is only
+	// checked by logging in with it (a *ROPasswordError when it does not
+	// log in), and none need be given.
 	ROPasswordEnv string
 	ROPassword    string
+	// ResetROPassword sets an existing ROUser's password to the one given,
+	// locking out every other user of the account who holds the old one.
+	ResetROPassword bool
 	// Log receives one line per dump (nil: silent).
 	Log func(format string, args ...any)
 }
@@ -264,6 +271,10 @@ const (
 // collation (MySQL 8) is rewritten to utf8mb4_uca1400_nopad_ai_ci on
 // MariaDB >= 10.10 (UCA 14, NO PAD, the closest), else utf8mb4_unicode_ci.
 // Concurrent imports into one server take turns (a named server lock).
+// With opt.ROUser it creates the read-only account, or grants an existing
+// one SELECT on the databases without changing its password (unless
+// opt.ResetROPassword): other users of a shared server's account keep
+// logging in.
 func ImportMySQLDumps(ctx context.Context, adminDSN, dir string, opt MySQLImportOptions) ([]MySQLImport, error) {
 	logf := opt.Log
 	if logf == nil {
@@ -289,7 +300,7 @@ func ImportMySQLDumps(ctx context.Context, adminDSN, dir string, opt MySQLImport
 		case opt.ROPassword != "":
 			roPass = opt.ROPassword
 		case opt.ROPasswordEnv == "":
-			return nil, errors.New("import: the read-only account needs a password: name the variable holding it with --ro-password-env")
+			// None given: an existing account needs none (checked below).
 		default:
 			var ok bool
 			if roPass, ok = os.LookupEnv(opt.ROPasswordEnv); !ok || roPass == "" {
@@ -346,6 +357,24 @@ func ImportMySQLDumps(ctx context.Context, adminDSN, dir string, opt MySQLImport
 	if err != nil {
 		return nil, err
 	}
+	// The read-only account is checked before any import: an existing
+	// account keeps its password, so a password given for it must log in.
+	setROPassword := false
+	if opt.ROUser != "" {
+		exists, err := mysqlUserExists(ctx, admin, opt.ROUser)
+		if err != nil {
+			return nil, err
+		}
+		setROPassword = !exists || opt.ResetROPassword
+		switch {
+		case setROPassword && roPass == "":
+			return nil, errors.New("import: the read-only account needs a password: name the variable holding it with --ro-password-env")
+		case !setROPassword && roPass != "":
+			if err := mysqlLogin(ctx, cfg, opt.ROUser, roPass); err != nil {
+				return nil, &ROPasswordError{User: opt.ROUser, Env: opt.ROPasswordEnv, Err: err}
+			}
+		}
+	}
 	for _, q := range []string{
 		"CREATE DATABASE IF NOT EXISTS " + MySQLMetaSchema + " CHARACTER SET utf8mb4",
 		"CREATE TABLE IF NOT EXISTS " + MySQLMetaSchema + `.imports (
@@ -392,7 +421,7 @@ func ImportMySQLDumps(ctx context.Context, adminDSN, dir string, opt MySQLImport
 		for i, imp := range out {
 			schemas[i] = imp.Schema
 		}
-		if err := ensureReadOnlyUser(ctx, admin, opt.ROUser, roPass, schemas); err != nil {
+		if err := ensureReadOnlyUser(ctx, admin, opt.ROUser, roPass, setROPassword, schemas); err != nil {
 			return out, err
 		}
 		logf("read-only account %s: SELECT on %d databases", opt.ROUser, len(schemas))
@@ -486,14 +515,96 @@ func ReadOnlyDSN(adminDSN, user string) (string, error) {
 	return cfg.FormatDSN(), nil
 }
 
-// ensureReadOnlyUser creates or updates user@localhost and user@127.0.0.1
-// with the given password and a SELECT grant on each schema.
-func ensureReadOnlyUser(ctx context.Context, admin *sql.DB, user, pass string, schemas []string) error {
-	for _, host := range []string{"localhost", "127.0.0.1"} {
+// ROPasswordError says that the password given for an existing read-only
+// account does not log in as it: ImportMySQLDumps leaves an existing
+// account's password alone unless MySQLImportOptions.ResetROPassword.
+type ROPasswordError struct {
+	User string
+	// Env names the variable the password came from ("" when given
+	// directly).
+	Env string
+	Err error
+}
+
+func (e *ROPasswordError) Error() string {
+	from := "the password given"
+	if e.Env != "" {
+		from = "the password in $" + e.Env
+	}
+	return fmt.Sprintf("import: the read-only account %s already exists and %s does not log in as it (%v); its password is left unchanged: give the account's own password, or pass --reset-ro-password to set it to this one (every other user of the account then needs the new one)",
+		e.User, from, e.Err)
+}
+
+func (e *ROPasswordError) Unwrap() error { return e.Err }
+
+// roAccountHosts are the hosts ImportMySQLDumps creates the read-only
+// account for.
+var roAccountHosts = []string{"localhost", "127.0.0.1"}
+
+// MySQLUserExists reports whether the server of adminDSN (password from
+// the variable passwordEnv, "" for none) has an account named user for
+// one of the hosts ImportMySQLDumps creates it for.
+func MySQLUserExists(ctx context.Context, adminDSN, passwordEnv, user string) (bool, error) {
+	cfg, err := mysql.ParseDSN(adminDSN)
+	if err != nil {
+		return false, fmt.Errorf("parse DSN: %w", err)
+	}
+	if passwordEnv != "" {
+		cfg.Passwd = os.Getenv(passwordEnv)
+	}
+	cfg.DBName = ""
+	db, err := sql.Open("mysql", cfg.FormatDSN())
+	if err != nil {
+		return false, err
+	}
+	defer db.Close()
+	return mysqlUserExists(ctx, db, user)
+}
+
+func mysqlUserExists(ctx context.Context, admin *sql.DB, user string) (bool, error) {
+	var n int
+	if err := admin.QueryRowContext(ctx, "SELECT COUNT(*) FROM mysql.user WHERE User = ? AND Host IN (?, ?)",
+		user, roAccountHosts[0], roAccountHosts[1]).Scan(&n); err != nil {
+		return false, fmt.Errorf("import: look up account %s: %w", user, err)
+	}
+	return n > 0, nil
+}
+
+// mysqlLogin connects as user with pass the way adminCfg reaches the
+// server.
+func mysqlLogin(ctx context.Context, adminCfg *mysql.Config, user, pass string) error {
+	c := *adminCfg
+	c.User, c.Passwd, c.DBName = user, pass, ""
+	db, err := sql.Open("mysql", c.FormatDSN())
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return db.PingContext(ctx)
+}
+
+// ensureReadOnlyUser creates user@localhost and user@127.0.0.1 where
+// absent, with password pass, sets their password to pass when
+// setPassword, and grants SELECT on each schema. An account that exists
+// keeps its password unless setPassword; without a password (pass "") an
+// absent host's account is not created.
+func ensureReadOnlyUser(ctx context.Context, admin *sql.DB, user, pass string, setPassword bool, schemas []string) error {
+	for _, host := range roAccountHosts {
 		acct := mysqlQuoteString(user) + "@" + mysqlQuoteString(host)
-		stmts := []string{
-			"CREATE USER IF NOT EXISTS " + acct + " IDENTIFIED BY " + mysqlQuoteString(pass),
-			"ALTER USER " + acct + " IDENTIFIED BY " + mysqlQuoteString(pass),
+		var stmts []string
+		if pass != "" {
+			stmts = append(stmts, "CREATE USER IF NOT EXISTS "+acct+" IDENTIFIED BY "+mysqlQuoteString(pass))
+		} else {
+			var n int
+			if err := admin.QueryRowContext(ctx, "SELECT COUNT(*) FROM mysql.user WHERE User = ? AND Host = ?", user, host).Scan(&n); err != nil {
+				return fmt.Errorf("import: look up account %s@%s: %w", user, host, err)
+			}
+			if n == 0 {
+				continue
+			}
+		}
+		if setPassword {
+			stmts = append(stmts, "ALTER USER "+acct+" IDENTIFIED BY "+mysqlQuoteString(pass))
 		}
 		for _, s := range schemas {
 			stmts = append(stmts, "GRANT SELECT ON "+mysqlQuoteIdent(s)+".* TO "+acct)

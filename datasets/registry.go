@@ -1,11 +1,16 @@
 package datasets
 
 import (
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/t2sbench/t2sbench/internal/suggest"
 )
 
 // Kind is one benchmark family as the rest of the harness sees it: the
@@ -171,12 +176,19 @@ func SpecNames() []string {
 	return append(bundled, rest...)
 }
 
+// ErrUnknownBenchmark marks the error of a benchmark name that no kind
+// accepts, or a variant its kind's loader does not know: a bad argument,
+// not a benchmark that failed to load.
+var ErrUnknownBenchmark = errors.New("unknown benchmark")
+
 // Open loads the benchmark called name from dir with the loader of the
-// kind that accepts name (Lookup; Names lists them all).
+// kind that accepts name (Lookup; Names lists them all). An unknown name
+// is an error wrapping ErrUnknownBenchmark that suggests the closest
+// known one.
 func Open(name, dir string, opt LoadOptions) (*Benchmark, error) {
 	k, ok := Lookup(name)
 	if !ok {
-		return nil, fmt.Errorf("datasets: unknown benchmark %q (known: %s)", name, strings.Join(Names(), ", "))
+		return nil, fmt.Errorf("datasets: %w %q%s (known: %s)", ErrUnknownBenchmark, name, suggest.Hint(name, Names()), strings.Join(Names(), ", "))
 	}
 	return k.Load(name, dir, opt)
 }
@@ -221,4 +233,44 @@ func DataEntries() []DataEntry {
 		out = append(out, k.Data...)
 	}
 	return out
+}
+
+// LocateData returns the folder under dir that holds the data of the
+// benchmark called name in the layout scripts/fetch-datasets.sh makes
+// (dir/spider, or one level deeper: dir/datasets/spider), the folder that
+// `datasets list` finds it in: the data folder to give instead of dir when
+// the benchmark does not load from dir itself. It is "" when no such
+// folder loads.
+func LocateData(name, dir string, opt LoadOptions) string {
+	k, ok := Lookup(name)
+	if !ok || dir == "" {
+		return ""
+	}
+	subs := []string{k.Names[0]}
+	for _, e := range k.Data {
+		subs = append(subs, e.Dir)
+	}
+	slices.Sort(subs)
+	subs = slices.Compact(subs)
+	var cands []string
+	for _, s := range subs {
+		cands = append(cands, filepath.Join(dir, s))
+		deeper, _ := filepath.Glob(filepath.Join(dir, "*", s))
+		cands = append(cands, deeper...)
+	}
+	opt.Limit = 1
+	for _, c := range cands {
+		if st, err := os.Stat(c); err != nil || !st.IsDir() {
+			continue
+		}
+		b, err := k.Load(name, c, opt)
+		if err != nil {
+			continue
+		}
+		if b.Engine != nil {
+			b.Engine.Close()
+		}
+		return c
+	}
+	return ""
 }

@@ -1,6 +1,7 @@
 package datasets_test
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -96,7 +97,7 @@ func TestLookup(t *testing.T) {
 // registry.
 func TestOpenUnknown(t *testing.T) {
 	tests := []struct{ name, want string }{
-		{"birds", `datasets: unknown benchmark "birds" (known: spider, bird, bird-dev,`},
+		{"birds", `datasets: unknown benchmark "birds" (did you mean "bird"?) (known: spider, bird, bird-dev,`},
 		{"archer-fr", `datasets: unknown archer variant "fr" in "archer-fr" (want archer[-en|-zh][-dev|-train])`},
 		{"logiccat-big", `datasets: unknown logiccat variant "logiccat-big"`},
 	}
@@ -105,6 +106,9 @@ func TestOpenUnknown(t *testing.T) {
 			_, err := datasets.Open(tt.name, t.TempDir(), datasets.LoadOptions{})
 			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
 				t.Errorf("got %v; want an error starting %q", err, tt.want)
+			}
+			if !errors.Is(err, datasets.ErrUnknownBenchmark) {
+				t.Errorf("got %v; want one wrapping ErrUnknownBenchmark", err)
 			}
 		})
 	}

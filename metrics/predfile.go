@@ -31,6 +31,12 @@ const (
 	// ("0", "1", ...) to "SQL\t----- bird -----\tdb_id". A value without
 	// the separator is all SQL. The official scorer takes values in file
 	// order and ignores the keys; here key k answers question k.
+	//
+	// A file that is a JSON list instead is read by position: element i
+	// (from 0) answers question i, as line i of sql-lines does. An element
+	// is the SQL string (BIRD's separator and db_id allowed), or an object
+	// with "sql" (and optionally "db_id"), or with "question_id" and "sql"
+	// (matched by id, as jsonl is).
 	FormatBIRDJSON PredFormat = "bird-json"
 	// FormatJSONL is one JSON object per line with "question_id" (string or
 	// integer) and "sql", optionally "db_id"; blank lines are skipped.
@@ -264,8 +270,11 @@ func parseBIRDJSON(file string, data []byte) ([]Prediction, error) {
 	if err != nil {
 		return nil, syntax(err)
 	}
+	if d, ok := tok.(json.Delim); ok && d == '[' {
+		return parseJSONList(file, data, dec, fail, syntax)
+	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, fail(dec.InputOffset(), "want a JSON object mapping question index to SQL, got %v", tok)
+		return nil, fail(dec.InputOffset(), "want a JSON object mapping question index to SQL, or a JSON list of SQL strings in question order, got %v", tok)
 	}
 	var out []Prediction
 	seen := map[int]int{}
@@ -302,6 +311,63 @@ func parseBIRDJSON(file string, data []byte) ([]Prediction, error) {
 		return nil, fail(dec.InputOffset(), "trailing data after the JSON object")
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Index < out[j].Index })
+	return out, nil
+}
+
+// parseJSONList reads the elements of a JSON list whose '[' dec has read
+// (see FormatBIRDJSON): element i answers question i; an object element
+// with "question_id" answers that question.
+func parseJSONList(file string, data []byte, dec *json.Decoder, fail func(int64, string, ...any) error, syntax func(error) error) ([]Prediction, error) {
+	var out []Prediction
+	seen := map[string]int{}
+	for i := 0; dec.More(); i++ {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, syntax(err)
+		}
+		// The element's first line: its end offset less its own lines.
+		line := lineAt(data, dec.InputOffset()) - bytes.Count(raw, []byte{'\n'})
+		p := Prediction{Index: i, Line: line}
+		if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '{' {
+			var rec struct {
+				QID  json.RawMessage `json:"question_id"`
+				SQL  json.RawMessage `json:"sql"`
+				DBID string          `json:"db_id"`
+			}
+			if err := json.Unmarshal(raw, &rec); err != nil {
+				return nil, fmt.Errorf("%s:%d: element %d: %w", file, line, i, err)
+			}
+			if rec.SQL == nil {
+				return nil, fmt.Errorf("%s:%d: element %d: missing field \"sql\" (an element is a SQL string or an object with \"sql\")", file, line, i)
+			}
+			p.SQL, p.Invalid = predString(rec.SQL)
+			p.DBID = rec.DBID
+			if rec.QID != nil {
+				qid, err := questionID(rec.QID)
+				if err != nil {
+					return nil, fmt.Errorf("%s:%d: element %d: field \"question_id\": %w", file, line, i, err)
+				}
+				if prev, dup := seen[qid]; dup {
+					return nil, fmt.Errorf("%s:%d: duplicate question_id %q (first at line %d)", file, line, qid, prev)
+				}
+				seen[qid] = line
+				p.Index, p.QuestionID = -1, qid
+			}
+		} else {
+			v, invalid := predString(raw)
+			p.SQL, p.Invalid = v, invalid
+			if sql, db, ok := strings.Cut(v, BIRDSeparator); ok {
+				p.SQL, p.DBID = sql, strings.TrimSpace(db)
+			}
+		}
+		out = append(out, p)
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, syntax(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fail(dec.InputOffset(), "trailing data after the JSON list")
+	}
 	return out, nil
 }
 
@@ -499,6 +565,29 @@ type Aligned struct {
 	DBMismatches []DBMismatch
 }
 
+// predWhat names the question a prediction is for: "question index 3" or
+// "question_id \"AirCraft/1\"".
+func predWhat(p Prediction) string {
+	if p.Index < 0 {
+		return fmt.Sprintf("question_id %q", p.QuestionID)
+	}
+	return fmt.Sprintf("question index %d", p.Index)
+}
+
+// idForm shows the form of b's question ids, with its first question's as
+// the example, for a prediction naming a question b does not hold:
+// ", whose question ids look like \"AirCraft/1\" (its first question's)",
+// or the range of question indexes for a positional one.
+func idForm(b *datasets.Benchmark, p Prediction) string {
+	if len(b.Examples) == 0 {
+		return ""
+	}
+	if p.Index >= 0 {
+		return fmt.Sprintf(", whose question indexes run from %d to %d", b.Examples[0].Index, b.Examples[len(b.Examples)-1].Index)
+	}
+	return fmt.Sprintf(", whose question ids look like %q (its first question's)", b.Examples[0].ID)
+}
+
 // AlignPredictions matches predictions read from file to b's questions:
 // by position for sql-lines and bird-json, by question id for jsonl (and
 // csv with a question_id column). A prediction whose file gives a database
@@ -514,6 +603,7 @@ func AlignPredictions(file string, b *datasets.Benchmark, preds []Prediction, op
 		byID[ex.ID] = i
 	}
 	a := Aligned{Preds: make(map[int]string, len(preds))}
+	var dropped *Prediction // the first prediction DropExtra ignored
 	for _, p := range preds {
 		pos, ok := 0, false
 		if p.Index >= 0 {
@@ -523,17 +613,16 @@ func AlignPredictions(file string, b *datasets.Benchmark, preds []Prediction, op
 		}
 		if !ok {
 			if opt.DropExtra {
+				if dropped == nil {
+					dropped = &p
+				}
 				continue
 			}
 			if p.Index >= 0 && len(preds) > len(b.Examples) {
 				return Aligned{}, fmt.Errorf("%s: %d predictions for %d questions of %s: more predictions than questions (line %d is the first past the last question); check that the benchmark, split and data folder are the ones the predictions were made for, or remove the extra lines",
 					file, len(preds), len(b.Examples), b.Name, p.Line)
 			}
-			what := fmt.Sprintf("question index %d", p.Index)
-			if p.Index < 0 {
-				what = fmt.Sprintf("question_id %q", p.QuestionID)
-			}
-			return Aligned{}, fmt.Errorf("%s:%d: %s is not in benchmark %s (%d questions); check that the benchmark and split are the ones the predictions were made for", file, p.Line, what, b.Name, len(b.Examples))
+			return Aligned{}, fmt.Errorf("%s:%d: %s is not in benchmark %s (%d questions)%s; check that the benchmark and split are the ones the predictions were made for", file, p.Line, predWhat(p), b.Name, len(b.Examples), idForm(b, p))
 		}
 		ex := b.Examples[pos]
 		if _, dup := a.Preds[ex.Index]; dup {
@@ -564,10 +653,26 @@ func AlignPredictions(file string, b *datasets.Benchmark, preds []Prediction, op
 		}
 		a.Warnings = append(w, a.Warnings...)
 	}
+	if len(a.Preds) == 0 && dropped != nil {
+		return Aligned{}, fmt.Errorf("%s: none of the file's %d predictions answers one of the %d questions of %s scored (--limit)%s: line %d gives %s",
+			file, len(preds), len(b.Examples), b.Name, idForm(b, *dropped), dropped.Line, predWhat(*dropped))
+	}
 	if len(a.Preds) != len(b.Examples) {
 		if !opt.AllowPartial {
-			return Aligned{}, fmt.Errorf("%s: %d predictions for %d questions of %s: fewer predictions than questions; to score only the questions that have one (the rest listed as unscored), pass --allow-partial",
-				file, len(a.Preds), len(b.Examples), b.Name)
+			n := len(a.Preds)
+			first := n > 0
+			for _, ex := range b.Examples[:n] {
+				if _, ok := a.Preds[ex.Index]; !ok {
+					first = false
+					break
+				}
+			}
+			if first {
+				return Aligned{}, fmt.Errorf("%s: %d predictions for %d questions of %s: fewer predictions than questions; they answer the first %d questions (a run with --limit %d?): pass --limit %d to score just those, or pass --allow-partial to score them with the rest listed as unscored",
+					file, n, len(b.Examples), b.Name, n, n, n)
+			}
+			return Aligned{}, fmt.Errorf("%s: %d predictions for %d questions of %s: fewer predictions than questions; to score only the questions that have one (the rest listed as unscored), pass --allow-partial (or --limit N when the file answers the first N questions)",
+				file, n, len(b.Examples), b.Name)
 		}
 		for _, ex := range b.Examples {
 			if _, ok := a.Preds[ex.Index]; !ok {

@@ -57,7 +57,9 @@ func TestParsePredictionErrors(t *testing.T) {
 	}{
 		{"bird non-numeric key", FormatBIRDJSON, "{\"a\": \"x\"}", `p:1: key "a" is not a question index`},
 		{"bird duplicate key", FormatBIRDJSON, "{\"0\": \"x\",\n\"0\": \"y\"}", `p:2: duplicate key "0" (first at line 1)`},
-		{"bird not an object", FormatBIRDJSON, "[1]", "p:1: want a JSON object"},
+		{"bird not an object or a list", FormatBIRDJSON, `"SELECT 1"`, "p:1: want a JSON object mapping question index to SQL, or a JSON list of SQL strings"},
+		{"list element without sql", FormatBIRDJSON, "[\"SELECT 1\",\n {\"query\": \"SELECT 2\"}]", `p:2: element 1: missing field "sql"`},
+		{"list trailing data", FormatBIRDJSON, `["SELECT 1"] x`, "p:1: "},
 		{"bird truncated", FormatBIRDJSON, "{\"0\": \"x\",\n", "p:2: unexpected end"},
 		{"bird trailing data", FormatBIRDJSON, "{}\n{}", "p:2: trailing data"},
 		{"jsonl missing sql", FormatJSONL, "{\"question_id\": 1, \"sql\": \"a\"}\n{\"question_id\": 2}", `p:2: missing field "sql"`},

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/t2sbench/t2sbench/internal/suggest"
 )
 
 // Reader reads typed parameters from Params, remembering every key it
@@ -251,7 +253,7 @@ func (r *Reader) Err() error {
 			known = append(known, u)
 		}
 		sort.Strings(known)
-		errs = append(errs, &ParamError{Key: k, Err: fmt.Errorf("unknown parameter (known: %s)", strings.Join(known, ", "))})
+		errs = append(errs, &ParamError{Key: k, Err: fmt.Errorf("unknown parameter%s (known: %s)", suggest.Hint(k, known), strings.Join(known, ", "))})
 	}
 	if len(errs) == 0 {
 		return nil

@@ -66,7 +66,7 @@ func TestReaderErrors(t *testing.T) {
 		read func(r *Reader)
 		want string
 	}{
-		{"unknown key", Params{"n_rolout": 3}, func(r *Reader) { r.Int("n_rollout", 24, 1, 100) }, "params.n_rolout: unknown parameter (known: n_rollout)"},
+		{"unknown key", Params{"n_rolout": 3}, func(r *Reader) { r.Int("n_rollout", 24, 1, 100) }, "params.n_rolout: unknown parameter (did you mean \"n_rollout\"?) (known: n_rollout)"},
 		{"out of range", Params{"n": 0}, func(r *Reader) { r.Int("n", 1, 1, 10) }, "params.n: 0 out of range [1, 10]"},
 		{"fractional int", Params{"n": 2.5}, func(r *Reader) { r.Int("n", 1, 1, 10) }, "params.n: want an integer, got 2.5"},
 		{"wrong type", Params{"b": "yes"}, func(r *Reader) { r.Bool("b", false) }, "params.b: want true or false"},

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/suggest"
 	"github.com/t2sbench/t2sbench/runners/llm"
 )
 
@@ -208,7 +209,7 @@ func New(name string, p Params) (Runner, error) {
 	info, ok := registry[name]
 	regMu.RUnlock()
 	if !ok {
-		return nil, fmt.Errorf("unknown runner %q (known: %v)", name, Names())
+		return nil, fmt.Errorf("unknown runner %q%s (known: %v)", name, suggest.Hint(name, Names()), Names())
 	}
 	return info.New(p)
 }

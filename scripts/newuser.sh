@@ -15,8 +15,10 @@
 # fake OpenAI server under a wrong model name, a wrong --data,
 # LogicCat on MariaDB exactly as the README's section says, the commit and
 # options in a report, the model cache against a server with other
-# weights behind the same URL, and binding a real model (--models,
-# --backbone).
+# weights behind the same URL, binding a real model (--models,
+# --backbone), and the messages that name what to do (a shared read-only
+# account's password kept, --data one level too high, prediction formats,
+# a shard run without --out, a misspelt key).
 
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -262,6 +264,109 @@ step backbone-all 0 "direct reason=$served" t2sbench run "$work/backbones.yaml" 
 step backbone-all-cot 0 "" grep -E "^ +cot +mini .*[(]reason=sim-qwen25-coder-7b " "$work/backbone-all.log"
 step backbone-unknown 2 "--backbone nosuch: not a model of the spec" t2sbench run "$work/backbones.yaml" --out "$work/backbones-one" --backbone nosuch
 stop_fake
+
+# ---------------------------------------------------------------------
+# 11. Messages that name what to do, and what must not happen silently:
+# a shared read-only account's password, a --data one level too high, the
+# prediction formats' errors, a shard run without --out, a misspelt key.
+
+# 11a. load-mysql twice on one server: the second run leaves the account's
+# password alone and says how to pass it; the first password still scores.
+lc_data=""
+[ -n "$shared" ] && [ -d "$shared/datasets/logiccat/mysql/database" ] && lc_data="$shared/datasets/logiccat"
+nu_server=""
+if [ -z "$lc_data" ]; then
+	skip ro-password-kept "shared LogicCat data absent"
+elif [ -z "${T2SBENCH_MYSQL_DSN:-}" ] && ! { { command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ]; } && command -v mariadb-install-db >/dev/null 2>&1; }; then
+	skip ro-password-kept "no MySQL server (T2SBENCH_MYSQL_DSN) and MariaDB not installed"
+else
+	nu_dsn=${T2SBENCH_MYSQL_DSN:-}
+	if [ -z "$nu_dsn" ]; then
+		nu_server=$(env -u T2SBENCH_MARIADB_DIR scripts/mariadb.sh start 2>"$work/mariadb.log") || nu_server=""
+		nu_dsn=$(eval "$nu_server"; printf '%s' "${T2SBENCH_MYSQL_DSN:-}")
+		nu_pid=$(eval "$nu_server"; printf '%s' "${T2SBENCH_MARIADB_PID:-}")
+		nu_dir=$(eval "$nu_server"; printf '%s' "${T2SBENCH_MARIADB_DIR:-}")
+		# The server is stopped however the script ends.
+		trap 'env T2SBENCH_MARIADB_PID="$nu_pid" T2SBENCH_MARIADB_DIR="$nu_dir" T2SBENCH_MARIADB_TEMP=1 scripts/mariadb.sh stop >/dev/null 2>&1; cleanup' EXIT
+	fi
+	if [ -z "$nu_dsn" ]; then
+		failed=$((failed + 1))
+		echo "FAIL ro-password-kept: could not start MariaDB (see $work/mariadb.log)" >&2
+	else
+		ro_user="t2s_ro_newuser_$$" # an account of this run's own
+		step ro-password-first 0 "read-only account $ro_user: scoring uses it" \
+			env -u T2SBENCH_RO_PASSWORD t2sbench datasets load-mysql --data "$lc_data" --dsn "$nu_dsn" --ro-user "$ro_user"
+		p1=$(sed -n "s/^export T2SBENCH_RO_PASSWORD='\(.*\)'$/\1/p" "$work/ro-password-first.log")
+		ro_dsn=$(sed -n "s/^export T2SBENCH_RO_DSN='\(.*\)'$/\1/p" "$work/ro-password-first.log")
+		step ro-password-second 2 "already exists on this server, so its password was left unchanged" \
+			env -u T2SBENCH_RO_PASSWORD t2sbench datasets load-mysql --data "$lc_data" --dsn "$nu_dsn" --ro-user "$ro_user"
+		step ro-password-says-how 2 "export T2SBENCH_RO_PASSWORD='<its password>'" \
+			env -u T2SBENCH_RO_PASSWORD t2sbench datasets load-mysql --data "$lc_data" --dsn "$nu_dsn" --ro-user "$ro_user"
+		step ro-password-first-works 0 "EX 100.00% (20 correct / 20 attempted)" \
+			env T2SBENCH_RO_PASSWORD="$p1" t2sbench eval --benchmark logiccat --data "$lc_data" --gold-as-pred --limit 20 \
+			--mysql-dsn "$ro_dsn" --mysql-password-env T2SBENCH_RO_PASSWORD --quiet
+		# 8c (LogicCat). Numeric question ids: the error shows the ids' form.
+		for i in 0 1 2; do echo "{\"question_id\": $i, \"sql\": \"SELECT 1\"}"; done >"$work/lc-numeric.jsonl"
+		step pred-logiccat-id-form 1 'whose question ids look like "AirCraft/1"' \
+			env T2SBENCH_RO_PASSWORD="$p1" t2sbench eval --benchmark logiccat --data "$lc_data" --pred "$work/lc-numeric.jsonl" \
+			--mysql-dsn "$ro_dsn" --mysql-password-env T2SBENCH_RO_PASSWORD --quiet
+		# The account goes again (a server reached over its socket).
+		nu_sock=$(printf '%s' "$nu_dsn" | sed -n 's/^\([^@:]*\)@unix(\([^)]*\)).*/\2/p')
+		nu_admin=$(printf '%s' "$nu_dsn" | sed -n 's/^\([^@:]*\)@unix(.*/\1/p')
+		if [ -n "$nu_sock" ] && command -v mariadb >/dev/null 2>&1; then
+			mariadb --socket="$nu_sock" -u "$nu_admin" -e "DROP USER IF EXISTS '$ro_user'@'localhost', '$ro_user'@'127.0.0.1'" >/dev/null 2>&1 || true
+		fi
+	fi
+	if [ -n "$nu_server" ]; then
+		env T2SBENCH_MARIADB_PID="$nu_pid" T2SBENCH_MARIADB_DIR="$nu_dir" T2SBENCH_MARIADB_TEMP=1 scripts/mariadb.sh stop >/dev/null 2>&1 || true
+		trap cleanup EXIT
+	fi
+fi
+
+# 11b. A --data one level above Spider's folder (the layout of section 6):
+# the message names the folder to pass.
+step wrong-data-parent 2 "spider/ inside it is: pass --data $work/data/spider" \
+	t2sbench eval --benchmark spider --data "$work/data" --gold-as-pred
+
+# 11c. Prediction formats: a JSON list is scored in question order; a file
+# answering the first questions names --limit; a wrong benchmark name
+# exits 2, in eval and, with its file:line, in a spec.
+python3 - "$repo/testdata/mini/questions.json" "$work/list.json" <<'PY' || echo "newuser: could not write list.json" >&2
+import json, sys
+json.dump([q["SQL"] for q in json.load(open(sys.argv[1]))], open(sys.argv[2], "w"), indent=1)
+PY
+step pred-json-list 0 "EX 100.00% (42 correct / 42 attempted)" t2sbench eval --benchmark mini --pred "$work/list.json" --quiet
+step pred-fewer-says-limit 1 "pass --limit 12 to score just those" t2sbench eval --benchmark mini --pred "$work/direct.jsonl"
+step eval-wrong-benchmark 2 'unknown benchmark "birds" (did you mean "bird"?)' t2sbench eval --benchmark birds --gold-as-pred
+cat >"$work/wrong-bench.yaml" <<'SPEC'
+name: wrong-bench
+benchmarks: [{name: minii}]
+models: {sim: {backend: sim}}
+roles: {reason: sim}
+runners: [{name: direct}]
+SPEC
+step spec-wrong-benchmark 2 "wrong-bench.yaml:2: benchmarks[0].name: unknown benchmark \"minii\" (did you mean \"mini\"?)" \
+	t2sbench run "$work/wrong-bench.yaml" --out "$work/wrong-bench"
+
+# 11d. A shard run without --out runs into a directory of its own, and a
+# shard is refused the unsharded demo run's directory.
+step shard-own-dir 0 "run directory runs/quickstart-shard-1-of-2" \
+	bash -c "cd '$work' && t2sbench run '$repo/experiments/quickstart.yaml' --limit 12 --shard 1/2 --quiet"
+step shard-refuses-unsharded 2 "outside shard 2/2: an unsharded run, or another shard's" \
+	t2sbench run experiments/quickstart.yaml --out "$qs" --limit 12 --shard 2/2 --quiet
+
+# 11e. A misspelt spec key: "did you mean", at the key's own path.
+cat >"$work/sweeep.yaml" <<'SPEC'
+name: sweeep
+benchmarks: [{name: mini}]
+models: {sim: {backend: sim}}
+roles: {reason: sim}
+runners:
+  - name: sc
+    sweeep: {k: [1, 3]}
+SPEC
+step spec-key-did-you-mean 2 'sweeep.yaml:7: runners[0].sweeep: unknown key "sweeep" (did you mean "sweep"?)' \
+	t2sbench run "$work/sweeep.yaml" --out "$work/sweeep"
 
 echo "newuser: $passed passed, $failed failed, $skipped skipped" >&2
 [ "$failed" -eq 0 ]

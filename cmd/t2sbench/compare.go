@@ -531,7 +531,7 @@ func loadCompareInputs(stderr io.Writer, inputs []string, o bench.ReadOptions) (
 	for _, in := range inputs {
 		st, err := os.Stat(in)
 		if err != nil {
-			return nil, fmt.Errorf("compare: %w", err)
+			return nil, asUsage(fmt.Errorf("compare: %w (want a verdict file or a run directory)", err))
 		}
 		if st.IsDir() {
 			rs, head, err := loadRunSystems(in, o)

@@ -70,9 +70,9 @@ func datasetsCheck(stdout, stderr io.Writer, args []string) error {
 	if opt.MySQL, err = mysql.config(stderr, "datasets check", *benchName, *timeout, 0); err != nil {
 		return err
 	}
-	b, err := datasets.Open(*benchName, *data, opt)
+	b, err := openBenchmark("datasets check", *benchName, *data, opt)
 	if err != nil {
-		return fmt.Errorf("datasets check: %w", err)
+		return err
 	}
 	if b.Engine != nil {
 		defer b.Engine.Close()

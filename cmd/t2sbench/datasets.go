@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -13,6 +15,7 @@ import (
 	"time"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/suggest"
 	"github.com/t2sbench/t2sbench/internal/testenv"
 )
 
@@ -47,7 +50,7 @@ func runDatasets(stdout, stderr io.Writer, args []string) error {
 	case "verify":
 		return datasetsVerify(stdout, stderr, args[1:])
 	}
-	return fmt.Errorf("%w: unknown datasets subcommand %q (want list, check, verify or load-mysql)", errUsage, args[0])
+	return fmt.Errorf("%w: unknown datasets subcommand %q%s (want list, check, verify or load-mysql)", errUsage, args[0], suggest.Hint(args[0], []string{"list", "check", "verify", "load-mysql"}))
 }
 
 func datasetsList(stdout, stderr io.Writer, args []string) error {
@@ -195,8 +198,9 @@ func datasetsLoadMySQL(stdout, stderr io.Writer, args []string) error {
 	data := fs.String("data", "", "benchmark data directory (dumps in DIR/mysql/database/*.sql)")
 	dsn := fs.String("dsn", os.Getenv(mysqlAdminDSNEnv), "admin DSN without password, e.g. root@unix(/tmp/x/sock)/ (default $"+mysqlAdminDSNEnv+", which scripts/mariadb.sh start exports)")
 	pwEnv := fs.String("password-env", "", "environment variable holding the admin password (none: the admin account has no password)")
-	roUser := fs.String("ro-user", defaultROUser, "create/update this SELECT-only account with per-database grants; \"\" creates none")
-	roPwEnv := fs.String("ro-password-env", "", "environment variable holding the read-only account's password (default: $"+mysqlPasswordEnv+" when set, else a generated password, printed in the export lines)")
+	roUser := fs.String("ro-user", defaultROUser, "create this SELECT-only account, or grant an existing one, SELECT on each imported database; \"\" creates none")
+	roPwEnv := fs.String("ro-password-env", "", "environment variable holding the read-only account's password (default: $"+mysqlPasswordEnv+" when set, else, for a new account, a generated password, printed in the export lines); an existing account keeps its password, and the one given is checked by logging in")
+	resetRO := fs.Bool("reset-ro-password", false, "set an existing read-only account's password to --ro-password-env's (or a generated one); every other user of the account then needs the new one. Without it an existing account's password is never changed")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -212,22 +216,12 @@ func datasetsLoadMySQL(stdout, stderr io.Writer, args []string) error {
 	if *dsn == "" {
 		return fmt.Errorf("%w: datasets load-mysql: --dsn is required, or set %s: eval \"$(scripts/mariadb.sh start)\" starts a private server and sets it", errUsage, mysqlAdminDSNEnv)
 	}
-	opt := datasets.MySQLImportOptions{
-		PasswordEnv: *pwEnv, ROUser: *roUser, ROPasswordEnv: *roPwEnv,
-		Log: func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) },
+	if *resetRO && *roUser == "" {
+		return fmt.Errorf("%w: datasets load-mysql: --reset-ro-password needs the account (--ro-user)", errUsage)
 	}
-	generated := false
-	if *roUser != "" && *roPwEnv == "" {
-		if os.Getenv(mysqlPasswordEnv) != "" {
-			opt.ROPasswordEnv = mysqlPasswordEnv
-		} else {
-			b := make([]byte, 18)
-			if _, err := rand.Read(b); err != nil {
-				return fmt.Errorf("datasets load-mysql: generate a password: %w", err)
-			}
-			opt.ROPassword = base64.RawURLEncoding.EncodeToString(b)
-			generated = true
-		}
+	opt := datasets.MySQLImportOptions{
+		PasswordEnv: *pwEnv, ROUser: *roUser, ROPasswordEnv: *roPwEnv, ResetROPassword: *resetRO,
+		Log: func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) },
 	}
 	var roDSN string
 	if *roUser != "" {
@@ -238,8 +232,37 @@ func datasetsLoadMySQL(stdout, stderr io.Writer, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	// An existing account keeps its password: none is generated for it.
+	exists := false
+	if *roUser != "" {
+		var err error
+		if exists, err = datasets.MySQLUserExists(ctx, *dsn, *pwEnv, *roUser); err != nil {
+			return fmt.Errorf("datasets load-mysql: %w", err)
+		}
+	}
+	generated := false
+	if *roUser != "" && *roPwEnv == "" {
+		switch {
+		case os.Getenv(mysqlPasswordEnv) != "":
+			opt.ROPasswordEnv = mysqlPasswordEnv
+		case exists && !*resetRO:
+			// Nothing to set: the account is granted the databases and
+			// keeps its password.
+		default:
+			b := make([]byte, 18)
+			if _, err := rand.Read(b); err != nil {
+				return fmt.Errorf("datasets load-mysql: generate a password: %w", err)
+			}
+			opt.ROPassword = base64.RawURLEncoding.EncodeToString(b)
+			generated = true
+		}
+	}
 	start := time.Now()
 	imps, err := datasets.ImportMySQLDumps(ctx, *dsn, filepath.Join(*data, "mysql", "database"), opt)
+	var pwErr *datasets.ROPasswordError
+	if errors.As(err, &pwErr) {
+		return asUsage(fmt.Errorf("datasets load-mysql: %w", err))
+	}
 	if err != nil {
 		return err
 	}
@@ -257,6 +280,18 @@ func datasetsLoadMySQL(stdout, stderr io.Writer, args []string) error {
 		return nil
 	}
 	// stdout holds only export lines, so that eval "$(...)" sets them.
+	kept := exists && !*resetRO
+	if kept && opt.ROPasswordEnv == "" {
+		fmt.Fprintf(stdout, "export %s=%s\n", mysqlDSNEnv, shellQuote(roDSN))
+		return asUsage(fmt.Errorf("datasets load-mysql: the read-only account %s already exists on this server, so its password was left unchanged (its other users keep logging in) and is not printed; "+
+			"the databases are imported and granted to it. Give scoring its password: export %s='<its password>' before eval (or eval --mysql-password-env VAR naming the variable that holds it); "+
+			"running load-mysql with %s set, or with --ro-password-env VAR, checks that it logs in and prints both export lines. "+
+			"To give the account a new password instead, pass --reset-ro-password (every other user of the account then needs the new one)",
+			*roUser, mysqlPasswordEnv, mysqlPasswordEnv))
+	}
+	if kept {
+		fmt.Fprintf(stderr, "read-only account %s already exists; its password is unchanged (the one in $%s logs in as it)\n", *roUser, opt.ROPasswordEnv)
+	}
 	fmt.Fprintf(stderr, "read-only account %s: scoring uses it; eval this command's output, or export:\n", *roUser)
 	fmt.Fprintf(stdout, "export %s=%s\n", mysqlDSNEnv, shellQuote(roDSN))
 	switch {
@@ -273,4 +308,27 @@ func datasetsLoadMySQL(stdout, stderr io.Writer, args []string) error {
 // shellQuote quotes s for a POSIX shell.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// openBenchmark is datasets.Open for a command (cmd names it in errors)
+// that takes --data. A data folder the benchmark does not load from, but
+// whose subfolder does (datasets.LocateData: --data /data for
+// /data/spider), is a usage error naming the folder to pass; any other
+// missing file points to `datasets list`, which says what a folder holds.
+func openBenchmark(cmd, name, data string, opt datasets.LoadOptions) (*datasets.Benchmark, error) {
+	b, err := datasets.Open(name, data, opt)
+	if err == nil {
+		return b, nil
+	}
+	if data == "" || !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w", cmd, err)
+	}
+	if fix := datasets.LocateData(name, data, opt); fix != "" {
+		sub := fix
+		if rel, err := filepath.Rel(data, fix); err == nil {
+			sub = rel
+		}
+		return nil, asUsage(fmt.Errorf("%s: %w\n  %s is not the data folder of %s, but %s/ inside it is: pass --data %s", cmd, err, data, name, sub, fix))
+	}
+	return nil, fmt.Errorf("%s: %w\n  t2sbench datasets list --data %s shows what that folder holds and what to fetch", cmd, err, data)
 }

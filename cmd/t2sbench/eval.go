@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"os"
 	"os/signal"
 	"runtime"
@@ -81,7 +82,7 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	data := fs.String("data", "", "benchmark data directory (empty for the bundled mini benchmark)")
 	pred := fs.String("pred", "", "prediction file")
 	mode := fs.String("mode", "", "EX mode: spider, spider-keep-distinct, bird, bird-minidev, archer, logiccat (default: the benchmark's)")
-	format := fs.String("format", "", "prediction format: sql-lines, bird-json, jsonl, csv (default: from the extension: .json bird-json, .jsonl jsonl, .csv csv, else sql-lines)")
+	format := fs.String("format", "", "prediction format: sql-lines, bird-json (a JSON object of question index to SQL, or a JSON list in question order), jsonl, csv (default: from the extension: .json bird-json, .jsonl jsonl, .csv csv, else sql-lines)")
 	predColumn := fs.String("pred-column", "", "csv: the column holding the SQL, a header name or a number from 1 (default: the header's sql, predicted_sql, pred_sql, prediction, pred or query column, else column 1); a question_id column, when the header has one, matches rows to questions, else row i answers question i")
 	predHeader := fs.String("pred-header", "", "csv: whether the first row is a header: yes, no (default: yes when it names a known column or --pred-column is a name)")
 	out := fs.String("out", "", "write one JSON verdict per scored question to this file")
@@ -155,9 +156,9 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	if opt.MySQL, err = mysql.config(stderr, "eval", *benchName, *timeout, *maxResultMB<<20); err != nil {
 		return err
 	}
-	b, err := datasets.Open(*benchName, *data, opt)
+	b, err := openBenchmark("eval", *benchName, *data, opt)
 	if err != nil {
-		return fmt.Errorf("eval: %w", err)
+		return err
 	}
 	if b.Engine != nil {
 		defer b.Engine.Close()
@@ -186,6 +187,9 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	} else {
 		predName = *pred
 		ps, err := metrics.ReadPredictionsWith(*pred, pf, metrics.ReadOptions{ResponseField: *responseField, Column: *predColumn, Header: *predHeader})
+		if errors.Is(err, iofs.ErrNotExist) {
+			return asUsage(fmt.Errorf("eval: --pred: %w", err))
+		}
 		if err != nil {
 			return fmt.Errorf("eval: %w", err)
 		}

@@ -97,7 +97,7 @@ var cliCases = []cliCase{
 	// Errors.
 	{"run-spec-typo", []string{"run", "testdata/golden/input/spec-typo.yaml", "--quiet", "--out", "$TMP/err"}, exitUsage},
 	{"run-unknown-runner", []string{"run", "testdata/golden/input/unknown-runner.yaml", "--quiet", "--out", "$TMP/err"}, exitUsage},
-	{"run-unknown-benchmark", []string{"run", "testdata/golden/input/unknown-benchmark.yaml", "--quiet", "--out", "$TMP/err-benchmark"}, exitRuntime},
+	{"run-unknown-benchmark", []string{"run", "testdata/golden/input/unknown-benchmark.yaml", "--quiet", "--out", "$TMP/err-benchmark"}, exitUsage},
 	{"run-wrong-model", []string{"run", "testdata/golden/input/wrong-model.yaml", "--quiet", "--out", "$TMP/err"}, exitUsage},
 	{"run-missing-spec", []string{"run", "testdata/golden/input/no-such-spec.yaml", "--quiet", "--out", "$TMP/err"}, exitUsage},
 	// The mini_dev folder given instead of BIRD's root: most databases

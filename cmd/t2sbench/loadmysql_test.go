@@ -25,6 +25,8 @@ func TestLoadMySQLExportLines(t *testing.T) {
 	t.Setenv("T2SBENCH_RO_PASSWORD", "")
 	os.Unsetenv("T2SBENCH_RO_PASSWORD")
 	const user = "t2s_ro_cli_test"
+	// A new account each time: an existing one keeps its password.
+	dropMySQLUser(t, admin, user)
 	var out, errb bytes.Buffer
 	if err := run(&out, &errb, []string{"datasets", "load-mysql", "--data", data, "--dsn", admin, "--ro-user", user}); err != nil {
 		t.Fatalf("load-mysql: %v\n%s", err, errb.String())

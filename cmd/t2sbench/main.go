@@ -17,6 +17,10 @@ import (
 	"strings"
 
 	_ "github.com/mattn/go-sqlite3"
+
+	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/suggest"
 )
 
 // command is one subcommand. Each lives in its own file and registers itself
@@ -44,7 +48,9 @@ const (
 	// exitRuntime: a runtime error (store, disk, a benchmark or model that
 	// cannot be opened).
 	exitRuntime = 1
-	// exitUsage: bad flags or arguments, a spec that does not load, or a
+	// exitUsage: bad flags or arguments (an unknown benchmark name:
+	// datasets.ErrUnknownBenchmark; a path holding no run:
+	// bench.ErrNotRunDir), a spec that does not load, or a
 	// configuration no retry can fix: an endpoint whose answer has a
 	// failure class of outcome llm.OutcomeFatal, auth or not_found (the
 	// API key or the model name: bench.ErrRejected), a data folder missing
@@ -77,7 +83,7 @@ func exitCode(err error) int {
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return exitOK
-	case errors.Is(err, errUsage):
+	case errors.Is(err, errUsage), errors.Is(err, datasets.ErrUnknownBenchmark), errors.Is(err, bench.ErrNotRunDir):
 		return exitUsage
 	case errors.Is(err, errIncomplete):
 		return exitIncomplete
@@ -119,7 +125,7 @@ func run(stdout, stderr io.Writer, args []string) error {
 			c, ok := commands[args[1]]
 			if !ok {
 				usage(stderr)
-				return fmt.Errorf("%w: help: unknown command or topic %q (topics: spec, runners, errors; commands: t2sbench help)", errUsage, args[1])
+				return fmt.Errorf("%w: help: unknown command or topic %q%s (topics: spec, runners, errors; commands: t2sbench help)", errUsage, args[1], suggest.Hint(args[1], append([]string{"spec", "runners", "errors"}, commandNames()...)))
 			}
 			// Asked-for help goes to stdout, so it can be paged or grepped.
 			return c.run(stdout, stdout, []string{"-h"})
@@ -130,7 +136,7 @@ func run(stdout, stderr io.Writer, args []string) error {
 	c, ok := commands[args[0]]
 	if !ok {
 		usage(stderr)
-		return fmt.Errorf("%w: unknown command %q", errUsage, args[0])
+		return fmt.Errorf("%w: unknown command %q%s (commands: t2sbench help)", errUsage, args[0], suggest.Hint(args[0], commandNames()))
 	}
 	return c.run(stdout, stderr, args[1:])
 }
@@ -141,12 +147,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "Usage: t2sbench <command> [flags]   (t2sbench help <command> for its flags)")
 	fmt.Fprintln(w, "")
 	fmt.Fprintln(w, "Commands:")
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range commandNames() {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "")
@@ -159,7 +160,8 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "Exit status:")
 	fmt.Fprintf(w, "  %d  complete: every run item done, none failed; every eval question scored\n", exitOK)
 	fmt.Fprintf(w, "  %d  runtime error (store, disk, benchmark or model setup)\n", exitRuntime)
-	fmt.Fprintf(w, "  %d  usage or configuration error (bad flags or arguments, a spec that does not load, an endpoint\n", exitUsage)
+	fmt.Fprintf(w, "  %d  usage or configuration error (bad flags or arguments: an unknown flag, command, benchmark or\n", exitUsage)
+	fmt.Fprintln(w, "     spec key, a spec, run directory or file that does not exist; a spec that does not load, an endpoint")
 	fmt.Fprintln(w, "     that rejects the API key or model name (auth: 401, 403; not_found: 404), a data folder missing")
 	fmt.Fprintln(w, "     most databases, a spec whose trials differ from those its run directory holds, a prediction")
 	fmt.Fprintln(w, "     file whose db_ids are not its questions')")
@@ -222,13 +224,33 @@ func parseOne(fs *flag.FlagSet, args []string, want string) (string, error) {
 	return arg, nil
 }
 
-// parseFlags parses args, mapping usage errors to errUsage.
+// parseFlags parses args, mapping usage errors to errUsage; an undefined
+// flag is answered with the closest defined one.
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
-		return fmt.Errorf("%w: %v", errUsage, err)
+		hint := ""
+		if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
+			name = strings.TrimPrefix(name, "-")
+			var names []string
+			fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+			if c := suggest.Closest(name, names); c != "" {
+				hint = fmt.Sprintf(" (did you mean --%s?)", c)
+			}
+		}
+		return fmt.Errorf("%w: %v%s", errUsage, err, hint)
 	}
 	return nil
+}
+
+// commandNames lists the commands, sorted, as help lists them.
+func commandNames() []string {
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }

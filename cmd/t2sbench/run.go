@@ -19,6 +19,8 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/suggest"
 	"github.com/t2sbench/t2sbench/runners"
 )
 
@@ -55,7 +57,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 		flagsUsage()
 		fmt.Fprint(stderr, runDirHelp)
 	}
-	out := fs.String("out", "", "run directory (default: the spec's out, else runs/<spec name>); it holds one spec: a spec whose trials differ from those it holds (a trial added, dropped, or with another parameter, model, benchmark or seed) is refused, naming the differences")
+	out := fs.String("out", "", "run directory (default: the spec's out, else runs/<spec name>; with --shard i/n that name followed by -shard-i-of-n, a directory of the shard's own); it holds one spec: a spec whose trials differ from those it holds (a trial added, dropped, or with another parameter, model, benchmark or seed) is refused, naming the differences")
 	resume := fs.Bool("resume", false, "require an existing run directory and continue it (resuming the same spec is also the default; --limit may grow, --workers and timeouts change)")
 	fresh := fs.Bool("fresh", false, "discard the run directory's results first (the model and gold caches are kept: add --refresh-cache to ask the models again)")
 	replace := fs.Bool("replace-trials", false, "when the run directory holds another spec's trials (a run directory holds one spec), remove those that changed or are no longer in this spec, with their results, keep the others and run the new ones; without it run refuses and names the differences")
@@ -120,10 +122,16 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	if u := spec.ProfileUse; u != nil && *limit == 0 {
 		*limit = u.Profile.Limit
 	}
+	env, closeEnv := runEnv(envOpt)
+	defer closeEnv()
 	if *benchOverride != "" {
 		name, data, _ := strings.Cut(*benchOverride, "=")
 		if name == "" {
 			return fmt.Errorf("%w: --benchmark wants NAME or NAME=DIR, got %q", errUsage, *benchOverride)
+		}
+		if env.KnownBenchmark != nil && !env.KnownBenchmark(name) {
+			names := datasets.SpecNames()
+			return fmt.Errorf("%w: --benchmark: unknown benchmark %q%s (known: %s)", errUsage, name, suggest.Hint(name, names), strings.Join(names, ", "))
 		}
 		// A benchmark the spec already names keeps its other settings
 		// (split, mode, MySQL connection); --limit still applies.
@@ -160,16 +168,28 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	if err := checkReasonBound(specPath, plan); err != nil {
 		return err
 	}
+	// A benchmark no loader knows is refused at its spec line before the
+	// run directory is made.
+	if env.KnownBenchmark != nil {
+		if err := spec.CheckBenchmarks(env.KnownBenchmark); err != nil {
+			return asUsage(err)
+		}
+	}
 	dir := *out
 	if dir == "" {
 		dir = spec.Out
-	}
-	if dir == "" {
-		name := spec.Name
-		if name == "" {
-			name = filepath.Base(specPath[:len(specPath)-len(filepath.Ext(specPath))])
+		if dir == "" {
+			name := spec.Name
+			if name == "" {
+				name = filepath.Base(specPath[:len(specPath)-len(filepath.Ext(specPath))])
+			}
+			dir = filepath.Join("runs", name)
 		}
-		dir = filepath.Join("runs", name)
+		// A shard's default run directory is its own, never the spec's
+		// (unsharded) one: merge joins the shards' directories.
+		if *shard != "" {
+			dir = shardDir(dir, sh)
+		}
 	}
 	// A run directory holds one spec: another spec's trials are refused
 	// before the store is opened for writing (nothing in it changes).
@@ -179,9 +199,24 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 			return err
 		}
 	}
+	// A shard run writes only into a directory holding nothing but its
+	// own shard's items: in another one (an unsharded run, another
+	// shard's) it would find their items finished and run nothing.
+	if *shard != "" && !*fresh && (change.Empty() || *replace) {
+		outside, total, err := bench.ShardOutside(dir, sh)
+		if err != nil {
+			return err
+		}
+		if outside > 0 {
+			use := "pass --out DIR, a directory of the shard's own"
+			if *out != "" {
+				use = "pass --out " + shardDir(dir, sh) + " (the default without --out)"
+			}
+			return fmt.Errorf("%w: --shard %s: run directory %s holds %d items (of %d) outside shard %s: an unsharded run, or another shard's, which this shard would find finished and count as its own; a shard runs into a directory of its own: %s, then join the shards' directories with t2sbench merge",
+				errUsage, *shard, dir, outside, total, *shard, use)
+		}
+	}
 	if *dryRun {
-		env, closeEnv := runEnv(envOpt)
-		defer closeEnv()
 		// Ctrl-C prints the trials planned so far, then exits 3.
 		ctx, stop := signal.NotifyContext(context.Background(), runSignals...)
 		defer stop()
@@ -236,8 +271,6 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	if err := st.AddRunOptions(runOptions(fs, modelFiles, sets), append(secrets, spec.Secrets()...), *fresh); err != nil {
 		return err
 	}
-	env, closeEnv := runEnv(envOpt)
-	defer closeEnv()
 
 	ctx, stop := signal.NotifyContext(context.Background(), runSignals...)
 	defer stop()
@@ -292,6 +325,12 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 		return stopped
 	}
 	return incompleteRun(rows, sum.Unselected, *limit, *shard)
+}
+
+// shardDir is the run directory of shard sh of the run whose directory is
+// dir: runs/quickstart-shard-1-of-2.
+func shardDir(dir string, sh bench.Shard) string {
+	return fmt.Sprintf("%s-shard-%d-of-%d", filepath.Clean(dir), sh.I+1, sh.N)
 }
 
 // writeReplaced says what --replace-trials removed and which stored

@@ -76,7 +76,7 @@ func LogicCatConfig(t *testing.T, roUser string) datasets.MySQLConfig {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
 		imported, importErr = datasets.ImportMySQLDumps(ctx, dsn, filepath.Join(dir, "mysql", "database"), datasets.MySQLImportOptions{
-			ROUser: roUser, ROPasswordEnv: pwEnv,
+			ROUser: roUser, ROPasswordEnv: pwEnv, ResetROPassword: true,
 		})
 	})
 	if importErr != nil {
