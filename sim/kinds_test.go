@@ -66,6 +66,9 @@ func TestEveryKindAnswered(t *testing.T) {
 		{"direct", nil}, {"cot", nil}, {"sc", runners.Params{"k": 3}},
 		{"alphasql", runners.Params{"n_rollout": 3, "value_index_dir": t.TempDir()}},
 		{"iesr", runners.Params{"n_rollout": 3}},
+		// Algorithm 2's one child per step reaches few actions in three
+		// rollouts; expanding every valid action sends every kind.
+		{"iesr", runners.Params{"n_rollout": 3, "expansion": "all-actions"}},
 		{"steinersql", nil},
 		{"react-dsl", runners.Params{"setting": "baseline"}},
 		{"react-dsl", runners.Params{"setting": "iterate-sql"}},
