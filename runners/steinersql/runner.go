@@ -186,6 +186,15 @@ func New(p runners.Params) (*Runner, error) {
 	return x, nil
 }
 
+// iterations is the most generations of one question: max_iterations,
+// or 1 when validation is none (nothing asks for another).
+func (r *Runner) iterations() int {
+	if r.validation == ValNone {
+		return 1
+	}
+	return r.maxIter
+}
+
 // Name returns "steinersql".
 func (r *Runner) Name() string { return "steinersql" }
 
@@ -395,13 +404,10 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 	}
 
 	maxLevel := 3
-	iters := r.maxIter
-	switch r.validation {
-	case ValNone:
-		iters = 1
-	case ValSimpleFeedback:
+	if r.validation == ValSimpleFeedback {
 		maxLevel = 1
 	}
+	iters := r.iterations()
 	var attempts []attempt
 	var sc *Scaffold
 	feedback, prevSQL, stopped := "", "", ""
