@@ -64,7 +64,7 @@ func (r *Runner) EstimateCallsFromTraces(m runners.ModelPrior, traces []runners.
 	for _, tr := range traces {
 		j := 0
 		for _, st := range tr.Steps {
-			if st.Action != "validate" {
+			if st.Action != stepValidate {
 				continue
 			}
 			pass, _ := st.Info["pass"].(bool)

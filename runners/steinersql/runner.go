@@ -50,6 +50,10 @@ const (
 	DefaultLinkK = 3
 )
 
+// stepValidate is the action of the trace step of one validation, whose
+// Info["pass"] EstimateCallsFromTraces reads the failure rates from.
+const stepValidate = "validate"
+
 // Re-planning feedback modes (param replan_feedback): what a retry after a
 // level-2 or level-3 failure sends besides the new scaffold.
 const (
@@ -494,7 +498,7 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 		if len(reasons) > 0 {
 			info["reasons"] = reasons
 		}
-		res.Trace.Add(runners.Step{Action: "validate", Info: info})
+		res.Trace.Add(runners.Step{Action: stepValidate, Info: info})
 		for l := 1; l <= 3; l++ {
 			if lv[l] {
 				triggered[l] = true
