@@ -513,11 +513,11 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 		}
 		feedback = "- " + strings.Join(reasons, "\n- ")
 		prevSQL = sql
-		if (lv[2] || lv[3]) && r.replanFB == FeedbackScaffold {
-			// Algorithm 2: the retry is built on the new scaffold alone.
-			feedback, prevSQL = "", ""
-		}
 		if lv[2] || lv[3] {
+			if r.replanFB == FeedbackScaffold {
+				// Algorithm 2: the retry is built on the new scaffold alone.
+				feedback, prevSQL = "", ""
+			}
 			// Path re-planning: the violation becomes a constraint on the
 			// terminal set, and Stage 2 runs again.
 			newTerms, change := updateTerminals(terms, rep, missingBefore)
