@@ -46,7 +46,7 @@ const estimateRuns = 64
 func (r *Runner) EstimateCalls(m runners.ModelPrior) map[string]float64 {
 	c := r.cfg
 	est, err := mcts.EstimateSearch(mcts.SearchModel{
-		Policy: c.Policy(), Rescore: c.Expansion == ExpansionPaper, Table: Transitions, Disabled: c.Disabled, Terminal: END, Free: map[mcts.Action]bool{END: true},
+		Policy: c.Policy(), Rescore: c.Rescore(), Table: Transitions, Disabled: c.Disabled, Terminal: END, Free: map[mcts.Action]bool{END: true},
 		Distinct: mcts.SampledDistinct(c.Temperature, []mcts.Action{A1}, []mcts.Action{A2, A5, A6}, m.Accuracy, m.Known),
 	}, c.Rollouts, c.Samples, c.C, estimateRuns)
 	if err != nil {

@@ -118,6 +118,11 @@ func (c Config) Policy() mcts.Policy {
 	return mcts.AllActions
 }
 
+// Rescore reports whether the search scores a terminal again each time a
+// rollout reaches it (mcts.Config.Rescore): under ExpansionPaper, whose
+// Algorithm 2 evaluates the reward of every rollout's terminal.
+func (c Config) Rescore() bool { return c.Expansion == ExpansionPaper }
+
 // DefaultCuts are the discriminator's mask cuts: 20/30/40/50% of the steps
 // (METHODS.md).
 var DefaultCuts = []float64{0.2, 0.3, 0.4, 0.5}
@@ -402,7 +407,7 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 
 	// Stage 2: MCTS over the six actions.
 	tree, err := mcts.Search(ctx, q, mcts.Config{
-		Policy: cfg.Policy(), Rescore: cfg.Expansion == ExpansionPaper,
+		Policy: cfg.Policy(), Rescore: cfg.Rescore(),
 		Rollouts: cfg.Rollouts, Samples: cfg.Samples, C: cfg.C,
 		Rand:  rand.New(rand.NewPCG(uint64(t.Seed), 0x69657372)),
 		Prune: runners.ModelRejected,

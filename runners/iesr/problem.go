@@ -308,16 +308,16 @@ func (q *question) Reward(ctx context.Context, t *mcts.Tree, n *mcts.Node) (floa
 //   - alphasql: 0 unless term is valid (non-empty, non-NULL); else agree/k
 //     as above (a valid result never equals an empty one).
 func RewardOf(rule string, term *runners.Execution, samples []*runners.Execution, k int) (float64, int) {
+	if term.Err != nil || rule == RewardAlphaSQL && !term.Valid {
+		return 0, 0
+	}
 	agree := 0
 	for _, e := range samples {
-		if term.Err == nil && e.Err == nil && e.Key == term.Key {
+		if e.Err == nil && e.Key == term.Key {
 			agree++
 		}
 	}
-	if rule == RewardAlphaSQL && !term.Valid {
-		return 0, 0
-	}
-	if term.Err != nil || k < 1 {
+	if k < 1 {
 		return 0, agree
 	}
 	return float64(agree) / float64(k), agree

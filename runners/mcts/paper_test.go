@@ -8,22 +8,16 @@ import (
 	"testing"
 )
 
-// spread is a root with actions X, Y, Z, each followed by the terminal T.
-// Every expansion returns k distinct outputs (a model whose samples all
-// differ) and records k and the children it added; rewards come from a
-// script, in order.
+// spread is xyz where every expansion returns k distinct outputs (a
+// model whose samples all differ) and records k and the children it
+// added; rewards come from a script, in order.
 type spread struct {
+	xyz
 	ks       []int
 	rewards  []float64
 	rewarded map[int]int // terminal node id -> Reward calls
 }
 
-func (s *spread) Actions(_ *Tree, n *Node) []Action {
-	if n.Action == RootAction {
-		return []Action{"X", "Y", "Z"}
-	}
-	return []Action{"T"}
-}
 func (s *spread) Expand(_ context.Context, _ *Tree, n *Node, a Action, k int) (Expansion, error) {
 	s.ks = append(s.ks, k)
 	out := make([]Output, k)
@@ -32,7 +26,6 @@ func (s *spread) Expand(_ context.Context, _ *Tree, n *Node, a Action, k int) (E
 	}
 	return Expansion{Outputs: out, Requests: 1}, nil
 }
-func (s *spread) Terminal(_ *Tree, n *Node) bool { return n.Action == "T" }
 func (s *spread) Reward(_ context.Context, _ *Tree, n *Node) (float64, error) {
 	if s.rewarded == nil {
 		s.rewarded = map[int]int{}

@@ -7,19 +7,26 @@ import (
 	"testing"
 )
 
-// fan is a root with three actions X, Y, Z, each followed by the terminal
-// T; empty actions expand to no output (a model answer that was cut).
-type fan struct {
-	empty  map[Action]bool
-	expand []Action
-}
+// xyz is the action space of the test problems fan and spread: a root
+// with three actions X, Y, Z, each followed by the terminal T.
+type xyz struct{}
 
-func (f *fan) Actions(_ *Tree, n *Node) []Action {
+func (xyz) Actions(_ *Tree, n *Node) []Action {
 	if n.Action == RootAction {
 		return []Action{"X", "Y", "Z"}
 	}
 	return []Action{"T"}
 }
+func (xyz) Terminal(_ *Tree, n *Node) bool { return n.Action == "T" }
+
+// fan is xyz where empty actions expand to no output (a model answer that
+// was cut).
+type fan struct {
+	xyz
+	empty  map[Action]bool
+	expand []Action
+}
+
 func (f *fan) Expand(_ context.Context, _ *Tree, n *Node, a Action, k int) (Expansion, error) {
 	f.expand = append(f.expand, a)
 	if f.empty[a] {
@@ -27,7 +34,6 @@ func (f *fan) Expand(_ context.Context, _ *Tree, n *Node, a Action, k int) (Expa
 	}
 	return Expansion{Outputs: []Output{{Text: string(a)}}, Requests: 1}, nil
 }
-func (f *fan) Terminal(_ *Tree, n *Node) bool                        { return n.Action == "T" }
 func (f *fan) Reward(context.Context, *Tree, *Node) (float64, error) { return 0.5, nil }
 
 // TestPolicyRequests counts the requests of each policy on fan, by hand:

@@ -39,16 +39,7 @@ const ValidationFailRate = 0.31
 //
 // The model prior is not used (see ValidationFailRate).
 func (r *Runner) EstimateCalls(runners.ModelPrior) map[string]float64 {
-	iters := r.maxIter
-	if r.validation == ValNone {
-		iters = 1
-	}
-	gen, p := 0.0, 1.0
-	for j := 0; j < iters; j++ {
-		gen += p
-		p *= ValidationFailRate
-	}
-	out := map[string]float64{runners.RoleReason: gen}
+	out := map[string]float64{runners.RoleReason: generations(r.iterations(), ValidationFailRate, ValidationFailRate)}
 	if r.decomposition {
 		out[runners.RoleDecompose] = 1
 	}
@@ -73,7 +64,7 @@ func (r *Runner) EstimateCallsFromTraces(m runners.ModelPrior, traces []runners.
 	for _, tr := range traces {
 		j := 0
 		for _, st := range tr.Steps {
-			if st.Action != "validate" {
+			if st.Action != stepValidate {
 				continue
 			}
 			pass, _ := st.Info["pass"].(bool)
@@ -95,22 +86,29 @@ func (r *Runner) EstimateCallsFromTraces(m runners.ModelPrior, traces []runners.
 		return nil, false
 	}
 	out := r.EstimateCalls(m)
-	iters := r.maxIter
-	if r.validation == ValNone {
-		iters = 1
-	}
 	f1 := firstFail / items
 	fa := f1
 	if later > 0 {
 		fa = laterFail / later
 	}
+	out[runners.RoleReason] = generations(r.iterations(), f1, fa)
+	return out, true
+}
+
+// generations is the expected number of generation requests of a loop of
+// at most iters generations in which the first query fails validation
+// with probability f1 and each later one with probability fa:
+//
+//	1 + f1 * sum_{j=0}^{iters-2} fa^j
+//
+// (1 + f + ... + f^(iters-1) when f1 = fa = f).
+func generations(iters int, f1, fa float64) float64 {
 	gen, p := 1.0, f1
 	for j := 1; j < iters; j++ {
 		gen += p
 		p *= fa
 	}
-	out[runners.RoleReason] = gen
-	return out, true
+	return gen
 }
 
 // IndependentParams implements runners.SharedRequests: the Stage 1

@@ -50,6 +50,10 @@ const (
 	DefaultLinkK = 3
 )
 
+// stepValidate is the action of the trace step of one validation, whose
+// Info["pass"] EstimateCallsFromTraces reads the failure rates from.
+const stepValidate = "validate"
+
 // Re-planning feedback modes (param replan_feedback): what a retry after a
 // level-2 or level-3 failure sends besides the new scaffold.
 const (
@@ -184,6 +188,15 @@ func New(p runners.Params) (*Runner, error) {
 		return nil, err
 	}
 	return x, nil
+}
+
+// iterations is the most generations of one question: max_iterations,
+// or 1 when validation is none (nothing asks for another).
+func (r *Runner) iterations() int {
+	if r.validation == ValNone {
+		return 1
+	}
+	return r.maxIter
 }
 
 // Name returns "steinersql".
@@ -395,13 +408,10 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 	}
 
 	maxLevel := 3
-	iters := r.maxIter
-	switch r.validation {
-	case ValNone:
-		iters = 1
-	case ValSimpleFeedback:
+	if r.validation == ValSimpleFeedback {
 		maxLevel = 1
 	}
+	iters := r.iterations()
 	var attempts []attempt
 	var sc *Scaffold
 	feedback, prevSQL, stopped := "", "", ""
@@ -488,7 +498,7 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 		if len(reasons) > 0 {
 			info["reasons"] = reasons
 		}
-		res.Trace.Add(runners.Step{Action: "validate", Info: info})
+		res.Trace.Add(runners.Step{Action: stepValidate, Info: info})
 		for l := 1; l <= 3; l++ {
 			if lv[l] {
 				triggered[l] = true
@@ -503,11 +513,11 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 		}
 		feedback = "- " + strings.Join(reasons, "\n- ")
 		prevSQL = sql
-		if (lv[2] || lv[3]) && r.replanFB == FeedbackScaffold {
-			// Algorithm 2: the retry is built on the new scaffold alone.
-			feedback, prevSQL = "", ""
-		}
 		if lv[2] || lv[3] {
+			if r.replanFB == FeedbackScaffold {
+				// Algorithm 2: the retry is built on the new scaffold alone.
+				feedback, prevSQL = "", ""
+			}
 			// Path re-planning: the violation becomes a constraint on the
 			// terminal set, and Stage 2 runs again.
 			newTerms, change := updateTerminals(terms, rep, missingBefore)
