@@ -124,5 +124,5 @@ func (r *Runner) IndependentParams(role string) []string {
 	}
 	return []string{"path_algorithm", "validation", "max_iterations", "alpha", "beta", "gamma", "tau",
 		"correction_threshold", "navigation", "graph_module", "structured_examples", "stat_sample", "stats_cache",
-		"embedding_role", "max_tokens_reason", "link_k", "attribute_check"}
+		"embedding_role", "max_tokens_reason", "link_k", "attribute_check", "edge_cost", "l2_direction", "replan_feedback"}
 }

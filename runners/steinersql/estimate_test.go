@@ -89,7 +89,7 @@ func TestIndependentParams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{"alpha", "beta", "gamma", "path_algorithm", "max_iterations"} {
+	for _, p := range []string{"alpha", "beta", "gamma", "path_algorithm", "max_iterations", "edge_cost", "l2_direction", "replan_feedback"} {
 		if !slices.Contains(r.IndependentParams(runners.RoleDecompose), p) {
 			t.Errorf("decompose: %s not independent; want it independent", p)
 		}
