@@ -419,17 +419,8 @@ func lockShard(dir string) (*dirLock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("merge: lock %s: %w", path, err)
 	}
-	held, err := tryLockShared(f)
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("merge: lock %s: %w", path, err)
-	}
-	if !held {
-		b, _ := os.ReadFile(path)
-		f.Close()
-		le := parseLockFile(string(b))
-		le.Dir = dir
-		return nil, le
+	if err := lockFile(f, path, dir, "merge", true); err != nil {
+		return nil, err
 	}
 	return &dirLock{f: f}, nil
 }
