@@ -221,10 +221,7 @@ func Merge(out string, shards ...string) (MergeStats, error) {
 		return st, err
 	}
 	// The shards' trials are the joined store's spec (out holds no other).
-	plan := make([]*Trial, len(srcs[0].head.Trials))
-	for i := range srcs[0].head.Trials {
-		plan[i] = &srcs[0].head.Trials[i].Trial
-	}
+	plan := srcs[0].head.planTrials()
 	limit, hasLimit := srcs[0].head.Meta[MetaLimit]
 	from := map[string]bool{}
 	if base != nil {
@@ -442,11 +439,7 @@ func samePlan(ref, s *mergeSource) error {
 	for i := range ref.head.Trials {
 		stored[i] = storedTrial{Trial: ref.head.Trials[i].Trial, seq: int64(i)}
 	}
-	trials := make([]*Trial, len(s.head.Trials))
-	for i := range s.head.Trials {
-		trials[i] = &s.head.Trials[i].Trial
-	}
-	c := diffPlan(stored, trials)
+	c := diffPlan(stored, s.head.planTrials())
 	if c.Empty() {
 		return nil
 	}
@@ -518,12 +511,12 @@ func mergeBase(out string, srcs []*mergeSource) (*mergeSource, error) {
 	if err != nil {
 		return nil, err
 	}
-	var sessions int
 	if _, err := w.db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
 		w.db.Close()
 		return nil, fmt.Errorf("merge: checkpoint %s: %w", out, err)
 	}
-	if err := w.db.QueryRow(`SELECT count(*) FROM sessions`).Scan(&sessions); err != nil {
+	sessions, err := w.SessionCount()
+	if err != nil {
 		sessions = 0 // a store without the table: not one Merge wrote
 	}
 	if err := w.db.Close(); err != nil {
@@ -548,11 +541,7 @@ func mergeBase(out string, srcs []*mergeSource) (*mergeSource, error) {
 			return nil, nil // an empty store: nothing to keep
 		}
 	}
-	plan := make([]*Trial, len(srcs[0].head.Trials))
-	for i := range srcs[0].head.Trials {
-		plan[i] = &srcs[0].head.Trials[i].Trial
-	}
-	c, err := ComparePlan(out, &Plan{Trials: plan})
+	c, err := ComparePlan(out, &Plan{Trials: srcs[0].head.planTrials()})
 	if err != nil {
 		return nil, err
 	}
@@ -627,11 +616,7 @@ func mergeShard(dst *Store, s *mergeSource, earlier []*mergeSource, totals map[s
 	}
 	defer src.db.Close()
 	r := s.head
-	trials := make([]*Trial, len(r.Trials))
-	for i := range r.Trials {
-		trials[i] = &r.Trials[i].Trial
-	}
-	if err := dst.PutTrials(trials); err != nil {
+	if err := dst.PutTrials(r.planTrials()); err != nil {
 		return err
 	}
 	meta := map[string]string{}
@@ -805,6 +790,15 @@ func mergeShard(dst *Store, s *mergeSource, earlier []*mergeSource, totals map[s
 		return err
 	}
 	return flush()
+}
+
+// planTrials returns the trials of r, the trials of its spec.
+func (r *RunData) planTrials() []*Trial {
+	out := make([]*Trial, len(r.Trials))
+	for i := range r.Trials {
+		out[i] = &r.Trials[i].Trial
+	}
+	return out
 }
 
 // trialLabel is the label of trial id in r, or the id.
