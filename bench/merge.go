@@ -134,14 +134,7 @@ func (s *Store) RecordSlice(sh Shard, limit int) error {
 			return err
 		}
 		list, _ := parseShards(cur)
-		_, err = tx.Exec(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
-			MetaShards, shardList(append(list, sh)))
-		if err != nil {
-			return err
-		}
-		_, err = tx.Exec(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
-			MetaLimit, strconv.Itoa(max(limit, 0)))
-		return err
+		return putMeta(tx, map[string]string{MetaShards: shardList(append(list, sh)), MetaLimit: strconv.Itoa(max(limit, 0))})
 	})
 }
 

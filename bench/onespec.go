@@ -564,12 +564,7 @@ func (s *Store) putPlan(trials []*Trial, change *PlanChange) ([]RemovedTrial, er
 				sim = "1"
 			}
 		}
-		for k, v := range map[string]string{MetaPlan: planIDs(trials), "simulated": sim} {
-			if _, err := tx.Exec(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, k, v); err != nil {
-				return err
-			}
-		}
-		return nil
+		return putMeta(tx, map[string]string{MetaPlan: planIDs(trials), "simulated": sim})
 	})
 	return removed, err
 }
