@@ -92,11 +92,7 @@ const ProfileMarker = "#   --profile "
 // SpecProfile returns the profile summary a recorded spec text (MetaSpec)
 // states, or "".
 func SpecProfile(text string) string {
-	_, extra, ok := strings.Cut(text, "\n"+SpecChangeMarker+"\n")
-	if !ok {
-		return ""
-	}
-	for _, l := range strings.Split(extra, "\n") {
+	for _, l := range specChangeLines(text) {
 		if v, ok := strings.CutPrefix(l, ProfileMarker); ok {
 			return strings.TrimSpace(v)
 		}
