@@ -282,10 +282,7 @@ func PlanDryRun(ctx context.Context, p *Plan, env Env, opt DryRunOptions) (*DryR
 		}
 		seen := map[string]bool{}
 		for role, n := range dt.PerQuestion {
-			m, ok := t.Roles[role]
-			if !ok {
-				m = t.Roles[runners.RoleReason]
-			}
+			m := t.roleModel(role)
 			dt.Models[role] = m
 			sk := shareKey(t, b.r, role)
 			count, perCall := 0.0, 0.0
@@ -372,11 +369,7 @@ func shareKey(t *Trial, r runners.Runner, role string) string {
 			params[k] = v
 		}
 	}
-	m, ok := t.Roles[role]
-	if !ok {
-		m = t.Roles[runners.RoleReason]
-	}
-	raw, _ := json.Marshal(map[string]any{"runner": t.Runner, "role": role, "model": t.Models[m].Identity(),
+	raw, _ := json.Marshal(map[string]any{"runner": t.Runner, "role": role, "model": t.Models[t.roleModel(role)].Identity(),
 		"benchmark": []any{t.Benchmark.Name, t.Benchmark.Data, t.Benchmark.Split, t.Benchmark.Mode}, "seed": t.Seed, "params": params})
 	return string(raw)
 }

@@ -54,6 +54,16 @@ func (t *Trial) Simulated() bool {
 	return false
 }
 
+// roleModel is the name of the model t binds role to: the role's own
+// binding, else the reason role's (a role the trial does not bind asks
+// the reason model).
+func (t *Trial) roleModel(role string) string {
+	if m, ok := t.Roles[role]; ok {
+		return m
+	}
+	return t.Roles[runners.RoleReason]
+}
+
 // Plan is the expansion of a spec into trials.
 type Plan struct {
 	Spec   *Spec
