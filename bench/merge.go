@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -103,23 +104,17 @@ func parseShards(v string) (out []Shard, ok bool) {
 // shardList writes shards as a MetaShards value, sorted, without
 // repeats; a whole run absorbs every slice.
 func shardList(shards []Shard) string {
-	var names []string
-	for _, s := range shards {
-		if s.N <= 1 {
-			return "1/1"
-		}
+	if slices.ContainsFunc(shards, func(s Shard) bool { return s.N <= 1 }) {
+		return "1/1"
+	}
+	sorted := slices.SortedFunc(slices.Values(shards), func(a, b Shard) int {
+		return cmp.Or(cmp.Compare(a.N, b.N), cmp.Compare(a.I, b.I))
+	})
+	names := make([]string, 0, len(sorted))
+	for _, s := range slices.Compact(sorted) {
 		names = append(names, s.String())
 	}
-	slices.SortFunc(names, func(a, b string) int {
-		var ai, an, bi, bn int
-		fmt.Sscanf(a, "%d/%d", &ai, &an)
-		fmt.Sscanf(b, "%d/%d", &bi, &bn)
-		if an != bn {
-			return an - bn
-		}
-		return ai - bi
-	})
-	return strings.Join(slices.Compact(names), ",")
+	return strings.Join(names, ",")
 }
 
 // RecordSlice adds the shard a run works on to the store's MetaShards and
