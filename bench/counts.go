@@ -23,7 +23,7 @@ func tokenSum(col string) string {
 
 // clampTokens is a stored token count as the readers count it (see
 // tokenSum).
-func clampTokens(v int) int {
+func clampTokens[T int | int64](v T) T {
 	return min(max(v, 0), llm.MaxTokenCount)
 }
 
@@ -60,12 +60,10 @@ func readBadCounts(db *sql.DB) ([]string, error) {
 			break
 		}
 		out = append(out, fmt.Sprintf("item %s/%s: call %d (role %s) has prompt_tokens %d, completion_tokens %d, outside [0, %d]; counted as %d and %d",
-			trial, question, id, role, pt.Int64, ct.Int64, llm.MaxTokenCount, clampTokens64(pt.Int64), clampTokens64(ct.Int64)))
+			trial, question, id, role, pt.Int64, ct.Int64, llm.MaxTokenCount, clampTokens(pt.Int64), clampTokens(ct.Int64)))
 	}
 	return out, rows.Err()
 }
-
-func clampTokens64(v int64) int64 { return min(max(v, 0), llm.MaxTokenCount) }
 
 // satSQL is the SQL expression of a+b for the non-negative integer
 // expressions a and b, saturated at 2^63-1 instead of failing with

@@ -282,10 +282,7 @@ func PlanDryRun(ctx context.Context, p *Plan, env Env, opt DryRunOptions) (*DryR
 		}
 		seen := map[string]bool{}
 		for role, n := range dt.PerQuestion {
-			m, ok := t.Roles[role]
-			if !ok {
-				m = t.Roles[runners.RoleReason]
-			}
+			m := t.roleModel(role)
 			dt.Models[role] = m
 			sk := shareKey(t, b.r, role)
 			count, perCall := 0.0, 0.0
@@ -356,28 +353,27 @@ func traceKey(runner string, b BenchmarkSpec) string {
 	return runner + "\x00" + b.Name + "\x00" + b.Data + "\x00" + b.Split
 }
 
-// shareKey identifies the requests t sends role: the runner, the role,
-// the bound model's identity, the benchmark, the seed and the parameters
-// the role's requests depend on (all but runners.IndependentParams).
-// Trials with the same key send the role the same requests. It is ""
-// when the runner declares no parameter independent of role.
+// shareKey identifies the requests t sends role: the trial's identity
+// (trialCanon) over what those requests depend on, which is the runner,
+// the role with its bound model, the benchmark (whatever its limit), the
+// seed and the parameters but runners.IndependentParams. Trials with the
+// same key send the role the same requests. It is "" when the runner
+// declares no parameter independent of role.
 func shareKey(t *Trial, r runners.Runner, role string) string {
 	ind := runners.IndependentParams(r, role)
 	if len(ind) == 0 {
 		return ""
 	}
-	params := runners.Params{}
+	u := *t
+	u.Params = runners.Params{}
 	for k, v := range t.Params {
 		if !slices.Contains(ind, k) {
-			params[k] = v
+			u.Params[k] = v
 		}
 	}
-	m, ok := t.Roles[role]
-	if !ok {
-		m = t.Roles[runners.RoleReason]
-	}
-	raw, _ := json.Marshal(map[string]any{"runner": t.Runner, "role": role, "model": t.Models[m].Identity(),
-		"benchmark": []any{t.Benchmark.Name, t.Benchmark.Data, t.Benchmark.Split, t.Benchmark.Mode}, "seed": t.Seed, "params": params})
+	u.Roles = map[string]string{role: t.roleModel(role)}
+	u.Benchmark.Limit = 0
+	raw, _ := json.Marshal(trialCanon(&u))
 	return string(raw)
 }
 

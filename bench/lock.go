@@ -58,17 +58,8 @@ func lockDir(dir string) (*dirLock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: lock %s: %w", path, err)
 	}
-	held, err := tryLock(f)
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("store: lock %s: %w", path, err)
-	}
-	if !held {
-		b, _ := os.ReadFile(path)
-		f.Close()
-		le := parseLockFile(string(b))
-		le.Dir = dir
-		return nil, le
+	if err := lockFile(f, path, dir, "store", false); err != nil {
+		return nil, err
 	}
 	host, _ := os.Hostname()
 	info := fmt.Sprintf("pid %d\nhost %s\nsince %s\n", os.Getpid(), host, time.Now().UTC().Format(time.RFC3339))
@@ -82,6 +73,26 @@ func lockDir(dir string) (*dirLock, error) {
 		return nil, fmt.Errorf("store: write lock %s: %w", path, err)
 	}
 	return &dirLock{f: f}, nil
+}
+
+// lockFile takes the lock on f, the lock file path of run directory dir,
+// without waiting: exclusive, or shared when shared is set. When it is not
+// taken f is closed: the error is a *LockedError naming the holder when
+// another process holds the lock, else one that origin starts.
+func lockFile(f *os.File, path, dir, origin string, shared bool) error {
+	held, err := tryLock(f, shared)
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("%s: lock %s: %w", origin, path, err)
+	}
+	if !held {
+		b, _ := os.ReadFile(path)
+		f.Close()
+		le := parseLockFile(string(b))
+		le.Dir = dir
+		return le
+	}
+	return nil
 }
 
 // release empties the lock file and drops the lock.

@@ -8,11 +8,17 @@ import (
 	"syscall"
 )
 
-// tryLock takes an exclusive flock on f without blocking; false means
-// another open file description (another process) holds it.
-func tryLock(f *os.File) (bool, error) {
+// tryLock takes an flock on f without blocking: exclusive, or shared when
+// shared is set (shared locks are held together, and each excludes an
+// exclusive one). False means another open file description (another
+// process) holds a lock that excludes it.
+func tryLock(f *os.File, shared bool) (bool, error) {
+	how := syscall.LOCK_EX
+	if shared {
+		how = syscall.LOCK_SH
+	}
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
 		switch {
 		case err == nil:
 			return true, nil

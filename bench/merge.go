@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -103,23 +104,17 @@ func parseShards(v string) (out []Shard, ok bool) {
 // shardList writes shards as a MetaShards value, sorted, without
 // repeats; a whole run absorbs every slice.
 func shardList(shards []Shard) string {
-	var names []string
-	for _, s := range shards {
-		if s.N <= 1 {
-			return "1/1"
-		}
+	if slices.ContainsFunc(shards, func(s Shard) bool { return s.N <= 1 }) {
+		return "1/1"
+	}
+	sorted := slices.SortedFunc(slices.Values(shards), func(a, b Shard) int {
+		return cmp.Or(cmp.Compare(a.N, b.N), cmp.Compare(a.I, b.I))
+	})
+	names := make([]string, 0, len(sorted))
+	for _, s := range slices.Compact(sorted) {
 		names = append(names, s.String())
 	}
-	slices.SortFunc(names, func(a, b string) int {
-		var ai, an, bi, bn int
-		fmt.Sscanf(a, "%d/%d", &ai, &an)
-		fmt.Sscanf(b, "%d/%d", &bi, &bn)
-		if an != bn {
-			return an - bn
-		}
-		return ai - bi
-	})
-	return strings.Join(slices.Compact(names), ",")
+	return strings.Join(names, ",")
 }
 
 // RecordSlice adds the shard a run works on to the store's MetaShards and
@@ -134,14 +129,7 @@ func (s *Store) RecordSlice(sh Shard, limit int) error {
 			return err
 		}
 		list, _ := parseShards(cur)
-		_, err = tx.Exec(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
-			MetaShards, shardList(append(list, sh)))
-		if err != nil {
-			return err
-		}
-		_, err = tx.Exec(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`,
-			MetaLimit, strconv.Itoa(max(limit, 0)))
-		return err
+		return putMeta(tx, map[string]string{MetaShards: shardList(append(list, sh)), MetaLimit: strconv.Itoa(max(limit, 0))})
 	})
 }
 
@@ -221,10 +209,7 @@ func Merge(out string, shards ...string) (MergeStats, error) {
 		return st, err
 	}
 	// The shards' trials are the joined store's spec (out holds no other).
-	plan := make([]*Trial, len(srcs[0].head.Trials))
-	for i := range srcs[0].head.Trials {
-		plan[i] = &srcs[0].head.Trials[i].Trial
-	}
+	plan := srcs[0].head.planTrials()
 	limit, hasLimit := srcs[0].head.Meta[MetaLimit]
 	from := map[string]bool{}
 	if base != nil {
@@ -419,17 +404,8 @@ func lockShard(dir string) (*dirLock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("merge: lock %s: %w", path, err)
 	}
-	held, err := tryLockShared(f)
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("merge: lock %s: %w", path, err)
-	}
-	if !held {
-		b, _ := os.ReadFile(path)
-		f.Close()
-		le := parseLockFile(string(b))
-		le.Dir = dir
-		return nil, le
+	if err := lockFile(f, path, dir, "merge", true); err != nil {
+		return nil, err
 	}
 	return &dirLock{f: f}, nil
 }
@@ -451,11 +427,7 @@ func samePlan(ref, s *mergeSource) error {
 	for i := range ref.head.Trials {
 		stored[i] = storedTrial{Trial: ref.head.Trials[i].Trial, seq: int64(i)}
 	}
-	trials := make([]*Trial, len(s.head.Trials))
-	for i := range s.head.Trials {
-		trials[i] = &s.head.Trials[i].Trial
-	}
-	c := diffPlan(stored, trials)
+	c := diffPlan(stored, s.head.planTrials())
 	if c.Empty() {
 		return nil
 	}
@@ -527,12 +499,12 @@ func mergeBase(out string, srcs []*mergeSource) (*mergeSource, error) {
 	if err != nil {
 		return nil, err
 	}
-	var sessions int
 	if _, err := w.db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
 		w.db.Close()
 		return nil, fmt.Errorf("merge: checkpoint %s: %w", out, err)
 	}
-	if err := w.db.QueryRow(`SELECT count(*) FROM sessions`).Scan(&sessions); err != nil {
+	sessions, err := w.SessionCount()
+	if err != nil {
 		sessions = 0 // a store without the table: not one Merge wrote
 	}
 	if err := w.db.Close(); err != nil {
@@ -557,11 +529,7 @@ func mergeBase(out string, srcs []*mergeSource) (*mergeSource, error) {
 			return nil, nil // an empty store: nothing to keep
 		}
 	}
-	plan := make([]*Trial, len(srcs[0].head.Trials))
-	for i := range srcs[0].head.Trials {
-		plan[i] = &srcs[0].head.Trials[i].Trial
-	}
-	c, err := ComparePlan(out, &Plan{Trials: plan})
+	c, err := ComparePlan(out, &Plan{Trials: srcs[0].head.planTrials()})
 	if err != nil {
 		return nil, err
 	}
@@ -636,11 +604,7 @@ func mergeShard(dst *Store, s *mergeSource, earlier []*mergeSource, totals map[s
 	}
 	defer src.db.Close()
 	r := s.head
-	trials := make([]*Trial, len(r.Trials))
-	for i := range r.Trials {
-		trials[i] = &r.Trials[i].Trial
-	}
-	if err := dst.PutTrials(trials); err != nil {
+	if err := dst.PutTrials(r.planTrials()); err != nil {
 		return err
 	}
 	meta := map[string]string{}
@@ -814,6 +778,15 @@ func mergeShard(dst *Store, s *mergeSource, earlier []*mergeSource, totals map[s
 		return err
 	}
 	return flush()
+}
+
+// planTrials returns the trials of r, the trials of its spec.
+func (r *RunData) planTrials() []*Trial {
+	out := make([]*Trial, len(r.Trials))
+	for i := range r.Trials {
+		out[i] = &r.Trials[i].Trial
+	}
+	return out
 }
 
 // trialLabel is the label of trial id in r, or the id.

@@ -446,6 +446,17 @@ func splitStale(meta map[string]string, trials []storedTrial) (cur, stale []int,
 	return cur, stale, nil
 }
 
+// specChangeLines returns the lines a recorded spec text (MetaSpec) has
+// after SpecChangeMarker, those `run` appended for its command line, or
+// nil when it has none.
+func specChangeLines(text string) []string {
+	_, extra, ok := strings.Cut(text, "\n"+SpecChangeMarker+"\n")
+	if !ok {
+		return nil
+	}
+	return strings.Split(extra, "\n")
+}
+
 // recordedLabels plans the spec text a store recorded (MetaSpec, with the
 // --set flags `run` appended as comments) and returns its trials' labels
 // and ids, or nil when it does not load or plan (a --models file it needs,
@@ -456,14 +467,12 @@ func recordedLabels(text string) map[string]string {
 	}
 	var sets []string
 	backbone := ""
-	if _, extra, ok := strings.Cut(text, "\n"+SpecChangeMarker+"\n"); ok {
-		for _, l := range strings.Split(extra, "\n") {
-			if v, ok := strings.CutPrefix(l, "#   --set "); ok {
-				sets = append(sets, v)
-			}
-			if v, ok := strings.CutPrefix(l, "#   --backbone "); ok {
-				backbone = v
-			}
+	for _, l := range specChangeLines(text) {
+		if v, ok := strings.CutPrefix(l, "#   --set "); ok {
+			sets = append(sets, v)
+		}
+		if v, ok := strings.CutPrefix(l, "#   --backbone "); ok {
+			backbone = v
 		}
 	}
 	s, err := ParseSpecWith([]byte(text), "recorded spec", LoadOptions{Set: sets, Backbone: backbone})
@@ -564,12 +573,7 @@ func (s *Store) putPlan(trials []*Trial, change *PlanChange) ([]RemovedTrial, er
 				sim = "1"
 			}
 		}
-		for k, v := range map[string]string{MetaPlan: planIDs(trials), "simulated": sim} {
-			if _, err := tx.Exec(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, k, v); err != nil {
-				return err
-			}
-		}
-		return nil
+		return putMeta(tx, map[string]string{MetaPlan: planIDs(trials), "simulated": sim})
 	})
 	return removed, err
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"reflect"
 	"slices"
@@ -95,9 +96,7 @@ func ParseSpecWith(data []byte, file string, opt LoadOptions) (*Spec, error) {
 		if err != nil {
 			return nil, err
 		}
-		if use, err = profileSets(&root, prof); err != nil {
-			return nil, err
-		}
+		use = profileSets(&root, prof)
 		for _, e := range use.Sets {
 			if err := applySetFrom(&root, e, "--profile "+prof.Name+" ("+e+")", origins); err != nil {
 				return nil, err
@@ -199,11 +198,7 @@ func reboundModels(root *yaml.Node, origins map[*yaml.Node]origin) map[string]bo
 // is bound spec-wide even when the spec leaves it to the entries.
 func (s *Spec) bindBackbone(name string) error {
 	if _, ok := s.Models[name]; !ok {
-		names := make([]string, 0, len(s.Models))
-		for n := range s.Models {
-			names = append(names, n)
-		}
-		sort.Strings(names)
+		names := slices.Sorted(maps.Keys(s.Models))
 		return fmt.Errorf("--backbone %s: not a model of the spec, whose models are: %s (a --models file replaces models of these names)", name, strings.Join(names, ", "))
 	}
 	if s.Roles == nil {

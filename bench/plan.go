@@ -54,6 +54,16 @@ func (t *Trial) Simulated() bool {
 	return false
 }
 
+// roleModel is the name of the model t binds role to: the role's own
+// binding, else the reason role's (a role the trial does not bind asks
+// the reason model).
+func (t *Trial) roleModel(role string) string {
+	if m, ok := t.Roles[role]; ok {
+		return m
+	}
+	return t.Roles[runners.RoleReason]
+}
+
 // Plan is the expansion of a spec into trials.
 type Plan struct {
 	Spec   *Spec
@@ -215,24 +225,9 @@ func paramError(s *Spec, path string, err error) error {
 	return fmt.Errorf("%s: %s: %w", at, path, err)
 }
 
-// trialID hashes the canonical JSON of the configuration. encoding/json
-// sorts map keys, so equal configurations give equal bytes.
+// trialID hashes the canonical JSON of the configuration (trialCanon).
 func trialID(t *Trial) string {
-	models := map[string]any{}
-	for role, m := range t.Roles {
-		models[role] = t.Models[m].Identity()
-	}
-	params := t.Params
-	if params == nil {
-		params = runners.Params{}
-	}
-	canon := map[string]any{
-		"runner":    t.Runner,
-		"params":    params,
-		"roles":     models,
-		"benchmark": map[string]any{"name": t.Benchmark.Name, "data": t.Benchmark.Data, "split": t.Benchmark.Split, "limit": t.Benchmark.Limit, "mode": t.Benchmark.Mode},
-		"seed":      t.Seed,
-	}
+	canon := trialCanon(t)
 	b, err := json.Marshal(canon)
 	if err != nil {
 		// Params come from YAML and always marshal; keep the id stable
@@ -241,6 +236,27 @@ func trialID(t *Trial) string {
 	}
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:6])
+}
+
+// trialCanon is what identifies a trial's configuration: runner,
+// parameters, each role's model identity, benchmark and seed. As JSON
+// (encoding/json sorts map keys) equal configurations give equal bytes.
+func trialCanon(t *Trial) map[string]any {
+	models := map[string]any{}
+	for role, m := range t.Roles {
+		models[role] = t.Models[m].Identity()
+	}
+	params := t.Params
+	if params == nil {
+		params = runners.Params{}
+	}
+	return map[string]any{
+		"runner":    t.Runner,
+		"params":    params,
+		"roles":     models,
+		"benchmark": map[string]any{"name": t.Benchmark.Name, "data": t.Benchmark.Data, "split": t.Benchmark.Split, "limit": t.Benchmark.Limit, "mode": t.Benchmark.Mode},
+		"seed":      t.Seed,
+	}
 }
 
 // variant is one parameter variant of a runner entry: its parameters and

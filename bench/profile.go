@@ -2,6 +2,8 @@ package bench
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -36,14 +38,7 @@ var Profiles = map[string]Profile{
 }
 
 // ProfileNames lists the profiles, sorted.
-func ProfileNames() []string {
-	out := make([]string, 0, len(Profiles))
-	for n := range Profiles {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
+func ProfileNames() []string { return slices.Sorted(maps.Keys(Profiles)) }
 
 // LookupProfile returns the profile name names, or an error listing the
 // known ones.
@@ -92,11 +87,7 @@ const ProfileMarker = "#   --profile "
 // SpecProfile returns the profile summary a recorded spec text (MetaSpec)
 // states, or "".
 func SpecProfile(text string) string {
-	_, extra, ok := strings.Cut(text, "\n"+SpecChangeMarker+"\n")
-	if !ok {
-		return ""
-	}
-	for _, l := range strings.Split(extra, "\n") {
+	for _, l := range specChangeLines(text) {
 		if v, ok := strings.CutPrefix(l, ProfileMarker); ok {
 			return strings.TrimSpace(v)
 		}
@@ -105,14 +96,14 @@ func SpecProfile(text string) string {
 }
 
 // profileSets derives p's --set overrides from the spec tree root.
-func profileSets(root *yaml.Node, p Profile) (*ProfileUse, error) {
+func profileSets(root *yaml.Node, p Profile) *ProfileUse {
 	u := &ProfileUse{Profile: p}
 	if p.Rollouts <= 0 {
-		return u, nil
+		return u
 	}
 	list := mappingValue(docMapping(root), "runners")
 	if list == nil || list.Kind != yaml.SequenceNode {
-		return u, nil
+		return u
 	}
 	was := map[int]bool{}
 	lower := func(expr string, v int) {
@@ -152,5 +143,5 @@ func profileSets(root *yaml.Node, p Profile) (*ProfileUse, error) {
 		u.Was = append(u.Was, v)
 	}
 	sort.Ints(u.Was)
-	return u, nil
+	return u
 }

@@ -625,11 +625,12 @@ func runItem(ctx context.Context, t *Trial, r runners.Runner, ex datasets.Exampl
 		// write of the cache, the call log or the runner's own files
 		// stops the run, whatever the runner made of it: the item is
 		// not committed, so it stays pending for the resume.
-		if envErr := log.environment(); envErr != nil || (err != nil && isEnvironment(err)) {
-			if envErr == nil {
-				envErr = err
-			}
-			return nil, false, envOr(envErr, opt.storeFile())
+		envErr := log.environment()
+		if envErr == nil {
+			envErr = err
+		}
+		if e := environmentFailure(envErr, opt.storeFile()); e != nil {
+			return nil, false, e
 		}
 		if ctx.Err() != nil {
 			return nil, false, nil

@@ -497,14 +497,17 @@ func (s *Store) AddRunOptions(opts string, secrets []string, restart bool) error
 
 // SetMeta records run-level facts (name, simulated, spec).
 func (s *Store) SetMeta(kv map[string]string) error {
-	return s.write(func(tx *sql.Tx) error {
-		for k, v := range kv {
-			if _, err := tx.Exec(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, k, v); err != nil {
-				return err
-			}
+	return s.write(func(tx *sql.Tx) error { return putMeta(tx, kv) })
+}
+
+// putMeta sets the meta keys of kv in transaction tx.
+func putMeta(tx *sql.Tx, kv map[string]string) error {
+	for k, v := range kv {
+		if _, err := tx.Exec(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, k, v); err != nil {
+			return err
 		}
-		return nil
-	})
+	}
+	return nil
 }
 
 // PutTrials records the trials of a plan; trials already stored (same id)
