@@ -451,7 +451,7 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 		return Summary{}, envOr(err, opt.storeFile())
 	}
 	if err := st.RecordSlice(opt.Shard, opt.Limit); err != nil {
-		return Summary{}, err
+		return Summary{}, envOr(err, opt.storeFile())
 	}
 	totals := map[string]string{}
 	for _, t := range p.Trials {
