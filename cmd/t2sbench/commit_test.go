@@ -15,15 +15,12 @@ import (
 // the Setup section reads; a build without VCS information (go test, go
 // run) stores none and the Setup says "unknown".
 func TestRunRecordsCommit(t *testing.T) {
-	spec := filepath.Join(t.TempDir(), "spec.yaml")
-	if err := os.WriteFile(spec, []byte(`name: commit-test
+	spec := writeSpec(t, t.TempDir(), `name: commit-test
 benchmarks: [{name: mini, limit: 2}]
 models: {sim: {backend: sim, p: 0.6, seed: 3}}
 roles: {reason: sim}
 runners: [{name: direct}]
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`)
 	for _, tc := range []struct {
 		name, commit   string
 		wantMeta       string
@@ -77,10 +74,7 @@ func TestCommitWithoutVCSStamp(t *testing.T) {
 	if err != nil {
 		t.Skipf("no git work tree: %v", err)
 	}
-	spec := filepath.Join(t.TempDir(), "spec.yaml")
-	if err := os.WriteFile(spec, []byte("name: commit-test\nbenchmarks: [{name: mini, limit: 1}]\nmodels: {sim: {backend: sim, p: 0.6, seed: 3}}\nroles: {reason: sim}\nrunners: [{name: direct}]\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	spec := writeSpec(t, t.TempDir(), "name: commit-test\nbenchmarks: [{name: mini, limit: 1}]\nmodels: {sim: {backend: sim, p: 0.6, seed: 3}}\nroles: {reason: sim}\nrunners: [{name: direct}]\n")
 	for _, tc := range []struct {
 		name, ldflags string
 		want          string // the commit, without a "+dirty" the tree may add
@@ -119,10 +113,7 @@ func TestCommitWithoutVCSStamp(t *testing.T) {
 // the run's sessions.
 func TestRunRecordsOptions(t *testing.T) {
 	t.Parallel()
-	spec := filepath.Join(t.TempDir(), "spec.yaml")
-	if err := os.WriteFile(spec, []byte("name: options-test\nbenchmarks: [{name: mini, limit: 3}]\nmodels: {sim: {backend: sim, p: 0.6, seed: 3}}\nroles: {reason: sim}\nrunners: [{name: direct}]\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	spec := writeSpec(t, t.TempDir(), "name: options-test\nbenchmarks: [{name: mini, limit: 3}]\nmodels: {sim: {backend: sim, p: 0.6, seed: 3}}\nroles: {reason: sim}\nrunners: [{name: direct}]\n")
 	for _, tc := range []struct {
 		name     string
 		sessions [][]string
