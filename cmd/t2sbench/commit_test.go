@@ -49,15 +49,8 @@ runners: [{name: direct}]
 				t.Errorf("meta %s = %q (stored %v); want %q (stored %v)", metaCommit, got, stored, tc.wantMeta, tc.wantMetaStored)
 			}
 			repDir := filepath.Join(dir, "report")
-			var o, e bytes.Buffer
-			if err := run(&o, &e, []string{"report", runDir, "--out", repDir}); err != nil {
-				t.Fatalf("report: %v\n%s", err, e.String())
-			}
-			md, err := os.ReadFile(filepath.Join(repDir, "report.md"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !strings.Contains(string(md), tc.wantSetup) {
+			md := reportMD(t, runDir, repDir)
+			if !strings.Contains(md, tc.wantSetup) {
 				t.Errorf("report.md Setup lacks %q", tc.wantSetup)
 			}
 		})
@@ -92,15 +85,9 @@ func TestCommitWithoutVCSStamp(t *testing.T) {
 			if err := run(&o, &e, []string{"run", spec, "--quiet", "--out", runDir}); err != nil {
 				t.Fatalf("run: %v\n%s", err, e.String())
 			}
-			if err := run(&o, &e, []string{"report", runDir, "--out", repDir}); err != nil {
-				t.Fatalf("report: %v\n%s", err, e.String())
-			}
-			md, err := os.ReadFile(filepath.Join(repDir, "report.md"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			md := reportMD(t, runDir, repDir)
 			for _, line := range []string{"Code commit of this report: ", "Code commit of the run: "} {
-				if !strings.Contains(string(md), line+tc.want) {
+				if !strings.Contains(md, line+tc.want) {
 					t.Errorf("report.md lacks %q", line+tc.want)
 				}
 			}
@@ -136,21 +123,30 @@ func TestRunRecordsOptions(t *testing.T) {
 				// by design; only its records matter here.
 				_ = run(&o, &e, append([]string{"run", spec, "--quiet", "--out", runDir}, s...))
 			}
-			if err := run(&o, &e, []string{"report", runDir, "--out", repDir}); err != nil {
-				t.Fatalf("report: %v\n%s", err, e.String())
-			}
-			md, err := os.ReadFile(filepath.Join(repDir, "report.md"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !strings.Contains(string(md), tc.want) {
+			md := reportMD(t, runDir, repDir)
+			if !strings.Contains(md, tc.want) {
 				t.Errorf("report.md lacks %q", tc.want)
 			}
 			for _, old := range []string{"a --workers flag is not recorded", "a --limit given to run is not recorded"} {
-				if strings.Contains(string(md), old) {
+				if strings.Contains(md, old) {
 					t.Errorf("report.md still says %q", old)
 				}
 			}
 		})
 	}
+}
+
+// reportMD reports run directory runDir into repDir and returns its
+// report.md.
+func reportMD(t *testing.T, runDir, repDir string) string {
+	t.Helper()
+	var o, e bytes.Buffer
+	if err := run(&o, &e, []string{"report", runDir, "--out", repDir}); err != nil {
+		t.Fatalf("report: %v\n%s", err, e.String())
+	}
+	md, err := os.ReadFile(filepath.Join(repDir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(md)
 }
