@@ -323,11 +323,7 @@ func parseJSONList(file string, data []byte, dec *json.Decoder, fail func(int64,
 		line := lineAt(data, dec.InputOffset()) - bytes.Count(raw, []byte{'\n'})
 		p := Prediction{Index: i, Line: line}
 		if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '{' {
-			var rec struct {
-				QID  json.RawMessage `json:"question_id"`
-				SQL  json.RawMessage `json:"sql"`
-				DBID string          `json:"db_id"`
-			}
+			var rec predRecord
 			if err := json.Unmarshal(raw, &rec); err != nil {
 				return nil, fmt.Errorf("%s:%d: element %d: %w", file, line, i, err)
 			}
@@ -381,6 +377,14 @@ func closeJSON(dec *json.Decoder, what string, fail func(int64, string, ...any) 
 	return nil
 }
 
+// predRecord is a prediction written as a JSON object: a jsonl line, or
+// an object element of a bird-json list.
+type predRecord struct {
+	QID  json.RawMessage `json:"question_id"`
+	SQL  json.RawMessage `json:"sql"`
+	DBID string          `json:"db_id"`
+}
+
 // parseJSONL parses a jsonl file; a non-empty responseField is read as
 // each line's raw response instead of "sql".
 func parseJSONL(file string, data []byte, responseField string) ([]Prediction, error) {
@@ -392,11 +396,7 @@ func parseJSONL(file string, data []byte, responseField string) ([]Prediction, e
 		if l == "" {
 			continue
 		}
-		var rec struct {
-			QID  json.RawMessage `json:"question_id"`
-			SQL  json.RawMessage `json:"sql"`
-			DBID string          `json:"db_id"`
-		}
+		var rec predRecord
 		dec := json.NewDecoder(strings.NewReader(l))
 		if err := dec.Decode(&rec); err != nil {
 			return nil, fmt.Errorf("%s:%d: invalid JSON object: %w", file, line, err)
