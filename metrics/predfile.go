@@ -297,18 +297,12 @@ func parseBIRDJSON(file string, data []byte) ([]Prediction, error) {
 		if err := dec.Decode(&raw); err != nil {
 			return nil, syntax(err)
 		}
-		v, invalid := predString(raw)
-		p := Prediction{Index: idx, Line: line, SQL: v, Invalid: invalid}
-		if sql, db, ok := strings.Cut(v, BIRDSeparator); ok {
-			p.SQL, p.DBID = sql, strings.TrimSpace(db)
-		}
+		p := Prediction{Index: idx, Line: line}
+		p.SQL, p.DBID, p.Invalid = birdValue(raw)
 		out = append(out, p)
 	}
-	if _, err := dec.Token(); err != nil {
-		return nil, syntax(err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fail(dec.InputOffset(), "trailing data after the JSON object")
+	if err := closeJSON(dec, "object", fail, syntax); err != nil {
+		return nil, err
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Index < out[j].Index })
 	return out, nil
@@ -329,11 +323,7 @@ func parseJSONList(file string, data []byte, dec *json.Decoder, fail func(int64,
 		line := lineAt(data, dec.InputOffset()) - bytes.Count(raw, []byte{'\n'})
 		p := Prediction{Index: i, Line: line}
 		if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '{' {
-			var rec struct {
-				QID  json.RawMessage `json:"question_id"`
-				SQL  json.RawMessage `json:"sql"`
-				DBID string          `json:"db_id"`
-			}
+			var rec predRecord
 			if err := json.Unmarshal(raw, &rec); err != nil {
 				return nil, fmt.Errorf("%s:%d: element %d: %w", file, line, i, err)
 			}
@@ -354,21 +344,45 @@ func parseJSONList(file string, data []byte, dec *json.Decoder, fail func(int64,
 				p.Index, p.QuestionID = -1, qid
 			}
 		} else {
-			v, invalid := predString(raw)
-			p.SQL, p.Invalid = v, invalid
-			if sql, db, ok := strings.Cut(v, BIRDSeparator); ok {
-				p.SQL, p.DBID = sql, strings.TrimSpace(db)
-			}
+			p.SQL, p.DBID, p.Invalid = birdValue(raw)
 		}
 		out = append(out, p)
 	}
-	if _, err := dec.Token(); err != nil {
-		return nil, syntax(err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fail(dec.InputOffset(), "trailing data after the JSON list")
+	if err := closeJSON(dec, "list", fail, syntax); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// birdValue decodes a bird-json prediction value as predString does,
+// splitting a SQL string that holds BIRDSeparator into its SQL and
+// database id.
+func birdValue(raw json.RawMessage) (sql, dbID, invalid string) {
+	sql, invalid = predString(raw)
+	if s, db, ok := strings.Cut(sql, BIRDSeparator); ok {
+		sql, dbID = s, strings.TrimSpace(db)
+	}
+	return sql, dbID, invalid
+}
+
+// closeJSON reads the closing delimiter of the top-level JSON value, a
+// JSON object or list as what says, and refuses anything after it.
+func closeJSON(dec *json.Decoder, what string, fail func(int64, string, ...any) error, syntax func(error) error) error {
+	if _, err := dec.Token(); err != nil {
+		return syntax(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fail(dec.InputOffset(), "trailing data after the JSON "+what)
+	}
+	return nil
+}
+
+// predRecord is a prediction written as a JSON object: a jsonl line, or
+// an object element of a bird-json list.
+type predRecord struct {
+	QID  json.RawMessage `json:"question_id"`
+	SQL  json.RawMessage `json:"sql"`
+	DBID string          `json:"db_id"`
 }
 
 // parseJSONL parses a jsonl file; a non-empty responseField is read as
@@ -382,11 +396,7 @@ func parseJSONL(file string, data []byte, responseField string) ([]Prediction, e
 		if l == "" {
 			continue
 		}
-		var rec struct {
-			QID  json.RawMessage `json:"question_id"`
-			SQL  json.RawMessage `json:"sql"`
-			DBID string          `json:"db_id"`
-		}
+		var rec predRecord
 		dec := json.NewDecoder(strings.NewReader(l))
 		if err := dec.Decode(&rec); err != nil {
 			return nil, fmt.Errorf("%s:%d: invalid JSON object: %w", file, line, err)

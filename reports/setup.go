@@ -74,13 +74,10 @@ func buildSetup(c *corpus, runs []*bench.RunData, commit string) *Setup {
 		fact("%s", runDates(r))
 		opts, recorded := runOptions(r)
 		fact("%s", runLimits(r, recorded))
-		switch {
-		case recorded:
+		if recorded {
 			fact("%s", opts)
-		default:
-			if extra := cmdLineChanges(r.Meta[bench.MetaSpec]); len(extra) > 0 {
-				fact("the command line of run changed the spec: %s", strings.Join(extra, "; "))
-			}
+		} else if extra := cmdLineChanges(r.Meta[bench.MetaSpec]); len(extra) > 0 {
+			fact("the command line of run changed the spec: %s", strings.Join(extra, "; "))
 		}
 		for _, b := range benchmarksOf(r, recorded) {
 			fact("benchmark %s", b)

@@ -124,9 +124,11 @@ func (c capper) value(v any) any {
 	return v
 }
 
-// result caps the texts of an item's stored result (its SQL is capped by
-// the caller, which previews the SQL only when it fits).
+// result caps the texts of an item's stored result, keeping its SQL's
+// stored length (QuestItem.sqlLen).
 func (c capper) result(qi *QuestItem) {
+	qi.sqlLen = len(qi.SQL)
+	qi.SQL = c.text(qi.SQL)
 	qi.Note = c.text(qi.Note)
 	qi.Error = c.text(qi.Error)
 	for i := range qi.Candidates {

@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/datasets"
@@ -209,7 +208,9 @@ type QuestItem struct {
 	Trace      *runners.Trace               `json:"trace,omitempty"`
 	Usage      map[string]runners.RoleUsage `json:"usage,omitempty"`
 	Calls      []CallView                   `json:"calls,omitempty"`
-	// sqlLen is the stored SQL's length (SQL may be capped).
+	// sqlLen is the stored SQL's length (SQL may be capped): a SQL text
+	// over the cap is not executed for its preview, so that building a
+	// question stays proportional to what it shows.
 	sqlLen int
 }
 
@@ -282,10 +283,7 @@ func (v *Viewer) question(ctx context.Context, n int, calls []map[string][]bench
 		if ok {
 			qi.Status, qi.ErrorClass, qi.Error, qi.Attempts, qi.WallMS, qi.Verdict = it.Status, it.ErrorClass, it.Error, it.Attempts, it.WallMS, it.Verdict
 			if res := it.Result; res != nil {
-				qi.SQL, qi.Note, qi.Candidates, qi.Usage = cp.text(res.SQL), res.Note, res.Candidates, res.Usage
-				// A SQL text over the cap is not executed for its preview:
-				// building a question stays proportional to what it shows.
-				qi.sqlLen = len(res.SQL)
+				qi.SQL, qi.Note, qi.Candidates, qi.Usage = res.SQL, res.Note, res.Candidates, res.Usage
 				tr := res.Trace
 				qi.Trace = &tr
 				if _, ok := tr.Data["scaffold"]; ok {
@@ -386,11 +384,7 @@ func cellValue(x any) any {
 		return fmt.Sprintf("<blob %d bytes>", len(y))
 	case string:
 		if len(y) > maxCell {
-			cut := maxCell
-			for cut > 0 && !utf8.RuneStart(y[cut]) {
-				cut--
-			}
-			return y[:cut] + "…"
+			return cut(y, maxCell) + "…"
 		}
 		return y
 	}

@@ -64,11 +64,7 @@ func TestRunCacheServerIdentity(t *testing.T) {
 	hs := httptest.NewServer(sw)
 	t.Cleanup(hs.Close)
 	dir := t.TempDir()
-	spec := filepath.Join(dir, "spec.yaml")
-	text := fmt.Sprintf("name: ident\nbenchmarks: [{name: mini, limit: 2}]\nmodels:\n  m: {backend: openai, base_url: %q, model: m, max_retries: 1}\nroles: {reason: m}\nrunners: [{name: direct}]\nworkers: 1\n", hs.URL+"/v1")
-	if err := os.WriteFile(spec, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	spec := writeSpec(t, dir, fmt.Sprintf("name: ident\nbenchmarks: [{name: mini, limit: 2}]\nmodels:\n  m: {backend: openai, base_url: %q, model: m, max_retries: 1}\nroles: {reason: m}\nrunners: [{name: direct}]\nworkers: 1\n", hs.URL+"/v1"))
 	runDir := filepath.Join(dir, "run")
 	const notice = "model identity changed since cached answers: was id=m root=/weights/a owned_by=fakeopenai, now id=m root=/weights/b owned_by=fakeopenai; cached answers for the old identity are not used"
 	for _, step := range []struct {

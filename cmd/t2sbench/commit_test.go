@@ -15,15 +15,12 @@ import (
 // the Setup section reads; a build without VCS information (go test, go
 // run) stores none and the Setup says "unknown".
 func TestRunRecordsCommit(t *testing.T) {
-	spec := filepath.Join(t.TempDir(), "spec.yaml")
-	if err := os.WriteFile(spec, []byte(`name: commit-test
+	spec := writeSpec(t, t.TempDir(), `name: commit-test
 benchmarks: [{name: mini, limit: 2}]
 models: {sim: {backend: sim, p: 0.6, seed: 3}}
 roles: {reason: sim}
 runners: [{name: direct}]
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`)
 	for _, tc := range []struct {
 		name, commit   string
 		wantMeta       string
@@ -52,15 +49,8 @@ runners: [{name: direct}]
 				t.Errorf("meta %s = %q (stored %v); want %q (stored %v)", metaCommit, got, stored, tc.wantMeta, tc.wantMetaStored)
 			}
 			repDir := filepath.Join(dir, "report")
-			var o, e bytes.Buffer
-			if err := run(&o, &e, []string{"report", runDir, "--out", repDir}); err != nil {
-				t.Fatalf("report: %v\n%s", err, e.String())
-			}
-			md, err := os.ReadFile(filepath.Join(repDir, "report.md"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !strings.Contains(string(md), tc.wantSetup) {
+			md := reportMD(t, runDir, repDir)
+			if !strings.Contains(md, tc.wantSetup) {
 				t.Errorf("report.md Setup lacks %q", tc.wantSetup)
 			}
 		})
@@ -77,10 +67,7 @@ func TestCommitWithoutVCSStamp(t *testing.T) {
 	if err != nil {
 		t.Skipf("no git work tree: %v", err)
 	}
-	spec := filepath.Join(t.TempDir(), "spec.yaml")
-	if err := os.WriteFile(spec, []byte("name: commit-test\nbenchmarks: [{name: mini, limit: 1}]\nmodels: {sim: {backend: sim, p: 0.6, seed: 3}}\nroles: {reason: sim}\nrunners: [{name: direct}]\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	spec := writeSpec(t, t.TempDir(), "name: commit-test\nbenchmarks: [{name: mini, limit: 1}]\nmodels: {sim: {backend: sim, p: 0.6, seed: 3}}\nroles: {reason: sim}\nrunners: [{name: direct}]\n")
 	for _, tc := range []struct {
 		name, ldflags string
 		want          string // the commit, without a "+dirty" the tree may add
@@ -98,15 +85,9 @@ func TestCommitWithoutVCSStamp(t *testing.T) {
 			if err := run(&o, &e, []string{"run", spec, "--quiet", "--out", runDir}); err != nil {
 				t.Fatalf("run: %v\n%s", err, e.String())
 			}
-			if err := run(&o, &e, []string{"report", runDir, "--out", repDir}); err != nil {
-				t.Fatalf("report: %v\n%s", err, e.String())
-			}
-			md, err := os.ReadFile(filepath.Join(repDir, "report.md"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			md := reportMD(t, runDir, repDir)
 			for _, line := range []string{"Code commit of this report: ", "Code commit of the run: "} {
-				if !strings.Contains(string(md), line+tc.want) {
+				if !strings.Contains(md, line+tc.want) {
 					t.Errorf("report.md lacks %q", line+tc.want)
 				}
 			}
@@ -119,10 +100,7 @@ func TestCommitWithoutVCSStamp(t *testing.T) {
 // the run's sessions.
 func TestRunRecordsOptions(t *testing.T) {
 	t.Parallel()
-	spec := filepath.Join(t.TempDir(), "spec.yaml")
-	if err := os.WriteFile(spec, []byte("name: options-test\nbenchmarks: [{name: mini, limit: 3}]\nmodels: {sim: {backend: sim, p: 0.6, seed: 3}}\nroles: {reason: sim}\nrunners: [{name: direct}]\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	spec := writeSpec(t, t.TempDir(), "name: options-test\nbenchmarks: [{name: mini, limit: 3}]\nmodels: {sim: {backend: sim, p: 0.6, seed: 3}}\nroles: {reason: sim}\nrunners: [{name: direct}]\n")
 	for _, tc := range []struct {
 		name     string
 		sessions [][]string
@@ -145,21 +123,30 @@ func TestRunRecordsOptions(t *testing.T) {
 				// by design; only its records matter here.
 				_ = run(&o, &e, append([]string{"run", spec, "--quiet", "--out", runDir}, s...))
 			}
-			if err := run(&o, &e, []string{"report", runDir, "--out", repDir}); err != nil {
-				t.Fatalf("report: %v\n%s", err, e.String())
-			}
-			md, err := os.ReadFile(filepath.Join(repDir, "report.md"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !strings.Contains(string(md), tc.want) {
+			md := reportMD(t, runDir, repDir)
+			if !strings.Contains(md, tc.want) {
 				t.Errorf("report.md lacks %q", tc.want)
 			}
 			for _, old := range []string{"a --workers flag is not recorded", "a --limit given to run is not recorded"} {
-				if strings.Contains(string(md), old) {
+				if strings.Contains(md, old) {
 					t.Errorf("report.md still says %q", old)
 				}
 			}
 		})
 	}
+}
+
+// reportMD reports run directory runDir into repDir and returns its
+// report.md.
+func reportMD(t *testing.T, runDir, repDir string) string {
+	t.Helper()
+	var o, e bytes.Buffer
+	if err := run(&o, &e, []string{"report", runDir, "--out", repDir}); err != nil {
+		t.Fatalf("report: %v\n%s", err, e.String())
+	}
+	md, err := os.ReadFile(filepath.Join(repDir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(md)
 }

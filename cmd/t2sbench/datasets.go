@@ -223,19 +223,16 @@ func datasetsLoadMySQL(stdout, stderr io.Writer, args []string) error {
 		PasswordEnv: *pwEnv, ROUser: *roUser, ROPasswordEnv: *roPwEnv, ResetROPassword: *resetRO,
 		Log: func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) },
 	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
 	var roDSN string
+	// An existing account keeps its password: none is generated for it.
+	exists := false
 	if *roUser != "" {
 		var err error
 		if roDSN, err = datasets.ReadOnlyDSN(*dsn, *roUser); err != nil {
 			return fmt.Errorf("%w: datasets load-mysql: --dsn: %v", errUsage, err)
 		}
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	// An existing account keeps its password: none is generated for it.
-	exists := false
-	if *roUser != "" {
-		var err error
 		if exists, err = datasets.MySQLUserExists(ctx, *dsn, *pwEnv, *roUser); err != nil {
 			return fmt.Errorf("datasets load-mysql: %w", err)
 		}

@@ -84,13 +84,7 @@ func runExport(stdout, stderr io.Writer, args []string) error {
 	if _, ok := exportFormats[*format]; !ok {
 		return fmt.Errorf("%w: export: --format must be spider-sql, bird-json or jsonl, got %q", errUsage, *format)
 	}
-	// Every trial is read, so that a label two trials share is an error
-	// naming both, never a silent pick of one.
-	r, err := bench.ReadRunModeWith(dir, bench.ReadReport, bench.ReadOptions{AllTrials: true})
-	if err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
-	t, err := pickTrial(r, *trial)
+	r, t, err := readTrial(dir, *trial)
 	if err != nil {
 		return err
 	}
@@ -127,12 +121,8 @@ func runExport(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	if *out == "" {
-		if _, err := stdout.Write(buf.Bytes()); err != nil {
-			return err
-		}
-	} else if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("export: %w", err)
+	if err := writeExport(stdout, *out, buf.Bytes()); err != nil {
+		return err
 	}
 	dest := *out
 	if dest == "" {
@@ -140,6 +130,33 @@ func runExport(stdout, stderr io.Writer, args []string) error {
 	}
 	fmt.Fprintf(stderr, "exported trial %q: %d questions of %s in %s to %s\n", t.Label, len(preds), t.Benchmark.DatasetName(), *format, dest)
 	return st.report(stderr, *format)
+}
+
+// readTrial reads run directory dir and picks its trial labelled label
+// (pickTrial). Every trial is read, so that a label two trials share is an
+// error naming both, never a silent pick of one.
+func readTrial(dir, label string) (*bench.RunData, *bench.RunTrial, error) {
+	r, err := bench.ReadRunModeWith(dir, bench.ReadReport, bench.ReadOptions{AllTrials: true})
+	if err != nil {
+		return nil, nil, fmt.Errorf("export: %w", err)
+	}
+	t, err := pickTrial(r, label)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, t, nil
+}
+
+// writeExport writes data to the file out, or to stdout when out is "".
+func writeExport(stdout io.Writer, out string, data []byte) error {
+	if out == "" {
+		_, err := stdout.Write(data)
+		return err
+	}
+	if err := os.WriteFile(out, data, 0o644); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	return nil
 }
 
 // pickTrial returns the trial labelled label or of id label, or the only
@@ -455,11 +472,7 @@ func flattenSQL(sql string) (flat string, changed bool) {
 // every text as the store holds it, credentials hidden (the viewer caps
 // its texts and names this command for the full ones).
 func exportItem(stdout, stderr io.Writer, dir, label, qid, out string) error {
-	r, err := bench.ReadRunModeWith(dir, bench.ReadReport, bench.ReadOptions{AllTrials: true})
-	if err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
-	t, err := pickTrial(r, label)
+	r, t, err := readTrial(dir, label)
 	if err != nil {
 		return err
 	}
@@ -489,12 +502,9 @@ func exportItem(stdout, stderr io.Writer, dir, label, qid, out string) error {
 	if err := enc.Encode(it); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	if out == "" {
-		_, err := stdout.Write(buf.Bytes())
+	// Written to stdout, the item is the whole output.
+	if err := writeExport(stdout, out, buf.Bytes()); err != nil || out == "" {
 		return err
-	}
-	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("export: %w", err)
 	}
 	fmt.Fprintf(stderr, "exported item %s of trial %q to %s\n", qid, t.Label, out)
 	return nil

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -19,16 +17,8 @@ import (
 func TestExportQuestion(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	spec := filepath.Join(dir, "spec.yaml")
-	if err := os.WriteFile(spec, []byte("name: export-item\nbenchmarks: [{name: mini, limit: 2}]\nmodels: {sim: {backend: sim, p: 0.6, seed: 3}}\nroles: {reason: sim}\nrunners: [{name: direct}]\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	runDir := filepath.Join(dir, "run")
-	var out bytes.Buffer
-	if err := run(&out, &out, []string{"run", spec, "--quiet", "--out", runDir}); err != nil {
-		t.Fatalf("run: %v\n%s", err, out.String())
-	}
-	var jsonl bytes.Buffer
+	_, runDir := runSpec(t, dir, "name: export-item\nbenchmarks: [{name: mini, limit: 2}]\nmodels: {sim: {backend: sim, p: 0.6, seed: 3}}\nroles: {reason: sim}\nrunners: [{name: direct}]\n")
+	var out, jsonl bytes.Buffer
 	if err := run(&jsonl, &out, []string{"export", runDir, "--format", "jsonl"}); err != nil {
 		t.Fatalf("export --format jsonl: %v\n%s", err, out.String())
 	}

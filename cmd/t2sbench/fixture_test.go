@@ -167,3 +167,28 @@ func copyRun(t testing.TB, src, dst string) {
 		t.Fatalf("copying run %s to %s: %v", src, dst, err)
 	}
 }
+
+// writeSpec writes the spec text to dir/spec.yaml and returns its path.
+func writeSpec(t testing.TB, dir, text string) string {
+	t.Helper()
+	spec := filepath.Join(dir, "spec.yaml")
+	if err := os.WriteFile(spec, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return spec
+}
+
+// runSpec writes the spec text to dir/spec.yaml (writeSpec) and runs it
+// quietly into dir/run, stopping t when the run fails; it returns the
+// spec's path and the run directory. A test whose spec differs from the
+// quickstart's (quickstartRun) makes its own small run with it.
+func runSpec(t testing.TB, dir, text string) (spec, runDir string) {
+	t.Helper()
+	spec = writeSpec(t, dir, text)
+	runDir = filepath.Join(dir, "run")
+	var out bytes.Buffer
+	if err := run(&out, &out, []string{"run", spec, "--quiet", "--out", runDir}); err != nil {
+		t.Fatalf("run: %v\n%s", err, out.String())
+	}
+	return spec, runDir
+}

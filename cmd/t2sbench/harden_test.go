@@ -53,15 +53,23 @@ func TestHelperRealCLI(t *testing.T) {
 }
 
 // realCLI runs args in a child process (TestHelperRealCLI) and returns its
-// combined output and peak RSS in kB.
+// combined output and peak RSS in kB; a failed command stops t.
 func realCLI(t *testing.T, env []string, args ...string) (string, int64) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperRealCLI$", "-test.count=1")
-	cmd.Env = append(append(os.Environ(), env...), "T2SBENCH_TEST_REAL_ARGS="+strings.Join(args, "\n"))
-	out, err := cmd.CombinedOutput()
+	out, kb, err := childCLI(env, args...)
 	if err != nil {
 		t.Fatalf("%v: %v\n%s", args, err, out)
 	}
+	return out, kb
+}
+
+// childCLI runs args in a child process (TestHelperRealCLI), whatever its
+// exit status, and returns its combined output, peak RSS in kB (-1 when it
+// printed none) and the error of a command that failed.
+func childCLI(env []string, args ...string) (string, int64, error) {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperRealCLI$", "-test.count=1")
+	cmd.Env = append(append(os.Environ(), env...), "T2SBENCH_TEST_REAL_ARGS="+strings.Join(args, "\n"))
+	out, err := cmd.CombinedOutput()
 	kb := int64(-1)
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
@@ -69,7 +77,7 @@ func realCLI(t *testing.T, env []string, args ...string) (string, int64) {
 			kb, _ = strconv.ParseInt(v, 10, 64)
 		}
 	}
-	return string(out), kb
+	return string(out), kb, err
 }
 
 func needProc(t *testing.T) {

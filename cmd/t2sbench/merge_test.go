@@ -217,10 +217,7 @@ func testMergeCounts(t *testing.T, d mergeDirs) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantItems := 0
-	for _, tr := range want.Trials {
-		wantItems += len(tr.Items)
-	}
+	wantItems := itemCount(want)
 	out := filepath.Join(t.TempDir(), "merged")
 	for i, args := range [][]string{
 		{d.s1, d.s2},
@@ -236,10 +233,7 @@ func testMergeCounts(t *testing.T, d mergeDirs) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		items := 0
-		for _, tr := range r.Trials {
-			items += len(tr.Items)
-		}
+		items := itemCount(r)
 		if items != wantItems || r.CallLog != want.CallLog {
 			t.Errorf("merge %d (%v): store holds %d items, call log %+v; want %d, %+v (the unsharded run's)", i, args, items, r.CallLog, wantItems, want.CallLog)
 		}
@@ -303,11 +297,7 @@ func testMergeKilled(t *testing.T, d mergeDirs) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		items, wantItems := 0, 0
-		for i, tr := range r.Trials {
-			items += len(tr.Items)
-			wantItems += len(want.Trials[i].Items)
-		}
+		items, wantItems := itemCount(r), itemCount(want)
 		if items != wantItems || r.CallLog != want.CallLog {
 			t.Errorf("round %d, killed after %v: %d items, call log %+v; want %d, %+v (the unsharded run's)", round, delay, items, r.CallLog, wantItems, want.CallLog)
 		}

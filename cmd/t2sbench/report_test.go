@@ -17,8 +17,7 @@ import (
 func TestReportTwiceByteIdentical(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	spec := filepath.Join(dir, "spec.yaml")
-	if err := os.WriteFile(spec, []byte(`name: report-test
+	_, runDir := runSpec(t, dir, `name: report-test
 benchmarks: [{name: mini, limit: 12}]
 models: {sim: {backend: sim, p: 0.6, seed: 3}}
 roles: {reason: sim}
@@ -28,14 +27,7 @@ runners:
     params: {temperature: 0.8}
     sweep: {k: [2, 4]}
 workers: 4
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	runDir := filepath.Join(dir, "run")
-	var out bytes.Buffer
-	if err := run(&out, &out, []string{"run", spec, "--quiet", "--out", runDir}); err != nil {
-		t.Fatalf("run: %v\n%s", err, out.String())
-	}
+`)
 	var texts [2]string
 	var dirs [2]string
 	for i := range dirs {
@@ -141,22 +133,14 @@ func TestReportUsageErrors(t *testing.T) {
 func TestReportPricesFromSpec(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	spec := filepath.Join(dir, "spec.yaml")
-	if err := os.WriteFile(spec, []byte(`name: priced
+	_, runDir := runSpec(t, dir, `name: priced
 benchmarks: [{name: mini, limit: 4}]
 models: {sim: {backend: sim, p: 0.6, seed: 3}}
 roles: {reason: sim}
 runners:
   - name: steinersql
 prices: {sim: {prompt: 1000000, completion: 0}}
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	runDir := filepath.Join(dir, "run")
-	var out bytes.Buffer
-	if err := run(&out, &out, []string{"run", spec, "--quiet", "--out", runDir}); err != nil {
-		t.Fatalf("run: %v\n%s", err, out.String())
-	}
+`)
 	costOf := func(args ...string) string {
 		t.Helper()
 		var o, e bytes.Buffer

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -91,7 +89,7 @@ runners:
   - name: direct
 `, srv.URL+"/v1")), 0o644)
 			dir := filepath.Join(tmp, "run")
-			out, kb := childCLI(t, []string{"XDG_CACHE_HOME=" + t.TempDir()}, "run", spec, "--out", dir, "--quiet")
+			out, kb, _ := childCLI([]string{"XDG_CACHE_HOME=" + t.TempDir()}, "run", spec, "--out", dir, "--quiet")
 			t.Logf("%s: peak RSS %d MiB", tc.name, kb>>10)
 			if kb <= 0 || kb > hostileRSSLimitKB {
 				t.Errorf("peak RSS %d kB; want in (0, %d]\n%s", kb, hostileRSSLimitKB, out)
@@ -114,21 +112,4 @@ runners:
 			}
 		})
 	}
-}
-
-// childCLI runs args in a child process (TestHelperRealCLI), whatever its
-// exit status, and returns its combined output and peak RSS in kB.
-func childCLI(t *testing.T, env []string, args ...string) (string, int64) {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperRealCLI$", "-test.count=1")
-	cmd.Env = append(append(os.Environ(), env...), "T2SBENCH_TEST_REAL_ARGS="+strings.Join(args, "\n"))
-	out, _ := cmd.CombinedOutput()
-	kb := int64(-1)
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM_kB="); ok {
-			kb, _ = strconv.ParseInt(v, 10, 64)
-		}
-	}
-	return string(out), kb
 }

@@ -125,27 +125,9 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	env, closeEnv := runEnv(envOpt)
 	defer closeEnv()
 	if *benchOverride != "" {
-		name, data, _ := strings.Cut(*benchOverride, "=")
-		if name == "" {
-			return fmt.Errorf("%w: --benchmark wants NAME or NAME=DIR, got %q", errUsage, *benchOverride)
+		if err := overrideBenchmark(spec, env.KnownBenchmark, *benchOverride); err != nil {
+			return err
 		}
-		if env.KnownBenchmark != nil && !env.KnownBenchmark(name) {
-			names := datasets.SpecNames()
-			return fmt.Errorf("%w: --benchmark: unknown benchmark %q%s (known: %s)", errUsage, name, suggest.Hint(name, names), strings.Join(names, ", "))
-		}
-		// A benchmark the spec already names keeps its other settings
-		// (split, mode, MySQL connection); --limit still applies.
-		b := bench.BenchmarkSpec{Name: name}
-		for _, sb := range spec.Benchmarks {
-			if sb.Name == name {
-				b = sb
-				break
-			}
-		}
-		if data != "" {
-			b.Data = data
-		}
-		spec.Benchmarks = []bench.BenchmarkSpec{b}
 	}
 	if *maxResultMB < 0 || *maxResultMB > 1<<20 {
 		return fmt.Errorf("%w: --max-result-mb must be in [1, 1048576], got %d", errUsage, *maxResultMB)
@@ -177,19 +159,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	}
 	dir := *out
 	if dir == "" {
-		dir = spec.Out
-		if dir == "" {
-			name := spec.Name
-			if name == "" {
-				name = filepath.Base(specPath[:len(specPath)-len(filepath.Ext(specPath))])
-			}
-			dir = filepath.Join("runs", name)
-		}
-		// A shard's default run directory is its own, never the spec's
-		// (unsharded) one: merge joins the shards' directories.
-		if *shard != "" {
-			dir = shardDir(dir, sh)
-		}
+		dir = defaultRunDir(spec, specPath, *shard != "", sh)
 	}
 	// A run directory holds one spec: another spec's trials are refused
 	// before the store is opened for writing (nothing in it changes).
@@ -199,40 +169,13 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 			return err
 		}
 	}
-	// A shard run writes only into a directory holding nothing but its
-	// own shard's items: in another one (an unsharded run, another
-	// shard's) it would find their items finished and run nothing.
 	if *shard != "" && !*fresh && (change.Empty() || *replace) {
-		outside, total, err := bench.ShardOutside(dir, sh)
-		if err != nil {
+		if err := checkShardDir(dir, *out != "", *shard, sh); err != nil {
 			return err
-		}
-		if outside > 0 {
-			use := "pass --out DIR, a directory of the shard's own"
-			if *out != "" {
-				use = "pass --out " + shardDir(dir, sh) + " (the default without --out)"
-			}
-			return fmt.Errorf("%w: --shard %s: run directory %s holds %d items (of %d) outside shard %s: an unsharded run, or another shard's, which this shard would find finished and count as its own; a shard runs into a directory of its own: %s, then join the shards' directories with t2sbench merge",
-				errUsage, *shard, dir, outside, total, *shard, use)
 		}
 	}
 	if *dryRun {
-		// Ctrl-C prints the trials planned so far, then exits 3.
-		ctx, stop := signal.NotifyContext(context.Background(), runSignals...)
-		defer stop()
-		fmt.Fprintf(stderr, "dry run of %s: planning %d trials (Ctrl-C prints those planned so far)\n", spec.Name, len(plan.Trials))
-		d, err := bench.PlanDryRun(ctx, plan, env, bench.DryRunOptions{Shard: sh, Limit: *limit, Dir: dir})
-		if err != nil && (d == nil || !d.Interrupted) {
-			return err
-		}
-		if !change.Empty() {
-			d.Notes = append(d.Notes, dryRunChangeNote(dir, change, *replace))
-		}
-		d.Write(stdout)
-		if d.Interrupted {
-			return fmt.Errorf("%w: dry run interrupted after %d of %d trials", errIncomplete, len(d.Trials), d.PlanTrials)
-		}
-		return nil
+		return dryRunPlan(stdout, stderr, plan, env, bench.DryRunOptions{Shard: sh, Limit: *limit, Dir: dir}, change, *replace)
 	}
 	if *resume {
 		if _, err := os.Stat(filepath.Join(dir, bench.StoreFile)); err != nil {
@@ -260,7 +203,8 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 			}
 		}
 	}
-	if err := st.SetSpecText(specText(specPath, modelFiles, sets, spec.ProfileUse, *limit, *backbone), append(secrets, spec.Secrets()...)); err != nil {
+	redact := append(slices.Clip(secrets), spec.Secrets()...)
+	if err := st.SetSpecText(specText(specPath, modelFiles, sets, spec.ProfileUse, *limit, *backbone), redact); err != nil {
 		return err
 	}
 	if c := binaryCommit(); c != "" { // a build without VCS information keeps what an earlier session recorded
@@ -268,7 +212,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 			return err
 		}
 	}
-	if err := st.AddRunOptions(runOptions(fs, modelFiles, sets), append(secrets, spec.Secrets()...), *fresh); err != nil {
+	if err := st.AddRunOptions(runOptions(fs, modelFiles, sets), redact, *fresh); err != nil {
 		return err
 	}
 
@@ -331,6 +275,94 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 // dir: runs/quickstart-shard-1-of-2.
 func shardDir(dir string, sh bench.Shard) string {
 	return fmt.Sprintf("%s-shard-%d-of-%d", filepath.Clean(dir), sh.I+1, sh.N)
+}
+
+// overrideBenchmark applies --benchmark NAME or NAME=DIR (value) to spec:
+// the spec's benchmarks become that one. A benchmark the spec already
+// names keeps its other settings (split, mode, MySQL connection); --limit
+// still applies. known, when set, reports whether a loader knows NAME.
+func overrideBenchmark(spec *bench.Spec, known func(string) bool, value string) error {
+	name, data, _ := strings.Cut(value, "=")
+	if name == "" {
+		return fmt.Errorf("%w: --benchmark wants NAME or NAME=DIR, got %q", errUsage, value)
+	}
+	if known != nil && !known(name) {
+		names := datasets.SpecNames()
+		return fmt.Errorf("%w: --benchmark: unknown benchmark %q%s (known: %s)", errUsage, name, suggest.Hint(name, names), strings.Join(names, ", "))
+	}
+	b := bench.BenchmarkSpec{Name: name}
+	for _, sb := range spec.Benchmarks {
+		if sb.Name == name {
+			b = sb
+			break
+		}
+	}
+	if data != "" {
+		b.Data = data
+	}
+	spec.Benchmarks = []bench.BenchmarkSpec{b}
+	return nil
+}
+
+// defaultRunDir is the run directory of a run without --out: the spec's
+// out, else runs/<spec name> (the spec file's name when the spec has
+// none). A shard's (sharded, shard sh) is its own, never the spec's
+// unsharded one: merge joins the shards' directories.
+func defaultRunDir(spec *bench.Spec, specPath string, sharded bool, sh bench.Shard) string {
+	dir := spec.Out
+	if dir == "" {
+		name := spec.Name
+		if name == "" {
+			name = filepath.Base(specPath[:len(specPath)-len(filepath.Ext(specPath))])
+		}
+		dir = filepath.Join("runs", name)
+	}
+	if sharded {
+		dir = shardDir(dir, sh)
+	}
+	return dir
+}
+
+// checkShardDir refuses to run shard sh (as --shard gave it) into run
+// directory dir when dir holds items outside the shard: in another
+// directory (an unsharded run, another shard's) the shard would find
+// their items finished and run nothing. outGiven says dir came from --out.
+func checkShardDir(dir string, outGiven bool, shard string, sh bench.Shard) error {
+	outside, total, err := bench.ShardOutside(dir, sh)
+	if err != nil {
+		return err
+	}
+	if outside == 0 {
+		return nil
+	}
+	use := "pass --out DIR, a directory of the shard's own"
+	if outGiven {
+		use = "pass --out " + shardDir(dir, sh) + " (the default without --out)"
+	}
+	return fmt.Errorf("%w: --shard %s: run directory %s holds %d items (of %d) outside shard %s: an unsharded run, or another shard's, which this shard would find finished and count as its own; a shard runs into a directory of its own: %s, then join the shards' directories with t2sbench merge",
+		errUsage, shard, dir, outside, total, shard, use)
+}
+
+// dryRunPlan is run --dry-run: it prints the plan's dry run to stdout,
+// with a note on the trials change, the plan's difference from what the
+// run directory holds (replace: --replace-trials). Ctrl-C prints the
+// trials planned so far, then exits 3.
+func dryRunPlan(stdout, stderr io.Writer, plan *bench.Plan, env bench.Env, opt bench.DryRunOptions, change *bench.PlanChange, replace bool) error {
+	ctx, stop := signal.NotifyContext(context.Background(), runSignals...)
+	defer stop()
+	fmt.Fprintf(stderr, "dry run of %s: planning %d trials (Ctrl-C prints those planned so far)\n", plan.Spec.Name, len(plan.Trials))
+	d, err := bench.PlanDryRun(ctx, plan, env, opt)
+	if err != nil && (d == nil || !d.Interrupted) {
+		return err
+	}
+	if !change.Empty() {
+		d.Notes = append(d.Notes, dryRunChangeNote(opt.Dir, change, replace))
+	}
+	d.Write(stdout)
+	if d.Interrupted {
+		return fmt.Errorf("%w: dry run interrupted after %d of %d trials", errIncomplete, len(d.Trials), d.PlanTrials)
+	}
+	return nil
 }
 
 // writeReplaced says what --replace-trials removed and which stored

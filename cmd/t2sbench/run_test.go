@@ -206,6 +206,11 @@ func countDone(dir string) int {
 	if err != nil {
 		return 0
 	}
+	return itemCount(r)
+}
+
+// itemCount is the number of items the trials of run r hold.
+func itemCount(r *bench.RunData) int {
 	n := 0
 	for _, t := range r.Trials {
 		n += len(t.Items)

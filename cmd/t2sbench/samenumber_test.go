@@ -41,8 +41,7 @@ func TestOneComparisonEverywhere(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			spec := filepath.Join(dir, "spec.yaml")
-			if err := os.WriteFile(spec, []byte(`name: same-number
+			spec := writeSpec(t, dir, `name: same-number
 benchmarks: [{name: mini, limit: 30}]
 models: {sim: {backend: sim, p: 0.6, seed: 7}}
 roles: {reason: sim}
@@ -53,9 +52,7 @@ runners:
     params: {k: 3, temperature: 0.8}
 seeds: `+tc.seeds+`
 workers: 4
-`), 0o644); err != nil {
-				t.Fatal(err)
-			}
+`)
 			runDir, repDir := filepath.Join(dir, "run"), filepath.Join(dir, "report")
 			var summary, e bytes.Buffer
 			if err := run(&summary, &e, []string{"run", spec, "--quiet", "--out", runDir}); err != nil {

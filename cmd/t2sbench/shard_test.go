@@ -123,11 +123,7 @@ func TestShardsMergeEqualUnsharded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n := 0
-		for _, tr := range r.Trials {
-			n += len(tr.Items)
-		}
-		if n == 0 || n == 5*20 {
+		if n := itemCount(r); n == 0 || n == 5*20 {
 			t.Errorf("shard %d holds %d items; want a proper slice of 100", i+1, n)
 		}
 	}

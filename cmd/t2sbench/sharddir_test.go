@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,11 +21,7 @@ func TestShardRunDirectory(t *testing.T) {
 	t.Cleanup(func() { runEnv = old })
 	tmp := t.TempDir()
 	base := filepath.Join(tmp, "runs", "sh")
-	spec := filepath.Join(tmp, "spec.yaml")
-	text := "name: sh\nout: " + base + "\nbenchmarks: [{name: fake}]\nmodels: {m: {backend: sim}}\nroles: {reason: m}\nrunners: [{name: direct}]\n"
-	if err := os.WriteFile(spec, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	spec := writeSpec(t, tmp, "name: sh\nout: "+base+"\nbenchmarks: [{name: fake}]\nmodels: {m: {backend: sim}}\nroles: {reason: m}\nrunners: [{name: direct}]\n")
 	items := func(dir string) int {
 		_, total, err := bench.ShardOutside(dir, bench.Shard{N: 1})
 		if err != nil {

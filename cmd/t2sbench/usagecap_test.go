@@ -21,21 +21,13 @@ import (
 func TestOverflowingUsageStoreOpens(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	spec := filepath.Join(dir, "spec.yaml")
-	if err := os.WriteFile(spec, []byte(`name: usage-cap
+	spec, runDir := runSpec(t, dir, `name: usage-cap
 benchmarks: [{name: mini, limit: 3}]
 models: {sim: {backend: sim, p: 0.6, seed: 3}}
 roles: {reason: sim}
 runners: [{name: direct}]
 workers: 2
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	runDir := filepath.Join(dir, "run")
-	var out bytes.Buffer
-	if err := run(&out, &out, []string{"run", spec, "--quiet", "--out", runDir}); err != nil {
-		t.Fatalf("run: %v\n%s", err, out.String())
-	}
+`)
 	db, err := sql.Open("sqlite3", filepath.Join(runDir, "run.db"))
 	if err != nil {
 		t.Fatal(err)

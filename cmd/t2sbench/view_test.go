@@ -14,21 +14,13 @@ import (
 func TestViewStaticAndNoView(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	spec := filepath.Join(dir, "spec.yaml")
-	if err := os.WriteFile(spec, []byte(`name: view-test
+	_, runDir := runSpec(t, dir, `name: view-test
 benchmarks: [{name: mini, limit: 5}]
 models: {sim: {backend: sim, p: 0.6, seed: 3}}
 roles: {reason: sim}
 runners: [{name: direct}, {name: cot}]
 workers: 2
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	runDir := filepath.Join(dir, "run")
-	var out bytes.Buffer
-	if err := run(&out, &out, []string{"run", spec, "--quiet", "--out", runDir}); err != nil {
-		t.Fatalf("run: %v\n%s", err, out.String())
-	}
+`)
 	site := filepath.Join(dir, "site")
 	var o, e bytes.Buffer
 	if err := run(&o, &e, []string{"view", runDir, "--static", site}); err != nil {

@@ -22,7 +22,6 @@ import (
 func TestViewServesLive(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	spec := filepath.Join(dir, "spec.yaml")
 	specText := `name: view-live
 # a comment the overview shows as written
 benchmarks: [{name: mini, limit: 2}]
@@ -30,14 +29,7 @@ models: {sim: {backend: sim, p: 0.6, seed: 3}}
 roles: {reason: sim}
 runners: [{name: direct}]
 `
-	if err := os.WriteFile(spec, []byte(specText), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	runDir := filepath.Join(dir, "run")
-	var out bytes.Buffer
-	if err := run(&out, &out, []string{"run", spec, "--quiet", "--out", runDir}); err != nil {
-		t.Fatalf("run: %v\n%s", err, out.String())
-	}
+	_, runDir := runSpec(t, dir, specText)
 	cmd := cli(t, filepath.Join(dir, "calls.log"), "view", runDir, "--port", "0", "--no-previews")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
