@@ -242,9 +242,10 @@ func (v *Viewer) question(ctx context.Context, n int, calls []map[string][]bench
 		ex = src.ex[ref.id]
 	}
 	// The benchmark's texts are capped as the store's are, with no
-	// command: the benchmark's files hold them whole.
+	// command: the benchmark's files hold them whole. The question's text
+	// comes from the index, which capIndex capped already: capped again,
+	// its marker would give the capped length as the whole.
 	bc := capper{max: MaxText, red: v.red}
-	q.Question = bc.text(q.Question)
 	if ex != nil {
 		q.Evidence = bc.text(ex.Evidence)
 		if ex.GoldSQL != "" {
