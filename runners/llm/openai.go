@@ -1156,6 +1156,19 @@ func (o *OpenAI) topK(req Request) int {
 
 var temperatureKey = []byte(`"temperature":`)
 
+// prependMember returns the JSON object body with member ("name":value)
+// as its first member; a body that is no object comes back unchanged.
+func prependMember(body []byte, member string) []byte {
+	if len(body) < 2 || body[0] != '{' {
+		return body
+	}
+	nb := make([]byte, 0, len(body)+len(member)+1)
+	nb = append(nb, '{')
+	nb = append(nb, member...)
+	nb = append(nb, ',')
+	return append(nb, body[1:]...)
+}
+
 func (t *probeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	p, _ := req.Context().Value(probeKey{}).(*probe)
 	if p != nil && (p.zeroTemp || p.topK > 0) && req.Body != nil && strings.HasSuffix(req.URL.Path, "/chat/completions") {
@@ -1164,17 +1177,11 @@ func (t *probeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err != nil {
 			return nil, err
 		}
-		if p.zeroTemp && len(body) > 1 && body[0] == '{' && !bytes.Contains(body, temperatureKey) {
-			nb := make([]byte, 0, len(body)+16)
-			nb = append(nb, `{"temperature":0,`...)
-			nb = append(nb, body[1:]...)
-			body = nb
+		if p.zeroTemp && !bytes.Contains(body, temperatureKey) {
+			body = prependMember(body, `"temperature":0`)
 		}
-		if p.topK > 0 && len(body) > 1 && body[0] == '{' {
-			nb := make([]byte, 0, len(body)+16)
-			nb = append(nb, `{"top_k":`+strconv.Itoa(p.topK)+`,`...)
-			nb = append(nb, body[1:]...)
-			body = nb
+		if p.topK > 0 {
+			body = prependMember(body, `"top_k":`+strconv.Itoa(p.topK))
 		}
 		r2 := req.Clone(req.Context())
 		r2.Body = io.NopCloser(bytes.NewReader(body))
