@@ -523,7 +523,6 @@ func (o *OpenAI) send(ctx context.Context, cr openai.ChatCompletionRequest, req 
 	var body []byte
 	err := o.retry(ctx, o.estimateTokens(req, n), req.Temperature == 0, o.topK(req), func(actx context.Context, p *probe) (int, error) {
 		var err error
-		p.capture = true
 		p.maxChoices = n + ExtraChoices
 		resp, err = o.client.CreateChatCompletion(actx, cr)
 		body = p.body
@@ -1120,14 +1119,11 @@ type probe struct {
 	topK       int
 	status     int
 	retryAfter string
-	// capture asks for the response body, which body then holds (what
-	// the client read of it).
-	capture bool
-	body    []byte
 	// maxChoices, when > 0, is the most choices a chat answer may hold:
-	// the transport reads the body whole (within the byte cap) and counts
-	// them before the client decodes it.
+	// the transport reads the body whole (within the byte cap), counts
+	// them before the client decodes it, and keeps the body in body.
 	maxChoices int
+	body       []byte
 }
 
 type probeKey struct{}
@@ -1205,12 +1201,8 @@ func (t *probeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			if rerr != nil {
 				return nil, rerr
 			}
-			if p.capture {
-				p.body = body
-			}
+			p.body = body
 			resp.Body = io.NopCloser(bytes.NewReader(body))
-		} else if p.capture && resp.Body != nil {
-			resp.Body = &captureBody{ReadCloser: resp.Body, p: p}
 		}
 	}
 	return resp, err
@@ -1228,16 +1220,4 @@ func countChoices(body []byte, limit int) error {
 		return fmt.Errorf("%w: %d choices, over the cap of %d (the choices requested plus %d)", ErrTooLarge, len(c.Choices), limit, ExtraChoices)
 	}
 	return nil
-}
-
-// captureBody copies what is read of a response body into its probe.
-type captureBody struct {
-	io.ReadCloser
-	p *probe
-}
-
-func (c *captureBody) Read(b []byte) (int, error) {
-	n, err := c.ReadCloser.Read(b)
-	c.p.body = append(c.p.body, b[:n]...)
-	return n, err
 }
