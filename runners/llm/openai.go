@@ -1078,9 +1078,12 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 var ErrTooLarge = fmt.Errorf("%w: answer too large", ErrMalformed)
 
 // tooLarge is the *Error of an answer over a cap that send finds once the
-// body is decoded (a choice's text).
+// body is decoded (a choice's text), classified as the transport's caps
+// are (classify).
 func (o *OpenAI) tooLarge(what string) *Error {
-	return &Error{Class: ClassMalformed, Attempts: 1, Err: fmt.Errorf("llm: openai %s model %s: %w: %s", o.cfg.BaseURL, o.cfg.Model, ErrTooLarge, what)}
+	e := o.classify(fmt.Errorf("%w: %s", ErrTooLarge, what), &probe{}, false)
+	e.Attempts = 1
+	return e
 }
 
 // capBody is a response body read at most limit bytes far: reading past
