@@ -380,10 +380,8 @@ func (o *OpenAI) ServerIdentity(ctx context.Context) (id string, known bool) {
 	defer cancel()
 	list, err := o.client.ListModels(ctx)
 	if err != nil {
-		var ae *openai.APIError
-		var re *openai.RequestError
-		noList := func(code int) bool { return code == http.StatusNotFound || code == http.StatusMethodNotAllowed }
-		return "", (errors.As(err, &ae) && noList(ae.HTTPStatusCode)) || (errors.As(err, &re) && noList(re.HTTPStatusCode))
+		status, _, _, _ := apiStatus(err)
+		return "", status == http.StatusNotFound || status == http.StatusMethodNotAllowed
 	}
 	for _, m := range list.Models {
 		if m.ID != o.cfg.Model {
@@ -968,24 +966,9 @@ func (o *OpenAI) backoff(attempt int) time.Duration {
 // cut body (network), a JSON syntax or type error (malformed). The class
 // is Classify's, its retry HandlingOf's.
 func (o *OpenAI) classify(err error, p *probe, timedOut bool) *Error {
-	status := 0
-	msg, param := "", ""
-	var apiErr *openai.APIError
-	var reqErr *openai.RequestError
-	// RequestError first: go-openai wraps an empty APIError in it when an
-	// error body is not OpenAI's shape (Ollama's {"error": "..."}).
-	switch {
-	case errors.As(err, &reqErr):
-		status = reqErr.HTTPStatusCode
-		msg = bodyMessage(reqErr.Body)
-	case errors.As(err, &apiErr):
-		status, msg = apiErr.HTTPStatusCode, apiErr.Message
-		if apiErr.Param != nil {
-			param = *apiErr.Param
-		}
-	case p.status >= 400:
-		status = p.status
-		msg = err.Error()
+	status, msg, param, answered := apiStatus(err)
+	if !answered && p.status >= 400 {
+		status, msg = p.status, err.Error()
 	}
 	if status >= 400 {
 		se := &StatusError{StatusCode: status, Message: o.redact(msg), Param: param, BaseURL: o.cfg.BaseURL, Model: o.cfg.Model}
@@ -1014,6 +997,26 @@ func (o *OpenAI) classify(err error, p *probe, timedOut bool) *Error {
 		cause = &causeError{msg: o.errorf("%v", err).Error(), err: err}
 	}
 	return &Error{Class: class, Retryable: HandlingOf(class).Retried, refused: errors.Is(err, syscall.ECONNREFUSED), Err: cause}
+}
+
+// apiStatus returns the HTTP status, the server's message and the
+// parameter it names of go-openai's error for an error status (answered
+// false when err holds none). RequestError comes first: go-openai wraps
+// an empty APIError in it when an error body is not OpenAI's shape
+// (Ollama's {"error": "..."}).
+func apiStatus(err error) (status int, msg, param string, answered bool) {
+	var apiErr *openai.APIError
+	var reqErr *openai.RequestError
+	switch {
+	case errors.As(err, &reqErr):
+		return reqErr.HTTPStatusCode, bodyMessage(reqErr.Body), "", true
+	case errors.As(err, &apiErr):
+		if apiErr.Param != nil {
+			param = *apiErr.Param
+		}
+		return apiErr.HTTPStatusCode, apiErr.Message, param, true
+	}
+	return 0, "", "", false
 }
 
 // causeError is an error whose message (redacted) replaces its cause's
