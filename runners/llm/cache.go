@@ -585,13 +585,9 @@ func loadOldSamples(ctx context.Context, q querier, keys []string, have map[int]
 // afterwards, which differ from es only where another caller stored the
 // sample first, and how many samples it stored. The samples one call
 // stores share a row of table samples per model, compressed together.
-func (c *Cache) put(ctx context.Context, rk string, doc *keyDoc, keys []string, samples []int, es []entry) ([]entry, int, error) {
-	return c.store(ctx, rk, doc, keys, samples, es, false)
-}
-
-// store is put; with replace, the samples of rk stored before are dropped
-// first and es stored in their place (CachedClient's refresh).
-func (c *Cache) store(ctx context.Context, rk string, doc *keyDoc, keys []string, samples []int, es []entry, replace bool) ([]entry, int, error) {
+// With replace, the samples of rk stored before are dropped first and es
+// stored in their place (CachedClient's refresh).
+func (c *Cache) put(ctx context.Context, rk string, doc *keyDoc, keys []string, samples []int, es []entry, replace bool) ([]entry, int, error) {
 	rkb, err := hex.DecodeString(rk)
 	if err != nil {
 		return nil, 0, fmt.Errorf("llm: cache key %q is not hex", rk)
@@ -605,17 +601,15 @@ func (c *Cache) store(ctx context.Context, rk string, doc *keyDoc, keys []string
 	}
 	defer tx.Rollback()
 	now := time.Now().UTC()
+	// Answers of the first format's table are not deleted when replacing,
+	// but replaced here: none of them is read.
+	have, bad := map[int]entry{}, []badRow(nil)
 	if replace {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM samples WHERE rk = ?`, rkb); err != nil {
 			return nil, 0, fmt.Errorf("llm: write cache %s: %w", c.path, err)
 		}
-	}
-	have, bad, err := loadSamples(ctx, tx, c.old, true, rk, keys)
-	if err != nil {
+	} else if have, bad, err = loadSamples(ctx, tx, c.old, true, rk, keys); err != nil {
 		return nil, 0, fmt.Errorf("llm: read cache %s: %w", c.path, err)
-	}
-	if replace {
-		have = map[int]entry{} // answers of the first format's table are not deleted, but replaced here
 	}
 	// A row that failed its checksum is replaced by the samples asked
 	// again (its samples not asked again are lost: they are asked when
@@ -1122,7 +1116,7 @@ func (c *CachedClient) Complete(ctx context.Context, req Request) (*Response, er
 			out.CacheKey = rk
 		}
 	}
-	stored, nstored, err := c.cache.store(ctx, rk, c.storedDoc(doc), keys, idx, es, c.refresh)
+	stored, nstored, err := c.cache.put(ctx, rk, c.storedDoc(doc), keys, idx, es, c.refresh)
 	if err != nil {
 		return nil, err
 	}
