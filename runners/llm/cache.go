@@ -597,7 +597,7 @@ func (c *Cache) put(ctx context.Context, rk string, doc *keyDoc, keys []string, 
 	// commits.
 	tx, err := c.db.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, 0, &WriteError{Op: "llm: write cache", Path: c.path, Err: err}
+		return nil, 0, c.writeError(err)
 	}
 	defer tx.Rollback()
 	now := time.Now().UTC()
@@ -616,7 +616,7 @@ func (c *Cache) put(ctx context.Context, rk string, doc *keyDoc, keys []string, 
 	// next needed).
 	for _, b := range bad {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM samples WHERE rk = ? AND first = ?`, rkb, b.first); err != nil {
-			return nil, 0, &WriteError{Op: "llm: write cache", Path: c.path, Err: err}
+			return nil, 0, c.writeError(err)
 		}
 	}
 	var prompt []byte // the request, for the first row written, unless kept
@@ -663,23 +663,29 @@ func (c *Cache) put(ctx context.Context, rk string, doc *keyDoc, keys []string, 
 		var p []byte // NULL
 		if prompt != nil {
 			if p, err = c.putRequest(ctx, tx, doc, now.Unix(), &added); err != nil {
-				return nil, 0, &WriteError{Op: "llm: write cache", Path: c.path, Err: err}
+				return nil, 0, c.writeError(err)
 			}
 			prompt = nil
 		}
 		row := sampleRow{rk: rkb, first: g.first, model: m, n: len(g.idx), v: v, p: p}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO samples (rk, first, model, n, v, p, sum) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 			rkb, g.first, m, len(g.idx), v, p, row.sum()); err != nil {
-			return nil, 0, &WriteError{Op: "llm: write cache", Path: c.path, Err: err}
+			return nil, 0, c.writeError(err)
 		}
 		stored += len(g.idx)
 	}
 	if err := tx.Commit(); err != nil {
-		return nil, 0, &WriteError{Op: "llm: write cache", Path: c.path, Err: err}
+		return nil, 0, c.writeError(err)
 	}
 	c.memo.add(added)
 	c.st.stored.Add(int64(stored))
 	return out, stored, nil
+}
+
+// writeError is a failed write of the cache file: a *WriteError, which a
+// run reads as an environment failure.
+func (c *Cache) writeError(err error) error {
+	return &WriteError{Op: "llm: write cache", Path: c.path, Err: err}
 }
 
 // storedRequest is a request as table requests of the first format holds
