@@ -928,7 +928,7 @@ func joinServer(list, fp string) string {
 // keeps the recorded identity.
 func (c *CachedClient) identify(ctx context.Context) error {
 	si, ok := c.inner.(ServerIdentifier)
-	if !ok || c.cache == nil {
+	if !ok {
 		return nil
 	}
 	list, known := si.ServerIdentity(ctx)
@@ -940,12 +940,9 @@ func (c *CachedClient) identify(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
-	case !known:
+	case !known || (rec != "" && recList == list):
 		// A model list that could not be read (a busy server) is no
 		// evidence of another server.
-		c.ident.Server = rec
-		return nil
-	case rec != "" && recList == list:
 		c.ident.Server = rec
 		return nil
 	case rec != "":
@@ -959,12 +956,12 @@ func (c *CachedClient) identify(ctx context.Context) error {
 }
 
 // noteFingerprint takes a new system_fingerprint of the server into the
-// identity (c.mu held by the caller's lock below) and records it.
+// identity and records it; it returns the identity then current.
 func (c *CachedClient) noteFingerprint(ctx context.Context, fp string) (Ident, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	list, old := splitServer(c.ident.Server)
-	if fp == "" || fp == old || c.cache == nil {
+	if fp == "" || fp == old {
 		return c.ident, nil
 	}
 	next := joinServer(list, fp)
@@ -1071,15 +1068,13 @@ func (c *CachedClient) Complete(ctx context.Context, req Request) (*Response, er
 	out := &Response{CacheKey: rk}
 	var es []entry
 	var idx []int // the sample of each entry of es
-	fp := ""
 	for _, sc := range c.plan(req, missing) {
 		resp, err := c.call(ctx, sc.req, sc.first)
 		if err != nil {
 			return nil, err
 		}
 		if resp.SystemFingerprint != "" {
-			fp = resp.SystemFingerprint
-			out.SystemFingerprint = fp
+			out.SystemFingerprint = resp.SystemFingerprint
 		}
 		if len(resp.Choices) < sc.req.Samples() {
 			return nil, fmt.Errorf("llm: %s %s: got %d choices for %d samples", c.ident.Backend, c.ident.Model, len(resp.Choices), sc.req.Samples())
@@ -1103,10 +1098,10 @@ func (c *CachedClient) Complete(ctx context.Context, req Request) (*Response, er
 		out.Usage = out.Usage.Add(resp.Usage)
 		out.Latency = max(out.Latency, resp.Latency)
 	}
-	if fp != "" {
+	if out.SystemFingerprint != "" {
 		// An answer under a new fingerprint is stored under the key of
 		// the identity it came from.
-		id, err := c.noteFingerprint(ctx, fp)
+		id, err := c.noteFingerprint(ctx, out.SystemFingerprint)
 		if err != nil {
 			return nil, err
 		}
