@@ -1253,7 +1253,7 @@ func (c *CachedClient) call(ctx context.Context, req Request, first int) (*Respo
 		resp, err = c.inner.Complete(ctx, req)
 	}
 	if c.onCall != nil {
-		rec := CallRecord{Start: start, Role: req.Role, Ident: c.ident, Samples: req.Samples(), Latency: time.Since(start)}
+		rec := CallRecord{Start: start, Role: req.Role, Ident: c.Ident(), Samples: req.Samples(), Latency: time.Since(start)}
 		if err != nil {
 			rec.ErrorClass = ErrorClass(err)
 			rec.Error = err.Error()
