@@ -494,9 +494,8 @@ type chatChoice struct {
 // decode (the reasoning field of vLLM, Ollama and OpenRouter) or decodes
 // lossily.
 type rawChat struct {
-	Model             string `json:"model"`
-	SystemFingerprint string `json:"system_fingerprint"`
-	Choices           []struct {
+	Model   string `json:"model"`
+	Choices []struct {
 		Index   int `json:"index"`
 		Message struct {
 			Content          *string         `json:"content"`
@@ -535,7 +534,6 @@ func (o *OpenAI) send(ctx context.Context, cr openai.ChatCompletionRequest, req 
 	res := &chatResult{model: resp.Model, fingerprint: resp.SystemFingerprint}
 	var raw rawChat
 	if json.Unmarshal(body, &raw) == nil && len(raw.Choices) == len(resp.Choices) {
-		res.fingerprint = raw.SystemFingerprint
 		for _, c := range raw.Choices {
 			cc := chatChoice{index: c.Index}
 			if c.Message.Content != nil {
