@@ -981,9 +981,10 @@ func (o *OpenAI) classify(err error, p *probe, timedOut bool) *Error {
 	case timedOut:
 		class = ClassTimeout
 		cause = fmt.Errorf("llm: openai %s model %s: %w after %s", o.cfg.BaseURL, o.cfg.Model, ErrTimeout, o.cfg.Timeout)
-	case errors.Is(err, ErrTooLarge):
-		// The cap's error says what was too large and stays in the
-		// chain (errors.Is finds ErrTooLarge).
+	case ok && errors.Is(err, sentinel):
+		// An error that names its class already (ErrTooLarge, a size
+		// cap's, saying what was too large) keeps its message and stays
+		// in the chain.
 		cause = &causeError{msg: o.errorf("%v", err).Error(), err: err}
 	case ok:
 		cause = fmt.Errorf("llm: openai %s model %s: %w: %s", o.cfg.BaseURL, o.cfg.Model, sentinel, o.redact(err.Error()))
