@@ -9,14 +9,7 @@ import "math"
 
 // Add returns a+b, saturated to [math.MinInt, math.MaxInt].
 func Add(a, b int) int {
-	s := a + b
-	switch {
-	case a > 0 && b > 0 && s < 0:
-		return math.MaxInt
-	case a < 0 && b < 0 && s >= 0:
-		return math.MinInt
-	}
-	return s
+	return int(min(max(Add64(int64(a), int64(b)), math.MinInt), math.MaxInt))
 }
 
 // Add64 returns a+b, saturated to [math.MinInt64, math.MaxInt64].

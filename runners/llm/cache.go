@@ -585,13 +585,9 @@ func loadOldSamples(ctx context.Context, q querier, keys []string, have map[int]
 // afterwards, which differ from es only where another caller stored the
 // sample first, and how many samples it stored. The samples one call
 // stores share a row of table samples per model, compressed together.
-func (c *Cache) put(ctx context.Context, rk string, doc *keyDoc, keys []string, samples []int, es []entry) ([]entry, int, error) {
-	return c.store(ctx, rk, doc, keys, samples, es, false)
-}
-
-// store is put; with replace, the samples of rk stored before are dropped
-// first and es stored in their place (CachedClient's refresh).
-func (c *Cache) store(ctx context.Context, rk string, doc *keyDoc, keys []string, samples []int, es []entry, replace bool) ([]entry, int, error) {
+// With replace, the samples of rk stored before are dropped first and es
+// stored in their place (CachedClient's refresh).
+func (c *Cache) put(ctx context.Context, rk string, doc *keyDoc, keys []string, samples []int, es []entry, replace bool) ([]entry, int, error) {
 	rkb, err := hex.DecodeString(rk)
 	if err != nil {
 		return nil, 0, fmt.Errorf("llm: cache key %q is not hex", rk)
@@ -601,28 +597,26 @@ func (c *Cache) store(ctx context.Context, rk string, doc *keyDoc, keys []string
 	// commits.
 	tx, err := c.db.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, 0, &WriteError{Op: "llm: write cache", Path: c.path, Err: err}
+		return nil, 0, c.writeError(err)
 	}
 	defer tx.Rollback()
 	now := time.Now().UTC()
+	// Answers of the first format's table are not deleted when replacing,
+	// but replaced here: none of them is read.
+	have, bad := map[int]entry{}, []badRow(nil)
 	if replace {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM samples WHERE rk = ?`, rkb); err != nil {
 			return nil, 0, fmt.Errorf("llm: write cache %s: %w", c.path, err)
 		}
-	}
-	have, bad, err := loadSamples(ctx, tx, c.old, true, rk, keys)
-	if err != nil {
+	} else if have, bad, err = loadSamples(ctx, tx, c.old, true, rk, keys); err != nil {
 		return nil, 0, fmt.Errorf("llm: read cache %s: %w", c.path, err)
-	}
-	if replace {
-		have = map[int]entry{} // answers of the first format's table are not deleted, but replaced here
 	}
 	// A row that failed its checksum is replaced by the samples asked
 	// again (its samples not asked again are lost: they are asked when
 	// next needed).
 	for _, b := range bad {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM samples WHERE rk = ? AND first = ?`, rkb, b.first); err != nil {
-			return nil, 0, &WriteError{Op: "llm: write cache", Path: c.path, Err: err}
+			return nil, 0, c.writeError(err)
 		}
 	}
 	var prompt []byte // the request, for the first row written, unless kept
@@ -669,23 +663,29 @@ func (c *Cache) store(ctx context.Context, rk string, doc *keyDoc, keys []string
 		var p []byte // NULL
 		if prompt != nil {
 			if p, err = c.putRequest(ctx, tx, doc, now.Unix(), &added); err != nil {
-				return nil, 0, &WriteError{Op: "llm: write cache", Path: c.path, Err: err}
+				return nil, 0, c.writeError(err)
 			}
 			prompt = nil
 		}
 		row := sampleRow{rk: rkb, first: g.first, model: m, n: len(g.idx), v: v, p: p}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO samples (rk, first, model, n, v, p, sum) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 			rkb, g.first, m, len(g.idx), v, p, row.sum()); err != nil {
-			return nil, 0, &WriteError{Op: "llm: write cache", Path: c.path, Err: err}
+			return nil, 0, c.writeError(err)
 		}
 		stored += len(g.idx)
 	}
 	if err := tx.Commit(); err != nil {
-		return nil, 0, &WriteError{Op: "llm: write cache", Path: c.path, Err: err}
+		return nil, 0, c.writeError(err)
 	}
 	c.memo.add(added)
 	c.st.stored.Add(int64(stored))
 	return out, stored, nil
+}
+
+// writeError is a failed write of the cache file: a *WriteError, which a
+// run reads as an environment failure.
+func (c *Cache) writeError(err error) error {
+	return &WriteError{Op: "llm: write cache", Path: c.path, Err: err}
 }
 
 // storedRequest is a request as table requests of the first format holds
@@ -928,7 +928,7 @@ func joinServer(list, fp string) string {
 // keeps the recorded identity.
 func (c *CachedClient) identify(ctx context.Context) error {
 	si, ok := c.inner.(ServerIdentifier)
-	if !ok || c.cache == nil {
+	if !ok {
 		return nil
 	}
 	list, known := si.ServerIdentity(ctx)
@@ -940,12 +940,9 @@ func (c *CachedClient) identify(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {
-	case !known:
+	case !known || (rec != "" && recList == list):
 		// A model list that could not be read (a busy server) is no
 		// evidence of another server.
-		c.ident.Server = rec
-		return nil
-	case rec != "" && recList == list:
 		c.ident.Server = rec
 		return nil
 	case rec != "":
@@ -959,12 +956,12 @@ func (c *CachedClient) identify(ctx context.Context) error {
 }
 
 // noteFingerprint takes a new system_fingerprint of the server into the
-// identity (c.mu held by the caller's lock below) and records it.
+// identity and records it; it returns the identity then current.
 func (c *CachedClient) noteFingerprint(ctx context.Context, fp string) (Ident, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	list, old := splitServer(c.ident.Server)
-	if fp == "" || fp == old || c.cache == nil {
+	if fp == "" || fp == old {
 		return c.ident, nil
 	}
 	next := joinServer(list, fp)
@@ -1071,15 +1068,13 @@ func (c *CachedClient) Complete(ctx context.Context, req Request) (*Response, er
 	out := &Response{CacheKey: rk}
 	var es []entry
 	var idx []int // the sample of each entry of es
-	fp := ""
 	for _, sc := range c.plan(req, missing) {
 		resp, err := c.call(ctx, sc.req, sc.first)
 		if err != nil {
 			return nil, err
 		}
 		if resp.SystemFingerprint != "" {
-			fp = resp.SystemFingerprint
-			out.SystemFingerprint = fp
+			out.SystemFingerprint = resp.SystemFingerprint
 		}
 		if len(resp.Choices) < sc.req.Samples() {
 			return nil, fmt.Errorf("llm: %s %s: got %d choices for %d samples", c.ident.Backend, c.ident.Model, len(resp.Choices), sc.req.Samples())
@@ -1103,10 +1098,10 @@ func (c *CachedClient) Complete(ctx context.Context, req Request) (*Response, er
 		out.Usage = out.Usage.Add(resp.Usage)
 		out.Latency = max(out.Latency, resp.Latency)
 	}
-	if fp != "" {
+	if out.SystemFingerprint != "" {
 		// An answer under a new fingerprint is stored under the key of
 		// the identity it came from.
-		id, err := c.noteFingerprint(ctx, fp)
+		id, err := c.noteFingerprint(ctx, out.SystemFingerprint)
 		if err != nil {
 			return nil, err
 		}
@@ -1122,7 +1117,7 @@ func (c *CachedClient) Complete(ctx context.Context, req Request) (*Response, er
 			out.CacheKey = rk
 		}
 	}
-	stored, nstored, err := c.cache.store(ctx, rk, c.storedDoc(doc), keys, idx, es, c.refresh)
+	stored, nstored, err := c.cache.put(ctx, rk, c.storedDoc(doc), keys, idx, es, c.refresh)
 	if err != nil {
 		return nil, err
 	}
@@ -1258,7 +1253,7 @@ func (c *CachedClient) call(ctx context.Context, req Request, first int) (*Respo
 		resp, err = c.inner.Complete(ctx, req)
 	}
 	if c.onCall != nil {
-		rec := CallRecord{Start: start, Role: req.Role, Ident: c.ident, Samples: req.Samples(), Latency: time.Since(start)}
+		rec := CallRecord{Start: start, Role: req.Role, Ident: c.Ident(), Samples: req.Samples(), Latency: time.Since(start)}
 		if err != nil {
 			rec.ErrorClass = ErrorClass(err)
 			rec.Error = err.Error()

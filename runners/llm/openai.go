@@ -380,10 +380,8 @@ func (o *OpenAI) ServerIdentity(ctx context.Context) (id string, known bool) {
 	defer cancel()
 	list, err := o.client.ListModels(ctx)
 	if err != nil {
-		var ae *openai.APIError
-		var re *openai.RequestError
-		noList := func(code int) bool { return code == http.StatusNotFound || code == http.StatusMethodNotAllowed }
-		return "", (errors.As(err, &ae) && noList(ae.HTTPStatusCode)) || (errors.As(err, &re) && noList(re.HTTPStatusCode))
+		status, _, _, _ := apiStatus(err)
+		return "", status == http.StatusNotFound || status == http.StatusMethodNotAllowed
 	}
 	for _, m := range list.Models {
 		if m.ID != o.cfg.Model {
@@ -496,9 +494,8 @@ type chatChoice struct {
 // decode (the reasoning field of vLLM, Ollama and OpenRouter) or decodes
 // lossily.
 type rawChat struct {
-	Model             string `json:"model"`
-	SystemFingerprint string `json:"system_fingerprint"`
-	Choices           []struct {
+	Model   string `json:"model"`
+	Choices []struct {
 		Index   int `json:"index"`
 		Message struct {
 			Content          *string         `json:"content"`
@@ -523,7 +520,6 @@ func (o *OpenAI) send(ctx context.Context, cr openai.ChatCompletionRequest, req 
 	var body []byte
 	err := o.retry(ctx, o.estimateTokens(req, n), req.Temperature == 0, o.topK(req), func(actx context.Context, p *probe) (int, error) {
 		var err error
-		p.capture = true
 		p.maxChoices = n + ExtraChoices
 		resp, err = o.client.CreateChatCompletion(actx, cr)
 		body = p.body
@@ -538,7 +534,6 @@ func (o *OpenAI) send(ctx context.Context, cr openai.ChatCompletionRequest, req 
 	res := &chatResult{model: resp.Model, fingerprint: resp.SystemFingerprint}
 	var raw rawChat
 	if json.Unmarshal(body, &raw) == nil && len(raw.Choices) == len(resp.Choices) {
-		res.fingerprint = raw.SystemFingerprint
 		for _, c := range raw.Choices {
 			cc := chatChoice{index: c.Index}
 			if c.Message.Content != nil {
@@ -969,24 +964,9 @@ func (o *OpenAI) backoff(attempt int) time.Duration {
 // cut body (network), a JSON syntax or type error (malformed). The class
 // is Classify's, its retry HandlingOf's.
 func (o *OpenAI) classify(err error, p *probe, timedOut bool) *Error {
-	status := 0
-	msg, param := "", ""
-	var apiErr *openai.APIError
-	var reqErr *openai.RequestError
-	// RequestError first: go-openai wraps an empty APIError in it when an
-	// error body is not OpenAI's shape (Ollama's {"error": "..."}).
-	switch {
-	case errors.As(err, &reqErr):
-		status = reqErr.HTTPStatusCode
-		msg = bodyMessage(reqErr.Body)
-	case errors.As(err, &apiErr):
-		status, msg = apiErr.HTTPStatusCode, apiErr.Message
-		if apiErr.Param != nil {
-			param = *apiErr.Param
-		}
-	case p.status >= 400:
-		status = p.status
-		msg = err.Error()
+	status, msg, param, answered := apiStatus(err)
+	if !answered && p.status >= 400 {
+		status, msg = p.status, err.Error()
 	}
 	if status >= 400 {
 		se := &StatusError{StatusCode: status, Message: o.redact(msg), Param: param, BaseURL: o.cfg.BaseURL, Model: o.cfg.Model}
@@ -1001,9 +981,10 @@ func (o *OpenAI) classify(err error, p *probe, timedOut bool) *Error {
 	case timedOut:
 		class = ClassTimeout
 		cause = fmt.Errorf("llm: openai %s model %s: %w after %s", o.cfg.BaseURL, o.cfg.Model, ErrTimeout, o.cfg.Timeout)
-	case errors.Is(err, ErrTooLarge):
-		// The cap's error says what was too large and stays in the
-		// chain (errors.Is finds ErrTooLarge).
+	case ok && errors.Is(err, sentinel):
+		// An error that names its class already (ErrTooLarge, a size
+		// cap's, saying what was too large) keeps its message and stays
+		// in the chain.
 		cause = &causeError{msg: o.errorf("%v", err).Error(), err: err}
 	case ok:
 		cause = fmt.Errorf("llm: openai %s model %s: %w: %s", o.cfg.BaseURL, o.cfg.Model, sentinel, o.redact(err.Error()))
@@ -1015,6 +996,26 @@ func (o *OpenAI) classify(err error, p *probe, timedOut bool) *Error {
 		cause = &causeError{msg: o.errorf("%v", err).Error(), err: err}
 	}
 	return &Error{Class: class, Retryable: HandlingOf(class).Retried, refused: errors.Is(err, syscall.ECONNREFUSED), Err: cause}
+}
+
+// apiStatus returns the HTTP status, the server's message and the
+// parameter it names of go-openai's error for an error status (answered
+// false when err holds none). RequestError comes first: go-openai wraps
+// an empty APIError in it when an error body is not OpenAI's shape
+// (Ollama's {"error": "..."}).
+func apiStatus(err error) (status int, msg, param string, answered bool) {
+	var apiErr *openai.APIError
+	var reqErr *openai.RequestError
+	switch {
+	case errors.As(err, &reqErr):
+		return reqErr.HTTPStatusCode, bodyMessage(reqErr.Body), "", true
+	case errors.As(err, &apiErr):
+		if apiErr.Param != nil {
+			param = *apiErr.Param
+		}
+		return apiErr.HTTPStatusCode, apiErr.Message, param, true
+	}
+	return 0, "", "", false
 }
 
 // causeError is an error whose message (redacted) replaces its cause's
@@ -1079,9 +1080,12 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 var ErrTooLarge = fmt.Errorf("%w: answer too large", ErrMalformed)
 
 // tooLarge is the *Error of an answer over a cap that send finds once the
-// body is decoded (a choice's text).
+// body is decoded (a choice's text), classified as the transport's caps
+// are (classify).
 func (o *OpenAI) tooLarge(what string) *Error {
-	return &Error{Class: ClassMalformed, Attempts: 1, Err: fmt.Errorf("llm: openai %s model %s: %w: %s", o.cfg.BaseURL, o.cfg.Model, ErrTooLarge, what)}
+	e := o.classify(fmt.Errorf("%w: %s", ErrTooLarge, what), &probe{}, false)
+	e.Attempts = 1
+	return e
 }
 
 // capBody is a response body read at most limit bytes far: reading past
@@ -1120,14 +1124,11 @@ type probe struct {
 	topK       int
 	status     int
 	retryAfter string
-	// capture asks for the response body, which body then holds (what
-	// the client read of it).
-	capture bool
-	body    []byte
 	// maxChoices, when > 0, is the most choices a chat answer may hold:
-	// the transport reads the body whole (within the byte cap) and counts
-	// them before the client decodes it.
+	// the transport reads the body whole (within the byte cap), counts
+	// them before the client decodes it, and keeps the body in body.
 	maxChoices int
+	body       []byte
 }
 
 type probeKey struct{}
@@ -1156,6 +1157,19 @@ func (o *OpenAI) topK(req Request) int {
 
 var temperatureKey = []byte(`"temperature":`)
 
+// prependMember returns the JSON object body with member ("name":value)
+// as its first member; a body that is no object comes back unchanged.
+func prependMember(body []byte, member string) []byte {
+	if len(body) < 2 || body[0] != '{' {
+		return body
+	}
+	nb := make([]byte, 0, len(body)+len(member)+1)
+	nb = append(nb, '{')
+	nb = append(nb, member...)
+	nb = append(nb, ',')
+	return append(nb, body[1:]...)
+}
+
 func (t *probeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	p, _ := req.Context().Value(probeKey{}).(*probe)
 	if p != nil && (p.zeroTemp || p.topK > 0) && req.Body != nil && strings.HasSuffix(req.URL.Path, "/chat/completions") {
@@ -1164,17 +1178,11 @@ func (t *probeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err != nil {
 			return nil, err
 		}
-		if p.zeroTemp && len(body) > 1 && body[0] == '{' && !bytes.Contains(body, temperatureKey) {
-			nb := make([]byte, 0, len(body)+16)
-			nb = append(nb, `{"temperature":0,`...)
-			nb = append(nb, body[1:]...)
-			body = nb
+		if p.zeroTemp && !bytes.Contains(body, temperatureKey) {
+			body = prependMember(body, `"temperature":0`)
 		}
-		if p.topK > 0 && len(body) > 1 && body[0] == '{' {
-			nb := make([]byte, 0, len(body)+16)
-			nb = append(nb, `{"top_k":`+strconv.Itoa(p.topK)+`,`...)
-			nb = append(nb, body[1:]...)
-			body = nb
+		if p.topK > 0 {
+			body = prependMember(body, `"top_k":`+strconv.Itoa(p.topK))
 		}
 		r2 := req.Clone(req.Context())
 		r2.Body = io.NopCloser(bytes.NewReader(body))
@@ -1198,12 +1206,8 @@ func (t *probeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			if rerr != nil {
 				return nil, rerr
 			}
-			if p.capture {
-				p.body = body
-			}
+			p.body = body
 			resp.Body = io.NopCloser(bytes.NewReader(body))
-		} else if p.capture && resp.Body != nil {
-			resp.Body = &captureBody{ReadCloser: resp.Body, p: p}
 		}
 	}
 	return resp, err
@@ -1221,16 +1225,4 @@ func countChoices(body []byte, limit int) error {
 		return fmt.Errorf("%w: %d choices, over the cap of %d (the choices requested plus %d)", ErrTooLarge, len(c.Choices), limit, ExtraChoices)
 	}
 	return nil
-}
-
-// captureBody copies what is read of a response body into its probe.
-type captureBody struct {
-	io.ReadCloser
-	p *probe
-}
-
-func (c *captureBody) Read(b []byte) (int, error) {
-	n, err := c.ReadCloser.Read(b)
-	c.p.body = append(c.p.body, b[:n]...)
-	return n, err
 }

@@ -24,7 +24,8 @@ func (r redirect) RoundTrip(req *http.Request) (*http.Response, error) {
 // TestTopKExtraBody: Request.TopK goes out as the body field "top_k" (an
 // extra field vLLM, SGLang and llama.cpp server read) when it is set, and
 // is absent when it is 0, when the endpoint omits it (OmitTopK), and for
-// api.openai.com, which rejects fields outside its schema.
+// api.openai.com, which rejects fields outside its schema. At temperature
+// 0 the body also gets "temperature":0, which go-openai omits.
 func TestTopKExtraBody(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -32,10 +33,12 @@ func TestTopKExtraBody(t *testing.T) {
 		topK    int
 		hosted  bool // base URL api.openai.com, redirected to the fake
 		omit    bool
+		greedy  bool // temperature 0
 		wantK   string
 		present bool
 	}{
 		{name: "set", topK: 40, wantK: "40", present: true},
+		{name: "set at temperature 0", topK: 40, greedy: true, wantK: "40", present: true},
 		{name: "unset", topK: 0},
 		{name: "omitted for the endpoint", topK: 40, omit: true},
 		{name: "hosted OpenAI", topK: 40, hosted: true},
@@ -54,6 +57,10 @@ func TestTopKExtraBody(t *testing.T) {
 			})
 			req := ask
 			req.TopP, req.TopK = 0.95, tt.topK
+			wantTemp := "0.7"
+			if tt.greedy {
+				req.Temperature, wantTemp = 0, "0"
+			}
 			if _, err := o.Complete(context.Background(), req); err != nil {
 				t.Fatal(err)
 			}
@@ -66,8 +73,8 @@ func TestTopKExtraBody(t *testing.T) {
 			if ok != tt.present || ok && fmt.Sprint(k) != tt.wantK {
 				t.Errorf("top_k = %v (present %v); want %v (present %v)", k, ok, tt.wantK, tt.present)
 			}
-			if fmt.Sprint(body["top_p"]) != "0.95" || fmt.Sprint(body["temperature"]) != "0.7" {
-				t.Errorf("top_p, temperature = %v, %v; want 0.95, 0.7 (unchanged by top_k)", body["top_p"], body["temperature"])
+			if fmt.Sprint(body["top_p"]) != "0.95" || fmt.Sprint(body["temperature"]) != wantTemp {
+				t.Errorf("top_p, temperature = %v, %v; want 0.95, %s (unchanged by top_k)", body["top_p"], body["temperature"], wantTemp)
 			}
 		})
 	}
