@@ -257,11 +257,11 @@ func (c *Cache) setServer(ctx context.Context, ident Ident) error {
 	ident.Server = ""
 	k, _ := json.Marshal(ident)
 	if _, err := c.db.ExecContext(ctx, serversSchema); err != nil {
-		return fmt.Errorf("llm: write cache %s: %w", c.path, err)
+		return c.writeError(err)
 	}
 	if _, err := c.db.ExecContext(ctx, `INSERT INTO servers (ident, server, updated) VALUES (?, ?, ?)
 		ON CONFLICT(ident) DO UPDATE SET server = excluded.server, updated = excluded.updated`, string(k), server, time.Now().Unix()); err != nil {
-		return fmt.Errorf("llm: write cache %s: %w", c.path, err)
+		return c.writeError(err)
 	}
 	return nil
 }
@@ -606,7 +606,7 @@ func (c *Cache) put(ctx context.Context, rk string, doc *keyDoc, keys []string, 
 	have, bad := map[int]entry{}, []badRow(nil)
 	if replace {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM samples WHERE rk = ?`, rkb); err != nil {
-			return nil, 0, fmt.Errorf("llm: write cache %s: %w", c.path, err)
+			return nil, 0, c.writeError(err)
 		}
 	} else if have, bad, err = loadSamples(ctx, tx, c.old, true, rk, keys); err != nil {
 		return nil, 0, fmt.Errorf("llm: read cache %s: %w", c.path, err)
@@ -841,13 +841,15 @@ type CachedClient struct {
 	refresh  bool
 	notify   func(string)
 
-	// identOnce asks the server for its identity before the first
-	// request; mu guards ident, whose Server changes when an answer
-	// carries a new system_fingerprint.
-	identOnce sync.Once
-	identErr  error
-	mu        sync.Mutex
-	ident     Ident
+	// identMu serialises asking the server for its identity before the
+	// first request; identified is set once that succeeded (a failure,
+	// such as the first request's context cancelled, is asked again by
+	// the next request). mu guards ident, whose Server changes when an
+	// answer carries a new system_fingerprint.
+	identMu    sync.Mutex
+	identified bool
+	mu         sync.Mutex
+	ident      Ident
 }
 
 // Cached wraps inner with cache. ident names the backend behind inner; it
@@ -919,6 +921,20 @@ func joinServer(list, fp string) string {
 		return list
 	}
 	return strings.TrimSpace(list + " " + fingerprintMark + fp)
+}
+
+// identifyOnce runs identify until it has succeeded once.
+func (c *CachedClient) identifyOnce(ctx context.Context) error {
+	c.identMu.Lock()
+	defer c.identMu.Unlock()
+	if c.identified {
+		return nil
+	}
+	if err := c.identify(ctx); err != nil {
+		return err
+	}
+	c.identified = true
+	return nil
 }
 
 // identify asks the server for its identity and compares it with the one
@@ -1012,9 +1028,8 @@ func (c *CachedClient) Complete(ctx context.Context, req Request) (*Response, er
 		c.clean(resp)
 		return resp, nil
 	}
-	c.identOnce.Do(func() { c.identErr = c.identify(ctx) })
-	if c.identErr != nil {
-		return nil, c.identErr
+	if err := c.identifyOnce(ctx); err != nil {
+		return nil, err
 	}
 	rk, doc, err := requestKey(c.Ident(), req)
 	if err != nil {

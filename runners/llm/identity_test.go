@@ -122,3 +122,37 @@ func TestCachedServerIdentity(t *testing.T) {
 		}
 	}
 }
+
+// TestIdentityAskedAgainAfterFailure: a client whose first request fails
+// before the server's identity is settled (its context cancelled) asks
+// again on the next request instead of failing every later one with the
+// first error.
+func TestIdentityAskedAgainAfterFailure(t *testing.T) {
+	t.Parallel()
+	srv := fakeopenai.NewUnstarted(fakeopenai.Options{Model: "m", ListModels: true, Root: "/w/a"})
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	cache, err := llm.OpenCache(filepath.Join(t.TempDir(), "models.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cache.Close() })
+	o, err := llm.NewOpenAI(llm.OpenAIConfig{BaseURL: hs.URL + "/v1", Model: "m", MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := llm.Cached(o, cache, o.Ident())
+	req := llm.Request{Role: "reason", Messages: []llm.Message{{Role: "user", Content: "q"}}}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := c.Complete(cancelled, req); err == nil {
+		t.Fatal("request with a cancelled context: no error; want one")
+	}
+	resp, err := c.Complete(context.Background(), req)
+	if err != nil {
+		t.Fatalf("next request: %v; want an answer", err)
+	}
+	if resp.Cached || srv.Calls() != 1 {
+		t.Errorf("next request: cached %v, %d chat calls; want an answer from the server, 1 call", resp.Cached, srv.Calls())
+	}
+}
