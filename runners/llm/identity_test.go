@@ -2,6 +2,7 @@ package llm_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -154,5 +155,39 @@ func TestIdentityAskedAgainAfterFailure(t *testing.T) {
 	}
 	if resp.Cached || srv.Calls() != 1 {
 		t.Errorf("next request: cached %v, %d chat calls; want an answer from the server, 1 call", resp.Cached, srv.Calls())
+	}
+}
+
+// TestServerIdentityListCapped: a model list over 4 MiB (a hostile or
+// broken server) is read no further than the cap and gives an identity
+// not known, which keeps the recorded one; a small list names the model.
+func TestServerIdentityListCapped(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		pad       int // bytes of padding in the model's owned_by
+		wantKnown bool
+		wantID    string
+	}{
+		{name: "small list", pad: 10, wantKnown: true, wantID: "id=m owned_by=" + strings.Repeat("x", 10)},
+		{name: "list over the cap", pad: 5 << 20, wantKnown: false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				body := `{"object":"list","data":[{"id":"m","object":"model","owned_by":"` + strings.Repeat("x", tc.pad) + `"}]}`
+				io.WriteString(w, body)
+			}))
+			t.Cleanup(hs.Close)
+			o, err := llm.NewOpenAI(llm.OpenAIConfig{BaseURL: hs.URL + "/v1", Model: "m", MaxRetries: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			id, known := o.ServerIdentity(context.Background())
+			if known != tc.wantKnown || id != tc.wantID {
+				t.Errorf("ServerIdentity = %q, known %v; want %q, known %v", id, known, tc.wantID, tc.wantKnown)
+			}
+		})
 	}
 }

@@ -378,6 +378,7 @@ func (o *OpenAI) Ident() Ident {
 func (o *OpenAI) ServerIdentity(ctx context.Context) (id string, known bool) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), min(o.cfg.Timeout, serverIdentityTimeout))
 	defer cancel()
+	ctx = context.WithValue(ctx, probeKey{}, &probe{maxBytes: maxModelListBytes})
 	list, err := o.client.ListModels(ctx)
 	if err != nil {
 		status, _, _, _ := apiStatus(err)
@@ -400,6 +401,11 @@ func (o *OpenAI) ServerIdentity(ctx context.Context) (id string, known bool) {
 
 // serverIdentityTimeout bounds ServerIdentity's request.
 const serverIdentityTimeout = 10 * time.Second
+
+// maxModelListBytes caps the model list ServerIdentity reads (after
+// decompression): a list of a thousand models is well under 1 MiB, and a
+// list over the cap is an identity not known, never a run's memory.
+const maxModelListBytes = 4 << 20
 
 // Complete sends req as one or more chat-completion requests (see OpenAI
 // for the fill-up of n) with retries, and adapts to the server: a rejected
@@ -1129,6 +1135,9 @@ type probe struct {
 	// them before the client decodes it, and keeps the body in body.
 	maxChoices int
 	body       []byte
+	// maxBytes, when > 0, caps this response's body below the
+	// transport's cap (a model list is small).
+	maxBytes int64
 }
 
 type probeKey struct{}
@@ -1191,8 +1200,12 @@ func (t *probeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		req = r2
 	}
 	resp, err := t.base.RoundTrip(req)
-	if resp != nil && resp.Body != nil && t.maxBytes > 0 {
-		resp.Body = &capBody{ReadCloser: resp.Body, limit: t.maxBytes}
+	limit := t.maxBytes
+	if p != nil && p.maxBytes > 0 && (limit <= 0 || p.maxBytes < limit) {
+		limit = p.maxBytes
+	}
+	if resp != nil && resp.Body != nil && limit > 0 {
+		resp.Body = &capBody{ReadCloser: resp.Body, limit: limit}
 	}
 	if p != nil && resp != nil {
 		p.status = resp.StatusCode
