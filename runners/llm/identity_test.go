@@ -186,7 +186,7 @@ func TestServerIdentityListCapped(t *testing.T) {
 			}
 			id, known := o.ServerIdentity(context.Background())
 			if known != tc.wantKnown || id != tc.wantID {
-				t.Errorf("ServerIdentity = %q, known %v; want %q, known %v", id, known, tc.wantID, tc.wantKnown)
+				t.Errorf("ServerIdentity = %.80q (%d bytes), known %v; want %q, known %v", id, len(id), known, tc.wantID, tc.wantKnown)
 			}
 		})
 	}
