@@ -365,6 +365,10 @@ func TestRunOpenAIKeyNeverStored(t *testing.T) {
 			http.Error(w, `{"error":{"message":"bad key"}}`, http.StatusUnauthorized)
 			return
 		}
+		if !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+			http.NotFound(w, r) // the model list the client asks for once: none
+			return
+		}
 		var body struct {
 			Messages []struct{ Content string } `json:"messages"`
 			N        int                        `json:"n"`
