@@ -280,19 +280,9 @@ func ImportMySQLDumps(ctx context.Context, adminDSN, dir string, opt MySQLImport
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	cfg, err := mysql.ParseDSN(adminDSN)
+	cfg, err := adminConfig(adminDSN, opt.PasswordEnv)
 	if err != nil {
-		return nil, fmt.Errorf("import: parse DSN: %w", err)
-	}
-	if cfg.Passwd != "" {
-		return nil, errors.New("import: DSN must not contain a password; use --password-env")
-	}
-	if opt.PasswordEnv != "" {
-		pw, ok := os.LookupEnv(opt.PasswordEnv)
-		if !ok {
-			return nil, fmt.Errorf("import: password variable %s is not set", opt.PasswordEnv)
-		}
-		cfg.Passwd = pw
+		return nil, err
 	}
 	var roPass string
 	if opt.ROUser != "" {
@@ -308,12 +298,6 @@ func ImportMySQLDumps(ctx context.Context, adminDSN, dir string, opt MySQLImport
 			}
 		}
 	}
-	cfg.DBName = ""
-	cfg.MultiStatements = false
-	if cfg.Params == nil {
-		cfg.Params = map[string]string{}
-	}
-	cfg.Params["charset"] = "utf8mb4"
 	admin, err := sql.Open("mysql", cfg.FormatDSN())
 	if err != nil {
 		return nil, fmt.Errorf("import: %w", err)
@@ -545,20 +529,44 @@ var roAccountHosts = []string{"localhost", "127.0.0.1"}
 // the variable passwordEnv, "" for none) has an account named user for
 // one of the hosts ImportMySQLDumps creates it for.
 func MySQLUserExists(ctx context.Context, adminDSN, passwordEnv, user string) (bool, error) {
-	cfg, err := mysql.ParseDSN(adminDSN)
+	cfg, err := adminConfig(adminDSN, passwordEnv)
 	if err != nil {
-		return false, fmt.Errorf("parse DSN: %w", err)
+		return false, err
 	}
-	if passwordEnv != "" {
-		cfg.Passwd = os.Getenv(passwordEnv)
-	}
-	cfg.DBName = ""
 	db, err := sql.Open("mysql", cfg.FormatDSN())
 	if err != nil {
 		return false, err
 	}
 	defer db.Close()
 	return mysqlUserExists(ctx, db, user)
+}
+
+// adminConfig is the administrator's connection of an import: adminDSN,
+// which must not hold a password, with the password read from the
+// variable passwordEnv (when named; it must be set), no database, single
+// statements and utf8mb4.
+func adminConfig(adminDSN, passwordEnv string) (*mysql.Config, error) {
+	cfg, err := mysql.ParseDSN(adminDSN)
+	if err != nil {
+		return nil, fmt.Errorf("import: parse DSN: %w", err)
+	}
+	if cfg.Passwd != "" {
+		return nil, errors.New("import: DSN must not contain a password; use --password-env")
+	}
+	if passwordEnv != "" {
+		pw, ok := os.LookupEnv(passwordEnv)
+		if !ok {
+			return nil, fmt.Errorf("import: password variable %s is not set", passwordEnv)
+		}
+		cfg.Passwd = pw
+	}
+	cfg.DBName = ""
+	cfg.MultiStatements = false
+	if cfg.Params == nil {
+		cfg.Params = map[string]string{}
+	}
+	cfg.Params["charset"] = "utf8mb4"
+	return cfg, nil
 }
 
 func mysqlUserExists(ctx context.Context, admin *sql.DB, user string) (bool, error) {
