@@ -113,6 +113,9 @@ type Options struct {
 	// RejectMaxTokens answers 400 to a request with max_tokens, as
 	// OpenAI's o-series models do.
 	RejectMaxTokens bool
+	// RejectTopK answers 400 to a request with the extra field top_k, as
+	// OpenAI's API (and others that hold to its schema) does.
+	RejectTopK bool
 	// NoStrictCheck accepts strict schemas that break the strict-mode
 	// rules (llm.CheckStrictSchema).
 	NoStrictCheck bool
@@ -369,6 +372,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	if _, ok := req.Body["top_k"]; ok && s.opts.RejectTopK {
+		writeError(w, http.StatusBadRequest, "Unrecognized request argument supplied: top_k", "invalid_request_error", "", "")
+		return
+	}
 	if s.opts.RejectMaxTokens && req.MaxTokensParam == "max_tokens" {
 		writeError(w, http.StatusBadRequest, "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", "invalid_request_error", "max_tokens", "unsupported_parameter")
 		return

@@ -130,7 +130,10 @@ type OpenAIConfig struct {
 	Structured string
 	// OmitTopK leaves Request.TopK out of the requests: for a server that
 	// rejects fields outside OpenAI's schema. NewOpenAI sets it for
-	// api.openai.com; vLLM, SGLang and llama.cpp server take top_k.
+	// api.openai.com; vLLM, SGLang and llama.cpp server take top_k. Any
+	// other server that rejects the field (a 400 naming top_k) turns it
+	// off for the endpoint at its first rejection, which is logged, and
+	// the request is sent again without it.
 	OmitTopK bool
 	// Logf reports the backend's adaptations (a parameter switch, a
 	// structured-output degrade); nil means log.Printf.
@@ -191,6 +194,9 @@ type OpenAI struct {
 
 	// completionParam is true while max_completion_tokens is sent.
 	completionParam atomic.Bool
+	// omitTopK is true while top_k is not sent: set from
+	// OpenAIConfig.OmitTopK, and by a server's rejection of the field.
+	omitTopK atomic.Bool
 	// level is the endpoint's structured mode as an index of
 	// structuredLevels.
 	level atomic.Int32
@@ -332,6 +338,7 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 		rng:     rand.New(rand.NewPCG(cfg.JitterSeed, cfg.JitterSeed^0x9e3779b97f4a7c15)),
 	}
 	o.completionParam.Store(cfg.MaxTokensParam == MaxCompletionTokensParam)
+	o.omitTopK.Store(cfg.OmitTopK)
 	o.level.Store(structuredLevel(cfg.Structured))
 	return o, nil
 }
@@ -718,6 +725,7 @@ const (
 	rejectMaxCompletionTokens           // the max_completion_tokens parameter
 	rejectFormat                        // the response_format type sent
 	rejectSchema                        // this request's schema
+	rejectTopK                          // the top_k extra field
 )
 
 // rejectionOf reads what err says the server does not accept. The
@@ -759,6 +767,8 @@ func rejectionIn(msg, param string) rejection {
 		return rejectSchema
 	case (param == "response_format" || containsAny(msg, "response_format", "json_schema", "json_object")) && refused:
 		return rejectFormat
+	case refused && (param == "top_k" || strings.Contains(msg, "top_k")):
+		return rejectTopK
 	}
 	return rejectNothing
 }
@@ -793,6 +803,12 @@ func (o *OpenAI) adapt(err error, mode string, completionParam bool, schemaFallb
 		if o.completionParam.CompareAndSwap(true, false) {
 			o.paramSwitches.Add(1)
 			o.logf("the server rejects max_completion_tokens; sending max_tokens from now on (%v)", err)
+		}
+		return true
+	case rejectTopK:
+		if o.omitTopK.CompareAndSwap(false, true) {
+			o.paramSwitches.Add(1)
+			o.logf("the server rejects top_k; not sending it from now on (%v)", err)
 		}
 		return true
 	case rejectSchema:
@@ -1156,9 +1172,9 @@ type probeTransport struct {
 }
 
 // topK is the top_k a chat request sends: req.TopK, or 0 (none) when the
-// endpoint omits it (OpenAIConfig.OmitTopK).
+// endpoint omits it (OpenAIConfig.OmitTopK, or the server rejected it).
 func (o *OpenAI) topK(req Request) int {
-	if o.cfg.OmitTopK || req.TopK < 0 {
+	if o.omitTopK.Load() || req.TopK < 0 {
 		return 0
 	}
 	return req.TopK

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/t2sbench/t2sbench/internal/fakeopenai"
@@ -75,6 +76,48 @@ func TestTopKExtraBody(t *testing.T) {
 			}
 			if fmt.Sprint(body["top_p"]) != "0.95" || fmt.Sprint(body["temperature"]) != wantTemp {
 				t.Errorf("top_p, temperature = %v, %v; want 0.95, %s (unchanged by top_k)", body["top_p"], body["temperature"], wantTemp)
+			}
+		})
+	}
+}
+
+// TestTopKRejectedTurnsOff: a server that rejects the extra field top_k
+// (OpenAI's "Unrecognized request argument supplied: top_k", as any API
+// that holds to OpenAI's schema answers) gets the request again without
+// it, and every later request of the endpoint leaves it out; the switch
+// is logged once. A server that takes top_k keeps getting it.
+func TestTopKRejectedTurnsOff(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name     string
+		reject   bool
+		wantSent []bool // top_k present in each request the server got
+		wantLog  bool
+	}{
+		{name: "rejected", reject: true, wantSent: []bool{true, false, false}, wantLog: true},
+		{name: "taken", reject: false, wantSent: []bool{true, true}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := fakeopenai.New(t, fakeopenai.Options{RejectTopK: tt.reject})
+			o, logs := newClient(t, srv, nil)
+			req := ask
+			req.TopK = 40
+			for i := 0; i < 2; i++ {
+				if _, err := o.Complete(context.Background(), req); err != nil {
+					t.Fatalf("request %d: %v", i, err)
+				}
+			}
+			var sent []bool
+			for _, r := range srv.Requests() {
+				_, ok := r.Body["top_k"]
+				sent = append(sent, ok)
+			}
+			if fmt.Sprint(sent) != fmt.Sprint(tt.wantSent) {
+				t.Errorf("top_k sent in the server's requests: %v; want %v", sent, tt.wantSent)
+			}
+			if got := strings.Count(logs.text(), "rejects top_k"); got != map[bool]int{true: 1}[tt.wantLog] {
+				t.Errorf("log %q holds %d switch lines; want %d", logs.text(), got, map[bool]int{true: 1}[tt.wantLog])
 			}
 		})
 	}
