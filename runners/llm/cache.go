@@ -508,11 +508,7 @@ func loadSamples(ctx context.Context, q querier, old oldTables, sums bool, rk st
 		return nil, nil, fmt.Errorf("request key %q is not hex", rk)
 	}
 	out := make(map[int]entry, len(keys))
-	sumCol := "NULL"
-	if sums {
-		sumCol = "sum"
-	}
-	rows, err := q.QueryContext(ctx, `SELECT first, model, n, v, p, `+sumCol+` FROM samples WHERE rk = ?`, rkb)
+	rows, err := q.QueryContext(ctx, `SELECT first, model, n, v, p, `+sumColumn(sums)+` FROM samples WHERE rk = ?`, rkb)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -529,12 +525,7 @@ func loadSamples(ctx context.Context, q querier, old oldTables, sums bool, rk st
 			bad = append(bad, badRow{first: r.first, n: r.n, err: errChecksum})
 			continue
 		}
-		payload, err := unpackValue(r.v)
-		var idx []int
-		var es []entry
-		if err == nil {
-			idx, es, err = decodeSamples(payload, r.model)
-		}
+		idx, es, err := r.decode()
 		if err != nil {
 			bad = append(bad, badRow{first: r.first, n: r.n, err: err})
 			continue
