@@ -508,7 +508,7 @@ func loadSamples(ctx context.Context, q querier, old oldTables, sums bool, rk st
 		return nil, nil, fmt.Errorf("request key %q is not hex", rk)
 	}
 	out := make(map[int]entry, len(keys))
-	rows, err := q.QueryContext(ctx, `SELECT first, model, n, v, p, `+sumColumn(sums)+` FROM samples WHERE rk = ?`, rkb)
+	rows, err := q.QueryContext(ctx, `SELECT first, model, n, v, p, `+checksum.Selected(sums)+` FROM samples WHERE rk = ?`, rkb)
 	if err != nil {
 		return nil, nil, err
 	}

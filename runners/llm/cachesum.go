@@ -76,15 +76,6 @@ func (r sampleRow) decode() ([]int, []entry, error) {
 	return decodeSamples(payload, r.model)
 }
 
-// sumColumn is what a query of table samples selects as the checksum:
-// column sum when the table has it (sums), else NULL.
-func sumColumn(sums bool) string {
-	if sums {
-		return "sum"
-	}
-	return "NULL"
-}
-
 // VerifyCache reads every row of the model cache file at path, without
 // writing to it: each row of table samples against its checksum (a row
 // without one counts as unchecked, unless it does not decode), each
@@ -123,7 +114,7 @@ func VerifyCache(ctx context.Context, path string) (checksum.Check, error) {
 
 // verifySamples checks every row of table samples.
 func (r *CacheReader) verifySamples(ctx context.Context, out *checksum.Check) error {
-	rows, err := r.db.QueryContext(ctx, `SELECT rk, first, model, n, v, p, `+sumColumn(r.sums)+` FROM samples`)
+	rows, err := r.db.QueryContext(ctx, `SELECT rk, first, model, n, v, p, `+checksum.Selected(r.sums)+` FROM samples`)
 	if err != nil {
 		return err
 	}
