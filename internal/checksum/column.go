@@ -32,3 +32,13 @@ func AddColumn(ctx context.Context, db *sql.DB, table string) error {
 	}
 	return nil
 }
+
+// Selected is what a query of a table selects as its checksum: Column
+// when the table has it (has, from HasColumn), else NULL, so that the
+// rows of a file written before checksums read as unverified.
+func Selected(has bool) string {
+	if has {
+		return Column
+	}
+	return "NULL"
+}

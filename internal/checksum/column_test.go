@@ -40,3 +40,37 @@ func TestAddColumn(t *testing.T) {
 		t.Errorf("HasColumn(missing table) = %v, %v; want false, nil", got, err)
 	}
 }
+
+// TestSelected: the expression Selected gives reads a row's checksum from
+// a table with the column and NULL from one without it (a query naming
+// Column there would fail with "no such column").
+func TestSelected(t *testing.T) {
+	t.Parallel()
+	db, err := sql.Open("sqlite3", filepath.Join(t.TempDir(), "sel.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`CREATE TABLE old (k TEXT); INSERT INTO old VALUES ('a');
+		CREATE TABLE new (k TEXT, ` + Column + ` INTEGER); INSERT INTO new VALUES ('a', 42)`); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		table string
+		want  sql.NullInt64
+	}{
+		{"old", sql.NullInt64{}},
+		{"new", sql.NullInt64{Int64: 42, Valid: true}},
+	} {
+		t.Run(tc.table, func(t *testing.T) {
+			has, err := HasColumn(context.Background(), db, tc.table)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got sql.NullInt64
+			if err := db.QueryRow(`SELECT ` + Selected(has) + ` FROM ` + tc.table).Scan(&got); err != nil || got != tc.want {
+				t.Errorf("SELECT %s FROM %s = %v, %v; want %v, nil", Selected(has), tc.table, got, err, tc.want)
+			}
+		})
+	}
+}

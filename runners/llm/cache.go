@@ -96,6 +96,9 @@ type Cache struct {
 	old  oldTables
 	st   counters
 	memo paragraphMemo
+	// servers is set once this Cache has made sure table servers exists
+	// (setServer), so that it is created once per Cache, not per record.
+	servers atomic.Bool
 }
 
 // paragraphMemo remembers, by first line, the last paragraph this Cache
@@ -228,7 +231,8 @@ const cacheSchema = `CREATE TABLE IF NOT EXISTS samples (
 	)`
 
 // serversSchema creates the table of server identities (CachedClient),
-// made by the first client that has one to record.
+// made by the first client that has one to record: a file that never
+// records a server has no such table.
 const serversSchema = `CREATE TABLE IF NOT EXISTS servers (
 		ident TEXT PRIMARY KEY,
 		server TEXT NOT NULL,
@@ -256,8 +260,11 @@ func (c *Cache) setServer(ctx context.Context, ident Ident) error {
 	server := ident.Server
 	ident.Server = ""
 	k, _ := json.Marshal(ident)
-	if _, err := c.db.ExecContext(ctx, serversSchema); err != nil {
-		return c.writeError(err)
+	if !c.servers.Load() {
+		if _, err := c.db.ExecContext(ctx, serversSchema); err != nil {
+			return c.writeError(err)
+		}
+		c.servers.Store(true)
 	}
 	if _, err := c.db.ExecContext(ctx, `INSERT INTO servers (ident, server, updated) VALUES (?, ?, ?)
 		ON CONFLICT(ident) DO UPDATE SET server = excluded.server, updated = excluded.updated`, string(k), server, time.Now().Unix()); err != nil {
@@ -501,11 +508,7 @@ func loadSamples(ctx context.Context, q querier, old oldTables, sums bool, rk st
 		return nil, nil, fmt.Errorf("request key %q is not hex", rk)
 	}
 	out := make(map[int]entry, len(keys))
-	sumCol := "NULL"
-	if sums {
-		sumCol = "sum"
-	}
-	rows, err := q.QueryContext(ctx, `SELECT first, model, n, v, p, `+sumCol+` FROM samples WHERE rk = ?`, rkb)
+	rows, err := q.QueryContext(ctx, `SELECT first, model, n, v, p, `+checksum.Selected(sums)+` FROM samples WHERE rk = ?`, rkb)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -522,12 +525,7 @@ func loadSamples(ctx context.Context, q querier, old oldTables, sums bool, rk st
 			bad = append(bad, badRow{first: r.first, n: r.n, err: errChecksum})
 			continue
 		}
-		payload, err := unpackValue(r.v)
-		var idx []int
-		var es []entry
-		if err == nil {
-			idx, es, err = decodeSamples(payload, r.model)
-		}
+		idx, es, err := r.decode()
 		if err != nil {
 			bad = append(bad, badRow{first: r.first, n: r.n, err: err})
 			continue

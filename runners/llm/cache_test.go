@@ -459,3 +459,36 @@ func TestCacheSeedsPerRun(t *testing.T) {
 		t.Errorf("choices = %s; want %s", got, want)
 	}
 }
+
+// TestCacheServersTable: a cache whose client never records a server
+// identity has no table servers (files that never record one keep their
+// format); setServer creates it with its first record, and a second
+// record replaces the first, which serverOf reads back.
+func TestCacheServersTable(t *testing.T) {
+	cache, _ := openTestCache(t)
+	ctx := context.Background()
+	hasServers := func() bool {
+		var n int
+		if err := cache.db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'servers'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n == 1
+	}
+	cc := Cached(&countingClient{}, cache, testIdent)
+	if _, err := cc.Complete(ctx, Request{Role: "reason", Messages: []Message{{Role: "user", Content: "q"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := cache.serverOf(ctx, testIdent); got != "" || err != nil || hasServers() {
+		t.Fatalf("before a record: serverOf %q, %v, table servers %v; want \"\", nil, false", got, err, hasServers())
+	}
+	for _, server := range []string{"id=qwen root=/w/a", "id=qwen root=/w/b system_fingerprint=fp1"} {
+		ident := testIdent
+		ident.Server = server
+		if err := cache.setServer(ctx, ident); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := cache.serverOf(ctx, testIdent); got != server || err != nil || !hasServers() {
+			t.Errorf("after recording %q: serverOf %q, %v, table servers %v; want %q, nil, true", server, got, err, hasServers(), server)
+		}
+	}
+}

@@ -66,6 +66,16 @@ func (r sampleRow) sum() int64 {
 	return h.Sum()
 }
 
+// decode returns the samples the row holds (decodeSamples of its
+// unpacked value).
+func (r sampleRow) decode() ([]int, []entry, error) {
+	payload, err := unpackValue(r.v)
+	if err != nil {
+		return nil, nil, err
+	}
+	return decodeSamples(payload, r.model)
+}
+
 // VerifyCache reads every row of the model cache file at path, without
 // writing to it: each row of table samples against its checksum (a row
 // without one counts as unchecked, unless it does not decode), each
@@ -104,11 +114,7 @@ func VerifyCache(ctx context.Context, path string) (checksum.Check, error) {
 
 // verifySamples checks every row of table samples.
 func (r *CacheReader) verifySamples(ctx context.Context, out *checksum.Check) error {
-	sumCol := "NULL"
-	if r.sums {
-		sumCol = "sum"
-	}
-	rows, err := r.db.QueryContext(ctx, `SELECT rk, first, model, n, v, p, `+sumCol+` FROM samples`)
+	rows, err := r.db.QueryContext(ctx, `SELECT rk, first, model, n, v, p, `+checksum.Selected(r.sums)+` FROM samples`)
 	if err != nil {
 		return err
 	}
@@ -126,11 +132,7 @@ func (r *CacheReader) verifySamples(ctx context.Context, out *checksum.Check) er
 		case sum.Valid:
 			out.OK++
 		default:
-			payload, err := unpackValue(row.v)
-			if err == nil {
-				_, _, err = decodeSamples(payload, row.model)
-			}
-			if err != nil {
+			if _, _, err := row.decode(); err != nil {
 				out.AddMismatch(checksum.Mismatch{Table: "samples", Key: key, Reason: "no checksum, does not decode: " + err.Error()})
 			} else {
 				out.Unchecked++

@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -51,11 +50,7 @@ func TestCachedServerIdentity(t *testing.T) {
 	sw := &switchable{}
 	hs := httptest.NewServer(sw)
 	t.Cleanup(hs.Close)
-	cache, err := llm.OpenCache(filepath.Join(t.TempDir(), "models.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cache.Close() })
+	cache := openCache(t)
 	server := func(root, fp string) *fakeopenai.Server {
 		return fakeopenai.NewUnstarted(fakeopenai.Options{Model: "m", ListModels: root != "", Root: root, SystemFingerprint: fp})
 	}
@@ -133,11 +128,7 @@ func TestIdentityAskedAgainAfterFailure(t *testing.T) {
 	srv := fakeopenai.NewUnstarted(fakeopenai.Options{Model: "m", ListModels: true, Root: "/w/a"})
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	cache, err := llm.OpenCache(filepath.Join(t.TempDir(), "models.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cache.Close() })
+	cache := openCache(t)
 	o, err := llm.NewOpenAI(llm.OpenAIConfig{BaseURL: hs.URL + "/v1", Model: "m", MaxRetries: -1})
 	if err != nil {
 		t.Fatal(err)

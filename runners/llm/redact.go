@@ -142,9 +142,6 @@ func (r *Redactor) Redact(s string) string {
 	return s
 }
 
-// Contains reports whether s holds a secret r would redact.
-func (r *Redactor) Contains(s string) bool { return r.Redact(s) != s }
-
 // maxRedactDepth bounds how deep Value descends (a guard against cyclic
 // pointers; stored results are trees a few levels deep).
 const maxRedactDepth = 64
