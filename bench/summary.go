@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -293,9 +294,32 @@ func trialSummary(label string, a *outcomeAcc, o Outcomes, calls, tokens int) Tr
 	return s
 }
 
-// WriteSummary prints the summary as an aligned plain-text table. A run of
-// the sim backend is titled "simulated model", one made through a profile
-// states it (SpecProfile). EX is correct / attempted
+// TitleNote returns what a title of runs says after their names, with a
+// leading space: "(simulated model)" when one of them ran on the sim
+// backend, followed by the profiles they ran through (SpecProfile, each
+// once, in the runs' order), as in "(simulated model, quick profile:
+// n_rollout 4 (was 32), limit 12)"; "" when neither. The run summary, the
+// report's title and captions and the viewer's title end in it.
+func TitleNote(runs ...*RunData) string {
+	var notes []string
+	simulated := false
+	for _, r := range runs {
+		simulated = simulated || r.Simulated
+		if p := SpecProfile(r.Meta[MetaSpec]); p != "" && !slices.Contains(notes, p) {
+			notes = append(notes, p)
+		}
+	}
+	if simulated {
+		notes = append([]string{"simulated model"}, notes...)
+	}
+	if len(notes) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(notes, ", ") + ")"
+}
+
+// WriteSummary prints the summary as an aligned plain-text table, titled
+// by the run's name and TitleNote. EX is correct / attempted
 // (questions whose gold runs, failed items counted wrong); a trial with
 // pending items has its EX marked "(partial)".
 func WriteSummary(w io.Writer, r *RunData, rows []TrialSummary) {
@@ -303,17 +327,7 @@ func WriteSummary(w io.Writer, r *RunData, rows []TrialSummary) {
 	if title == "" {
 		title = r.Dir
 	}
-	var notes []string
-	if r.Simulated {
-		notes = append(notes, "simulated model")
-	}
-	if p := SpecProfile(r.Meta[MetaSpec]); p != "" {
-		notes = append(notes, p) // the profile the run went through (run --profile)
-	}
-	if len(notes) > 0 {
-		title += " (" + strings.Join(notes, ", ") + ")"
-	}
-	fmt.Fprintf(w, "%s\n", title)
+	fmt.Fprintf(w, "%s%s\n", title, TitleNote(r))
 	tab := textable.New(2, textable.Column{Name: "trial"},
 		textable.Column{Name: "done", Align: textable.Right, MinWidth: 6}, textable.Column{Name: "failed", Align: textable.Right, MinWidth: 6},
 		textable.Column{Name: "pending", Align: textable.Right, MinWidth: 7}, textable.Column{Name: "attempted", Align: textable.Right, MinWidth: 9},

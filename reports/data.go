@@ -203,9 +203,8 @@ func (s *system) difficulty(id string, it *bench.Item) string {
 type corpus struct {
 	title     string
 	simulated bool
-	// overlays are the profiles the runs ran through (bench.SpecProfile),
-	// stated in every title and caption.
-	overlays []string
+	// note is bench.TitleNote of the runs, ending every title and caption.
+	note     string
 	systems  []*system
 	benches  []string
 	warnings []string
@@ -234,14 +233,12 @@ func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 		}
 		names = append(names, n)
 		c.simulated = c.simulated || r.Simulated
-		if o := bench.SpecProfile(r.Meta[bench.MetaSpec]); o != "" && !slices.Contains(c.overlays, o) {
-			c.overlays = append(c.overlays, o)
-		}
 		for _, t := range r.Trials {
 			labelCount[t.Label]++
 		}
 	}
 	c.title = strings.Join(names, " + ")
+	c.note = bench.TitleNote(runs...)
 	labelCache := map[string]map[string]QuestionLabels{}
 	labelErr := map[string]bool{}
 	for ri, r := range runs {
@@ -349,19 +346,11 @@ func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 	return c, nil
 }
 
-// caption appends "(simulated model)" for sim runs, and the profiles the
-// runs ran through: "(simulated model, quick profile: n_rollout 4 (was
-// 32), limit 12)".
+// caption appends bench.TitleNote of the runs: "(simulated model)" for sim
+// runs, and the profiles the runs ran through: "(simulated model, quick
+// profile: n_rollout 4 (was 32), limit 12)".
 func (c *corpus) caption(s string) string {
-	var parts []string
-	if c.simulated {
-		parts = append(parts, "simulated model")
-	}
-	parts = append(parts, c.overlays...)
-	if len(parts) == 0 {
-		return s
-	}
-	return s + " (" + strings.Join(parts, ", ") + ")"
+	return s + c.note
 }
 
 func (c *corpus) onBench(b string) []*system {

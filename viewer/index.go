@@ -256,27 +256,17 @@ type trialRef struct {
 // buildIndex reads the runs' verdicts and call totals (no traces).
 func (v *Viewer) buildIndex(ctx context.Context, runs []*bench.RunData) error {
 	idx := &Index{Codes: maps.Clone(codeNames)}
-	var names, notes []string
+	var names []string
 	labelCount := map[string]int{}
 	for _, r := range runs {
 		names = append(names, r.Name())
 		idx.Simulated = idx.Simulated || r.Simulated
-		// The profile a run went through (run --profile), as the report's
-		// title states it.
-		if p := bench.SpecProfile(r.Meta[bench.MetaSpec]); p != "" && !slices.Contains(notes, p) {
-			notes = append(notes, p)
-		}
 		for _, t := range r.Trials {
 			labelCount[t.Label]++
 		}
 	}
-	idx.Title = strings.Join(names, " + ")
-	if idx.Simulated {
-		notes = append([]string{"simulated model"}, notes...)
-	}
-	if len(notes) > 0 {
-		idx.Title += " (" + strings.Join(notes, ", ") + ")"
-	}
+	// The title ends as the report's does (bench.TitleNote).
+	idx.Title = strings.Join(names, " + ") + bench.TitleNote(runs...)
 	type rowKey = questionRef
 	rows := map[rowKey]*Row{}
 	var order []rowKey

@@ -24,17 +24,7 @@ func TestEvalCompareSameEXJSON(t *testing.T) {
 	}
 	// noWeather is mini without the weather database: its questions are
 	// missing_db, outside EX's denominator.
-	noWeather := t.TempDir()
-	os.MkdirAll(filepath.Join(noWeather, "databases"), 0o755)
-	for _, f := range []string{"questions.json", "databases/shop.sql", "databases/university.sql"} {
-		raw, err := os.ReadFile(filepath.Join(full, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(noWeather, f), raw, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	noWeather := miniWithoutWeather(t)
 	// every returns a pred func answering text on every k-th question and
 	// the gold elsewhere.
 	every := func(k int, text string) func(int) string {

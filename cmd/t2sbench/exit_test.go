@@ -87,21 +87,7 @@ func TestHelpListsExitCodes(t *testing.T) {
 // out.
 func TestEvalCompareSameEX(t *testing.T) {
 	b := evalEnv(t)
-	src, err := filepath.Abs(filepath.Join("..", "..", "testdata", "mini"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	data := t.TempDir()
-	os.MkdirAll(filepath.Join(data, "databases"), 0o755)
-	for _, f := range []string{"questions.json", "databases/shop.sql", "databases/university.sql"} {
-		raw, err := os.ReadFile(filepath.Join(src, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(data, f), raw, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	data := miniWithoutWeather(t)
 	// Gold for every question but every fourth, which gets a wrong answer.
 	var sb strings.Builder
 	missing := 0

@@ -84,7 +84,7 @@ func runExport(stdout, stderr io.Writer, args []string) error {
 	if _, ok := exportFormats[*format]; !ok {
 		return fmt.Errorf("%w: export: --format must be spider-sql, bird-json or jsonl, got %q", errUsage, *format)
 	}
-	r, t, err := readTrial(dir, *trial)
+	r, t, err := readTrial(dir, *trial, bench.ReadReport)
 	if err != nil {
 		return err
 	}
@@ -132,11 +132,11 @@ func runExport(stdout, stderr io.Writer, args []string) error {
 	return st.report(stderr, *format)
 }
 
-// readTrial reads run directory dir and picks its trial labelled label
-// (pickTrial). Every trial is read, so that a label two trials share is an
-// error naming both, never a silent pick of one.
-func readTrial(dir, label string) (*bench.RunData, *bench.RunTrial, error) {
-	r, err := bench.ReadRunModeWith(dir, bench.ReadReport, bench.ReadOptions{AllTrials: true})
+// readTrial reads run directory dir in mode and picks its trial labelled
+// label (pickTrial). Every trial is read, so that a label two trials share
+// is an error naming both, never a silent pick of one.
+func readTrial(dir, label string, mode bench.ReadMode) (*bench.RunData, *bench.RunTrial, error) {
+	r, err := bench.ReadRunModeWith(dir, mode, bench.ReadOptions{AllTrials: true})
 	if err != nil {
 		return nil, nil, fmt.Errorf("export: %w", err)
 	}
@@ -472,7 +472,9 @@ func flattenSQL(sql string) (flat string, changed bool) {
 // every text as the store holds it, credentials hidden (the viewer caps
 // its texts and names this command for the full ones).
 func exportItem(stdout, stderr io.Writer, dir, label, qid, out string) error {
-	r, t, err := readTrial(dir, label)
+	// The item is read whole below; the run's verdicts suffice to pick
+	// the trial and its credentials.
+	r, t, err := readTrial(dir, label, bench.ReadVerdicts)
 	if err != nil {
 		return err
 	}

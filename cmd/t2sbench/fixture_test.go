@@ -192,3 +192,26 @@ func runSpec(t testing.TB, dir, text string) (spec, runDir string) {
 	}
 	return spec, runDir
 }
+
+// miniWithoutWeather copies the bundled mini benchmark into a temporary
+// directory without its weather database and returns the directory: the
+// weather questions are missing_db there, outside EX's denominator.
+func miniWithoutWeather(t testing.TB) string {
+	t.Helper()
+	src, err := filepath.Abs(filepath.Join("..", "..", "testdata", "mini"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := t.TempDir()
+	os.MkdirAll(filepath.Join(data, "databases"), 0o755)
+	for _, f := range []string{"questions.json", "databases/shop.sql", "databases/university.sql"} {
+		raw, err := os.ReadFile(filepath.Join(src, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(data, f), raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return data
+}

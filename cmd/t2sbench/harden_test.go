@@ -156,8 +156,7 @@ func TestRunZeroblobBoundedMemory(t *testing.T) {
 	}))
 	defer srv.Close()
 	tmp := t.TempDir()
-	spec := filepath.Join(tmp, "spec.yaml")
-	os.WriteFile(spec, []byte(fmt.Sprintf(`name: zeroblob
+	spec := writeSpec(t, tmp, fmt.Sprintf(`name: zeroblob
 benchmarks: [{name: mini, limit: 4}]
 models:
   local: {backend: openai, base_url: %q, model: fake, max_retries: 0}
@@ -165,7 +164,7 @@ roles: {reason: local}
 workers: 4
 runners:
   - name: direct
-`, srv.URL+"/v1")), 0o644)
+`, srv.URL+"/v1"))
 	dir := filepath.Join(tmp, "run")
 	env := []string{"XDG_CACHE_HOME=" + t.TempDir()}
 	for _, args := range [][]string{{"run", spec, "--out", dir, "--quiet"}, {"run", spec, "--out", dir, "--quiet", "--fresh"}} {
@@ -204,8 +203,7 @@ runners:
 // status works while the first holds the lock.
 func TestRunLockConcurrent(t *testing.T) {
 	tmp := t.TempDir()
-	spec := filepath.Join(tmp, "spec.yaml")
-	os.WriteFile(spec, []byte(cliSpec), 0o644)
+	spec := writeSpec(t, tmp, cliSpec)
 	dir := filepath.Join(tmp, "run")
 	first := cli(t, "", "run", spec, "--out", dir, "--quiet")
 	var out1 bytes.Buffer
@@ -258,8 +256,7 @@ func TestRunLockConcurrent(t *testing.T) {
 func TestHardenFlags(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
-	spec := filepath.Join(tmp, "spec.yaml")
-	os.WriteFile(spec, []byte(cliSpec), 0o644)
+	spec := writeSpec(t, tmp, cliSpec)
 	tests := []struct {
 		args []string
 		want string

@@ -12,8 +12,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 
 	_ "github.com/mattn/go-sqlite3"
@@ -246,11 +247,4 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 }
 
 // commandNames lists the commands, sorted, as help lists them.
-func commandNames() []string {
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func commandNames() []string { return slices.Sorted(maps.Keys(commands)) }

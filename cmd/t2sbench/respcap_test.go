@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -81,8 +80,7 @@ func TestRunHostileAnswersBoundedMemory(t *testing.T) {
 			}))
 			defer srv.Close()
 			tmp := t.TempDir()
-			spec := filepath.Join(tmp, "spec.yaml")
-			os.WriteFile(spec, []byte(fmt.Sprintf(`name: hostile
+			spec := writeSpec(t, tmp, fmt.Sprintf(`name: hostile
 benchmarks: [{name: mini, limit: 1}]
 models:
   local: {backend: openai, base_url: %q, model: fake, max_retries: 0}
@@ -90,7 +88,7 @@ roles: {reason: local}
 workers: 1
 runners:
   - name: direct
-`, srv.URL+"/v1")), 0o644)
+`, srv.URL+"/v1"))
 			dir := filepath.Join(tmp, "run")
 			out, kb, _ := childCLI([]string{"XDG_CACHE_HOME=" + t.TempDir()}, "run", spec, "--out", dir, "--quiet")
 			t.Logf("%s: peak RSS %d MiB", tc.name, kb>>10)

@@ -259,3 +259,55 @@ func viewerComparison(t *testing.T, path, baseline, system string) (printed, boo
 	}
 	return printed{}, false
 }
+
+// TestOneTitleNoteEverywhere runs one sim run of direct through the quick
+// profile (two mini questions) and reads the title's note, "(simulated
+// model, quick profile: ...)", from each output that states it: the run
+// summary (run's first line of stdout), the report's title (report's
+// first line of stdout) and the viewer's index (its "title"). Each title
+// must be the run's name followed by the same note, and the note must
+// name the simulated model and the profile.
+func TestOneTitleNoteEverywhere(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	spec := writeSpec(t, dir, `name: same-note
+benchmarks: [{name: mini, limit: 2}]
+models: {sim: {backend: sim, p: 0.6, seed: 7}}
+roles: {reason: sim}
+runners: [{name: direct}]
+`)
+	runDir, repDir := filepath.Join(dir, "run"), filepath.Join(dir, "report")
+	var summary, rep, e bytes.Buffer
+	if err := run(&summary, &e, []string{"run", spec, "--profile", "quick", "--quiet", "--out", runDir}); err != nil {
+		t.Fatalf("run: %v\n%s", err, e.String())
+	}
+	if err := run(&rep, &e, []string{"report", runDir, "--out", repDir}); err != nil {
+		t.Fatalf("report: %v\n%s", err, e.String())
+	}
+	b, err := os.ReadFile(filepath.Join(repDir, "view", "data", "index.js"))
+	if err != nil {
+		t.Fatalf("viewer: %v", err)
+	}
+	s := string(b)
+	var idx struct {
+		Title string `json:"title"`
+	}
+	if err := json.Unmarshal([]byte(s[strings.Index(s, "{"):strings.LastIndex(s, "}")+1]), &idx); err != nil {
+		t.Fatalf("viewer: index.js: %v", err)
+	}
+	firstLine := func(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
+	titles := []struct{ surface, title string }{
+		{"run summary", firstLine(summary.String())},
+		{"report title", firstLine(rep.String())},
+		{"viewer index", idx.Title},
+	}
+	note, ok := strings.CutPrefix(titles[0].title, "same-note ")
+	if !ok || !strings.HasPrefix(note, "(simulated model, quick profile: ") || !strings.HasSuffix(note, ")") {
+		t.Fatalf("run summary title %q; want \"same-note (simulated model, quick profile: ...)\"", titles[0].title)
+	}
+	for _, tt := range titles[1:] {
+		if want := "same-note " + note; tt.title != want {
+			t.Errorf("%s: got title %q; want %q (the run summary's)", tt.surface, tt.title, want)
+		}
+	}
+}
