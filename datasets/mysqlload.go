@@ -570,12 +570,23 @@ func adminConfig(adminDSN, passwordEnv string) (*mysql.Config, error) {
 }
 
 func mysqlUserExists(ctx context.Context, admin *sql.DB, user string) (bool, error) {
-	var n int
-	if err := admin.QueryRowContext(ctx, "SELECT COUNT(*) FROM mysql.user WHERE User = ? AND Host IN (?, ?)",
-		user, roAccountHosts[0], roAccountHosts[1]).Scan(&n); err != nil {
+	n, err := countMySQLAccounts(ctx, admin, user, roAccountHosts...)
+	if err != nil {
 		return false, fmt.Errorf("import: look up account %s: %w", user, err)
 	}
 	return n > 0, nil
+}
+
+// countMySQLAccounts counts the accounts of the server named user for
+// any of hosts (at least one).
+func countMySQLAccounts(ctx context.Context, admin *sql.DB, user string, hosts ...string) (int, error) {
+	args := []any{user}
+	for _, h := range hosts {
+		args = append(args, h)
+	}
+	var n int
+	err := admin.QueryRowContext(ctx, "SELECT COUNT(*) FROM mysql.user WHERE User = ? AND Host IN (?"+strings.Repeat(", ?", len(hosts)-1)+")", args...).Scan(&n)
+	return n, err
 }
 
 // mysqlLogin connects as user with pass the way adminCfg reaches the
@@ -603,8 +614,8 @@ func ensureReadOnlyUser(ctx context.Context, admin *sql.DB, user, pass string, s
 		if pass != "" {
 			stmts = append(stmts, "CREATE USER IF NOT EXISTS "+acct+" IDENTIFIED BY "+mysqlQuoteString(pass))
 		} else {
-			var n int
-			if err := admin.QueryRowContext(ctx, "SELECT COUNT(*) FROM mysql.user WHERE User = ? AND Host = ?", user, host).Scan(&n); err != nil {
+			n, err := countMySQLAccounts(ctx, admin, user, host)
+			if err != nil {
 				return fmt.Errorf("import: look up account %s@%s: %w", user, host, err)
 			}
 			if n == 0 {

@@ -167,7 +167,8 @@ type AccuracyCI struct {
 
 // BootstrapAccuracy computes a bootstrap confidence interval for the
 // accuracy of outcome vector x. A resample's number correct is
-// Binomial(n, observed accuracy), drawn as in PairedBootstrap; the
+// Binomial(n, observed accuracy), drawn as in PairedBootstrap
+// (resampleClusters with the one category "correct"); the
 // percentile and BCa intervals are as described there (jackknife values
 // (k-1)/(n-1) and k/(n-1)). For a closed-form interval use Wilson.
 func BootstrapAccuracy(x []bool, opt BootstrapOptions) (AccuracyCI, error) {
@@ -186,11 +187,7 @@ func BootstrapAccuracy(x []bool, opt BootstrapOptions) (AccuracyCI, error) {
 		}
 	}
 	r := AccuracyCI{N: n, Correct: k, Acc: float64(k) / float64(n), Resamples: opt.Resamples, Method: opt.Method}
-	tab := newBinomTable(n, r.Acc)
-	hist := make([]int, 2*n+1) // indexed by k + n, as histInterval expects
-	for range opt.Resamples {
-		hist[tab.sample(opt.Rand)+n]++
-	}
+	hist := resampleClusters([]category{{1, k}}, n, 1, opt.Resamples, opt.Rand)
 	var jack []jackValue
 	if n > 1 {
 		m := float64(n - 1)
