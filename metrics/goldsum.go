@@ -67,11 +67,7 @@ func VerifyGoldCache(ctx context.Context, dir string) (checksum.Check, error) {
 	if err != nil {
 		return out, wrap(err)
 	}
-	sumCol := "NULL"
-	if sums {
-		sumCol = "sum"
-	}
-	rows, err := db.QueryContext(ctx, `SELECT key, value, `+sumCol+` FROM entries ORDER BY key`)
+	rows, err := db.QueryContext(ctx, `SELECT key, value, `+checksum.Selected(sums)+` FROM entries ORDER BY key`)
 	if err != nil {
 		return out, wrap(err)
 	}
