@@ -836,6 +836,9 @@ func readEndpointStats(db *sql.DB) ([]EndpointStat, error) {
 type CallTotals struct {
 	Calls, Cached, Sent, Loose     int
 	PromptTokens, CompletionTokens int
+	// Bad is the number of calls whose token counts are outside [0,
+	// llm.MaxTokenCount] (counted clamped; RunData.BadCounts names them).
+	Bad int
 }
 
 // ItemCall is a call with the item it belongs to.
@@ -1131,7 +1134,7 @@ func readRunTail(db *sql.DB, r *RunData) error {
 		return err
 	}
 	var err error
-	if r.BadCounts, err = readBadCounts(db); err != nil {
+	if r.BadCounts, err = readBadCounts(db, r.CallLog.Bad); err != nil {
 		return err
 	}
 	r.Endpoints, err = readEndpointStats(db)
@@ -1149,9 +1152,9 @@ func readCallTotals(db *sql.DB, t *CallTotals) error {
 		state = `c.state`
 	}
 	return db.QueryRow(`SELECT count(*), coalesce(sum(c.cached), 0), coalesce(sum(`+state+` = 'sent'), 0),
-		coalesce(sum(i.trial_id IS NULL), 0), `+tokenSum("c.prompt_tokens")+`, `+tokenSum("c.completion_tokens")+`
+		coalesce(sum(i.trial_id IS NULL), 0), `+tokenSum("c.prompt_tokens")+`, `+tokenSum("c.completion_tokens")+`, coalesce(sum(`+badCount("c.")+`), 0)
 		FROM model_calls c LEFT JOIN items i ON i.trial_id = c.trial_id AND i.question_id = c.question_id`).
-		Scan(&t.Calls, &t.Cached, &t.Sent, &t.Loose, &t.PromptTokens, &t.CompletionTokens)
+		Scan(&t.Calls, &t.Cached, &t.Sent, &t.Loose, &t.PromptTokens, &t.CompletionTokens, &t.Bad)
 }
 
 // readCalls attaches the call log to the items want selects and, when
