@@ -20,6 +20,13 @@ func tokenSum(col string) string {
 	return `CAST(total(min(max(` + col + `, 0), ` + strconv.Itoa(llm.MaxTokenCount) + `)) AS INTEGER)`
 }
 
+// tokenSums is the SQL of the two token sums of a group of model_calls
+// rows, prompt then completion (tokenSum), their columns prefixed with
+// prefix ("c." or "").
+func tokenSums(prefix string) string {
+	return tokenSum(prefix+"prompt_tokens") + ", " + tokenSum(prefix+"completion_tokens")
+}
+
 // clampTokens is a stored token count as the readers count it (see
 // tokenSum).
 func clampTokens[T int | int64](v T) T {

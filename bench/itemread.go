@@ -170,7 +170,7 @@ type RoleCalls struct {
 // aggregation (no call is held in memory).
 func (r *ItemReader) CallUsage(ctx context.Context) (map[string]map[string]RoleCalls, error) {
 	rows, err := r.db.QueryContext(ctx, `SELECT trial_id, coalesce(role, ''), count(*), coalesce(sum(cached), 0), coalesce(sum(`+r.state+` = 'sent'), 0),
-		`+tokenSum("prompt_tokens")+`, `+tokenSum("completion_tokens")+`, coalesce(sum(latency_ms), 0)
+		`+tokenSums("")+`, coalesce(sum(latency_ms), 0)
 		FROM model_calls GROUP BY trial_id, role ORDER BY trial_id, role`)
 	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", r.dir, err)

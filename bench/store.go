@@ -1152,7 +1152,7 @@ func readCallTotals(db *sql.DB, t *CallTotals) error {
 		state = `c.state`
 	}
 	return db.QueryRow(`SELECT count(*), coalesce(sum(c.cached), 0), coalesce(sum(`+state+` = 'sent'), 0),
-		coalesce(sum(i.trial_id IS NULL), 0), `+tokenSum("c.prompt_tokens")+`, `+tokenSum("c.completion_tokens")+`, coalesce(sum(`+badCount("c.")+`), 0)
+		coalesce(sum(i.trial_id IS NULL), 0), `+tokenSums("c.")+`, coalesce(sum(`+badCount("c.")+`), 0)
 		FROM model_calls c LEFT JOIN items i ON i.trial_id = c.trial_id AND i.question_id = c.question_id`).
 		Scan(&t.Calls, &t.Cached, &t.Sent, &t.Loose, &t.PromptTokens, &t.CompletionTokens, &t.Bad)
 }

@@ -126,7 +126,7 @@ func trialCallTotals(db *sql.DB, t *CallTotals) (calls, tokens map[string]int, e
 		state = `c.state`
 	}
 	rows, err := db.Query(`SELECT c.trial_id, i.trial_id IS NOT NULL, count(*), coalesce(sum(c.cached), 0), coalesce(sum(` + state + ` = 'sent'), 0),
-		` + tokenSum("c.prompt_tokens") + `, ` + tokenSum("c.completion_tokens") + `, coalesce(sum(` + badCount("c.") + `), 0)
+		` + tokenSums("c.") + `, coalesce(sum(` + badCount("c.") + `), 0)
 		FROM model_calls c LEFT JOIN items i ON i.trial_id = c.trial_id AND i.question_id = c.question_id GROUP BY 1, 2`)
 	if err != nil {
 		return nil, nil, err
