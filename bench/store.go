@@ -1130,7 +1130,7 @@ func readRunHead(db *sql.DB, dir string, o ReadOptions) (*RunData, map[string]in
 
 // readRunTail reads the call log's totals and the endpoint counters.
 func readRunTail(db *sql.DB, r *RunData) error {
-	if err := readCallTotals(db, &r.CallLog); err != nil {
+	if _, _, err := trialCallTotals(db, &r.CallLog); err != nil {
 		return err
 	}
 	var err error
@@ -1139,22 +1139,6 @@ func readRunTail(db *sql.DB, r *RunData) error {
 	}
 	r.Endpoints, err = readEndpointStats(db)
 	return err
-}
-
-// readCallTotals counts the call log, in one pass over model_calls.
-func readCallTotals(db *sql.DB, t *CallTotals) error {
-	var hasState int
-	if err := db.QueryRow(`SELECT count(*) FROM pragma_table_info('model_calls') WHERE name = 'state'`).Scan(&hasState); err != nil {
-		return err
-	}
-	state := `'done'`
-	if hasState > 0 {
-		state = `c.state`
-	}
-	return db.QueryRow(`SELECT count(*), coalesce(sum(c.cached), 0), coalesce(sum(`+state+` = 'sent'), 0),
-		coalesce(sum(i.trial_id IS NULL), 0), `+tokenSums("c.")+`, coalesce(sum(`+badCount("c.")+`), 0)
-		FROM model_calls c LEFT JOIN items i ON i.trial_id = c.trial_id AND i.question_id = c.question_id`).
-		Scan(&t.Calls, &t.Cached, &t.Sent, &t.Loose, &t.PromptTokens, &t.CompletionTokens, &t.Bad)
 }
 
 // readCalls attaches the call log to the items want selects and, when

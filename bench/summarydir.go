@@ -114,10 +114,9 @@ func eachTrialItem(db *sql.DB, trialID string, fn func(*Item)) error {
 	return rows.Err()
 }
 
-// trialCallTotals counts, by trial id, the calls of the items the store
-// holds and their prompt plus completion tokens, and totals the whole call
-// log into t (as readCallTotals does), in one SQL aggregation: one pass
-// over model_calls.
+// trialCallTotals totals the whole call log into t and counts, by trial
+// id, the calls of the items the store holds and their prompt plus
+// completion tokens, in one SQL aggregation: one pass over model_calls.
 func trialCallTotals(db *sql.DB, t *CallTotals) (calls, tokens map[string]int, err error) {
 	state := `'done'`
 	if ok, err := hasCallColumn(db, "state"); err != nil {
