@@ -32,14 +32,10 @@ func OpenItemReader(dir string) (*ItemReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &ItemReader{dir: dir, db: s.db, state: `'done'`}
-	var hasState int
-	if err := s.db.QueryRow(`SELECT count(*) FROM pragma_table_info('model_calls') WHERE name = 'state'`).Scan(&hasState); err != nil {
+	r := &ItemReader{dir: dir, db: s.db}
+	if r.state, err = callState(s.db, ""); err != nil {
 		s.db.Close()
 		return nil, fmt.Errorf("store %s: %w", dir, err)
-	}
-	if hasState > 0 {
-		r.state = `state`
 	}
 	if r.result, err = resultColumn(s.db, "items"); err != nil {
 		s.db.Close()

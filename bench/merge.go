@@ -739,11 +739,9 @@ func mergeShard(dst *Store, s *mergeSource, earlier []*mergeSource, totals map[s
 	if err := dst.AddIntegrity(counts); err != nil {
 		return err
 	}
-	ir := &ItemReader{dir: dir, db: src.db, state: `'done'`}
-	if ok, err := hasCallColumn(src.db, "state"); err != nil {
+	ir := &ItemReader{dir: dir, db: src.db}
+	if ir.state, err = callState(src.db, ""); err != nil {
 		return fmt.Errorf("store %s: %w", dir, err)
-	} else if ok {
-		ir.state = `state`
 	}
 	if ir.key, err = callCacheKey(src.db); err != nil {
 		return fmt.Errorf("store %s: %w", dir, err)

@@ -347,6 +347,18 @@ func hasCallColumn(db *sql.DB, name string) (bool, error) {
 	return n > 0, err
 }
 
+// callState is the SQL expression of a call's state (callSent or 'done')
+// in db, its column prefixed with prefix ("c." or ""): the column, or
+// 'done' in a store made before calls were logged as they happen (every
+// row complete).
+func callState(db *sql.DB, prefix string) (string, error) {
+	ok, err := hasCallColumn(db, "state")
+	if err != nil || !ok {
+		return `'done'`, err
+	}
+	return prefix + `state`, nil
+}
+
 // callCacheKey is the SQL expression of a call's cache key in db: the
 // column (a key stored in its 32 bytes, see storedKey, read back as its
 // lowercase hex), or an empty text in a store made before it existed.
@@ -1156,13 +1168,9 @@ func readCalls(db *sql.DB, r *RunData, idx map[string]int, want func(*Item) bool
 	if len(pos) == 0 && !loose {
 		return nil // no call wanted: no pass over the call log
 	}
-	var hasState int
-	if err := db.QueryRow(`SELECT count(*) FROM pragma_table_info('model_calls') WHERE name = 'state'`).Scan(&hasState); err != nil {
+	state, err := callState(db, "")
+	if err != nil {
 		return err
-	}
-	state := `'done'`
-	if hasState > 0 {
-		state = `state`
 	}
 	ck, err := callCacheKey(db)
 	if err != nil {

@@ -118,11 +118,9 @@ func eachTrialItem(db *sql.DB, trialID string, fn func(*Item)) error {
 // id, the calls of the items the store holds and their prompt plus
 // completion tokens, in one SQL aggregation: one pass over model_calls.
 func trialCallTotals(db *sql.DB, t *CallTotals) (calls, tokens map[string]int, err error) {
-	state := `'done'`
-	if ok, err := hasCallColumn(db, "state"); err != nil {
+	state, err := callState(db, "c.")
+	if err != nil {
 		return nil, nil, err
-	} else if ok {
-		state = `c.state`
 	}
 	rows, err := db.Query(`SELECT c.trial_id, i.trial_id IS NOT NULL, count(*), coalesce(sum(c.cached), 0), coalesce(sum(` + state + ` = 'sent'), 0),
 		` + tokenSums("c.") + `, coalesce(sum(` + badCount("c.") + `), 0)
