@@ -32,21 +32,29 @@ func OpenItemReader(dir string) (*ItemReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &ItemReader{dir: dir, db: s.db}
-	if r.state, err = callState(s.db, ""); err != nil {
+	r, err := newItemReader(dir, s.db)
+	if err != nil {
 		s.db.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// newItemReader is an ItemReader of the store db of run directory dir,
+// its SQL expressions those of the store's format.
+func newItemReader(dir string, db *sql.DB) (*ItemReader, error) {
+	r := &ItemReader{dir: dir, db: db}
+	var err error
+	if r.state, err = callState(db, ""); err != nil {
 		return nil, fmt.Errorf("store %s: %w", dir, err)
 	}
-	if r.result, err = resultColumn(s.db, "items"); err != nil {
-		s.db.Close()
+	if r.result, err = resultColumn(db, "items"); err != nil {
 		return nil, fmt.Errorf("store %s: %w", dir, err)
 	}
-	if r.sum, err = sumColumn(s.db, "items"); err != nil {
-		s.db.Close()
+	if r.sum, err = sumColumn(db, "items"); err != nil {
 		return nil, fmt.Errorf("store %s: %w", dir, err)
 	}
-	if r.key, err = callCacheKey(s.db); err != nil {
-		s.db.Close()
+	if r.key, err = callCacheKey(db); err != nil {
 		return nil, fmt.Errorf("store %s: %w", dir, err)
 	}
 	return r, nil

@@ -738,12 +738,9 @@ func mergeShard(dst *Store, s *mergeSource, earlier []*mergeSource, totals map[s
 	if err := dst.AddIntegrity(counts); err != nil {
 		return err
 	}
-	ir := &ItemReader{dir: dir, db: src.db}
-	if ir.state, err = callState(src.db, ""); err != nil {
-		return fmt.Errorf("store %s: %w", dir, err)
-	}
-	if ir.key, err = callCacheKey(src.db); err != nil {
-		return fmt.Errorf("store %s: %w", dir, err)
+	ir, err := newItemReader(dir, src.db)
+	if err != nil {
+		return err
 	}
 	// Calls go in batches, a transaction each: every row of the call log,
 	// answered, failed or left in flight, once.
