@@ -4,7 +4,6 @@ import (
 	"database/sql"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/t2sbench/t2sbench/runners/llm"
 )
@@ -21,6 +20,13 @@ func tokenSum(col string) string {
 	return `CAST(total(min(max(` + col + `, 0), ` + strconv.Itoa(llm.MaxTokenCount) + `)) AS INTEGER)`
 }
 
+// tokenSums is the SQL of the two token sums of a group of model_calls
+// rows, prompt then completion (tokenSum), their columns prefixed with
+// prefix ("c." or "").
+func tokenSums(prefix string) string {
+	return tokenSum(prefix+"prompt_tokens") + ", " + tokenSum(prefix+"completion_tokens")
+}
+
 // clampTokens is a stored token count as the readers count it (see
 // tokenSum).
 func clampTokens[T int | int64](v T) T {
@@ -30,15 +36,27 @@ func clampTokens[T int | int64](v T) T {
 // maxBadCounts is the number of out-of-range rows RunData.BadCounts names.
 const maxBadCounts = 10
 
+// badCount is the SQL condition of a model_calls row (its columns
+// prefixed with prefix, "c." or "") whose token counts are outside [0,
+// llm.MaxTokenCount]: counts a server sent before they were validated.
+// Summed, it is CallTotals.Bad.
+func badCount(prefix string) string {
+	limit := strconv.Itoa(llm.MaxTokenCount)
+	return `(` + prefix + `prompt_tokens < 0 OR ` + prefix + `prompt_tokens > ` + limit +
+		` OR ` + prefix + `completion_tokens < 0 OR ` + prefix + `completion_tokens > ` + limit + `)`
+}
+
 // readBadCounts names the call-log rows whose token counts are outside [0,
-// llm.MaxTokenCount] (at most maxBadCounts of them, then how many more):
-// counts a server sent before they were validated. Readers count them as
-// clamped (tokenSum); the lines say so, naming the item.
-func readBadCounts(db *sql.DB) ([]string, error) {
-	cond := `prompt_tokens < 0 OR prompt_tokens > ? OR completion_tokens < 0 OR completion_tokens > ?`
-	qualified := strings.NewReplacer("prompt_", "c.prompt_", "completion_", "c.completion_").Replace(cond)
+// llm.MaxTokenCount] (at most maxBadCounts of them, then how many more),
+// given their number n (CallTotals.Bad): it reads the call log only when
+// there are some. Readers count them as clamped (tokenSum); the lines say
+// so, naming the item.
+func readBadCounts(db *sql.DB, n int) ([]string, error) {
+	if n == 0 {
+		return nil, nil
+	}
 	rows, err := db.Query(`SELECT c.id, coalesce(t.label, c.trial_id), c.question_id, coalesce(c.role, ''), c.prompt_tokens, c.completion_tokens
-		FROM model_calls c LEFT JOIN trials t ON t.id = c.trial_id WHERE `+qualified+` ORDER BY c.id LIMIT ?`, llm.MaxTokenCount, llm.MaxTokenCount, maxBadCounts+1)
+		FROM model_calls c LEFT JOIN trials t ON t.id = c.trial_id WHERE `+badCount("c.")+` ORDER BY c.id LIMIT ?`, maxBadCounts)
 	if err != nil {
 		return nil, err
 	}
@@ -51,18 +69,16 @@ func readBadCounts(db *sql.DB) ([]string, error) {
 		if err := rows.Scan(&id, &trial, &question, &role, &pt, &ct); err != nil {
 			return nil, err
 		}
-		if len(out) == maxBadCounts {
-			var n int
-			if err := db.QueryRow(`SELECT count(*) FROM model_calls WHERE `+cond, llm.MaxTokenCount, llm.MaxTokenCount).Scan(&n); err != nil {
-				return nil, err
-			}
-			out = append(out, fmt.Sprintf("and %d more calls with token counts outside [0, %d]", n-maxBadCounts, llm.MaxTokenCount))
-			break
-		}
 		out = append(out, fmt.Sprintf("item %s/%s: call %d (role %s) has prompt_tokens %d, completion_tokens %d, outside [0, %d]; counted as %d and %d",
 			trial, question, id, role, pt.Int64, ct.Int64, llm.MaxTokenCount, clampTokens(pt.Int64), clampTokens(ct.Int64)))
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if n > maxBadCounts {
+		out = append(out, fmt.Sprintf("and %d more calls with token counts outside [0, %d]", n-maxBadCounts, llm.MaxTokenCount))
+	}
+	return out, nil
 }
 
 // satSQL is the SQL expression of a+b for the non-negative integer

@@ -455,7 +455,7 @@ func measuredCalls(dir string) (map[string]*measured, error) {
 		out[id] = m
 	}
 	rows.Close()
-	rows, err = s.db.Query(`SELECT c.trial_id, COALESCE(c.role, ''), COUNT(*), `+tokenSum("c.prompt_tokens")+`, `+tokenSum("c.completion_tokens")+`
+	rows, err = s.db.Query(`SELECT c.trial_id, COALESCE(c.role, ''), COUNT(*), `+tokenSums("c.")+`
 		FROM model_calls c JOIN items i ON i.trial_id = c.trial_id AND i.question_id = c.question_id
 		WHERE i.status IN (?, ?) AND c.session = i.session GROUP BY c.trial_id, c.role`, StatusDone, StatusFailed)
 	if err != nil {

@@ -32,25 +32,29 @@ func OpenItemReader(dir string) (*ItemReader, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &ItemReader{dir: dir, db: s.db, state: `'done'`}
-	var hasState int
-	if err := s.db.QueryRow(`SELECT count(*) FROM pragma_table_info('model_calls') WHERE name = 'state'`).Scan(&hasState); err != nil {
+	r, err := newItemReader(dir, s.db)
+	if err != nil {
 		s.db.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// newItemReader is an ItemReader of the store db of run directory dir,
+// its SQL expressions those of the store's format.
+func newItemReader(dir string, db *sql.DB) (*ItemReader, error) {
+	r := &ItemReader{dir: dir, db: db}
+	var err error
+	if r.state, err = callState(db, ""); err != nil {
 		return nil, fmt.Errorf("store %s: %w", dir, err)
 	}
-	if hasState > 0 {
-		r.state = `state`
-	}
-	if r.result, err = resultColumn(s.db, "items"); err != nil {
-		s.db.Close()
+	if r.result, err = resultColumn(db, "items"); err != nil {
 		return nil, fmt.Errorf("store %s: %w", dir, err)
 	}
-	if r.sum, err = sumColumn(s.db, "items"); err != nil {
-		s.db.Close()
+	if r.sum, err = sumColumn(db, "items"); err != nil {
 		return nil, fmt.Errorf("store %s: %w", dir, err)
 	}
-	if r.key, err = callCacheKey(s.db); err != nil {
-		s.db.Close()
+	if r.key, err = callCacheKey(db); err != nil {
 		return nil, fmt.Errorf("store %s: %w", dir, err)
 	}
 	return r, nil
@@ -170,7 +174,7 @@ type RoleCalls struct {
 // aggregation (no call is held in memory).
 func (r *ItemReader) CallUsage(ctx context.Context) (map[string]map[string]RoleCalls, error) {
 	rows, err := r.db.QueryContext(ctx, `SELECT trial_id, coalesce(role, ''), count(*), coalesce(sum(cached), 0), coalesce(sum(`+r.state+` = 'sent'), 0),
-		`+tokenSum("prompt_tokens")+`, `+tokenSum("completion_tokens")+`, coalesce(sum(latency_ms), 0)
+		`+tokenSums("")+`, coalesce(sum(latency_ms), 0)
 		FROM model_calls GROUP BY trial_id, role ORDER BY trial_id, role`)
 	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", r.dir, err)

@@ -499,48 +499,21 @@ func mergeBase(out string, srcs []*mergeSource) (*mergeSource, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := w.db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
-		w.db.Close()
-		return nil, fmt.Errorf("merge: checkpoint %s: %w", out, err)
+	base, stored, err := readMergeBase(w, out)
+	if cerr := w.db.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("merge: close %s: %w", out, cerr)
 	}
-	sessions, err := w.SessionCount()
-	if err != nil {
-		sessions = 0 // a store without the table: not one Merge wrote
-	}
-	if err := w.db.Close(); err != nil {
-		return nil, fmt.Errorf("merge: close %s: %w", out, err)
-	}
-	head, err := readSourceHead(out)
-	if err != nil {
+	if base == nil || err != nil {
 		return nil, err
 	}
-	abs, err := filepath.Abs(out)
-	if err != nil {
-		return nil, fmt.Errorf("merge: %w", err)
-	}
-	base := &mergeSource{dir: out, abs: abs, head: head, sessions: sessions}
-	base.shards, _ = parseShards(head.Meta[MetaShards])
-	if len(head.Trials) == 0 && len(head.Stale) == 0 {
-		n, err := countRows(out)
-		if err != nil {
-			return nil, err
-		}
-		if n == 0 {
-			return nil, nil // an empty store: nothing to keep
-		}
-	}
-	c, err := ComparePlan(out, &Plan{Trials: srcs[0].head.planTrials()})
-	if err != nil {
-		return nil, err
-	}
-	if !c.Empty() {
+	if c := diffPlan(stored, srcs[0].head.planTrials()); !c.Empty() {
 		var b strings.Builder
 		fmt.Fprintf(&b, "merge: %s holds the trials of another spec than the shards; the shards' spec differs from it:\n", out)
 		writeChangeLines(&b, c.Changes)
 		b.WriteString("a run directory holds one spec: merge into a new directory")
 		return nil, &mergeRefusal{msg: b.String(), cause: ErrSpecChanged}
 	}
-	if from, ok := mergedFrom(head.Meta); ok && pristine(base) {
+	if from, ok := mergedFrom(base.head.Meta); ok && pristine(base) {
 		given := map[string]bool{}
 		for _, s := range srcs {
 			given[s.abs] = true
@@ -561,15 +534,41 @@ func mergeBase(out string, srcs []*mergeSource) (*mergeSource, error) {
 	return base, nil
 }
 
-// countRows counts the items and model calls of dir's store.
-func countRows(dir string) (n int, err error) {
-	src, err := openDB(dir, true)
-	if err != nil {
-		return 0, err
+// readMergeBase checkpoints the write-ahead log of store w (the output
+// directory out's, open for writing) and reads it as a merge source, with
+// its stored trials; an empty store gives nil.
+func readMergeBase(w *Store, out string) (*mergeSource, []storedTrial, error) {
+	if _, err := w.db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		return nil, nil, fmt.Errorf("merge: checkpoint %s: %w", out, err)
 	}
-	defer src.db.Close()
-	err = src.db.QueryRow(`SELECT (SELECT count(*) FROM items) + (SELECT count(*) FROM model_calls)`).Scan(&n)
-	return n, err
+	sessions, err := w.SessionCount()
+	if err != nil {
+		sessions = 0 // a store without the table: not one Merge wrote
+	}
+	head, _, err := readRunHead(w.db, out, ReadOptions{})
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(head.Trials) == 0 && len(head.Stale) == 0 {
+		var n int
+		if err := w.db.QueryRow(`SELECT (SELECT count(*) FROM items) + (SELECT count(*) FROM model_calls)`).Scan(&n); err != nil {
+			return nil, nil, err
+		}
+		if n == 0 {
+			return nil, nil, nil // an empty store: nothing to keep
+		}
+	}
+	stored, err := readTrials(w.db)
+	if err != nil {
+		return nil, nil, fmt.Errorf("store %s: %w", out, err)
+	}
+	abs, err := filepath.Abs(out)
+	if err != nil {
+		return nil, nil, fmt.Errorf("merge: %w", err)
+	}
+	base := &mergeSource{dir: out, abs: abs, head: head, sessions: sessions}
+	base.shards, _ = parseShards(head.Meta[MetaShards])
+	return base, stored, nil
 }
 
 // errItemHeld is mergeShard's signal that the joined store already holds
@@ -739,14 +738,9 @@ func mergeShard(dst *Store, s *mergeSource, earlier []*mergeSource, totals map[s
 	if err := dst.AddIntegrity(counts); err != nil {
 		return err
 	}
-	ir := &ItemReader{dir: dir, db: src.db, state: `'done'`}
-	if ok, err := hasCallColumn(src.db, "state"); err != nil {
-		return fmt.Errorf("store %s: %w", dir, err)
-	} else if ok {
-		ir.state = `state`
-	}
-	if ir.key, err = callCacheKey(src.db); err != nil {
-		return fmt.Errorf("store %s: %w", dir, err)
+	ir, err := newItemReader(dir, src.db)
+	if err != nil {
+		return err
 	}
 	// Calls go in batches, a transaction each: every row of the call log,
 	// answered, failed or left in flight, once.

@@ -347,6 +347,18 @@ func hasCallColumn(db *sql.DB, name string) (bool, error) {
 	return n > 0, err
 }
 
+// callState is the SQL expression of a call's state (callSent or 'done')
+// in db, its column prefixed with prefix ("c." or ""): the column, or
+// 'done' in a store made before calls were logged as they happen (every
+// row complete).
+func callState(db *sql.DB, prefix string) (string, error) {
+	ok, err := hasCallColumn(db, "state")
+	if err != nil || !ok {
+		return `'done'`, err
+	}
+	return prefix + `state`, nil
+}
+
 // callCacheKey is the SQL expression of a call's cache key in db: the
 // column (a key stored in its 32 bytes, see storedKey, read back as its
 // lowercase hex), or an empty text in a store made before it existed.
@@ -836,6 +848,9 @@ func readEndpointStats(db *sql.DB) ([]EndpointStat, error) {
 type CallTotals struct {
 	Calls, Cached, Sent, Loose     int
 	PromptTokens, CompletionTokens int
+	// Bad is the number of calls whose token counts are outside [0,
+	// llm.MaxTokenCount] (counted clamped; RunData.BadCounts names them).
+	Bad int
 }
 
 // ItemCall is a call with the item it belongs to.
@@ -1127,31 +1142,15 @@ func readRunHead(db *sql.DB, dir string, o ReadOptions) (*RunData, map[string]in
 
 // readRunTail reads the call log's totals and the endpoint counters.
 func readRunTail(db *sql.DB, r *RunData) error {
-	if err := readCallTotals(db, &r.CallLog); err != nil {
+	if _, _, err := trialCallTotals(db, &r.CallLog); err != nil {
 		return err
 	}
 	var err error
-	if r.BadCounts, err = readBadCounts(db); err != nil {
+	if r.BadCounts, err = readBadCounts(db, r.CallLog.Bad); err != nil {
 		return err
 	}
 	r.Endpoints, err = readEndpointStats(db)
 	return err
-}
-
-// readCallTotals counts the call log, in one pass over model_calls.
-func readCallTotals(db *sql.DB, t *CallTotals) error {
-	var hasState int
-	if err := db.QueryRow(`SELECT count(*) FROM pragma_table_info('model_calls') WHERE name = 'state'`).Scan(&hasState); err != nil {
-		return err
-	}
-	state := `'done'`
-	if hasState > 0 {
-		state = `c.state`
-	}
-	return db.QueryRow(`SELECT count(*), coalesce(sum(c.cached), 0), coalesce(sum(`+state+` = 'sent'), 0),
-		coalesce(sum(i.trial_id IS NULL), 0), `+tokenSum("c.prompt_tokens")+`, `+tokenSum("c.completion_tokens")+`
-		FROM model_calls c LEFT JOIN items i ON i.trial_id = c.trial_id AND i.question_id = c.question_id`).
-		Scan(&t.Calls, &t.Cached, &t.Sent, &t.Loose, &t.PromptTokens, &t.CompletionTokens)
 }
 
 // readCalls attaches the call log to the items want selects and, when
@@ -1169,13 +1168,9 @@ func readCalls(db *sql.DB, r *RunData, idx map[string]int, want func(*Item) bool
 	if len(pos) == 0 && !loose {
 		return nil // no call wanted: no pass over the call log
 	}
-	var hasState int
-	if err := db.QueryRow(`SELECT count(*) FROM pragma_table_info('model_calls') WHERE name = 'state'`).Scan(&hasState); err != nil {
+	state, err := callState(db, "")
+	if err != nil {
 		return err
-	}
-	state := `'done'`
-	if hasState > 0 {
-		state = `state`
 	}
 	ck, err := callCacheKey(db)
 	if err != nil {

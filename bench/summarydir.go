@@ -50,7 +50,7 @@ func summarizeDir(dir string, o ReadOptions, compare bool) (*RunData, []TrialSum
 	if err != nil {
 		return nil, nil, fmt.Errorf("store %s: %w", dir, err)
 	}
-	if r.BadCounts, err = readBadCounts(s.db); err != nil {
+	if r.BadCounts, err = readBadCounts(s.db, r.CallLog.Bad); err != nil {
 		return nil, nil, fmt.Errorf("store %s: %w", dir, err)
 	}
 	r.FailedByClass, r.ErroredByClass = map[string]int{}, map[string]int{}
@@ -114,19 +114,16 @@ func eachTrialItem(db *sql.DB, trialID string, fn func(*Item)) error {
 	return rows.Err()
 }
 
-// trialCallTotals counts, by trial id, the calls of the items the store
-// holds and their prompt plus completion tokens, and totals the whole call
-// log into t (as readCallTotals does), in one SQL aggregation: one pass
-// over model_calls.
+// trialCallTotals totals the whole call log into t and counts, by trial
+// id, the calls of the items the store holds and their prompt plus
+// completion tokens, in one SQL aggregation: one pass over model_calls.
 func trialCallTotals(db *sql.DB, t *CallTotals) (calls, tokens map[string]int, err error) {
-	state := `'done'`
-	if ok, err := hasCallColumn(db, "state"); err != nil {
+	state, err := callState(db, "c.")
+	if err != nil {
 		return nil, nil, err
-	} else if ok {
-		state = `c.state`
 	}
 	rows, err := db.Query(`SELECT c.trial_id, i.trial_id IS NOT NULL, count(*), coalesce(sum(c.cached), 0), coalesce(sum(` + state + ` = 'sent'), 0),
-		` + tokenSum("c.prompt_tokens") + `, ` + tokenSum("c.completion_tokens") + `
+		` + tokenSums("c.") + `, coalesce(sum(` + badCount("c.") + `), 0)
 		FROM model_calls c LEFT JOIN items i ON i.trial_id = c.trial_id AND i.question_id = c.question_id GROUP BY 1, 2`)
 	if err != nil {
 		return nil, nil, err
@@ -137,13 +134,14 @@ func trialCallTotals(db *sql.DB, t *CallTotals) (calls, tokens map[string]int, e
 	for rows.Next() {
 		var id string
 		var held bool
-		var n, cached, sent, pt, ct int
-		if err := rows.Scan(&id, &held, &n, &cached, &sent, &pt, &ct); err != nil {
+		var n, cached, sent, pt, ct, bad int
+		if err := rows.Scan(&id, &held, &n, &cached, &sent, &pt, &ct, &bad); err != nil {
 			return nil, nil, err
 		}
 		t.Calls += n
 		t.Cached += cached
 		t.Sent += sent
+		t.Bad += bad
 		t.PromptTokens = satint.Add(t.PromptTokens, pt)
 		t.CompletionTokens = satint.Add(t.CompletionTokens, ct)
 		if !held {
