@@ -1,6 +1,7 @@
 package sqltext
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/t2sbench/t2sbench/runners/think"
@@ -23,19 +24,24 @@ var roleWords = []string{"assistant", "model", "system", "user"}
 
 // prepare removes what is not the answer from a response: reasoning blocks
 // (think.Split), chat-template tokens and what follows an end-of-turn
-// token, wrapper tags such as <answer>; it turns [SQL] ... [/SQL] markers
-// into <sql> tags and decodes the HTML entities of <, >, &, ' and ".
+// token, wrapper tags such as <answer>; it turns the wrappers <<SQL>>,
+// <</SQL>>, [SQL] and [/SQL] into <sql> tags and decodes the HTML entities
+// of <, >, &, ' and ".
 func prepare(s string) string {
 	s, _ = think.Split(s)
 	s = stripChatTokens(s)
-	if strings.Contains(s, "[SQL]") || strings.Contains(s, "[/SQL]") {
-		s = strings.NewReplacer("[SQL]", "<sql>", "[/SQL]", "</sql>").Replace(s)
+	if strings.Contains(s, "SQL]") || strings.Contains(s, "sql]") || strings.Contains(s, "<<") {
+		s = sqlWrappers.Replace(s)
 	}
 	if strings.Contains(s, "&") {
 		s = htmlEntities.Replace(s)
 	}
 	return stripWrapperTags(s)
 }
+
+// sqlWrappers turns the SQL wrappers prompts ask for into <sql> tags.
+var sqlWrappers = strings.NewReplacer("<<SQL>>", "<sql>", "<<sql>>", "<sql>", "<</SQL>>", "</sql>", "<</sql>>", "</sql>",
+	"[SQL]", "<sql>", "[sql]", "<sql>", "[/SQL]", "</sql>", "[/sql]", "</sql>")
 
 // htmlEntities decodes the entities of SQL's comparison operators that
 // answers rendered through HTML carry (b &gt; 1).
@@ -120,4 +126,60 @@ func asciiLower(s string) string {
 		}
 	}
 	return string(b)
+}
+
+// roleRe finds the role markers of a transcript: a chat-template
+// start-of-turn token followed by its role, or a line that starts with a
+// role name and a colon ("User:", "### Assistant:", "**Human:**").
+var roleRe = regexp.MustCompile(`(?im)(?:<\|im_start\|>[ \t]*(\w+)|<\|start_header_id\|>[ \t]*(\w+)[ \t]*<\|end_header_id\|>|<start_of_turn>[ \t]*(\w+)|(\[INST\])|(\[/INST\])|<\|(user|assistant|system)\|>|<｜(User|Assistant)｜>|^[ \t>#*]*(user|human|assistant|ai|bot|gpt|system)[ \t]*(?:\*\*)?[ \t]*:(?:\*\*)?)`)
+
+// assistantTurns splits a transcript into its assistant turns, in order,
+// or returns nil when s is no transcript (it holds no user turn). The text
+// before the first role marker is the assistant's own; a system turn is
+// dropped with the user turns.
+func assistantTurns(s string) []string {
+	if !strings.ContainsAny(s, "<[:") {
+		return nil
+	}
+	ms := roleRe.FindAllStringSubmatchIndex(s, -1)
+	if len(ms) == 0 {
+		return nil
+	}
+	user := false
+	roles := make([]string, len(ms))
+	for k, m := range ms {
+		var role string
+		for g := 1; 2*g+1 < len(m); g++ {
+			if m[2*g] >= 0 {
+				role = strings.ToLower(s[m[2*g]:m[2*g+1]])
+				break
+			}
+		}
+		switch role {
+		case "[inst]", "human":
+			role = "user"
+		case "[/inst]", "model", "ai", "bot", "gpt":
+			role = "assistant"
+		}
+		roles[k] = role
+		user = user || role == "user"
+	}
+	if !user {
+		return nil
+	}
+	var turns []string
+	if lead := s[:ms[0][0]]; strings.TrimSpace(lead) != "" {
+		turns = append(turns, lead)
+	}
+	for k, m := range ms {
+		if roles[k] != "assistant" {
+			continue
+		}
+		end := len(s)
+		if k+1 < len(ms) {
+			end = ms[k+1][0]
+		}
+		turns = append(turns, s[m[1]:end])
+	}
+	return turns
 }

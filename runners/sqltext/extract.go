@@ -3,8 +3,11 @@ package sqltext
 import (
 	"encoding/json"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/t2sbench/t2sbench/runners/think"
 )
 
 // NoSQL is the note of an extraction that found no SQL in a model's
@@ -49,7 +52,55 @@ type Extraction struct {
 	Final bool `json:"final,omitempty"`
 	// Candidates counts the candidate queries the response held.
 	Candidates int `json:"candidates,omitempty"`
+	// Reason says which rule chose the SQL among the candidates (see
+	// Reason); ReasonNone when no SQL was found.
+	Reason Reason `json:"reason"`
 }
+
+// Reason names the rule by which ExtractWith chose its answer. The rules
+// are tried in the order the constants are listed, after the response was
+// narrowed to the last assistant turn of a transcript.
+type Reason string
+
+// Extraction reasons.
+const (
+	// ReasonNone: no SQL was found.
+	ReasonNone Reason = "none"
+	// ReasonContinuation: the response continued the statement the prompt
+	// ended with (Options.Continues).
+	ReasonContinuation Reason = "continuation"
+	// ReasonSingle: the response (or its last assistant turn) held one
+	// candidate.
+	ReasonSingle Reason = "single"
+	// ReasonFinalMarker: the first candidate at or after the last
+	// explicit final-answer marker ("Final SQL:", "Final answer:",
+	// "**Final Query**", ...).
+	ReasonFinalMarker Reason = "final_marker"
+	// ReasonLastCorrection: the last complete candidate, introduced by a
+	// correction cue ("Wait", "Corrected query:", "Actually", "Oops", ...)
+	// after an earlier candidate: the later query replaces the earlier.
+	ReasonLastCorrection Reason = "last_correction"
+	// ReasonFirstOfAlternatives: the first of a chain of candidates each
+	// introduced by an alternative cue ("Alternatively", "Another way",
+	// "You can also", "If you want ... you can use"): the later queries
+	// are options beside the answer, not replacements of it.
+	ReasonFirstOfAlternatives Reason = "first_of_alternatives"
+	// ReasonLastComplete: several candidates and no cue: the last
+	// complete one among the fenced, tagged and JSON candidates, else
+	// among the statements at line starts, else mid-sentence.
+	ReasonLastComplete Reason = "last_complete"
+	// ReasonLastIncomplete: several candidates, none complete: the last.
+	ReasonLastIncomplete Reason = "last_incomplete"
+	// ReasonLastAssistantTurn: the response was a transcript of several
+	// turns, and the SQL is the only candidate, or the last complete one,
+	// of its last assistant turn that holds SQL (a cue or marker inside
+	// that turn gives its own reason instead).
+	ReasonLastAssistantTurn Reason = "last_assistant_turn"
+)
+
+// Reasons lists the extraction reasons in the order of their rules.
+var Reasons = []Reason{ReasonContinuation, ReasonFinalMarker, ReasonLastCorrection, ReasonFirstOfAlternatives,
+	ReasonLastComplete, ReasonLastIncomplete, ReasonLastAssistantTurn, ReasonSingle, ReasonNone}
 
 // Found reports whether SQL was found.
 func (e Extraction) Found() bool { return e.SQL != "" }
@@ -79,30 +130,72 @@ func ExtractSQL(out string) Extraction { return ExtractWith(out, Options{}) }
 //
 // The response is first cleaned: <think>-style reasoning blocks are removed
 // (callers should pass the answer only, as llm.SplitReasoning gives it; a
-// block left in is never searched), the text is cut at a leaked
-// end-of-turn chat-template token (<|im_end|>, <|eot_id|>, </s>, <|end|>,
-// <｜end▁of▁sentence｜>, ...), start-of-turn tokens and wrapper tags
-// (<answer>, <code>) are dropped and HTML entities (&gt;) decoded.
+// block left in is never searched). A response that is a transcript of
+// several turns (it holds a user turn: "User:" or "Human:" lines,
+// <|im_start|>user, [INST], <|start_header_id|>user, <start_of_turn>user,
+// ...) is narrowed to its last assistant turn that holds SQL; the text
+// before the first role marker is the assistant's. The text is then cut at
+// a leaked end-of-turn chat-template token (<|im_end|>, <|eot_id|>, </s>,
+// [/INST], <|end|>, <｜end▁of▁sentence｜>, ...), start-of-turn tokens and
+// wrapper tags (<answer>, <code>) are dropped, the wrappers <<SQL>>,
+// [SQL] and [/SQL] read as <sql> tags, and HTML entities (&gt;) decoded.
 //
 // Candidates are then collected: ``` fences with any language tag (an
 // untagged or non-SQL tag needs content that starts like SQL), fences
-// opened on the SQL's own line, an unclosed last fence, <sql> and [SQL]
-// tags, JSON objects with an "sql"-like string field, and statements in
-// running text (a SELECT or WITH at the start of a line, after a "SQL:"
-// style label or inline backtick, or mid-sentence when it has a FROM),
-// which end at a semicolon, a fence, a blank line or the first line that
-// does not continue the statement (prose). Prose that merely contains
-// "select" or "with" is not SQL.
+// opened on the SQL's own line, an unclosed last fence, <sql> tags (and the
+// wrappers above), JSON objects with an "sql"-like string field, and
+// statements in running text (a SELECT or WITH at the start of a line,
+// after a "SQL:" or "Final SQL query:" style label or inline backtick, or
+// mid-sentence when it has a FROM), which end at a semicolon, a fence, a
+// blank line or the first line that does not continue the statement
+// (prose). Prose that merely contains "select" or "with" is not SQL.
 //
-// The answer is the first candidate at or after the last explicit final
-// marker ("Final SQL:", "Final answer:", "**Final Query**", ...); without
-// one, the last complete candidate (balanced quotes and parentheses, not
-// ending on a dangling keyword) among the fenced, tagged and JSON ones,
-// else among the statements at line starts, else mid-sentence; the last
-// candidate when none is complete. The chosen SQL has its comments and
-// markdown escapes (\_, \*) outside string literals removed, stray
-// backticks and trailing semicolons stripped.
+// The answer among several candidates is chosen by these rules, in order,
+// and Extraction.Reason names the rule that chose it:
+//
+//  1. final_marker: the first candidate at or after the last explicit final
+//     marker ("Final SQL:", "Final answer:", "**Final Query**", ...).
+//  2. Otherwise the last complete candidate (balanced quotes and
+//     parentheses, not ending on a dangling keyword) among the fenced,
+//     tagged and JSON ones, else among the statements at line starts, else
+//     mid-sentence; the last candidate when none is complete
+//     (last_incomplete).
+//  3. The text between that candidate and the one before it is then read
+//     for cue words. A correction cue ("Wait", "Corrected query:",
+//     "Actually", "Oops", "On second thought", "Let me fix") keeps the
+//     later candidate (last_correction). An alternative cue
+//     ("Alternatively", "Another way", "You can also", "If you want ...
+//     you can use", "Or equivalently") without a correction cue moves the
+//     answer back to the earlier complete candidate, and again while the
+//     text before it is an alternative cue (first_of_alternatives). No cue
+//     leaves the choice of rule 2 (last_complete).
+//
+// The chosen SQL has its comments and markdown escapes (\_, \*, \#)
+// outside string literals removed (a backslash inside a literal may be
+// real and is kept, in a fence and out), stray backticks and trailing
+// semicolons stripped.
 func ExtractWith(out string, opt Options) Extraction {
+	text, _ := think.Split(out)
+	turns := assistantTurns(text)
+	if turns == nil {
+		return extractText(text, opt)
+	}
+	for i := len(turns) - 1; i >= 0; i-- {
+		e := extractText(turns[i], opt)
+		if !e.Found() {
+			continue
+		}
+		switch e.Reason {
+		case ReasonSingle, ReasonLastComplete:
+			e.Reason = ReasonLastAssistantTurn
+		}
+		return e
+	}
+	return Extraction{Style: StyleNone, Reason: ReasonNone}
+}
+
+// extractText is ExtractWith on one turn of a response.
+func extractText(out string, opt Options) Extraction {
 	text := prepare(out)
 	if opt.Continues != "" {
 		if e, ok := continuation(text, opt.Continues); ok {
@@ -111,10 +204,10 @@ func ExtractWith(out string, opt Options) Extraction {
 	}
 	cands := candidates(text)
 	if len(cands) == 0 {
-		return Extraction{Style: StyleNone}
+		return Extraction{Style: StyleNone, Reason: ReasonNone}
 	}
-	c, final := choose(text, cands)
-	return Extraction{SQL: c.sql, Style: c.style, Final: final, Candidates: len(cands)}
+	c, why := choose(text, cands)
+	return Extraction{SQL: c.sql, Style: c.style, Final: why == ReasonFinalMarker, Candidates: len(cands), Reason: why}
 }
 
 // candidate is one query found in the response, at text[start:end].
@@ -192,8 +285,12 @@ func overlaps(cs []candidate, i int) bool {
 	return false
 }
 
-// choose picks the answer among cs (sorted by start); see ExtractWith.
-func choose(text string, cs []candidate) (candidate, bool) {
+// choose picks the answer among cs (sorted by start) and says by which
+// rule; see ExtractWith.
+func choose(text string, cs []candidate) (candidate, Reason) {
+	if len(cs) == 1 {
+		return cs[0], ReasonSingle
+	}
 	var marks [][]int
 	if strings.Contains(asciiLower(text), "final") {
 		marks = finalRe.FindAllStringIndex(text, -1)
@@ -202,20 +299,23 @@ func choose(text string, cs []candidate) (candidate, bool) {
 		m := marks[k][0]
 		for _, c := range cs {
 			if c.end > m {
-				return c, true
+				return c, ReasonFinalMarker
 			}
 		}
 	}
+	c, why := lastComplete(cs)
+	if why != ReasonLastComplete {
+		return c, why
+	}
+	return cued(text, cs, c)
+}
+
+// lastComplete is rule 2 of ExtractWith: the last complete candidate of the
+// best tier, or the last candidate when none is complete.
+func lastComplete(cs []candidate) (candidate, Reason) {
 	tiers := [3][]candidate{}
 	for _, c := range cs {
-		switch {
-		case c.delimited:
-			tiers[0] = append(tiers[0], c)
-		case c.lineStart:
-			tiers[1] = append(tiers[1], c)
-		default:
-			tiers[2] = append(tiers[2], c)
-		}
+		tiers[tier(c)] = append(tiers[tier(c)], c)
 	}
 	last := func(tier []candidate, ok func(string) bool) (candidate, bool) {
 		for i := len(tier) - 1; i >= 0; i-- {
@@ -233,15 +333,59 @@ func choose(text string, cs []candidate) (candidate, bool) {
 		// the column") is more often a mention than the answer.
 		if k > 0 {
 			if c, ok := last(tier, func(s string) bool { return complete(s) && strong(s) }); ok {
-				return c, false
+				return c, ReasonLastComplete
 			}
 		}
 		if c, ok := last(tier, complete); ok {
-			return c, false
+			return c, ReasonLastComplete
 		}
-		return tier[len(tier)-1], false
+		return tier[len(tier)-1], ReasonLastIncomplete
 	}
-	return cs[len(cs)-1], false
+	return cs[len(cs)-1], ReasonLastIncomplete
+}
+
+// tier ranks a candidate: 0 fenced, tagged or JSON, 1 a statement at a line
+// start, 2 one mid-sentence.
+func tier(c candidate) int {
+	switch {
+	case c.delimited:
+		return 0
+	case c.lineStart:
+		return 1
+	}
+	return 2
+}
+
+var (
+	// correctionRe finds the words that introduce a query replacing an
+	// earlier one.
+	correctionRe = regexp.MustCompile(`(?i)\b(?:wait|corrected|correction|correcting|actually|oops|on second thought|on reflection|my (?:mistake|bad|apologies)|i apologi[sz]e|i made (?:a|an) (?:mistake|error)|let me (?:fix|correct|revise|redo)|(?:revised|updated|fixed|improved) (?:sql|query|version|answer)|(?:is|was) (?:wrong|incorrect)|doesn't work|does not work)\b`)
+	// alternativeRe finds the words that introduce a query offered beside
+	// an earlier one.
+	alternativeRe = regexp.MustCompile(`(?i)\b(?:alternatively|an alternative|alternative (?:query|approach|solution|way|version|form|formulation)|another (?:way|approach|option|solution|query|version|possibility|formulation)|you (?:can|could|may|might) also|(?:or|also),? equivalently|equivalently|if you (?:also |only |instead )?(?:want|need|prefer|wish|would like|'d like)\b[^\n]*?\byou (?:can|could|may|might)(?: also)? (?:use|run|write|try))\b`)
+)
+
+// cued is rule 3 of ExtractWith: it reads the cue words between c, chosen
+// by rule 2, and the candidates before it.
+func cued(text string, cs []candidate, c candidate) (candidate, Reason) {
+	i := slices.IndexFunc(cs, func(x candidate) bool { return x.start == c.start })
+	why := ReasonLastComplete
+	for i > 0 {
+		prev := cs[i-1]
+		gap := text[min(prev.end, cs[i].start):cs[i].start]
+		if correctionRe.MatchString(gap) {
+			if why == ReasonLastComplete {
+				why = ReasonLastCorrection
+			}
+			break
+		}
+		if !alternativeRe.MatchString(gap) || !complete(prev.sql) || tier(prev) > tier(c) {
+			break
+		}
+		i--
+		why = ReasonFirstOfAlternatives
+	}
+	return cs[i], why
 }
 
 // strong reports whether sql reads from a table (has FROM) or is a WITH
@@ -266,7 +410,7 @@ func continuation(text, prefix string) (Extraction, bool) {
 	if sql == "" {
 		return Extraction{}, false
 	}
-	return Extraction{SQL: sql, Style: StyleContinuation, Candidates: 1}, true
+	return Extraction{SQL: sql, Style: StyleContinuation, Candidates: 1, Reason: ReasonContinuation}, true
 }
 
 // sqlTag reports whether a fence's language tag names SQL (sql, SQL,

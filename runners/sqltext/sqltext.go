@@ -5,6 +5,20 @@
 // steps with several drafts, or a bare statement followed by prose.
 // ExtractSQL finds the answer among them and says how it was written, or
 // that there was none (NoSQL); Extract is its two-value form.
+//
+// Custom wrappers a prompt asked for (<<SQL>> ... [/SQL], [SQL] ...
+// [/SQL], <sql>, <answer>, a "Final SQL query:" label) are read as tags or
+// labels, leaked chat-template tokens ([/INST], </s>, <|im_end|>) end the
+// answer, markdown escapes (owner\_id, \*) outside string literals are
+// removed, and a transcript of several turns is narrowed to its last
+// assistant turn. When a response holds several queries, cue words decide:
+// a later query introduced as a correction ("Wait", "Corrected query:")
+// replaces the earlier one, one introduced as an alternative
+// ("Alternatively", "Another way", "If you want ... you can use") does not.
+// Every extraction records the rule that chose its SQL (Reason:
+// final_marker, last_correction, first_of_alternatives, ...); ExtractWith
+// documents the rules and their order. Options.Continues reads a response
+// that continues a prompt ending in "SELECT".
 package sqltext
 
 import (
