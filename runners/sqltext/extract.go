@@ -118,7 +118,8 @@ type Options struct {
 	// Continues is the start of a statement the prompt ended with (for
 	// example "SELECT"), for models that continue the prompt rather than
 	// answer it: a response that does not itself open a fence, a tag, a
-	// JSON object or a statement is read as the rest of that statement.
+	// JSON object or a statement (StartsStatement) is read as the rest of
+	// that statement, when the two together read as SQL.
 	Continues string
 }
 
@@ -398,7 +399,7 @@ func strong(sql string) bool {
 // prefix, unless the text opens an answer of its own.
 func continuation(text, prefix string) (Extraction, bool) {
 	t := strings.TrimLeft(text, " \t\r\n")
-	if t == "" || strings.HasPrefix(t, "```") || strings.HasPrefix(t, "{") || strings.HasPrefix(strings.ToLower(t), "<sql>") || LooksLikeSQL(t) {
+	if t == "" || strings.HasPrefix(t, "```") || strings.HasPrefix(t, "{") || strings.HasPrefix(strings.ToLower(t), "<sql>") || StartsStatement(t) {
 		return Extraction{}, false
 	}
 	s := strings.TrimSpace(prefix) + " " + t

@@ -112,3 +112,55 @@ func TestExtractClasses(t *testing.T) {
 		})
 	}
 }
+
+// prefixCases are responses to a completion-style prompt that ended with
+// "SELECT": most continue the statement, some answer with one of their own.
+var prefixCases = []classCase{
+	{"prefix/count", "count(*) FROM singer", "SELECT count(*) FROM singer", StyleContinuation, ReasonContinuation},
+	{"prefix/leading space", " name FROM singer WHERE age > 30;", "SELECT name FROM singer WHERE age > 30", StyleContinuation, ReasonContinuation},
+	{"prefix/DISTINCT", "DISTINCT country FROM singer", "SELECT DISTINCT country FROM singer", StyleContinuation, ReasonContinuation},
+	{"prefix/star over lines", "*\nFROM concert\nWHERE year = 2014", "SELECT *\nFROM concert\nWHERE year = 2014", StyleContinuation, ReasonContinuation},
+	{"prefix/then explanation", "T1.name FROM a AS T1 JOIN b AS T2 ON T1.id = T2.aid\n\nThis joins the tables.", "SELECT T1.name FROM a AS T1 JOIN b AS T2 ON T1.id = T2.aid", StyleContinuation, ReasonContinuation},
+	{"prefix/then template debris", "avg(salary) FROM instructor [/INST]", "SELECT avg(salary) FROM instructor", StyleContinuation, ReasonContinuation},
+	{"prefix/with markdown escapes", "count(\\*) FROM pets\\_owners", "SELECT count(*) FROM pets_owners", StyleContinuation, ReasonContinuation},
+	{"prefix/model repeats SELECT", "select name from singer", "select name from singer", StyleBare, ReasonSingle},
+	{"prefix/model writes a CTE", "WITH x AS (SELECT id FROM t) SELECT count(*) FROM x", "WITH x AS (SELECT id FROM t) SELECT count(*) FROM x", StyleBare, ReasonSingle},
+	{"prefix/model answers in prose and a fence", "Here is the query:\n```sql\nSELECT a FROM t\n```", "SELECT a FROM t", StyleFence, ReasonSingle},
+}
+
+func TestExtractPrefixClass(t *testing.T) {
+	for _, tc := range prefixCases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := ExtractWith(tc.in, Options{Continues: "SELECT"})
+			if e.SQL != tc.want || e.Style != tc.style || e.Reason != tc.reason {
+				t.Errorf("ExtractWith(%q, Continues SELECT) = %q (%s, %s); want %q (%s, %s)", tc.in, e.SQL, e.Style, e.Reason, tc.want, tc.style, tc.reason)
+			}
+		})
+	}
+}
+
+func TestPrime(t *testing.T) {
+	tests := []struct {
+		name, sql, prefix, want string
+		primed                  bool
+	}{
+		{"completion", "count(*) FROM singer", "SELECT", "SELECT count(*) FROM singer", true},
+		{"leading white space", "\n  name FROM singer", "SELECT ", "SELECT name FROM singer", true},
+		{"starts with SELECT", "SELECT name FROM singer", "SELECT", "SELECT name FROM singer", false},
+		{"lower-case select", "select 1", "SELECT", "select 1", false},
+		{"starts with WITH", "WITH t AS (SELECT 1) SELECT * FROM t", "SELECT", "WITH t AS (SELECT 1) SELECT * FROM t", false},
+		{"parenthesised", "(SELECT 1) UNION (SELECT 2)", "SELECT", "(SELECT 1) UNION (SELECT 2)", false},
+		{"a comment then SELECT", "-- names\nSELECT name FROM t", "SELECT", "-- names\nSELECT name FROM t", false},
+		{"selected is no keyword", "selected FROM t", "SELECT", "SELECT selected FROM t", true},
+		{"empty stays empty", "  ", "SELECT", "  ", false},
+		{"no prefix", "count(*) FROM t", "", "count(*) FROM t", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, primed := Prime(tt.sql, tt.prefix)
+			if got != tt.want || primed != tt.primed {
+				t.Errorf("Prime(%q, %q) = %q, %v; want %q, %v", tt.sql, tt.prefix, got, primed, tt.want, tt.primed)
+			}
+		})
+	}
+}

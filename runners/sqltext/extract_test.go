@@ -247,7 +247,7 @@ func FuzzExtractSQL(f *testing.F) {
 	for _, tc := range extractCases {
 		f.Add(tc.in)
 	}
-	for _, tc := range classCases {
+	for _, tc := range append(classCases, prefixCases...) {
 		f.Add(tc.in)
 	}
 	for _, s := range []string{"'", "```", "WITH", "--", "/*", "{\"sql\": \"", "<sql>", "<think>", "</think>", "\\_", "SELECT '\n",
