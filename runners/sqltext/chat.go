@@ -2,6 +2,7 @@ package sqltext
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/t2sbench/t2sbench/runners/think"
@@ -130,13 +131,22 @@ func asciiLower(s string) string {
 
 // roleRe finds the role markers of a transcript: a chat-template
 // start-of-turn token followed by its role, or a line that starts with a
-// role name and a colon ("User:", "### Assistant:", "**Human:**").
-var roleRe = regexp.MustCompile(`(?im)(?:<\|im_start\|>[ \t]*(\w+)|<\|start_header_id\|>[ \t]*(\w+)[ \t]*<\|end_header_id\|>|<start_of_turn>[ \t]*(\w+)|(\[INST\])|(\[/INST\])|<\|(user|assistant|system)\|>|<｜(User|Assistant)｜>|^[ \t>#*]*(user|human|assistant|ai|bot|gpt|system)[ \t]*(?:\*\*)?[ \t]*:(?:\*\*)?)`)
+// role name and a colon ("User:", "### Assistant:", "**Human:**"), or with
+// a few-shot prompt's labels ("Question:", "### Instruction:",
+// "### Response:").
+var roleRe = regexp.MustCompile(`(?im)(?:<\|im_start\|>[ \t]*(\w+)|<\|start_header_id\|>[ \t]*(\w+)[ \t]*<\|end_header_id\|>|<start_of_turn>[ \t]*(\w+)|(\[INST\])|(\[/INST\])|<\|(user|assistant|system)\|>|<｜(User|Assistant)｜>|^[ \t>#*]*(user|human|assistant|ai|bot|gpt|system|question|q|instruction|input|response)[ \t]*(?:\*\*)?[ \t]*:(?:\*\*)?)`)
+
+// promptLabels are the few-shot labels that start a new example's
+// question; they mark a user turn only after an answer (a completion that
+// ran on into the next example), never before one (a model restating the
+// question it answers).
+var promptLabels = map[string]bool{"question": true, "q": true, "instruction": true, "input": true}
 
 // assistantTurns splits a transcript into its assistant turns, in order,
 // or returns nil when s is no transcript (it holds no user turn). The text
 // before the first role marker is the assistant's own; a system turn is
-// dropped with the user turns.
+// dropped with the user turns. A few-shot label ("Question:") that follows
+// SQL ends the transcript: what follows is an example the model made up.
 func assistantTurns(s string) []string {
 	if !strings.ContainsAny(s, "<[:") {
 		return nil
@@ -145,8 +155,8 @@ func assistantTurns(s string) []string {
 	if len(ms) == 0 {
 		return nil
 	}
-	user := false
 	roles := make([]string, len(ms))
+	firstLabel := -1
 	for k, m := range ms {
 		var role string
 		for g := 1; 2*g+1 < len(m); g++ {
@@ -155,16 +165,40 @@ func assistantTurns(s string) []string {
 				break
 			}
 		}
-		switch role {
-		case "[inst]", "human":
+		switch {
+		case role == "[inst]" || role == "human":
 			role = "user"
-		case "[/inst]", "model", "ai", "bot", "gpt":
+		case role == "[/inst]" || role == "model" || role == "ai" || role == "bot" || role == "gpt" || role == "response":
 			role = "assistant"
+		case promptLabels[role]:
+			if firstLabel < 0 {
+				firstLabel = k
+			}
+			role = "label"
 		}
 		roles[k] = role
-		user = user || role == "user"
 	}
-	if !user {
+	if firstLabel >= 0 {
+		// A few-shot label after an answer starts an example the model
+		// made up: the transcript ends there. Before any answer, the
+		// labels are no turns.
+		if at := ms[firstLabel][0]; len(candidates(prepare(s[:at]))) > 0 {
+			s, ms, roles = s[:at], ms[:firstLabel], roles[:firstLabel]
+			if !slices.Contains(roles, "user") {
+				return []string{s}
+			}
+		} else {
+			var keep [][]int
+			var kept []string
+			for k, m := range ms {
+				if roles[k] != "label" {
+					keep, kept = append(keep, m), append(kept, roles[k])
+				}
+			}
+			ms, roles = keep, kept
+		}
+	}
+	if !slices.Contains(roles, "user") {
 		return nil
 	}
 	var turns []string

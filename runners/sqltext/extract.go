@@ -135,7 +135,10 @@ func ExtractSQL(out string) Extraction { return ExtractWith(out, Options{}) }
 // several turns (it holds a user turn: "User:" or "Human:" lines,
 // <|im_start|>user, [INST], <|start_header_id|>user, <start_of_turn>user,
 // ...) is narrowed to its last assistant turn that holds SQL; the text
-// before the first role marker is the assistant's. The text is then cut at
+// before the first role marker is the assistant's. A few-shot label
+// ("Question:", "Q:", "### Instruction:") after SQL starts an example the
+// model made up, and the response ends there; before any SQL (a restated
+// question) it is no turn. The text is then cut at
 // a leaked end-of-turn chat-template token (<|im_end|>, <|eot_id|>, </s>,
 // [/INST], <|end|>, <｜end▁of▁sentence｜>, ...), start-of-turn tokens and
 // wrapper tags (<answer>, <code>) are dropped, the wrappers <<SQL>>,
@@ -166,10 +169,15 @@ func ExtractSQL(out string) Extraction { return ExtractWith(out, Options{}) }
 //     "Actually", "Oops", "On second thought", "Let me fix") keeps the
 //     later candidate (last_correction). An alternative cue
 //     ("Alternatively", "Another way", "You can also", "If you want ...
-//     you can use", "Or equivalently") without a correction cue moves the
-//     answer back to the earlier complete candidate, and again while the
-//     text before it is an alternative cue (first_of_alternatives). No cue
-//     leaves the choice of rule 2 (last_complete).
+//     you can use", "Or equivalently", "Option 2") without a correction
+//     cue moves the answer back to the earlier candidate when that one is
+//     complete and fenced, tagged, JSON or reads from a table (a mention
+//     such as "`SELECT name` picks the column" is no answer), and again
+//     while the text before it is an alternative cue
+//     (first_of_alternatives). No cue leaves the choice of rule 2
+//     (last_complete). The same cues in the comments between the
+//     statements of one closed fence or tag ("-- Alternatively:") choose
+//     among them.
 //
 // The chosen SQL has its comments and markdown escapes (\_, \*, \#)
 // outside string literals removed (a backslash inside a literal may be
@@ -218,6 +226,9 @@ type candidate struct {
 	style      Style
 	delimited  bool // fence, tag or JSON
 	lineStart  bool // bare: began a line (or followed a label)
+	// why is set when cue words inside a block chose the block's SQL
+	// among its statements.
+	why Reason
 }
 
 // finalRe finds an explicit final-answer marker at the start of a line,
@@ -231,7 +242,7 @@ func candidates(text string) []candidate {
 	var cs []candidate
 	for _, f := range scanFences(text) {
 		body := text[f.body:f.bodyEnd]
-		sql := blockSQL(body, f.closed, sqlTag(f.tag))
+		sql, why := blockSQL(body, f.closed, sqlTag(f.tag))
 		if sql == "" {
 			continue
 		}
@@ -239,14 +250,14 @@ func candidates(text string) []candidate {
 		if !f.closed {
 			st = StyleUnclosedFence
 		}
-		cs = append(cs, candidate{start: f.open, end: f.end, sql: sql, style: st, delimited: true})
+		cs = append(cs, candidate{start: f.open, end: f.end, sql: sql, style: st, delimited: true, why: why})
 	}
 	for _, tg := range scanTags(text) {
 		if overlaps(cs, tg.body) {
 			continue
 		}
-		if sql := blockSQL(text[tg.body:tg.bodyEnd], tg.closed, true); sql != "" {
-			cs = append(cs, candidate{start: tg.open, end: tg.end, sql: sql, style: StyleTag, delimited: true})
+		if sql, why := blockSQL(text[tg.body:tg.bodyEnd], tg.closed, true); sql != "" {
+			cs = append(cs, candidate{start: tg.open, end: tg.end, sql: sql, style: StyleTag, delimited: true, why: why})
 		}
 	}
 	for _, o := range jsonSpans(text) {
@@ -290,6 +301,9 @@ func overlaps(cs []candidate, i int) bool {
 // rule; see ExtractWith.
 func choose(text string, cs []candidate) (candidate, Reason) {
 	if len(cs) == 1 {
+		if cs[0].why != "" {
+			return cs[0], cs[0].why
+		}
 		return cs[0], ReasonSingle
 	}
 	var marks [][]int
@@ -308,7 +322,11 @@ func choose(text string, cs []candidate) (candidate, Reason) {
 	if why != ReasonLastComplete {
 		return c, why
 	}
-	return cued(text, cs, c)
+	c, why = cued(text, cs, c)
+	if why == ReasonLastComplete && c.why != "" {
+		why = c.why
+	}
+	return c, why
 }
 
 // lastComplete is rule 2 of ExtractWith: the last complete candidate of the
@@ -363,7 +381,7 @@ var (
 	correctionRe = regexp.MustCompile(`(?i)\b(?:wait|corrected|correction|correcting|actually|oops|on second thought|on reflection|my (?:mistake|bad|apologies)|i apologi[sz]e|i made (?:a|an) (?:mistake|error)|let me (?:fix|correct|revise|redo)|(?:revised|updated|fixed|improved) (?:sql|query|version|answer)|(?:is|was) (?:wrong|incorrect)|doesn't work|does not work)\b`)
 	// alternativeRe finds the words that introduce a query offered beside
 	// an earlier one.
-	alternativeRe = regexp.MustCompile(`(?i)\b(?:alternatively|an alternative|alternative (?:query|approach|solution|way|version|form|formulation)|another (?:way|approach|option|solution|query|version|possibility|formulation)|you (?:can|could|may|might) also|(?:or|also),? equivalently|equivalently|if you (?:also |only |instead )?(?:want|need|prefer|wish|would like|'d like)\b[^\n]*?\byou (?:can|could|may|might)(?: also)? (?:use|run|write|try))\b`)
+	alternativeRe = regexp.MustCompile(`(?i)\b(?:alternatively|an alternative|alternative (?:query|approach|solution|way|version|form|formulation)|another (?:way|approach|option|solution|query|version|possibility|formulation)|you (?:can|could|may|might) also|(?:or|also),? equivalently|equivalently|(?:option|approach|method|solution|version) (?:2|two|b)|if you (?:also |only |instead )?(?:want|need|prefer|wish|would like|'d like)\b[^\n]*?\byou (?:can|could|may|might)(?: also)? (?:use|run|write|try))\b`)
 )
 
 // cued is rule 3 of ExtractWith: it reads the cue words between c, chosen
@@ -380,7 +398,7 @@ func cued(text string, cs []candidate, c candidate) (candidate, Reason) {
 			}
 			break
 		}
-		if !alternativeRe.MatchString(gap) || !complete(prev.sql) || tier(prev) > tier(c) {
+		if !alternativeRe.MatchString(gap) || !complete(prev.sql) || !(prev.delimited || strong(prev.sql)) {
 			break
 		}
 		i--
@@ -425,14 +443,33 @@ func sqlTag(tag string) bool {
 // looks like SQL. A closed block (trusted) splits at semicolons only; an
 // unclosed one is cut like running text. A block whose tag names SQL
 // yields its cleaned content even when no statement starts with SELECT or
-// WITH.
-func blockSQL(body string, closed, sqlTagged bool) string {
+// WITH. In a closed block, a statement whose leading comment is an
+// alternative cue ("-- Alternatively:") does not replace the complete one
+// before it, unless a later comment is a correction cue; the reason is
+// then first_of_alternatives or last_correction, else empty.
+func blockSQL(body string, closed, sqlTagged bool) (string, Reason) {
 	var last string
+	var why Reason
 	if closed {
 		for _, st := range splitStatements(body) {
-			if s := finish(st); LooksLikeSQL(s) {
-				last = s
+			s := finish(st)
+			if !LooksLikeSQL(s) {
+				continue
 			}
+			if last != "" && complete(last) {
+				lead := st
+				if ks := keywordStarts(st); len(ks) > 0 {
+					lead = st[:ks[0]]
+				}
+				switch {
+				case correctionRe.MatchString(lead):
+					why = ReasonLastCorrection
+				case why == ReasonFirstOfAlternatives || alternativeRe.MatchString(lead):
+					why = ReasonFirstOfAlternatives
+					continue
+				}
+			}
+			last = s
 		}
 	} else {
 		for _, i := range keywordStarts(body) {
@@ -448,7 +485,7 @@ func blockSQL(body string, closed, sqlTagged bool) string {
 	if last == "" && sqlTagged && closed {
 		last = finish(body)
 	}
-	return last
+	return last, why
 }
 
 // splitStatements splits s at semicolons outside quotes and comments.

@@ -68,6 +68,10 @@ var classCases = []classCase{
 	{"alternative/tagged answers", "<sql>SELECT a FROM t</sql>\nAlternatively, <sql>SELECT b FROM t</sql>", "SELECT a FROM t", StyleTag, ReasonFirstOfAlternatives},
 	{"alternative/incomplete first is not the answer", "```sql\nSELECT name FROM singer WHERE\n```\nAlternatively:\n```sql\nSELECT name FROM singer\n```", "SELECT name FROM singer", StyleFence, ReasonLastComplete},
 	{"alternative/after a correction", "```sql\nSELECT a FROM t\n```\nWait, that misses the filter.\n```sql\nSELECT a FROM t WHERE b = 1\n```\nAlternatively:\n```sql\nSELECT a FROM t WHERE b IN (1)\n```", "SELECT a FROM t WHERE b = 1", StyleFence, ReasonFirstOfAlternatives},
+	{"alternative/commented inside one fence", "```sql\nSELECT name FROM singer ORDER BY age LIMIT 1;\n-- Alternatively, with a subquery:\nSELECT name FROM singer WHERE age = (SELECT min(age) FROM singer);\n```", "SELECT name FROM singer ORDER BY age LIMIT 1", StyleFence, ReasonFirstOfAlternatives},
+	{"alternative/Option 2", "Option 1:\n```sql\nSELECT a FROM t WHERE b > 1\n```\nOption 2:\n```sql\nSELECT a FROM t WHERE NOT b <= 1\n```", "SELECT a FROM t WHERE b > 1", StyleFence, ReasonFirstOfAlternatives},
+	{"alternative/inline answer then a fenced alternative", "The query is `SELECT count(*) FROM t`.\nAlternatively:\n```sql\nSELECT count(1) FROM t\n```", "SELECT count(*) FROM t", StyleBare, ReasonFirstOfAlternatives},
+	{"alternative/a mention without FROM is no answer", "Here `SELECT name` picks the column. Alternatively:\n```sql\nSELECT name FROM t\n```", "SELECT name FROM t", StyleFence, ReasonLastComplete},
 	{"alternative/final marker wins", "```sql\nSELECT 1 FROM t\n```\nAlternatively:\n```sql\nSELECT 2 FROM t\n```\nFinal answer:\n```sql\nSELECT 2 FROM t\n```", "SELECT 2 FROM t", StyleFence, ReasonFinalMarker},
 
 	// Corrections: the last query is the answer.
@@ -82,6 +86,7 @@ var classCases = []classCase{
 	{"correction/Final answer: after an alternative", "```sql\nSELECT 1 FROM t\n```\nAlternatively:\n```sql\nSELECT 2 FROM t\n```\nFinal answer:\n```sql\nSELECT 1 FROM t\n```", "SELECT 1 FROM t", StyleFence, ReasonFinalMarker},
 	{"correction/Wait, then an alternative cue beside it", "```sql\nSELECT a FROM t\n```\nWait, alternatively it should filter:\n```sql\nSELECT a FROM t WHERE b = 2\n```", "SELECT a FROM t WHERE b = 2", StyleFence, ReasonLastCorrection},
 	{"correction/incomplete correction falls back", "```sql\nSELECT a FROM t\n```\nWait:\n```sql\nSELECT a FROM t WHERE\n```", "SELECT a FROM t", StyleFence, ReasonLastComplete},
+	{"correction/commented inside one fence", "```sql\nSELECT a FROM t;\n-- Corrected: the filter was missing\nSELECT a FROM t WHERE b = 1;\n```", "SELECT a FROM t WHERE b = 1", StyleFence, ReasonLastCorrection},
 	{"correction/no cue, last wins", "```sql\nSELECT a FROM t\n```\nThen:\n```sql\nSELECT b FROM t\n```", "SELECT b FROM t", StyleFence, ReasonLastComplete},
 
 	// Multi-turn transcripts: the last assistant turn's SQL.
@@ -95,6 +100,11 @@ var classCases = []classCase{
 	{"transcript/answer before a hallucinated user turn", "SELECT name FROM singer\nUser: And their ages?", "SELECT name FROM singer", StyleBare, ReasonLastAssistantTurn},
 	{"transcript/correction inside the last turn", "User: q\nAssistant: ```sql\nSELECT a FROM t\n```\nWait, it needs a filter.\n```sql\nSELECT a FROM t WHERE c = 1\n```\nUser: ok", "SELECT a FROM t WHERE c = 1", StyleFence, ReasonLastCorrection},
 	{"transcript/bold role names", "**User:** count them\n**Assistant:** SELECT count(*) FROM t\n**User:** by city\n**Assistant:** SELECT city, count(*) FROM t GROUP BY city", "SELECT city, count(*) FROM t GROUP BY city", StyleBare, ReasonLastAssistantTurn},
+	{"transcript/few-shot completion runs on into a new Question", "SELECT name FROM singer WHERE age > 30\n\nQuestion: How many concerts were held in 2014?\nSQL: SELECT count(*) FROM concert WHERE year = 2014", "SELECT name FROM singer WHERE age > 30", StyleBare, ReasonLastAssistantTurn},
+	{"transcript/few-shot completion runs on into an Instruction", "```sql\nSELECT a FROM t\n```\n\n### Instruction:\nList b.\n\n### Response:\n```sql\nSELECT b FROM t\n```", "SELECT a FROM t", StyleFence, ReasonLastAssistantTurn},
+	{"transcript/Q: after an answer", "SELECT max(age) FROM people\nQ: youngest?\nA: SELECT min(age) FROM people", "SELECT max(age) FROM people", StyleBare, ReasonLastAssistantTurn},
+	{"transcript/a restated question is no turn", "Question: how many singers are there?\nSQL: SELECT count(*) FROM singer", "SELECT count(*) FROM singer", StyleBare, ReasonSingle},
+	{"transcript/restated mid-answer is no turn", "Let me restate it.\nQuestion: how many singers?\nSQL: SELECT count(*) FROM singer", "SELECT count(*) FROM singer", StyleBare, ReasonSingle},
 	{"transcript/no user turn is no transcript", "Assistant: SELECT a FROM t", "SELECT a FROM t", StyleBare, ReasonSingle},
 	{"transcript/a user table is no role", "SELECT name FROM user\nWHERE id = 1", "SELECT name FROM user\nWHERE id = 1", StyleBare, ReasonSingle},
 }
