@@ -142,13 +142,42 @@ var roleRe = regexp.MustCompile(`(?im)(?:<\|im_start\|>[ \t]*(\w+)|<\|start_head
 // question it answers).
 var promptLabels = map[string]bool{"question": true, "q": true, "instruction": true, "input": true}
 
+// userTokens are the chat-template spellings of a user turn's start.
+var userTokens = []string{"<|im_start|>user", "<|start_header_id|>user", "<start_of_turn>user", "[INST]", "<|user|>", "<｜User｜>"}
+
+// userLabels are the role names and few-shot labels of roleRe's line form
+// that start a user turn.
+var userLabels = []string{"user", "human", "question", "q", "instruction", "input"}
+
+// maybeTranscript reports whether s could hold a user turn (a template
+// token or a line that starts with a user label and a colon), sparing the
+// cost of roleRe on most responses.
+func maybeTranscript(s string) bool {
+	for _, t := range userTokens {
+		if strings.Contains(s, t) {
+			return true
+		}
+	}
+	for line := range strings.Lines(s) {
+		t := strings.TrimLeft(line, " \t>#*")
+		for _, w := range userLabels {
+			if len(t) > len(w) && strings.EqualFold(t[:len(w)], w) {
+				if r := strings.TrimLeft(t[len(w):], " \t*"); strings.HasPrefix(r, ":") {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // assistantTurns splits a transcript into its assistant turns, in order,
 // or returns nil when s is no transcript (it holds no user turn). The text
 // before the first role marker is the assistant's own; a system turn is
 // dropped with the user turns. A few-shot label ("Question:") that follows
 // SQL ends the transcript: what follows is an example the model made up.
 func assistantTurns(s string) []string {
-	if !strings.ContainsAny(s, "<[:") {
+	if !maybeTranscript(s) {
 		return nil
 	}
 	ms := roleRe.FindAllStringSubmatchIndex(s, -1)

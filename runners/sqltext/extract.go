@@ -165,7 +165,7 @@ func ExtractSQL(out string) Extraction { return ExtractWith(out, Options{}) }
 //     mid-sentence; the last candidate when none is complete
 //     (last_incomplete).
 //  3. The text between that candidate and the one before it is then read
-//     for cue words. A correction cue ("Wait", "Corrected query:",
+//     for cue words; the first cue in it counts. A correction cue ("Wait", "Corrected query:",
 //     "Actually", "Oops", "On second thought", "Let me fix") keeps the
 //     later candidate (last_correction). An alternative cue
 //     ("Alternatively", "Another way", "You can also", "If you want ...
@@ -384,6 +384,23 @@ var (
 	alternativeRe = regexp.MustCompile(`(?i)\b(?:alternatively|an alternative|alternative (?:query|approach|solution|way|version|form|formulation)|another (?:way|approach|option|solution|query|version|possibility|formulation)|you (?:can|could|may|might) also|(?:or|also),? equivalently|equivalently|(?:option|approach|method|solution|version) (?:2|two|b)|if you (?:also |only |instead )?(?:want|need|prefer|wish|would like|'d like)\b[^\n]*?\byou (?:can|could|may|might)(?: also)? (?:use|run|write|try))\b`)
 )
 
+// firstCue returns the kind of the first cue in text: ReasonLastCorrection
+// for a correction cue, ReasonFirstOfAlternatives for an alternative cue,
+// "" for none. The first one counts, so that "Wait, alternatively ..." is
+// a correction and "Alternatively ..., which is actually faster" an
+// alternative.
+func firstCue(text string) Reason {
+	c := correctionRe.FindStringIndex(text)
+	a := alternativeRe.FindStringIndex(text)
+	switch {
+	case c != nil && (a == nil || c[0] <= a[0]):
+		return ReasonLastCorrection
+	case a != nil:
+		return ReasonFirstOfAlternatives
+	}
+	return ""
+}
+
 // cued is rule 3 of ExtractWith: it reads the cue words between c, chosen
 // by rule 2, and the candidates before it.
 func cued(text string, cs []candidate, c candidate) (candidate, Reason) {
@@ -392,13 +409,14 @@ func cued(text string, cs []candidate, c candidate) (candidate, Reason) {
 	for i > 0 {
 		prev := cs[i-1]
 		gap := text[min(prev.end, cs[i].start):cs[i].start]
-		if correctionRe.MatchString(gap) {
+		cue := firstCue(gap)
+		if cue == ReasonLastCorrection {
 			if why == ReasonLastComplete {
 				why = ReasonLastCorrection
 			}
 			break
 		}
-		if !alternativeRe.MatchString(gap) || !complete(prev.sql) || !(prev.delimited || strong(prev.sql)) {
+		if cue != ReasonFirstOfAlternatives || !complete(prev.sql) || !(prev.delimited || strong(prev.sql)) {
 			break
 		}
 		i--
@@ -461,10 +479,10 @@ func blockSQL(body string, closed, sqlTagged bool) (string, Reason) {
 				if ks := keywordStarts(st); len(ks) > 0 {
 					lead = st[:ks[0]]
 				}
-				switch {
-				case correctionRe.MatchString(lead):
+				switch cue := firstCue(lead); {
+				case cue == ReasonLastCorrection:
 					why = ReasonLastCorrection
-				case why == ReasonFirstOfAlternatives || alternativeRe.MatchString(lead):
+				case why == ReasonFirstOfAlternatives || cue == ReasonFirstOfAlternatives:
 					why = ReasonFirstOfAlternatives
 					continue
 				}

@@ -72,6 +72,7 @@ var classCases = []classCase{
 	{"alternative/Option 2", "Option 1:\n```sql\nSELECT a FROM t WHERE b > 1\n```\nOption 2:\n```sql\nSELECT a FROM t WHERE NOT b <= 1\n```", "SELECT a FROM t WHERE b > 1", StyleFence, ReasonFirstOfAlternatives},
 	{"alternative/inline answer then a fenced alternative", "The query is `SELECT count(*) FROM t`.\nAlternatively:\n```sql\nSELECT count(1) FROM t\n```", "SELECT count(*) FROM t", StyleBare, ReasonFirstOfAlternatives},
 	{"alternative/a mention without FROM is no answer", "Here `SELECT name` picks the column. Alternatively:\n```sql\nSELECT name FROM t\n```", "SELECT name FROM t", StyleFence, ReasonLastComplete},
+	{"alternative/the first cue counts", "```sql\nSELECT a FROM t WHERE b IN (SELECT b FROM u)\n```\nAlternatively, a join, which is actually faster:\n```sql\nSELECT a FROM t JOIN u USING (b)\n```", "SELECT a FROM t WHERE b IN (SELECT b FROM u)", StyleFence, ReasonFirstOfAlternatives},
 	{"alternative/final marker wins", "```sql\nSELECT 1 FROM t\n```\nAlternatively:\n```sql\nSELECT 2 FROM t\n```\nFinal answer:\n```sql\nSELECT 2 FROM t\n```", "SELECT 2 FROM t", StyleFence, ReasonFinalMarker},
 
 	// Corrections: the last query is the answer.
