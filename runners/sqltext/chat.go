@@ -50,8 +50,13 @@ var htmlEntities = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&", "
 
 // wrapperTags are the XML-style tags models put around a whole answer
 // (<answer>...</answer> in the R1-style SQL models, <code> from HTML);
-// they are replaced by line breaks so that the SQL inside starts a line.
+// stripWrapperTags replaces them by line breaks so that the SQL inside
+// starts a line, and the sqlTagNames by <sql> tags.
 var wrapperTags = []string{"answer", "final_answer", "final", "query", "solution", "output", "result", "code"}
+
+// sqlTagNames are the tags other than <sql> that prompts ask the SQL to be
+// put in (<sql_query>, <SQLQuery>, <final_sql>); they read as <sql> tags.
+var sqlTagNames = []string{"sql_query", "sqlquery", "final_sql", "sql_answer", "sql_statement", "final_sql_query"}
 
 func stripWrapperTags(s string) string {
 	if !strings.Contains(s, "<") {
@@ -72,6 +77,16 @@ func stripWrapperTags(s string) string {
 			if strings.HasPrefix(lower[j:], t+">") {
 				b.WriteString(s[last:i])
 				b.WriteByte('\n')
+				last = j + len(t) + 1
+				i = last - 1
+				break
+			}
+		}
+		for _, t := range sqlTagNames {
+			if strings.HasPrefix(lower[j:], t+">") {
+				b.WriteString(s[last:i])
+				b.WriteString(s[i:j]) // "<" or "</"
+				b.WriteString("sql>")
 				last = j + len(t) + 1
 				i = last - 1
 				break

@@ -118,8 +118,9 @@ type Options struct {
 	// Continues is the start of a statement the prompt ended with (for
 	// example "SELECT"), for models that continue the prompt rather than
 	// answer it: a response that does not itself open a fence, a tag, a
-	// JSON object or a statement (StartsStatement) is read as the rest of
-	// that statement, when the two together read as SQL.
+	// JSON object, markdown bold, a label ("SQL:") or a statement
+	// (StartsStatement) is read as the rest of that statement, when the two
+	// together read as SQL.
 	Continues string
 }
 
@@ -142,7 +143,8 @@ func ExtractSQL(out string) Extraction { return ExtractWith(out, Options{}) }
 // a leaked end-of-turn chat-template token (<|im_end|>, <|eot_id|>, </s>,
 // [/INST], <|end|>, <｜end▁of▁sentence｜>, ...), start-of-turn tokens and
 // wrapper tags (<answer>, <code>) are dropped, the wrappers <<SQL>>,
-// [SQL] and [/SQL] read as <sql> tags, and HTML entities (&gt;) decoded.
+// [SQL] ... [/SQL], <sql_query>, <SQLQuery> and <final_sql> read as <sql>
+// tags, and HTML entities (&gt;) decoded.
 //
 // Candidates are then collected: ``` fences with any language tag (an
 // untagged or non-SQL tag needs content that starts like SQL), fences
@@ -150,7 +152,9 @@ func ExtractSQL(out string) Extraction { return ExtractWith(out, Options{}) }
 // wrappers above), JSON objects with an "sql"-like string field, and
 // statements in running text (a SELECT or WITH at the start of a line,
 // after a "SQL:" or "Final SQL query:" style label or inline backtick, or
-// mid-sentence when it has a FROM), which end at a semicolon, a fence, a
+// mid-sentence when it has a FROM; after an SQL label a capitalised
+// "Select" reading from a table without prose words too), which end at a
+// semicolon, a fence, a
 // blank line or the first line that does not continue the statement
 // (prose). Prose that merely contains "select" or "with" is not SQL.
 //
@@ -275,7 +279,7 @@ func candidates(text string) []candidate {
 		ls := lineStart(text, i)
 		inline := i > 0 && text[i-1] == '`' && (i < 2 || text[i-2] != '`')
 		raw, end := cut(text, i, inline)
-		if !plausible(raw, ls) {
+		if !plausibleAfter(raw, ls, ls && sqlLabelled(text, i)) {
 			continue
 		}
 		if sql := finish(raw); sql != "" {
@@ -378,7 +382,7 @@ func tier(c candidate) int {
 var (
 	// correctionRe finds the words that introduce a query replacing an
 	// earlier one.
-	correctionRe = regexp.MustCompile(`(?i)\b(?:wait|corrected|correction|correcting|actually|oops|on second thought|on reflection|my (?:mistake|bad|apologies)|i apologi[sz]e|i made (?:a|an) (?:mistake|error)|let me (?:fix|correct|revise|redo)|(?:revised|updated|fixed|improved) (?:sql|query|version|answer)|(?:is|was) (?:wrong|incorrect)|doesn't work|does not work)\b`)
+	correctionRe = regexp.MustCompile(`(?i)\b(?:wait|corrected|correction|correcting|actually|oops|on second thought|on reflection|my (?:mistake|bad|apologies)|i apologi[sz]e|i made (?:a|an) (?:mistake|error)|let me (?:fix|correct|revise|redo)|(?:revised|updated|fixed|improved) (?:sql|query|version|answer)|(?:is|was|that's|it's) (?:wrong|incorrect|not (?:right|correct))|doesn't work|does not work|the (?:correct|right) (?:sql|query|version|answer)|refined|(?:a )?better (?:sql|query|version|approach|solution))\b`)
 	// alternativeRe finds the words that introduce a query offered beside
 	// an earlier one.
 	alternativeRe = regexp.MustCompile(`(?i)\b(?:alternatively|an alternative|alternative (?:query|approach|solution|way|version|form|formulation)|another (?:way|approach|option|solution|query|version|possibility|formulation)|you (?:can|could|may|might) also|(?:or|also),? equivalently|equivalently|(?:option|approach|method|solution|version) (?:2|two|b)|if you (?:also |only |instead )?(?:want|need|prefer|wish|would like|'d like)\b[^\n]*?\byou (?:can|could|may|might)(?: also)? (?:use|run|write|try))\b`)
@@ -435,7 +439,7 @@ func strong(sql string) bool {
 // prefix, unless the text opens an answer of its own.
 func continuation(text, prefix string) (Extraction, bool) {
 	t := strings.TrimLeft(text, " \t\r\n")
-	if t == "" || strings.HasPrefix(t, "```") || strings.HasPrefix(t, "{") || strings.HasPrefix(strings.ToLower(t), "<sql>") || StartsStatement(t) {
+	if t == "" || !continuesSelect(t) || StartsStatement(t) {
 		return Extraction{}, false
 	}
 	s := strings.TrimSpace(prefix) + " " + t
@@ -448,6 +452,24 @@ func continuation(text, prefix string) (Extraction, bool) {
 		return Extraction{}, false
 	}
 	return Extraction{SQL: sql, Style: StyleContinuation, Candidates: 1, Reason: ReasonContinuation}, true
+}
+
+// continuesSelect reports whether t can be the rest of a statement rather
+// than an answer of its own: it starts with an identifier, a number, a
+// quote, "*" or "(" (not a fence, a tag, a JSON object, markdown bold or
+// a heading), and its first word is no label ("SQL:").
+func continuesSelect(t string) bool {
+	c := t[0]
+	switch {
+	case c == '*':
+		return !strings.HasPrefix(t, "**")
+	case c == '(' || c == '"' || c == '\'' || (c == '`' && !strings.HasPrefix(t, "```")):
+		return true
+	case !isIdentStart(c) && !(c >= '0' && c <= '9'):
+		return false
+	}
+	w := wordRe.FindString(t)
+	return !strings.HasPrefix(strings.TrimLeft(t[len(w):], " \t"), ":")
 }
 
 // sqlTag reports whether a fence's language tag names SQL (sql, SQL,

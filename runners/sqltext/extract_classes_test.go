@@ -40,6 +40,11 @@ var classCases = []classCase{
 	{"wrapper/SQL query label with bold", "**SQL query:** SELECT name FROM museum WHERE open_year > 2010 <|eot_id|>", "SELECT name FROM museum WHERE open_year > 2010", StyleBare, ReasonSingle},
 	{"wrapper/label with template debris before", "[/INST] SQL: SELECT name FROM team", "SELECT name FROM team", StyleBare, ReasonSingle},
 	{"wrapper/label then SQL over lines then debris", "SQL:\nSELECT name,\n       age\nFROM people\nWHERE age > 18\n<|im_end|>\n<|im_start|>assistant", "SELECT name,\n       age\nFROM people\nWHERE age > 18", StyleBare, ReasonSingle},
+	{"wrapper/<sql_query> tags", "<sql_query>SELECT name FROM singer</sql_query>", "SELECT name FROM singer", StyleTag, ReasonSingle},
+	{"wrapper/<SQLQuery> tags over lines", "<SQLQuery>\nSELECT a\nFROM t\n</SQLQuery>\n</s>", "SELECT a\nFROM t", StyleTag, ReasonSingle},
+	{"wrapper/<final_sql> after a draft in <sql>", "<sql>SELECT a FROM t</sql>\n<final_sql>SELECT a FROM t WHERE b = 1</final_sql>", "SELECT a FROM t WHERE b = 1", StyleTag, ReasonLastComplete},
+	{"wrapper/label then a capitalised Select", "SQL: Select name From singer Where age > 30", "Select name From singer Where age > 30", StyleBare, ReasonSingle},
+	{"wrapper/label then a capitalised sentence is no SQL", "Query: Select the singers from France.", "", StyleNone, ReasonNone},
 
 	// Markdown escapes in unfenced SQL: removed outside string literals,
 	// kept inside them; in a fence a backslash inside a literal is real.
@@ -88,6 +93,9 @@ var classCases = []classCase{
 	{"correction/Wait, then an alternative cue beside it", "```sql\nSELECT a FROM t\n```\nWait, alternatively it should filter:\n```sql\nSELECT a FROM t WHERE b = 2\n```", "SELECT a FROM t WHERE b = 2", StyleFence, ReasonLastCorrection},
 	{"correction/incomplete correction falls back", "```sql\nSELECT a FROM t\n```\nWait:\n```sql\nSELECT a FROM t WHERE\n```", "SELECT a FROM t", StyleFence, ReasonLastComplete},
 	{"correction/commented inside one fence", "```sql\nSELECT a FROM t;\n-- Corrected: the filter was missing\nSELECT a FROM t WHERE b = 1;\n```", "SELECT a FROM t WHERE b = 1", StyleFence, ReasonLastCorrection},
+	{"correction/the correct query should be", "```sql\nSELECT a FROM t\n```\nThe correct query should be:\n```sql\nSELECT a FROM t ORDER BY a\n```", "SELECT a FROM t ORDER BY a", StyleFence, ReasonLastCorrection},
+	{"correction/that's wrong", "SELECT a FROM t\nNo, that's wrong; it needs DISTINCT.\nSELECT DISTINCT a FROM t", "SELECT DISTINCT a FROM t", StyleBare, ReasonLastCorrection},
+	{"correction/Refined", "<sql>SELECT a FROM t</sql>\nRefined:\n<sql>SELECT a FROM t WHERE b IS NOT NULL</sql>", "SELECT a FROM t WHERE b IS NOT NULL", StyleTag, ReasonLastCorrection},
 	{"correction/no cue, last wins", "```sql\nSELECT a FROM t\n```\nThen:\n```sql\nSELECT b FROM t\n```", "SELECT b FROM t", StyleFence, ReasonLastComplete},
 
 	// Multi-turn transcripts: the last assistant turn's SQL.
@@ -134,6 +142,10 @@ var prefixCases = []classCase{
 	{"prefix/then explanation", "T1.name FROM a AS T1 JOIN b AS T2 ON T1.id = T2.aid\n\nThis joins the tables.", "SELECT T1.name FROM a AS T1 JOIN b AS T2 ON T1.id = T2.aid", StyleContinuation, ReasonContinuation},
 	{"prefix/then template debris", "avg(salary) FROM instructor [/INST]", "SELECT avg(salary) FROM instructor", StyleContinuation, ReasonContinuation},
 	{"prefix/with markdown escapes", "count(\\*) FROM pets\\_owners", "SELECT count(*) FROM pets_owners", StyleContinuation, ReasonContinuation},
+	{"prefix/runs on into a made-up example", "count(*) FROM concert\n\nQuestion: How many singers?\nSQL: SELECT count(*) FROM singer", "SELECT count(*) FROM concert", StyleContinuation, ReasonContinuation},
+	{"prefix/a label is no continuation", "SQL: SELECT a FROM t", "SELECT a FROM t", StyleBare, ReasonSingle},
+	{"prefix/a tag is no continuation", "<sql_query>SELECT a FROM t</sql_query>", "SELECT a FROM t", StyleTag, ReasonSingle},
+	{"prefix/bold is no continuation", "**SELECT a FROM t**", "SELECT a FROM t", StyleBare, ReasonSingle},
 	{"prefix/model repeats SELECT", "select name from singer", "select name from singer", StyleBare, ReasonSingle},
 	{"prefix/model writes a CTE", "WITH x AS (SELECT id FROM t) SELECT count(*) FROM x", "WITH x AS (SELECT id FROM t) SELECT count(*) FROM x", StyleBare, ReasonSingle},
 	{"prefix/model answers in prose and a fence", "Here is the query:\n```sql\nSELECT a FROM t\n```", "SELECT a FROM t", StyleFence, ReasonSingle},
