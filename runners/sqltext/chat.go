@@ -186,8 +186,9 @@ func maybeTranscript(s string) bool {
 	return false
 }
 
-// assistantTurns splits a transcript into its assistant turns, in order,
-// or returns nil when s is no transcript (it holds no user turn). The text
+// assistantTurns splits a transcript into its assistant turns, in order
+// (none when it holds only user and system turns), or returns nil when s
+// is no transcript (it holds no user turn). The text
 // before the first role marker is the assistant's own; a system turn is
 // dropped with the user turns. A few-shot label ("Question:") that follows
 // SQL ends the transcript: what follows is an example the model made up.
@@ -245,7 +246,7 @@ func assistantTurns(s string) []string {
 	if !slices.Contains(roles, "user") {
 		return nil
 	}
-	var turns []string
+	turns := []string{} // a transcript without an assistant turn has no SQL
 	if lead := s[:ms[0][0]]; strings.TrimSpace(lead) != "" {
 		turns = append(turns, lead)
 	}

@@ -114,6 +114,7 @@ var classCases = []classCase{
 	{"transcript/Q: after an answer", "SELECT max(age) FROM people\nQ: youngest?\nA: SELECT min(age) FROM people", "SELECT max(age) FROM people", StyleBare, ReasonLastAssistantTurn},
 	{"transcript/a restated question is no turn", "Question: how many singers are there?\nSQL: SELECT count(*) FROM singer", "SELECT count(*) FROM singer", StyleBare, ReasonSingle},
 	{"transcript/restated mid-answer is no turn", "Let me restate it.\nQuestion: how many singers?\nSQL: SELECT count(*) FROM singer", "SELECT count(*) FROM singer", StyleBare, ReasonSingle},
+	{"transcript/only user turns hold no answer", "User: SELECT a FROM t\nUser: and b?", "", StyleNone, ReasonNone},
 	{"transcript/no user turn is no transcript", "Assistant: SELECT a FROM t", "SELECT a FROM t", StyleBare, ReasonSingle},
 	{"transcript/a user table is no role", "SELECT name FROM user\nWHERE id = 1", "SELECT name FROM user\nWHERE id = 1", StyleBare, ReasonSingle},
 }
