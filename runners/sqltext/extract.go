@@ -139,12 +139,13 @@ func ExtractSQL(out string) Extraction { return ExtractWith(out, Options{}) }
 // before the first role marker is the assistant's. A few-shot label
 // ("Question:", "Q:", "### Instruction:") after SQL starts an example the
 // model made up, and the response ends there; before any SQL (a restated
-// question) it is no turn. The text is then cut at
-// a leaked end-of-turn chat-template token (<|im_end|>, <|eot_id|>, </s>,
-// [/INST], <|end|>, <｜end▁of▁sentence｜>, ...), start-of-turn tokens and
-// wrapper tags (<answer>, <code>) are dropped, the wrappers <<SQL>>,
-// [SQL] ... [/SQL], <sql_query>, <SQLQuery> and <final_sql> read as <sql>
-// tags, and HTML entities (&gt;) decoded.
+// question) it is no turn. The text is then cut at a leaked end-of-turn
+// chat-template token (<|im_end|>, <|eot_id|>, </s>, [/INST], <|end|>,
+// <｜end▁of▁sentence｜>, ...), start-of-turn tokens and wrapper tags
+// (<answer>, <code>) are dropped, the wrappers <<SQL>>, [SQL] ... [/SQL],
+// <sql_query>, <SQLQuery> and <final_sql> read as <sql> tags, and HTML
+// entities (&gt;) decoded. With Options.Continues, a response that
+// continues the prompt's statement is read with it (continuation).
 //
 // Candidates are then collected: ``` fences with any language tag (an
 // untagged or non-SQL tag needs content that starts like SQL), fences
@@ -152,14 +153,14 @@ func ExtractSQL(out string) Extraction { return ExtractWith(out, Options{}) }
 // wrappers above), JSON objects with an "sql"-like string field, and
 // statements in running text (a SELECT or WITH at the start of a line,
 // after a "SQL:" or "Final SQL query:" style label or inline backtick, or
-// mid-sentence when it has a FROM; after an SQL label a capitalised
-// "Select" reading from a table without prose words too), which end at a
-// semicolon, a fence, a
-// blank line or the first line that does not continue the statement
-// (prose). Prose that merely contains "select" or "with" is not SQL.
+// mid-sentence when it has a FROM; after an SQL label also a capitalised
+// "Select" that reads from a table without prose words), which end at a
+// semicolon, a fence, a blank line or the first line that does not
+// continue the statement (prose). Prose that merely contains "select" or
+// "with" is not SQL.
 //
-// The answer among several candidates is chosen by these rules, in order,
-// and Extraction.Reason names the rule that chose it:
+// One candidate is the answer (single). Among several, these rules choose,
+// in order, and Extraction.Reason names the rule that chose:
 //
 //  1. final_marker: the first candidate at or after the last explicit final
 //     marker ("Final SQL:", "Final answer:", "**Final Query**", ...).
@@ -169,19 +170,21 @@ func ExtractSQL(out string) Extraction { return ExtractWith(out, Options{}) }
 //     mid-sentence; the last candidate when none is complete
 //     (last_incomplete).
 //  3. The text between that candidate and the one before it is then read
-//     for cue words; the first cue in it counts. A correction cue ("Wait", "Corrected query:",
-//     "Actually", "Oops", "On second thought", "Let me fix") keeps the
-//     later candidate (last_correction). An alternative cue
-//     ("Alternatively", "Another way", "You can also", "If you want ...
-//     you can use", "Or equivalently", "Option 2") without a correction
-//     cue moves the answer back to the earlier candidate when that one is
-//     complete and fenced, tagged, JSON or reads from a table (a mention
-//     such as "`SELECT name` picks the column" is no answer), and again
-//     while the text before it is an alternative cue
-//     (first_of_alternatives). No cue leaves the choice of rule 2
-//     (last_complete). The same cues in the comments between the
+//     for cue words; the first cue in it counts. A correction cue ("Wait",
+//     "Corrected query:", "Actually", "Oops", "On second thought", "Let me
+//     fix", "The correct query") keeps the later candidate
+//     (last_correction). An alternative cue ("Alternatively", "Another
+//     way", "You can also", "If you want ... you can use", "Or
+//     equivalently", "Option 2") moves the answer back to the earlier
+//     candidate when that one is complete and fenced, tagged, JSON or reads
+//     from a table (a mention such as "`SELECT name` picks the column" is
+//     no answer), and again while the text before that one is an
+//     alternative cue (first_of_alternatives). No cue leaves the choice of
+//     rule 2 (last_complete). The same cues in the comments between the
 //     statements of one closed fence or tag ("-- Alternatively:") choose
 //     among them.
+//
+// In a transcript, single and last_complete read last_assistant_turn.
 //
 // The chosen SQL has its comments and markdown escapes (\_, \*, \#)
 // outside string literals removed (a backslash inside a literal may be
