@@ -384,8 +384,9 @@ func tier(c candidate) int {
 
 var (
 	// correctionRe finds the words that introduce a query replacing an
-	// earlier one.
-	correctionRe = regexp.MustCompile(`(?i)\b(?:wait|corrected|correction|correcting|actually|oops|on second thought|on reflection|my (?:mistake|bad|apologies)|i apologi[sz]e|i made (?:a|an) (?:mistake|error)|let me (?:fix|correct|revise|redo)|(?:revised|updated|fixed|improved) (?:sql|query|version|answer)|(?:is|was|that's|it's) (?:wrong|incorrect|not (?:right|correct))|doesn't work|does not work|the (?:correct|right) (?:sql|query|version|answer)|refined|(?:a )?better (?:sql|query|version|approach|solution))\b`)
+	// earlier one; the interjections (Wait, Actually, Oops) only where
+	// they start a sentence, not in "it actually counts the rows".
+	correctionRe = regexp.MustCompile(`(?i)(?:(?:^|[.!?:;\n][ \t>*_#]*)(?:wait|actually|oops|hmm|hold on)\b|\b(?:corrected|correction|correcting|on second thought|on reflection|my (?:mistake|bad|apologies)|i apologi[sz]e|i made (?:a|an) (?:mistake|error)|let me (?:fix|correct|revise|redo)|(?:revised|updated|fixed|improved) (?:sql|query|version|answer)|(?:is|was|that's|it's) (?:wrong|incorrect|not (?:right|correct))|doesn't work|does not work|the (?:correct|right) (?:sql|query|version|answer)|refined|(?:a )?better (?:sql|query|version|approach|solution))\b)`)
 	// alternativeRe finds the words that introduce a query offered beside
 	// an earlier one.
 	alternativeRe = regexp.MustCompile(`(?i)\b(?:alternatively|an alternative|alternative (?:query|approach|solution|way|version|form|formulation)|another (?:way|approach|option|solution|query|version|possibility|formulation)|you (?:can|could|may|might) also|(?:or|also),? equivalently|equivalently|(?:option|approach|method|solution|version) (?:2|two|b)|if you (?:also |only |instead )?(?:want|need|prefer|wish|would like|'d like)\b[^\n]*?\byou (?:can|could|may|might)(?: also)? (?:use|run|write|try))\b`)

@@ -78,6 +78,7 @@ var classCases = []classCase{
 	{"alternative/inline answer then a fenced alternative", "The query is `SELECT count(*) FROM t`.\nAlternatively:\n```sql\nSELECT count(1) FROM t\n```", "SELECT count(*) FROM t", StyleBare, ReasonFirstOfAlternatives},
 	{"alternative/a mention without FROM is no answer", "Here `SELECT name` picks the column. Alternatively:\n```sql\nSELECT name FROM t\n```", "SELECT name FROM t", StyleFence, ReasonLastComplete},
 	{"alternative/the first cue counts", "```sql\nSELECT a FROM t WHERE b IN (SELECT b FROM u)\n```\nAlternatively, a join, which is actually faster:\n```sql\nSELECT a FROM t JOIN u USING (b)\n```", "SELECT a FROM t WHERE b IN (SELECT b FROM u)", StyleFence, ReasonFirstOfAlternatives},
+	{"alternative/actually mid-sentence is no correction", "```sql\nSELECT count(*) FROM t\n```\nThis actually counts every row. If you want distinct names only, you can use:\n```sql\nSELECT count(DISTINCT name) FROM t\n```", "SELECT count(*) FROM t", StyleFence, ReasonFirstOfAlternatives},
 	{"alternative/final marker wins", "```sql\nSELECT 1 FROM t\n```\nAlternatively:\n```sql\nSELECT 2 FROM t\n```\nFinal answer:\n```sql\nSELECT 2 FROM t\n```", "SELECT 2 FROM t", StyleFence, ReasonFinalMarker},
 
 	// Corrections: the last query is the answer.
@@ -96,6 +97,7 @@ var classCases = []classCase{
 	{"correction/the correct query should be", "```sql\nSELECT a FROM t\n```\nThe correct query should be:\n```sql\nSELECT a FROM t ORDER BY a\n```", "SELECT a FROM t ORDER BY a", StyleFence, ReasonLastCorrection},
 	{"correction/that's wrong", "SELECT a FROM t\nNo, that's wrong; it needs DISTINCT.\nSELECT DISTINCT a FROM t", "SELECT DISTINCT a FROM t", StyleBare, ReasonLastCorrection},
 	{"correction/Refined", "<sql>SELECT a FROM t</sql>\nRefined:\n<sql>SELECT a FROM t WHERE b IS NOT NULL</sql>", "SELECT a FROM t WHERE b IS NOT NULL", StyleTag, ReasonLastCorrection},
+	{"correction/Hold on in bold", "```sql\nSELECT a FROM t\n```\n**Hold on**, the filter is missing.\n```sql\nSELECT a FROM t WHERE b = 1\n```", "SELECT a FROM t WHERE b = 1", StyleFence, ReasonLastCorrection},
 	{"correction/no cue, last wins", "```sql\nSELECT a FROM t\n```\nThen:\n```sql\nSELECT b FROM t\n```", "SELECT b FROM t", StyleFence, ReasonLastComplete},
 
 	// Multi-turn transcripts: the last assistant turn's SQL.
