@@ -63,6 +63,14 @@ func stripWrapperTags(s string) string {
 		return s
 	}
 	lower := asciiLower(s)
+	tagAt := func(j int, names []string) string {
+		for _, t := range names {
+			if strings.HasPrefix(lower[j:], t+">") {
+				return t
+			}
+		}
+		return ""
+	}
 	var b strings.Builder
 	last := 0
 	for i := 0; i < len(s); i++ {
@@ -73,24 +81,16 @@ func stripWrapperTags(s string) string {
 		if j < len(s) && s[j] == '/' {
 			j++
 		}
-		for _, t := range wrapperTags {
-			if strings.HasPrefix(lower[j:], t+">") {
-				b.WriteString(s[last:i])
-				b.WriteByte('\n')
-				last = j + len(t) + 1
-				i = last - 1
-				break
-			}
-		}
-		for _, t := range sqlTagNames {
-			if strings.HasPrefix(lower[j:], t+">") {
-				b.WriteString(s[last:i])
-				b.WriteString(s[i:j]) // "<" or "</"
-				b.WriteString("sql>")
-				last = j + len(t) + 1
-				i = last - 1
-				break
-			}
+		if t := tagAt(j, wrapperTags); t != "" {
+			b.WriteString(s[last:i])
+			b.WriteByte('\n')
+			last = j + len(t) + 1
+			i = last - 1
+		} else if t := tagAt(j, sqlTagNames); t != "" {
+			b.WriteString(s[last:j]) // up to and with "<" or "</"
+			b.WriteString("sql>")
+			last = j + len(t) + 1
+			i = last - 1
 		}
 	}
 	if last == 0 {
@@ -188,9 +188,9 @@ func maybeTranscript(s string) bool {
 
 // assistantTurns splits a transcript into its assistant turns, in order
 // (none when it holds only user and system turns), or returns nil when s
-// is no transcript (it holds no user turn). The text
-// before the first role marker is the assistant's own; a system turn is
-// dropped with the user turns. A few-shot label ("Question:") that follows
+// is no transcript (it holds no user turn). The text before the first role
+// marker is the assistant's own; a system turn is dropped with the user
+// turns. A few-shot label ("Question:") that follows
 // SQL ends the transcript: what follows is an example the model made up.
 func assistantTurns(s string) []string {
 	if !maybeTranscript(s) {

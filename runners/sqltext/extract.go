@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/t2sbench/t2sbench/runners/think"
 )
@@ -496,7 +497,7 @@ func blockSQL(body string, closed, sqlTagged bool) (string, Reason) {
 	var why Reason
 	if closed {
 		for _, st := range splitStatements(body) {
-			s := finish(st)
+			s := lastStatement(finish(st))
 			if !LooksLikeSQL(s) {
 				continue
 			}
@@ -532,6 +533,22 @@ func blockSQL(body string, closed, sqlTagged bool) (string, Reason) {
 	return last, why
 }
 
+// lastStatement returns the last statement of s that looks like SQL when
+// s, once cleaned, still holds several (a stray backtick hid a semicolon
+// from splitStatements), else s.
+func lastStatement(s string) string {
+	parts := splitStatements(s)
+	if len(parts) < 2 {
+		return s
+	}
+	for i := len(parts) - 1; i >= 0; i-- {
+		if p := finish(parts[i]); LooksLikeSQL(p) {
+			return p
+		}
+	}
+	return s
+}
+
 // splitStatements splits s at semicolons outside quotes and comments.
 func splitStatements(s string) []string {
 	var out []string
@@ -558,8 +575,13 @@ func splitStatements(s string) []string {
 // string value carries the SQL of a JSON answer, most specific first.
 var jsonKeys = []string{"finalsql", "finalquery", "finalsqlquery", "sql", "sqlquery", "query", "sqlstatement", "finalanswer", "answer", "statement"}
 
-// jsonSQL returns the SQL in a JSON object's SQL-like field, or "".
+// jsonSQL returns the SQL in a JSON object's SQL-like field, or "". Bytes
+// that are not UTF-8, which JSON text cannot hold, are dropped rather than
+// decoded as U+FFFD.
 func jsonSQL(obj string) string {
+	if !utf8.ValidString(obj) {
+		obj = strings.ToValidUTF8(obj, "")
+	}
 	var v any
 	if err := json.Unmarshal([]byte(obj), &v); err != nil {
 		if err := json.Unmarshal([]byte(escapeControls(obj)), &v); err != nil {
