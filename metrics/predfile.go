@@ -39,7 +39,9 @@ const (
 	// (matched by id, as jsonl is).
 	FormatBIRDJSON PredFormat = "bird-json"
 	// FormatJSONL is one JSON object per line with "question_id" (string or
-	// integer) and "sql", optionally "db_id"; blank lines are skipped.
+	// integer) and "sql", optionally "db_id" and "response_prefix" (the
+	// start of a statement the record's prompt ended with, such as
+	// "SELECT"); blank lines are skipped.
 	FormatJSONL PredFormat = "jsonl"
 	// FormatCSV is a CSV file (RFC 4180: quoted fields may hold commas,
 	// quotes and newlines, so one prediction may span several lines), as
@@ -95,6 +97,11 @@ type Prediction struct {
 	// ReadOptions.ResponseField; SQL is then empty until the caller
 	// extracts it (t2sbench eval runs sqltext.ExtractSQL).
 	Response string
+	// ResponsePrefix is a jsonl record's "response_prefix" field: the
+	// start of a statement its prompt ended with ("SELECT"), which the
+	// response continues; nil when the record has none. It overrides the
+	// eval --response-prefix flag for its record ("" turns it off).
+	ResponsePrefix *string
 	// Line is the 1-based line of the prediction in its file.
 	Line int
 	// Invalid, when not empty, says why the file's value for this question
@@ -383,6 +390,9 @@ type predRecord struct {
 	QID  json.RawMessage `json:"question_id"`
 	SQL  json.RawMessage `json:"sql"`
 	DBID string          `json:"db_id"`
+	// ResponsePrefix is the start of a statement the record's prompt
+	// ended with (jsonl only).
+	ResponsePrefix *string `json:"response_prefix"`
 }
 
 // parseJSONL parses a jsonl file; a non-empty responseField is read as
@@ -408,7 +418,7 @@ func parseJSONL(file string, data []byte, responseField string) ([]Prediction, e
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: field \"question_id\": %w", file, line, err)
 		}
-		p := Prediction{Index: -1, QuestionID: qid, DBID: rec.DBID, Line: line}
+		p := Prediction{Index: -1, QuestionID: qid, DBID: rec.DBID, Line: line, ResponsePrefix: rec.ResponsePrefix}
 		if responseField != "" {
 			if p.Response, err = responseText(l, responseField); err != nil {
 				return nil, fmt.Errorf("%s:%d: field %q: %w", file, line, responseField, err)

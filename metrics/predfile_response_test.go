@@ -48,3 +48,35 @@ func TestParseResponseFieldNeedsJSONL(t *testing.T) {
 		t.Fatalf("err = %v; want one saying a response field needs jsonl", err)
 	}
 }
+
+func TestParseJSONLResponsePrefix(t *testing.T) {
+	prefix := func(s string) *string { return &s }
+	tests := []struct {
+		name, line string
+		want       *string // nil: the record names no prefix
+		err        string  // a substring of the error, "" for none
+	}{
+		{"no field", `{"question_id": 1, "sql": "count(*) FROM t"}`, nil, ""},
+		{"a prefix", `{"question_id": 1, "sql": "count(*) FROM t", "response_prefix": "SELECT"}`, prefix("SELECT"), ""},
+		{"empty turns the flag off", `{"question_id": 1, "sql": "SELECT 1", "response_prefix": ""}`, prefix(""), ""},
+		{"not a string", `{"question_id": 1, "sql": "SELECT 1", "response_prefix": 5}`, nil, "pred.jsonl:1: invalid JSON object"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ps, err := ParsePredictions("pred.jsonl", []byte(tt.line+"\n"), FormatJSONL)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err = %v; want one containing %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ps[0].ResponsePrefix
+			if (got == nil) != (tt.want == nil) || (got != nil && *got != *tt.want) {
+				t.Errorf("got ResponsePrefix %v; want %v", got, tt.want)
+			}
+		})
+	}
+}

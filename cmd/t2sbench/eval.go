@@ -57,6 +57,14 @@ type evalReport struct {
 	// Extraction counts, with --response-field, the responses by the
 	// style their SQL was found in (sqltext.Style; "none": no SQL).
 	Extraction map[sqltext.Style]int `json:"extraction,omitempty"`
+	// ExtractionReasons counts, with --response-field, the responses by
+	// the rule that chose their SQL among the candidates (sqltext.Reason).
+	ExtractionReasons map[sqltext.Reason]int `json:"extraction_reasons,omitempty"`
+	// ResponsePrefix is the --response-prefix flag; Primed counts the
+	// predictions (without --response-field) it, or a record's own
+	// response_prefix, was prepended to.
+	ResponsePrefix string `json:"response_prefix,omitempty"`
+	Primed         int    `json:"primed,omitempty"`
 	// TieAware is set when --tie-aware (beyond the official rules) was on.
 	TieAware bool `json:"tie_aware,omitempty"`
 	// Deterministic is EX over the questions whose gold has no
@@ -74,6 +82,8 @@ type responseVerdict struct {
 	Extraction sqltext.Style `json:"extraction"`
 	// ExtractionFinal: an explicit final-answer marker chose the SQL.
 	ExtractionFinal bool `json:"extraction_final,omitempty"`
+	// ExtractionReason is the rule that chose the SQL (sqltext.Reason).
+	ExtractionReason sqltext.Reason `json:"extraction_reason"`
 }
 
 func runEval(stdout, stderr io.Writer, args []string) error {
@@ -98,8 +108,9 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	testSuite := fs.Bool("test-suite", false, "spider modes: correct only if the result matches the gold on every *.sqlite in the database's directory (Spider test-suite accuracy)")
 	mysql := addMySQLFlags(fs)
-	responseField := fs.String("response-field", "", "jsonl: read each question's raw model response from this field (a dotted path walks nested objects: response.choices.0.message.content) instead of \"sql\", and extract its SQL as the runners do (reasoning removed; fences, prose, JSON, final answer); a response without SQL is pred_error \""+sqltext.NoSQL+"\"; --out verdicts then carry pred_sql and extraction")
+	responseField := fs.String("response-field", "", "jsonl: read each question's raw model response from this field (a dotted path walks nested objects: response.choices.0.message.content) instead of \"sql\", and extract its SQL as the runners do (reasoning removed; fences, tags, prose, JSON, final answer, corrections over alternatives, a transcript's last assistant turn); a response without SQL is pred_error \""+sqltext.NoSQL+"\"; the summary counts the extraction styles and the rules that chose the SQL, and --out verdicts carry pred_sql, extraction and extraction_reason")
 	allowMissingDB := fs.Bool("allow-missing-db", false, "score even when the databases of most questions are missing from --data (they are listed as missing_db); by default eval refuses")
+	responsePrefix := fs.String("response-prefix", "", "the start of a statement a completion-style prompt ended with (SELECT): a predicted SQL, or with --response-field a response, that does not start with a statement keyword (SELECT, WITH, ...) is read as its continuation and gets the prefix prepended; a jsonl record's own \"response_prefix\" field overrides it for that record")
 	tieAware := fs.Bool("tie-aware", false, "beyond the official rules: for a gold ORDER BY ... LIMIT k whose boundary rows tie, accept any valid top-k")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -151,6 +162,10 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("%w: eval: --response-field reads a jsonl prediction file (--format jsonl), not --gold-as-pred or %s", errUsage, pf)
 	}
 
+	if *responsePrefix != "" && *goldAsPred {
+		return fmt.Errorf("%w: eval: --response-prefix reads a prediction file (--pred), not --gold-as-pred", errUsage)
+	}
+
 	opt := datasets.LoadOptions{Limit: *limit, SQLite: datasets.SQLiteOptions{Timeout: *timeout, MaxBytes: *maxResultMB << 20}}
 	var err error
 	if opt.MySQL, err = mysql.config(stderr, "eval", *benchName, *timeout, *maxResultMB<<20); err != nil {
@@ -181,6 +196,7 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 
 	var aligned metrics.Aligned
 	var extracted map[string]sqltext.Extraction // by question id, with --response-field
+	primed := 0                                 // predictions given the response prefix, without --response-field
 	predName := "gold"
 	if *goldAsPred {
 		aligned.Preds = metrics.GoldPredictions(b)
@@ -194,7 +210,9 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 			return fmt.Errorf("eval: %w", err)
 		}
 		if *responseField != "" {
-			extracted = extractResponses(ps)
+			extracted = extractResponses(ps, *responsePrefix)
+		} else {
+			primed = primePredictions(ps, *responsePrefix)
 		}
 		aligned, err = metrics.AlignPredictions(*pred, b, ps, metrics.AlignOptions{AllowPartial: *allowPartial, DropExtra: *limit > 0, AllowDBMismatch: *allowDBMismatch})
 		var dbErr *metrics.DBMismatchError
@@ -269,11 +287,13 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	sum := metrics.SummarizeEX(scorer.Mode(), verdicts, aligned.Unscored)
 	rep := evalReport{Benchmark: b.Name, Split: b.Split, Pred: predName, Questions: len(b.Examples), TestSuite: *testSuite, Warnings: aligned.Warnings, EXSummary: sum,
 		TieAware: *tieAware, Deterministic: metrics.DeterministicEX(verdicts), Nondeterministic: metrics.NondeterministicCount(verdicts),
-		DBMismatches: len(aligned.DBMismatches)}
+		DBMismatches: len(aligned.DBMismatches), ResponsePrefix: *responsePrefix, Primed: primed}
 	if extracted != nil {
 		rep.Extraction = map[sqltext.Style]int{}
+		rep.ExtractionReasons = map[sqltext.Reason]int{}
 		for _, r := range rows {
 			rep.Extraction[r.Extraction]++
+			rep.ExtractionReasons[r.ExtractionReason]++
 		}
 	}
 	if len(sum.Unscored) > 0 && rep.Questions > 0 {
@@ -318,14 +338,42 @@ func openGoldCache(dir string) (*metrics.GoldCache, error) {
 	return metrics.NewGoldCache(dir)
 }
 
+// responsePrefix is the prefix of prediction p: its record's own
+// response_prefix, else the --response-prefix flag.
+func responsePrefix(p metrics.Prediction, flag string) string {
+	if p.ResponsePrefix != nil {
+		return *p.ResponsePrefix
+	}
+	return flag
+}
+
+// primePredictions prepends each prediction's response prefix
+// (responsePrefix) to its SQL when the SQL does not start a statement of
+// its own (sqltext.Prime), and returns how many it changed.
+func primePredictions(ps []metrics.Prediction, prefix string) int {
+	n := 0
+	for i := range ps {
+		if ps[i].Invalid != "" {
+			continue
+		}
+		var primed bool
+		if ps[i].SQL, primed = sqltext.Prime(ps[i].SQL, responsePrefix(ps[i], prefix)); primed {
+			n++
+		}
+	}
+	return n
+}
+
 // extractResponses sets each prediction's SQL to the SQL extracted from
 // its raw response (reasoning blocks removed first, as the runners see an
-// answer) and returns the extractions by question id.
-func extractResponses(ps []metrics.Prediction) map[string]sqltext.Extraction {
+// answer), read as the continuation of its response prefix
+// (responsePrefix) when it does not open an answer of its own, and returns
+// the extractions by question id.
+func extractResponses(ps []metrics.Prediction, prefix string) map[string]sqltext.Extraction {
 	out := make(map[string]sqltext.Extraction, len(ps))
 	for i := range ps {
 		answer, _ := llm.SplitReasoning(ps[i].Response)
-		e := sqltext.ExtractSQL(answer)
+		e := sqltext.ExtractWith(answer, sqltext.Options{Continues: responsePrefix(ps[i], prefix)})
 		ps[i].SQL = e.SQL
 		out[ps[i].QuestionID] = e
 	}
@@ -343,7 +391,7 @@ func responseVerdicts(vs []metrics.Verdict, ex map[string]sqltext.Extraction) []
 		if !e.Found() && vs[i].Status == metrics.StatusPredError {
 			vs[i].Error = sqltext.NoSQL
 		}
-		rows[i] = responseVerdict{Verdict: vs[i], PredSQL: e.SQL, Extraction: e.Style, ExtractionFinal: e.Final}
+		rows[i] = responseVerdict{Verdict: vs[i], PredSQL: e.SQL, Extraction: e.Style, ExtractionFinal: e.Final, ExtractionReason: e.Reason}
 	}
 	return rows
 }
@@ -451,6 +499,18 @@ func printEvalText(w io.Writer, r evalReport) {
 			fmt.Fprintf(w, " %s %d", st, r.Extraction[sqltext.Style(st)])
 		}
 		fmt.Fprintln(w)
+	}
+	if len(r.ExtractionReasons) > 0 {
+		fmt.Fprint(w, "extraction reasons:")
+		for _, why := range sqltext.Reasons {
+			if n := r.ExtractionReasons[why]; n > 0 {
+				fmt.Fprintf(w, " %s %d", why, n)
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	if r.Primed > 0 {
+		fmt.Fprintf(w, "response prefix: %d predictions continued a prompt's statement start and were read with it prepended (--response-prefix %q or their response_prefix)\n", r.Primed, r.ResponsePrefix)
 	}
 	if r.Nondeterministic > 0 {
 		d := r.Deterministic

@@ -3,8 +3,12 @@ package sqltext
 import (
 	"encoding/json"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/t2sbench/t2sbench/runners/think"
 )
 
 // NoSQL is the note of an extraction that found no SQL in a model's
@@ -49,7 +53,55 @@ type Extraction struct {
 	Final bool `json:"final,omitempty"`
 	// Candidates counts the candidate queries the response held.
 	Candidates int `json:"candidates,omitempty"`
+	// Reason says which rule chose the SQL among the candidates (see
+	// Reason); ReasonNone when no SQL was found.
+	Reason Reason `json:"reason"`
 }
+
+// Reason names the rule by which ExtractWith chose its answer. The rules
+// are tried in the order the constants are listed, after the response was
+// narrowed to the last assistant turn of a transcript.
+type Reason string
+
+// Extraction reasons.
+const (
+	// ReasonNone: no SQL was found.
+	ReasonNone Reason = "none"
+	// ReasonContinuation: the response continued the statement the prompt
+	// ended with (Options.Continues).
+	ReasonContinuation Reason = "continuation"
+	// ReasonSingle: the response (or its last assistant turn) held one
+	// candidate.
+	ReasonSingle Reason = "single"
+	// ReasonFinalMarker: the first candidate at or after the last
+	// explicit final-answer marker ("Final SQL:", "Final answer:",
+	// "**Final Query**", ...).
+	ReasonFinalMarker Reason = "final_marker"
+	// ReasonLastCorrection: the last complete candidate, introduced by a
+	// correction cue ("Wait", "Corrected query:", "Actually", "Oops", ...)
+	// after an earlier candidate: the later query replaces the earlier.
+	ReasonLastCorrection Reason = "last_correction"
+	// ReasonFirstOfAlternatives: the first of a chain of candidates each
+	// introduced by an alternative cue ("Alternatively", "Another way",
+	// "You can also", "If you want ... you can use"): the later queries
+	// are options beside the answer, not replacements of it.
+	ReasonFirstOfAlternatives Reason = "first_of_alternatives"
+	// ReasonLastComplete: several candidates and no cue: the last
+	// complete one among the fenced, tagged and JSON candidates, else
+	// among the statements at line starts, else mid-sentence.
+	ReasonLastComplete Reason = "last_complete"
+	// ReasonLastIncomplete: several candidates, none complete: the last.
+	ReasonLastIncomplete Reason = "last_incomplete"
+	// ReasonLastAssistantTurn: the response was a transcript of several
+	// turns, and the SQL is the only candidate, or the last complete one,
+	// of its last assistant turn that holds SQL (a cue or marker inside
+	// that turn gives its own reason instead).
+	ReasonLastAssistantTurn Reason = "last_assistant_turn"
+)
+
+// Reasons lists the extraction reasons in the order of their rules.
+var Reasons = []Reason{ReasonContinuation, ReasonFinalMarker, ReasonLastCorrection, ReasonFirstOfAlternatives,
+	ReasonLastComplete, ReasonLastIncomplete, ReasonLastAssistantTurn, ReasonSingle, ReasonNone}
 
 // Found reports whether SQL was found.
 func (e Extraction) Found() bool { return e.SQL != "" }
@@ -67,7 +119,9 @@ type Options struct {
 	// Continues is the start of a statement the prompt ended with (for
 	// example "SELECT"), for models that continue the prompt rather than
 	// answer it: a response that does not itself open a fence, a tag, a
-	// JSON object or a statement is read as the rest of that statement.
+	// JSON object, markdown bold, a label ("SQL:") or a statement
+	// (StartsStatement) is read as the rest of that statement, when the two
+	// together read as SQL.
 	Continues string
 }
 
@@ -79,30 +133,86 @@ func ExtractSQL(out string) Extraction { return ExtractWith(out, Options{}) }
 //
 // The response is first cleaned: <think>-style reasoning blocks are removed
 // (callers should pass the answer only, as llm.SplitReasoning gives it; a
-// block left in is never searched), the text is cut at a leaked
-// end-of-turn chat-template token (<|im_end|>, <|eot_id|>, </s>, <|end|>,
+// block left in is never searched). A response that is a transcript of
+// several turns (it holds a user turn: "User:" or "Human:" lines,
+// <|im_start|>user, [INST], <|start_header_id|>user, <start_of_turn>user,
+// ...) is narrowed to its last assistant turn that holds SQL; the text
+// before the first role marker is the assistant's. A few-shot label
+// ("Question:", "Q:", "### Instruction:") after SQL starts an example the
+// model made up, and the response ends there; before any SQL (a restated
+// question) it is no turn. The text is then cut at a leaked end-of-turn
+// chat-template token (<|im_end|>, <|eot_id|>, </s>, [/INST], <|end|>,
 // <｜end▁of▁sentence｜>, ...), start-of-turn tokens and wrapper tags
-// (<answer>, <code>) are dropped and HTML entities (&gt;) decoded.
+// (<answer>, <code>) are dropped, the wrappers <<SQL>>, [SQL] ... [/SQL],
+// <sql_query>, <SQLQuery> and <final_sql> read as <sql> tags, and HTML
+// entities (&gt;) decoded. With Options.Continues, a response that
+// continues the prompt's statement is read with it (continuation).
 //
 // Candidates are then collected: ``` fences with any language tag (an
 // untagged or non-SQL tag needs content that starts like SQL), fences
-// opened on the SQL's own line, an unclosed last fence, <sql> and [SQL]
-// tags, JSON objects with an "sql"-like string field, and statements in
-// running text (a SELECT or WITH at the start of a line, after a "SQL:"
-// style label or inline backtick, or mid-sentence when it has a FROM),
-// which end at a semicolon, a fence, a blank line or the first line that
-// does not continue the statement (prose). Prose that merely contains
-// "select" or "with" is not SQL.
+// opened on the SQL's own line, an unclosed last fence, <sql> tags (and the
+// wrappers above), JSON objects with an "sql"-like string field, and
+// statements in running text (a SELECT or WITH at the start of a line,
+// after a "SQL:" or "Final SQL query:" style label or inline backtick, or
+// mid-sentence when it has a FROM; after an SQL label also a capitalised
+// "Select" that reads from a table without prose words), which end at a
+// semicolon, a fence, a blank line or the first line that does not
+// continue the statement (prose). Prose that merely contains "select" or
+// "with" is not SQL.
 //
-// The answer is the first candidate at or after the last explicit final
-// marker ("Final SQL:", "Final answer:", "**Final Query**", ...); without
-// one, the last complete candidate (balanced quotes and parentheses, not
-// ending on a dangling keyword) among the fenced, tagged and JSON ones,
-// else among the statements at line starts, else mid-sentence; the last
-// candidate when none is complete. The chosen SQL has its comments and
-// markdown escapes (\_, \*) outside string literals removed, stray
-// backticks and trailing semicolons stripped.
+// One candidate is the answer (single). Among several, these rules choose,
+// in order, and Extraction.Reason names the rule that chose:
+//
+//  1. final_marker: the first candidate at or after the last explicit final
+//     marker ("Final SQL:", "Final answer:", "**Final Query**", ...).
+//  2. Otherwise the last complete candidate (balanced quotes and
+//     parentheses, not ending on a dangling keyword) among the fenced,
+//     tagged and JSON ones, else among the statements at line starts, else
+//     mid-sentence; the last candidate when none is complete
+//     (last_incomplete).
+//  3. The text between that candidate and the one before it is then read
+//     for cue words; the first cue in it counts. A correction cue ("Wait",
+//     "Corrected query:", "Actually", "Oops", "On second thought", "Let me
+//     fix", "The correct query") keeps the later candidate
+//     (last_correction). An alternative cue ("Alternatively", "Another
+//     way", "You can also", "If you want ... you can use", "Or
+//     equivalently", "Option 2") moves the answer back to the earlier
+//     candidate when that one is complete and fenced, tagged, JSON or reads
+//     from a table (a mention such as "`SELECT name` picks the column" is
+//     no answer), and again while the text before that one is an
+//     alternative cue (first_of_alternatives). No cue leaves the choice of
+//     rule 2 (last_complete). The same cues in the comments between the
+//     statements of one closed fence or tag ("-- Alternatively:") choose
+//     among them.
+//
+// In a transcript, single and last_complete read last_assistant_turn.
+//
+// The chosen SQL has its comments and markdown escapes (\_, \*, \#)
+// outside string literals removed (a backslash inside a literal may be
+// real and is kept, in a fence and out), stray backticks and trailing
+// semicolons stripped.
 func ExtractWith(out string, opt Options) Extraction {
+	text, _ := think.Split(out)
+	turns := assistantTurns(text)
+	if turns == nil {
+		return extractText(text, opt)
+	}
+	for i := len(turns) - 1; i >= 0; i-- {
+		e := extractText(turns[i], opt)
+		if !e.Found() {
+			continue
+		}
+		switch e.Reason {
+		case ReasonSingle, ReasonLastComplete:
+			e.Reason = ReasonLastAssistantTurn
+		}
+		return e
+	}
+	return Extraction{Style: StyleNone, Reason: ReasonNone}
+}
+
+// extractText is ExtractWith on one turn of a response.
+func extractText(out string, opt Options) Extraction {
 	text := prepare(out)
 	if opt.Continues != "" {
 		if e, ok := continuation(text, opt.Continues); ok {
@@ -111,10 +221,10 @@ func ExtractWith(out string, opt Options) Extraction {
 	}
 	cands := candidates(text)
 	if len(cands) == 0 {
-		return Extraction{Style: StyleNone}
+		return Extraction{Style: StyleNone, Reason: ReasonNone}
 	}
-	c, final := choose(text, cands)
-	return Extraction{SQL: c.sql, Style: c.style, Final: final, Candidates: len(cands)}
+	c, why := choose(text, cands)
+	return Extraction{SQL: c.sql, Style: c.style, Final: why == ReasonFinalMarker, Candidates: len(cands), Reason: why}
 }
 
 // candidate is one query found in the response, at text[start:end].
@@ -124,6 +234,9 @@ type candidate struct {
 	style      Style
 	delimited  bool // fence, tag or JSON
 	lineStart  bool // bare: began a line (or followed a label)
+	// why is set when cue words inside a block chose the block's SQL
+	// among its statements.
+	why Reason
 }
 
 // finalRe finds an explicit final-answer marker at the start of a line,
@@ -137,7 +250,7 @@ func candidates(text string) []candidate {
 	var cs []candidate
 	for _, f := range scanFences(text) {
 		body := text[f.body:f.bodyEnd]
-		sql := blockSQL(body, f.closed, sqlTag(f.tag))
+		sql, why := blockSQL(body, f.closed, sqlTag(f.tag))
 		if sql == "" {
 			continue
 		}
@@ -145,14 +258,14 @@ func candidates(text string) []candidate {
 		if !f.closed {
 			st = StyleUnclosedFence
 		}
-		cs = append(cs, candidate{start: f.open, end: f.end, sql: sql, style: st, delimited: true})
+		cs = append(cs, candidate{start: f.open, end: f.end, sql: sql, style: st, delimited: true, why: why})
 	}
 	for _, tg := range scanTags(text) {
 		if overlaps(cs, tg.body) {
 			continue
 		}
-		if sql := blockSQL(text[tg.body:tg.bodyEnd], tg.closed, true); sql != "" {
-			cs = append(cs, candidate{start: tg.open, end: tg.end, sql: sql, style: StyleTag, delimited: true})
+		if sql, why := blockSQL(text[tg.body:tg.bodyEnd], tg.closed, true); sql != "" {
+			cs = append(cs, candidate{start: tg.open, end: tg.end, sql: sql, style: StyleTag, delimited: true, why: why})
 		}
 	}
 	for _, o := range jsonSpans(text) {
@@ -170,7 +283,7 @@ func candidates(text string) []candidate {
 		ls := lineStart(text, i)
 		inline := i > 0 && text[i-1] == '`' && (i < 2 || text[i-2] != '`')
 		raw, end := cut(text, i, inline)
-		if !plausible(raw, ls) {
+		if !plausibleAfter(raw, ls, ls && sqlLabelled(text, i)) {
 			continue
 		}
 		if sql := finish(raw); sql != "" {
@@ -192,8 +305,15 @@ func overlaps(cs []candidate, i int) bool {
 	return false
 }
 
-// choose picks the answer among cs (sorted by start); see ExtractWith.
-func choose(text string, cs []candidate) (candidate, bool) {
+// choose picks the answer among cs (sorted by start) and says by which
+// rule; see ExtractWith.
+func choose(text string, cs []candidate) (candidate, Reason) {
+	if len(cs) == 1 {
+		if cs[0].why != "" {
+			return cs[0], cs[0].why
+		}
+		return cs[0], ReasonSingle
+	}
 	var marks [][]int
 	if strings.Contains(asciiLower(text), "final") {
 		marks = finalRe.FindAllStringIndex(text, -1)
@@ -202,20 +322,27 @@ func choose(text string, cs []candidate) (candidate, bool) {
 		m := marks[k][0]
 		for _, c := range cs {
 			if c.end > m {
-				return c, true
+				return c, ReasonFinalMarker
 			}
 		}
 	}
+	c, why := lastComplete(cs)
+	if why != ReasonLastComplete {
+		return c, why
+	}
+	c, why = cued(text, cs, c)
+	if why == ReasonLastComplete && c.why != "" {
+		why = c.why
+	}
+	return c, why
+}
+
+// lastComplete is rule 2 of ExtractWith: the last complete candidate of the
+// best tier, or the last candidate when none is complete.
+func lastComplete(cs []candidate) (candidate, Reason) {
 	tiers := [3][]candidate{}
 	for _, c := range cs {
-		switch {
-		case c.delimited:
-			tiers[0] = append(tiers[0], c)
-		case c.lineStart:
-			tiers[1] = append(tiers[1], c)
-		default:
-			tiers[2] = append(tiers[2], c)
-		}
+		tiers[tier(c)] = append(tiers[tier(c)], c)
 	}
 	last := func(tier []candidate, ok func(string) bool) (candidate, bool) {
 		for i := len(tier) - 1; i >= 0; i-- {
@@ -233,15 +360,78 @@ func choose(text string, cs []candidate) (candidate, bool) {
 		// the column") is more often a mention than the answer.
 		if k > 0 {
 			if c, ok := last(tier, func(s string) bool { return complete(s) && strong(s) }); ok {
-				return c, false
+				return c, ReasonLastComplete
 			}
 		}
 		if c, ok := last(tier, complete); ok {
-			return c, false
+			return c, ReasonLastComplete
 		}
-		return tier[len(tier)-1], false
+		return tier[len(tier)-1], ReasonLastIncomplete
 	}
-	return cs[len(cs)-1], false
+	return cs[len(cs)-1], ReasonLastIncomplete
+}
+
+// tier ranks a candidate: 0 fenced, tagged or JSON, 1 a statement at a line
+// start, 2 one mid-sentence.
+func tier(c candidate) int {
+	switch {
+	case c.delimited:
+		return 0
+	case c.lineStart:
+		return 1
+	}
+	return 2
+}
+
+var (
+	// correctionRe finds the words that introduce a query replacing an
+	// earlier one; the interjections (Wait, Actually, Oops) only where
+	// they start a sentence, not in "it actually counts the rows".
+	correctionRe = regexp.MustCompile(`(?i)(?:(?:^|[.!?:;\n][ \t>*_#]*)(?:wait|actually|oops|hmm|hold on)\b|\b(?:corrected|correction|correcting|on second thought|on reflection|my (?:mistake|bad|apologies)|i apologi[sz]e|i made (?:a|an) (?:mistake|error)|let me (?:fix|correct|revise|redo)|(?:revised|updated|fixed|improved) (?:sql|query|version|answer)|(?:is|was|that's|it's) (?:wrong|incorrect|not (?:right|correct))|doesn't work|does not work|the (?:correct|right) (?:sql|query|version|answer)|refined|(?:a )?better (?:sql|query|version|approach|solution))\b)`)
+	// alternativeRe finds the words that introduce a query offered beside
+	// an earlier one.
+	alternativeRe = regexp.MustCompile(`(?i)\b(?:alternatively|an alternative|alternative (?:query|approach|solution|way|version|form|formulation)|another (?:way|approach|option|solution|query|version|possibility|formulation)|you (?:can|could|may|might) also|(?:or|also),? equivalently|equivalently|(?:option|approach|method|solution|version) (?:2|two|b)|if you (?:also |only |instead )?(?:want|need|prefer|wish|would like|'d like)\b[^\n]*?\byou (?:can|could|may|might)(?: also)? (?:use|run|write|try))\b`)
+)
+
+// firstCue returns the kind of the first cue in text: ReasonLastCorrection
+// for a correction cue, ReasonFirstOfAlternatives for an alternative cue,
+// "" for none. The first one counts, so that "Wait, alternatively ..." is
+// a correction and "Alternatively ..., which is actually faster" an
+// alternative.
+func firstCue(text string) Reason {
+	c := correctionRe.FindStringIndex(text)
+	a := alternativeRe.FindStringIndex(text)
+	switch {
+	case c != nil && (a == nil || c[0] <= a[0]):
+		return ReasonLastCorrection
+	case a != nil:
+		return ReasonFirstOfAlternatives
+	}
+	return ""
+}
+
+// cued is rule 3 of ExtractWith: it reads the cue words between c, chosen
+// by rule 2, and the candidates before it.
+func cued(text string, cs []candidate, c candidate) (candidate, Reason) {
+	i := slices.IndexFunc(cs, func(x candidate) bool { return x.start == c.start })
+	why := ReasonLastComplete
+	for i > 0 {
+		prev := cs[i-1]
+		gap := text[min(prev.end, cs[i].start):cs[i].start]
+		cue := firstCue(gap)
+		if cue == ReasonLastCorrection {
+			if why == ReasonLastComplete {
+				why = ReasonLastCorrection
+			}
+			break
+		}
+		if cue != ReasonFirstOfAlternatives || !complete(prev.sql) || !(prev.delimited || strong(prev.sql)) {
+			break
+		}
+		i--
+		why = ReasonFirstOfAlternatives
+	}
+	return cs[i], why
 }
 
 // strong reports whether sql reads from a table (has FROM) or is a WITH
@@ -254,7 +444,7 @@ func strong(sql string) bool {
 // prefix, unless the text opens an answer of its own.
 func continuation(text, prefix string) (Extraction, bool) {
 	t := strings.TrimLeft(text, " \t\r\n")
-	if t == "" || strings.HasPrefix(t, "```") || strings.HasPrefix(t, "{") || strings.HasPrefix(strings.ToLower(t), "<sql>") || LooksLikeSQL(t) {
+	if t == "" || !continuesSelect(t) || StartsStatement(t) {
 		return Extraction{}, false
 	}
 	s := strings.TrimSpace(prefix) + " " + t
@@ -266,7 +456,25 @@ func continuation(text, prefix string) (Extraction, bool) {
 	if sql == "" {
 		return Extraction{}, false
 	}
-	return Extraction{SQL: sql, Style: StyleContinuation, Candidates: 1}, true
+	return Extraction{SQL: sql, Style: StyleContinuation, Candidates: 1, Reason: ReasonContinuation}, true
+}
+
+// continuesSelect reports whether t can be the rest of a statement rather
+// than an answer of its own: it starts with an identifier, a number, a
+// quote, "*" or "(" (not a fence, a tag, a JSON object, markdown bold or
+// a heading), and its first word is no label ("SQL:").
+func continuesSelect(t string) bool {
+	c := t[0]
+	switch {
+	case c == '*':
+		return !strings.HasPrefix(t, "**")
+	case c == '(' || c == '"' || c == '\'' || (c == '`' && !strings.HasPrefix(t, "```")):
+		return true
+	case !isIdentStart(c) && !(c >= '0' && c <= '9'):
+		return false
+	}
+	w := wordRe.FindString(t)
+	return !strings.HasPrefix(strings.TrimLeft(t[len(w):], " \t"), ":")
 }
 
 // sqlTag reports whether a fence's language tag names SQL (sql, SQL,
@@ -280,14 +488,33 @@ func sqlTag(tag string) bool {
 // looks like SQL. A closed block (trusted) splits at semicolons only; an
 // unclosed one is cut like running text. A block whose tag names SQL
 // yields its cleaned content even when no statement starts with SELECT or
-// WITH.
-func blockSQL(body string, closed, sqlTagged bool) string {
+// WITH. In a closed block, a statement whose leading comment is an
+// alternative cue ("-- Alternatively:") does not replace the complete one
+// before it, unless a later comment is a correction cue; the reason is
+// then first_of_alternatives or last_correction, else empty.
+func blockSQL(body string, closed, sqlTagged bool) (string, Reason) {
 	var last string
+	var why Reason
 	if closed {
 		for _, st := range splitStatements(body) {
-			if s := finish(st); LooksLikeSQL(s) {
-				last = s
+			s := lastStatement(finish(st))
+			if !LooksLikeSQL(s) {
+				continue
 			}
+			if last != "" && complete(last) {
+				lead := st
+				if ks := keywordStarts(st); len(ks) > 0 {
+					lead = st[:ks[0]]
+				}
+				switch cue := firstCue(lead); {
+				case cue == ReasonLastCorrection:
+					why = ReasonLastCorrection
+				case why == ReasonFirstOfAlternatives || cue == ReasonFirstOfAlternatives:
+					why = ReasonFirstOfAlternatives
+					continue
+				}
+			}
+			last = s
 		}
 	} else {
 		for _, i := range keywordStarts(body) {
@@ -303,7 +530,23 @@ func blockSQL(body string, closed, sqlTagged bool) string {
 	if last == "" && sqlTagged && closed {
 		last = finish(body)
 	}
-	return last
+	return last, why
+}
+
+// lastStatement returns the last statement of s that looks like SQL when
+// s, once cleaned, still holds several (a stray backtick hid a semicolon
+// from splitStatements), else s.
+func lastStatement(s string) string {
+	parts := splitStatements(s)
+	if len(parts) < 2 {
+		return s
+	}
+	for i := len(parts) - 1; i >= 0; i-- {
+		if p := finish(parts[i]); LooksLikeSQL(p) {
+			return p
+		}
+	}
+	return s
 }
 
 // splitStatements splits s at semicolons outside quotes and comments.
@@ -332,8 +575,13 @@ func splitStatements(s string) []string {
 // string value carries the SQL of a JSON answer, most specific first.
 var jsonKeys = []string{"finalsql", "finalquery", "finalsqlquery", "sql", "sqlquery", "query", "sqlstatement", "finalanswer", "answer", "statement"}
 
-// jsonSQL returns the SQL in a JSON object's SQL-like field, or "".
+// jsonSQL returns the SQL in a JSON object's SQL-like field, or "". Bytes
+// that are not UTF-8, which JSON text cannot hold, are dropped rather than
+// decoded as U+FFFD.
 func jsonSQL(obj string) string {
+	if !utf8.ValidString(obj) {
+		obj = strings.ToValidUTF8(obj, "")
+	}
 	var v any
 	if err := json.Unmarshal([]byte(obj), &v); err != nil {
 		if err := json.Unmarshal([]byte(escapeControls(obj)), &v); err != nil {

@@ -237,7 +237,8 @@ func TestExtractContinuation(t *testing.T) {
 }
 
 // FuzzExtractSQL checks that keywordStarts finds what its regexp would,
-// and that the extractor never panics, never returns SQL
+// and that the extractor never panics, gives a reason from Reasons (none
+// exactly when it finds no SQL), never returns SQL
 // longer than its input (extraction only removes text), returns trimmed SQL
 // without a trailing semicolon, and is idempotent on SQL it found in a
 // fence or tag: extracting again from the extracted SQL wrapped in a
@@ -246,7 +247,12 @@ func FuzzExtractSQL(f *testing.F) {
 	for _, tc := range extractCases {
 		f.Add(tc.in)
 	}
-	for _, s := range []string{"'", "```", "WITH", "--", "/*", "{\"sql\": \"", "<sql>", "<think>", "</think>", "\\_", "SELECT '\n"} {
+	for _, tc := range append(classCases, prefixCases...) {
+		f.Add(tc.in)
+	}
+	for _, s := range []string{"'", "```", "WITH", "--", "/*", "{\"sql\": \"", "<sql>", "<think>", "</think>", "\\_", "SELECT '\n",
+		"<<SQL>>", "<</SQL>>", "[SQL]", "[/SQL]", "[/INST]", "</s>", "<|im_end|>", "<answer>", "SQL:", "Final SQL query:\n",
+		"\\*", "\\#", "User:", "Assistant:", "<|im_start|>user\n", "[INST]", "Alternatively,", "Wait,", "Corrected query:"} {
 		f.Add(s)
 	}
 	startRe := regexp.MustCompile(`(?i)\b(?:SELECT|WITH)\b`)
@@ -259,8 +265,8 @@ func FuzzExtractSQL(f *testing.F) {
 			t.Fatalf("keywordStarts(%q) = %v; want %v (the regexp's)", in, got, want)
 		}
 		e := ExtractSQL(in)
-		if e.Found() != (e.Style != StyleNone) {
-			t.Fatalf("ExtractSQL(%q) = %q with style %q", in, e.SQL, e.Style)
+		if e.Found() != (e.Style != StyleNone) || e.Found() != (e.Reason != ReasonNone) || !slices.Contains(Reasons, e.Reason) {
+			t.Fatalf("ExtractSQL(%q) = %q with style %q, reason %q", in, e.SQL, e.Style, e.Reason)
 		}
 		if !e.Found() {
 			if e.Note() != NoSQL {

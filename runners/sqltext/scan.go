@@ -204,6 +204,24 @@ func lineStart(s string, i int) bool {
 	return j >= 2 && s[j-2:j+1] == "："
 }
 
+// sqlLabelled reports whether position i of s follows an SQL label: the
+// text before it on its line, or the previous non-blank line when i starts
+// its line, ends with a colon and names SQL or a query ("SQL:", "**Final
+// SQL query:**", "SQLQuery:").
+func sqlLabelled(s string, i int) bool {
+	ls := strings.LastIndexByte(s[:i], '\n') + 1
+	before := strings.Trim(s[ls:i], " \t*_`>#")
+	if before == "" && ls > 0 {
+		prev := strings.TrimRight(s[:ls-1], " \t\r\n")
+		before = strings.Trim(prev[strings.LastIndexByte(prev, '\n')+1:], " \t*_`>#")
+	}
+	if !strings.HasSuffix(before, ":") {
+		return false
+	}
+	l := asciiLower(before)
+	return strings.Contains(l, "sql") || strings.Contains(l, "query")
+}
+
 // cut returns the statement of running text s that starts at i and where it
 // ends: at a semicolon outside quotes, at a fence, at a closing backtick
 // when the statement is inline code, or at a newline after which the text
@@ -457,14 +475,21 @@ var (
 // which starts sentences), a WITH must have the CTE shape, a SELECT found
 // mid-line must have a FROM clause, and it must hold no more than one
 // English prose word (none without a FROM clause).
-func plausible(s string, atLineStart bool) bool {
+func plausible(s string, atLineStart bool) bool { return plausibleAfter(s, atLineStart, false) }
+
+// plausibleAfter is plausible for a statement that may follow an SQL label
+// ("SQL:", "Final SQL query:"), after which a capitalised "Select" starts
+// SQL, not a sentence.
+func plausibleAfter(s string, atLineStart, labelled bool) bool {
 	s = strings.TrimSpace(s)
 	if !LooksLikeSQL(s) {
 		return false
 	}
 	w := wordRe.FindString(strings.TrimLeft(s, "("))
 	if w != strings.ToUpper(w) && w != strings.ToLower(w) {
-		return false
+		// A capitalised Select after a label is SQL only when it reads
+		// from a table without a single prose word.
+		return labelled && fromRe.MatchString(s) && prosey(s) == 0
 	}
 	if strings.EqualFold(w, "with") {
 		return withRe.MatchString(s) && prosey(s) < 2

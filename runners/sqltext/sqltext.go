@@ -5,6 +5,20 @@
 // steps with several drafts, or a bare statement followed by prose.
 // ExtractSQL finds the answer among them and says how it was written, or
 // that there was none (NoSQL); Extract is its two-value form.
+//
+// Custom wrappers a prompt asked for (<<SQL>> ... [/SQL], [SQL] ...
+// [/SQL], <sql>, <answer>, a "Final SQL query:" label) are read as tags or
+// labels, leaked chat-template tokens ([/INST], </s>, <|im_end|>) end the
+// answer, markdown escapes (owner\_id, \*) outside string literals are
+// removed, and a transcript of several turns is narrowed to its last
+// assistant turn. When a response holds several queries, cue words decide:
+// a later query introduced as a correction ("Wait", "Corrected query:")
+// replaces the earlier one, one introduced as an alternative
+// ("Alternatively", "Another way", "If you want ... you can use") does not.
+// Every extraction records the rule that chose its SQL (Reason:
+// final_marker, last_correction, first_of_alternatives, ...); ExtractWith
+// documents the rules and their order. Options.Continues reads a response
+// that continues a prompt ending in "SELECT".
 package sqltext
 
 import (
@@ -56,6 +70,45 @@ func LooksLikeSQL(s string) bool {
 		}
 	}
 	return false
+}
+
+// statementKeywords are the words a SQL statement starts with.
+var statementKeywords = []string{"SELECT", "WITH", "VALUES", "INSERT", "UPDATE", "DELETE", "REPLACE", "CREATE", "DROP",
+	"ALTER", "PRAGMA", "EXPLAIN"}
+
+// StartsStatement reports whether s starts (after white space, -- comments
+// and opening parentheses) with a statement keyword (SELECT, WITH, VALUES,
+// INSERT, UPDATE, DELETE, ...), in any case.
+func StartsStatement(s string) bool {
+	s = strings.TrimSpace(s)
+	for strings.HasPrefix(s, "--") {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			return false
+		}
+		s = strings.TrimSpace(s[i+1:])
+	}
+	s = strings.TrimLeft(s, "( \t\r\n")
+	u := strings.ToUpper(s)
+	for _, kw := range statementKeywords {
+		if strings.HasPrefix(u, kw) && (len(u) == len(kw) || !isWord(rune(u[len(kw)]))) {
+			return true
+		}
+	}
+	return false
+}
+
+// Prime returns sql read as the continuation of prefix, the start of a
+// statement a completion-style prompt ended with ("SELECT"): prefix, a
+// space and sql when sql is not empty and does not start a statement of
+// its own (StartsStatement), else sql unchanged. The bool reports whether
+// the prefix was prepended.
+func Prime(sql, prefix string) (string, bool) {
+	prefix = strings.TrimSpace(prefix)
+	if prefix == "" || strings.TrimSpace(sql) == "" || StartsStatement(sql) {
+		return sql, false
+	}
+	return prefix + " " + strings.TrimLeft(sql, " \t\r\n"), true
 }
 
 func isWord(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
