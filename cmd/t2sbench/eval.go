@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -100,6 +101,7 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	mysql := addMySQLFlags(fs)
 	responseField := fs.String("response-field", "", "jsonl: read each question's raw model response from this field (a dotted path walks nested objects: response.choices.0.message.content) instead of \"sql\", and extract its SQL as the runners do (reasoning removed; fences, prose, JSON, final answer); a response without SQL is pred_error \""+sqltext.NoSQL+"\"; --out verdicts then carry pred_sql and extraction")
 	allowMissingDB := fs.Bool("allow-missing-db", false, "score even when the databases of most questions are missing from --data (they are listed as missing_db); by default eval refuses")
+	extra := fs.String("metrics", "", "metrics beside EX, comma-separated: soft-f1 (BIRD's cell-level F1 between the result tables), r-ves (BIRD's reward-based valid efficiency score, timing gold and prediction interleaved); BIRD modes only")
 	tieAware := fs.Bool("tie-aware", false, "beyond the official rules: for a gold ORDER BY ... LIMIT k whose boundary rows tie, accept any valid top-k")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -124,6 +126,10 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	}
 	if *maxResultMB <= 0 || *maxResultMB > 1<<20 {
 		return fmt.Errorf("%w: eval: --max-result-mb must be in [1, 1048576], got %d", errUsage, *maxResultMB)
+	}
+	metricSet, err := parseEvalMetrics(*extra)
+	if err != nil {
+		return err
 	}
 	var m metrics.Mode
 	if *mode != "" {
@@ -152,7 +158,6 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	}
 
 	opt := datasets.LoadOptions{Limit: *limit, SQLite: datasets.SQLiteOptions{Timeout: *timeout, MaxBytes: *maxResultMB << 20}}
-	var err error
 	if opt.MySQL, err = mysql.config(stderr, "eval", *benchName, *timeout, *maxResultMB<<20); err != nil {
 		return err
 	}
@@ -169,11 +174,14 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 			return asUsage(fmt.Errorf("eval: %w", err))
 		}
 	}
+	eff := m
+	if eff == "" {
+		eff = metrics.Mode(b.Mode)
+	}
+	if len(metricSet) > 0 && !eff.SupportsSoftF1() {
+		return fmt.Errorf("%w: eval: --metrics %s needs a BIRD mode (bird, bird-minidev), not %q", errUsage, *extra, eff)
+	}
 	if *testSuite {
-		eff := m
-		if eff == "" {
-			eff = metrics.Mode(b.Mode)
-		}
 		if !eff.SupportsTestSuite() {
 			return fmt.Errorf("%w: eval: --test-suite needs a spider mode (spider, spider-keep-distinct), not %q", errUsage, eff)
 		}
@@ -211,7 +219,7 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("eval: %w", err)
 	}
 	defer cache.Close()
-	scorer, err := metrics.NewScorer(b, cache, metrics.ScoreOptions{Mode: m, Timeout: *timeout, TestSuite: *testSuite, TieAware: *tieAware})
+	scorer, err := metrics.NewScorer(b, cache, metrics.ScoreOptions{Mode: m, Timeout: *timeout, TestSuite: *testSuite, TieAware: *tieAware, SoftF1: metricSet["soft-f1"]})
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
@@ -302,6 +310,25 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	}
 	printEvalText(stdout, rep)
 	return incomplete
+}
+
+// evalMetrics are the metrics --metrics accepts beside EX.
+var evalMetrics = []string{"soft-f1", "r-ves"}
+
+// parseEvalMetrics reads --metrics: a comma-separated list of evalMetrics.
+func parseEvalMetrics(s string) (map[string]bool, error) {
+	set := map[string]bool{}
+	if strings.TrimSpace(s) == "" {
+		return set, nil
+	}
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if !slices.Contains(evalMetrics, f) {
+			return nil, fmt.Errorf("%w: eval: --metrics: unknown metric %q (known: %s)", errUsage, f, strings.Join(evalMetrics, ", "))
+		}
+		set[f] = true
+	}
+	return set, nil
 }
 
 func openGoldCache(dir string) (*metrics.GoldCache, error) {
@@ -398,6 +425,9 @@ func exLine(correct, attempted int) string {
 	return fmt.Sprintf("EX %.2f%% (%d correct / %d attempted)", 100*float64(correct)/float64(attempted), correct, attempted)
 }
 
+// softF1Line is the one-line Soft F1 of a summary (0 to 1 in, percent out).
+func softF1Line(f float64) string { return fmt.Sprintf("Soft F1 %.2f", 100*f) }
+
 func printEvalText(w io.Writer, r evalReport) {
 	split := ""
 	if r.Split != "" {
@@ -427,6 +457,15 @@ func printEvalText(w io.Writer, r evalReport) {
 	}
 	row("all", r.Overall)
 	tab.Write(w)
+	if f := r.Overall.SoftF1; f != nil {
+		fmt.Fprintf(w, "%s; BIRD's Soft F1 over the same attempted questions", softF1Line(*f))
+		for _, d := range r.Difficulties {
+			if g := r.ByDifficulty[d].SoftF1; g != nil {
+				fmt.Fprintf(w, ", %s %.2f", d, 100**g)
+			}
+		}
+		fmt.Fprintln(w)
+	}
 	fmt.Fprint(w, "status:")
 	for _, s := range metrics.Statuses {
 		fmt.Fprintf(w, " %s %d", s, r.Status[s])
