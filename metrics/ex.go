@@ -54,6 +54,10 @@ type Verdict struct {
 	// scorer computes it (ScoreOptions.SoftF1): 0 for every status but
 	// ok, as the official script scores failures.
 	SoftF1 *float64 `json:"soft_f1,omitempty"`
+	// Candidates judges the runner's stored candidates, in their order
+	// (Scorer.ScoreCandidates), for pass@k and majority@k; empty when the
+	// result holds none.
+	Candidates []CandidateMark `json:"candidates,omitempty"`
 }
 
 // ScoreOptions configures a Scorer.
