@@ -58,6 +58,10 @@ type Verdict struct {
 	// (Scorer.ScoreCandidates), for pass@k and majority@k; empty when the
 	// result holds none.
 	Candidates []CandidateMark `json:"candidates,omitempty"`
+	// RVES is BIRD's R-VES judgement (ScoreOptions.RVES): the reward and
+	// the timing behind it, reward 0 for every prediction that is not
+	// correct.
+	RVES *RVESVerdict `json:"r_ves,omitempty"`
 }
 
 // ScoreOptions configures a Scorer.
@@ -81,6 +85,11 @@ type ScoreOptions struct {
 	// SoftF1 also computes each prediction's Soft F1 (Verdict.SoftF1), as
 	// BIRD mini-dev's official evaluation does. BIRD modes only.
 	SoftF1 bool
+	// RVES, when positive, times each correct prediction against its gold
+	// that many times, interleaved on one connection, for BIRD's R-VES
+	// (Verdict.RVES; RVESIterations is the official count). BIRD modes
+	// only.
+	RVES int
 }
 
 // Scorer scores predictions of one benchmark. It is safe for concurrent
@@ -127,6 +136,14 @@ func NewScorer(b *datasets.Benchmark, cache *GoldCache, opt ScoreOptions) (*Scor
 	}
 	if opt.SoftF1 {
 		if err := checkBIRDMetric("soft-f1", opt.Mode); err != nil {
+			return nil, err
+		}
+	}
+	if opt.RVES < 0 {
+		return nil, fmt.Errorf("metrics: R-VES repeats must be >= 0, got %d", opt.RVES)
+	}
+	if opt.RVES > 0 {
+		if err := checkBIRDMetric("r-ves", opt.Mode); err != nil {
 			return nil, err
 		}
 	}
@@ -217,7 +234,26 @@ func (s *Scorer) score(ctx context.Context, ex datasets.Example, predSQL, invali
 		var zero float64
 		v.SoftF1 = &zero
 	}
+	if s.opt.RVES > 0 {
+		v.RVES = s.rves(ctx, ex, predSQL, v)
+	}
 	return v
+}
+
+// rves is the R-VES verdict of a scored prediction: a correct one is timed
+// against its gold (timeRVES), any other rewarded 0 (evaluation_ves.py
+// l.57 and l.68-69: only a prediction whose result set equals the gold's
+// is timed; l.98-103: a failure or timeout scores 0).
+func (s *Scorer) rves(ctx context.Context, ex datasets.Example, predSQL string, v Verdict) *RVESVerdict {
+	if v.Status != StatusOK || !v.Correct {
+		return &RVESVerdict{}
+	}
+	db, err := s.open(ctx, ex.DBID)
+	if err != nil {
+		return &RVESVerdict{Error: err.Error()}
+	}
+	r := timeRVES(ctx, db, PreparePred(s.opt.Mode, s.opt.Quirks, predSQL), PrepareGold(s.opt.Mode, s.opt.Quirks, ex.GoldSQL), s.opt.RVES, s.opt.Timeout)
+	return &r
 }
 
 func (s *Scorer) score1(ctx context.Context, ex datasets.Example, predSQL, invalid string) Verdict {
@@ -539,9 +575,13 @@ type EXGroup struct {
 	// SoftF1 is the mean Soft F1 (0 to 1) over the same Runnable
 	// questions, present when the verdicts carry it (ScoreOptions.SoftF1).
 	SoftF1 *float64 `json:"soft_f1,omitempty"`
+	// RVES is R-VES over the same Runnable questions, present when the
+	// verdicts carry it (ScoreOptions.RVES).
+	RVES *RVESSummary `json:"r_ves,omitempty"`
 
 	softSum float64
 	softN   int
+	rves    RVESSummary
 }
 
 // EXSummary is EX overall and by difficulty, with counts per status.
@@ -574,6 +614,9 @@ func (g *EXGroup) add(v Verdict) {
 		g.softSum += *v.SoftF1
 		g.softN++
 	}
+	if v.RVES != nil {
+		g.rves.add(v.RVES)
+	}
 }
 
 func (g *EXGroup) finish() {
@@ -583,6 +626,11 @@ func (g *EXGroup) finish() {
 	if g.softN > 0 && g.softN == g.Runnable {
 		f := g.softSum / float64(g.softN)
 		g.SoftF1 = &f
+	}
+	if g.rves.n > 0 && g.rves.n == g.Runnable {
+		r := g.rves
+		r.finish()
+		g.RVES = &r
 	}
 }
 

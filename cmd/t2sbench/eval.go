@@ -102,6 +102,7 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	responseField := fs.String("response-field", "", "jsonl: read each question's raw model response from this field (a dotted path walks nested objects: response.choices.0.message.content) instead of \"sql\", and extract its SQL as the runners do (reasoning removed; fences, prose, JSON, final answer); a response without SQL is pred_error \""+sqltext.NoSQL+"\"; --out verdicts then carry pred_sql and extraction")
 	allowMissingDB := fs.Bool("allow-missing-db", false, "score even when the databases of most questions are missing from --data (they are listed as missing_db); by default eval refuses")
 	extra := fs.String("metrics", "", "metrics beside EX, comma-separated: soft-f1 (BIRD's cell-level F1 between the result tables), r-ves (BIRD's reward-based valid efficiency score, timing gold and prediction interleaved); BIRD modes only")
+	rvesRepeats := fs.Int("r-ves-repeats", metrics.RVESIterations, "r-ves: timed executions of each correct prediction and its gold, interleaved (the official count is 100); fewer are faster and noisier")
 	tieAware := fs.Bool("tie-aware", false, "beyond the official rules: for a gold ORDER BY ... LIMIT k whose boundary rows tie, accept any valid top-k")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -178,6 +179,13 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	if eff == "" {
 		eff = metrics.Mode(b.Mode)
 	}
+	if *rvesRepeats < 1 {
+		return fmt.Errorf("%w: eval: --r-ves-repeats must be at least 1, got %d", errUsage, *rvesRepeats)
+	}
+	rves := 0
+	if metricSet["r-ves"] {
+		rves = *rvesRepeats
+	}
 	if len(metricSet) > 0 && !eff.SupportsSoftF1() {
 		return fmt.Errorf("%w: eval: --metrics %s needs a BIRD mode (bird, bird-minidev), not %q", errUsage, *extra, eff)
 	}
@@ -219,7 +227,7 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("eval: %w", err)
 	}
 	defer cache.Close()
-	scorer, err := metrics.NewScorer(b, cache, metrics.ScoreOptions{Mode: m, Timeout: *timeout, TestSuite: *testSuite, TieAware: *tieAware, SoftF1: metricSet["soft-f1"]})
+	scorer, err := metrics.NewScorer(b, cache, metrics.ScoreOptions{Mode: m, Timeout: *timeout, TestSuite: *testSuite, TieAware: *tieAware, SoftF1: metricSet["soft-f1"], RVES: rves})
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
@@ -428,6 +436,12 @@ func exLine(correct, attempted int) string {
 // softF1Line is the one-line Soft F1 of a summary (0 to 1 in, percent out).
 func softF1Line(f float64) string { return fmt.Sprintf("Soft F1 %.2f", 100*f) }
 
+// rvesLine is the one-line R-VES of a summary, with the band its timing
+// noise allows and the median spread of the time ratio.
+func rvesLine(v metrics.RVESSummary) string {
+	return fmt.Sprintf("R-VES %.2f (timing noise allows %.2f to %.2f; median SD of the gold/prediction time ratio %.2f)", 100*v.Score, 100*v.Low, 100*v.High, v.MedianRatioSD)
+}
+
 func printEvalText(w io.Writer, r evalReport) {
 	split := ""
 	if r.Split != "" {
@@ -465,6 +479,9 @@ func printEvalText(w io.Writer, r evalReport) {
 			}
 		}
 		fmt.Fprintln(w)
+	}
+	if v := r.Overall.RVES; v != nil {
+		fmt.Fprintf(w, "%s; BIRD's R-VES over the same attempted questions (each correct prediction timed against its gold, interleaved)\n", rvesLine(*v))
 	}
 	fmt.Fprint(w, "status:")
 	for _, s := range metrics.Statuses {
