@@ -185,6 +185,9 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	rves := 0
 	if metricSet["r-ves"] {
 		rves = *rvesRepeats
+		if *workers > 1 && !*quiet {
+			fmt.Fprintf(stderr, "note: r-ves times queries while %d workers score in parallel; --workers 1 on an idle machine gives steadier timings\n", *workers)
+		}
 	}
 	if len(metricSet) > 0 && !eff.SupportsSoftF1() {
 		return fmt.Errorf("%w: eval: --metrics %s needs a BIRD mode (bird, bird-minidev), not %q", errUsage, *extra, eff)
