@@ -65,7 +65,7 @@ func TestTrimRatios(t *testing.T) {
 // TestRVESScorer times predictions on the fixture database. The gold as
 // its own prediction: R-VES 1 (100) lies within the band its own noise
 // allows. A correct prediction made slow (the gold's count behind a
-// recursive count to 300,000, tens of milliseconds against the gold's
+// recursive count to 100,000, tens of milliseconds against the gold's
 // microseconds) has a ratio far below 0.25: reward 0.25, the lowest
 // bucket, its whole band in that bucket. A wrong prediction is not timed:
 // reward 0.
@@ -88,7 +88,7 @@ func TestRVESScorer(t *testing.T) {
 	}
 	t.Logf("gold-as-pred: %+v", *gold.RVES)
 
-	slow := "SELECT count(*) FROM singer WHERE (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 300000) SELECT count(*) FROM c) > 0"
+	slow := "SELECT count(*) FROM singer WHERE (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100000) SELECT count(*) FROM c) > 0"
 	v := s.Score(ctx, ex, slow)
 	if !v.Correct || v.RVES == nil {
 		t.Fatalf("slow prediction %+v; want correct and timed", v)
