@@ -201,6 +201,11 @@ func (a scorerAdapter) Score(ctx context.Context, ex datasets.Example, pred stri
 	return a.s.Score(ctx, ex, pred)
 }
 
+// ScoreCandidates judges a result's candidates (metrics.Scorer.ScoreCandidates).
+func (a scorerAdapter) ScoreCandidates(ctx context.Context, ex datasets.Example, sqls []string) []metrics.CandidateMark {
+	return a.s.ScoreCandidates(ctx, ex, sqls)
+}
+
 // GoldCache returns the gold cache the scorer reads through.
 func (a scorerAdapter) GoldCache() *metrics.GoldCache { return a.s.GoldCache() }
 

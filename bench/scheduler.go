@@ -30,6 +30,13 @@ type Scorer interface {
 	Score(ctx context.Context, ex datasets.Example, predSQL string) Verdict
 }
 
+// CandidateScorer is a Scorer that also judges a result's stored
+// candidates (metrics.Scorer.ScoreCandidates), whose marks the verdict
+// keeps for pass@k and majority@k.
+type CandidateScorer interface {
+	ScoreCandidates(ctx context.Context, ex datasets.Example, sqls []string) []metrics.CandidateMark
+}
+
 // Env is what the scheduler needs from the outside world: benchmarks,
 // model clients and scorers. DefaultEnv wires datasets.Open, runners/llm
 // and metrics; tests substitute fakes.
@@ -660,6 +667,13 @@ func runItem(ctx context.Context, t *Trial, r runners.Runner, ex datasets.Exampl
 			// The answer is scored and stored as the model gave it:
 			// redaction is for error text and display (redact).
 			v := sc.Score(ctx, ex, res.SQL)
+			if cs, ok := sc.(CandidateScorer); ok && len(res.Candidates) > 0 && metrics.GoldRuns(v.Status) {
+				sqls := make([]string, len(res.Candidates))
+				for i, c := range res.Candidates {
+					sqls[i] = c.SQL
+				}
+				v.Candidates = cs.ScoreCandidates(ctx, ex, sqls)
+			}
 			if ctx.Err() != nil {
 				return nil, false, nil
 			}

@@ -332,6 +332,12 @@ var errOurTimeout = errors.New("sqlite query timeout")
 // configured timeout, row cap and byte budget. Every failure is an
 // *ExecError; a result over the byte budget is one of kind ExecTooLarge.
 func (d *sqliteDB) Execute(ctx context.Context, query string) (*ResultSet, error) {
+	return d.execute(ctx, nil, query)
+}
+
+// execute is Execute on conn, or on a connection of the pool when conn is
+// nil.
+func (d *sqliteDB) execute(ctx context.Context, conn *sql.Conn, query string) (*ResultSet, error) {
 	start := time.Now()
 	fail := func(kind ExecKind, msg string) (*ResultSet, error) {
 		return nil, &ExecError{Kind: kind, Msg: msg, Elapsed: time.Since(start)}
@@ -345,7 +351,7 @@ func (d *sqliteDB) Execute(ctx context.Context, query string) (*ResultSet, error
 	}
 	qctx, cancel := context.WithTimeoutCause(ctx, d.opt.Timeout, errOurTimeout)
 	defer cancel()
-	rs, err := d.query(qctx, cancel, stmt, d.opt.MaxRows, d.opt.MaxBytes)
+	rs, err := d.query(qctx, conn, cancel, stmt, d.opt.MaxRows, d.opt.MaxBytes)
 	var big *tooLargeError
 	if errors.As(err, &big) {
 		return fail(ExecTooLarge, big.Error())
@@ -356,6 +362,32 @@ func (d *sqliteDB) Execute(ctx context.Context, query string) (*ResultSet, error
 	rs.Elapsed = time.Since(start)
 	return rs, nil
 }
+
+// Pin returns a Database whose statements all run on one connection of
+// d's pool, held until its Close (Pinner), with Execute's sandbox,
+// timeout, row cap and byte budget.
+func (d *sqliteDB) Pin(ctx context.Context) (Database, error) {
+	c, err := d.pool.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("pin sqlite %s: %w", d.id, err)
+	}
+	return &pinnedSQLite{sqliteDB: d, conn: c}, nil
+}
+
+// pinnedSQLite is a sqliteDB that runs every statement on conn.
+type pinnedSQLite struct {
+	*sqliteDB
+	conn *sql.Conn
+}
+
+// Execute runs one read-only statement on the pinned connection.
+func (p *pinnedSQLite) Execute(ctx context.Context, query string) (*ResultSet, error) {
+	return p.execute(ctx, p.conn, query)
+}
+
+// Close returns the pinned connection to the pool; the database stays
+// open.
+func (p *pinnedSQLite) Close() error { return p.conn.Close() }
 
 // classify maps a query error to an ExecKind: the caller's context first,
 // then our deadline, then the authorizer.
@@ -403,14 +435,17 @@ func (d *sqliteDB) classify(ctx, qctx context.Context, err error) ExecKind {
 //
 // where unary + keeps the value and storage class but drops the declared
 // type; the result keeps the original column names and row order.
-func (d *sqliteDB) query(ctx context.Context, stop context.CancelFunc, stmt string, maxRows int, maxBytes int64) (*ResultSet, error) {
-	conn, err := d.pool.Conn(ctx)
-	if err != nil {
-		return nil, err
+func (d *sqliteDB) query(ctx context.Context, conn *sql.Conn, stop context.CancelFunc, stmt string, maxRows int, maxBytes int64) (*ResultSet, error) {
+	if conn == nil {
+		c, err := d.pool.Conn(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer c.Close()
+		conn = c
 	}
-	defer conn.Close()
 	var rs *ResultSet
-	err = conn.Raw(func(dc any) error {
+	err := conn.Raw(func(dc any) error {
 		qc, ok := dc.(driver.QueryerContext)
 		if !ok {
 			return fmt.Errorf("sqlite driver connection %T cannot query", dc)

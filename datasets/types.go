@@ -89,6 +89,14 @@ type Database interface {
 	Close() error
 }
 
+// Pinner is a Database that can run a sequence of statements on one
+// connection: Pin returns a Database whose Execute uses one connection
+// until its Close, which releases that connection and leaves the
+// original open. The SQLite engine's databases are Pinners.
+type Pinner interface {
+	Pin(ctx context.Context) (Database, error)
+}
+
 // ErrMissingDB is wrapped by Engine.Open when a database does not exist.
 var ErrMissingDB = errors.New("database not found")
 

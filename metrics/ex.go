@@ -50,6 +50,18 @@ type Verdict struct {
 	// change between executions. A gold with a nondeterministic flag was
 	// executed beside this prediction, never answered from the cache.
 	GoldFlags []string `json:"gold_flags,omitempty"`
+	// SoftF1 is BIRD's Soft F1 of the prediction (SoftF1), set when the
+	// scorer computes it (ScoreOptions.SoftF1): 0 for every status but
+	// ok, as the official script scores failures.
+	SoftF1 *float64 `json:"soft_f1,omitempty"`
+	// Candidates judges the runner's stored candidates, in their order
+	// (Scorer.ScoreCandidates), for pass@k and majority@k; empty when the
+	// result holds none.
+	Candidates []CandidateMark `json:"candidates,omitempty"`
+	// RVES is BIRD's R-VES judgement (ScoreOptions.RVES): the reward and
+	// the timing behind it, reward 0 for every prediction that is not
+	// correct.
+	RVES *RVESVerdict `json:"r_ves,omitempty"`
 }
 
 // ScoreOptions configures a Scorer.
@@ -70,6 +82,14 @@ type ScoreOptions struct {
 	// rows are a valid top-k under the gold's ordering (see tieAwareGold).
 	// Off (the default), every mode is exactly official.
 	TieAware bool
+	// SoftF1 also computes each prediction's Soft F1 (Verdict.SoftF1), as
+	// BIRD mini-dev's official evaluation does. BIRD modes only.
+	SoftF1 bool
+	// RVES, when positive, times each correct prediction against its gold
+	// that many times, interleaved on one connection, for BIRD's R-VES
+	// (Verdict.RVES; RVESIterations is the official count). BIRD modes
+	// only.
+	RVES int
 }
 
 // Scorer scores predictions of one benchmark. It is safe for concurrent
@@ -113,6 +133,19 @@ func NewScorer(b *datasets.Benchmark, cache *GoldCache, opt ScoreOptions) (*Scor
 	}
 	if err := checkTestSuite(b, opt); err != nil {
 		return nil, err
+	}
+	if opt.SoftF1 {
+		if err := checkBIRDMetric("soft-f1", opt.Mode); err != nil {
+			return nil, err
+		}
+	}
+	if opt.RVES < 0 {
+		return nil, fmt.Errorf("metrics: R-VES repeats must be >= 0, got %d", opt.RVES)
+	}
+	if opt.RVES > 0 {
+		if err := checkBIRDMetric("r-ves", opt.Mode); err != nil {
+			return nil, err
+		}
 	}
 	if cache == nil {
 		c, err := NewGoldCache("")
@@ -196,6 +229,34 @@ func (s *Scorer) ScoreInvalid(ctx context.Context, ex datasets.Example, reason s
 }
 
 func (s *Scorer) score(ctx context.Context, ex datasets.Example, predSQL, invalid string) Verdict {
+	v := s.score1(ctx, ex, predSQL, invalid)
+	if s.opt.SoftF1 && v.SoftF1 == nil {
+		var zero float64
+		v.SoftF1 = &zero
+	}
+	if s.opt.RVES > 0 {
+		v.RVES = s.rves(ctx, ex, predSQL, v)
+	}
+	return v
+}
+
+// rves is the R-VES verdict of a scored prediction: a correct one is timed
+// against its gold (timeRVES), any other rewarded 0 (evaluation_ves.py
+// l.57 and l.68-69: only a prediction whose result set equals the gold's
+// is timed; l.98-103: a failure or timeout scores 0).
+func (s *Scorer) rves(ctx context.Context, ex datasets.Example, predSQL string, v Verdict) *RVESVerdict {
+	if v.Status != StatusOK || !v.Correct {
+		return &RVESVerdict{}
+	}
+	db, err := s.open(ctx, ex.DBID)
+	if err != nil {
+		return &RVESVerdict{Error: err.Error()}
+	}
+	r := timeRVES(ctx, db, PreparePred(s.opt.Mode, s.opt.Quirks, predSQL), PrepareGold(s.opt.Mode, s.opt.Quirks, ex.GoldSQL), s.opt.RVES, s.opt.Timeout)
+	return &r
+}
+
+func (s *Scorer) score1(ctx context.Context, ex datasets.Example, predSQL, invalid string) Verdict {
 	if s.opt.TestSuite {
 		return s.scoreSuite(ctx, ex, predSQL, invalid)
 	}
@@ -366,6 +427,7 @@ func (s *Scorer) judge(ctx context.Context, db datasets.Database, gsql, psql str
 		v.Status, v.Error = StatusPredError, fmt.Sprintf("prediction result truncated by the row cap (%d rows kept)", len(rs.Rows))
 		return
 	}
+	official := gold
 	if s.opt.TieAware && an.Tie != nil && an.Tie.Tie {
 		gold = tieAwareGold(m, an.Tie, gold.Columns, rs)
 	}
@@ -381,6 +443,14 @@ func (s *Scorer) judge(ctx context.Context, db datasets.Database, gsql, psql str
 		return
 	}
 	v.Status, v.Correct = StatusOK, ok
+	if s.opt.SoftF1 {
+		// The official gold, not a tie-aware one: Soft F1 has no such
+		// extension. Its values converted under the same policy as EX's,
+		// so an error here was already EX's.
+		if f, err := SoftF1(official, rs); err == nil {
+			v.SoftF1 = &f
+		}
+	}
 }
 
 // ScoreAll scores the examples whose index is a key of preds, workers at a
@@ -502,6 +572,16 @@ type EXGroup struct {
 	Runnable int     `json:"runnable"`
 	Correct  int     `json:"correct"`
 	EX       float64 `json:"ex"`
+	// SoftF1 is the mean Soft F1 (0 to 1) over the same Runnable
+	// questions, present when the verdicts carry it (ScoreOptions.SoftF1).
+	SoftF1 *float64 `json:"soft_f1,omitempty"`
+	// RVES is R-VES over the same Runnable questions, present when the
+	// verdicts carry it (ScoreOptions.RVES).
+	RVES *RVESSummary `json:"r_ves,omitempty"`
+
+	softSum float64
+	softN   int
+	rves    RVESSummary
 }
 
 // EXSummary is EX overall and by difficulty, with counts per status.
@@ -530,11 +610,27 @@ func (g *EXGroup) add(v Verdict) {
 	if v.Correct {
 		g.Correct++
 	}
+	if v.SoftF1 != nil {
+		g.softSum += *v.SoftF1
+		g.softN++
+	}
+	if v.RVES != nil {
+		g.rves.add(v.RVES)
+	}
 }
 
 func (g *EXGroup) finish() {
 	if g.Runnable > 0 {
 		g.EX = float64(g.Correct) / float64(g.Runnable)
+	}
+	if g.softN > 0 && g.softN == g.Runnable {
+		f := g.softSum / float64(g.softN)
+		g.SoftF1 = &f
+	}
+	if g.rves.n > 0 && g.rves.n == g.Runnable {
+		r := g.rves
+		r.finish()
+		g.RVES = &r
 	}
 }
 

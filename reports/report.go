@@ -101,6 +101,9 @@ func Build(runs []*bench.RunData, opt Options) (*Report, error) {
 	r.Tables = append(r.Tables, ab...)
 	effs := efficiencies(c, opt)
 	r.Tables = append(r.Tables, efficiencyTables(c, effs)...)
+	if t := candidatesTable(c); t != nil {
+		r.Tables = append(r.Tables, t)
+	}
 	if t := endpointTable(c, runs); t != nil {
 		r.Tables = append(r.Tables, t)
 	}

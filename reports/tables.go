@@ -546,6 +546,58 @@ func efficiencyTables(c *corpus, effs []efficiency) []*Table {
 	return out
 }
 
+// candidateKs are the k of the candidates table's pass@k and majority@k.
+var candidateKs = []int{1, 5, 10}
+
+// candidatesTable tabulates what each system's stored candidate pools
+// say (metrics.SummarizeCandidates over its attempted items of every
+// seed): pass@k, the share of questions some k drawn candidates answer
+// (the unbiased estimator), and majority@k, the share the answer voted by
+// the first k answers. Systems without candidate marks are left out; nil
+// when none has any.
+func candidatesTable(c *corpus) *Table {
+	t := &Table{ID: "candidates", Caption: c.caption("Candidate pools: pass@k (unbiased estimator, Chen et al. 2021) and majority@k (%)")}
+	t.Columns = []Column{{Name: "System"}, {Name: "EX", Numeric: true, Better: Higher}, {Name: "questions", Numeric: true}, {Name: "pool/q", Numeric: true}}
+	for _, k := range candidateKs {
+		t.Columns = append(t.Columns, Column{Name: fmt.Sprintf("pass@%d", k), Numeric: true, Better: Higher})
+	}
+	for _, k := range candidateKs {
+		t.Columns = append(t.Columns, Column{Name: fmt.Sprintf("maj@%d", k), Numeric: true, Better: Higher})
+	}
+	anyShort := false
+	for _, s := range c.systems {
+		vs := make([]metrics.Verdict, 0, len(s.done))
+		for _, it := range s.done {
+			if it.Verdict != nil {
+				vs = append(vs, *it.Verdict)
+			}
+		}
+		sum, err := metrics.SummarizeCandidates(vs, candidateKs)
+		if err != nil || sum.Questions == 0 {
+			continue
+		}
+		acc, _, _ := s.ex()
+		row := []Cell{text(s.name), pct(acc), text(fmt.Sprint(sum.Questions)), num(sum.MeanPool, 2)}
+		for _, g := range sum.ByK {
+			row = append(row, pct(g.PassAtK))
+			anyShort = anyShort || g.Short > 0
+		}
+		for _, g := range sum.ByK {
+			row = append(row, pct(g.MajorityAtK))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	if len(t.Rows) == 0 {
+		return nil
+	}
+	t.Notes = []string{"Each stored candidate is scored against the gold with the run's EX rule; questions: attempted questions (every seed) whose verdict carries candidate marks. pass@k = 1 - C(n-c,k)/C(n,k) for n candidates of which c are correct; majority@k: the first k candidates vote by execution result (the multiset of rows), the largest group wins, a tie goes to the group seen first, candidates that fail do not vote."}
+	if anyShort {
+		t.Notes = append(t.Notes, "A question with n <= k candidates counts pass@n (correct when any candidate is) and votes with all n.")
+	}
+	t.MarkBest()
+	return t
+}
+
 // turnsTables builds ReAct-SQL Table 6 (accuracy and average turns by
 // difficulty) for systems whose traces count "turns".
 func turnsTables(c *corpus) []*Table {

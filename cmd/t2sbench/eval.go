@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -111,6 +112,8 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	responseField := fs.String("response-field", "", "jsonl: read each question's raw model response from this field (a dotted path walks nested objects: response.choices.0.message.content) instead of \"sql\", and extract its SQL as the runners do (reasoning removed; fences, tags, prose, JSON, final answer, corrections over alternatives, a transcript's last assistant turn); a response without SQL is pred_error \""+sqltext.NoSQL+"\"; the summary counts the extraction styles and the rules that chose the SQL, and --out verdicts carry pred_sql, extraction and extraction_reason")
 	allowMissingDB := fs.Bool("allow-missing-db", false, "score even when the databases of most questions are missing from --data (they are listed as missing_db); by default eval refuses")
 	responsePrefix := fs.String("response-prefix", "", "the start of a statement a completion-style prompt ended with (SELECT): a predicted SQL, or with --response-field a response, that does not start with a statement keyword (SELECT, WITH, ...) is read as its continuation and gets the prefix prepended; a jsonl record's own \"response_prefix\" field overrides it for that record")
+	extra := fs.String("metrics", "", "metrics beside EX, comma-separated: soft-f1 (BIRD's cell-level F1 between the result tables), r-ves (BIRD's reward-based valid efficiency score, timing gold and prediction interleaved); BIRD modes only")
+	rvesRepeats := fs.Int("r-ves-repeats", metrics.RVESIterations, "r-ves: timed executions of each correct prediction and its gold, interleaved (the official count is 100); fewer are faster and noisier")
 	tieAware := fs.Bool("tie-aware", false, "beyond the official rules: for a gold ORDER BY ... LIMIT k whose boundary rows tie, accept any valid top-k")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -135,6 +138,10 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	}
 	if *maxResultMB <= 0 || *maxResultMB > 1<<20 {
 		return fmt.Errorf("%w: eval: --max-result-mb must be in [1, 1048576], got %d", errUsage, *maxResultMB)
+	}
+	metricSet, err := parseEvalMetrics(*extra)
+	if err != nil {
+		return err
 	}
 	var m metrics.Mode
 	if *mode != "" {
@@ -167,7 +174,6 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	}
 
 	opt := datasets.LoadOptions{Limit: *limit, SQLite: datasets.SQLiteOptions{Timeout: *timeout, MaxBytes: *maxResultMB << 20}}
-	var err error
 	if opt.MySQL, err = mysql.config(stderr, "eval", *benchName, *timeout, *maxResultMB<<20); err != nil {
 		return err
 	}
@@ -184,11 +190,24 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 			return asUsage(fmt.Errorf("eval: %w", err))
 		}
 	}
-	if *testSuite {
-		eff := m
-		if eff == "" {
-			eff = metrics.Mode(b.Mode)
+	eff := m
+	if eff == "" {
+		eff = metrics.Mode(b.Mode)
+	}
+	if *rvesRepeats < 1 {
+		return fmt.Errorf("%w: eval: --r-ves-repeats must be at least 1, got %d", errUsage, *rvesRepeats)
+	}
+	rves := 0
+	if metricSet["r-ves"] {
+		rves = *rvesRepeats
+		if *workers > 1 && !*quiet {
+			fmt.Fprintf(stderr, "note: r-ves times queries while %d workers score in parallel; --workers 1 on an idle machine gives steadier timings\n", *workers)
 		}
+	}
+	if len(metricSet) > 0 && !eff.SupportsSoftF1() {
+		return fmt.Errorf("%w: eval: --metrics %s needs a BIRD mode (bird, bird-minidev), not %q", errUsage, *extra, eff)
+	}
+	if *testSuite {
 		if !eff.SupportsTestSuite() {
 			return fmt.Errorf("%w: eval: --test-suite needs a spider mode (spider, spider-keep-distinct), not %q", errUsage, eff)
 		}
@@ -229,7 +248,7 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("eval: %w", err)
 	}
 	defer cache.Close()
-	scorer, err := metrics.NewScorer(b, cache, metrics.ScoreOptions{Mode: m, Timeout: *timeout, TestSuite: *testSuite, TieAware: *tieAware})
+	scorer, err := metrics.NewScorer(b, cache, metrics.ScoreOptions{Mode: m, Timeout: *timeout, TestSuite: *testSuite, TieAware: *tieAware, SoftF1: metricSet["soft-f1"], RVES: rves})
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
@@ -322,6 +341,25 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	}
 	printEvalText(stdout, rep)
 	return incomplete
+}
+
+// evalMetrics are the metrics --metrics accepts beside EX.
+var evalMetrics = []string{"soft-f1", "r-ves"}
+
+// parseEvalMetrics reads --metrics: a comma-separated list of evalMetrics.
+func parseEvalMetrics(s string) (map[string]bool, error) {
+	set := map[string]bool{}
+	if strings.TrimSpace(s) == "" {
+		return set, nil
+	}
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if !slices.Contains(evalMetrics, f) {
+			return nil, fmt.Errorf("%w: eval: --metrics: unknown metric %q (known: %s)", errUsage, f, strings.Join(evalMetrics, ", "))
+		}
+		set[f] = true
+	}
+	return set, nil
 }
 
 func openGoldCache(dir string) (*metrics.GoldCache, error) {
@@ -446,6 +484,15 @@ func exLine(correct, attempted int) string {
 	return fmt.Sprintf("EX %.2f%% (%d correct / %d attempted)", 100*float64(correct)/float64(attempted), correct, attempted)
 }
 
+// softF1Line is the one-line Soft F1 of a summary (0 to 1 in, percent out).
+func softF1Line(f float64) string { return fmt.Sprintf("Soft F1 %.2f", 100*f) }
+
+// rvesLine is the one-line R-VES of a summary, with the band its timing
+// noise allows and the median spread of the time ratio.
+func rvesLine(v metrics.RVESSummary) string {
+	return fmt.Sprintf("R-VES %.2f (timing noise allows %.2f to %.2f; median SD of the gold/prediction time ratio %.2f)", 100*v.Score, 100*v.Low, 100*v.High, v.MedianRatioSD)
+}
+
 func printEvalText(w io.Writer, r evalReport) {
 	split := ""
 	if r.Split != "" {
@@ -475,6 +522,18 @@ func printEvalText(w io.Writer, r evalReport) {
 	}
 	row("all", r.Overall)
 	tab.Write(w)
+	if f := r.Overall.SoftF1; f != nil {
+		fmt.Fprintf(w, "%s; BIRD's Soft F1 over the same attempted questions", softF1Line(*f))
+		for _, d := range r.Difficulties {
+			if g := r.ByDifficulty[d].SoftF1; g != nil {
+				fmt.Fprintf(w, ", %s %.2f", d, 100**g)
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	if v := r.Overall.RVES; v != nil {
+		fmt.Fprintf(w, "%s; BIRD's R-VES over the same attempted questions (each correct prediction timed against its gold, interleaved)\n", rvesLine(*v))
+	}
 	fmt.Fprint(w, "status:")
 	for _, s := range metrics.Statuses {
 		fmt.Fprintf(w, " %s %d", s, r.Status[s])

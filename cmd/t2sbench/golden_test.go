@@ -103,6 +103,7 @@ var cliCases = []cliCase{
 	// The mini_dev folder given instead of BIRD's root: most databases
 	// missing (TestRefuseMissingDatabases).
 	{"eval-missing-db", []string{"eval", "--benchmark", "bird-minidev", "--data", "$BIRD/mini_dev", "--gold-as-pred", "--quiet", "--cache-dir", "off"}, exitUsage},
+	{"eval-soft-f1-spider-mode", []string{"eval", "--benchmark", "mini", "--mode", "spider", "--gold-as-pred", "--quiet", "--metrics", "soft-f1"}, exitUsage},
 	{"run-missing-db", []string{"run", "testdata/golden/input/bird-minidev.yaml", "--benchmark", "bird-minidev=$BIRD/mini_dev", "--quiet", "--out", "$TMP/err-db"}, exitUsage},
 }
 
