@@ -40,7 +40,40 @@ func Distance(a, b string) int {
 // when none is near enough to be a likely typo: at most 1 edit for names
 // of up to 4 runes, 2 up to 8, else 3. A tie goes to the candidate listed
 // first; name itself, when among the candidates, is never suggested.
+// When no candidate is near enough, a name of at least 3 runes that
+// starts exactly one candidate (an abbreviation: "bench" for "benchmark")
+// gets that candidate.
 func Closest(name string, candidates []string) string {
+	if c := nearest(name, candidates); c != "" {
+		return c
+	}
+	return uniquePrefix(name, candidates)
+}
+
+// uniquePrefix returns the one candidate that starts with name
+// (case-insensitive), or "" when name is under 3 runes or starts none or
+// several.
+func uniquePrefix(name string, candidates []string) string {
+	ln := strings.ToLower(name)
+	if len([]rune(ln)) < 3 {
+		return ""
+	}
+	found := ""
+	for _, c := range candidates {
+		lc := strings.ToLower(c)
+		if lc == ln || !strings.HasPrefix(lc, ln) {
+			continue
+		}
+		if found != "" {
+			return ""
+		}
+		found = c
+	}
+	return found
+}
+
+// nearest is Closest's edit-distance rule.
+func nearest(name string, candidates []string) string {
 	ln := strings.ToLower(name)
 	n := len([]rune(ln))
 	limit := 3

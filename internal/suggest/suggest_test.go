@@ -47,6 +47,9 @@ func TestClosest(t *testing.T) {
 		{"far from every key", "temperature", ""},
 		{"short name, two edits", "gr", ""},
 		{"itself is not suggested", "sweep", ""},
+		{"unique prefix", "back", "backbones"},
+		{"prefix of two keys", "ro", ""},
+		{"prefix of two keys, three runes", "par", "params"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -54,6 +57,10 @@ func TestClosest(t *testing.T) {
 				t.Errorf("Closest(%q) = %q; want %q", tt.in, got, tt.want)
 			}
 		})
+	}
+	// "resp" is 4 edits from both flags and starts both: no suggestion.
+	if got := Closest("resp", []string{"response-field", "response-prefix"}); got != "" {
+		t.Errorf("Closest(resp) = %q; want none (a prefix of two names)", got)
 	}
 	if got, want := Hint("sweeep", keys), ` (did you mean "sweep"?)`; got != want {
 		t.Errorf("Hint = %q; want %q", got, want)
