@@ -1,7 +1,7 @@
 // Package suggest is the one "did you mean" of the project's error
 // messages: an unknown spec key, runner, benchmark, command or flag is
-// answered with the known name closest to it by edit distance. It is a
-// leaf: the standard library only.
+// answered with the known name closest to it by edit distance, or the
+// one known name it abbreviates. It is a leaf: the standard library only.
 package suggest
 
 import "strings"
