@@ -114,8 +114,8 @@
 // white space folded), and folds the white space inside fenced blocks.
 // The same decision therefore gets the same draw whatever form the
 // earlier answers took, and a clean and a realistic run with the same
-// seed pair question by question in every runner (they part only after
-// an answer the realistic style cut at max_tokens). A prompt that quotes
+// seed pair question by question in every runner (they part almost only
+// after an answer the realistic style cut at max_tokens). A prompt that quotes
 // no answer and holds no fenced block (the baselines') hashes as sent.
 //
 // # Style
