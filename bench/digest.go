@@ -5,28 +5,33 @@ import (
 	"encoding/json"
 
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runners/sqltext"
 )
 
 // resultDigest is the part of an item's result that reports aggregate and
-// exports write: its final SQL, usage by role and trace counters. Commit stores it beside the
+// exports write: its final SQL, how it was found in the model's response
+// (runners.Result.Extraction), usage by role and trace counters. Commit stores it beside the
 // compressed result (items.digest), so that a report reads a few hundred
 // bytes per item instead of inflating and decoding its whole trace. Rows
 // written before the digest existed have items.digest NULL; readers then
-// decode these two fields from the result itself (digestFromResult).
+// decode these fields from the result itself (digestFromResult). Results
+// and digests stored before runners recorded extraction reasons have none
+// (Extraction reads "", which counts as sqltext.ReasonUnrecorded).
 type resultDigest struct {
-	SQL      string                       `json:"sql,omitempty"`
-	Usage    map[string]runners.RoleUsage `json:"usage,omitempty"`
-	Counters map[string]float64           `json:"counters,omitempty"`
+	SQL        string                       `json:"sql,omitempty"`
+	Extraction sqltext.Reason               `json:"extraction,omitempty"`
+	Usage      map[string]runners.RoleUsage `json:"usage,omitempty"`
+	Counters   map[string]float64           `json:"counters,omitempty"`
 }
 
 func digestOf(r *runners.Result) resultDigest {
-	return resultDigest{SQL: r.SQL, Usage: r.Usage, Counters: r.Trace.Counters}
+	return resultDigest{SQL: r.SQL, Extraction: r.Extraction, Usage: r.Usage, Counters: r.Trace.Counters}
 }
 
-// result returns the digest as a result holding only its SQL, usage and
-// trace counters: what ReadReport gives each item.
+// result returns the digest as a result holding only its SQL, extraction
+// reason, usage and trace counters: what ReadReport gives each item.
 func (d resultDigest) result() *runners.Result {
-	return &runners.Result{SQL: d.SQL, Usage: d.Usage, Trace: runners.Trace{Counters: d.Counters}}
+	return &runners.Result{SQL: d.SQL, Extraction: d.Extraction, Usage: d.Usage, Trace: runners.Trace{Counters: d.Counters}}
 }
 
 // digestFromResult decodes the usage and trace counters of a stored result
@@ -37,16 +42,17 @@ func digestFromResult(b []byte) (resultDigest, error) {
 		return resultDigest{}, err
 	}
 	var partial struct {
-		SQL   string                       `json:"sql"`
-		Usage map[string]runners.RoleUsage `json:"usage"`
-		Trace struct {
+		SQL        string                       `json:"sql"`
+		Extraction sqltext.Reason               `json:"extraction"`
+		Usage      map[string]runners.RoleUsage `json:"usage"`
+		Trace      struct {
 			Counters map[string]float64 `json:"counters"`
 		} `json:"trace"`
 	}
 	if err := json.Unmarshal(raw, &partial); err != nil {
 		return resultDigest{}, err
 	}
-	return resultDigest{SQL: partial.SQL, Usage: partial.Usage, Counters: partial.Trace.Counters}, nil
+	return resultDigest{SQL: partial.SQL, Extraction: partial.Extraction, Usage: partial.Usage, Counters: partial.Trace.Counters}, nil
 }
 
 // itemCountersSQL is the SQL expression, over the items row named alias,

@@ -13,6 +13,7 @@ import (
 
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runners/sqltext"
 )
 
 // formatItems are items of two trials on one benchmark: done, failed and
@@ -32,7 +33,7 @@ func formatItems() []*Item {
 	at := time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)
 	return []*Item{
 		{TrialID: "a", QuestionID: "q1", Index: 0, Status: StatusDone, Attempts: 1, Started: at, WallMS: 12.5, Verdict: v("q1", "ok", true),
-			Result: &runners.Result{SQL: "SELECT count(*) FROM singer", Usage: usage,
+			Result: &runners.Result{SQL: "SELECT count(*) FROM singer", Usage: usage, Extraction: sqltext.ReasonLastCorrection,
 				Candidates: []runners.Candidate{{SQL: "SELECT 1", Score: 0.5, Group: "g"}},
 				Trace:      runners.Trace{Steps: steps, Counters: map[string]float64{"rollouts": 24, "parse_failed.reason.expand": 2}, Data: map[string]any{"tree": "x"}}},
 			Calls: []Call{{Role: "reason", N: 1, PromptTokens: 15, CompletionTokens: 2, LatencyMS: 0.7, CacheKey: strings.Repeat("ab", 32)},
@@ -45,7 +46,7 @@ func formatItems() []*Item {
 		{TrialID: "a", QuestionID: "q4", Index: 3, Status: StatusDone, Attempts: 1, Started: at, Verdict: v("q4", "missing_db", false),
 			Result: &runners.Result{Note: "database unavailable"}},
 		{TrialID: "b", QuestionID: "q1", Index: 0, Status: StatusDone, Attempts: 1, Started: at, Verdict: v("q1", "ok", false),
-			Result: &runners.Result{SQL: "SELECT 3", Usage: usage, Trace: runners.Trace{Counters: map[string]float64{"turns": 3}}}},
+			Result: &runners.Result{SQL: "SELECT 3", Usage: usage, Extraction: sqltext.ReasonSingle, Trace: runners.Trace{Counters: map[string]float64{"turns": 3}}}},
 		{TrialID: "b", QuestionID: "q2", Index: 1, Status: StatusDone, Attempts: 1, Started: at, Verdict: v("q2", "ok", true, "limit_tie"),
 			Result: &runners.Result{SQL: "SELECT 2"}},
 		{TrialID: "a", QuestionID: "q5", Index: 4, Status: StatusDone, Attempts: 1, Started: at, Verdict: v("q5", "ok", true),
@@ -180,10 +181,10 @@ func TestStoreFormats(t *testing.T) {
 					r := rep.Trials[ti].Items[j]
 					var wr *runners.Result
 					if w.Result != nil {
-						wr = &runners.Result{SQL: w.Result.SQL, Usage: w.Result.Usage, Trace: runners.Trace{Counters: w.Result.Trace.Counters}}
+						wr = &runners.Result{SQL: w.Result.SQL, Extraction: w.Result.Extraction, Usage: w.Result.Usage, Trace: runners.Trace{Counters: w.Result.Trace.Counters}}
 					}
 					if !reflect.DeepEqual(r.Result, wr) {
-						t.Errorf("ReadReport %s/%s result = %+v; want SQL, usage and counters only, %+v", r.TrialID, r.QuestionID, r.Result, wr)
+						t.Errorf("ReadReport %s/%s result = %+v; want SQL, extraction, usage and counters only, %+v", r.TrialID, r.QuestionID, r.Result, wr)
 					}
 					// Calls only where the result has no usage.
 					wantCalls := 0
@@ -405,5 +406,59 @@ func TestItemCountersSQL(t *testing.T) {
 		if sum != 2 || items != 1 {
 			t.Errorf("legacy %v: parse_failed sum %v over %d items; want 2 over 1", legacy, sum, items)
 		}
+	}
+}
+
+// TestExtractionBeforeReasons: a store written before runners recorded
+// how their SQL was found (digests and results without "extraction", as
+// both layouts held them) still reads, every answer with an empty reason,
+// which sqltext.CountReasons counts as unrecorded; today's rows read back
+// the reason the runner recorded.
+func TestExtractionBeforeReasons(t *testing.T) {
+	t.Parallel()
+	for _, legacy := range []bool{false, true} {
+		name := map[bool]string{false: "compressed", true: "legacy"}[legacy]
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			writeFormatStore(t, dir, legacy)
+			read := func() sqltext.ReasonCounts {
+				rd, err := ReadRunMode(dir, ReadReport)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var rs []sqltext.Reason
+				for _, tr := range rd.Trials {
+					for _, it := range tr.Items {
+						if it.Result != nil {
+							rs = append(rs, it.Result.Extraction)
+						}
+					}
+				}
+				return sqltext.CountReasons(rs)
+			}
+			// formatItems: 7 results, a/q1 last_correction, b/q1 single.
+			want := sqltext.ReasonCounts{sqltext.ReasonLastCorrection: 1, sqltext.ReasonSingle: 1, sqltext.ReasonUnrecorded: 5}
+			if got := read(); !reflect.DeepEqual(got, want) {
+				t.Errorf("got reasons %v; want %v", got, want)
+			}
+			// Strip the field as an older version wrote the rows.
+			db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, StoreFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			stmt := `UPDATE items SET digest = json_remove(digest, '$.extraction') WHERE digest IS NOT NULL`
+			if legacy {
+				stmt = `UPDATE items SET result = json_remove(result, '$.extraction') WHERE result IS NOT NULL`
+			}
+			if _, err := db.Exec(stmt); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			want = sqltext.ReasonCounts{sqltext.ReasonUnrecorded: 7}
+			if got := read(); !reflect.DeepEqual(got, want) {
+				t.Errorf("old rows: got reasons %v; want %v", got, want)
+			}
+		})
 	}
 }

@@ -114,6 +114,9 @@ func Build(runs []*bench.RunData, opt Options) (*Report, error) {
 	if t := parseFailureTable(c); t != nil {
 		r.Tables = append(r.Tables, t)
 	}
+	if t := extractionTable(c); t != nil {
+		r.Tables = append(r.Tables, t)
+	}
 	r.Tables = append(r.Tables, table4Tables(c)...)
 	if t := seedTable(c, opt); t != nil {
 		r.Tables = append(r.Tables, t)

@@ -13,6 +13,7 @@ import (
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/internal/suggest"
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runners/sqltext"
 )
 
 // Runner is one Text-to-SQL method.
@@ -184,6 +185,16 @@ type Result struct {
 	Wall       time.Duration        `json:"wall_ns"`
 	// Note explains an empty SQL (model refusal, nothing extracted, ...).
 	Note string `json:"note,omitempty"`
+	// Extraction is how SQL was found in the model response the final SQL
+	// came from: the rule of sqltext.ExtractWith that chose it
+	// (sqltext.Reason; a runner that reads a response with its own marker
+	// first records ReasonFinalMarker). It is ReasonNone when the runner
+	// returns no SQL after reading responses, and empty when the final SQL
+	// was not read from a response by the extractor (an answer compiled
+	// from DSL calls). Runners that choose among several responses record
+	// the reason of the first response that gave the chosen SQL
+	// (Extractions).
+	Extraction sqltext.Reason `json:"extraction,omitempty"`
 }
 
 // Params are a runner's parameters as given in the spec.

@@ -23,6 +23,7 @@ import json
 import math
 import sqlite3
 import sys
+import zlib
 
 
 def mcnemar(b, c):
@@ -36,12 +37,30 @@ def mcnemar(b, c):
     return math.erfc(math.sqrt(x / 2))
 
 
+def stored_json(raw):
+    """A stored result: JSON text, or (table results) raw DEFLATE after the
+    3-byte marker 00 'z' '1' (bench's encodeResult); {} for none."""
+    if not raw:
+        return {}
+    if isinstance(raw, str):
+        raw = raw.encode()
+    if raw[:3] == b"\x00z1":
+        raw = zlib.decompress(raw[3:], -15)
+    return json.loads(raw)
+
+
 def main(path):
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     trials = {tid: (label, bench) for tid, label, bench in db.execute("select id, label, benchmark from trials")}
     res = collections.defaultdict(dict)
     runners = []
-    for tid, qid, correct, result in db.execute("select trial_id, question_id, correct, result from items where status in ('done', 'failed')"):
+    has_results = db.execute("select count(*) from sqlite_master where type = 'table' and name = 'results'").fetchone()[0]
+    query = "select trial_id, question_id, correct, result from items where status in ('done', 'failed')"
+    if has_results:
+        query = ("select i.trial_id, i.question_id, i.correct, coalesce(i.result, r.result) from items i "
+                 "left join results r on r.trial_id = i.trial_id and r.question_id = i.question_id "
+                 "where i.status in ('done', 'failed')")
+    for tid, qid, correct, result in db.execute(query):
         label, bench = trials[tid]
         base = label.split(" @")[0]
         seed = label.split("seed=")[1] if "seed=" in label else "0"
@@ -51,7 +70,7 @@ def main(path):
         style = "realistic" if "realistic" in model else "clean"
         if runner not in runners:
             runners.append(runner)
-        res[(runner, bench, style)][(seed, qid)] = (bool(correct), json.loads(result) if result else {})
+        res[(runner, bench, style)][(seed, qid)] = (bool(correct), stored_json(result))
 
     print("| runner | benchmark | n | EX clean | EX realistic | delta | b | c | McNemar p | lost, a cut answer in the trace | lost, no cut |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")

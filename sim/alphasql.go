@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
 )
@@ -71,20 +72,10 @@ func samplePhrasing(c *Sample, ps []phrasing) phrasing {
 	return ps[(int(promptOffset(c))+c.Index)%len(ps)]
 }
 
-// promptOffset is a number drawn from the request's prompt and seed alone
-// (not the sample index), so the samples of one request share it.
-func promptOffset(c *Sample) uint32 {
-	h := uint32(2166136261)
-	for _, m := range c.Request.Messages {
-		for i := 0; i < len(m.Content); i++ {
-			h = (h ^ uint32(m.Content[i])) * 16777619
-		}
-	}
-	if c.Request.Seed != nil {
-		h = (h ^ uint32(*c.Request.Seed)) * 16777619
-	}
-	return h
-}
+// promptOffset is a number drawn from the request's draw key (its seed
+// and its messages, quoted earlier answers read as their payloads) alone,
+// not the sample index, so the samples of one request share it.
+func promptOffset(c *Sample) uint32 { return binary.LittleEndian.Uint32(c.base[:4]) }
 
 // alphaSchema selects, whole, the prompt's tables that pickTables keeps.
 func alphaSchema(c *Sample) (string, error) {

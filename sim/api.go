@@ -33,6 +33,8 @@ type Sample struct {
 	example datasets.Example
 	schema  *datasets.Schema
 	model   *Model
+	// base is the request's draw key (Model.requestHash).
+	base    [32]byte
 	correct bool
 	chRand  *rand.Rand
 	out     *Outcome

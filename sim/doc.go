@@ -47,7 +47,8 @@
 //     prompt (case and white space aside).
 //
 // One draw against p comes first from the sample's generator (seeded by
-// the seed, the request's seed, every message and the sample index), so a
+// the seed, the request's seed, every message as Draw keys reads it, and
+// the sample index), so a
 // prompt that lacks nothing gives exactly the answers the simulator gave
 // before it read prompts; then three channel draws (schema, values,
 // evidence, always all three) from a generator of their own. The first
@@ -99,6 +100,23 @@
 // documents. Each turn is a new request with a fresh draw whose prompt
 // carries the observations so far, so rows a probe showed count as shown
 // values.
+//
+// # Draw keys
+//
+// Multi-step runners quote the model's earlier answers in later prompts:
+// ReAct as assistant turns, Alpha-SQL and IESR as "Step N (Action):"
+// blocks of a reasoning path, revision prompts and SteinerSQL's retries as
+// the SQL extracted from them. Before the simulator reads a prompt or
+// hashes it for its draws, it replaces each quoted answer by its payload,
+// read the way the runners read answers (drawkey.go: the reasoning block
+// removed, then the DSL calls, else the SQL as sqltext extracts it, else
+// the JSON object with sorted keys and numbers as strings, else the text,
+// white space folded), and folds the white space inside fenced blocks.
+// The same decision therefore gets the same draw whatever form the
+// earlier answers took, and a clean and a realistic run with the same
+// seed pair question by question in every runner (they part almost only
+// after an answer the realistic style cut at max_tokens). A prompt that quotes
+// no answer and holds no fenced block (the baselines') hashes as sent.
 //
 // # Style
 //

@@ -78,7 +78,13 @@ type Config struct {
 // what the prompt carries, else a mistake; intermediate answers come from
 // the prompt alone. Every draw of sample i comes
 // from a generator seeded by SHA-256(seed, request seed, messages, i), so the
-// same request gives the same answers in any order and on any machine.
+// same request gives the same answers in any order and on any machine. The
+// messages are hashed as the model reads them (drawkey.go): an earlier
+// answer the prompt quotes (an assistant turn, a "Step N (Action):" block)
+// as its payload, read as the runners read it, and the white space inside
+// fenced blocks folded, so that a later prompt quoting an answer in the
+// realistic style's form gets the draws of the same prompt in the clean
+// style's form.
 //
 // The style (Config.Style) sits after the responders and applies to
 // every answer kind. StyleClean, the default, returns each responder's
@@ -272,7 +278,8 @@ func (s *Model) CompleteFrom(ctx context.Context, req llm.Request, first int) (*
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
-	pr := ParsePrompt(req.Messages)
+	drawn := drawMessages(req.Messages)
+	pr := ParsePrompt(drawn)
 	ex, ok := s.Find(pr.Text)
 	if !ok {
 		return nil, fmt.Errorf("%w (role %q, %d messages, %d characters)", ErrNoQuestion, req.Role, len(req.Messages), len(pr.Text))
@@ -297,7 +304,7 @@ func (s *Model) CompleteFrom(ctx context.Context, req llm.Request, first int) (*
 		p = rp
 	}
 	_, schema := s.database(ctx, ex.DBID)
-	base := s.requestHash(req)
+	base := s.requestHash(req.Seed, drawn)
 	styleBase := sha256.Sum256(append(base[:], "style"...))
 	channelBase := sha256.Sum256(append(base[:], "channels"...))
 	maxChars := 0
@@ -313,7 +320,7 @@ func (s *Model) CompleteFrom(ctx context.Context, req llm.Request, first int) (*
 			evidence = ex.Evidence
 		}
 		c := &Sample{Request: req, Prompt: pr, Question: ex.Question, Evidence: evidence, Index: i, P: p, Rand: rng,
-			example: ex, schema: schema, model: s,
+			example: ex, schema: schema, model: s, base: base,
 			chRand: rand.New(rand.NewPCG(sampleSeeds(channelBase, uint64(i))))}
 		c.correct = rng.Float64() < p
 		text, err := responder(c)
@@ -387,26 +394,30 @@ func styleOf(cfg Config) (*styleOpts, error) {
 
 func (s *Model) tokens(chars int) int { return int(math.Ceil(float64(chars) * s.cfg.TokensPerChar)) }
 
-// requestHash hashes the seed, the request's own seed and its messages.
-func (s *Model) requestHash(req llm.Request) [32]byte {
+// requestHash hashes the seed, the request's own seed and its messages as
+// drawMessages gives them (quoted earlier answers replaced by their
+// payloads), the white space inside their fenced blocks folded
+// (foldFences): the draws of one decision are the same in every style.
+func (s *Model) requestHash(seed *int64, msgs []llm.Message) [32]byte {
 	h := sha256.New()
 	var b [8]byte
 	binary.LittleEndian.PutUint64(b[:], uint64(s.cfg.Seed))
 	h.Write(b[:])
-	if req.Seed != nil {
-		binary.LittleEndian.PutUint64(b[:], uint64(*req.Seed))
+	if seed != nil {
+		binary.LittleEndian.PutUint64(b[:], uint64(*seed))
 		h.Write([]byte{1})
 		h.Write(b[:])
 	} else {
 		h.Write([]byte{0})
 	}
-	for _, m := range req.Messages {
+	for _, m := range msgs {
+		content := foldFences(m.Content)
 		binary.LittleEndian.PutUint64(b[:], uint64(len(m.Role)))
 		h.Write(b[:])
 		h.Write([]byte(m.Role))
-		binary.LittleEndian.PutUint64(b[:], uint64(len(m.Content)))
+		binary.LittleEndian.PutUint64(b[:], uint64(len(content)))
 		h.Write(b[:])
-		h.Write([]byte(m.Content))
+		h.Write([]byte(content))
 	}
 	var out [32]byte
 	h.Sum(out[:0])

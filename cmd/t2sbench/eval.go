@@ -60,7 +60,7 @@ type evalReport struct {
 	Extraction map[sqltext.Style]int `json:"extraction,omitempty"`
 	// ExtractionReasons counts, with --response-field, the responses by
 	// the rule that chose their SQL among the candidates (sqltext.Reason).
-	ExtractionReasons map[sqltext.Reason]int `json:"extraction_reasons,omitempty"`
+	ExtractionReasons sqltext.ReasonCounts `json:"extraction_reasons,omitempty"`
 	// ResponsePrefix is the --response-prefix flag; Primed counts the
 	// predictions (without --response-field) it, or a record's own
 	// response_prefix, was prepended to.
@@ -309,11 +309,12 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 		DBMismatches: len(aligned.DBMismatches), ResponsePrefix: *responsePrefix, Primed: primed}
 	if extracted != nil {
 		rep.Extraction = map[sqltext.Style]int{}
-		rep.ExtractionReasons = map[sqltext.Reason]int{}
-		for _, r := range rows {
+		reasons := make([]sqltext.Reason, len(rows))
+		for i, r := range rows {
 			rep.Extraction[r.Extraction]++
-			rep.ExtractionReasons[r.ExtractionReason]++
+			reasons[i] = r.ExtractionReason
 		}
+		rep.ExtractionReasons = sqltext.CountReasons(reasons)
 	}
 	if len(sum.Unscored) > 0 && rep.Questions > 0 {
 		ex := float64(sum.Overall.Correct) / float64(rep.Questions)
@@ -560,13 +561,7 @@ func printEvalText(w io.Writer, r evalReport) {
 		fmt.Fprintln(w)
 	}
 	if len(r.ExtractionReasons) > 0 {
-		fmt.Fprint(w, "extraction reasons:")
-		for _, why := range sqltext.Reasons {
-			if n := r.ExtractionReasons[why]; n > 0 {
-				fmt.Fprintf(w, " %s %d", why, n)
-			}
-		}
-		fmt.Fprintln(w)
+		fmt.Fprintf(w, "extraction reasons: %s\n", r.ExtractionReasons)
 	}
 	if r.Primed > 0 {
 		fmt.Fprintf(w, "response prefix: %d predictions continued a prompt's statement start and were read with it prepended (--response-prefix %q or their response_prefix)\n", r.Primed, r.ResponsePrefix)

@@ -101,12 +101,16 @@ func (x *Runner) run(ctx context.Context, t runners.Task) (runners.Result, error
 		res.Note = "answer cut at max_tokens"
 		return res, nil
 	}
-	sql, ok := sqltext.Extract(out)
-	if !ok {
+	// The extraction's reason says how the SQL was found in the answer
+	// (one block, a final marker, a correction, ...); the report counts it.
+	e := sqltext.ExtractSQL(out)
+	res.Extraction = e.Reason
+	if !e.Found() {
 		res.Trace.Count(CounterNoSQL, 1)
 		res.Note = "no SQL in the answer"
 		return res, nil
 	}
+	sql := e.SQL
 	res.SQL = sql
 	res.Candidates = []runners.Candidate{{SQL: sql, Score: 1}}
 	return res, nil

@@ -18,6 +18,9 @@ import (
 
 // question is the MCTS problem of one task.
 type question struct {
+	// found remembers how each generated or revised SQL was found in its
+	// response, for Result.Extraction.
+	found      runners.Extractions
 	cfg        Config
 	t          runners.Task
 	llm        *runners.Meter
@@ -200,7 +203,7 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 				o.Key = "functions:" + functionsKey(fs)
 			}
 		case A5, A6:
-			sql, ok := ParseSQL(out)
+			sql, ok := q.parseSQL(out)
 			if !ok {
 				o.Info["parse_error"] = "no SQL found"
 				q.side.ParseFailed(runners.RoleReason, string(a))
@@ -304,7 +307,7 @@ func (q *question) reviseMore(ctx context.Context, s pathState, ex *mcts.Expansi
 				q.side.Cut(resp, 0, runners.RoleReason, string(A6))
 				break
 			}
-			next, ok := ParseSQL(out)
+			next, ok := q.parseSQL(out)
 			if !ok {
 				q.side.ParseFailed(runners.RoleReason, string(A6))
 			}
@@ -546,4 +549,13 @@ func (q *question) selectFinal(ctx context.Context, t *mcts.Tree, res *runners.R
 		info["note"] = res.Note
 	}
 	res.Trace.Add(runners.Step{Action: "select", Output: res.SQL, Info: info})
+	res.Extraction = q.found.Of(res.SQL)
+}
+
+// parseSQL reads the SQL of a generation or revision answer (ParseSQL) and
+// remembers how it was found.
+func (q *question) parseSQL(out string) (string, bool) {
+	e := sqltext.ExtractSQL(out)
+	q.found.Note(e)
+	return e.SQL, e.Found()
 }

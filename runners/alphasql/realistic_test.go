@@ -13,6 +13,7 @@ import (
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/llm"
 	"github.com/t2sbench/t2sbench/runners/mcts"
+	"github.com/t2sbench/t2sbench/runners/sqltext"
 )
 
 // reasoningMarker is in every sample's reasoning; it must never reach a
@@ -52,14 +53,15 @@ func realAnswer(responder, gold string, i int) (string, string) {
 	if i%3 == 2 {
 		return "Sub-question 1 ...\n```sql\nSELECT 1\n```\nWait, that ignores the question; let me redo the", llm.FinishLength
 	}
-	return "Divide and conquer: sub-questions, pseudo SQL, assembly.\n\nFinal query:\n```sqlite\n" + gold + "\n```", llm.FinishStop
+	return "Divide and conquer: sub-questions, pseudo SQL, assembly.\n```sql\nSELECT 2\n```\nWait, that ignores the question. Corrected query:\n```sqlite\n" + gold + "\n```", llm.FinishStop
 }
 
 // TestRealModelStylesOnMini runs the runner end to end on the mini
 // benchmark's first questions against a model answering in real-model
 // styles: every question gets the gold SQL's result, cut samples are
 // counted and never used, reasoning is kept in the tree and never
-// reaches a prompt, and no request asks for structured output.
+// reaches a prompt, no request asks for structured output, and the result
+// records that its SQL was found as a correction of a draft.
 func TestRealModelStylesOnMini(t *testing.T) {
 	ctx := context.Background()
 	b := runkit.Mini(t)
@@ -80,6 +82,9 @@ func TestRealModelStylesOnMini(t *testing.T) {
 		want, werr := db.Execute(ctx, e.GoldSQL)
 		if gerr != nil || werr != nil || got.SetKey() != want.SetKey() {
 			t.Errorf("%s: SQL %q (err %v); want the gold's result (%s)", e.ID, res.SQL, gerr, e.GoldSQL)
+		}
+		if res.Extraction != sqltext.ReasonLastCorrection {
+			t.Errorf("%s: extraction %q; want %q", e.ID, res.Extraction, sqltext.ReasonLastCorrection)
 		}
 		cuts += res.Trace.Counters["cut."+runners.RoleReason]
 		tree := res.Trace.Data["tree"].(*mcts.Tree)

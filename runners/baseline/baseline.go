@@ -133,7 +133,8 @@ func (s *single) Run(ctx context.Context, t runners.Task) (runners.Result, error
 	if cut {
 		res.Trace.Count(runners.CounterCut(runners.RoleReason), 1)
 	}
-	sql, ok := sqltext.Extract(out)
+	e := sqltext.ExtractSQL(out)
+	sql, ok := e.SQL, e.Found()
 	switch {
 	case !ok:
 		res.Trace.Count(CounterNoSQL, 1)
@@ -152,6 +153,10 @@ func (s *single) Run(ctx context.Context, t runners.Task) (runners.Result, error
 		if cut {
 			res.Note = "answer cut at max_tokens after its SQL block, which is used"
 		}
+	}
+	res.Extraction = sqltext.ReasonNone
+	if res.SQL != "" {
+		res.Extraction = e.Reason
 	}
 	res.Wall = time.Since(start)
 	return res, nil
@@ -211,8 +216,10 @@ func (s *sc) Run(ctx context.Context, t runners.Task) (runners.Result, error) {
 	groups := map[string]*group{}
 	firstSQL := ""
 	cuts := 0
+	var found runners.Extractions
 	for i, out := range resp.Choices {
-		sql, ok := sqltext.Extract(out)
+		e := sqltext.ExtractSQL(out)
+		sql, ok := e.SQL, e.Found()
 		step := sampleStep("sample", resp, i)
 		step.Info["index"] = i
 		if resp.Cut(i) {
@@ -230,6 +237,7 @@ func (s *sc) Run(ctx context.Context, t runners.Task) (runners.Result, error) {
 			res.Trace.Add(step)
 			continue
 		}
+		found.Note(e)
 		if firstSQL == "" {
 			firstSQL = sql
 		}
@@ -284,6 +292,7 @@ func (s *sc) Run(ctx context.Context, t runners.Task) (runners.Result, error) {
 	default:
 		res.Note = NoSQLNote
 	}
+	res.Extraction = found.Of(res.SQL)
 	res.Usage = m.Usage()
 	res.Wall = time.Since(start)
 	return res, nil

@@ -436,6 +436,7 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 			res.Candidates = append(res.Candidates, runners.Candidate{SQL: sql})
 		}
 	}
+	res.Extraction = q.found.Of(res.SQL)
 	if err := ctx.Err(); err != nil {
 		return runners.Result{}, err
 	}

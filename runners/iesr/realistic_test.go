@@ -14,6 +14,7 @@ import (
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/llm"
 	"github.com/t2sbench/t2sbench/runners/mcts"
+	"github.com/t2sbench/t2sbench/runners/sqltext"
 )
 
 // reasoningMarker is in every sample's reasoning; it must never reach a
@@ -61,7 +62,7 @@ func realAnswer(responder, gold string, i int, sqlSamples *int) (string, string)
 	if *sqlSamples%3 == 0 {
 		return "Step 1 ...\n```sql\nSELECT 1\n```\nWait, that ignores the question; let me redo the", llm.FinishLength
 	}
-	return "Using the analysis above:\n```sqlite\n" + gold + "\n```", llm.FinishStop
+	return "Using the analysis above:\n```sql\nSELECT 2\n```\nWait, that ignores the question. Corrected query:\n```sqlite\n" + gold + "\n```", llm.FinishStop
 }
 
 func newModel(b *datasets.Benchmark) *testkit.Model { return realModel(runkit.Golds(b)) }
@@ -70,7 +71,8 @@ func newModel(b *datasets.Benchmark) *testkit.Model { return realModel(runkit.Go
 // benchmark's first questions against a model answering in real-model
 // styles: every question gets the gold SQL's result, cut samples are
 // counted by role and never used, reasoning is kept in the trace and never
-// reaches a prompt.
+// reaches a prompt, and the result records that its SQL was found as a
+// correction of a draft.
 func TestRealModelStylesOnMini(t *testing.T) {
 	ctx := context.Background()
 	b := runkit.Mini(t)
@@ -93,6 +95,9 @@ func TestRealModelStylesOnMini(t *testing.T) {
 		want, werr := db.Execute(ctx, e.GoldSQL)
 		if gerr != nil || werr != nil || got.SetKey() != want.SetKey() {
 			t.Errorf("%s: SQL %q (err %v, note %q); want the gold's result (%s)", e.ID, res.SQL, gerr, res.Note, e.GoldSQL)
+		}
+		if res.Extraction != sqltext.ReasonLastCorrection {
+			t.Errorf("%s: extraction %q; want %q", e.ID, res.Extraction, sqltext.ReasonLastCorrection)
 		}
 		for _, role := range []string{runners.RoleReason, runners.RoleDiscriminator} {
 			cuts[role] += res.Trace.Counters["cut."+role]

@@ -12,6 +12,7 @@ import (
 	"github.com/t2sbench/t2sbench/internal/testkit/runkit"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runners/sqltext"
 )
 
 // The tests in this file are written from what real models send to a
@@ -206,6 +207,9 @@ func TestSQLEpisodeRealStyles(t *testing.T) {
 	}
 	if !sameAsGold(t, db, runkit.MiniQ0Gold, res.SQL) {
 		t.Errorf("answer %q does not give the gold result", res.SQL)
+	}
+	if res.Extraction != sqltext.ReasonFinalMarker {
+		t.Errorf("extraction %q; want %q (the FINAL ANSWER line chose it)", res.Extraction, sqltext.ReasonFinalMarker)
 	}
 	obs := m.Requests()[1].Messages[len(m.Requests()[1].Messages)-1].Content
 	if !strings.Contains(obs, "Computer Science") {

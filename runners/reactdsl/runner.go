@@ -258,7 +258,9 @@ func (r *Runner) baseline(ctx context.Context, t runners.Task, m *runners.Meter,
 	}
 	res.Trace.Count(runners.CounterTurns, 1)
 	res.Trace.Add(rep.step("generate", 1))
-	sql, ok := sqltext.Extract(rep.text)
+	found := sqltext.ExtractSQL(rep.text)
+	sql, ok := found.SQL, found.Found()
+	res.Extraction = sqltext.ReasonNone
 	switch {
 	case !ok && rep.cut():
 		res.Note = cutNote + "; " + NoSQLNote
@@ -269,6 +271,7 @@ func (r *Runner) baseline(ctx context.Context, t runners.Task, m *runners.Meter,
 		res.Note = cutNote + "; its SQL was unfinished"
 	default:
 		res.SQL = sql
+		res.Extraction = found.Reason
 		if rep.cut() {
 			res.Note = cutNote + "; its SQL block was complete and is used"
 		}
@@ -316,6 +319,9 @@ func finalSQL(text string) (string, bool) {
 // row, else the last that executed, else the last one tried.
 type best struct {
 	rows, ran, tried string
+	// found remembers how each raw SQL of the loop was found in its
+	// response.
+	found runners.Extractions
 }
 
 func (b *best) note(sql string, err error, rs *datasets.ResultSet) {
@@ -329,8 +335,11 @@ func (b *best) note(sql string, err error, rs *datasets.ResultSet) {
 }
 
 // shape sets res.SQL to the fallback and explains it in res.Note and the
-// trace (CounterFallback); why says how the loop ended.
+// trace (CounterFallback); why says how the loop ended. res.Extraction is
+// that of the response the fallback SQL was first read from (empty for a
+// query compiled from DSL calls).
 func (b *best) shape(res *runners.Result, why string) {
+	defer func() { res.Extraction = b.found.Of(res.SQL) }()
 	switch {
 	case b.rows != "":
 		res.SQL = b.rows
@@ -383,14 +392,19 @@ func (r *Runner) iterateSQL(ctx context.Context, t runners.Task, m *runners.Mete
 		fsql, final := finalSQL(rep.text)
 		if final && !rep.cut() {
 			res.SQL = fsql
+			res.Extraction = sqltext.ReasonFinalMarker
 			res.Trace.Count("answered", 1)
 			step.Info["final"] = true
 			res.Trace.Add(step)
 			return nil
 		}
 		sql, ok := fsql, final
-		if !ok {
-			sql, ok = sqltext.Extract(rep.text)
+		if final {
+			fb.found.Note(sqltext.Extraction{SQL: fsql, Reason: sqltext.ReasonFinalMarker})
+		} else {
+			found := sqltext.ExtractSQL(rep.text)
+			fb.found.Note(found)
+			sql, ok = found.SQL, found.Found()
 		}
 		var obs string
 		switch {
@@ -472,7 +486,9 @@ func (r *Runner) iterateDSL(ctx context.Context, t runners.Task, m *runners.Mete
 			res.Trace.ParseFailed(runners.RoleReason, "dsl_turn")
 		}
 		if len(calls) == 0 && len(perrs) == 0 {
-			if sql, ok := sqltext.Extract(rep.text); ok {
+			if found := sqltext.ExtractSQL(rep.text); found.Found() {
+				sql := found.SQL
+				fb.found.Note(found)
 				// Raw SQL is not an action of the DSL, but a model that
 				// writes it anyway sees its result, as a probe; only
 				// answer(rN) ends the task.

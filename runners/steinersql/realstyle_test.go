@@ -12,6 +12,7 @@ import (
 	"github.com/t2sbench/t2sbench/internal/testkit/runkit"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runners/sqltext"
 )
 
 // The tests in this file are written from what real models send
@@ -104,8 +105,8 @@ func TestRealStyles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !sameResult(t, db, runkit.MiniQ0Gold, res.SQL) || res.Note != "" {
-		t.Errorf("SQL %q note %q; want the gold result and no note", res.SQL, res.Note)
+	if !sameResult(t, db, runkit.MiniQ0Gold, res.SQL) || res.Note != "" || res.Extraction != sqltext.ReasonSingle {
+		t.Errorf("SQL %q note %q extraction %q; want the gold result, no note, found as the single candidate", res.SQL, res.Note, res.Extraction)
 	}
 	c := res.Trace.Counters
 	if c[runners.CounterCut(runners.RoleReason)] != 1 || c[CounterNoSQL] != 1 || c["decompose.parse_error"] != 0 || c["validation.l1"] != 0 || c["validation.pass"] != 1 {
@@ -162,6 +163,9 @@ func TestNoSQLNote(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if res.Extraction != sqltext.ReasonNone {
+				t.Errorf("extraction %q; want %q", res.Extraction, sqltext.ReasonNone)
+			}
 			if res.SQL != "" || res.Note != tc.note || res.Trace.Counters[CounterNoSQL] != DefaultMaxIterations {
 				t.Errorf("SQL %q note %q counters %v; want no SQL, note %q, %d no_sql", res.SQL, res.Note, res.Trace.Counters, tc.note, DefaultMaxIterations)
 			}
@@ -171,12 +175,13 @@ func TestNoSQLNote(t *testing.T) {
 
 // TestNeverReplacesExecuting: the first query executes but fails level 3
 // (it writes "more than 5" as ">= 6"); the re-planned queries do not
-// execute. The executing query stays the answer.
+// execute. The executing query stays the answer, and so does the way it
+// was found (a correction after a draft), not that of the last attempt.
 func TestNeverReplacesExecuting(t *testing.T) {
 	db := runkit.MiniDB(t, "university")
 	first := "SELECT title FROM course WHERE credits >= 6"
 	m := newRoleModel(roleScript{decompose: []reply{{Text: `{"terminal_tables": ["course"]}`}}, generate: []reply{
-		{Text: "```sql\n" + first + "\n```"},
+		{Text: "```sql\nSELECT title FROM course\n```\nWait, that ignores the credits. Corrected query:\n```sql\n" + first + "\n```"},
 		{Text: "```sql\nSELECT titel FROM course WHERE credits > 5\n```"},
 		{Text: "```sql\nSELECT title FROM cours WHERE credits > 5\n```"},
 	}})
@@ -184,6 +189,9 @@ func TestNeverReplacesExecuting(t *testing.T) {
 	res, err := r.Run(context.Background(), runners.Task{Example: datasets.Example{ID: "q", DBID: "university", Question: "Which courses have more than 5 credits?"}, DB: db, LLM: m})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if res.Extraction != sqltext.ReasonLastCorrection {
+		t.Errorf("extraction %q; want %q (the kept first attempt's)", res.Extraction, sqltext.ReasonLastCorrection)
 	}
 	if res.SQL != first || res.Trace.Counters["iterations"] != 3 {
 		t.Errorf("SQL %q after %v iterations; want the executing first query after 3", res.SQL, res.Trace.Counters["iterations"])

@@ -284,6 +284,8 @@ type attempt struct {
 	sql    string
 	report Report
 	cut    bool
+	// reason is how sql was found in the response (sqltext.Reason).
+	reason sqltext.Reason
 }
 
 // passed reports whether the attempt has a query that passed validation.
@@ -453,7 +455,8 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 		gstep := runners.Step{Action: "generate", Role: runners.RoleReason, Input: sys + "\n" + user, Output: out, Info: runners.SampleInfo(resp, 0)}
 		gstep.Info["iteration"] = it
 		res.Trace.Add(gstep)
-		sql, ok := sqltext.Extract(out)
+		found := sqltext.ExtractSQL(out)
+		sql, ok := found.SQL, found.Found()
 		problem := ""
 		switch {
 		case resp.Cut(0):
@@ -473,7 +476,7 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 			continue
 		}
 		if r.validation == ValNone {
-			attempts = append(attempts, attempt{sql: sql})
+			attempts = append(attempts, attempt{sql: sql, reason: found.Reason})
 			break
 		}
 		// Stage 3: validation.
@@ -485,7 +488,7 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 		if ctx.Err() != nil {
 			return res, ctx.Err()
 		}
-		attempts = append(attempts, attempt{sql: sql, report: rep})
+		attempts = append(attempts, attempt{sql: sql, report: rep, reason: found.Reason})
 		lv := rep.Levels()
 		info := map[string]any{"iteration": it, "pass": rep.Pass(), "read": rep.Read}
 		var reasons []string
@@ -579,6 +582,10 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 		res.Candidates = append(res.Candidates, c)
 	}
 	res.SQL = attempts[best].sql
+	res.Extraction = sqltext.ReasonNone
+	if res.SQL != "" {
+		res.Extraction = attempts[best].reason
+	}
 	switch {
 	case res.SQL == "" && attempts[best].cut:
 		res.Note = NoSQLNote + " (answer cut at max_tokens)"
