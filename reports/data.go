@@ -209,6 +209,8 @@ type corpus struct {
 	benches  []string
 	warnings []string
 	hasTypes map[string]bool // benchmark -> some question has reasoning types
+	// styles are the systems' colours and markers (reportStyles), by name.
+	styles map[string]sysStyle
 }
 
 func load(runs []*bench.RunData, opt Options) (*corpus, error) {
@@ -343,6 +345,11 @@ func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 			c.systems = append(c.systems, s)
 		}
 	}
+	var order []string
+	for _, s := range c.systems {
+		order = append(order, s.name)
+	}
+	c.styles = reportStyles(order)
 	return c, nil
 }
 

@@ -15,7 +15,7 @@ import (
 )
 
 // This file holds the drawing pieces gonum/plot lacks: a figure of a plot
-// with a colour bar and footnotes, a legend boxed inside the data area,
+// with a colour bar, a legend boxed inside the data area,
 // heat-map cells that show their n and tell empty cells apart, a
 // sequential colour map and dashed reference lines (refLine).
 
@@ -24,7 +24,6 @@ import (
 const (
 	marginRight = 10 // points
 	marginTop   = 3
-	footerSize  = 9 // font size of footnotes, points
 	barWidth    = 0.85 * vg.Inch
 )
 
@@ -34,29 +33,35 @@ func textStyle(size float64, c color.Color) plottext.Style {
 		XAlign: draw.XCenter, YAlign: draw.YCenter}
 }
 
-// draw lays the figure out on c: footnotes at the bottom, the colour bar
-// (when set) on the right at the height of the plot's data area, the plot
-// in the rest.
+// draw lays the figure out on c: the colour bar (when set) on the right
+// at the height of the plot's data area, the plot in the rest. Titles and
+// notes are the caption's (Figure.Caption), not the image's.
 func (f *Figure) draw(c draw.Canvas) {
 	c = draw.Crop(c, 0, -marginRight, 0, -marginTop)
-	if len(f.footer) > 0 {
-		sty := textStyle(footerSize, color.Black)
-		sty.XAlign, sty.YAlign = draw.XLeft, draw.YBottom
-		line := sty.Height("Xg") * 1.15
-		y := c.Min.Y + 4
-		for i := len(f.footer) - 1; i >= 0; i-- {
-			c.FillText(sty, vg.Point{X: c.Min.X + 6, Y: y}, f.footer[i])
-			y += line
-		}
-		c = draw.Crop(c, 0, 0, y-c.Min.Y+4, 0)
-	}
 	main := c
 	if f.bar != nil {
 		main = draw.Crop(c, 0, -barWidth, 0, 0)
-		data := f.plot.DataCanvas(main)
 		bc := c
-		bc.Min.X, bc.Min.Y, bc.Max.Y = main.Max.X+6, data.Min.Y, data.Max.Y
+		bc.Min.X = main.Max.X + 6
+		if f.plot != nil {
+			data := f.plot.DataCanvas(main)
+			bc.Min.Y, bc.Max.Y = data.Min.Y, data.Max.Y
+		} else {
+			// Panels: the bar spans the middle of the figure, at most
+			// 3 inches high.
+			mid, half := (c.Min.Y+c.Max.Y)/2, min(1.5*vg.Inch, (c.Max.Y-c.Min.Y)/2-20)
+			bc.Min.Y, bc.Max.Y = mid-half, mid+half
+		}
 		f.bar.Draw(bc)
+	}
+	if len(f.panels) > 0 {
+		cols := max(1, f.cols)
+		rows := (len(f.panels) + cols - 1) / cols
+		tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: 8, PadY: 8}
+		for i, p := range f.panels {
+			p.Draw(tiles.At(main, i%cols, i/cols))
+		}
+		return
 	}
 	f.plot.Draw(main)
 }
@@ -372,10 +377,17 @@ func setLogX(p *plot.Plot, lo, hi, frac float64) {
 // or up to two lines further away) that stays inside the data area and
 // clears the labels placed before it, else the place that overlaps least. Points on the right half of the X
 // axis try the left first, so that their labels stay inside the frame.
+//
+// When some label cannot be placed clear of the others and inside the
+// frame, no label is drawn and full, the legend that names every point's
+// marker, takes their place; otherwise legend (when set) is drawn beside
+// the labels. placed records the outcome of the last Plot.
 type pointLabels struct {
-	pts   []plotter.XY
-	names []string
-	right []bool // try the right of the point first
+	pts          []plotter.XY
+	names        []string
+	right        []bool // try the right of the point first
+	legend, full *insetLegend
+	usedLegend   bool
 }
 
 // Plot implements plot.Plotter.
@@ -385,6 +397,7 @@ func (l *pointLabels) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
 	const dx, dy = 4, 3
 	var placed []vg.Rectangle
+	clear := true
 	for i, pt := range l.pts {
 		x, y := trX(pt.X), trY(pt.Y)
 		w, h := sty.Width(l.names[i]), sty.Height(l.names[i])
@@ -423,7 +436,18 @@ func (l *pointLabels) Plot(c draw.Canvas, p *plot.Plot) {
 			}
 		}
 		placed = append(placed, best)
-		c.FillText(sty, best.Min, l.names[i])
+		clear = clear && bestCost <= 0
+	}
+	l.usedLegend = !clear && l.full != nil
+	if l.usedLegend {
+		l.full.Plot(c, p)
+		return
+	}
+	for i, r := range placed {
+		c.FillText(sty, r.Min, l.names[i])
+	}
+	if l.legend != nil {
+		l.legend.Plot(c, p)
 	}
 }
 

@@ -100,23 +100,21 @@ func TestFiguresProducedAndNotBlank(t *testing.T) {
 		ids = append(ids, f.ID)
 	}
 	// The pairwise differences, one sweep (alphasql n_rollout), one
-	// simplex grid, a heat map per system (capped at maxHeatmaps of the
-	// fixture's 17 systems), two Pareto plots (not every model priced:
-	// generated tokens), validation rates.
-	want := []string{"pairwise-delta-mini", "ex-vs-n-rollout-alphasql-mini", "ex-over-alpha-beta-iesr-grid-mini"}
-	for _, sys := range []string{"iesr-reason-sima", "iesr-w-o-understanding-reason-sima", "iesr-w-o-validation-reason-sima",
-		"iesr-reason-simb", "iesr-w-o-understanding-reason-simb", "iesr-w-o-validation-reason-simb",
-		"alphasql-n-rollout-2", "alphasql-n-rollout-4", "alphasql-n-rollout-8", "react-dsl", "steinersql",
-		"iesr-grid-alpha-0-beta-0-gamma-1", "iesr-grid-alpha-0-beta-0.5-gamma-0.5", "iesr-grid-alpha-0-beta-1-gamma-0",
-		"iesr-grid-alpha-0.5-beta-0-gamma-0.5", "iesr-grid-alpha-0.5-beta-0.5-gamma-0"} {
-		want = append(want, "ex-by-difficulty-and-type-"+sys+"-mini")
-	}
-	if len(want)-3 != maxHeatmaps {
-		t.Fatalf("test lists %d heat maps; want maxHeatmaps = %d", len(want)-3, maxHeatmaps)
-	}
-	want = append(want, "pareto-ex-vs-gen-tokens", "pareto-ex-vs-latency", "validation-rates")
+	// simplex grid, the heat maps of the fixture's 17 systems in pages of
+	// heatmapPanelRows rows of two panels, two Pareto plots (not every
+	// model priced: generated tokens), validation rates.
+	want := []string{"pairwise-delta-mini", "ex-vs-n-rollout-alphasql-mini", "ex-over-alpha-beta-iesr-grid-mini",
+		"ex-by-difficulty-and-type-mini-p1", "ex-by-difficulty-and-type-mini-p2", "ex-by-difficulty-and-type-mini-p3",
+		"pareto-ex-vs-gen-tokens", "pareto-ex-vs-latency", "validation-rates"}
 	if strings.Join(ids, " ") != strings.Join(want, " ") {
 		t.Fatalf("figures = %v;\nwant %v", ids, want)
+	}
+	panels := 0
+	for _, f := range r.Figures {
+		panels += len(f.panels)
+	}
+	if panels != 17 {
+		t.Errorf("heat-map panels = %d; want 17 (every system of the fixture)", panels)
 	}
 	for _, f := range r.Figures {
 		if !strings.Contains(f.Title, "(simulated model)") {
@@ -127,9 +125,9 @@ func TestFiguresProducedAndNotBlank(t *testing.T) {
 			t.Fatal(err)
 		}
 		w, h, colours, share := distinctShare(t, data)
-		// 6in x 4in or larger at gonum/plot's default 96 dpi.
-		if w < 500 || h < 300 {
-			t.Errorf("%s: %dx%d pixels; want at least 500x300", f.ID, w, h)
+		// 4.5in x 3in or larger at pngDPI (300) dots per inch.
+		if w < 1350 || h < 900 {
+			t.Errorf("%s: %dx%d pixels; want at least 1350x900 (300 dpi)", f.ID, w, h)
 		}
 		// A blank image has one colour; a plot has axes, text and marks
 		// in several colours covering at least 1% of the canvas.
