@@ -399,13 +399,13 @@ func pairwiseFigures(c *corpus, cs *comparisons, opt Options) ([]*Figure, error)
 			continue
 		}
 		fig := &Figure{ID: slugID("pairwise-delta", f.Benchmark),
-			Title: c.caption(fmt.Sprintf("EX difference against %s on %s (points, %s paired bootstrap CI)", base.row, f.Benchmark, levelPct(opt.Level))),
+			Title: c.caption(fmt.Sprintf("EX difference against %s on %s (points)", base.row, f.Benchmark)),
 			width: vg.Length(math.Max(6, 1.5+0.7*float64(len(names)))) * vg.Inch, height: 4.5 * vg.Inch}
 		p := newPlot("", "Δ EX (points)")
 		p.Add(newHLine(0))
 		// Each system in its own colour and marker (reportStyles).
 		for i, s := range drawn {
-			st := c.styleOf(fig, s)
+			st := c.styleOf(s)
 			one := xyErr{XYs: d.XYs[i : i+1], YErrors: d.YErrors[i : i+1]}
 			sc, err := plotter.NewScatter(one)
 			if err != nil {
@@ -418,6 +418,7 @@ func pairwiseFigures(c *corpus, cs *comparisons, opt Options) ([]*Figure, error)
 			}
 			eb.Color = st.Color
 			p.Add(eb, sc)
+			fig.drew(s.name, sc.GlyphStyle.Color, sc.GlyphStyle.Shape)
 		}
 		p.NominalX(names...)
 		if len(names) > 3 {

@@ -54,6 +54,13 @@ func (f *Figure) draw(c draw.Canvas) {
 		}
 		f.bar.Draw(bc)
 	}
+	if f.side != nil {
+		main = draw.Crop(main, 0, -f.sideWidth, 0, 0)
+		data := f.plot.DataCanvas(main)
+		sc := c
+		sc.Min.X, sc.Min.Y, sc.Max.Y = main.Max.X+8, data.Min.Y, data.Max.Y
+		f.side.Draw(sc)
+	}
 	if len(f.panels) > 0 {
 		cols := max(1, f.cols)
 		rows := (len(f.panels) + cols - 1) / cols
@@ -347,13 +354,41 @@ func (h *heatCells) DataRange() (xmin, xmax, ymin, ymax float64) {
 // percentage), labelled label.
 func colourBar(cmap palette.ColorMap, label string) *plot.Plot {
 	p := plot.New()
-	p.Add(&plotter.ColorBar{ColorMap: cmap, Vertical: true})
+	p.Add(colourStrip{cmap})
 	p.HideX()
 	p.Y.Label.Text = label
 	p.Y.Tick.Marker = pctTicks{}
 	p.Y.Tick.Label.Font.Size = vg.Points(9)
 	p.Y.Label.TextStyle.Font.Size = vg.Points(10)
 	return p
+}
+
+// colourStrip draws a colour map's range as 128 filled bands, so that a
+// colour bar stays vector in PDF and SVG (gonum's ColorBar draws an
+// image).
+type colourStrip struct{ cmap palette.ColorMap }
+
+// Plot implements plot.Plotter.
+func (s colourStrip) Plot(c draw.Canvas, p *plot.Plot) {
+	const bands = 128
+	trX, trY := p.Transforms(&c)
+	lo, hi := s.cmap.Min(), s.cmap.Max()
+	for i := range bands {
+		v0 := lo + (hi-lo)*float64(i)/bands
+		v1 := lo + (hi-lo)*float64(i+1)/bands
+		col, err := s.cmap.At((v0 + v1) / 2)
+		if err != nil {
+			continue
+		}
+		r := vg.Rectangle{Min: vg.Point{X: trX(0), Y: trY(v0)}, Max: vg.Point{X: trX(1), Y: trY(v1) + 0.3}}
+		c.SetColor(col)
+		c.Fill(r.Path())
+	}
+}
+
+// DataRange implements plot.DataRanger.
+func (s colourStrip) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return 0, 1, s.cmap.Min(), s.cmap.Max()
 }
 
 // logWorthy reports whether values spanning [lo, hi] call for a log axis:
@@ -378,16 +413,18 @@ func setLogX(p *plot.Plot, lo, hi, frac float64) {
 // clears the labels placed before it, else the place that overlaps least. Points on the right half of the X
 // axis try the left first, so that their labels stay inside the frame.
 //
-// When some label cannot be placed clear of the others and inside the
-// frame, no label is drawn and full, the legend that names every point's
-// marker, takes their place; otherwise legend (when set) is drawn beside
-// the labels. placed records the outcome of the last Plot.
+// collide records whether, in the last Plot, some label could not be
+// placed clear of the others and inside the frame; a figure then hides
+// the labels (hidden) and names the points in a legend beside the frame
+// instead (paretoFigures). legend, when set, is drawn inside the frame in
+// either case.
 type pointLabels struct {
-	pts          []plotter.XY
-	names        []string
-	right        []bool // try the right of the point first
-	legend, full *insetLegend
-	usedLegend   bool
+	pts     []plotter.XY
+	names   []string
+	right   []bool // try the right of the point first
+	legend  *insetLegend
+	hidden  bool
+	collide bool
 }
 
 // Plot implements plot.Plotter.
@@ -438,17 +475,34 @@ func (l *pointLabels) Plot(c draw.Canvas, p *plot.Plot) {
 		placed = append(placed, best)
 		clear = clear && bestCost <= 0
 	}
-	l.usedLegend = !clear && l.full != nil
-	if l.usedLegend {
-		l.full.Plot(c, p)
-		return
-	}
-	for i, r := range placed {
-		c.FillText(sty, r.Min, l.names[i])
+	l.collide = !clear
+	if !l.hidden {
+		for i, r := range placed {
+			c.FillText(sty, r.Min, l.names[i])
+		}
 	}
 	if l.legend != nil {
 		l.legend.Plot(c, p)
 	}
+}
+
+// sideLegend returns a legend of items for the right of a figure, icons
+// on the left, and the width it takes: 10-point text, 8-point beyond 14
+// entries.
+func sideLegend(items []legendItem) (*plot.Legend, vg.Length) {
+	lg := plot.NewLegend()
+	lg.Top, lg.Left = true, true
+	lg.TextStyle.Font.Size = vg.Points(10)
+	if len(items) > 14 {
+		lg.TextStyle.Font.Size = vg.Points(8)
+	}
+	lg.Padding = 2
+	var w vg.Length
+	for _, it := range items {
+		lg.Add(it.name, it.thumbs...)
+		w = max(w, lg.TextStyle.Rectangle(it.name).Max.X)
+	}
+	return &lg, w + lg.ThumbnailWidth + lg.TextStyle.Rectangle(" ").Max.X + 12
 }
 
 // overlapArea is the area two rectangles share.

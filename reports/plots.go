@@ -19,6 +19,7 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/recorder"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgpdf"
 
@@ -40,9 +41,9 @@ type Figure struct {
 	// questions per system"); CI names the intervals it draws ("95%
 	// Wilson CI"); both go into the caption.
 	N, CI string
-	// styles are the system styles (reportStyles) the figure drew, by
-	// system name.
-	styles map[string]sysStyle
+	// drawn are the colours and markers the figure drew each system in,
+	// by name (Figure.drew).
+	drawn map[string]drawnStyle
 	// Data, when set, holds the numbers the figure draws; WriteFiles
 	// writes it as plots/<ID>.csv beside the plot.
 	Data *Table
@@ -51,8 +52,11 @@ type Figure struct {
 	bar *plot.Plot
 	// panels, when set, are drawn instead of plot: a grid of cols
 	// panels per row (the heat maps of several systems).
-	panels        []*plot.Plot
-	cols          int
+	panels []*plot.Plot
+	cols   int
+	// side, when set, is a legend right of the plot, sideWidth wide.
+	side          *plot.Legend
+	sideWidth     vg.Length
 	width, height vg.Length
 }
 
@@ -104,14 +108,14 @@ func (f *Figure) Caption() string {
 	if f.CI != "" {
 		more = append(more, "intervals: "+f.CI)
 	}
-	if f.Note != "" {
-		more = append(more, f.Note)
-	}
 	if len(more) > 0 {
 		out += ". " + strings.Join(more, "; ")
 	}
 	if !strings.HasSuffix(out, ".") {
 		out += "."
+	}
+	if f.Note != "" {
+		out += " " + f.Note
 	}
 	return out
 }
@@ -688,11 +692,6 @@ func simplexFigures(c *corpus, cs *comparisons, opt Options) ([]*Figure, error) 
 				}
 				foot = append(foot, fmt.Sprintf("%s (%s, Holm over the %d other points, alpha = %g); %s.", lead, testName(multi), len(tests), roundTo(1-opt.Level, 6), found))
 			}
-			if !showN {
-				for n := range ns {
-					foot = append(foot, fmt.Sprintf("n = %d questions per point.", n))
-				}
-			}
 			if empty > 0 {
 				foot = append(foot, "Grey (n=0): no finished question at the point.")
 			}
@@ -972,7 +971,7 @@ func paretoFigures(c *corpus, effs []efficiency, opt Options) ([]*Figure, error)
 		// interval in the same colour.
 		var sysThumbs []legendItem
 		for i, e := range drawnEffs {
-			st := c.styleOf(f, e.s)
+			st := c.styleOf(e.s)
 			one := xyErr{XYs: d.XYs[i : i+1], YErrors: d.YErrors[i : i+1]}
 			sc, err := plotter.NewScatter(one)
 			if err != nil {
@@ -985,6 +984,7 @@ func paretoFigures(c *corpus, effs []efficiency, opt Options) ([]*Figure, error)
 			}
 			eb.Color = st.Color
 			p.Add(eb, sc)
+			f.drew(e.s.name, sc.GlyphStyle.Color, sc.GlyphStyle.Shape)
 			sysThumbs = append(sysThumbs, legendItem{e.s.name, []plot.Thumbnailer{sc}})
 		}
 		// Headroom for the labels of the best systems, up to 100.
@@ -1007,16 +1007,20 @@ func paretoFigures(c *corpus, effs []efficiency, opt Options) ([]*Figure, error)
 			padX(p, 0.05, 0.05)
 			p.X.Tick.Marker = trimTicks{}
 		}
-		// The labels name the points when they can all be placed apart
-		// and inside the frame; else a legend names every system's
-		// marker instead (pointLabels.full).
 		leg.add("Pareto frontier", l)
-		full := &insetLegend{avoid: leg.avoid}
-		full.items = append(append(full.items, sysThumbs...), leg.items...)
-		labels.legend, labels.full = leg, full
+		labels.legend = leg
 		f.N = questionsNote(qs, "system")
 		f.CI = levelPct(opt.Level) + " " + intervalName(seeded(all))
 		f.plot = p
+		// The labels name the points when they can all be placed apart
+		// and inside the frame (a trial layout on a recorder tells);
+		// else a legend beside the frame names every system's marker.
+		f.draw(draw.NewCanvas(new(recorder.Canvas), f.width, f.height))
+		if labels.collide {
+			labels.hidden = true
+			f.side, f.sideWidth = sideLegend(sysThumbs)
+			f.width += f.sideWidth
+		}
 		out = append(out, f)
 	}
 	return out, nil
@@ -1102,7 +1106,7 @@ func validationFigure(c *corpus) (*Figure, error) {
 	leg := &insetLegend{}
 	qs := map[int]bool{}
 	for i, s := range systems {
-		st := c.styleOf(f, s)
+		st := c.styleOf(s)
 		vals := make(plotter.Values, len(names))
 		for j, n := range names {
 			vals[j] = 100 * rates[s][n]
@@ -1115,6 +1119,7 @@ func validationFigure(c *corpus) (*Figure, error) {
 		bc.LineStyle.Width = 0
 		bc.Offset = w * vg.Length(float64(i)-float64(len(systems)-1)/2)
 		p.Add(bc)
+		f.drew(s.name, bc.Color, nil)
 		leg.add(s.name, bc)
 		for j, v := range vals {
 			leg.avoidSegment(plotter.XY{X: float64(j), Y: 0}, plotter.XY{X: float64(j), Y: v}, false)

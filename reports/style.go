@@ -61,12 +61,21 @@ func seriesStyle(i int) sysStyle {
 	return sysStyle{Color: okabeIto[i%len(okabeIto)], Marker: markers[(i+i/len(okabeIto))%len(markers)]}
 }
 
-// styleOf returns the system's style and records on f that f drew it.
-func (c *corpus) styleOf(f *Figure, s *system) sysStyle {
-	st := c.styles[s.name]
-	if f.styles == nil {
-		f.styles = map[string]sysStyle{}
+// styleOf returns the system's style (reportStyles).
+func (c *corpus) styleOf(s *system) sysStyle { return c.styles[s.name] }
+
+// drew records on f the colour and marker (nil for a bar) f drew system
+// name in, as the plotter was built, so that tests can check that a
+// system looks the same in every plot.
+func (f *Figure) drew(name string, col color.Color, marker draw.GlyphDrawer) {
+	if f.drawn == nil {
+		f.drawn = map[string]drawnStyle{}
 	}
-	f.styles[s.name] = st
-	return st
+	f.drawn[name] = drawnStyle{col, marker}
+}
+
+// drawnStyle is what a figure drew one system in.
+type drawnStyle struct {
+	color  color.Color
+	marker draw.GlyphDrawer
 }
