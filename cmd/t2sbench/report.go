@@ -20,7 +20,7 @@ import (
 func init() {
 	register(command{
 		name:    "report",
-		summary: "write paper-ready tables (terminal, Markdown, LaTeX, CSV) and plots (PNG, SVG) of run directories",
+		summary: "write paper-ready tables (terminal, Markdown, LaTeX, CSV) and plots (PNG, SVG, PDF) of run directories",
 		run:     runReport,
 	})
 }
