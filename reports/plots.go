@@ -71,7 +71,7 @@ func (f *Figure) Render(format string) ([]byte, error) {
 	var c vg.CanvasWriterTo
 	switch format {
 	case "png":
-		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(f.width, f.height), vgimg.UseDPI(pngDPI))}
+		return f.renderPNG(pngDPI)
 	case "pdf":
 		c = vgpdf.New(f.width, f.height)
 	default:
@@ -87,6 +87,17 @@ func (f *Figure) Render(format string) ([]byte, error) {
 	}
 	if format == "pdf" {
 		return pdfDates.ReplaceAll(b.Bytes(), []byte("/$1 (D:20000101000000)")), nil
+	}
+	return b.Bytes(), nil
+}
+
+// renderPNG returns the figure as a PNG of dpi dots per inch.
+func (f *Figure) renderPNG(dpi int) ([]byte, error) {
+	c := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(f.width, f.height), vgimg.UseDPI(dpi))}
+	f.draw(draw.New(c))
+	var b bytes.Buffer
+	if _, err := c.WriteTo(&b); err != nil {
+		return nil, fmt.Errorf("reports: plot %s: %w", f.ID, err)
 	}
 	return b.Bytes(), nil
 }
