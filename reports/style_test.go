@@ -4,8 +4,15 @@ import (
 	"bytes"
 	"fmt"
 	"image/color"
+	"math"
 	"regexp"
+	"strings"
 	"testing"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // TestSameStylePerSystemAcrossPlots checks that every plot of a report
@@ -113,4 +120,116 @@ func TestPlotsAsPDF(t *testing.T) {
 			t.Errorf("%s: two renderings differ; want the same bytes", f.ID)
 		}
 	}
+}
+
+// TestPointLabelsGiveWayToLegend checks that labels that cannot all be
+// placed apart (twelve systems at one point) are hidden and the points
+// named in a legend beside the plot, while a few points far apart keep
+// their labels.
+func TestPointLabelsGiveWayToLegend(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		pts      []plotter.XY
+		collide  bool
+		drawnTxt int
+	}{
+		{"apart", []plotter.XY{{X: 10, Y: 60}, {X: 50, Y: 80}, {X: 90, Y: 70}}, false, 3},
+		{"crowded", func() []plotter.XY {
+			var out []plotter.XY
+			for i := range 12 {
+				out = append(out, plotter.XY{X: 50 + 0.1*float64(i), Y: 70 + 0.1*float64(i)})
+			}
+			return out
+		}(), true, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := &pointLabels{}
+			for i, pt := range c.pts {
+				l.pts = append(l.pts, pt)
+				l.names = append(l.names, fmt.Sprintf("system number %d", i))
+				l.right = append(l.right, true)
+			}
+			p := plot.New()
+			p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 100, 50, 100
+			data := draw.Canvas{Canvas: &textRecorder{}, Rectangle: vg.Rectangle{Max: vg.Point{X: 5 * vg.Inch, Y: 3 * vg.Inch}}}
+			l.Plot(data, p)
+			if l.collide != c.collide {
+				t.Fatalf("collide = %v; want %v", l.collide, c.collide)
+			}
+			// The figure then hides the labels: a second layout draws none.
+			if l.collide {
+				l.hidden = true
+			}
+			rec := &textRecorder{}
+			data.Canvas = rec
+			l.Plot(data, p)
+			if len(rec.texts) != c.drawnTxt {
+				t.Errorf("%d labels drawn; want %d", len(rec.texts), c.drawnTxt)
+			}
+		})
+	}
+}
+
+// TestDataRange checks the simplex colour scale's range: the lowest and
+// highest value of the cells with questions (an empty cell's value is
+// ignored), widened to one point when flat, [0, 100] without data.
+func TestDataRange(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		cells  []heatCell
+		lo, hi float64
+	}{
+		{"span", []heatCell{{v: 54.8, n: 42}, {v: 61.9, n: 42}, {v: 0, n: 0}}, 54.8, 61.9},
+		{"flat", []heatCell{{v: 50, n: 3}, {v: 50, n: 3}}, 49.5, 50.5},
+		{"flat at 100", []heatCell{{v: 100, n: 3}}, 99, 100},
+		{"flat at 0", []heatCell{{v: 0, n: 3}}, 0, 1},
+		{"no data", []heatCell{{v: 10, n: 0}}, 0, 100},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			lo, hi := dataRange(c.cells)
+			if math.Abs(lo-c.lo) > 1e-9 || math.Abs(hi-c.hi) > 1e-9 {
+				t.Errorf("dataRange = [%v, %v]; want [%v, %v]", lo, hi, c.lo, c.hi)
+			}
+		})
+	}
+	// The fixture's simplex: the bar's label prints the range of its cells.
+	r, _ := buildFixture(t, "sim")
+	for _, f := range r.Figures {
+		if f.bar == nil || f.plot == nil {
+			continue
+		}
+		if !regexp.MustCompile(`^EX \(%\), [0-9.]+ to [0-9.]+$`).MatchString(f.bar.Y.Label.Text) {
+			t.Errorf("%s: colour bar label %q; want the range printed", f.ID, f.bar.Y.Label.Text)
+		}
+		if f.bar.Y.Min <= 0 && f.bar.Y.Max >= 100 {
+			t.Errorf("%s: colour bar spans [%v, %v]; want the data's range", f.ID, f.bar.Y.Min, f.bar.Y.Max)
+		}
+	}
+}
+
+// TestValidationLevelNames checks that the validation plot groups its bars
+// by level with the names docs/METHODS.md gives the levels.
+func TestValidationLevelNames(t *testing.T) {
+	for counter, want := range map[string]string{"validation.l1": "L1 execution", "validation.l2": "L2 structure", "validation.l3": "L3 semantics", "validation.l4": "l4"} {
+		if got := validationLevelName(counter); got != want {
+			t.Errorf("validationLevelName(%q) = %q; want %q", counter, got, want)
+		}
+	}
+	r, _ := buildFixture(t, "sim")
+	for _, f := range r.Figures {
+		if f.ID != "validation-rates" {
+			continue
+		}
+		var got []string
+		for _, tk := range f.plot.X.Tick.Marker.Ticks(f.plot.X.Min, f.plot.X.Max) {
+			if tk.Label != "" {
+				got = append(got, tk.Label)
+			}
+		}
+		if want := []string{"L1 execution", "L2 structure", "L3 semantics"}; strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("validation plot groups %q; want %q", got, want)
+		}
+		return
+	}
+	t.Fatal("no validation-rates figure")
 }

@@ -190,6 +190,12 @@ prices: {sim: {prompt: 1000000, completion: 0}}
 	if err1 != nil || err2 != nil || prompt == 0 || math.Abs(cost-prompt) > 0.5 {
 		t.Errorf("cost/q = %q; want the prompt tokens per question %q (spec price $1 per prompt token)\n%s", col("cost"), col("prompt tok"), csv)
 	}
+	// A trial's cost is its 4 questions' (one seed): 4 times cost/q, within
+	// the rounding of prompt tokens per question to a whole token.
+	trial, err3 := strconv.ParseFloat(col("cost/trial"), 64)
+	if err3 != nil || math.Abs(trial-4*prompt) > 2 {
+		t.Errorf("cost/trial = %q; want 4 x %q (4 questions)\n%s", col("cost/trial"), col("prompt tok"), csv)
+	}
 	if costOf("--price", "sim=0:0") == csv {
 		t.Errorf("--price sim=0:0 did not change the cost column")
 	}
