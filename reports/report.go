@@ -6,8 +6,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/t2sbench/t2sbench/bench"
 )
@@ -289,7 +292,11 @@ func (r *Report) WriteFiles(dir string, formats []string) ([]string, error) {
 			fmt.Fprintf(&md, "Note: %s\n\n", mdEscape(n))
 		}
 	}
-	for _, f := range r.Figures {
+	rendered, err := r.renderFigures(formats)
+	if err != nil {
+		return written, err
+	}
+	for fi, f := range r.Figures {
 		fmt.Fprintf(&md, "### %s\n\n", f.ID)
 		var links []string
 		embedded := false
@@ -297,10 +304,7 @@ func (r *Report) WriteFiles(dir string, formats []string) ([]string, error) {
 			if !slices.Contains(formats, ft) {
 				continue
 			}
-			data, err := f.Render(ft)
-			if err != nil {
-				return written, err
-			}
+			data := rendered[fi][ft]
 			rel := "plots/" + f.ID + "." + ft
 			if err := write(rel, data); err != nil {
 				return written, err
@@ -359,6 +363,33 @@ func (r *Report) WriteFiles(dir string, formats []string) ([]string, error) {
 		return written, err
 	}
 	return written, nil
+}
+
+// renderFigures renders every figure in each requested plot format, the
+// figures in parallel (one worker per CPU; a figure's formats one after
+// another, as drawing one figure is not safe for concurrent use), and
+// returns the bytes by figure index and format.
+func (r *Report) renderFigures(formats []string) ([]map[string][]byte, error) {
+	out := make([]map[string][]byte, len(r.Figures))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, f := range r.Figures {
+		out[i] = map[string][]byte{}
+		g.Go(func() error {
+			for _, ft := range plotFormats {
+				if !slices.Contains(formats, ft) {
+					continue
+				}
+				data, err := f.Render(ft)
+				if err != nil {
+					return err
+				}
+				out[i][ft] = data
+			}
+			return nil
+		})
+	}
+	return out, g.Wait()
 }
 
 // slugID joins parts into a file stem: lower case, every run of
