@@ -157,8 +157,8 @@ func legendFrac(p *plot.Plot, rows int, h vg.Length) float64 {
 	if rows == 0 {
 		return 0
 	}
-	// The legend takes rows lines of its text height; the title, the X
-	// axis and its label take about 1.1 inch of h.
+	// The legend takes rows lines of its text height; the X axis, its
+	// label and the margins take about 1.1 inch of h.
 	need := float64(rows)*p.Legend.TextStyle.Height("Xg").Points()*1.15 + 6
 	avail := (h - 1.1*vg.Inch).Points()
 	return math.Min(0.6, need/avail)
