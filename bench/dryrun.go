@@ -307,7 +307,7 @@ func PlanDryRun(ctx context.Context, p *Plan, env Env, opt DryRunOptions) (*DryR
 			dt.PromptTokens += pt
 			dt.CompletionTokens += ct
 			if price, ok := p.Spec.Prices[m]; ok {
-				dt.Cost += (pt*price.PromptPerM + ct*price.CompletionPerM) / 1e6
+				dt.Cost += price.Cost(pt, ct)
 			} else if calls > 0 {
 				dt.Priced = false
 			}

@@ -599,6 +599,29 @@ type EXSummary struct {
 	Unscored []string `json:"unscored,omitempty"`
 }
 
+// SummarizeByCategory groups verdicts by the categories of their
+// question (categories returns them; a question counts under each of its
+// categories, as benchmarks' reasoning types do) and returns the
+// categories sorted by name with EX and counts per category. A question
+// without a category is left out.
+func SummarizeByCategory(verdicts []Verdict, categories func(v Verdict) []string) (names []string, by map[string]EXGroup) {
+	by = map[string]EXGroup{}
+	for _, v := range verdicts {
+		for _, c := range categories(v) {
+			g := by[c]
+			g.add(v)
+			by[c] = g
+		}
+	}
+	for c, g := range by {
+		g.finish()
+		by[c] = g
+		names = append(names, c)
+	}
+	sort.Strings(names)
+	return names, by
+}
+
 var difficultyOrder = []string{"easy", "medium", "hard", "extra", "simple", "moderate", "challenging"}
 
 func (g *EXGroup) add(v Verdict) {

@@ -35,6 +35,12 @@ type Price struct {
 	CompletionPerM float64 `json:"Completion" yaml:"completion"`
 }
 
+// Cost is the price of prompt and completion tokens in USD: the one
+// formula of the dry run's estimate and of the report's cost columns.
+func (p Price) Cost(prompt, completion float64) float64 {
+	return (prompt*p.PromptPerM + completion*p.CompletionPerM) / 1e6
+}
+
 // RoleSummary is one role's usage totals and per-question means.
 type RoleSummary struct {
 	Role                                  string
@@ -51,10 +57,11 @@ type RoleSummary struct {
 	// TokensPerSecond is completion tokens per second of model-call
 	// latency (the client-observed generation rate); 0 without latency.
 	TokensPerSecond float64
-	// CostPerQ is the mean cost per question in USD; Priced says whether a
-	// price was found (for the total: for every role).
-	CostPerQ float64
-	Priced   bool
+	// CostPerQ is the mean cost per question in USD, Cost the cost of
+	// every question summarized (Price.Cost); Priced says whether a price
+	// was found (for the total: for every role).
+	CostPerQ, Cost float64
+	Priced         bool
 }
 
 // UsageSummary is usage by role over a set of questions, plus the total.
@@ -106,7 +113,8 @@ func SummarizeUsage(perQuestion []map[string]Usage, prices map[string]Price, mod
 		}
 		r.Priced = ok
 		if ok {
-			r.CostPerQ = (float64(r.PromptTokens)*price.PromptPerM + float64(r.CompletionTokens)*price.CompletionPerM) / 1e6 / nq
+			r.Cost = price.Cost(float64(r.PromptTokens), float64(r.CompletionTokens))
+			r.CostPerQ = r.Cost / nq
 		} else {
 			s.Warnings = append(s.Warnings, fmt.Errorf("metrics: usage: no price for role %q (model %q); its cost is left out", r.Role, models[r.Role]))
 			s.Total.Priced = false
@@ -119,6 +127,7 @@ func SummarizeUsage(perQuestion []map[string]Usage, prices map[string]Price, mod
 		s.Total.Samples += r.Samples
 		s.Total.Cut += r.Cut
 		s.Total.CostPerQ += r.CostPerQ
+		s.Total.Cost += r.Cost
 	}
 	slices.SortFunc(s.Roles, func(x, y RoleSummary) int { return cmp.Compare(x.Role, y.Role) })
 	slices.SortFunc(s.Warnings, func(x, y error) int { return cmp.Compare(x.Error(), y.Error()) })

@@ -7,9 +7,7 @@ import (
 	"strings"
 
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/stats"
@@ -382,6 +380,7 @@ func pairwiseFigures(c *corpus, cs *comparisons, opt Options) ([]*Figure, error)
 		data.addPoint([]Cell{text(base.row)}, base, nil, true)
 		var d xyErr
 		var names, differ []string
+		var drawn []*system
 		for _, s := range members[1:] {
 			sc := cs.of[s]
 			if sc == nil || sc.Comparison == nil {
@@ -391,7 +390,7 @@ func pairwiseFigures(c *corpus, cs *comparisons, opt Options) ([]*Figure, error)
 			data.addPoint([]Cell{text(s.row)}, s, cmp, false)
 			d.XYs = append(d.XYs, plotter.XY{X: float64(len(names)), Y: 100 * cmp.Delta})
 			d.YErrors = append(d.YErrors, struct{ Low, High float64 }{100 * (cmp.Delta - cmp.CI.Lo), 100 * (cmp.CI.Hi - cmp.Delta)})
-			names = append(names, s.row)
+			names, drawn = append(names, s.row), append(drawn, s)
 			if cmp.Significant() {
 				differ = append(differ, s.row)
 			}
@@ -400,20 +399,27 @@ func pairwiseFigures(c *corpus, cs *comparisons, opt Options) ([]*Figure, error)
 			continue
 		}
 		fig := &Figure{ID: slugID("pairwise-delta", f.Benchmark),
-			Title: c.caption(fmt.Sprintf("EX difference against %s on %s (points, %s paired bootstrap CI)", base.row, f.Benchmark, levelPct(opt.Level))),
+			Title: c.caption(fmt.Sprintf("EX difference against %s on %s (points)", base.row, f.Benchmark)),
 			width: vg.Length(math.Max(6, 1.5+0.7*float64(len(names)))) * vg.Inch, height: 4.5 * vg.Inch}
-		p := newPlot(fig.Title, "", "Δ EX (points)")
-		sc, err := plotter.NewScatter(d.XYs)
-		if err != nil {
-			return nil, fmt.Errorf("reports: %s: %w", fig.ID, err)
+		p := newPlot("", "Δ EX (points)")
+		p.Add(newHLine(0))
+		// Each system in its own colour and marker (reportStyles).
+		for i, s := range drawn {
+			st := c.styleOf(s)
+			one := xyErr{XYs: d.XYs[i : i+1], YErrors: d.YErrors[i : i+1]}
+			sc, err := plotter.NewScatter(one)
+			if err != nil {
+				return nil, fmt.Errorf("reports: %s: %w", fig.ID, err)
+			}
+			sc.GlyphStyle = st.glyph(vg.Points(3.5))
+			eb, err := plotter.NewYErrorBars(one)
+			if err != nil {
+				return nil, fmt.Errorf("reports: %s: %w", fig.ID, err)
+			}
+			eb.Color = st.Color
+			p.Add(eb, sc)
+			fig.drew(s.name, sc.GlyphStyle.Color, sc.GlyphStyle.Shape)
 		}
-		sc.Color, sc.Shape = plotutil.Color(0), draw.CircleGlyph{}
-		eb, err := plotter.NewYErrorBars(d)
-		if err != nil {
-			return nil, fmt.Errorf("reports: %s: %w", fig.ID, err)
-		}
-		eb.Color = plotutil.Color(0)
-		p.Add(newHLine(0), eb, sc)
 		p.NominalX(names...)
 		if len(names) > 3 {
 			p.X.Tick.Label.Rotation = math.Pi / 6
@@ -423,10 +429,10 @@ func pairwiseFigures(c *corpus, cs *comparisons, opt Options) ([]*Figure, error)
 		if len(differ) > 0 {
 			found = strings.Join(differ, ", ")
 		}
-		fig.footer = []string{fmt.Sprintf("Differs from %s after Holm over the %d comparisons (%s, alpha = %g): %s.",
-			base.row, len(names), testName(multi), roundTo(1-opt.Level, 6), found)}
-		fig.Note = fig.footer[0]
-		fig.height += 13
+		fig.N = fmt.Sprintf("n = %d questions (paired)", len(base.seeds[0].done))
+		fig.CI = fmt.Sprintf("%s paired bootstrap CI of the difference", levelPct(opt.Level))
+		fig.Note = fmt.Sprintf("Differs from %s after Holm over the %d comparisons (%s, alpha = %g): %s.",
+			base.row, len(names), testName(multi), roundTo(1-opt.Level, 6), found)
 		fig.plot = p
 		fig.Data = data.table(fig.ID, fig.Title)
 		out = append(out, fig)

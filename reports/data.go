@@ -98,6 +98,8 @@ type system struct {
 	backbone string
 	// entry identifies the runner entry (run index and entry index).
 	entry string
+	// run is the index of the system's run among those given to Build.
+	run   int
 	bench string
 	// trial is the system's first trial: the configuration its seeds
 	// share (runner, parameters, roles, models).
@@ -209,6 +211,10 @@ type corpus struct {
 	benches  []string
 	warnings []string
 	hasTypes map[string]bool // benchmark -> some question has reasoning types
+	// runNames name the runs, in the order given (the title's parts).
+	runNames []string
+	// styles are the systems' colours and markers (reportStyles), by name.
+	styles map[string]sysStyle
 }
 
 func load(runs []*bench.RunData, opt Options) (*corpus, error) {
@@ -238,6 +244,7 @@ func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 		}
 	}
 	c.title = strings.Join(names, " + ")
+	c.runNames = names
 	c.note = bench.TitleNote(runs...)
 	labelCache := map[string]map[string]QuestionLabels{}
 	labelErr := map[string]bool{}
@@ -259,7 +266,7 @@ func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 		}
 		for _, sys := range bench.Systems(r.Trials) {
 			t := &r.Trials[sys.Trials[0]]
-			s := &system{trial: t, bench: sys.Benchmark, entry: fmt.Sprintf("%d/%d", ri, t.Entry), outcomes: stats.Replicates{}}
+			s := &system{trial: t, bench: sys.Benchmark, entry: fmt.Sprintf("%d/%d", ri, t.Entry), run: ri, outcomes: stats.Replicates{}}
 			s.name = sys.Label
 			if labelCount[t.Label] > 1 && len(runs) > 1 {
 				s.name = names[ri] + ": " + sys.Label
@@ -343,6 +350,11 @@ func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 			c.systems = append(c.systems, s)
 		}
 	}
+	var order []string
+	for _, s := range c.systems {
+		order = append(order, s.name)
+	}
+	c.styles = reportStyles(order)
 	return c, nil
 }
 

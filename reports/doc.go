@@ -25,28 +25,36 @@
 //     the comparisons bench.PlanFamilies plans and stats.CompareFamily
 //     computes, as compare, the run summary and the viewer print them;
 //   - efficiency (calls, generated tokens, tokens/s per role, latency
-//     min/median/mean/max/CV, cost per question) and, when traces count
+//     min/median/mean/max/CV, cost per question and per trial, each run's
+//     total cost; metrics.Price.Cost) and, when traces count
 //     "turns", accuracy and average turns by difficulty (ReAct-SQL Table 6);
-//   - plots (gonum/plot, PNG and SVG): each system's difference from the
+//   - plots (gonum/plot; PNG at 300 dpi, SVG and one-page vector PDF,
+//     without titles: Figure.Caption holds the title, n, the intervals and
+//     the notes, written to plots/captions.md and, as LaTeX \caption
+//     lines, plots/captions.tex): each system's difference from the
 //     pairwise baseline with its interval (pairwise-delta-...); EX against
 //     a swept parameter per backbone with Wilson bars and the paper's
-//     default marked (Options.PaperDefaults), the points that differ from
-//     it named under the plot; EX over an alpha/beta/gamma simplex grid
-//     with the default point boxed and the tests of every point against it
-//     (Holm-adjusted; Options.Baseline picks another point); the plots
-//     that show comparisons write their numbers beside them
-//     (plots/<id>.csv);
-//     difficulty x reasoning-type heat maps with n in every cell, a grey
-//     for cells without questions and a colour bar (at most maxHeatmaps,
-//     with a note saying how many were left out); accuracy with Wilson
-//     bars against cost and against median latency with the Pareto
-//     frontier, on a log axis when the values span more than two orders
-//     of magnitude; and validation trigger rates (trace counters
-//     "validation.*", SteinerSQL Figure 3). EX and percentage axes stay
-//     within [0, 100] with integer tick labels; legends sit inside the
-//     frame, in the corner with the least data (room is made above the
-//     data, or below it when the data reach 100); Pareto point labels are
-//     placed apart from each other and inside the frame.
+//     default marked (Options.PaperDefaults); EX over an alpha/beta/gamma
+//     simplex grid with the default point boxed and the tests of every
+//     point against it (Holm-adjusted; Options.Baseline picks another
+//     point), its colour bar spanning the range of the data, printed on
+//     the bar; the plots that show comparisons write their numbers beside
+//     them (plots/<id>.csv); difficulty x reasoning-type heat maps of
+//     every system, heatmapPanelRows rows of panels per figure with n in
+//     every cell, a grey for cells without questions and one colour bar,
+//     paged (-p1, -p2, ...) with a note when the systems do not fit one
+//     figure; accuracy with Wilson bars against cost and against median
+//     latency with the Pareto frontier, on a log axis when the values span
+//     more than two orders of magnitude, each point named by a label
+//     placed apart from the others and inside the frame, or, when the
+//     labels cannot all be placed so, by a legend beside the plot; and
+//     validation trigger rates grouped by level (L1 execution, L2
+//     structure, L3 semantics, as docs/METHODS.md defines them; trace
+//     counters "validation.*", SteinerSQL Figure 3). A system has one
+//     colour (Okabe-Ito, colour-blind safe) and marker in every plot of a
+//     report (reportStyles). EX and percentage axes stay within [0, 100]
+//     with integer tick labels; legends sit inside the frame, in the
+//     corner with the least data.
 //
 // Files are named after what they show, from the benchmark, runner and
 // parameters: tables/ex-by-system, ex-by-difficulty-<benchmark>,
@@ -56,7 +64,7 @@
 // keyword-precision-recall-<benchmark> (IESR Table 4), parse-failures,
 // sweep-<params>-<runner>-<benchmark>, ex-by-seed; plots/
 // pairwise-delta-<benchmark>, ex-vs-<param>-<runner>-<benchmark>, ex-over-<x>-<y>-<runner>-<benchmark>,
-// ex-by-difficulty-and-type-<system>-<benchmark>, pareto-ex-vs-cost (or
+// ex-by-difficulty-and-type-<benchmark>[-p<page>], pareto-ex-vs-cost (or
 // -gen-tokens), pareto-ex-vs-latency, validation-rates. A name that would
 // repeat gets "-2", "-3", ... in plan order.
 //
@@ -66,9 +74,10 @@
 // of a column in bold) and CSV. A difference that is not significant after
 // Holm adjustment is marked "~" (LaTeX: a dagger). A run of the sim
 // backend is titled "(simulated model)" in the report title, every caption
-// and every plot title.
+// and every plot caption (bench.TitleNote).
 //
 // Output is deterministic: keys are sorted, bootstrap sources are seeded
 // from Options.Seed and the systems' names (stats.PairRand), and nothing records the time, so the same run
-// directories give byte-identical files (PNG and SVG included).
+// directories give byte-identical files (PNG, SVG and PDF included: the
+// PDF's dates are fixed).
 package reports

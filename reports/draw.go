@@ -15,7 +15,7 @@ import (
 )
 
 // This file holds the drawing pieces gonum/plot lacks: a figure of a plot
-// with a colour bar and footnotes, a legend boxed inside the data area,
+// with a colour bar, a legend boxed inside the data area,
 // heat-map cells that show their n and tell empty cells apart, a
 // sequential colour map and dashed reference lines (refLine).
 
@@ -24,7 +24,6 @@ import (
 const (
 	marginRight = 10 // points
 	marginTop   = 3
-	footerSize  = 9 // font size of footnotes, points
 	barWidth    = 0.85 * vg.Inch
 )
 
@@ -34,29 +33,42 @@ func textStyle(size float64, c color.Color) plottext.Style {
 		XAlign: draw.XCenter, YAlign: draw.YCenter}
 }
 
-// draw lays the figure out on c: footnotes at the bottom, the colour bar
-// (when set) on the right at the height of the plot's data area, the plot
-// in the rest.
+// draw lays the figure out on c: the colour bar (when set) on the right
+// at the height of the plot's data area, the plot in the rest. Titles and
+// notes are the caption's (Figure.Caption), not the image's.
 func (f *Figure) draw(c draw.Canvas) {
 	c = draw.Crop(c, 0, -marginRight, 0, -marginTop)
-	if len(f.footer) > 0 {
-		sty := textStyle(footerSize, color.Black)
-		sty.XAlign, sty.YAlign = draw.XLeft, draw.YBottom
-		line := sty.Height("Xg") * 1.15
-		y := c.Min.Y + 4
-		for i := len(f.footer) - 1; i >= 0; i-- {
-			c.FillText(sty, vg.Point{X: c.Min.X + 6, Y: y}, f.footer[i])
-			y += line
-		}
-		c = draw.Crop(c, 0, 0, y-c.Min.Y+4, 0)
-	}
 	main := c
 	if f.bar != nil {
 		main = draw.Crop(c, 0, -barWidth, 0, 0)
-		data := f.plot.DataCanvas(main)
 		bc := c
-		bc.Min.X, bc.Min.Y, bc.Max.Y = main.Max.X+6, data.Min.Y, data.Max.Y
+		bc.Min.X = main.Max.X + 6
+		if f.plot != nil {
+			data := f.plot.DataCanvas(main)
+			bc.Min.Y, bc.Max.Y = data.Min.Y, data.Max.Y
+		} else {
+			// Panels: the bar spans the middle of the figure, at most
+			// 3 inches high.
+			mid, half := (c.Min.Y+c.Max.Y)/2, min(1.5*vg.Inch, (c.Max.Y-c.Min.Y)/2-20)
+			bc.Min.Y, bc.Max.Y = mid-half, mid+half
+		}
 		f.bar.Draw(bc)
+	}
+	if f.side != nil {
+		main = draw.Crop(main, 0, -f.sideWidth, 0, 0)
+		data := f.plot.DataCanvas(main)
+		sc := c
+		sc.Min.X, sc.Min.Y, sc.Max.Y = main.Max.X+8, data.Min.Y, data.Max.Y
+		f.side.Draw(sc)
+	}
+	if len(f.panels) > 0 {
+		cols := max(1, f.cols)
+		rows := (len(f.panels) + cols - 1) / cols
+		tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: 8, PadY: 8}
+		for i, p := range f.panels {
+			p.Draw(tiles.At(main, i%cols, i/cols))
+		}
+		return
 	}
 	f.plot.Draw(main)
 }
@@ -342,13 +354,41 @@ func (h *heatCells) DataRange() (xmin, xmax, ymin, ymax float64) {
 // percentage), labelled label.
 func colourBar(cmap palette.ColorMap, label string) *plot.Plot {
 	p := plot.New()
-	p.Add(&plotter.ColorBar{ColorMap: cmap, Vertical: true})
+	p.Add(colourStrip{cmap})
 	p.HideX()
 	p.Y.Label.Text = label
 	p.Y.Tick.Marker = pctTicks{}
 	p.Y.Tick.Label.Font.Size = vg.Points(9)
 	p.Y.Label.TextStyle.Font.Size = vg.Points(10)
 	return p
+}
+
+// colourStrip draws a colour map's range as 128 filled bands, so that a
+// colour bar stays vector in PDF and SVG (gonum's ColorBar draws an
+// image).
+type colourStrip struct{ cmap palette.ColorMap }
+
+// Plot implements plot.Plotter.
+func (s colourStrip) Plot(c draw.Canvas, p *plot.Plot) {
+	const bands = 128
+	trX, trY := p.Transforms(&c)
+	lo, hi := s.cmap.Min(), s.cmap.Max()
+	for i := range bands {
+		v0 := lo + (hi-lo)*float64(i)/bands
+		v1 := lo + (hi-lo)*float64(i+1)/bands
+		col, err := s.cmap.At((v0 + v1) / 2)
+		if err != nil {
+			continue
+		}
+		r := vg.Rectangle{Min: vg.Point{X: trX(0), Y: trY(v0)}, Max: vg.Point{X: trX(1), Y: trY(v1) + 0.3}}
+		c.SetColor(col)
+		c.Fill(r.Path())
+	}
+}
+
+// DataRange implements plot.DataRanger.
+func (s colourStrip) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return 0, 1, s.cmap.Min(), s.cmap.Max()
 }
 
 // logWorthy reports whether values spanning [lo, hi] call for a log axis:
@@ -372,10 +412,19 @@ func setLogX(p *plot.Plot, lo, hi, frac float64) {
 // or up to two lines further away) that stays inside the data area and
 // clears the labels placed before it, else the place that overlaps least. Points on the right half of the X
 // axis try the left first, so that their labels stay inside the frame.
+//
+// collide records whether, in the last Plot, some label could not be
+// placed clear of the others and inside the frame; a figure then hides
+// the labels (hidden) and names the points in a legend beside the frame
+// instead (paretoFigures). legend, when set, is drawn inside the frame in
+// either case.
 type pointLabels struct {
-	pts   []plotter.XY
-	names []string
-	right []bool // try the right of the point first
+	pts     []plotter.XY
+	names   []string
+	right   []bool // try the right of the point first
+	legend  *insetLegend
+	hidden  bool
+	collide bool
 }
 
 // Plot implements plot.Plotter.
@@ -385,6 +434,7 @@ func (l *pointLabels) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
 	const dx, dy = 4, 3
 	var placed []vg.Rectangle
+	clear := true
 	for i, pt := range l.pts {
 		x, y := trX(pt.X), trY(pt.Y)
 		w, h := sty.Width(l.names[i]), sty.Height(l.names[i])
@@ -423,8 +473,36 @@ func (l *pointLabels) Plot(c draw.Canvas, p *plot.Plot) {
 			}
 		}
 		placed = append(placed, best)
-		c.FillText(sty, best.Min, l.names[i])
+		clear = clear && bestCost <= 0
 	}
+	l.collide = !clear
+	if !l.hidden {
+		for i, r := range placed {
+			c.FillText(sty, r.Min, l.names[i])
+		}
+	}
+	if l.legend != nil {
+		l.legend.Plot(c, p)
+	}
+}
+
+// sideLegend returns a legend of items for the right of a figure, icons
+// on the left, and the width it takes: 10-point text, 8-point beyond 14
+// entries.
+func sideLegend(items []legendItem) (*plot.Legend, vg.Length) {
+	lg := plot.NewLegend()
+	lg.Top, lg.Left = true, true
+	lg.TextStyle.Font.Size = vg.Points(10)
+	if len(items) > 14 {
+		lg.TextStyle.Font.Size = vg.Points(8)
+	}
+	lg.Padding = 2
+	var w vg.Length
+	for _, it := range items {
+		lg.Add(it.name, it.thumbs...)
+		w = max(w, lg.TextStyle.Rectangle(it.name).Max.X)
+	}
+	return &lg, w + lg.ThumbnailWidth + lg.TextStyle.Rectangle(" ").Max.X + 12
 }
 
 // overlapArea is the area two rectangles share.

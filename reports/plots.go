@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"image/color"
 	"maps"
 	"math"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -17,6 +19,9 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/recorder"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgpdf"
 
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/runners"
@@ -26,28 +31,69 @@ import (
 type Figure struct {
 	// ID is the file stem (e.g. "sweep-1").
 	ID string
-	// Title is the plot title; it says "(simulated model)" for sim runs.
+	// Title is the figure's title, for its caption (the image holds
+	// none); it says "(simulated model)" for sim runs.
 	Title string
 	// Note, when set, says what the figure marks or leaves out; report.md
 	// prints it under the plot (the figure carries it as footnotes too).
 	Note string
+	// N says how many questions the figure's numbers count ("n = 20
+	// questions per system"); CI names the intervals it draws ("95%
+	// Wilson CI"); both go into the caption.
+	N, CI string
+	// drawn are the colours and markers the figure drew each system in,
+	// by name (Figure.drew).
+	drawn map[string]drawnStyle
 	// Data, when set, holds the numbers the figure draws; WriteFiles
 	// writes it as plots/<ID>.csv beside the plot.
 	Data *Table
 	plot *plot.Plot
-	// bar is the colour bar drawn right of a heat map; footer are lines of
-	// text under the plot.
-	bar           *plot.Plot
-	footer        []string
+	// bar is the colour bar drawn right of a heat map.
+	bar *plot.Plot
+	// panels, when set, are drawn instead of plot: a grid of cols
+	// panels per row (the heat maps of several systems).
+	panels []*plot.Plot
+	cols   int
+	// side, when set, is a legend right of the plot, sideWidth wide.
+	side          *plot.Legend
+	sideWidth     vg.Length
 	width, height vg.Length
 }
 
-// Render returns the figure encoded as format ("png" or "svg").
+// pngDPI is the resolution of the PNG files: print resolution, so that a
+// paper can take them as they are.
+const pngDPI = 300
+
+// Render returns the figure encoded as format: "png" (pngDPI dots per
+// inch), "svg" or "pdf" (vector, one page). The image holds no title; the
+// caption (Caption) carries it.
 func (f *Figure) Render(format string) ([]byte, error) {
-	c, err := draw.NewFormattedCanvas(f.width, f.height, format)
-	if err != nil {
+	var c vg.CanvasWriterTo
+	switch format {
+	case "png":
+		return f.renderPNG(pngDPI)
+	case "pdf":
+		c = vgpdf.New(f.width, f.height)
+	default:
+		var err error
+		if c, err = draw.NewFormattedCanvas(f.width, f.height, format); err != nil {
+			return nil, fmt.Errorf("reports: plot %s: %w", f.ID, err)
+		}
+	}
+	f.draw(draw.New(c))
+	var b bytes.Buffer
+	if _, err := c.WriteTo(&b); err != nil {
 		return nil, fmt.Errorf("reports: plot %s: %w", f.ID, err)
 	}
+	if format == "pdf" {
+		return pdfDates.ReplaceAll(b.Bytes(), []byte("/$1 (D:20000101000000)")), nil
+	}
+	return b.Bytes(), nil
+}
+
+// renderPNG returns the figure as a PNG of dpi dots per inch.
+func (f *Figure) renderPNG(dpi int) ([]byte, error) {
+	c := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(f.width, f.height), vgimg.UseDPI(dpi))}
 	f.draw(draw.New(c))
 	var b bytes.Buffer
 	if _, err := c.WriteTo(&b); err != nil {
@@ -56,9 +102,37 @@ func (f *Figure) Render(format string) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-func newPlot(title, x, y string) *plot.Plot {
+// pdfDates matches the creation and modification dates the PDF writer
+// stamps from the clock; Render fixes them (same length, so the file's
+// cross-reference offsets hold) so that the same runs give the same bytes.
+var pdfDates = regexp.MustCompile(`/(CreationDate|ModDate) \(D:[0-9]{14}\)`)
+
+// Caption is the figure's caption: its title (with the simulated-model
+// note of bench.TitleNote where it applies), the number of questions and
+// the interval method, for captions.md and captions.tex.
+func (f *Figure) Caption() string {
+	out := f.Title
+	var more []string
+	if f.N != "" {
+		more = append(more, f.N)
+	}
+	if f.CI != "" {
+		more = append(more, "intervals: "+f.CI)
+	}
+	if len(more) > 0 {
+		out += ". " + strings.Join(more, "; ")
+	}
+	if !strings.HasSuffix(out, ".") {
+		out += "."
+	}
+	if f.Note != "" {
+		out += " " + f.Note
+	}
+	return out
+}
+
+func newPlot(x, y string) *plot.Plot {
 	p := plot.New()
-	p.Title.Text = title
 	p.X.Label.Text = x
 	p.Y.Label.Text = y
 	p.Add(plotter.NewGrid())
@@ -83,8 +157,8 @@ func legendFrac(p *plot.Plot, rows int, h vg.Length) float64 {
 	if rows == 0 {
 		return 0
 	}
-	// The legend takes rows lines of its text height; the title, the X
-	// axis and its label take about 1.1 inch of h.
+	// The legend takes rows lines of its text height; the X axis, its
+	// label and the margins take about 1.1 inch of h.
 	need := float64(rows)*p.Legend.TextStyle.Height("Xg").Points()*1.15 + 6
 	avail := (h - 1.1*vg.Inch).Points()
 	return math.Min(0.6, need/avail)
@@ -290,9 +364,9 @@ func sweepFigures(c *corpus, cs *comparisons, opt Options) ([]*Figure, error) {
 			all = append(all, pts...)
 		}
 		multi := seeded(all)
-		p := newPlot(f.Title, param, fmt.Sprintf("EX (%%, %s %s)", levelPct(opt.Level), intervalName(multi)))
+		p := newPlot(param, fmt.Sprintf("EX (%%, %s %s)", levelPct(opt.Level), intervalName(multi)))
 		data := figureData(opt, []string{"Series", param, "EX", "EX CI low", "EX CI high"}, multi)
-		var testLines []string
+		var testLines, notes []string
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, pts := range g {
 			for _, s := range pts {
@@ -343,13 +417,14 @@ func sweepFigures(c *corpus, cs *comparisons, opt Options) ([]*Figure, error) {
 			if err != nil {
 				return nil, fmt.Errorf("reports: %s: %w", f.ID, err)
 			}
-			l.Color, sc.Color, sc.Shape = plotutil.Color(i), plotutil.Color(i), plotutil.Shape(i)
+			st := seriesStyle(i)
+			l.Color, sc.GlyphStyle = st.Color, st.glyph(vg.Points(3))
 			l.Dashes = plotutil.Dashes(i)
 			eb, err := plotter.NewYErrorBars(d)
 			if err != nil {
 				return nil, fmt.Errorf("reports: %s: %w", f.ID, err)
 			}
-			eb.Color = plotutil.Color(i)
+			eb.Color = st.Color
 			p.Add(l, sc, eb)
 			leg.add(seriesName, l, sc)
 			if base != nil {
@@ -370,7 +445,7 @@ func sweepFigures(c *corpus, cs *comparisons, opt Options) ([]*Figure, error) {
 		if hasDef && (def < lo || def > hi) {
 			// A line outside the swept range would squeeze the data into
 			// part of the axis; say where the default is instead.
-			f.footer = []string{fmt.Sprintf("The paper's default %s = %s lies outside the swept range.", param, strconv.FormatFloat(def, 'f', -1, 64))}
+			notes = []string{fmt.Sprintf("The paper's default %s = %s lies outside the swept range.", param, strconv.FormatFloat(def, 'f', -1, 64))}
 		} else if hasDef {
 			vl := newVLine(def)
 			p.Add(vl)
@@ -385,11 +460,14 @@ func sweepFigures(c *corpus, cs *comparisons, opt Options) ([]*Figure, error) {
 			padX(p, 0.05, 0.05)
 			p.X.Tick.Marker = trimTicks{}
 		}
-		f.footer = append(f.footer, testLines...)
-		if len(f.footer) > 0 {
-			f.Note = strings.Join(f.footer, " ")
-			f.height += vg.Length(13 * len(f.footer))
+		notes = append(notes, testLines...)
+		f.Note = strings.Join(notes, " ")
+		qs := map[int]bool{}
+		for _, s := range all {
+			qs[len(s.done)/max(1, len(s.seeds))] = true
 		}
+		f.N = questionsNote(qs, "point")
+		f.CI = levelPct(opt.Level) + " " + intervalName(multi)
 		p.Add(leg)
 		// Room above (or below) the data for the legend, so that a corner
 		// is free.
@@ -448,18 +526,47 @@ func gridDefault(ss []*system, params []string, opt Options) *system {
 }
 
 // heatFigure builds a heat-map figure of cells over nominal axes, with a
-// colour bar for EX (%) on the right.
+// colour bar for EX (%) on the right that spans the range of the cells
+// with questions (dataRange), printed on the bar, so that close values
+// still look different.
 func heatFigure(f *Figure, xl, yl string, xnames, ynames []string, cells []heatCell, showN bool) {
 	p := plot.New()
-	p.Title.Text = f.Title
 	p.X.Label.Text, p.Y.Label.Text = xl, yl
-	cmap := newSeqMap(0, 100)
+	lo, hi := dataRange(cells)
+	cmap := newSeqMap(lo, hi)
 	p.Add(&heatCells{nx: len(xnames), ny: len(ynames), cells: cells, cmap: cmap, showN: showN})
 	p.NominalX(xnames...)
 	p.NominalY(ynames...)
 	f.plot = p
-	f.bar = colourBar(cmap, "EX (%)")
+	f.bar = colourBar(cmap, fmt.Sprintf("EX (%%), %s to %s", fmtFloat(lo, 1), fmtFloat(hi, 1)))
 	f.width += barWidth
+}
+
+// dataRange returns the lowest and highest value of the cells with
+// questions, at least one unit apart (a flat grid is centred in a
+// one-point range), within [0, 100]; [0, 100] when no cell has questions.
+func dataRange(cells []heatCell) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, c := range cells {
+		if c.n > 0 {
+			lo, hi = math.Min(lo, c.v), math.Max(hi, c.v)
+		}
+	}
+	if lo > hi {
+		return 0, 100
+	}
+	if hi-lo < 1 {
+		mid := (lo + hi) / 2
+		lo, hi = math.Max(0, mid-0.5), math.Min(100, mid+0.5)
+		if hi-lo < 1 {
+			if lo == 0 {
+				hi = 1
+			} else {
+				lo = 99
+			}
+		}
+	}
+	return lo, hi
 }
 
 // simplexFigures plots EX over an alpha/beta/gamma grid: three numeric
@@ -596,18 +703,18 @@ func simplexFigures(c *corpus, cs *comparisons, opt Options) ([]*Figure, error) 
 				}
 				foot = append(foot, fmt.Sprintf("%s (%s, Holm over the %d other points, alpha = %g); %s.", lead, testName(multi), len(tests), roundTo(1-opt.Level, 6), found))
 			}
-			if !showN {
-				for n := range ns {
-					foot = append(foot, fmt.Sprintf("n = %d questions per point.", n))
-				}
-			}
 			if empty > 0 {
 				foot = append(foot, "Grey (n=0): no finished question at the point.")
 			}
-			f.footer = foot
-			f.height += vg.Length(len(foot)) * 13
 			heatFigure(f, params[0], params[1], xn, yn, cells, showN)
 			f.Note = strings.Join(foot, " ")
+			qs := map[int]bool{}
+			for n := range ns {
+				if n > 0 {
+					qs[n] = true
+				}
+			}
+			f.N = questionsNote(qs, "point")
 			f.Data = data.table(f.ID, f.Title)
 			out = append(out, f)
 		}
@@ -615,18 +722,33 @@ func simplexFigures(c *corpus, cs *comparisons, opt Options) ([]*Figure, error) 
 	return out, nil
 }
 
-// maxHeatmaps bounds the difficulty x reasoning-type heat maps of one
-// report (one per system; a large grid run would otherwise draw hundreds).
-const maxHeatmaps = 16
+// heatmapPanelRows is how many rows of heat-map panels one figure holds;
+// a figure holds two columns of panels when a panel is narrow enough
+// (heatmapLayout). Systems beyond one figure go on further pages.
+const heatmapPanelRows = 3
 
-// breakdownFigures draws, per system, EX by difficulty (rows) and
-// reasoning type (columns), when the benchmark has both labels; each cell
-// shows its n, a cell without questions is grey. It draws at most
-// maxHeatmaps and returns a note saying how many it left out.
+// heatmapLayout returns the panels per row and per figure, and a panel's
+// width and height, for heat maps of types columns and levels rows.
+func heatmapLayout(types, levels int) (cols, perPage int, w, h vg.Length) {
+	w = vg.Length(math.Max(3, 1.2+0.6*float64(types))) * vg.Inch
+	h = vg.Length(1.7+0.45*float64(levels)) * vg.Inch
+	cols = 1
+	if w <= 4*vg.Inch {
+		cols = 2
+	}
+	return cols, cols * heatmapPanelRows, w, h
+}
+
+// breakdownFigures draws, per benchmark, EX by difficulty (rows) and
+// reasoning type (columns) for every system, when the benchmark has both
+// labels: one panel per system, each cell with its n, a cell without
+// questions grey, one colour bar (0 to 100) for all panels. The panels
+// fill figures of heatmapPanelRows rows; when the systems do not fit one
+// figure the figures are pages (-p1, -p2, ...), which the captions and a
+// note say.
 func breakdownFigures(c *corpus) ([]*Figure, []string) {
 	var out []*Figure
 	var notes []string
-	total := 0
 	for _, b := range c.benches {
 		if !c.hasTypes[b] {
 			continue
@@ -636,53 +758,95 @@ func breakdownFigures(c *corpus) ([]*Figure, []string) {
 		if len(levels) == 0 {
 			continue
 		}
+		types := map[string]bool{}
+		var drawn []*system
 		for _, s := range ss {
-			types := map[string]bool{}
+			found := false
 			for _, it := range s.done {
 				for _, ty := range s.labels[it.QuestionID].ReasoningTypes {
-					types[ty] = true
+					types[ty], found = true, true
 				}
 			}
-			tn := slices.Sorted(maps.Keys(types))
-			if len(tn) == 0 {
-				continue
+			if found {
+				drawn = append(drawn, s)
 			}
-			total++
-			if len(out) >= maxHeatmaps {
-				continue
+		}
+		if len(drawn) == 0 {
+			continue
+		}
+		tn := slices.Sorted(maps.Keys(types))
+		cols, perPage, pw, ph := heatmapLayout(len(tn), len(levels))
+		pages := (len(drawn) + perPage - 1) / perPage
+		for pg := 0; pg < pages; pg++ {
+			page := drawn[pg*perPage : min(len(drawn), (pg+1)*perPage)]
+			id := []string{"ex-by-difficulty-and-type", b}
+			title := fmt.Sprintf("EX (%%) by difficulty and reasoning type on %s", b)
+			if pages > 1 {
+				id = append(id, fmt.Sprintf("p%d", pg+1))
+				title += fmt.Sprintf(", page %d of %d (systems %d to %d of %d)", pg+1, pages, pg*perPage+1, pg*perPage+len(page), len(drawn))
 			}
-			var cells []heatCell
+			rows := (len(page) + cols - 1) / cols
+			f := &Figure{ID: slugID(id...), Title: c.caption(title), cols: min(cols, len(page)),
+				width: vg.Length(min(cols, len(page)))*pw + barWidth, height: vg.Length(rows) * ph}
 			empty := false
-			for ci, ty := range tn {
-				for ri, l := range levels {
-					acc, n := groupAcc(s, func(i int) bool {
-						id := s.done[i].QuestionID
-						return s.difficulty(id, &s.done[i]) == l && slices.Contains(s.labels[id].ReasoningTypes, ty)
-					})
-					// n counts questions: the items of every seed, over
-					// the seeds.
-					n /= len(s.seeds)
-					cells = append(cells, heatCell{c: ci, r: ri, v: 100 * acc, n: n})
-					empty = empty || n == 0
+			qs := map[int]bool{}
+			cmap := newSeqMap(0, 100)
+			for _, s := range page {
+				var cells []heatCell
+				for ci, ty := range tn {
+					for ri, l := range levels {
+						acc, n := groupAcc(s, func(i int) bool {
+							id := s.done[i].QuestionID
+							return s.difficulty(id, &s.done[i]) == l && slices.Contains(s.labels[id].ReasoningTypes, ty)
+						})
+						// n counts questions: the items of every seed, over
+						// the seeds.
+						n /= len(s.seeds)
+						cells = append(cells, heatCell{c: ci, r: ri, v: 100 * acc, n: n})
+						empty = empty || n == 0
+					}
 				}
+				qs[len(s.done)/max(1, len(s.seeds))] = true
+				p := plot.New()
+				p.Title.Text = s.row
+				p.Title.TextStyle.Font.Size = vg.Points(10)
+				p.X.Label.Text, p.Y.Label.Text = "reasoning type", "difficulty"
+				p.Add(&heatCells{nx: len(tn), ny: len(levels), cells: cells, cmap: cmap, showN: true})
+				p.NominalX(tn...)
+				p.NominalY(levels...)
+				p.X.Tick.Label.Rotation = math.Pi / 6
+				p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = -1, -0.5
+				f.panels = append(f.panels, p)
 			}
-			f := &Figure{ID: slugID("ex-by-difficulty-and-type", s.row, b), Title: c.caption(fmt.Sprintf("%s on %s: EX (%%) by difficulty and reasoning type", s.row, b)),
-				width: vg.Length(math.Max(6, 1.2+0.8*float64(len(tn)))) * vg.Inch, height: vg.Length(2+0.6*float64(len(levels))) * vg.Inch}
-			f.footer = []string{"n: questions in the cell; a question counts under each of its reasoning types."}
+			f.bar = colourBar(cmap, "EX (%)")
+			f.N = questionsNote(qs, "system")
+			f.Note = "n: questions in the cell; a question counts under each of its reasoning types."
 			if empty {
-				f.footer[0] += " Grey (n=0): no question."
+				f.Note += " Grey (n=0): no question."
 			}
-			f.height += 13
-			heatFigure(f, "reasoning type", "difficulty", tn, levels, cells, true)
-			f.plot.X.Tick.Label.Rotation = math.Pi / 4
-			f.plot.X.Tick.Label.XAlign, f.plot.X.Tick.Label.YAlign = -1, -0.5
 			out = append(out, f)
 		}
-	}
-	if total > len(out) {
-		notes = append(notes, fmt.Sprintf("Drew %d of %d difficulty x reasoning-type heat maps (the first %d systems in plan order; at most %d per report); the EX by reasoning type tables cover every system.", len(out), total, len(out), maxHeatmaps))
+		if pages > 1 {
+			notes = append(notes, fmt.Sprintf("The difficulty x reasoning-type heat maps of %s take %d figures (%d systems, at most %d per figure, in plan order).", b, pages, len(drawn), perPage))
+		}
 	}
 	return out, notes
+}
+
+// questionsNote says how many questions the systems of a figure count:
+// "n = 20 questions per system", or the range when they differ.
+func questionsNote(ns map[int]bool, per string) string {
+	if len(ns) == 0 {
+		return ""
+	}
+	lo, hi := math.MaxInt, 0
+	for n := range ns {
+		lo, hi = min(lo, n), max(hi, n)
+	}
+	if lo == hi {
+		return fmt.Sprintf("n = %d questions per %s", lo, per)
+	}
+	return fmt.Sprintf("n = %d to %d questions per %s", lo, hi, per)
 }
 
 // paretoFront returns the indices of the points not dominated by another
@@ -738,6 +902,8 @@ func paretoFigures(c *corpus, effs []efficiency, opt Options) ([]*Figure, error)
 		var xs, ys []float64
 		var names []string
 		var d xyErr
+		var drawnEffs []efficiency
+		qs := map[int]bool{}
 		for _, e := range effs {
 			x, ok := ax.x(e)
 			if !ok {
@@ -746,6 +912,8 @@ func paretoFigures(c *corpus, effs []efficiency, opt Options) ([]*Figure, error)
 			acc, _, _ := e.s.ex()
 			iv := e.s.acc.CI
 			xs, ys, names = append(xs, x), append(ys, 100*acc), append(names, e.s.name)
+			drawnEffs = append(drawnEffs, e)
+			qs[len(e.s.done)/max(1, len(e.s.seeds))] = true
 			d.XYs = append(d.XYs, plotter.XY{X: x, Y: 100 * acc})
 			d.YErrors = append(d.YErrors, struct{ Low, High float64 }{100 * (acc - iv.Lo), 100 * (iv.Hi - acc)})
 		}
@@ -764,18 +932,7 @@ func paretoFigures(c *corpus, effs []efficiency, opt Options) ([]*Figure, error)
 		for _, e := range effs {
 			all = append(all, e.s)
 		}
-		p := newPlot(f.Title, xl, fmt.Sprintf("EX (%%, %s %s)", levelPct(opt.Level), intervalName(seeded(all))))
-		sc, err := plotter.NewScatter(d.XYs)
-		if err != nil {
-			return nil, fmt.Errorf("reports: %s: %w", f.ID, err)
-		}
-		sc.Color = plotutil.Color(0)
-		sc.Shape = draw.CircleGlyph{}
-		eb, err := plotter.NewYErrorBars(d)
-		if err != nil {
-			return nil, fmt.Errorf("reports: %s: %w", f.ID, err)
-		}
-		eb.Color = plotutil.Color(0)
+		p := newPlot(xl, fmt.Sprintf("EX (%%, %s %s)", levelPct(opt.Level), intervalName(seeded(all))))
 		var front plotter.XYs
 		for _, i := range paretoFront(xs, ys) {
 			front = append(front, d.XYs[i])
@@ -784,9 +941,9 @@ func paretoFigures(c *corpus, effs []efficiency, opt Options) ([]*Figure, error)
 		if err != nil {
 			return nil, fmt.Errorf("reports: %s: %w", f.ID, err)
 		}
-		l.Color = plotutil.Color(1)
-		l.Dashes = plotutil.Dashes(1)
-		l.Width = vg.Points(1.5)
+		l.Color = color.Gray{Y: 110}
+		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		l.Width = vg.Points(1.2)
 		// norm places a value on the axis, in [0, 1], as the axis scales it.
 		norm := func(x float64) float64 {
 			if xhi == xlo {
@@ -820,7 +977,27 @@ func paretoFigures(c *corpus, effs []efficiency, opt Options) ([]*Figure, error)
 		for j, ns := range shared {
 			lnames[j] = sharedLabel(ns)
 		}
-		p.Add(l, eb, sc)
+		p.Add(l)
+		// Each system in its own colour and marker (reportStyles), its
+		// interval in the same colour.
+		var sysThumbs []legendItem
+		for i, e := range drawnEffs {
+			st := c.styleOf(e.s)
+			one := xyErr{XYs: d.XYs[i : i+1], YErrors: d.YErrors[i : i+1]}
+			sc, err := plotter.NewScatter(one)
+			if err != nil {
+				return nil, fmt.Errorf("reports: %s: %w", f.ID, err)
+			}
+			sc.GlyphStyle = st.glyph(vg.Points(3.5))
+			eb, err := plotter.NewYErrorBars(one)
+			if err != nil {
+				return nil, fmt.Errorf("reports: %s: %w", f.ID, err)
+			}
+			eb.Color = st.Color
+			p.Add(eb, sc)
+			f.drew(e.s.name, sc.GlyphStyle.Color, sc.GlyphStyle.Shape)
+			sysThumbs = append(sysThumbs, legendItem{e.s.name, []plot.Thumbnailer{sc}})
+		}
 		// Headroom for the labels of the best systems, up to 100.
 		pctAxis(p, 0.06, 0, f.height)
 		labels := &pointLabels{pts: lpts, names: lnames}
@@ -841,10 +1018,20 @@ func paretoFigures(c *corpus, effs []efficiency, opt Options) ([]*Figure, error)
 			padX(p, 0.05, 0.05)
 			p.X.Tick.Marker = trimTicks{}
 		}
-		leg.add(fmt.Sprintf("system (%s %s)", levelPct(opt.Level), intervalName(seeded(all))), sc)
 		leg.add("Pareto frontier", l)
-		p.Add(leg)
+		labels.legend = leg
+		f.N = questionsNote(qs, "system")
+		f.CI = levelPct(opt.Level) + " " + intervalName(seeded(all))
 		f.plot = p
+		// The labels name the points when they can all be placed apart
+		// and inside the frame (a trial layout on a recorder tells);
+		// else a legend beside the frame names every system's marker.
+		f.draw(draw.NewCanvas(new(recorder.Canvas), f.width, f.height))
+		if labels.collide {
+			labels.hidden = true
+			f.side, f.sideWidth = sideLegend(sysThumbs)
+			f.width += f.sideWidth
+		}
 		out = append(out, f)
 	}
 	return out, nil
@@ -875,9 +1062,35 @@ func sharedLabel(names []string) string {
 	return fmt.Sprintf("%s and %d more", names[0], len(names)-1)
 }
 
-// validationFigure draws the validation trigger rates as grouped bars:
-// one group per system, one bar per validation level, so that the legend
-// holds the few levels and the systems label the X axis.
+// validationLevels are the names of SteinerSQL's validation levels, as
+// docs/METHODS.md defines them (Stage 3 validation): L1 runs the query,
+// L2 checks its structure against the scaffold (tables, joins,
+// attributes), L3 its semantics (GROUP BY, aggregates, numeric
+// constraints).
+var validationLevels = map[string]string{
+	"l1": "L1 execution",
+	"l2": "L2 structure",
+	"l3": "L3 semantics",
+}
+
+// validationLevelsNote is the caption's account of the levels.
+const validationLevelsNote = "Levels (docs/METHODS.md, SteinerSQL's Stage 3 validation): L1 execution, the query runs; L2 structure, its tables and joins are the scaffold's and its attributes map to the question; L3 semantics, non-aggregated SELECT columns are grouped, aggregates match the decomposition and numeric constraints are present."
+
+// validationLevelName is the readable name of a validation counter
+// ("validation.l2" -> "L2 structure"); a counter without one keeps
+// its name without the prefix.
+func validationLevelName(counter string) string {
+	short := strings.TrimPrefix(counter, runners.ValidationPrefix)
+	if n, ok := validationLevels[short]; ok {
+		return n
+	}
+	return short
+}
+
+// validationFigure draws the validation trigger rates as a compact
+// grouped bar chart: one group per validation level, named as
+// docs/METHODS.md defines the levels, one bar per system in the system's
+// colour (reportStyles), the systems in the legend.
 func validationFigure(c *corpus) (*Figure, error) {
 	names, systems, rates := validationRates(c)
 	if len(systems) == 0 {
@@ -895,41 +1108,49 @@ func validationFigure(c *corpus) (*Figure, error) {
 	if len(levels) > 0 {
 		names = levels
 	}
-	width := vg.Length(math.Max(6, 1.5+0.7*float64(len(systems)))) * vg.Inch
-	f := &Figure{ID: "validation-rates", Title: c.caption("Validation trigger rates (% of questions)"), width: width, height: 4.5 * vg.Inch}
-	p := newPlot(f.Title, "", "questions (%)")
-	w := vg.Points(math.Max(4, 36/float64(len(names))))
+	// A group takes 0.8 of its unit; bars share it, at most 16 points each.
+	unit := vg.Length(math.Max(1.3, 0.22*float64(len(systems)))) * vg.Inch
+	w := min(vg.Points(16), 0.8*unit/vg.Length(len(systems)))
+	width := max(4.5*vg.Inch, 1.2*vg.Inch+unit*vg.Length(len(names)))
+	f := &Figure{ID: "validation-rates", Title: c.caption("Validation trigger rates (% of questions on which each level fired)"), width: width, height: 3.4 * vg.Inch}
+	p := newPlot("", "questions (%)")
 	leg := &insetLegend{}
-	for j, n := range names {
-		vals := make(plotter.Values, len(systems))
-		for i, s := range systems {
-			vals[i] = 100 * rates[s][n]
+	qs := map[int]bool{}
+	for i, s := range systems {
+		st := c.styleOf(s)
+		vals := make(plotter.Values, len(names))
+		for j, n := range names {
+			vals[j] = 100 * rates[s][n]
 		}
 		bc, err := plotter.NewBarChart(vals, w)
 		if err != nil {
 			return nil, fmt.Errorf("reports: %s: %w", f.ID, err)
 		}
-		bc.Color = plotutil.Color(j)
+		bc.Color = st.Color
 		bc.LineStyle.Width = 0
-		bc.Offset = w * vg.Length(float64(j)-float64(len(names)-1)/2)
+		bc.Offset = w * vg.Length(float64(i)-float64(len(systems)-1)/2)
 		p.Add(bc)
-		leg.add(strings.TrimPrefix(n, runners.ValidationPrefix), bc)
-		for i, v := range vals {
-			leg.avoidSegment(plotter.XY{X: float64(i), Y: 0}, plotter.XY{X: float64(i), Y: v}, false)
+		f.drew(s.name, bc.Color, nil)
+		leg.add(s.name, bc)
+		for j, v := range vals {
+			leg.avoidSegment(plotter.XY{X: float64(j), Y: 0}, plotter.XY{X: float64(j), Y: v}, false)
 		}
+		qs[len(s.done)/max(1, len(s.seeds))] = true
 	}
-	labels := make([]string, len(systems))
-	for i, s := range systems {
-		labels[i] = s.name
+	labels := make([]string, len(names))
+	for j, n := range names {
+		labels[j] = validationLevelName(n)
 	}
 	p.NominalX(labels...)
-	if len(systems) > 3 {
-		p.X.Tick.Label.Rotation = math.Pi / 6
-		p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = -1, -0.5
-	}
+	p.X.Tick.Label.Font.Size = vg.Points(9)
+	// The axis spans half a unit either side of the groups, so that no
+	// width is left empty.
+	p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5
 	p.Add(leg)
-	pctAxis(p, 0.04, len(names), f.height)
+	pctAxis(p, 0.04, len(systems), f.height)
 	f.plot = p
+	f.N = questionsNote(qs, "system")
+	f.Note = validationLevelsNote
 	return f, nil
 }
 

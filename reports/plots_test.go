@@ -355,9 +355,16 @@ func TestFixtureFiguresMarkDefaultsAndCaps(t *testing.T) {
 		!strings.Contains(simplex.Note, "McNemar, Holm over the 5 other points") {
 		t.Errorf("simplex note %q; want the default point boxed and 5 tests against it", simplex.Note)
 	}
-	// 17 systems (6 ablation, 3 sweep, react-dsl, steinersql, 6 grid) have heat maps; maxHeatmaps are drawn and a note says so.
-	if len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "Drew 16 of 17 difficulty x reasoning-type heat maps") {
-		t.Errorf("notes %q; want one saying 16 of 17 heat maps were drawn", r.Notes)
+	// 17 systems (6 ablation, 3 sweep, react-dsl, steinersql, 6 grid)
+	// have heat maps; they take three pages of six panels (two columns of
+	// heatmapPanelRows rows), which a note and the captions say.
+	if len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "heat maps of mini take 3 figures (17 systems, at most 6 per figure") {
+		t.Errorf("notes %q; want one saying the 17 heat maps take 3 figures", r.Notes)
+	}
+	for _, f := range r.Figures {
+		if strings.HasPrefix(f.ID, "ex-by-difficulty-and-type-mini-p3") && !strings.Contains(f.Caption(), "page 3 of 3 (systems 13 to 17 of 17)") {
+			t.Errorf("caption %q; want it to say page 3 of 3, systems 13 to 17", f.Caption())
+		}
 	}
 }
 

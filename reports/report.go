@@ -6,15 +6,22 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/t2sbench/t2sbench/bench"
 )
 
 // Formats are the output formats WriteFiles knows: table formats md, tex
-// and csv, plot formats png and svg.
-var Formats = []string{"md", "tex", "csv", "png", "svg"}
+// and csv, plot formats png (pngDPI), svg and pdf (vector).
+var Formats = []string{"md", "tex", "csv", "png", "svg", "pdf"}
+
+// plotFormats are the Formats that are plots, in the order report.md
+// links them (the first one requested is embedded).
+var plotFormats = []string{"png", "svg", "pdf"}
 
 // ParseFormats reads a comma-separated list of Formats ("md,tex,png");
 // "" means all of them.
@@ -195,8 +202,15 @@ func (r *Report) WriteTerminal(w io.Writer) error {
 // ReportFile is the name of the report index inside the output directory.
 const ReportFile = "report.md"
 
+// CaptionsFile is the stem of the figure captions inside the output
+// directory: plots/captions.md (Markdown) and plots/captions.tex (one
+// LaTeX \caption and \label per plot). A caption holds the figure's
+// title, its number of questions, its intervals and its notes.
+const CaptionsFile = "plots/captions"
+
 // WriteFiles writes the report into dir: tables/<id>.<fmt> for each table
-// format, plots/<id>.<fmt> for each plot format, and report.md, which
+// format, plots/<id>.<fmt> for each plot format, the captions of the plots
+// (CaptionsFile) and report.md, which
 // holds every table (Markdown) and links every file. It returns the paths
 // written, relative to dir, sorted as written.
 func (r *Report) WriteFiles(dir string, formats []string) ([]string, error) {
@@ -281,18 +295,19 @@ func (r *Report) WriteFiles(dir string, formats []string) ([]string, error) {
 			fmt.Fprintf(&md, "Note: %s\n\n", mdEscape(n))
 		}
 	}
-	for _, f := range r.Figures {
+	rendered, err := r.renderFigures(formats)
+	if err != nil {
+		return written, err
+	}
+	for fi, f := range r.Figures {
 		fmt.Fprintf(&md, "### %s\n\n", f.ID)
 		var links []string
 		embedded := false
-		for _, ft := range []string{"png", "svg"} {
+		for _, ft := range plotFormats {
 			if !slices.Contains(formats, ft) {
 				continue
 			}
-			data, err := f.Render(ft)
-			if err != nil {
-				return written, err
-			}
+			data := rendered[fi][ft]
 			rel := "plots/" + f.ID + "." + ft
 			if err := write(rel, data); err != nil {
 				return written, err
@@ -315,16 +330,30 @@ func (r *Report) WriteFiles(dir string, formats []string) ([]string, error) {
 			links = append(links, fmt.Sprintf("[data: csv](%s)", rel))
 		}
 		if !embedded {
-			fmt.Fprintf(&md, "%s (no plot format requested)\n\n", mdEscape(f.Title))
+			md.WriteString("(no plot format requested)\n\n")
 			if len(links) > 0 {
 				fmt.Fprintf(&md, "Files: %s\n\n", strings.Join(links, ", "))
 			}
 		} else {
 			fmt.Fprintf(&md, "Files: %s\n\n", strings.Join(links, ", "))
 		}
-		if f.Note != "" {
-			fmt.Fprintf(&md, "%s\n\n", mdEscape(f.Note))
+		fmt.Fprintf(&md, "%s\n\n", mdEscape(f.Caption()))
+	}
+	if len(r.Figures) > 0 {
+		var cm, ct bytes.Buffer
+		cm.WriteString("# Figure captions\n\n")
+		ct.WriteString("% Figure captions, one per plot: \\caption{...} and \\label{fig:<id>}.\n")
+		for _, f := range r.Figures {
+			fmt.Fprintf(&cm, "- **%s**: %s\n", f.ID, mdEscape(f.Caption()))
+			fmt.Fprintf(&ct, "%% plots/%s\n\\caption{%s}\n\\label{fig:%s}\n", f.ID, texEscape(f.Caption()), f.ID)
 		}
+		if err := write(CaptionsFile+".md", cm.Bytes()); err != nil {
+			return written, err
+		}
+		if err := write(CaptionsFile+".tex", ct.Bytes()); err != nil {
+			return written, err
+		}
+		fmt.Fprintf(&md, "Captions: [%s.md](%s.md), [%s.tex](%s.tex) (LaTeX `\\caption` lines).\n\n", CaptionsFile, CaptionsFile, CaptionsFile, CaptionsFile)
 	}
 	if len(r.Warnings) > 0 {
 		md.WriteString("## Warnings\n\n")
@@ -337,6 +366,33 @@ func (r *Report) WriteFiles(dir string, formats []string) ([]string, error) {
 		return written, err
 	}
 	return written, nil
+}
+
+// renderFigures renders every figure in each requested plot format, the
+// figures in parallel (one worker per CPU; a figure's formats one after
+// another, as drawing one figure is not safe for concurrent use), and
+// returns the bytes by figure index and format.
+func (r *Report) renderFigures(formats []string) ([]map[string][]byte, error) {
+	out := make([]map[string][]byte, len(r.Figures))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, f := range r.Figures {
+		out[i] = map[string][]byte{}
+		g.Go(func() error {
+			for _, ft := range plotFormats {
+				if !slices.Contains(formats, ft) {
+					continue
+				}
+				data, err := f.Render(ft)
+				if err != nil {
+					return err
+				}
+				out[i][ft] = data
+			}
+			return nil
+		})
+	}
+	return out, g.Wait()
 }
 
 // slugID joins parts into a file stem: lower case, every run of

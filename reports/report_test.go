@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot/vg"
 
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/golden"
@@ -100,36 +103,37 @@ func TestFiguresProducedAndNotBlank(t *testing.T) {
 		ids = append(ids, f.ID)
 	}
 	// The pairwise differences, one sweep (alphasql n_rollout), one
-	// simplex grid, a heat map per system (capped at maxHeatmaps of the
-	// fixture's 17 systems), two Pareto plots (not every model priced:
-	// generated tokens), validation rates.
-	want := []string{"pairwise-delta-mini", "ex-vs-n-rollout-alphasql-mini", "ex-over-alpha-beta-iesr-grid-mini"}
-	for _, sys := range []string{"iesr-reason-sima", "iesr-w-o-understanding-reason-sima", "iesr-w-o-validation-reason-sima",
-		"iesr-reason-simb", "iesr-w-o-understanding-reason-simb", "iesr-w-o-validation-reason-simb",
-		"alphasql-n-rollout-2", "alphasql-n-rollout-4", "alphasql-n-rollout-8", "react-dsl", "steinersql",
-		"iesr-grid-alpha-0-beta-0-gamma-1", "iesr-grid-alpha-0-beta-0.5-gamma-0.5", "iesr-grid-alpha-0-beta-1-gamma-0",
-		"iesr-grid-alpha-0.5-beta-0-gamma-0.5", "iesr-grid-alpha-0.5-beta-0.5-gamma-0"} {
-		want = append(want, "ex-by-difficulty-and-type-"+sys+"-mini")
-	}
-	if len(want)-3 != maxHeatmaps {
-		t.Fatalf("test lists %d heat maps; want maxHeatmaps = %d", len(want)-3, maxHeatmaps)
-	}
-	want = append(want, "pareto-ex-vs-gen-tokens", "pareto-ex-vs-latency", "validation-rates")
+	// simplex grid, the heat maps of the fixture's 17 systems in pages of
+	// heatmapPanelRows rows of two panels, two Pareto plots (not every
+	// model priced: generated tokens), validation rates.
+	want := []string{"pairwise-delta-mini", "ex-vs-n-rollout-alphasql-mini", "ex-over-alpha-beta-iesr-grid-mini",
+		"ex-by-difficulty-and-type-mini-p1", "ex-by-difficulty-and-type-mini-p2", "ex-by-difficulty-and-type-mini-p3",
+		"pareto-ex-vs-gen-tokens", "pareto-ex-vs-latency", "validation-rates"}
 	if strings.Join(ids, " ") != strings.Join(want, " ") {
 		t.Fatalf("figures = %v;\nwant %v", ids, want)
+	}
+	panels := 0
+	for _, f := range r.Figures {
+		panels += len(f.panels)
+	}
+	if panels != 17 {
+		t.Errorf("heat-map panels = %d; want 17 (every system of the fixture)", panels)
 	}
 	for _, f := range r.Figures {
 		if !strings.Contains(f.Title, "(simulated model)") {
 			t.Errorf("figure %s title %q does not say simulated model", f.ID, f.Title)
 		}
-		data, err := f.Render("png")
+		// The blank check at 72 dpi: a 300-dpi PNG costs 17 times the
+		// pixels and shows the same marks (TestPNGResolution checks the
+		// resolution).
+		data, err := f.renderPNG(72)
 		if err != nil {
 			t.Fatal(err)
 		}
 		w, h, colours, share := distinctShare(t, data)
-		// 6in x 4in or larger at gonum/plot's default 96 dpi.
-		if w < 500 || h < 300 {
-			t.Errorf("%s: %dx%d pixels; want at least 500x300", f.ID, w, h)
+		// 4.5in x 3in or larger at 72 dots per inch.
+		if w < 324 || h < 216 {
+			t.Errorf("%s: %dx%d pixels; want at least 324x216 (72 dpi)", f.ID, w, h)
 		}
 		// A blank image has one colour; a plot has axes, text and marks
 		// in several colours covering at least 1% of the canvas.
@@ -146,6 +150,43 @@ func TestFiguresProducedAndNotBlank(t *testing.T) {
 	}
 }
 
+// TestPNGResolution checks that a PNG is drawn at pngDPI (300) dots per
+// inch, its pixel size the figure's size in inches times 300, and that
+// two renderings give the same bytes.
+func TestPNGResolution(t *testing.T) {
+	r, _ := buildFixture(t, "sim")
+	var f *Figure
+	for _, g := range r.Figures {
+		if g.ID == "validation-rates" {
+			f = g
+		}
+	}
+	if f == nil {
+		t.Fatal("no validation-rates figure")
+	}
+	data, err := f.Render("png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := png.DecodeConfig(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantW, wantH := int(math.Ceil(float64(f.width/vg.Inch)*300)), int(math.Ceil(float64(f.height/vg.Inch)*300))
+	if abs(cfg.Width-wantW) > 1 || abs(cfg.Height-wantH) > 1 {
+		t.Errorf("png %dx%d pixels; want %dx%d (%.2fx%.2f in at 300 dpi)", cfg.Width, cfg.Height, wantW, wantH, float64(f.width/vg.Inch), float64(f.height/vg.Inch))
+	}
+	again, err := f.Render("png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(data, again) {
+		t.Error("two renderings of the png differ; want the same bytes")
+	}
+}
+
+func abs(x int) int { return max(x, -x) }
+
 func TestParetoFront(t *testing.T) {
 	// Points (cost, EX): B dominates A (cheaper and better); C is more
 	// expensive and better than B; D is dominated by C.
@@ -160,7 +201,10 @@ func TestParetoFront(t *testing.T) {
 
 func TestWriteFilesDeterministic(t *testing.T) {
 	r, _ := buildFixture(t, "sim")
-	formats, err := ParseFormats("")
+	// Every format but the 300-dpi PNGs, which TestPNGResolution renders
+	// twice for one figure: they are drawn by the same code as the SVGs
+	// and cost most of the time.
+	formats, err := ParseFormats("md,tex,csv,svg,pdf")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -474,13 +474,20 @@ func efficiencyTables(c *corpus, effs []efficiency) []*Table {
 	if len(effs) == 0 {
 		return nil
 	}
-	t := &Table{ID: "efficiency", Caption: c.caption("Efficiency per question: model calls, tokens, wall-clock latency (s) and cost (USD)")}
+	t := &Table{ID: "efficiency", Caption: c.caption("Efficiency per question: model calls, tokens, wall-clock latency (s) and cost (USD), with the cost of a trial")}
 	t.Columns = []Column{{Name: "System"}, {Name: "EX", Numeric: true, Better: Higher}, {Name: "calls/q", Numeric: true, Better: Lower},
 		{Name: "samples/q", Numeric: true}, {Name: "prompt tok/q", Numeric: true, Better: Lower}, {Name: "gen tok/q", Numeric: true, Better: Lower},
 		{Name: "lat min", Numeric: true, Better: Lower}, {Name: "lat median", Numeric: true, Better: Lower},
 		{Name: "lat mean", Numeric: true, Better: Lower}, {Name: "lat max", Numeric: true, Better: Lower},
-		{Name: "lat CV", Numeric: true}, {Name: "cost/q", Numeric: true, Better: Lower}}
+		{Name: "lat CV", Numeric: true}, {Name: "cost/q", Numeric: true, Better: Lower},
+		{Name: "cost/trial", Numeric: true, Better: Lower}}
 	anyUnpriced := false
+	runCost := make([]float64, len(c.runNames))
+	runTrials := make([]int, len(c.runNames))
+	runPriced := make([]bool, len(c.runNames))
+	for i := range runPriced {
+		runPriced[i] = true
+	}
 	for _, e := range effs {
 		acc, _, _ := e.s.ex()
 		samples := text("-")
@@ -493,17 +500,32 @@ func efficiencyTables(c *corpus, effs []efficiency) []*Table {
 		} else {
 			row = append(row, text("-"), text("-"), text("-"), text("-"), text("-"))
 		}
+		runTrials[e.s.run] += len(e.s.seeds)
 		if e.priced {
-			row = append(row, num(e.c, 5))
+			// cost/trial: the mean over the system's seeds of one trial's
+			// total (Price.Cost of its tokens).
+			row = append(row, num(e.c, 5), num(e.usage.Total.Cost/float64(len(e.s.seeds)), 4))
+			runCost[e.s.run] += e.usage.Total.Cost
 		} else {
 			anyUnpriced = true
-			row = append(row, text("-"))
+			runPriced[e.s.run] = false
+			row = append(row, text("-"), text("-"))
 		}
 		t.Rows = append(t.Rows, row)
 	}
 	t.Notes = []string{"Latency is the wall time of a work item; CV = std/mean. Calls and tokens count cached answers at list price, as papers report them. samples/q: answers received per question (one call with n = 8 gives 8; \"-\": not recorded)."}
 	if anyUnpriced {
 		t.Notes = append(t.Notes, "cost \"-\": no price given for a model (report --price MODEL=PROMPT:COMPLETION, USD per 1M tokens).")
+	}
+	for i, n := range c.runNames {
+		if runTrials[i] == 0 {
+			continue
+		}
+		total := "unknown (a model has no price)"
+		if runPriced[i] {
+			total = fmt.Sprintf("%s USD", fmtFloat(runCost[i], 4))
+		}
+		t.Notes = append(t.Notes, fmt.Sprintf("Total cost of run %s: %s over %d trials (calls and tokens as above, at the prices of the run's spec or --price).", n, total, runTrials[i]))
 	}
 	t.MarkBest()
 	out := []*Table{t}

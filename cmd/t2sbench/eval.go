@@ -72,6 +72,12 @@ type evalReport struct {
 	// nondeterministic flag; Nondeterministic counts the others.
 	Deterministic    metrics.EXGroup `json:"deterministic"`
 	Nondeterministic int             `json:"nondeterministic_golds"`
+	// ReasoningTypes lists, for a benchmark without difficulty labels
+	// (LogicCat), its own categories of the scored questions
+	// (datasets.Example.ReasoningTypes), ByReasoningType EX per category;
+	// a question counts under each of its types.
+	ReasoningTypes  []string                   `json:"reasoning_types,omitempty"`
+	ByReasoningType map[string]metrics.EXGroup `json:"by_reasoning_type,omitempty"`
 	metrics.EXSummary
 }
 
@@ -307,6 +313,18 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	rep := evalReport{Benchmark: b.Name, Split: b.Split, Pred: predName, Questions: len(b.Examples), TestSuite: *testSuite, Warnings: aligned.Warnings, EXSummary: sum,
 		TieAware: *tieAware, Deterministic: metrics.DeterministicEX(verdicts), Nondeterministic: metrics.NondeterministicCount(verdicts),
 		DBMismatches: len(aligned.DBMismatches), ResponsePrefix: *responsePrefix, Primed: primed}
+	types := make(map[string][]string, len(b.Examples))
+	for _, e := range b.Examples {
+		types[e.ID] = e.ReasoningTypes
+	}
+	// A benchmark without difficulty labels (LogicCat) is broken down by
+	// its own categories instead of one "unknown" difficulty.
+	if len(sum.Difficulties) == 1 && sum.Difficulties[0] == "unknown" {
+		rep.ReasoningTypes, rep.ByReasoningType = metrics.SummarizeByCategory(verdicts, func(v metrics.Verdict) []string { return types[v.QuestionID] })
+		if len(rep.ReasoningTypes) == 0 {
+			rep.ByReasoningType = nil
+		}
+	}
 	if extracted != nil {
 		rep.Extraction = map[sqltext.Style]int{}
 		reasons := make([]sqltext.Reason, len(rows))
@@ -519,10 +537,30 @@ func printEvalText(w io.Writer, r evalReport) {
 		tab.Row(name, fmt.Sprint(g.Total), fmt.Sprint(g.Correct), ex, fmt.Sprint(g.Runnable))
 	}
 	for _, d := range r.Difficulties {
+		// A benchmark without difficulty labels (LogicCat) shows its
+		// reasoning types below instead of one "unknown" row.
+		if len(r.Difficulties) == 1 && d == "unknown" && len(r.ReasoningTypes) > 0 {
+			continue
+		}
 		row(d, r.ByDifficulty[d])
 	}
 	row("all", r.Overall)
 	tab.Write(w)
+	if len(r.ReasoningTypes) > 0 {
+		tt := textable.New(1, textable.Column{Name: "reasoning type", MinWidth: 14}, textable.Column{Name: "n", Align: textable.Right, MinWidth: 6},
+			textable.Column{Name: "correct", Align: textable.Right, MinWidth: 8}, textable.Column{Name: "EX", Align: textable.Right, MinWidth: 8},
+			textable.Column{Name: "attempted", Align: textable.Right, MinWidth: 9})
+		for _, ty := range r.ReasoningTypes {
+			g := r.ByReasoningType[ty]
+			ex := "-"
+			if g.Runnable > 0 {
+				ex = strings.TrimSpace(pct(g.EX))
+			}
+			tt.Row(ty, fmt.Sprint(g.Total), fmt.Sprint(g.Correct), ex, fmt.Sprint(g.Runnable))
+		}
+		fmt.Fprintln(w, "by the benchmark's reasoning types (a question counts under each of its types):")
+		tt.Write(w)
+	}
 	if f := r.Overall.SoftF1; f != nil {
 		fmt.Fprintf(w, "%s; BIRD's Soft F1 over the same attempted questions", softF1Line(*f))
 		for _, d := range r.Difficulties {

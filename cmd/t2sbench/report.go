@@ -20,7 +20,7 @@ import (
 func init() {
 	register(command{
 		name:    "report",
-		summary: "write paper-ready tables (terminal, Markdown, LaTeX, CSV) and plots (PNG, SVG) of run directories",
+		summary: "write paper-ready tables (terminal, Markdown, LaTeX, CSV) and plots (PNG, SVG, PDF) of run directories",
 		run:     runReport,
 	})
 }
@@ -48,7 +48,7 @@ func (p priceFlags) Set(s string) error {
 func runReport(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("report", "RUN_DIR... [flags]", stderr)
 	out := fs.String("out", "", "output directory (default: RUN_DIR/report of the first run)")
-	format := fs.String("format", strings.Join(reports.Formats, ","), "comma-separated output formats: md, tex, csv (tables), png, svg (plots); report.md is always written")
+	format := fs.String("format", strings.Join(reports.Formats, ","), "comma-separated output formats: md, tex, csv (tables), png (300 dpi), svg, pdf (plots, with plots/captions.md and captions.tex); report.md is always written")
 	baseline := fs.String("baseline", "", "label of the system pairwise tests compare against, or of the point of a sweep or grid its points are tested against (default: each benchmark's first system; a sweep's or grid's point at the runner's paper default)")
 	seed := fs.Uint64("seed", stats.DefaultSeed, "seed of every bootstrap resampling; each pair draws from PCG(seed, FNV-1a(baseline name NUL system name)), as compare does")
 	resamples := fs.Int("B", stats.DefaultResamples, "bootstrap resamples")

@@ -77,13 +77,28 @@ workers: 4
 		}
 		if strings.HasSuffix(f, ".svg") {
 			plots++
-			if !bytes.Contains(a, []byte("simulated model")) {
-				t.Errorf("plot %s does not say simulated model", f)
-			}
 		}
-		if strings.HasSuffix(f, ".tex") && !bytes.Contains(a, []byte("(simulated model)}")) {
+		if strings.HasPrefix(f, "tables/") && strings.HasSuffix(f, ".tex") && !bytes.Contains(a, []byte("(simulated model)}")) {
 			t.Errorf("table %s caption does not say simulated model", f)
 		}
+	}
+	// The plots hold no title; their captions (plots/captions.tex, one
+	// \caption per plot) say simulated model.
+	captions, err := os.ReadFile(filepath.Join(dirs[0], "plots", "captions.tex"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var capLines int
+	for _, l := range strings.Split(string(captions), "\n") {
+		if strings.HasPrefix(l, "\\caption{") {
+			capLines++
+			if !strings.Contains(l, "(simulated model)") {
+				t.Errorf("plot caption %q does not say simulated model", l)
+			}
+		}
+	}
+	if capLines != plots {
+		t.Errorf("captions.tex holds %d captions; want one per plot, %d", capLines, plots)
 	}
 	// The sweep of k, the two Pareto plots (no prices: generated tokens),
 	// the tables named after what they show, and the setup.
@@ -113,7 +128,7 @@ func TestReportUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"report"}, "at least one run directory"},
-		{[]string{"report", "nowhere", "--format", "md,pdf"}, `unknown format "pdf"`},
+		{[]string{"report", "nowhere", "--format", "md,gif"}, `unknown format "gif"`},
 		{[]string{"report", "nowhere", "--price", "m=1"}, "MODEL=PROMPT:COMPLETION"},
 		{[]string{"report", "nowhere", "--seed", "0"}, "--seed must not be 0"},
 		{[]string{"report", t.TempDir()}, "not a run directory"},
@@ -174,6 +189,12 @@ prices: {sim: {prompt: 1000000, completion: 0}}
 	prompt, err2 := strconv.ParseFloat(col("prompt tok"), 64)
 	if err1 != nil || err2 != nil || prompt == 0 || math.Abs(cost-prompt) > 0.5 {
 		t.Errorf("cost/q = %q; want the prompt tokens per question %q (spec price $1 per prompt token)\n%s", col("cost"), col("prompt tok"), csv)
+	}
+	// A trial's cost is its 4 questions' (one seed): 4 times cost/q, within
+	// the rounding of prompt tokens per question to a whole token.
+	trial, err3 := strconv.ParseFloat(col("cost/trial"), 64)
+	if err3 != nil || math.Abs(trial-4*prompt) > 2 {
+		t.Errorf("cost/trial = %q; want 4 x %q (4 questions)\n%s", col("cost/trial"), col("prompt tok"), csv)
 	}
 	if costOf("--price", "sim=0:0") == csv {
 		t.Errorf("--price sim=0:0 did not change the cost column")
