@@ -83,6 +83,12 @@ var cliCases = []cliCase{
 	// --limit 40 the counts agree, and the two db_ids that moved onto
 	// another database's question refuse the file.
 	{"eval-db-mismatch", []string{"eval", "--benchmark", "mini", "--pred", "testdata/golden/input/mini-shifted.sql", "--limit", "40", "--quiet", "--cache-dir", "off"}, exitUsage},
+	// Two prediction files and the gold ranked under the mini benchmark's
+	// gold and under the hand-made overlay of four corrected golds
+	// (testdata/overlays/mini-corrections.jsonl); then an overlay naming
+	// a question the benchmark does not have, refused at its line.
+	{"eval-two-gold", []string{"eval", "--benchmark", "mini", "--pred", "testdata/golden/input/mini-pred.sql", "--pred", "testdata/golden/input/mini-gold.sql", "--gold-as-pred", "--gold-overlay", "../../testdata/overlays/mini-corrections.jsonl", "--quiet"}, exitOK},
+	{"eval-overlay-unknown", []string{"eval", "--benchmark", "mini", "--pred", "testdata/golden/input/mini-pred.sql", "--gold-overlay", "testdata/golden/input/mini-overlay-unknown.jsonl", "--quiet"}, exitUsage},
 	// compare of the verdict files: all 42 questions; then the partial
 	// file, refused, and paired on the 30 questions both have.
 	{"compare-files", []string{"compare", "$TMP/gold.jsonl", "$TMP/pred.jsonl"}, exitOK},
