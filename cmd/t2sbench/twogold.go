@@ -36,7 +36,7 @@ the file and line.
 
 func addSecondGoldFlags(fs *flag.FlagSet) *secondGoldFlags {
 	return &secondGoldFlags{
-		version: fs.String("gold-version", "", "second gold: another version of the benchmark read from the same --data (bird-dev-2023-05 for bird, bird for bird-dev-2023-05, or \"previous\": the earlier release datasets check compares with); EX, ranks, Kendall's tau and the flipped verdicts are printed under both golds"),
+		version: fs.String("gold-version", "", "second gold: another version of the benchmark, read from the benchmark's data folder (bird-dev-2023-05 for bird, bird for bird-dev-2023-05, or \"previous\": the earlier release datasets check compares with); EX, ranks, Kendall's tau and the flipped verdicts are printed under both golds"),
 		overlay: fs.String("gold-overlay", "", "second gold: the benchmark with corrected gold SQL from FILE (JSON lines {\"question_id\": ID, \"sql\": \"...\", \"note\": \"...\"}); EX, ranks, Kendall's tau and the flipped verdicts are printed under both golds"),
 	}
 }
