@@ -15,7 +15,7 @@ func TestGoldOverlay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := o.ApplyTo(b)
+	got, _, err := o.ApplyTo(b, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,12 +41,17 @@ func TestGoldOverlay(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			o, err := ParseGoldOverlay("fix.jsonl", []byte(c.text))
 			if err == nil {
-				_, err = o.ApplyTo(b)
+				_, _, err = o.ApplyTo(b, false)
 			}
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("got %v; want an error containing %q", err, c.want)
 			}
 		})
+	}
+	// A benchmark cut by a limit skips the ids beyond it, and counts them.
+	o2, _ := ParseGoldOverlay("fix.jsonl", []byte("{\"question_id\": 7, \"sql\": \"SELECT 10\"}\n{\"question_id\": 8, \"sql\": \"SELECT 1\"}\n"))
+	if _, n, err := o2.ApplyTo(b, true); err != nil || n != 1 {
+		t.Errorf("got %d skipped, %v; want 1 and no error under a limit", n, err)
 	}
 	other := &Benchmark{Name: "demo", Split: "v2", Examples: []Example{{ID: "7", DBID: "e", GoldSQL: "SELECT 1"}, {ID: "x/2", DBID: "d"}}}
 	if _, err := CheckSecondGold(b, other); err == nil || !strings.Contains(err.Error(), `question "7" is on database "d"`) {

@@ -76,10 +76,14 @@ func (f *secondGoldFlags) open(cmd string, b *datasets.Benchmark, data string, o
 		if err != nil {
 			return nil, asUsage(fmt.Errorf("%s: --gold-overlay: %w", cmd, err))
 		}
-		if g.b, err = o.ApplyTo(b); err != nil {
+		skipped := 0
+		if g.b, skipped, err = o.ApplyTo(b, opt.Limit > 0); err != nil {
 			return nil, asUsage(fmt.Errorf("%s: --gold-overlay: %w", cmd, err))
 		}
 		g.name = "overlay " + *f.overlay
+		if skipped > 0 {
+			g.name += fmt.Sprintf(" (%d of its questions beyond the limit of %d)", skipped, opt.Limit)
+		}
 	} else {
 		name := *f.version
 		if name == "previous" {
