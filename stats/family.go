@@ -48,6 +48,12 @@ type Arm struct {
 // without returns r without the questions of drop (r itself when there
 // are none).
 func (r Replicates) without(drop ...map[string]bool) Replicates {
+	return Replicates(without(r, drop...))
+}
+
+// without returns r, per seed, without the questions of drop (r itself
+// when there are none): Replicates.without and withoutScores.
+func without[T any](r map[int64]map[string]T, drop ...map[string]bool) map[int64]map[string]T {
 	n := 0
 	for _, d := range drop {
 		n += len(d)
@@ -55,9 +61,9 @@ func (r Replicates) without(drop ...map[string]bool) Replicates {
 	if n == 0 {
 		return r
 	}
-	out := Replicates{}
+	out := map[int64]map[string]T{}
 	for s, m := range r {
-		o := make(map[string]bool, len(m))
+		o := make(map[string]T, len(m))
 		for id, v := range m {
 			keep := true
 			for _, d := range drop {

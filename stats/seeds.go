@@ -63,19 +63,37 @@ func (p SeedPaired) S() int { return len(p.Seeds) }
 // which case such questions are dropped and listed in OnlyA and OnlyB.
 // Pairing no question at all is an error. With one seed it pairs as Pair.
 func PairSeeds(a, b Replicates, intersect bool) (SeedPaired, error) {
-	sa, sb := a.Seeds(), b.Seeds()
+	p, err := pairSeeds(a, b, intersect)
+	if err != nil {
+		return SeedPaired{}, err
+	}
+	return SeedPaired{IDs: p.ids, Seeds: p.seeds, A: p.a, B: p.b, OnlyA: p.onlyA, OnlyB: p.onlyB}, nil
+}
+
+// seedPairing is the pairing of two systems' values by seed and question
+// (PairSeeds for outcomes, PairScores for scores).
+type seedPairing[T any] struct {
+	ids          []string
+	seeds        []int64
+	a, b         [][]T
+	onlyA, onlyB []string
+}
+
+// pairSeeds pairs a and b by the rules PairSeeds documents.
+func pairSeeds[T any](a, b map[int64]map[string]T, intersect bool) (seedPairing[T], error) {
+	sa, sb := slices.Sorted(maps.Keys(a)), slices.Sorted(maps.Keys(b))
 	if len(sa) == 0 || len(sb) == 0 {
-		return SeedPaired{}, fmt.Errorf("stats: pair: a system has no seed (%d and %d seeds)", len(sa), len(sb))
+		return seedPairing[T]{}, fmt.Errorf("stats: pair: a system has no seed (%d and %d seeds)", len(sa), len(sb))
 	}
 	// Two systems of one seed each pair whatever their seeds: a verdict
 	// file has none, and one run is no replicate of another.
 	if !slices.Equal(sa, sb) && (len(sa) > 1 || len(sb) > 1) {
-		return SeedPaired{}, fmt.Errorf("stats: pair: %w: seeds %v and %v; compare systems run under the same seeds", ErrSeedsDiffer, sa, sb)
+		return seedPairing[T]{}, fmt.Errorf("stats: pair: %w: seeds %v and %v; compare systems run under the same seeds", ErrSeedsDiffer, sa, sb)
 	}
 	if len(sa) == 1 && sa[0] != sb[0] {
-		b = Replicates{sa[0]: b[sb[0]]}
+		b = map[int64]map[string]T{sa[0]: b[sb[0]]}
 	}
-	p := SeedPaired{Seeds: sa}
+	p := seedPairing[T]{seeds: sa}
 	inA, inB := map[string]int{}, map[string]int{}
 	for _, s := range sa {
 		for id := range a[s] {
@@ -88,42 +106,42 @@ func PairSeeds(a, b Replicates, intersect bool) (SeedPaired, error) {
 	S := len(sa)
 	for id, n := range inA {
 		if n == S && inB[id] == S {
-			p.IDs = append(p.IDs, id)
+			p.ids = append(p.ids, id)
 		} else {
-			p.OnlyA = append(p.OnlyA, id)
+			p.onlyA = append(p.onlyA, id)
 		}
 	}
 	for id, n := range inB {
 		if n != S || inA[id] != S {
-			p.OnlyB = append(p.OnlyB, id)
+			p.onlyB = append(p.onlyB, id)
 		}
 	}
-	slices.Sort(p.IDs)
-	slices.Sort(p.OnlyA)
-	slices.Sort(p.OnlyB)
-	if !intersect && (len(p.OnlyA) > 0 || len(p.OnlyB) > 0) {
+	slices.Sort(p.ids)
+	slices.Sort(p.onlyA)
+	slices.Sort(p.onlyB)
+	if !intersect && (len(p.onlyA) > 0 || len(p.onlyB) > 0) {
 		if S == 1 {
-			if len(p.OnlyA) > 0 {
-				return SeedPaired{}, fmt.Errorf("stats: question %q is in the first system only (%d such, %d only in the second); pair on the intersection (compare --intersect) to drop them", p.OnlyA[0], len(p.OnlyA), len(p.OnlyB))
+			if len(p.onlyA) > 0 {
+				return seedPairing[T]{}, fmt.Errorf("stats: question %q is in the first system only (%d such, %d only in the second); pair on the intersection (compare --intersect) to drop them", p.onlyA[0], len(p.onlyA), len(p.onlyB))
 			}
-			return SeedPaired{}, fmt.Errorf("stats: question %q is in the second system only (%d such); pair on the intersection (compare --intersect) to drop them", p.OnlyB[0], len(p.OnlyB))
+			return seedPairing[T]{}, fmt.Errorf("stats: question %q is in the second system only (%d such); pair on the intersection (compare --intersect) to drop them", p.onlyB[0], len(p.onlyB))
 		}
 		id := ""
-		if len(p.OnlyA) > 0 {
-			id = p.OnlyA[0]
+		if len(p.onlyA) > 0 {
+			id = p.onlyA[0]
 		} else {
-			id = p.OnlyB[0]
+			id = p.onlyB[0]
 		}
-		return SeedPaired{}, fmt.Errorf("stats: question %q is not in both systems under every seed %v (the first has it under %d, the second under %d of %d seeds); pair on the intersection (compare --intersect) to drop such questions", id, sa, inA[id], inB[id], S)
+		return seedPairing[T]{}, fmt.Errorf("stats: question %q is not in both systems under every seed %v (the first has it under %d, the second under %d of %d seeds); pair on the intersection (compare --intersect) to drop such questions", id, sa, inA[id], inB[id], S)
 	}
-	if len(p.IDs) == 0 {
-		return SeedPaired{}, fmt.Errorf("stats: no question ids in common under every seed (%d and %d questions)", len(inA), len(inB))
+	if len(p.ids) == 0 {
+		return seedPairing[T]{}, fmt.Errorf("stats: no question ids in common under every seed (%d and %d questions)", len(inA), len(inB))
 	}
-	p.A, p.B = make([][]bool, S), make([][]bool, S)
+	p.a, p.b = make([][]T, S), make([][]T, S)
 	for k, s := range sa {
-		p.A[k], p.B[k] = make([]bool, len(p.IDs)), make([]bool, len(p.IDs))
-		for q, id := range p.IDs {
-			p.A[k][q], p.B[k][q] = a[s][id], b[s][id]
+		p.a[k], p.b[k] = make([]T, len(p.ids)), make([]T, len(p.ids))
+		for q, id := range p.ids {
+			p.a[k][q], p.b[k][q] = a[s][id], b[s][id]
 		}
 	}
 	return p, nil

@@ -66,6 +66,8 @@ type compareSystem struct {
 	// trial is the configuration of a run system's first trial (its
 	// runner, parameters and sweep); nil for a verdict file.
 	trial *bench.Trial
+	// extra holds what --metric reads beside EX (comparemetric.go).
+	extra metricInputs
 }
 
 // seeds is the number of the system's seeds.
@@ -91,8 +93,11 @@ func (s compareSystem) ex() (mean, sd float64, sum metrics.Tally) {
 // compareRow is one system compared with the baseline; it is also the
 // --json output.
 type compareRow struct {
-	Baseline    string  `json:"baseline"`
-	System      string  `json:"system"`
+	Baseline string `json:"baseline"`
+	System   string `json:"system"`
+	// Metric is the --metric compared when it is not EX; AccBaseline and
+	// AccSystem are then its means.
+	Metric      string  `json:"metric,omitempty"`
 	Benchmark   string  `json:"benchmark,omitempty"`
 	N           int     `json:"n"`
 	AccBaseline float64 `json:"acc_baseline"`
@@ -137,6 +142,7 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	ciMethod := fs.String("ci", stats.BootstrapPercentile, "bootstrap interval: percentile or bca")
 	test := fs.String("test", "auto", "test: auto (one seed: McNemar, exact when b+c < 25, else chi2-cc; several seeds: the exact sign-flip test), exact (several seeds: sign-flip), chi2-cc (one seed only) or chi2 (several seeds: the clustered chi-square)")
 	all := fs.Bool("all-trials", false, allTrialsUsage)
+	metricFlag := fs.String("metric", "ex", compareMetricUsage)
 	usage := fs.Usage
 	fs.Usage = func() {
 		usage()
@@ -160,9 +166,20 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 		mcTest = stats.McNemarAuto
 	}
 
-	systems, err := loadCompareInputs(stderr, inputs, bench.ReadOptions{AllTrials: *all})
+	metric, err := parseCompareMetric(*metricFlag)
 	if err != nil {
 		return err
+	}
+	systems, err := loadCompareInputs(stderr, inputs, bench.ReadOptions{AllTrials: *all}, metric.kind == metricCandidates)
+	if err != nil {
+		return err
+	}
+	systems, dropped, err := metric.apply(systems)
+	if err != nil {
+		return err
+	}
+	if len(dropped) > 0 {
+		fmt.Fprintf(stderr, "note: compare --metric %s: %s stored no candidates and %s left out\n", metric.name, strings.Join(dropped, ", "), map[bool]string{true: "is", false: "are"}[len(dropped) == 1])
 	}
 	if len(systems) < 2 {
 		return fmt.Errorf("%w: compare needs at least two systems, got %d (%s)", errUsage, len(systems), strings.Join(inputs, ", "))
@@ -171,7 +188,7 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	rows, err := compareAll(systems, *baseline, compareConfig{
-		intersect: *intersect, level: *level, resamples: *resamples, seed: *seed, ciMethod: *ciMethod, test: mcTest,
+		intersect: *intersect, level: *level, resamples: *resamples, seed: *seed, ciMethod: *ciMethod, test: mcTest, metric: metric,
 	})
 	if err != nil {
 		return err
@@ -185,8 +202,12 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	for _, s := range systems {
 		simulated = simulated || s.simulated
 	}
-	writeSystemsTable(stdout, systems)
-	writeCompareTable(stdout, rows, simulated, *level, *resamples, *seed, *ciMethod)
+	if metric.kind == metricEX {
+		writeSystemsTable(stdout, systems)
+	} else {
+		writeMetricSystemsTable(stdout, systems, metric)
+	}
+	writeCompareTable(stdout, rows, simulated, *level, *resamples, *seed, *ciMethod, metric)
 	return nil
 }
 
@@ -215,10 +236,25 @@ runner's paper default point. For each pair:
   p(Holm) p adjusted by Holm over the comparisons with the same baseline
          (a benchmark's systems; a sweep's points); ~ marks a difference
          that is not significant after adjustment
+
+--metric compares another per-question measure through the same pairing,
+intervals and Holm adjustment: soft-f1 and r-ves (verdict files of eval
+--metrics soft-f1,r-ves --out; a question's Soft F1, or sqrt of its R-VES
+reward) by the paired bootstrap of the mean difference and the sign-flip
+randomization test, its p estimated from B random sign assignments
+(sign-flip-mc; b and c then count the questions each system scores
+higher); pass@K and majority@K (the candidates a run stored: one of the
+first K correct, or the answer they vote correct) as 0/1 outcomes, by
+McNemar's test as EX.
 `
 
 // testNote says which test gives each p, in compare's header.
 const testNote = "McNemar with one seed (exact below 25 discordant questions, else chi-square with continuity correction), the exact sign-flip test over questions with several seeds"
+
+// scoreTestNote says which test gives each p of a score metric (Soft F1,
+// R-VES), in compare's header; b and c then count the questions each
+// system scores higher.
+const scoreTestNote = "the sign-flip randomization test over questions, p estimated from B random sign assignments (sign-flip-mc); b, c: questions where the baseline, the system scores higher"
 
 // compareConfig carries the statistical settings of a comparison.
 type compareConfig struct {
@@ -228,6 +264,7 @@ type compareConfig struct {
 	seed      uint64
 	ciMethod  string
 	test      string
+	metric    compareMetric
 }
 
 // assignGroups checks the systems' benchmark groups and the baseline:
@@ -333,8 +370,19 @@ func compareAll(systems []compareSystem, baseline string, cfg compareConfig) ([]
 			}
 		}
 	}
-	cmp, err := bench.CompareFamilies(fams, arms, stats.FamilyOptions{Test: cfg.test, Level: cfg.level, Resamples: cfg.resamples,
-		CIMethod: cfg.ciMethod, Seed: cfg.seed, Intersect: cfg.intersect})
+	fopt := stats.FamilyOptions{Test: cfg.test, Level: cfg.level, Resamples: cfg.resamples,
+		CIMethod: cfg.ciMethod, Seed: cfg.seed, Intersect: cfg.intersect}
+	var cmp map[int]*bench.SystemComparison
+	var err error
+	if cfg.metric.kind == metricScores {
+		scoreArms := make([]stats.ScoreArm, len(systems))
+		for i, s := range systems {
+			scoreArms[i] = stats.ScoreArm{Key: s.name, Scores: s.extra.scores}
+		}
+		cmp, err = compareScoreFamilies(fams, scoreArms, fopt)
+	} else {
+		cmp, err = bench.CompareFamilies(fams, arms, fopt)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
@@ -358,6 +406,9 @@ func compareAll(systems []compareSystem, baseline string, cfg compareConfig) ([]
 				BaselineOnly: len(p.OnlyA), SystemOnly: len(p.OnlyB),
 				PartialBaseline: b.pending > 0, PartialSystem: s.pending > 0,
 				comparison: c,
+			}
+			if cfg.metric.kind != metricEX {
+				row.Metric = cfg.metric.name
 			}
 			for _, seed := range p.Seeds {
 				for _, id := range p.IDs {
@@ -450,7 +501,7 @@ func writeSystemsTable(w io.Writer, systems []compareSystem) {
 // not significant after Holm adjustment. A comparison involving the sim
 // backend is titled "simulated model". Notes and every comparison's
 // warnings follow the table.
-func writeCompareTable(w io.Writer, rows []compareRow, simulated bool, level float64, resamples int, seed uint64, ciMethod string) {
+func writeCompareTable(w io.Writer, rows []compareRow, simulated bool, level float64, resamples int, seed uint64, ciMethod string, metric compareMetric) {
 	if len(rows) == 0 {
 		return
 	}
@@ -475,8 +526,12 @@ func writeCompareTable(w io.Writer, rows []compareRow, simulated bool, level flo
 	if len(families) > 1 {
 		holm = "p Holm-adjusted within each baseline's comparisons"
 	}
-	fmt.Fprintf(w, "%s; EX and delta in %%; %.0f%% paired bootstrap CI (%s, B=%d, seed %d; questions resampled, a question's seeds kept together); test: %s; %s; ~ not significant at alpha=%.2g\n\n",
-		which, 100*level, ciMethod, resamples, seed, testNote, holm, 1-level)
+	note := testNote
+	if metric.kind == metricScores {
+		note = scoreTestNote
+	}
+	fmt.Fprintf(w, "%s; %s and delta in %%; %.0f%% paired bootstrap CI (%s, B=%d, seed %d; questions resampled, a question's seeds kept together); test: %s; %s; ~ not significant at alpha=%.2g\n\n",
+		which, metric.label, 100*level, ciMethod, resamples, seed, note, holm, 1-level)
 	if len(baselines) > 1 {
 		for i := range rows {
 			rows[i].System += "  vs " + rows[i].Baseline
@@ -486,7 +541,7 @@ func writeCompareTable(w io.Writer, rows []compareRow, simulated bool, level flo
 	if seeded {
 		cols = append(cols, textable.Column{Name: "seeds", Align: textable.Right, MinWidth: 5})
 	}
-	cols = append(cols, textable.Column{Name: "EX base", Align: textable.Right, MinWidth: 8}, textable.Column{Name: "EX sys", Align: textable.Right, MinWidth: 8},
+	cols = append(cols, textable.Column{Name: metric.label + " base", Align: textable.Right, MinWidth: 8}, textable.Column{Name: metric.label + " sys", Align: textable.Right, MinWidth: 8},
 		textable.Column{Name: "delta", Align: textable.Right, MinWidth: 8}, textable.Column{Name: "CI", MinWidth: 18, Gap: 2},
 		textable.Column{Name: "b", Align: textable.Right, MinWidth: 5}, textable.Column{Name: "c", Align: textable.Right, MinWidth: 5},
 		textable.Column{Name: "test", MinWidth: 7}, textable.Column{Name: "p", Align: textable.Right, MinWidth: 10},
@@ -517,7 +572,7 @@ func writeCompareTable(w io.Writer, rows []compareRow, simulated bool, level flo
 // loadCompareInputs reads each input: a verdict file (one system, named
 // after the file) or a run directory (its systems, via loadRunVerdicts).
 // System names must be unique.
-func loadCompareInputs(stderr io.Writer, inputs []string, o bench.ReadOptions) ([]compareSystem, error) {
+func loadCompareInputs(stderr io.Writer, inputs []string, o bench.ReadOptions, candidates bool) ([]compareSystem, error) {
 	var systems []compareSystem
 	seen := map[string]string{}
 	add := func(s compareSystem) error {
@@ -539,6 +594,12 @@ func loadCompareInputs(stderr io.Writer, inputs []string, o bench.ReadOptions) (
 				return nil, fmt.Errorf("compare: %s: %w", in, err)
 			}
 			writeStaleNote(stderr, head, o.AllTrials)
+			var marks map[string]map[string][]metrics.CandidateMark
+			if candidates {
+				if marks, err = runCandidates(in, o); err != nil {
+					return nil, fmt.Errorf("compare: %s: %w", in, err)
+				}
+			}
 			trials := make([]bench.RunTrial, len(rs))
 			for i := range rs {
 				trials[i].Trial = rs[i].Trial
@@ -553,6 +614,9 @@ func loadCompareInputs(stderr io.Writer, inputs []string, o bench.ReadOptions) (
 				for k, i := range sys.Trials {
 					r, seed := &rs[i], sys.Seeds[k]
 					s.correct[seed], s.failed[seed] = r.Correct, r.Failed
+					if candidates {
+						s.extra.addCandidates(seed, marks[r.Trial.ID])
+					}
 					s.tallies = append(s.tallies, r.Tally)
 					s.simulated = s.simulated || r.Simulated
 					s.pending += r.Pending
@@ -579,7 +643,7 @@ func loadCompareInputs(stderr io.Writer, inputs []string, o bench.ReadOptions) (
 			t.Excluded[st]++
 		}
 		if err := add(compareSystem{name: name, source: in, group: vs.benchmark, fromFile: true, correct: stats.Single(vs.correct),
-			tallies: []metrics.Tally{t}, excluded: vs.excluded, dbs: vs.dbs}); err != nil {
+			tallies: []metrics.Tally{t}, excluded: vs.excluded, dbs: vs.dbs, extra: vs.extra}); err != nil {
 			return nil, err
 		}
 	}
@@ -595,6 +659,7 @@ type verdictLine struct {
 	DBID       string  `json:"db_id"`
 	Correct    *bool   `json:"correct"`
 	Status     string  `json:"status"`
+	metricLine
 }
 
 // verdictOutcomes are a verdict file's outcomes: correct over the
@@ -605,6 +670,7 @@ type verdictOutcomes struct {
 	correct   map[string]bool
 	excluded  map[string]metrics.Status
 	dbs       map[string]string
+	extra     metricInputs
 }
 
 // readVerdictOutcomes reads a verdict file (JSON lines with at least
@@ -628,6 +694,7 @@ func decodeVerdicts(r io.Reader, path string) (verdictOutcomes, error) {
 	dbs := map[string]string{}
 	firstLine := map[string]int{}
 	bench := ""
+	var extra metricInputs
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 64<<20)
 	line := 0
@@ -660,6 +727,7 @@ func decodeVerdicts(r io.Reader, path string) (verdictOutcomes, error) {
 			excluded[*v.QuestionID] = st
 		} else {
 			out[*v.QuestionID] = *v.Correct
+			extra.addLine(*v.QuestionID, v.metricLine)
 		}
 		if v.DBID != "" {
 			dbs[*v.QuestionID] = v.DBID
@@ -671,5 +739,5 @@ func decodeVerdicts(r io.Reader, path string) (verdictOutcomes, error) {
 	if len(out) == 0 && len(excluded) == 0 {
 		return verdictOutcomes{}, fmt.Errorf("%s: no verdicts", path)
 	}
-	return verdictOutcomes{benchmark: bench, correct: out, excluded: excluded, dbs: dbs}, nil
+	return verdictOutcomes{benchmark: bench, correct: out, excluded: excluded, dbs: dbs, extra: extra}, nil
 }

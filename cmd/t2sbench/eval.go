@@ -78,6 +78,9 @@ type evalReport struct {
 	// a question counts under each of its types.
 	ReasoningTypes  []string                   `json:"reasoning_types,omitempty"`
 	ByReasoningType map[string]metrics.EXGroup `json:"by_reasoning_type,omitempty"`
+	// TwoGold is, with a second gold (--gold-version, --gold-overlay),
+	// EX of every prediction file under both golds (metrics.TwoGoldEX).
+	TwoGold *metrics.TwoGold `json:"two_gold,omitempty"`
 	metrics.EXSummary
 }
 
@@ -97,7 +100,8 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("eval", "--benchmark NAME [--data DIR] (--pred FILE | --gold-as-pred) [flags]", stderr)
 	benchName := fs.String("benchmark", "", "benchmark: spider, bird, bird-minidev, archer, mini (or any name datasets accepts)")
 	data := fs.String("data", "", "benchmark data directory (empty for the bundled mini benchmark)")
-	pred := fs.String("pred", "", "prediction file")
+	var preds multiFlag
+	fs.Var(&preds, "pred", "prediction `file`; repeat it with --gold-version or --gold-overlay to rank several prediction files under both golds")
 	mode := fs.String("mode", "", "EX mode: spider, spider-keep-distinct, bird, bird-minidev, archer, logiccat (default: the benchmark's)")
 	format := fs.String("format", "", "prediction format: sql-lines, bird-json (a JSON object of question index to SQL, or a JSON list in question order), jsonl, csv (default: from the extension: .json bird-json, .jsonl jsonl, .csv csv, else sql-lines)")
 	predColumn := fs.String("pred-column", "", "csv: the column holding the SQL, a header name or a number from 1 (default: the header's sql, predicted_sql, pred_sql, prediction, pred or query column, else column 1); a question_id column, when the header has one, matches rows to questions, else row i answers question i")
@@ -121,6 +125,12 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	extra := fs.String("metrics", "", "metrics beside EX, comma-separated: soft-f1 (BIRD's cell-level F1 between the result tables), r-ves (BIRD's reward-based valid efficiency score, timing gold and prediction interleaved); BIRD modes only")
 	rvesRepeats := fs.Int("r-ves-repeats", metrics.RVESIterations, "r-ves: timed executions of each correct prediction and its gold, interleaved (the official count is 100); fewer are faster and noisier")
 	tieAware := fs.Bool("tie-aware", false, "beyond the official rules: for a gold ORDER BY ... LIMIT k whose boundary rows tie, accept any valid top-k")
+	second := addSecondGoldFlags(fs)
+	usage := fs.Usage
+	fs.Usage = func() {
+		usage()
+		fmt.Fprint(stderr, secondGoldHelp)
+	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -130,8 +140,23 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	if *benchName == "" {
 		return fmt.Errorf("%w: eval: --benchmark NAME is required (mini, spider, bird, bird-minidev, archer, logiccat; t2sbench datasets list shows what a data folder holds)", errUsage)
 	}
-	if (*pred == "") == !*goldAsPred {
-		return fmt.Errorf("%w: eval: give exactly one of --pred FILE and --gold-as-pred", errUsage)
+	if err := second.check("eval"); err != nil {
+		return err
+	}
+	if len(preds) == 0 && !*goldAsPred || len(preds) > 0 && *goldAsPred && !second.set() {
+		return fmt.Errorf("%w: eval: give exactly one of --pred FILE and --gold-as-pred (both, with a second gold, rank the gold beside the predictions)", errUsage)
+	}
+	if len(preds) > 1 && !second.set() {
+		return fmt.Errorf("%w: eval: several --pred files are ranked under two golds (--gold-version or --gold-overlay); compare their verdict files (eval --out) for paired tests", errUsage)
+	}
+	if len(preds) > 1 || len(preds) == 1 && *goldAsPred {
+		if *out != "" || *extra != "" {
+			return fmt.Errorf("%w: eval: --out and --metrics score one prediction file; give one --pred", errUsage)
+		}
+	}
+	pred := new(string)
+	if len(preds) > 0 {
+		*pred = preds[0]
 	}
 	if *workers < 1 {
 		return fmt.Errorf("%w: eval: --workers must be at least 1, got %d", errUsage, *workers)
@@ -165,17 +190,17 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	} else {
 		pf = metrics.FormatForPath(*pred)
 	}
-	if (*predColumn != "" || *predHeader != "") && (*goldAsPred || pf != metrics.FormatCSV) {
+	if (*predColumn != "" || *predHeader != "") && (len(preds) == 0 || pf != metrics.FormatCSV) {
 		return fmt.Errorf("%w: eval: --pred-column and --pred-header read a csv prediction file (--format csv or a .csv name), not %s", errUsage, pf)
 	}
 	if *predHeader != "" && *predHeader != "yes" && *predHeader != "no" {
 		return fmt.Errorf("%w: eval: --pred-header %q: want yes or no", errUsage, *predHeader)
 	}
-	if *responseField != "" && (*goldAsPred || pf != metrics.FormatJSONL) {
+	if *responseField != "" && (len(preds) == 0 || pf != metrics.FormatJSONL) {
 		return fmt.Errorf("%w: eval: --response-field reads a jsonl prediction file (--format jsonl), not --gold-as-pred or %s", errUsage, pf)
 	}
 
-	if *responsePrefix != "" && *goldAsPred {
+	if *responsePrefix != "" && len(preds) == 0 {
 		return fmt.Errorf("%w: eval: --response-prefix reads a prediction file (--pred), not --gold-as-pred", errUsage)
 	}
 
@@ -219,33 +244,54 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 		}
 	}
 
-	var aligned metrics.Aligned
-	var extracted map[string]sqltext.Extraction // by question id, with --response-field
-	primed := 0                                 // predictions given the response prefix, without --response-field
-	predName := "gold"
-	if *goldAsPred {
-		aligned.Preds = metrics.GoldPredictions(b)
-	} else {
-		predName = *pred
-		ps, err := metrics.ReadPredictionsWith(*pred, pf, metrics.ReadOptions{ResponseField: *responseField, Column: *predColumn, Header: *predHeader})
+	// readPred reads and aligns one prediction file, in the format
+	// --format names or its extension gives.
+	readPred := func(path string) (aligned metrics.Aligned, extracted map[string]sqltext.Extraction, primed int, err error) {
+		f := pf
+		if *format == "" {
+			f = metrics.FormatForPath(path)
+		}
+		ps, err := metrics.ReadPredictionsWith(path, f, metrics.ReadOptions{ResponseField: *responseField, Column: *predColumn, Header: *predHeader})
 		if errors.Is(err, iofs.ErrNotExist) {
-			return asUsage(fmt.Errorf("eval: --pred: %w", err))
+			return aligned, nil, 0, asUsage(fmt.Errorf("eval: --pred: %w", err))
 		}
 		if err != nil {
-			return fmt.Errorf("eval: %w", err)
+			return aligned, nil, 0, fmt.Errorf("eval: %w", err)
 		}
 		if *responseField != "" {
 			extracted = extractResponses(ps, *responsePrefix)
 		} else {
 			primed = primePredictions(ps, *responsePrefix)
 		}
-		aligned, err = metrics.AlignPredictions(*pred, b, ps, metrics.AlignOptions{AllowPartial: *allowPartial, DropExtra: *limit > 0, AllowDBMismatch: *allowDBMismatch})
+		aligned, err = metrics.AlignPredictions(path, b, ps, metrics.AlignOptions{AllowPartial: *allowPartial, DropExtra: *limit > 0, AllowDBMismatch: *allowDBMismatch})
 		var dbErr *metrics.DBMismatchError
 		if errors.As(err, &dbErr) {
-			return asUsage(fmt.Errorf("eval: %w", err))
+			return aligned, nil, 0, asUsage(fmt.Errorf("eval: %w", err))
 		}
 		if err != nil {
-			return fmt.Errorf("eval: %w", err)
+			return aligned, nil, 0, fmt.Errorf("eval: %w", err)
+		}
+		return aligned, extracted, primed, nil
+	}
+	// The second gold is read before any scoring, so that a bad overlay
+	// or a missing version costs nothing.
+	var gold2 *secondGold
+	if second.set() {
+		if gold2, err = second.open("eval", b, *data, opt); err != nil {
+			return err
+		}
+		defer gold2.Close()
+	}
+	var aligned metrics.Aligned
+	var extracted map[string]sqltext.Extraction // by question id, with --response-field
+	primed := 0                                 // predictions given the response prefix, without --response-field
+	predName := "gold"
+	if len(preds) == 0 {
+		aligned.Preds = metrics.GoldPredictions(b)
+	} else {
+		predName = *pred
+		if aligned, extracted, primed, err = readPred(*pred); err != nil {
+			return err
 		}
 	}
 
@@ -338,6 +384,12 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 		ex := float64(sum.Overall.Correct) / float64(rep.Questions)
 		rep.EXAllQuestions = &ex
 	}
+	if gold2 != nil {
+		if rep.TwoGold, err = evalTwoGold(ctx, gold2, b, cache, metrics.ScoreOptions{Mode: m, Timeout: *timeout, TestSuite: *testSuite, TieAware: *tieAware},
+			scorer, aligned, verdicts, predName, preds, *goldAsPred, readPred, *workers); err != nil {
+			return err
+		}
+	}
 	var incomplete error
 	if n := len(sum.Unscored); n > 0 {
 		incomplete = fmt.Errorf("%w: %d of %d questions have no prediction; EX is over the %d scored", errIncomplete, n, rep.Questions, sum.Overall.Total)
@@ -359,7 +411,63 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 		fmt.Fprintln(stderr, "warning:", w)
 	}
 	printEvalText(stdout, rep)
+	if rep.TwoGold != nil {
+		printTwoGold(stdout, rep.TwoGold)
+	}
 	return incomplete
+}
+
+// evalTwoGold scores every system of eval under the benchmark's gold and
+// the second gold g: the first prediction file (or the gold itself), whose
+// verdicts va the caller has, then the other prediction files and, with
+// goldAsPred beside --pred, the gold; it returns their two-gold table.
+func evalTwoGold(ctx context.Context, g *secondGold, b *datasets.Benchmark, cache *metrics.GoldCache, sopt metrics.ScoreOptions,
+	scorer *metrics.Scorer, aligned metrics.Aligned, va []metrics.Verdict, name string, preds []string, goldAsPred bool,
+	readPred func(string) (metrics.Aligned, map[string]sqltext.Extraction, int, error), workers int) (*metrics.TwoGold, error) {
+	sb, err := metrics.NewScorer(g.b, cache, sopt)
+	if err != nil {
+		return nil, fmt.Errorf("eval: second gold: %w", err)
+	}
+	var systems []metrics.GoldSystem
+	add := func(name string, al metrics.Aligned, va []metrics.Verdict) error {
+		ma, mb, err := outcomesUnder(ctx, sb, b, g, al.Preds, al.Invalid, va, workers)
+		if err != nil {
+			return fmt.Errorf("eval: second gold: %w", err)
+		}
+		systems = append(systems, metrics.GoldSystem{Name: name, A: []map[string]metrics.GoldOutcome{ma}, B: []map[string]metrics.GoldOutcome{mb}})
+		return nil
+	}
+	if err := add(name, aligned, va); err != nil {
+		return nil, err
+	}
+	for _, p := range preds[min(1, len(preds)):] {
+		al, _, _, err := readPred(p)
+		if err != nil {
+			return nil, err
+		}
+		v, err := scorer.ScoreAligned(ctx, al, workers, nil)
+		if err != nil {
+			return nil, fmt.Errorf("eval: %w", err)
+		}
+		if err := add(p, al, v); err != nil {
+			return nil, err
+		}
+	}
+	if goldAsPred && len(preds) > 0 {
+		al := metrics.Aligned{Preds: metrics.GoldPredictions(b)}
+		v, err := scorer.ScoreAligned(ctx, al, workers, nil)
+		if err != nil {
+			return nil, fmt.Errorf("eval: %w", err)
+		}
+		if err := add("gold", al, v); err != nil {
+			return nil, err
+		}
+	}
+	t, err := metrics.TwoGoldEX(goldName(b), g.name, g.changed, systems)
+	if err != nil {
+		return nil, fmt.Errorf("eval: %w", err)
+	}
+	return t, nil
 }
 
 // evalMetrics are the metrics --metrics accepts beside EX.

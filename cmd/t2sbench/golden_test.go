@@ -49,6 +49,10 @@ var cliCases = []cliCase{
 	{"status-no-args", []string{"status"}, exitUsage},
 	{"compare-run", []string{"compare", "$TMP/qs"}, exitOK},
 	{"compare-run-json", []string{"compare", "--json", "$TMP/qs"}, exitOK},
+	// pass@8 and majority@8 of the quickstart's stored candidates, by
+	// McNemar's test; the systems without candidates are left out.
+	{"compare-run-pass-at-k", []string{"compare", "--metric", "pass@8", "$TMP/qs"}, exitOK},
+	{"compare-run-majority-at-k", []string{"compare", "--metric", "majority@8", "$TMP/qs"}, exitOK},
 
 	// A run with failed items: fail-tenth fails 4 of mini's 42 questions
 	// for good (exit status 3); status and compare count them wrong.
@@ -83,11 +87,24 @@ var cliCases = []cliCase{
 	// --limit 40 the counts agree, and the two db_ids that moved onto
 	// another database's question refuse the file.
 	{"eval-db-mismatch", []string{"eval", "--benchmark", "mini", "--pred", "testdata/golden/input/mini-shifted.sql", "--limit", "40", "--quiet", "--cache-dir", "off"}, exitUsage},
+	// Two prediction files and the gold ranked under the mini benchmark's
+	// gold and under the hand-made overlay of four corrected golds
+	// (testdata/overlays/mini-corrections.jsonl); then an overlay naming
+	// a question the benchmark does not have, refused at its line.
+	{"eval-two-gold", []string{"eval", "--benchmark", "mini", "--pred", "testdata/golden/input/mini-pred.sql", "--pred", "testdata/golden/input/mini-gold.sql", "--gold-as-pred", "--gold-overlay", "../../testdata/overlays/mini-corrections.jsonl", "--quiet"}, exitOK},
+	{"eval-overlay-unknown", []string{"eval", "--benchmark", "mini", "--pred", "testdata/golden/input/mini-pred.sql", "--gold-overlay", "testdata/golden/input/mini-overlay-unknown.jsonl", "--quiet"}, exitUsage},
 	// compare of the verdict files: all 42 questions; then the partial
 	// file, refused, and paired on the 30 questions both have.
 	{"compare-files", []string{"compare", "$TMP/gold.jsonl", "$TMP/pred.jsonl"}, exitOK},
 	{"compare-files-partial", []string{"compare", "$TMP/gold.jsonl", "$TMP/partial.jsonl"}, exitRuntime},
 	{"compare-files-intersect", []string{"compare", "--intersect", "$TMP/gold.jsonl", "$TMP/partial.jsonl"}, exitOK},
+	// Soft F1 through the same comparison: verdict files with soft_f1
+	// (eval --metrics soft-f1), compared by the paired bootstrap and the
+	// sign-flip randomization test; the EX-only files are refused.
+	{"eval-gold-soft-f1", []string{"eval", "--benchmark", "mini", "--gold-as-pred", "--metrics", "soft-f1", "--quiet", "--out", "$TMP/gold-f1.jsonl"}, exitOK},
+	{"eval-pred-soft-f1", []string{"eval", "--benchmark", "mini", "--pred", "testdata/golden/input/mini-pred.sql", "--metrics", "soft-f1", "--quiet", "--out", "$TMP/pred-f1.jsonl"}, exitOK},
+	{"compare-soft-f1", []string{"compare", "--metric", "soft-f1", "$TMP/gold-f1.jsonl", "$TMP/pred-f1.jsonl"}, exitOK},
+	{"compare-soft-f1-missing", []string{"compare", "--metric", "soft-f1", "$TMP/gold.jsonl", "$TMP/pred.jsonl"}, exitUsage},
 
 	// datasets list without shared data (T2SBENCH_SHARED names no
 	// folder): the bundled benchmark only; then a folder holding none.

@@ -58,6 +58,12 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 	all := fs.Bool("all-trials", false, allTrialsUsage+"; the HTML viewer shows the spec's trials only")
 	prices := priceFlags{}
 	fs.Var(prices, "price", "model price as MODEL=PROMPT:COMPLETION in USD per 1M tokens (repeatable)")
+	second := addSecondGoldFlags(fs)
+	usage := fs.Usage
+	fs.Usage = func() {
+		usage()
+		fmt.Fprint(stderr, secondGoldHelp)
+	}
 
 	dirs, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -73,6 +79,9 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 	}
 	if *seed == 0 {
 		return fmt.Errorf("%w: --seed must not be 0", errUsage)
+	}
+	if err := second.check("report"); err != nil {
+		return err
 	}
 	var runs []*bench.RunData
 	for _, d := range dirs {
@@ -105,6 +114,13 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 	rep, err := reports.Build(runs, ropt)
 	if err != nil {
 		return err
+	}
+	if second.set() {
+		t, err := reportTwoGold(context.Background(), runs, second)
+		if err != nil {
+			return err
+		}
+		rep.Tables = append(rep.Tables, reports.TwoGoldTable(t, runs))
 	}
 	if !*quiet {
 		if err := rep.WriteTerminal(stdout); err != nil {

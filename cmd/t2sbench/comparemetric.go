@@ -1,0 +1,266 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/internal/textable"
+	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/stats"
+)
+
+// metricKind is how compare pairs a --metric: 0/1 outcomes (EX, pass@k,
+// majority@k: McNemar's test) or real-valued scores (Soft F1, R-VES: the
+// sign-flip randomization test).
+type metricKind int
+
+const (
+	metricEX metricKind = iota
+	metricScores
+	metricCandidates
+)
+
+const compareMetricUsage = "what is compared: ex (execution accuracy); soft-f1 or r-ves (BIRD's Soft F1 and R-VES of verdict files written by eval --metrics soft-f1,r-ves --out: paired bootstrap interval and sign-flip randomization test); pass@K or majority@K (from the candidates a run stored for each question: a question counts when one of its first K candidates is correct, or when the answer they vote is; McNemar's test as for EX)"
+
+// compareMetric is a parsed --metric.
+type compareMetric struct {
+	// name is the flag's value; label names it in tables ("Soft F1").
+	name, label string
+	kind        metricKind
+	// k and majority select the candidate outcome (metricCandidates).
+	k        int
+	majority bool
+	// rves selects R-VES among the scores.
+	rves bool
+}
+
+// parseCompareMetric reads --metric.
+func parseCompareMetric(s string) (compareMetric, error) {
+	switch s {
+	case "", "ex":
+		return compareMetric{name: "ex", label: "EX", kind: metricEX}, nil
+	case "soft-f1":
+		return compareMetric{name: s, label: "Soft F1", kind: metricScores}, nil
+	case "r-ves":
+		return compareMetric{name: s, label: "R-VES", kind: metricScores, rves: true}, nil
+	}
+	for _, p := range []string{"pass@", "majority@"} {
+		if rest, ok := strings.CutPrefix(s, p); ok {
+			k, err := strconv.Atoi(rest)
+			if err != nil || k < 1 {
+				return compareMetric{}, fmt.Errorf("%w: compare: --metric %s: want a k of at least 1 after %q", errUsage, s, p)
+			}
+			m := compareMetric{name: s, label: fmt.Sprintf("pass@%d", k), kind: metricCandidates, k: k, majority: p == "majority@"}
+			if m.majority {
+				m.label = fmt.Sprintf("maj@%d", k)
+			}
+			return m, nil
+		}
+	}
+	return compareMetric{}, fmt.Errorf("%w: compare: --metric %q: want ex, soft-f1, r-ves, pass@K or majority@K", errUsage, s)
+}
+
+// metricInputs are a system's per-question values beside its EX outcome,
+// as its input holds them: a verdict file's Soft F1, R-VES scores and
+// candidate marks (seed 0), a run's candidate marks by seed. apply turns
+// them into the scores or outcomes compared.
+type metricInputs struct {
+	softF1, rves map[string]float64
+	cands        map[int64]map[string][]metrics.CandidateMark
+	// scores are the compared scores (metricScores).
+	scores stats.Scores
+}
+
+// metricLine is the part of a verdict line --metric reads beside EX.
+type metricLine struct {
+	SoftF1 *float64 `json:"soft_f1"`
+	RVES   *struct {
+		Reward float64 `json:"reward"`
+	} `json:"r_ves"`
+	Candidates []metrics.CandidateMark `json:"candidates"`
+}
+
+// addLine records a verdict line's values for question id.
+func (m *metricInputs) addLine(id string, l metricLine) {
+	if l.SoftF1 != nil {
+		if m.softF1 == nil {
+			m.softF1 = map[string]float64{}
+		}
+		m.softF1[id] = *l.SoftF1
+	}
+	if l.RVES != nil {
+		if m.rves == nil {
+			m.rves = map[string]float64{}
+		}
+		m.rves[id] = metrics.RVESScore(l.RVES.Reward)
+	}
+	if len(l.Candidates) > 0 {
+		m.addCandidates(0, map[string][]metrics.CandidateMark{id: l.Candidates})
+	}
+}
+
+// addCandidates records the candidate marks of a seed's questions.
+func (m *metricInputs) addCandidates(seed int64, marks map[string][]metrics.CandidateMark) {
+	if m.cands == nil {
+		m.cands = map[int64]map[string][]metrics.CandidateMark{}
+	}
+	if m.cands[seed] == nil {
+		m.cands[seed] = map[string][]metrics.CandidateMark{}
+	}
+	for id, ms := range marks {
+		m.cands[seed][id] = ms
+	}
+}
+
+// runCandidates reads the candidate marks of every item of a run
+// directory's trials: trial id -> question id -> marks.
+func runCandidates(dir string, o bench.ReadOptions) (map[string]map[string][]metrics.CandidateMark, error) {
+	r, err := bench.ReadRunModeWith(dir, bench.ReadVerdicts, o)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]map[string][]metrics.CandidateMark{}
+	for _, t := range r.Trials {
+		m := map[string][]metrics.CandidateMark{}
+		for _, it := range t.Items {
+			if it.Verdict != nil && len(it.Verdict.Candidates) > 0 {
+				m[it.QuestionID] = it.Verdict.Candidates
+			}
+		}
+		out[t.ID] = m
+	}
+	return out, nil
+}
+
+// outcome is a question's 0/1 outcome under a candidate metric: one of
+// the first k candidates correct (pass@k), or the answer the first k
+// vote correct (metrics.MajorityAtK).
+func (m compareMetric) outcome(marks []metrics.CandidateMark) bool {
+	if m.majority {
+		return metrics.MajorityAtK(marks, m.k)
+	}
+	return slices.ContainsFunc(marks[:min(m.k, len(marks))], func(c metrics.CandidateMark) bool { return c.Correct })
+}
+
+// apply turns each system's inputs into what the metric compares: the
+// scores of a verdict file (every question in EX's denominator must have
+// one), or the candidate outcomes replacing EX's. It returns the systems
+// compared: under a candidate metric those that stored candidates, the
+// others' names in dropped. EX leaves the systems as they are.
+func (m compareMetric) apply(systems []compareSystem) (kept []compareSystem, dropped []string, err error) {
+	for i := range systems {
+		s := &systems[i]
+		switch m.kind {
+		case metricScores:
+			if s.run {
+				return nil, nil, fmt.Errorf("%w: compare --metric %s: %s is a run directory; %s is scored by eval --metrics %s --out, whose verdict files compare reads", errUsage, m.name, s.source, m.label, m.name)
+			}
+			src := s.extra.softF1
+			if m.rves {
+				src = s.extra.rves
+			}
+			sc := map[string]float64{}
+			for _, id := range slices.Sorted(maps.Keys(s.correct[0])) {
+				v, ok := src[id]
+				if !ok {
+					return nil, nil, fmt.Errorf("%w: compare --metric %s: %s: question %q has no %s (write the verdicts with eval --metrics %s --out)", errUsage, m.name, s.source, id, m.label, m.name)
+				}
+				sc[id] = v
+			}
+			s.extra.scores = stats.Scores{0: sc}
+		case metricCandidates:
+			stored := false
+			for seed, corr := range s.correct {
+				out := make(map[string]bool, len(corr))
+				for id := range corr {
+					marks := s.extra.cands[seed][id]
+					stored = stored || len(marks) > 0
+					out[id] = m.outcome(marks)
+				}
+				s.correct[seed] = out
+			}
+			if !stored {
+				dropped = append(dropped, s.name)
+				continue
+			}
+		}
+		kept = append(kept, *s)
+	}
+	return kept, dropped, nil
+}
+
+// mean is the system's mean of the metric over its seeds and questions:
+// the scores' mean, or the share of 0/1 outcomes that are true; NaN for
+// none.
+func (m compareMetric) mean(s compareSystem) (mean float64, n int) {
+	sum := 0.0
+	if m.kind == metricScores {
+		for _, q := range s.extra.scores {
+			for _, v := range q {
+				sum += v
+				n++
+			}
+		}
+	} else {
+		for _, q := range s.correct {
+			for _, ok := range q {
+				if ok {
+					sum++
+				}
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return math.NaN(), 0
+	}
+	return sum / float64(n), n
+}
+
+// writeMetricSystemsTable prints each system's mean of a metric other
+// than EX over its (seed, question) pairs.
+func writeMetricSystemsTable(w io.Writer, systems []compareSystem, m compareMetric) {
+	fmt.Fprintf(w, "%s = mean over the questions whose gold runs (every seed), in %%\n\n", m.label)
+	tab := textable.New(1, textable.Column{Name: "system"}, textable.Column{Name: "seeds", Align: textable.Right, MinWidth: 5},
+		textable.Column{Name: "n", Align: textable.Right, MinWidth: 6}, textable.Column{Name: m.label, Align: textable.Right, MinWidth: 8})
+	for _, s := range systems {
+		v, n := m.mean(s)
+		cell := "-"
+		if !math.IsNaN(v) {
+			cell = fmt.Sprintf("%.2f", 100*v)
+		}
+		tab.Row(s.name, fmt.Sprint(s.seeds()), fmt.Sprint(n), cell)
+	}
+	tab.Write(w)
+	fmt.Fprintln(w)
+}
+
+// compareScoreFamilies is bench.CompareFamilies for scores: every member
+// of a family compared with its baseline by stats.CompareScorePairs, by
+// system index.
+func compareScoreFamilies(fams []bench.Family, arms []stats.ScoreArm, opt stats.FamilyOptions) (map[int]*bench.SystemComparison, error) {
+	out := map[int]*bench.SystemComparison{}
+	for _, f := range fams {
+		if f.Base < 0 {
+			continue
+		}
+		pairs := make([][2]stats.ScoreArm, len(f.Members))
+		for k, i := range f.Members {
+			pairs[k] = [2]stats.ScoreArm{arms[f.Base], arms[i]}
+		}
+		res, err := stats.CompareScorePairs(pairs, opt)
+		if err != nil {
+			return nil, err
+		}
+		for k, i := range f.Members {
+			out[i] = &bench.SystemComparison{Base: f.Base, FamilyResult: res[k]}
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/metrics"
+)
+
+// reportTwoGold scores the systems of the runs under their benchmark's gold
+// and under the second gold of flags, and returns their two-gold table
+// (metrics.TwoGoldEX): a system's verdicts under the first gold are those
+// the run stored; under the second, the items of the questions whose gold
+// changed are scored again from their stored final SQL, with the run's EX
+// mode (failed items stay wrong, but leave EX's denominator when the new
+// gold fails). Every system must be on one benchmark; a system with
+// several seeds keeps them (EX is the mean over seeds).
+func reportTwoGold(ctx context.Context, runs []*bench.RunData, flags *secondGoldFlags) (*metrics.TwoGold, error) {
+	type sys struct {
+		name   string
+		trials []*bench.RunTrial
+	}
+	var systems []sys
+	var spec *bench.BenchmarkSpec
+	var specDir string
+	for _, r := range runs {
+		for _, s := range bench.Systems(r.Trials) {
+			first := &r.Trials[s.Trials[0]]
+			if spec == nil {
+				spec, specDir = &first.Benchmark, r.Dir
+			} else if first.Benchmark.Key() != spec.Key() || first.Benchmark.Data != spec.Data || first.Benchmark.Limit != spec.Limit {
+				return nil, fmt.Errorf("%w: report: a second gold applies to one benchmark; the runs score %s and %s (report them separately)", errUsage, spec.Key(), first.Benchmark.Key())
+			}
+			name := s.Label
+			if len(runs) > 1 {
+				name = filepath.Base(r.Dir) + ": " + s.Label
+			}
+			one := sys{name: name}
+			for _, i := range s.Trials {
+				one.trials = append(one.trials, &r.Trials[i])
+			}
+			systems = append(systems, one)
+		}
+	}
+	if spec == nil {
+		return nil, fmt.Errorf("report: the runs have no trial to score under a second gold")
+	}
+	opt := datasets.LoadOptions{Limit: spec.Limit, CacheDir: filepath.Join(specDir, "cache", "datasets", spec.Name),
+		SQLite: datasets.SQLiteOptions{Timeout: defaultEvalTimeout, MaxBytes: spec.MaxResultMB << 20}}
+	b, err := openBenchmark("report", spec.DatasetName(), spec.Data, opt)
+	if err != nil {
+		return nil, err
+	}
+	if b.Engine != nil {
+		defer b.Engine.Close()
+	}
+	g, err := flags.open("report", b, spec.Data, opt)
+	if err != nil {
+		return nil, err
+	}
+	defer g.Close()
+	cache, err := openGoldCache("")
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	defer cache.Close()
+	sc, err := metrics.NewScorer(g.b, cache, metrics.ScoreOptions{Mode: metrics.Mode(spec.Mode), Timeout: defaultEvalTimeout, TieAware: spec.TieAware})
+	if err != nil {
+		return nil, fmt.Errorf("report: second gold: %w", err)
+	}
+	changed := changedSet(g)
+	examples := make(map[string]datasets.Example, len(g.b.Examples))
+	for _, e := range g.b.Examples {
+		if changed[e.ID] {
+			examples[e.ID] = e
+		}
+	}
+	var out []metrics.GoldSystem
+	for _, s := range systems {
+		gs := metrics.GoldSystem{Name: s.name}
+		for _, t := range s.trials {
+			ma, mb := map[string]metrics.GoldOutcome{}, map[string]metrics.GoldOutcome{}
+			for i := range t.Items {
+				it := &t.Items[i]
+				if (it.Status != bench.StatusDone && it.Status != bench.StatusFailed) || it.Verdict == nil {
+					continue
+				}
+				o := metrics.GoldOutcome{Status: it.Verdict.Status, Correct: it.Verdict.Correct && it.Status == bench.StatusDone}
+				ma[it.QuestionID], mb[it.QuestionID] = o, o
+				ex, ok := examples[it.QuestionID]
+				if !ok {
+					continue
+				}
+				var v metrics.Verdict
+				switch {
+				case it.Status == bench.StatusFailed:
+					v = sc.ScoreInvalid(ctx, ex, "the runner failed")
+				case it.Result != nil:
+					v = sc.Score(ctx, ex, it.Result.SQL)
+				default:
+					v = sc.ScoreInvalid(ctx, ex, "no stored result")
+				}
+				mb[it.QuestionID] = metrics.GoldOutcome{Status: v.Status, Correct: v.Correct && it.Status == bench.StatusDone}
+			}
+			gs.A, gs.B = append(gs.A, ma), append(gs.B, mb)
+		}
+		out = append(out, gs)
+	}
+	if err := cache.Flush(); err != nil {
+		return nil, fmt.Errorf("report: gold cache: %w", err)
+	}
+	t, err := metrics.TwoGoldEX(goldName(b), g.name, g.changed, out)
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	return t, nil
+}
