@@ -649,7 +649,7 @@ func escapeControls(s string) string {
 }
 
 // jsonSpans returns the [start, end) of the balanced top-level {...} spans
-// of s (see jsonObjects).
+// of s, skipping braces inside JSON strings.
 func jsonSpans(s string) [][2]int {
 	var out [][2]int
 	if strings.IndexByte(s, '{') < 0 {
