@@ -34,6 +34,14 @@ func (x *Extractions) Note(e sqltext.Extraction) {
 	}
 }
 
+// Extract reads the SQL of a model response as sqltext.Extract does and
+// notes how it was found (Note).
+func (x *Extractions) Extract(out string) (string, bool) {
+	e := sqltext.ExtractSQL(out)
+	x.Note(e)
+	return e.SQL, e.Found()
+}
+
 // Of returns the reason recorded for sql: sqltext.ReasonNone when sql is
 // empty (no answer), "" when no noted response gave it.
 func (x *Extractions) Of(sql string) sqltext.Reason {

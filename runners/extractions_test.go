@@ -32,3 +32,30 @@ func TestExtractions(t *testing.T) {
 		})
 	}
 }
+
+// TestExtractionsExtract: Extract returns what sqltext.Extract returns and
+// notes the reason of each response that held SQL.
+func TestExtractionsExtract(t *testing.T) {
+	var x Extractions
+	tests := []struct {
+		name, out string
+		want      string
+		reason    sqltext.Reason
+	}{
+		{"a label", "SQL: SELECT city FROM singer", "SELECT city FROM singer", sqltext.ReasonSingle},
+		{"a final marker", "```sql\nSELECT 1\n```\nFinal SQL:\n```sql\nSELECT age FROM singer\n```", "SELECT age FROM singer", sqltext.ReasonFinalMarker},
+		{"no SQL", "I do not know.", "", sqltext.ReasonNone},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sql, ok := x.Extract(tt.out)
+			wantSQL, wantOK := sqltext.Extract(tt.out)
+			if sql != tt.want || sql != wantSQL || ok != wantOK {
+				t.Errorf("got %q, %v; want %q, %v", sql, ok, tt.want, wantOK)
+			}
+			if got := x.Of(sql); got != tt.reason {
+				t.Errorf("got reason %q; want %q", got, tt.reason)
+			}
+		})
+	}
+}

@@ -48,10 +48,10 @@
 //
 // One draw against p comes first from the sample's generator (seeded by
 // the seed, the request's seed, every message as Draw keys reads it, and
-// the sample index), so a
-// prompt that lacks nothing gives exactly the answers the simulator gave
-// before it read prompts; then three channel draws (schema, values,
-// evidence, always all three) from a generator of their own. The first
+// the sample index), so a prompt that lacks nothing gives exactly the
+// answers the simulator gave before it read prompts; then three channel
+// draws (schema, values, evidence, always all three) from a generator of
+// their own. The first
 // missing channel whose draw falls under its penalty forces a mistake of
 // its kind, whatever the draw against p:
 //
@@ -115,8 +115,9 @@
 // The same decision therefore gets the same draw whatever form the
 // earlier answers took, and a clean and a realistic run with the same
 // seed pair question by question in every runner (they part almost only
-// after an answer the realistic style cut at max_tokens). A prompt that quotes
-// no answer and holds no fenced block (the baselines') hashes as sent.
+// after an answer the realistic style cut at max_tokens). A prompt that
+// quotes no answer and holds no fenced block (the baselines') hashes as
+// sent.
 //
 // # Style
 //

@@ -203,7 +203,7 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 				o.Key = "functions:" + functionsKey(fs)
 			}
 		case A5, A6:
-			sql, ok := q.parseSQL(out)
+			sql, ok := q.found.Extract(out)
 			if !ok {
 				o.Info["parse_error"] = "no SQL found"
 				q.side.ParseFailed(runners.RoleReason, string(a))
@@ -307,7 +307,7 @@ func (q *question) reviseMore(ctx context.Context, s pathState, ex *mcts.Expansi
 				q.side.Cut(resp, 0, runners.RoleReason, string(A6))
 				break
 			}
-			next, ok := q.parseSQL(out)
+			next, ok := q.found.Extract(out)
 			if !ok {
 				q.side.ParseFailed(runners.RoleReason, string(A6))
 			}
@@ -550,12 +550,4 @@ func (q *question) selectFinal(ctx context.Context, t *mcts.Tree, res *runners.R
 	}
 	res.Trace.Add(runners.Step{Action: "select", Output: res.SQL, Info: info})
 	res.Extraction = q.found.Of(res.SQL)
-}
-
-// parseSQL reads the SQL of a generation or revision answer (ParseSQL) and
-// remembers how it was found.
-func (q *question) parseSQL(out string) (string, bool) {
-	e := sqltext.ExtractSQL(out)
-	q.found.Note(e)
-	return e.SQL, e.Found()
 }

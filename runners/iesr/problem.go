@@ -226,7 +226,7 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 				o.Key = "entities:" + canonicalJSON(es)
 			}
 		case A5, A6:
-			sql, ok := q.parseSQL(out)
+			sql, ok := q.found.Extract(out)
 			if !ok {
 				o.Info["parse_error"] = "no SQL found"
 				q.side.ParseFailed(runners.RoleReason, string(a))
@@ -380,12 +380,4 @@ func (q *question) bestNodeSQL(ctx context.Context, tree *mcts.Tree) string {
 		}
 	}
 	return best
-}
-
-// parseSQL reads the SQL of a generation or revision answer (ParseSQL) and
-// remembers how it was found.
-func (q *question) parseSQL(out string) (string, bool) {
-	e := sqltext.ExtractSQL(out)
-	q.found.Note(e)
-	return e.SQL, e.Found()
 }

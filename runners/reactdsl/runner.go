@@ -402,9 +402,7 @@ func (r *Runner) iterateSQL(ctx context.Context, t runners.Task, m *runners.Mete
 		if final {
 			fb.found.Note(sqltext.Extraction{SQL: fsql, Reason: sqltext.ReasonFinalMarker})
 		} else {
-			found := sqltext.ExtractSQL(rep.text)
-			fb.found.Note(found)
-			sql, ok = found.SQL, found.Found()
+			sql, ok = fb.found.Extract(rep.text)
 		}
 		var obs string
 		switch {
@@ -486,9 +484,7 @@ func (r *Runner) iterateDSL(ctx context.Context, t runners.Task, m *runners.Mete
 			res.Trace.ParseFailed(runners.RoleReason, "dsl_turn")
 		}
 		if len(calls) == 0 && len(perrs) == 0 {
-			if found := sqltext.ExtractSQL(rep.text); found.Found() {
-				sql := found.SQL
-				fb.found.Note(found)
+			if sql, ok := fb.found.Extract(rep.text); ok {
 				// Raw SQL is not an action of the DSL, but a model that
 				// writes it anyway sees its result, as a probe; only
 				// answer(rN) ends the task.

@@ -4,8 +4,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-
-	"github.com/t2sbench/t2sbench/runners/think"
 )
 
 // chatTokens are the special tokens of chat templates (ChatML/Qwen,
@@ -23,14 +21,14 @@ var chatTokens = []string{
 // roleWords are the role names a start-of-turn token is followed by.
 var roleWords = []string{"assistant", "model", "system", "user"}
 
-// prepare removes what is not the answer from a response: reasoning blocks
-// (think.Split), chat-template tokens and what follows an end-of-turn
-// token, wrapper tags such as <answer>; it turns the wrappers <<SQL>>,
-// <</SQL>>, [SQL] and [/SQL] into <sql> tags and decodes the HTML entities
-// of <, >, &, ' and ".
+// prepare removes what is not the answer from a response whose reasoning
+// blocks ExtractWith already removed (think.Split): surrounding white
+// space, chat-template tokens and what follows an end-of-turn token,
+// wrapper tags such as <answer>; it turns the wrappers <<SQL>>, <</SQL>>,
+// [SQL] and [/SQL] into <sql> tags and decodes the HTML entities of <, >,
+// &, ' and ".
 func prepare(s string) string {
-	s, _ = think.Split(s)
-	s = stripChatTokens(s)
+	s = stripChatTokens(strings.TrimSpace(s))
 	if strings.Contains(s, "SQL]") || strings.Contains(s, "sql]") || strings.Contains(s, "<<") {
 		s = sqlWrappers.Replace(s)
 	}

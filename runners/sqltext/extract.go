@@ -283,7 +283,7 @@ func candidates(text string) []candidate {
 		ls := lineStart(text, i)
 		inline := i > 0 && text[i-1] == '`' && (i < 2 || text[i-2] != '`')
 		raw, end := cut(text, i, inline)
-		if !plausibleAfter(raw, ls, ls && sqlLabelled(text, i)) {
+		if !plausible(raw, ls, ls && sqlLabelled(text, i)) {
 			continue
 		}
 		if sql := finish(raw); sql != "" {
@@ -449,7 +449,7 @@ func continuation(text, prefix string) (Extraction, bool) {
 	}
 	s := strings.TrimSpace(prefix) + " " + t
 	raw, _ := cut(s, 0, false)
-	if !plausible(raw, true) {
+	if !plausible(raw, true, false) {
 		return Extraction{}, false
 	}
 	sql := finish(raw)
@@ -649,7 +649,7 @@ func escapeControls(s string) string {
 }
 
 // jsonSpans returns the [start, end) of the balanced top-level {...} spans
-// of s (see jsonObjects).
+// of s, skipping braces inside JSON strings.
 func jsonSpans(s string) [][2]int {
 	var out [][2]int
 	if strings.IndexByte(s, '{') < 0 {

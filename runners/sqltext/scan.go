@@ -472,15 +472,11 @@ var (
 // plausible reports whether s, a statement cut from running text, is SQL
 // rather than prose that happens to contain "select" or "with": it must
 // start with SELECT or WITH written in upper or lower case (not "Select",
-// which starts sentences), a WITH must have the CTE shape, a SELECT found
-// mid-line must have a FROM clause, and it must hold no more than one
-// English prose word (none without a FROM clause).
-func plausible(s string, atLineStart bool) bool { return plausibleAfter(s, atLineStart, false) }
-
-// plausibleAfter is plausible for a statement that may follow an SQL label
-// ("SQL:", "Final SQL query:"), after which a capitalised "Select" starts
-// SQL, not a sentence.
-func plausibleAfter(s string, atLineStart, labelled bool) bool {
+// which starts sentences, unless the statement is labelled: it follows an
+// SQL label such as "SQL:" or "Final SQL query:"), a WITH must have the
+// CTE shape, a SELECT found mid-line must have a FROM clause, and it must
+// hold no more than one English prose word (none without a FROM clause).
+func plausible(s string, atLineStart, labelled bool) bool {
 	s = strings.TrimSpace(s)
 	if !LooksLikeSQL(s) {
 		return false

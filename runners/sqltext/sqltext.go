@@ -53,24 +53,10 @@ func clean(s string) string {
 
 // LooksLikeSQL reports whether s starts (after comments and whitespace) with
 // a SELECT or WITH keyword.
-func LooksLikeSQL(s string) bool {
-	s = strings.TrimSpace(s)
-	for strings.HasPrefix(s, "--") {
-		i := strings.IndexByte(s, '\n')
-		if i < 0 {
-			return false
-		}
-		s = strings.TrimSpace(s[i+1:])
-	}
-	s = strings.TrimLeft(s, "(")
-	u := strings.ToUpper(s)
-	for _, kw := range []string{"SELECT", "WITH"} {
-		if strings.HasPrefix(u, kw) && (len(u) == len(kw) || !isWord(rune(u[len(kw)]))) {
-			return true
-		}
-	}
-	return false
-}
+func LooksLikeSQL(s string) bool { return startsWithKeyword(s, "(", queryKeywords) }
+
+// queryKeywords are the words a query starts with.
+var queryKeywords = []string{"SELECT", "WITH"}
 
 // statementKeywords are the words a SQL statement starts with.
 var statementKeywords = []string{"SELECT", "WITH", "VALUES", "INSERT", "UPDATE", "DELETE", "REPLACE", "CREATE", "DROP",
@@ -79,7 +65,12 @@ var statementKeywords = []string{"SELECT", "WITH", "VALUES", "INSERT", "UPDATE",
 // StartsStatement reports whether s starts (after white space, -- comments
 // and opening parentheses) with a statement keyword (SELECT, WITH, VALUES,
 // INSERT, UPDATE, DELETE, ...), in any case.
-func StartsStatement(s string) bool {
+func StartsStatement(s string) bool { return startsWithKeyword(s, "( \t\r\n", statementKeywords) }
+
+// startsWithKeyword reports whether s, once white space and whole -- comment
+// lines are skipped and then the bytes of lead trimmed, starts with one of
+// the upper-case keywords kws, in any case, as a whole word.
+func startsWithKeyword(s, lead string, kws []string) bool {
 	s = strings.TrimSpace(s)
 	for strings.HasPrefix(s, "--") {
 		i := strings.IndexByte(s, '\n')
@@ -88,9 +79,8 @@ func StartsStatement(s string) bool {
 		}
 		s = strings.TrimSpace(s[i+1:])
 	}
-	s = strings.TrimLeft(s, "( \t\r\n")
-	u := strings.ToUpper(s)
-	for _, kw := range statementKeywords {
+	u := strings.ToUpper(strings.TrimLeft(s, lead))
+	for _, kw := range kws {
 		if strings.HasPrefix(u, kw) && (len(u) == len(kw) || !isWord(rune(u[len(kw)]))) {
 			return true
 		}
