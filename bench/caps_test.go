@@ -57,7 +57,7 @@ func TestSimplexPoints(t *testing.T) {
 
 func TestPlanCaps(t *testing.T) {
 	tests := []struct{ name, yaml, want string }{
-		// The 7.6 GB grid of issue 15: 50,015,001 points, refused before
+		// A 7.6 GB grid: 50,015,001 points, refused before
 		// any is built.
 		{"grid step", "benchmarks: [{name: mini}]\nrunners:\n  - name: direct\n    grid:\n      simplex: [a, b, c]\n      step: 0.0001\n",
 			"big.yaml:6: runners[0].grid.step: step 0.0001 makes 50015001 points of a 3-parameter simplex, over the trial cap 10000"},

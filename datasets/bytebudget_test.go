@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-// zeroblobSQL is the hostile prediction of issue 15: 4,000 rows of a 1 MB
+// zeroblobSQL is a hostile prediction: 4,000 rows of a 1 MB
 // BLOB each (about 4 GB), which used to exhaust memory under the row cap.
 const zeroblobSQL = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c LIMIT 4000) SELECT x, zeroblob(1000000) FROM c"
 

@@ -527,7 +527,7 @@ func BenchmarkLogicCatGolds(b *testing.B) {
 	b.ReportMetric(float64(warm)/float64(cold), "warm/cold")
 }
 
-// TestMySQLByteBudget runs the MySQL form of issue 15's hostile query
+// TestMySQLByteBudget runs the MySQL form of the hostile query
 // (4,000 rows of a 1 MB value) with a 10 MiB budget: it fails with
 // ExecTooLarge after 11 rows (11 * 1,000,008 bytes > 10,485,760) instead of
 // reading 4 GB, and a result under the budget is kept whole.

@@ -11,7 +11,7 @@ import (
 
 // TestRegistryNames pins what the lists read from the registry print: the
 // lists below are the ones Names and help_spec.go's benchNames held before
-// the benchmarks registered themselves (issue 19), so a kind registered
+// the benchmarks registered themselves, so a kind registered
 // out of order shows here.
 func TestRegistryNames(t *testing.T) {
 	tests := []struct {
@@ -40,7 +40,8 @@ func TestRegistryNames(t *testing.T) {
 	for _, e := range datasets.DataEntries() {
 		entries = append(entries, e.Name+" in "+e.Dir)
 	}
-	// cmd/t2sbench/datasets.go's `listed`, in its order, before issue 19.
+	// cmd/t2sbench/datasets.go's `listed`, in its order, before the
+	// benchmarks registered themselves.
 	want := []string{"spider in spider", "bird in bird", "bird-dev-2023-05 in bird", "bird-minidev in bird", "archer in archer", "logiccat-sqlite in logiccat"}
 	if !slices.Equal(entries, want) {
 		t.Errorf("DataEntries: got %q; want %q", entries, want)

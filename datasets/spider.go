@@ -24,7 +24,7 @@ var spiderFields = []string{"db_id", "query", "question"}
 // question_toks and the parse tree sql), are neither decoded nor kept, and
 // Extra is nil: scoring needs none of them, they are most of the file, and
 // decoding and keeping them took most of eval's loading time and memory
-// (issue 15: two thirds of the memory at 16 times Spider dev).
+// (two thirds of the memory at 16 times Spider dev).
 //
 // dev.json is read as a stream, one question at a time, so memory grows
 // with the questions kept, not with the file; scanSpiderFast reads it,

@@ -48,7 +48,8 @@ type simForm struct {
 }
 
 // Renderings of a SQL answer (llm.AnswerSQL), each a style real models write
-// (issue 13 item 3), with their shares of samples; the shares sum to 1.
+// (fences, prose, drafts with a final answer, JSON, escapes), with their
+// shares of samples; the shares sum to 1.
 var simSQLForms = []simForm{
 	{"fence", 0.30},          // ```TAG block, TAG drawn from simSQLTags
 	{"fence_own_line", 0.05}, // the SQL starts on the fence's line: ```SELECT ...
@@ -80,7 +81,7 @@ var simJSONForms = []simForm{
 }
 
 // Renderings of ReAct DSL calls (llm.AnswerDSL), the forms runners/reactdsl's
-// DSL.md and issue 13 item 5 say a parser must accept; the shares sum to 1.
+// DSL.md says a parser must accept; the shares sum to 1.
 var simDSLForms = []simForm{
 	{"dsl", 0.35},       // ```dsl block (as the prompt asks)
 	{"python", 0.20},    // ```python block
@@ -184,7 +185,7 @@ type styleOpts struct {
 // lets SQL drafts be realistic corruptions of the final query.
 //
 // Every rendering but a cut one still holds the clean answer for a parser
-// of the styles real models produce (issue 13 items 3 and 5): the final SQL
+// of the styles real models produce: the final SQL
 // wins over any draft, JSON decodes to the same values up to key order and
 // numbers written as strings, DSL calls are the same calls.
 func renderStyled(kind llm.AnswerKind, clean string, schema *datasets.Schema, o styleOpts, rng *rand.Rand) styled {

@@ -20,7 +20,7 @@ func init() {
 }
 
 // parserPending lists the DSL renderings the current reactdsl.ParseCalls
-// does not read back (issue 13 item 5 asks it to); TestSimStyleRecoversDSL
+// does not read back (it should); TestSimStyleRecoversDSL
 // logs them instead of failing. Remove an entry once the parser reads it.
 var parserPending = map[string]bool{}
 

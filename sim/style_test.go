@@ -352,7 +352,7 @@ func TestSimStyleReasoning(t *testing.T) {
 }
 
 // extractorPending lists the SQL renderings the current sqltext.Extract
-// does not read back (issue 13 item 3 asks it to); TestSimStyleRecoversSQL
+// does not read back (it should); TestSimStyleRecoversSQL
 // logs them instead of failing. Remove an entry once the extractor reads it.
 var extractorPending = map[string]bool{}
 

@@ -20,7 +20,7 @@ import (
 	"github.com/t2sbench/t2sbench/datasets"
 )
 
-// zeroblobSQL is issue 15's hostile prediction: 4,000 rows of a 1 MB BLOB
+// zeroblobSQL is a hostile prediction: 4,000 rows of a 1 MB BLOB
 // (about 4 GB), which made eval die with "fatal error: out of memory".
 const zeroblobSQL = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c LIMIT 4000) SELECT x, zeroblob(1000000) FROM c"
 

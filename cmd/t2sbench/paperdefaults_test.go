@@ -12,8 +12,9 @@ import (
 )
 
 // TestPaperDefaults checks that the defaults the runner packages register
-// (runners.Info.Defaults) are the table report.go held before issue 19,
-// entry for entry, each from the package's Default constants.
+// (runners.Info.Defaults) are the table report.go held before the runners
+// registered their own, entry for entry, each from the package's Default
+// constants.
 func TestPaperDefaults(t *testing.T) {
 	t.Parallel()
 	want := map[string]map[string]float64{

@@ -60,8 +60,8 @@ func fixed(c fakeopenai.Choice) fakeopenai.Responder {
 
 var ask = llm.Request{Role: "reason", Messages: []llm.Message{{Role: "system", Content: "be brief"}, {Role: "user", Content: "how many singers?"}}, Temperature: 0.7}
 
-// iesrUnderstand is shaped like the schema issue 13 found in
-// runners/iesr/understand.go: unit and formula are not in required.
+// iesrUnderstand is shaped like the schema of runners/iesr/understand.go:
+// unit and formula are not in required.
 const iesrUnderstand = `{"type":"object","properties":{"subject":{"type":"string"},"unit":{"type":"string"},"formula":{"type":"string"}},"required":["subject"],"additionalProperties":false}`
 
 const validSchema = `{"type":"object","properties":{"sql":{"type":"string"}},"required":["sql"],"additionalProperties":false}`
@@ -442,7 +442,7 @@ func TestCachedReasoningRoundTrip(t *testing.T) {
 	}
 }
 
-// TestCachedSampleSeeds is issue 15's duplicate-sample bug: n = 4 then
+// TestCachedSampleSeeds guards against duplicate samples: n = 4 then
 // n = 8 against a server that honours seeds must give 8 distinct samples,
 // the first 4 reused, and the same 8 a fresh n = 8 request gives.
 func TestCachedSampleSeeds(t *testing.T) {

@@ -331,7 +331,7 @@ func TestBaselineRealStyles(t *testing.T) {
 }
 
 // TestDSLSQLBlockIsAProbe: in the DSL setting a ```sql block alone does
-// not end the episode (issue 13 changed this: it used to be taken as the
+// not end the episode (it used to be taken as the
 // final answer); the query runs as a probe, the model sees its rows, and
 // only answer(...) ends the episode.
 func TestDSLSQLBlockIsAProbe(t *testing.T) {

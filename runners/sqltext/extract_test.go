@@ -8,8 +8,8 @@ import (
 )
 
 // extractCase is one response and the SQL ExtractSQL must find in it. Each
-// is written from the description of a style real models produce (issue
-// 13, item 3), not copied from any dataset. want "" means no SQL.
+// is written from the description of a style real models produce, not
+// copied from any dataset. want "" means no SQL.
 type extractCase struct {
 	name  string
 	in    string
@@ -176,7 +176,7 @@ var extractCases = []extractCase{
 
 func TestExtractSQL(t *testing.T) {
 	if len(extractCases) < 60 {
-		t.Fatalf("%d extractor cases; issue 13 asks for at least 60", len(extractCases))
+		t.Fatalf("%d extractor cases; want at least 60", len(extractCases))
 	}
 	for _, tc := range extractCases {
 		t.Run(tc.name, func(t *testing.T) {
