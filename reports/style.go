@@ -49,14 +49,16 @@ func reportStyles(names []string) map[string]sysStyle {
 		if _, ok := out[n]; ok {
 			continue
 		}
-		out[n] = sysStyle{Color: okabeIto[i%len(okabeIto)], Marker: markers[(i+i/len(okabeIto))%len(markers)]}
+		out[n] = seriesStyle(i)
 		i++
 	}
 	return out
 }
 
-// seriesStyle is the style of the i-th series of a plot whose series are
-// not systems (a sweep's backbones): the same palette and markers.
+// seriesStyle is the i-th style: colour i mod 8 and marker
+// (i + i/8) mod 8. reportStyles gives it to the i-th system; a plot whose
+// series are not systems (a sweep's backbones) gives it to its i-th
+// series.
 func seriesStyle(i int) sysStyle {
 	return sysStyle{Color: okabeIto[i%len(okabeIto)], Marker: markers[(i+i/len(okabeIto))%len(markers)]}
 }
