@@ -902,7 +902,7 @@ func paretoFigures(c *corpus, effs []efficiency, opt Options) ([]*Figure, error)
 		var xs, ys []float64
 		var names []string
 		var d xyErr
-		var drawnEffs []efficiency
+		var drawn []*system
 		qs := map[int]bool{}
 		for _, e := range effs {
 			x, ok := ax.x(e)
@@ -912,7 +912,7 @@ func paretoFigures(c *corpus, effs []efficiency, opt Options) ([]*Figure, error)
 			acc, _, _ := e.s.ex()
 			iv := e.s.acc.CI
 			xs, ys, names = append(xs, x), append(ys, 100*acc), append(names, e.s.name)
-			drawnEffs = append(drawnEffs, e)
+			drawn = append(drawn, e.s)
 			qs[len(e.s.done)/max(1, len(e.s.seeds))] = true
 			d.XYs = append(d.XYs, plotter.XY{X: x, Y: 100 * acc})
 			d.YErrors = append(d.YErrors, struct{ Low, High float64 }{100 * (acc - iv.Lo), 100 * (iv.Hi - acc)})
@@ -978,25 +978,9 @@ func paretoFigures(c *corpus, effs []efficiency, opt Options) ([]*Figure, error)
 			lnames[j] = sharedLabel(ns)
 		}
 		p.Add(l)
-		// Each system in its own colour and marker (reportStyles), its
-		// interval in the same colour.
-		var sysThumbs []legendItem
-		for i, e := range drawnEffs {
-			st := c.styleOf(e.s)
-			one := xyErr{XYs: d.XYs[i : i+1], YErrors: d.YErrors[i : i+1]}
-			sc, err := plotter.NewScatter(one)
-			if err != nil {
-				return nil, fmt.Errorf("reports: %s: %w", f.ID, err)
-			}
-			sc.GlyphStyle = st.glyph(vg.Points(3.5))
-			eb, err := plotter.NewYErrorBars(one)
-			if err != nil {
-				return nil, fmt.Errorf("reports: %s: %w", f.ID, err)
-			}
-			eb.Color = st.Color
-			p.Add(eb, sc)
-			f.drew(e.s.name, sc.GlyphStyle.Color, sc.GlyphStyle.Shape)
-			sysThumbs = append(sysThumbs, legendItem{e.s.name, []plot.Thumbnailer{sc}})
+		sysThumbs, err := c.addSystemPoints(f, p, drawn, d)
+		if err != nil {
+			return nil, err
 		}
 		// Headroom for the labels of the best systems, up to 100.
 		pctAxis(p, 0.06, 0, f.height)

@@ -1,8 +1,11 @@
 package reports
 
 import (
+	"fmt"
 	"image/color"
 
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -65,6 +68,32 @@ func seriesStyle(i int) sysStyle {
 
 // styleOf returns the system's style (reportStyles).
 func (c *corpus) styleOf(s *system) sysStyle { return c.styles[s.name] }
+
+// addSystemPoints adds to p the point and interval d holds for each of
+// ss (the i-th point is ss[i]'s), each system in its colour and marker
+// (reportStyles), its interval in the same colour, records them on f
+// (Figure.drew) and returns a legend item per system.
+func (c *corpus) addSystemPoints(f *Figure, p *plot.Plot, ss []*system, d xyErr) ([]legendItem, error) {
+	items := make([]legendItem, 0, len(ss))
+	for i, s := range ss {
+		st := c.styleOf(s)
+		one := xyErr{XYs: d.XYs[i : i+1], YErrors: d.YErrors[i : i+1]}
+		sc, err := plotter.NewScatter(one)
+		if err != nil {
+			return nil, fmt.Errorf("reports: %s: %w", f.ID, err)
+		}
+		sc.GlyphStyle = st.glyph(vg.Points(3.5))
+		eb, err := plotter.NewYErrorBars(one)
+		if err != nil {
+			return nil, fmt.Errorf("reports: %s: %w", f.ID, err)
+		}
+		eb.Color = st.Color
+		p.Add(eb, sc)
+		f.drew(s.name, sc.GlyphStyle.Color, sc.GlyphStyle.Shape)
+		items = append(items, legendItem{s.name, []plot.Thumbnailer{sc}})
+	}
+	return items, nil
+}
 
 // drew records on f the colour and marker (nil for a bar) f drew system
 // name in, as the plotter was built, so that tests can check that a
