@@ -1003,7 +1003,7 @@ func paretoFigures(c *corpus, effs []efficiency, opt Options) ([]*Figure, error)
 			p.X.Tick.Marker = trimTicks{}
 		}
 		leg.add("Pareto frontier", l)
-		labels.legend = leg
+		p.Add(leg)
 		f.N = questionsNote(qs, "system")
 		f.CI = levelPct(opt.Level) + " " + intervalName(seeded(all))
 		f.plot = p
