@@ -68,32 +68,30 @@ const pngDPI = 300
 // inch), "svg" or "pdf" (vector, one page). The image holds no title; the
 // caption (Caption) carries it.
 func (f *Figure) Render(format string) ([]byte, error) {
-	var c vg.CanvasWriterTo
 	switch format {
 	case "png":
 		return f.renderPNG(pngDPI)
 	case "pdf":
-		c = vgpdf.New(f.width, f.height)
-	default:
-		var err error
-		if c, err = draw.NewFormattedCanvas(f.width, f.height, format); err != nil {
-			return nil, fmt.Errorf("reports: plot %s: %w", f.ID, err)
+		b, err := f.encode(vgpdf.New(f.width, f.height))
+		if err != nil {
+			return nil, err
 		}
+		return pdfDates.ReplaceAll(b, []byte("/$1 (D:20000101000000)")), nil
 	}
-	f.draw(draw.New(c))
-	var b bytes.Buffer
-	if _, err := c.WriteTo(&b); err != nil {
+	c, err := draw.NewFormattedCanvas(f.width, f.height, format)
+	if err != nil {
 		return nil, fmt.Errorf("reports: plot %s: %w", f.ID, err)
 	}
-	if format == "pdf" {
-		return pdfDates.ReplaceAll(b.Bytes(), []byte("/$1 (D:20000101000000)")), nil
-	}
-	return b.Bytes(), nil
+	return f.encode(c)
 }
 
 // renderPNG returns the figure as a PNG of dpi dots per inch.
 func (f *Figure) renderPNG(dpi int) ([]byte, error) {
-	c := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(f.width, f.height), vgimg.UseDPI(dpi))}
+	return f.encode(vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(f.width, f.height), vgimg.UseDPI(dpi))})
+}
+
+// encode draws the figure on c and returns c's encoding.
+func (f *Figure) encode(c vg.CanvasWriterTo) ([]byte, error) {
 	f.draw(draw.New(c))
 	var b bytes.Buffer
 	if _, err := c.WriteTo(&b); err != nil {
