@@ -460,11 +460,7 @@ func sweepFigures(c *corpus, cs *comparisons, opt Options) ([]*Figure, error) {
 		}
 		notes = append(notes, testLines...)
 		f.Note = strings.Join(notes, " ")
-		qs := map[int]bool{}
-		for _, s := range all {
-			qs[len(s.done)/max(1, len(s.seeds))] = true
-		}
-		f.N = questionsNote(qs, "point")
+		f.N = questionsNote(questionsPer(all), "point")
 		f.CI = levelPct(opt.Level) + " " + intervalName(multi)
 		p.Add(leg)
 		// Room above (or below) the data for the legend, so that a corner
@@ -787,7 +783,6 @@ func breakdownFigures(c *corpus) ([]*Figure, []string) {
 			f := &Figure{ID: slugID(id...), Title: c.caption(title), cols: min(cols, len(page)),
 				width: vg.Length(min(cols, len(page)))*pw + barWidth, height: vg.Length(rows) * ph}
 			empty := false
-			qs := map[int]bool{}
 			cmap := newSeqMap(0, 100)
 			for _, s := range page {
 				var cells []heatCell
@@ -804,7 +799,6 @@ func breakdownFigures(c *corpus) ([]*Figure, []string) {
 						empty = empty || n == 0
 					}
 				}
-				qs[len(s.done)/max(1, len(s.seeds))] = true
 				p := plot.New()
 				p.Title.Text = s.row
 				p.Title.TextStyle.Font.Size = vg.Points(10)
@@ -817,7 +811,7 @@ func breakdownFigures(c *corpus) ([]*Figure, []string) {
 				f.panels = append(f.panels, p)
 			}
 			f.bar = colourBar(cmap, "EX (%)")
-			f.N = questionsNote(qs, "system")
+			f.N = questionsNote(questionsPer(page), "system")
 			f.Note = "n: questions in the cell; a question counts under each of its reasoning types."
 			if empty {
 				f.Note += " Grey (n=0): no question."
@@ -829,6 +823,16 @@ func breakdownFigures(c *corpus) ([]*Figure, []string) {
 		}
 	}
 	return out, notes
+}
+
+// questionsPer returns the numbers of questions the systems count (each
+// system's attempted items over its seeds), for questionsNote.
+func questionsPer(ss []*system) map[int]bool {
+	ns := make(map[int]bool, len(ss))
+	for _, s := range ss {
+		ns[len(s.done)/max(1, len(s.seeds))] = true
+	}
+	return ns
 }
 
 // questionsNote says how many questions the systems of a figure count:
@@ -901,7 +905,6 @@ func paretoFigures(c *corpus, effs []efficiency, opt Options) ([]*Figure, error)
 		var names []string
 		var d xyErr
 		var drawn []*system
-		qs := map[int]bool{}
 		for _, e := range effs {
 			x, ok := ax.x(e)
 			if !ok {
@@ -911,7 +914,6 @@ func paretoFigures(c *corpus, effs []efficiency, opt Options) ([]*Figure, error)
 			iv := e.s.acc.CI
 			xs, ys, names = append(xs, x), append(ys, 100*acc), append(names, e.s.name)
 			drawn = append(drawn, e.s)
-			qs[len(e.s.done)/max(1, len(e.s.seeds))] = true
 			d.XYs = append(d.XYs, plotter.XY{X: x, Y: 100 * acc})
 			d.YErrors = append(d.YErrors, struct{ Low, High float64 }{100 * (acc - iv.Lo), 100 * (iv.Hi - acc)})
 		}
@@ -1002,7 +1004,7 @@ func paretoFigures(c *corpus, effs []efficiency, opt Options) ([]*Figure, error)
 		}
 		leg.add("Pareto frontier", l)
 		p.Add(leg)
-		f.N = questionsNote(qs, "system")
+		f.N = questionsNote(questionsPer(drawn), "system")
 		f.CI = levelPct(opt.Level) + " " + intervalName(seeded(all))
 		f.plot = p
 		// The labels name the points when they can all be placed apart
@@ -1097,7 +1099,6 @@ func validationFigure(c *corpus) (*Figure, error) {
 	f := &Figure{ID: "validation-rates", Title: c.caption("Validation trigger rates (% of questions on which each level fired)"), width: width, height: 3.4 * vg.Inch}
 	p := newPlot("", "questions (%)")
 	leg := &insetLegend{}
-	qs := map[int]bool{}
 	for i, s := range systems {
 		st := c.styleOf(s)
 		vals := make(plotter.Values, len(names))
@@ -1117,7 +1118,6 @@ func validationFigure(c *corpus) (*Figure, error) {
 		for j, v := range vals {
 			leg.avoidSegment(plotter.XY{X: float64(j), Y: 0}, plotter.XY{X: float64(j), Y: v}, false)
 		}
-		qs[len(s.done)/max(1, len(s.seeds))] = true
 	}
 	labels := make([]string, len(names))
 	for j, n := range names {
@@ -1131,7 +1131,7 @@ func validationFigure(c *corpus) (*Figure, error) {
 	p.Add(leg)
 	pctAxis(p, 0.04, len(systems), f.height)
 	f.plot = p
-	f.N = questionsNote(qs, "system")
+	f.N = questionsNote(questionsPer(systems), "system")
 	f.Note = validationLevelsNote
 	return f, nil
 }
