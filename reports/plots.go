@@ -15,6 +15,7 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/palette"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
@@ -524,16 +525,22 @@ func gridDefault(ss []*system, params []string, opt Options) *system {
 // with questions (dataRange), printed on the bar, so that close values
 // still look different.
 func heatFigure(f *Figure, xl, yl string, xnames, ynames []string, cells []heatCell, showN bool) {
-	p := plot.New()
-	p.X.Label.Text, p.Y.Label.Text = xl, yl
 	lo, hi := dataRange(cells)
 	cmap := newSeqMap(lo, hi)
+	f.plot = heatPlot(xl, yl, xnames, ynames, cells, cmap, showN)
+	f.bar = colourBar(cmap, fmt.Sprintf("EX (%%), %s to %s", fmtFloat(lo, 1), fmtFloat(hi, 1)))
+	f.width += barWidth
+}
+
+// heatPlot is a heat map of cells in cmap over nominal axes: xnames on
+// X, labelled xl, and ynames on Y, labelled yl.
+func heatPlot(xl, yl string, xnames, ynames []string, cells []heatCell, cmap palette.ColorMap, showN bool) *plot.Plot {
+	p := plot.New()
+	p.X.Label.Text, p.Y.Label.Text = xl, yl
 	p.Add(&heatCells{nx: len(xnames), ny: len(ynames), cells: cells, cmap: cmap, showN: showN})
 	p.NominalX(xnames...)
 	p.NominalY(ynames...)
-	f.plot = p
-	f.bar = colourBar(cmap, fmt.Sprintf("EX (%%), %s to %s", fmtFloat(lo, 1), fmtFloat(hi, 1)))
-	f.width += barWidth
+	return p
 }
 
 // dataRange returns the lowest and highest value of the cells with
@@ -799,13 +806,9 @@ func breakdownFigures(c *corpus) ([]*Figure, []string) {
 						empty = empty || n == 0
 					}
 				}
-				p := plot.New()
+				p := heatPlot("reasoning type", "difficulty", tn, levels, cells, cmap, true)
 				p.Title.Text = s.row
 				p.Title.TextStyle.Font.Size = vg.Points(10)
-				p.X.Label.Text, p.Y.Label.Text = "reasoning type", "difficulty"
-				p.Add(&heatCells{nx: len(tn), ny: len(levels), cells: cells, cmap: cmap, showN: true})
-				p.NominalX(tn...)
-				p.NominalY(levels...)
 				p.X.Tick.Label.Rotation = math.Pi / 6
 				p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = -1, -0.5
 				f.panels = append(f.panels, p)
