@@ -599,7 +599,7 @@ func candidatesTable(c *corpus) *Table {
 			continue
 		}
 		acc, _, _ := s.ex()
-		row := []Cell{text(s.name), pct(acc), text(fmt.Sprint(sum.Questions)), num(sum.MeanPool, 2)}
+		row := []Cell{text(s.name), pct(acc), integer(sum.Questions), num(sum.MeanPool, 2)}
 		for _, g := range sum.ByK {
 			row = append(row, pct(g.PassAtK))
 			anyShort = anyShort || g.Short > 0
