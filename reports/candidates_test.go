@@ -36,13 +36,8 @@ func TestCandidatesTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tb *Table
-	for _, x := range rep.Tables {
-		if x.ID == "candidates" {
-			tb = x
-		}
-	}
-	if tb == nil || len(tb.Rows) != 1 {
+	tb := tableByID(t, rep, "candidates")
+	if len(tb.Rows) != 1 {
 		t.Fatalf("candidates table %+v; want one with one row", tb)
 	}
 	want := []string{"search", "50.0", "2", "6.00", "15.0", "45.8", "50.0", "50.0", "50.0", "50.0"}

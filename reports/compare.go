@@ -403,22 +403,8 @@ func pairwiseFigures(c *corpus, cs *comparisons, opt Options) ([]*Figure, error)
 			width: vg.Length(math.Max(6, 1.5+0.7*float64(len(names)))) * vg.Inch, height: 4.5 * vg.Inch}
 		p := newPlot("", "Δ EX (points)")
 		p.Add(newHLine(0))
-		// Each system in its own colour and marker (reportStyles).
-		for i, s := range drawn {
-			st := c.styleOf(s)
-			one := xyErr{XYs: d.XYs[i : i+1], YErrors: d.YErrors[i : i+1]}
-			sc, err := plotter.NewScatter(one)
-			if err != nil {
-				return nil, fmt.Errorf("reports: %s: %w", fig.ID, err)
-			}
-			sc.GlyphStyle = st.glyph(vg.Points(3.5))
-			eb, err := plotter.NewYErrorBars(one)
-			if err != nil {
-				return nil, fmt.Errorf("reports: %s: %w", fig.ID, err)
-			}
-			eb.Color = st.Color
-			p.Add(eb, sc)
-			fig.drew(s.name, sc.GlyphStyle.Color, sc.GlyphStyle.Shape)
+		if _, err := c.addSystemPoints(fig, p, drawn, d); err != nil {
+			return nil, err
 		}
 		p.NominalX(names...)
 		if len(names) > 3 {

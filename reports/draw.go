@@ -416,13 +416,11 @@ func setLogX(p *plot.Plot, lo, hi, frac float64) {
 // collide records whether, in the last Plot, some label could not be
 // placed clear of the others and inside the frame; a figure then hides
 // the labels (hidden) and names the points in a legend beside the frame
-// instead (paretoFigures). legend, when set, is drawn inside the frame in
-// either case.
+// instead (paretoFigures).
 type pointLabels struct {
 	pts     []plotter.XY
 	names   []string
 	right   []bool // try the right of the point first
-	legend  *insetLegend
 	hidden  bool
 	collide bool
 }
@@ -480,9 +478,6 @@ func (l *pointLabels) Plot(c draw.Canvas, p *plot.Plot) {
 		for i, r := range placed {
 			c.FillText(sty, r.Min, l.names[i])
 		}
-	}
-	if l.legend != nil {
-		l.legend.Plot(c, p)
 	}
 }
 

@@ -6,7 +6,7 @@ import (
 
 // extractionTable counts, per system, how its final answers were found in
 // the model's responses: the rule of the SQL extractor that chose each
-// final SQL (runners.Result.Extraction, counted by sqltext.CountReasons,
+// final SQL (runners.Result.Extraction, counted by sqltext.ReasonCounts,
 // the count eval's summary shows for a file of responses). A column per
 // reason that occurs; nil when no answer of the runs records a reason
 // (runs stored before reasons were recorded, runners that read no SQL
@@ -15,15 +15,12 @@ func extractionTable(c *corpus) *Table {
 	counts := make([]sqltext.ReasonCounts, len(c.systems))
 	all := sqltext.ReasonCounts{}
 	for i, s := range c.systems {
-		var rs []sqltext.Reason
+		counts[i] = sqltext.ReasonCounts{}
 		for _, it := range s.done {
 			if it.Result != nil {
-				rs = append(rs, it.Result.Extraction)
+				counts[i].Add(it.Result.Extraction)
+				all.Add(it.Result.Extraction)
 			}
-		}
-		counts[i] = sqltext.CountReasons(rs)
-		for r, n := range counts[i] {
-			all[r] += n
 		}
 	}
 	if all.Total() == all[sqltext.ReasonUnrecorded] {

@@ -58,15 +58,7 @@ func TestParseFailureTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tb *Table
-	for _, x := range r.Tables {
-		if x.ID == "parse-failures" {
-			tb = x
-		}
-	}
-	if tb == nil {
-		t.Fatal("report has no parse-failures table")
-	}
+	tb := tableByID(t, r, "parse-failures")
 	var got []string
 	for _, row := range tb.Rows {
 		var cells []string

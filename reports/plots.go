@@ -15,6 +15,7 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/palette"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
@@ -68,32 +69,30 @@ const pngDPI = 300
 // inch), "svg" or "pdf" (vector, one page). The image holds no title; the
 // caption (Caption) carries it.
 func (f *Figure) Render(format string) ([]byte, error) {
-	var c vg.CanvasWriterTo
 	switch format {
 	case "png":
 		return f.renderPNG(pngDPI)
 	case "pdf":
-		c = vgpdf.New(f.width, f.height)
-	default:
-		var err error
-		if c, err = draw.NewFormattedCanvas(f.width, f.height, format); err != nil {
-			return nil, fmt.Errorf("reports: plot %s: %w", f.ID, err)
+		b, err := f.encode(vgpdf.New(f.width, f.height))
+		if err != nil {
+			return nil, err
 		}
+		return pdfDates.ReplaceAll(b, []byte("/$1 (D:20000101000000)")), nil
 	}
-	f.draw(draw.New(c))
-	var b bytes.Buffer
-	if _, err := c.WriteTo(&b); err != nil {
+	c, err := draw.NewFormattedCanvas(f.width, f.height, format)
+	if err != nil {
 		return nil, fmt.Errorf("reports: plot %s: %w", f.ID, err)
 	}
-	if format == "pdf" {
-		return pdfDates.ReplaceAll(b.Bytes(), []byte("/$1 (D:20000101000000)")), nil
-	}
-	return b.Bytes(), nil
+	return f.encode(c)
 }
 
 // renderPNG returns the figure as a PNG of dpi dots per inch.
 func (f *Figure) renderPNG(dpi int) ([]byte, error) {
-	c := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(f.width, f.height), vgimg.UseDPI(dpi))}
+	return f.encode(vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(f.width, f.height), vgimg.UseDPI(dpi))})
+}
+
+// encode draws the figure on c and returns c's encoding.
+func (f *Figure) encode(c vg.CanvasWriterTo) ([]byte, error) {
 	f.draw(draw.New(c))
 	var b bytes.Buffer
 	if _, err := c.WriteTo(&b); err != nil {
@@ -462,11 +461,7 @@ func sweepFigures(c *corpus, cs *comparisons, opt Options) ([]*Figure, error) {
 		}
 		notes = append(notes, testLines...)
 		f.Note = strings.Join(notes, " ")
-		qs := map[int]bool{}
-		for _, s := range all {
-			qs[len(s.done)/max(1, len(s.seeds))] = true
-		}
-		f.N = questionsNote(qs, "point")
+		f.N = questionsNote(questionsPer(all), "point")
 		f.CI = levelPct(opt.Level) + " " + intervalName(multi)
 		p.Add(leg)
 		// Room above (or below) the data for the legend, so that a corner
@@ -530,16 +525,22 @@ func gridDefault(ss []*system, params []string, opt Options) *system {
 // with questions (dataRange), printed on the bar, so that close values
 // still look different.
 func heatFigure(f *Figure, xl, yl string, xnames, ynames []string, cells []heatCell, showN bool) {
-	p := plot.New()
-	p.X.Label.Text, p.Y.Label.Text = xl, yl
 	lo, hi := dataRange(cells)
 	cmap := newSeqMap(lo, hi)
+	f.plot = heatPlot(xl, yl, xnames, ynames, cells, cmap, showN)
+	f.bar = colourBar(cmap, fmt.Sprintf("EX (%%), %s to %s", fmtFloat(lo, 1), fmtFloat(hi, 1)))
+	f.width += barWidth
+}
+
+// heatPlot is a heat map of cells in cmap over nominal axes: xnames on
+// X, labelled xl, and ynames on Y, labelled yl.
+func heatPlot(xl, yl string, xnames, ynames []string, cells []heatCell, cmap palette.ColorMap, showN bool) *plot.Plot {
+	p := plot.New()
+	p.X.Label.Text, p.Y.Label.Text = xl, yl
 	p.Add(&heatCells{nx: len(xnames), ny: len(ynames), cells: cells, cmap: cmap, showN: showN})
 	p.NominalX(xnames...)
 	p.NominalY(ynames...)
-	f.plot = p
-	f.bar = colourBar(cmap, fmt.Sprintf("EX (%%), %s to %s", fmtFloat(lo, 1), fmtFloat(hi, 1)))
-	f.width += barWidth
+	return p
 }
 
 // dataRange returns the lowest and highest value of the cells with
@@ -789,7 +790,6 @@ func breakdownFigures(c *corpus) ([]*Figure, []string) {
 			f := &Figure{ID: slugID(id...), Title: c.caption(title), cols: min(cols, len(page)),
 				width: vg.Length(min(cols, len(page)))*pw + barWidth, height: vg.Length(rows) * ph}
 			empty := false
-			qs := map[int]bool{}
 			cmap := newSeqMap(0, 100)
 			for _, s := range page {
 				var cells []heatCell
@@ -806,20 +806,15 @@ func breakdownFigures(c *corpus) ([]*Figure, []string) {
 						empty = empty || n == 0
 					}
 				}
-				qs[len(s.done)/max(1, len(s.seeds))] = true
-				p := plot.New()
+				p := heatPlot("reasoning type", "difficulty", tn, levels, cells, cmap, true)
 				p.Title.Text = s.row
 				p.Title.TextStyle.Font.Size = vg.Points(10)
-				p.X.Label.Text, p.Y.Label.Text = "reasoning type", "difficulty"
-				p.Add(&heatCells{nx: len(tn), ny: len(levels), cells: cells, cmap: cmap, showN: true})
-				p.NominalX(tn...)
-				p.NominalY(levels...)
 				p.X.Tick.Label.Rotation = math.Pi / 6
 				p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = -1, -0.5
 				f.panels = append(f.panels, p)
 			}
 			f.bar = colourBar(cmap, "EX (%)")
-			f.N = questionsNote(qs, "system")
+			f.N = questionsNote(questionsPer(page), "system")
 			f.Note = "n: questions in the cell; a question counts under each of its reasoning types."
 			if empty {
 				f.Note += " Grey (n=0): no question."
@@ -831,6 +826,16 @@ func breakdownFigures(c *corpus) ([]*Figure, []string) {
 		}
 	}
 	return out, notes
+}
+
+// questionsPer returns the numbers of questions the systems count (each
+// system's attempted items over its seeds), for questionsNote.
+func questionsPer(ss []*system) map[int]bool {
+	ns := make(map[int]bool, len(ss))
+	for _, s := range ss {
+		ns[len(s.done)/max(1, len(s.seeds))] = true
+	}
+	return ns
 }
 
 // questionsNote says how many questions the systems of a figure count:
@@ -902,8 +907,7 @@ func paretoFigures(c *corpus, effs []efficiency, opt Options) ([]*Figure, error)
 		var xs, ys []float64
 		var names []string
 		var d xyErr
-		var drawnEffs []efficiency
-		qs := map[int]bool{}
+		var drawn []*system
 		for _, e := range effs {
 			x, ok := ax.x(e)
 			if !ok {
@@ -912,8 +916,7 @@ func paretoFigures(c *corpus, effs []efficiency, opt Options) ([]*Figure, error)
 			acc, _, _ := e.s.ex()
 			iv := e.s.acc.CI
 			xs, ys, names = append(xs, x), append(ys, 100*acc), append(names, e.s.name)
-			drawnEffs = append(drawnEffs, e)
-			qs[len(e.s.done)/max(1, len(e.s.seeds))] = true
+			drawn = append(drawn, e.s)
 			d.XYs = append(d.XYs, plotter.XY{X: x, Y: 100 * acc})
 			d.YErrors = append(d.YErrors, struct{ Low, High float64 }{100 * (acc - iv.Lo), 100 * (iv.Hi - acc)})
 		}
@@ -978,25 +981,9 @@ func paretoFigures(c *corpus, effs []efficiency, opt Options) ([]*Figure, error)
 			lnames[j] = sharedLabel(ns)
 		}
 		p.Add(l)
-		// Each system in its own colour and marker (reportStyles), its
-		// interval in the same colour.
-		var sysThumbs []legendItem
-		for i, e := range drawnEffs {
-			st := c.styleOf(e.s)
-			one := xyErr{XYs: d.XYs[i : i+1], YErrors: d.YErrors[i : i+1]}
-			sc, err := plotter.NewScatter(one)
-			if err != nil {
-				return nil, fmt.Errorf("reports: %s: %w", f.ID, err)
-			}
-			sc.GlyphStyle = st.glyph(vg.Points(3.5))
-			eb, err := plotter.NewYErrorBars(one)
-			if err != nil {
-				return nil, fmt.Errorf("reports: %s: %w", f.ID, err)
-			}
-			eb.Color = st.Color
-			p.Add(eb, sc)
-			f.drew(e.s.name, sc.GlyphStyle.Color, sc.GlyphStyle.Shape)
-			sysThumbs = append(sysThumbs, legendItem{e.s.name, []plot.Thumbnailer{sc}})
+		sysThumbs, err := c.addSystemPoints(f, p, drawn, d)
+		if err != nil {
+			return nil, err
 		}
 		// Headroom for the labels of the best systems, up to 100.
 		pctAxis(p, 0.06, 0, f.height)
@@ -1019,8 +1006,8 @@ func paretoFigures(c *corpus, effs []efficiency, opt Options) ([]*Figure, error)
 			p.X.Tick.Marker = trimTicks{}
 		}
 		leg.add("Pareto frontier", l)
-		labels.legend = leg
-		f.N = questionsNote(qs, "system")
+		p.Add(leg)
+		f.N = questionsNote(questionsPer(drawn), "system")
 		f.CI = levelPct(opt.Level) + " " + intervalName(seeded(all))
 		f.plot = p
 		// The labels name the points when they can all be placed apart
@@ -1115,7 +1102,6 @@ func validationFigure(c *corpus) (*Figure, error) {
 	f := &Figure{ID: "validation-rates", Title: c.caption("Validation trigger rates (% of questions on which each level fired)"), width: width, height: 3.4 * vg.Inch}
 	p := newPlot("", "questions (%)")
 	leg := &insetLegend{}
-	qs := map[int]bool{}
 	for i, s := range systems {
 		st := c.styleOf(s)
 		vals := make(plotter.Values, len(names))
@@ -1135,7 +1121,6 @@ func validationFigure(c *corpus) (*Figure, error) {
 		for j, v := range vals {
 			leg.avoidSegment(plotter.XY{X: float64(j), Y: 0}, plotter.XY{X: float64(j), Y: v}, false)
 		}
-		qs[len(s.done)/max(1, len(s.seeds))] = true
 	}
 	labels := make([]string, len(names))
 	for j, n := range names {
@@ -1149,7 +1134,7 @@ func validationFigure(c *corpus) (*Figure, error) {
 	p.Add(leg)
 	pctAxis(p, 0.04, len(systems), f.height)
 	f.plot = p
-	f.N = questionsNote(qs, "system")
+	f.N = questionsNote(questionsPer(systems), "system")
 	f.Note = validationLevelsNote
 	return f, nil
 }

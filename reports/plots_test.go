@@ -374,15 +374,7 @@ func TestTokensPerSecondOnlyForRealModels(t *testing.T) {
 		numeric bool
 	}{{"sim", false}, {"openai", true}} {
 		r, _ := buildFixture(t, c.backend)
-		var roles *Table
-		for _, tb := range r.Tables {
-			if tb.ID == "efficiency-roles" {
-				roles = tb
-			}
-		}
-		if roles == nil {
-			t.Fatal("no efficiency-roles table")
-		}
+		roles := tableByID(t, r, "efficiency-roles")
 		for _, row := range roles.Rows {
 			if got := row[7]; got.HasValue != c.numeric || (!c.numeric && got.Text != "sim") {
 				t.Errorf("%s backend: %s tok/s %q; want numeric=%v", c.backend, row[0].Text, got.Text, c.numeric)

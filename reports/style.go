@@ -1,8 +1,11 @@
 package reports
 
 import (
+	"fmt"
 	"image/color"
 
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -49,20 +52,48 @@ func reportStyles(names []string) map[string]sysStyle {
 		if _, ok := out[n]; ok {
 			continue
 		}
-		out[n] = sysStyle{Color: okabeIto[i%len(okabeIto)], Marker: markers[(i+i/len(okabeIto))%len(markers)]}
+		out[n] = seriesStyle(i)
 		i++
 	}
 	return out
 }
 
-// seriesStyle is the style of the i-th series of a plot whose series are
-// not systems (a sweep's backbones): the same palette and markers.
+// seriesStyle is the i-th style: colour i mod 8 and marker
+// (i + i/8) mod 8. reportStyles gives it to the i-th system; a plot whose
+// series are not systems (a sweep's backbones) gives it to its i-th
+// series.
 func seriesStyle(i int) sysStyle {
 	return sysStyle{Color: okabeIto[i%len(okabeIto)], Marker: markers[(i+i/len(okabeIto))%len(markers)]}
 }
 
 // styleOf returns the system's style (reportStyles).
 func (c *corpus) styleOf(s *system) sysStyle { return c.styles[s.name] }
+
+// addSystemPoints adds to p the point and interval d holds for each of
+// ss (the i-th point is ss[i]'s), each system in its colour and marker
+// (reportStyles), its interval in the same colour, records them on f
+// (Figure.drew) and returns a legend item per system.
+func (c *corpus) addSystemPoints(f *Figure, p *plot.Plot, ss []*system, d xyErr) ([]legendItem, error) {
+	items := make([]legendItem, 0, len(ss))
+	for i, s := range ss {
+		st := c.styleOf(s)
+		one := xyErr{XYs: d.XYs[i : i+1], YErrors: d.YErrors[i : i+1]}
+		sc, err := plotter.NewScatter(one)
+		if err != nil {
+			return nil, fmt.Errorf("reports: %s: %w", f.ID, err)
+		}
+		sc.GlyphStyle = st.glyph(vg.Points(3.5))
+		eb, err := plotter.NewYErrorBars(one)
+		if err != nil {
+			return nil, fmt.Errorf("reports: %s: %w", f.ID, err)
+		}
+		eb.Color = st.Color
+		p.Add(eb, sc)
+		f.drew(s.name, sc.GlyphStyle.Color, sc.GlyphStyle.Shape)
+		items = append(items, legendItem{s.name, []plot.Thumbnailer{sc}})
+	}
+	return items, nil
+}
 
 // drew records on f the colour and marker (nil for a bar) f drew system
 // name in, as the plotter was built, so that tests can check that a

@@ -36,15 +36,7 @@ func TestTable4Spec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tab *Table
-	for _, x := range rep.Tables {
-		if x.ID == "keyword-precision-recall-mini" {
-			tab = x
-		}
-	}
-	if tab == nil {
-		t.Fatal("no keyword-precision-recall-mini table; want one")
-	}
+	tab := tableByID(t, rep, "keyword-precision-recall-mini")
 	var head []string
 	for _, c := range tab.Columns {
 		head = append(head, c.header())

@@ -70,15 +70,7 @@ func TestRenderEscapes(t *testing.T) {
 // 16: 0.0376. Tolerance: the printed three decimals.
 func TestPairwiseNumbers(t *testing.T) {
 	r, _ := buildFixture(t, "sim")
-	var tb *Table
-	for _, x := range r.Tables {
-		if x.ID == "pairwise-mini" {
-			tb = x
-		}
-	}
-	if tb == nil {
-		t.Fatal("no pairwise table")
-	}
+	tb := tableByID(t, r, "pairwise-mini")
 	var row []Cell
 	for _, rw := range tb.Rows {
 		if rw[0].Text == "alphasql n_rollout=8" {

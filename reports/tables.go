@@ -482,12 +482,12 @@ func efficiencyTables(c *corpus, effs []efficiency) []*Table {
 		{Name: "lat CV", Numeric: true}, {Name: "cost/q", Numeric: true, Better: Lower},
 		{Name: "cost/trial", Numeric: true, Better: Lower}}
 	anyUnpriced := false
-	runCost := make([]float64, len(c.runNames))
-	runTrials := make([]int, len(c.runNames))
-	runPriced := make([]bool, len(c.runNames))
-	for i := range runPriced {
-		runPriced[i] = true
-	}
+	// runs total each run's trials and cost, for the notes.
+	runs := make([]struct {
+		trials   int
+		cost     float64
+		unpriced bool
+	}, len(c.runNames))
 	for _, e := range effs {
 		acc, _, _ := e.s.ex()
 		samples := text("-")
@@ -500,15 +500,16 @@ func efficiencyTables(c *corpus, effs []efficiency) []*Table {
 		} else {
 			row = append(row, text("-"), text("-"), text("-"), text("-"), text("-"))
 		}
-		runTrials[e.s.run] += len(e.s.seeds)
+		run := &runs[e.s.run]
+		run.trials += len(e.s.seeds)
 		if e.priced {
 			// cost/trial: the mean over the system's seeds of one trial's
 			// total (Price.Cost of its tokens).
 			row = append(row, num(e.c, 5), num(e.usage.Total.Cost/float64(len(e.s.seeds)), 4))
-			runCost[e.s.run] += e.usage.Total.Cost
+			run.cost += e.usage.Total.Cost
 		} else {
 			anyUnpriced = true
-			runPriced[e.s.run] = false
+			run.unpriced = true
 			row = append(row, text("-"), text("-"))
 		}
 		t.Rows = append(t.Rows, row)
@@ -517,15 +518,15 @@ func efficiencyTables(c *corpus, effs []efficiency) []*Table {
 	if anyUnpriced {
 		t.Notes = append(t.Notes, "cost \"-\": no price given for a model (report --price MODEL=PROMPT:COMPLETION, USD per 1M tokens).")
 	}
-	for i, n := range c.runNames {
-		if runTrials[i] == 0 {
+	for i, run := range runs {
+		if run.trials == 0 {
 			continue
 		}
 		total := "unknown (a model has no price)"
-		if runPriced[i] {
-			total = fmt.Sprintf("%s USD", fmtFloat(runCost[i], 4))
+		if !run.unpriced {
+			total = fmt.Sprintf("%s USD", fmtFloat(run.cost, 4))
 		}
-		t.Notes = append(t.Notes, fmt.Sprintf("Total cost of run %s: %s over %d trials (calls and tokens as above, at the prices of the run's spec or --price).", n, total, runTrials[i]))
+		t.Notes = append(t.Notes, fmt.Sprintf("Total cost of run %s: %s over %d trials (calls and tokens as above, at the prices of the run's spec or --price).", c.runNames[i], total, run.trials))
 	}
 	t.MarkBest()
 	out := []*Table{t}
@@ -599,7 +600,7 @@ func candidatesTable(c *corpus) *Table {
 			continue
 		}
 		acc, _, _ := s.ex()
-		row := []Cell{text(s.name), pct(acc), text(fmt.Sprint(sum.Questions)), num(sum.MeanPool, 2)}
+		row := []Cell{text(s.name), pct(acc), integer(sum.Questions), num(sum.MeanPool, 2)}
 		for _, g := range sum.ByK {
 			row = append(row, pct(g.PassAtK))
 			anyShort = anyShort || g.Short > 0

@@ -2,7 +2,6 @@ package reports
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/t2sbench/t2sbench/bench"
@@ -41,7 +40,7 @@ func TwoGoldTable(t *metrics.TwoGold, runs []*bench.RunData) *Table {
 			integer(len(r.Flips)), integer(r.ToCorrect), integer(r.ToWrong)})
 	}
 	tau := "Kendall's tau-b between the rankings: undefined (fewer than two systems, or all tied under one gold)."
-	if t.Tau != nil && !math.IsNaN(*t.Tau) {
+	if t.Tau != nil {
 		tau = fmt.Sprintf("Kendall's tau-b between the rankings under A and B: %.3f over %d systems (1: the same order).", *t.Tau, len(t.Rows))
 	}
 	tab.Notes = []string{fmt.Sprintf("%d questions' gold SQL differs between A and B; only they are scored again, the others keep their verdict. Rank 1 is the best; equal EX share a rank; change = rank under A - rank under B.", len(t.Changed)), tau}
