@@ -245,33 +245,16 @@ func scoreBootstrap(x []float64, S int, opt BootstrapOptions) (Interval, []error
 // adjusted with Holm (AdjustHolm). With opt.NoInterval the test still
 // draws from the pair's source; the interval is left out.
 func CompareScorePairs(pairs [][2]ScoreArm, opt FamilyOptions) ([]FamilyResult, error) {
-	seed := opt.Seed
-	if seed == 0 {
-		seed = DefaultSeed
-	}
-	out := make([]FamilyResult, len(pairs))
-	var family []*Comparison
-	for i, pr := range pairs {
-		base, m := pr[0], pr[1]
+	return compareFamily(len(pairs), opt, func(i int, seed uint64) (SeedPaired, *Comparison, error) {
+		base, m := pairs[i][0], pairs[i][1]
 		p, err := PairScores(withoutScores(base.Scores, base.Excluded, m.Excluded), withoutScores(m.Scores, base.Excluded, m.Excluded), opt.Intersect)
 		if err != nil {
-			out[i].Err = err
-			continue
+			return SeedPaired{}, nil, err
 		}
 		co := CompareOptions{Level: opt.Level, Resamples: opt.Resamples, CIMethod: opt.CIMethod, Rand: PairRand(seed, base.Key, m.Key)}
 		c, err := compareScores(p, co, !opt.NoInterval)
-		if err != nil {
-			out[i].Err = err
-			continue
-		}
-		out[i].Paired = SeedPaired{IDs: p.IDs, Seeds: p.Seeds, OnlyA: p.OnlyA, OnlyB: p.OnlyB}
-		out[i].Comparison = c
-		family = append(family, c)
-	}
-	if err := AdjustHolm(family); err != nil {
-		return nil, fmt.Errorf("stats: family: %w", err)
-	}
-	return out, nil
+		return SeedPaired{IDs: p.IDs, Seeds: p.Seeds, OnlyA: p.OnlyA, OnlyB: p.OnlyB}, c, err
+	})
 }
 
 // withoutScores is Replicates.without for scores.
