@@ -6,8 +6,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // TestSignFlipMC is the test of a comparison of real-valued scores
@@ -211,7 +209,6 @@ func scoreBootstrap(x []float64, S int, opt BootstrapOptions) (Interval, []error
 				equal++
 			}
 		}
-		frac := (float64(less) + float64(equal)/2) / float64(len(stat))
 		var jack []jackValue
 		if n > 1 {
 			counts := map[float64]int{}
@@ -223,16 +220,9 @@ func scoreBootstrap(x []float64, S int, opt BootstrapOptions) (Interval, []error
 				jack = append(jack, jackValue{(t - v) / m, counts[v]})
 			}
 		}
-		if frac <= 0 || frac >= 1 {
-			warns = append(warns, fmt.Errorf("stats: bootstrap: BCa bias correction undefined (all resamples on one side of the estimate); used the percentile interval"))
-		} else {
-			a := acceleration(jack)
-			z0 := distuv.UnitNormal.Quantile(frac)
-			adj := func(p float64) float64 {
-				z := distuv.UnitNormal.Quantile(p)
-				return distuv.UnitNormal.CDF(z0 + (z0+z)/(1-a*(z0+z)))
-			}
-			pLo, pHi = adj(pLo), adj(pHi)
+		var err error
+		if pLo, pHi, err = bcaLevels((float64(less)+float64(equal)/2)/float64(len(stat)), jack, pLo, pHi); err != nil {
+			warns = append(warns, err)
 		}
 	}
 	return Interval{Lo: sortedQuantile(stat, pLo), Hi: sortedQuantile(stat, pHi), Level: opt.Level}, warns
