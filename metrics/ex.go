@@ -665,27 +665,21 @@ func (g *EXGroup) finish() {
 // SummarizeEX summarises verdicts scored under mode m; unscored lists the
 // questions left without a prediction.
 func SummarizeEX(m Mode, verdicts []Verdict, unscored []string) EXSummary {
-	s := EXSummary{Mode: m, ByDifficulty: map[string]EXGroup{}, Status: map[Status]int{}, Unscored: unscored}
+	s := EXSummary{Mode: m, Status: map[Status]int{}, Unscored: unscored}
 	for _, st := range Statuses {
 		s.Status[st] = 0
 	}
 	for _, v := range verdicts {
 		s.Overall.add(v)
-		d := v.Difficulty
-		if d == "" {
-			d = "unknown"
-		}
-		g := s.ByDifficulty[d]
-		g.add(v)
-		s.ByDifficulty[d] = g
 		s.Status[v.Status]++
 	}
 	s.Overall.finish()
-	for d, g := range s.ByDifficulty {
-		g.finish()
-		s.ByDifficulty[d] = g
-		s.Difficulties = append(s.Difficulties, d)
-	}
+	s.Difficulties, s.ByDifficulty = SummarizeByCategory(verdicts, func(v Verdict) []string {
+		if v.Difficulty == "" {
+			return []string{"unknown"}
+		}
+		return []string{v.Difficulty}
+	})
 	rank := func(d string) int {
 		for i, x := range difficultyOrder {
 			if x == d {
