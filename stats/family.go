@@ -45,14 +45,8 @@ type Arm struct {
 	Excluded map[string]bool
 }
 
-// without returns r without the questions of drop (r itself when there
-// are none).
-func (r Replicates) without(drop ...map[string]bool) Replicates {
-	return Replicates(without(r, drop...))
-}
-
 // without returns r, per seed, without the questions of drop (r itself
-// when there are none): Replicates.without and withoutScores.
+// when there are none): Replicates or Scores.
 func without[T any](r map[int64]map[string]T, drop ...map[string]bool) map[int64]map[string]T {
 	n := 0
 	for _, d := range drop {
@@ -127,7 +121,7 @@ func CompareFamily(base Arm, members []Arm, opt FamilyOptions) ([]FamilyResult, 
 func ComparePairs(pairs [][2]Arm, opt FamilyOptions) ([]FamilyResult, error) {
 	return compareFamily(len(pairs), opt, func(i int, seed uint64) (SeedPaired, *Comparison, error) {
 		base, m := pairs[i][0], pairs[i][1]
-		p, err := PairSeeds(base.Outcomes.without(base.Excluded, m.Excluded), m.Outcomes.without(base.Excluded, m.Excluded), opt.Intersect)
+		p, err := PairSeeds(without(base.Outcomes, base.Excluded, m.Excluded), without(m.Outcomes, base.Excluded, m.Excluded), opt.Intersect)
 		if err != nil {
 			return SeedPaired{}, nil, err
 		}

@@ -237,7 +237,7 @@ func scoreBootstrap(x []float64, S int, opt BootstrapOptions) (Interval, []error
 func CompareScorePairs(pairs [][2]ScoreArm, opt FamilyOptions) ([]FamilyResult, error) {
 	return compareFamily(len(pairs), opt, func(i int, seed uint64) (SeedPaired, *Comparison, error) {
 		base, m := pairs[i][0], pairs[i][1]
-		p, err := PairScores(withoutScores(base.Scores, base.Excluded, m.Excluded), withoutScores(m.Scores, base.Excluded, m.Excluded), opt.Intersect)
+		p, err := PairScores(without(base.Scores, base.Excluded, m.Excluded), without(m.Scores, base.Excluded, m.Excluded), opt.Intersect)
 		if err != nil {
 			return SeedPaired{}, nil, err
 		}
@@ -245,9 +245,4 @@ func CompareScorePairs(pairs [][2]ScoreArm, opt FamilyOptions) ([]FamilyResult, 
 		c, err := compareScores(p, co, !opt.NoInterval)
 		return SeedPaired{IDs: p.IDs, Seeds: p.Seeds, OnlyA: p.OnlyA, OnlyB: p.OnlyB}, c, err
 	})
-}
-
-// withoutScores is Replicates.without for scores.
-func withoutScores(s Scores, drop ...map[string]bool) Scores {
-	return Scores(without(s, drop...))
 }
