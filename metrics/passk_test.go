@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math"
 	"testing"
-
-	"github.com/t2sbench/t2sbench/datasets"
 )
 
 // TestPassAtK checks the unbiased estimator against hand-computed values
@@ -112,13 +110,7 @@ func TestSummarizeCandidates(t *testing.T) {
 // one that fails (no key).
 func TestScoreCandidates(t *testing.T) {
 	b := loadShared(t, "bird-minidev", "bird")
-	var ex datasets.Example
-	for _, e := range b.Examples {
-		if e.DBID == "superhero" {
-			ex = e
-			break
-		}
-	}
+	ex := firstOnDB(t, b, "superhero")
 	s, err := NewScorer(b, sharedGold(), ScoreOptions{})
 	if err != nil {
 		t.Fatal(err)
