@@ -742,6 +742,8 @@ func logicCatKeys(t table) []string {
 	return keys
 }
 
+// dedupRows drops repeated rows, keeping each first occurrence in its
+// place (Python's list(dict.fromkeys(rows))).
 func dedupRows(rows [][]pyValue) [][]pyValue {
 	seen := make(map[string]struct{}, len(rows))
 	out := make([][]pyValue, 0, len(rows))

@@ -229,7 +229,7 @@ func (s *Scorer) ScoreInvalid(ctx context.Context, ex datasets.Example, reason s
 }
 
 func (s *Scorer) score(ctx context.Context, ex datasets.Example, predSQL, invalid string) Verdict {
-	v := s.score1(ctx, ex, predSQL, invalid)
+	v, _ := s.score1(ctx, ex, predSQL, invalid)
 	if s.opt.SoftF1 && v.SoftF1 == nil {
 		var zero float64
 		v.SoftF1 = &zero
@@ -256,7 +256,10 @@ func (s *Scorer) rves(ctx context.Context, ex datasets.Example, predSQL string, 
 	return &r
 }
 
-func (s *Scorer) score1(ctx context.Context, ex datasets.Example, predSQL, invalid string) Verdict {
+// score1 is the EX verdict of predSQL and, when the verdict is ok, the
+// prediction's result on the example's database (under the test suite,
+// its first variant, <db>.sqlite); nil otherwise.
+func (s *Scorer) score1(ctx context.Context, ex datasets.Example, predSQL, invalid string) (Verdict, *datasets.ResultSet) {
 	if s.opt.TestSuite {
 		return s.scoreSuite(ctx, ex, predSQL, invalid)
 	}
@@ -264,22 +267,22 @@ func (s *Scorer) score1(ctx context.Context, ex datasets.Example, predSQL, inval
 	db, err := s.open(ctx, ex.DBID)
 	if err != nil {
 		openFailed(ctx, &v, err)
-		return v
+		return v, nil
 	}
 	gsql, ok := s.goldSQL(ex, &v)
 	if !ok {
-		return v
+		return v, nil
 	}
 	g, an, ok := s.gold(ctx, db, gsql, &v)
 	if !ok {
-		return v
+		return v, nil
 	}
 	psql, ok := s.predSQL(db.Dialect(), predSQL, invalid, &v)
 	if !ok {
-		return v
+		return v, nil
 	}
-	s.judge(ctx, db, gsql, psql, g, an, &v)
-	return v
+	rs := s.judge(ctx, db, gsql, psql, g, an, &v)
+	return v, rs
 }
 
 // openFailed records a failure to open the example's database in v.
@@ -405,27 +408,28 @@ func (s *Scorer) gold(ctx context.Context, db datasets.Database, gsql string, v 
 }
 
 // judge runs psql on db, adds its time to v.PredMS and compares its result
-// with gold, setting v's status, correctness and error.
-func (s *Scorer) judge(ctx context.Context, db datasets.Database, gsql, psql string, gold *datasets.ResultSet, an GoldAnalysis, v *Verdict) {
+// with gold, setting v's status, correctness and error. It returns the
+// prediction's result when v's status is ok, nil otherwise.
+func (s *Scorer) judge(ctx context.Context, db datasets.Database, gsql, psql string, gold *datasets.ResultSet, an GoldAnalysis, v *Verdict) *datasets.ResultSet {
 	m, q := s.opt.Mode, s.opt.Quirks
 	v.Correct = false // a test-suite verdict may hold an earlier variant's
 	rs, st, msg, elapsed, err := execute(ctx, db, psql, s.opt.Timeout)
 	v.PredMS += ms(elapsed)
 	if err != nil {
 		v.Status, v.Error = StatusPredError, "canceled: "+err.Error()
-		return
+		return nil
 	}
 	switch st {
 	case ExecTimeout:
 		v.Status, v.Error = StatusPredTimeout, msg
-		return
+		return nil
 	case ExecFailed:
 		v.Status, v.Error = StatusPredError, msg
-		return
+		return nil
 	}
 	if rs.Truncated {
 		v.Status, v.Error = StatusPredError, fmt.Sprintf("prediction result truncated by the row cap (%d rows kept)", len(rs.Rows))
-		return
+		return nil
 	}
 	official := gold
 	if s.opt.TieAware && an.Tie != nil && an.Tie.Tie {
@@ -440,7 +444,7 @@ func (s *Scorer) judge(ctx context.Context, db datasets.Database, gsql, psql str
 			v.Status = StatusPredError
 		}
 		v.Error = err.Error()
-		return
+		return nil
 	}
 	v.Status, v.Correct = StatusOK, ok
 	if s.opt.SoftF1 {
@@ -451,6 +455,7 @@ func (s *Scorer) judge(ctx context.Context, db datasets.Database, gsql, psql str
 			v.SoftF1 = &f
 		}
 	}
+	return rs
 }
 
 // ScoreAll scores the examples whose index is a key of preds, workers at a
@@ -660,27 +665,21 @@ func (g *EXGroup) finish() {
 // SummarizeEX summarises verdicts scored under mode m; unscored lists the
 // questions left without a prediction.
 func SummarizeEX(m Mode, verdicts []Verdict, unscored []string) EXSummary {
-	s := EXSummary{Mode: m, ByDifficulty: map[string]EXGroup{}, Status: map[Status]int{}, Unscored: unscored}
+	s := EXSummary{Mode: m, Status: map[Status]int{}, Unscored: unscored}
 	for _, st := range Statuses {
 		s.Status[st] = 0
 	}
 	for _, v := range verdicts {
 		s.Overall.add(v)
-		d := v.Difficulty
-		if d == "" {
-			d = "unknown"
-		}
-		g := s.ByDifficulty[d]
-		g.add(v)
-		s.ByDifficulty[d] = g
 		s.Status[v.Status]++
 	}
 	s.Overall.finish()
-	for d, g := range s.ByDifficulty {
-		g.finish()
-		s.ByDifficulty[d] = g
-		s.Difficulties = append(s.Difficulties, d)
-	}
+	s.Difficulties, s.ByDifficulty = SummarizeByCategory(verdicts, func(v Verdict) []string {
+		if v.Difficulty == "" {
+			return []string{"unknown"}
+		}
+		return []string{v.Difficulty}
+	})
 	rank := func(d string) int {
 		for i, x := range difficultyOrder {
 			if x == d {

@@ -34,6 +34,18 @@ func loadShared(t testing.TB, name, sub string) *datasets.Benchmark {
 	return b
 }
 
+// firstOnDB returns b's first question on database db.
+func firstOnDB(t testing.TB, b *datasets.Benchmark, db string) datasets.Example {
+	t.Helper()
+	for _, e := range b.Examples {
+		if e.DBID == db {
+			return e
+		}
+	}
+	t.Fatalf("%s has no question on database %q", b.Name, db)
+	return datasets.Example{}
+}
+
 // TestGoldAsPredShared is the Must-show check: every gold scored as its own
 // prediction is correct on every runnable question, and the rest are
 // missing_db. Expected counts come from the shared datasets README (shared/datasets/README.md)

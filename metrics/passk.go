@@ -20,8 +20,8 @@ type CandidateMark struct {
 // ScoreCandidates judges each of sqls, a runner's candidates in their
 // stored order, against ex's gold: each distinct SQL text is scored once
 // with Score (read-only, under the scorer's timeout, the same checks as a
-// final prediction) and, when it ran, executed once more for its result
-// key. It returns nil for no candidate.
+// final prediction), and the result that execution gave is its result
+// key when the verdict is ok. It returns nil for no candidate.
 func (s *Scorer) ScoreCandidates(ctx context.Context, ex datasets.Example, sqls []string) []CandidateMark {
 	if len(sqls) == 0 {
 		return nil
@@ -33,15 +33,10 @@ func (s *Scorer) ScoreCandidates(ctx context.Context, ex datasets.Example, sqls 
 			out[i] = m
 			continue
 		}
-		v := s.score1(ctx, ex, q, "")
+		v, rs := s.score1(ctx, ex, q, "")
 		m := CandidateMark{Correct: v.Status == StatusOK && v.Correct}
-		if v.Status == StatusOK {
-			if db, err := s.open(ctx, ex.DBID); err == nil {
-				rs, st, _, _, err := execute(ctx, db, PreparePred(s.opt.Mode, s.opt.Quirks, q), s.opt.Timeout)
-				if err == nil && st == ExecOK && !rs.Truncated {
-					m.Result = datasets.ShortKey(rs.BagKey())
-				}
-			}
+		if rs != nil {
+			m.Result = datasets.ShortKey(rs.BagKey())
 		}
 		done[q] = m
 		out[i] = m

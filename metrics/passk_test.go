@@ -2,10 +2,9 @@ package metrics
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"testing"
-
-	"github.com/t2sbench/t2sbench/datasets"
 )
 
 // TestPassAtK checks the unbiased estimator against hand-computed values
@@ -111,13 +110,7 @@ func TestSummarizeCandidates(t *testing.T) {
 // one that fails (no key).
 func TestScoreCandidates(t *testing.T) {
 	b := loadShared(t, "bird-minidev", "bird")
-	var ex datasets.Example
-	for _, e := range b.Examples {
-		if e.DBID == "superhero" {
-			ex = e
-			break
-		}
-	}
+	ex := firstOnDB(t, b, "superhero")
 	s, err := NewScorer(b, sharedGold(), ScoreOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -137,5 +130,40 @@ func TestScoreCandidates(t *testing.T) {
 	}
 	if s.ScoreCandidates(context.Background(), ex, nil) != nil {
 		t.Error("no candidates: want nil")
+	}
+}
+
+// TestScoreCandidatesTestSuite: under test-suite scoring a candidate is
+// judged on every variant, and its result key is its result on the
+// primary file (shop.sqlite), the key plain scoring gives, when the
+// verdict is ok; a candidate that fails on a variant, or whose gold does,
+// has no key. The expected verdicts are suiteCases', worked out by hand.
+func TestScoreCandidatesTestSuite(t *testing.T) {
+	dir, _ := buildSuite(t)
+	b := loadSuite(t, dir)
+	plain, err := NewScorer(b, nil, ScoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	suite, err := NewScorer(b, nil, ScoreOptions{TestSuite: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for i, c := range suiteCases {
+		t.Run(fmt.Sprintf("q%d", i), func(t *testing.T) {
+			ex := b.Examples[i]
+			got := suite.ScoreCandidates(ctx, ex, []string{c.pred})[0]
+			want := CandidateMark{Correct: c.suiteCorrect}
+			if c.suiteStatus == StatusOK {
+				want.Result = plain.ScoreCandidates(ctx, ex, []string{c.pred})[0].Result
+				if want.Result == "" {
+					t.Fatalf("plain mark of %q has no result key; want one", c.pred)
+				}
+			}
+			if got != want {
+				t.Errorf("mark of %q: got %+v; want %+v", c.pred, got, want)
+			}
+		})
 	}
 }

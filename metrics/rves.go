@@ -70,7 +70,7 @@ func RVESReward(ratio float64) float64 {
 // division by zero scores the question 0; here all are kept, the only
 // reading under which such a run has a ratio.
 func TrimRatios(xs []float64) []float64 {
-	keep := TrimBounds(xs)
+	keep := trimBounds(xs)
 	var out []float64
 	for _, x := range xs {
 		if keep(x) {
@@ -115,7 +115,7 @@ func rvesFromRatios(ratios []float64) RVESVerdict {
 	v.RatioSE = v.RatioSD / math.Sqrt(float64(len(kept)))
 	v.Reward = RVESReward(v.Ratio)
 	lo, hi := v.Ratio-2*v.RatioSE, v.Ratio+2*v.RatioSE
-	trim := TrimBounds(ratios)
+	trim := trimBounds(ratios)
 	for _, order := range []int{0, 1} {
 		var xs []float64
 		for i := order; i < len(ratios); i += 2 {
@@ -137,8 +137,8 @@ func rvesFromRatios(ratios []float64) RVESVerdict {
 	return v
 }
 
-// TrimBounds returns the test TrimRatios applies to each value of xs.
-func TrimBounds(xs []float64) func(float64) bool {
+// trimBounds returns the test TrimRatios applies to each value of xs.
+func trimBounds(xs []float64) func(float64) bool {
 	mean, sd := meanSD(xs)
 	if sd == 0 {
 		return func(float64) bool { return true }

@@ -48,7 +48,7 @@ func softF1(g, p table) float64 {
 	if len(g.rows) == 0 && len(p.rows) == 0 {
 		return 1
 	}
-	gr, pr := distinctRows(g.rows), distinctRows(p.rows)
+	gr, pr := dedupRows(g.rows), dedupRows(p.rows)
 	// The sums run in the official order (gold rows, then the predicted
 	// rows beyond them), so that the floating-point totals are the same.
 	var tp, fp, fn float64
@@ -81,22 +81,6 @@ func softF1(g, p table) float64 {
 		return 0
 	}
 	return 2 * precision * recall / (precision + recall)
-}
-
-// distinctRows drops repeated rows, keeping each first occurrence in its
-// place (Python's list(dict.fromkeys(rows))).
-func distinctRows(rows [][]pyValue) [][]pyValue {
-	seen := make(map[string]struct{}, len(rows))
-	out := make([][]pyValue, 0, len(rows))
-	for _, r := range rows {
-		k := rowKey(r, nil)
-		if _, ok := seen[k]; ok {
-			continue
-		}
-		seen[k] = struct{}{}
-		out = append(out, r)
-	}
-	return out
 }
 
 // rowMatch is calculate_row_match: the predicted values found in the gold

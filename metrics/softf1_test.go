@@ -109,13 +109,7 @@ func TestSoftF1InvalidText(t *testing.T) {
 // exception scores 0), and refuses modes other than BIRD's.
 func TestSoftF1Scorer(t *testing.T) {
 	b := loadShared(t, "bird-minidev", "bird")
-	var ex datasets.Example
-	for _, e := range b.Examples {
-		if e.DBID == "superhero" {
-			ex = e
-			break
-		}
-	}
+	ex := firstOnDB(t, b, "superhero")
 	s, err := NewScorer(b, sharedGold(), ScoreOptions{SoftF1: true})
 	if err != nil {
 		t.Fatal(err)

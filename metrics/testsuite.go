@@ -70,16 +70,16 @@ func (s *Scorer) variants(ctx context.Context, id string) ([]datasets.Database, 
 //
 // With a single file per database (the original Spider release) the
 // verdict equals plain Score's.
-func (s *Scorer) scoreSuite(ctx context.Context, ex datasets.Example, predSQL, invalid string) Verdict {
+func (s *Scorer) scoreSuite(ctx context.Context, ex datasets.Example, predSQL, invalid string) (Verdict, *datasets.ResultSet) {
 	v := Verdict{Index: ex.Index, QuestionID: ex.ID, DBID: ex.DBID, Difficulty: ex.Difficulty}
 	dbs, err := s.variants(ctx, ex.DBID)
 	if err != nil {
 		openFailed(ctx, &v, err)
-		return v
+		return v, nil
 	}
 	gsql, ok := s.goldSQL(ex, &v)
 	if !ok {
-		return v
+		return v, nil
 	}
 	golds := make([]*datasets.ResultSet, len(dbs))
 	ans := make([]GoldAnalysis, len(dbs))
@@ -87,22 +87,29 @@ func (s *Scorer) scoreSuite(ctx context.Context, ex datasets.Example, predSQL, i
 		g, an, ok := s.gold(ctx, db, gsql, &v)
 		if !ok {
 			s.nameVariant(ctx, &v, dbs, i)
-			return v
+			return v, nil
 		}
 		golds[i], ans[i] = g, an
 	}
 	psql, ok := s.predSQL(dbs[0].Dialect(), predSQL, invalid, &v)
 	if !ok {
-		return v
+		return v, nil
 	}
+	var first *datasets.ResultSet
 	for i, db := range dbs {
-		s.judge(ctx, db, gsql, psql, golds[i], ans[i], &v)
+		rs := s.judge(ctx, db, gsql, psql, golds[i], ans[i], &v)
+		if i == 0 {
+			first = rs
+		}
 		if v.Status != StatusOK || !v.Correct {
 			s.nameVariant(ctx, &v, dbs, i)
-			return v
+			break
 		}
 	}
-	return v
+	if v.Status != StatusOK {
+		return v, nil
+	}
+	return v, first
 }
 
 // nameVariant prefixes v.Error with the variant that decided the verdict,

@@ -395,22 +395,33 @@ func histIntervalAt(hist []int, offset int, scale, thetaHat float64, jack []jack
 				equal += c
 			}
 		}
-		frac := (float64(less) + float64(equal)/2) / float64(B)
-		a := acceleration(jack)
-		if frac <= 0 || frac >= 1 {
-			warns = append(warns, fmt.Errorf("stats: bootstrap: BCa bias correction undefined (all resamples on one side of the estimate); used the percentile interval"))
-		} else {
-			z0 := distuv.UnitNormal.Quantile(frac)
-			adj := func(p float64) float64 {
-				z := distuv.UnitNormal.Quantile(p)
-				return distuv.UnitNormal.CDF(z0 + (z0+z)/(1-a*(z0+z)))
-			}
-			pLo, pHi = adj(pLo), adj(pHi)
+		var err error
+		if pLo, pHi, err = bcaLevels((float64(less)+float64(equal)/2)/float64(B), jack, pLo, pHi); err != nil {
+			warns = append(warns, err)
 		}
 	}
 	lo := histQuantile(hist, B, pLo) - float64(offset)
 	hi := histQuantile(hist, B, pHi) - float64(offset)
 	return Interval{Lo: lo / scale, Hi: hi / scale, Level: opt.Level}, warns
+}
+
+// bcaLevels moves the percentile interval's levels lo and hi to BCa's
+// (Efron 1987): frac is the share of resamples below the estimate (those
+// equal to it counting half), which gives the bias correction z0, and
+// jack the jackknife values, which give the acceleration. When every
+// resample lies on one side of the estimate z0 is undefined; lo and hi
+// come back unchanged with a warning.
+func bcaLevels(frac float64, jack []jackValue, lo, hi float64) (float64, float64, error) {
+	if frac <= 0 || frac >= 1 {
+		return lo, hi, fmt.Errorf("stats: bootstrap: BCa bias correction undefined (all resamples on one side of the estimate); used the percentile interval")
+	}
+	a := acceleration(jack)
+	z0 := distuv.UnitNormal.Quantile(frac)
+	adj := func(p float64) float64 {
+		z := distuv.UnitNormal.Quantile(p)
+		return distuv.UnitNormal.CDF(z0 + (z0+z)/(1-a*(z0+z)))
+	}
+	return adj(lo), adj(hi), nil
 }
 
 // acceleration is the jackknife estimate of the BCa acceleration; it is 0

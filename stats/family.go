@@ -45,14 +45,8 @@ type Arm struct {
 	Excluded map[string]bool
 }
 
-// without returns r without the questions of drop (r itself when there
-// are none).
-func (r Replicates) without(drop ...map[string]bool) Replicates {
-	return Replicates(without(r, drop...))
-}
-
 // without returns r, per seed, without the questions of drop (r itself
-// when there are none): Replicates.without and withoutScores.
+// when there are none): Replicates or Scores.
 func without[T any](r map[int64]map[string]T, drop ...map[string]bool) map[int64]map[string]T {
 	n := 0
 	for _, d := range drop {
@@ -125,24 +119,35 @@ func CompareFamily(base Arm, members []Arm, opt FamilyOptions) ([]FamilyResult, 
 // are in the order of pairs; a pair that could not be compared has Err set
 // and takes no part in the adjustment.
 func ComparePairs(pairs [][2]Arm, opt FamilyOptions) ([]FamilyResult, error) {
-	seed := opt.Seed
-	if seed == 0 {
-		seed = DefaultSeed
-	}
-	out := make([]FamilyResult, len(pairs))
-	var family []*Comparison
-	for i, pr := range pairs {
-		base, m := pr[0], pr[1]
-		p, err := PairSeeds(base.Outcomes.without(base.Excluded, m.Excluded), m.Outcomes.without(base.Excluded, m.Excluded), opt.Intersect)
+	return compareFamily(len(pairs), opt, func(i int, seed uint64) (SeedPaired, *Comparison, error) {
+		base, m := pairs[i][0], pairs[i][1]
+		p, err := PairSeeds(without(base.Outcomes, base.Excluded, m.Excluded), without(m.Outcomes, base.Excluded, m.Excluded), opt.Intersect)
 		if err != nil {
-			out[i].Err = err
-			continue
+			return SeedPaired{}, nil, err
 		}
 		co := CompareOptions{Test: opt.Test, Level: opt.Level, Resamples: opt.Resamples, CIMethod: opt.CIMethod}
 		if !opt.NoInterval {
 			co.Rand = PairRand(seed, base.Key, m.Key)
 		}
 		c, err := CompareSeeds(p, co)
+		return p, c, err
+	})
+}
+
+// compareFamily compares n pairs, pair i by compare (given the bootstrap
+// seed, opt.Seed or DefaultSeed), and adjusts the p-values of the pairs
+// compared with Holm: ComparePairs and CompareScorePairs. A pair whose
+// compare fails has Err set, no pairing, and takes no part in the
+// adjustment.
+func compareFamily(n int, opt FamilyOptions, compare func(i int, seed uint64) (SeedPaired, *Comparison, error)) ([]FamilyResult, error) {
+	seed := opt.Seed
+	if seed == 0 {
+		seed = DefaultSeed
+	}
+	out := make([]FamilyResult, n)
+	var family []*Comparison
+	for i := range out {
+		p, c, err := compare(i, seed)
 		if err != nil {
 			out[i].Err = err
 			continue

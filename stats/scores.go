@@ -6,8 +6,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // TestSignFlipMC is the test of a comparison of real-valued scores
@@ -211,7 +209,6 @@ func scoreBootstrap(x []float64, S int, opt BootstrapOptions) (Interval, []error
 				equal++
 			}
 		}
-		frac := (float64(less) + float64(equal)/2) / float64(len(stat))
 		var jack []jackValue
 		if n > 1 {
 			counts := map[float64]int{}
@@ -223,16 +220,9 @@ func scoreBootstrap(x []float64, S int, opt BootstrapOptions) (Interval, []error
 				jack = append(jack, jackValue{(t - v) / m, counts[v]})
 			}
 		}
-		if frac <= 0 || frac >= 1 {
-			warns = append(warns, fmt.Errorf("stats: bootstrap: BCa bias correction undefined (all resamples on one side of the estimate); used the percentile interval"))
-		} else {
-			a := acceleration(jack)
-			z0 := distuv.UnitNormal.Quantile(frac)
-			adj := func(p float64) float64 {
-				z := distuv.UnitNormal.Quantile(p)
-				return distuv.UnitNormal.CDF(z0 + (z0+z)/(1-a*(z0+z)))
-			}
-			pLo, pHi = adj(pLo), adj(pHi)
+		var err error
+		if pLo, pHi, err = bcaLevels((float64(less)+float64(equal)/2)/float64(len(stat)), jack, pLo, pHi); err != nil {
+			warns = append(warns, err)
 		}
 	}
 	return Interval{Lo: sortedQuantile(stat, pLo), Hi: sortedQuantile(stat, pHi), Level: opt.Level}, warns
@@ -245,36 +235,14 @@ func scoreBootstrap(x []float64, S int, opt BootstrapOptions) (Interval, []error
 // adjusted with Holm (AdjustHolm). With opt.NoInterval the test still
 // draws from the pair's source; the interval is left out.
 func CompareScorePairs(pairs [][2]ScoreArm, opt FamilyOptions) ([]FamilyResult, error) {
-	seed := opt.Seed
-	if seed == 0 {
-		seed = DefaultSeed
-	}
-	out := make([]FamilyResult, len(pairs))
-	var family []*Comparison
-	for i, pr := range pairs {
-		base, m := pr[0], pr[1]
-		p, err := PairScores(withoutScores(base.Scores, base.Excluded, m.Excluded), withoutScores(m.Scores, base.Excluded, m.Excluded), opt.Intersect)
+	return compareFamily(len(pairs), opt, func(i int, seed uint64) (SeedPaired, *Comparison, error) {
+		base, m := pairs[i][0], pairs[i][1]
+		p, err := PairScores(without(base.Scores, base.Excluded, m.Excluded), without(m.Scores, base.Excluded, m.Excluded), opt.Intersect)
 		if err != nil {
-			out[i].Err = err
-			continue
+			return SeedPaired{}, nil, err
 		}
 		co := CompareOptions{Level: opt.Level, Resamples: opt.Resamples, CIMethod: opt.CIMethod, Rand: PairRand(seed, base.Key, m.Key)}
 		c, err := compareScores(p, co, !opt.NoInterval)
-		if err != nil {
-			out[i].Err = err
-			continue
-		}
-		out[i].Paired = SeedPaired{IDs: p.IDs, Seeds: p.Seeds, OnlyA: p.OnlyA, OnlyB: p.OnlyB}
-		out[i].Comparison = c
-		family = append(family, c)
-	}
-	if err := AdjustHolm(family); err != nil {
-		return nil, fmt.Errorf("stats: family: %w", err)
-	}
-	return out, nil
-}
-
-// withoutScores is Replicates.without for scores.
-func withoutScores(s Scores, drop ...map[string]bool) Scores {
-	return Scores(without(s, drop...))
+		return SeedPaired{IDs: p.IDs, Seeds: p.Seeds, OnlyA: p.OnlyA, OnlyB: p.OnlyB}, c, err
+	})
 }
