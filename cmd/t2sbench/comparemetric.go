@@ -118,26 +118,6 @@ func (m *metricInputs) addCandidates(seed int64, marks map[string][]metrics.Cand
 	}
 }
 
-// runCandidates reads the candidate marks of every item of a run
-// directory's trials: trial id -> question id -> marks.
-func runCandidates(dir string, o bench.ReadOptions) (map[string]map[string][]metrics.CandidateMark, error) {
-	r, err := bench.ReadRunModeWith(dir, bench.ReadVerdicts, o)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]map[string][]metrics.CandidateMark{}
-	for _, t := range r.Trials {
-		m := map[string][]metrics.CandidateMark{}
-		for _, it := range t.Items {
-			if it.Verdict != nil && len(it.Verdict.Candidates) > 0 {
-				m[it.QuestionID] = it.Verdict.Candidates
-			}
-		}
-		out[t.ID] = m
-	}
-	return out, nil
-}
-
 // outcome is a question's 0/1 outcome under a candidate metric: one of
 // the first k candidates correct (pass@k), or the answer the first k
 // vote correct (metrics.MajorityAtK).
