@@ -359,13 +359,13 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	rep := evalReport{Benchmark: b.Name, Split: b.Split, Pred: predName, Questions: len(b.Examples), TestSuite: *testSuite, Warnings: aligned.Warnings, EXSummary: sum,
 		TieAware: *tieAware, Deterministic: metrics.DeterministicEX(verdicts), Nondeterministic: metrics.NondeterministicCount(verdicts),
 		DBMismatches: len(aligned.DBMismatches), ResponsePrefix: *responsePrefix, Primed: primed}
-	types := make(map[string][]string, len(b.Examples))
-	for _, e := range b.Examples {
-		types[e.ID] = e.ReasoningTypes
-	}
 	// A benchmark without difficulty labels (LogicCat) is broken down by
 	// its own categories instead of one "unknown" difficulty.
 	if len(sum.Difficulties) == 1 && sum.Difficulties[0] == "unknown" {
+		types := make(map[string][]string, len(b.Examples))
+		for _, e := range b.Examples {
+			types[e.ID] = e.ReasoningTypes
+		}
 		rep.ReasoningTypes, rep.ByReasoningType = metrics.SummarizeByCategory(verdicts, func(v metrics.Verdict) []string { return types[v.QuestionID] })
 		if len(rep.ReasoningTypes) == 0 {
 			rep.ByReasoningType = nil
