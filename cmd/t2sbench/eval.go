@@ -125,12 +125,7 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	extra := fs.String("metrics", "", "metrics beside EX, comma-separated: soft-f1 (BIRD's cell-level F1 between the result tables), r-ves (BIRD's reward-based valid efficiency score, timing gold and prediction interleaved); BIRD modes only")
 	rvesRepeats := fs.Int("r-ves-repeats", metrics.RVESIterations, "r-ves: timed executions of each correct prediction and its gold, interleaved (the official count is 100); fewer are faster and noisier")
 	tieAware := fs.Bool("tie-aware", false, "beyond the official rules: for a gold ORDER BY ... LIMIT k whose boundary rows tie, accept any valid top-k")
-	second := addSecondGoldFlags(fs)
-	usage := fs.Usage
-	fs.Usage = func() {
-		usage()
-		fmt.Fprint(stderr, secondGoldHelp)
-	}
+	second := addSecondGoldFlags(fs, stderr)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
