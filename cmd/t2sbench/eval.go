@@ -295,7 +295,12 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("eval: %w", err)
 	}
 	defer cache.Close()
-	scorer, err := metrics.NewScorer(b, cache, metrics.ScoreOptions{Mode: m, Timeout: *timeout, TestSuite: *testSuite, TieAware: *tieAware, SoftF1: metricSet["soft-f1"], RVES: rves})
+	// sopt are the EX rules; the second gold scores by them too, without
+	// the metrics beside EX.
+	sopt := metrics.ScoreOptions{Mode: m, Timeout: *timeout, TestSuite: *testSuite, TieAware: *tieAware}
+	withMetrics := sopt
+	withMetrics.SoftF1, withMetrics.RVES = metricSet["soft-f1"], rves
+	scorer, err := metrics.NewScorer(b, cache, withMetrics)
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
@@ -380,7 +385,7 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 		rep.EXAllQuestions = &ex
 	}
 	if gold2 != nil {
-		if rep.TwoGold, err = evalTwoGold(ctx, gold2, b, cache, metrics.ScoreOptions{Mode: m, Timeout: *timeout, TestSuite: *testSuite, TieAware: *tieAware},
+		if rep.TwoGold, err = evalTwoGold(ctx, gold2, b, cache, sopt,
 			scorer, aligned, verdicts, predName, preds, *goldAsPred, readPred, *workers); err != nil {
 			return err
 		}
