@@ -379,7 +379,7 @@ func compareAll(systems []compareSystem, baseline string, cfg compareConfig) ([]
 		for i, s := range systems {
 			scoreArms[i] = stats.ScoreArm{Key: s.name, Scores: s.extra.scores}
 		}
-		cmp, err = compareScoreFamilies(fams, scoreArms, fopt)
+		cmp, err = bench.CompareScoreFamilies(fams, scoreArms, fopt)
 	} else {
 		cmp, err = bench.CompareFamilies(fams, arms, fopt)
 	}
