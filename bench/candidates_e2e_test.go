@@ -1,6 +1,7 @@
 package bench_test
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/t2sbench/t2sbench/bench"
@@ -67,5 +68,22 @@ func TestCandidatesScored(t *testing.T) {
 	}
 	if marked == 0 {
 		t.Fatal("no candidate marked; want the sc runner's candidates judged")
+	}
+	// LoadRunSystems, which compare reads, carries the same marks for the
+	// questions whose gold runs.
+	sys, err := bench.LoadRunSystems(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range sys {
+		for _, it := range r.Trials[i].Items {
+			want := it.Verdict.Candidates
+			if !metrics.GoldRuns(it.Verdict.Status) {
+				want = nil
+			}
+			if got := s.Candidates[it.QuestionID]; !reflect.DeepEqual(got, want) {
+				t.Errorf("%s %s: LoadRunSystems gives candidates %v; want %v", s.Label, it.QuestionID, got, want)
+			}
+		}
 	}
 }

@@ -1235,10 +1235,12 @@ type RunSystem struct {
 	// Correct maps question id to its outcome over EX's one denominator
 	// (see TrialOutcomes: done and failed items whose gold runs, failed
 	// ones false); Failed holds the ids of failed items; DBs maps question
-	// id to the verdict's database id.
-	Correct map[string]bool
-	Failed  map[string]bool
-	DBs     map[string]string
+	// id to the verdict's database id; Candidates maps question id to
+	// its verdict's candidate marks (Outcomes.Candidates).
+	Correct    map[string]bool
+	Failed     map[string]bool
+	DBs        map[string]string
+	Candidates map[string][]metrics.CandidateMark
 	// Tally counts the attempted, correct and failed questions and, by
 	// status, those whose gold does not run; Pending the items not yet
 	// finished (failed by an infrastructure error or not run).
@@ -1275,15 +1277,16 @@ func LoadRunSystemsWith(dir string, o ReadOptions) ([]RunSystem, *RunData, error
 		}
 		o := a.outcomes(r.Totals[t.ID])
 		out = append(out, RunSystem{
-			Trial:     t.Trial,
-			Label:     t.Label,
-			Benchmark: t.Benchmark.Key(),
-			Simulated: t.Simulated(),
-			Correct:   o.Correct,
-			Failed:    o.Failed,
-			DBs:       o.DBs,
-			Tally:     o.Tally,
-			Pending:   o.Pending,
+			Trial:      t.Trial,
+			Label:      t.Label,
+			Benchmark:  t.Benchmark.Key(),
+			Simulated:  t.Simulated(),
+			Correct:    o.Correct,
+			Failed:     o.Failed,
+			DBs:        o.DBs,
+			Candidates: o.Candidates,
+			Tally:      o.Tally,
+			Pending:    o.Pending,
 		})
 	}
 	return out, r, nil

@@ -27,6 +27,10 @@ type Outcomes struct {
 	Failed map[string]bool
 	// DBs maps question id to its verdict's database id.
 	DBs map[string]string
+	// Candidates maps question id to its verdict's candidate marks
+	// (metrics.Verdict.Candidates), for the questions in Correct whose
+	// verdict carries some; nil when none does.
+	Candidates map[string][]metrics.CandidateMark
 	// Tally counts the same questions (and the excluded ones by reason).
 	Tally metrics.Tally
 	// Errored counts items left by an infrastructure error; Pending counts
@@ -50,8 +54,8 @@ func TrialOutcomes(t *RunTrial, total int) Outcomes {
 }
 
 // outcomeAcc accumulates a trial's Outcomes one item at a time. It keeps
-// Correct, the outcomes comparisons pair; with keep false Failed and DBs
-// stay empty.
+// Correct, the outcomes comparisons pair; with keep false Failed, DBs and
+// Candidates stay empty.
 type outcomeAcc struct {
 	o        Outcomes
 	keep     bool
@@ -100,6 +104,12 @@ func (a *outcomeAcc) add(it *Item) {
 	}
 	if db != "" {
 		o.DBs[it.QuestionID] = db
+	}
+	if it.Verdict != nil && len(it.Verdict.Candidates) > 0 {
+		if o.Candidates == nil {
+			o.Candidates = map[string][]metrics.CandidateMark{}
+		}
+		o.Candidates[it.QuestionID] = it.Verdict.Candidates
 	}
 }
 

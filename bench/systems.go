@@ -289,16 +289,38 @@ type SystemComparison struct {
 // the systems named by their Key) and returns the comparison of each
 // system that is a member of a family with a baseline, by system index.
 func CompareFamilies(fams []Family, arms []stats.Arm, opt stats.FamilyOptions) (map[int]*SystemComparison, error) {
+	return compareEachFamily(fams, func(base int, members []int) ([]stats.FamilyResult, error) {
+		ms := make([]stats.Arm, len(members))
+		for k, i := range members {
+			ms[k] = arms[i]
+		}
+		return stats.CompareFamily(arms[base], ms, opt)
+	})
+}
+
+// CompareScoreFamilies is CompareFamilies for real-valued scores: every
+// member of a family is compared with its baseline by
+// stats.CompareScorePairs.
+func CompareScoreFamilies(fams []Family, arms []stats.ScoreArm, opt stats.FamilyOptions) (map[int]*SystemComparison, error) {
+	return compareEachFamily(fams, func(base int, members []int) ([]stats.FamilyResult, error) {
+		pairs := make([][2]stats.ScoreArm, len(members))
+		for k, i := range members {
+			pairs[k] = [2]stats.ScoreArm{arms[base], arms[i]}
+		}
+		return stats.CompareScorePairs(pairs, opt)
+	})
+}
+
+// compareEachFamily runs compare on the baseline and members (system
+// indexes) of every family of fams that has a baseline, and returns each
+// member's result by system index.
+func compareEachFamily(fams []Family, compare func(base int, members []int) ([]stats.FamilyResult, error)) (map[int]*SystemComparison, error) {
 	out := map[int]*SystemComparison{}
 	for _, f := range fams {
 		if f.Base < 0 {
 			continue
 		}
-		members := make([]stats.Arm, len(f.Members))
-		for k, i := range f.Members {
-			members[k] = arms[i]
-		}
-		res, err := stats.CompareFamily(arms[f.Base], members, opt)
+		res, err := compare(f.Base, f.Members)
 		if err != nil {
 			return nil, err
 		}

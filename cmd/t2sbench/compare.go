@@ -170,7 +170,7 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	systems, err := loadCompareInputs(stderr, inputs, bench.ReadOptions{AllTrials: *all}, metric.kind == metricCandidates)
+	systems, err := loadCompareInputs(stderr, inputs, bench.ReadOptions{AllTrials: *all})
 	if err != nil {
 		return err
 	}
@@ -379,7 +379,7 @@ func compareAll(systems []compareSystem, baseline string, cfg compareConfig) ([]
 		for i, s := range systems {
 			scoreArms[i] = stats.ScoreArm{Key: s.name, Scores: s.extra.scores}
 		}
-		cmp, err = compareScoreFamilies(fams, scoreArms, fopt)
+		cmp, err = bench.CompareScoreFamilies(fams, scoreArms, fopt)
 	} else {
 		cmp, err = bench.CompareFamilies(fams, arms, fopt)
 	}
@@ -572,7 +572,7 @@ func writeCompareTable(w io.Writer, rows []compareRow, simulated bool, level flo
 // loadCompareInputs reads each input: a verdict file (one system, named
 // after the file) or a run directory (its systems, via loadRunVerdicts).
 // System names must be unique.
-func loadCompareInputs(stderr io.Writer, inputs []string, o bench.ReadOptions, candidates bool) ([]compareSystem, error) {
+func loadCompareInputs(stderr io.Writer, inputs []string, o bench.ReadOptions) ([]compareSystem, error) {
 	var systems []compareSystem
 	seen := map[string]string{}
 	add := func(s compareSystem) error {
@@ -594,12 +594,6 @@ func loadCompareInputs(stderr io.Writer, inputs []string, o bench.ReadOptions, c
 				return nil, fmt.Errorf("compare: %s: %w", in, err)
 			}
 			writeStaleNote(stderr, head, o.AllTrials)
-			var marks map[string]map[string][]metrics.CandidateMark
-			if candidates {
-				if marks, err = runCandidates(in, o); err != nil {
-					return nil, fmt.Errorf("compare: %s: %w", in, err)
-				}
-			}
 			trials := make([]bench.RunTrial, len(rs))
 			for i := range rs {
 				trials[i].Trial = rs[i].Trial
@@ -614,9 +608,7 @@ func loadCompareInputs(stderr io.Writer, inputs []string, o bench.ReadOptions, c
 				for k, i := range sys.Trials {
 					r, seed := &rs[i], sys.Seeds[k]
 					s.correct[seed], s.failed[seed] = r.Correct, r.Failed
-					if candidates {
-						s.extra.addCandidates(seed, marks[r.Trial.ID])
-					}
+					s.extra.addCandidates(seed, r.Candidates)
 					s.tallies = append(s.tallies, r.Tally)
 					s.simulated = s.simulated || r.Simulated
 					s.pending += r.Pending

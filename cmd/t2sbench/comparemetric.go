@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/textable"
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/stats"
@@ -118,26 +117,6 @@ func (m *metricInputs) addCandidates(seed int64, marks map[string][]metrics.Cand
 	}
 }
 
-// runCandidates reads the candidate marks of every item of a run
-// directory's trials: trial id -> question id -> marks.
-func runCandidates(dir string, o bench.ReadOptions) (map[string]map[string][]metrics.CandidateMark, error) {
-	r, err := bench.ReadRunModeWith(dir, bench.ReadVerdicts, o)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]map[string][]metrics.CandidateMark{}
-	for _, t := range r.Trials {
-		m := map[string][]metrics.CandidateMark{}
-		for _, it := range t.Items {
-			if it.Verdict != nil && len(it.Verdict.Candidates) > 0 {
-				m[it.QuestionID] = it.Verdict.Candidates
-			}
-		}
-		out[t.ID] = m
-	}
-	return out, nil
-}
-
 // outcome is a question's 0/1 outcome under a candidate metric: one of
 // the first k candidates correct (pass@k), or the answer the first k
 // vote correct (metrics.MajorityAtK).
@@ -239,28 +218,4 @@ func writeMetricSystemsTable(w io.Writer, systems []compareSystem, m compareMetr
 	}
 	tab.Write(w)
 	fmt.Fprintln(w)
-}
-
-// compareScoreFamilies is bench.CompareFamilies for scores: every member
-// of a family compared with its baseline by stats.CompareScorePairs, by
-// system index.
-func compareScoreFamilies(fams []bench.Family, arms []stats.ScoreArm, opt stats.FamilyOptions) (map[int]*bench.SystemComparison, error) {
-	out := map[int]*bench.SystemComparison{}
-	for _, f := range fams {
-		if f.Base < 0 {
-			continue
-		}
-		pairs := make([][2]stats.ScoreArm, len(f.Members))
-		for k, i := range f.Members {
-			pairs[k] = [2]stats.ScoreArm{arms[f.Base], arms[i]}
-		}
-		res, err := stats.CompareScorePairs(pairs, opt)
-		if err != nil {
-			return nil, err
-		}
-		for k, i := range f.Members {
-			out[i] = &bench.SystemComparison{Base: f.Base, FamilyResult: res[k]}
-		}
-	}
-	return out, nil
 }

@@ -125,12 +125,7 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	extra := fs.String("metrics", "", "metrics beside EX, comma-separated: soft-f1 (BIRD's cell-level F1 between the result tables), r-ves (BIRD's reward-based valid efficiency score, timing gold and prediction interleaved); BIRD modes only")
 	rvesRepeats := fs.Int("r-ves-repeats", metrics.RVESIterations, "r-ves: timed executions of each correct prediction and its gold, interleaved (the official count is 100); fewer are faster and noisier")
 	tieAware := fs.Bool("tie-aware", false, "beyond the official rules: for a gold ORDER BY ... LIMIT k whose boundary rows tie, accept any valid top-k")
-	second := addSecondGoldFlags(fs)
-	usage := fs.Usage
-	fs.Usage = func() {
-		usage()
-		fmt.Fprint(stderr, secondGoldHelp)
-	}
+	second := addSecondGoldFlags(fs, stderr)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -300,7 +295,12 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("eval: %w", err)
 	}
 	defer cache.Close()
-	scorer, err := metrics.NewScorer(b, cache, metrics.ScoreOptions{Mode: m, Timeout: *timeout, TestSuite: *testSuite, TieAware: *tieAware, SoftF1: metricSet["soft-f1"], RVES: rves})
+	// sopt are the EX rules; the second gold scores by them too, without
+	// the metrics beside EX.
+	sopt := metrics.ScoreOptions{Mode: m, Timeout: *timeout, TestSuite: *testSuite, TieAware: *tieAware}
+	withMetrics := sopt
+	withMetrics.SoftF1, withMetrics.RVES = metricSet["soft-f1"], rves
+	scorer, err := metrics.NewScorer(b, cache, withMetrics)
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
 	}
@@ -359,13 +359,13 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	rep := evalReport{Benchmark: b.Name, Split: b.Split, Pred: predName, Questions: len(b.Examples), TestSuite: *testSuite, Warnings: aligned.Warnings, EXSummary: sum,
 		TieAware: *tieAware, Deterministic: metrics.DeterministicEX(verdicts), Nondeterministic: metrics.NondeterministicCount(verdicts),
 		DBMismatches: len(aligned.DBMismatches), ResponsePrefix: *responsePrefix, Primed: primed}
-	types := make(map[string][]string, len(b.Examples))
-	for _, e := range b.Examples {
-		types[e.ID] = e.ReasoningTypes
-	}
 	// A benchmark without difficulty labels (LogicCat) is broken down by
 	// its own categories instead of one "unknown" difficulty.
 	if len(sum.Difficulties) == 1 && sum.Difficulties[0] == "unknown" {
+		types := make(map[string][]string, len(b.Examples))
+		for _, e := range b.Examples {
+			types[e.ID] = e.ReasoningTypes
+		}
 		rep.ReasoningTypes, rep.ByReasoningType = metrics.SummarizeByCategory(verdicts, func(v metrics.Verdict) []string { return types[v.QuestionID] })
 		if len(rep.ReasoningTypes) == 0 {
 			rep.ByReasoningType = nil
@@ -385,7 +385,7 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 		rep.EXAllQuestions = &ex
 	}
 	if gold2 != nil {
-		if rep.TwoGold, err = evalTwoGold(ctx, gold2, b, cache, metrics.ScoreOptions{Mode: m, Timeout: *timeout, TestSuite: *testSuite, TieAware: *tieAware},
+		if rep.TwoGold, err = evalTwoGold(ctx, gold2, b, cache, sopt,
 			scorer, aligned, verdicts, predName, preds, *goldAsPred, readPred, *workers); err != nil {
 			return err
 		}

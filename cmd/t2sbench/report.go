@@ -58,12 +58,7 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 	all := fs.Bool("all-trials", false, allTrialsUsage+"; the HTML viewer shows the spec's trials only")
 	prices := priceFlags{}
 	fs.Var(prices, "price", "model price as MODEL=PROMPT:COMPLETION in USD per 1M tokens (repeatable)")
-	second := addSecondGoldFlags(fs)
-	usage := fs.Usage
-	fs.Usage = func() {
-		usage()
-		fmt.Fprint(stderr, secondGoldHelp)
-	}
+	second := addSecondGoldFlags(fs, stderr)
 
 	dirs, err := parseInterspersed(fs, args)
 	if err != nil {

@@ -71,39 +71,18 @@ func reportTwoGold(ctx context.Context, runs []*bench.RunData, flags *secondGold
 	if err != nil {
 		return nil, fmt.Errorf("report: second gold: %w", err)
 	}
-	changed := changedSet(g)
-	examples := make(map[string]datasets.Example, len(g.b.Examples))
-	for _, e := range g.b.Examples {
-		if changed[e.ID] {
-			examples[e.ID] = e
-		}
+	index := make(map[string]int, len(b.Examples))
+	for _, e := range b.Examples {
+		index[e.ID] = e.Index
 	}
 	var out []metrics.GoldSystem
 	for _, s := range systems {
 		gs := metrics.GoldSystem{Name: s.name}
 		for _, t := range s.trials {
-			ma, mb := map[string]metrics.GoldOutcome{}, map[string]metrics.GoldOutcome{}
-			for i := range t.Items {
-				it := &t.Items[i]
-				if (it.Status != bench.StatusDone && it.Status != bench.StatusFailed) || it.Verdict == nil {
-					continue
-				}
-				o := metrics.GoldOutcome{Status: it.Verdict.Status, Correct: it.Verdict.Correct && it.Status == bench.StatusDone}
-				ma[it.QuestionID], mb[it.QuestionID] = o, o
-				ex, ok := examples[it.QuestionID]
-				if !ok {
-					continue
-				}
-				var v metrics.Verdict
-				switch {
-				case it.Status == bench.StatusFailed:
-					v = sc.ScoreInvalid(ctx, ex, "the runner failed")
-				case it.Result != nil:
-					v = sc.Score(ctx, ex, it.Result.SQL)
-				default:
-					v = sc.ScoreInvalid(ctx, ex, "no stored result")
-				}
-				mb[it.QuestionID] = metrics.GoldOutcome{Status: v.Status, Correct: v.Correct && it.Status == bench.StatusDone}
+			al, va := storedAligned(t, index)
+			ma, mb, err := outcomesUnder(ctx, sc, b, g, al.Preds, al.Invalid, va, 1)
+			if err != nil {
+				return nil, fmt.Errorf("report: second gold: %w", err)
 			}
 			gs.A, gs.B = append(gs.A, ma), append(gs.B, mb)
 		}
@@ -117,4 +96,36 @@ func reportTwoGold(ctx context.Context, runs []*bench.RunData, flags *secondGold
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	return t, nil
+}
+
+// storedAligned returns a trial's finished items (done or failed, with a
+// verdict) as eval holds a prediction file: the verdicts the run stored,
+// a failed item's counted wrong, and each item's final SQL keyed by
+// index (question id -> Example.Index), a failed item or one without a
+// stored result invalid.
+func storedAligned(t *bench.RunTrial, index map[string]int) (metrics.Aligned, []metrics.Verdict) {
+	al := metrics.Aligned{Preds: map[int]string{}, Invalid: map[int]string{}}
+	var va []metrics.Verdict
+	for i := range t.Items {
+		it := &t.Items[i]
+		if (it.Status != bench.StatusDone && it.Status != bench.StatusFailed) || it.Verdict == nil {
+			continue
+		}
+		v := *it.Verdict
+		v.QuestionID, v.Correct = it.QuestionID, v.Correct && it.Status == bench.StatusDone
+		va = append(va, v)
+		k, ok := index[it.QuestionID]
+		if !ok {
+			continue
+		}
+		switch {
+		case it.Status == bench.StatusFailed:
+			al.Preds[k], al.Invalid[k] = "", "the runner failed"
+		case it.Result != nil:
+			al.Preds[k] = it.Result.SQL
+		default:
+			al.Preds[k], al.Invalid[k] = "", "no stored result"
+		}
+	}
+	return al, va
 }

@@ -34,7 +34,14 @@ an id given twice or an id the benchmark does not have is an error naming
 the file and line.
 `
 
-func addSecondGoldFlags(fs *flag.FlagSet) *secondGoldFlags {
+// addSecondGoldFlags defines --gold-version and --gold-overlay on fs and
+// ends its usage, written to stderr, with secondGoldHelp.
+func addSecondGoldFlags(fs *flag.FlagSet, stderr io.Writer) *secondGoldFlags {
+	usage := fs.Usage
+	fs.Usage = func() {
+		usage()
+		fmt.Fprint(stderr, secondGoldHelp)
+	}
 	return &secondGoldFlags{
 		version: fs.String("gold-version", "", "second gold: another version of the benchmark, read from the benchmark's data folder (bird-dev-2023-05 for bird, bird for bird-dev-2023-05, or \"previous\": the earlier release datasets check compares with); EX, ranks, Kendall's tau and the flipped verdicts are printed under both golds"),
 		overlay: fs.String("gold-overlay", "", "second gold: the benchmark with corrected gold SQL from FILE (JSON lines {\"question_id\": ID, \"sql\": \"...\", \"note\": \"...\"}); EX, ranks, Kendall's tau and the flipped verdicts are printed under both golds"),

@@ -3,12 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/testenv"
 )
 
 // TestEvalGoldVersionBIRD scores BIRD dev's current gold as the prediction
@@ -19,10 +19,8 @@ import (
 // datasets.GoldChanges finds between the two releases.
 func TestEvalGoldVersionBIRD(t *testing.T) {
 	t.Parallel()
-	data := filepath.Join("..", "..", "..", "shared", "datasets", "bird")
-	if _, err := os.Stat(filepath.Join(data, "dev_2023-05", "dev.json")); err != nil {
-		t.Skipf("no BIRD dev 2023-05 in the shared data: %v", err)
-	}
+	// The initial release's dev.json in the shared data, else a skip.
+	data := filepath.Dir(filepath.Dir(testenv.Datasets(t, "bird", "dev_2023-05", "dev.json")))
 	var o, e bytes.Buffer
 	if err := run(&o, &e, []string{"eval", "--benchmark", "bird", "--data", data, "--gold-as-pred", "--gold-version", "bird-dev-2023-05",
 		"--allow-missing-db", "--limit", "250", "--quiet", "--cache-dir", "off", "--json"}); err != nil {
