@@ -60,6 +60,20 @@ type GoldFlip struct {
 	To         string `json:"to"`
 }
 
+// String is the flip as the two-gold tables list it: "1471 correct->wrong",
+// with " (seed #n)" after the id for a system's n-th seed beyond the first.
+func (f GoldFlip) String() string {
+	q := f.QuestionID
+	if f.Seed > 0 {
+		q = fmt.Sprintf("%s (seed #%d)", q, f.Seed+1)
+	}
+	return q + " " + f.From + "->" + f.To
+}
+
+// MaxFlipsListed bounds the flipped questions a two-gold table lists per
+// system in text (the JSON output lists them all).
+const MaxFlipsListed = 20
+
 // TwoGoldRow is one system of the two-gold table.
 type TwoGoldRow struct {
 	System string `json:"system"`

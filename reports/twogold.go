@@ -8,10 +8,6 @@ import (
 	"github.com/t2sbench/t2sbench/metrics"
 )
 
-// maxFlipsListed bounds the flipped questions a two-gold table's note
-// lists per system.
-const maxFlipsListed = 20
-
 // TwoGoldTable is the table of a two-gold comparison (metrics.TwoGoldEX):
 // each system's EX and rank under both golds, the rank change and the
 // verdict flips, with Kendall's tau-b and each system's flipped questions
@@ -50,15 +46,11 @@ func TwoGoldTable(t *metrics.TwoGold, runs []*bench.RunData) *Table {
 		}
 		var parts []string
 		for i, f := range r.Flips {
-			if i == maxFlipsListed {
-				parts = append(parts, fmt.Sprintf("and %d more", len(r.Flips)-maxFlipsListed))
+			if i == metrics.MaxFlipsListed {
+				parts = append(parts, fmt.Sprintf("and %d more", len(r.Flips)-metrics.MaxFlipsListed))
 				break
 			}
-			q := f.QuestionID
-			if f.Seed > 0 {
-				q = fmt.Sprintf("%s (seed #%d)", q, f.Seed+1)
-			}
-			parts = append(parts, fmt.Sprintf("%s %s->%s", q, f.From, f.To))
+			parts = append(parts, f.String())
 		}
 		tab.Notes = append(tab.Notes, fmt.Sprintf("Flipped, %s: %s.", r.System, strings.Join(parts, ", ")))
 	}

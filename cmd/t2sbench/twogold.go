@@ -180,10 +180,6 @@ func changedSet(g *secondGold) map[string]bool {
 	return m
 }
 
-// maxFlipsShown bounds the flipped questions the text output lists per
-// system (the JSON output lists them all).
-const maxFlipsShown = 20
-
 // printTwoGold prints the two-gold table: EX and rank under each gold, the
 // rank change, the flip counts, Kendall's tau-b, and each system's flipped
 // questions.
@@ -225,15 +221,11 @@ func printTwoGold(w io.Writer, t *metrics.TwoGold) {
 		}
 		var parts []string
 		for i, f := range r.Flips {
-			if i == maxFlipsShown {
-				parts = append(parts, fmt.Sprintf("... and %d more (--json lists them all)", len(r.Flips)-maxFlipsShown))
+			if i == metrics.MaxFlipsListed {
+				parts = append(parts, fmt.Sprintf("... and %d more (--json lists them all)", len(r.Flips)-metrics.MaxFlipsListed))
 				break
 			}
-			q := f.QuestionID
-			if f.Seed > 0 {
-				q = fmt.Sprintf("%s (seed #%d)", q, f.Seed+1)
-			}
-			parts = append(parts, fmt.Sprintf("%s %s->%s", q, f.From, f.To))
+			parts = append(parts, f.String())
 		}
 		fmt.Fprintf(w, "flipped (A->B) %s: %s\n", r.System, strings.Join(parts, ", "))
 	}
