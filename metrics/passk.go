@@ -3,6 +3,7 @@ package metrics
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/t2sbench/t2sbench/datasets"
 )
@@ -63,6 +64,13 @@ func PassAtK(n, c, k int) float64 {
 		p *= 1 - float64(k)/float64(i)
 	}
 	return 1 - p
+}
+
+// PassedAtK reports whether one of the first k candidates is correct: a
+// question's pass@k outcome for the pool as drawn (PassAtK is the unbiased
+// estimate over every k-subset of a larger pool instead).
+func PassedAtK(marks []CandidateMark, k int) bool {
+	return slices.ContainsFunc(marks[:min(max(k, 0), len(marks))], func(c CandidateMark) bool { return c.Correct })
 }
 
 // MajorityAtK reports whether the answer voted by the first k candidates

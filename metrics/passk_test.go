@@ -68,6 +68,25 @@ func TestMajorityAtK(t *testing.T) {
 	}
 }
 
+// TestPassedAtK: a question passes at k when one of its first k stored
+// candidates is correct; the pool is read in its stored order.
+func TestPassedAtK(t *testing.T) {
+	wrong, right := CandidateMark{Result: "A"}, CandidateMark{Correct: true, Result: "B"}
+	pool := []CandidateMark{wrong, wrong, right}
+	cases := []struct {
+		k    int
+		want bool
+	}{{0, false}, {1, false}, {2, false}, {3, true}, {8, true}}
+	for _, c := range cases {
+		if got := PassedAtK(pool, c.k); got != c.want {
+			t.Errorf("PassedAtK(k=%d) = %v; want %v", c.k, got, c.want)
+		}
+	}
+	if PassedAtK(nil, 5) {
+		t.Error("PassedAtK(no candidates) = true; want false")
+	}
+}
+
 // TestSummarizeCandidates: means over the verdicts whose gold runs and
 // that carry marks. Question 1: n = 10, c = 3; question 2: n = 2, c = 0;
 // question 3 has no candidates; question 4's gold fails. pass@1 = (0.3 +

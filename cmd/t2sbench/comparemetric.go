@@ -118,13 +118,13 @@ func (m *metricInputs) addCandidates(seed int64, marks map[string][]metrics.Cand
 }
 
 // outcome is a question's 0/1 outcome under a candidate metric: one of
-// the first k candidates correct (pass@k), or the answer the first k
+// the first k candidates correct (metrics.PassedAtK), or the answer the first k
 // vote correct (metrics.MajorityAtK).
 func (m compareMetric) outcome(marks []metrics.CandidateMark) bool {
 	if m.majority {
 		return metrics.MajorityAtK(marks, m.k)
 	}
-	return slices.ContainsFunc(marks[:min(m.k, len(marks))], func(c metrics.CandidateMark) bool { return c.Correct })
+	return metrics.PassedAtK(marks, m.k)
 }
 
 // apply turns each system's inputs into what the metric compares: the
