@@ -99,6 +99,7 @@ func (x *Runner) run(ctx context.Context, t runners.Task) (runners.Result, error
 	if resp.Cut(0) {
 		res.Trace.Cut(resp, 0, runners.RoleReason, "generate")
 		res.Note = "answer cut at max_tokens"
+		res.Extraction = sqltext.ReasonNone
 		return res, nil
 	}
 	// The extraction's reason says how the SQL was found in the answer
@@ -110,8 +111,7 @@ func (x *Runner) run(ctx context.Context, t runners.Task) (runners.Result, error
 		res.Note = "no SQL in the answer"
 		return res, nil
 	}
-	sql := e.SQL
-	res.SQL = sql
-	res.Candidates = []runners.Candidate{{SQL: sql, Score: 1}}
+	res.SQL = e.SQL
+	res.Candidates = []runners.Candidate{{SQL: e.SQL, Score: 1}}
 	return res, nil
 }
