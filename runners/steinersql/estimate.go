@@ -14,11 +14,12 @@ import "github.com/t2sbench/t2sbench/runners"
 // runners.ModelPrior: a right query fails validation when the
 // decomposition names a terminal table or an aggregate the query
 // rightly does without (levels 2 and 3), and a wrong one can pass. Under
-// sim on mini 79% of first queries fail at p = 0.6 (52% at p = 0.8), and
-// 88% (100%) of the questions that failed once fail again (logged by
+// sim on mini 76% of first queries fail at p = 0.6 (50% at p = 0.8), and
+// all of the questions that failed once fail again (logged by
 // TestDryRunEstimateMatchesRun; 60-62% failed first before level 2
-// checked the SELECT, WHERE and HAVING attributes), mostly for a missing terminal, an
-// execution error, an unnamed attribute or an aggregate mismatch; a
+// checked the SELECT, WHERE and HAVING attributes), mostly for a missing
+// terminal, an execution error, an unnamed attribute or an aggregate
+// mismatch; a
 // pilot run measures it (bench.MeasuredMin). The paper's 0.31 is its
 // whole level 2, the attribute check included, so the attribute check
 // does not change this rate; the call structure (one Stage 1 call, the
