@@ -613,7 +613,7 @@ func candidatesTable(c *corpus) *Table {
 	if len(t.Rows) == 0 {
 		return nil
 	}
-	t.Notes = []string{"Each stored candidate is scored against the gold with the run's EX rule; questions: attempted questions (every seed) whose verdict carries candidate marks. pass@k = 1 - C(n-c,k)/C(n,k) for n candidates of which c are correct; majority@k: the first k candidates vote by execution result (the multiset of rows), the largest group wins, a tie goes to the group seen first, candidates that fail do not vote."}
+	t.Notes = []string{"Each stored candidate is scored against the gold with the run's EX rule; questions: attempted questions (every seed) whose verdict carries candidate marks. pass@k = 1 - C(n-c,k)/C(n,k) for n candidates of which c are correct; majority@k: the first k candidates vote by execution result (the multiset of rows), the largest group wins, a tie goes to the group seen first, candidates that fail do not vote; an empty result votes like any other, so majority@k can differ from a runner's own selection (Alpha-SQL's discards empty and all-NULL results)."}
 	if anyShort {
 		t.Notes = append(t.Notes, "A question with n <= k candidates counts pass@n (correct when any candidate is) and votes with all n.")
 	}
