@@ -70,9 +70,18 @@ func (f GoldFlip) String() string {
 	return q + " " + f.From + "->" + f.To
 }
 
-// MaxFlipsListed bounds the flipped questions a two-gold table lists per
+// maxFlipsListed bounds the flipped questions a two-gold table lists per
 // system in text (the JSON output lists them all).
-const MaxFlipsListed = 20
+const maxFlipsListed = 20
+
+// ListFlips returns the first maxFlipsListed of flips as the two-gold
+// tables list them (GoldFlip.String) and how many are left out.
+func ListFlips(flips []GoldFlip) (listed []string, more int) {
+	for _, f := range flips[:min(len(flips), maxFlipsListed)] {
+		listed = append(listed, f.String())
+	}
+	return listed, len(flips) - len(listed)
+}
 
 // TwoGoldRow is one system of the two-gold table.
 type TwoGoldRow struct {

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -102,5 +103,24 @@ func TestTwoGoldEXTiesAndSeeds(t *testing.T) {
 	}
 	if _, err := TwoGoldEX("A", "B", nil, []GoldSystem{{Name: "x", A: sys[0].A, B: sys[0].B[:1]}}); err == nil {
 		t.Error("got no error for different seed counts; want one")
+	}
+}
+
+// TestListFlips: the tables list the first 20 flips, written by
+// GoldFlip.String, and count the rest.
+func TestListFlips(t *testing.T) {
+	var flips []GoldFlip
+	for i := range 25 {
+		flips = append(flips, GoldFlip{QuestionID: fmt.Sprint(i), From: "correct", To: "wrong", Seed: i % 2})
+	}
+	listed, more := ListFlips(flips)
+	if len(listed) != 20 || more != 5 {
+		t.Fatalf("ListFlips(25 flips) lists %d, %d more; want 20, 5 more", len(listed), more)
+	}
+	if listed[0] != "0 correct->wrong" || listed[1] != "1 (seed #2) correct->wrong" {
+		t.Errorf("listed %q, %q; want %q, %q", listed[0], listed[1], "0 correct->wrong", "1 (seed #2) correct->wrong")
+	}
+	if listed, more := ListFlips(flips[:3]); len(listed) != 3 || more != 0 {
+		t.Errorf("ListFlips(3 flips) lists %d, %d more; want 3, 0 more", len(listed), more)
 	}
 }

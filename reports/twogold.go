@@ -44,13 +44,9 @@ func TwoGoldTable(t *metrics.TwoGold, runs []*bench.RunData) *Table {
 		if len(r.Flips) == 0 {
 			continue
 		}
-		var parts []string
-		for i, f := range r.Flips {
-			if i == metrics.MaxFlipsListed {
-				parts = append(parts, fmt.Sprintf("and %d more", len(r.Flips)-metrics.MaxFlipsListed))
-				break
-			}
-			parts = append(parts, f.String())
+		parts, more := metrics.ListFlips(r.Flips)
+		if more > 0 {
+			parts = append(parts, fmt.Sprintf("and %d more", more))
 		}
 		tab.Notes = append(tab.Notes, fmt.Sprintf("Flipped, %s: %s.", r.System, strings.Join(parts, ", ")))
 	}

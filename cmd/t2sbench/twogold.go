@@ -219,13 +219,9 @@ func printTwoGold(w io.Writer, t *metrics.TwoGold) {
 		if len(r.Flips) == 0 {
 			continue
 		}
-		var parts []string
-		for i, f := range r.Flips {
-			if i == metrics.MaxFlipsListed {
-				parts = append(parts, fmt.Sprintf("... and %d more (--json lists them all)", len(r.Flips)-metrics.MaxFlipsListed))
-				break
-			}
-			parts = append(parts, f.String())
+		parts, more := metrics.ListFlips(r.Flips)
+		if more > 0 {
+			parts = append(parts, fmt.Sprintf("... and %d more (--json lists them all)", more))
 		}
 		fmt.Fprintf(w, "flipped (A->B) %s: %s\n", r.System, strings.Join(parts, ", "))
 	}
