@@ -34,6 +34,21 @@ func loadShared(t testing.TB, name, sub string) *datasets.Benchmark {
 	return b
 }
 
+// scoreGoldAsPred scores every gold of b as its own prediction with opt,
+// on the shared gold cache, and returns the verdicts and their summary.
+func scoreGoldAsPred(t testing.TB, b *datasets.Benchmark, opt ScoreOptions) ([]Verdict, EXSummary) {
+	t.Helper()
+	s, err := NewScorer(b, sharedGold(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, err := s.ScoreAll(context.Background(), GoldPredictions(b), runtime.NumCPU(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return vs, SummarizeEX(s.Mode(), vs, nil)
+}
+
 // firstOnDB returns b's first question on database db.
 func firstOnDB(t testing.TB, b *datasets.Benchmark, db string) datasets.Example {
 	t.Helper()
@@ -63,15 +78,7 @@ func TestGoldAsPredShared(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			b := loadShared(t, c.name, c.sub)
-			s, err := NewScorer(b, sharedGold(), ScoreOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			vs, err := s.ScoreAll(context.Background(), GoldPredictions(b), runtime.NumCPU(), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sum := SummarizeEX(s.Mode(), vs, nil)
+			vs, sum := scoreGoldAsPred(t, b, ScoreOptions{})
 			if sum.Overall.Total != c.total || sum.Overall.Runnable != c.runnable || sum.Overall.Correct != c.runnable {
 				for _, v := range vs {
 					if v.Status != StatusMissingDB && !v.Correct {

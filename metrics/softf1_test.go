@@ -3,7 +3,6 @@ package metrics
 import (
 	"context"
 	"math"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -143,15 +142,7 @@ func TestSoftF1Scorer(t *testing.T) {
 // summary reads 100.
 func TestSoftF1GoldAsPredMiniDev(t *testing.T) {
 	b := loadShared(t, "bird-minidev", "bird")
-	s, err := NewScorer(b, sharedGold(), ScoreOptions{SoftF1: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	vs, err := s.ScoreAll(context.Background(), GoldPredictions(b), runtime.NumCPU(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := SummarizeEX(s.Mode(), vs, nil)
+	_, sum := scoreGoldAsPred(t, b, ScoreOptions{SoftF1: true})
 	if sum.Overall.Runnable != 140 || sum.Overall.SoftF1 == nil || *sum.Overall.SoftF1 != 1 {
 		t.Fatalf("gold-as-pred: runnable %d, soft F1 %v; want 140 and 1", sum.Overall.Runnable, sum.Overall.SoftF1)
 	}

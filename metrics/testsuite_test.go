@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -351,15 +350,7 @@ func TestScoreTestSuiteOptions(t *testing.T) {
 // predictions (every third "SELECT 1", every fifth not SQL).
 func TestTestSuiteShared(t *testing.T) {
 	b := loadShared(t, "spider", "spider")
-	s, err := NewScorer(b, sharedGold(), ScoreOptions{TestSuite: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	vs, err := s.ScoreAll(context.Background(), GoldPredictions(b), runtime.NumCPU(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := SummarizeEX(s.Mode(), vs, nil)
+	_, sum := scoreGoldAsPred(t, b, ScoreOptions{TestSuite: true})
 	if sum.Overall.Total != 1034 || sum.Overall.Runnable != 972 || sum.Overall.Correct != 972 {
 		t.Fatalf("spider gold-as-pred with test suite: %+v; want 1034 total, 972 runnable, 972 correct", sum.Overall)
 	}
