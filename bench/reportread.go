@@ -212,7 +212,11 @@ func (r *RunData) trialItems(trialID string) ([]Item, error) {
 	if err != nil {
 		return nil, err
 	}
-	crows, err := r.stream.Query(`SELECT question_id, role, n, cached, prompt_tokens, completion_tokens, latency_ms, error, `+state+` FROM model_calls WHERE trial_id = ? ORDER BY id`, trialID)
+	ck, err := callCacheKey(r.stream)
+	if err != nil {
+		return nil, err
+	}
+	crows, err := r.stream.Query(`SELECT question_id, role, n, cached, prompt_tokens, completion_tokens, latency_ms, error, `+state+`, `+ck+` FROM model_calls WHERE trial_id = ? ORDER BY id`, trialID)
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +226,7 @@ func (r *RunData) trialItems(trialID string) ([]Item, error) {
 		var c Call
 		var cached int
 		var e sql.NullString
-		if err := crows.Scan(&q, &c.Role, &c.N, &cached, &c.PromptTokens, &c.CompletionTokens, &c.LatencyMS, &e, &st); err != nil {
+		if err := crows.Scan(&q, &c.Role, &c.N, &cached, &c.PromptTokens, &c.CompletionTokens, &c.LatencyMS, &e, &st, &c.CacheKey); err != nil {
 			return nil, err
 		}
 		j, ok := pos[q]
