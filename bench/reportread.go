@@ -89,10 +89,12 @@ func reportWantsCalls(it *Item) bool {
 }
 
 // ReadRunStream reads what ReadRunModeWith(dir, ReadReport, o) reads
-// besides the items: the run's meta, trials, call-log totals, endpoint
-// counters, bad-count lines and failure classes. Its trials hold no item;
-// EachItem streams each trial's items from the store, which stays open
-// until Close. Memory does not grow with the items stored.
+// besides the items and the call log's totals: the run's meta, trials,
+// endpoint counters, bad-count lines and failure classes; CallLog is
+// left zero (the report shows no call-log total; SummarizeDir totals
+// them). Its trials hold no item; EachItem streams each trial's items
+// from the store, which stays open until Close. Memory does not grow
+// with the items stored.
 func ReadRunStream(dir string, o ReadOptions) (*RunData, error) {
 	s, err := openDB(dir, true)
 	if err != nil {
@@ -100,7 +102,13 @@ func ReadRunStream(dir string, o ReadOptions) (*RunData, error) {
 	}
 	r, idx, err := readRunHead(s.db, dir, o)
 	if err == nil {
-		err = readRunTail(s.db, r)
+		var bad int
+		if err = s.db.QueryRow(`SELECT count(*) FROM model_calls WHERE ` + badCount("")).Scan(&bad); err == nil {
+			r.BadCounts, err = readBadCounts(s.db, bad)
+		}
+	}
+	if err == nil {
+		r.Endpoints, err = readEndpointStats(s.db)
 	}
 	if err == nil {
 		err = r.readClasses(s.db, idx)
