@@ -80,8 +80,10 @@
 // and totals the call log in SQL, and compares each system with its
 // baseline; SummarizeDirTrials (merge) and SummarizeTrials (the viewer)
 // leave the comparisons out; LoadRunSystems (compare)
-// streams outcomes; ReadRunMode with ReadReport (report, export) reads the
-// digests, no trace; OpenItemReader (the viewer) reads one item's result
+// streams outcomes; ReadRunMode with ReadReport (export) reads the
+// digests, no trace; ReadRunStream (report) reads the same one trial at a
+// time (RunData.EachItem), so that a report's memory does not grow with
+// the run; OpenItemReader (the viewer) reads one item's result
 // at a time. ReadRun with results reads everything. RunData.Simulated says
 // whether any trial used the sim backend, and such reports must be titled
 // "simulated model".

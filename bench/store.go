@@ -765,6 +765,9 @@ type RunData struct {
 	// servers' counts were validated). The run's totals count them
 	// clamped; status, report, view and run print these lines.
 	BadCounts []string
+	// stream is the open store of a run read by ReadRunStream, whose
+	// trials hold no item: EachItem reads them from it.
+	stream *sql.DB
 }
 
 // EndpointStat counts one endpoint's traffic for one model of a run (see
@@ -975,67 +978,19 @@ func ReadRunModeWith(dir string, mode ReadMode, o ReadOptions) (*RunData, error)
 	if err != nil {
 		return nil, err
 	}
-	cols := `NULL, NULL`
-	switch mode {
-	case ReadResults:
-		if cols, err = resultColumn(s.db, "items"); err != nil {
-			return nil, fmt.Errorf("store %s: %w", dir, err)
-		}
-		cols += `, NULL`
-	case ReadReport:
-		hasDigest, err := hasColumn(s.db, "items", "digest")
-		if err != nil {
-			return nil, fmt.Errorf("store %s: %w", dir, err)
-		}
-		cols = `result, NULL`
-		if hasDigest {
-			cols = `CASE WHEN digest IS NULL THEN result END, digest`
-		}
+	cols, err := itemColumns(s.db, mode)
+	if err != nil {
+		return nil, fmt.Errorf("store %s: %w", dir, err)
 	}
-	irows, err := s.db.Query(`SELECT trial_id, question_id, idx, status, verdict, error_class, error, attempts, started, wall_ms, session, ` + cols + `
-		FROM items ORDER BY idx, question_id`)
+	irows, err := s.db.Query(`SELECT ` + itemFields + cols + ` FROM items ORDER BY idx, question_id`)
 	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", dir, err)
 	}
 	defer irows.Close()
 	for irows.Next() {
-		var it Item
-		var verdict, started sql.NullString
-		var result []byte
-		var digest sql.NullString
-		var ec, emsg sql.NullString
-		var wall sql.NullFloat64
-		if err := irows.Scan(&it.TrialID, &it.QuestionID, &it.Index, &it.Status, &verdict, &ec, &emsg, &it.Attempts, &started, &wall, &it.Session, &result, &digest); err != nil {
+		it, err := scanItemRow(irows, dir, mode)
+		if err != nil {
 			return nil, err
-		}
-		it.ErrorClass, it.Error, it.WallMS = ec.String, emsg.String, wall.Float64
-		if started.Valid {
-			it.Started, _ = time.Parse(time.RFC3339Nano, started.String)
-		}
-		if verdict.Valid {
-			it.Verdict = &Verdict{}
-			if err := json.Unmarshal([]byte(verdict.String), it.Verdict); err != nil {
-				return nil, fmt.Errorf("store %s: item %s/%s verdict: %w", dir, it.TrialID, it.QuestionID, err)
-			}
-		}
-		switch {
-		case digest.Valid:
-			var d resultDigest
-			if err := json.Unmarshal([]byte(digest.String), &d); err != nil {
-				return nil, fmt.Errorf("store %s: item %s/%s digest: %w", dir, it.TrialID, it.QuestionID, err)
-			}
-			it.Result = d.result()
-		case result != nil && mode == ReadReport:
-			d, err := digestFromResult(result)
-			if err != nil {
-				return nil, fmt.Errorf("store %s: item %s/%s result: %w", dir, it.TrialID, it.QuestionID, err)
-			}
-			it.Result = d.result()
-		case result != nil:
-			it.Result = &runners.Result{}
-			if err := decodeResult(result, it.Result); err != nil {
-				return nil, fmt.Errorf("store %s: item %s/%s result: %w", dir, it.TrialID, it.QuestionID, err)
-			}
 		}
 		i, ok := idx[it.TrialID]
 		if !ok {
@@ -1053,9 +1008,7 @@ func ReadRunModeWith(dir string, mode ReadMode, o ReadOptions) (*RunData, error)
 		err = readCalls(s.db, r, idx, func(*Item) bool { return true }, true)
 	case ReadReport:
 		// Reports count the usage of the finished, scored items only.
-		err = readCalls(s.db, r, idx, func(it *Item) bool {
-			return (it.Status == StatusDone || it.Status == StatusFailed) && it.Verdict != nil && (it.Result == nil || len(it.Result.Usage) == 0)
-		}, false)
+		err = readCalls(s.db, r, idx, reportWantsCalls, false)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", dir, err)
@@ -1272,7 +1225,7 @@ func LoadRunSystemsWith(dir string, o ReadOptions) ([]RunSystem, *RunData, error
 	out := make([]RunSystem, 0, len(r.Trials))
 	for _, t := range r.Trials {
 		a := newOutcomeAcc(true)
-		if err := eachTrialItem(st.db, t.ID, a.add); err != nil {
+		if err := eachTrialItem(st.db, t.ID, func(it *Item) { a.add(it) }); err != nil {
 			return nil, nil, fmt.Errorf("store %s: %w", dir, err)
 		}
 		o := a.outcomes(r.Totals[t.ID])
