@@ -152,7 +152,7 @@ func NewEnv(o EnvOptions) (Env, func() error) {
 				if err != nil {
 					return nil, err
 				}
-				cc := llm.Cached(s, c, ident, opts...)
+				cc := llm.Cached(s, c, ident, append(opts, llm.InProcess())...)
 				sims[b][name] = cc
 				return cc, nil
 			}

@@ -242,7 +242,7 @@ type Summary struct {
 
 // Run executes the plan's work items that the store does not hold as done,
 // with a bounded worker pool. Every finished item is scored and committed
-// at once. Canceling ctx stops the run cleanly: items in flight are not
+// in a batch (Store.Commit, BatchItems), flushed before Run returns. Canceling ctx stops the run cleanly: items in flight are not
 // committed and a later Run resumes them. Run returns ctx's error when
 // canceled, and an error for infrastructure failures that stop the run
 // (store writes, benchmark loading, a model endpoint that rejects the
@@ -590,6 +590,11 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 	if err := irec.flush(); err != nil {
 		setFatal(envOr(err, opt.storeFile()))
 	}
+	// A run that ends, is interrupted or stops on a failure commits the
+	// batch of items it finished (Store.Flush).
+	if err := st.Flush(); err != nil {
+		setFatal(envOr(err, opt.storeFile()))
+	}
 	progMu.Lock()
 	prog.Elapsed = time.Since(start)
 	sum := Summary{Progress: prog, Trials: len(p.Trials), Removed: removed, Renamed: change.Renamed, Unselected: unselected}
@@ -871,6 +876,16 @@ func (l *callLog) Complete(ctx context.Context, req llm.Request) (*llm.Response,
 		if id, err = l.store.CallStarted(l.trialID, l.questionID, c); err != nil {
 			return nil, l.noteEnv(fmt.Errorf("call log: %w", err))
 		}
+	}
+	if l.store != nil {
+		// A request the model cache cannot answer goes to a server only
+		// once its call row is on disk (Store.CallStarted).
+		ctx = llm.WithBeforeSend(ctx, func() error {
+			if err := l.store.Flush(); err != nil {
+				return fmt.Errorf("call log: %w", err)
+			}
+			return nil
+		})
 	}
 	resp, err := l.Client.Complete(ctx, req)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/t2sbench/t2sbench/metrics"
@@ -87,8 +88,8 @@ type Item struct {
 }
 
 // Store is a run directory's SQLite database (WAL mode). All writes go
-// through one goroutine; each finished item is committed in its own
-// transaction. The SQLite driver must be registered as "sqlite3" by the
+// through one goroutine, which commits the finished items and their call
+// log in batches (see BatchItems). The SQLite driver must be registered as "sqlite3" by the
 // program (cmd/t2sbench imports it).
 type Store struct {
 	dir     string
@@ -97,11 +98,14 @@ type Store struct {
 	reqs    chan writeReq
 	done    chan struct{}
 	lock    *dirLock
-}
 
-type writeReq struct {
-	fn    func(tx *sql.Tx) error
-	reply chan error
+	// batchItems and batchWait bound a batch of writes (BatchItems,
+	// BatchWait); commits counts the batches committed; closeErr is the
+	// error of the last batch's commit at Close.
+	batchItems int
+	batchWait  time.Duration
+	commits    atomic.Int64
+	closeErr   error
 }
 
 const schema = `
@@ -175,6 +179,10 @@ func OpenStore(dir string) (*Store, error) {
 	}
 	id, _ := res.LastInsertId()
 	s.session = int(id)
+	if _, err := s.db.Exec(fmt.Sprintf(`PRAGMA wal_autocheckpoint = %d`, WALCheckpointPages)); err != nil {
+		return fail(fmt.Errorf("store %s: %w", dir, err))
+	}
+	s.batchItems, s.batchWait = BatchItems, BatchWait
 	s.reqs = make(chan writeReq)
 	s.done = make(chan struct{})
 	go s.writer()
@@ -395,10 +403,14 @@ const (
 // call log before it is sent, marked sent, and returns its row id for
 // CallFinished. A call whose row stays sent was in flight when the run
 // stopped: the server may have answered (and billed) it, the run never
-// saw the answer.
+// saw the answer. The row joins the open batch (see BatchItems); the run
+// flushes the batch before a request leaves for a server (the model
+// cache's llm.WithBeforeSend hook), so that a call a server may bill is
+// on disk before it is sent, while a call the cache answers costs no
+// commit.
 func (s *Store) CallStarted(trialID, questionID string, c Call) (int64, error) {
 	var id int64
-	err := s.write(func(tx *sql.Tx) error {
+	err := s.writeOne(func(tx *sql.Tx) error {
 		res, err := tx.Exec(`INSERT INTO model_calls (trial_id, question_id, session, role, n, cached, prompt_tokens, completion_tokens, latency_ms, error, state)
 			VALUES (?, ?, ?, ?, ?, 0, 0, 0, 0, '', ?)`, trialID, questionID, s.session, c.Role, c.N, callSent)
 		if err != nil {
@@ -413,7 +425,7 @@ func (s *Store) CallStarted(trialID, questionID string, c Call) (int64, error) {
 // CallFinished completes the row CallStarted wrote with the call's
 // outcome: cached or not, tokens, latency, error and cache key.
 func (s *Store) CallFinished(id int64, c Call) error {
-	return s.write(func(tx *sql.Tx) error {
+	return s.writeOne(func(tx *sql.Tx) error {
 		_, err := tx.Exec(`UPDATE model_calls SET cached = ?, prompt_tokens = ?, completion_tokens = ?, latency_ms = ?, error = ?, state = ?, cache_key = ?
 			WHERE id = ?`, boolInt(c.Cached), c.PromptTokens, c.CompletionTokens, c.LatencyMS, c.Error, callDone, storedKey(c.CacheKey), id)
 		return err
@@ -426,28 +438,169 @@ func (s *Store) Dir() string { return s.dir }
 // Session returns the number of this invocation's session.
 func (s *Store) Session() int { return s.session }
 
+// Group commit. The writer goroutine keeps one transaction open across
+// writes: the finished items (Commit) and the call log's rows (CallStarted,
+// CallFinished) of a run are committed together, every BatchItems items or
+// BatchWait after the batch's first write, whichever comes first. Any other
+// write (meta, trials, plan, Flush) commits the open batch with it. Each
+// write runs in a savepoint of the batch, so that one that fails leaves
+// the others of its batch as they were.
+//
+// The writes reach the database in the order they were made, so a batch
+// that is lost (the process killed before its commit) is a suffix of the
+// run's writes: every committed item has its calls committed before or
+// with it, and the item of a committed call row is either committed or
+// pending (a loose call, as a run killed mid-item always left). A kill
+// loses at most the items and call rows of the open batch; those items
+// are pending on resume and run again, their model calls answered from
+// the model cache where it holds them. A committed item is never lost and
+// never duplicated: resume skips it (resumeState).
+const (
+	// BatchItems is the most items one batch commits. At a few hundred
+	// items per second (a replay from the model cache), a batch of 256
+	// commits a few times a second; measured on BenchmarkReplay, larger
+	// batches gain nothing more.
+	BatchItems = 256
+	// BatchWait is the longest a write waits in the open batch: a kill
+	// loses at most the work of the last BatchWait (plus the items in
+	// flight), and readers (status, view) see a run's items this late at
+	// most.
+	BatchWait = 500 * time.Millisecond
+	// WALCheckpointPages is the write-ahead log's size, in pages of 4 KiB,
+	// past which a commit copies it into the database
+	// (wal_autocheckpoint; SQLite's default is 1,000). A larger log
+	// copies a page the run writes again and again (the tails of the
+	// items and model_calls tables, their indexes) once per checkpoint
+	// rather than once per 4 MB of log. Close checkpoints the whole log
+	// and truncates it.
+	WALCheckpointPages = 8192
+)
+
+// writeReq is one write for the writer goroutine: fn (nil for a flush),
+// run in the open batch; item counts it toward BatchItems; durable commits
+// the batch with it; one says that fn runs one statement, which SQLite
+// undoes by itself when it fails (no savepoint needed).
+type writeReq struct {
+	fn      func(tx *sql.Tx) error
+	item    bool
+	durable bool
+	one     bool
+	reply   chan error
+}
+
 func (s *Store) writer() {
 	defer close(s.done)
-	for r := range s.reqs {
-		r.reply <- s.tx(r.fn)
+	var (
+		tx    *sql.Tx
+		items int
+		timer = time.NewTimer(time.Hour)
+		// failed is the error of a batch whose commit failed: its
+		// writes are lost, and every later write fails with it, so that
+		// the run stops rather than go on past lost items.
+		failed error
+	)
+	timer.Stop()
+	commit := func() error {
+		if tx == nil {
+			return nil
+		}
+		timer.Stop()
+		err := tx.Commit()
+		tx, items = nil, 0
+		s.commits.Add(1)
+		if err != nil {
+			failed = fmt.Errorf("commit of a batch of writes: %w", err)
+		}
+		return err
+	}
+	do := func(r writeReq) error {
+		if failed != nil {
+			return failed
+		}
+		if r.fn != nil {
+			if tx == nil {
+				var err error
+				if tx, err = s.db.Begin(); err != nil {
+					return err
+				}
+				timer.Reset(s.batchWait)
+			}
+			run := savepoint
+			if r.one {
+				run = func(tx *sql.Tx, fn func(*sql.Tx) error) error { return fn(tx) }
+			}
+			if err := run(tx, r.fn); err != nil {
+				return err
+			}
+			if r.item {
+				items++
+			}
+		}
+		if r.durable || items >= s.batchItems {
+			return commit()
+		}
+		return nil
+	}
+	for {
+		select {
+		case r, ok := <-s.reqs:
+			if !ok {
+				if err := commit(); err != nil {
+					s.closeErr = err
+				}
+				return
+			}
+			r.reply <- do(r)
+		case <-timer.C:
+			commit()
+		}
 	}
 }
 
-func (s *Store) tx(fn func(tx *sql.Tx) error) error {
-	tx, err := s.db.Begin()
-	if err != nil {
+// savepoint runs fn in a savepoint of tx, rolled back when fn fails.
+func savepoint(tx *sql.Tx, fn func(tx *sql.Tx) error) error {
+	if _, err := tx.Exec(`SAVEPOINT w`); err != nil {
 		return err
 	}
 	if err := fn(tx); err != nil {
-		tx.Rollback()
+		if _, rerr := tx.Exec(`ROLLBACK TO w`); rerr != nil {
+			return errors.Join(err, rerr)
+		}
+		tx.Exec(`RELEASE w`)
 		return err
 	}
-	return tx.Commit()
+	_, err := tx.Exec(`RELEASE w`)
+	return err
 }
 
-// write runs fn in one transaction on the writer goroutine.
+// write runs fn on the writer goroutine and commits it, with the open
+// batch, before it returns.
 func (s *Store) write(fn func(tx *sql.Tx) error) error {
-	r := writeReq{fn: fn, reply: make(chan error, 1)}
+	return s.send(writeReq{fn: fn, durable: true})
+}
+
+// writeBatched runs fn on the writer goroutine in the open batch, which
+// a later commit makes durable (see BatchItems); item counts it as one
+// item of the batch.
+func (s *Store) writeBatched(fn func(tx *sql.Tx) error, item bool) error {
+	return s.send(writeReq{fn: fn, item: item})
+}
+
+// writeOne is writeBatched for an fn that runs one statement.
+func (s *Store) writeOne(fn func(tx *sql.Tx) error) error {
+	return s.send(writeReq{fn: fn, one: true})
+}
+
+// Flush commits the open batch of writes: once it returns, every item and
+// call the store was given is on disk (as far as SQLite's synchronous=NORMAL
+// in WAL mode makes it: a power loss may still undo the last commits, a
+// killed process never does).
+func (s *Store) Flush() error {
+	return s.send(writeReq{durable: true})
+}
+
+func (s *Store) send(r writeReq) error {
+	r.reply = make(chan error, 1)
 	s.reqs <- r
 	if err := <-r.reply; err != nil {
 		return fmt.Errorf("store %s: %w", s.dir, err)
@@ -458,12 +611,20 @@ func (s *Store) write(fn func(tx *sql.Tx) error) error {
 // Close stops the writer, closes the database and releases the run
 // directory's lock. Closing twice is harmless.
 func (s *Store) Close() error {
+	var err error
 	if s.reqs != nil {
 		close(s.reqs)
 		<-s.done
 		s.reqs = nil
+		if err = s.closeErr; err != nil {
+			err = fmt.Errorf("store %s: %w", s.dir, err)
+		} else if _, cerr := s.db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); cerr != nil {
+			err = fmt.Errorf("store %s: checkpoint: %w", s.dir, cerr)
+		}
 	}
-	err := s.db.Close()
+	if cerr := s.db.Close(); err == nil {
+		err = cerr
+	}
 	if lerr := s.lock.release(); err == nil {
 		err = lerr
 	}
@@ -563,14 +724,15 @@ func putTrials(tx *sql.Tx, trials []*Trial) error {
 // a finished item is never redone.
 var ErrAlreadyDone = errors.New("item already done")
 
-// Commit stores one finished item and its model-call log in one
-// transaction. An error item replaces an earlier error record; a done item
+// Commit stores one finished item and its model-call log in the open
+// batch of writes (see BatchItems): a later commit of the batch, Flush or
+// Close makes it durable, all at once. An error item replaces an earlier error record; a done item
 // replaces an error record; nothing replaces a done item.
 func (s *Store) Commit(it *Item) error {
 	if it.Session == 0 {
 		it.Session = s.session
 	}
-	return s.write(func(tx *sql.Tx) error { return insertItem(tx, it) })
+	return s.writeBatched(func(tx *sql.Tx) error { return insertItem(tx, it) }, true)
 }
 
 func insertItem(tx *sql.Tx, it *Item) error {
@@ -798,7 +960,7 @@ func (s *Store) AddEndpointStats(stats []EndpointStat) error {
 	if len(stats) == 0 {
 		return nil
 	}
-	return s.write(func(tx *sql.Tx) error { return addEndpointStats(tx, stats) })
+	return s.writeBatched(func(tx *sql.Tx) error { return addEndpointStats(tx, stats) }, false)
 }
 
 func addEndpointStats(tx *sql.Tx, stats []EndpointStat) error {

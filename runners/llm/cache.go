@@ -796,6 +796,26 @@ type CallRecord struct {
 // CacheOption configures Cached.
 type CacheOption func(*CachedClient)
 
+// beforeSendKey is the context key of WithBeforeSend's function.
+type beforeSendKey struct{}
+
+// WithBeforeSend returns a copy of ctx carrying fn, which a CachedClient
+// calls before each request it sends to its inner client (each call for
+// samples the cache lacks; never on a hit), unless the inner client runs
+// in this process (InProcess). When fn fails the request is not sent and
+// Complete returns fn's error. A caller that logs calls in batches uses it
+// to make its record of a call durable before a server can bill it.
+func WithBeforeSend(ctx context.Context, fn func() error) context.Context {
+	return context.WithValue(ctx, beforeSendKey{}, fn)
+}
+
+// InProcess marks the inner client as one that computes its answers in
+// this process (a simulator): its calls send nothing and bill nothing, so
+// the WithBeforeSend function is not called for them.
+func InProcess() CacheOption {
+	return func(c *CachedClient) { c.inProcess = true }
+}
+
 // WithCallLog calls fn after every real call the client makes (hits make
 // none). fn must be safe for concurrent use.
 func WithCallLog(fn func(CallRecord)) CacheOption {
@@ -838,6 +858,8 @@ type CachedClient struct {
 	st       counters
 	refresh  bool
 	notify   func(string)
+	// inProcess is set by InProcess.
+	inProcess bool
 
 	// identMu serialises asking the server for its identity before the
 	// first request; identified is set once that succeeded (a failure,
@@ -1257,6 +1279,11 @@ func (c *CachedClient) storedDoc(doc keyDoc) *keyDoc {
 
 // call makes one real call (samples first.. for offset clients) and logs it.
 func (c *CachedClient) call(ctx context.Context, req Request, first int) (*Response, error) {
+	if fn, _ := ctx.Value(beforeSendKey{}).(func() error); fn != nil && !c.inProcess {
+		if err := fn(); err != nil {
+			return nil, err
+		}
+	}
 	start := time.Now()
 	var resp *Response
 	var err error
