@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mattn/go-sqlite3"
+
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
 )
@@ -167,11 +169,19 @@ func OpenStore(dir string) (*Store, error) {
 	if err := migrateItemDigest(s.db); err != nil {
 		return fail(fmt.Errorf("store %s: add items.digest: %w", dir, err))
 	}
-	if err := migrateResults(s.db); err != nil {
+	moved, err := migrateResults(s.db)
+	if err != nil {
 		return fail(fmt.Errorf("store %s: move results out of items: %w", dir, err))
 	}
 	if err := migrateResultSum(s.db); err != nil {
 		return fail(fmt.Errorf("store %s: add results.sum: %w", dir, err))
+	}
+	if moved > 0 {
+		// The migration freed the pages of the results it moved out of
+		// items: the file shrinks to what it holds now.
+		if err := vacuum(s.db); err != nil {
+			return fail(fmt.Errorf("store %s: vacuum after moving results out of items: %w", dir, err))
+		}
 	}
 	res, err := s.db.Exec(`INSERT INTO sessions (started) VALUES (?)`, time.Now().UTC().Format(time.RFC3339Nano))
 	if err != nil {
@@ -262,30 +272,50 @@ func resultColumn(db *sql.DB, items string) (string, error) {
 
 // migrateResults moves the results a store written before compression
 // kept in items.result into table results, compressed, and fills their
-// digests, in one transaction: once done, reading statuses no longer pages
-// through the traces. Run when a store is opened for writing (run, merge);
-// readers of a store never opened so read both layouts. The file keeps
-// its size (the freed pages are reused by later writes).
-func migrateResults(db *sql.DB) error {
+// digests, in one transaction, and returns how many it moved: once done,
+// reading statuses no longer pages through the traces. Run when a store
+// is opened for writing (run, merge); readers of a store never opened so
+// read both layouts. OpenStore then vacuums the file, which would
+// otherwise keep its size.
+func migrateResults(db *sql.DB) (int, error) {
 	var n int
 	if err := db.QueryRow(`SELECT count(*) FROM items WHERE result IS NOT NULL`).Scan(&n); err != nil || n == 0 {
-		return err
+		return 0, err
 	}
 	tx, err := db.Begin()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer tx.Rollback()
 	// Chunks of 256 rows: each moved row leaves the query's selection.
+	total := 0
 	for {
 		moved, err := moveResults(tx, 256)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if moved == 0 {
-			return tx.Commit()
+			return total, tx.Commit()
 		}
+		total += moved
 	}
+}
+
+// vacuum rebuilds the database file of db without its free pages
+// (VACUUM), then truncates the write-ahead log, through which SQLite
+// writes the new file in WAL mode. db must have no open transaction.
+func vacuum(db *sql.DB) error {
+	if _, err := db.Exec(`VACUUM`); err != nil {
+		return err
+	}
+	_, err := db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
+	return err
+}
+
+// Vacuum commits the open batch of writes and rebuilds the store's file
+// without its free pages (merge does, on the store it builds).
+func (s *Store) Vacuum() error {
+	return s.send(writeReq{durable: true, after: func() error { return vacuum(s.db) }})
 }
 
 // moveResults moves up to limit results out of items (migrateResults).
@@ -485,7 +515,10 @@ type writeReq struct {
 	item    bool
 	durable bool
 	one     bool
-	reply   chan error
+	// after, when set, runs once the batch is committed, outside any
+	// transaction.
+	after func() error
+	reply chan error
 }
 
 func (s *Store) writer() {
@@ -494,12 +527,24 @@ func (s *Store) writer() {
 		tx    *sql.Tx
 		items int
 		timer = time.NewTimer(time.Hour)
-		// failed is the error of a batch whose commit failed: its
-		// writes are lost, and every later write fails with it, so that
-		// the run stops rather than go on past lost items.
-		failed error
+		// lost is the error that lost the open batch (its commit
+		// failed, or a write failed in a way that ends SQLite's
+		// transaction, such as a full disk): every later write fails
+		// with it, so that the run stops rather than go on past lost
+		// items, until a durable write (Flush) reports it once more
+		// and clears it.
+		lost error
 	)
 	timer.Stop()
+	drop := func(err error) error {
+		timer.Stop()
+		if tx != nil {
+			tx.Rollback()
+		}
+		tx, items = nil, 0
+		lost = fmt.Errorf("the batch of writes since the last commit is lost: %w", err)
+		return err
+	}
 	commit := func() error {
 		if tx == nil {
 			return nil
@@ -509,13 +554,17 @@ func (s *Store) writer() {
 		tx, items = nil, 0
 		s.commits.Add(1)
 		if err != nil {
-			failed = fmt.Errorf("commit of a batch of writes: %w", err)
+			return drop(fmt.Errorf("commit: %w", err))
 		}
-		return err
+		return nil
 	}
 	do := func(r writeReq) error {
-		if failed != nil {
-			return failed
+		if lost != nil {
+			err := lost
+			if r.durable {
+				lost = nil
+			}
+			return err
 		}
 		if r.fn != nil {
 			if tx == nil {
@@ -530,6 +579,9 @@ func (s *Store) writer() {
 				run = func(tx *sql.Tx, fn func(*sql.Tx) error) error { return fn(tx) }
 			}
 			if err := run(tx, r.fn); err != nil {
+				if endsTx(err) {
+					return drop(err)
+				}
 				return err
 			}
 			if r.item {
@@ -537,7 +589,12 @@ func (s *Store) writer() {
 			}
 		}
 		if r.durable || items >= s.batchItems {
-			return commit()
+			if err := commit(); err != nil {
+				return err
+			}
+		}
+		if r.after != nil {
+			return r.after()
 		}
 		return nil
 	}
@@ -555,6 +612,15 @@ func (s *Store) writer() {
 			commit()
 		}
 	}
+}
+
+// endsTx reports whether err, a write's, may have ended SQLite's
+// transaction (SQLite rolls back by itself on a full disk, an I/O error,
+// a lock or memory failure): any SQLite error but a constraint's, which
+// undoes its statement only.
+func endsTx(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && se.Code != sqlite3.ErrConstraint
 }
 
 // savepoint runs fn in a savepoint of tx, rolled back when fn fails.
