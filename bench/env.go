@@ -72,6 +72,13 @@ func NewEnv(o EnvOptions) (Env, func() error) {
 		if err != nil {
 			return nil, err
 		}
+		// Answers are committed in batches, as the store's items are
+		// (BatchItems); Run commits the cache's batch before each of
+		// the store's.
+		if err := c.SetBatch(CacheBatchAnswers, BatchWait); err != nil {
+			c.Close()
+			return nil, err
+		}
 		cache = c
 		return c, nil
 	}

@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -527,6 +528,26 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 			opt.Progress(prog)
 		}
 	}
+	// The model caches commit their batches of answers before the store
+	// commits its batch of calls naming them (Store.Commit).
+	var caches []*llm.Cache
+	for _, be := range benches {
+		for _, c := range be.clients {
+			if cc, ok := c.(interface{ Cache() *llm.Cache }); ok && cc.Cache() != nil && !slices.Contains(caches, cc.Cache()) {
+				caches = append(caches, cc.Cache())
+			}
+		}
+	}
+	flushCaches := func() error {
+		for _, c := range caches {
+			if err := c.Flush(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	st.beforeCommit.Store(&flushCaches)
+	defer st.beforeCommit.Store(nil)
 	// Counters of models served by several endpoints go to the store
 	// periodically and at the end.
 	rec := newEndpointRecorder(st)

@@ -108,6 +108,10 @@ type Store struct {
 	batchWait  time.Duration
 	commits    atomic.Int64
 	closeErr   error
+	// beforeCommit, when set, runs before each batch's commit: Run sets
+	// it to commit the model caches' batches first, so that every cache
+	// key a committed call names is in its cache.
+	beforeCommit atomic.Pointer[func() error]
 }
 
 const schema = `
@@ -504,6 +508,10 @@ const (
 	// rather than once per 4 MB of log. Close checkpoints the whole log
 	// and truncates it.
 	WALCheckpointPages = 8192
+	// CacheBatchAnswers is the most answers the model cache commits in
+	// one batch (llm.Cache.SetBatch); its batches last at most BatchWait
+	// too.
+	CacheBatchAnswers = 1024
 )
 
 // writeReq is one write for the writer goroutine: fn (nil for a flush),
@@ -550,6 +558,11 @@ func (s *Store) writer() {
 			return nil
 		}
 		timer.Stop()
+		if fn := s.beforeCommit.Load(); fn != nil {
+			if err := (*fn)(); err != nil {
+				return drop(err)
+			}
+		}
 		err := tx.Commit()
 		tx, items = nil, 0
 		s.commits.Add(1)

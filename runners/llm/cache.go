@@ -99,6 +99,92 @@ type Cache struct {
 	// servers is set once this Cache has made sure table servers exists
 	// (setServer), so that it is created once per Cache, not per record.
 	servers atomic.Bool
+	// b is the open batch of writes of a Cache in group commit
+	// (SetBatch).
+	b batch
+}
+
+// batch is a Cache's group commit (SetBatch): tx, when not nil, is the
+// open transaction every read and write of the cache goes through, holding
+// puts answers; it is committed once it holds items puts or wait after its
+// first, by Flush and by Close.
+type batch struct {
+	mu    sync.Mutex
+	on    bool
+	items int
+	wait  time.Duration
+	tx    *sql.Tx
+	puts  int
+	timer *time.Timer
+}
+
+// SetBatch makes the cache commit its writes in batches of at most items
+// answers, each committed at most wait after its first write (or at Flush
+// or Close), rather than one transaction per answer: a run that stores
+// hundreds of thousands of answers then writes a few times the cache's
+// size to disk rather than tens of times. While a batch is open, this
+// Cache reads through it (it sees its own answers at once) and holds the
+// file's write lock, so another process writing the same cache waits for
+// the commit (up to wait). A process killed before a commit loses that
+// batch's answers, which are asked again when next needed. items <= 0
+// turns batching off, committing the open batch.
+func (c *Cache) SetBatch(items int, wait time.Duration) error {
+	if items <= 0 {
+		err := c.Flush()
+		c.b.mu.Lock()
+		c.b.on = false
+		c.b.mu.Unlock()
+		return err
+	}
+	c.b.mu.Lock()
+	c.b.on, c.b.items, c.b.wait = true, items, wait
+	c.b.mu.Unlock()
+	return nil
+}
+
+// Flush commits the open batch of writes (SetBatch): every answer the
+// cache was given is then in its file.
+func (c *Cache) Flush() error {
+	c.b.mu.Lock()
+	defer c.b.mu.Unlock()
+	return c.commitLocked()
+}
+
+// commitLocked commits the open batch; c.b.mu is held.
+func (c *Cache) commitLocked() error {
+	if c.b.tx == nil {
+		return nil
+	}
+	if c.b.timer != nil {
+		c.b.timer.Stop()
+		c.b.timer = nil
+	}
+	err := c.b.tx.Commit()
+	c.b.tx, c.b.puts = nil, 0
+	if err != nil {
+		// The batch is lost, and with it the paragraphs the memo
+		// names.
+		c.memo.reset()
+		return c.writeError(err)
+	}
+	return nil
+}
+
+// batchTx returns the open batch's transaction, beginning one when none
+// is open; c.b.mu is held and batching is on.
+func (c *Cache) batchTx() (*sql.Tx, error) {
+	if c.b.tx != nil {
+		return c.b.tx, nil
+	}
+	// The batch outlives any one request: its transaction is not tied
+	// to a request's context, whose end would roll it back.
+	tx, err := c.db.BeginTx(context.Background(), nil)
+	if err != nil {
+		return nil, c.writeError(err)
+	}
+	c.b.tx = tx
+	c.b.timer = time.AfterFunc(c.b.wait, func() { c.Flush() })
+	return tx, nil
 }
 
 // paragraphMemo remembers, by first line, the last paragraph this Cache
@@ -145,6 +231,13 @@ func (m *paragraphMemo) base(p string) (memoParagraph, bool) {
 	defer m.mu.Unlock()
 	b, ok := m.m[memoKey(p)]
 	return b, ok
+}
+
+// reset forgets every paragraph (their batch was lost).
+func (m *paragraphMemo) reset() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.m, m.bytes = nil, 0
 }
 
 // add remembers paragraphs once their transaction committed.
@@ -257,6 +350,10 @@ func (c *Cache) serverOf(ctx context.Context, ident Ident) (string, error) {
 
 // setServer records ident.Server as the identity of ident's server.
 func (c *Cache) setServer(ctx context.Context, ident Ident) error {
+	// The open batch holds the write lock this write takes.
+	if err := c.Flush(); err != nil {
+		return err
+	}
 	server := ident.Server
 	ident.Server = ""
 	k, _ := json.Marshal(ident)
@@ -346,7 +443,13 @@ func migrateCache(db *sql.DB) error {
 }
 
 // Close closes the database.
-func (c *Cache) Close() error { return c.db.Close() }
+func (c *Cache) Close() error {
+	err := c.Flush()
+	if cerr := c.db.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
 
 // Stats returns the traffic counts of all clients using this cache.
 func (c *Cache) Stats() CacheStats { return c.st.snapshot() }
@@ -478,7 +581,16 @@ type querier interface {
 // that fail their checksum or do not decode are left out (their samples
 // are missing, so asked again) and returned in bad.
 func (c *Cache) get(ctx context.Context, rk string, keys []string) (map[int]entry, []badRow, error) {
-	out, bad, err := loadSamples(ctx, c.db, c.old, true, rk, keys)
+	var q querier = c.db
+	c.b.mu.Lock()
+	if c.b.tx != nil {
+		// The open batch holds answers no other connection sees yet.
+		defer c.b.mu.Unlock()
+		q, ctx = c.b.tx, context.WithoutCancel(ctx)
+	} else {
+		c.b.mu.Unlock()
+	}
+	out, bad, err := loadSamples(ctx, q, c.old, true, rk, keys)
 	if err != nil {
 		return nil, nil, fmt.Errorf("llm: read cache %s: %w", c.path, err)
 	}
@@ -590,6 +702,45 @@ func (c *Cache) put(ctx context.Context, rk string, doc *keyDoc, keys []string, 
 	if err != nil {
 		return nil, 0, fmt.Errorf("llm: cache key %q is not hex", rk)
 	}
+	c.b.mu.Lock()
+	if c.b.on {
+		defer c.b.mu.Unlock()
+		tx, err := c.batchTx()
+		if err != nil {
+			return nil, 0, err
+		}
+		// A statement the request's context interrupts would end the
+		// whole batch's transaction.
+		ctx = context.WithoutCancel(ctx)
+		if _, err := tx.ExecContext(ctx, `SAVEPOINT put`); err != nil {
+			return nil, 0, c.writeError(err)
+		}
+		out, stored, added, err := c.putIn(ctx, tx, rkb, rk, doc, keys, samples, es, replace)
+		if err != nil {
+			if _, rerr := tx.ExecContext(ctx, `ROLLBACK TO put`); rerr != nil {
+				// SQLite ended the transaction (a full disk): the
+				// batch is lost.
+				tx.Rollback()
+				c.b.tx, c.b.puts = nil, 0
+				c.memo.reset()
+			} else {
+				tx.ExecContext(ctx, `RELEASE put`)
+			}
+			return nil, 0, err
+		}
+		if _, err := tx.ExecContext(ctx, `RELEASE put`); err != nil {
+			return nil, 0, c.writeError(err)
+		}
+		c.memo.add(added)
+		c.st.stored.Add(int64(stored))
+		if c.b.puts++; c.b.puts >= c.b.items {
+			if err := c.commitLocked(); err != nil {
+				return nil, 0, err
+			}
+		}
+		return out, stored, nil
+	}
+	c.b.mu.Unlock()
 	// The transaction starts IMMEDIATE (the DSN's _txlock): it holds the
 	// write lock from here, so what it reads nobody changes before it
 	// commits.
@@ -598,23 +749,39 @@ func (c *Cache) put(ctx context.Context, rk string, doc *keyDoc, keys []string, 
 		return nil, 0, c.writeError(err)
 	}
 	defer tx.Rollback()
+	out, stored, added, err := c.putIn(ctx, tx, rkb, rk, doc, keys, samples, es, replace)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, 0, c.writeError(err)
+	}
+	c.memo.add(added)
+	c.st.stored.Add(int64(stored))
+	return out, stored, nil
+}
+
+// putIn writes the answers of put in transaction tx, and returns them
+// with how many it stored and the paragraphs it added.
+func (c *Cache) putIn(ctx context.Context, tx *sql.Tx, rkb []byte, rk string, doc *keyDoc, keys []string, samples []int, es []entry, replace bool) ([]entry, int, []memoParagraph, error) {
+	var err error
 	now := time.Now().UTC()
 	// Answers of the first format's table are not deleted when replacing,
 	// but replaced here: none of them is read.
 	have, bad := map[int]entry{}, []badRow(nil)
 	if replace {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM samples WHERE rk = ?`, rkb); err != nil {
-			return nil, 0, c.writeError(err)
+			return nil, 0, nil, c.writeError(err)
 		}
 	} else if have, bad, err = loadSamples(ctx, tx, c.old, true, rk, keys); err != nil {
-		return nil, 0, fmt.Errorf("llm: read cache %s: %w", c.path, err)
+		return nil, 0, nil, fmt.Errorf("llm: read cache %s: %w", c.path, err)
 	}
 	// A row that failed its checksum is replaced by the samples asked
 	// again (its samples not asked again are lost: they are asked when
 	// next needed).
 	for _, b := range bad {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM samples WHERE rk = ? AND first = ?`, rkb, b.first); err != nil {
-			return nil, 0, c.writeError(err)
+			return nil, 0, nil, c.writeError(err)
 		}
 	}
 	var prompt []byte // the request, for the first row written, unless kept
@@ -625,7 +792,7 @@ func (c *Cache) put(ctx context.Context, rk string, doc *keyDoc, keys []string, 
 		case errors.Is(err, sql.ErrNoRows):
 			prompt = []byte{} // decided below, once a row is written
 		case err != nil:
-			return nil, 0, fmt.Errorf("llm: read cache %s: %w", c.path, err)
+			return nil, 0, nil, fmt.Errorf("llm: read cache %s: %w", c.path, err)
 		}
 	}
 	out := make([]entry, len(es))
@@ -661,23 +828,18 @@ func (c *Cache) put(ctx context.Context, rk string, doc *keyDoc, keys []string, 
 		var p []byte // NULL
 		if prompt != nil {
 			if p, err = c.putRequest(ctx, tx, doc, now.Unix(), &added); err != nil {
-				return nil, 0, c.writeError(err)
+				return nil, 0, nil, c.writeError(err)
 			}
 			prompt = nil
 		}
 		row := sampleRow{rk: rkb, first: g.first, model: m, n: len(g.idx), v: v, p: p}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO samples (rk, first, model, n, v, p, sum) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 			rkb, g.first, m, len(g.idx), v, p, row.sum()); err != nil {
-			return nil, 0, c.writeError(err)
+			return nil, 0, nil, c.writeError(err)
 		}
 		stored += len(g.idx)
 	}
-	if err := tx.Commit(); err != nil {
-		return nil, 0, c.writeError(err)
-	}
-	c.memo.add(added)
-	c.st.stored.Add(int64(stored))
-	return out, stored, nil
+	return out, stored, added, nil
 }
 
 // writeError is a failed write of the cache file: a *WriteError, which a
