@@ -116,6 +116,9 @@ type batch struct {
 	tx    *sql.Tx
 	puts  int
 	timer *time.Timer
+	// err is the failure of a commit made by the timer, which lost its
+	// batch: the next write or Flush returns it (Flush clears it).
+	err error
 }
 
 // SetBatch makes the cache commit its writes in batches of at most items
@@ -147,6 +150,10 @@ func (c *Cache) SetBatch(items int, wait time.Duration) error {
 func (c *Cache) Flush() error {
 	c.b.mu.Lock()
 	defer c.b.mu.Unlock()
+	if err := c.b.err; err != nil {
+		c.b.err = nil
+		return err
+	}
 	return c.commitLocked()
 }
 
@@ -191,7 +198,15 @@ func (c *Cache) batchTx() (*sql.Tx, error) {
 		return nil, c.writeError(err)
 	}
 	c.b.tx = tx
-	c.b.timer = time.AfterFunc(c.b.wait, func() { c.Flush() })
+	c.b.timer = time.AfterFunc(c.b.wait, func() {
+		c.b.mu.Lock()
+		defer c.b.mu.Unlock()
+		if c.b.tx == tx {
+			if err := c.commitLocked(); err != nil && c.b.err == nil {
+				c.b.err = err
+			}
+		}
+	})
 	return tx, nil
 }
 
@@ -713,6 +728,9 @@ func (c *Cache) put(ctx context.Context, rk string, doc *keyDoc, keys []string, 
 	c.b.mu.Lock()
 	if c.b.on {
 		defer c.b.mu.Unlock()
+		if err := c.b.err; err != nil {
+			return nil, 0, err
+		}
 		tx, err := c.batchTx()
 		if err != nil {
 			return nil, 0, err
