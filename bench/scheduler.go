@@ -243,8 +243,9 @@ type Summary struct {
 
 // Run executes the plan's work items that the store does not hold as done,
 // with a bounded worker pool. Every finished item is scored and committed
-// in a batch (Store.Commit, BatchItems), flushed before Run returns. Canceling ctx stops the run cleanly: items in flight are not
-// committed and a later Run resumes them. Run returns ctx's error when
+// in a batch (Store.Commit, BatchItems), which Run flushes before it
+// returns, however it stops. Canceling ctx stops the run cleanly: items in
+// flight are not committed and a later Run resumes them. Run returns ctx's error when
 // canceled, and an error for infrastructure failures that stop the run
 // (store writes, benchmark loading, a model endpoint that rejects the
 // credentials or does not know the model: HTTP 401, 403, 404); item

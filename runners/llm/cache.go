@@ -123,9 +123,10 @@ type batch struct {
 
 // SetBatch makes the cache commit its writes in batches of at most items
 // answers, each committed at most wait after its first write (or at Flush
-// or Close), rather than one transaction per answer: a run that stores
-// hundreds of thousands of answers then writes a few times the cache's
-// size to disk rather than tens of times. While a batch is open, this
+// or Close), rather than one transaction per answer: a page the answers
+// of a batch share (a table's tail, an index's inner pages, a leaf two
+// answers' keys fall in) is written to the write-ahead log once per batch
+// rather than once per answer. While a batch is open, this
 // Cache reads through it (it sees its own answers at once) and holds the
 // file's write lock, so another process writing the same cache waits for
 // the commit (up to wait). A process killed before a commit loses that
