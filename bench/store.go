@@ -490,10 +490,11 @@ func (s *Store) Session() int { return s.session }
 // the model cache where it holds them. A committed item is never lost and
 // never duplicated: resume skips it (resumeState).
 const (
-	// BatchItems is the most items one batch commits. At a few hundred
-	// items per second (a replay from the model cache), a batch of 256
-	// commits a few times a second; measured on BenchmarkReplay, larger
-	// batches gain nothing more.
+	// BatchItems is the most items one batch commits: a replay from the
+	// model cache finishes a few thousand items a second, which BatchWait
+	// alone would hold in memory by the thousand; 256 still commits such
+	// a run only a dozen times a second (the store's part of
+	// BenchmarkReplay is then its statements, not its commits).
 	BatchItems = 256
 	// BatchWait is the longest a write waits in the open batch: a kill
 	// loses at most the work of the last BatchWait (plus the items in
