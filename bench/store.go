@@ -514,8 +514,11 @@ const (
 	WALCheckpointPages = 8192
 	// CacheBatchAnswers is the most answers the model cache commits in
 	// one batch (llm.Cache.SetBatch); its batches last at most BatchWait
-	// too.
-	CacheBatchAnswers = 1024
+	// too, and Run commits one before each of the store's, so that in
+	// practice a batch holds the answers of the last BatchWait (about
+	// 3,600 in the paper-scale spec). A kill loses the open batch's
+	// answers, which are asked again when next needed.
+	CacheBatchAnswers = 8192
 )
 
 // writeReq is one write for the writer goroutine: fn (nil for a flush),

@@ -191,10 +191,11 @@ func (c *Cache) batchTx() (*sql.Tx, error) {
 		return nil, c.writeError(err)
 	}
 	// The connection that commits the batches copies the write-ahead
-	// log into the file every 32 MiB rather than every 4 MiB (SQLite's
-	// default): an answer's page written by several batches is copied
-	// once per checkpoint.
-	if _, err := tx.Exec(`PRAGMA wal_autocheckpoint = 8192`); err != nil {
+	// log into the file every 128 MiB rather than every 4 MiB (SQLite's
+	// default): a page written by several batches is copied once per
+	// checkpoint. SQLite copies the rest of the log into the file, and
+	// removes it, when the cache's last connection closes.
+	if _, err := tx.Exec(`PRAGMA wal_autocheckpoint = 32768`); err != nil {
 		tx.Rollback()
 		return nil, c.writeError(err)
 	}
