@@ -79,8 +79,10 @@ type ServerIdentifier interface {
 // table paragraphs, which holds each distinct text once, compressed, or
 // stored against an earlier paragraph with the same first line when that
 // is shorter (a search's prompts repeat their reasoning one step longer).
-// Messages are kept with secrets redacted (WithRedact); answers are kept
-// as the server sent them.
+// Rows of samples are kept in the order they were written, found through
+// a narrow index of their keys' first bytes (cacheSchema). Messages are
+// kept with secrets redacted (WithRedact); answers are kept as the server
+// sent them.
 //
 // The first format (until f094e51: table responses with a row per sample
 // under its hex sample key, requests as JSON in table requests, paragraphs
@@ -313,7 +315,7 @@ func OpenCache(path string) (*Cache, error) {
 	if err != nil {
 		return nil, fmt.Errorf("llm: open cache %s: %w", path, err)
 	}
-	if _, err := db.Exec(cacheSchema); err != nil {
+	if err := createCacheTables(db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("llm: init cache %s: %w", path, err)
 	}
@@ -331,22 +333,64 @@ func OpenCache(path string) (*Cache, error) {
 	return &Cache{db: db, path: path, old: old}, nil
 }
 
-// cacheSchema creates the tables a cache writes (see Cache).
-const cacheSchema = `CREATE TABLE IF NOT EXISTS samples (
+// cacheSchema creates the tables a new cache file holds (see Cache).
+//
+// Table samples is a rowid table: its rows are appended in the order they
+// are written, and only the narrow index samples_rk8, of each row's first 8
+// bytes of request key, is ordered by key. A batch of answers, whose keys
+// are hashes, then rewrites the file's tail and the pages of that small
+// index, rather than nearly every page of a table ordered by key (the
+// layout files written before have: samples WITHOUT ROWID, keyed by (rk,
+// first), which is read and written as it is). Every query of a request's
+// rows names both its prefix and its key (rkWhere), which either layout
+// finds by index.
+const cacheSchema = `CREATE TABLE samples (
 		rk BLOB NOT NULL,
 		first INTEGER NOT NULL,
 		model TEXT NOT NULL,
 		n INTEGER NOT NULL,
 		v BLOB NOT NULL,
 		p BLOB,
-		sum INTEGER,
-		PRIMARY KEY (rk, first)
-	) WITHOUT ROWID;
-	CREATE TABLE IF NOT EXISTS paragraphs (
+		sum INTEGER
+	);
+	CREATE INDEX samples_rk8 ON samples (substr(rk, 1, 8))`
+
+// paragraphsSchema creates table paragraphs (see Cache).
+const paragraphsSchema = `CREATE TABLE IF NOT EXISTS paragraphs (
 		id INTEGER PRIMARY KEY,
 		hash BLOB NOT NULL UNIQUE,
 		v BLOB NOT NULL
 	)`
+
+// createCacheTables creates the tables a cache writes that db lacks, in one
+// transaction (another process may be creating them too).
+func createCacheTables(db *sql.DB) error {
+	tx, err := db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'samples'`).Scan(&n); err != nil {
+		return err
+	}
+	if n == 0 {
+		if _, err := tx.Exec(cacheSchema); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.Exec(paragraphsSchema); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// rkWhere selects the rows of table samples of one request key, by index
+// in either layout (cacheSchema); its arguments are rkArgs.
+const rkWhere = `substr(rk, 1, 8) = ? AND rk = ?`
+
+// rkArgs returns the arguments of rkWhere for request key rkb.
+func rkArgs(rkb []byte) []any { return []any{rkb[:min(len(rkb), 8)], rkb} }
 
 // serversSchema creates the table of server identities (CachedClient),
 // made by the first client that has one to record: a file that never
@@ -645,7 +689,7 @@ func loadSamples(ctx context.Context, q querier, old oldTables, sums bool, rk st
 		return nil, nil, fmt.Errorf("request key %q is not hex", rk)
 	}
 	out := make(map[int]entry, len(keys))
-	rows, err := q.QueryContext(ctx, `SELECT first, model, n, v, p, `+checksum.Selected(sums)+` FROM samples WHERE rk = ?`, rkb)
+	rows, err := q.QueryContext(ctx, `SELECT first, model, n, v, p, `+checksum.Selected(sums)+` FROM samples WHERE `+rkWhere, rkArgs(rkb)...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -798,7 +842,7 @@ func (c *Cache) putIn(ctx context.Context, tx *sql.Tx, rkb []byte, rk string, do
 	// but replaced here: none of them is read.
 	have, bad := map[int]entry{}, []badRow(nil)
 	if replace {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM samples WHERE rk = ?`, rkb); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM samples WHERE `+rkWhere, rkArgs(rkb)...); err != nil {
 			return nil, 0, nil, c.writeError(err)
 		}
 	} else if have, bad, err = loadSamples(ctx, tx, c.old, true, rk, keys); err != nil {
@@ -808,7 +852,7 @@ func (c *Cache) putIn(ctx context.Context, tx *sql.Tx, rkb []byte, rk string, do
 	// again (its samples not asked again are lost: they are asked when
 	// next needed).
 	for _, b := range bad {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM samples WHERE rk = ? AND first = ?`, rkb, b.first); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM samples WHERE `+rkWhere+` AND first = ?`, append(rkArgs(rkb), b.first)...); err != nil {
 			return nil, 0, nil, c.writeError(err)
 		}
 	}
@@ -816,7 +860,7 @@ func (c *Cache) putIn(ctx context.Context, tx *sql.Tx, rkb []byte, rk string, do
 	var added []memoParagraph
 	if doc != nil {
 		var one int
-		switch err := tx.QueryRowContext(ctx, `SELECT 1 FROM samples WHERE rk = ? AND p IS NOT NULL LIMIT 1`, rkb).Scan(&one); {
+		switch err := tx.QueryRowContext(ctx, `SELECT 1 FROM samples WHERE `+rkWhere+` AND p IS NOT NULL LIMIT 1`, rkArgs(rkb)...).Scan(&one); {
 		case errors.Is(err, sql.ErrNoRows):
 			prompt = []byte{} // decided below, once a row is written
 		case err != nil:
