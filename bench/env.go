@@ -213,6 +213,12 @@ func (a scorerAdapter) ScoreCandidates(ctx context.Context, ex datasets.Example,
 	return a.s.ScoreCandidates(ctx, ex, sqls)
 }
 
+// ScoreWithCandidates judges a prediction and its candidates together
+// (metrics.Scorer.ScoreWithCandidates).
+func (a scorerAdapter) ScoreWithCandidates(ctx context.Context, ex datasets.Example, pred string, sqls []string) (Verdict, []metrics.CandidateMark) {
+	return a.s.ScoreWithCandidates(ctx, ex, pred, sqls)
+}
+
 // GoldCache returns the gold cache the scorer reads through.
 func (a scorerAdapter) GoldCache() *metrics.GoldCache { return a.s.GoldCache() }
 

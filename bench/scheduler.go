@@ -38,6 +38,32 @@ type CandidateScorer interface {
 	ScoreCandidates(ctx context.Context, ex datasets.Example, sqls []string) []metrics.CandidateMark
 }
 
+// candidatesScorer is a CandidateScorer that judges a final prediction
+// and its candidates together, executing a candidate that is the final
+// prediction once (metrics.Scorer.ScoreWithCandidates).
+type candidatesScorer interface {
+	ScoreWithCandidates(ctx context.Context, ex datasets.Example, predSQL string, sqls []string) (Verdict, []metrics.CandidateMark)
+}
+
+// scoreResult is the verdict of res's SQL, with the marks of its
+// candidates when sc is a CandidateScorer and the gold runs.
+func scoreResult(ctx context.Context, sc Scorer, ex datasets.Example, res *runners.Result) Verdict {
+	var sqls []string
+	for _, c := range res.Candidates {
+		sqls = append(sqls, c.SQL)
+	}
+	if cs, ok := sc.(candidatesScorer); ok {
+		v, marks := cs.ScoreWithCandidates(ctx, ex, res.SQL, sqls)
+		v.Candidates = marks
+		return v
+	}
+	v := sc.Score(ctx, ex, res.SQL)
+	if cs, ok := sc.(CandidateScorer); ok && len(sqls) > 0 && metrics.GoldRuns(v.Status) {
+		v.Candidates = cs.ScoreCandidates(ctx, ex, sqls)
+	}
+	return v
+}
+
 // Env is what the scheduler needs from the outside world: benchmarks,
 // model clients and scorers. DefaultEnv wires datasets.Open, runners/llm
 // and metrics; tests substitute fakes.
@@ -693,14 +719,7 @@ func runItem(ctx context.Context, t *Trial, r runners.Runner, ex datasets.Exampl
 			}
 			// The answer is scored and stored as the model gave it:
 			// redaction is for error text and display (redact).
-			v := sc.Score(ctx, ex, res.SQL)
-			if cs, ok := sc.(CandidateScorer); ok && len(res.Candidates) > 0 && metrics.GoldRuns(v.Status) {
-				sqls := make([]string, len(res.Candidates))
-				for i, c := range res.Candidates {
-					sqls[i] = c.SQL
-				}
-				v.Candidates = cs.ScoreCandidates(ctx, ex, sqls)
-			}
+			v := scoreResult(ctx, sc, ex, &res)
 			if ctx.Err() != nil {
 				return nil, false, nil
 			}
