@@ -310,7 +310,9 @@ func OpenCache(path string) (*Cache, error) {
 	if strings.ContainsAny(path, "?#") {
 		return nil, fmt.Errorf("llm: cache path %q must not contain '?' or '#'", path)
 	}
-	dsn := "file:" + path + "?_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=30000&_txlock=immediate"
+	// Each connection keeps its last 32 prepared statements
+	// (_stmt_cache_size): every lookup and write repeats the same few.
+	dsn := "file:" + path + "?_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=30000&_txlock=immediate&_stmt_cache_size=32"
 	db, err := sql.Open("sqlite3", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("llm: open cache %s: %w", path, err)
