@@ -24,21 +24,51 @@ type CandidateMark struct {
 // final prediction), and the result that execution gave is its result
 // key when the verdict is ok. It returns nil for no candidate.
 func (s *Scorer) ScoreCandidates(ctx context.Context, ex datasets.Example, sqls []string) []CandidateMark {
+	return s.scoreCandidates(ctx, ex, sqls, nil)
+}
+
+// ScoreWithCandidates is Score of predSQL followed, when its gold runs
+// (GoldRuns), by ScoreCandidates of sqls, except that a candidate whose
+// text is predSQL's takes its mark from predSQL's execution rather than
+// running again (a self-consistency runner's answer is one of its
+// candidates). marks is nil when sqls is empty or the gold did not run.
+func (s *Scorer) ScoreWithCandidates(ctx context.Context, ex datasets.Example, predSQL string, sqls []string) (v Verdict, marks []CandidateMark) {
+	v, rs := s.score1(ctx, ex, predSQL, "")
+	final := candidateMark(v, rs)
+	v = s.finish(ctx, ex, predSQL, v)
+	if len(sqls) == 0 || !GoldRuns(v.Status) {
+		return v, nil
+	}
+	return v, s.scoreCandidates(ctx, ex, sqls, map[string]CandidateMark{predSQL: final})
+}
+
+// candidateMark is the mark of a candidate that score1 judged v with
+// result rs.
+func candidateMark(v Verdict, rs *datasets.ResultSet) CandidateMark {
+	m := CandidateMark{Correct: v.Status == StatusOK && v.Correct}
+	if rs != nil {
+		m.Result = datasets.ShortKey(rs.BagKey())
+	}
+	return m
+}
+
+// scoreCandidates is ScoreCandidates with done holding the marks of texts
+// already judged (nil for none).
+func (s *Scorer) scoreCandidates(ctx context.Context, ex datasets.Example, sqls []string, done map[string]CandidateMark) []CandidateMark {
 	if len(sqls) == 0 {
 		return nil
 	}
 	out := make([]CandidateMark, len(sqls))
-	done := map[string]CandidateMark{}
+	if done == nil {
+		done = map[string]CandidateMark{}
+	}
 	for i, q := range sqls {
 		if m, ok := done[q]; ok {
 			out[i] = m
 			continue
 		}
 		v, rs := s.score1(ctx, ex, q, "")
-		m := CandidateMark{Correct: v.Status == StatusOK && v.Correct}
-		if rs != nil {
-			m.Result = datasets.ShortKey(rs.BagKey())
-		}
+		m := candidateMark(v, rs)
 		done[q] = m
 		out[i] = m
 	}
