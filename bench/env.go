@@ -72,6 +72,13 @@ func NewEnv(o EnvOptions) (Env, func() error) {
 		if err != nil {
 			return nil, err
 		}
+		// Answers are committed in batches, as the store's items are
+		// (BatchItems); Run commits the cache's batch before each of
+		// the store's.
+		if err := c.SetBatch(CacheBatchAnswers, BatchWait); err != nil {
+			c.Close()
+			return nil, err
+		}
 		cache = c
 		return c, nil
 	}
@@ -152,7 +159,7 @@ func NewEnv(o EnvOptions) (Env, func() error) {
 				if err != nil {
 					return nil, err
 				}
-				cc := llm.Cached(s, c, ident, opts...)
+				cc := llm.Cached(s, c, ident, append(opts, llm.InProcess())...)
 				sims[b][name] = cc
 				return cc, nil
 			}
@@ -204,6 +211,12 @@ func (a scorerAdapter) Score(ctx context.Context, ex datasets.Example, pred stri
 // ScoreCandidates judges a result's candidates (metrics.Scorer.ScoreCandidates).
 func (a scorerAdapter) ScoreCandidates(ctx context.Context, ex datasets.Example, sqls []string) []metrics.CandidateMark {
 	return a.s.ScoreCandidates(ctx, ex, sqls)
+}
+
+// ScoreWithCandidates judges a prediction and its candidates together
+// (metrics.Scorer.ScoreWithCandidates).
+func (a scorerAdapter) ScoreWithCandidates(ctx context.Context, ex datasets.Example, pred string, sqls []string) (Verdict, []metrics.CandidateMark) {
+	return a.s.ScoreWithCandidates(ctx, ex, pred, sqls)
 }
 
 // GoldCache returns the gold cache the scorer reads through.

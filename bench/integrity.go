@@ -114,7 +114,7 @@ func addCounts(tx *sql.Tx, counts map[string]int) error {
 // AddIntegrity adds integrity counts (by Meta* integrity key) to the
 // store's meta.
 func (s *Store) AddIntegrity(counts map[string]int) error {
-	return s.write(func(tx *sql.Tx) error { return addCounts(tx, counts) })
+	return s.writeBatched(func(tx *sql.Tx) error { return addCounts(tx, counts) }, false)
 }
 
 // itemSum is the checksum of a finished item's stored outcome, as a

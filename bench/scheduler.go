@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -35,6 +36,32 @@ type Scorer interface {
 // keeps for pass@k and majority@k.
 type CandidateScorer interface {
 	ScoreCandidates(ctx context.Context, ex datasets.Example, sqls []string) []metrics.CandidateMark
+}
+
+// candidatesScorer is a CandidateScorer that judges a final prediction
+// and its candidates together, executing a candidate that is the final
+// prediction once (metrics.Scorer.ScoreWithCandidates).
+type candidatesScorer interface {
+	ScoreWithCandidates(ctx context.Context, ex datasets.Example, predSQL string, sqls []string) (Verdict, []metrics.CandidateMark)
+}
+
+// scoreResult is the verdict of res's SQL, with the marks of its
+// candidates when sc is a CandidateScorer and the gold runs.
+func scoreResult(ctx context.Context, sc Scorer, ex datasets.Example, res *runners.Result) Verdict {
+	var sqls []string
+	for _, c := range res.Candidates {
+		sqls = append(sqls, c.SQL)
+	}
+	if cs, ok := sc.(candidatesScorer); ok {
+		v, marks := cs.ScoreWithCandidates(ctx, ex, res.SQL, sqls)
+		v.Candidates = marks
+		return v
+	}
+	v := sc.Score(ctx, ex, res.SQL)
+	if cs, ok := sc.(CandidateScorer); ok && len(sqls) > 0 && metrics.GoldRuns(v.Status) {
+		v.Candidates = cs.ScoreCandidates(ctx, ex, sqls)
+	}
+	return v
 }
 
 // Env is what the scheduler needs from the outside world: benchmarks,
@@ -242,8 +269,9 @@ type Summary struct {
 
 // Run executes the plan's work items that the store does not hold as done,
 // with a bounded worker pool. Every finished item is scored and committed
-// at once. Canceling ctx stops the run cleanly: items in flight are not
-// committed and a later Run resumes them. Run returns ctx's error when
+// in a batch (Store.Commit, BatchItems), which Run flushes before it
+// returns, however it stops. Canceling ctx stops the run cleanly: items in
+// flight are not committed and a later Run resumes them. Run returns ctx's error when
 // canceled, and an error for infrastructure failures that stop the run
 // (store writes, benchmark loading, a model endpoint that rejects the
 // credentials or does not know the model: HTTP 401, 403, 404); item
@@ -527,6 +555,26 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 			opt.Progress(prog)
 		}
 	}
+	// The model caches commit their batches of answers before the store
+	// commits its batch of calls naming them (Store.Commit).
+	var caches []*llm.Cache
+	for _, be := range benches {
+		for _, c := range be.clients {
+			if cc, ok := c.(interface{ Cache() *llm.Cache }); ok && cc.Cache() != nil && !slices.Contains(caches, cc.Cache()) {
+				caches = append(caches, cc.Cache())
+			}
+		}
+	}
+	flushCaches := func() error {
+		for _, c := range caches {
+			if err := c.Flush(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	st.beforeCommit.Store(&flushCaches)
+	defer st.beforeCommit.Store(nil)
 	// Counters of models served by several endpoints go to the store
 	// periodically and at the end.
 	rec := newEndpointRecorder(st)
@@ -588,6 +636,11 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 		setFatal(envOr(err, opt.storeFile()))
 	}
 	if err := irec.flush(); err != nil {
+		setFatal(envOr(err, opt.storeFile()))
+	}
+	// A run that ends, is interrupted or stops on a failure commits the
+	// batch of items it finished (Store.Flush).
+	if err := st.Flush(); err != nil {
 		setFatal(envOr(err, opt.storeFile()))
 	}
 	progMu.Lock()
@@ -666,14 +719,7 @@ func runItem(ctx context.Context, t *Trial, r runners.Runner, ex datasets.Exampl
 			}
 			// The answer is scored and stored as the model gave it:
 			// redaction is for error text and display (redact).
-			v := sc.Score(ctx, ex, res.SQL)
-			if cs, ok := sc.(CandidateScorer); ok && len(res.Candidates) > 0 && metrics.GoldRuns(v.Status) {
-				sqls := make([]string, len(res.Candidates))
-				for i, c := range res.Candidates {
-					sqls[i] = c.SQL
-				}
-				v.Candidates = cs.ScoreCandidates(ctx, ex, sqls)
-			}
+			v := scoreResult(ctx, sc, ex, &res)
 			if ctx.Err() != nil {
 				return nil, false, nil
 			}
@@ -871,6 +917,16 @@ func (l *callLog) Complete(ctx context.Context, req llm.Request) (*llm.Response,
 		if id, err = l.store.CallStarted(l.trialID, l.questionID, c); err != nil {
 			return nil, l.noteEnv(fmt.Errorf("call log: %w", err))
 		}
+	}
+	if l.store != nil {
+		// A request the model cache cannot answer goes to a server only
+		// once its call row is on disk (Store.CallStarted).
+		ctx = llm.WithBeforeSend(ctx, func() error {
+			if err := l.store.Flush(); err != nil {
+				return fmt.Errorf("call log: %w", err)
+			}
+			return nil
+		})
 	}
 	resp, err := l.Client.Complete(ctx, req)
 	if err != nil {

@@ -12,7 +12,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
+
+	"github.com/mattn/go-sqlite3"
 
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
@@ -87,8 +90,8 @@ type Item struct {
 }
 
 // Store is a run directory's SQLite database (WAL mode). All writes go
-// through one goroutine; each finished item is committed in its own
-// transaction. The SQLite driver must be registered as "sqlite3" by the
+// through one goroutine, which commits the finished items and their call
+// log in batches (see BatchItems). The SQLite driver must be registered as "sqlite3" by the
 // program (cmd/t2sbench imports it).
 type Store struct {
 	dir     string
@@ -97,11 +100,18 @@ type Store struct {
 	reqs    chan writeReq
 	done    chan struct{}
 	lock    *dirLock
-}
 
-type writeReq struct {
-	fn    func(tx *sql.Tx) error
-	reply chan error
+	// batchItems and batchWait bound a batch of writes (BatchItems,
+	// BatchWait); commits counts the batches committed; closeErr is the
+	// error of the last batch's commit at Close.
+	batchItems int
+	batchWait  time.Duration
+	commits    atomic.Int64
+	closeErr   error
+	// beforeCommit, when set, runs before each batch's commit: Run sets
+	// it to commit the model caches' batches first, so that every cache
+	// key a committed call names is in its cache.
+	beforeCommit atomic.Pointer[func() error]
 }
 
 const schema = `
@@ -163,11 +173,19 @@ func OpenStore(dir string) (*Store, error) {
 	if err := migrateItemDigest(s.db); err != nil {
 		return fail(fmt.Errorf("store %s: add items.digest: %w", dir, err))
 	}
-	if err := migrateResults(s.db); err != nil {
+	moved, err := migrateResults(s.db)
+	if err != nil {
 		return fail(fmt.Errorf("store %s: move results out of items: %w", dir, err))
 	}
 	if err := migrateResultSum(s.db); err != nil {
 		return fail(fmt.Errorf("store %s: add results.sum: %w", dir, err))
+	}
+	if moved > 0 {
+		// The migration freed the pages of the results it moved out of
+		// items: the file shrinks to what it holds now.
+		if err := vacuum(s.db); err != nil {
+			return fail(fmt.Errorf("store %s: vacuum after moving results out of items: %w", dir, err))
+		}
 	}
 	res, err := s.db.Exec(`INSERT INTO sessions (started) VALUES (?)`, time.Now().UTC().Format(time.RFC3339Nano))
 	if err != nil {
@@ -175,6 +193,10 @@ func OpenStore(dir string) (*Store, error) {
 	}
 	id, _ := res.LastInsertId()
 	s.session = int(id)
+	if _, err := s.db.Exec(fmt.Sprintf(`PRAGMA wal_autocheckpoint = %d`, WALCheckpointPages)); err != nil {
+		return fail(fmt.Errorf("store %s: %w", dir, err))
+	}
+	s.batchItems, s.batchWait = BatchItems, BatchWait
 	s.reqs = make(chan writeReq)
 	s.done = make(chan struct{})
 	go s.writer()
@@ -195,7 +217,10 @@ func openDB(dir string, readOnly bool) (*Store, error) {
 			return nil, fmt.Errorf("store: %s is not a run directory: %w", dir, err)
 		}
 	}
-	dsn := "file:" + path + "?_journal_mode=WAL&_busy_timeout=10000&_synchronous=NORMAL&_foreign_keys=0"
+	// Each connection keeps its last 32 prepared statements
+	// (_stmt_cache_size): a run writes every item and call with the same
+	// few statements, which SQLite would otherwise compile each time.
+	dsn := "file:" + path + "?_journal_mode=WAL&_busy_timeout=10000&_synchronous=NORMAL&_foreign_keys=0&_stmt_cache_size=32"
 	if readOnly {
 		dsn += "&mode=ro"
 	}
@@ -254,30 +279,50 @@ func resultColumn(db *sql.DB, items string) (string, error) {
 
 // migrateResults moves the results a store written before compression
 // kept in items.result into table results, compressed, and fills their
-// digests, in one transaction: once done, reading statuses no longer pages
-// through the traces. Run when a store is opened for writing (run, merge);
-// readers of a store never opened so read both layouts. The file keeps
-// its size (the freed pages are reused by later writes).
-func migrateResults(db *sql.DB) error {
+// digests, in one transaction, and returns how many it moved: once done,
+// reading statuses no longer pages through the traces. Run when a store
+// is opened for writing (run, merge); readers of a store never opened so
+// read both layouts. OpenStore then vacuums the file, which would
+// otherwise keep its size.
+func migrateResults(db *sql.DB) (int, error) {
 	var n int
 	if err := db.QueryRow(`SELECT count(*) FROM items WHERE result IS NOT NULL`).Scan(&n); err != nil || n == 0 {
-		return err
+		return 0, err
 	}
 	tx, err := db.Begin()
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer tx.Rollback()
 	// Chunks of 256 rows: each moved row leaves the query's selection.
+	total := 0
 	for {
 		moved, err := moveResults(tx, 256)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if moved == 0 {
-			return tx.Commit()
+			return total, tx.Commit()
 		}
+		total += moved
 	}
+}
+
+// vacuum rebuilds the database file of db without its free pages
+// (VACUUM), then truncates the write-ahead log, through which SQLite
+// writes the new file in WAL mode. db must have no open transaction.
+func vacuum(db *sql.DB) error {
+	if _, err := db.Exec(`VACUUM`); err != nil {
+		return err
+	}
+	_, err := db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
+	return err
+}
+
+// Vacuum commits the open batch of writes and rebuilds the store's file
+// without its free pages (merge does, on the store it builds).
+func (s *Store) Vacuum() error {
+	return s.send(writeReq{durable: true, after: func() error { return vacuum(s.db) }})
 }
 
 // moveResults moves up to limit results out of items (migrateResults).
@@ -395,10 +440,14 @@ const (
 // call log before it is sent, marked sent, and returns its row id for
 // CallFinished. A call whose row stays sent was in flight when the run
 // stopped: the server may have answered (and billed) it, the run never
-// saw the answer.
+// saw the answer. The row joins the open batch (see BatchItems); the run
+// flushes the batch before a request leaves for a server (the model
+// cache's llm.WithBeforeSend hook), so that a call a server may bill is
+// on disk before it is sent, while a call the cache answers costs no
+// commit.
 func (s *Store) CallStarted(trialID, questionID string, c Call) (int64, error) {
 	var id int64
-	err := s.write(func(tx *sql.Tx) error {
+	err := s.writeOne(func(tx *sql.Tx) error {
 		res, err := tx.Exec(`INSERT INTO model_calls (trial_id, question_id, session, role, n, cached, prompt_tokens, completion_tokens, latency_ms, error, state)
 			VALUES (?, ?, ?, ?, ?, 0, 0, 0, 0, '', ?)`, trialID, questionID, s.session, c.Role, c.N, callSent)
 		if err != nil {
@@ -413,7 +462,7 @@ func (s *Store) CallStarted(trialID, questionID string, c Call) (int64, error) {
 // CallFinished completes the row CallStarted wrote with the call's
 // outcome: cached or not, tokens, latency, error and cache key.
 func (s *Store) CallFinished(id int64, c Call) error {
-	return s.write(func(tx *sql.Tx) error {
+	return s.writeOne(func(tx *sql.Tx) error {
 		_, err := tx.Exec(`UPDATE model_calls SET cached = ?, prompt_tokens = ?, completion_tokens = ?, latency_ms = ?, error = ?, state = ?, cache_key = ?
 			WHERE id = ?`, boolInt(c.Cached), c.PromptTokens, c.CompletionTokens, c.LatencyMS, c.Error, callDone, storedKey(c.CacheKey), id)
 		return err
@@ -426,28 +475,221 @@ func (s *Store) Dir() string { return s.dir }
 // Session returns the number of this invocation's session.
 func (s *Store) Session() int { return s.session }
 
+// Group commit. The writer goroutine keeps one transaction open across
+// writes: the finished items (Commit) and the call log's rows (CallStarted,
+// CallFinished) of a run are committed together, every BatchItems items or
+// BatchWait after the batch's first write, whichever comes first. Any other
+// write (meta, trials, plan, Flush) commits the open batch with it. Each
+// write runs in a savepoint of the batch, so that one that fails leaves
+// the others of its batch as they were.
+//
+// The writes reach the database in the order they were made, so a batch
+// that is lost (the process killed before its commit) is a suffix of the
+// run's writes: every committed item has its calls committed before or
+// with it, and the item of a committed call row is either committed or
+// pending (a loose call, as a run killed mid-item always left). A kill
+// loses at most the items and call rows of the open batch; those items
+// are pending on resume and run again, their model calls answered from
+// the model cache where it holds them. A committed item is never lost and
+// never duplicated: resume skips it (resumeState).
+const (
+	// BatchItems is the most items one batch commits: a replay from the
+	// model cache finishes a few thousand items a second, which BatchWait
+	// alone would hold in memory by the thousand; 256 still commits such
+	// a run only a dozen times a second (the store's part of
+	// BenchmarkReplay is then its statements, not its commits).
+	BatchItems = 256
+	// BatchWait is the longest a write waits in the open batch: a kill
+	// loses at most the work of the last BatchWait (plus the items in
+	// flight), and readers (status, view) see a run's items this late at
+	// most. Each batch of the store commits the model cache's batch
+	// first, whose answers land all over its file (their keys are
+	// hashes): on the paper-scale spec's first 100 questions, 2 s wrote
+	// half the bytes 0.5 s did.
+	BatchWait = 2 * time.Second
+	// WALCheckpointPages is the write-ahead log's size, in pages of 4 KiB,
+	// past which a commit copies it into the database
+	// (wal_autocheckpoint; SQLite's default is 1,000). A larger log
+	// copies a page the run writes again and again (the tails of the
+	// items and model_calls tables, their indexes) once per checkpoint
+	// rather than once per 4 MB of log. Close checkpoints the whole log
+	// and truncates it.
+	WALCheckpointPages = 8192
+	// CacheBatchAnswers is the most answers the model cache commits in
+	// one batch (llm.Cache.SetBatch); its batches last at most BatchWait
+	// too, and Run commits one before each of the store's, so that in
+	// practice a batch holds the answers of the last BatchWait (about
+	// 3,600 in the paper-scale spec). A kill loses the open batch's
+	// answers, which are asked again when next needed.
+	CacheBatchAnswers = 8192
+)
+
+// writeReq is one write for the writer goroutine: fn (nil for a flush),
+// run in the open batch; item counts it toward BatchItems; durable commits
+// the batch with it; one says that fn runs one statement, which SQLite
+// undoes by itself when it fails (no savepoint needed).
+type writeReq struct {
+	fn      func(tx *sql.Tx) error
+	item    bool
+	durable bool
+	one     bool
+	// after, when set, runs once the batch is committed, outside any
+	// transaction.
+	after func() error
+	reply chan error
+}
+
 func (s *Store) writer() {
 	defer close(s.done)
-	for r := range s.reqs {
-		r.reply <- s.tx(r.fn)
+	var (
+		tx    *sql.Tx
+		items int
+		timer = time.NewTimer(time.Hour)
+		// lost is the error that lost the open batch (its commit
+		// failed, or a write failed in a way that ends SQLite's
+		// transaction, such as a full disk): every later write fails
+		// with it, so that the run stops rather than go on past lost
+		// items, until a durable write (Flush) reports it once more
+		// and clears it.
+		lost error
+	)
+	timer.Stop()
+	drop := func(err error) error {
+		timer.Stop()
+		if tx != nil {
+			tx.Rollback()
+		}
+		tx, items = nil, 0
+		lost = fmt.Errorf("the batch of writes since the last commit is lost: %w", err)
+		return err
+	}
+	commit := func() error {
+		if tx == nil {
+			return nil
+		}
+		timer.Stop()
+		if fn := s.beforeCommit.Load(); fn != nil {
+			if err := (*fn)(); err != nil {
+				return drop(err)
+			}
+		}
+		err := tx.Commit()
+		tx, items = nil, 0
+		s.commits.Add(1)
+		if err != nil {
+			return drop(fmt.Errorf("commit: %w", err))
+		}
+		return nil
+	}
+	do := func(r writeReq) error {
+		if lost != nil {
+			err := lost
+			if r.durable {
+				lost = nil
+			}
+			return err
+		}
+		if r.fn != nil {
+			if tx == nil {
+				var err error
+				if tx, err = s.db.Begin(); err != nil {
+					return err
+				}
+				timer.Reset(s.batchWait)
+			}
+			run := savepoint
+			if r.one {
+				run = func(tx *sql.Tx, fn func(*sql.Tx) error) error { return fn(tx) }
+			}
+			if err := run(tx, r.fn); err != nil {
+				if endsTx(err) {
+					return drop(err)
+				}
+				return err
+			}
+			if r.item {
+				items++
+			}
+		}
+		if r.durable || items >= s.batchItems {
+			if err := commit(); err != nil {
+				return err
+			}
+		}
+		if r.after != nil {
+			return r.after()
+		}
+		return nil
+	}
+	for {
+		select {
+		case r, ok := <-s.reqs:
+			if !ok {
+				if err := commit(); err != nil {
+					s.closeErr = err
+				}
+				return
+			}
+			r.reply <- do(r)
+		case <-timer.C:
+			commit()
+		}
 	}
 }
 
-func (s *Store) tx(fn func(tx *sql.Tx) error) error {
-	tx, err := s.db.Begin()
-	if err != nil {
+// endsTx reports whether err, a write's, may have ended SQLite's
+// transaction (SQLite rolls back by itself on a full disk, an I/O error,
+// a lock or memory failure): any SQLite error but a constraint's, which
+// undoes its statement only.
+func endsTx(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && se.Code != sqlite3.ErrConstraint
+}
+
+// savepoint runs fn in a savepoint of tx, rolled back when fn fails.
+func savepoint(tx *sql.Tx, fn func(tx *sql.Tx) error) error {
+	if _, err := tx.Exec(`SAVEPOINT w`); err != nil {
 		return err
 	}
 	if err := fn(tx); err != nil {
-		tx.Rollback()
+		if _, rerr := tx.Exec(`ROLLBACK TO w`); rerr != nil {
+			return errors.Join(err, rerr)
+		}
+		tx.Exec(`RELEASE w`)
 		return err
 	}
-	return tx.Commit()
+	_, err := tx.Exec(`RELEASE w`)
+	return err
 }
 
-// write runs fn in one transaction on the writer goroutine.
+// write runs fn on the writer goroutine and commits it, with the open
+// batch, before it returns.
 func (s *Store) write(fn func(tx *sql.Tx) error) error {
-	r := writeReq{fn: fn, reply: make(chan error, 1)}
+	return s.send(writeReq{fn: fn, durable: true})
+}
+
+// writeBatched runs fn on the writer goroutine in the open batch, which
+// a later commit makes durable (see BatchItems); item counts it as one
+// item of the batch.
+func (s *Store) writeBatched(fn func(tx *sql.Tx) error, item bool) error {
+	return s.send(writeReq{fn: fn, item: item})
+}
+
+// writeOne is writeBatched for an fn that runs one statement.
+func (s *Store) writeOne(fn func(tx *sql.Tx) error) error {
+	return s.send(writeReq{fn: fn, one: true})
+}
+
+// Flush commits the open batch of writes: once it returns, every item and
+// call the store was given is on disk (as far as SQLite's synchronous=NORMAL
+// in WAL mode makes it: a power loss may still undo the last commits, a
+// killed process never does).
+func (s *Store) Flush() error {
+	return s.send(writeReq{durable: true})
+}
+
+func (s *Store) send(r writeReq) error {
+	r.reply = make(chan error, 1)
 	s.reqs <- r
 	if err := <-r.reply; err != nil {
 		return fmt.Errorf("store %s: %w", s.dir, err)
@@ -458,12 +700,20 @@ func (s *Store) write(fn func(tx *sql.Tx) error) error {
 // Close stops the writer, closes the database and releases the run
 // directory's lock. Closing twice is harmless.
 func (s *Store) Close() error {
+	var err error
 	if s.reqs != nil {
 		close(s.reqs)
 		<-s.done
 		s.reqs = nil
+		if err = s.closeErr; err != nil {
+			err = fmt.Errorf("store %s: %w", s.dir, err)
+		} else if _, cerr := s.db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); cerr != nil {
+			err = fmt.Errorf("store %s: checkpoint: %w", s.dir, cerr)
+		}
 	}
-	err := s.db.Close()
+	if cerr := s.db.Close(); err == nil {
+		err = cerr
+	}
 	if lerr := s.lock.release(); err == nil {
 		err = lerr
 	}
@@ -563,14 +813,15 @@ func putTrials(tx *sql.Tx, trials []*Trial) error {
 // a finished item is never redone.
 var ErrAlreadyDone = errors.New("item already done")
 
-// Commit stores one finished item and its model-call log in one
-// transaction. An error item replaces an earlier error record; a done item
+// Commit stores one finished item and its model-call log in the open
+// batch of writes (see BatchItems): a later commit of the batch, Flush or
+// Close makes it durable, all at once. An error item replaces an earlier error record; a done item
 // replaces an error record; nothing replaces a done item.
 func (s *Store) Commit(it *Item) error {
 	if it.Session == 0 {
 		it.Session = s.session
 	}
-	return s.write(func(tx *sql.Tx) error { return insertItem(tx, it) })
+	return s.writeBatched(func(tx *sql.Tx) error { return insertItem(tx, it) }, true)
 }
 
 func insertItem(tx *sql.Tx, it *Item) error {
@@ -765,6 +1016,9 @@ type RunData struct {
 	// servers' counts were validated). The run's totals count them
 	// clamped; status, report, view and run print these lines.
 	BadCounts []string
+	// stream is the open store of a run read by ReadRunStream, whose
+	// trials hold no item: EachItem reads them from it.
+	stream *sql.DB
 }
 
 // EndpointStat counts one endpoint's traffic for one model of a run (see
@@ -798,7 +1052,7 @@ func (s *Store) AddEndpointStats(stats []EndpointStat) error {
 	if len(stats) == 0 {
 		return nil
 	}
-	return s.write(func(tx *sql.Tx) error { return addEndpointStats(tx, stats) })
+	return s.writeBatched(func(tx *sql.Tx) error { return addEndpointStats(tx, stats) }, false)
 }
 
 func addEndpointStats(tx *sql.Tx, stats []EndpointStat) error {
@@ -975,67 +1229,19 @@ func ReadRunModeWith(dir string, mode ReadMode, o ReadOptions) (*RunData, error)
 	if err != nil {
 		return nil, err
 	}
-	cols := `NULL, NULL`
-	switch mode {
-	case ReadResults:
-		if cols, err = resultColumn(s.db, "items"); err != nil {
-			return nil, fmt.Errorf("store %s: %w", dir, err)
-		}
-		cols += `, NULL`
-	case ReadReport:
-		hasDigest, err := hasColumn(s.db, "items", "digest")
-		if err != nil {
-			return nil, fmt.Errorf("store %s: %w", dir, err)
-		}
-		cols = `result, NULL`
-		if hasDigest {
-			cols = `CASE WHEN digest IS NULL THEN result END, digest`
-		}
+	cols, err := itemColumns(s.db, mode)
+	if err != nil {
+		return nil, fmt.Errorf("store %s: %w", dir, err)
 	}
-	irows, err := s.db.Query(`SELECT trial_id, question_id, idx, status, verdict, error_class, error, attempts, started, wall_ms, session, ` + cols + `
-		FROM items ORDER BY idx, question_id`)
+	irows, err := s.db.Query(`SELECT ` + itemFields + cols + ` FROM items ORDER BY idx, question_id`)
 	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", dir, err)
 	}
 	defer irows.Close()
 	for irows.Next() {
-		var it Item
-		var verdict, started sql.NullString
-		var result []byte
-		var digest sql.NullString
-		var ec, emsg sql.NullString
-		var wall sql.NullFloat64
-		if err := irows.Scan(&it.TrialID, &it.QuestionID, &it.Index, &it.Status, &verdict, &ec, &emsg, &it.Attempts, &started, &wall, &it.Session, &result, &digest); err != nil {
+		it, err := scanItemRow(irows, dir, mode)
+		if err != nil {
 			return nil, err
-		}
-		it.ErrorClass, it.Error, it.WallMS = ec.String, emsg.String, wall.Float64
-		if started.Valid {
-			it.Started, _ = time.Parse(time.RFC3339Nano, started.String)
-		}
-		if verdict.Valid {
-			it.Verdict = &Verdict{}
-			if err := json.Unmarshal([]byte(verdict.String), it.Verdict); err != nil {
-				return nil, fmt.Errorf("store %s: item %s/%s verdict: %w", dir, it.TrialID, it.QuestionID, err)
-			}
-		}
-		switch {
-		case digest.Valid:
-			var d resultDigest
-			if err := json.Unmarshal([]byte(digest.String), &d); err != nil {
-				return nil, fmt.Errorf("store %s: item %s/%s digest: %w", dir, it.TrialID, it.QuestionID, err)
-			}
-			it.Result = d.result()
-		case result != nil && mode == ReadReport:
-			d, err := digestFromResult(result)
-			if err != nil {
-				return nil, fmt.Errorf("store %s: item %s/%s result: %w", dir, it.TrialID, it.QuestionID, err)
-			}
-			it.Result = d.result()
-		case result != nil:
-			it.Result = &runners.Result{}
-			if err := decodeResult(result, it.Result); err != nil {
-				return nil, fmt.Errorf("store %s: item %s/%s result: %w", dir, it.TrialID, it.QuestionID, err)
-			}
 		}
 		i, ok := idx[it.TrialID]
 		if !ok {
@@ -1053,9 +1259,7 @@ func ReadRunModeWith(dir string, mode ReadMode, o ReadOptions) (*RunData, error)
 		err = readCalls(s.db, r, idx, func(*Item) bool { return true }, true)
 	case ReadReport:
 		// Reports count the usage of the finished, scored items only.
-		err = readCalls(s.db, r, idx, func(it *Item) bool {
-			return (it.Status == StatusDone || it.Status == StatusFailed) && it.Verdict != nil && (it.Result == nil || len(it.Result.Usage) == 0)
-		}, false)
+		err = readCalls(s.db, r, idx, reportWantsCalls, false)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", dir, err)
@@ -1272,7 +1476,7 @@ func LoadRunSystemsWith(dir string, o ReadOptions) ([]RunSystem, *RunData, error
 	out := make([]RunSystem, 0, len(r.Trials))
 	for _, t := range r.Trials {
 		a := newOutcomeAcc(true)
-		if err := eachTrialItem(st.db, t.ID, a.add); err != nil {
+		if err := eachTrialItem(st.db, t.ID, func(it *Item) { a.add(it) }); err != nil {
 			return nil, nil, fmt.Errorf("store %s: %w", dir, err)
 		}
 		o := a.outcomes(r.Totals[t.ID])

@@ -53,6 +53,24 @@ func TrialOutcomes(t *RunTrial, total int) Outcomes {
 	return a.outcomes(total)
 }
 
+// OutcomeAcc accumulates a trial's Outcomes one item at a time, in any
+// order, for a reader that streams the items (RunData.EachItem) instead of
+// holding them: Outcomes then equals TrialOutcomes over the same items.
+type OutcomeAcc struct{ a *outcomeAcc }
+
+// NewOutcomeAcc returns an empty accumulator. With full false the
+// outcomes keep Correct, the tally and the counts only: Failed, DBs and
+// Candidates stay empty.
+func NewOutcomeAcc(full bool) *OutcomeAcc { return &OutcomeAcc{newOutcomeAcc(full)} }
+
+// Add counts one item of the trial and reports whether it is in EX's
+// denominator (a key of Outcomes.Correct: done or failed, gold runs).
+func (a *OutcomeAcc) Add(it *Item) bool { return a.a.add(it) }
+
+// Outcomes returns the outcomes of the items added, of a trial whose run
+// had total items (0: unknown).
+func (a *OutcomeAcc) Outcomes(total int) Outcomes { return a.a.outcomes(total) }
+
 // outcomeAcc accumulates a trial's Outcomes one item at a time. It keeps
 // Correct, the outcomes comparisons pair; with keep false Failed, DBs and
 // Candidates stay empty.
@@ -71,7 +89,8 @@ func newOutcomeAcc(keep bool) *outcomeAcc {
 	return a
 }
 
-func (a *outcomeAcc) add(it *Item) {
+// add counts one item and reports whether it is in EX's denominator.
+func (a *outcomeAcc) add(it *Item) bool {
 	o := &a.o
 	switch it.Status {
 	case StatusDone:
@@ -81,9 +100,9 @@ func (a *outcomeAcc) add(it *Item) {
 		a.finished++
 	case StatusError:
 		o.Errored++
-		return
+		return false
 	default:
-		return
+		return false
 	}
 	failed := it.Status == StatusFailed
 	st, correct, db := metrics.Status(""), false, ""
@@ -93,11 +112,11 @@ func (a *outcomeAcc) add(it *Item) {
 	}
 	o.Tally.AddFlagged(st, correct, failed, flags)
 	if !metrics.GoldRuns(st) {
-		return
+		return false
 	}
 	o.Correct[it.QuestionID] = correct
 	if !a.keep {
-		return
+		return true
 	}
 	if failed {
 		o.Failed[it.QuestionID] = true
@@ -111,6 +130,7 @@ func (a *outcomeAcc) add(it *Item) {
 		}
 		o.Candidates[it.QuestionID] = it.Verdict.Candidates
 	}
+	return true
 }
 
 // outcomes returns the outcomes of a trial whose run had total items.

@@ -134,8 +134,15 @@ func oneLine(s string) string {
 // flatValue replaces line breaks in a value example with spaces, so that
 // the example cannot break the one-line layout of either format.
 func flatValue(s string) string {
-	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+	if !strings.ContainsAny(s, "\r\n") {
+		return s
+	}
+	return lineBreaks.Replace(s)
 }
+
+// lineBreaks replaces each line break with a space (flatValue); a Replacer
+// is safe for concurrent use and costly to build, so it is built once.
+var lineBreaks = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ")
 
 // baseType is the declared type without its size, upper-cased
 // ("varchar(255)" -> "VARCHAR"), as XiYan-SQL's M-Schema shows it. A column

@@ -230,6 +230,12 @@ func (s *Scorer) ScoreInvalid(ctx context.Context, ex datasets.Example, reason s
 
 func (s *Scorer) score(ctx context.Context, ex datasets.Example, predSQL, invalid string) Verdict {
 	v, _ := s.score1(ctx, ex, predSQL, invalid)
+	return s.finish(ctx, ex, predSQL, v)
+}
+
+// finish adds to v, score1's verdict of predSQL, what the scorer's
+// options ask beyond EX: soft F1's zero and the R-VES reward.
+func (s *Scorer) finish(ctx context.Context, ex datasets.Example, predSQL string, v Verdict) Verdict {
 	if s.opt.SoftF1 && v.SoftF1 == nil {
 		var zero float64
 		v.SoftF1 = &zero

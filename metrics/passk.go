@@ -24,21 +24,51 @@ type CandidateMark struct {
 // final prediction), and the result that execution gave is its result
 // key when the verdict is ok. It returns nil for no candidate.
 func (s *Scorer) ScoreCandidates(ctx context.Context, ex datasets.Example, sqls []string) []CandidateMark {
+	return s.scoreCandidates(ctx, ex, sqls, nil)
+}
+
+// ScoreWithCandidates is Score of predSQL followed, when its gold runs
+// (GoldRuns), by ScoreCandidates of sqls, except that a candidate whose
+// text is predSQL's takes its mark from predSQL's execution rather than
+// running again (a self-consistency runner's answer is one of its
+// candidates). marks is nil when sqls is empty or the gold did not run.
+func (s *Scorer) ScoreWithCandidates(ctx context.Context, ex datasets.Example, predSQL string, sqls []string) (v Verdict, marks []CandidateMark) {
+	v, rs := s.score1(ctx, ex, predSQL, "")
+	final := candidateMark(v, rs)
+	v = s.finish(ctx, ex, predSQL, v)
+	if len(sqls) == 0 || !GoldRuns(v.Status) {
+		return v, nil
+	}
+	return v, s.scoreCandidates(ctx, ex, sqls, map[string]CandidateMark{predSQL: final})
+}
+
+// candidateMark is the mark of a candidate that score1 judged v with
+// result rs.
+func candidateMark(v Verdict, rs *datasets.ResultSet) CandidateMark {
+	m := CandidateMark{Correct: v.Status == StatusOK && v.Correct}
+	if rs != nil {
+		m.Result = datasets.ShortKey(rs.BagKey())
+	}
+	return m
+}
+
+// scoreCandidates is ScoreCandidates with done holding the marks of texts
+// already judged (nil for none).
+func (s *Scorer) scoreCandidates(ctx context.Context, ex datasets.Example, sqls []string, done map[string]CandidateMark) []CandidateMark {
 	if len(sqls) == 0 {
 		return nil
 	}
 	out := make([]CandidateMark, len(sqls))
-	done := map[string]CandidateMark{}
+	if done == nil {
+		done = map[string]CandidateMark{}
+	}
 	for i, q := range sqls {
 		if m, ok := done[q]; ok {
 			out[i] = m
 			continue
 		}
 		v, rs := s.score1(ctx, ex, q, "")
-		m := CandidateMark{Correct: v.Status == StatusOK && v.Correct}
-		if rs != nil {
-			m.Result = datasets.ShortKey(rs.BagKey())
-		}
+		m := candidateMark(v, rs)
 		done[q] = m
 		out[i] = m
 	}
@@ -134,47 +164,75 @@ type CandidateSummary struct {
 // Questions is 0, and ByK empty, when none does (a runner that stores no
 // candidate, or a run scored before candidates were).
 func SummarizeCandidates(vs []Verdict, ks []int) (CandidateSummary, error) {
-	var s CandidateSummary
+	a, err := NewCandidateAcc(ks)
+	if err != nil {
+		return CandidateSummary{}, err
+	}
+	for i := range vs {
+		a.Add(&vs[i])
+	}
+	return a.Summary(), nil
+}
+
+// CandidateAcc accumulates SummarizeCandidates one verdict at a time, for
+// a reader that streams the verdicts instead of holding them; added in
+// the same order, its Summary equals SummarizeCandidates'.
+type CandidateAcc struct {
+	ks   []int
+	s    CandidateSummary
+	pool int
+	sums []CandidateK
+}
+
+// NewCandidateAcc returns an empty accumulator of pass@k and majority@k at
+// each of ks.
+func NewCandidateAcc(ks []int) (*CandidateAcc, error) {
 	for _, k := range ks {
 		if k < 1 {
-			return s, fmt.Errorf("metrics: pass@k needs k >= 1, got %d", k)
+			return nil, fmt.Errorf("metrics: pass@k needs k >= 1, got %d", k)
 		}
 	}
-	pool := 0
-	sums := make([]CandidateK, len(ks))
-	for _, v := range vs {
-		if !GoldRuns(v.Status) {
-			continue
-		}
-		s.Verdicts++
-		if len(v.Candidates) == 0 {
-			continue
-		}
-		s.Questions++
-		n, c := len(v.Candidates), 0
-		for _, m := range v.Candidates {
-			if m.Correct {
-				c++
-			}
-		}
-		pool += n
-		for i, k := range ks {
-			sums[i].PassAtK += PassAtK(n, c, k)
-			if MajorityAtK(v.Candidates, k) {
-				sums[i].MajorityAtK++
-			}
-			if n < k {
-				sums[i].Short++
-			}
+	return &CandidateAcc{ks: ks, sums: make([]CandidateK, len(ks))}, nil
+}
+
+// Add counts one verdict.
+func (a *CandidateAcc) Add(v *Verdict) {
+	if !GoldRuns(v.Status) {
+		return
+	}
+	a.s.Verdicts++
+	if len(v.Candidates) == 0 {
+		return
+	}
+	a.s.Questions++
+	n, c := len(v.Candidates), 0
+	for _, m := range v.Candidates {
+		if m.Correct {
+			c++
 		}
 	}
+	a.pool += n
+	for i, k := range a.ks {
+		a.sums[i].PassAtK += PassAtK(n, c, k)
+		if MajorityAtK(v.Candidates, k) {
+			a.sums[i].MajorityAtK++
+		}
+		if n < k {
+			a.sums[i].Short++
+		}
+	}
+}
+
+// Summary is SummarizeCandidates of the verdicts added.
+func (a *CandidateAcc) Summary() CandidateSummary {
+	s := a.s
 	if s.Questions == 0 {
-		return s, nil
+		return s
 	}
 	q := float64(s.Questions)
-	s.MeanPool = float64(pool) / q
-	for i, k := range ks {
-		s.ByK = append(s.ByK, CandidateK{K: k, PassAtK: sums[i].PassAtK / q, MajorityAtK: sums[i].MajorityAtK / q, Short: sums[i].Short})
+	s.MeanPool = float64(a.pool) / q
+	for i, k := range a.ks {
+		s.ByK = append(s.ByK, CandidateK{K: k, PassAtK: a.sums[i].PassAtK / q, MajorityAtK: a.sums[i].MajorityAtK / q, Short: a.sums[i].Short})
 	}
-	return s, nil
+	return s
 }

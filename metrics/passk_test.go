@@ -152,6 +152,47 @@ func TestScoreCandidates(t *testing.T) {
 	}
 }
 
+// TestScoreWithCandidates checks that judging a prediction with its
+// candidates gives what Score and ScoreCandidates give apart, for final
+// predictions that are a candidate (its mark taken from the final's
+// execution), that are not, and that fail.
+func TestScoreWithCandidates(t *testing.T) {
+	b := loadShared(t, "bird-minidev", "bird")
+	ex := firstOnDB(t, b, "superhero")
+	s, err := NewScorer(b, sharedGold(), ScoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	pool := []string{"SELECT 12345", ex.GoldSQL, "SELECT no_such FROM superhero", ex.GoldSQL}
+	for _, tc := range []struct {
+		name, pred string
+		sqls       []string
+	}{
+		{"gold among candidates", ex.GoldSQL, pool},
+		{"wrong among candidates", "SELECT 12345", pool},
+		{"failing among candidates", "SELECT no_such FROM superhero", pool},
+		{"not a candidate", "SELECT 1", pool},
+		{"no candidates", ex.GoldSQL, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v, marks := s.ScoreWithCandidates(ctx, ex, tc.pred, tc.sqls)
+			want := s.Score(ctx, ex, tc.pred)
+			var wantMarks []CandidateMark
+			if len(tc.sqls) > 0 && GoldRuns(want.Status) {
+				wantMarks = s.ScoreCandidates(ctx, ex, tc.sqls)
+			}
+			v.PredMS, want.PredMS, v.GoldMS, want.GoldMS = 0, 0, 0, 0
+			if fmt.Sprintf("%+v", v) != fmt.Sprintf("%+v", want) {
+				t.Errorf("verdict: got %+v; want %+v", v, want)
+			}
+			if fmt.Sprint(marks) != fmt.Sprint(wantMarks) {
+				t.Errorf("marks: got %+v; want %+v", marks, wantMarks)
+			}
+		})
+	}
+}
+
 // TestScoreCandidatesTestSuite: under test-suite scoring a candidate is
 // judged on every variant, and its result key is its result on the
 // primary file (shop.sqlite), the key plain scoring gives, when the

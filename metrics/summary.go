@@ -82,31 +82,82 @@ type UsageSummary struct {
 //
 // A role without a price gets a warning and no cost.
 func SummarizeUsage(perQuestion []map[string]Usage, prices map[string]Price, models map[string]string) (UsageSummary, error) {
-	if len(perQuestion) == 0 {
+	var a UsageAcc
+	for _, q := range perQuestion {
+		a.Add(q)
+	}
+	return a.Summary(prices, models)
+}
+
+// UsageAcc accumulates SummarizeUsage one question at a time, for a reader
+// that streams the questions instead of holding them. The zero value is
+// empty.
+type UsageAcc struct {
+	totals map[string]*RoleSummary
+	n      int
+	err    error
+}
+
+// Add adds the usage of the next question (role -> Usage).
+func (a *UsageAcc) Add(q map[string]Usage) {
+	i := a.n
+	a.n++
+	if a.err != nil {
+		return
+	}
+	if a.totals == nil {
+		a.totals = map[string]*RoleSummary{}
+	}
+	for role, u := range q {
+		if u.Calls < 0 || u.CachedCalls < 0 || u.PromptTokens < 0 || u.CompletionTokens < 0 || u.Latency < 0 || u.Samples < 0 || u.Cut < 0 {
+			a.err = fmt.Errorf("metrics: usage: question %d role %q has a negative count: %+v", i, role, u)
+			return
+		}
+		r := a.totals[role]
+		if r == nil {
+			r = &RoleSummary{Role: role}
+			a.totals[role] = r
+		}
+		r.Calls += u.Calls
+		r.PromptTokens = satint.Add(r.PromptTokens, u.PromptTokens)
+		r.CompletionTokens = satint.Add(r.CompletionTokens, u.CompletionTokens)
+		r.Latency += u.Latency
+		r.Samples += u.Samples
+		r.Cut += u.Cut
+	}
+}
+
+// Questions is the number of questions added.
+func (a *UsageAcc) Questions() int { return a.n }
+
+// Role reports whether some question added has usage of role.
+func (a *UsageAcc) Role(role string) bool {
+	_, ok := a.totals[role]
+	return ok
+}
+
+// RoleNames lists the roles some question added has usage of, sorted.
+func (a *UsageAcc) RoleNames() []string {
+	out := make([]string, 0, len(a.totals))
+	for r := range a.totals {
+		out = append(out, r)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Summary is SummarizeUsage of the questions added.
+func (a *UsageAcc) Summary(prices map[string]Price, models map[string]string) (UsageSummary, error) {
+	if a.n == 0 {
 		return UsageSummary{}, fmt.Errorf("metrics: usage: no questions")
 	}
-	totals := map[string]*RoleSummary{}
-	for i, q := range perQuestion {
-		for role, u := range q {
-			if u.Calls < 0 || u.CachedCalls < 0 || u.PromptTokens < 0 || u.CompletionTokens < 0 || u.Latency < 0 || u.Samples < 0 || u.Cut < 0 {
-				return UsageSummary{}, fmt.Errorf("metrics: usage: question %d role %q has a negative count: %+v", i, role, u)
-			}
-			r := totals[role]
-			if r == nil {
-				r = &RoleSummary{Role: role}
-				totals[role] = r
-			}
-			r.Calls += u.Calls
-			r.PromptTokens = satint.Add(r.PromptTokens, u.PromptTokens)
-			r.CompletionTokens = satint.Add(r.CompletionTokens, u.CompletionTokens)
-			r.Latency += u.Latency
-			r.Samples += u.Samples
-			r.Cut += u.Cut
-		}
+	if a.err != nil {
+		return UsageSummary{}, a.err
 	}
-	nq := float64(len(perQuestion))
-	s := UsageSummary{Questions: len(perQuestion), Total: RoleSummary{Role: "total", Priced: true}}
-	for _, r := range totals {
+	nq := float64(a.n)
+	s := UsageSummary{Questions: a.n, Total: RoleSummary{Role: "total", Priced: true}}
+	for _, r0 := range a.totals {
+		r := *r0
 		price, ok := prices[r.Role]
 		if !ok && models != nil {
 			price, ok = prices[models[r.Role]]
@@ -119,7 +170,7 @@ func SummarizeUsage(perQuestion []map[string]Usage, prices map[string]Price, mod
 			s.Warnings = append(s.Warnings, fmt.Errorf("metrics: usage: no price for role %q (model %q); its cost is left out", r.Role, models[r.Role]))
 			s.Total.Priced = false
 		}
-		s.Roles = append(s.Roles, *r)
+		s.Roles = append(s.Roles, r)
 		s.Total.Calls += r.Calls
 		s.Total.PromptTokens = satint.Add(s.Total.PromptTokens, r.PromptTokens)
 		s.Total.CompletionTokens = satint.Add(s.Total.CompletionTokens, r.CompletionTokens)

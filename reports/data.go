@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/t2sbench/t2sbench/bench"
-	"github.com/t2sbench/t2sbench/internal/satint"
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/stats"
@@ -106,11 +105,13 @@ type system struct {
 	trial *bench.RunTrial
 	// seeds are the system's trials, one per seed, in plan order.
 	seeds []seedRun
-	// done are the attempted items of every seed, seed after seed, each
-	// in question order: done and failed items whose gold runs
-	// (bench.TrialOutcomes), EX's one denominator. A failed item's
-	// verdict is never correct.
-	done []bench.Item
+	// n counts the done items of every seed: done and failed items whose
+	// gold runs (bench.TrialOutcomes), EX's one denominator, with a
+	// verdict; correct those whose verdict is correct and that did not
+	// fail. agg is what the report shows of them (itemAgg), accumulated
+	// seed after seed, each in question order, without keeping any item.
+	n, correct int
+	agg        *itemAgg
 	// outcomes are the seeds' outcome maps (bench.TrialOutcomes), which
 	// comparisons pair.
 	outcomes stats.Replicates
@@ -127,9 +128,12 @@ type system struct {
 
 // seedRun is one seed's trial of a system.
 type seedRun struct {
-	seed    int64
-	trial   *bench.RunTrial
-	done    []bench.Item
+	seed  int64
+	trial *bench.RunTrial
+	// n counts the seed's done items (system.n); correct maps their
+	// question ids to their outcome (correct and not failed).
+	n       int
+	correct map[string]bool
 	tally   metrics.Tally
 	pending int
 }
@@ -138,16 +142,10 @@ type seedRun struct {
 // its attempted items (with one seed: correct / attempted), and the counts
 // over all seeds; NaN when nothing was attempted.
 func (s *system) ex() (acc float64, correct, n int) {
-	for _, it := range s.done {
-		n++
-		if it.Verdict.Correct && it.Status != bench.StatusFailed {
-			correct++
-		}
-	}
-	if n == 0 {
+	if s.n == 0 {
 		return math.NaN(), 0, 0
 	}
-	return s.acc.Mean, correct, n
+	return s.acc.Mean, s.correct, s.n
 }
 
 // multiSeed reports whether the system has more than one seed.
@@ -163,12 +161,8 @@ func (s *system) multiSeed() bool { return len(s.seeds) > 1 }
 func accuracyOf(s *system, opt Options) (stats.SeedAccuracy, error) {
 	r := stats.Replicates{}
 	for _, sr := range s.seeds {
-		m := map[string]bool{}
-		for _, it := range sr.done {
-			m[it.QuestionID] = it.Verdict.Correct && it.Status != bench.StatusFailed
-		}
-		if len(m) > 0 {
-			r[sr.seed] = m
+		if len(sr.correct) > 0 {
+			r[sr.seed] = sr.correct
 		}
 	}
 	if len(r) == 0 {
@@ -215,6 +209,76 @@ type corpus struct {
 	runNames []string
 	// styles are the systems' colours and markers (reportStyles), by name.
 	styles map[string]sysStyle
+	// spans are, per run, the first start and the last end of its items
+	// (runDates); items count each trial's stored items (trialQuestions).
+	spans []span
+	items map[*bench.RunTrial]int
+	// ids interns question ids, which the seeds' outcome maps share.
+	ids map[string]string
+}
+
+// span is when a run's items ran: the first start and the last end (start
+// plus wall time); zero when no item records its start.
+type span struct{ first, last time.Time }
+
+// addTrial reads the items of trial t, seed seed of system s, of run r
+// (the run's index ri), one at a time (bench.RunData.EachItem): its
+// outcomes, and its done items into s's counts and aggregates.
+func (c *corpus) addTrial(s *system, r *bench.RunData, ri int, t *bench.RunTrial, seed int64) error {
+	oa := bench.NewOutcomeAcc(false)
+	sr := seedRun{seed: seed, trial: t}
+	first := len(s.seeds) == 0
+	var noVerdict []string
+	sp := &c.spans[ri]
+	err := r.EachItem(t, func(it *bench.Item) error {
+		c.items[t]++
+		if !it.Started.IsZero() {
+			end := it.Started.Add(time.Duration(it.WallMS * float64(time.Millisecond)))
+			if sp.first.IsZero() || it.Started.Before(sp.first) {
+				sp.first = it.Started
+			}
+			if end.After(sp.last) {
+				sp.last = end
+			}
+		}
+		id, ok := c.ids[it.QuestionID]
+		if !ok {
+			id = strings.Clone(it.QuestionID)
+			c.ids[id] = id
+		}
+		it.QuestionID = id
+		if !oa.Add(it) {
+			return nil
+		}
+		if it.Verdict == nil {
+			noVerdict = append(noVerdict, id)
+			return nil
+		}
+		sr.n++
+		if it.Verdict.Correct && it.Status != bench.StatusFailed {
+			s.correct++
+		}
+		s.agg.add(s, it, first)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("reports: %w", err)
+	}
+	o := oa.Outcomes(r.Totals[t.ID])
+	sr.tally, sr.pending, sr.correct = o.Tally, o.Pending, o.Correct
+	if len(noVerdict) > 0 {
+		// A question without a verdict is paired but is no done item.
+		sr.correct = maps.Clone(o.Correct)
+		for _, id := range noVerdict {
+			delete(sr.correct, id)
+		}
+	}
+	s.outcomes[sr.seed] = o.Correct
+	s.n += sr.n
+	s.pending += o.Pending
+	s.tally.Merge(o.Tally)
+	s.seeds = append(s.seeds, sr)
+	return nil
 }
 
 func load(runs []*bench.RunData, opt Options) (*corpus, error) {
@@ -225,7 +289,7 @@ func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &corpus{hasTypes: map[string]bool{}}
+	c := &corpus{hasTypes: map[string]bool{}, spans: make([]span, len(runs)), items: map[*bench.RunTrial]int{}, ids: map[string]string{}}
 	var names []string
 	nameCount := map[string]int{}
 	for _, r := range runs {
@@ -299,21 +363,32 @@ func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 			if s.name != sys.Label {
 				s.row, s.config = names[ri]+": "+s.row, names[ri]+": "+s.config
 			}
-			for k, ti := range sys.Trials {
-				t := &r.Trials[ti]
-				o := bench.TrialOutcomes(t, r.Totals[t.ID])
-				sr := seedRun{seed: sys.Seeds[k], trial: t, tally: o.Tally, pending: o.Pending}
-				for _, it := range t.Items {
-					if _, ok := o.Correct[it.QuestionID]; ok && it.Verdict != nil {
-						sr.done = append(sr.done, it)
+			// The labels are read before the items, whose difficulty they
+			// give; their warning follows those of EX, as it always has.
+			labelWarn := ""
+			if opt.Labels != nil {
+				key, _ := json.Marshal(t.Benchmark)
+				if l, ok := labelCache[string(key)]; ok {
+					s.labels = l
+				} else if !labelErr[string(key)] {
+					l, err := opt.Labels(t.Benchmark)
+					if err != nil {
+						labelErr[string(key)] = true
+						labelWarn = fmt.Sprintf("labels of benchmark %s unavailable (%v); difficulty comes from the verdicts and reasoning types are left out", s.bench, err)
+					} else {
+						labelCache[string(key)] = l
+						s.labels = l
 					}
 				}
-				s.outcomes[sr.seed] = o.Correct
-				s.done = append(s.done, sr.done...)
-				s.pending += o.Pending
-				s.tally.Merge(o.Tally)
-				s.seeds = append(s.seeds, sr)
 			}
+			s.agg = newItemAgg()
+			for k, ti := range sys.Trials {
+				t := &r.Trials[ti]
+				if err := c.addTrial(s, r, ri, t, sys.Seeds[k]); err != nil {
+					return nil, err
+				}
+			}
+			s.agg.finish()
 			if len(sys.Trials) == 1 {
 				s.tally = s.seeds[0].tally
 			}
@@ -323,20 +398,8 @@ func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 			for _, w := range s.acc.Warnings {
 				c.warnings = append(c.warnings, s.name+": "+w)
 			}
-			if opt.Labels != nil {
-				key, _ := json.Marshal(t.Benchmark)
-				if l, ok := labelCache[string(key)]; ok {
-					s.labels = l
-				} else if !labelErr[string(key)] {
-					l, err := opt.Labels(t.Benchmark)
-					if err != nil {
-						labelErr[string(key)] = true
-						c.warnings = append(c.warnings, fmt.Sprintf("labels of benchmark %s unavailable (%v); difficulty comes from the verdicts and reasoning types are left out", s.bench, err))
-					} else {
-						labelCache[string(key)] = l
-						s.labels = l
-					}
-				}
+			if labelWarn != "" {
+				c.warnings = append(c.warnings, labelWarn)
 			}
 			for _, l := range s.labels {
 				if len(l.ReasoningTypes) > 0 {
@@ -368,91 +431,11 @@ func (c *corpus) caption(s string) string {
 func (c *corpus) onBench(b string) []*system {
 	var out []*system
 	for _, s := range c.systems {
-		if s.bench == b && len(s.done) > 0 {
+		if s.bench == b && s.n > 0 {
 			out = append(out, s)
 		}
 	}
 	return out
-}
-
-// usage returns a system's per-question usage by role (from the results'
-// usage records, else from the call log) and the role -> model binding.
-func (s *system) usage() ([]map[string]metrics.Usage, map[string]string) {
-	per := make([]map[string]metrics.Usage, 0, len(s.done))
-	for _, it := range s.done {
-		q := map[string]metrics.Usage{}
-		if it.Result != nil && len(it.Result.Usage) > 0 {
-			for role, u := range it.Result.Usage {
-				// A count below 0 (a store written before servers'
-				// counts were validated) reads 0.
-				q[role] = metrics.Usage{Calls: u.Calls, CachedCalls: u.CachedCalls, PromptTokens: max(u.PromptTokens, 0),
-					CompletionTokens: max(u.CompletionTokens, 0), Latency: u.Latency, Samples: u.Samples, Cut: u.Cut}
-			}
-		} else {
-			for _, call := range it.Calls {
-				u := q[call.Role]
-				u.Calls++
-				if call.Cached {
-					u.CachedCalls++
-				}
-				u.PromptTokens = satint.Add(u.PromptTokens, call.PromptTokens)
-				u.CompletionTokens = satint.Add(u.CompletionTokens, call.CompletionTokens)
-				u.Latency += time.Duration(call.LatencyMS * float64(time.Millisecond))
-				q[call.Role] = u
-			}
-		}
-		per = append(per, q)
-	}
-	models := map[string]string{}
-	for role, m := range s.trial.Roles {
-		models[role] = m
-	}
-	// A role the trial does not bind ran on its "reason" model (the
-	// scheduler's fallback), so it is priced as that model.
-	if reason, ok := models[runners.RoleReason]; ok {
-		for _, q := range per {
-			for role := range q {
-				if _, bound := models[role]; !bound {
-					models[role] = reason
-				}
-			}
-		}
-	}
-	return per, models
-}
-
-// counter returns the trace counter name of every done item (0 when
-// absent) and whether any item has it.
-func (s *system) counter(name string) ([]float64, bool) {
-	out := make([]float64, len(s.done))
-	has := false
-	for i, it := range s.done {
-		if it.Result == nil {
-			continue
-		}
-		if v, ok := it.Result.Trace.Counters[name]; ok {
-			out[i] = v
-			has = true
-		}
-	}
-	return out, has
-}
-
-// counterNames lists the trace counters of the system's items with the
-// given prefix, sorted.
-func (s *system) counterNames(prefix string) []string {
-	set := map[string]bool{}
-	for _, it := range s.done {
-		if it.Result == nil {
-			continue
-		}
-		for k := range it.Result.Trace.Counters {
-			if strings.HasPrefix(k, prefix) {
-				set[k] = true
-			}
-		}
-	}
-	return slices.Sorted(maps.Keys(set))
 }
 
 // difficultyOrder lists the difficulty levels of the benchmarks in their

@@ -1,6 +1,10 @@
 // Package reports turns run directories into paper-ready tables and plots.
 //
-// Build reads the trials of one or more runs (bench.ReadRun) and derives:
+// Build reads the trials of one or more runs (bench.ReadRunStream, or runs
+// read whole) one trial's items at a time, keeping of them per system only
+// counts, sums in item order and each seed's per-question outcomes (which
+// comparisons pair), so that its memory does not grow with the items; it
+// derives:
 //
 //   - the setup (report.md's Setup section; tables setup-models and
 //     setup-trials): the code commit of the report and, when the store has

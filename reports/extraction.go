@@ -15,12 +15,9 @@ func extractionTable(c *corpus) *Table {
 	counts := make([]sqltext.ReasonCounts, len(c.systems))
 	all := sqltext.ReasonCounts{}
 	for i, s := range c.systems {
-		counts[i] = sqltext.ReasonCounts{}
-		for _, it := range s.done {
-			if it.Result != nil {
-				counts[i].Add(it.Result.Extraction)
-				all.Add(it.Result.Extraction)
-			}
+		counts[i] = s.agg.reasons
+		for r, n := range s.agg.reasons {
+			all[r] += n
 		}
 	}
 	if all.Total() == all[sqltext.ReasonUnrecorded] {

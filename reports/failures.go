@@ -17,21 +17,14 @@ func parseFailureTable(c *corpus) *Table {
 		{Name: "answers", Numeric: true, Better: Lower}, {Name: "questions", Numeric: true, Better: Lower}, {Name: "questions (%)", Numeric: true, Better: Lower}}
 	for _, s := range c.systems {
 		for _, name := range s.counterNames(runners.ParseFailedPrefix) {
-			vals, _ := s.counter(name)
-			total, questions := 0.0, 0
-			for _, v := range vals {
-				total += v
-				if v > 0 {
-					questions++
-				}
-			}
+			total, questions, _ := s.counter(name)
 			if total == 0 {
 				continue
 			}
 			role, action, _ := strings.Cut(strings.TrimPrefix(name, runners.ParseFailedPrefix), ".")
 			share := 0.0
-			if len(vals) > 0 {
-				share = float64(questions) / float64(len(vals))
+			if s.n > 0 {
+				share = float64(questions) / float64(s.n)
 			}
 			t.Rows = append(t.Rows, []Cell{text(s.name), text(role), text(action), num(total, 0), integer(questions), pct(share)})
 		}

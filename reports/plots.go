@@ -265,7 +265,7 @@ func sweepGroups(c *corpus) [][]*system {
 	var keys []string
 	by := map[string][]*system{}
 	for _, s := range c.systems {
-		if len(s.done) == 0 {
+		if s.n == 0 {
 			continue
 		}
 		if s.variant != "" {
@@ -296,7 +296,7 @@ func sweepSeries(c *corpus) (groups [][][]*system, params []string) {
 	var keys []string
 	by := map[string][]*system{}
 	for _, s := range c.systems {
-		if len(s.done) == 0 {
+		if s.n == 0 {
 			continue
 		}
 		k := s.entry + "\x00" + s.bench
@@ -762,13 +762,10 @@ func breakdownFigures(c *corpus) ([]*Figure, []string) {
 		types := map[string]bool{}
 		var drawn []*system
 		for _, s := range ss {
-			found := false
-			for _, it := range s.done {
-				for _, ty := range s.labels[it.QuestionID].ReasoningTypes {
-					types[ty], found = true, true
-				}
+			for _, ty := range s.typesSeen() {
+				types[ty] = true
 			}
-			if found {
+			if s.agg.typed {
 				drawn = append(drawn, s)
 			}
 		}
@@ -795,10 +792,7 @@ func breakdownFigures(c *corpus) ([]*Figure, []string) {
 				var cells []heatCell
 				for ci, ty := range tn {
 					for ri, l := range levels {
-						acc, n := groupAcc(s, func(i int) bool {
-							id := s.done[i].QuestionID
-							return s.difficulty(id, &s.done[i]) == l && slices.Contains(s.labels[id].ReasoningTypes, ty)
-						})
+						acc, n := s.cellAcc(l, ty)
 						// n counts questions: the items of every seed, over
 						// the seeds.
 						n /= len(s.seeds)
@@ -833,7 +827,7 @@ func breakdownFigures(c *corpus) ([]*Figure, []string) {
 func questionsPer(ss []*system) map[int]bool {
 	ns := make(map[int]bool, len(ss))
 	for _, s := range ss {
-		ns[len(s.done)/max(1, len(s.seeds))] = true
+		ns[s.n/max(1, len(s.seeds))] = true
 	}
 	return ns
 }

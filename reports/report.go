@@ -62,9 +62,11 @@ type Report struct {
 	Warnings []string
 }
 
-// Build computes every table and plot the runs have data for. The runs
-// must be read with results (bench.ReadRun(dir, true)) for efficiency,
-// turn and validation output.
+// Build computes every table and plot the runs have data for. The runs are
+// read by bench.ReadRunStream (their items streamed one trial at a time)
+// or whole with at least bench.ReadReport (usage, extraction reasons and
+// trace counters, which the efficiency, turn and validation output need);
+// both give the same report.
 func Build(runs []*bench.RunData, opt Options) (*Report, error) {
 	opt, err := opt.withDefaults()
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -56,7 +55,7 @@ func buildSetup(c *corpus, runs []*bench.RunData, commit string) *Setup {
 		commit = "unknown (the binary carries no VCS build information)"
 	}
 	su.Facts = append(su.Facts, "Code commit of this report: "+commit+".")
-	for _, r := range runs {
+	for ri, r := range runs {
 		// With several runs each fact names its run.
 		who := ""
 		if len(runs) > 1 {
@@ -71,9 +70,9 @@ func buildSetup(c *corpus, runs []*bench.RunData, commit string) *Setup {
 			runCommit = "unknown (the run store does not record it)"
 		}
 		fact("code commit of the run: %s", runCommit)
-		fact("%s", runDates(r))
+		fact("%s", runDates(c.spans[ri]))
 		opts, recorded := runOptions(r)
-		fact("%s", runLimits(r, recorded))
+		fact("%s", runLimits(c, r, recorded))
 		if recorded {
 			fact("%s", opts)
 		} else if extra := cmdLineChanges(r.Meta[bench.MetaSpec]); len(extra) > 0 {
@@ -88,23 +87,10 @@ func buildSetup(c *corpus, runs []*bench.RunData, commit string) *Setup {
 }
 
 // runDates says when a run's work items ran: the first start and the last
-// end (start plus wall time) of its items, in UTC.
-func runDates(r *bench.RunData) string {
-	var first, last time.Time
-	for _, t := range r.Trials {
-		for _, it := range t.Items {
-			if it.Started.IsZero() {
-				continue
-			}
-			end := it.Started.Add(time.Duration(it.WallMS * float64(time.Millisecond)))
-			if first.IsZero() || it.Started.Before(first) {
-				first = it.Started
-			}
-			if end.After(last) {
-				last = end
-			}
-		}
-	}
+// end (start plus wall time) of its items (load's span of the run), in
+// UTC.
+func runDates(sp span) string {
+	first, last := sp.first, sp.last
 	if first.IsZero() {
 		return "dates unknown (no work item records its start)"
 	}
@@ -143,7 +129,7 @@ func runOptions(r *bench.RunData) (desc string, recorded bool) {
 // runLimits gives the spec's per-item timeout, worker count and trial cap,
 // the seeds and the questions per trial; recorded says the options of run
 // (--workers among them) are shown beside it.
-func runLimits(r *bench.RunData, recorded bool) string {
+func runLimits(c *corpus, r *bench.RunData, recorded bool) string {
 	var parts []string
 	text := r.Meta[bench.MetaSpec]
 	var sl specLimits
@@ -181,8 +167,8 @@ func runLimits(r *bench.RunData, recorded bool) string {
 	sort.Slice(ss, func(i, j int) bool { a, _ := strconv.Atoi(ss[i]); b, _ := strconv.Atoi(ss[j]); return a < b })
 	parts = append(parts, "trial seeds "+strings.Join(ss, ", "))
 	qs := map[int]bool{}
-	for _, t := range r.Trials {
-		qs[trialQuestions(r, &t)] = true
+	for i := range r.Trials {
+		qs[c.trialQuestions(r, &r.Trials[i])] = true
 	}
 	var qn []int
 	for n := range qs {
@@ -200,12 +186,12 @@ func runLimits(r *bench.RunData, recorded bool) string {
 }
 
 // trialQuestions is the number of questions of a trial's plan, else (a
-// store written without it) of its stored items.
-func trialQuestions(r *bench.RunData, t *bench.RunTrial) int {
+// store written without it) of its stored items (as load counted them).
+func (c *corpus) trialQuestions(r *bench.RunData, t *bench.RunTrial) int {
 	if n, ok := r.Totals[t.ID]; ok {
 		return n
 	}
-	return len(t.Items)
+	return c.items[t]
 }
 
 // cmdLineChanges returns the --models and --set lines run appended to the
@@ -428,7 +414,8 @@ func trialsTable(c *corpus, runs []*bench.RunData) *Table {
 	t.Columns = append(t.Columns, Column{Name: "trial"}, Column{Name: "runner"}, Column{Name: "benchmark"}, Column{Name: "seed", Numeric: true},
 		Column{Name: "roles"}, Column{Name: "parameters"}, Column{Name: "questions", Numeric: true})
 	for _, r := range runs {
-		for _, tr := range r.Trials {
+		for i := range r.Trials {
+			tr := &r.Trials[i]
 			var roles, params []string
 			for _, role := range slices.Sorted(maps.Keys(tr.Roles)) {
 				roles = append(roles, role+"="+tr.Roles[role])
@@ -440,7 +427,7 @@ func trialsTable(c *corpus, runs []*bench.RunData) *Table {
 			if ps == "" {
 				ps = "defaults"
 			}
-			q := integer(trialQuestions(r, &tr))
+			q := integer(c.trialQuestions(r, tr))
 			var row []Cell
 			if len(runs) > 1 {
 				row = append(row, text(r.Name()))

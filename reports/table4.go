@@ -36,7 +36,7 @@ func table4Tables(c *corpus) []*Table {
 			if len(s.counterNames(runners.Table4Prefix)) == 0 {
 				continue
 			}
-			_, models := s.usage()
+			models := s.models()
 			model := models[runners.RoleUnderstand]
 			if model == "" {
 				model = models[runners.RoleReason]
@@ -49,11 +49,7 @@ func table4Tables(c *corpus) []*Table {
 				cells := []Cell{}
 				for _, f := range table4Fields {
 					sum := func(part string) float64 {
-						v, _ := s.counter(runners.CounterTable4(st.stage, f, part))
-						t := 0.0
-						for _, x := range v {
-							t += x
-						}
+						t, _, _ := s.counter(runners.CounterTable4(st.stage, f, part))
 						return t
 					}
 					cells = append(cells, pct(ratio(sum("pred_hit"), sum("pred"))), pct(ratio(sum("gold_hit"), sum("gold"))))

@@ -46,7 +46,7 @@ func ablationTables(c *corpus, opt Options) ([]*Table, error) {
 	var entries []string
 	byEntry := map[string][]*system{}
 	for _, s := range c.systems {
-		if len(s.done) == 0 {
+		if s.n == 0 {
 			continue
 		}
 		k := s.entry + "\x00" + s.bench
@@ -149,7 +149,7 @@ func mainTable(c *corpus, opt Options) *Table {
 	cell := map[string]*system{}
 	var all []*system
 	for _, s := range c.systems {
-		if len(s.done) == 0 {
+		if s.n == 0 {
 			continue
 		}
 		if !slices.Contains(rows, s.row) {
@@ -172,7 +172,7 @@ func mainTable(c *corpus, opt Options) *Table {
 	// also gets EX over the deterministic ones.
 	det := map[string]bool{}
 	for _, s := range c.systems {
-		if len(s.done) > 0 && s.tally.Nondet > 0 {
+		if s.n > 0 && s.tally.Nondet > 0 {
 			det[s.bench] = true
 		}
 	}
@@ -276,8 +276,8 @@ func excludedNote(excl []excludedOf) string {
 func difficultyLevels(ss []*system) []string {
 	set := map[string]bool{}
 	for _, s := range ss {
-		for i := range s.done {
-			if d := s.difficulty(s.done[i].QuestionID, &s.done[i]); d != "" {
+		for d := range s.agg.byLevel {
+			if d != "" {
 				set[d] = true
 			}
 		}
@@ -290,23 +290,6 @@ func difficultyLevels(ss []*system) []string {
 		}
 	}
 	return append(out, slices.Sorted(maps.Keys(set))...)
-}
-
-// groupAcc is accuracy over a subset of questions.
-func groupAcc(s *system, in func(i int) bool) (float64, int) {
-	k, n := 0, 0
-	for i, it := range s.done {
-		if in(i) {
-			n++
-			if it.Verdict.Correct {
-				k++
-			}
-		}
-	}
-	if n == 0 {
-		return math.NaN(), 0
-	}
-	return float64(k) / float64(n), n
 }
 
 // breakdownTables builds, per benchmark, EX by difficulty and EX by
@@ -329,7 +312,7 @@ func breakdownTables(c *corpus) []*Table {
 			for _, s := range ss {
 				row := []Cell{text(s.row)}
 				for _, l := range levels {
-					acc, _ := groupAcc(s, func(i int) bool { return s.difficulty(s.done[i].QuestionID, &s.done[i]) == l })
+					acc, _ := s.levelAcc(l)
 					row = append(row, pct(acc))
 				}
 				acc, _, _ := s.ex()
@@ -339,12 +322,7 @@ func breakdownTables(c *corpus) []*Table {
 			out = append(out, t)
 		}
 		if c.hasTypes[b] {
-			types := map[string]int{}
-			for _, it := range ss[0].seeds[0].done {
-				for _, ty := range ss[0].labels[it.QuestionID].ReasoningTypes {
-					types[ty]++
-				}
-			}
+			types := ss[0].agg.firstTypes
 			names := slices.Sorted(maps.Keys(types))
 			if len(names) == 0 {
 				continue
@@ -357,7 +335,7 @@ func breakdownTables(c *corpus) []*Table {
 			for _, s := range ss {
 				row := []Cell{text(s.row)}
 				for _, ty := range names {
-					acc, _ := groupAcc(s, func(i int) bool { return slices.Contains(s.labels[s.done[i].QuestionID].ReasoningTypes, ty) })
+					acc, _ := s.typeAcc(ty)
 					row = append(row, pct(acc))
 				}
 				t.Rows = append(t.Rows, row)
@@ -370,12 +348,7 @@ func breakdownTables(c *corpus) []*Table {
 }
 
 func levelCounts(s *system, levels []string) map[string]int {
-	out := map[string]int{}
-	first := s.seeds[0].done
-	for i := range first {
-		out[s.difficulty(first[i].QuestionID, &first[i])]++
-	}
-	return out
+	return s.agg.firstLevels
 }
 
 // pairwiseTables builds, per benchmark family (bench.PlanFamilies: the
@@ -445,24 +418,18 @@ func (e efficiency) simulatedRole(role string) bool {
 func efficiencies(c *corpus, opt Options) []efficiency {
 	var out []efficiency
 	for _, s := range c.systems {
-		if len(s.done) == 0 {
+		if s.n == 0 {
 			continue
 		}
-		per, models := s.usage()
-		u, err := metrics.SummarizeUsage(per, opt.Prices, models)
+		models := s.models()
+		u, err := s.agg.usage.Summary(opt.Prices, models)
 		if err != nil {
 			c.warnings = append(c.warnings, fmt.Sprintf("efficiency of %s: %v", s.name, err))
 			continue
 		}
 		e := efficiency{s: s, usage: u, models: models, callsQ: u.Total.CallsPerQ, genQ: u.Total.CompletionPerQ, promptQ: u.Total.PromptPerQ,
 			priced: u.Total.Priced && len(u.Roles) > 0, c: u.Total.CostPerQ}
-		var secs []float64
-		for _, it := range s.done {
-			secs = append(secs, it.WallMS/1000)
-		}
-		if l, err := stats.Latency(secs, math.Inf(1)); err == nil {
-			e.lat, e.hasLat = l, true
-		}
+		e.lat, e.hasLat = s.agg.lat, s.agg.hasLat
 		out = append(out, e)
 	}
 	return out
@@ -589,14 +556,8 @@ func candidatesTable(c *corpus) *Table {
 	}
 	anyShort := false
 	for _, s := range c.systems {
-		vs := make([]metrics.Verdict, 0, len(s.done))
-		for _, it := range s.done {
-			if it.Verdict != nil {
-				vs = append(vs, *it.Verdict)
-			}
-		}
-		sum, err := metrics.SummarizeCandidates(vs, candidateKs)
-		if err != nil || sum.Questions == 0 {
+		sum := s.agg.cands.Summary()
+		if sum.Questions == 0 {
 			continue
 		}
 		acc, _, _ := s.ex()
@@ -628,7 +589,7 @@ func turnsTables(c *corpus) []*Table {
 	for _, b := range c.benches {
 		var ss []*system
 		for _, s := range c.onBench(b) {
-			if _, has := s.counter(runners.CounterTurns); has {
+			if _, _, has := s.counter(runners.CounterTurns); has {
 				ss = append(ss, s)
 			}
 		}
@@ -642,18 +603,13 @@ func turnsTables(c *corpus) []*Table {
 			t.Columns = append(t.Columns, Column{Group: l, Name: "EX", Numeric: true, Better: Higher}, Column{Group: l, Name: "turns", Numeric: true, Better: Lower})
 		}
 		for _, s := range ss {
-			turns, _ := s.counter(runners.CounterTurns)
 			row := []Cell{text(s.row)}
 			for _, l := range levels {
-				in := func(i int) bool {
-					return l == "overall" || s.difficulty(s.done[i].QuestionID, &s.done[i]) == l
-				}
-				acc, n := groupAcc(s, in)
-				sum := 0.0
-				for i := range s.done {
-					if in(i) {
-						sum += turns[i]
-					}
+				acc, n := s.levelAcc(l)
+				sum := s.agg.turns[l]
+				if l == "overall" {
+					acc, n = s.agg.all.acc()
+					sum = s.agg.turnsAll
 				}
 				avg := math.NaN()
 				if n > 0 {
@@ -683,14 +639,8 @@ func validationRates(c *corpus) (names []string, systems []*system, rates map[*s
 		rates[s] = map[string]float64{}
 		for _, n := range ns {
 			set[n] = true
-			vals, _ := s.counter(n)
-			k := 0
-			for _, v := range vals {
-				if v > 0 {
-					k++
-				}
-			}
-			rates[s][n] = float64(k) / float64(len(vals))
+			_, k, _ := s.counter(n)
+			rates[s][n] = float64(k) / float64(s.n)
 		}
 	}
 	names = slices.Sorted(maps.Keys(set))

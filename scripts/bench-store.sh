@@ -16,6 +16,13 @@
 #   SMALL=2000 LARGE=20000 scripts/bench-store.sh
 #   WORK=/var/tmp/t2s-bench scripts/bench-store.sh   # keeps the stores there
 #   TRACE_KB=16 scripts/bench-store.sh      # smaller traces, faster to write
+#   BEFORE=/tmp/old/t2sbench scripts/bench-store.sh  # also measures another
+#                                           # build, and diffs its reports
+#
+# With BEFORE (a t2sbench binary, e.g. built from an older commit) the same
+# figures are measured for it ("report-before"), and its report directories
+# are compared with this checkout's (diff -r, the line naming the report's
+# code commit left out): "reports identical" or the differences.
 #
 # The readers measured never read a trace, so TRACE_KB changes the store's
 # size and the time to write it, not what status or report cost.
@@ -59,6 +66,8 @@ measure() {
 	echo "$hwm $(echo "$end - $start" | bc) -" >"$out"
 }
 
+commands="status report"
+[ -n "${BEFORE:-}" ] && commands="$commands status-before report-before"
 for n in "$SMALL" "$LARGE"; do
 	dir="$WORK/synth-$n"
 	if [ ! -f "$dir/run.db" ]; then
@@ -66,12 +75,17 @@ for n in "$SMALL" "$LARGE"; do
 		"$WORK/genstore" --out "$dir" --items "$n" --trace-kb "$TRACE_KB"
 	fi
 	measure "$WORK/status-$n" "$WORK/t2sbench" status "$dir"
-	rm -rf "$WORK/report-$n"
+	rm -rf "$WORK/report-$n.d"
 	measure "$WORK/report-$n" "$WORK/t2sbench" report "$dir" --no-view --quiet --out "$WORK/report-$n.d"
+	if [ -n "${BEFORE:-}" ]; then
+		measure "$WORK/status-before-$n" "$BEFORE" status "$dir"
+		rm -rf "$WORK/report-before-$n.d"
+		measure "$WORK/report-before-$n" "$BEFORE" report "$dir" --no-view --quiet --out "$WORK/report-before-$n.d"
+	fi
 done
 
 echo "command  items: small/large  peak RSS MB (ratio)  wall s (ratio)  cpu s (ratio)"
-for c in status report; do
+for c in $commands; do
 	read -r r1 w1 u1 <"$WORK/$c-$SMALL"
 	read -r r2 w2 u2 <"$WORK/$c-$LARGE"
 	awk -v c="$c" -v s="$SMALL" -v l="$LARGE" -v r1="$r1" -v r2="$r2" -v w1="$w1" -v w2="$w2" -v u1="$u1" -v u2="$u2" 'BEGIN {
@@ -81,3 +95,12 @@ for c in status report; do
 	}'
 done
 echo "items ratio: $(awk -v s="$SMALL" -v l="$LARGE" 'BEGIN {printf "%.1fx", l/s}'); store sizes: $(du -sh "$WORK/synth-$SMALL/run.db" | cut -f1) and $(du -sh "$WORK/synth-$LARGE/run.db" | cut -f1)"
+if [ -n "${BEFORE:-}" ]; then
+	for n in "$SMALL" "$LARGE"; do
+		if diff -r -I '^- Code commit of this report: ' "$WORK/report-before-$n.d" "$WORK/report-$n.d" >"$WORK/report-diff-$n"; then
+			echo "reports at $n items: identical to BEFORE's (code commit line left out)"
+		else
+			echo "reports at $n items: differ from BEFORE's ($(wc -l <"$WORK/report-diff-$n") lines in $WORK/report-diff-$n)"
+		fi
+	done
+fi

@@ -80,10 +80,13 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 	}
 	var runs []*bench.RunData
 	for _, d := range dirs {
-		r, err := bench.ReadRunModeWith(d, bench.ReadReport, bench.ReadOptions{AllTrials: *all})
+		// The report streams each trial's items from the store (one trial
+		// at a time), so that its memory does not grow with the run.
+		r, err := bench.ReadRunStream(d, bench.ReadOptions{AllTrials: *all})
 		if err != nil {
 			return err
 		}
+		defer r.Close()
 		writeStaleNote(stderr, r, *all)
 		runs = append(runs, r)
 	}

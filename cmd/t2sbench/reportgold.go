@@ -21,6 +21,7 @@ import (
 func reportTwoGold(ctx context.Context, runs []*bench.RunData, flags *secondGoldFlags) (*metrics.TwoGold, error) {
 	type sys struct {
 		name   string
+		run    *bench.RunData
 		trials []*bench.RunTrial
 	}
 	var systems []sys
@@ -38,7 +39,7 @@ func reportTwoGold(ctx context.Context, runs []*bench.RunData, flags *secondGold
 			if len(runs) > 1 {
 				name = filepath.Base(r.Dir) + ": " + s.Label
 			}
-			one := sys{name: name}
+			one := sys{name: name, run: r}
 			for _, i := range s.Trials {
 				one.trials = append(one.trials, &r.Trials[i])
 			}
@@ -79,7 +80,10 @@ func reportTwoGold(ctx context.Context, runs []*bench.RunData, flags *secondGold
 	for _, s := range systems {
 		gs := metrics.GoldSystem{Name: s.name}
 		for _, t := range s.trials {
-			al, va := storedAligned(t, index)
+			al, va, err := storedAligned(s.run, t, index)
+			if err != nil {
+				return nil, err
+			}
 			ma, mb, err := outcomesUnder(ctx, sc, b, g, al.Preds, al.Invalid, va, 1)
 			if err != nil {
 				return nil, fmt.Errorf("report: second gold: %w", err)
@@ -103,20 +107,19 @@ func reportTwoGold(ctx context.Context, runs []*bench.RunData, flags *secondGold
 // a failed item's counted wrong, and each item's final SQL keyed by
 // index (question id -> Example.Index), a failed item or one without a
 // stored result invalid.
-func storedAligned(t *bench.RunTrial, index map[string]int) (metrics.Aligned, []metrics.Verdict) {
+func storedAligned(r *bench.RunData, t *bench.RunTrial, index map[string]int) (metrics.Aligned, []metrics.Verdict, error) {
 	al := metrics.Aligned{Preds: map[int]string{}, Invalid: map[int]string{}}
 	var va []metrics.Verdict
-	for i := range t.Items {
-		it := &t.Items[i]
+	err := r.EachItem(t, func(it *bench.Item) error {
 		if (it.Status != bench.StatusDone && it.Status != bench.StatusFailed) || it.Verdict == nil {
-			continue
+			return nil
 		}
 		v := *it.Verdict
 		v.QuestionID, v.Correct = it.QuestionID, v.Correct && it.Status == bench.StatusDone
 		va = append(va, v)
 		k, ok := index[it.QuestionID]
 		if !ok {
-			continue
+			return nil
 		}
 		switch {
 		case it.Status == bench.StatusFailed:
@@ -126,6 +129,7 @@ func storedAligned(t *bench.RunTrial, index map[string]int) (metrics.Aligned, []
 		default:
 			al.Preds[k], al.Invalid[k] = "", "no stored result"
 		}
-	}
-	return al, va
+		return nil
+	})
+	return al, va, err
 }

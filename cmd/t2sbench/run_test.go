@@ -228,8 +228,9 @@ func lines(t *testing.T, path string) []string {
 
 // TestRunResumeAfterKill runs a spec in a subprocess, kills it with SIGKILL
 // (and once with SIGINT) at several points, resumes, and checks that the
-// final results equal an uninterrupted run's and that no finished item was
-// redone.
+// final results equal an uninterrupted run's, that no finished item was
+// redone, and that every item on disk before a kill (items are committed
+// in batches) is still there, as it was, after the kill and at the end.
 func TestRunResumeAfterKill(t *testing.T) {
 	tmp := t.TempDir()
 	spec := filepath.Join(tmp, "spec.yaml")
@@ -254,6 +255,31 @@ func TestRunResumeAfterKill(t *testing.T) {
 	dir := filepath.Join(tmp, "run")
 	calllog := filepath.Join(tmp, "run.log")
 	kills := 0
+	// committed holds every item seen on disk before a signal, with its
+	// verdict: items are committed in batches, and a kill may lose the
+	// open batch but never an item of a committed one.
+	committed := map[string]bool{}
+	snapshot := func() map[string]bool {
+		r, err := bench.ReadRun(dir, false)
+		if err != nil {
+			return nil
+		}
+		out := map[string]bool{}
+		for _, tr := range r.Trials {
+			for _, it := range tr.Items {
+				out[tr.Label+"/"+it.QuestionID] = it.Verdict != nil && it.Verdict.Correct
+			}
+		}
+		return out
+	}
+	keeps := func(when string) {
+		now := snapshot()
+		for k, v := range committed {
+			if got, ok := now[k]; !ok || got != v {
+				t.Errorf("%s: item %s (correct %v) committed before a kill: present %v, correct %v; want it kept as committed", when, k, v, ok, got)
+			}
+		}
+	}
 	for _, k := range []struct {
 		at  int
 		sig syscall.Signal
@@ -268,9 +294,13 @@ func TestRunResumeAfterKill(t *testing.T) {
 		for countDone(dir) < k.at && time.Now().Before(deadline) {
 			time.Sleep(3 * time.Millisecond)
 		}
+		for k, v := range snapshot() {
+			committed[k] = v
+		}
 		cmd.Process.Signal(k.sig)
 		err := cmd.Wait()
 		kills++
+		keeps(fmt.Sprintf("after signal %d (%v)", kills, k.sig))
 		if k.sig == syscall.SIGINT && !strings.Contains(out.String(), "rerun the same command to resume") {
 			t.Errorf("SIGINT: err %v, output %q; want a clean interruption message", err, out.String())
 		}
@@ -293,6 +323,7 @@ func TestRunResumeAfterKill(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("resumed verdicts differ from the uninterrupted run")
 	}
+	keeps("after the final run")
 	r, err := bench.ReadRun(dir, true)
 	if err != nil {
 		t.Fatal(err)

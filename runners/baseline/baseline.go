@@ -214,6 +214,13 @@ func (s *sc) Run(ctx context.Context, t runners.Task) (runners.Result, error) {
 		first, size int
 	}
 	groups := map[string]*group{}
+	// Samples often agree on the text: each distinct SQL is executed
+	// once and its key reused by the samples that repeat it.
+	type keyed struct {
+		key string
+		err error
+	}
+	execs := map[string]keyed{}
 	firstSQL := ""
 	cuts := 0
 	var found runners.Extractions
@@ -242,10 +249,15 @@ func (s *sc) Run(ctx context.Context, t runners.Task) (runners.Result, error) {
 			firstSQL = sql
 		}
 		c := runners.Candidate{SQL: sql}
-		key, execErr := execKey(ctx, t.DB, sql)
-		if ctx.Err() != nil {
-			return runners.Result{}, ctx.Err()
+		x, seen := execs[sql]
+		if !seen {
+			x.key, x.err = execKey(ctx, t.DB, sql)
+			if ctx.Err() != nil {
+				return runners.Result{}, ctx.Err()
+			}
+			execs[sql] = x
 		}
+		key, execErr := x.key, x.err
 		if execErr != nil {
 			step.Info["error"] = execErr.Error()
 			c.Group = ""

@@ -163,3 +163,43 @@ func TestParams(t *testing.T) {
 		}
 	}
 }
+
+// countDB is a fakeDB that counts the executions of each SQL text.
+type countDB struct {
+	*fakeDB
+	runs map[string]int
+}
+
+func (d *countDB) Execute(ctx context.Context, sql string) (*datasets.ResultSet, error) {
+	d.runs[sql]++
+	return d.fakeDB.Execute(ctx, sql)
+}
+
+// TestSCExecutesEachSQLOnce: samples that repeat a text (one that runs,
+// one that fails) execute it once, and every sample still votes as before:
+// "SELECT a" three times against "SELECT c" twice.
+func TestSCExecutesEachSQLOnce(t *testing.T) {
+	db := &countDB{fakeDB: &fakeDB{results: map[string][][]any{"SELECT a": {{int64(1)}}, "SELECT c": {{int64(3)}}}}, runs: map[string]int{}}
+	choices := []string{"```sql\nSELECT c\n```", "```sql\nSELECT a\n```", "```sql\nSELECT bad\n```", "```sql\nSELECT a\n```", "```sql\nSELECT c\n```", "```sql\nSELECT bad\n```", "```sql\nSELECT a\n```"}
+	r, err := runners.New("sc", runners.Params{"k": len(choices)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.Run(context.Background(), task(fakeLLM(nil, choices...), db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.SQL != "SELECT a" || len(res.Candidates) != len(choices) {
+		t.Errorf("SQL %q with %d candidates; want SELECT a with %d", res.SQL, len(res.Candidates), len(choices))
+	}
+	for _, q := range []string{"SELECT a", "SELECT bad", "SELECT c"} {
+		if db.runs[q] != 1 {
+			t.Errorf("%s executed %d times; want 1", q, db.runs[q])
+		}
+	}
+	for i, c := range res.Candidates {
+		if want := c.SQL != "SELECT bad"; (c.Group != "") != want {
+			t.Errorf("candidate %d (%s): group %q; want a group %v", i, c.SQL, c.Group, want)
+		}
+	}
+}

@@ -79,8 +79,10 @@ type ServerIdentifier interface {
 // table paragraphs, which holds each distinct text once, compressed, or
 // stored against an earlier paragraph with the same first line when that
 // is shorter (a search's prompts repeat their reasoning one step longer).
-// Messages are kept with secrets redacted (WithRedact); answers are kept
-// as the server sent them.
+// Rows of samples are kept in the order they were written, found through
+// a narrow index of their keys' first bytes (cacheSchema). Messages are
+// kept with secrets redacted (WithRedact); answers are kept as the server
+// sent them.
 //
 // The first format (until f094e51: table responses with a row per sample
 // under its hex sample key, requests as JSON in table requests, paragraphs
@@ -99,6 +101,117 @@ type Cache struct {
 	// servers is set once this Cache has made sure table servers exists
 	// (setServer), so that it is created once per Cache, not per record.
 	servers atomic.Bool
+	// b is the open batch of writes of a Cache in group commit
+	// (SetBatch).
+	b batch
+}
+
+// batch is a Cache's group commit (SetBatch): tx, when not nil, is the
+// open transaction every read and write of the cache goes through, holding
+// puts answers; it is committed once it holds items puts or wait after its
+// first, by Flush and by Close.
+type batch struct {
+	mu    sync.Mutex
+	on    bool
+	items int
+	wait  time.Duration
+	tx    *sql.Tx
+	puts  int
+	timer *time.Timer
+	// err is the failure of a commit made by the timer, which lost its
+	// batch: the next write or Flush returns it (Flush clears it).
+	err error
+}
+
+// SetBatch makes the cache commit its writes in batches of at most items
+// answers, each committed at most wait after its first write (or at Flush
+// or Close), rather than one transaction per answer: a page the answers
+// of a batch share (a table's tail, an index's inner pages, a leaf two
+// answers' keys fall in) is written to the write-ahead log once per batch
+// rather than once per answer. While a batch is open, this
+// Cache reads through it (it sees its own answers at once) and holds the
+// file's write lock, so another process writing the same cache waits for
+// the commit (up to wait). A process killed before a commit loses that
+// batch's answers, which are asked again when next needed. items <= 0
+// turns batching off, committing the open batch.
+func (c *Cache) SetBatch(items int, wait time.Duration) error {
+	if items <= 0 {
+		err := c.Flush()
+		c.b.mu.Lock()
+		c.b.on = false
+		c.b.mu.Unlock()
+		return err
+	}
+	c.b.mu.Lock()
+	c.b.on, c.b.items, c.b.wait = true, items, wait
+	c.b.mu.Unlock()
+	return nil
+}
+
+// Flush commits the open batch of writes (SetBatch): every answer the
+// cache was given is then in its file.
+func (c *Cache) Flush() error {
+	c.b.mu.Lock()
+	defer c.b.mu.Unlock()
+	if err := c.b.err; err != nil {
+		c.b.err = nil
+		return err
+	}
+	return c.commitLocked()
+}
+
+// commitLocked commits the open batch; c.b.mu is held.
+func (c *Cache) commitLocked() error {
+	if c.b.tx == nil {
+		return nil
+	}
+	if c.b.timer != nil {
+		c.b.timer.Stop()
+		c.b.timer = nil
+	}
+	err := c.b.tx.Commit()
+	c.b.tx, c.b.puts = nil, 0
+	if err != nil {
+		// The batch is lost, and with it the paragraphs the memo
+		// names.
+		c.memo.reset()
+		return c.writeError(err)
+	}
+	return nil
+}
+
+// batchTx returns the open batch's transaction, beginning one when none
+// is open; c.b.mu is held and batching is on.
+func (c *Cache) batchTx() (*sql.Tx, error) {
+	if c.b.tx != nil {
+		return c.b.tx, nil
+	}
+	// The batch outlives any one request: its transaction is not tied
+	// to a request's context, whose end would roll it back.
+	tx, err := c.db.BeginTx(context.Background(), nil)
+	if err != nil {
+		return nil, c.writeError(err)
+	}
+	// The connection that commits the batches copies the write-ahead
+	// log into the file every 128 MiB rather than every 4 MiB (SQLite's
+	// default): a page written by several batches is copied once per
+	// checkpoint. SQLite copies the rest of the log into the file, and
+	// removes it, when the cache's last connection closes.
+	if _, err := tx.Exec(`PRAGMA wal_autocheckpoint = 32768`); err != nil {
+		tx.Rollback()
+		return nil, c.writeError(err)
+	}
+	c.b.tx = tx
+	c.b.timer = time.AfterFunc(c.b.wait, func() {
+		c.b.mu.Lock()
+		defer c.b.mu.Unlock()
+		if c.b.tx == tx {
+			if err := c.commitLocked(); err != nil && c.b.err == nil {
+				c.b.err = err
+			}
+		}
+	})
+	return tx, nil
 }
 
 // paragraphMemo remembers, by first line, the last paragraph this Cache
@@ -147,6 +260,13 @@ func (m *paragraphMemo) base(p string) (memoParagraph, bool) {
 	return b, ok
 }
 
+// reset forgets every paragraph (their batch was lost).
+func (m *paragraphMemo) reset() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.m, m.bytes = nil, 0
+}
+
 // add remembers paragraphs once their transaction committed.
 func (m *paragraphMemo) add(ps []memoParagraph) {
 	m.mu.Lock()
@@ -190,12 +310,14 @@ func OpenCache(path string) (*Cache, error) {
 	if strings.ContainsAny(path, "?#") {
 		return nil, fmt.Errorf("llm: cache path %q must not contain '?' or '#'", path)
 	}
-	dsn := "file:" + path + "?_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=30000&_txlock=immediate"
+	// Each connection keeps its last 32 prepared statements
+	// (_stmt_cache_size): every lookup and write repeats the same few.
+	dsn := "file:" + path + "?_journal_mode=WAL&_synchronous=NORMAL&_busy_timeout=30000&_txlock=immediate&_stmt_cache_size=32"
 	db, err := sql.Open("sqlite3", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("llm: open cache %s: %w", path, err)
 	}
-	if _, err := db.Exec(cacheSchema); err != nil {
+	if err := createCacheTables(db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("llm: init cache %s: %w", path, err)
 	}
@@ -213,22 +335,64 @@ func OpenCache(path string) (*Cache, error) {
 	return &Cache{db: db, path: path, old: old}, nil
 }
 
-// cacheSchema creates the tables a cache writes (see Cache).
-const cacheSchema = `CREATE TABLE IF NOT EXISTS samples (
+// cacheSchema creates the tables a new cache file holds (see Cache).
+//
+// Table samples is a rowid table: its rows are appended in the order they
+// are written, and only the narrow index samples_rk8, of each row's first 8
+// bytes of request key, is ordered by key. A batch of answers, whose keys
+// are hashes, then rewrites the file's tail and the pages of that small
+// index, rather than nearly every page of a table ordered by key (the
+// layout files written before have: samples WITHOUT ROWID, keyed by (rk,
+// first), which is read and written as it is). Every query of a request's
+// rows names both its prefix and its key (rkWhere), which either layout
+// finds by index.
+const cacheSchema = `CREATE TABLE samples (
 		rk BLOB NOT NULL,
 		first INTEGER NOT NULL,
 		model TEXT NOT NULL,
 		n INTEGER NOT NULL,
 		v BLOB NOT NULL,
 		p BLOB,
-		sum INTEGER,
-		PRIMARY KEY (rk, first)
-	) WITHOUT ROWID;
-	CREATE TABLE IF NOT EXISTS paragraphs (
+		sum INTEGER
+	);
+	CREATE INDEX samples_rk8 ON samples (substr(rk, 1, 8))`
+
+// paragraphsSchema creates table paragraphs (see Cache).
+const paragraphsSchema = `CREATE TABLE IF NOT EXISTS paragraphs (
 		id INTEGER PRIMARY KEY,
 		hash BLOB NOT NULL UNIQUE,
 		v BLOB NOT NULL
 	)`
+
+// createCacheTables creates the tables a cache writes that db lacks, in one
+// transaction (another process may be creating them too).
+func createCacheTables(db *sql.DB) error {
+	tx, err := db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'samples'`).Scan(&n); err != nil {
+		return err
+	}
+	if n == 0 {
+		if _, err := tx.Exec(cacheSchema); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.Exec(paragraphsSchema); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// rkWhere selects the rows of table samples of one request key, by index
+// in either layout (cacheSchema); its arguments are rkArgs.
+const rkWhere = `substr(rk, 1, 8) = ? AND rk = ?`
+
+// rkArgs returns the arguments of rkWhere for request key rkb.
+func rkArgs(rkb []byte) []any { return []any{rkb[:min(len(rkb), 8)], rkb} }
 
 // serversSchema creates the table of server identities (CachedClient),
 // made by the first client that has one to record: a file that never
@@ -257,6 +421,10 @@ func (c *Cache) serverOf(ctx context.Context, ident Ident) (string, error) {
 
 // setServer records ident.Server as the identity of ident's server.
 func (c *Cache) setServer(ctx context.Context, ident Ident) error {
+	// The open batch holds the write lock this write takes.
+	if err := c.Flush(); err != nil {
+		return err
+	}
 	server := ident.Server
 	ident.Server = ""
 	k, _ := json.Marshal(ident)
@@ -346,7 +514,13 @@ func migrateCache(db *sql.DB) error {
 }
 
 // Close closes the database.
-func (c *Cache) Close() error { return c.db.Close() }
+func (c *Cache) Close() error {
+	err := c.Flush()
+	if cerr := c.db.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
 
 // Stats returns the traffic counts of all clients using this cache.
 func (c *Cache) Stats() CacheStats { return c.st.snapshot() }
@@ -478,7 +652,16 @@ type querier interface {
 // that fail their checksum or do not decode are left out (their samples
 // are missing, so asked again) and returned in bad.
 func (c *Cache) get(ctx context.Context, rk string, keys []string) (map[int]entry, []badRow, error) {
-	out, bad, err := loadSamples(ctx, c.db, c.old, true, rk, keys)
+	var q querier = c.db
+	c.b.mu.Lock()
+	if c.b.tx != nil {
+		// The open batch holds answers no other connection sees yet.
+		defer c.b.mu.Unlock()
+		q, ctx = c.b.tx, context.WithoutCancel(ctx)
+	} else {
+		c.b.mu.Unlock()
+	}
+	out, bad, err := loadSamples(ctx, q, c.old, true, rk, keys)
 	if err != nil {
 		return nil, nil, fmt.Errorf("llm: read cache %s: %w", c.path, err)
 	}
@@ -508,7 +691,7 @@ func loadSamples(ctx context.Context, q querier, old oldTables, sums bool, rk st
 		return nil, nil, fmt.Errorf("request key %q is not hex", rk)
 	}
 	out := make(map[int]entry, len(keys))
-	rows, err := q.QueryContext(ctx, `SELECT first, model, n, v, p, `+checksum.Selected(sums)+` FROM samples WHERE rk = ?`, rkb)
+	rows, err := q.QueryContext(ctx, `SELECT first, model, n, v, p, `+checksum.Selected(sums)+` FROM samples WHERE `+rkWhere, rkArgs(rkb)...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -590,6 +773,48 @@ func (c *Cache) put(ctx context.Context, rk string, doc *keyDoc, keys []string, 
 	if err != nil {
 		return nil, 0, fmt.Errorf("llm: cache key %q is not hex", rk)
 	}
+	c.b.mu.Lock()
+	if c.b.on {
+		defer c.b.mu.Unlock()
+		if err := c.b.err; err != nil {
+			return nil, 0, err
+		}
+		tx, err := c.batchTx()
+		if err != nil {
+			return nil, 0, err
+		}
+		// A statement the request's context interrupts would end the
+		// whole batch's transaction.
+		ctx = context.WithoutCancel(ctx)
+		if _, err := tx.ExecContext(ctx, `SAVEPOINT put`); err != nil {
+			return nil, 0, c.writeError(err)
+		}
+		out, stored, added, err := c.putIn(ctx, tx, rkb, rk, doc, keys, samples, es, replace)
+		if err != nil {
+			if _, rerr := tx.ExecContext(ctx, `ROLLBACK TO put`); rerr != nil {
+				// SQLite ended the transaction (a full disk): the
+				// batch is lost.
+				tx.Rollback()
+				c.b.tx, c.b.puts = nil, 0
+				c.memo.reset()
+			} else {
+				tx.ExecContext(ctx, `RELEASE put`)
+			}
+			return nil, 0, err
+		}
+		if _, err := tx.ExecContext(ctx, `RELEASE put`); err != nil {
+			return nil, 0, c.writeError(err)
+		}
+		c.memo.add(added)
+		c.st.stored.Add(int64(stored))
+		if c.b.puts++; c.b.puts >= c.b.items {
+			if err := c.commitLocked(); err != nil {
+				return nil, 0, err
+			}
+		}
+		return out, stored, nil
+	}
+	c.b.mu.Unlock()
 	// The transaction starts IMMEDIATE (the DSN's _txlock): it holds the
 	// write lock from here, so what it reads nobody changes before it
 	// commits.
@@ -598,34 +823,50 @@ func (c *Cache) put(ctx context.Context, rk string, doc *keyDoc, keys []string, 
 		return nil, 0, c.writeError(err)
 	}
 	defer tx.Rollback()
+	out, stored, added, err := c.putIn(ctx, tx, rkb, rk, doc, keys, samples, es, replace)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, 0, c.writeError(err)
+	}
+	c.memo.add(added)
+	c.st.stored.Add(int64(stored))
+	return out, stored, nil
+}
+
+// putIn writes the answers of put in transaction tx, and returns them
+// with how many it stored and the paragraphs it added.
+func (c *Cache) putIn(ctx context.Context, tx *sql.Tx, rkb []byte, rk string, doc *keyDoc, keys []string, samples []int, es []entry, replace bool) ([]entry, int, []memoParagraph, error) {
+	var err error
 	now := time.Now().UTC()
 	// Answers of the first format's table are not deleted when replacing,
 	// but replaced here: none of them is read.
 	have, bad := map[int]entry{}, []badRow(nil)
 	if replace {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM samples WHERE rk = ?`, rkb); err != nil {
-			return nil, 0, c.writeError(err)
+		if _, err := tx.ExecContext(ctx, `DELETE FROM samples WHERE `+rkWhere, rkArgs(rkb)...); err != nil {
+			return nil, 0, nil, c.writeError(err)
 		}
 	} else if have, bad, err = loadSamples(ctx, tx, c.old, true, rk, keys); err != nil {
-		return nil, 0, fmt.Errorf("llm: read cache %s: %w", c.path, err)
+		return nil, 0, nil, fmt.Errorf("llm: read cache %s: %w", c.path, err)
 	}
 	// A row that failed its checksum is replaced by the samples asked
 	// again (its samples not asked again are lost: they are asked when
 	// next needed).
 	for _, b := range bad {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM samples WHERE rk = ? AND first = ?`, rkb, b.first); err != nil {
-			return nil, 0, c.writeError(err)
+		if _, err := tx.ExecContext(ctx, `DELETE FROM samples WHERE `+rkWhere+` AND first = ?`, append(rkArgs(rkb), b.first)...); err != nil {
+			return nil, 0, nil, c.writeError(err)
 		}
 	}
 	var prompt []byte // the request, for the first row written, unless kept
 	var added []memoParagraph
 	if doc != nil {
 		var one int
-		switch err := tx.QueryRowContext(ctx, `SELECT 1 FROM samples WHERE rk = ? AND p IS NOT NULL LIMIT 1`, rkb).Scan(&one); {
+		switch err := tx.QueryRowContext(ctx, `SELECT 1 FROM samples WHERE `+rkWhere+` AND p IS NOT NULL LIMIT 1`, rkArgs(rkb)...).Scan(&one); {
 		case errors.Is(err, sql.ErrNoRows):
 			prompt = []byte{} // decided below, once a row is written
 		case err != nil:
-			return nil, 0, fmt.Errorf("llm: read cache %s: %w", c.path, err)
+			return nil, 0, nil, fmt.Errorf("llm: read cache %s: %w", c.path, err)
 		}
 	}
 	out := make([]entry, len(es))
@@ -661,23 +902,18 @@ func (c *Cache) put(ctx context.Context, rk string, doc *keyDoc, keys []string, 
 		var p []byte // NULL
 		if prompt != nil {
 			if p, err = c.putRequest(ctx, tx, doc, now.Unix(), &added); err != nil {
-				return nil, 0, c.writeError(err)
+				return nil, 0, nil, c.writeError(err)
 			}
 			prompt = nil
 		}
 		row := sampleRow{rk: rkb, first: g.first, model: m, n: len(g.idx), v: v, p: p}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO samples (rk, first, model, n, v, p, sum) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 			rkb, g.first, m, len(g.idx), v, p, row.sum()); err != nil {
-			return nil, 0, c.writeError(err)
+			return nil, 0, nil, c.writeError(err)
 		}
 		stored += len(g.idx)
 	}
-	if err := tx.Commit(); err != nil {
-		return nil, 0, c.writeError(err)
-	}
-	c.memo.add(added)
-	c.st.stored.Add(int64(stored))
-	return out, stored, nil
+	return out, stored, added, nil
 }
 
 // writeError is a failed write of the cache file: a *WriteError, which a
@@ -796,6 +1032,26 @@ type CallRecord struct {
 // CacheOption configures Cached.
 type CacheOption func(*CachedClient)
 
+// beforeSendKey is the context key of WithBeforeSend's function.
+type beforeSendKey struct{}
+
+// WithBeforeSend returns a copy of ctx carrying fn, which a CachedClient
+// calls before each request it sends to its inner client (each call for
+// samples the cache lacks; never on a hit), unless the inner client runs
+// in this process (InProcess). When fn fails the request is not sent and
+// Complete returns fn's error. A caller that logs calls in batches uses it
+// to make its record of a call durable before a server can bill it.
+func WithBeforeSend(ctx context.Context, fn func() error) context.Context {
+	return context.WithValue(ctx, beforeSendKey{}, fn)
+}
+
+// InProcess marks the inner client as one that computes its answers in
+// this process (a simulator): its calls send nothing and bill nothing, so
+// the WithBeforeSend function is not called for them.
+func InProcess() CacheOption {
+	return func(c *CachedClient) { c.inProcess = true }
+}
+
 // WithCallLog calls fn after every real call the client makes (hits make
 // none). fn must be safe for concurrent use.
 func WithCallLog(fn func(CallRecord)) CacheOption {
@@ -838,6 +1094,8 @@ type CachedClient struct {
 	st       counters
 	refresh  bool
 	notify   func(string)
+	// inProcess is set by InProcess.
+	inProcess bool
 
 	// identMu serialises asking the server for its identity before the
 	// first request; identified is set once that succeeded (a failure,
@@ -1257,6 +1515,11 @@ func (c *CachedClient) storedDoc(doc keyDoc) *keyDoc {
 
 // call makes one real call (samples first.. for offset clients) and logs it.
 func (c *CachedClient) call(ctx context.Context, req Request, first int) (*Response, error) {
+	if fn, _ := ctx.Value(beforeSendKey{}).(func() error); fn != nil && !c.inProcess {
+		if err := fn(); err != nil {
+			return nil, err
+		}
+	}
 	start := time.Now()
 	var resp *Response
 	var err error

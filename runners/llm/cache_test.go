@@ -492,3 +492,103 @@ func TestCacheServersTable(t *testing.T) {
 		}
 	}
 }
+
+// TestCacheLayouts checks that a new cache file keeps table samples in
+// write order with the narrow key index, and that a file of the layout
+// written before (samples WITHOUT ROWID, keyed by request key and first
+// sample) keeps that layout and answers, takes new samples, and reads
+// back through OpenCacheReader.
+func TestCacheLayouts(t *testing.T) {
+	ctx := context.Background()
+	reqs := []Request{
+		{Role: "reason", Messages: []Message{{Role: "user", Content: "q1"}}, N: 2},
+		{Role: "reason", Messages: []Message{{Role: "user", Content: "q2"}}},
+	}
+	for _, layout := range []string{"rowid", "keyed"} {
+		t.Run(layout, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "models.db")
+			cache, err := OpenCache(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			inner := &countingClient{}
+			var first []*Response
+			for _, req := range reqs {
+				r, err := Cached(inner, cache, testIdent).Complete(ctx, req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				first = append(first, r)
+			}
+			if layout == "keyed" {
+				// Rebuild table samples as the earlier version made it.
+				for _, q := range []string{
+					`CREATE TABLE old_samples (rk BLOB NOT NULL, first INTEGER NOT NULL, model TEXT NOT NULL, n INTEGER NOT NULL, v BLOB NOT NULL, p BLOB, sum INTEGER, PRIMARY KEY (rk, first)) WITHOUT ROWID`,
+					`INSERT INTO old_samples SELECT rk, first, model, n, v, p, sum FROM samples`,
+					`DROP TABLE samples`,
+					`ALTER TABLE old_samples RENAME TO samples`,
+				} {
+					if _, err := cache.db.Exec(q); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			cache.Close()
+
+			cache, err = OpenCache(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ddl string
+			if err := cache.db.QueryRow(`SELECT group_concat(sql, ';') FROM sqlite_master WHERE tbl_name = 'samples'`).Scan(&ddl); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := strings.Contains(ddl, "WITHOUT ROWID"), layout == "keyed"; got != want {
+				t.Errorf("samples is WITHOUT ROWID: got %v; want %v (%s)", got, want, ddl)
+			}
+			if got, want := strings.Contains(ddl, "samples_rk8"), layout == "rowid"; got != want {
+				t.Errorf("samples has index samples_rk8: got %v; want %v (%s)", got, want, ddl)
+			}
+			cc := Cached(inner, cache, testIdent)
+			for i, req := range reqs {
+				r, err := cc.Complete(ctx, req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !r.Cached || fmt.Sprint(r.Choices) != fmt.Sprint(first[i].Choices) {
+					t.Errorf("request %d: got %q (cached %v); want %q from the cache", i, r.Choices, r.Cached, first[i].Choices)
+				}
+			}
+			calls := inner.calls.Load()
+			more := reqs[0]
+			more.N = 3
+			r, err := cc.Complete(ctx, more)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if inner.calls.Load() != calls+1 || len(r.Choices) != 3 || r.Choices[1] != first[0].Choices[1] {
+				t.Errorf("n=3: got %q after %d calls; want the 2 stored samples and 1 call", r.Choices, inner.calls.Load()-calls)
+			}
+			cache.Close()
+
+			rd, err := OpenCacheReader(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rd.Close()
+			call, err := rd.Call(ctx, r.CacheKey, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for j, s := range call.Samples {
+				if !s.Found || s.Answer != r.Choices[j] {
+					t.Errorf("reader, sample %d: got %+v; want %q", j, s, r.Choices[j])
+				}
+			}
+			if call.Request == nil {
+				t.Errorf("reader: request not found; want it stored")
+			}
+		})
+	}
+}

@@ -312,7 +312,9 @@ func TestCacheReadsFirstFormat(t *testing.T) {
 // TestCacheCompactSize writes the recorded workload (loadWorkload), each
 // request a miss of all its samples, in the first format and through
 // Cache, and compares the files' sizes. Measured at this commit: 1.98 MB
-// against 0.44 MB, 4.48 times smaller; the test asks for 4.4 times. One
+// against 0.45 MB, 4.36 times smaller (4.48 before table samples kept its
+// rows in write order, with an index of their keys' first bytes); the
+// test asks for 4.3 times. One
 // request in eight shares fewer paragraphs than a whole run does: the
 // whole quickstart run's cache is 13.19 MB against 2.30 MB (5.7 times).
 func TestCacheCompactSize(t *testing.T) {
@@ -355,7 +357,7 @@ func TestCacheCompactSize(t *testing.T) {
 	}
 	a, b := size(first), size(compact)
 	t.Logf("first format %d bytes, compact %d bytes: %.2fx", a, b, float64(a)/float64(b))
-	if float64(a)/float64(b) < 4.4 {
-		t.Errorf("compact cache %d bytes, first format %d: got %.2fx smaller; want at least 4.4x", b, a, float64(a)/float64(b))
+	if float64(a)/float64(b) < 4.3 {
+		t.Errorf("compact cache %d bytes, first format %d: got %.2fx smaller; want at least 4.3x", b, a, float64(a)/float64(b))
 	}
 }

@@ -148,7 +148,7 @@ func (r *CacheReader) request(ctx context.Context, reqKey string) (*keyDoc, erro
 			return nil, fmt.Errorf("llm: cache key %q is not hex", reqKey)
 		}
 		var v []byte
-		err = r.db.QueryRowContext(ctx, `SELECT p FROM samples WHERE rk = ? AND p IS NOT NULL LIMIT 1`, rkb).Scan(&v)
+		err = r.db.QueryRowContext(ctx, `SELECT p FROM samples WHERE `+rkWhere+` AND p IS NOT NULL LIMIT 1`, rkArgs(rkb)...).Scan(&v)
 		switch {
 		case err == nil:
 			doc, err := r.prompt(ctx, v)

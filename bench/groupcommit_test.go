@@ -1,0 +1,124 @@
+package bench
+
+import (
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// storedItems counts the items another connection sees committed in the
+// store of run directory dir.
+func storedItems(t *testing.T, dir string) int {
+	t.Helper()
+	db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, StoreFile)+"?mode=ro&_busy_timeout=5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM items`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestGroupCommit commits items in batches: a batch is on disk once it
+// holds batchItems items, or batchWait after its first write, or at
+// Flush, and not before; what another process sees is always whole
+// batches, so a kill loses the open batch only.
+func TestGroupCommit(t *testing.T) {
+	t.Parallel()
+	item := func(i int) *Item {
+		return &Item{TrialID: "t", QuestionID: fmt.Sprintf("q%02d", i), Index: i, Status: StatusDone, Attempts: 1,
+			Verdict: &Verdict{QuestionID: fmt.Sprintf("q%02d", i), Status: "ok", Correct: i%2 == 0},
+			Calls:   []Call{{Role: "reason", N: 1, PromptTokens: 3, CompletionTokens: 1}}}
+	}
+	tests := []struct {
+		name      string
+		items     int
+		wait      time.Duration
+		commit    int // items committed through Commit
+		sleep     time.Duration
+		wantSeen  int // items another connection sees before Flush
+		wantBatch int // batches committed before Flush
+	}{
+		// Batches of 3: 7 items leave 6 on disk (two batches) and one
+		// in the open batch.
+		{name: "by count", items: 3, wait: time.Hour, commit: 7, wantSeen: 6, wantBatch: 2},
+		// An open batch is committed batchWait after its first write
+		// (20 ms here; the test waits 200 ms).
+		{name: "by time", items: 100, wait: 20 * time.Millisecond, commit: 2, sleep: 200 * time.Millisecond, wantSeen: 2, wantBatch: 1},
+		{name: "open batch", items: 100, wait: time.Hour, commit: 5, wantSeen: 0, wantBatch: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			st, err := OpenStore(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			st.batchItems, st.batchWait = tt.items, tt.wait
+			for i := 0; i < tt.commit; i++ {
+				if err := st.Commit(item(i)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			time.Sleep(tt.sleep)
+			if got := storedItems(t, dir); got != tt.wantSeen {
+				t.Errorf("items on disk before Flush = %d; want %d", got, tt.wantSeen)
+			}
+			if got := st.commits.Load(); got != int64(tt.wantBatch) {
+				t.Errorf("batches committed before Flush = %d; want %d", got, tt.wantBatch)
+			}
+			if err := st.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			if got := storedItems(t, dir); got != tt.commit {
+				t.Errorf("items on disk after Flush = %d; want %d", got, tt.commit)
+			}
+			// A committed item is never committed again.
+			if err := st.Commit(item(0)); err == nil {
+				t.Errorf("second commit of a done item: no error; want ErrAlreadyDone")
+			}
+			if err := st.Flush(); err != nil {
+				t.Errorf("flush after a refused commit: %v; want nil (the batch's other writes kept)", err)
+			}
+		})
+	}
+}
+
+// TestMigrationShrinksStore opens a store written before results were
+// compressed (each result inline in items, as JSON): the migration moves
+// them out, compressed, and vacuums, so the file shrinks; without the
+// vacuum it kept its size.
+func TestMigrationShrinksStore(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFormatStore(t, dir, true)
+	path := filepath.Join(dir, StoreFile)
+	size := func() int64 {
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	before := size()
+	st, err := OpenStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// formatItems' a/q1 holds a trace of 40 prompts of 1.6 KB (about 64
+	// KB of JSON inline), which compresses to under 4 KB.
+	if after := size(); after > before-32<<10 {
+		t.Errorf("store size after migration = %d bytes; want at least 32 KiB under the %d before", after, before)
+	}
+}

@@ -1,0 +1,249 @@
+package bench
+
+import (
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/t2sbench/t2sbench/runners"
+)
+
+// itemFields are the item columns every read mode scans (scanItemRow),
+// followed by the two of itemColumns.
+const itemFields = `trial_id, question_id, idx, status, verdict, error_class, error, attempts, started, wall_ms, session, `
+
+// itemColumns returns the result and digest columns a read in mode selects
+// after itemFields.
+func itemColumns(db *sql.DB, mode ReadMode) (string, error) {
+	switch mode {
+	case ReadResults:
+		cols, err := resultColumn(db, "items")
+		if err != nil {
+			return "", err
+		}
+		return cols + `, NULL`, nil
+	case ReadReport:
+		hasDigest, err := hasColumn(db, "items", "digest")
+		if err != nil {
+			return "", err
+		}
+		if hasDigest {
+			return `CASE WHEN digest IS NULL THEN result END, digest`, nil
+		}
+		return `result, NULL`, nil
+	}
+	return `NULL, NULL`, nil
+}
+
+// scanItemRow decodes one row of itemFields and itemColumns as a read in
+// mode does; dir names the store in errors.
+func scanItemRow(rows *sql.Rows, dir string, mode ReadMode) (Item, error) {
+	var it Item
+	var verdict, started sql.NullString
+	var result []byte
+	var digest sql.NullString
+	var ec, emsg sql.NullString
+	var wall sql.NullFloat64
+	if err := rows.Scan(&it.TrialID, &it.QuestionID, &it.Index, &it.Status, &verdict, &ec, &emsg, &it.Attempts, &started, &wall, &it.Session, &result, &digest); err != nil {
+		return it, err
+	}
+	it.ErrorClass, it.Error, it.WallMS = ec.String, emsg.String, wall.Float64
+	if started.Valid {
+		it.Started, _ = time.Parse(time.RFC3339Nano, started.String)
+	}
+	if verdict.Valid {
+		it.Verdict = &Verdict{}
+		if err := json.Unmarshal([]byte(verdict.String), it.Verdict); err != nil {
+			return it, fmt.Errorf("store %s: item %s/%s verdict: %w", dir, it.TrialID, it.QuestionID, err)
+		}
+	}
+	switch {
+	case digest.Valid:
+		var d resultDigest
+		if err := json.Unmarshal([]byte(digest.String), &d); err != nil {
+			return it, fmt.Errorf("store %s: item %s/%s digest: %w", dir, it.TrialID, it.QuestionID, err)
+		}
+		it.Result = d.result()
+	case result != nil && mode == ReadReport:
+		d, err := digestFromResult(result)
+		if err != nil {
+			return it, fmt.Errorf("store %s: item %s/%s result: %w", dir, it.TrialID, it.QuestionID, err)
+		}
+		it.Result = d.result()
+	case result != nil:
+		it.Result = &runners.Result{}
+		if err := decodeResult(result, it.Result); err != nil {
+			return it, fmt.Errorf("store %s: item %s/%s result: %w", dir, it.TrialID, it.QuestionID, err)
+		}
+	}
+	return it, nil
+}
+
+// reportWantsCalls reports whether a read in ReadReport mode attaches the
+// call log to it: a done or failed item with a verdict whose result has
+// no usage (reports count the usage of the finished, scored items only,
+// from the call log when the result has none).
+func reportWantsCalls(it *Item) bool {
+	return (it.Status == StatusDone || it.Status == StatusFailed) && it.Verdict != nil && (it.Result == nil || len(it.Result.Usage) == 0)
+}
+
+// ReadRunStream reads what ReadRunModeWith(dir, ReadReport, o) reads
+// besides the items and the call log's totals: the run's meta, trials,
+// endpoint counters, bad-count lines and failure classes; CallLog is
+// left zero (the report shows no call-log total; SummarizeDir totals
+// them). Its trials hold no item; EachItem streams each trial's items
+// from the store, which stays open until Close. Memory does not grow
+// with the items stored.
+func ReadRunStream(dir string, o ReadOptions) (*RunData, error) {
+	s, err := openDB(dir, true)
+	if err != nil {
+		return nil, err
+	}
+	r, idx, err := readRunHead(s.db, dir, o)
+	if err == nil {
+		var bad int
+		if err = s.db.QueryRow(`SELECT count(*) FROM model_calls WHERE ` + badCount("")).Scan(&bad); err == nil {
+			r.BadCounts, err = readBadCounts(s.db, bad)
+		}
+	}
+	if err == nil {
+		r.Endpoints, err = readEndpointStats(s.db)
+	}
+	if err == nil {
+		err = r.readClasses(s.db, idx)
+	}
+	if err != nil {
+		s.db.Close()
+		return nil, fmt.Errorf("store %s: %w", dir, err)
+	}
+	r.stream = s.db
+	return r, nil
+}
+
+// readClasses fills FailedByClass and ErroredByClass in SQL, as
+// countClasses does from the items, over the trials of idx.
+func (r *RunData) readClasses(db *sql.DB, idx map[string]int) error {
+	r.FailedByClass, r.ErroredByClass = map[string]int{}, map[string]int{}
+	rows, err := db.Query(`SELECT trial_id, status, coalesce(error_class, ''), count(*) FROM items WHERE status IN (?, ?) GROUP BY trial_id, status, error_class`, StatusFailed, StatusError)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var t, st, class string
+		var n int
+		if err := rows.Scan(&t, &st, &class, &n); err != nil {
+			return err
+		}
+		if _, ok := idx[t]; !ok {
+			continue
+		}
+		if st == StatusFailed {
+			r.FailedByClass[class] += n
+		} else {
+			r.ErroredByClass[class] += n
+		}
+	}
+	return rows.Err()
+}
+
+// Close closes the store a run read by ReadRunStream keeps open; it does
+// nothing for a run read whole.
+func (r *RunData) Close() error {
+	if r.stream == nil {
+		return nil
+	}
+	err := r.stream.Close()
+	r.stream = nil
+	return err
+}
+
+// EachItem calls fn with every item of trial t of the run, in question
+// order (index, then question id), stopping at fn's first error. A run
+// read by ReadRunStream reads them from its store one trial at a time, as
+// ReadRunMode with ReadReport decodes them (the Item is not kept after fn
+// returns); a run read whole gives t.Items.
+func (r *RunData) EachItem(t *RunTrial, fn func(*Item) error) error {
+	if r.stream == nil {
+		for i := range t.Items {
+			if err := fn(&t.Items[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	items, err := r.trialItems(t.ID)
+	if err != nil {
+		return fmt.Errorf("store %s: %w", r.Dir, err)
+	}
+	for i := range items {
+		if err := fn(&items[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// trialItems reads the items of one trial as ReadRunMode with ReadReport
+// does, in question order, with the calls reportWantsCalls selects.
+func (r *RunData) trialItems(trialID string) ([]Item, error) {
+	cols, err := itemColumns(r.stream, ReadReport)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := r.stream.Query(`SELECT `+itemFields+cols+` FROM items WHERE trial_id = ? ORDER BY idx, question_id`, trialID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []Item
+	pos := map[string]int{}
+	for rows.Next() {
+		it, err := scanItemRow(rows, r.Dir, ReadReport)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, it)
+		if reportWantsCalls(&it) {
+			pos[it.QuestionID] = len(items) - 1
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	if len(pos) == 0 {
+		return items, nil
+	}
+	state, err := callState(r.stream, "")
+	if err != nil {
+		return nil, err
+	}
+	ck, err := callCacheKey(r.stream)
+	if err != nil {
+		return nil, err
+	}
+	crows, err := r.stream.Query(`SELECT question_id, role, n, cached, prompt_tokens, completion_tokens, latency_ms, error, `+state+`, `+ck+` FROM model_calls WHERE trial_id = ? ORDER BY id`, trialID)
+	if err != nil {
+		return nil, err
+	}
+	defer crows.Close()
+	for crows.Next() {
+		var q, st string
+		var c Call
+		var cached int
+		var e sql.NullString
+		if err := crows.Scan(&q, &c.Role, &c.N, &cached, &c.PromptTokens, &c.CompletionTokens, &c.LatencyMS, &e, &st, &c.CacheKey); err != nil {
+			return nil, err
+		}
+		j, ok := pos[q]
+		if !ok {
+			continue
+		}
+		c.Cached, c.Error, c.Sent = cached == 1, e.String, st == callSent
+		c.PromptTokens, c.CompletionTokens = clampTokens(c.PromptTokens), clampTokens(c.CompletionTokens)
+		items[j].Calls = append(items[j].Calls, c)
+	}
+	return items, crows.Err()
+}

@@ -1,0 +1,91 @@
+package bench
+
+import (
+	"database/sql"
+	"errors"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// TestReadRunStream reads stores of both formats (compressed results with
+// digests, and the legacy format) whole with ReadReport and streamed: the
+// streamed run has the same meta, trials, totals, failure classes,
+// endpoint counters and bad-count lines, and no item, and EachItem gives each trial's items, calls included, equal to
+// the whole read's in the same order.
+func TestReadRunStream(t *testing.T) {
+	t.Parallel()
+	for _, legacy := range []bool{false, true} {
+		name := map[bool]string{false: "compressed", true: "legacy"}[legacy]
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			writeFormatStore(t, dir, legacy)
+			// One call with a bad token count, which both reads name.
+			db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, StoreFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = db.Exec(`UPDATE model_calls SET completion_tokens = -7 WHERE id = (SELECT min(id) FROM model_calls)`)
+			db.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			whole, err := ReadRunMode(dir, ReadReport)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := ReadRunStream(dir, ReadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			if len(r.BadCounts) != 1 {
+				t.Errorf("streamed bad-count lines = %q; want the one bad call", r.BadCounts)
+			}
+			if len(r.Trials) != len(whole.Trials) {
+				t.Fatalf("streamed run has %d trials; want %d", len(r.Trials), len(whole.Trials))
+			}
+			for _, f := range []struct {
+				name      string
+				got, want any
+			}{
+				{"meta", r.Meta, whole.Meta},
+				{"totals", r.Totals, whole.Totals},
+				{"failed by class", r.FailedByClass, whole.FailedByClass},
+				{"errored by class", r.ErroredByClass, whole.ErroredByClass},
+				{"bad counts", r.BadCounts, whole.BadCounts},
+				{"endpoints", r.Endpoints, whole.Endpoints},
+			} {
+				if !reflect.DeepEqual(f.got, f.want) {
+					t.Errorf("streamed %s = %+v; want %+v", f.name, f.got, f.want)
+				}
+			}
+			calls := 0
+			for i := range r.Trials {
+				if n := len(r.Trials[i].Items); n != 0 {
+					t.Errorf("streamed trial %s holds %d items; want none", r.Trials[i].ID, n)
+				}
+				var got []Item
+				if err := r.EachItem(&r.Trials[i], func(it *Item) error {
+					got = append(got, *it)
+					calls += len(it.Calls)
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+				if want := whole.Trials[i].Items; !reflect.DeepEqual(got, want) {
+					t.Errorf("trial %s: EachItem gives %+v; want %+v", r.Trials[i].ID, got, want)
+				}
+			}
+			if calls == 0 {
+				t.Errorf("no streamed item has calls; want those of the items without usage")
+			}
+			stop := errors.New("stop")
+			seen := 0
+			if err := r.EachItem(&r.Trials[0], func(*Item) error { seen++; return stop }); !errors.Is(err, stop) || seen != 1 {
+				t.Errorf("EachItem with fn failing = %v after %d items; want fn's error after 1", err, seen)
+			}
+		})
+	}
+}
