@@ -187,7 +187,7 @@ func TestExtractionRates(t *testing.T) {
 					}
 				}
 			}
-			prof := Profiles[name].Extract
+			prof := Rates(Profiles[name].Extract)
 			for kind, f := range field {
 				if len(reading[kind]) == 0 || len(pool[kind]) == 0 {
 					t.Fatalf("%s: the reading lists %d %s, %d others shown; want a question with both", name, len(reading[kind]), f, len(pool[kind]))

@@ -123,9 +123,14 @@
 // prompt shows to the verified row: it drops what the schema lacks, adds
 // each item of its reading the state misses with the probability that
 // lifts the recall from the extraction's to the verified one, and keeps
-// unsupported items at the rate that gives the verified precision. The
-// rates are relative to the reading: measured against a gold query, P
-// and R also carry the reading's own misses and extras. A schema
+// unsupported items at the rate that gives the verified precision.
+// Measured against a gold query, P and R also carry the reading's own
+// misses and extras, so the rates a sample applies are the profile's
+// divided by the reading's own precision and recall against the gold
+// (ReadingQuality, Rates; at most 1): on a reading of that quality the
+// expected P and R against the gold are the profile's. Where the
+// reading's precision is below a profile's (columns: 38.8%, tables:
+// 60.5%), the simulated precision stays at the reading's. A schema
 // selection or a decomposition's terminal tables keep each table of the
 // reading, join tables included, with the profile's SchemaRecall (the
 // best-scored table always); value identification and entity grounding
@@ -168,6 +173,10 @@
 //	                                                which RSL-SQL's strict schema-linking recall of 94% on
 //	                                                BIRD dev with GPT-4o (Cao et al. 2024) matches for the
 //	                                                GPT-4o profile (93.0)
+//	reading quality   ReadingQuality                t2sbench's measurement of the reading against the
+//	                                                gold on Spider dev questions 301-1034 (672 with their
+//	                                                databases), as IESR's Table 4 measures a model, once
+//	                                                and offline; the first 300 are left for the check
 //	join tables, display columns, misread numbers   modelling choices of the reading
 //	tokens            DefaultTokensPerChar = 0.25   the characters/4 rule of thumb for English BPE text
 //	latency jitter    DefaultLatencyJitter = 0.2    modelling choice

@@ -65,7 +65,7 @@ func iesrUnderstand(c *Sample) (string, error) {
 		rels = append(rels, relation{Subject: strings.Join(nameWords(arg), " "), Predicate: in, Object: obj, Formula: fn + "(" + arg + ")"})
 	}
 	k := keywordReading(c)
-	prof := c.model.prof.Extract
+	prof := Rates(c.model.prof.Extract)
 	tables := c.extract(k.tables, k.tablePool, prof[KindTable], 0)
 	var numVals []string
 	for _, n := range k.numbers {
@@ -321,7 +321,7 @@ func iesrVerify(c *Sample) (string, error) {
 		st["intent"] = ""
 	}
 	k := keywordReading(c)
-	prof := c.model.prof
+	ext, ver := Rates(c.model.prof.Extract), Rates(c.model.prof.Verified)
 	repair := func(shown any, reading []string, exists func(string) bool, kind int) []string {
 		var supported, unsupported []string
 		list, _ := shown.([]any)
@@ -336,8 +336,8 @@ func iesrVerify(c *Sample) (string, error) {
 				unsupported = append(unsupported, s)
 			}
 		}
-		add := prof.Verified[kind].R
-		if re := prof.Extract[kind].R; len(list) > 0 && re < 1 {
+		add := ver[kind].R
+		if re := ext[kind].R; len(list) > 0 && re < 1 {
 			add = max(0, (add-re)/(1-re))
 		}
 		out := append([]string{}, supported...)
@@ -346,7 +346,7 @@ func iesrVerify(c *Sample) (string, error) {
 				out = append(out, r)
 			}
 		}
-		if pv := prof.Verified[kind].P; len(unsupported) > 0 && pv > 0 {
+		if pv := ver[kind].P; len(unsupported) > 0 && pv > 0 {
 			keep := min(1, float64(len(out))*(1-pv)/pv/float64(len(unsupported)))
 			for _, u := range unsupported {
 				if c.Rand.Float64() < keep {

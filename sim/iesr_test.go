@@ -72,15 +72,16 @@ func TestIESRVerifyReadsShownState(t *testing.T) {
 				}
 			}
 			n := float64(reqs * per)
-			re, rv := prof.Extract[KindTable].R, prof.Verified[KindTable].R
+			ext, ver := Rates(prof.Extract), Rates(prof.Verified)
+			re, rv := ext[KindTable].R, ver[KindTable].R
 			for _, c := range []struct {
 				what string
 				got  int
 				want float64
 			}{
 				{"table singer", singer, (rv - re) / (1 - re)},
-				{"operator >", gt, prof.Verified[KindOperator].R},
-				{"number 20", twenty, prof.Verified[KindNumber].R},
+				{"operator >", gt, ver[KindOperator].R},
+				{"number 20", twenty, ver[KindNumber].R},
 			} {
 				tol := math.Max(4*math.Sqrt(c.want*(1-c.want)/n), 0.01)
 				if got := float64(c.got) / n; math.Abs(got-c.want) > tol {
