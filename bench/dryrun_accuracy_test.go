@@ -214,7 +214,7 @@ func checkEstimate(t *testing.T, f *defaultsFixture, point string) {
 	// and level-3 failures also re-generate. How often this validator
 	// rejects a query on a benchmark depends on the validator, the
 	// decomposition and the data, not on the model's accuracy alone (on
-	// mini under sim 76% of first queries fail at p = 0.6 and 50% at
+	// mini under sim 69% of first queries fail at p = 0.6 and 60% at
 	// p = 0.8 since level 2 also checks the SELECT, WHERE and HAVING
 	// attributes, as the paper's does: the estimate is 31% and 21% under
 	// the calls made), so no model-level input derives it: its bound is

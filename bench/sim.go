@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/runners/llm"
@@ -15,7 +16,8 @@ import (
 func newSim(b *datasets.Benchmark, m ModelSpec) (llm.Client, llm.Ident, error) {
 	cfg := sim.Config{P: DefaultSimP, Seed: m.Seed, RoleP: m.RoleP,
 		Style: m.Style, CutRate: m.CutRate, ReasoningRate: m.ReasoningRate,
-		SchemaPenalty: m.SchemaPenalty, ValuePenalty: m.ValuePenalty, EvidencePenalty: m.EvidencePenalty}
+		SchemaPenalty: m.SchemaPenalty, ValuePenalty: m.ValuePenalty, EvidencePenalty: m.EvidencePenalty,
+		Rho: m.Rho, Profile: m.Profile}
 	if m.P != nil {
 		cfg.P = *m.P
 		if cfg.P == 0 {
@@ -38,11 +40,21 @@ func newSim(b *datasets.Benchmark, m ModelSpec) (llm.Client, llm.Ident, error) {
 //	schema_penalty: [0, 1]     (default sim.DefaultSchemaPenalty)
 //	value_penalty: [0, 1]      (default sim.DefaultValuePenalty)
 //	evidence_penalty: [0, 1]   (default sim.DefaultEvidencePenalty)
+//	rho: [0, 1)                (default sim.DefaultRho)
+//	profile: a sim.Profiles name (default sim.DefaultProfile)
 func (m ModelSpec) checkSimStyle() (string, error) {
 	switch m.Style {
 	case "", sim.StyleClean, sim.StyleRealistic:
 	default:
 		return "style", fmt.Errorf("unknown style %q (want %s or %s)", m.Style, sim.StyleClean, sim.StyleRealistic)
+	}
+	if m.Rho != nil && (*m.Rho < 0 || *m.Rho >= 1 || math.IsNaN(*m.Rho)) {
+		return "rho", fmt.Errorf("%g out of range [0, 1)", *m.Rho)
+	}
+	if m.Profile != "" {
+		if _, ok := sim.Profiles[strings.ToLower(m.Profile)]; !ok {
+			return "profile", fmt.Errorf("unknown profile %q (known: %s)", m.Profile, strings.Join(sim.ProfileNames(), ", "))
+		}
 	}
 	for _, o := range []struct {
 		key       string
@@ -63,9 +75,10 @@ func (m ModelSpec) checkSimStyle() (string, error) {
 	return "", nil
 }
 
-// hasSimPenalties reports whether any behaviour-model penalty is set.
+// hasSimPenalties reports whether any behaviour-model option (a penalty,
+// rho, a profile) is set.
 func (m ModelSpec) hasSimPenalties() bool {
-	return m.SchemaPenalty != nil || m.ValuePenalty != nil || m.EvidencePenalty != nil
+	return m.SchemaPenalty != nil || m.ValuePenalty != nil || m.EvidencePenalty != nil || m.Rho != nil || m.Profile != ""
 }
 
 // simStyleIdentity adds a realistic style and its effective rates, and
@@ -76,10 +89,13 @@ func (m ModelSpec) simStyleIdentity(id map[string]any) {
 	for _, o := range []struct {
 		key string
 		v   *float64
-	}{{"schema_penalty", m.SchemaPenalty}, {"value_penalty", m.ValuePenalty}, {"evidence_penalty", m.EvidencePenalty}} {
+	}{{"schema_penalty", m.SchemaPenalty}, {"value_penalty", m.ValuePenalty}, {"evidence_penalty", m.EvidencePenalty}, {"rho", m.Rho}} {
 		if o.v != nil {
 			id[o.key] = *o.v
 		}
+	}
+	if m.Profile != "" {
+		id["profile"] = strings.ToLower(m.Profile)
 	}
 	if m.Style != sim.StyleRealistic {
 		return

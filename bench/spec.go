@@ -261,6 +261,10 @@ type ModelSpec struct {
 	SchemaPenalty   *float64 `yaml:"schema_penalty"`
 	ValuePenalty    *float64 `yaml:"value_penalty"`
 	EvidencePenalty *float64 `yaml:"evidence_penalty"`
+	// Rho is sim's intra-question correlation of samples and Profile its
+	// backbone profile of intermediate answers (see the sim package).
+	Rho     *float64 `yaml:"rho"`
+	Profile string   `yaml:"profile"`
 
 	// BaseURL, Model and APIKeyEnv address an OpenAI-compatible server;
 	// the key is read from the environment variable APIKeyEnv and never
@@ -731,7 +735,7 @@ func (s *Spec) validate() error {
 			return s.errorf(p, "max_tokens, max_tokens_param and structured apply to the openai backend only")
 		}
 		if m.Backend != "sim" && (m.P != nil || len(m.RoleP) > 0 || m.Style != "" || m.CutRate != nil || m.ReasoningRate != nil || m.hasSimPenalties()) {
-			return s.errorf(p, "p, role_p, style, cut_rate, reasoning_rate and the *_penalty keys apply to the sim backend only")
+			return s.errorf(p, "p, role_p, style, cut_rate, reasoning_rate, the *_penalty keys, rho and profile apply to the sim backend only")
 		}
 		switch m.Backend {
 		case "sim":

@@ -73,9 +73,12 @@ func TestParseSpecErrors(t *testing.T) {
 		{"bad structured", "benchmarks: [{name: mini}]\nmodels:\n  l: {backend: openai, base_url: \"http://x/v1\", model: m, structured: loose}\nrunners: [{name: direct}]\n", `bad.yaml:3: models.l.structured: "loose" must be strict, json_object or none`},
 		{"bad max_tokens_param", "benchmarks: [{name: mini}]\nmodels:\n  l: {backend: openai, base_url: \"http://x/v1\", model: m, max_tokens_param: max_new_tokens}\nrunners: [{name: direct}]\n", `models.l.max_tokens_param: "max_new_tokens" must be max_tokens or max_completion_tokens`},
 		{"openai option on sim", "benchmarks: [{name: mini}]\nmodels:\n  s: {backend: sim, structured: none}\nrunners: [{name: direct}]\n", "models.s: max_tokens, max_tokens_param and structured apply to the openai backend only"},
-		{"sim option on openai", "benchmarks: [{name: mini}]\nmodels:\n  o: {backend: openai, base_url: http://127.0.0.1:1/v1, model: m, style: realistic}\nrunners: [{name: direct}]\n", "models.o: p, role_p, style, cut_rate, reasoning_rate and the *_penalty keys apply to the sim backend only"},
-		{"penalty on openai", "benchmarks: [{name: mini}]\nmodels:\n  o: {backend: openai, base_url: http://127.0.0.1:1/v1, model: m, value_penalty: 0.5}\nrunners: [{name: direct}]\n", "models.o: p, role_p, style, cut_rate, reasoning_rate and the *_penalty keys apply to the sim backend only"},
+		{"sim option on openai", "benchmarks: [{name: mini}]\nmodels:\n  o: {backend: openai, base_url: http://127.0.0.1:1/v1, model: m, style: realistic}\nrunners: [{name: direct}]\n", "models.o: p, role_p, style, cut_rate, reasoning_rate, the *_penalty keys, rho and profile apply to the sim backend only"},
+		{"penalty on openai", "benchmarks: [{name: mini}]\nmodels:\n  o: {backend: openai, base_url: http://127.0.0.1:1/v1, model: m, value_penalty: 0.5}\nrunners: [{name: direct}]\n", "models.o: p, role_p, style, cut_rate, reasoning_rate, the *_penalty keys, rho and profile apply to the sim backend only"},
 		{"penalty out of range", "benchmarks: [{name: mini}]\nmodels:\n  s: {backend: sim, evidence_penalty: 1.5}\nrunners: [{name: direct}]\n", "models.s.evidence_penalty: 1.5 out of range [0, 1]"},
+		{"rho out of range", "benchmarks: [{name: mini}]\nmodels:\n  s: {backend: sim, rho: 1}\nrunners: [{name: direct}]\n", "models.s.rho: 1 out of range [0, 1)"},
+		{"unknown profile", "benchmarks: [{name: mini}]\nmodels:\n  s: {backend: sim, profile: gpt-5}\nrunners: [{name: direct}]\n", `models.s.profile: unknown profile "gpt-5"`},
+		{"rho on openai", "benchmarks: [{name: mini}]\nmodels:\n  o: {backend: openai, base_url: http://127.0.0.1:1/v1, model: m, rho: 0.5}\nrunners: [{name: direct}]\n", "models.o: p, role_p, style, cut_rate, reasoning_rate, the *_penalty keys, rho and profile apply to the sim backend only"},
 		{"empty", "", "empty spec"},
 	}
 	for _, tt := range tests {

@@ -302,10 +302,13 @@ func modelSettings(m bench.ModelSpec) string {
 			k string
 			v *float64
 		}{{"cut_rate", m.CutRate}, {"reasoning_rate", m.ReasoningRate}, {"schema_penalty", m.SchemaPenalty},
-			{"value_penalty", m.ValuePenalty}, {"evidence_penalty", m.EvidencePenalty}} {
+			{"value_penalty", m.ValuePenalty}, {"evidence_penalty", m.EvidencePenalty}, {"rho", m.Rho}} {
 			if o.v != nil {
 				add(o.k, f(o.v))
 			}
+		}
+		if m.Profile != "" {
+			add("profile", m.Profile)
 		}
 	}
 	if m.Timeout != 0 {

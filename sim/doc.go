@@ -19,12 +19,31 @@
 // Each sample of a request answering with final SQL (a request with no
 // kind, or the SQL kinds of the methods) is right (the gold SQL) with
 //
-//	P(right) = p · (1 - schema_penalty)^[a table or column the gold reads is not in the prompt's schema]
+//	P(right) = q · (1 - schema_penalty)^[a table or column the gold reads is not in the prompt's schema]
 //	             · (1 - value_penalty)^[a literal value of the gold is nowhere in the prompt]
 //	             · (1 - evidence_penalty)^[the benchmark has evidence for the question and the prompt lacks it]
 //
-// where p is the role's probability (Config.P, DefaultP = 0.6; RoleP per
-// role). What the prompt carries is read from its text (ParsePrompt):
+// where q is the question's difficulty for the model: a latent success
+// probability drawn once per (seed, question), never per prompt or
+// sample, from a Beta distribution with mean p and intra-question
+// correlation ρ (Config.Rho, spec key rho):
+//
+//	q ~ Beta(a, b),  a = p (1-ρ)/ρ,  b = (1-p)(1-ρ)/ρ,  ρ = 1/(a+b+1)
+//
+// p is the role's probability (Config.P, DefaultP = 0.6; RoleP per role);
+// q is the Beta's quantile at a uniform keyed by the seed and the
+// question, so every method and style asking a question meets the same
+// q, and a model with a larger p has a q at least as large on every
+// question. ρ = 0 gives q = p: independent samples, the model of before.
+// A wrong sample repeats the question's modal mistake (a mistake drawn
+// from a generator keyed by the seed and the question alone) with
+// probability Repeat(ρ) = √ρ, so two wrong samples agree with
+// probability ρ; otherwise it draws a mistake of its own. Real models
+// fail the same question the same way: majority voting over k samples
+// gains little over one answer (DefaultRho's sources), where independent
+// samples would turn p = 0.6 into near certainty.
+//
+// What the prompt carries is read from its text (ParsePrompt):
 //
 //   - schema: the tables and columns of the CREATE TABLE statements
 //     (datasets.RenderDDL, or any DDL), M-Schema "# Table:" blocks
@@ -46,14 +65,12 @@
 //   - evidence: the example's evidence, when it has any, occurs in the
 //     prompt (case and white space aside).
 //
-// One draw against p comes first from the sample's generator (seeded by
+// One draw against q comes first from the sample's generator (seeded by
 // the seed, the request's seed, every message as Draw keys reads it, and
-// the sample index), so a prompt that lacks nothing gives exactly the
-// answers the simulator gave before it read prompts; then three channel
-// draws (schema, values, evidence, always all three) from a generator of
-// their own. The first
-// missing channel whose draw falls under its penalty forces a mistake of
-// its kind, whatever the draw against p:
+// the sample index); then three channel draws (schema, values, evidence,
+// always all three) and the draw of a repeated mistake, from a generator
+// of their own. The first missing channel whose draw falls under its
+// penalty forces a mistake of its kind, whatever the draw against q:
 //
 //	schema    MistakeTable: the missing table written as another table the
 //	          prompt shows (or a guessed name); MistakeColumn: the missing
@@ -65,41 +82,106 @@
 //	          accepts
 //	evidence  MistakeEvidence: a realistic corruption (Corrupt)
 //
-// Otherwise the sample is the gold SQL when the draw against p succeeded,
+// Otherwise the sample is the gold SQL when the draw against q succeeded,
 // else a realistic corruption (Corrupt: wrong column, dropped predicate,
 // wrong aggregate, wrong join, LIMIT off by one, flipped order, changed
-// literal). The penalties are model options (Config; spec keys
-// schema_penalty, value_penalty, evidence_penalty), each in [0, 1]:
-//
-//	schema_penalty    DefaultSchemaPenalty   = 1     a model cannot name what it was not shown
-//	value_penalty     DefaultValuePenalty    = 0.8   it guesses a stored spelling right one time in five
-//	evidence_penalty  DefaultEvidencePenalty = 0.35  the relative EX drop without external knowledge in BIRD
-//	                                                 (Li et al., NeurIPS 2023, Table 2: GPT-4 46.35 -> 30.90)
-//
-// The first two are modelling choices, not measurements. The model has no
+// literal). A forced mistake and a corruption alike come from the
+// question's modal generator when the sample repeats the modal mistake.
+// The penalties are model options (Config; spec keys schema_penalty,
+// value_penalty, evidence_penalty), each in [0, 1]. The model has no
 // benefit from a shorter prompt: removing information can only lower
-// accuracy, so an ablation that compresses a schema is measured by what it
-// drops.
+// accuracy, so an ablation that compresses a schema is measured by what
+// it drops.
 //
 // # Intermediate answers
 //
 // Responders (one per request kind, llm.Request.Responder, the strings the
 // runners set; Kinds lists them) answer every other request from the
-// prompt alone; the gold decides only final SQL. Keywords are the
+// prompt alone; the gold decides only final SQL, and the question's
+// difficulty and modal mistake enter final SQL only. Keywords are the
 // question's terms (Terms: quoted and capitalised phrases, numbers,
-// content words); a schema selection or a decomposition's terminal tables
-// choose among the tables the prompt shows that the question's words
-// relate to (by table and column name and shown value examples), each kept
-// with probability Recall(p) = (1+p)/2; value identification and entity
-// grounding match the question's terms against the value examples the
-// prompt shows; an aggregate comes from the question's wording ("how
-// many", "average", ...) over a related numeric column; a ReAct DSL turn
-// reads the conversation (the execute observation it answers after) and
+// content words). The model's reading of the keywords (keywordReading)
+// lists the tables the question's words relate to (by table and column
+// name and shown value examples) and the join tables it implies without
+// naming them (a table sharing a key column, one ending in "id", with two
+// related tables), the columns the question names, the columns that
+// identify the related tables' rows (name, title, *_name) and the keys
+// that join the listed tables, the numbers of the question and of the
+// hint the prompt carries (number words spelt out, quoted literals aside)
+// with their units, and the operators of the wording and the hint
+// (aggregates, comparisons, "-" for a difference, "/" for "per", the
+// hint's arithmetic signs, "=" for a join or a named value).
+//
+// How well the model extracts is its backbone profile (Config.Profile,
+// spec key profile; Profiles, DefaultProfile): per item kind (table,
+// column, number, operator), a precision P and a recall R measured
+// without and with keyword verification. A keyword extraction keeps each
+// item of the reading with the kind's recall and, per kept item, adds
+// with probability (1-P)/P one item the reading does not list (another
+// shown table or column of a related table, another operator, a number
+// with a misread magnitude). A verification round repairs the state the
+// prompt shows to the verified row: it drops what the schema lacks, adds
+// each item of its reading the state misses with the probability that
+// lifts the recall from the extraction's to the verified one, and keeps
+// unsupported items at the rate that gives the verified precision.
+// Measured against a gold query, P and R also carry the reading's own
+// misses and extras, so the rates a sample applies are the profile's
+// divided by the reading's own precision and recall against the gold
+// (ReadingQuality, Rates; at most 1): on a reading of that quality the
+// expected P and R against the gold are the profile's. Where the
+// reading's precision is below a profile's (columns: 38.8%, tables:
+// 60.5%), the simulated precision stays at the reading's. A schema
+// selection or a decomposition's terminal tables keep each table of the
+// reading, join tables included, with the profile's SchemaRecall (the
+// best-scored table always); value identification and entity grounding
+// match the question's terms against the value examples the prompt
+// shows; an aggregate comes from the question's wording ("how many",
+// "average", ...) over a related numeric column; a ReAct DSL turn reads
+// the conversation (the execute observation it answers after) and
 // writes its final SQL as DSL calls with the lifter in lift.go (built on
 // reactdsl.ParseSelect), as a model that learnt the grammar the prompt
 // documents. Each turn is a new request with a fresh draw whose prompt
 // carries the observations so far, so rows a probe showed count as shown
 // values.
+//
+// # Defaults and their sources
+//
+// No default is chosen to make a method's EX match a paper: each is a
+// measurement of a model's behaviour (a voting gain, a precision, a
+// recall, a relative drop) or a modelling choice, said as such.
+//
+//	p                 DefaultP = 0.6                modelling choice: about the EX of a mid-size open model
+//	                                                on Spider/BIRD dev with a plain prompt
+//	rho               DefaultRho = 0.8              fitted to greedy vs self-consistency pairs: DAIL-SQL
+//	                                                (Gao et al., PVLDB 2024), GPT-4 on Spider dev, 83.2 ->
+//	                                                83.9 (rho 0.80); ReToolSQL (Kakkar et al., abstract), BIRD
+//	                                                dev, 73.66 -> 74.12 and 74.32 -> 74.77 (rho 0.84); the
+//	                                                smaller fit
+//	Repeat(rho)       √ρ                            modelling choice: two wrong samples agree with probability ρ
+//	schema_penalty    DefaultSchemaPenalty   = 1    modelling choice: a model cannot name what it was not shown
+//	value_penalty     DefaultValuePenalty    = 0.8  modelling choice: it guesses a stored spelling right one
+//	                                                time in five
+//	evidence_penalty  DefaultEvidencePenalty = 0.35 the relative EX drop without external knowledge in BIRD
+//	                                                (Li et al., NeurIPS 2023, Table 2: GPT-4 46.35 -> 30.90)
+//	profile           DefaultProfile = qwen2.5-7b   IESR (seed 000) Table 4, row Qwen2.5-7B-Instruct and
+//	                                                its +Ve row; the choice of row is a modelling choice (the
+//	                                                measured backbone closest to DefaultP's model)
+//	profiles          Profiles                      IESR Table 4 rows, each cited in Profile.Source; rows
+//	                                                without a +Ve measurement repeat their extraction row
+//	                                                (modelling choice)
+//	schema recall     Profile.SchemaRecall          the profile's verified table recall (IESR Table 4),
+//	                                                which RSL-SQL's strict schema-linking recall of 94% on
+//	                                                BIRD dev with GPT-4o (Cao et al. 2024) matches for the
+//	                                                GPT-4o profile (93.0)
+//	reading quality   ReadingQuality                t2sbench's measurement of the reading against the
+//	                                                gold on Spider dev questions 301-1034 (672 with their
+//	                                                databases), as IESR's Table 4 measures a model, once
+//	                                                and offline; the first 300 are left for the check
+//	join tables, display columns, misread numbers   modelling choices of the reading
+//	tokens            DefaultTokensPerChar = 0.25   the characters/4 rule of thumb for English BPE text
+//	latency jitter    DefaultLatencyJitter = 0.2    modelling choice
+//	cut_rate          DefaultCutRate = 0.01         modelling choice (style.go)
+//	reasoning_rate    DefaultReasoningRate = 0.3    modelling choice (style.go)
 //
 // # Draw keys
 //

@@ -271,35 +271,44 @@ func lacks(n needs, p *Prompt, evidence string) missing {
 
 // decide draws the final SQL of sample c (see the package documentation):
 //
-//	P(right) = p · (1 - schema_penalty)^[a table or column missing]
+//	P(right) = q · (1 - schema_penalty)^[a table or column missing]
 //	             · (1 - value_penalty)^[a literal missing]
 //	             · (1 - evidence_penalty)^[evidence missing]
 //
-// The draw against p comes first from the sample's generator (so that a
-// prompt that lacks nothing gives the answers it always gave); the three
-// channel draws come from a generator of their own, always all three.
+// with q the question's difficulty. The draw against q comes first from
+// the sample's generator (c.correct); the three channel draws and the
+// draw of a repeated mistake come from a generator of their own, always
+// all four.
 func (m *Model) decide(c *Sample) Outcome {
 	gold := c.example.GoldSQL
 	n := m.needsOf(c.example, c.schema)
 	ms := lacks(n, c.Prompt, c.example.Evidence)
 	u := [3]float64{c.chRand.Float64(), c.chRand.Float64(), c.chRand.Float64()}
 	o := Outcome{Missing: ms.list()}
+	// A mistake repeats the question's modal one (drawn from a generator
+	// keyed by the question alone) with probability Repeat(rho), else it
+	// is the sample's own; the draw comes after the channel draws, from
+	// their generator, so that it pairs across styles.
+	mrng := c.Rand
+	if c.chRand.Float64() < Repeat(m.rho) {
+		mrng = m.modalRand(c.example)
+	}
 	switch {
 	case (len(ms.tables) > 0 || len(ms.columns) > 0) && u[0] < m.pen.schema:
 		if len(ms.tables) > 0 {
-			o.SQL, o.Kind = wrongTable(gold, ms.tables[c.Rand.IntN(len(ms.tables))], c.Prompt, n.tables, c.Rand), MistakeTable
+			o.SQL, o.Kind = wrongTable(gold, ms.tables[mrng.IntN(len(ms.tables))], c.Prompt, n.tables, mrng), MistakeTable
 		} else {
-			o.SQL, o.Kind = wrongNamedColumn(gold, ms.columns[c.Rand.IntN(len(ms.columns))], c.Prompt, c.Rand), MistakeColumn
+			o.SQL, o.Kind = wrongNamedColumn(gold, ms.columns[mrng.IntN(len(ms.columns))], c.Prompt, mrng), MistakeColumn
 		}
 	case len(ms.values) > 0 && u[1] < m.pen.value:
-		o.SQL, o.Kind = misspell(gold, ms.values[c.Rand.IntN(len(ms.values))], c.Rand), MistakeValue
+		o.SQL, o.Kind = misspell(gold, ms.values[mrng.IntN(len(ms.values))], mrng), MistakeValue
 	case ms.evidence && u[2] < m.pen.evidence:
-		o.SQL, _ = Corrupt(gold, c.schema, c.Rand)
+		o.SQL, _ = Corrupt(gold, c.schema, mrng)
 		o.Kind = MistakeEvidence
 	case c.correct:
 		o.SQL, o.Right = gold, true
 	default:
-		o.SQL, o.Kind = Corrupt(gold, c.schema, c.Rand)
+		o.SQL, o.Kind = Corrupt(gold, c.schema, mrng)
 	}
 	return o
 }

@@ -102,38 +102,44 @@ func TestContains(t *testing.T) {
 // TestIntermediateIgnoresGold: two benchmarks ask the same question over
 // the same database with different gold SQL; every intermediate request
 // kind answers both byte for byte alike (the gold decides final SQL only),
-// while a final-SQL request differs.
+// while a final-SQL request differs. It holds under every backbone profile
+// and with correlated samples (the question's difficulty and modal
+// mistake are keyed by the question, and enter final SQL only).
 func TestIntermediateIgnoresGold(t *testing.T) {
 	q := "What is the average age of singers from France?"
 	golds := []string{"SELECT avg(age) FROM singer WHERE country = 'France'", "SELECT count(*) FROM concert"}
-	var models []*Model
-	for _, g := range golds {
-		b := concertBenchmark(t, true)
-		b.Examples = []datasets.Example{{ID: "0", DBID: "concert_singer", Question: q, GoldSQL: g}}
-		s, err := New(b, Config{P: 1, Seed: 8})
-		if err != nil {
-			t.Fatal(err)
-		}
-		models = append(models, s)
-	}
-	msgs := prompt(q, "")
-	for _, kind := range Kinds() {
-		if strings.HasPrefix(kind, "simtest/") {
-			continue
-		}
-		req := llm.Request{Messages: msgs, Responder: kind, N: 3}
-		var out [2]string
-		for i, s := range models {
-			resp, err := s.Complete(context.Background(), req)
-			if err != nil {
-				t.Fatal(err)
+	for _, profile := range ProfileNames() {
+		t.Run(profile, func(t *testing.T) {
+			var models []*Model
+			for _, g := range golds {
+				b := concertBenchmark(t, true)
+				b.Examples = []datasets.Example{{ID: "0", DBID: "concert_singer", Question: q, GoldSQL: g}}
+				s, err := New(b, Config{P: 1, Seed: 8, Profile: profile})
+				if err != nil {
+					t.Fatal(err)
+				}
+				models = append(models, s)
 			}
-			out[i] = strings.Join(resp.Choices, "\n---\n")
-		}
-		final := strings.Contains(out[0], golds[0])
-		if final == (out[0] == out[1]) {
-			t.Errorf("kind %s: answers equal %v, final SQL %v; want equal answers exactly when the kind is not final SQL:\n%s\n===\n%s", kind, out[0] == out[1], final, out[0], out[1])
-		}
+			msgs := prompt(q, "")
+			for _, kind := range Kinds() {
+				if strings.HasPrefix(kind, "simtest/") {
+					continue
+				}
+				req := llm.Request{Messages: msgs, Responder: kind, N: 3}
+				var out [2]string
+				for i, s := range models {
+					resp, err := s.Complete(context.Background(), req)
+					if err != nil {
+						t.Fatal(err)
+					}
+					out[i] = strings.Join(resp.Choices, "\n---\n")
+				}
+				final := strings.Contains(out[0], golds[0])
+				if final == (out[0] == out[1]) {
+					t.Errorf("kind %s: answers equal %v, final SQL %v; want equal answers exactly when the kind is not final SQL:\n%s\n===\n%s", kind, out[0] == out[1], final, out[0], out[1])
+				}
+			}
+		})
 	}
 }
 

@@ -210,31 +210,135 @@ func relevance(p *Prompt, text string) []scoredTable {
 	return out
 }
 
-// Recall is the share of the tables a question relates to that a schema
-// selection or decomposition of a model with accuracy p keeps:
-//
-//	recall = (1 + p) / 2
-//
-// so a perfect model keeps them all and a useless one half of them.
-func Recall(p float64) float64 { return (1 + p) / 2 }
-
-// pickTables is the model's choice of tables among those the prompt shows:
-// each table the question relates to (relevance score > 0) is kept with
-// probability Recall(p); the best-scored one is kept always. With no
-// related table, the first table shown.
-func pickTables(c *Sample) []scoredTable {
-	sc := relevance(c.Prompt, c.Question+" "+c.Evidence)
+// related is the model's reading of which tables a question needs: the
+// tables it relates to (relevance score > 0, best first), then the join
+// tables it implies without naming them (bridgeTables).
+func related(p *Prompt, text string) []scoredTable {
+	sc := relevance(p, text)
 	var out []scoredTable
-	for i, t := range sc {
-		if t.score == 0 {
-			break
-		}
-		if i == 0 || c.Rand.Float64() < Recall(c.P) {
+	for _, t := range sc {
+		if t.score > 0 {
 			out = append(out, t)
 		}
 	}
-	if len(out) == 0 && len(sc) > 0 {
-		out = append(out, sc[0])
+	return append(out, bridgeTables(sc, out)...)
+}
+
+// linkColumn reports whether a column name reads as a key that joins
+// tables: it ends in "id" and is more than the bare "id".
+func linkColumn(name string) bool {
+	low := strings.ToLower(name)
+	return len(low) > 2 && strings.HasSuffix(low, "id")
+}
+
+// bridgeTables are the tables of sc the question does not relate to
+// (score 0) that share a key column (linkColumn) with two or more of the
+// related tables: the join tables a question implies but does not name
+// (a student's courses go through an enrolment table).
+func bridgeTables(sc, rel []scoredTable) []scoredTable {
+	if len(rel) < 2 {
+		return nil
+	}
+	var out []scoredTable
+	for _, t := range sc {
+		if t.score > 0 {
+			continue
+		}
+		links := 0
+		for _, r := range rel {
+			for _, c := range t.table.Columns {
+				if linkColumn(c.Name) && hasShownColumn(r.table, c.Name) {
+					links++
+					break
+				}
+			}
+		}
+		if links >= 2 {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func hasShownColumn(t PromptTable, name string) bool {
+	for _, c := range t.Columns {
+		if strings.EqualFold(c.Name, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// displayColumns are the "table.column" names that identify the rows of
+// the tables the question relates to by name (relevance score > 0): a
+// column "name" or "title", or one ending in "_name": a question about a
+// table's rows ("which station ...") asks for what identifies them.
+func displayColumns(tables []scoredTable) []string {
+	var out []string
+	for _, t := range tables {
+		if t.score == 0 {
+			continue
+		}
+		for _, c := range t.table.Columns {
+			low := strings.ToLower(c.Name)
+			if low == "name" || low == "title" || strings.HasSuffix(low, "_name") {
+				out = append(out, t.name+"."+c.Name)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// joinColumns are the "table.column" keys that join two of tables: a key
+// column (linkColumn) both show, or a column "<name>_id" (or
+// "<name>id") of one that names the other, with the other's "id".
+func joinColumns(tables []scoredTable) []string {
+	var out []string
+	add := func(t, c string) {
+		if f := t + "." + c; !containsFold(out, f) {
+			out = append(out, f)
+		}
+	}
+	for i, a := range tables {
+		for j, b := range tables {
+			if i == j {
+				continue
+			}
+			for _, c := range a.table.Columns {
+				if i < j && linkColumn(c.Name) && hasShownColumn(b.table, c.Name) {
+					add(a.name, c.Name)
+					add(b.name, c.Name)
+				}
+				low := strings.ToLower(c.Name)
+				bn := strings.ToLower(b.name)
+				if (low == bn+"_id" || low == bn+"id" || low == strings.TrimSuffix(bn, "s")+"_id") && hasShownColumn(b.table, "id") {
+					add(a.name, c.Name)
+					add(b.name, "id")
+				}
+			}
+		}
+	}
+	return out
+}
+
+// pickTables is the model's choice of tables among those the prompt shows:
+// each table of its reading (related: the tables the question relates to,
+// then the join tables it implies) is kept with the profile's schema
+// recall; the best-scored one is kept always. With no related table, the
+// first table shown.
+func pickTables(c *Sample) []scoredTable {
+	rel := related(c.Prompt, c.Question+" "+c.Evidence)
+	var out []scoredTable
+	for i, t := range rel {
+		if i == 0 || c.Rand.Float64() < c.model.prof.SchemaRecall() {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		if sc := relevance(c.Prompt, c.Question+" "+c.Evidence); len(sc) > 0 {
+			out = append(out, sc[0])
+		}
 	}
 	return out
 }

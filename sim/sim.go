@@ -64,6 +64,13 @@ type Config struct {
 	// model's penalties (nil: DefaultSchemaPenalty, DefaultValuePenalty,
 	// DefaultEvidencePenalty); see the package documentation.
 	SchemaPenalty, ValuePenalty, EvidencePenalty *float64
+	// Rho is the intra-question correlation ρ of the samples, in [0, 1)
+	// (nil: DefaultRho; 0: independent samples); see the package
+	// documentation.
+	Rho *float64
+	// Profile names the backbone profile of the intermediate answers
+	// ("": DefaultProfile); see Profiles.
+	Profile string
 
 	// ReasoningRate is the share of samples that carry a reasoning block
 	// holding a draft under the realistic style (nil:
@@ -120,6 +127,9 @@ type Model struct {
 	// style is nil for the clean style.
 	style *styleOpts
 	pen   penalties
+	// rho is the intra-question correlation, prof the backbone profile.
+	rho  float64
+	prof *Profile
 	// needs caches the analysis of each gold SQL (key: db, id, SQL).
 	needs sync.Map
 
@@ -172,7 +182,15 @@ func New(b *datasets.Benchmark, cfg Config) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Model{b: b, cfg: cfg, style: style, pen: pen, dbs: map[string]*modelDB{}}
+	rho, err := rhoOf(cfg)
+	if err != nil {
+		return nil, err
+	}
+	prof, err := profileOf(cfg.Profile)
+	if err != nil {
+		return nil, err
+	}
+	s := &Model{b: b, cfg: cfg, style: style, pen: pen, rho: rho, prof: prof, dbs: map[string]*modelDB{}}
 	index := map[string]int{}
 	var pats []string
 	for i, e := range b.Examples {
@@ -208,8 +226,8 @@ func (s *Model) Ident() llm.Ident {
 	return llm.Ident{
 		Backend: "sim",
 		BaseURL: "sim://" + s.b.Name + "/" + s.b.Split,
-		Model: fmt.Sprintf("%s(p=%g,seed=%d,roles=[%s]%s,penalties=[schema=%g,value=%g,evidence=%g])", s.cfg.Model, s.cfg.P, s.cfg.Seed,
-			strings.Join(roles, ","), style, s.pen.schema, s.pen.value, s.pen.evidence),
+		Model: fmt.Sprintf("%s(p=%g,seed=%d,roles=[%s]%s,penalties=[schema=%g,value=%g,evidence=%g],rho=%g,profile=%s)", s.cfg.Model, s.cfg.P, s.cfg.Seed,
+			strings.Join(roles, ","), style, s.pen.schema, s.pen.value, s.pen.evidence, s.rho, s.prof.Name),
 	}
 }
 
@@ -311,6 +329,7 @@ func (s *Model) CompleteFrom(ctx context.Context, req llm.Request, first int) (*
 	if req.MaxTokens > 0 {
 		maxChars = int(float64(req.MaxTokens) / s.cfg.TokensPerChar)
 	}
+	q := s.questionQ(ex, p)
 	resp := &llm.Response{Model: s.cfg.Model}
 	resp.Usage.PromptTokens = s.tokens(len(pr.Text))
 	for i := first; i < first+req.Samples(); i++ {
@@ -322,7 +341,7 @@ func (s *Model) CompleteFrom(ctx context.Context, req llm.Request, first int) (*
 		c := &Sample{Request: req, Prompt: pr, Question: ex.Question, Evidence: evidence, Index: i, P: p, Rand: rng,
 			example: ex, schema: schema, model: s, base: base,
 			chRand: rand.New(rand.NewPCG(sampleSeeds(channelBase, uint64(i))))}
-		c.correct = rng.Float64() < p
+		c.correct = rng.Float64() < q
 		text, err := responder(c)
 		if err != nil {
 			return nil, fmt.Errorf("sim: responder %q: %w", req.Responder, err)

@@ -103,10 +103,11 @@ func fencedSQL(t testing.TB, s string) string {
 // TestSimShareCorrect checks the drawn share of correct samples: with P=0.4
 // over 1,000 requests of 1 sample, the share equal to the gold is
 // 0.4 +- 0.05 (binomial sd = sqrt(0.4*0.6/1000) = 0.0155, so +-0.05 is
-// over 3 sd).
+// over 3 sd). Samples are independent (rho = 0): TestCorrelatedSamples
+// checks the share under a question difficulty.
 func TestSimShareCorrect(t *testing.T) {
 	b := concertBenchmark(t, false)
-	s, err := New(b, Config{P: 0.4, Seed: 1})
+	s, err := New(b, Config{P: 0.4, Seed: 1, Rho: &independent})
 	if err != nil {
 		t.Fatal(err)
 	}

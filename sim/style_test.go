@@ -26,12 +26,14 @@ func ptr(f float64) *float64 { return &f }
 // computed by this same loop at commit 00794c8 (before the layer; 81289d4a
 // with the old schema-less prompt helper) and again at 34c87e9 (the last
 // commit before the behaviour model) with this prompt helper, which shows
-// the concert schema: both give 274e1431.
+// the concert schema: both give 274e1431. With rho = 0 (independent
+// samples: every question's success probability is p, and no mistake
+// repeats a modal one) the behaviour model draws exactly as it did then.
 func TestSimCleanUnchanged(t *testing.T) {
 	const want = "274e14310aacd51eaee72bd5bbc9a4ceb71044fb7056ba4c834ad4801646d062"
 	b := concertBenchmark(t, true)
 	for _, style := range []string{"", StyleClean} {
-		s, err := New(b, Config{P: 0.5, Seed: 11, Style: style})
+		s, err := New(b, Config{P: 0.5, Seed: 11, Style: style, Rho: &independent})
 		if err != nil {
 			t.Fatal(err)
 		}

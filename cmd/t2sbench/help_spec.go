@@ -47,6 +47,8 @@ var specDocs = []specKey{
 	{"models.<name>.schema_penalty", fmt.Sprint(sim.DefaultSchemaPenalty), "0.5", "sim: penalty for naming schema it was not shown, in [0, 1]"},
 	{"models.<name>.value_penalty", fmt.Sprint(sim.DefaultValuePenalty), "0.5", "sim: penalty for guessing a stored value's spelling, in [0, 1]"},
 	{"models.<name>.evidence_penalty", fmt.Sprint(sim.DefaultEvidencePenalty), "0", "sim: relative EX drop without the benchmark's evidence, in [0, 1]"},
+	{"models.<name>.rho", fmt.Sprint(sim.DefaultRho), "0.5", "sim: intra-question correlation of samples (question difficulty, repeated mistakes), in [0, 1)"},
+	{"models.<name>.profile", sim.DefaultProfile, "gpt-4o", "sim: backbone profile of intermediate answers (IESR Table 4 precision/recall): " + strings.Join(sim.ProfileNames(), ", ")},
 	{"models.<name>.base_url", "(required for openai)", "http://127.0.0.1:8000/v1", "OpenAI-compatible endpoint"},
 	{"models.<name>.model", "(required for openai)", "Qwen2.5-7B-Instruct", "served model name (what GET <base_url>/models lists)"},
 	{"models.<name>.api_key_env", `""`, "OPENAI_API_KEY", "environment variable holding the API key (never stored)"},

@@ -20,7 +20,9 @@
 // 3-grams of schema names, comments and example values proposes schema
 // items for the question's words and the validated state's terms; items
 // are ranked by lexical similarity and retained above a threshold; the
-// retained tables (plus bridging tables on foreign-key paths, with their
+// tables and columns the validated state names (its tables and field
+// patterns, as the paper conditions linking on the state) are retained
+// whatever their similarity; the retained tables (plus bridging tables on foreign-key paths, with their
 // keys) are rendered in M-Schema (LinkSchema).
 //
 // Stage 2: UCT search (runners/mcts, role "reason", sampled at rStar's

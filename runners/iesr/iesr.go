@@ -388,7 +388,7 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 		q.extra = "\n【Key information】\n" + vs.Text()
 	}
 	if cfg.Linking {
-		l := LinkSchema(sch, QueryTerms(t.Example.Question, q.evidence, vs.Terms()), cfg.LinkLSH, cfg.LinkMin, cfg.LinkMaxTables)
+		l := LinkSchema(sch, QueryTerms(t.Example.Question, q.evidence, vs.Terms()), vs.SchemaItems(), cfg.LinkLSH, cfg.LinkMin, cfg.LinkMaxTables)
 		res.Trace.Data["linking"] = l
 		info := map[string]any{"tables": len(l.Tables), "bridges": l.Bridges, "candidates": l.Candidates, "fallback": l.Fallback, "compression": cfg.Compression}
 		switch {

@@ -1,6 +1,7 @@
 package iesr
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -32,8 +33,12 @@ type Link struct {
 	// Tables is the retained selection (datasets.RenderOptions.Tables):
 	// table -> columns; an empty list keeps every column of the table.
 	Tables map[string][]string `json:"tables"`
-	// Scores are the best similarities of retained items ("t" or "t.c").
+	// Scores are the best similarities of retained items ("t" or "t.c");
+	// an item the validated state names scores 1.
 	Scores map[string]float64 `json:"scores"`
+	// Named are the schema items ("t" or "t.c") the validated state names,
+	// retained whatever their lexical similarity.
+	Named []string `json:"named,omitempty"`
 	// Bridges are tables added only to join retained tables.
 	Bridges []string `json:"bridges,omitempty"`
 	// Candidates is the number of schema items LSH proposed.
@@ -59,12 +64,19 @@ type linkItem struct {
 //	sim(term, name) = max(EditSimilarity, 3-gram Jaccard, token Jaccard)
 //
 // and an item scoring at least threshold is retained. Key columns
-// (primary and foreign keys) are not linked themselves. A table is retained
-// when its name or one of its columns is (at most maxTables, best first);
-// tables on the shortest foreign-key paths between retained tables are
-// added as bridges, showing only their keys. When nothing is retained the
-// whole schema is kept (Fallback).
-func LinkSchema(s *datasets.Schema, terms []string, lsh, threshold float64, maxTables int) Link {
+// (primary and foreign keys) are not linked themselves. The schema items
+// the validated state names (named: its tables and its field patterns,
+// "t" or "t.c", see ValidatedState.SchemaItems) are retained as they are:
+// linking is conditioned on the state, whose keywords verification has
+// already checked against the schema, so a column the state names is kept
+// even when its name shares few characters with the question (the state
+// names station.name for "which station"). A named column that is a key
+// is shown as a key. A table is retained when its name or one of its
+// columns is (the tables the state names first, then at most maxTables
+// in all, best first); tables on the shortest foreign-key paths between
+// retained tables are added as bridges, showing only their keys. When
+// nothing is retained the whole schema is kept (Fallback).
+func LinkSchema(s *datasets.Schema, terms, named []string, lsh, threshold float64, maxTables int) Link {
 	keys := map[string]bool{} // lower-case "t.c" of key columns
 	for _, fk := range s.ForeignKeys {
 		keys[strings.ToLower(fk.FromTable+"."+fk.FromColumn)] = true
@@ -142,6 +154,22 @@ func LinkSchema(s *datasets.Schema, terms []string, lsh, threshold float64, maxT
 	l := Link{Tables: map[string][]string{}, Scores: map[string]float64{}, Candidates: len(cands)}
 	tableScore := map[string]float64{}
 	cols := map[string][]string{}
+	pinned := map[string]bool{} // tables the state names, or one of whose columns it names
+	for _, it := range resolveNamed(s, named) {
+		key := it.table
+		if it.column != "" {
+			key += "." + it.column
+			if !slices.Contains(cols[it.table], it.column) {
+				cols[it.table] = append(cols[it.table], it.column)
+			}
+		}
+		if _, dup := l.Scores[key]; !dup {
+			l.Named = append(l.Named, key)
+		}
+		l.Scores[key] = 1
+		tableScore[it.table] = 1
+		pinned[it.table] = true
+	}
 	for i, it := range items {
 		if best[i] < threshold {
 			continue
@@ -149,9 +177,11 @@ func LinkSchema(s *datasets.Schema, terms []string, lsh, threshold float64, maxT
 		key := it.table
 		if it.column != "" {
 			key += "." + it.column
-			cols[it.table] = append(cols[it.table], it.column)
+			if !slices.Contains(cols[it.table], it.column) {
+				cols[it.table] = append(cols[it.table], it.column)
+			}
 		}
-		l.Scores[key] = round6(best[i])
+		l.Scores[key] = max(l.Scores[key], round6(best[i]))
 		tableScore[it.table] = max(tableScore[it.table], best[i])
 	}
 	ranked := make([]string, 0, len(tableScore))
@@ -159,20 +189,23 @@ func LinkSchema(s *datasets.Schema, terms []string, lsh, threshold float64, maxT
 		ranked = append(ranked, t)
 	}
 	sort.Slice(ranked, func(i, j int) bool {
+		if pinned[ranked[i]] != pinned[ranked[j]] {
+			return pinned[ranked[i]]
+		}
 		if tableScore[ranked[i]] != tableScore[ranked[j]] {
 			return tableScore[ranked[i]] > tableScore[ranked[j]]
 		}
 		return ranked[i] < ranked[j]
 	})
-	if maxTables > 0 && len(ranked) > maxTables {
-		for _, t := range ranked[maxTables:] {
+	if limit := max(maxTables, len(pinned)); maxTables > 0 && len(ranked) > limit {
+		for _, t := range ranked[limit:] {
 			for k := range l.Scores {
 				if k == t || strings.HasPrefix(k, t+".") {
 					delete(l.Scores, k)
 				}
 			}
 		}
-		ranked = ranked[:maxTables]
+		ranked = ranked[:limit]
 	}
 	if len(ranked) == 0 {
 		l.Fallback = true
@@ -191,6 +224,43 @@ func LinkSchema(s *datasets.Schema, terms []string, lsh, threshold float64, maxT
 		l.Tables[b] = keyColumns(s, b)
 	}
 	return l
+}
+
+// resolveNamed resolves the state's schema items against s: a table
+// name, "table.column", or a bare column name that exactly one table
+// holds (names compared case-insensitively after cleanName). Items that
+// name nothing in s are dropped.
+func resolveNamed(s *datasets.Schema, named []string) []linkItem {
+	var out []linkItem
+	for _, n := range named {
+		n = cleanName(n)
+		if n == "" {
+			continue
+		}
+		tname, cname, dotted := strings.Cut(n, ".")
+		if !dotted {
+			if t, ok := s.Table(n); ok {
+				out = append(out, linkItem{table: t.Name})
+				continue
+			}
+			tname, cname = "", n
+		}
+		var hits []linkItem
+		for _, t := range s.Tables {
+			if tname != "" && !strings.EqualFold(t.Name, tname) {
+				continue
+			}
+			for _, c := range t.Columns {
+				if strings.EqualFold(c.Name, cname) {
+					hits = append(hits, linkItem{table: t.Name, column: c.Name})
+				}
+			}
+		}
+		if len(hits) == 1 {
+			out = append(out, hits[0])
+		}
+	}
+	return out
 }
 
 // bridges returns the tables (not in keep) on shortest foreign-key paths

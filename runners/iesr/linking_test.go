@@ -2,6 +2,7 @@ package iesr
 
 import (
 	"context"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -20,7 +21,7 @@ func TestLinkRecallMini(t *testing.T) {
 	for _, ex := range e.b.Examples {
 		db := e.db(t, ex.DBID)
 		s, _ := db.Schema(context.Background())
-		l := LinkSchema(s, QueryTerms(ex.Question, ex.Evidence, nil), DefaultLinkLSH, DefaultLinkThreshold, DefaultLinkMaxTables)
+		l := LinkSchema(s, QueryTerms(ex.Question, ex.Evidence, nil), nil, DefaultLinkLSH, DefaultLinkThreshold, DefaultLinkMaxTables)
 		n++
 		ok := true
 		for _, tb := range goldTables(ex.GoldSQL, s) {
@@ -55,4 +56,57 @@ func goldTables(sql string, s *datasets.Schema) []string {
 		}
 	}
 	return out
+}
+
+// TestLinkKeepsNamedItems: linking is conditioned on the validated state,
+// so every schema item the state names survives compression, however few
+// characters it shares with the question. The answer is written as a
+// served model answers the extraction prompt (a fenced JSON object; the
+// column the question implies by "which station" is station.name, a
+// table given in upper case, a bare column name and a name the schema
+// lacks).
+func TestLinkKeepsNamedItems(t *testing.T) {
+	t.Parallel()
+	const answer = "Here is the latent semantic state.\n```json\n" + `{
+  "intent": "find the weather station with the highest elevation and report its elevation",
+  "entities": ["weather station"],
+  "relations": [{"subject": "station", "predicate": "has highest", "object": "elevation", "unit": "metre", "formula": null}],
+  "numbers": [],
+  "units": ["metre"],
+  "field_patterns": ["station.name", "station.elevation_m", "kind", "station.height"],
+  "tables": ["STATION", "reading"],
+  "operators": ["MAX"]
+}` + "\n```"
+	st, err := ParseState(answer)
+	if err != nil {
+		t.Fatalf("ParseState: %v", err)
+	}
+	vs := &ValidatedState{State: st}
+	question := "Which weather station sits at the highest elevation, and how high is it in metres?"
+	s := weatherSchema()
+	tests := []struct {
+		name  string
+		named []string
+		want  map[string][]string
+	}{
+		// Lexical linking alone keeps station.elevation_m and (by the
+		// term kind) sensor.kind, not station.name: "station name"
+		// scores 0.5 against "name" (token Jaccard), under the 0.6
+		// threshold.
+		{"question and state terms only", nil, map[string][]string{"station": {"elevation_m"}, "sensor": {"kind"}}},
+		// With the state's items: station.name and station.elevation_m;
+		// kind is sensor's only column of that name; reading is a named
+		// table (all its columns: none named); station.height names
+		// nothing and is dropped. sensor joins reading to station.
+		{"state's schema items", vs.SchemaItems(), map[string][]string{
+			"station": {"name", "elevation_m"}, "sensor": {"kind"}, "reading": {}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l := LinkSchema(s, QueryTerms(question, "", vs.Terms()), tc.named, DefaultLinkLSH, DefaultLinkThreshold, DefaultLinkMaxTables)
+			if !reflect.DeepEqual(l.Tables, tc.want) {
+				t.Errorf("tables %v; want %v", l.Tables, tc.want)
+			}
+		})
+	}
 }

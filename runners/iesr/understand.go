@@ -191,6 +191,16 @@ func (v *ValidatedState) Terms() []string {
 	return append(out, v.State.FieldPatterns...)
 }
 
+// SchemaItems returns the schema items the state names for schema
+// linking: its tables and its field patterns ("table.column"), as the
+// state gives them (LinkSchema resolves them against the schema).
+func (v *ValidatedState) SchemaItems() []string {
+	if v == nil {
+		return nil
+	}
+	return append(append([]string(nil), v.State.Tables...), v.State.FieldPatterns...)
+}
+
 // Text renders the validated state for the reasoning prompts.
 func (v *ValidatedState) Text() string {
 	if v == nil {

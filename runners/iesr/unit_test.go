@@ -485,14 +485,14 @@ func TestLinkSchema(t *testing.T) {
 	// Elevation of a named station: station with elevation_m (edit
 	// similarity of "elevation" and "elevation m" is 1 - 2/11 = 0.82) and
 	// name (the example value Reykjavik matches exactly).
-	l := LinkSchema(s, QueryTerms("What is the elevation of the Reykjavik station in feet?", "", nil), DefaultLinkLSH, DefaultLinkThreshold, DefaultLinkMaxTables)
+	l := LinkSchema(s, QueryTerms("What is the elevation of the Reykjavik station in feet?", "", nil), nil, DefaultLinkLSH, DefaultLinkThreshold, DefaultLinkMaxTables)
 	want := map[string][]string{"station": {"name", "elevation_m"}}
 	if !reflect.DeepEqual(l.Tables, want) {
 		t.Errorf("tables %v; want %v", l.Tables, want)
 	}
 	// Readings at a station: station and reading are linked; sensor joins
 	// them and comes in as a bridge with its keys only.
-	l = LinkSchema(s, QueryTerms("List every reading value of the station Reykjavik.", "", nil), DefaultLinkLSH, DefaultLinkThreshold, DefaultLinkMaxTables)
+	l = LinkSchema(s, QueryTerms("List every reading value of the station Reykjavik.", "", nil), nil, DefaultLinkLSH, DefaultLinkThreshold, DefaultLinkMaxTables)
 	if _, ok := l.Tables["owner"]; ok {
 		t.Errorf("unrelated table owner retained: %v", l.Tables)
 	}
@@ -504,7 +504,7 @@ func TestLinkSchema(t *testing.T) {
 		t.Errorf("compressed M-Schema lacks the join keys or keeps sensor.kind:\n%s", m)
 	}
 	// Nothing similar: the whole schema is kept.
-	if l := LinkSchema(s, []string{"xylophone"}, DefaultLinkLSH, DefaultLinkThreshold, DefaultLinkMaxTables); !l.Fallback || l.Tables != nil {
+	if l := LinkSchema(s, []string{"xylophone"}, nil, DefaultLinkLSH, DefaultLinkThreshold, DefaultLinkMaxTables); !l.Fallback || l.Tables != nil {
 		t.Errorf("no match: %+v; want the fallback", l)
 	}
 }

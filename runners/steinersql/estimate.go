@@ -14,7 +14,7 @@ import "github.com/t2sbench/t2sbench/runners"
 // runners.ModelPrior: a right query fails validation when the
 // decomposition names a terminal table or an aggregate the query
 // rightly does without (levels 2 and 3), and a wrong one can pass. Under
-// sim on mini 76% of first queries fail at p = 0.6 (50% at p = 0.8), and
+// sim on mini 69% of first queries fail at p = 0.6 (60% at p = 0.8), and
 // all of the questions that failed once fail again (logged by
 // TestDryRunEstimateMatchesRun; 60-62% failed first before level 2
 // checked the SELECT, WHERE and HAVING attributes), mostly for a missing

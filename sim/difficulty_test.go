@@ -1,0 +1,208 @@
+package sim
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/t2sbench/t2sbench/runners/llm"
+)
+
+// independent is rho = 0: samples of a question independent, each right
+// with probability p.
+var independent = 0.0
+
+// TestDifficulty checks the question difficulty's distribution against
+// the Beta it is the quantile of: over a midpoint grid of 20,000
+// uniforms, the mean is p and the variance ρ·p(1-p) (a Beta with a =
+// p(1-ρ)/ρ, b = (1-p)(1-ρ)/ρ has variance ab/((a+b)²(a+b+1)) = p(1-p)ρ,
+// as a+b+1 = 1/ρ). Tolerance: 0.005 on the mean, 3% of the variance
+// (the grid's quadrature error is far smaller).
+func TestDifficulty(t *testing.T) {
+	for _, tc := range []struct{ p, rho float64 }{{0.6, 0.8}, {0.6, 0.3}, {0.4, 0.5}, {0.83, DefaultRho}, {0.5, 0.05}} {
+		t.Run(fmt.Sprintf("p=%g,rho=%g", tc.p, tc.rho), func(t *testing.T) {
+			const n = 20000
+			var sum, sq float64
+			for i := range n {
+				q := difficulty(tc.p, tc.rho, (float64(i)+0.5)/n)
+				if q < 0 || q > 1 {
+					t.Fatalf("q = %g at u = %g; want within [0, 1]", q, (float64(i)+0.5)/n)
+				}
+				sum += q
+				sq += q * q
+			}
+			mean := sum / n
+			v := sq/n - mean*mean
+			want := tc.rho * tc.p * (1 - tc.p)
+			if math.Abs(mean-tc.p) > 0.005 {
+				t.Errorf("mean q = %.4f; want p = %g +- 0.005", mean, tc.p)
+			}
+			if math.Abs(v-want) > 0.03*want {
+				t.Errorf("variance of q = %.4f; want rho p (1-p) = %.4f +- 3%%", v, want)
+			}
+		})
+	}
+	if q := difficulty(0.6, 0, 0.99); q != 0.6 {
+		t.Errorf("rho = 0: q = %g; want p = 0.6", q)
+	}
+}
+
+// TestCorrelatedSamples draws 400 samples of each concert question (20
+// prompts of 20 samples: the attempt number varies the prompt, not the
+// question) at p = 0.6, rho = 0.5, and checks that a question's samples
+// are right at its own success probability q (questionQ; within 4
+// binomial sd), that q differs across questions (its spread is what
+// makes samples correlated), and that the wrong samples of a question
+// repeat one query, its modal mistake, at least Repeat(rho) = 0.71 of the
+// time (less 4 sd; a sample's own corruption can equal it too).
+func TestCorrelatedSamples(t *testing.T) {
+	rho := 0.5
+	b := concertBenchmark(t, true)
+	s, err := New(b, Config{P: 0.6, Seed: 3, Rho: &rho})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const prompts, per = 20, 20
+	var qs []float64
+	for i, g := range concertGold {
+		q := s.questionQ(b.Examples[i], 0.6)
+		qs = append(qs, q)
+		right := 0
+		wrong := map[string]int{}
+		for a := range prompts {
+			resp, err := s.Complete(context.Background(), llm.Request{Messages: prompt(g.q, fmt.Sprintf("(attempt %d)", a)), N: per, Answer: llm.AnswerSQL})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range resp.Choices {
+				if sql := fencedSQL(t, c); sql == g.sql {
+					right++
+				} else {
+					wrong[sql]++
+				}
+			}
+		}
+		n := float64(prompts * per)
+		if got, tol := float64(right)/n, math.Max(4*math.Sqrt(q*(1-q)/n), 0.01); math.Abs(got-q) > tol {
+			t.Errorf("question %d: share right %.3f; want q = %.3f +- %.3f", i, got, q, tol)
+		}
+		nw, modal := 0, 0
+		for _, k := range wrong {
+			nw += k
+			modal = max(modal, k)
+		}
+		if nw >= 20 {
+			r := Repeat(rho)
+			if got := float64(modal) / float64(nw); got < r-4*math.Sqrt(r*(1-r)/float64(nw)) {
+				t.Errorf("question %d: the most frequent mistake is %.3f of %d wrong samples; want at least Repeat(%g) = %.3f", i, got, nw, rho, r)
+			}
+		}
+	}
+	lo, hi := 1.0, 0.0
+	for _, q := range qs {
+		lo, hi = math.Min(lo, q), math.Max(hi, q)
+	}
+	if hi-lo < 0.3 {
+		t.Errorf("q over %d questions spans [%.3f, %.3f]; want a spread of at least 0.3 at rho = %g", len(qs), lo, hi, rho)
+	}
+}
+
+// TestRhoProfileOptions: a rho outside [0, 1) and an unknown profile are
+// refused with the key named; each profile changes the identity.
+func TestRhoProfileOptions(t *testing.T) {
+	b := concertBenchmark(t, false)
+	for _, tc := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Rho: ptr(1)}, "rho = 1 out of range [0, 1)"},
+		{Config{Rho: ptr(-0.1)}, "rho = -0.1 out of range"},
+		{Config{Rho: ptr(math.NaN())}, "rho = NaN out of range"},
+		{Config{Profile: "gpt-5"}, `profile = "gpt-5" unknown`},
+	} {
+		if _, err := New(b, tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("New(%+v) = %v; want an error with %q", tc.cfg, err, tc.want)
+		}
+	}
+	seen := map[string]string{}
+	for _, name := range ProfileNames() {
+		s, err := New(b, Config{Profile: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := s.Ident().Model
+		if prev, dup := seen[id]; dup {
+			t.Errorf("profiles %s and %s share the identity %q; want distinct", prev, name, id)
+		}
+		seen[id] = name
+	}
+}
+
+// TestExtractionRates checks the keyword extraction against its profile:
+// over 2,000 samples of iesr/understand for a question whose reading
+// (keywordReading) lists tables, columns and operators, each kind keeps a
+// share of its reading equal to the profile's Extract recall (within 4
+// binomial sd), and the items it adds outside the reading number
+// (1-P)/P per kept item (within 15%: a pool can run dry).
+func TestExtractionRates(t *testing.T) {
+	b := concertBenchmark(t, true)
+	q := "Which stadiums hold more than 5000 people but average fewer than 2000?"
+	for _, name := range []string{"qwen2.5-7b", "gpt-4o"} {
+		t.Run(name, func(t *testing.T) {
+			s, err := New(b, Config{P: 0.6, Seed: 5, Profile: name})
+			if err != nil {
+				t.Fatal(err)
+			}
+			msgs := prompt(q, "")
+			c := &Sample{Prompt: ParsePrompt(drawMessages(msgs)), Question: q, model: s}
+			k := keywordReading(c)
+			reading := map[int][]string{KindTable: k.tables, KindColumn: k.columns, KindOperator: k.operators}
+			pool := map[int][]string{KindTable: k.tablePool, KindColumn: k.columnPool, KindOperator: k.operatorPool()}
+			field := map[int]string{KindTable: "tables", KindColumn: "field_patterns", KindOperator: "operators"}
+			kept, extra, total := map[int]int{}, map[int]int{}, map[int]int{}
+			const reqs, per = 100, 20
+			for a := range reqs {
+				resp, err := s.Complete(context.Background(), llm.Request{Messages: prompt(q, fmt.Sprintf("(attempt %d)", a)), N: per, Responder: "iesr/understand"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, ch := range resp.Choices {
+					var st map[string]any
+					if err := json.Unmarshal([]byte(ch[strings.Index(ch, "{"):strings.LastIndex(ch, "}")+1]), &st); err != nil {
+						t.Fatal(err)
+					}
+					for kind, f := range field {
+						list, _ := st[f].([]any)
+						for _, x := range list {
+							if containsFold(reading[kind], x.(string)) {
+								kept[kind]++
+							} else {
+								extra[kind]++
+							}
+						}
+						total[kind] += len(reading[kind])
+					}
+				}
+			}
+			prof := Rates(Profiles[name].Extract)
+			for kind, f := range field {
+				if len(reading[kind]) == 0 || len(pool[kind]) == 0 {
+					t.Fatalf("%s: the reading lists %d %s, %d others shown; want a question with both", name, len(reading[kind]), f, len(pool[kind]))
+				}
+				r := prof[kind].R
+				got := float64(kept[kind]) / float64(total[kind])
+				if tol := 4 * math.Sqrt(r*(1-r)/float64(total[kind])); math.Abs(got-r) > tol {
+					t.Errorf("%s %s: kept %.3f of the reading; want the profile's recall %.3f +- %.3f", name, f, got, r, tol)
+				}
+				p := prof[kind].P
+				rate, want := float64(extra[kind])/float64(kept[kind]), (1-p)/p
+				if math.Abs(rate-want) > 0.15*want+0.02 {
+					t.Errorf("%s %s: %.3f added items per kept one; want (1-P)/P = %.3f +- 15%%", name, f, rate, want)
+				}
+			}
+		})
+	}
+}
