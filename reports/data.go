@@ -105,13 +105,11 @@ type system struct {
 	trial *bench.RunTrial
 	// seeds are the system's trials, one per seed, in plan order.
 	seeds []seedRun
-	// n counts the done items of every seed: done and failed items whose
-	// gold runs (bench.TrialOutcomes), EX's one denominator, with a
-	// verdict; correct those whose verdict is correct and that did not
-	// fail. agg is what the report shows of them (itemAgg), accumulated
-	// seed after seed, each in question order, without keeping any item.
-	n, correct int
-	agg        *itemAgg
+	// agg is what the report shows of the done items of every seed: done
+	// and failed items whose gold runs (bench.TrialOutcomes), EX's one
+	// denominator, with a verdict (itemAgg; agg.all counts them and the
+	// correct ones), accumulated seed after seed, each in question order.
+	agg *itemAgg
 	// outcomes are the seeds' outcome maps (bench.TrialOutcomes), which
 	// comparisons pair.
 	outcomes stats.Replicates
@@ -130,9 +128,8 @@ type system struct {
 type seedRun struct {
 	seed  int64
 	trial *bench.RunTrial
-	// n counts the seed's done items (system.n); correct maps their
-	// question ids to their outcome (correct and not failed).
-	n       int
+	// correct maps the question ids of the seed's done items to their
+	// outcome (correct and not failed).
 	correct map[string]bool
 	tally   metrics.Tally
 	pending int
@@ -142,11 +139,15 @@ type seedRun struct {
 // its attempted items (with one seed: correct / attempted), and the counts
 // over all seeds; NaN when nothing was attempted.
 func (s *system) ex() (acc float64, correct, n int) {
-	if s.n == 0 {
+	if s.done() == 0 {
 		return math.NaN(), 0, 0
 	}
-	return s.acc.Mean, s.correct, s.n
+	return s.acc.Mean, s.agg.all.k, s.agg.all.n
 }
+
+// done is the number of the system's done items over all seeds (itemAgg's
+// all.n): EX's denominator.
+func (s *system) done() int { return s.agg.all.n }
 
 // multiSeed reports whether the system has more than one seed.
 func (s *system) multiSeed() bool { return len(s.seeds) > 1 }
@@ -254,10 +255,6 @@ func (c *corpus) addTrial(s *system, r *bench.RunData, ri int, t *bench.RunTrial
 			noVerdict = append(noVerdict, id)
 			return nil
 		}
-		sr.n++
-		if it.Verdict.Correct && it.Status != bench.StatusFailed {
-			s.correct++
-		}
 		s.agg.add(s, it, first)
 		return nil
 	})
@@ -274,7 +271,6 @@ func (c *corpus) addTrial(s *system, r *bench.RunData, ri int, t *bench.RunTrial
 		}
 	}
 	s.outcomes[sr.seed] = o.Correct
-	s.n += sr.n
 	s.pending += o.Pending
 	s.tally.Merge(o.Tally)
 	s.seeds = append(s.seeds, sr)
@@ -431,7 +427,7 @@ func (c *corpus) caption(s string) string {
 func (c *corpus) onBench(b string) []*system {
 	var out []*system
 	for _, s := range c.systems {
-		if s.bench == b && s.n > 0 {
+		if s.bench == b && s.done() > 0 {
 			out = append(out, s)
 		}
 	}

@@ -46,7 +46,7 @@ func ablationTables(c *corpus, opt Options) ([]*Table, error) {
 	var entries []string
 	byEntry := map[string][]*system{}
 	for _, s := range c.systems {
-		if s.n == 0 {
+		if s.done() == 0 {
 			continue
 		}
 		k := s.entry + "\x00" + s.bench
@@ -149,7 +149,7 @@ func mainTable(c *corpus, opt Options) *Table {
 	cell := map[string]*system{}
 	var all []*system
 	for _, s := range c.systems {
-		if s.n == 0 {
+		if s.done() == 0 {
 			continue
 		}
 		if !slices.Contains(rows, s.row) {
@@ -172,7 +172,7 @@ func mainTable(c *corpus, opt Options) *Table {
 	// also gets EX over the deterministic ones.
 	det := map[string]bool{}
 	for _, s := range c.systems {
-		if s.n > 0 && s.tally.Nondet > 0 {
+		if s.done() > 0 && s.tally.Nondet > 0 {
 			det[s.bench] = true
 		}
 	}
@@ -418,7 +418,7 @@ func (e efficiency) simulatedRole(role string) bool {
 func efficiencies(c *corpus, opt Options) []efficiency {
 	var out []efficiency
 	for _, s := range c.systems {
-		if s.n == 0 {
+		if s.done() == 0 {
 			continue
 		}
 		models := s.models()
@@ -640,7 +640,7 @@ func validationRates(c *corpus) (names []string, systems []*system, rates map[*s
 		for _, n := range ns {
 			set[n] = true
 			_, k, _ := s.counter(n)
-			rates[s][n] = float64(k) / float64(s.n)
+			rates[s][n] = float64(k) / float64(s.done())
 		}
 	}
 	names = slices.Sorted(maps.Keys(set))
