@@ -127,15 +127,6 @@ func (a *UsageAcc) Add(q map[string]Usage) {
 	}
 }
 
-// Questions is the number of questions added.
-func (a *UsageAcc) Questions() int { return a.n }
-
-// Role reports whether some question added has usage of role.
-func (a *UsageAcc) Role(role string) bool {
-	_, ok := a.totals[role]
-	return ok
-}
-
 // RoleNames lists the roles some question added has usage of, sorted.
 func (a *UsageAcc) RoleNames() []string {
 	out := make([]string, 0, len(a.totals))
