@@ -304,7 +304,7 @@ func breakdownTables(c *corpus) []*Table {
 		if levels := difficultyLevels(ss); len(levels) > 0 {
 			t := &Table{ID: slugID("ex-by-difficulty", b), Caption: c.caption(fmt.Sprintf("EX (%%) by difficulty on %s", b))}
 			t.Columns = []Column{{Name: "System"}}
-			counts := levelCounts(ss[0], levels)
+			counts := ss[0].agg.firstLevels
 			for _, l := range levels {
 				t.Columns = append(t.Columns, Column{Name: fmt.Sprintf("%s (n=%d)", l, counts[l]), Numeric: true, Better: Higher})
 			}
@@ -345,10 +345,6 @@ func breakdownTables(c *corpus) []*Table {
 		}
 	}
 	return out
-}
-
-func levelCounts(s *system, levels []string) map[string]int {
-	return s.agg.firstLevels
 }
 
 // pairwiseTables builds, per benchmark family (bench.PlanFamilies: the
