@@ -42,8 +42,8 @@ type cellKey struct{ level, typ string }
 // seed after seed, each in question order), accumulated one item at a
 // time so that no item is kept: counts by difficulty and reasoning type,
 // trace counters, usage, candidate pools, extraction reasons and wall
-// times. Sums are taken in item order, so that they equal sums over a
-// slice of the items.
+// times (per item only its wall time, one float, until finish). Sums are
+// taken in item order, so that they equal sums over a slice of the items.
 type itemAgg struct {
 	// all counts every done item (k: the correct ones), byLevel by
 	// difficulty ("" included), byType by reasoning type (a question once
