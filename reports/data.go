@@ -277,6 +277,9 @@ func (c *corpus) addTrial(s *system, r *bench.RunData, ri int, t *bench.RunTrial
 	return nil
 }
 
+// load reads the runs into a corpus: one system per configuration of
+// each run (bench.Systems), in run and plan order, each read one trial's
+// items at a time (addTrial).
 func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("reports: no runs")
@@ -286,110 +289,19 @@ func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 		return nil, err
 	}
 	c := &corpus{hasTypes: map[string]bool{}, spans: make([]span, len(runs)), items: map[*bench.RunTrial]int{}, ids: map[string]string{}}
-	var names []string
-	nameCount := map[string]int{}
-	for _, r := range runs {
-		nameCount[r.Name()]++
-	}
-	labelCount := map[string]int{}
-	for _, r := range runs {
-		n := r.Name()
-		if nameCount[n] > 1 {
-			n += " (" + r.Dir + ")"
-		}
-		names = append(names, n)
-		c.simulated = c.simulated || r.Simulated
-		for _, t := range r.Trials {
-			labelCount[t.Label]++
-		}
-	}
-	c.title = strings.Join(names, " + ")
-	c.runNames = names
-	c.note = bench.TitleNote(runs...)
-	labelCache := map[string]map[string]QuestionLabels{}
-	labelErr := map[string]bool{}
+	labelCount := c.nameRuns(runs)
+	labels := newLabelCache(opt.Labels)
 	for ri, r := range runs {
 		bench.DeriveIdentities(r.Trials)
-		// Roles whose model varies within an entry are its backbones.
-		varying := map[int]map[string]bool{}
-		seen := map[int]map[string]string{}
-		for _, t := range r.Trials {
-			if seen[t.Entry] == nil {
-				seen[t.Entry], varying[t.Entry] = map[string]string{}, map[string]bool{}
-			}
-			for role, m := range t.Roles {
-				if prev, ok := seen[t.Entry][role]; ok && prev != m {
-					varying[t.Entry][role] = true
-				}
-				seen[t.Entry][role] = m
-			}
-		}
+		varying := varyingRoles(r.Trials)
 		for _, sys := range bench.Systems(r.Trials) {
-			t := &r.Trials[sys.Trials[0]]
-			s := &system{trial: t, bench: sys.Benchmark, entry: fmt.Sprintf("%d/%d", ri, t.Entry), run: ri, outcomes: stats.Replicates{}}
-			s.name = sys.Label
-			if labelCount[t.Label] > 1 && len(runs) > 1 {
-				s.name = names[ri] + ": " + sys.Label
-			}
-			var bb []string
-			for _, role := range slices.Sorted(maps.Keys(varying[t.Entry])) {
-				bb = append(bb, role+"="+trialModel(t, role))
-			}
-			s.backbone = strings.Join(bb, " ")
-			if s.backbone == "" {
-				s.backbone = trialModel(t, runners.RoleReason)
-				if s.backbone == "" {
-					var all []string
-					for role := range t.Roles {
-						all = append(all, trialModel(t, role))
-					}
-					s.backbone = strings.Join(slices.Compact(slices.Sorted(slices.Values(all))), "+")
-				}
-			}
-			s.head, s.variant = t.Identity.Name, t.Identity.Ablation
-			row := *t.Identity
-			row.Bench, row.Seed = false, false
-			cfg := append([]string{t.Identity.Name}, t.Identity.Variant()...)
-			for _, b := range t.Identity.Backbone {
-				if !varying[t.Entry][b.Key] {
-					cfg = append(cfg, b.String())
-				}
-			}
-			s.row, s.config = row.Label(t.Benchmark.Name, t.Seed), strings.Join(cfg, " ")
-			if s.name != sys.Label {
-				s.row, s.config = names[ri]+": "+s.row, names[ri]+": "+s.config
-			}
+			s := newSystem(r, ri, sys, c.runNames, varying, labelCount)
 			// The labels are read before the items, whose difficulty they
 			// give; their warning follows those of EX, as it always has.
-			labelWarn := ""
-			if opt.Labels != nil {
-				key, _ := json.Marshal(t.Benchmark)
-				if l, ok := labelCache[string(key)]; ok {
-					s.labels = l
-				} else if !labelErr[string(key)] {
-					l, err := opt.Labels(t.Benchmark)
-					if err != nil {
-						labelErr[string(key)] = true
-						labelWarn = fmt.Sprintf("labels of benchmark %s unavailable (%v); difficulty comes from the verdicts and reasoning types are left out", s.bench, err)
-					} else {
-						labelCache[string(key)] = l
-						s.labels = l
-					}
-				}
-			}
-			s.agg = newItemAgg()
-			for k, ti := range sys.Trials {
-				t := &r.Trials[ti]
-				if err := c.addTrial(s, r, ri, t, sys.Seeds[k]); err != nil {
-					return nil, err
-				}
-			}
-			s.agg.finish()
-			if len(sys.Trials) == 1 {
-				s.tally = s.seeds[0].tally
-			}
-			if s.acc, err = accuracyOf(s, opt); err != nil {
-				return nil, fmt.Errorf("reports: EX of %s: %w", s.name, err)
+			var labelWarn string
+			s.labels, labelWarn = labels.labelsFor(s.trial.Benchmark, s.bench)
+			if err := c.readSystem(s, r, ri, sys, opt); err != nil {
+				return nil, err
 			}
 			for _, w := range s.acc.Warnings {
 				c.warnings = append(c.warnings, s.name+": "+w)
@@ -397,16 +309,7 @@ func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 			if labelWarn != "" {
 				c.warnings = append(c.warnings, labelWarn)
 			}
-			for _, l := range s.labels {
-				if len(l.ReasoningTypes) > 0 {
-					c.hasTypes[s.bench] = true
-					break
-				}
-			}
-			if !slices.Contains(c.benches, s.bench) {
-				c.benches = append(c.benches, s.bench)
-			}
-			c.systems = append(c.systems, s)
+			c.addSystem(s)
 		}
 	}
 	var order []string
@@ -415,6 +318,171 @@ func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 	}
 	c.styles = reportStyles(order)
 	return c, nil
+}
+
+// nameRuns names the runs (a run's name, with its directory when two runs
+// share the name) and sets the corpus's title, run names, note and
+// whether some run is simulated. It returns how many trials of all the
+// runs have each label.
+func (c *corpus) nameRuns(runs []*bench.RunData) (labelCount map[string]int) {
+	nameCount := map[string]int{}
+	for _, r := range runs {
+		nameCount[r.Name()]++
+	}
+	labelCount = map[string]int{}
+	for _, r := range runs {
+		n := r.Name()
+		if nameCount[n] > 1 {
+			n += " (" + r.Dir + ")"
+		}
+		c.runNames = append(c.runNames, n)
+		c.simulated = c.simulated || r.Simulated
+		for _, t := range r.Trials {
+			labelCount[t.Label]++
+		}
+	}
+	c.title = strings.Join(c.runNames, " + ")
+	c.note = bench.TitleNote(runs...)
+	return labelCount
+}
+
+// varyingRoles returns, per runner entry of trials, the roles whose model
+// varies within the entry: its backbones.
+func varyingRoles(trials []bench.RunTrial) map[int]map[string]bool {
+	varying := map[int]map[string]bool{}
+	seen := map[int]map[string]string{}
+	for _, t := range trials {
+		if seen[t.Entry] == nil {
+			seen[t.Entry], varying[t.Entry] = map[string]string{}, map[string]bool{}
+		}
+		for role, m := range t.Roles {
+			if prev, ok := seen[t.Entry][role]; ok && prev != m {
+				varying[t.Entry][role] = true
+			}
+			seen[t.Entry][role] = m
+		}
+	}
+	return varying
+}
+
+// newSystem names system sys of run r (the run's index ri) before its
+// items are read: its name (prefixed by the run's name, names[ri], when
+// a label is shared by several runs' trials, labelCount), row, config,
+// head, variant and backbone. varying are the roles that vary within each
+// entry of the run (varyingRoles).
+func newSystem(r *bench.RunData, ri int, sys bench.System, names []string, varying map[int]map[string]bool, labelCount map[string]int) *system {
+	t := &r.Trials[sys.Trials[0]]
+	s := &system{trial: t, bench: sys.Benchmark, entry: fmt.Sprintf("%d/%d", ri, t.Entry), run: ri, outcomes: stats.Replicates{}}
+	s.name = sys.Label
+	if labelCount[t.Label] > 1 && len(names) > 1 {
+		s.name = names[ri] + ": " + sys.Label
+	}
+	s.backbone = backboneOf(t, varying[t.Entry])
+	s.head, s.variant = t.Identity.Name, t.Identity.Ablation
+	row := *t.Identity
+	row.Bench, row.Seed = false, false
+	cfg := append([]string{t.Identity.Name}, t.Identity.Variant()...)
+	for _, b := range t.Identity.Backbone {
+		if !varying[t.Entry][b.Key] {
+			cfg = append(cfg, b.String())
+		}
+	}
+	s.row, s.config = row.Label(t.Benchmark.Name, t.Seed), strings.Join(cfg, " ")
+	if s.name != sys.Label {
+		s.row, s.config = names[ri]+": "+s.row, names[ri]+": "+s.config
+	}
+	return s
+}
+
+// backboneOf names the backbone of trial t: the bindings of the roles
+// that vary within its entry ("reason=local"), else its reason model,
+// else the models of all its roles, sorted and joined by "+".
+func backboneOf(t *bench.RunTrial, varying map[string]bool) string {
+	var bb []string
+	for _, role := range slices.Sorted(maps.Keys(varying)) {
+		bb = append(bb, role+"="+trialModel(t, role))
+	}
+	if len(bb) > 0 {
+		return strings.Join(bb, " ")
+	}
+	if m := trialModel(t, runners.RoleReason); m != "" {
+		return m
+	}
+	var all []string
+	for role := range t.Roles {
+		all = append(all, trialModel(t, role))
+	}
+	return strings.Join(slices.Compact(slices.Sorted(slices.Values(all))), "+")
+}
+
+// labelCache reads each benchmark's question labels from a LabelSource
+// once, and remembers the benchmarks whose labels failed to read.
+type labelCache struct {
+	src    LabelSource
+	got    map[string]map[string]QuestionLabels
+	failed map[string]bool
+}
+
+func newLabelCache(src LabelSource) *labelCache {
+	return &labelCache{src: src, got: map[string]map[string]QuestionLabels{}, failed: map[string]bool{}}
+}
+
+// labelsFor returns the labels of benchmark b (named name in the report)
+// and, the first time they fail to read, a warning; nil labels without a
+// source or when they failed.
+func (lc *labelCache) labelsFor(b bench.BenchmarkSpec, name string) (map[string]QuestionLabels, string) {
+	if lc.src == nil {
+		return nil, ""
+	}
+	k, _ := json.Marshal(b)
+	key := string(k)
+	if l, ok := lc.got[key]; ok {
+		return l, ""
+	}
+	if lc.failed[key] {
+		return nil, ""
+	}
+	l, err := lc.src(b)
+	if err != nil {
+		lc.failed[key] = true
+		return nil, fmt.Sprintf("labels of benchmark %s unavailable (%v); difficulty comes from the verdicts and reasoning types are left out", name, err)
+	}
+	lc.got[key] = l
+	return l, ""
+}
+
+// readSystem reads the trials of system sys of run r (the run's index ri)
+// into s, seed after seed (addTrial), and computes its EX (accuracyOf).
+func (c *corpus) readSystem(s *system, r *bench.RunData, ri int, sys bench.System, opt Options) error {
+	s.agg = newItemAgg()
+	for k, ti := range sys.Trials {
+		if err := c.addTrial(s, r, ri, &r.Trials[ti], sys.Seeds[k]); err != nil {
+			return err
+		}
+	}
+	s.agg.finish()
+	if len(sys.Trials) == 1 {
+		s.tally = s.seeds[0].tally
+	}
+	var err error
+	if s.acc, err = accuracyOf(s, opt); err != nil {
+		return fmt.Errorf("reports: EX of %s: %w", s.name, err)
+	}
+	return nil
+}
+
+// addSystem adds a read system to the corpus, with its benchmark.
+func (c *corpus) addSystem(s *system) {
+	for _, l := range s.labels {
+		if len(l.ReasoningTypes) > 0 {
+			c.hasTypes[s.bench] = true
+			break
+		}
+	}
+	if !slices.Contains(c.benches, s.bench) {
+		c.benches = append(c.benches, s.bench)
+	}
+	c.systems = append(c.systems, s)
 }
 
 // caption appends bench.TitleNote of the runs: "(simulated model)" for sim
