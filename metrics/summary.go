@@ -127,15 +127,6 @@ func (a *UsageAcc) Add(q map[string]Usage) {
 	}
 }
 
-// Questions is the number of questions added.
-func (a *UsageAcc) Questions() int { return a.n }
-
-// Role reports whether some question added has usage of role.
-func (a *UsageAcc) Role(role string) bool {
-	_, ok := a.totals[role]
-	return ok
-}
-
 // RoleNames lists the roles some question added has usage of, sorted.
 func (a *UsageAcc) RoleNames() []string {
 	out := make([]string, 0, len(a.totals))
@@ -156,8 +147,10 @@ func (a *UsageAcc) Summary(prices map[string]Price, models map[string]string) (U
 	}
 	nq := float64(a.n)
 	s := UsageSummary{Questions: a.n, Total: RoleSummary{Role: "total", Priced: true}}
-	for _, r0 := range a.totals {
-		r := *r0
+	// The roles are taken in sorted order, so that the float sums of the
+	// total are the same on every call.
+	for _, role := range a.RoleNames() {
+		r := *a.totals[role]
 		price, ok := prices[r.Role]
 		if !ok && models != nil {
 			price, ok = prices[models[r.Role]]
@@ -180,7 +173,6 @@ func (a *UsageAcc) Summary(prices map[string]Price, models map[string]string) (U
 		s.Total.CostPerQ += r.CostPerQ
 		s.Total.Cost += r.Cost
 	}
-	slices.SortFunc(s.Roles, func(x, y RoleSummary) int { return cmp.Compare(x.Role, y.Role) })
 	slices.SortFunc(s.Warnings, func(x, y error) int { return cmp.Compare(x.Error(), y.Error()) })
 	for i := range s.Roles {
 		perQuestionRates(&s.Roles[i], nq)

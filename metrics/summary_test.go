@@ -101,3 +101,30 @@ func TestTallyMerge(t *testing.T) {
 		t.Errorf("got %+v; want %+v", sum, want)
 	}
 }
+
+// TestUsageTotalCostOrder checks that the total cost sums the roles' costs
+// in sorted role order on every call, whatever the map order. The roles'
+// costs are 0.1, 0.2 and 0.3 USD (1e6 prompt tokens at 0.1, 0.2 and 0.3
+// USD per million); in float64 (0.1 + 0.2) + 0.3 is 0.6000000000000001,
+// the next float above 0.6, while (0.2 + 0.3) + 0.1 and (0.3 + 0.2) + 0.1
+// are 0.6, so a sum in map order differs in its last bit between calls.
+// The total per question sums the same costs over one question.
+func TestUsageTotalCostOrder(t *testing.T) {
+	q := []map[string]Usage{{"a": {Calls: 1, PromptTokens: 1e6}, "b": {Calls: 1, PromptTokens: 1e6}, "c": {Calls: 1, PromptTokens: 1e6}}}
+	prices := map[string]Price{"a": {PromptPerM: 0.1}, "b": {PromptPerM: 0.2}, "c": {PromptPerM: 0.3}}
+	want := math.Nextafter(0.6, 1)
+	for i := range 50 {
+		s, err := SummarizeUsage(q, prices, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			name string
+			got  float64
+		}{{"cost", s.Total.Cost}, {"cost/q", s.Total.CostPerQ}} {
+			if c.got != want {
+				t.Fatalf("call %d: total %s = %v; want %v (0.1 + 0.2 + 0.3 in role order)", i, c.name, c.got, want)
+			}
+		}
+	}
+}

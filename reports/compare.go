@@ -43,7 +43,7 @@ func planComparisons(c *corpus, opt Options) (*comparisons, error) {
 	var refs []bench.SystemRef
 	var arms []stats.Arm
 	for _, s := range c.systems {
-		if s.n == 0 {
+		if s.done() == 0 {
 			continue
 		}
 		ref := bench.SystemRef{Names: []string{s.name, s.row}, Benchmark: s.bench, Runner: s.trial.Runner, Params: s.trial.Params}
@@ -245,7 +245,7 @@ func sweepTables(c *corpus, cs *comparisons, opt Options) []*Table {
 func seedTable(c *corpus, opt Options) *Table {
 	var ss []*system
 	for _, s := range c.systems {
-		if s.n > 0 {
+		if s.done() > 0 {
 			ss = append(ss, s)
 		}
 	}
@@ -415,7 +415,7 @@ func pairwiseFigures(c *corpus, cs *comparisons, opt Options) ([]*Figure, error)
 		if len(differ) > 0 {
 			found = strings.Join(differ, ", ")
 		}
-		fig.N = fmt.Sprintf("n = %d questions (paired)", base.seeds[0].n)
+		fig.N = fmt.Sprintf("n = %d questions (paired)", len(base.seeds[0].correct))
 		fig.CI = fmt.Sprintf("%s paired bootstrap CI of the difference", levelPct(opt.Level))
 		fig.Note = fmt.Sprintf("Differs from %s after Holm over the %d comparisons (%s, alpha = %g): %s.",
 			base.row, len(names), testName(multi), roundTo(1-opt.Level, 6), found)

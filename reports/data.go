@@ -105,13 +105,11 @@ type system struct {
 	trial *bench.RunTrial
 	// seeds are the system's trials, one per seed, in plan order.
 	seeds []seedRun
-	// n counts the done items of every seed: done and failed items whose
-	// gold runs (bench.TrialOutcomes), EX's one denominator, with a
-	// verdict; correct those whose verdict is correct and that did not
-	// fail. agg is what the report shows of them (itemAgg), accumulated
-	// seed after seed, each in question order, without keeping any item.
-	n, correct int
-	agg        *itemAgg
+	// agg is what the report shows of the done items of every seed: done
+	// and failed items whose gold runs (bench.TrialOutcomes), EX's one
+	// denominator, with a verdict (itemAgg; agg.all counts them and the
+	// correct ones), accumulated seed after seed, each in question order.
+	agg *itemAgg
 	// outcomes are the seeds' outcome maps (bench.TrialOutcomes), which
 	// comparisons pair.
 	outcomes stats.Replicates
@@ -130,9 +128,8 @@ type system struct {
 type seedRun struct {
 	seed  int64
 	trial *bench.RunTrial
-	// n counts the seed's done items (system.n); correct maps their
-	// question ids to their outcome (correct and not failed).
-	n       int
+	// correct maps the question ids of the seed's done items to their
+	// outcome (correct and not failed).
 	correct map[string]bool
 	tally   metrics.Tally
 	pending int
@@ -142,11 +139,15 @@ type seedRun struct {
 // its attempted items (with one seed: correct / attempted), and the counts
 // over all seeds; NaN when nothing was attempted.
 func (s *system) ex() (acc float64, correct, n int) {
-	if s.n == 0 {
+	if s.done() == 0 {
 		return math.NaN(), 0, 0
 	}
-	return s.acc.Mean, s.correct, s.n
+	return s.acc.Mean, s.agg.all.k, s.agg.all.n
 }
+
+// done is the number of the system's done items over all seeds (itemAgg's
+// all.n): EX's denominator.
+func (s *system) done() int { return s.agg.all.n }
 
 // multiSeed reports whether the system has more than one seed.
 func (s *system) multiSeed() bool { return len(s.seeds) > 1 }
@@ -254,10 +255,6 @@ func (c *corpus) addTrial(s *system, r *bench.RunData, ri int, t *bench.RunTrial
 			noVerdict = append(noVerdict, id)
 			return nil
 		}
-		sr.n++
-		if it.Verdict.Correct && it.Status != bench.StatusFailed {
-			s.correct++
-		}
 		s.agg.add(s, it, first)
 		return nil
 	})
@@ -274,13 +271,15 @@ func (c *corpus) addTrial(s *system, r *bench.RunData, ri int, t *bench.RunTrial
 		}
 	}
 	s.outcomes[sr.seed] = o.Correct
-	s.n += sr.n
 	s.pending += o.Pending
 	s.tally.Merge(o.Tally)
 	s.seeds = append(s.seeds, sr)
 	return nil
 }
 
+// load reads the runs into a corpus: one system per configuration of
+// each run (bench.Systems), in run and plan order, each read one trial's
+// items at a time (addTrial).
 func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("reports: no runs")
@@ -290,110 +289,19 @@ func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 		return nil, err
 	}
 	c := &corpus{hasTypes: map[string]bool{}, spans: make([]span, len(runs)), items: map[*bench.RunTrial]int{}, ids: map[string]string{}}
-	var names []string
-	nameCount := map[string]int{}
-	for _, r := range runs {
-		nameCount[r.Name()]++
-	}
-	labelCount := map[string]int{}
-	for _, r := range runs {
-		n := r.Name()
-		if nameCount[n] > 1 {
-			n += " (" + r.Dir + ")"
-		}
-		names = append(names, n)
-		c.simulated = c.simulated || r.Simulated
-		for _, t := range r.Trials {
-			labelCount[t.Label]++
-		}
-	}
-	c.title = strings.Join(names, " + ")
-	c.runNames = names
-	c.note = bench.TitleNote(runs...)
-	labelCache := map[string]map[string]QuestionLabels{}
-	labelErr := map[string]bool{}
+	labelCount := c.nameRuns(runs)
+	labels := newLabelCache(opt.Labels)
 	for ri, r := range runs {
 		bench.DeriveIdentities(r.Trials)
-		// Roles whose model varies within an entry are its backbones.
-		varying := map[int]map[string]bool{}
-		seen := map[int]map[string]string{}
-		for _, t := range r.Trials {
-			if seen[t.Entry] == nil {
-				seen[t.Entry], varying[t.Entry] = map[string]string{}, map[string]bool{}
-			}
-			for role, m := range t.Roles {
-				if prev, ok := seen[t.Entry][role]; ok && prev != m {
-					varying[t.Entry][role] = true
-				}
-				seen[t.Entry][role] = m
-			}
-		}
+		varying := varyingRoles(r.Trials)
 		for _, sys := range bench.Systems(r.Trials) {
-			t := &r.Trials[sys.Trials[0]]
-			s := &system{trial: t, bench: sys.Benchmark, entry: fmt.Sprintf("%d/%d", ri, t.Entry), run: ri, outcomes: stats.Replicates{}}
-			s.name = sys.Label
-			if labelCount[t.Label] > 1 && len(runs) > 1 {
-				s.name = names[ri] + ": " + sys.Label
-			}
-			var bb []string
-			for _, role := range slices.Sorted(maps.Keys(varying[t.Entry])) {
-				bb = append(bb, role+"="+trialModel(t, role))
-			}
-			s.backbone = strings.Join(bb, " ")
-			if s.backbone == "" {
-				s.backbone = trialModel(t, runners.RoleReason)
-				if s.backbone == "" {
-					var all []string
-					for role := range t.Roles {
-						all = append(all, trialModel(t, role))
-					}
-					s.backbone = strings.Join(slices.Compact(slices.Sorted(slices.Values(all))), "+")
-				}
-			}
-			s.head, s.variant = t.Identity.Name, t.Identity.Ablation
-			row := *t.Identity
-			row.Bench, row.Seed = false, false
-			cfg := append([]string{t.Identity.Name}, t.Identity.Variant()...)
-			for _, b := range t.Identity.Backbone {
-				if !varying[t.Entry][b.Key] {
-					cfg = append(cfg, b.String())
-				}
-			}
-			s.row, s.config = row.Label(t.Benchmark.Name, t.Seed), strings.Join(cfg, " ")
-			if s.name != sys.Label {
-				s.row, s.config = names[ri]+": "+s.row, names[ri]+": "+s.config
-			}
+			s := newSystem(r, ri, sys, c.runNames, varying, labelCount)
 			// The labels are read before the items, whose difficulty they
 			// give; their warning follows those of EX, as it always has.
-			labelWarn := ""
-			if opt.Labels != nil {
-				key, _ := json.Marshal(t.Benchmark)
-				if l, ok := labelCache[string(key)]; ok {
-					s.labels = l
-				} else if !labelErr[string(key)] {
-					l, err := opt.Labels(t.Benchmark)
-					if err != nil {
-						labelErr[string(key)] = true
-						labelWarn = fmt.Sprintf("labels of benchmark %s unavailable (%v); difficulty comes from the verdicts and reasoning types are left out", s.bench, err)
-					} else {
-						labelCache[string(key)] = l
-						s.labels = l
-					}
-				}
-			}
-			s.agg = newItemAgg()
-			for k, ti := range sys.Trials {
-				t := &r.Trials[ti]
-				if err := c.addTrial(s, r, ri, t, sys.Seeds[k]); err != nil {
-					return nil, err
-				}
-			}
-			s.agg.finish()
-			if len(sys.Trials) == 1 {
-				s.tally = s.seeds[0].tally
-			}
-			if s.acc, err = accuracyOf(s, opt); err != nil {
-				return nil, fmt.Errorf("reports: EX of %s: %w", s.name, err)
+			var labelWarn string
+			s.labels, labelWarn = labels.labelsFor(s.trial.Benchmark, s.bench)
+			if err := c.readSystem(s, r, ri, sys, opt); err != nil {
+				return nil, err
 			}
 			for _, w := range s.acc.Warnings {
 				c.warnings = append(c.warnings, s.name+": "+w)
@@ -401,16 +309,7 @@ func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 			if labelWarn != "" {
 				c.warnings = append(c.warnings, labelWarn)
 			}
-			for _, l := range s.labels {
-				if len(l.ReasoningTypes) > 0 {
-					c.hasTypes[s.bench] = true
-					break
-				}
-			}
-			if !slices.Contains(c.benches, s.bench) {
-				c.benches = append(c.benches, s.bench)
-			}
-			c.systems = append(c.systems, s)
+			c.addSystem(s)
 		}
 	}
 	var order []string
@@ -419,6 +318,171 @@ func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 	}
 	c.styles = reportStyles(order)
 	return c, nil
+}
+
+// nameRuns names the runs (a run's name, with its directory when two runs
+// share the name) and sets the corpus's title, run names, note and
+// whether some run is simulated. It returns how many trials of all the
+// runs have each label.
+func (c *corpus) nameRuns(runs []*bench.RunData) (labelCount map[string]int) {
+	nameCount := map[string]int{}
+	for _, r := range runs {
+		nameCount[r.Name()]++
+	}
+	labelCount = map[string]int{}
+	for _, r := range runs {
+		n := r.Name()
+		if nameCount[n] > 1 {
+			n += " (" + r.Dir + ")"
+		}
+		c.runNames = append(c.runNames, n)
+		c.simulated = c.simulated || r.Simulated
+		for _, t := range r.Trials {
+			labelCount[t.Label]++
+		}
+	}
+	c.title = strings.Join(c.runNames, " + ")
+	c.note = bench.TitleNote(runs...)
+	return labelCount
+}
+
+// varyingRoles returns, per runner entry of trials, the roles whose model
+// varies within the entry: its backbones.
+func varyingRoles(trials []bench.RunTrial) map[int]map[string]bool {
+	varying := map[int]map[string]bool{}
+	seen := map[int]map[string]string{}
+	for _, t := range trials {
+		if seen[t.Entry] == nil {
+			seen[t.Entry], varying[t.Entry] = map[string]string{}, map[string]bool{}
+		}
+		for role, m := range t.Roles {
+			if prev, ok := seen[t.Entry][role]; ok && prev != m {
+				varying[t.Entry][role] = true
+			}
+			seen[t.Entry][role] = m
+		}
+	}
+	return varying
+}
+
+// newSystem names system sys of run r (the run's index ri) before its
+// items are read: its name (prefixed by the run's name, names[ri], when
+// a label is shared by several runs' trials, labelCount), row, config,
+// head, variant and backbone. varying are the roles that vary within each
+// entry of the run (varyingRoles).
+func newSystem(r *bench.RunData, ri int, sys bench.System, names []string, varying map[int]map[string]bool, labelCount map[string]int) *system {
+	t := &r.Trials[sys.Trials[0]]
+	s := &system{trial: t, bench: sys.Benchmark, entry: fmt.Sprintf("%d/%d", ri, t.Entry), run: ri, outcomes: stats.Replicates{}}
+	s.name = sys.Label
+	if labelCount[t.Label] > 1 && len(names) > 1 {
+		s.name = names[ri] + ": " + sys.Label
+	}
+	s.backbone = backboneOf(t, varying[t.Entry])
+	s.head, s.variant = t.Identity.Name, t.Identity.Ablation
+	row := *t.Identity
+	row.Bench, row.Seed = false, false
+	cfg := append([]string{t.Identity.Name}, t.Identity.Variant()...)
+	for _, b := range t.Identity.Backbone {
+		if !varying[t.Entry][b.Key] {
+			cfg = append(cfg, b.String())
+		}
+	}
+	s.row, s.config = row.Label(t.Benchmark.Name, t.Seed), strings.Join(cfg, " ")
+	if s.name != sys.Label {
+		s.row, s.config = names[ri]+": "+s.row, names[ri]+": "+s.config
+	}
+	return s
+}
+
+// backboneOf names the backbone of trial t: the bindings of the roles
+// that vary within its entry ("reason=local"), else its reason model,
+// else the models of all its roles, sorted and joined by "+".
+func backboneOf(t *bench.RunTrial, varying map[string]bool) string {
+	var bb []string
+	for _, role := range slices.Sorted(maps.Keys(varying)) {
+		bb = append(bb, role+"="+trialModel(t, role))
+	}
+	if len(bb) > 0 {
+		return strings.Join(bb, " ")
+	}
+	if m := trialModel(t, runners.RoleReason); m != "" {
+		return m
+	}
+	var all []string
+	for role := range t.Roles {
+		all = append(all, trialModel(t, role))
+	}
+	return strings.Join(slices.Compact(slices.Sorted(slices.Values(all))), "+")
+}
+
+// labelCache reads each benchmark's question labels from a LabelSource
+// once, and remembers the benchmarks whose labels failed to read.
+type labelCache struct {
+	src    LabelSource
+	got    map[string]map[string]QuestionLabels
+	failed map[string]bool
+}
+
+func newLabelCache(src LabelSource) *labelCache {
+	return &labelCache{src: src, got: map[string]map[string]QuestionLabels{}, failed: map[string]bool{}}
+}
+
+// labelsFor returns the labels of benchmark b (named name in the report)
+// and, the first time they fail to read, a warning; nil labels without a
+// source or when they failed.
+func (lc *labelCache) labelsFor(b bench.BenchmarkSpec, name string) (map[string]QuestionLabels, string) {
+	if lc.src == nil {
+		return nil, ""
+	}
+	k, _ := json.Marshal(b)
+	key := string(k)
+	if l, ok := lc.got[key]; ok {
+		return l, ""
+	}
+	if lc.failed[key] {
+		return nil, ""
+	}
+	l, err := lc.src(b)
+	if err != nil {
+		lc.failed[key] = true
+		return nil, fmt.Sprintf("labels of benchmark %s unavailable (%v); difficulty comes from the verdicts and reasoning types are left out", name, err)
+	}
+	lc.got[key] = l
+	return l, ""
+}
+
+// readSystem reads the trials of system sys of run r (the run's index ri)
+// into s, seed after seed (addTrial), and computes its EX (accuracyOf).
+func (c *corpus) readSystem(s *system, r *bench.RunData, ri int, sys bench.System, opt Options) error {
+	s.agg = newItemAgg()
+	for k, ti := range sys.Trials {
+		if err := c.addTrial(s, r, ri, &r.Trials[ti], sys.Seeds[k]); err != nil {
+			return err
+		}
+	}
+	s.agg.finish()
+	if len(sys.Trials) == 1 {
+		s.tally = s.seeds[0].tally
+	}
+	var err error
+	if s.acc, err = accuracyOf(s, opt); err != nil {
+		return fmt.Errorf("reports: EX of %s: %w", s.name, err)
+	}
+	return nil
+}
+
+// addSystem adds a read system to the corpus, with its benchmark.
+func (c *corpus) addSystem(s *system) {
+	for _, l := range s.labels {
+		if len(l.ReasoningTypes) > 0 {
+			c.hasTypes[s.bench] = true
+			break
+		}
+	}
+	if !slices.Contains(c.benches, s.bench) {
+		c.benches = append(c.benches, s.bench)
+	}
+	c.systems = append(c.systems, s)
 }
 
 // caption appends bench.TitleNote of the runs: "(simulated model)" for sim
@@ -431,7 +495,7 @@ func (c *corpus) caption(s string) string {
 func (c *corpus) onBench(b string) []*system {
 	var out []*system
 	for _, s := range c.systems {
-		if s.bench == b && s.n > 0 {
+		if s.bench == b && s.done() > 0 {
 			out = append(out, s)
 		}
 	}

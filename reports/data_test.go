@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/t2sbench/t2sbench/bench"
@@ -77,5 +78,50 @@ func TestLoadNames(t *testing.T) {
 	w := names{"y: iesr tuned wo-linking n_rollout=8 judge=j reason=a @mini", "y: iesr tuned wo-linking n_rollout=8 judge=j reason=a", "y: iesr tuned wo-linking n_rollout=8 judge=j reason=a", "a", "iesr tuned", "wo-linking"}
 	if got != w {
 		t.Errorf("second run's system = %+v; want %+v", got, w)
+	}
+}
+
+// TestLabelsFor checks the label cache load reads benchmarks' labels
+// through: each benchmark's labels are read once; a benchmark whose labels
+// fail gives nil labels and its warning the first time only; without a
+// source there are no labels and no warning.
+func TestLabelsFor(t *testing.T) {
+	t.Parallel()
+	calls := map[string]int{}
+	src := func(b bench.BenchmarkSpec) (map[string]QuestionLabels, error) {
+		calls[b.Name]++
+		if b.Name == "broken" {
+			return nil, errors.New("no data")
+		}
+		return map[string]QuestionLabels{"q1": {Difficulty: "easy"}}, nil
+	}
+	lc := newLabelCache(src)
+	none := newLabelCache(nil)
+	for _, tc := range []struct {
+		name       string
+		lc         *labelCache
+		bench      string
+		wantLabels bool
+		wantWarn   string
+		wantCalls  int
+	}{
+		{"first read", lc, "mini", true, "", 1},
+		{"cached", lc, "mini", true, "", 1},
+		{"failed", lc, "broken", false, "labels of benchmark broken unavailable (no data); difficulty comes from the verdicts and reasoning types are left out", 1},
+		{"failed again", lc, "broken", false, "", 1},
+		{"no source", none, "other", false, "", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l, warn := tc.lc.labelsFor(bench.BenchmarkSpec{Name: tc.bench}, tc.bench)
+			if got := l != nil; got != tc.wantLabels {
+				t.Errorf("got labels %v; want labels: %v", l, tc.wantLabels)
+			}
+			if warn != tc.wantWarn {
+				t.Errorf("got warning %q; want %q", warn, tc.wantWarn)
+			}
+			if calls[tc.bench] != tc.wantCalls {
+				t.Errorf("got %d reads of %s's labels; want %d", calls[tc.bench], tc.bench, tc.wantCalls)
+			}
+		})
 	}
 }

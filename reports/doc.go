@@ -1,9 +1,10 @@
 // Package reports turns run directories into paper-ready tables and plots.
 //
 // Build reads the trials of one or more runs (bench.ReadRunStream, or runs
-// read whole) one trial's items at a time, keeping of them per system only
-// counts, sums in item order and each seed's per-question outcomes (which
-// comparisons pair), so that its memory does not grow with the items; it
+// read whole) one trial's items at a time and keeps no item: per system it
+// keeps counts and sums in item order, and per item only its wall time
+// (until the system's latency statistics are computed) and its outcome,
+// which comparisons pair (a few bytes; question ids are interned); it
 // derives:
 //
 //   - the setup (report.md's Setup section; tables setup-models and

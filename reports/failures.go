@@ -23,8 +23,8 @@ func parseFailureTable(c *corpus) *Table {
 			}
 			role, action, _ := strings.Cut(strings.TrimPrefix(name, runners.ParseFailedPrefix), ".")
 			share := 0.0
-			if s.n > 0 {
-				share = float64(questions) / float64(s.n)
+			if s.done() > 0 {
+				share = float64(questions) / float64(s.done())
 			}
 			t.Rows = append(t.Rows, []Cell{text(s.name), text(role), text(action), num(total, 0), integer(questions), pct(share)})
 		}

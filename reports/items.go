@@ -15,8 +15,8 @@ import (
 	"github.com/t2sbench/t2sbench/stats"
 )
 
-// hits counts the questions of a group (n) and those whose verdict is
-// correct (k).
+// hits counts the questions of a group (n) and the correct ones (k:
+// verdict correct, item not failed).
 type hits struct{ k, n int }
 
 // acc is k / n, NaN when n is 0 (groupAcc's value).
@@ -42,12 +42,12 @@ type cellKey struct{ level, typ string }
 // seed after seed, each in question order), accumulated one item at a
 // time so that no item is kept: counts by difficulty and reasoning type,
 // trace counters, usage, candidate pools, extraction reasons and wall
-// times. Sums are taken in item order, so that they equal sums over a
-// slice of the items.
+// times (per item only its wall time, one float, until finish). Sums are
+// taken in item order, so that they equal sums over a slice of the items.
 type itemAgg struct {
-	// all counts every done item (verdict correct), byLevel by difficulty
-	// ("" included), byType by reasoning type (a question once under each
-	// of its types), byCell by both.
+	// all counts every done item (k: the correct ones), byLevel by
+	// difficulty ("" included), byType by reasoning type (a question once
+	// under each of its types), byCell by both.
 	all     hits
 	byLevel map[string]*hits
 	byType  map[string]*hits
@@ -98,8 +98,10 @@ func bump[K comparable](m map[K]*hits, key K, correct bool) {
 
 // add counts one done item of the system s (a done or failed item in EX's
 // denominator with a verdict); first says whether it is of the first seed.
+// The item is correct when its verdict is and it did not fail, as in
+// bench.TrialOutcomes.
 func (a *itemAgg) add(s *system, it *bench.Item, first bool) {
-	correct := it.Verdict.Correct
+	correct := it.Verdict.Correct && it.Status != bench.StatusFailed
 	level := s.difficulty(it.QuestionID, it)
 	types := s.labels[it.QuestionID].ReasoningTypes
 	a.all.n++

@@ -265,7 +265,7 @@ func sweepGroups(c *corpus) [][]*system {
 	var keys []string
 	by := map[string][]*system{}
 	for _, s := range c.systems {
-		if s.n == 0 {
+		if s.done() == 0 {
 			continue
 		}
 		if s.variant != "" {
@@ -296,7 +296,7 @@ func sweepSeries(c *corpus) (groups [][][]*system, params []string) {
 	var keys []string
 	by := map[string][]*system{}
 	for _, s := range c.systems {
-		if s.n == 0 {
+		if s.done() == 0 {
 			continue
 		}
 		k := s.entry + "\x00" + s.bench
@@ -827,7 +827,7 @@ func breakdownFigures(c *corpus) ([]*Figure, []string) {
 func questionsPer(ss []*system) map[int]bool {
 	ns := make(map[int]bool, len(ss))
 	for _, s := range ss {
-		ns[s.n/max(1, len(s.seeds))] = true
+		ns[s.done()/max(1, len(s.seeds))] = true
 	}
 	return ns
 }

@@ -27,7 +27,7 @@ func sweepSystem(id bench.Identity, backbone string, params runners.Params) *sys
 	tr.Identity = &id
 	config := strings.Join(append([]string{id.Name}, id.Variant()...), " ")
 	s := &system{name: id.Label("mini", 0), row: id.Label("mini", 0), config: config, head: id.Name, variant: id.Ablation,
-		backbone: backbone, entry: "e", bench: "mini", trial: tr, n: 1, correct: 1, agg: newItemAgg()}
+		backbone: backbone, entry: "e", bench: "mini", trial: tr, agg: newItemAgg()}
 	s.agg.add(s, &bench.Item{QuestionID: "q1", Verdict: &bench.Verdict{Correct: true}}, true)
 	s.agg.finish()
 	return s

@@ -46,7 +46,7 @@ func ablationTables(c *corpus, opt Options) ([]*Table, error) {
 	var entries []string
 	byEntry := map[string][]*system{}
 	for _, s := range c.systems {
-		if s.n == 0 {
+		if s.done() == 0 {
 			continue
 		}
 		k := s.entry + "\x00" + s.bench
@@ -149,7 +149,7 @@ func mainTable(c *corpus, opt Options) *Table {
 	cell := map[string]*system{}
 	var all []*system
 	for _, s := range c.systems {
-		if s.n == 0 {
+		if s.done() == 0 {
 			continue
 		}
 		if !slices.Contains(rows, s.row) {
@@ -172,7 +172,7 @@ func mainTable(c *corpus, opt Options) *Table {
 	// also gets EX over the deterministic ones.
 	det := map[string]bool{}
 	for _, s := range c.systems {
-		if s.n > 0 && s.tally.Nondet > 0 {
+		if s.done() > 0 && s.tally.Nondet > 0 {
 			det[s.bench] = true
 		}
 	}
@@ -304,7 +304,7 @@ func breakdownTables(c *corpus) []*Table {
 		if levels := difficultyLevels(ss); len(levels) > 0 {
 			t := &Table{ID: slugID("ex-by-difficulty", b), Caption: c.caption(fmt.Sprintf("EX (%%) by difficulty on %s", b))}
 			t.Columns = []Column{{Name: "System"}}
-			counts := levelCounts(ss[0], levels)
+			counts := ss[0].agg.firstLevels
 			for _, l := range levels {
 				t.Columns = append(t.Columns, Column{Name: fmt.Sprintf("%s (n=%d)", l, counts[l]), Numeric: true, Better: Higher})
 			}
@@ -345,10 +345,6 @@ func breakdownTables(c *corpus) []*Table {
 		}
 	}
 	return out
-}
-
-func levelCounts(s *system, levels []string) map[string]int {
-	return s.agg.firstLevels
 }
 
 // pairwiseTables builds, per benchmark family (bench.PlanFamilies: the
@@ -418,7 +414,7 @@ func (e efficiency) simulatedRole(role string) bool {
 func efficiencies(c *corpus, opt Options) []efficiency {
 	var out []efficiency
 	for _, s := range c.systems {
-		if s.n == 0 {
+		if s.done() == 0 {
 			continue
 		}
 		models := s.models()
@@ -640,7 +636,7 @@ func validationRates(c *corpus) (names []string, systems []*system, rates map[*s
 		for _, n := range ns {
 			set[n] = true
 			_, k, _ := s.counter(n)
-			rates[s][n] = float64(k) / float64(s.n)
+			rates[s][n] = float64(k) / float64(s.done())
 		}
 	}
 	names = slices.Sorted(maps.Keys(set))

@@ -82,7 +82,7 @@ func reportTwoGold(ctx context.Context, runs []*bench.RunData, flags *secondGold
 		for _, t := range s.trials {
 			al, va, err := storedAligned(s.run, t, index)
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("report: second gold: %w", err)
 			}
 			ma, mb, err := outcomesUnder(ctx, sc, b, g, al.Preds, al.Invalid, va, 1)
 			if err != nil {

@@ -2,10 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/bench"
 )
 
 // TestReportTwoGold reports a small mini run under the mini benchmark's
@@ -62,5 +66,42 @@ runners:
 	}
 	if !strings.Contains(string(md), "under two golds: A = mini (dev), B = overlay ../../testdata/overlays/mini-corrections.jsonl") {
 		t.Errorf("report.md lacks the two-gold table's caption:\n%s", md)
+	}
+}
+
+// TestReportTwoGoldReadError checks that a store the second gold cannot
+// read gives an error that names the command and the second gold, as its
+// other errors do: an item's stored verdict is made unreadable before
+// reportTwoGold reads the items.
+func TestReportTwoGoldReadError(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	_, runDir := runSpec(t, dir, `name: twogold-unreadable
+benchmarks: [{name: mini, limit: 2}]
+models: {sim: {backend: sim, p: 0.5, seed: 7}}
+roles: {reason: sim}
+runners:
+  - name: direct
+`)
+	db, err := sql.Open("sqlite3", filepath.Join(runDir, bench.StoreFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Exec(`UPDATE items SET verdict = '{'`)
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := bench.ReadRunStream(runDir, bench.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	version, overlay := "", "../../testdata/overlays/mini-corrections.jsonl"
+	_, err = reportTwoGold(context.Background(), []*bench.RunData{r}, &secondGoldFlags{version: &version, overlay: &overlay})
+	if want := "report: second gold: "; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("got error %v; want one starting %q", err, want)
 	}
 }
