@@ -131,10 +131,10 @@ func (v *Viewer) WriteStatic(ctx context.Context, dir string) error {
 }
 
 // maxBatchItems bounds the items (questions times the trials on their
-// benchmark) of one batch of WriteStatic, and so the calls it holds;
-// maxBatchQuestions bounds its questions (each is a parameter of the
-// batch's query of the call log).
-var (
+// benchmark) of one batch of WriteStatic, and so the calls it holds (a
+// Viewer's batchItems when set); maxBatchQuestions bounds its questions
+// (each is a parameter of the batch's query of the call log).
+const (
 	maxBatchItems     = 5000
 	maxBatchQuestions = 500
 )
@@ -147,10 +147,14 @@ func (v *Viewer) callBatch(lo int) int {
 	for _, t := range v.trials {
 		per[t.bench]++
 	}
+	limit := maxBatchItems
+	if v.batchItems > 0 {
+		limit = v.batchItems
+	}
 	hi, items := lo, 0
 	for hi < len(v.questions) {
 		n := per[v.questions[hi].bench]
-		if hi > lo && (items+n > maxBatchItems || hi-lo >= maxBatchQuestions) {
+		if hi > lo && (items+n > limit || hi-lo >= maxBatchQuestions) {
 			break
 		}
 		items += n

@@ -28,6 +28,8 @@ type Viewer struct {
 	// red hides the runs' credentials (and what looks like an API key)
 	// in everything served: stored answers keep what the model sent.
 	red *llm.Redactor
+	// batchItems, when above 0, replaces maxBatchItems (tests).
+	batchItems int
 }
 
 type runSource struct {
