@@ -141,8 +141,17 @@ func (r *ItemReader) QuestionCalls(ctx context.Context, questionID string) (map[
 // EachCall calls fn for every row of the call log in the order the calls
 // were made, streaming: one pass, one row in memory at a time.
 func (r *ItemReader) EachCall(ctx context.Context, fn func(ItemCall) error) error {
+	return r.eachCall(ctx, "", nil, fn)
+}
+
+// eachCall is EachCall over the rows of the call log that the SQL
+// condition where (with args; "" for every row) selects.
+func (r *ItemReader) eachCall(ctx context.Context, where string, args []any, fn func(ItemCall) error) error {
+	if where != "" {
+		where = " WHERE " + where
+	}
 	rows, err := r.db.QueryContext(ctx, `SELECT trial_id, question_id, session, role, n, cached, prompt_tokens, completion_tokens, latency_ms, error, `+r.state+`, `+r.key+`
-		FROM model_calls ORDER BY id`)
+		FROM model_calls`+where+` ORDER BY id`, args...)
 	if err != nil {
 		return fmt.Errorf("store %s: %w", r.dir, err)
 	}

@@ -1,9 +1,11 @@
 package bench
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/t2sbench/t2sbench/runners"
@@ -246,4 +248,93 @@ func (r *RunData) trialItems(trialID string) ([]Item, error) {
 		items[j].Calls = append(items[j].Calls, c)
 	}
 	return items, crows.Err()
+}
+
+// EachVerdict calls fn with every item of trial t of the run as
+// ReadRunMode with ReadVerdicts decodes it (status, verdict, error,
+// attempts and timing: no result, no call), in question order (index,
+// then question id), stopping at fn's first error. A run read by
+// ReadRunStream reads them from its store one row at a time (the Item is
+// not kept after fn returns); a run read whole gives t.Items.
+func (r *RunData) EachVerdict(t *RunTrial, fn func(*Item) error) error {
+	if r.stream == nil {
+		for i := range t.Items {
+			if err := fn(&t.Items[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	cols, err := itemColumns(r.stream, ReadVerdicts)
+	if err != nil {
+		return fmt.Errorf("store %s: %w", r.Dir, err)
+	}
+	rows, err := r.stream.Query(`SELECT `+itemFields+cols+` FROM items WHERE trial_id = ? ORDER BY idx, question_id`, t.ID)
+	if err != nil {
+		return fmt.Errorf("store %s: %w", r.Dir, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		it, err := scanItemRow(rows, r.Dir, ReadVerdicts)
+		if err != nil {
+			return err
+		}
+		if err := fn(&it); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("store %s: %w", r.Dir, err)
+	}
+	return nil
+}
+
+// ReadCallLog fills CallLog, the call log's totals, and BadCounts as
+// ReadRunMode does, for a run read by ReadRunStream (which leaves CallLog
+// zero); a run read whole has them already.
+func (r *RunData) ReadCallLog() error {
+	if r.stream == nil {
+		return nil
+	}
+	if err := readRunTail(r.stream, r); err != nil {
+		return fmt.Errorf("store %s: %w", r.Dir, err)
+	}
+	return nil
+}
+
+// LoadItems reads the items of trial t into t.Items as ReadRunMode with
+// ReadReport reads them (EachItem), for a reader that needs one trial of
+// a run read by ReadRunStream whole: memory grows with that trial's items
+// only.
+func (r *RunData) LoadItems(t *RunTrial) error {
+	if r.stream == nil {
+		return nil
+	}
+	items, err := r.trialItems(t.ID)
+	if err != nil {
+		return fmt.Errorf("store %s: %w", r.Dir, err)
+	}
+	t.Items = items
+	return nil
+}
+
+// Summary returns the summary row (Summarize's, without the comparison:
+// Baseline "" and P -1, and no call counted) of a trial labelled label
+// whose items were added, with o its Outcomes.
+func (a *OutcomeAcc) Summary(label string, o Outcomes) TrialSummary {
+	return trialSummary(label, a.a, o, 0, 0)
+}
+
+// EachCallOf is EachCall over the calls of the questions ids only: one
+// pass over the call log, filtered in SQL, for a reader that takes the
+// log a few questions at a time.
+func (r *ItemReader) EachCallOf(ctx context.Context, ids []string, fn func(ItemCall) error) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	return r.eachCall(ctx, `question_id IN (?`+strings.Repeat(`, ?`, len(ids)-1)+`)`, args, fn)
 }

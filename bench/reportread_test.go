@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -85,6 +86,92 @@ func TestReadRunStream(t *testing.T) {
 			seen := 0
 			if err := r.EachItem(&r.Trials[0], func(*Item) error { seen++; return stop }); !errors.Is(err, stop) || seen != 1 {
 				t.Errorf("EachItem with fn failing = %v after %d items; want fn's error after 1", err, seen)
+			}
+		})
+	}
+}
+
+// TestStreamVerdictsLoadItemsCallsOf reads stores of both formats whole
+// and streamed: EachVerdict gives each trial's items as ReadVerdicts
+// reads them, ReadCallLog the whole read's call-log totals, LoadItems a
+// trial's items as ReadReport reads them, and EachCallOf the calls of the
+// questions asked, in EachCall's order.
+func TestStreamVerdictsLoadItemsCallsOf(t *testing.T) {
+	t.Parallel()
+	for _, legacy := range []bool{false, true} {
+		name := map[bool]string{false: "compressed", true: "legacy"}[legacy]
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			writeFormatStore(t, dir, legacy)
+			verdicts, err := ReadRunMode(dir, ReadVerdicts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			report, err := ReadRunMode(dir, ReadReport)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := ReadRunStream(dir, ReadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			if r.CallLog != (CallTotals{}) {
+				t.Errorf("streamed call log before ReadCallLog = %+v; want zero", r.CallLog)
+			}
+			if err := r.ReadCallLog(); err != nil {
+				t.Fatal(err)
+			}
+			if r.CallLog != verdicts.CallLog || r.CallLog.Calls == 0 {
+				t.Errorf("ReadCallLog = %+v; want %+v, with calls", r.CallLog, verdicts.CallLog)
+			}
+			for i := range r.Trials {
+				tr := &r.Trials[i]
+				var got []Item
+				if err := r.EachVerdict(tr, func(it *Item) error { got = append(got, *it); return nil }); err != nil {
+					t.Fatal(err)
+				}
+				if want := verdicts.Trials[i].Items; len(want) == 0 || !reflect.DeepEqual(got, want) {
+					t.Errorf("trial %s: EachVerdict gives %+v; want %+v", tr.ID, got, want)
+				}
+				if err := r.LoadItems(tr); err != nil {
+					t.Fatal(err)
+				}
+				if want := report.Trials[i].Items; !reflect.DeepEqual(tr.Items, want) {
+					t.Errorf("trial %s: LoadItems reads %+v; want %+v", tr.ID, tr.Items, want)
+				}
+			}
+			rd, err := OpenItemReader(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rd.Close()
+			ctx := t.Context()
+			var all []ItemCall
+			if err := rd.EachCall(ctx, func(c ItemCall) error { all = append(all, c); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			ids := map[string]bool{}
+			for _, c := range all {
+				ids[c.QuestionID] = true
+			}
+			if len(ids) < 2 {
+				t.Fatalf("the store's calls are of %d questions; want at least 2", len(ids))
+			}
+			for _, ask := range [][]string{nil, {all[0].QuestionID}, {all[0].QuestionID, all[len(all)-1].QuestionID, "no such question"}} {
+				var want, got []ItemCall
+				for _, c := range all {
+					if slices.Contains(ask, c.QuestionID) {
+						want = append(want, c)
+					}
+				}
+				if err := rd.EachCallOf(ctx, ask, func(c ItemCall) error { got = append(got, c); return nil }); err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("EachCallOf(%q) gives %d calls %+v; want %d %+v", ask, len(got), got, len(want), want)
+				}
 			}
 		})
 	}

@@ -48,9 +48,13 @@
 // reading each item once.
 //
 // Traces are read one item at a time (bench.ItemReader): the index reads
-// verdicts and the call log's totals only, and a question's file reads that
-// question's items. Viewer.Handler serves the viewer and builds each
-// question's file when it is asked for; WriteStatic writes every file.
+// verdicts and the call log's totals only, one trial at a time
+// (bench.RunData.EachVerdict), keeping one outcome code and status per
+// question and trial, and a question's file reads that question's items.
+// Viewer.Handler serves the viewer and builds each question's file when
+// it is asked for; WriteStatic writes every file, taking the call log a
+// batch of questions at a time, so that memory does not grow with the
+// run's items beyond the index and one batch.
 //
 // A question's calls come from the call log, each joined with what the
 // run's model cache holds under the call's key (bench.Call.CacheKey,

@@ -231,6 +231,19 @@ type Pair struct {
 	Test  string  `json:"test"`
 }
 
+// cell is one trial's outcome of a question as buildIndex gathers it:
+// its code (0 when the trial has no item of it, codeFinished until the
+// trial's outcomes are known) and its status.
+type cell struct {
+	code   byte
+	failed bool
+	status string
+}
+
+// codeFinished marks a done or failed item whose outcome code waits for
+// its trial's outcomes.
+const codeFinished = 1
+
 // questionRef locates a question: its benchmark and id, and the trials
 // (global indexes) that run on its benchmark.
 type questionRef struct {
@@ -268,10 +281,32 @@ func (v *Viewer) buildIndex(ctx context.Context, runs []*bench.RunData) error {
 	// The title ends as the report's does (bench.TitleNote).
 	idx.Title = strings.Join(names, " + ") + bench.TitleNote(runs...)
 	type rowKey = questionRef
-	rows := map[rowKey]*Row{}
+	// A question's row keeps, besides what the index shows, its index in
+	// its benchmark (for ordering) and one cell per trial: the items are
+	// streamed one trial at a time and never held.
+	type rowState struct {
+		Row
+		index int
+		cells []cell
+	}
+	nTrials := 0
+	for _, r := range runs {
+		nTrials += len(r.Trials)
+	}
+	rows := map[rowKey]*rowState{}
 	var order []rowKey
-	rowIndex := map[rowKey]int{} // question index in its benchmark, for ordering
+	// The statuses are a handful of strings, stored once each.
+	statuses := map[string]string{}
+	intern := func(s string) string {
+		if x, ok := statuses[s]; ok {
+			return x
+		}
+		statuses[s] = s
+		return s
+	}
 	var outcomes []map[string]bool
+	var touched []*rowState
+	gi := 0
 	for ri, r := range runs {
 		spec, stored := runSpec(r)
 		idx.Runs = append(idx.Runs, Run{Dir: r.Dir, Name: r.Name(), Spec: spec, SpecStored: stored, Calls: r.CallLog.Calls,
@@ -304,7 +339,6 @@ func (v *Viewer) buildIndex(ctx context.Context, runs []*bench.RunData) error {
 			prices[m] = p
 		}
 		// The comparisons are compareSystems', over every run.
-		sums := bench.SummarizeTrials(r)
 		for ti := range r.Trials {
 			t := &r.Trials[ti]
 			bk := t.Benchmark.Key()
@@ -312,40 +346,20 @@ func (v *Viewer) buildIndex(ctx context.Context, runs []*bench.RunData) error {
 			if labelCount[label] > 1 && len(runs) > 1 {
 				label = names[ri] + ": " + label
 			}
-			s := sums[ti]
 			tr := Trial{Label: label, Run: ri, ID: t.ID, Runner: t.Runner, Bench: bk, Seed: t.Seed, Roles: t.Roles,
-				Params: t.Params, Done: s.Done, Failed: s.Failed, Pending: s.Pending, Attempted: s.Attempted,
-				Correct: s.Correct, EX: s.EX, CILo: s.CILo, CIHi: s.CIHi, Partial: s.Partial}
-			for st, n := range s.Excluded {
-				if tr.Excluded == nil {
-					tr.Excluded = map[string]int{}
-				}
-				tr.Excluded[string(st)] = n
-			}
-			for _, it := range t.Items {
-				switch it.Status {
-				case bench.StatusFailed:
-					addCount(&tr.FailedBy, it.ErrorClass)
-				case bench.StatusError:
-					addCount(&tr.FailedBy, "error:"+it.ErrorClass)
-				}
-			}
-			tr.Usage, tr.Total = trialUsage(usage[t.ID], t, prices)
-			idx.Trials = append(idx.Trials, tr)
-			v.trials = append(v.trials, trialRef{run: ri, id: t.ID, bench: bk})
-			o := bench.TrialOutcomes(t, r.Totals[t.ID])
-			outcomes = append(outcomes, o.Correct)
-			if !slices.Contains(idx.Benches, bk) {
-				idx.Benches = append(idx.Benches, bk)
-			}
-			for _, it := range t.Items {
+				Params: t.Params}
+			acc := bench.NewOutcomeAcc(false)
+			touched = touched[:0]
+			if err := r.EachVerdict(t, func(it *bench.Item) error {
 				k := rowKey{bk, it.QuestionID}
-				if _, ok := rows[k]; !ok {
-					rows[k] = &Row{Bench: bk, ID: it.QuestionID}
+				row, ok := rows[k]
+				if !ok {
+					row = &rowState{Row: Row{Bench: bk, ID: it.QuestionID}, index: it.Index, cells: make([]cell, nTrials)}
+					rows[k] = row
 					order = append(order, k)
-					rowIndex[k] = it.Index
 				}
-				row := rows[k]
+				// The outcome map shares the row's question id.
+				it.QuestionID = row.ID
 				if it.Verdict != nil {
 					if row.DB == "" {
 						row.DB = it.Verdict.DBID
@@ -354,7 +368,63 @@ func (v *Viewer) buildIndex(ctx context.Context, runs []*bench.RunData) error {
 						row.Difficulty = it.Verdict.Difficulty
 					}
 				}
+				acc.Add(it)
+				switch it.Status {
+				case bench.StatusFailed:
+					addCount(&tr.FailedBy, it.ErrorClass)
+				case bench.StatusError:
+					addCount(&tr.FailedBy, "error:"+it.ErrorClass)
+				}
+				c := cell{code: codePending, status: intern(it.Status)}
+				if it.Verdict != nil && it.Verdict.Status != "" {
+					c.status = intern(string(it.Verdict.Status))
+				}
+				switch it.Status {
+				case bench.StatusDone, bench.StatusFailed:
+					// Resolved once the trial's outcomes are known.
+					c.code, c.failed = codeFinished, it.Status == bench.StatusFailed
+				}
+				row.cells[gi] = c
+				touched = append(touched, row)
+				return nil
+			}); err != nil {
+				return fmt.Errorf("viewer: %w", err)
 			}
+			o := acc.Outcomes(r.Totals[t.ID])
+			s := acc.Summary(t.Label, o)
+			tr.Done, tr.Failed, tr.Pending, tr.Attempted = s.Done, s.Failed, s.Pending, s.Attempted
+			tr.Correct, tr.EX, tr.CILo, tr.CIHi, tr.Partial = s.Correct, s.EX, s.CILo, s.CIHi, s.Partial
+			for st, n := range s.Excluded {
+				if tr.Excluded == nil {
+					tr.Excluded = map[string]int{}
+				}
+				tr.Excluded[string(st)] = n
+			}
+			for _, row := range touched {
+				c := &row.cells[gi]
+				if c.code != codeFinished {
+					continue
+				}
+				correct, attempted := o.Correct[row.ID]
+				switch {
+				case !attempted:
+					c.code = codeExcluded
+				case c.failed:
+					c.code = codeFailed
+				case correct:
+					c.code = codeCorrect
+				default:
+					c.code = codeWrong
+				}
+			}
+			tr.Usage, tr.Total = trialUsage(usage[t.ID], t, prices)
+			idx.Trials = append(idx.Trials, tr)
+			v.trials = append(v.trials, trialRef{run: ri, id: t.ID, bench: bk})
+			outcomes = append(outcomes, o.Correct)
+			if !slices.Contains(idx.Benches, bk) {
+				idx.Benches = append(idx.Benches, bk)
+			}
+			gi++
 		}
 	}
 	benchRank := map[string]int{}
@@ -366,8 +436,8 @@ func (v *Viewer) buildIndex(ctx context.Context, runs []*bench.RunData) error {
 		if a.bench != b.bench {
 			return benchRank[a.bench] < benchRank[b.bench]
 		}
-		if rowIndex[a] != rowIndex[b] {
-			return rowIndex[a] < rowIndex[b]
+		if ra, rb := rows[a].index, rows[b].index; ra != rb {
+			return ra < rb
 		}
 		return a.id < b.id
 	})
@@ -379,42 +449,6 @@ func (v *Viewer) buildIndex(ctx context.Context, runs []*bench.RunData) error {
 		}
 		if src.err != nil {
 			idx.Warnings = append(idx.Warnings, fmt.Sprintf("benchmark %s: %v; questions show only what the verdicts hold (no question text, gold SQL or result previews)", bk, src.err))
-		}
-	}
-	// Per-trial outcome of every question.
-	type cell struct {
-		code   byte
-		status string
-	}
-	cells := make([]map[string]cell, len(idx.Trials))
-	gi := 0
-	for _, r := range runs {
-		for ti := range r.Trials {
-			t := &r.Trials[ti]
-			m := map[string]cell{}
-			for _, it := range t.Items {
-				c := cell{code: codePending, status: it.Status}
-				if it.Verdict != nil && it.Verdict.Status != "" {
-					c.status = string(it.Verdict.Status)
-				}
-				switch it.Status {
-				case bench.StatusDone, bench.StatusFailed:
-					correct, attempted := outcomes[gi][it.QuestionID]
-					switch {
-					case !attempted:
-						c.code = codeExcluded
-					case it.Status == bench.StatusFailed:
-						c.code = codeFailed
-					case correct:
-						c.code = codeCorrect
-					default:
-						c.code = codeWrong
-					}
-				}
-				m[it.QuestionID] = c
-			}
-			cells[gi] = m
-			gi++
 		}
 	}
 	for n, k := range order {
@@ -438,8 +472,8 @@ func (v *Viewer) buildIndex(ctx context.Context, runs []*bench.RunData) error {
 				o.WriteByte(codeNone)
 				continue
 			}
-			c, ok := cells[ti][k.id]
-			if !ok {
+			c := row.cells[ti]
+			if c.code == 0 {
 				o.WriteByte(codePending)
 				row.Status[ti] = "pending"
 				continue
@@ -448,7 +482,8 @@ func (v *Viewer) buildIndex(ctx context.Context, runs []*bench.RunData) error {
 			row.Status[ti] = c.status
 		}
 		row.Outcome = o.String()
-		idx.Questions = append(idx.Questions, *row)
+		row.cells = nil
+		idx.Questions = append(idx.Questions, row.Row)
 		v.questions = append(v.questions, k)
 	}
 	cmps, err := v.compareSystems(runs, names, labelCount, outcomes)

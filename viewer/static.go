@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -82,8 +83,10 @@ func (v *Viewer) QuestionScript(ctx context.Context, n int, calls []map[string][
 
 // WriteStatic writes a static copy of the viewer into dir: index.html,
 // its script and style, data/index.js and one data/q/N.js per question.
-// It opens from file:// with no network. The call log is streamed once;
-// items are read one at a time by a few workers.
+// It opens from file:// with no network. The questions are written in
+// batches of at most maxBatchItems items: the call log is streamed once
+// per batch, and items are read one at a time by a few workers, so that
+// memory does not grow with the run.
 func (v *Viewer) WriteStatic(ctx context.Context, dir string) error {
 	if err := os.MkdirAll(filepath.Join(dir, "data", "q"), 0o755); err != nil {
 		return fmt.Errorf("viewer: %w", err)
@@ -113,25 +116,80 @@ func (v *Viewer) WriteStatic(ctx context.Context, dir string) error {
 	if err := os.WriteFile(filepath.Join(dir, "data", "index.js"), idx, 0o644); err != nil {
 		return fmt.Errorf("viewer: %w", err)
 	}
-	// The call log by run, question and trial: call rows are small (no
-	// messages), so holding them costs far less than one trace each.
+	// The questions are written in batches: one pass over each run's
+	// call log gathers the calls of a batch's questions by run, question
+	// and trial (call rows are small: no message), so that the calls held
+	// grow with the batch, not with the run.
+	for lo := 0; lo < len(v.questions); {
+		hi := v.callBatch(lo)
+		if err := v.writeQuestions(ctx, dir, lo, hi); err != nil {
+			return fmt.Errorf("viewer: %w", err)
+		}
+		lo = hi
+	}
+	return nil
+}
+
+// maxBatchItems bounds the items (questions times the trials on their
+// benchmark) of one batch of WriteStatic, and so the calls it holds (a
+// Viewer's batchItems when set); maxBatchQuestions bounds its questions
+// (each is a parameter of the batch's query of the call log).
+const (
+	maxBatchItems     = 5000
+	maxBatchQuestions = 500
+)
+
+// callBatch returns the end of the batch of questions that starts at lo:
+// at least one question, at most maxBatchItems items and
+// maxBatchQuestions questions.
+func (v *Viewer) callBatch(lo int) int {
+	per := map[string]int{}
+	for _, t := range v.trials {
+		per[t.bench]++
+	}
+	limit := maxBatchItems
+	if v.batchItems > 0 {
+		limit = v.batchItems
+	}
+	hi, items := lo, 0
+	for hi < len(v.questions) {
+		n := per[v.questions[hi].bench]
+		if hi > lo && (items+n > limit || hi-lo >= maxBatchQuestions) {
+			break
+		}
+		items += n
+		hi++
+	}
+	return hi
+}
+
+// writeQuestions writes data/q/N.js of questions lo .. hi-1: one pass over
+// each run's call log, then the questions' items read one at a time by a
+// few workers.
+func (v *Viewer) writeQuestions(ctx context.Context, dir string, lo, hi int) error {
+	var ids []string
+	for n := lo; n < hi; n++ {
+		if !slices.Contains(ids, v.questions[n].id) {
+			ids = append(ids, v.questions[n].id)
+		}
+	}
 	byQ := make([]map[string]map[string][]bench.Call, len(v.runs))
 	for ri, r := range v.runs {
 		m := map[string]map[string][]bench.Call{}
-		if err := r.reader.EachCall(ctx, func(c bench.ItemCall) error {
+		if err := r.reader.EachCallOf(ctx, ids, func(c bench.ItemCall) error {
 			if m[c.QuestionID] == nil {
 				m[c.QuestionID] = map[string][]bench.Call{}
 			}
 			m[c.QuestionID][c.TrialID] = append(m[c.QuestionID][c.TrialID], c.Call)
 			return nil
 		}); err != nil {
-			return fmt.Errorf("viewer: %w", err)
+			return err
 		}
 		byQ[ri] = m
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(min(4, max(1, runtime.GOMAXPROCS(0))))
-	for n := range v.questions {
+	for n := lo; n < hi; n++ {
 		g.Go(func() error {
 			calls := make([]map[string][]bench.Call, len(v.runs))
 			for ri := range v.runs {
@@ -147,10 +205,7 @@ func (v *Viewer) WriteStatic(ctx context.Context, dir string) error {
 			return os.WriteFile(filepath.Join(dir, "data", "q", strconv.Itoa(n)+".js"), b, 0o644)
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return fmt.Errorf("viewer: %w", err)
-	}
-	return nil
+	return g.Wait()
 }
 
 // IndexJSON returns the index as the server serves it

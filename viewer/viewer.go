@@ -28,6 +28,8 @@ type Viewer struct {
 	// red hides the runs' credentials (and what looks like an API key)
 	// in everything served: stored answers keep what the model sent.
 	red *llm.Redactor
+	// batchItems, when above 0, replaces maxBatchItems (tests).
+	batchItems int
 }
 
 type runSource struct {
@@ -60,13 +62,21 @@ func Open(ctx context.Context, dirs []string, opt Options) (*Viewer, error) {
 	var runs []*bench.RunData
 	var secrets []string
 	for _, d := range dirs {
-		r, err := bench.ReadRun(d, false)
+		// The run's items are streamed one trial at a time into the
+		// index (buildIndex); the store stays open until then.
+		r, err := bench.ReadRunStream(d, bench.ReadOptions{})
+		if err == nil {
+			if err = r.ReadCallLog(); err != nil {
+				r.Close()
+			}
+		}
 		if err != nil {
 			v.Close()
 			return nil, fmt.Errorf("viewer: %w", err)
 		}
 		rd, err := bench.OpenItemReader(d)
 		if err != nil {
+			r.Close()
 			v.Close()
 			return nil, fmt.Errorf("viewer: %w", err)
 		}
@@ -102,18 +112,20 @@ func Open(ctx context.Context, dirs []string, opt Options) (*Viewer, error) {
 		}
 	}
 	v.red = llm.NewDisplayRedactor(secrets...)
-	if err := v.buildIndex(ctx, runs); err != nil {
+	err := v.buildIndex(ctx, runs)
+	// The items' verdicts were needed for the index only: the question
+	// pages read items through the runs' item readers.
+	for _, r := range runs {
+		if cerr := r.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("viewer: %w", cerr)
+		}
+	}
+	if err != nil {
 		v.Close()
 		return nil, err
 	}
 	v.capIndex()
 	v.red.Value(v.index)
-	// The items' verdicts were needed for the index only.
-	for i := range v.runs {
-		for j := range v.runs[i].data.Trials {
-			v.runs[i].data.Trials[j].Items = nil
-		}
-	}
 	return v, nil
 }
 
@@ -121,6 +133,7 @@ func Open(ctx context.Context, dirs []string, opt Options) (*Viewer, error) {
 func (v *Viewer) Close() error {
 	var errs []error
 	for _, r := range v.runs {
+		errs = append(errs, r.data.Close())
 		if r.reader != nil {
 			errs = append(errs, r.reader.Close())
 		}

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -327,5 +329,56 @@ func TestBenchmarkUnavailable(t *testing.T) {
 	q, err := v.Question(context.Background(), 0, nil)
 	if err != nil || q.Gold != nil || len(q.Items) != 7 || q.Items[0].Preview != nil {
 		t.Errorf("question 0: gold %+v, %d items, err %v; want no gold, 7 items without previews", q.Gold, len(q.Items), err)
+	}
+}
+
+// TestWriteStaticBatches writes the static viewer of the mini run with the
+// call log taken two questions at a time (batches of 20 items: 7 trials a
+// question) and all at once (the default batch holds the 42 questions
+// times 7 trials): every file is byte-identical to the one-batch copy's.
+func TestWriteStaticBatches(t *testing.T) {
+	t.Parallel()
+	dir := miniRun(t)
+	write := func(batch int) map[string][]byte {
+		v, err := viewer.Open(context.Background(), []string{dir}, viewer.Options{Benchmark: openBenchmark(dir), NoPreviews: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer v.Close()
+		viewer.SetBatchItems(v, batch)
+		site := t.TempDir()
+		if err := v.WriteStatic(context.Background(), site); err != nil {
+			t.Fatal(err)
+		}
+		files := map[string][]byte{}
+		if err := filepath.WalkDir(site, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := os.ReadFile(p)
+			rel, _ := filepath.Rel(site, p)
+			files[rel] = b
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return files
+	}
+	want := write(0)
+	if n := len(want); n < 42 {
+		t.Fatalf("one-batch copy has %d files; want at least the 42 questions'", n)
+	}
+	for _, batch := range []int{20} {
+		t.Run(fmt.Sprint(batch), func(t *testing.T) {
+			got := write(batch)
+			if len(got) != len(want) {
+				t.Errorf("batches of %d items write %d files; want %d", batch, len(got), len(want))
+			}
+			for p, b := range want {
+				if !bytes.Equal(got[p], b) {
+					t.Errorf("batches of %d items: %s differs from the one-batch copy's", batch, p)
+				}
+			}
+		})
 	}
 }

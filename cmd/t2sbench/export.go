@@ -84,7 +84,7 @@ func runExport(stdout, stderr io.Writer, args []string) error {
 	if _, ok := exportFormats[*format]; !ok {
 		return fmt.Errorf("%w: export: --format must be spider-sql, bird-json or jsonl, got %q", errUsage, *format)
 	}
-	r, t, err := readTrial(dir, *trial, bench.ReadReport)
+	r, t, err := readTrial(dir, *trial, true)
 	if err != nil {
 		return err
 	}
@@ -132,17 +132,26 @@ func runExport(stdout, stderr io.Writer, args []string) error {
 	return st.report(stderr, *format)
 }
 
-// readTrial reads run directory dir in mode and picks its trial labelled
-// label (pickTrial). Every trial is read, so that a label two trials share
-// is an error naming both, never a silent pick of one.
-func readTrial(dir, label string, mode bench.ReadMode) (*bench.RunData, *bench.RunTrial, error) {
-	r, err := bench.ReadRunModeWith(dir, mode, bench.ReadOptions{AllTrials: true})
+// readTrial reads the head of run directory dir (its meta and trials, no
+// item) and picks its trial labelled label (pickTrial). Every trial is
+// read, so that a label two trials share is an error naming both, never
+// a silent pick of one. With items, the picked trial's items are read as
+// ReadRunMode with ReadReport reads them; the other trials' items are
+// never read, so that memory grows with one trial, not with the run.
+func readTrial(dir, label string, items bool) (*bench.RunData, *bench.RunTrial, error) {
+	r, err := bench.ReadRunStream(dir, bench.ReadOptions{AllTrials: true})
 	if err != nil {
 		return nil, nil, fmt.Errorf("export: %w", err)
 	}
+	defer r.Close()
 	t, err := pickTrial(r, label)
 	if err != nil {
 		return nil, nil, err
+	}
+	if items {
+		if err := r.LoadItems(t); err != nil {
+			return nil, nil, fmt.Errorf("export: %w", err)
+		}
 	}
 	return r, t, nil
 }
@@ -472,9 +481,9 @@ func flattenSQL(sql string) (flat string, changed bool) {
 // every text as the store holds it, credentials hidden (the viewer caps
 // its texts and names this command for the full ones).
 func exportItem(stdout, stderr io.Writer, dir, label, qid, out string) error {
-	// The item is read whole below; the run's verdicts suffice to pick
-	// the trial and its credentials.
-	r, t, err := readTrial(dir, label, bench.ReadVerdicts)
+	// The item is read whole below; the run's trials suffice to pick the
+	// trial and its credentials.
+	r, t, err := readTrial(dir, label, false)
 	if err != nil {
 		return err
 	}
