@@ -82,6 +82,13 @@ type Env struct {
 	// a spec naming another is refused at its line before anything is
 	// written (Spec.CheckBenchmarks). Nil: no check.
 	KnownBenchmark func(name string) bool
+	// Prepare, when set, is called once by Run with the run's cache
+	// directory, in a goroutine of its own while the benchmarks load, to
+	// open ahead what NewClient and NewScorer will need (NewEnv opens the
+	// model cache and the gold-result cache there). Run waits for it
+	// before it returns. What it fails to open is left to NewClient and
+	// NewScorer, which report the failure.
+	Prepare func(cacheDir string)
 }
 
 // Shard selects a deterministic slice of the work items: item k belongs to
@@ -326,6 +333,14 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 		}
 	}
 
+	// The caches the scorers and clients read open while the benchmarks
+	// load (Env.Prepare).
+	if env.Prepare != nil {
+		var prepared sync.WaitGroup
+		prepared.Go(func() { env.Prepare(opt.CacheDir) })
+		defer prepared.Wait()
+	}
+
 	// Load each benchmark once; build scorers, clients and databases.
 	type benchEnv struct {
 		b       *datasets.Benchmark
@@ -372,7 +387,7 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 					return Summary{}, err
 				}
 			}
-			sc, err := env.NewScorer(b, bs, opt.CacheDir+string(os.PathSeparator)+"gold")
+			sc, err := env.NewScorer(b, bs, goldCacheDir(opt.CacheDir))
 			if err != nil {
 				return Summary{}, fmt.Errorf("benchmark %s: scorer: %w", t.Benchmark.Name, err)
 			}
