@@ -6,24 +6,52 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sync"
 )
 
 // An item's result (SQL, candidates, trace, usage) is stored in
-// items.result as its JSON, compressed: the bytes resultMagic and then the
-// JSON in raw DEFLATE (RFC 1951, compress/flate at its default level).
-// The trace of a search item repeats its prompts, schema text and tree
-// node shapes within a few KB, which DEFLATE's 32 KB window finds: an
-// Alpha-SQL or IESR item of 60-180 KB of JSON takes 4-11 KB (measured on a
-// simulated Spider dev run, see scripts/bench-store.sh). Rows written
-// before compression hold the JSON text itself (it begins with '{', never
-// with resultMagic's NUL byte); decodeResult reads both.
+// table results as its JSON, compressed when it is long: the bytes
+// resultMagic and then the JSON in raw DEFLATE (RFC 1951, compress/flate at
+// its default level). The trace of a search item repeats its prompts,
+// schema text and tree node shapes within a few KB, which DEFLATE's 32 KB
+// window finds: an Alpha-SQL or IESR item of 60-180 KB of JSON takes 4-11
+// KB (measured on a simulated Spider dev run, see scripts/bench-store.sh).
+// A result of under compressMin bytes of JSON (a direct or cot item: its
+// prompt, one answer and a few counters) is stored as the JSON text
+// itself, as rows written before compression hold it (it begins with '{',
+// never with resultMagic's NUL byte); decodeResult reads both.
 var resultMagic = []byte{0, 'z', '1'}
 
-var flateWriters = sync.Pool{New: func() any {
-	w, _ := flate.NewWriter(nil, flate.DefaultCompression)
-	return w
-}}
+// compressMin is the length of JSON from which a result is compressed.
+// Below it DEFLATE's fixed cost per stream (resetting its hash tables,
+// building and writing the block's Huffman codes: tens of microseconds,
+// the largest part of storing a small item in a replay from the model
+// cache) outweighs the bytes it saves (a 2.6 KB direct item takes 1 KB).
+const compressMin = 4096
+
+// flateWriters holds compressors for reuse. It is a bounded free list
+// rather than a sync.Pool, which every garbage collection empties: a
+// compressor is about 1 MB, whose allocation and clearing cost more than
+// the compression of a result.
+var flateWriters = make(chan *flate.Writer, 4)
+
+// getFlateWriter returns a compressor from flateWriters, or a new one.
+func getFlateWriter() *flate.Writer {
+	select {
+	case w := <-flateWriters:
+		return w
+	default:
+		w, _ := flate.NewWriter(nil, flate.DefaultCompression)
+		return w
+	}
+}
+
+// putFlateWriter returns w to flateWriters, unless it is full.
+func putFlateWriter(w *flate.Writer) {
+	select {
+	case flateWriters <- w:
+	default:
+	}
+}
 
 // encodeResult returns the stored form of v's JSON.
 func encodeResult(v any) ([]byte, error) {
@@ -34,13 +62,17 @@ func encodeResult(v any) ([]byte, error) {
 	return compressJSON(raw)
 }
 
-// compressJSON returns the stored form of JSON text raw.
+// compressJSON returns the stored form of JSON text raw: raw itself when
+// it is shorter than compressMin, else raw compressed.
 func compressJSON(raw []byte) ([]byte, error) {
+	if len(raw) < compressMin {
+		return raw, nil
+	}
 	var buf bytes.Buffer
 	buf.Grow(len(raw)/8 + 64)
 	buf.Write(resultMagic)
-	w := flateWriters.Get().(*flate.Writer)
-	defer flateWriters.Put(w)
+	w := getFlateWriter()
+	defer putFlateWriter(w)
 	w.Reset(&buf)
 	if _, err := w.Write(raw); err != nil {
 		return nil, err

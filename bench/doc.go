@@ -65,7 +65,7 @@
 // items (status, verdict, error class, timings, session, and a digest of
 // the result: final SQL, usage by role, trace counters), results (each
 // item's whole result, SQL, candidates, trace and usage, as DEFLATE-
-// compressed JSON: see encodeResult; stores written before kept it as JSON
+// compressed JSON, or JSON text when short: see encodeResult; stores written before kept it as JSON
 // text in items.result, and every reader reads both), model_calls (one row per request,
 // written before the request is sent and completed when it returns, so a
 // killed run keeps its calls in flight, state "sent"), endpoint_stats

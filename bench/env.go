@@ -17,6 +17,10 @@ import (
 // ModelCacheFile is the model-response cache inside a cache directory.
 const ModelCacheFile = "models.db"
 
+// goldCacheDir is the gold-result cache's directory inside cache
+// directory cacheDir.
+func goldCacheDir(cacheDir string) string { return cacheDir + string(os.PathSeparator) + "gold" }
+
 // CacheUse is how a run uses the model cache.
 type CacheUse int
 
@@ -50,18 +54,22 @@ func DefaultEnv() (Env, func() error) { return NewEnv(EnvOptions{}) }
 // The returned close function releases the caches.
 func NewEnv(o EnvOptions) (Env, func() error) {
 	var (
-		mu    sync.Mutex
-		cache *llm.Cache
-		golds = map[string]*metrics.GoldCache{}
+		mu    sync.Mutex // guards sims and pools
 		sims  = map[*datasets.Benchmark]map[string]llm.Client{}
 		pools = map[string]*llm.Pool{}
+		// The caches have locks of their own, so that Env.Prepare opens
+		// both at once.
+		cacheMu sync.Mutex
+		cache   *llm.Cache
+		goldMu  sync.Mutex
+		golds   = map[string]*metrics.GoldCache{}
 	)
 	openCache := func(dir string) (*llm.Cache, error) {
 		if o.Cache == CacheOff {
 			return nil, nil // a nil cache: the clients neither read nor write one
 		}
-		mu.Lock()
-		defer mu.Unlock()
+		cacheMu.Lock()
+		defer cacheMu.Unlock()
 		if cache != nil {
 			return cache, nil
 		}
@@ -82,7 +90,27 @@ func NewEnv(o EnvOptions) (Env, func() error) {
 		cache = c
 		return c, nil
 	}
+	// goldCache returns the gold-result cache in dir, opened once.
+	goldCache := func(dir string) (*metrics.GoldCache, error) {
+		goldMu.Lock()
+		defer goldMu.Unlock()
+		if g := golds[dir]; g != nil {
+			return g, nil
+		}
+		g, err := metrics.NewGoldCache(dir)
+		if err != nil {
+			return nil, err
+		}
+		golds[dir] = g
+		return g, nil
+	}
 	env := Env{
+		Prepare: func(cacheDir string) {
+			var wg sync.WaitGroup
+			wg.Go(func() { openCache(cacheDir) })
+			wg.Go(func() { goldCache(goldCacheDir(cacheDir)) })
+			wg.Wait()
+		},
 		KnownBenchmark: func(name string) bool { _, ok := datasets.Lookup(name); return ok },
 		OpenBenchmark: func(_ context.Context, b BenchmarkSpec, cacheDir string) (*datasets.Benchmark, error) {
 			name := b.DatasetName()
@@ -166,17 +194,10 @@ func NewEnv(o EnvOptions) (Env, func() error) {
 			return nil, fmt.Errorf("unknown backend %q", m.Backend)
 		},
 		NewScorer: func(b *datasets.Benchmark, bs BenchmarkSpec, goldDir string) (Scorer, error) {
-			mu.Lock()
-			g := golds[goldDir]
-			if g == nil {
-				var err error
-				if g, err = metrics.NewGoldCache(goldDir); err != nil {
-					mu.Unlock()
-					return nil, err
-				}
-				golds[goldDir] = g
+			g, err := goldCache(goldDir)
+			if err != nil {
+				return nil, err
 			}
-			mu.Unlock()
 			sc, err := metrics.NewScorer(b, g, metrics.ScoreOptions{Mode: metrics.Mode(bs.Mode), TieAware: bs.TieAware})
 			if err != nil {
 				return nil, err
@@ -185,17 +206,19 @@ func NewEnv(o EnvOptions) (Env, func() error) {
 		},
 	}
 	closeFn := func() error {
-		mu.Lock()
-		defer mu.Unlock()
 		var errs []error
+		cacheMu.Lock()
 		if cache != nil {
 			errs = append(errs, cache.Close())
 			cache = nil
 		}
+		cacheMu.Unlock()
+		goldMu.Lock()
 		for _, g := range golds {
 			errs = append(errs, g.Close())
 		}
 		clear(golds)
+		goldMu.Unlock()
 		return errors.Join(errs...)
 	}
 	return env, closeFn

@@ -82,6 +82,13 @@ type Env struct {
 	// a spec naming another is refused at its line before anything is
 	// written (Spec.CheckBenchmarks). Nil: no check.
 	KnownBenchmark func(name string) bool
+	// Prepare, when set, is called once by Run with the run's cache
+	// directory, in a goroutine of its own while the benchmarks load, to
+	// open ahead what NewClient and NewScorer will need (NewEnv opens the
+	// model cache and the gold-result cache there). Run waits for it
+	// before it returns. What it fails to open is left to NewClient and
+	// NewScorer, which report the failure.
+	Prepare func(cacheDir string)
 }
 
 // Shard selects a deterministic slice of the work items: item k belongs to
@@ -326,6 +333,14 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 		}
 	}
 
+	// The caches the scorers and clients read open while the benchmarks
+	// load (Env.Prepare).
+	if env.Prepare != nil {
+		var prepared sync.WaitGroup
+		prepared.Go(func() { env.Prepare(opt.CacheDir) })
+		defer prepared.Wait()
+	}
+
 	// Load each benchmark once; build scorers, clients and databases.
 	type benchEnv struct {
 		b       *datasets.Benchmark
@@ -372,7 +387,7 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 					return Summary{}, err
 				}
 			}
-			sc, err := env.NewScorer(b, bs, opt.CacheDir+string(os.PathSeparator)+"gold")
+			sc, err := env.NewScorer(b, bs, goldCacheDir(opt.CacheDir))
 			if err != nil {
 				return Summary{}, fmt.Errorf("benchmark %s: scorer: %w", t.Benchmark.Name, err)
 			}
@@ -672,12 +687,14 @@ func runItem(ctx context.Context, t *Trial, r runners.Runner, ex datasets.Exampl
 		db, dbErr := dbs.open(ictx, ex.DBID)
 		var res runners.Result
 		var err error
+		var execs *execRecorder
 		if dbErr != nil && errors.Is(dbErr, datasets.ErrMissingDB) {
 			res = runners.Result{Note: "database unavailable: " + dbErr.Error()}
 		} else if dbErr != nil {
 			err = &dbOpenError{err: dbErr}
 		} else {
-			res, err = r.Run(ictx, runners.Task{Example: ex.WithoutGold(), DB: db, LLM: log, Seed: t.Seed})
+			execs = &execRecorder{Database: db}
+			res, err = r.Run(ictx, runners.Task{Example: ex.WithoutGold(), DB: execs, LLM: log, Seed: t.Seed})
 		}
 		timedOut := ictx.Err() != nil && ctx.Err() == nil
 		cancel()
@@ -719,7 +736,13 @@ func runItem(ctx context.Context, t *Trial, r runners.Runner, ex datasets.Exampl
 			}
 			// The answer is scored and stored as the model gave it:
 			// redaction is for error text and display (redact).
-			v := scoreResult(ctx, sc, ex, &res)
+			sctx := ctx
+			if execs != nil {
+				// The statements the runner executed are not run again
+				// to score the same texts (metrics.WithExecuted).
+				sctx = metrics.WithExecuted(ctx, execs.lookup)
+			}
+			v := scoreResult(sctx, sc, ex, &res)
 			if ctx.Err() != nil {
 				return nil, false, nil
 			}
@@ -771,6 +794,58 @@ func runItem(ctx context.Context, t *Trial, r runners.Runner, ex datasets.Exampl
 		}
 		wait *= 2
 	}
+}
+
+// execRecorderCells bounds the cells (rows times columns) of the results
+// one item's execRecorder keeps.
+const execRecorderCells = 1 << 16
+
+// execRecorder is the database a runner is given for one item: it keeps
+// the result of each statement the runner executed successfully, by text,
+// so that scoring the item judges those texts on them
+// (metrics.WithExecuted) instead of executing them again. Results past
+// execRecorderCells in all are not kept.
+type execRecorder struct {
+	datasets.Database
+
+	mu      sync.Mutex
+	results map[string]*datasets.ResultSet
+	cells   int
+}
+
+// Execute executes sql on the item's database and keeps its result.
+func (r *execRecorder) Execute(ctx context.Context, sql string) (*datasets.ResultSet, error) {
+	rs, err := r.Database.Execute(ctx, sql)
+	if err != nil || rs == nil {
+		return rs, err
+	}
+	n := len(rs.Rows) * max(len(rs.Columns), 1)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if old, ok := r.results[sql]; ok {
+		r.cells -= len(old.Rows) * max(len(old.Columns), 1)
+	} else if r.results == nil {
+		r.results = map[string]*datasets.ResultSet{}
+	}
+	if r.cells+n > execRecorderCells {
+		delete(r.results, sql)
+		return rs, nil
+	}
+	r.results[sql] = rs
+	r.cells += n
+	return rs, nil
+}
+
+// lookup is the recorder's metrics.ExecutedFunc: the kept result of sql
+// when db is the handle the runner's statements ran on.
+func (r *execRecorder) lookup(db datasets.Database, sql string) (*datasets.ResultSet, bool) {
+	if !metrics.SameDatabase(db, r.Database) {
+		return nil, false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rs, ok := r.results[sql]
+	return rs, ok
 }
 
 // dbOpenError is a failure to open an example's database other than a

@@ -1,11 +1,14 @@
 package bench
 
 import (
+	"context"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/sim"
 )
 
 // TestSimStyleSpec checks the sim style options: accepted values, errors
@@ -75,5 +78,53 @@ func TestNewSimStyle(t *testing.T) {
 	bad := 2.0
 	if _, _, err := newSim(b, ModelSpec{Backend: "sim", Style: "realistic", CutRate: &bad}); err == nil || !strings.Contains(err.Error(), "cut_rate") {
 		t.Errorf("cut_rate 2: err = %v; want one naming cut_rate", err)
+	}
+}
+
+// TestNewSimLazy builds the simulator of a benchmark on its first call:
+// its identity and answers are those of sim.New on the whole benchmark,
+// and a benchmark with a blank question is refused before any call, with
+// sim's own error.
+func TestNewSimLazy(t *testing.T) {
+	t.Parallel()
+	b := &datasets.Benchmark{Name: "t", Split: "dev", Examples: []datasets.Example{
+		{ID: "0", DBID: "db", Question: "How many singers?", GoldSQL: "SELECT count(*) FROM singer"},
+		{ID: "1", DBID: "db", Question: "How many concerts?", GoldSQL: "SELECT count(*) FROM concert"},
+	}}
+	c, ident, err := newSim(b, ModelSpec{Backend: "sim"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, ok := c.(*lazySim)
+	if !ok {
+		t.Fatalf("newSim gave a %T; want a *lazySim", c)
+	}
+	if l.model != nil {
+		t.Errorf("simulator built before its first call")
+	}
+	eager, err := sim.New(b, simConfig(ModelSpec{Backend: "sim"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ident != eager.Ident() {
+		t.Errorf("identity %+v; want sim.New's %+v", ident, eager.Ident())
+	}
+	// The second question, which the identity's simulator did not index.
+	req := llm.Request{Role: "reason", Messages: []llm.Message{{Role: "user", Content: "Question: How many concerts?"}}, N: 3}
+	got, err := c.Complete(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := eager.Complete(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got.Choices, want.Choices) {
+		t.Errorf("lazy answers %q; want sim.New's %q", got.Choices, want.Choices)
+	}
+	blank := &datasets.Benchmark{Name: "t", Split: "dev", Examples: []datasets.Example{b.Examples[0], {ID: "2", Question: " \n"}}}
+	_, _, err = newSim(blank, ModelSpec{Backend: "sim"})
+	if _, werr := sim.New(blank, simConfig(ModelSpec{Backend: "sim"})); err == nil || werr == nil || err.Error() != werr.Error() {
+		t.Errorf("blank question: err = %v; want sim.New's %v", err, werr)
 	}
 }

@@ -816,34 +816,46 @@ var ErrAlreadyDone = errors.New("item already done")
 // Commit stores one finished item and its model-call log in the open
 // batch of writes (see BatchItems): a later commit of the batch, Flush or
 // Close makes it durable, all at once. An error item replaces an earlier error record; a done item
-// replaces an error record; nothing replaces a done item.
+// replaces an error record; nothing replaces a done item. The item's
+// verdict, result and digest are encoded by the caller's goroutine, so
+// that the store's one writer only runs the statements.
 func (s *Store) Commit(it *Item) error {
 	if it.Session == 0 {
 		it.Session = s.session
 	}
-	return s.writeBatched(func(tx *sql.Tx) error { return insertItem(tx, it) }, true)
+	e, err := encodeItem(it)
+	if err != nil {
+		return fmt.Errorf("store %s: item %s/%s: %w", s.dir, it.TrialID, it.QuestionID, err)
+	}
+	return s.writeBatched(func(tx *sql.Tx) error { return insertItemRow(tx, it, e.verdict, e.result, e.digest, e.correct) }, true)
 }
 
-func insertItem(tx *sql.Tx, it *Item) error {
-	var verdict, digest []byte
-	var result any
-	var correct any
+// encodedItem is the stored form of an item's verdict, result and digest
+// (insertItemRow).
+type encodedItem struct {
+	verdict, digest []byte
+	result, correct any
+}
+
+// encodeItem returns the stored form of it's verdict, result and digest.
+func encodeItem(it *Item) (encodedItem, error) {
+	var e encodedItem
 	var err error
 	if it.Verdict != nil {
-		if verdict, err = json.Marshal(it.Verdict); err != nil {
-			return err
+		if e.verdict, err = json.Marshal(it.Verdict); err != nil {
+			return e, err
 		}
-		correct = boolInt(it.Verdict.Correct)
+		e.correct = boolInt(it.Verdict.Correct)
 	}
 	if it.Result != nil {
-		if result, err = encodeResult(it.Result); err != nil {
-			return err
+		if e.result, err = encodeResult(it.Result); err != nil {
+			return e, err
 		}
-		if digest, err = json.Marshal(digestOf(it.Result)); err != nil {
-			return err
+		if e.digest, err = json.Marshal(digestOf(it.Result)); err != nil {
+			return e, err
 		}
 	}
-	return insertItemRow(tx, it, verdict, result, digest, correct)
+	return e, nil
 }
 
 // insertItemRow writes item it with its verdict, result (stored form: see

@@ -267,8 +267,9 @@ func TestSummarizeDir(t *testing.T) {
 	}
 }
 
-// TestMergeCarriesFormat merges a legacy store into a new one: the result
-// is compressed and digested there, and reads back whole.
+// TestMergeCarriesFormat merges a legacy store into a new one: the results
+// move to their table there, the long one compressed, each digested, and
+// read back whole.
 func TestMergeCarriesFormat(t *testing.T) {
 	src, out := t.TempDir(), t.TempDir()
 	writeFormatStore(t, src, true)
@@ -296,16 +297,20 @@ func TestMergeCarriesFormat(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	var inline, compressed, digests int
+	var inline, compressed, text, digests int
 	if err := db.QueryRow(`SELECT count(result), count(digest) FROM items`).Scan(&inline, &digests); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.QueryRow(`SELECT count(*) FROM results WHERE substr(result, 1, 3) = ?`, resultMagic).Scan(&compressed); err != nil {
 		t.Fatal(err)
 	}
-	// formatItems has 7 items with a result.
-	if inline != 0 || compressed != 7 || digests != 7 {
-		t.Errorf("merged store: %d results inline, %d compressed, %d digests; want 0, 7, 7", inline, compressed, digests)
+	if err := db.QueryRow(`SELECT count(*) FROM results WHERE hex(substr(result, 1, 1)) = '7B'`).Scan(&text); err != nil {
+		t.Fatal(err)
+	}
+	// formatItems has 7 items with a result; one of them (a/q1, its 40
+	// prompts) is over compressMin bytes of JSON, the 6 others under.
+	if inline != 0 || compressed != 1 || text != 6 || digests != 7 {
+		t.Errorf("merged store: %d results inline, %d compressed, %d as JSON text, %d digests; want 0, 1, 6, 7", inline, compressed, text, digests)
 	}
 }
 
@@ -326,17 +331,43 @@ func TestStoredJSON(t *testing.T) {
 			t.Errorf("storedJSON(%q) = %q, %v; want %q (error %v)", tc.in, got, err, tc.want, tc.wantErr)
 		}
 	}
-	enc, err := compressJSON([]byte(`{"a":1}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, err := storedJSON(enc); err != nil || string(got) != `{"a":1}` {
-		t.Errorf("storedJSON(compressJSON(x)) = %q, %v; want x", got, err)
+}
+
+// TestCompressJSON stores JSON under compressMin bytes as itself and
+// longer JSON compressed; storedJSON gives back each.
+func TestCompressJSON(t *testing.T) {
+	long := func(n int) []byte { return []byte(`{"a":"` + strings.Repeat("x", n-8) + `"}`) }
+	for _, tc := range []struct {
+		name       string
+		in         []byte
+		compressed bool
+	}{
+		{name: "tiny", in: []byte(`{"a":1}`)},
+		{name: "just under", in: long(compressMin - 1)},
+		{name: "at the bound", in: long(compressMin), compressed: true},
+		{name: "long", in: long(10 * compressMin), compressed: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			enc, err := compressJSON(tc.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := bytes.HasPrefix(enc, resultMagic); got != tc.compressed {
+				t.Errorf("compressJSON(%d bytes) compressed %v; want %v", len(tc.in), got, tc.compressed)
+			}
+			if !tc.compressed && !bytes.Equal(enc, tc.in) {
+				t.Errorf("compressJSON(%d bytes) = %d bytes; want the JSON itself", len(tc.in), len(enc))
+			}
+			if got, err := storedJSON(enc); err != nil || !bytes.Equal(got, tc.in) {
+				t.Errorf("storedJSON(compressJSON(x)) = %d bytes, %v; want x (%d bytes)", len(got), err, len(tc.in))
+			}
+		})
 	}
 }
 
 // TestMigrateResults opens a legacy store for writing: its results move
-// to table results, compressed, with digests, and read back unchanged.
+// to table results, the long one compressed, with digests, and read back
+// unchanged.
 func TestMigrateResults(t *testing.T) {
 	dir := t.TempDir()
 	writeFormatStore(t, dir, true)
@@ -356,16 +387,20 @@ func TestMigrateResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	var inline, digests, compressed int
+	var inline, digests, compressed, text int
 	if err := db.QueryRow(`SELECT count(result), count(digest) FROM items`).Scan(&inline, &digests); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.QueryRow(`SELECT count(*) FROM results WHERE substr(result, 1, 3) = ?`, resultMagic).Scan(&compressed); err != nil {
 		t.Fatal(err)
 	}
-	// formatItems has 7 items with a result.
-	if inline != 0 || digests != 7 || compressed != 7 {
-		t.Errorf("after migration: %d results inline, %d digests, %d compressed; want 0, 7, 7", inline, digests, compressed)
+	if err := db.QueryRow(`SELECT count(*) FROM results WHERE hex(substr(result, 1, 1)) = '7B'`).Scan(&text); err != nil {
+		t.Fatal(err)
+	}
+	// formatItems has 7 items with a result; one (a/q1) is over
+	// compressMin bytes of JSON.
+	if inline != 0 || digests != 7 || compressed != 1 || text != 6 {
+		t.Errorf("after migration: %d results inline, %d digests, %d compressed, %d as JSON text; want 0, 7, 1, 6", inline, digests, compressed, text)
 	}
 	after, err := ReadRun(dir, true)
 	if err != nil {

@@ -610,16 +610,78 @@ func normalizeValue(v any) (any, error) {
 // Schema introspects the database once and returns the cached result. The
 // *Schema is shared by every caller: treat it as read-only (copy it before
 // adding comments, or pass them through RenderOptions.Comments).
+//
+// A file's schema is introspected once per process while the file stays as
+// it was (schemaKeyOf): handles opened again on it, as every run of a
+// process opens its benchmark's databases, share the first one's.
 func (d *sqliteDB) Schema(ctx context.Context) (*Schema, error) {
 	d.schemaMu.Lock()
 	defer d.schemaMu.Unlock()
 	if d.schema != nil {
 		return d.schema, nil
 	}
+	key, keyed := schemaKeyOf(d.path, d.id)
+	if keyed {
+		if s := schemaMemo.get(key); s != nil {
+			d.schema = s
+			return s, nil
+		}
+	}
 	s, err := introspectSQLite(ctx, d.pool, d.id, d.opt.Timeout)
 	if err != nil {
 		return nil, fmt.Errorf("schema of %s: %w", d.id, err)
 	}
+	if after, ok := schemaKeyOf(d.path, d.id); keyed && ok && after == key {
+		schemaMemo.put(key, s)
+	}
 	d.schema = s
 	return s, nil
+}
+
+// schemaKey identifies an SQLite file's content for schemaMemo: its path,
+// size and modification time, and the id its schema names.
+type schemaKey struct {
+	path, id  string
+	size, mod int64
+}
+
+// schemaKeyOf returns the key of the file at path, false when it cannot be
+// read or has a write-ahead log beside it (whose content its size and time
+// do not show).
+func schemaKeyOf(path, id string) (schemaKey, bool) {
+	st, err := os.Stat(path)
+	if err != nil || !st.Mode().IsRegular() {
+		return schemaKey{}, false
+	}
+	if _, err := os.Stat(path + "-wal"); err == nil {
+		return schemaKey{}, false
+	}
+	return schemaKey{path: path, id: id, size: st.Size(), mod: st.ModTime().UnixNano()}, true
+}
+
+// schemaMemoMax bounds schemaMemo: past it the memo starts again empty.
+const schemaMemoMax = 4096
+
+// schemaMemo holds the introspected schema of each SQLite file opened in
+// the process, by schemaKey.
+var schemaMemo = &schemaCache{m: map[schemaKey]*Schema{}}
+
+type schemaCache struct {
+	mu sync.Mutex
+	m  map[schemaKey]*Schema
+}
+
+func (c *schemaCache) get(k schemaKey) *Schema {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[k]
+}
+
+func (c *schemaCache) put(k schemaKey, s *Schema) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= schemaMemoMax {
+		clear(c.m)
+	}
+	c.m[k] = s
 }

@@ -419,7 +419,18 @@ func (s *Scorer) gold(ctx context.Context, db datasets.Database, gsql string, v 
 func (s *Scorer) judge(ctx context.Context, db datasets.Database, gsql, psql string, gold *datasets.ResultSet, an GoldAnalysis, v *Verdict) *datasets.ResultSet {
 	m, q := s.opt.Mode, s.opt.Quirks
 	v.Correct = false // a test-suite verdict may hold an earlier variant's
-	rs, st, msg, elapsed, err := execute(ctx, db, psql, s.opt.Timeout)
+	var (
+		rs      *datasets.ResultSet
+		st      ExecStatus
+		msg     string
+		elapsed time.Duration
+		err     error
+	)
+	if prev, ok := s.executed(ctx, db, psql); ok {
+		rs, st, elapsed = prev, ExecOK, prev.Elapsed
+	} else {
+		rs, st, msg, elapsed, err = execute(ctx, db, psql, s.opt.Timeout)
+	}
 	v.PredMS += ms(elapsed)
 	if err != nil {
 		v.Status, v.Error = StatusPredError, "canceled: "+err.Error()

@@ -224,8 +224,15 @@ func (s *sc) Run(ctx context.Context, t runners.Task) (runners.Result, error) {
 	firstSQL := ""
 	cuts := 0
 	var found runners.Extractions
+	// Samples that repeat an earlier one's text extract as it did, and
+	// have been noted already.
+	extracted := map[string]sqltext.Extraction{}
 	for i, out := range resp.Choices {
-		e := sqltext.ExtractSQL(out)
+		e, repeat := extracted[out]
+		if !repeat {
+			e = sqltext.ExtractSQL(out)
+			extracted[out] = e
+		}
 		sql, ok := e.SQL, e.Found()
 		step := sampleStep("sample", resp, i)
 		step.Info["index"] = i
@@ -244,7 +251,9 @@ func (s *sc) Run(ctx context.Context, t runners.Task) (runners.Result, error) {
 			res.Trace.Add(step)
 			continue
 		}
-		found.Note(e)
+		if !repeat {
+			found.Note(e)
+		}
 		if firstSQL == "" {
 			firstSQL = sql
 		}
