@@ -106,6 +106,8 @@ var weakWords = map[string]bool{"id": true, "name": true, "type": true, "code": 
 type scoredTable struct {
 	name  string
 	score int
+	// named is whether the text uses a word of the table's own name.
+	named bool
 	cols  []string // columns whose name words the question uses
 	table PromptTable
 }
@@ -185,6 +187,7 @@ func relevance(p *Prompt, text string) []scoredTable {
 			own[stem(w)] = true
 			if !weakWords[w] && stems[stem(w)] {
 				st.score += 2
+				st.named = true
 			}
 		}
 		for _, c := range t.Columns {
