@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -324,12 +325,17 @@ func keywordReading(c *Sample) questionKeywords {
 }
 
 // misreadNumbers are the wrong numbers a model writes for the question's
-// numbers: each with a zero appended, a misread magnitude (a modelling
-// choice).
+// numbers: each ten times larger, a misread magnitude (a modelling
+// choice), written as a number of another value ("0.5" -> "5", "20" ->
+// "200").
 func misreadNumbers(vals []string) []string {
 	out := make([]string, 0, len(vals))
 	for _, v := range vals {
-		out = append(out, v+"0")
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			continue
+		}
+		out = append(out, strconv.FormatFloat(f*10, 'f', -1, 64))
 	}
 	return out
 }
