@@ -29,7 +29,8 @@ const (
 
 const (
 	// Columns.
-	tierColumnExact   = iota // a column every word of whose name the text uses
+	tierColumnValue   = iota // a column with a shown value the text uses
+	tierColumnExact          // a column every word of whose name the text uses
 	tierColumnNamed          // another column the text names, of a table it names
 	tierColumnRelated        // a column the text names, of another table
 	tierColumnDisplay        // the column identifying a named table's rows
@@ -55,7 +56,7 @@ const (
 )
 
 // numTiers is the number of tiers of each kind.
-var numTiers = [numKinds]int{5, 5, 3, 7}
+var numTiers = [numKinds]int{5, 6, 3, 7}
 
 // kindNames name the kinds in Table 4's order.
 var kindNames = [numKinds]string{"table", "column", "number", "operator"}
@@ -224,6 +225,9 @@ func keywordReading(c *Sample) questionKeywords {
 			}
 			if exact(col) {
 				tier = tierColumnExact
+			}
+			if containsFold(t.valueCols, col) {
+				tier = tierColumnValue
 			}
 			cr.add(tier, t.name+"."+col)
 		}
