@@ -11,8 +11,8 @@ import (
 
 // This file holds the model's ranked reading of a question's keywords
 // (tables, columns, numbers with units, operators) and the extraction
-// that keeps part of it at a profile row's operating point. Like the rest
-// of reading.go it reads the prompt only, never the gold SQL.
+// that keeps part of it at a profile row's operating point. Like
+// reading.go, it reads the prompt only, never the gold SQL.
 
 // Tiers of each kind's ranking: a reading item belongs to the first tier
 // that lists it. The tiers say how the reading found an item, which is
