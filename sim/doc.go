@@ -160,7 +160,7 @@
 // The calibration check (experiments/iesr-table4.yaml; a calibration
 // check, never a reproduction: the figures measure the simulator against
 // the paper's rows) gives, in %, paper P/R and simulated P/R, on mini
-// (42 questions x 20 seeds) and on Spider dev (972 questions x 10 seeds),
+// (42 questions x 50 seeds) and on Spider dev (972 questions x 10 seeds),
 // extraction rows and, after "+Ve", verified rows:
 //
 //	                                   table                 column                 number               operator
