@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -138,71 +137,5 @@ func TestRhoProfileOptions(t *testing.T) {
 			t.Errorf("profiles %s and %s share the identity %q; want distinct", prev, name, id)
 		}
 		seen[id] = name
-	}
-}
-
-// TestExtractionRates checks the keyword extraction against its profile:
-// over 2,000 samples of iesr/understand for a question whose reading
-// (keywordReading) lists tables, columns and operators, each kind keeps a
-// share of its reading equal to the profile's Extract recall (within 4
-// binomial sd), and the items it adds outside the reading number
-// (1-P)/P per kept item (within 15%: a pool can run dry).
-func TestExtractionRates(t *testing.T) {
-	b := concertBenchmark(t, true)
-	q := "Which stadiums hold more than 5000 people but average fewer than 2000?"
-	for _, name := range []string{"qwen2.5-7b", "gpt-4o"} {
-		t.Run(name, func(t *testing.T) {
-			s, err := New(b, Config{P: 0.6, Seed: 5, Profile: name})
-			if err != nil {
-				t.Fatal(err)
-			}
-			msgs := prompt(q, "")
-			c := &Sample{Prompt: ParsePrompt(drawMessages(msgs)), Question: q, model: s}
-			k := keywordReading(c)
-			reading := map[int][]string{KindTable: k.tables, KindColumn: k.columns, KindOperator: k.operators}
-			pool := map[int][]string{KindTable: k.tablePool, KindColumn: k.columnPool, KindOperator: k.operatorPool()}
-			field := map[int]string{KindTable: "tables", KindColumn: "field_patterns", KindOperator: "operators"}
-			kept, extra, total := map[int]int{}, map[int]int{}, map[int]int{}
-			const reqs, per = 100, 20
-			for a := range reqs {
-				resp, err := s.Complete(context.Background(), llm.Request{Messages: prompt(q, fmt.Sprintf("(attempt %d)", a)), N: per, Responder: "iesr/understand"})
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, ch := range resp.Choices {
-					var st map[string]any
-					if err := json.Unmarshal([]byte(ch[strings.Index(ch, "{"):strings.LastIndex(ch, "}")+1]), &st); err != nil {
-						t.Fatal(err)
-					}
-					for kind, f := range field {
-						list, _ := st[f].([]any)
-						for _, x := range list {
-							if containsFold(reading[kind], x.(string)) {
-								kept[kind]++
-							} else {
-								extra[kind]++
-							}
-						}
-						total[kind] += len(reading[kind])
-					}
-				}
-			}
-			prof := Rates(Profiles[name].Extract)
-			for kind, f := range field {
-				if len(reading[kind]) == 0 || len(pool[kind]) == 0 {
-					t.Fatalf("%s: the reading lists %d %s, %d others shown; want a question with both", name, len(reading[kind]), f, len(pool[kind]))
-				}
-				r := prof[kind].R
-				got := float64(kept[kind]) / float64(total[kind])
-				if tol := 4 * math.Sqrt(r*(1-r)/float64(total[kind])); math.Abs(got-r) > tol {
-					t.Errorf("%s %s: kept %.3f of the reading; want the profile's recall %.3f +- %.3f", name, f, got, r, tol)
-				}
-				p := prof[kind].P
-				rate, want := float64(extra[kind])/float64(kept[kind]), (1-p)/p
-				if math.Abs(rate-want) > 0.15*want+0.02 {
-					t.Errorf("%s %s: %.3f added items per kept one; want (1-P)/P = %.3f +- 15%%", name, f, rate, want)
-				}
-			}
-		})
 	}
 }

@@ -115,22 +115,88 @@
 // How well the model extracts is its backbone profile (Config.Profile,
 // spec key profile; Profiles, DefaultProfile): per item kind (table,
 // column, number, operator), a precision P and a recall R measured
-// without and with keyword verification. A keyword extraction keeps each
-// item of the reading with the kind's recall and, per kept item, adds
-// with probability (1-P)/P one item the reading does not list (another
-// shown table or column of a related table, another operator, a number
-// with a misread magnitude). A verification round repairs the state the
-// prompt shows to the verified row: it drops what the schema lacks, adds
-// each item of its reading the state misses with the probability that
-// lifts the recall from the extraction's to the verified one, and keeps
-// unsupported items at the rate that gives the verified precision.
-// Measured against a gold query, P and R also carry the reading's own
-// misses and extras, so the rates a sample applies are the profile's
-// divided by the reading's own precision and recall against the gold
-// (ReadingQuality, Rates; at most 1): on a reading of that quality the
-// expected P and R against the gold are the profile's. Where the
-// reading's precision is below a profile's (columns: 38.8%, tables:
-// 60.5%), the simulated precision stays at the reading's. A schema
+// without and with keyword verification. The reading is ranked: each
+// kind's items sit in tiers by how the reading found them, a confidence
+// (keywords.go: a table the question relates to most, one whose name it
+// uses in full or in part, one related by a column or a value, a join
+// table; a column with a shown value the question names, one whose name
+// it uses in full, in part, one identifying rows, a join key; a number written out, spelt, or in the hint; an
+// aggregate of the intent, one the wording names, a comparison of the
+// wording or the hint, "=" for a join or a named value, "=" by default),
+// and below them a pool (the other shown tables, the other columns of the
+// related tables, numbers with a misread magnitude, the other operators).
+// A keyword extraction keeps each item of tier t with a keep rate k_t and
+// each pool item with a pool rate, the operating point
+// (KindCalibration.OperatingPoint) at which the expected micro-averaged
+// P and R against the gold on a calibration set are the profile row's:
+// the tiers are kept most precise first down to the row's recall, then
+// pool items are added, lower tiers taken back to keep the recall, down
+// to the row's precision. A calibration (Calibrations) is t2sbench's
+// measurement of the reading against the gold queries of one benchmark
+// (the items and hits of each tier and of the pool, and the gold items,
+// summed over its questions, as IESR's Table 4 counts them; made once,
+// offline, with TestCalibrateReading), so the sim knows of the gold only
+// those totals, never an item's own gold. The reading's quality differs
+// between question sets (a join table the reading implies is in the gold
+// 66% of the time on Spider dev's first 300 questions, 19% on the rest),
+// so an operating point fitted on one set misses on another (fitted on
+// Spider dev questions 301-1034, 6 of the 48 expected figures on the
+// first 300 are within 3 points of the rows): the calibration is per
+// benchmark (mini; Spider dev, the 972 questions the shared data
+// has databases for, which also serves a benchmark without its own,
+// DefaultCalibration). Where a row asks for more than the ranking holds
+// (a precision above its best tiers' at that recall, a recall above what
+// the reading and its pool find), the operating point is the ranking's
+// nearest point, the larger of the two gaps the least.
+//
+// Each item's keep decision is one uniform draw per (model seed, request
+// seed, question, kind, item) (Sample.itemDraw), whatever the prompt
+// shows: a verification round keeps the items whose draws are below the
+// Verified row's keep rates, so it adds items of a tier the Verified row
+// keeps more of, drops items of one it keeps less of, drops what the
+// schema lacks, and answers a second round, shown its own state, the same
+// (the rounds stop). Samples of one request share the draws.
+//
+// The calibration check (experiments/iesr-table4.yaml; a calibration
+// check, never a reproduction: the figures measure the simulator against
+// the paper's rows) gives, in %, paper P/R and simulated P/R, on mini
+// (42 questions x 50 seeds) and on Spider dev (972 questions x 10 seeds),
+// extraction rows and, after "+Ve", verified rows:
+//
+//	                                   table                 column                 number               operator
+//	row                      paper       sim        paper       sim        paper       sim        paper       sim
+//	mini, 42 questions x 50 seeds (2100 per model):
+//	qwen2.5-7b           64.6/63.8 65.2/64.5    57.3/57.8 57.4/57.4    57.9/57.9 56.9/58.4    77.8/74.0 77.3/73.5
+//	qwen2.5-7b+Ve        87.5/89.9 87.3/89.7    79.4/82.7 75.9/79.2xx  79.9/80.3 68.9/69.1xx  91.5/89.5 76.9/74.9xx
+//	qwen3-8b             75.2/73.5 75.7/73.8    63.3/62.3 63.4/62.2    60.8/61.1 61.0/61.5    77.0/75.4 76.9/75.4
+//	qwen3-8b+Ve          90.1/91.2 87.9/89.1    78.2/83.2 75.2/80.2x   81.0/81.1 69.0/68.9xx  92.9/91.3 76.9/75.4xx
+//	deepseek-v3          76.7/74.8 77.3/75.4    67.3/66.7 67.4/66.6    62.9/62.2 63.5/62.4    78.2/74.0 77.3/73.2
+//	deepseek-v3+Ve=      76.7/74.8 77.3/75.4    67.3/66.7 67.4/66.6    62.9/62.2 63.5/62.4    78.2/74.0 77.3/73.2
+//	gpt-4o               88.7/93.0 86.3/90.5    79.8/84.1 75.5/79.8xx  79.8/80.3 68.9/69.1xx  92.8/92.1 76.5/76.1xx
+//	gpt-4o+Ve=           88.7/93.0 86.3/90.5    79.8/84.1 75.5/79.8xx  79.8/80.3 68.9/69.1xx  92.8/92.1 76.5/76.1xx
+//	  within 3 points: 41 of 64
+//	Spider dev, 972 questions x 10 seeds (9720 per model):
+//	qwen2.5-7b           64.6/63.8 65.2/63.7    57.3/57.8 56.7/57.2    57.9/57.9 58.0/56.8    77.8/74.0 69.7/65.9xx
+//	qwen2.5-7b+Ve        87.5/89.9 77.7/80.1xx  79.4/82.7 55.2/58.5xx  79.9/80.3 80.7/80.9    91.5/89.5 69.6/67.6xx
+//	qwen3-8b             75.2/73.5 75.7/73.5    63.3/62.3 57.4/56.3xx  60.8/61.1 61.0/60.2    77.0/75.4 69.5/67.9xx
+//	qwen3-8b+Ve          90.1/91.2 78.4/79.5xx  78.2/83.2 54.1/59.3xx  81.0/81.1 81.4/81.6    92.9/91.3 69.5/67.9xx
+//	deepseek-v3          76.7/74.8 77.1/74.8    67.3/66.7 57.2/56.5xx  62.9/62.2 62.8/61.1    78.2/74.0 69.8/65.5xx
+//	deepseek-v3+Ve=      76.7/74.8 77.1/74.8    67.3/66.7 57.2/56.5xx  62.9/62.2 62.8/61.1    78.2/74.0 69.8/65.5xx
+//	gpt-4o               88.7/93.0 76.4/80.8xx  79.8/84.1 54.6/59.0xx  79.8/80.3 80.5/80.9    92.8/92.1 69.5/68.9xx
+//	gpt-4o+Ve=           88.7/93.0 76.4/80.8xx  79.8/84.1 54.6/59.0xx  79.8/80.3 80.5/80.9    92.8/92.1 69.5/68.9xx
+//	  within 3 points: 26 of 64
+//
+// An x marks a figure more than 3 points from the paper's; "=" a row the
+// paper does not measure, where the profile repeats the extraction row.
+// The misses are the ranking's ceilings, not noise (the expected figures,
+// KindCalibration.Expected, are the same to within 1.1 points): the verified
+// rows and GPT-4o's ask for a precision and recall near 80-93% together,
+// above what the reading's best tiers hold at that recall (on mini:
+// columns, numbers, operators; on Spider dev: tables, columns,
+// operators), and on Spider dev the reading's operators, and its columns
+// beyond Qwen2.5-7B's row, are less precise than the rows ask.
+//
+// A schema
 // selection or a decomposition's terminal tables keep each table of the
 // reading, join tables included, with the profile's SchemaRecall (the
 // best-scored table always); value identification and entity grounding
@@ -173,11 +239,13 @@
 //	                                                which RSL-SQL's strict schema-linking recall of 94% on
 //	                                                BIRD dev with GPT-4o (Cao et al. 2024) matches for the
 //	                                                GPT-4o profile (93.0)
-//	reading quality   ReadingQuality                t2sbench's measurement of the reading against the
-//	                                                gold on Spider dev questions 301-1034 (672 with their
-//	                                                databases), as IESR's Table 4 measures a model, once
-//	                                                and offline; the first 300 are left for the check
-//	join tables, display columns, misread numbers   modelling choices of the reading
+//	calibrations      Calibrations                  t2sbench's measurement of the ranked reading against the
+//	                                                gold, per benchmark (mini: all 42 questions; spider: the
+//	                                                972 dev questions with databases), as IESR's Table 4
+//	                                                measures a model, once and offline; Spider's for a
+//	                                                benchmark without its own (modelling choice)
+//	tiers, pools, join tables, display columns, misread numbers, "=" by default
+//	                                                modelling choices of the reading
 //	tokens            DefaultTokensPerChar = 0.25   the characters/4 rule of thumb for English BPE text
 //	latency jitter    DefaultLatencyJitter = 0.2    modelling choice
 //	cut_rate          DefaultCutRate = 0.01         modelling choice (style.go)

@@ -3,7 +3,6 @@ package sim
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -37,11 +36,10 @@ func fieldPatterns(c *Sample) []string {
 
 // iesrUnderstand: the semantic state read from the question: the intent
 // from its wording, entities from its quoted and capitalised terms, one
-// relation for an aggregate intent, and the keywords (keywordReading):
-// tables, field patterns, numbers with units and operators. Each item of
-// the reading is kept with the recall of its kind in the profile's
-// Extract row, and each kept item brings a
-// wrong one with probability (1-P)/P, P the kind's precision (extract).
+// relation for an aggregate intent, and the keywords: per kind (tables,
+// field patterns, numbers with units, operators), the items of the
+// model's ranked reading (keywordReading) that its extraction keeps at the
+// profile's Extract row (Sample.keywords).
 func iesrUnderstand(c *Sample) (string, error) {
 	type relation struct {
 		Subject   string `json:"subject"`
@@ -65,239 +63,23 @@ func iesrUnderstand(c *Sample) (string, error) {
 		rels = append(rels, relation{Subject: strings.Join(nameWords(arg), " "), Predicate: in, Object: obj, Formula: fn + "(" + arg + ")"})
 	}
 	k := keywordReading(c)
-	prof := Rates(c.model.prof.Extract)
-	tables := c.extract(k.tables, k.tablePool, prof[KindTable], 0)
-	var numVals []string
-	for _, n := range k.numbers {
-		numVals = append(numVals, n.Value)
-	}
-	var nums []keywordNumber
-	for _, v := range c.extract(numVals, misreadNumbers(numVals), prof[KindNumber], 0) {
-		nums = append(nums, keywordNumber{Value: v, Unit: k.unitOf(v)})
-	}
-	st := map[string]any{"intent": in, "entities": ents, "relations": rels, "numbers": orEmpty(nums), "units": []string{},
-		"field_patterns": c.extract(k.columns, k.columnPool, prof[KindColumn], 0), "tables": tables,
-		"operators": c.extract(k.operators, k.operatorPool(), prof[KindOperator], 0)}
+	kw := c.keywords(k, stageExtract, nil)
+	st := map[string]any{"intent": in, "entities": ents, "relations": rels, "numbers": k.numbersOf(kw[KindNumber]), "units": []string{},
+		"field_patterns": kw[KindColumn], "tables": kw[KindTable], "operators": kw[KindOperator]}
 	return "The question's latent semantic state:\n" + fenceJSON(st), nil
-}
-
-// extract keeps each item of reading with probability pr.R (the first
-// always items always) and, per kept item, adds with probability
-// (1-pr.P)/pr.P one item of pool it has not listed: a recall of pr.R and a
-// precision of pr.P against the reading.
-func (c *Sample) extract(reading, pool []string, pr KindPR, always int) []string {
-	out := []string{}
-	for i, x := range reading {
-		if i < always || c.Rand.Float64() < pr.R {
-			out = append(out, x)
-		}
-	}
-	return c.addWrong(out, len(out), pool, pr.P)
-}
-
-// addWrong adds to out, for each of n true items, with probability
-// (1-prec)/prec, an item of pool that out does not list.
-func (c *Sample) addWrong(out []string, n int, pool []string, prec float64) []string {
-	if prec <= 0 {
-		return out
-	}
-	rate := (1 - prec) / prec
-	for i := 0; i < n; i++ {
-		if c.Rand.Float64() >= rate {
-			continue
-		}
-		var free []string
-		for _, x := range pool {
-			if !containsFold(out, x) {
-				free = append(free, x)
-			}
-		}
-		if len(free) > 0 {
-			out = append(out, free[c.Rand.IntN(len(free))])
-		}
-	}
-	return out
-}
-
-// misreadNumbers are the wrong numbers a model writes for the question's
-// numbers: each with a zero appended, a misread magnitude (a modelling
-// choice).
-func misreadNumbers(vals []string) []string {
-	out := make([]string, 0, len(vals))
-	for _, v := range vals {
-		out = append(out, v+"0")
-	}
-	return out
-}
-
-// keywordNumber is a number of the question with its unit.
-type keywordNumber struct {
-	Value string `json:"value"`
-	Unit  string `json:"unit"`
-}
-
-func orEmpty[T any](xs []T) []T {
-	if xs == nil {
-		return []T{}
-	}
-	return xs
-}
-
-// questionKeywords is what the simulated model reads as the question's keywords.
-type questionKeywords struct {
-	tables, columns, operators []string
-	numbers                    []keywordNumber
-	// tablePool and columnPool are the shown tables and columns (of the
-	// reading's tables) the reading does not list: where a wrong item
-	// comes from.
-	tablePool, columnPool []string
-}
-
-// unitOf is the unit the reading gives number v ("" for none).
-func (k questionKeywords) unitOf(v string) string {
-	for _, n := range k.numbers {
-		if n.Value == v {
-			return n.Unit
-		}
-	}
-	return ""
-}
-
-// readableOperators are the operators a model names for a question.
-var readableOperators = []string{"=", ">", "<", "COUNT", "SUM", "AVG", "MAX", "MIN"}
-
-// operatorPool is where a wrong operator comes from: the readable
-// operators the reading does not list.
-func (k questionKeywords) operatorPool() []string {
-	var out []string
-	for _, o := range readableOperators {
-		if !slices.Contains(k.operators, o) {
-			out = append(out, o)
-		}
-	}
-	return out
-}
-
-// unitWords are the units the simulated model recognises after a number.
-var unitWords = map[string]bool{"km": true, "m": true, "cm": true, "mm": true, "kg": true, "g": true, "t": true, "s": true,
-	"h": true, "min": true, "hours": true, "hour": true, "minutes": true, "seconds": true, "days": true, "years": true,
-	"km/h": true, "m/s": true, "mph": true, "kw": true, "kwh": true, "w": true, "v": true, "a": true, "l": true, "ml": true,
-	"%": true, "percent": true, "°c": true, "°f": true, "k": true, "pa": true, "kpa": true, "mb": true, "gb": true}
-
-// numberWords are the number words a question spells out.
-var numberWords = map[string]string{"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
-	"eight": "8", "nine": "9", "ten": "10"}
-
-// hintComparisonRe finds the comparison operators a hint writes.
-var hintComparisonRe = regexp.MustCompile(`>=|<=|<>|!=|=|<|>`)
-
-var numberUnitRe = regexp.MustCompile(`(?:^|[^\w.])(-?\d+(?:\.\d+)?)\s*(%|°[CcFf]|[A-Za-z]+(?:/[A-Za-z]+)?)?`)
-
-// keywordReading reads the keywords of the question from the prompt: the
-// tables the question relates to (relevance > 0, best first) and the join
-// tables it implies (bridgeTables), their columns the question names
-// (fieldPatterns), the names that identify their rows (displayColumns)
-// and the keys that join them (joinColumns); the numbers of the question
-// and of the hint the prompt carries (quoted literals aside, number words
-// spelt out), with the unit written after them; and the operators its
-// wording and the hint's formula imply (the aggregate of intent;
-// comparisons from "more than", "less than", "at least", "at most";
-// "-" from "difference", "/" from "per"; the hint's arithmetic signs,
-// comparisons and aggregate functions; "=" for a join or a named value).
-func keywordReading(c *Sample) questionKeywords {
-	var k questionKeywords
-	rel := related(c.Prompt, c.Question+" "+c.Evidence)
-	for _, t := range rel {
-		k.tables = append(k.tables, t.name)
-	}
-	for _, t := range c.Prompt.Tables {
-		if !slices.Contains(k.tables, t.Name) {
-			k.tablePool = append(k.tablePool, t.Name)
-		}
-	}
-	k.columns = fieldPatterns(c)
-	for _, f := range displayColumns(rel) {
-		if !containsFold(k.columns, f) {
-			k.columns = append(k.columns, f)
-		}
-	}
-	for _, f := range joinColumns(rel) {
-		if !containsFold(k.columns, f) {
-			k.columns = append(k.columns, f)
-		}
-	}
-	for _, t := range rel {
-		for _, col := range t.table.Columns {
-			if f := t.name + "." + col.Name; !containsFold(k.columns, f) {
-				k.columnPool = append(k.columnPool, f)
-			}
-		}
-	}
-	// The hint's numbers count as the question's (a hint is read with
-	// it), its quoted literals aside: a date or code is a value.
-	hint := quotedRe.ReplaceAllString(c.Evidence, "''")
-	for _, m := range numberUnitRe.FindAllStringSubmatch(c.Question+" \n "+hint, -1) {
-		unit := m[2]
-		if !unitWords[strings.ToLower(unit)] {
-			unit = ""
-		}
-		if !slices.ContainsFunc(k.numbers, func(n keywordNumber) bool { return n.Value == m[1] }) {
-			k.numbers = append(k.numbers, keywordNumber{Value: m[1], Unit: unit})
-		}
-	}
-	q := " " + strings.ToLower(c.Question) + " "
-	for w, v := range numberWords {
-		if strings.Contains(q, " "+w+" ") && !slices.ContainsFunc(k.numbers, func(n keywordNumber) bool { return n.Value == v }) {
-			k.numbers = append(k.numbers, keywordNumber{Value: v})
-		}
-	}
-	addOp := func(op string) {
-		if !slices.Contains(k.operators, op) {
-			k.operators = append(k.operators, op)
-		}
-	}
-	if _, fn := intent(c.Question); fn != "" {
-		addOp(fn)
-	}
-	for _, w := range []struct{ phrase, op string }{{" more than ", ">"}, {" greater than ", ">"}, {" over ", ">"}, {" above ", ">"},
-		{" less than ", "<"}, {" fewer than ", "<"}, {" below ", "<"}, {" under ", "<"}, {" at least ", ">="}, {" at most ", "<="},
-		{" difference ", "-"}, {" minus ", "-"}, {" range ", "-"}, {" per ", "/"}, {" percentage ", "/"}} {
-		if strings.Contains(q, w.phrase) {
-			addOp(w.op)
-		}
-	}
-	// The hint's formula: arithmetic signs between spaces ("salary / 12",
-	// not the unit "m/s"), comparisons and aggregate functions.
-	for _, op := range []string{"*", "/", "+", "-"} {
-		if strings.Contains(hint, " "+op+" ") {
-			addOp(op)
-		}
-	}
-	for _, m := range hintComparisonRe.FindAllString(hint, -1) {
-		addOp(m)
-	}
-	up := strings.ToUpper(hint)
-	for _, fn := range []string{"COUNT", "SUM", "AVG", "MIN", "MAX"} {
-		if strings.Contains(up, fn+"(") {
-			addOp(fn)
-		}
-	}
-	named := len(valueMatches(c.Prompt, Terms(c.Question, c.Evidence))) > 0 || strings.Contains(c.Question, "'") || strings.Contains(c.Question, "\"")
-	if len(rel) > 1 || named {
-		addOp("=")
-	}
-	return k
 }
 
 // iesrVerify answers a keyword-verification round: it reads the state the
 // prompt shows (the JSON after 【Extracted keywords】; none shown: an empty
-// one), drops the tables and columns the prompt's schema does not have,
-// and repairs each kind against its own reading of the question
-// (keywordReading) to the profile's Verified row: an item of the reading
-// the state misses is added with the probability that brings its recall
-// from the Extract row's to the Verified row's, and the items the reading
-// does not support are kept at the rate that gives the Verified row's
-// precision.
+// one), keeps its intent, entities, relations and units, and gives, per
+// kind, the items of its ranked reading that it keeps at the profile's
+// Verified row (Sample.keywords), with the same per-item draws as the
+// extraction: an item the extraction missed is added, a doubtful one
+// dropped, and what the prompt's schema lacks never listed. A shown item
+// that is neither in the reading nor in its pool (a column of a table the
+// reading does not relate to) counts as a pool item. The answer does not
+// depend on which items the shown state lists, so a second round returns
+// the first round's state and the rounds stop.
 func iesrVerify(c *Sample) (string, error) {
 	st := map[string]any{}
 	text := c.Prompt.Text
@@ -321,73 +103,42 @@ func iesrVerify(c *Sample) (string, error) {
 		st["intent"] = ""
 	}
 	k := keywordReading(c)
-	ext, ver := Rates(c.model.prof.Extract), Rates(c.model.prof.Verified)
-	repair := func(shown any, reading []string, exists func(string) bool, kind int) []string {
-		var supported, unsupported []string
-		list, _ := shown.([]any)
+	var shown [numKinds][]string
+	strs := func(v any) []string {
+		var out []string
+		list, _ := v.([]any)
 		for _, x := range list {
-			s, _ := x.(string)
-			if s == "" || exists != nil && !exists(s) || containsFold(supported, s) || containsFold(unsupported, s) {
-				continue
-			}
-			if containsFold(reading, s) {
-				supported = append(supported, s)
-			} else {
-				unsupported = append(unsupported, s)
-			}
-		}
-		add := ver[kind].R
-		if re := ext[kind].R; len(list) > 0 && re < 1 {
-			add = max(0, (add-re)/(1-re))
-		}
-		out := append([]string{}, supported...)
-		for _, r := range reading {
-			if !containsFold(out, r) && c.Rand.Float64() < add {
-				out = append(out, r)
-			}
-		}
-		if pv := ver[kind].P; len(unsupported) > 0 && pv > 0 {
-			keep := min(1, float64(len(out))*(1-pv)/pv/float64(len(unsupported)))
-			for _, u := range unsupported {
-				if c.Rand.Float64() < keep {
-					out = append(out, u)
-				}
+			if s, ok := x.(string); ok && s != "" {
+				out = append(out, s)
 			}
 		}
 		return out
 	}
-	st["tables"] = repair(st["tables"], k.tables, func(s string) bool { _, ok := c.Prompt.Table(s); return ok }, KindTable)
-	st["field_patterns"] = repair(st["field_patterns"], k.columns, func(s string) bool {
-		t, col, ok := strings.Cut(s, ".")
-		return ok && c.Prompt.HasColumn(t, col)
-	}, KindColumn)
-	st["operators"] = repair(st["operators"], k.operators, nil, KindOperator)
-	var shownNums, readNums []string
-	unitOf := map[string]string{}
+	for _, s := range strs(st["tables"]) {
+		if _, ok := c.Prompt.Table(s); ok {
+			shown[KindTable] = append(shown[KindTable], s)
+		}
+	}
+	for _, s := range strs(st["field_patterns"]) {
+		if t, col, ok := strings.Cut(s, "."); ok && c.Prompt.HasColumn(t, col) {
+			shown[KindColumn] = append(shown[KindColumn], s)
+		}
+	}
+	shown[KindOperator] = strs(st["operators"])
 	if list, ok := st["numbers"].([]any); ok {
 		for _, x := range list {
 			if m, ok := x.(map[string]any); ok {
 				v := fmt.Sprint(m["value"])
-				shownNums = append(shownNums, v)
-				if u, ok := m["unit"].(string); ok {
-					unitOf[v] = u
+				shown[KindNumber] = append(shown[KindNumber], v)
+				if u, ok := m["unit"].(string); ok && k.unitOf(v) == "" && !slices.ContainsFunc(k.numbers, func(n keywordNumber) bool { return n.Value == v }) {
+					k.numbers = append(k.numbers, keywordNumber{Value: v, Unit: u})
 				}
 			}
 		}
 	}
-	for _, n := range k.numbers {
-		readNums = append(readNums, n.Value)
-		unitOf[n.Value] = n.Unit // the reading's unit wins: it normalises
-	}
-	anyNums := make([]any, len(shownNums))
-	for i, v := range shownNums {
-		anyNums[i] = v
-	}
-	nums := []keywordNumber{}
-	for _, v := range repair(anyNums, readNums, nil, KindNumber) {
-		nums = append(nums, keywordNumber{Value: v, Unit: unitOf[v]})
-	}
-	st["numbers"] = nums
+	kw := c.keywords(k, stageVerified, &shown)
+	st["tables"], st["field_patterns"], st["operators"] = kw[KindTable], kw[KindColumn], kw[KindOperator]
+	st["numbers"] = k.numbersOf(kw[KindNumber])
 	return "I checked each keyword against the schema and the question.\n" + fenceJSON(st), nil
 }
 

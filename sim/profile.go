@@ -43,33 +43,6 @@ type Profile struct {
 // GPT-4o) for the GPT-4o profile (93.0%).
 func (p *Profile) SchemaRecall() float64 { return p.Verified[KindTable].R }
 
-// ReadingQuality is the precision and recall, per item kind, of the
-// simulator's own keyword reading (keywordReading: the tables, columns,
-// numbers and operators it finds in the prompt) against the items the gold
-// query uses, measured as IESR's Table 4 measures a model (runners/iesr,
-// table4 counters, micro-averaged): the understanding answer with every
-// reading item kept and none added, on Spider dev questions 301-1034 (the
-// 672 whose databases the shared data holds; the first 300 are kept for
-// the calibration check), once, offline. The reading's own misses and
-// extras count against the profile's rates, so the rates a sample draws
-// are the profile's divided by these (Profile.Rates). The figures are
-// t2sbench's measurement of the simulator, not of a model.
-var ReadingQuality = [numKinds]KindPR{pr(60.5, 90.6), pr(38.8, 77.6), pr(88.1, 96.0), pr(66.6, 66.3)}
-
-// Rates are the precision and recall a sample applies to its own reading
-// for a profile row (Extract or Verified) so that, on a reading of
-// ReadingQuality, the expected precision and recall against the gold are
-// the row's: each divided by the reading's, at most 1. Where the reading's
-// precision or recall is below the row's, the rate is 1 and the simulated
-// figure stays at the reading's.
-func Rates(row [numKinds]KindPR) [numKinds]KindPR {
-	var out [numKinds]KindPR
-	for k, r := range row {
-		out[k] = KindPR{P: min(1, r.P/ReadingQuality[k].P), R: min(1, r.R/ReadingQuality[k].R)}
-	}
-	return out
-}
-
 // DefaultProfile is the profile of a sim model that names none: the
 // Qwen2.5-7B-Instruct row, the measured backbone closest to the mid-size
 // open models DefaultP describes (a modelling choice).

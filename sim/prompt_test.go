@@ -102,17 +102,21 @@ func TestContains(t *testing.T) {
 // TestIntermediateIgnoresGold: two benchmarks ask the same question over
 // the same database with different gold SQL; every intermediate request
 // kind answers both byte for byte alike (the gold decides final SQL only),
-// while a final-SQL request differs. It holds under every backbone profile
-// and with correlated samples (the question's difficulty and modal
-// mistake are keyed by the question, and enter final SQL only).
+// while a final-SQL request differs. It holds under every backbone profile,
+// on benchmarks named after each keyword calibration (mini, spider) and
+// one without its own, with a request seed (the keyword items' draws are
+// keyed by it), and with correlated samples (the question's difficulty
+// and modal mistake are keyed by the question, and enter final SQL only).
 func TestIntermediateIgnoresGold(t *testing.T) {
 	q := "What is the average age of singers from France?"
 	golds := []string{"SELECT avg(age) FROM singer WHERE country = 'France'", "SELECT count(*) FROM concert"}
-	for _, profile := range ProfileNames() {
+	names := []string{"mini", "spider", "test"}
+	for i, profile := range ProfileNames() {
 		t.Run(profile, func(t *testing.T) {
 			var models []*Model
 			for _, g := range golds {
 				b := concertBenchmark(t, true)
+				b.Name = names[i%len(names)]
 				b.Examples = []datasets.Example{{ID: "0", DBID: "concert_singer", Question: q, GoldSQL: g}}
 				s, err := New(b, Config{P: 1, Seed: 8, Profile: profile})
 				if err != nil {
@@ -125,7 +129,8 @@ func TestIntermediateIgnoresGold(t *testing.T) {
 				if strings.HasPrefix(kind, "simtest/") {
 					continue
 				}
-				req := llm.Request{Messages: msgs, Responder: kind, N: 3}
+				seed := int64(i)
+				req := llm.Request{Messages: msgs, Responder: kind, N: 3, Seed: &seed}
 				var out [2]string
 				for i, s := range models {
 					resp, err := s.Complete(context.Background(), req)

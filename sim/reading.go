@@ -106,8 +106,12 @@ var weakWords = map[string]bool{"id": true, "name": true, "type": true, "code": 
 type scoredTable struct {
 	name  string
 	score int
+	// named is whether the text uses a word of the table's own name.
+	named bool
 	cols  []string // columns whose name words the question uses
-	table PromptTable
+	// valueCols are the columns of cols with a shown value the text uses.
+	valueCols []string
+	table     PromptTable
 }
 
 // numericType reports whether a shown column type is numeric.
@@ -185,6 +189,7 @@ func relevance(p *Prompt, text string) []scoredTable {
 			own[stem(w)] = true
 			if !weakWords[w] && stems[stem(w)] {
 				st.score += 2
+				st.named = true
 			}
 		}
 		for _, c := range t.Columns {
@@ -197,6 +202,8 @@ func relevance(p *Prompt, text string) []scoredTable {
 			for _, e := range c.Examples {
 				if len(e) >= 3 && tp.Contains(e) {
 					hit = true
+					st.valueCols = append(st.valueCols, c.Name)
+					break
 				}
 			}
 			if hit {

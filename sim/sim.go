@@ -130,6 +130,9 @@ type Model struct {
 	// rho is the intra-question correlation, prof the backbone profile.
 	rho  float64
 	prof *Profile
+	// ops are the keyword extraction's operating points (operatingPoints).
+	opsOnce sync.Once
+	ops     [2][numKinds]KeepRates
 	// needs caches the analysis of each gold SQL (key: db, id, SQL).
 	needs sync.Map
 

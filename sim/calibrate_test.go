@@ -1,0 +1,173 @@
+package sim
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	_ "github.com/mattn/go-sqlite3"
+
+	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/testkit/runkit"
+	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runners/iesr"
+	"github.com/t2sbench/t2sbench/runners/llm"
+)
+
+var calibrate = flag.String("sim.calibrate", "", "measure the ranked keyword reading: mini, or NAME=DIR[:FROM:TO] (questions FROM..TO-1, 0-based)")
+
+// readingRecorder is an llm.Client that answers with the simulator and
+// keeps, per question, the ranked reading of its understanding prompt.
+type readingRecorder struct {
+	m  *Model
+	mu sync.Mutex
+	by map[string]questionKeywords
+}
+
+func (r *readingRecorder) Complete(ctx context.Context, req llm.Request) (*llm.Response, error) {
+	if req.Responder == "iesr/understand" {
+		pr := ParsePrompt(drawMessages(req.Messages))
+		if ex, ok := r.m.Find(pr.Text); ok {
+			ev := ""
+			if ex.Evidence != "" && pr.Contains(ex.Evidence) {
+				ev = ex.Evidence
+			}
+			k := keywordReading(&Sample{Request: req, Prompt: pr, Question: ex.Question, Evidence: ev, example: ex, model: r.m})
+			r.mu.Lock()
+			r.by[ex.DBID+"\x00"+ex.Question] = k
+			r.mu.Unlock()
+		}
+	}
+	return r.m.Complete(ctx, req)
+}
+
+// TestCalibrateReading measures the ranked keyword reading against the
+// gold on a question set and prints it as a Calibration literal
+// (calibrations.go). It runs only with -sim.calibrate: IESR's Stage 1
+// (runners/iesr, its understanding prompt) on each question, the reading
+// of that prompt per tier, and each tier's items and hits counted as
+// Table 4 counts them (iesr.GoldUseOf, iesr.ScoreKeywords). Questions
+// whose database is missing are left out.
+func TestCalibrateReading(t *testing.T) {
+	if *calibrate == "" {
+		t.Skip("-sim.calibrate not set")
+	}
+	ctx := context.Background()
+	name, spec, _ := strings.Cut(*calibrate, "=")
+	from, to := 0, -1
+	var b *datasets.Benchmark
+	if name == "mini" {
+		b = runkit.Mini(t)
+	} else {
+		parts := strings.Split(spec, ":")
+		if len(parts) == 3 {
+			from, _ = strconv.Atoi(parts[1])
+			if parts[2] != "" {
+				to, _ = strconv.Atoi(parts[2])
+			}
+		}
+		var err error
+		b, err = datasets.Open(name, parts[0], datasets.LoadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Engine.Close()
+	}
+	if to < 0 || to > len(b.Examples) {
+		to = len(b.Examples)
+	}
+	m, err := New(b, Config{P: 0.6, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &readingRecorder{m: m, by: map[string]questionKeywords{}}
+	r, err := iesr.New(runners.Params{"n_rollout": 1, "stage_discriminator": false, "verify_keywords": false})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cal := Calibration{Name: b.Name}
+	for k := range numKinds {
+		cal.Kinds[k].Tiers = make([]TierCount, numTiers[k])
+	}
+	dbs := map[string]datasets.Database{}
+	for _, ex := range b.Examples[from:to] {
+		db, ok := dbs[ex.DBID]
+		if !ok {
+			db, err = b.Engine.Open(ctx, ex.DBID)
+			if err != nil {
+				t.Logf("%s: %v (left out)", ex.ID, err)
+				dbs[ex.DBID] = nil
+				continue
+			}
+			dbs[ex.DBID] = db
+		}
+		if db == nil {
+			continue
+		}
+		if _, err := r.Run(ctx, runners.Task{Example: ex.WithoutGold(), DB: db, LLM: rec}); err != nil {
+			t.Fatalf("%s: %v", ex.ID, err)
+		}
+		k, ok := rec.by[ex.DBID+"\x00"+ex.Question]
+		if !ok {
+			t.Fatalf("%s: no understanding request", ex.ID)
+		}
+		sch, err := db.Schema(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := iesr.GoldUseOf(ctx, db, sch, ex.GoldSQL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cal.Questions++
+		score := func(kind int, items []string) iesr.PR {
+			var kw iesr.Keywords
+			for _, x := range items {
+				switch kind {
+				case KindTable:
+					kw.Tables = append(kw.Tables, strings.ToLower(x))
+				case KindColumn:
+					kw.Columns = append(kw.Columns, strings.ToLower(x))
+				case KindNumber:
+					kw.Numbers = append(kw.Numbers, x)
+				case KindOperator:
+					if c, ok := iesr.CanonicalOperator(x); ok {
+						x = c
+					}
+					kw.Operators = append(kw.Operators, x)
+				}
+			}
+			return iesr.ScoreKeywords(kw, g)[[]string{"table", "column", "unit_num", "operator"}[kind]]
+		}
+		for kind := range numKinds {
+			rk := k.rank[kind]
+			for t, items := range rk.tiers {
+				pr := score(kind, items)
+				cal.Kinds[kind].Tiers[t].N += float64(pr.Pred)
+				cal.Kinds[kind].Tiers[t].Hit += float64(pr.PredHit)
+			}
+			pr := score(kind, rk.pool)
+			cal.Kinds[kind].Pool.N += float64(pr.Pred)
+			cal.Kinds[kind].Pool.Hit += float64(pr.PredHit)
+			cal.Kinds[kind].Gold += float64(score(kind, nil).Gold)
+		}
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%q: {Name: %q, Questions: %d, Kinds: [numKinds]KindCalibration{\n", b.Name, b.Name, cal.Questions)
+	for kind, kc := range cal.Kinds {
+		fmt.Fprintf(&sb, "\t{Tiers: []TierCount{")
+		for i, c := range kc.Tiers {
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			fmt.Fprintf(&sb, "{%g, %g}", c.N, c.Hit)
+		}
+		fmt.Fprintf(&sb, "}, Pool: TierCount{%g, %g}, Gold: %g}, // %s\n", kc.Pool.N, kc.Pool.Hit, kc.Gold, kindNames[kind])
+	}
+	sb.WriteString("}},\n")
+	fmt.Println(sb.String())
+}

@@ -1,0 +1,88 @@
+package sim
+
+import (
+	"math"
+	"testing"
+)
+
+// TestOperatingPoint checks the solve on a calibration small enough to do
+// by hand: tier A lists 10 items with 9 hits (P 0.9), tier B 10 with 5
+// (P 0.5), the pool 100 with 2; the gold holds 20 items.
+//
+//   - Target P 0.8, R 0.5 (10 hits): with pool rate w, the tiers give
+//     10-2w hits, A whole (9) and B the rest, (1-2w)/5 of it, 12-4w items
+//     in all, and the pool 100w items; P = 10/(12+96w) = 0.8 gives
+//     w = 0.5/96 = 0.0052083 and B = (1-2w)/5 = 0.1979167.
+//   - Target P 0.95, R 0.5 is out of reach (no tier is that precise): the
+//     nearest point of the ranking is A whole, P 0.9 R 0.45 (both 0.05
+//     off); any share of B lowers P by more than it raises R.
+//   - Target P 0.1, R 0.6 (12 hits): A and B whole give 14 hits, so the
+//     pool rate only lowers the precision, with B taken back to keep 12
+//     hits: 12/(10 + (3-2w)/0.5 + 100w) = 0.1 gives w = 104/96 > 1, so
+//     w = 1 and B = 1/5 (A 9, B 1, pool 2 hits).
+//
+// Tolerance 1e-6 (bisection to 2^-60); the ranking's grid is 1/200 of a
+// tier, so the out-of-reach point is exact.
+func TestOperatingPoint(t *testing.T) {
+	t.Parallel()
+	kc := KindCalibration{Tiers: []TierCount{{10, 9}, {10, 5}}, Pool: TierCount{100, 2}, Gold: 20}
+	for _, tc := range []struct {
+		name   string
+		target KindPR
+		want   KeepRates
+	}{
+		{"reachable", KindPR{0.8, 0.5}, KeepRates{Tier: []float64{1, (1 - 2*0.5/96) / 5}, Pool: 0.5 / 96}},
+		{"too precise", KindPR{0.95, 0.5}, KeepRates{Tier: []float64{1, 0}, Pool: 0}},
+		{"pool at most 1", KindPR{0.1, 0.6}, KeepRates{Tier: []float64{1, 0.2}, Pool: 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := kc.OperatingPoint(tc.target)
+			for i := range tc.want.Tier {
+				if math.Abs(got.Tier[i]-tc.want.Tier[i]) > 1e-6 {
+					t.Errorf("tier %d: got %.7f; want %.7f", i, got.Tier[i], tc.want.Tier[i])
+				}
+			}
+			if math.Abs(got.Pool-tc.want.Pool) > 1e-6 {
+				t.Errorf("pool: got %.7f; want %.7f", got.Pool, tc.want.Pool)
+			}
+		})
+	}
+}
+
+// TestCalibrationsReachExtractRows: on each stored calibration the solve
+// brings the expected precision and recall of the Qwen2.5-7B-Instruct and
+// Qwen3-8B extraction rows (IESR Table 4) for tables and numbers to the
+// row's own figures (the rankings reach them: their best tiers are more
+// precise and their tiers and pools find more than the rows ask), within
+// 0.05 points; and every keep rate lies in [0, 1].
+func TestCalibrationsReachExtractRows(t *testing.T) {
+	t.Parallel()
+	for name, cal := range Calibrations {
+		for _, prof := range []string{"qwen2.5-7b", "qwen3-8b"} {
+			t.Run(name+"/"+prof, func(t *testing.T) {
+				row := Profiles[prof].Extract
+				for _, kind := range []int{KindTable, KindNumber} {
+					kc := cal.Kinds[kind]
+					if len(kc.Tiers) != numTiers[kind] {
+						t.Fatalf("%s: %d tiers; want %d", kindNames[kind], len(kc.Tiers), numTiers[kind])
+					}
+					k := kc.OperatingPoint(row[kind])
+					got := kc.Expected(k)
+					if math.Abs(got.P-row[kind].P) > 5e-4 || math.Abs(got.R-row[kind].R) > 5e-4 {
+						t.Errorf("%s: got P %.4f R %.4f; want the row's P %.4f R %.4f", kindNames[kind], got.P, got.R, row[kind].P, row[kind].R)
+					}
+				}
+				for kind := range numKinds {
+					for _, row := range [][numKinds]KindPR{Profiles[prof].Extract, Profiles[prof].Verified} {
+						k := cal.Kinds[kind].OperatingPoint(row[kind])
+						for _, r := range append(append([]float64{}, k.Tier...), k.Pool) {
+							if r < 0 || r > 1 || math.IsNaN(r) {
+								t.Errorf("%s: keep rates %v; want each in [0, 1]", kindNames[kind], k)
+							}
+						}
+					}
+				}
+			})
+		}
+	}
+}

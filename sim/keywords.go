@@ -1,0 +1,414 @@
+package sim
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// This file holds the model's ranked reading of a question's keywords
+// (tables, columns, numbers with units, operators) and the extraction
+// that keeps part of it at a profile row's operating point. Like
+// reading.go, it reads the prompt only, never the gold SQL.
+
+// Tiers of each kind's ranking: a reading item belongs to the first tier
+// that lists it. The tiers say how the reading found an item, which is
+// how confident a model would be in it; the calibration (Calibration)
+// orders them by their measured precision.
+const (
+	// Tables.
+	tierTableBest    = iota // the related table the text relates to most
+	tierTableExact          // another table every word of whose name the text uses
+	tierTableNamed          // another table whose name the text uses a word of
+	tierTableRelated        // related by a column name or a shown value only
+	tierTableBridge         // a join table the related tables imply
+)
+
+const (
+	// Columns.
+	tierColumnValue   = iota // a column with a shown value the text uses
+	tierColumnExact          // a column every word of whose name the text uses
+	tierColumnNamed          // another column the text names, of a table it names
+	tierColumnRelated        // a column the text names, of another table
+	tierColumnDisplay        // the column identifying a named table's rows
+	tierColumnJoin           // a key joining two listed tables
+)
+
+const (
+	// Numbers.
+	tierNumberQuestion = iota // written in digits in the question
+	tierNumberWord            // spelt out in the question
+	tierNumberHint            // in the hint the prompt carries
+)
+
+const (
+	// Operators.
+	tierOperatorIntent  = iota // the aggregate the question's intent asks for
+	tierOperatorTotal          // another COUNT, AVG or SUM the wording names
+	tierOperatorExtreme        // another MAX or MIN the wording names, or the COUNT of "most"
+	tierOperatorWording        // a comparison or arithmetic the wording implies
+	tierOperatorHint           // in the hint's formula
+	tierOperatorEqual          // "=" for a join or a named value
+	tierOperatorDefault        // "=" otherwise: most queries filter or join
+)
+
+// numTiers is the number of tiers of each kind.
+var numTiers = [numKinds]int{5, 6, 3, 7}
+
+// kindNames name the kinds in Table 4's order.
+var kindNames = [numKinds]string{"table", "column", "number", "operator"}
+
+// ranking is one kind's reading: its items by tier, and the pool the
+// extraction draws its lowest-confidence items from (what the reading does
+// not list: another shown table, another column of a related table, a
+// number with a misread magnitude, another operator).
+type ranking struct {
+	tiers [][]string
+	pool  []string
+}
+
+// add lists item in tier unless an earlier item is the same
+// (case-insensitive).
+func (r *ranking) add(tier int, item string) {
+	if item == "" || r.has(item) {
+		return
+	}
+	for len(r.tiers) <= tier {
+		r.tiers = append(r.tiers, nil)
+	}
+	r.tiers[tier] = append(r.tiers[tier], item)
+}
+
+func (r *ranking) has(item string) bool {
+	for _, t := range r.tiers {
+		if containsFold(t, item) {
+			return true
+		}
+	}
+	return false
+}
+
+// items are the reading's items, tier by tier.
+func (r *ranking) items() []string {
+	var out []string
+	for _, t := range r.tiers {
+		out = append(out, t...)
+	}
+	return out
+}
+
+// setPool makes the pool the candidates the reading does not list.
+func (r *ranking) setPool(candidates []string) {
+	r.pool = nil
+	for _, x := range candidates {
+		if !r.has(x) && !containsFold(r.pool, x) {
+			r.pool = append(r.pool, x)
+		}
+	}
+}
+
+// keywordNumber is a number of the question with its unit.
+type keywordNumber struct {
+	Value string `json:"value"`
+	Unit  string `json:"unit"`
+}
+
+func orEmpty[T any](xs []T) []T {
+	if xs == nil {
+		return []T{}
+	}
+	return xs
+}
+
+// questionKeywords is what the simulated model reads as the question's
+// keywords.
+type questionKeywords struct {
+	// rank is the ranked reading of each kind.
+	rank [numKinds]ranking
+	// tables, columns and operators list rank's items; numbers the
+	// numbers with their units.
+	tables, columns, operators []string
+	numbers                    []keywordNumber
+}
+
+// unitOf is the unit the reading gives number v ("" for none).
+func (k questionKeywords) unitOf(v string) string {
+	for _, n := range k.numbers {
+		if n.Value == v {
+			return n.Unit
+		}
+	}
+	return ""
+}
+
+// numbersOf gives each value its unit.
+func (k questionKeywords) numbersOf(vals []string) []keywordNumber {
+	out := []keywordNumber{}
+	for _, v := range vals {
+		out = append(out, keywordNumber{Value: v, Unit: k.unitOf(v)})
+	}
+	return out
+}
+
+// readableOperators are the operators a model names for a question: the
+// pool a lowest-confidence operator comes from.
+var readableOperators = []string{"=", ">", "<", ">=", "<=", "<>", "LIKE", "IN", "BETWEEN", "COUNT", "SUM", "AVG", "MAX", "MIN", "-", "+", "*", "/"}
+
+// unitWords are the units the simulated model recognises after a number.
+var unitWords = map[string]bool{"km": true, "m": true, "cm": true, "mm": true, "kg": true, "g": true, "t": true, "s": true,
+	"h": true, "min": true, "hours": true, "hour": true, "minutes": true, "seconds": true, "days": true, "years": true,
+	"km/h": true, "m/s": true, "mph": true, "kw": true, "kwh": true, "w": true, "v": true, "a": true, "l": true, "ml": true,
+	"%": true, "percent": true, "°c": true, "°f": true, "k": true, "pa": true, "kpa": true, "mb": true, "gb": true}
+
+// numberWords are the number words a question spells out.
+var numberWords = map[string]string{"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
+	"eight": "8", "nine": "9", "ten": "10"}
+
+// hintComparisonRe finds the comparison operators a hint writes.
+var hintComparisonRe = regexp.MustCompile(`>=|<=|<>|!=|=|<|>`)
+
+var numberUnitRe = regexp.MustCompile(`(?:^|[^\w.])(-?\d+(?:\.\d+)?)\s*(%|°[CcFf]|[A-Za-z]+(?:/[A-Za-z]+)?)?`)
+
+// keywordReading reads the keywords of the question from the prompt, each
+// kind ranked in tiers: the tables the question relates to by their name,
+// then by a column name or shown value only (relevance > 0), then the
+// join tables it implies (bridgeTables); the columns the question names
+// (fieldPatterns) of the tables it names, then of the others, the names
+// that identify the related tables' rows (displayColumns) and the keys
+// that join them (joinColumns); the numbers of the question, those it
+// spells out, then those of the hint the prompt carries (quoted literals
+// aside), with the unit written after them; and the operators of the
+// question's intent, of its wording ("more than", "at least",
+// "difference", "per", ...), of the hint's formula (arithmetic signs,
+// comparisons, aggregate functions), then "=" for a join or a named
+// value. Each kind's pool is what a lowest-confidence item comes from.
+func keywordReading(c *Sample) questionKeywords {
+	var k questionKeywords
+	text := c.Question + " " + c.Evidence
+	rel := related(c.Prompt, text)
+	tr, cr, nr, or := &k.rank[KindTable], &k.rank[KindColumn], &k.rank[KindNumber], &k.rank[KindOperator]
+	stems := map[string]bool{}
+	for _, w := range wordsOf(text) {
+		stems[stem(w)] = true
+	}
+	// exact is whether the text uses every word of name.
+	exact := func(name string) bool {
+		return !slices.ContainsFunc(nameWords(name), func(w string) bool { return !stems[stem(w)] })
+	}
+	for i, t := range rel {
+		switch {
+		case i == 0 && t.score > 0:
+			tr.add(tierTableBest, t.name)
+		case t.named && exact(t.name):
+			tr.add(tierTableExact, t.name)
+		case t.named:
+			tr.add(tierTableNamed, t.name)
+		case t.score > 0:
+			tr.add(tierTableRelated, t.name)
+		default:
+			tr.add(tierTableBridge, t.name)
+		}
+	}
+	var shownTables []string
+	for _, t := range c.Prompt.Tables {
+		shownTables = append(shownTables, t.Name)
+	}
+	tr.setPool(shownTables)
+	for _, t := range relevance(c.Prompt, text) {
+		for _, col := range t.cols {
+			tier := tierColumnRelated
+			if t.named {
+				tier = tierColumnNamed
+			}
+			if exact(col) {
+				tier = tierColumnExact
+			}
+			if containsFold(t.valueCols, col) {
+				tier = tierColumnValue
+			}
+			cr.add(tier, t.name+"."+col)
+		}
+	}
+	for _, f := range displayColumns(rel) {
+		cr.add(tierColumnDisplay, f)
+	}
+	for _, f := range joinColumns(rel) {
+		cr.add(tierColumnJoin, f)
+	}
+	var relCols []string
+	for _, t := range rel {
+		for _, col := range t.table.Columns {
+			relCols = append(relCols, t.name+"."+col.Name)
+		}
+	}
+	cr.setPool(relCols)
+
+	// The hint's numbers count as the question's (a hint is read with
+	// it), its quoted literals aside: a date or code is a value.
+	hint := quotedRe.ReplaceAllString(c.Evidence, "''")
+	addNum := func(tier int, v, unit string) {
+		if !unitWords[strings.ToLower(unit)] {
+			unit = ""
+		}
+		if !slices.ContainsFunc(k.numbers, func(n keywordNumber) bool { return n.Value == v }) {
+			k.numbers = append(k.numbers, keywordNumber{Value: v, Unit: unit})
+			nr.add(tier, v)
+		}
+	}
+	for _, m := range numberUnitRe.FindAllStringSubmatch(c.Question, -1) {
+		addNum(tierNumberQuestion, m[1], m[2])
+	}
+	q := " " + strings.ToLower(c.Question) + " "
+	for _, w := range []string{"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"} {
+		if strings.Contains(q, " "+w+" ") {
+			addNum(tierNumberWord, numberWords[w], "")
+		}
+	}
+	for _, m := range numberUnitRe.FindAllStringSubmatch(hint, -1) {
+		addNum(tierNumberHint, m[1], m[2])
+	}
+	nr.setPool(misreadNumbers(nr.items()))
+
+	if _, fn := intent(c.Question); fn != "" {
+		or.add(tierOperatorIntent, fn)
+	}
+	for _, w := range []struct{ phrase, op string }{{" how many ", "COUNT"}, {" number of ", "COUNT"}, {" count ", "COUNT"},
+		{" average ", "AVG"}, {" mean ", "AVG"}, {" total ", "SUM"}, {" sum ", "SUM"}} {
+		if strings.Contains(q, w.phrase) {
+			or.add(tierOperatorTotal, w.op)
+		}
+	}
+	for _, w := range []struct{ phrase, op string }{{"highest", "MAX"}, {"maximum", "MAX"}, {" most ", "MAX"}, {"largest", "MAX"},
+		{"oldest", "MAX"}, {"lowest", "MIN"}, {"minimum", "MIN"}, {" least ", "MIN"}, {"smallest", "MIN"}, {"youngest", "MIN"},
+		{" most ", "COUNT"}, {" least ", "COUNT"}, {" fewest ", "COUNT"}} {
+		if strings.Contains(q, w.phrase) {
+			or.add(tierOperatorExtreme, w.op)
+		}
+	}
+	for _, w := range []struct{ phrase, op string }{{" more than ", ">"}, {" greater than ", ">"}, {" over ", ">"}, {" above ", ">"},
+		{" less than ", "<"}, {" fewer than ", "<"}, {" below ", "<"}, {" under ", "<"}, {" at least ", ">="}, {" at most ", "<="},
+		{" older than ", ">"}, {" younger than ", "<"}, {" larger than ", ">"}, {" bigger than ", ">"}, {" higher than ", ">"},
+		{" lower than ", "<"}, {" smaller than ", "<"}, {" after ", ">"}, {" before ", "<"}, {" between ", "BETWEEN"},
+		{" contain", "LIKE"}, {" start with ", "LIKE"}, {" starts with ", "LIKE"}, {" begin with ", "LIKE"}, {" end with ", "LIKE"},
+		{" ends with ", "LIKE"}, {" substring ", "LIKE"}, {" not ", "IN"}, {" other than ", "<>"},
+		{" difference ", "-"}, {" minus ", "-"}, {" range ", "-"}, {" per ", "/"}, {" percentage ", "/"}} {
+		if strings.Contains(q, w.phrase) {
+			or.add(tierOperatorWording, w.op)
+		}
+	}
+	// The hint's formula: arithmetic signs between spaces ("salary / 12",
+	// not the unit "m/s"), comparisons and aggregate functions.
+	for _, op := range []string{"*", "/", "+", "-"} {
+		if strings.Contains(hint, " "+op+" ") {
+			or.add(tierOperatorHint, op)
+		}
+	}
+	for _, m := range hintComparisonRe.FindAllString(hint, -1) {
+		if m == "!=" {
+			m = "<>"
+		}
+		or.add(tierOperatorHint, m)
+	}
+	up := strings.ToUpper(hint)
+	for _, fn := range []string{"COUNT", "SUM", "AVG", "MIN", "MAX"} {
+		if strings.Contains(up, fn+"(") {
+			or.add(tierOperatorHint, fn)
+		}
+	}
+	named := len(valueMatches(c.Prompt, Terms(c.Question, c.Evidence))) > 0 || strings.Contains(c.Question, "'") || strings.Contains(c.Question, "\"")
+	if len(rel) > 1 || named {
+		or.add(tierOperatorEqual, "=")
+	}
+	or.add(tierOperatorDefault, "=")
+	or.setPool(readableOperators)
+	k.tables, k.columns, k.operators = tr.items(), cr.items(), or.items()
+	return k
+}
+
+// misreadNumbers are the wrong numbers a model writes for the question's
+// numbers: each ten times larger, a misread magnitude (a modelling
+// choice), written as a number of another value ("0.5" -> "5", "20" ->
+// "200").
+func misreadNumbers(vals []string) []string {
+	out := make([]string, 0, len(vals))
+	for _, v := range vals {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			continue
+		}
+		out = append(out, strconv.FormatFloat(f*10, 'f', -1, 64))
+	}
+	return out
+}
+
+// Stages of a keyword answer: the extraction (a profile's Extract row)
+// and a verification round (its Verified row).
+const (
+	stageExtract = iota
+	stageVerified
+)
+
+// keywords are the items of each kind a keyword answer lists at a stage:
+// each item of tier t of the ranked reading k when its draw
+// (Sample.itemDraw) is below the stage's keep rate for t, and each pool
+// item when its draw is below the pool rate (Model.operatingPoints). The
+// draws do not depend on the stage, so the verified state keeps every
+// item the extraction kept whose tier the Verified row keeps more of, and
+// drops only items whose tier it keeps less of. shown, when not nil, are
+// the items a verification prompt shows: those of them outside the
+// reading and its pool join the pool.
+func (c *Sample) keywords(k questionKeywords, stage int, shown *[numKinds][]string) [numKinds][]string {
+	var out [numKinds][]string
+	ops := c.model.operatingPoints()[stage]
+	for kind := range numKinds {
+		r := k.rank[kind]
+		if shown != nil {
+			for _, s := range shown[kind] {
+				if !r.has(s) && !containsFold(r.pool, s) {
+					r.pool = append(r.pool, s)
+				}
+			}
+		}
+		list := []string{}
+		for t, items := range r.tiers {
+			for _, x := range items {
+				if t < len(ops[kind].Tier) && c.itemDraw(kind, x) < ops[kind].Tier[t] {
+					list = append(list, x)
+				}
+			}
+		}
+		for _, x := range r.pool {
+			if c.itemDraw(kind, x) < ops[kind].Pool {
+				list = append(list, x)
+			}
+		}
+		out[kind] = list
+	}
+	return out
+}
+
+// itemDraw is the uniform draw in [0, 1) of one keyword item: keyed by the
+// model's seed, the request's seed, the question (its database and text),
+// the kind and the item (lower case), and by nothing else of the prompt,
+// so that a question's extraction and its verification rounds share it.
+// It is the model's confidence in the item for that question and seed;
+// the samples of one request share it too.
+func (c *Sample) itemDraw(kind int, item string) float64 {
+	h := sha256.New()
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(c.model.cfg.Seed))
+	h.Write(b[:])
+	if s := c.Request.Seed; s != nil {
+		binary.LittleEndian.PutUint64(b[:], uint64(*s))
+		h.Write([]byte{1})
+		h.Write(b[:])
+	} else {
+		h.Write([]byte{0})
+	}
+	h.Write([]byte(c.example.DBID + "\x00" + c.Question + "\x00" + kindNames[kind] + "\x00" + strings.ToLower(item)))
+	sum := h.Sum(nil)
+	return float64(binary.LittleEndian.Uint64(sum[:8])>>11) / (1 << 53)
+}
