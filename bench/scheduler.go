@@ -692,6 +692,11 @@ func runItem(ctx context.Context, t *Trial, r runners.Runner, ex datasets.Exampl
 		if e := environmentFailure(envErr, opt.storeFile()); e != nil {
 			return nil, false, e
 		}
+		if errors.Is(envErr, ErrBatchLost) {
+			// The store lost a batch of writes: every later write
+			// fails, so the run stops and says why.
+			return nil, false, envErr
+		}
 		if ctx.Err() != nil {
 			return nil, false, nil
 		}
@@ -881,15 +886,17 @@ type callLog struct {
 	mu  sync.Mutex
 	log []Call
 	// env is the first environment failure (a full disk, a read-only
-	// filesystem, an I/O error) of a call: of the client (its cache's
-	// write) or of the call log's own writes. runItem stops the run with
-	// it whatever the runner made of the call's error.
+	// filesystem, an I/O error) or lost batch (ErrBatchLost) of a call:
+	// of the client (its cache's write) or of the call log's own writes.
+	// runItem stops the run with it whatever the runner made of the
+	// call's error.
 	env error
 }
 
-// noteEnv records err when it is an environment failure, and returns it.
+// noteEnv records err when it is an environment failure or a lost batch
+// of the store's writes (ErrBatchLost), and returns it.
 func (l *callLog) noteEnv(err error) error {
-	if err != nil && isEnvironment(err) {
+	if err != nil && (isEnvironment(err) || errors.Is(err, ErrBatchLost)) {
 		l.mu.Lock()
 		if l.env == nil {
 			l.env = err

@@ -524,6 +524,13 @@ const (
 	CacheBatchAnswers = 8192
 )
 
+// ErrBatchLost is the error of every write, Flush and Close of a Store
+// after a batch of its writes was lost (its commit failed, the model
+// cache's commit before it failed, or a write failed in a way that ends
+// SQLite's transaction): the batch's items are pending, and a run stops
+// with it rather than go on past them.
+var ErrBatchLost = errors.New("a batch of writes was lost")
+
 // writeReq is one write for the writer goroutine: fn (nil for a flush),
 // run in the open batch; item counts it toward BatchItems; durable commits
 // the batch with it; one says that fn runs one statement, which SQLite
@@ -545,12 +552,11 @@ func (s *Store) writer() {
 		tx    *sql.Tx
 		items int
 		timer = time.NewTimer(time.Hour)
-		// lost is the error that lost the open batch (its commit
-		// failed, or a write failed in a way that ends SQLite's
-		// transaction, such as a full disk): every later write fails
-		// with it, so that the run stops rather than go on past lost
-		// items, until a durable write (Flush) reports it once more
-		// and clears it.
+		// lost is the error that lost a batch (its commit failed, or
+		// a write failed in a way that ends SQLite's transaction, such
+		// as a full disk), wrapping ErrBatchLost: every later write,
+		// Flush and Close fails with it, so that the run stops rather
+		// than go on past lost items.
 		lost error
 	)
 	timer.Stop()
@@ -560,8 +566,8 @@ func (s *Store) writer() {
 			tx.Rollback()
 		}
 		tx, items = nil, 0
-		lost = fmt.Errorf("the batch of writes since the last commit is lost: %w", err)
-		return err
+		lost = fmt.Errorf("%w: %w", ErrBatchLost, err)
+		return lost
 	}
 	commit := func() error {
 		if tx == nil {
@@ -583,11 +589,7 @@ func (s *Store) writer() {
 	}
 	do := func(r writeReq) error {
 		if lost != nil {
-			err := lost
-			if r.durable {
-				lost = nil
-			}
-			return err
+			return lost
 		}
 		if r.fn != nil {
 			if tx == nil {
@@ -625,7 +627,9 @@ func (s *Store) writer() {
 		select {
 		case r, ok := <-s.reqs:
 			if !ok {
-				if err := commit(); err != nil {
+				if lost != nil {
+					s.closeErr = lost
+				} else if err := commit(); err != nil {
 					s.closeErr = err
 				}
 				return
