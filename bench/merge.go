@@ -269,11 +269,6 @@ func Merge(out string, shards ...string) (MergeStats, error) {
 	if st.Trials, st.Items, st.Calls, err = dst.counts(); err != nil {
 		return st, fmt.Errorf("merge: count %s: %w", tmp, err)
 	}
-	// The joined store leaves without free pages (a base store merged
-	// into it may have had some).
-	if err := dst.Vacuum(); err != nil {
-		return st, fmt.Errorf("merge: vacuum %s: %w", tmp, err)
-	}
 	if err := dst.Close(); err != nil {
 		return st, fmt.Errorf("merge: close %s: %w", tmp, err)
 	}

@@ -319,12 +319,6 @@ func vacuum(db *sql.DB) error {
 	return err
 }
 
-// Vacuum commits the open batch of writes and rebuilds the store's file
-// without its free pages (merge does, on the store it builds).
-func (s *Store) Vacuum() error {
-	return s.send(writeReq{durable: true, after: func() error { return vacuum(s.db) }})
-}
-
 // moveResults moves up to limit results out of items (migrateResults).
 func moveResults(tx *sql.Tx, limit int) (int, error) {
 	type row struct {
@@ -540,10 +534,7 @@ type writeReq struct {
 	item    bool
 	durable bool
 	one     bool
-	// after, when set, runs once the batch is committed, outside any
-	// transaction.
-	after func() error
-	reply chan error
+	reply   chan error
 }
 
 func (s *Store) writer() {
@@ -617,9 +608,6 @@ func (s *Store) writer() {
 			if err := commit(); err != nil {
 				return err
 			}
-		}
-		if r.after != nil {
-			return r.after()
 		}
 		return nil
 	}
