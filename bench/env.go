@@ -208,11 +208,6 @@ func (a scorerAdapter) Score(ctx context.Context, ex datasets.Example, pred stri
 	return a.s.Score(ctx, ex, pred)
 }
 
-// ScoreCandidates judges a result's candidates (metrics.Scorer.ScoreCandidates).
-func (a scorerAdapter) ScoreCandidates(ctx context.Context, ex datasets.Example, sqls []string) []metrics.CandidateMark {
-	return a.s.ScoreCandidates(ctx, ex, sqls)
-}
-
 // ScoreWithCandidates judges a prediction and its candidates together
 // (metrics.Scorer.ScoreWithCandidates).
 func (a scorerAdapter) ScoreWithCandidates(ctx context.Context, ex datasets.Example, pred string, sqls []string) (Verdict, []metrics.CandidateMark) {

@@ -32,36 +32,27 @@ type Scorer interface {
 }
 
 // CandidateScorer is a Scorer that also judges a result's stored
-// candidates (metrics.Scorer.ScoreCandidates), whose marks the verdict
-// keeps for pass@k and majority@k.
+// candidates, whose marks the verdict keeps for pass@k and majority@k: it
+// judges a final prediction and its candidates together, executing a
+// candidate that is the final prediction once
+// (metrics.Scorer.ScoreWithCandidates).
 type CandidateScorer interface {
-	ScoreCandidates(ctx context.Context, ex datasets.Example, sqls []string) []metrics.CandidateMark
-}
-
-// candidatesScorer is a CandidateScorer that judges a final prediction
-// and its candidates together, executing a candidate that is the final
-// prediction once (metrics.Scorer.ScoreWithCandidates).
-type candidatesScorer interface {
 	ScoreWithCandidates(ctx context.Context, ex datasets.Example, predSQL string, sqls []string) (Verdict, []metrics.CandidateMark)
 }
 
 // scoreResult is the verdict of res's SQL, with the marks of its
 // candidates when sc is a CandidateScorer and the gold runs.
 func scoreResult(ctx context.Context, sc Scorer, ex datasets.Example, res *runners.Result) Verdict {
-	var sqls []string
-	for _, c := range res.Candidates {
-		sqls = append(sqls, c.SQL)
-	}
-	if cs, ok := sc.(candidatesScorer); ok {
+	if cs, ok := sc.(CandidateScorer); ok {
+		sqls := make([]string, len(res.Candidates))
+		for i, c := range res.Candidates {
+			sqls[i] = c.SQL
+		}
 		v, marks := cs.ScoreWithCandidates(ctx, ex, res.SQL, sqls)
 		v.Candidates = marks
 		return v
 	}
-	v := sc.Score(ctx, ex, res.SQL)
-	if cs, ok := sc.(CandidateScorer); ok && len(sqls) > 0 && metrics.GoldRuns(v.Status) {
-		v.Candidates = cs.ScoreCandidates(ctx, ex, sqls)
-	}
-	return v
+	return sc.Score(ctx, ex, res.SQL)
 }
 
 // Env is what the scheduler needs from the outside world: benchmarks,
