@@ -64,12 +64,11 @@ func TestGroupCommit(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			st, err := OpenStore(dir)
+			st, err := openStoreWith(dir, tt.items, tt.wait)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer st.Close()
-			st.batchItems, st.batchWait = tt.items, tt.wait
 			for i := 0; i < tt.commit; i++ {
 				if err := st.Commit(item(i)); err != nil {
 					t.Fatal(err)
@@ -89,8 +88,8 @@ func TestGroupCommit(t *testing.T) {
 				t.Errorf("items on disk after Flush = %d; want %d", got, tt.commit)
 			}
 			// A committed item is never committed again.
-			if err := st.Commit(item(0)); err == nil {
-				t.Errorf("second commit of a done item: no error; want ErrAlreadyDone")
+			if err := st.Commit(item(0)); !errors.Is(err, ErrAlreadyDone) {
+				t.Errorf("second commit of a done item: %v; want ErrAlreadyDone", err)
 			}
 			if err := st.Flush(); err != nil {
 				t.Errorf("flush after a refused commit: %v; want nil (the batch's other writes kept)", err)
@@ -137,12 +136,11 @@ func TestMigrationShrinksStore(t *testing.T) {
 func TestBatchLost(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	st, err := OpenStore(dir)
+	st, err := openStoreWith(dir, 100, 20*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	st.batchItems, st.batchWait = 100, 20*time.Millisecond
 	var fails atomic.Int32
 	fails.Store(1)
 	hook := func() error {

@@ -143,6 +143,12 @@ CREATE TABLE IF NOT EXISTS endpoint_stats (
 // Close; when another process holds it, OpenStore fails at once with a
 // *LockedError naming that process.
 func OpenStore(dir string) (*Store, error) {
+	return openStoreWith(dir, BatchItems, BatchWait)
+}
+
+// openStoreWith is OpenStore with batches of at most items items, each
+// committed at most wait after its first write (BatchItems, BatchWait).
+func openStoreWith(dir string, items int, wait time.Duration) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
@@ -196,7 +202,7 @@ func OpenStore(dir string) (*Store, error) {
 	if _, err := s.db.Exec(fmt.Sprintf(`PRAGMA wal_autocheckpoint = %d`, WALCheckpointPages)); err != nil {
 		return fail(fmt.Errorf("store %s: %w", dir, err))
 	}
-	s.batchItems, s.batchWait = BatchItems, BatchWait
+	s.batchItems, s.batchWait = items, wait
 	s.reqs = make(chan writeReq)
 	s.done = make(chan struct{})
 	go s.writer()
@@ -572,10 +578,10 @@ func (s *Store) writer() {
 		}
 		err := tx.Commit()
 		tx, items = nil, 0
-		s.commits.Add(1)
 		if err != nil {
 			return drop(fmt.Errorf("commit: %w", err))
 		}
+		s.commits.Add(1)
 		return nil
 	}
 	do := func(r writeReq) error {
