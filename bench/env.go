@@ -72,9 +72,10 @@ func NewEnv(o EnvOptions) (Env, func() error) {
 		if err != nil {
 			return nil, err
 		}
-		// Answers are committed in batches, as the store's items are
-		// (BatchItems); Run commits the cache's batch before each of
-		// the store's.
+		// Answers of a model in the process (sim) are committed in
+		// batches, as the store's items are (BatchItems); a server's
+		// answer is committed as it arrives. Run commits the cache's
+		// batch before each of the store's.
 		if err := c.SetBatch(CacheBatchAnswers, BatchWait); err != nil {
 			c.Close()
 			return nil, err

@@ -863,11 +863,13 @@ func redact(s string, secrets []string) string {
 }
 
 // callLog records every request of one item. With a store, each call is
-// written to the store's call log before it is sent (CallStarted) and
-// completed when it returns (CallFinished), so that the log counts every
-// call a server saw even when the item is never committed (a kill, a
-// cancellation, a retried attempt). A call that cannot be logged is not
-// sent.
+// written to the store's call log (CallStarted), committed before a
+// request goes to a server, and completed when it returns (CallFinished),
+// so that the log counts every call a server saw even when the item is
+// never committed (a kill, a cancellation, a retried attempt). A call
+// that cannot be logged is not sent. The completion joins the open batch:
+// a kill may leave the calls of its last BatchWait marked sent although
+// they were answered.
 type callLog struct {
 	llm.Client
 	store               *Store
@@ -915,8 +917,6 @@ func (l *callLog) Complete(ctx context.Context, req llm.Request) (*llm.Response,
 		if id, err = l.store.CallStarted(l.trialID, l.questionID, c); err != nil {
 			return nil, l.noteEnv(fmt.Errorf("call log: %w", err))
 		}
-	}
-	if l.store != nil {
 		// A request the model cache cannot answer goes to a server only
 		// once its call row is on disk (Store.CallStarted).
 		ctx = llm.WithBeforeSend(ctx, func() error {

@@ -519,8 +519,10 @@ const (
 	// one batch (llm.Cache.SetBatch); its batches last at most BatchWait
 	// too, and Run commits one before each of the store's, so that in
 	// practice a batch holds the answers of the last BatchWait (about
-	// 3,600 in the paper-scale spec). A kill loses the open batch's
-	// answers, which are asked again when next needed.
+	// 3,600 in the paper-scale spec). Only the answers of a model in
+	// the process (sim) wait in a batch; a server's answer is committed
+	// as it arrives. A kill loses the open batch's answers, which are
+	// computed again when next needed.
 	CacheBatchAnswers = 8192
 )
 
