@@ -102,7 +102,8 @@
 // killed process). A write that fails ends its batch when SQLite rolled
 // it back (a full disk): the batch is lost, and every later write, Flush
 // and Close fails with ErrBatchLost, so the run stops with it. A store
-// migrated from an older layout is vacuumed. A done or failed item is
+// migrated from an older layout is vacuumed, when it can be (a failed
+// vacuum is a notice, Store.Notices). A done or failed item is
 // never replaced (ErrAlreadyDone). OpenStore holds an exclusive lock on
 // the directory (LockFile) until Close; readers take none. Readers read what they show:
 // SummarizeDir (status, the summary of run) streams statuses and verdicts

@@ -129,6 +129,34 @@ func TestMigrationShrinksStore(t *testing.T) {
 	}
 }
 
+// TestMigrationVacuumFails fails the vacuum after a migration (as on a
+// nearly full disk): the store opens, whole and migrated, with a notice
+// saying so. Not parallel: it swaps vacuumMigrated, which parallel tests
+// use only once the sequential ones are done.
+func TestMigrationVacuumFails(t *testing.T) {
+	dir := t.TempDir()
+	writeFormatStore(t, dir, true)
+	defer func(v func(*sql.DB) error) { vacuumMigrated = v }(vacuumMigrated)
+	vacuumMigrated = func(*sql.DB) error { return errors.New("database or disk is full") }
+	st, err := OpenStore(dir)
+	if err != nil {
+		t.Fatalf("open: %v; want the store opened with a notice", err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := st.Notices(); len(n) != 1 || !strings.Contains(n[0], "could not vacuum") || !strings.Contains(n[0], "disk is full") {
+		t.Errorf("notices %q; want one saying the vacuum failed and why", n)
+	}
+	r, err := ReadRun(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(r.Trials); got == 0 || len(r.Trials[0].Items) == 0 {
+		t.Errorf("read after the failed vacuum: %d trials; want the migrated store's items", got)
+	}
+}
+
 // TestBatchLost loses a batch (the model cache's commit before the
 // store's fails once): the loss is sticky, so every later write, Flush
 // and Close fails with ErrBatchLost rather than the run going on past
