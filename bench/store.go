@@ -1031,9 +1031,9 @@ type RunData struct {
 	// servers' counts were validated). The run's totals count them
 	// clamped; status, report, view and run print these lines.
 	BadCounts []string
-	// stream is the open store of a run read by ReadRunStream, whose
-	// trials hold no item: EachItem reads them from it.
-	stream *sql.DB
+	// stream, for a run read by ReadRunStream, whose trials hold no
+	// item, is its open store: EachItem reads them from it.
+	stream *itemStream
 }
 
 // EndpointStat counts one endpoint's traffic for one model of a run (see
@@ -1279,7 +1279,10 @@ func ReadRunModeWith(dir string, mode ReadMode, o ReadOptions) (*RunData, error)
 	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", dir, err)
 	}
-	if err := readRunTail(s.db, r); err != nil {
+	if _, _, err := trialCallTotals(s.db, &r.CallLog); err != nil {
+		return nil, fmt.Errorf("store %s: %w", dir, err)
+	}
+	if err := readRunTail(s.db, r, r.CallLog.Bad); err != nil {
 		return nil, fmt.Errorf("store %s: %w", dir, err)
 	}
 	return r, nil
@@ -1359,17 +1362,43 @@ func readRunHead(db *sql.DB, dir string, o ReadOptions) (*RunData, map[string]in
 	return r, idx, nil
 }
 
-// readRunTail reads the call log's totals and the endpoint counters.
-func readRunTail(db *sql.DB, r *RunData) error {
-	if _, _, err := trialCallTotals(db, &r.CallLog); err != nil {
-		return err
-	}
+// readRunTail reads the lines of the bad call-log counts, of which there
+// are bad, and the endpoint counters.
+func readRunTail(db *sql.DB, r *RunData, bad int) error {
 	var err error
-	if r.BadCounts, err = readBadCounts(db, r.CallLog.Bad); err != nil {
+	if r.BadCounts, err = readBadCounts(db, bad); err != nil {
 		return err
 	}
 	r.Endpoints, err = readEndpointStats(db)
 	return err
+}
+
+// callColumns returns the columns of model_calls that scanCallRow decodes,
+// for db's layout (callState, callCacheKey).
+func callColumns(db *sql.DB) (string, error) {
+	state, err := callState(db, "")
+	if err != nil {
+		return "", err
+	}
+	ck, err := callCacheKey(db)
+	if err != nil {
+		return "", err
+	}
+	return `trial_id, question_id, session, role, n, cached, prompt_tokens, completion_tokens, latency_ms, error, ` + state + `, ` + ck, nil
+}
+
+// scanCallRow decodes one row of callColumns: the call's trial, question
+// and session, and the call, its token counts clamped.
+func scanCallRow(rows *sql.Rows) (trial, question string, session int, c Call, err error) {
+	var st string
+	var cached int
+	var e sql.NullString
+	if err := rows.Scan(&trial, &question, &session, &c.Role, &c.N, &cached, &c.PromptTokens, &c.CompletionTokens, &c.LatencyMS, &e, &st, &c.CacheKey); err != nil {
+		return "", "", 0, Call{}, err
+	}
+	c.Cached, c.Error, c.Sent = cached == 1, e.String, st == callSent
+	c.PromptTokens, c.CompletionTokens = clampTokens(c.PromptTokens), clampTokens(c.CompletionTokens)
+	return trial, question, session, c, nil
 }
 
 // readCalls attaches the call log to the items want selects and, when
@@ -1387,30 +1416,20 @@ func readCalls(db *sql.DB, r *RunData, idx map[string]int, want func(*Item) bool
 	if len(pos) == 0 && !loose {
 		return nil // no call wanted: no pass over the call log
 	}
-	state, err := callState(db, "")
+	cols, err := callColumns(db)
 	if err != nil {
 		return err
 	}
-	ck, err := callCacheKey(db)
-	if err != nil {
-		return err
-	}
-	rows, err := db.Query(`SELECT trial_id, question_id, session, role, n, cached, prompt_tokens, completion_tokens, latency_ms, error, ` + state + `, ` + ck + ` FROM model_calls ORDER BY id`)
+	rows, err := db.Query(`SELECT ` + cols + ` FROM model_calls ORDER BY id`)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var t, q, st string
-		var session int
-		var c Call
-		var cached int
-		var e sql.NullString
-		if err := rows.Scan(&t, &q, &session, &c.Role, &c.N, &cached, &c.PromptTokens, &c.CompletionTokens, &c.LatencyMS, &e, &st, &c.CacheKey); err != nil {
+		t, q, session, c, err := scanCallRow(rows)
+		if err != nil {
 			return err
 		}
-		c.Cached, c.Error, c.Sent = cached == 1, e.String, st == callSent
-		c.PromptTokens, c.CompletionTokens = clampTokens(c.PromptTokens), clampTokens(c.CompletionTokens)
 		i, ok := idx[t]
 		j, ok2 := pos[itemKey(t, q)]
 		switch {
