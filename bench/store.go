@@ -1509,11 +1509,11 @@ func LoadRunSystemsWith(dir string, o ReadOptions) ([]RunSystem, *RunData, error
 	}
 	out := make([]RunSystem, 0, len(r.Trials))
 	for _, t := range r.Trials {
-		a := newOutcomeAcc(true)
-		if err := eachTrialItem(st.db, t.ID, func(it *Item) { a.add(it) }); err != nil {
+		a := NewOutcomeAcc(true)
+		if err := eachTrialItem(st.db, t.ID, func(it *Item) { a.Add(it) }); err != nil {
 			return nil, nil, fmt.Errorf("store %s: %w", dir, err)
 		}
-		o := a.outcomes(r.Totals[t.ID])
+		o := a.Outcomes(r.Totals[t.ID])
 		out = append(out, RunSystem{
 			Trial:      t.Trial,
 			Label:      t.Label,
