@@ -112,8 +112,8 @@
 // leave the comparisons out; LoadRunSystems (compare)
 // streams outcomes; ReadRunMode with ReadReport (export) reads the
 // digests, no trace; ReadRunStream (report) reads the same one trial at a
-// time (RunData.EachItem), so that a report's memory does not grow with
-// the run; OpenItemReader (the viewer) reads one item's result
+// time (RunData.EachItem), so that a report holds the items of one
+// trial; OpenItemReader (the viewer) reads one item's result
 // at a time. ReadRun with results reads everything. RunData.Simulated says
 // whether any trial used the sim backend, and such reports must be titled
 // "simulated model".
