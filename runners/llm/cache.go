@@ -107,22 +107,33 @@ type Cache struct {
 }
 
 // batch is a Cache's group commit (SetBatch): pending holds the puts not
-// yet written, in order; they are written together, in one short
-// transaction, once there are items of them or wait after the first, by
-// Flush and by Close. gen counts the commits, so that the timer of a batch
-// already committed commits nothing.
+// yet written, in order, and byKey the same by request key; they are
+// written together, in one short transaction, once there are items of
+// them or wait after the first, by Flush and by Close. gen counts the
+// commits, so that the timer of a batch already committed commits
+// nothing.
 type batch struct {
 	mu      sync.Mutex
 	on      bool
 	items   int
 	wait    time.Duration
 	pending []*pendingPut
+	byKey   map[string][]*pendingPut
 	timer   *time.Timer
 	gen     uint64
 	// err is the failure of a commit that lost answers whose put had
 	// already returned: the next write or Flush returns it (Flush clears
 	// it).
 	err error
+}
+
+// add appends p to the batch; c.b.mu is held.
+func (b *batch) add(p *pendingPut) {
+	b.pending = append(b.pending, p)
+	if b.byKey == nil {
+		b.byKey = map[string][]*pendingPut{}
+	}
+	b.byKey[p.rk] = append(b.byKey[p.rk], p)
 }
 
 // pendingPut is a put (Cache.put) waiting in the batch: its arguments and,
@@ -197,7 +208,7 @@ func (c *Cache) stopTimerLocked() {
 func (c *Cache) commitLocked() error {
 	c.stopTimerLocked()
 	ps := c.b.pending
-	c.b.pending = nil
+	c.b.pending, c.b.byKey = nil, nil
 	if len(ps) == 0 {
 		return nil
 	}
@@ -251,18 +262,15 @@ func (c *Cache) writePending(ps []*pendingPut) error {
 	return nil
 }
 
-// pendingEntries returns the entries of samples 0..len(keys)-1 of the
-// request with key rk that the batch holds, the first put of a sample
-// winning, and whether a put of the batch replaces rk's stored samples
+// pendingEntries returns the entries of samples 0..n-1 of the request
+// with key rk that the batch holds, the first put of a sample winning,
+// and whether a put of the batch replaces rk's stored samples
 // (WithRefresh), so that the file's samples of rk answer nothing; c.b.mu
 // is held.
 func (c *Cache) pendingEntries(rk string, n int) (map[int]entry, bool) {
 	var out map[int]entry
 	replaced := false
-	for _, p := range c.b.pending {
-		if p.rk != rk {
-			continue
-		}
+	for _, p := range c.b.byKey[rk] {
 		if out == nil || p.replace {
 			out = map[int]entry{}
 			replaced = replaced || p.replace
@@ -858,7 +866,7 @@ func (c *Cache) put(rk string, doc *keyDoc, keys []string, samples []int, es []e
 	}
 	if !c.b.on || durable || len(c.b.pending)+1 >= c.b.items {
 		others := len(c.b.pending) > 0
-		c.b.pending = append(c.b.pending, p)
+		c.b.add(p)
 		if err := c.commitLocked(); err != nil {
 			if others {
 				// The batch held answers whose puts returned: the
@@ -882,7 +890,7 @@ func (c *Cache) put(rk string, doc *keyDoc, keys []string, samples []int, es []e
 		out[j] = es[j]
 		stored++
 	}
-	c.b.pending = append(c.b.pending, p)
+	c.b.add(p)
 	if len(c.b.pending) == 1 {
 		gen := c.b.gen
 		c.b.timer = time.AfterFunc(c.b.wait, func() {

@@ -231,3 +231,41 @@ func TestCacheSetBatchOff(t *testing.T) {
 		t.Errorf("answers in the file = %d; want 2", n)
 	}
 }
+
+// TestCacheBatchPartial answers one request from the file and the batch
+// together: 2 samples committed, 2 more in the open batch, and a request
+// for the 4 is a hit with each sample as first stored.
+func TestCacheBatchPartial(t *testing.T) {
+	cache, _ := openTestCache(t)
+	if err := cache.SetBatch(100, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	inner := &countingClient{}
+	cc := Cached(inner, cache, testIdent, InProcess())
+	ctx := context.Background()
+	req := func(n int) Request {
+		return Request{Role: "reason", Messages: []Message{{Role: "user", Content: "q"}}, Temperature: 0.8, N: n}
+	}
+	if _, err := cc.Complete(ctx, req(2)); err != nil {
+		t.Fatal(err)
+	}
+	if err := cache.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	first, err := cc.Complete(ctx, req(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := cc.Complete(ctx, req(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !again.Cached || inner.calls.Load() != 2 {
+		t.Errorf("third request: cached %v after %d inner calls; want a hit after 2", again.Cached, inner.calls.Load())
+	}
+	for i := range 4 {
+		if got, want := again.Choices[i], first.Choices[i]; got != want {
+			t.Errorf("sample %d = %q; want %q as stored first", i, got, want)
+		}
+	}
+}
