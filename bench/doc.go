@@ -83,31 +83,37 @@
 // file in the order they were made, so a kill loses a suffix of them, at
 // most the open batch: its items are pending on resume (their calls
 // answered from the model cache), and a committed item is never lost,
-// redone or stored twice. The trade-off: readers see a run's items up to
+// redone or stored twice. A call's completion joins the open batch, so a
+// kill may leave the calls of its last BatchWait marked "sent" although
+// they were answered. The trade-off: readers see a run's items up to
 // BatchWait late, and a killed run redoes up to BatchWait of work; in
-// return a run writes about 16 times less to disk (one commit per item
-// and per call rewrote the pages each touched into the write-ahead log:
-// the paper-scale spec wrote 8.5 GB for the 120 MB it keeps, 0.54 GB
-// now). The model cache (NewEnv) commits its answers in batches too
-// (llm.Cache.SetBatch), and Run commits the cache's batch before each of
-// the store's, so that the cache keys committed calls name are in the
-// cache. The log is checkpointed
-// every WALCheckpointPages pages and truncated at Close; synchronous is
-// NORMAL (a power loss may undo the last commits, never a killed
-// process). A write that fails ends its batch when SQLite rolled it back
-// (a full disk): the batch is lost, and every write fails until a Flush
-// reports it, so the run stops with it. A store migrated from an older
-// layout is vacuumed, as is merge's output. A done or failed item is
-// never replaced (ErrAlreadyDone). OpenStore holds an exclusive lock on the directory
-// (LockFile) until Close; readers take none. Readers read what they show:
+// return a simulated or replayed run writes about 16 times less to disk
+// (one commit per item and per call rewrote the pages each touched into
+// the write-ahead log: the paper-scale spec, all sim, wrote 8.5 GB for
+// the 116 MB of store and model cache it keeps, 0.54 GB now). A run
+// against a server commits before every request it sends, so it saves
+// far less. The model cache (NewEnv) keeps the answers of a model in the
+// process in batches too (llm.Cache.SetBatch) and commits a server's
+// answer as it arrives, so that a kill loses no answer a server billed;
+// Run commits the cache's batch before each of the store's, so that the
+// cache keys committed calls name are in the cache. The log is
+// checkpointed every WALCheckpointPages pages and truncated at Close;
+// synchronous is NORMAL (a power loss may undo the last commits, never a
+// killed process). A write that fails ends its batch when SQLite rolled
+// it back (a full disk): the batch is lost, and every later write, Flush
+// and Close fails with ErrBatchLost, so the run stops with it. A store
+// migrated from an older layout is vacuumed, when it can be (a failed
+// vacuum is a notice, Store.Notices). A done or failed item is
+// never replaced (ErrAlreadyDone). OpenStore holds an exclusive lock on
+// the directory (LockFile) until Close; readers take none. Readers read what they show:
 // SummarizeDir (status, the summary of run) streams statuses and verdicts
 // and totals the call log in SQL, and compares each system with its
 // baseline; SummarizeDirTrials (merge) and SummarizeTrials (the viewer)
 // leave the comparisons out; LoadRunSystems (compare)
 // streams outcomes; ReadRunMode with ReadReport (export) reads the
 // digests, no trace; ReadRunStream (report) reads the same one trial at a
-// time (RunData.EachItem), so that a report's memory does not grow with
-// the run; OpenItemReader (the viewer) reads one item's result
+// time (RunData.EachItem), so that a report holds the items of one
+// trial; OpenItemReader (the viewer) reads one item's result
 // at a time. ReadRun with results reads everything. RunData.Simulated says
 // whether any trial used the sim backend, and such reports must be titled
 // "simulated model".

@@ -80,9 +80,10 @@ func NewEnv(o EnvOptions) (Env, func() error) {
 		if err != nil {
 			return nil, err
 		}
-		// Answers are committed in batches, as the store's items are
-		// (BatchItems); Run commits the cache's batch before each of
-		// the store's.
+		// Answers of a model in the process (sim) are committed in
+		// batches, as the store's items are (BatchItems); a server's
+		// answer is committed as it arrives. Run commits the cache's
+		// batch before each of the store's.
 		if err := c.SetBatch(CacheBatchAnswers, BatchWait); err != nil {
 			c.Close()
 			return nil, err
@@ -229,11 +230,6 @@ type scorerAdapter struct{ s *metrics.Scorer }
 
 func (a scorerAdapter) Score(ctx context.Context, ex datasets.Example, pred string) Verdict {
 	return a.s.Score(ctx, ex, pred)
-}
-
-// ScoreCandidates judges a result's candidates (metrics.Scorer.ScoreCandidates).
-func (a scorerAdapter) ScoreCandidates(ctx context.Context, ex datasets.Example, sqls []string) []metrics.CandidateMark {
-	return a.s.ScoreCandidates(ctx, ex, sqls)
 }
 
 // ScoreWithCandidates judges a prediction and its candidates together

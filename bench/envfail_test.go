@@ -104,8 +104,8 @@ func TestEnvironmentFailureLeavesPending(t *testing.T) {
 // max_page_count caps the database at its size after the first items,
 // so a later write fails with SQLITE_FULL ("database or disk is full"),
 // as on a full disk. The run stops with an *EnvironmentError naming the
-// store, no item is failed, and after the cap is lifted a resume finishes
-// every item.
+// store, no item is failed, and a resume without the cap finishes every
+// item.
 func TestStoreFullLeavesPending(t *testing.T) {
 	t.Parallel()
 	p := mustPlan(t, "benchmarks: [{name: fake}]\nmodels:\n  m: {backend: sim}\nroles: {reason: m}\nworkers: 1\nrunners: [{name: direct}]\n")
@@ -139,9 +139,16 @@ func TestStoreFullLeavesPending(t *testing.T) {
 	if sum.Failed != 0 || sum.Errored != 0 || sum.Done >= 200 {
 		t.Errorf("progress %+v; want fewer than 200 done, none failed or errored", sum.Progress)
 	}
-	if _, err := st.db.Exec(`PRAGMA max_page_count = 1073741823`); err != nil {
+	// The store lost its open batch: it fails every write until it is
+	// closed, and a resume opens it again (without the cap, which
+	// lived on the closed connection).
+	if err := st.Close(); !errors.Is(err, ErrBatchLost) {
+		t.Errorf("close after the failure: %v; want ErrBatchLost", err)
+	}
+	if st, err = OpenStore(dir); err != nil {
 		t.Fatal(err)
 	}
+	defer st.Close()
 	sum2, err := Run(context.Background(), p, st, env, Options{RetryWait: time.Millisecond})
 	if err != nil {
 		t.Fatalf("resume: %v", err)

@@ -1,12 +1,19 @@
 package bench
 
 import (
+	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/t2sbench/t2sbench/runners/llm"
 )
 
 // storedItems counts the items another connection sees committed in the
@@ -57,12 +64,11 @@ func TestGroupCommit(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			st, err := OpenStore(dir)
+			st, err := openStoreWith(dir, tt.items, tt.wait)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer st.Close()
-			st.batchItems, st.batchWait = tt.items, tt.wait
 			for i := 0; i < tt.commit; i++ {
 				if err := st.Commit(item(i)); err != nil {
 					t.Fatal(err)
@@ -82,8 +88,8 @@ func TestGroupCommit(t *testing.T) {
 				t.Errorf("items on disk after Flush = %d; want %d", got, tt.commit)
 			}
 			// A committed item is never committed again.
-			if err := st.Commit(item(0)); err == nil {
-				t.Errorf("second commit of a done item: no error; want ErrAlreadyDone")
+			if err := st.Commit(item(0)); !errors.Is(err, ErrAlreadyDone) {
+				t.Errorf("second commit of a done item: %v; want ErrAlreadyDone", err)
 			}
 			if err := st.Flush(); err != nil {
 				t.Errorf("flush after a refused commit: %v; want nil (the batch's other writes kept)", err)
@@ -121,4 +127,129 @@ func TestMigrationShrinksStore(t *testing.T) {
 	if after := size(); after > before-32<<10 {
 		t.Errorf("store size after migration = %d bytes; want at least 32 KiB under the %d before", after, before)
 	}
+}
+
+// TestMigrationVacuumFails fails the vacuum after a migration (as on a
+// nearly full disk): the store opens, whole and migrated, with a notice
+// saying so. Not parallel: it swaps vacuumMigrated, which parallel tests
+// use only once the sequential ones are done.
+func TestMigrationVacuumFails(t *testing.T) {
+	dir := t.TempDir()
+	writeFormatStore(t, dir, true)
+	defer func(v func(*sql.DB) error) { vacuumMigrated = v }(vacuumMigrated)
+	vacuumMigrated = func(*sql.DB) error { return errors.New("database or disk is full") }
+	st, err := OpenStore(dir)
+	if err != nil {
+		t.Fatalf("open: %v; want the store opened with a notice", err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := st.Notices(); len(n) != 1 || !strings.Contains(n[0], "could not vacuum") || !strings.Contains(n[0], "disk is full") {
+		t.Errorf("notices %q; want one saying the vacuum failed and why", n)
+	}
+	r, err := ReadRun(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(r.Trials); got == 0 || len(r.Trials[0].Items) == 0 {
+		t.Errorf("read after the failed vacuum: %d trials; want the migrated store's items", got)
+	}
+}
+
+// TestBatchLost loses a batch (the model cache's commit before the
+// store's fails once): the loss is sticky, so every later write, Flush
+// and Close fails with ErrBatchLost rather than the run going on past
+// the lost items.
+func TestBatchLost(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	st, err := openStoreWith(dir, 100, 20*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var fails atomic.Int32
+	fails.Store(1)
+	hook := func() error {
+		if fails.Add(-1) >= 0 {
+			return errors.New("cache commit failed")
+		}
+		return nil
+	}
+	st.beforeCommit.Store(&hook)
+	item := func(q string) *Item {
+		return &Item{TrialID: "t", QuestionID: q, Status: StatusDone, Attempts: 1, Verdict: &Verdict{QuestionID: q, Status: "ok"}}
+	}
+	if err := st.Commit(item("q1")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond) // the timer's commit fails: the batch is lost
+	for i, step := range []struct {
+		name string
+		do   func() error
+	}{
+		{"Flush", st.Flush},
+		{"Commit", func() error { return st.Commit(item("q2")) }},
+		{"second Flush", st.Flush},
+		{"Close", st.Close},
+	} {
+		if err := step.do(); !errors.Is(err, ErrBatchLost) || !strings.Contains(err.Error(), "cache commit failed") {
+			t.Errorf("step %d, %s after the lost batch: %v; want ErrBatchLost naming its cause", i, step.name, err)
+		}
+	}
+	if got := storedItems(t, dir); got != 0 {
+		t.Errorf("items on disk = %d; want 0 (q1's batch lost, q2 refused)", got)
+	}
+}
+
+// TestRunStopsOnLostBatch loses a batch of the store's writes in a run:
+// the model call that learns it (as the flush before a request is sent
+// does) fails, and the run stops with ErrBatchLost instead of counting
+// the call as a failed model call, retrying and ending without an error.
+func TestRunStopsOnLostBatch(t *testing.T) {
+	t.Parallel()
+	p := mustPlan(t, "benchmarks: [{name: fake}]\nmodels:\n  m: {backend: sim}\nroles: {reason: m}\nworkers: 1\nrunners: [{name: direct}]\n")
+	dir := t.TempDir()
+	st, err := OpenStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	env, _ := testEnv(10, 1, func(c llm.Client) llm.Client {
+		return &lossClient{Client: c, st: st, mark: "question number 5?"}
+	})
+	_, err = Run(context.Background(), p, st, env, Options{RetryWait: time.Millisecond})
+	if !errors.Is(err, ErrBatchLost) {
+		t.Errorf("run: %v; want ErrBatchLost", err)
+	}
+	t.Logf("run stopped: %v", err)
+}
+
+// lossClient makes the store lose its open batch at the request naming
+// mark, as a commit by the writer's timer, whose error no caller sees,
+// does; the request's flush before it is sent then returns what the
+// store says.
+type lossClient struct {
+	llm.Client
+	st   *Store
+	mark string
+	once sync.Once
+}
+
+func (c *lossClient) Complete(ctx context.Context, req llm.Request) (*llm.Response, error) {
+	var err error
+	if strings.Contains(req.Messages[len(req.Messages)-1].Content, c.mark) {
+		c.once.Do(func() {
+			hook := func() error { return errors.New("cache commit failed") }
+			c.st.beforeCommit.Store(&hook)
+			c.st.Flush() // the timer's commit
+			c.st.beforeCommit.Store(nil)
+			err = c.st.Flush()
+		})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("call log: %w", err)
+	}
+	return c.Client.Complete(ctx, req)
 }

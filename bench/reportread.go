@@ -95,32 +95,47 @@ func reportWantsCalls(it *Item) bool {
 // endpoint counters, bad-count lines and failure classes; CallLog is
 // left zero (the report shows no call-log total; SummarizeDir totals
 // them). Its trials hold no item; EachItem streams each trial's items
-// from the store, which stays open until Close. Memory does not grow
-// with the items stored.
+// from the store, which stays open until Close. Memory grows with the
+// items of one trial, not with the items stored.
 func ReadRunStream(dir string, o ReadOptions) (*RunData, error) {
 	s, err := openDB(dir, true)
 	if err != nil {
 		return nil, err
 	}
 	r, idx, err := readRunHead(s.db, dir, o)
-	if err == nil {
-		var bad int
-		if err = s.db.QueryRow(`SELECT count(*) FROM model_calls WHERE ` + badCount("")).Scan(&bad); err == nil {
-			r.BadCounts, err = readBadCounts(s.db, bad)
-		}
+	if err != nil {
+		s.db.Close()
+		return nil, err // it names the store
 	}
+	st := &itemStream{db: s.db}
+	var bad int
+	err = s.db.QueryRow(`SELECT count(*) FROM model_calls WHERE ` + badCount("")).Scan(&bad)
 	if err == nil {
-		r.Endpoints, err = readEndpointStats(s.db)
+		err = readRunTail(s.db, r, bad)
 	}
 	if err == nil {
 		err = r.readClasses(s.db, idx)
+	}
+	if err == nil {
+		st.items, err = itemColumns(s.db, ReadReport)
+	}
+	if err == nil {
+		st.calls, err = callColumns(s.db)
 	}
 	if err != nil {
 		s.db.Close()
 		return nil, fmt.Errorf("store %s: %w", dir, err)
 	}
-	r.stream = s.db
+	r.stream = st
 	return r, nil
+}
+
+// itemStream is the open store of a run read by ReadRunStream, with the
+// columns its layout reads items (itemColumns) and calls (callColumns)
+// by, which cannot change while it is open; db is nil once it is closed.
+type itemStream struct {
+	db           *sql.DB
+	items, calls string
 }
 
 // readClasses fills FailedByClass and ErroredByClass in SQL, as
@@ -150,14 +165,22 @@ func (r *RunData) readClasses(db *sql.DB, idx map[string]int) error {
 	return rows.Err()
 }
 
+// open returns an error naming what when the streamed run r was closed.
+func (r *RunData) open(what string) error {
+	if r.stream.db == nil {
+		return fmt.Errorf("store %s: %s read after Close", r.Dir, what)
+	}
+	return nil
+}
+
 // Close closes the store a run read by ReadRunStream keeps open; it does
 // nothing for a run read whole.
 func (r *RunData) Close() error {
-	if r.stream == nil {
+	if r.stream == nil || r.stream.db == nil {
 		return nil
 	}
-	err := r.stream.Close()
-	r.stream = nil
+	err := r.stream.db.Close()
+	r.stream.db = nil
 	return err
 }
 
@@ -165,7 +188,8 @@ func (r *RunData) Close() error {
 // order (index, then question id), stopping at fn's first error. A run
 // read by ReadRunStream reads them from its store one trial at a time, as
 // ReadRunMode with ReadReport decodes them (the Item is not kept after fn
-// returns); a run read whole gives t.Items.
+// returns), and fails once Close closed it; a run read whole gives
+// t.Items.
 func (r *RunData) EachItem(t *RunTrial, fn func(*Item) error) error {
 	if r.stream == nil {
 		for i := range t.Items {
@@ -175,9 +199,12 @@ func (r *RunData) EachItem(t *RunTrial, fn func(*Item) error) error {
 		}
 		return nil
 	}
+	if err := r.open("items of trial " + t.ID); err != nil {
+		return err
+	}
 	items, err := r.trialItems(t.ID)
 	if err != nil {
-		return fmt.Errorf("store %s: %w", r.Dir, err)
+		return err
 	}
 	for i := range items {
 		if err := fn(&items[i]); err != nil {
@@ -188,15 +215,14 @@ func (r *RunData) EachItem(t *RunTrial, fn func(*Item) error) error {
 }
 
 // trialItems reads the items of one trial as ReadRunMode with ReadReport
-// does, in question order, with the calls reportWantsCalls selects.
+// does, in question order, with the calls reportWantsCalls selects. Its
+// errors name the store.
 func (r *RunData) trialItems(trialID string) ([]Item, error) {
-	cols, err := itemColumns(r.stream, ReadReport)
+	db := r.stream.db
+	fail := func(err error) ([]Item, error) { return nil, fmt.Errorf("store %s: %w", r.Dir, err) }
+	rows, err := db.Query(`SELECT `+itemFields+r.stream.items+` FROM items WHERE trial_id = ? ORDER BY idx, question_id`, trialID)
 	if err != nil {
-		return nil, err
-	}
-	rows, err := r.stream.Query(`SELECT `+itemFields+cols+` FROM items WHERE trial_id = ? ORDER BY idx, question_id`, trialID)
-	if err != nil {
-		return nil, err
+		return fail(err)
 	}
 	defer rows.Close()
 	var items []Item
@@ -204,7 +230,7 @@ func (r *RunData) trialItems(trialID string) ([]Item, error) {
 	for rows.Next() {
 		it, err := scanItemRow(rows, r.Dir, ReadReport)
 		if err != nil {
-			return nil, err
+			return nil, err // it names the store
 		}
 		items = append(items, it)
 		if reportWantsCalls(&it) {
@@ -212,42 +238,30 @@ func (r *RunData) trialItems(trialID string) ([]Item, error) {
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return fail(err)
 	}
 	rows.Close()
 	if len(pos) == 0 {
 		return items, nil
 	}
-	state, err := callState(r.stream, "")
+	crows, err := db.Query(`SELECT `+r.stream.calls+` FROM model_calls WHERE trial_id = ? ORDER BY id`, trialID)
 	if err != nil {
-		return nil, err
-	}
-	ck, err := callCacheKey(r.stream)
-	if err != nil {
-		return nil, err
-	}
-	crows, err := r.stream.Query(`SELECT question_id, role, n, cached, prompt_tokens, completion_tokens, latency_ms, error, `+state+`, `+ck+` FROM model_calls WHERE trial_id = ? ORDER BY id`, trialID)
-	if err != nil {
-		return nil, err
+		return fail(err)
 	}
 	defer crows.Close()
 	for crows.Next() {
-		var q, st string
-		var c Call
-		var cached int
-		var e sql.NullString
-		if err := crows.Scan(&q, &c.Role, &c.N, &cached, &c.PromptTokens, &c.CompletionTokens, &c.LatencyMS, &e, &st, &c.CacheKey); err != nil {
-			return nil, err
+		_, q, _, c, err := scanCallRow(crows)
+		if err != nil {
+			return fail(err)
 		}
-		j, ok := pos[q]
-		if !ok {
-			continue
+		if j, ok := pos[q]; ok {
+			items[j].Calls = append(items[j].Calls, c)
 		}
-		c.Cached, c.Error, c.Sent = cached == 1, e.String, st == callSent
-		c.PromptTokens, c.CompletionTokens = clampTokens(c.PromptTokens), clampTokens(c.CompletionTokens)
-		items[j].Calls = append(items[j].Calls, c)
 	}
-	return items, crows.Err()
+	if err := crows.Err(); err != nil {
+		return fail(err)
+	}
+	return items, nil
 }
 
 // EachVerdict calls fn with every item of trial t of the run as
@@ -265,11 +279,14 @@ func (r *RunData) EachVerdict(t *RunTrial, fn func(*Item) error) error {
 		}
 		return nil
 	}
-	cols, err := itemColumns(r.stream, ReadVerdicts)
+	if err := r.open("verdicts of trial " + t.ID); err != nil {
+		return err
+	}
+	cols, err := itemColumns(r.stream.db, ReadVerdicts)
 	if err != nil {
 		return fmt.Errorf("store %s: %w", r.Dir, err)
 	}
-	rows, err := r.stream.Query(`SELECT `+itemFields+cols+` FROM items WHERE trial_id = ? ORDER BY idx, question_id`, t.ID)
+	rows, err := r.stream.db.Query(`SELECT `+itemFields+cols+` FROM items WHERE trial_id = ? ORDER BY idx, question_id`, t.ID)
 	if err != nil {
 		return fmt.Errorf("store %s: %w", r.Dir, err)
 	}
@@ -296,7 +313,13 @@ func (r *RunData) ReadCallLog() error {
 	if r.stream == nil {
 		return nil
 	}
-	if err := readRunTail(r.stream, r); err != nil {
+	if err := r.open("call log"); err != nil {
+		return err
+	}
+	if _, _, err := trialCallTotals(r.stream.db, &r.CallLog); err != nil {
+		return fmt.Errorf("store %s: %w", r.Dir, err)
+	}
+	if err := readRunTail(r.stream.db, r, r.CallLog.Bad); err != nil {
 		return fmt.Errorf("store %s: %w", r.Dir, err)
 	}
 	return nil
@@ -310,9 +333,12 @@ func (r *RunData) LoadItems(t *RunTrial) error {
 	if r.stream == nil {
 		return nil
 	}
+	if err := r.open("items of trial " + t.ID); err != nil {
+		return err
+	}
 	items, err := r.trialItems(t.ID)
 	if err != nil {
-		return fmt.Errorf("store %s: %w", r.Dir, err)
+		return err
 	}
 	t.Items = items
 	return nil
@@ -322,7 +348,7 @@ func (r *RunData) LoadItems(t *RunTrial) error {
 // Baseline "" and P -1, and no call counted) of a trial labelled label
 // whose items were added, with o its Outcomes.
 func (a *OutcomeAcc) Summary(label string, o Outcomes) TrialSummary {
-	return trialSummary(label, a.a, o, 0, 0)
+	return trialSummary(label, a, o, 0, 0)
 }
 
 // EachCallOf is EachCall over the calls of the questions ids only: one

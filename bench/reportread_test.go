@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -172,6 +173,57 @@ func TestStreamVerdictsLoadItemsCallsOf(t *testing.T) {
 				if !reflect.DeepEqual(got, want) {
 					t.Errorf("EachCallOf(%q) gives %d calls %+v; want %d %+v", ask, len(got), got, len(want), want)
 				}
+			}
+		})
+	}
+}
+
+// TestReadRunStreamErrors names the store once in an error of a streamed
+// read (a trials table that does not decode, an item's verdict that does
+// not), and refuses EachItem after Close rather than reading an empty
+// run.
+func TestReadRunStreamErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		corrupt string // an UPDATE of the store; "" for none
+		closed  bool   // EachItem after Close
+		want    string
+	}{
+		{name: "trials", corrupt: `UPDATE trials SET config = '{'`, want: "config"},
+		{name: "verdict", corrupt: `UPDATE items SET verdict = '{'`, want: "verdict"},
+		{name: "after close", closed: true, want: "after Close"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			writeFormatStore(t, dir, false)
+			if tt.corrupt != "" {
+				db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, StoreFile))
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = db.Exec(tt.corrupt)
+				db.Close()
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			r, err := ReadRunStream(dir, ReadOptions{})
+			if err == nil {
+				if tt.closed {
+					r.Close()
+				}
+				err = r.EachItem(&r.Trials[0], func(*Item) error { return nil })
+				r.Close()
+			}
+			if err == nil {
+				t.Fatalf("err nil; want an error naming %q", tt.want)
+			}
+			prefix := "store " + dir + ":"
+			if msg := err.Error(); strings.Count(msg, prefix) != 1 || !strings.Contains(msg, tt.want) {
+				t.Errorf("err %q; want %q once and %q", msg, prefix, tt.want)
 			}
 		})
 	}

@@ -32,36 +32,27 @@ type Scorer interface {
 }
 
 // CandidateScorer is a Scorer that also judges a result's stored
-// candidates (metrics.Scorer.ScoreCandidates), whose marks the verdict
-// keeps for pass@k and majority@k.
+// candidates, whose marks the verdict keeps for pass@k and majority@k: it
+// judges a final prediction and its candidates together, executing a
+// candidate that is the final prediction once
+// (metrics.Scorer.ScoreWithCandidates).
 type CandidateScorer interface {
-	ScoreCandidates(ctx context.Context, ex datasets.Example, sqls []string) []metrics.CandidateMark
-}
-
-// candidatesScorer is a CandidateScorer that judges a final prediction
-// and its candidates together, executing a candidate that is the final
-// prediction once (metrics.Scorer.ScoreWithCandidates).
-type candidatesScorer interface {
 	ScoreWithCandidates(ctx context.Context, ex datasets.Example, predSQL string, sqls []string) (Verdict, []metrics.CandidateMark)
 }
 
 // scoreResult is the verdict of res's SQL, with the marks of its
 // candidates when sc is a CandidateScorer and the gold runs.
 func scoreResult(ctx context.Context, sc Scorer, ex datasets.Example, res *runners.Result) Verdict {
-	var sqls []string
-	for _, c := range res.Candidates {
-		sqls = append(sqls, c.SQL)
-	}
-	if cs, ok := sc.(candidatesScorer); ok {
+	if cs, ok := sc.(CandidateScorer); ok {
+		sqls := make([]string, len(res.Candidates))
+		for i, c := range res.Candidates {
+			sqls[i] = c.SQL
+		}
 		v, marks := cs.ScoreWithCandidates(ctx, ex, res.SQL, sqls)
 		v.Candidates = marks
 		return v
 	}
-	v := sc.Score(ctx, ex, res.SQL)
-	if cs, ok := sc.(CandidateScorer); ok && len(sqls) > 0 && metrics.GoldRuns(v.Status) {
-		v.Candidates = cs.ScoreCandidates(ctx, ex, sqls)
-	}
-	return v
+	return sc.Score(ctx, ex, res.SQL)
 }
 
 // Env is what the scheduler needs from the outside world: benchmarks,
@@ -709,6 +700,11 @@ func runItem(ctx context.Context, t *Trial, r runners.Runner, ex datasets.Exampl
 		if e := environmentFailure(envErr, opt.storeFile()); e != nil {
 			return nil, false, e
 		}
+		if errors.Is(envErr, ErrBatchLost) {
+			// The store lost a batch of writes: every later write
+			// fails, so the run stops and says why.
+			return nil, false, envErr
+		}
 		if ctx.Err() != nil {
 			return nil, false, nil
 		}
@@ -942,11 +938,13 @@ func redact(s string, secrets []string) string {
 }
 
 // callLog records every request of one item. With a store, each call is
-// written to the store's call log before it is sent (CallStarted) and
-// completed when it returns (CallFinished), so that the log counts every
-// call a server saw even when the item is never committed (a kill, a
-// cancellation, a retried attempt). A call that cannot be logged is not
-// sent.
+// written to the store's call log (CallStarted), committed before a
+// request goes to a server, and completed when it returns (CallFinished),
+// so that the log counts every call a server saw even when the item is
+// never committed (a kill, a cancellation, a retried attempt). A call
+// that cannot be logged is not sent. The completion joins the open batch:
+// a kill may leave the calls of its last BatchWait marked sent although
+// they were answered.
 type callLog struct {
 	llm.Client
 	store               *Store
@@ -956,15 +954,17 @@ type callLog struct {
 	mu  sync.Mutex
 	log []Call
 	// env is the first environment failure (a full disk, a read-only
-	// filesystem, an I/O error) of a call: of the client (its cache's
-	// write) or of the call log's own writes. runItem stops the run with
-	// it whatever the runner made of the call's error.
+	// filesystem, an I/O error) or lost batch (ErrBatchLost) of a call:
+	// of the client (its cache's write) or of the call log's own writes.
+	// runItem stops the run with it whatever the runner made of the
+	// call's error.
 	env error
 }
 
-// noteEnv records err when it is an environment failure, and returns it.
+// noteEnv records err when it is an environment failure or a lost batch
+// of the store's writes (ErrBatchLost), and returns it.
 func (l *callLog) noteEnv(err error) error {
-	if err != nil && isEnvironment(err) {
+	if err != nil && (isEnvironment(err) || errors.Is(err, ErrBatchLost)) {
 		l.mu.Lock()
 		if l.env == nil {
 			l.env = err
@@ -992,8 +992,6 @@ func (l *callLog) Complete(ctx context.Context, req llm.Request) (*llm.Response,
 		if id, err = l.store.CallStarted(l.trialID, l.questionID, c); err != nil {
 			return nil, l.noteEnv(fmt.Errorf("call log: %w", err))
 		}
-	}
-	if l.store != nil {
 		// A request the model cache cannot answer goes to a server only
 		// once its call row is on disk (Store.CallStarted).
 		ctx = llm.WithBeforeSend(ctx, func() error {

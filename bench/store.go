@@ -112,7 +112,14 @@ type Store struct {
 	// it to commit the model caches' batches first, so that every cache
 	// key a committed call names is in its cache.
 	beforeCommit atomic.Pointer[func() error]
+	// notices are what OpenStore has to say that is not an error
+	// (Notices).
+	notices []string
 }
+
+// Notices returns one-line notices of opening the store that did not fail
+// it, such as a vacuum after a migration that could not run.
+func (s *Store) Notices() []string { return s.notices }
 
 const schema = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -143,6 +150,12 @@ CREATE TABLE IF NOT EXISTS endpoint_stats (
 // Close; when another process holds it, OpenStore fails at once with a
 // *LockedError naming that process.
 func OpenStore(dir string) (*Store, error) {
+	return openStoreWith(dir, BatchItems, BatchWait)
+}
+
+// openStoreWith is OpenStore with batches of at most items items, each
+// committed at most wait after its first write (BatchItems, BatchWait).
+func openStoreWith(dir string, items int, wait time.Duration) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
@@ -182,9 +195,13 @@ func OpenStore(dir string) (*Store, error) {
 	}
 	if moved > 0 {
 		// The migration freed the pages of the results it moved out of
-		// items: the file shrinks to what it holds now.
-		if err := vacuum(s.db); err != nil {
-			return fail(fmt.Errorf("store %s: vacuum after moving results out of items: %w", dir, err))
+		// items: the file shrinks to what it holds now. The vacuum
+		// writes the whole store again (twice its size free): on a
+		// nearly full disk it fails, and the store, whole, keeps its
+		// size.
+		if err := vacuumMigrated(s.db); err != nil {
+			s.notices = append(s.notices, fmt.Sprintf("store %s: moved %d results out of items, but could not vacuum the file to free the space they held (%v); the store is whole; `sqlite3 %s VACUUM` frees it later",
+				dir, moved, err, filepath.Join(dir, StoreFile)))
 		}
 	}
 	res, err := s.db.Exec(`INSERT INTO sessions (started) VALUES (?)`, time.Now().UTC().Format(time.RFC3339Nano))
@@ -196,7 +213,7 @@ func OpenStore(dir string) (*Store, error) {
 	if _, err := s.db.Exec(fmt.Sprintf(`PRAGMA wal_autocheckpoint = %d`, WALCheckpointPages)); err != nil {
 		return fail(fmt.Errorf("store %s: %w", dir, err))
 	}
-	s.batchItems, s.batchWait = BatchItems, BatchWait
+	s.batchItems, s.batchWait = items, wait
 	s.reqs = make(chan writeReq)
 	s.done = make(chan struct{})
 	go s.writer()
@@ -308,6 +325,10 @@ func migrateResults(db *sql.DB) (int, error) {
 	}
 }
 
+// vacuumMigrated is the vacuum OpenStore runs after a migration freed
+// pages; a test makes it fail.
+var vacuumMigrated = vacuum
+
 // vacuum rebuilds the database file of db without its free pages
 // (VACUUM), then truncates the write-ahead log, through which SQLite
 // writes the new file in WAL mode. db must have no open transaction.
@@ -317,12 +338,6 @@ func vacuum(db *sql.DB) error {
 	}
 	_, err := db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
 	return err
-}
-
-// Vacuum commits the open batch of writes and rebuilds the store's file
-// without its free pages (merge does, on the store it builds).
-func (s *Store) Vacuum() error {
-	return s.send(writeReq{durable: true, after: func() error { return vacuum(s.db) }})
 }
 
 // moveResults moves up to limit results out of items (migrateResults).
@@ -519,10 +534,19 @@ const (
 	// one batch (llm.Cache.SetBatch); its batches last at most BatchWait
 	// too, and Run commits one before each of the store's, so that in
 	// practice a batch holds the answers of the last BatchWait (about
-	// 3,600 in the paper-scale spec). A kill loses the open batch's
-	// answers, which are asked again when next needed.
+	// 3,600 in the paper-scale spec). Only the answers of a model in
+	// the process (sim) wait in a batch; a server's answer is committed
+	// as it arrives. A kill loses the open batch's answers, which are
+	// computed again when next needed.
 	CacheBatchAnswers = 8192
 )
+
+// ErrBatchLost is the error of every write, Flush and Close of a Store
+// after a batch of its writes was lost (its commit failed, the model
+// cache's commit before it failed, or a write failed in a way that ends
+// SQLite's transaction): the batch's items are pending, and a run stops
+// with it rather than go on past them.
+var ErrBatchLost = errors.New("a batch of writes was lost")
 
 // writeReq is one write for the writer goroutine: fn (nil for a flush),
 // run in the open batch; item counts it toward BatchItems; durable commits
@@ -533,10 +557,7 @@ type writeReq struct {
 	item    bool
 	durable bool
 	one     bool
-	// after, when set, runs once the batch is committed, outside any
-	// transaction.
-	after func() error
-	reply chan error
+	reply   chan error
 }
 
 func (s *Store) writer() {
@@ -545,12 +566,11 @@ func (s *Store) writer() {
 		tx    *sql.Tx
 		items int
 		timer = time.NewTimer(time.Hour)
-		// lost is the error that lost the open batch (its commit
-		// failed, or a write failed in a way that ends SQLite's
-		// transaction, such as a full disk): every later write fails
-		// with it, so that the run stops rather than go on past lost
-		// items, until a durable write (Flush) reports it once more
-		// and clears it.
+		// lost is the error that lost a batch (its commit failed, or
+		// a write failed in a way that ends SQLite's transaction, such
+		// as a full disk), wrapping ErrBatchLost: every later write,
+		// Flush and Close fails with it, so that the run stops rather
+		// than go on past lost items.
 		lost error
 	)
 	timer.Stop()
@@ -560,8 +580,8 @@ func (s *Store) writer() {
 			tx.Rollback()
 		}
 		tx, items = nil, 0
-		lost = fmt.Errorf("the batch of writes since the last commit is lost: %w", err)
-		return err
+		lost = fmt.Errorf("%w: %w", ErrBatchLost, err)
+		return lost
 	}
 	commit := func() error {
 		if tx == nil {
@@ -575,19 +595,15 @@ func (s *Store) writer() {
 		}
 		err := tx.Commit()
 		tx, items = nil, 0
-		s.commits.Add(1)
 		if err != nil {
 			return drop(fmt.Errorf("commit: %w", err))
 		}
+		s.commits.Add(1)
 		return nil
 	}
 	do := func(r writeReq) error {
 		if lost != nil {
-			err := lost
-			if r.durable {
-				lost = nil
-			}
-			return err
+			return lost
 		}
 		if r.fn != nil {
 			if tx == nil {
@@ -616,16 +632,15 @@ func (s *Store) writer() {
 				return err
 			}
 		}
-		if r.after != nil {
-			return r.after()
-		}
 		return nil
 	}
 	for {
 		select {
 		case r, ok := <-s.reqs:
 			if !ok {
-				if err := commit(); err != nil {
+				if lost != nil {
+					s.closeErr = lost
+				} else if err := commit(); err != nil {
 					s.closeErr = err
 				}
 				return
@@ -1028,9 +1043,9 @@ type RunData struct {
 	// servers' counts were validated). The run's totals count them
 	// clamped; status, report, view and run print these lines.
 	BadCounts []string
-	// stream is the open store of a run read by ReadRunStream, whose
-	// trials hold no item: EachItem reads them from it.
-	stream *sql.DB
+	// stream, for a run read by ReadRunStream, whose trials hold no
+	// item, is its open store: EachItem reads them from it.
+	stream *itemStream
 }
 
 // EndpointStat counts one endpoint's traffic for one model of a run (see
@@ -1276,7 +1291,10 @@ func ReadRunModeWith(dir string, mode ReadMode, o ReadOptions) (*RunData, error)
 	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", dir, err)
 	}
-	if err := readRunTail(s.db, r); err != nil {
+	if _, _, err := trialCallTotals(s.db, &r.CallLog); err != nil {
+		return nil, fmt.Errorf("store %s: %w", dir, err)
+	}
+	if err := readRunTail(s.db, r, r.CallLog.Bad); err != nil {
 		return nil, fmt.Errorf("store %s: %w", dir, err)
 	}
 	return r, nil
@@ -1356,17 +1374,43 @@ func readRunHead(db *sql.DB, dir string, o ReadOptions) (*RunData, map[string]in
 	return r, idx, nil
 }
 
-// readRunTail reads the call log's totals and the endpoint counters.
-func readRunTail(db *sql.DB, r *RunData) error {
-	if _, _, err := trialCallTotals(db, &r.CallLog); err != nil {
-		return err
-	}
+// readRunTail reads the lines of the bad call-log counts, of which there
+// are bad, and the endpoint counters.
+func readRunTail(db *sql.DB, r *RunData, bad int) error {
 	var err error
-	if r.BadCounts, err = readBadCounts(db, r.CallLog.Bad); err != nil {
+	if r.BadCounts, err = readBadCounts(db, bad); err != nil {
 		return err
 	}
 	r.Endpoints, err = readEndpointStats(db)
 	return err
+}
+
+// callColumns returns the columns of model_calls that scanCallRow decodes,
+// for db's layout (callState, callCacheKey).
+func callColumns(db *sql.DB) (string, error) {
+	state, err := callState(db, "")
+	if err != nil {
+		return "", err
+	}
+	ck, err := callCacheKey(db)
+	if err != nil {
+		return "", err
+	}
+	return `trial_id, question_id, session, role, n, cached, prompt_tokens, completion_tokens, latency_ms, error, ` + state + `, ` + ck, nil
+}
+
+// scanCallRow decodes one row of callColumns: the call's trial, question
+// and session, and the call, its token counts clamped.
+func scanCallRow(rows *sql.Rows) (trial, question string, session int, c Call, err error) {
+	var st string
+	var cached int
+	var e sql.NullString
+	if err := rows.Scan(&trial, &question, &session, &c.Role, &c.N, &cached, &c.PromptTokens, &c.CompletionTokens, &c.LatencyMS, &e, &st, &c.CacheKey); err != nil {
+		return "", "", 0, Call{}, err
+	}
+	c.Cached, c.Error, c.Sent = cached == 1, e.String, st == callSent
+	c.PromptTokens, c.CompletionTokens = clampTokens(c.PromptTokens), clampTokens(c.CompletionTokens)
+	return trial, question, session, c, nil
 }
 
 // readCalls attaches the call log to the items want selects and, when
@@ -1384,30 +1428,20 @@ func readCalls(db *sql.DB, r *RunData, idx map[string]int, want func(*Item) bool
 	if len(pos) == 0 && !loose {
 		return nil // no call wanted: no pass over the call log
 	}
-	state, err := callState(db, "")
+	cols, err := callColumns(db)
 	if err != nil {
 		return err
 	}
-	ck, err := callCacheKey(db)
-	if err != nil {
-		return err
-	}
-	rows, err := db.Query(`SELECT trial_id, question_id, session, role, n, cached, prompt_tokens, completion_tokens, latency_ms, error, ` + state + `, ` + ck + ` FROM model_calls ORDER BY id`)
+	rows, err := db.Query(`SELECT ` + cols + ` FROM model_calls ORDER BY id`)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var t, q, st string
-		var session int
-		var c Call
-		var cached int
-		var e sql.NullString
-		if err := rows.Scan(&t, &q, &session, &c.Role, &c.N, &cached, &c.PromptTokens, &c.CompletionTokens, &c.LatencyMS, &e, &st, &c.CacheKey); err != nil {
+		t, q, session, c, err := scanCallRow(rows)
+		if err != nil {
 			return err
 		}
-		c.Cached, c.Error, c.Sent = cached == 1, e.String, st == callSent
-		c.PromptTokens, c.CompletionTokens = clampTokens(c.PromptTokens), clampTokens(c.CompletionTokens)
 		i, ok := idx[t]
 		j, ok2 := pos[itemKey(t, q)]
 		switch {
@@ -1487,11 +1521,11 @@ func LoadRunSystemsWith(dir string, o ReadOptions) ([]RunSystem, *RunData, error
 	}
 	out := make([]RunSystem, 0, len(r.Trials))
 	for _, t := range r.Trials {
-		a := newOutcomeAcc(true)
-		if err := eachTrialItem(st.db, t.ID, func(it *Item) { a.add(it) }); err != nil {
+		a := NewOutcomeAcc(true)
+		if err := eachTrialItem(st.db, t.ID, func(it *Item) { a.Add(it) }); err != nil {
 			return nil, nil, fmt.Errorf("store %s: %w", dir, err)
 		}
-		o := a.outcomes(r.Totals[t.ID])
+		o := a.Outcomes(r.Totals[t.ID])
 		out = append(out, RunSystem{
 			Trial:      t.Trial,
 			Label:      t.Label,

@@ -46,51 +46,39 @@ func (o Outcomes) Partial() bool { return o.Pending > 0 }
 // TrialOutcomes computes the outcomes of a trial whose run had total items
 // (0: unknown, then only errored items are pending).
 func TrialOutcomes(t *RunTrial, total int) Outcomes {
-	a := newOutcomeAcc(true)
+	a := NewOutcomeAcc(true)
 	for i := range t.Items {
-		a.add(&t.Items[i])
+		a.Add(&t.Items[i])
 	}
-	return a.outcomes(total)
+	return a.Outcomes(total)
 }
 
 // OutcomeAcc accumulates a trial's Outcomes one item at a time, in any
 // order, for a reader that streams the items (RunData.EachItem) instead of
-// holding them: Outcomes then equals TrialOutcomes over the same items.
-type OutcomeAcc struct{ a *outcomeAcc }
-
-// NewOutcomeAcc returns an empty accumulator. With full false the
-// outcomes keep Correct, the tally and the counts only: Failed, DBs and
-// Candidates stay empty.
-func NewOutcomeAcc(full bool) *OutcomeAcc { return &OutcomeAcc{newOutcomeAcc(full)} }
-
-// Add counts one item of the trial and reports whether it is in EX's
-// denominator (a key of Outcomes.Correct: done or failed, gold runs).
-func (a *OutcomeAcc) Add(it *Item) bool { return a.a.add(it) }
-
-// Outcomes returns the outcomes of the items added, of a trial whose run
-// had total items (0: unknown).
-func (a *OutcomeAcc) Outcomes(total int) Outcomes { return a.a.outcomes(total) }
-
-// outcomeAcc accumulates a trial's Outcomes one item at a time. It keeps
-// Correct, the outcomes comparisons pair; with keep false Failed, DBs and
-// Candidates stay empty.
-type outcomeAcc struct {
+// holding them: Outcomes then equals TrialOutcomes over the same items. It
+// keeps Correct, the outcomes comparisons pair; with full false Failed,
+// DBs and Candidates stay empty.
+type OutcomeAcc struct {
 	o        Outcomes
-	keep     bool
+	full     bool
 	finished int
 	done     int
 }
 
-func newOutcomeAcc(keep bool) *outcomeAcc {
-	a := &outcomeAcc{keep: keep, o: Outcomes{Correct: map[string]bool{}}}
-	if keep {
+// NewOutcomeAcc returns an empty accumulator. With full false the
+// outcomes keep Correct, the tally and the counts only: Failed, DBs and
+// Candidates stay empty.
+func NewOutcomeAcc(full bool) *OutcomeAcc {
+	a := &OutcomeAcc{full: full, o: Outcomes{Correct: map[string]bool{}}}
+	if full {
 		a.o.Failed, a.o.DBs = map[string]bool{}, map[string]string{}
 	}
 	return a
 }
 
-// add counts one item and reports whether it is in EX's denominator.
-func (a *outcomeAcc) add(it *Item) bool {
+// Add counts one item of the trial and reports whether it is in EX's
+// denominator (a key of Outcomes.Correct: done or failed, gold runs).
+func (a *OutcomeAcc) Add(it *Item) bool {
 	o := &a.o
 	switch it.Status {
 	case StatusDone:
@@ -115,7 +103,7 @@ func (a *outcomeAcc) add(it *Item) bool {
 		return false
 	}
 	o.Correct[it.QuestionID] = correct
-	if !a.keep {
+	if !a.full {
 		return true
 	}
 	if failed {
@@ -133,8 +121,9 @@ func (a *outcomeAcc) add(it *Item) bool {
 	return true
 }
 
-// outcomes returns the outcomes of a trial whose run had total items.
-func (a *outcomeAcc) outcomes(total int) Outcomes {
+// Outcomes returns the outcomes of the items added, of a trial whose run
+// had total items (0: unknown).
+func (a *OutcomeAcc) Outcomes(total int) Outcomes {
 	o := a.o
 	o.Pending = o.Errored
 	if total > a.finished {
@@ -241,16 +230,16 @@ func summarizeTrials(r *RunData) ([]TrialSummary, []map[string]bool) {
 	outcomes := make([]map[string]bool, len(r.Trials))
 	for i := range r.Trials {
 		t := &r.Trials[i]
-		a := newOutcomeAcc(true)
+		a := NewOutcomeAcc(true)
 		calls, tokens := 0, 0
 		for j := range t.Items {
-			a.add(&t.Items[j])
+			a.Add(&t.Items[j])
 			for _, c := range t.Items[j].Calls {
 				calls++
 				tokens += c.PromptTokens + c.CompletionTokens
 			}
 		}
-		o := a.outcomes(r.Totals[t.ID])
+		o := a.Outcomes(r.Totals[t.ID])
 		out = append(out, trialSummary(t.Label, a, o, calls, tokens))
 		outcomes[i] = o.Correct
 	}
@@ -297,7 +286,7 @@ func compareTrials(trials []RunTrial, outcomes []map[string]bool, rows []TrialSu
 
 // trialSummary is the summary row of a trial from its accumulated
 // outcomes and the totals of its items' calls.
-func trialSummary(label string, a *outcomeAcc, o Outcomes, calls, tokens int) TrialSummary {
+func trialSummary(label string, a *OutcomeAcc, o Outcomes, calls, tokens int) TrialSummary {
 	s := TrialSummary{Label: label, P: -1, Pending: o.Pending, Errored: o.Errored, Done: a.done, Calls: calls, Tokens: tokens,
 		Attempted: o.Tally.Attempted, Correct: o.Tally.Correct, Excluded: o.Tally.Excluded, Partial: o.Partial()}
 	// Failed counts every failed item, also one whose gold does not

@@ -58,9 +58,9 @@ func summarizeDir(dir string, o ReadOptions, compare bool) (*RunData, []TrialSum
 	outcomes := make([]map[string]bool, len(r.Trials))
 	for i := range r.Trials {
 		t := &r.Trials[i]
-		a := newOutcomeAcc(false)
+		a := NewOutcomeAcc(false)
 		if err := eachTrialItem(s.db, t.ID, func(it *Item) {
-			a.add(it)
+			a.Add(it)
 			switch it.Status {
 			case StatusFailed:
 				r.FailedByClass[it.ErrorClass]++
@@ -70,7 +70,7 @@ func summarizeDir(dir string, o ReadOptions, compare bool) (*RunData, []TrialSum
 		}); err != nil {
 			return nil, nil, fmt.Errorf("store %s: %w", dir, err)
 		}
-		o := a.outcomes(r.Totals[t.ID])
+		o := a.Outcomes(r.Totals[t.ID])
 		out = append(out, trialSummary(t.Label, a, o, calls[t.ID], tokens[t.ID]))
 		outcomes[i] = o.Correct
 	}

@@ -81,7 +81,8 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 	var runs []*bench.RunData
 	for _, d := range dirs {
 		// The report streams each trial's items from the store (one trial
-		// at a time), so that its memory does not grow with the run.
+		// at a time), so that it holds the items of one trial, keeping
+		// per item only its wall time and its outcome.
 		r, err := bench.ReadRunStream(d, bench.ReadOptions{AllTrials: *all})
 		if err != nil {
 			return err

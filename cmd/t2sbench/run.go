@@ -190,6 +190,9 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	defer st.Close()
+	for _, n := range st.Notices() {
+		fmt.Fprintln(stderr, "note:", n)
+	}
 	if *fresh {
 		if err := st.Reset(); err != nil {
 			return err

@@ -106,53 +106,86 @@ type Cache struct {
 	b batch
 }
 
-// batch is a Cache's group commit (SetBatch): tx, when not nil, is the
-// open transaction every read and write of the cache goes through, holding
-// puts answers; it is committed once it holds items puts or wait after its
-// first, by Flush and by Close.
+// batch is a Cache's group commit (SetBatch): pending holds the puts not
+// yet written, in order, and byKey the same by request key; they are
+// written together, in one short transaction, once there are items of
+// them or wait after the first, by Flush and by Close. gen counts the
+// commits, so that the timer of a batch already committed commits
+// nothing.
 type batch struct {
-	mu    sync.Mutex
-	on    bool
-	items int
-	wait  time.Duration
-	tx    *sql.Tx
-	puts  int
-	timer *time.Timer
-	// err is the failure of a commit made by the timer, which lost its
-	// batch: the next write or Flush returns it (Flush clears it).
+	mu      sync.Mutex
+	on      bool
+	items   int
+	wait    time.Duration
+	pending []*pendingPut
+	byKey   map[string][]*pendingPut
+	timer   *time.Timer
+	gen     uint64
+	// err is the failure of a commit that lost answers whose put had
+	// already returned: the next write or Flush returns it (Flush clears
+	// it).
 	err error
 }
 
-// SetBatch makes the cache commit its writes in batches of at most items
-// answers, each committed at most wait after its first write (or at Flush
-// or Close), rather than one transaction per answer: a page the answers
-// of a batch share (a table's tail, an index's inner pages, a leaf two
-// answers' keys fall in) is written to the write-ahead log once per batch
-// rather than once per answer. While a batch is open, this
-// Cache reads through it (it sees its own answers at once) and holds the
-// file's write lock, so another process writing the same cache waits for
-// the commit (up to wait). A process killed before a commit loses that
+// add appends p to the batch; c.b.mu is held.
+func (b *batch) add(p *pendingPut) {
+	b.pending = append(b.pending, p)
+	if b.byKey == nil {
+		b.byKey = map[string][]*pendingPut{}
+	}
+	b.byKey[p.rk] = append(b.byKey[p.rk], p)
+}
+
+// pendingPut is a put (Cache.put) waiting in the batch: its arguments and,
+// once written, the entries the file holds and how many it stored.
+type pendingPut struct {
+	rkb     []byte
+	rk      string
+	doc     *keyDoc
+	keys    []string
+	samples []int
+	es      []entry
+	replace bool
+	out     []entry
+	stored  int
+}
+
+// SetBatch makes the cache keep its answers in memory and write them in
+// batches of at most items answers, each written at most wait after its
+// first (or at Flush or Close), in one transaction, rather than one
+// transaction per answer: a page the answers of a batch share (a table's
+// tail, an index's inner pages, a leaf two answers' keys fall in) is
+// written to the write-ahead log once per batch rather than once per
+// answer. This Cache answers from its batch at once; other connections
+// see the answers once the batch is written. The file's write lock is
+// held only while a batch is written, so another process writing the same
+// cache waits for milliseconds, not for wait. A put whose answer must not
+// wait (Cache.put's durable, an answer from a model that is not InProcess)
+// writes the batch with it. A process killed before a commit loses that
 // batch's answers, which are asked again when next needed. items <= 0
 // turns batching off, committing the open batch.
 func (c *Cache) SetBatch(items int, wait time.Duration) error {
-	if items <= 0 {
-		err := c.Flush()
-		c.b.mu.Lock()
-		c.b.on = false
-		c.b.mu.Unlock()
-		return err
-	}
 	c.b.mu.Lock()
+	defer c.b.mu.Unlock()
+	if items <= 0 {
+		c.b.on = false
+		return c.flushLocked()
+	}
 	c.b.on, c.b.items, c.b.wait = true, items, wait
-	c.b.mu.Unlock()
 	return nil
 }
 
 // Flush commits the open batch of writes (SetBatch): every answer the
-// cache was given is then in its file.
+// cache was given is then in its file. It returns the failure of an
+// earlier commit that lost answers, once.
 func (c *Cache) Flush() error {
 	c.b.mu.Lock()
 	defer c.b.mu.Unlock()
+	return c.flushLocked()
+}
+
+// flushLocked is Flush; c.b.mu is held.
+func (c *Cache) flushLocked() error {
 	if err := c.b.err; err != nil {
 		c.b.err = nil
 		return err
@@ -160,58 +193,95 @@ func (c *Cache) Flush() error {
 	return c.commitLocked()
 }
 
-// commitLocked commits the open batch; c.b.mu is held.
-func (c *Cache) commitLocked() error {
-	if c.b.tx == nil {
-		return nil
-	}
+// stopTimerLocked stops the open batch's timer; c.b.mu is held.
+func (c *Cache) stopTimerLocked() {
 	if c.b.timer != nil {
 		c.b.timer.Stop()
 		c.b.timer = nil
 	}
-	err := c.b.tx.Commit()
-	c.b.tx, c.b.puts = nil, 0
-	if err != nil {
-		// The batch is lost, and with it the paragraphs the memo
-		// names.
+	c.b.gen++
+}
+
+// commitLocked writes the pending puts in one transaction; c.b.mu is held.
+// When it fails the batch is lost, and with it the paragraphs the memo
+// names.
+func (c *Cache) commitLocked() error {
+	c.stopTimerLocked()
+	ps := c.b.pending
+	c.b.pending, c.b.byKey = nil, nil
+	if len(ps) == 0 {
+		return nil
+	}
+	if err := c.writePending(ps); err != nil {
 		c.memo.reset()
-		return c.writeError(err)
+		return err
 	}
 	return nil
 }
 
-// batchTx returns the open batch's transaction, beginning one when none
-// is open; c.b.mu is held and batching is on.
-func (c *Cache) batchTx() (*sql.Tx, error) {
-	if c.b.tx != nil {
-		return c.b.tx, nil
-	}
+// writePending writes ps in one transaction, first writer wins (putIn):
+// each put's out and stored say what the file holds afterwards.
+func (c *Cache) writePending(ps []*pendingPut) error {
 	// The batch outlives any one request: its transaction is not tied
-	// to a request's context, whose end would roll it back.
-	tx, err := c.db.BeginTx(context.Background(), nil)
+	// to a request's context, whose end would roll it back. It starts
+	// IMMEDIATE (the DSN's _txlock): it holds the write lock from here,
+	// so what it reads nobody changes before it commits.
+	ctx := context.Background()
+	tx, err := c.db.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, c.writeError(err)
+		return c.writeError(err)
 	}
-	// The connection that commits the batches copies the write-ahead
-	// log into the file every 128 MiB rather than every 4 MiB (SQLite's
-	// default): a page written by several batches is copied once per
-	// checkpoint. SQLite copies the rest of the log into the file, and
-	// removes it, when the cache's last connection closes.
-	if _, err := tx.Exec(`PRAGMA wal_autocheckpoint = 32768`); err != nil {
-		tx.Rollback()
-		return nil, c.writeError(err)
+	defer tx.Rollback()
+	if c.b.on {
+		// The connection that commits the batches copies the
+		// write-ahead log into the file every 128 MiB rather than every
+		// 4 MiB (SQLite's default): a page written by several batches is
+		// copied once per checkpoint. SQLite copies the rest of the log
+		// into the file, and removes it, when the cache's last connection
+		// closes.
+		if _, err := tx.Exec(`PRAGMA wal_autocheckpoint = 32768`); err != nil {
+			return c.writeError(err)
+		}
 	}
-	c.b.tx = tx
-	c.b.timer = time.AfterFunc(c.b.wait, func() {
-		c.b.mu.Lock()
-		defer c.b.mu.Unlock()
-		if c.b.tx == tx {
-			if err := c.commitLocked(); err != nil && c.b.err == nil {
-				c.b.err = err
+	stored := 0
+	for _, p := range ps {
+		out, n, added, err := c.putIn(ctx, tx, p.rkb, p.rk, p.doc, p.keys, p.samples, p.es, p.replace)
+		if err != nil {
+			return err
+		}
+		// A later paragraph of the batch may be stored against one of
+		// these (the memo is reset if the batch is lost).
+		c.memo.add(added)
+		p.out, p.stored = out, n
+		stored += n
+	}
+	if err := tx.Commit(); err != nil {
+		return c.writeError(err)
+	}
+	c.st.stored.Add(int64(stored))
+	return nil
+}
+
+// pendingEntries returns the entries of samples 0..n-1 of the request
+// with key rk that the batch holds, the first put of a sample winning,
+// and whether a put of the batch replaces rk's stored samples
+// (WithRefresh), so that the file's samples of rk answer nothing; c.b.mu
+// is held.
+func (c *Cache) pendingEntries(rk string, n int) (map[int]entry, bool) {
+	var out map[int]entry
+	replaced := false
+	for _, p := range c.b.byKey[rk] {
+		if out == nil || p.replace {
+			out = map[int]entry{}
+			replaced = replaced || p.replace
+		}
+		for j, i := range p.samples {
+			if _, ok := out[i]; !ok && i < n {
+				out[i] = p.es[j]
 			}
 		}
-	})
-	return tx, nil
+	}
+	return out, replaced
 }
 
 // paragraphMemo remembers, by first line, the last paragraph this Cache
@@ -421,10 +491,6 @@ func (c *Cache) serverOf(ctx context.Context, ident Ident) (string, error) {
 
 // setServer records ident.Server as the identity of ident's server.
 func (c *Cache) setServer(ctx context.Context, ident Ident) error {
-	// The open batch holds the write lock this write takes.
-	if err := c.Flush(); err != nil {
-		return err
-	}
 	server := ident.Server
 	ident.Server = ""
 	k, _ := json.Marshal(ident)
@@ -652,18 +718,29 @@ type querier interface {
 // that fail their checksum or do not decode are left out (their samples
 // are missing, so asked again) and returned in bad.
 func (c *Cache) get(ctx context.Context, rk string, keys []string) (map[int]entry, []badRow, error) {
-	var q querier = c.db
 	c.b.mu.Lock()
-	if c.b.tx != nil {
-		// The open batch holds answers no other connection sees yet.
+	pend, replaced := c.pendingEntries(rk, len(keys))
+	if len(pend) == len(keys) || replaced {
+		c.b.mu.Unlock()
+		return pend, nil, nil
+	}
+	if len(c.b.pending) > 0 {
+		// A commit moving the batch's answers into the file waits
+		// until the file is read, so that no answer is in neither.
 		defer c.b.mu.Unlock()
-		q, ctx = c.b.tx, context.WithoutCancel(ctx)
 	} else {
 		c.b.mu.Unlock()
 	}
-	out, bad, err := loadSamples(ctx, q, c.old, true, rk, keys)
+	out, bad, err := loadSamples(ctx, c.db, c.old, true, rk, keys)
 	if err != nil {
 		return nil, nil, fmt.Errorf("llm: read cache %s: %w", c.path, err)
+	}
+	// A sample the file holds was stored first; the batch's answer of
+	// it loses when the batch is written.
+	for i, e := range pend {
+		if _, ok := out[i]; !ok {
+			out[i] = e
+		}
 	}
 	return out, bad, nil
 }
@@ -767,71 +844,65 @@ func loadOldSamples(ctx context.Context, q querier, keys []string, have map[int]
 // sample first, and how many samples it stored. The samples one call
 // stores share a row of table samples per model, compressed together.
 // With replace, the samples of rk stored before are dropped first and es
-// stored in their place (CachedClient's refresh).
-func (c *Cache) put(ctx context.Context, rk string, doc *keyDoc, keys []string, samples []int, es []entry, replace bool) ([]entry, int, error) {
+// stored in their place (CachedClient's refresh). The write is tied to no
+// request's context: an answer that arrived is stored even when its
+// request was cancelled.
+//
+// In batch mode (SetBatch) put adds the answers to the open batch and
+// returns at once, unless durable is set or the batch is full: it then
+// writes the batch. From the batch, the entries returned are those of
+// the batch (first put wins); a sample another process stores before the
+// batch is written keeps that process's answer in the file.
+func (c *Cache) put(rk string, doc *keyDoc, keys []string, samples []int, es []entry, replace, durable bool) ([]entry, int, error) {
 	rkb, err := hex.DecodeString(rk)
 	if err != nil {
 		return nil, 0, fmt.Errorf("llm: cache key %q is not hex", rk)
 	}
+	p := &pendingPut{rkb: rkb, rk: rk, doc: doc, keys: keys, samples: samples, es: es, replace: replace}
 	c.b.mu.Lock()
-	if c.b.on {
-		defer c.b.mu.Unlock()
-		if err := c.b.err; err != nil {
-			return nil, 0, err
-		}
-		tx, err := c.batchTx()
-		if err != nil {
-			return nil, 0, err
-		}
-		// A statement the request's context interrupts would end the
-		// whole batch's transaction.
-		ctx = context.WithoutCancel(ctx)
-		if _, err := tx.ExecContext(ctx, `SAVEPOINT put`); err != nil {
-			return nil, 0, c.writeError(err)
-		}
-		out, stored, added, err := c.putIn(ctx, tx, rkb, rk, doc, keys, samples, es, replace)
-		if err != nil {
-			if _, rerr := tx.ExecContext(ctx, `ROLLBACK TO put`); rerr != nil {
-				// SQLite ended the transaction (a full disk): the
-				// batch is lost.
-				tx.Rollback()
-				c.b.tx, c.b.puts = nil, 0
-				c.memo.reset()
-			} else {
-				tx.ExecContext(ctx, `RELEASE put`)
-			}
-			return nil, 0, err
-		}
-		if _, err := tx.ExecContext(ctx, `RELEASE put`); err != nil {
-			return nil, 0, c.writeError(err)
-		}
-		c.memo.add(added)
-		c.st.stored.Add(int64(stored))
-		if c.b.puts++; c.b.puts >= c.b.items {
-			if err := c.commitLocked(); err != nil {
-				return nil, 0, err
-			}
-		}
-		return out, stored, nil
-	}
-	c.b.mu.Unlock()
-	// The transaction starts IMMEDIATE (the DSN's _txlock): it holds the
-	// write lock from here, so what it reads nobody changes before it
-	// commits.
-	tx, err := c.db.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, 0, c.writeError(err)
-	}
-	defer tx.Rollback()
-	out, stored, added, err := c.putIn(ctx, tx, rkb, rk, doc, keys, samples, es, replace)
-	if err != nil {
+	defer c.b.mu.Unlock()
+	if err := c.b.err; err != nil {
 		return nil, 0, err
 	}
-	if err := tx.Commit(); err != nil {
-		return nil, 0, c.writeError(err)
+	if !c.b.on || durable || len(c.b.pending)+1 >= c.b.items {
+		others := len(c.b.pending) > 0
+		c.b.add(p)
+		if err := c.commitLocked(); err != nil {
+			if others {
+				// The batch held answers whose puts returned: the
+				// store that names their keys learns at its Flush.
+				c.b.err = err
+			}
+			return nil, 0, err
+		}
+		return p.out, p.stored, nil
 	}
-	c.memo.add(added)
-	c.st.stored.Add(int64(stored))
+	out, stored := make([]entry, len(es)), 0
+	have := map[int]entry{}
+	if !replace {
+		have, _ = c.pendingEntries(rk, len(keys))
+	}
+	for j, i := range samples {
+		if e, ok := have[i]; ok {
+			out[j] = e
+			continue
+		}
+		out[j] = es[j]
+		stored++
+	}
+	c.b.add(p)
+	if len(c.b.pending) == 1 {
+		gen := c.b.gen
+		c.b.timer = time.AfterFunc(c.b.wait, func() {
+			c.b.mu.Lock()
+			defer c.b.mu.Unlock()
+			if c.b.gen == gen {
+				if err := c.commitLocked(); err != nil && c.b.err == nil {
+					c.b.err = err
+				}
+			}
+		})
+	}
 	return out, stored, nil
 }
 
@@ -1388,7 +1459,9 @@ func (c *CachedClient) Complete(ctx context.Context, req Request) (*Response, er
 			out.CacheKey = rk
 		}
 	}
-	stored, nstored, err := c.cache.put(ctx, rk, c.storedDoc(doc), keys, idx, es, c.refresh)
+	// An answer a server sent (and billed) is written at once; a batch
+	// holds only the answers of a model in this process (InProcess).
+	stored, nstored, err := c.cache.put(rk, c.storedDoc(doc), keys, idx, es, c.refresh, !c.inProcess)
 	if err != nil {
 		return nil, err
 	}

@@ -76,7 +76,7 @@ func putCall(tb testing.TB, ctx context.Context, cache *Cache, rk string, c *loa
 	for j := range idx {
 		idx[j] = j
 	}
-	if _, _, err := cache.put(ctx, rk, &c.doc, keys, idx, c.errs, false); err != nil {
+	if _, _, err := cache.put(rk, &c.doc, keys, idx, c.errs, false, false); err != nil {
 		tb.Fatal(err)
 	}
 	return keys

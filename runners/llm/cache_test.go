@@ -444,7 +444,7 @@ func TestCacheSeedsPerRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Samples 1 and 3 are cached (another process stored them).
-	if _, _, err := cache.put(context.Background(), rk, nil, keys, []int{1, 3}, []entry{{choice: "s51", model: "m"}, {choice: "s53", model: "m"}}, false); err != nil {
+	if _, _, err := cache.put(rk, nil, keys, []int{1, 3}, []entry{{choice: "s51", model: "m"}, {choice: "s53", model: "m"}}, false, false); err != nil {
 		t.Fatal(err)
 	}
 	inner := &seedClient{}

@@ -340,7 +340,7 @@ func TestCacheCompactSize(t *testing.T) {
 		for i := range idx {
 			idx[i] = i
 		}
-		if _, _, err := cache.put(ctx, c.key, &c.doc, keys, idx, c.errs, false); err != nil {
+		if _, _, err := cache.put(c.key, &c.doc, keys, idx, c.errs, false, false); err != nil {
 			t.Fatal(err)
 		}
 	}
