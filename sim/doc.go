@@ -196,10 +196,12 @@
 // operators), and on Spider dev the reading's operators, and its columns
 // beyond Qwen2.5-7B's row, are less precise than the rows ask.
 //
-// A schema
-// selection or a decomposition's terminal tables keep each table of the
-// reading, join tables included, with the profile's SchemaRecall (the
-// best-scored table always); value identification and entity grounding
+// A schema selection or a decomposition's terminal tables keep the tables
+// of the ranked reading, join tables included, most precise tier first,
+// then the other shown tables, at the rates whose expected recall against
+// the gold on the benchmark's calibration is the profile's SchemaRecall
+// (KindCalibration.RecallPoint; each sample draws its own); its precision
+// is what the ranking gives at that recall. Value identification and entity grounding
 // match the question's terms against the value examples the prompt
 // shows; an aggregate comes from the question's wording ("how many",
 // "average", ...) over a related numeric column; a ReAct DSL turn reads
@@ -235,10 +237,11 @@
 //	profiles          Profiles                      IESR Table 4 rows, each cited in Profile.Source; rows
 //	                                                without a +Ve measurement repeat their extraction row
 //	                                                (modelling choice)
-//	schema recall     Profile.SchemaRecall          the profile's verified table recall (IESR Table 4),
-//	                                                which RSL-SQL's strict schema-linking recall of 94% on
-//	                                                BIRD dev with GPT-4o (Cao et al. 2024) matches for the
-//	                                                GPT-4o profile (93.0)
+//	schema recall     Profile.SchemaRecall          the profile's verified table recall (IESR Table 4), a
+//	                                                recall of gold tables; RSL-SQL's 94% on BIRD dev with
+//	                                                GPT-4o (Cao et al. 2024) is a strict recall (the share
+//	                                                of questions with every gold column linked), another
+//	                                                kind of figure
 //	calibrations      Calibrations                  t2sbench's measurement of the ranked reading against the
 //	                                                gold, per benchmark (mini: all 42 questions; spider: the
 //	                                                972 dev questions with databases), as IESR's Table 4

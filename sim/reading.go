@@ -330,22 +330,43 @@ func joinColumns(tables []scoredTable) []string {
 }
 
 // pickTables is the model's choice of tables among those the prompt shows:
-// each table of its reading (related: the tables the question relates to,
-// then the join tables it implies) is kept with the profile's schema
-// recall; the best-scored one is kept always. With no related table, the
-// first table shown.
+// the tables of its ranked reading (keywordReading: the tables the
+// question relates to, then the join tables it implies), each kept at its
+// tier's rate of the model's schema keep rates, and the other shown
+// tables at their pool rate. The rates (KindCalibration.RecallPoint on
+// the benchmark's calibration) keep the tiers most precise first until
+// the expected recall against the gold is the profile's SchemaRecall, so
+// that, as for a keyword extraction, the figure is the profile's against
+// the gold, not a share of the reading. Each sample draws its own
+// (Sample.Rand). With none kept, the table the question relates to most
+// (the first shown when it relates to none).
 func pickTables(c *Sample) []scoredTable {
-	rel := related(c.Prompt, c.Question+" "+c.Evidence)
+	sc := relevance(c.Prompt, c.Question+" "+c.Evidence)
+	byName := map[string]scoredTable{}
+	for _, t := range sc {
+		byName[strings.ToLower(t.name)] = t
+	}
+	c.model.operatingPoints()
+	k := c.model.schemaKeep
+	r := keywordReading(c).rank[KindTable]
 	var out []scoredTable
-	for i, t := range rel {
-		if i == 0 || c.Rand.Float64() < c.model.prof.SchemaRecall() {
+	keep := func(name string, rate float64) {
+		if t, ok := byName[strings.ToLower(name)]; ok && c.Rand.Float64() < rate {
 			out = append(out, t)
 		}
 	}
-	if len(out) == 0 {
-		if sc := relevance(c.Prompt, c.Question+" "+c.Evidence); len(sc) > 0 {
-			out = append(out, sc[0])
+	for tier, items := range r.tiers {
+		for _, x := range items {
+			if tier < len(k.Tier) {
+				keep(x, k.Tier[tier])
+			}
 		}
+	}
+	for _, x := range r.pool {
+		keep(x, k.Pool)
+	}
+	if len(out) == 0 && len(sc) > 0 {
+		out = append(out, sc[0])
 	}
 	return out
 }

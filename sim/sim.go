@@ -130,9 +130,11 @@ type Model struct {
 	// rho is the intra-question correlation, prof the backbone profile.
 	rho  float64
 	prof *Profile
-	// ops are the keyword extraction's operating points (operatingPoints).
-	opsOnce sync.Once
-	ops     [2][numKinds]KeepRates
+	// ops are the keyword extraction's operating points, schemaKeep a
+	// schema selection's (operatingPoints).
+	opsOnce    sync.Once
+	ops        [2][numKinds]KeepRates
+	schemaKeep KeepRates
 	// needs caches the analysis of each gold SQL (key: db, id, SQL).
 	needs sync.Map
 
