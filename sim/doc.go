@@ -14,6 +14,11 @@
 // ErrNoQuestion: a model cannot answer a question it was not asked, and a
 // runner records the failed call as a wrong sample.
 //
+// The simulator's identity (Model.Ident, the key of a model cache) names
+// its settings and BehaviourVersion, the number of its behaviour model,
+// raised with every change that moves a draw or an answer, so that a
+// cache filled by an older simulator is never served to a newer one.
+//
 // # The behaviour model
 //
 // Each sample of a request answering with final SQL (a request with no

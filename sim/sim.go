@@ -216,9 +216,20 @@ func New(b *datasets.Benchmark, cfg Config) (*Model, error) {
 	return s, nil
 }
 
-// Ident identifies this simulator for the response cache: the benchmark
-// and every setting that changes answers.
-func (s *Model) Ident() llm.Ident {
+// BehaviourVersion numbers the simulator's behaviour model: the
+// identity (Model.Ident, the model cache's key) carries it, so that a
+// cache filled by a simulator that answered differently is never served
+// to this one. Bump it with every change that moves any draw or any
+// answer (a probability, a keep rate, a calibration, a reading, the order
+// of the draws or of an answer's items).
+const BehaviourVersion = 1
+
+// Ident identifies this simulator for the response cache: the behaviour
+// version, the benchmark and every setting that changes answers.
+func (s *Model) Ident() llm.Ident { return s.identAt(BehaviourVersion) }
+
+// identAt is the identity under behaviour version v.
+func (s *Model) identAt(v int) llm.Ident {
 	roles := make([]string, 0, len(s.cfg.RoleP))
 	for r, p := range s.cfg.RoleP {
 		roles = append(roles, fmt.Sprintf("%s=%g", r, p))
@@ -231,8 +242,8 @@ func (s *Model) Ident() llm.Ident {
 	return llm.Ident{
 		Backend: "sim",
 		BaseURL: "sim://" + s.b.Name + "/" + s.b.Split,
-		Model: fmt.Sprintf("%s(p=%g,seed=%d,roles=[%s]%s,penalties=[schema=%g,value=%g,evidence=%g],rho=%g,profile=%s)", s.cfg.Model, s.cfg.P, s.cfg.Seed,
-			strings.Join(roles, ","), style, s.pen.schema, s.pen.value, s.pen.evidence, s.rho, s.prof.Name),
+		Model: fmt.Sprintf("%s(behaviour=%d,p=%g,seed=%d,roles=[%s]%s,penalties=[schema=%g,value=%g,evidence=%g],rho=%g,profile=%s)", s.cfg.Model, v,
+			s.cfg.P, s.cfg.Seed, strings.Join(roles, ","), style, s.pen.schema, s.pen.value, s.pen.evidence, s.rho, s.prof.Name),
 	}
 }
 
