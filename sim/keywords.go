@@ -206,7 +206,8 @@ var numberUnitRe = regexp.MustCompile(`(?:^|[^\w.])(-?\d+(?:\.\d+)?)\s*(%|°[CcF
 func keywordReading(c *Sample) questionKeywords {
 	var k questionKeywords
 	text := c.Question + " " + c.Evidence
-	rel := related(c.Prompt, text)
+	sc := c.scored()
+	rel := related(sc)
 	tr, cr, nr, or := &k.rank[KindTable], &k.rank[KindColumn], &k.rank[KindNumber], &k.rank[KindOperator]
 	stems := map[string]bool{}
 	for _, w := range wordsOf(text) {
@@ -235,7 +236,7 @@ func keywordReading(c *Sample) questionKeywords {
 		shownTables = append(shownTables, t.Name)
 	}
 	tr.setPool(shownTables)
-	for _, t := range relevance(c.Prompt, text) {
+	for _, t := range sc {
 		for _, col := range t.cols {
 			tier := tierColumnRelated
 			if t.named {

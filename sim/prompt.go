@@ -3,6 +3,7 @@ package sim
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/t2sbench/t2sbench/runners/llm"
@@ -22,6 +23,12 @@ type Prompt struct {
 
 	norm  string         // normalizeText(Text)
 	index map[string]int // lower-case table name -> Tables index
+
+	// mu guards scored, the tables scored against scoredText
+	// (Sample.scored).
+	mu         sync.Mutex
+	scored     []scoredTable
+	scoredText string
 }
 
 // PromptTable is one table of a prompt's schema section.

@@ -217,11 +217,25 @@ func relevance(p *Prompt, text string) []scoredTable {
 	return out
 }
 
-// related is the model's reading of which tables a question needs: the
-// tables it relates to (relevance score > 0, best first), then the join
-// tables it implies without naming them (bridgeTables).
-func related(p *Prompt, text string) []scoredTable {
-	sc := relevance(p, text)
+// scored is the prompt's tables scored against the question and the
+// evidence the prompt carries (relevance), computed once per request: the
+// samples of a request share its prompt. Callers do not change it.
+func (c *Sample) scored() []scoredTable {
+	p := c.Prompt
+	text := c.Question + " " + c.Evidence
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.scored == nil || p.scoredText != text {
+		p.scored, p.scoredText = relevance(p, text), text
+	}
+	return p.scored
+}
+
+// related is the model's reading of which tables a question needs, from
+// the prompt's tables scored by relevance (sc): the tables it relates to
+// (relevance score > 0, best first), then the join tables it implies
+// without naming them (bridgeTables).
+func related(sc []scoredTable) []scoredTable {
 	var out []scoredTable
 	for _, t := range sc {
 		if t.score > 0 {
@@ -341,7 +355,7 @@ func joinColumns(tables []scoredTable) []string {
 // (Sample.Rand). With none kept, the table the question relates to most
 // (the first shown when it relates to none).
 func pickTables(c *Sample) []scoredTable {
-	sc := relevance(c.Prompt, c.Question+" "+c.Evidence)
+	sc := c.scored()
 	byName := map[string]scoredTable{}
 	for _, t := range sc {
 		byName[strings.ToLower(t.name)] = t
