@@ -78,11 +78,14 @@ func (p *Prompt) Table(name string) (*PromptTable, bool) {
 // HasColumn reports whether the prompt shows column col of table.
 func (p *Prompt) HasColumn(table, col string) bool {
 	t, ok := p.Table(table)
-	if !ok {
-		return false
-	}
+	return ok && t.HasColumn(col)
+}
+
+// HasColumn reports whether the table shows the column called name
+// (case-insensitive).
+func (t *PromptTable) HasColumn(name string) bool {
 	for _, c := range t.Columns {
-		if strings.EqualFold(c.Name, col) {
+		if strings.EqualFold(c.Name, name) {
 			return true
 		}
 	}

@@ -268,7 +268,7 @@ func bridgeTables(sc, rel []scoredTable) []scoredTable {
 		links := 0
 		for _, r := range rel {
 			for _, c := range t.table.Columns {
-				if linkColumn(c.Name) && hasShownColumn(r.table, c.Name) {
+				if linkColumn(c.Name) && r.table.HasColumn(c.Name) {
 					links++
 					break
 				}
@@ -279,15 +279,6 @@ func bridgeTables(sc, rel []scoredTable) []scoredTable {
 		}
 	}
 	return out
-}
-
-func hasShownColumn(t PromptTable, name string) bool {
-	for _, c := range t.Columns {
-		if strings.EqualFold(c.Name, name) {
-			return true
-		}
-	}
-	return false
 }
 
 // displayColumns are the "table.column" names that identify the rows of
@@ -327,13 +318,13 @@ func joinColumns(tables []scoredTable) []string {
 				continue
 			}
 			for _, c := range a.table.Columns {
-				if i < j && linkColumn(c.Name) && hasShownColumn(b.table, c.Name) {
+				if i < j && linkColumn(c.Name) && b.table.HasColumn(c.Name) {
 					add(a.name, c.Name)
 					add(b.name, c.Name)
 				}
 				low := strings.ToLower(c.Name)
 				bn := strings.ToLower(b.name)
-				if (low == bn+"_id" || low == bn+"id" || low == strings.TrimSuffix(bn, "s")+"_id") && hasShownColumn(b.table, "id") {
+				if (low == bn+"_id" || low == bn+"id" || low == strings.TrimSuffix(bn, "s")+"_id") && b.table.HasColumn("id") {
 					add(a.name, c.Name)
 					add(b.name, "id")
 				}
