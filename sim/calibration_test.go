@@ -61,7 +61,7 @@ func TestCalibrationsReachExtractRows(t *testing.T) {
 	for name, cal := range Calibrations {
 		for _, prof := range []string{"qwen2.5-7b", "qwen3-8b"} {
 			t.Run(name+"/"+prof, func(t *testing.T) {
-				row := Profiles[prof].Extract
+				row := profiles[prof].Extract
 				for _, kind := range []int{KindTable, KindNumber} {
 					kc := cal.Kinds[kind]
 					if len(kc.Tiers) != numTiers[kind] {
@@ -74,7 +74,7 @@ func TestCalibrationsReachExtractRows(t *testing.T) {
 					}
 				}
 				for kind := range numKinds {
-					for _, row := range [][numKinds]KindPR{Profiles[prof].Extract, Profiles[prof].Verified} {
+					for _, row := range [][numKinds]KindPR{profiles[prof].Extract, profiles[prof].Verified} {
 						k := cal.Kinds[kind].OperatingPoint(row[kind])
 						for _, r := range append(append([]float64{}, k.Tier...), k.Pool) {
 							if r < 0 || r > 1 || math.IsNaN(r) {
@@ -122,7 +122,7 @@ func TestRecallPoint(t *testing.T) {
 		for _, prof := range ProfileNames() {
 			t.Run(name+"/"+prof, func(t *testing.T) {
 				kc := cal.Kinds[KindTable]
-				r := Profiles[prof].SchemaRecall()
+				r := profiles[prof].SchemaRecall()
 				if got := kc.Expected(kc.RecallPoint(r)).R; math.Abs(got-r) > 1e-9 {
 					t.Errorf("expected table recall %.4f; want the profile's %.4f", got, r)
 				}

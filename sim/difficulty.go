@@ -36,11 +36,19 @@ func rhoOf(cfg Config) (float64, error) {
 	if cfg.Rho == nil {
 		return DefaultRho, nil
 	}
-	r := *cfg.Rho
-	if r < 0 || r >= 1 || math.IsNaN(r) {
-		return 0, fmt.Errorf("sim: rho = %g out of range [0, 1)", r)
+	if err := CheckRho(*cfg.Rho); err != nil {
+		return 0, fmt.Errorf("sim: rho = %w", err)
 	}
-	return r, nil
+	return *cfg.Rho, nil
+}
+
+// CheckRho reports whether r is a valid intra-question correlation ρ
+// (Config.Rho, spec key rho): one in [0, 1).
+func CheckRho(r float64) error {
+	if r < 0 || r >= 1 || math.IsNaN(r) {
+		return fmt.Errorf("%g out of range [0, 1)", r)
+	}
+	return nil
 }
 
 // questionKey is the key of a question's draws: the model's seed and the

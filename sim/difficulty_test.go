@@ -120,7 +120,7 @@ func TestRhoProfileOptions(t *testing.T) {
 		{Config{Rho: ptr(1)}, "rho = 1 out of range [0, 1)"},
 		{Config{Rho: ptr(-0.1)}, "rho = -0.1 out of range"},
 		{Config{Rho: ptr(math.NaN())}, "rho = NaN out of range"},
-		{Config{Profile: "gpt-5"}, `profile = "gpt-5" unknown`},
+		{Config{Profile: "gpt-5"}, `profile: unknown profile "gpt-5"`},
 	} {
 		if _, err := New(b, tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("New(%+v) = %v; want an error with %q", tc.cfg, err, tc.want)

@@ -118,7 +118,7 @@
 // hint's arithmetic signs, "=" for a join or a named value).
 //
 // How well the model extracts is its backbone profile (Config.Profile,
-// spec key profile; Profiles, DefaultProfile): per item kind (table,
+// spec key profile; LookupProfile, DefaultProfile): per item kind (table,
 // column, number, operator), a precision P and a recall R measured
 // without and with keyword verification. The reading is ranked: each
 // kind's items sit in tiers by how the reading found them, a confidence
@@ -239,7 +239,7 @@
 //	profile           DefaultProfile = qwen2.5-7b   IESR (seed 000) Table 4, row Qwen2.5-7B-Instruct and
 //	                                                its +Ve row; the choice of row is a modelling choice (the
 //	                                                measured backbone closest to DefaultP's model)
-//	profiles          Profiles                      IESR Table 4 rows, each cited in Profile.Source; rows
+//	profiles          ProfileNames, LookupProfile   IESR Table 4 rows, each cited in Profile.Source; rows
 //	                                                without a +Ve measurement repeat their extraction row
 //	                                                (modelling choice)
 //	schema recall     Profile.SchemaRecall          the profile's verified table recall (IESR Table 4), a

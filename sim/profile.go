@@ -2,7 +2,8 @@ package sim
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -54,13 +55,13 @@ const iesrTable4 = "IESR (seed 000) Table 4, LogicCat"
 
 func pr(p, r float64) KindPR { return KindPR{p / 100, r / 100} }
 
-// Profiles are the backbone profiles, from IESR's Table 4 (precision and
+// profiles are the backbone profiles, from IESR's Table 4 (precision and
 // recall in %, columns table, column, unit_num, operator). The paper
 // measures verification for Qwen2.5-7B-Instruct and Qwen3-8B only; the
 // other profiles' Verified rows repeat their Extract rows (a modelling
 // choice: verification is assumed to change nothing it was not measured
 // to change).
-var Profiles = func() map[string]*Profile {
+var profiles = func() map[string]*Profile {
 	rows := []struct {
 		name     string
 		row      string
@@ -95,13 +96,16 @@ var Profiles = func() map[string]*Profile {
 }()
 
 // ProfileNames lists the profiles, sorted.
-func ProfileNames() []string {
-	out := make([]string, 0, len(Profiles))
-	for n := range Profiles {
-		out = append(out, n)
+func ProfileNames() []string { return slices.Sorted(maps.Keys(profiles)) }
+
+// LookupProfile is a copy of the profile called name (case-insensitive;
+// "": DefaultProfile), with its canonical name in Name.
+func LookupProfile(name string) (Profile, error) {
+	p, err := profileOf(name)
+	if err != nil {
+		return Profile{}, err
 	}
-	sort.Strings(out)
-	return out
+	return *p, nil
 }
 
 // profileOf looks a profile up by name ("": DefaultProfile).
@@ -109,9 +113,9 @@ func profileOf(name string) (*Profile, error) {
 	if name == "" {
 		name = DefaultProfile
 	}
-	p, ok := Profiles[strings.ToLower(name)]
+	p, ok := profiles[strings.ToLower(name)]
 	if !ok {
-		return nil, fmt.Errorf("sim: profile = %q unknown (known: %s)", name, strings.Join(ProfileNames(), ", "))
+		return nil, fmt.Errorf("unknown profile %q (known: %s)", name, strings.Join(ProfileNames(), ", "))
 	}
 	return p, nil
 }

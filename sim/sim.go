@@ -69,7 +69,7 @@ type Config struct {
 	// documentation.
 	Rho *float64
 	// Profile names the backbone profile of the intermediate answers
-	// ("": DefaultProfile); see Profiles.
+	// ("": DefaultProfile); see ProfileNames and LookupProfile.
 	Profile string
 
 	// ReasoningRate is the share of samples that carry a reasoning block
@@ -193,7 +193,7 @@ func New(b *datasets.Benchmark, cfg Config) (*Model, error) {
 	}
 	prof, err := profileOf(cfg.Profile)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("sim: profile: %w", err)
 	}
 	s := &Model{b: b, cfg: cfg, style: style, pen: pen, rho: rho, prof: prof, dbs: map[string]*modelDB{}}
 	index := map[string]int{}
