@@ -112,6 +112,7 @@ func (s *Model) modalRand(ex datasets.Example) *rand.Rand {
 
 // Repeat is the probability that a wrong sample repeats its question's
 // modal mistake: √ρ, so that two wrong samples of a question write the
-// same query with probability ρ, the correlation their right/wrong
-// outcomes have. It is a modelling choice.
+// same query with probability at least ρ (both repeat the modal mistake
+// with probability ρ; two mistakes of their own can coincide too), the
+// correlation their right/wrong outcomes have. It is a modelling choice.
 func Repeat(rho float64) float64 { return math.Sqrt(rho) }

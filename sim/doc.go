@@ -39,11 +39,13 @@
 // q is the Beta's quantile at a uniform keyed by the seed and the
 // question, so every method and style asking a question meets the same
 // q, and a model with a larger p has a q at least as large on every
-// question. ρ = 0 gives q = p: independent samples, the model of before.
+// question. ρ = 0 gives q = p: independent samples, each right with
+// probability p.
 // A wrong sample repeats the question's modal mistake (a mistake drawn
 // from a generator keyed by the seed and the question alone) with
 // probability Repeat(ρ) = √ρ, so two wrong samples agree with
-// probability ρ; otherwise it draws a mistake of its own. Real models
+// probability at least ρ (both repeat the modal mistake); otherwise it
+// draws a mistake of its own. Real models
 // fail the same question the same way: majority voting over k samples
 // gains little over one answer (DefaultRho's sources), where independent
 // samples would turn p = 0.6 into near certainty.
@@ -230,7 +232,8 @@
 //	                                                83.9 (rho 0.80); ReToolSQL (Kakkar et al., abstract), BIRD
 //	                                                dev, 73.66 -> 74.12 and 74.32 -> 74.77 (rho 0.84); the
 //	                                                smaller fit
-//	Repeat(rho)       √ρ                            modelling choice: two wrong samples agree with probability ρ
+//	Repeat(rho)       √ρ                            modelling choice: two wrong samples agree with probability
+//	                                                at least ρ (both repeat the modal mistake)
 //	schema_penalty    DefaultSchemaPenalty   = 1    modelling choice: a model cannot name what it was not shown
 //	value_penalty     DefaultValuePenalty    = 0.8  modelling choice: it guesses a stored spelling right one
 //	                                                time in five
