@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"hash"
 	"math"
 	"math/rand/v2"
 
@@ -61,13 +62,20 @@ func (s *Model) questionKey(ex datasets.Example, what string) [32]byte {
 	binary.LittleEndian.PutUint64(b[:], uint64(s.cfg.Seed))
 	h.Write(b[:])
 	for _, part := range []string{what, ex.DBID, ex.ID, ex.Question} {
-		binary.LittleEndian.PutUint64(b[:], uint64(len(part)))
-		h.Write(b[:])
-		h.Write([]byte(part))
+		writeField(h, part)
 	}
 	var out [32]byte
 	h.Sum(out[:0])
 	return out
+}
+
+// writeField writes s to h after its length (8 bytes, little-endian), so
+// that consecutive fields cannot run into each other.
+func writeField(h hash.Hash, s string) {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(len(s)))
+	h.Write(b[:])
+	h.Write([]byte(s))
 }
 
 // Difficulty is the latent success probability q of a question for a

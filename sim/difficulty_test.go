@@ -10,10 +10,6 @@ import (
 	"github.com/t2sbench/t2sbench/runners/llm"
 )
 
-// independent is rho = 0: samples of a question independent, each right
-// with probability p.
-var independent = 0.0
-
 // TestDifficulty checks the question difficulty's distribution against
 // the Beta it is the quantile of: over a midpoint grid of 20,000
 // uniforms, the mean is p and the variance ρ·p(1-p) (a Beta with a =

@@ -446,13 +446,8 @@ func (s *Model) requestHash(seed *int64, msgs []llm.Message) [32]byte {
 		h.Write([]byte{0})
 	}
 	for _, m := range msgs {
-		content := foldFences(m.Content)
-		binary.LittleEndian.PutUint64(b[:], uint64(len(m.Role)))
-		h.Write(b[:])
-		h.Write([]byte(m.Role))
-		binary.LittleEndian.PutUint64(b[:], uint64(len(content)))
-		h.Write(b[:])
-		h.Write([]byte(content))
+		writeField(h, m.Role)
+		writeField(h, foldFences(m.Content))
 	}
 	var out [32]byte
 	h.Sum(out[:0])
