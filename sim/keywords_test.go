@@ -238,3 +238,56 @@ func TestSchemaSelectionKeepRates(t *testing.T) {
 		})
 	}
 }
+
+// TestVerifyShownOutsideReading checks the precision side of a
+// verification: a shown item outside the reading and its pool (a column
+// of a table the question does not relate to, stadium.capacity) counts as
+// a pool item, so over 400 request seeds it stays in the verified state
+// in the Verified pool rate's share of rounds (within 4 binomial sd, at
+// least 0.01), and a shown reading item in its tier's share.
+func TestVerifyShownOutsideReading(t *testing.T) {
+	t.Parallel()
+	q := "What are all distinct countries where singers above age 20 are from?"
+	b := concertBenchmark(t, true)
+	for _, name := range []string{"qwen2.5-7b", "qwen3-8b"} {
+		t.Run(name, func(t *testing.T) {
+			m, err := New(b, Config{P: 0.6, Seed: 1, Profile: name})
+			if err != nil {
+				t.Fatal(err)
+			}
+			k := keywordReading(&Sample{Prompt: ParsePrompt(drawMessages(prompt(q, ""))), Question: q, model: m}).rank[KindColumn]
+			const outside, inside = "stadium.capacity", "singer.country"
+			if k.has(outside) || containsFold(k.pool, outside) {
+				t.Fatalf("%s is in the reading or its pool; want a column outside both", outside)
+			}
+			ops := m.operatingPoints()[stageVerified][KindColumn]
+			want := map[string]float64{outside: ops.Pool}
+			for tier, items := range k.tiers {
+				if containsFold(items, inside) {
+					want[inside] = ops.Tier[tier]
+				}
+			}
+			if _, ok := want[inside]; !ok {
+				t.Fatalf("%s not in the reading %v", inside, k.tiers)
+			}
+			shown := `{"intent": "lookup", "tables": ["singer"], "field_patterns": ["` + outside + `", "` + inside + `"], "numbers": [], "operators": []}`
+			got := map[string]int{}
+			const n = 400
+			for seed := range int64(n) {
+				resp, err := m.Complete(context.Background(), llm.Request{Messages: prompt(q, "【Extracted keywords】\n```json\n"+shown+"\n```\n\n【Task】\nVerify the keywords."), Responder: "iesr/verify_keywords", Seed: &seed})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, f := range parseKeywordState(t, resp.Choices[0]).FieldPatterns {
+					got[f]++
+				}
+			}
+			for x, w := range want {
+				g := float64(got[x]) / n
+				if tol := math.Max(4*math.Sqrt(w*(1-w)/n), 0.01); math.Abs(g-w) > tol {
+					t.Errorf("%s: kept in %.3f of rounds; want %.3f +- %.3f", x, g, w, tol)
+				}
+			}
+		})
+	}
+}
