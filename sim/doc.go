@@ -162,7 +162,17 @@
 // Verified row's keep rates, so it adds items of a tier the Verified row
 // keeps more of, drops items of one it keeps less of, drops what the
 // schema lacks, and answers a second round, shown its own state, the same
-// (the rounds stop). Samples of one request share the draws.
+// (the rounds stop). Samples of one request share the draws, so a
+// request for n keyword answers gets n equal ones: a modelling choice, the
+// limit of a question's correlation (ρ → 1) for keywords. Its reasons:
+// the draw is the model's confidence in an item for the question, which
+// its extraction and its verification rounds must share for the rounds
+// to settle; the only runner that asks for keywords (IESR's understanding
+// and keyword verification) asks one sample per request, so per-sample
+// draws would change nothing it measures; and another request seed (a
+// trial's seed) draws anew. A runner that voted over keyword samples
+// would need per-sample draws through the question's correlation, as the
+// final SQL samples have.
 //
 // The calibration check (experiments/iesr-table4.yaml; a calibration
 // check, never a reproduction: the figures measure the simulator against
