@@ -111,19 +111,21 @@ func simConfig(m ModelSpec) sim.Config {
 //	value_penalty: [0, 1]      (default sim.DefaultValuePenalty)
 //	evidence_penalty: [0, 1]   (default sim.DefaultEvidencePenalty)
 //	rho: [0, 1)                (default sim.DefaultRho)
-//	profile: a sim.Profiles name (default sim.DefaultProfile)
+//	profile: a sim.ProfileNames name (default sim.DefaultProfile)
 func (m ModelSpec) checkSimStyle() (string, error) {
 	switch m.Style {
 	case "", sim.StyleClean, sim.StyleRealistic:
 	default:
 		return "style", fmt.Errorf("unknown style %q (want %s or %s)", m.Style, sim.StyleClean, sim.StyleRealistic)
 	}
-	if m.Rho != nil && (*m.Rho < 0 || *m.Rho >= 1 || math.IsNaN(*m.Rho)) {
-		return "rho", fmt.Errorf("%g out of range [0, 1)", *m.Rho)
+	if m.Rho != nil {
+		if err := sim.CheckRho(*m.Rho); err != nil {
+			return "rho", err
+		}
 	}
 	if m.Profile != "" {
-		if _, ok := sim.Profiles[strings.ToLower(m.Profile)]; !ok {
-			return "profile", fmt.Errorf("unknown profile %q (known: %s)", m.Profile, strings.Join(sim.ProfileNames(), ", "))
+		if _, err := sim.LookupProfile(m.Profile); err != nil {
+			return "profile", err
 		}
 	}
 	for _, o := range []struct {
@@ -164,8 +166,8 @@ func (m ModelSpec) simStyleIdentity(id map[string]any) {
 			id[o.key] = *o.v
 		}
 	}
-	if m.Profile != "" {
-		id["profile"] = strings.ToLower(m.Profile)
+	if p, err := sim.LookupProfile(m.Profile); m.Profile != "" && err == nil {
+		id["profile"] = p.Name
 	}
 	if m.Style != sim.StyleRealistic {
 		return

@@ -108,7 +108,7 @@ func alphaValues(c *Sample) (string, error) {
 func alphaFunctions(c *Sample) (string, error) {
 	fs := []string{}
 	if _, fn := intent(c.Question); fn != "" {
-		fs = append(fs, fn+"("+aggTarget(relevance(c.Prompt, c.Question+" "+c.Evidence), fn)+")")
+		fs = append(fs, fn+"("+aggTarget(c.scored(), fn)+")")
 	}
 	return "Functions the query needs:\n" + fenceJSON(map[string]any{"functions": fs}), nil
 }

@@ -2,8 +2,9 @@ package sim
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
-	"sort"
+	"slices"
 
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/runners/llm"
@@ -77,14 +78,7 @@ func register(m map[string]Responder) {
 }
 
 // Kinds lists the request kinds the simulator answers, sorted.
-func Kinds() []string {
-	out := make([]string, 0, len(responders))
-	for n := range responders {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
+func Kinds() []string { return slices.Sorted(maps.Keys(responders)) }
 
 // errNoResponder is returned when a request names an unknown kind.
 func errNoResponder(name string) error {

@@ -56,7 +56,6 @@ func TestCalibrateReading(t *testing.T) {
 	if *calibrate == "" {
 		t.Skip("-sim.calibrate not set")
 	}
-	ctx := context.Background()
 	name, spec, _ := strings.Cut(*calibrate, "=")
 	from, to := 0, -1
 	var b *datasets.Benchmark
@@ -80,6 +79,28 @@ func TestCalibrateReading(t *testing.T) {
 	if to < 0 || to > len(b.Examples) {
 		to = len(b.Examples)
 	}
+	cal := measureReading(t, b, from, to)
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%q: {Name: %q, Questions: %d, Kinds: [numKinds]KindCalibration{\n", b.Name, b.Name, cal.Questions)
+	for kind, kc := range cal.Kinds {
+		fmt.Fprintf(&sb, "\t{Tiers: []TierCount{")
+		for i, c := range kc.Tiers {
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			fmt.Fprintf(&sb, "{%g, %g}", c.N, c.Hit)
+		}
+		fmt.Fprintf(&sb, "}, Pool: TierCount{%g, %g}, Gold: %g}, // %s\n", kc.Pool.N, kc.Pool.Hit, kc.Gold, kindNames[kind])
+	}
+	sb.WriteString("}},\n")
+	fmt.Println(sb.String())
+}
+
+// measureReading measures the ranked keyword reading against the gold
+// on questions from..to-1 of b (TestCalibrateReading).
+func measureReading(t *testing.T, b *datasets.Benchmark, from, to int) Calibration {
+	t.Helper()
+	ctx := context.Background()
 	m, err := New(b, Config{P: 0.6, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -156,18 +177,26 @@ func TestCalibrateReading(t *testing.T) {
 			cal.Kinds[kind].Gold += float64(score(kind, nil).Gold)
 		}
 	}
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "%q: {Name: %q, Questions: %d, Kinds: [numKinds]KindCalibration{\n", b.Name, b.Name, cal.Questions)
-	for kind, kc := range cal.Kinds {
-		fmt.Fprintf(&sb, "\t{Tiers: []TierCount{")
-		for i, c := range kc.Tiers {
-			if i > 0 {
-				sb.WriteString(", ")
-			}
-			fmt.Fprintf(&sb, "{%g, %g}", c.N, c.Hit)
-		}
-		fmt.Fprintf(&sb, "}, Pool: TierCount{%g, %g}, Gold: %g}, // %s\n", kc.Pool.N, kc.Pool.Hit, kc.Gold, kindNames[kind])
+	return cal
+}
+
+// TestMiniCalibrationCurrent: the stored mini calibration is what the
+// reading measures now (measureReading over all 42 mini questions, the
+// numbers TestCalibrateReading -sim.calibrate=mini prints): a change to
+// the reading that moves a tier's items or hits fails here until the
+// calibrations are re-measured (mini, and Spider dev with
+// -sim.calibrate=spider=DIR).
+func TestMiniCalibrationCurrent(t *testing.T) {
+	t.Parallel()
+	b := runkit.Mini(t)
+	got := measureReading(t, b, 0, len(b.Examples))
+	want := Calibrations["mini"]
+	if got.Questions != want.Questions {
+		t.Errorf("questions: got %d; want %d", got.Questions, want.Questions)
 	}
-	sb.WriteString("}},\n")
-	fmt.Println(sb.String())
+	for kind := range numKinds {
+		if g, w := fmt.Sprint(got.Kinds[kind]), fmt.Sprint(want.Kinds[kind]); g != w {
+			t.Errorf("%s: got %s; want the stored %s", kindNames[kind], g, w)
+		}
+	}
 }

@@ -74,37 +74,10 @@ func (kc *KindCalibration) Expected(k KeepRates) KindPR {
 // point of the ranking nearest the target (closest); Expected reports
 // what is reached.
 func (kc *KindCalibration) OperatingPoint(target KindPR) KeepRates {
-	order := make([]int, 0, len(kc.Tiers))
-	for t, c := range kc.Tiers {
-		if c.N > 0 {
-			order = append(order, t)
-		}
-	}
-	sort.SliceStable(order, func(i, j int) bool {
-		a, b := kc.Tiers[order[i]], kc.Tiers[order[j]]
-		return a.Hit/a.N > b.Hit/b.N
-	})
+	order := kc.precisionOrder()
 	need := target.R * kc.Gold
-	var all float64
-	for _, t := range order {
-		all += kc.Tiers[t].Hit
-	}
-	// fill keeps the tiers, best first, until they hold h hits.
-	fill := func(h float64) []float64 {
-		keep := make([]float64, len(kc.Tiers))
-		for _, t := range order {
-			c := kc.Tiers[t]
-			if h <= 0 {
-				break
-			}
-			if c.Hit <= 0 {
-				continue
-			}
-			keep[t] = min(1, h/c.Hit)
-			h -= keep[t] * c.Hit
-		}
-		return keep
-	}
+	all := kc.tierHits()
+	fill := func(h float64) []float64 { return kc.fill(order, h) }
 	at := func(w float64) KeepRates {
 		return KeepRates{Tier: fill(need - w*kc.Pool.Hit), Pool: w}
 	}
@@ -131,6 +104,60 @@ func (kc *KindCalibration) OperatingPoint(target KindPR) KeepRates {
 		}
 	}
 	return at((lo + hi) / 2)
+}
+
+// RecallPoint is the operating point whose expected recall on the
+// calibration's questions is r, whatever the precision: the tiers are
+// kept most precise first, then the pool, until they hold r of the gold
+// items (everything, where that is less than r).
+func (kc *KindCalibration) RecallPoint(r float64) KeepRates {
+	need, all := r*kc.Gold, kc.tierHits()
+	k := KeepRates{Tier: kc.fill(kc.precisionOrder(), need)}
+	if need > all && kc.Pool.Hit > 0 {
+		k.Pool = min(1, (need-all)/kc.Pool.Hit)
+	}
+	return k
+}
+
+// precisionOrder are the tiers that list items, most precise first.
+func (kc *KindCalibration) precisionOrder() []int {
+	order := make([]int, 0, len(kc.Tiers))
+	for t, c := range kc.Tiers {
+		if c.N > 0 {
+			order = append(order, t)
+		}
+	}
+	sort.SliceStable(order, func(i, j int) bool {
+		a, b := kc.Tiers[order[i]], kc.Tiers[order[j]]
+		return a.Hit/a.N > b.Hit/b.N
+	})
+	return order
+}
+
+// tierHits are the gold hits of all the tiers.
+func (kc *KindCalibration) tierHits() float64 {
+	var all float64
+	for _, c := range kc.Tiers {
+		all += c.Hit
+	}
+	return all
+}
+
+// fill keeps the tiers, in order, until they hold h hits.
+func (kc *KindCalibration) fill(order []int, h float64) []float64 {
+	keep := make([]float64, len(kc.Tiers))
+	for _, t := range order {
+		c := kc.Tiers[t]
+		if h <= 0 {
+			break
+		}
+		if c.Hit <= 0 {
+			continue
+		}
+		keep[t] = min(1, h/c.Hit)
+		h -= keep[t] * c.Hit
+	}
+	return keep
 }
 
 // closest is the point of the ranking nearest target where target is
@@ -180,7 +207,8 @@ func calibrationFor(name string) *Calibration {
 
 // operatingPoints are the model's keep rates, per stage (stageExtract,
 // stageVerified) and kind: the profile's Extract and Verified rows on its
-// benchmark's calibration.
+// benchmark's calibration. It also sets schemaKeep, a schema selection's
+// keep rates (pickTables).
 func (s *Model) operatingPoints() *[2][numKinds]KeepRates {
 	s.opsOnce.Do(func() {
 		cal := calibrationFor(s.b.Name)
@@ -188,6 +216,7 @@ func (s *Model) operatingPoints() *[2][numKinds]KeepRates {
 			s.ops[stageExtract][k] = cal.Kinds[k].OperatingPoint(s.prof.Extract[k])
 			s.ops[stageVerified][k] = cal.Kinds[k].OperatingPoint(s.prof.Verified[k])
 		}
+		s.schemaKeep = cal.Kinds[KindTable].RecallPoint(s.prof.SchemaRecall())
 	})
 	return &s.ops
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math"
 	"testing"
 )
@@ -60,7 +61,7 @@ func TestCalibrationsReachExtractRows(t *testing.T) {
 	for name, cal := range Calibrations {
 		for _, prof := range []string{"qwen2.5-7b", "qwen3-8b"} {
 			t.Run(name+"/"+prof, func(t *testing.T) {
-				row := Profiles[prof].Extract
+				row := profiles[prof].Extract
 				for _, kind := range []int{KindTable, KindNumber} {
 					kc := cal.Kinds[kind]
 					if len(kc.Tiers) != numTiers[kind] {
@@ -73,7 +74,7 @@ func TestCalibrationsReachExtractRows(t *testing.T) {
 					}
 				}
 				for kind := range numKinds {
-					for _, row := range [][numKinds]KindPR{Profiles[prof].Extract, Profiles[prof].Verified} {
+					for _, row := range [][numKinds]KindPR{profiles[prof].Extract, profiles[prof].Verified} {
 						k := cal.Kinds[kind].OperatingPoint(row[kind])
 						for _, r := range append(append([]float64{}, k.Tier...), k.Pool) {
 							if r < 0 || r > 1 || math.IsNaN(r) {
@@ -81,6 +82,49 @@ func TestCalibrationsReachExtractRows(t *testing.T) {
 							}
 						}
 					}
+				}
+			})
+		}
+	}
+}
+
+// TestRecallPoint checks the recall-only solve on the calibration of
+// TestOperatingPoint (tier A 10 items, 9 hits; tier B 10, 5; the pool
+// 100, 2; 20 gold items), by hand: recall 0.5 (10 hits) keeps A whole
+// and 1/5 of B; 0.75 (15 hits) both tiers (14) and half the pool; 0.9
+// (18 hits, more than the 16 there are) everything. And on every stored
+// calibration, a profile's SchemaRecall gives that expected table recall
+// (the tiers and pool together find every gold table), within 1e-9.
+func TestRecallPoint(t *testing.T) {
+	t.Parallel()
+	kc := KindCalibration{Tiers: []TierCount{{10, 9}, {10, 5}}, Pool: TierCount{100, 2}, Gold: 20}
+	for _, tc := range []struct {
+		r    float64
+		want KeepRates
+	}{
+		{0.5, KeepRates{Tier: []float64{1, 0.2}}},
+		{0.75, KeepRates{Tier: []float64{1, 1}, Pool: 0.5}},
+		{0.9, KeepRates{Tier: []float64{1, 1}, Pool: 1}},
+	} {
+		t.Run(fmt.Sprint(tc.r), func(t *testing.T) {
+			got := kc.RecallPoint(tc.r)
+			for i := range tc.want.Tier {
+				if math.Abs(got.Tier[i]-tc.want.Tier[i]) > 1e-9 {
+					t.Errorf("tier %d: got %.7f; want %.7f", i, got.Tier[i], tc.want.Tier[i])
+				}
+			}
+			if math.Abs(got.Pool-tc.want.Pool) > 1e-9 {
+				t.Errorf("pool: got %.7f; want %.7f", got.Pool, tc.want.Pool)
+			}
+		})
+	}
+	for name, cal := range Calibrations {
+		for _, prof := range ProfileNames() {
+			t.Run(name+"/"+prof, func(t *testing.T) {
+				kc := cal.Kinds[KindTable]
+				r := profiles[prof].SchemaRecall()
+				if got := kc.Expected(kc.RecallPoint(r)).R; math.Abs(got-r) > 1e-9 {
+					t.Errorf("expected table recall %.4f; want the profile's %.4f", got, r)
 				}
 			})
 		}

@@ -11,6 +11,8 @@ const DefaultCalibration = "spider"
 // TestCalibrateReading (-sim.calibrate=mini; -sim.calibrate=spider=DIR)
 // on the shared data. They are measurements of the simulator's reading,
 // taken once and offline; an item's answer never reads its own gold.
+// TestMiniCalibrationCurrent re-measures the mini one on every test run,
+// so a change to the reading cannot leave it stale unnoticed.
 var Calibrations = map[string]*Calibration{
 	"mini": {Name: "mini", Source: "the bundled mini benchmark, all questions", Questions: 42, Kinds: [numKinds]KindCalibration{
 		{Tiers: []TierCount{{42, 37}, {16, 14}, {8, 3}, {20, 18}, {3, 1}}, Pool: TierCount{81, 5}, Gold: 78},                      // table

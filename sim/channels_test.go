@@ -119,7 +119,7 @@ func tolerance(q float64) float64 {
 func TestChannels(t *testing.T) {
 	const p = 0.6
 	half := 0.5
-	s, err := New(channelBenchmark(t), Config{P: p, Seed: 2, SchemaPenalty: &half, Rho: &independent})
+	s, err := New(channelBenchmark(t), Config{P: p, Seed: 2, SchemaPenalty: &half, Rho: ptr(0)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"hash"
 	"math"
 	"math/rand/v2"
 
@@ -36,11 +37,19 @@ func rhoOf(cfg Config) (float64, error) {
 	if cfg.Rho == nil {
 		return DefaultRho, nil
 	}
-	r := *cfg.Rho
-	if r < 0 || r >= 1 || math.IsNaN(r) {
-		return 0, fmt.Errorf("sim: rho = %g out of range [0, 1)", r)
+	if err := CheckRho(*cfg.Rho); err != nil {
+		return 0, fmt.Errorf("sim: rho = %w", err)
 	}
-	return r, nil
+	return *cfg.Rho, nil
+}
+
+// CheckRho reports whether r is a valid intra-question correlation ρ
+// (Config.Rho, spec key rho): one in [0, 1).
+func CheckRho(r float64) error {
+	if r < 0 || r >= 1 || math.IsNaN(r) {
+		return fmt.Errorf("%g out of range [0, 1)", r)
+	}
+	return nil
 }
 
 // questionKey is the key of a question's draws: the model's seed and the
@@ -53,13 +62,20 @@ func (s *Model) questionKey(ex datasets.Example, what string) [32]byte {
 	binary.LittleEndian.PutUint64(b[:], uint64(s.cfg.Seed))
 	h.Write(b[:])
 	for _, part := range []string{what, ex.DBID, ex.ID, ex.Question} {
-		binary.LittleEndian.PutUint64(b[:], uint64(len(part)))
-		h.Write(b[:])
-		h.Write([]byte(part))
+		writeField(h, part)
 	}
 	var out [32]byte
 	h.Sum(out[:0])
 	return out
+}
+
+// writeField writes s to h after its length (8 bytes, little-endian), so
+// that consecutive fields cannot run into each other.
+func writeField(h hash.Hash, s string) {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(len(s)))
+	h.Write(b[:])
+	h.Write([]byte(s))
 }
 
 // Difficulty is the latent success probability q of a question for a
@@ -104,6 +120,7 @@ func (s *Model) modalRand(ex datasets.Example) *rand.Rand {
 
 // Repeat is the probability that a wrong sample repeats its question's
 // modal mistake: √ρ, so that two wrong samples of a question write the
-// same query with probability ρ, the correlation their right/wrong
-// outcomes have. It is a modelling choice.
+// same query with probability at least ρ (both repeat the modal mistake
+// with probability ρ; two mistakes of their own can coincide too), the
+// correlation their right/wrong outcomes have. It is a modelling choice.
 func Repeat(rho float64) float64 { return math.Sqrt(rho) }

@@ -14,6 +14,11 @@
 // ErrNoQuestion: a model cannot answer a question it was not asked, and a
 // runner records the failed call as a wrong sample.
 //
+// The simulator's identity (Model.Ident, the key of a model cache) names
+// its settings and BehaviourVersion, the number of its behaviour model,
+// raised with every change that moves a draw or an answer, so that a
+// cache filled by an older simulator is never served to a newer one.
+//
 // # The behaviour model
 //
 // Each sample of a request answering with final SQL (a request with no
@@ -34,11 +39,13 @@
 // q is the Beta's quantile at a uniform keyed by the seed and the
 // question, so every method and style asking a question meets the same
 // q, and a model with a larger p has a q at least as large on every
-// question. ρ = 0 gives q = p: independent samples, the model of before.
+// question. ρ = 0 gives q = p: independent samples, each right with
+// probability p.
 // A wrong sample repeats the question's modal mistake (a mistake drawn
 // from a generator keyed by the seed and the question alone) with
 // probability Repeat(ρ) = √ρ, so two wrong samples agree with
-// probability ρ; otherwise it draws a mistake of its own. Real models
+// probability at least ρ (both repeat the modal mistake); otherwise it
+// draws a mistake of its own. Real models
 // fail the same question the same way: majority voting over k samples
 // gains little over one answer (DefaultRho's sources), where independent
 // samples would turn p = 0.6 into near certainty.
@@ -113,7 +120,7 @@
 // hint's arithmetic signs, "=" for a join or a named value).
 //
 // How well the model extracts is its backbone profile (Config.Profile,
-// spec key profile; Profiles, DefaultProfile): per item kind (table,
+// spec key profile; LookupProfile, DefaultProfile): per item kind (table,
 // column, number, operator), a precision P and a recall R measured
 // without and with keyword verification. The reading is ranked: each
 // kind's items sit in tiers by how the reading found them, a confidence
@@ -155,7 +162,17 @@
 // Verified row's keep rates, so it adds items of a tier the Verified row
 // keeps more of, drops items of one it keeps less of, drops what the
 // schema lacks, and answers a second round, shown its own state, the same
-// (the rounds stop). Samples of one request share the draws.
+// (the rounds stop). Samples of one request share the draws, so a
+// request for n keyword answers gets n equal ones: a modelling choice, the
+// limit of a question's correlation (ρ → 1) for keywords. Its reasons:
+// the draw is the model's confidence in an item for the question, which
+// its extraction and its verification rounds must share for the rounds
+// to settle; the only runner that asks for keywords (IESR's understanding
+// and keyword verification) asks one sample per request, so per-sample
+// draws would change nothing it measures; and another request seed (a
+// trial's seed) draws anew. A runner that voted over keyword samples
+// would need per-sample draws through the question's correlation, as the
+// final SQL samples have.
 //
 // The calibration check (experiments/iesr-table4.yaml; a calibration
 // check, never a reproduction: the figures measure the simulator against
@@ -196,10 +213,12 @@
 // operators), and on Spider dev the reading's operators, and its columns
 // beyond Qwen2.5-7B's row, are less precise than the rows ask.
 //
-// A schema
-// selection or a decomposition's terminal tables keep each table of the
-// reading, join tables included, with the profile's SchemaRecall (the
-// best-scored table always); value identification and entity grounding
+// A schema selection or a decomposition's terminal tables keep the tables
+// of the ranked reading, join tables included, most precise tier first,
+// then the other shown tables, at the rates whose expected recall against
+// the gold on the benchmark's calibration is the profile's SchemaRecall
+// (KindCalibration.RecallPoint; each sample draws its own); its precision
+// is what the ranking gives at that recall. Value identification and entity grounding
 // match the question's terms against the value examples the prompt
 // shows; an aggregate comes from the question's wording ("how many",
 // "average", ...) over a related numeric column; a ReAct DSL turn reads
@@ -223,7 +242,8 @@
 //	                                                83.9 (rho 0.80); ReToolSQL (Kakkar et al., abstract), BIRD
 //	                                                dev, 73.66 -> 74.12 and 74.32 -> 74.77 (rho 0.84); the
 //	                                                smaller fit
-//	Repeat(rho)       √ρ                            modelling choice: two wrong samples agree with probability ρ
+//	Repeat(rho)       √ρ                            modelling choice: two wrong samples agree with probability
+//	                                                at least ρ (both repeat the modal mistake)
 //	schema_penalty    DefaultSchemaPenalty   = 1    modelling choice: a model cannot name what it was not shown
 //	value_penalty     DefaultValuePenalty    = 0.8  modelling choice: it guesses a stored spelling right one
 //	                                                time in five
@@ -232,13 +252,14 @@
 //	profile           DefaultProfile = qwen2.5-7b   IESR (seed 000) Table 4, row Qwen2.5-7B-Instruct and
 //	                                                its +Ve row; the choice of row is a modelling choice (the
 //	                                                measured backbone closest to DefaultP's model)
-//	profiles          Profiles                      IESR Table 4 rows, each cited in Profile.Source; rows
+//	profiles          ProfileNames, LookupProfile   IESR Table 4 rows, each cited in Profile.Source; rows
 //	                                                without a +Ve measurement repeat their extraction row
 //	                                                (modelling choice)
-//	schema recall     Profile.SchemaRecall          the profile's verified table recall (IESR Table 4),
-//	                                                which RSL-SQL's strict schema-linking recall of 94% on
-//	                                                BIRD dev with GPT-4o (Cao et al. 2024) matches for the
-//	                                                GPT-4o profile (93.0)
+//	schema recall     Profile.SchemaRecall          the profile's verified table recall (IESR Table 4), a
+//	                                                recall of gold tables; RSL-SQL's 94% on BIRD dev with
+//	                                                GPT-4o (Cao et al. 2024) is a strict recall (the share
+//	                                                of questions with every gold column linked), another
+//	                                                kind of figure
 //	calibrations      Calibrations                  t2sbench's measurement of the ranked reading against the
 //	                                                gold, per benchmark (mini: all 42 questions; spider: the
 //	                                                972 dev questions with databases), as IESR's Table 4

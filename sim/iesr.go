@@ -26,7 +26,7 @@ func init() {
 // name words the question (or the evidence the prompt carries) uses.
 func fieldPatterns(c *Sample) []string {
 	out := []string{}
-	for _, t := range relevance(c.Prompt, c.Question+" "+c.Evidence) {
+	for _, t := range c.scored() {
 		for _, col := range t.cols {
 			out = append(out, t.name+"."+col)
 		}
@@ -56,7 +56,7 @@ func iesrUnderstand(c *Sample) (string, error) {
 	}
 	rels := []relation{}
 	if fn != "" {
-		obj, arg := "rows", aggTarget(relevance(c.Prompt, c.Question+" "+c.Evidence), fn)
+		obj, arg := "rows", aggTarget(c.scored(), fn)
 		if i := strings.IndexByte(arg, '.'); i > 0 {
 			obj = arg[:i]
 		}
@@ -149,7 +149,7 @@ func iesrEquation(c *Sample) (string, error) {
 	_, fn := intent(c.Question)
 	formula := "the requested column values"
 	if fn != "" {
-		formula = fn + "(" + aggTarget(relevance(c.Prompt, c.Question+" "+c.Evidence), fn) + ")"
+		formula = fn + "(" + aggTarget(c.scored(), fn) + ")"
 	} else if fs := fieldPatterns(c); len(fs) > 0 {
 		formula = fs[0]
 	}

@@ -1,8 +1,13 @@
 package sim
 
 import (
+	"context"
+	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/runners/llm"
 )
 
 // TestKeywordReadingHint: the reading takes numbers and operators from the
@@ -55,6 +60,61 @@ func TestKeywordReadingHint(t *testing.T) {
 			for _, w := range tc.noOps {
 				if slices.Contains(k.operators, w) {
 					t.Errorf("operators %v; want no %s", k.operators, w)
+				}
+			}
+		})
+	}
+}
+
+// TestSpelledNumbersDeterministic: the numbers a question spells out are
+// read in the order the question uses them, so that one request gives one
+// answer: repeated identical understanding and verification requests
+// (four samples each) on questions spelling out several numbers answer
+// alike, and the reading lists the numbers in question order.
+func TestSpelledNumbersDeterministic(t *testing.T) {
+	t.Parallel()
+	b := concertBenchmark(t, true)
+	cases := []struct {
+		q    string
+		want []string
+	}{
+		{"Which singers performed in at least two concerts at three stadiums, or in five or six or seven shows?", []string{"2", "3", "5", "6", "7"}},
+		{"Which singers gave seven shows in two stadiums or four concerts?", []string{"7", "2", "4"}},
+	}
+	for _, tc := range cases {
+		b.Examples = append(b.Examples, datasets.Example{ID: "n" + tc.q[:20], Index: len(b.Examples), DBID: "concert_singer", Question: tc.q,
+			GoldSQL: "SELECT name FROM singer"})
+	}
+	m, err := New(b, Config{P: 0.6, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tc := range cases {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			c := &Sample{Prompt: ParsePrompt(drawMessages(prompt(tc.q, ""))), Question: tc.q, model: m}
+			var nums []string
+			for _, n := range keywordReading(c).numbers {
+				nums = append(nums, n.Value)
+			}
+			if !slices.Equal(nums, tc.want) {
+				t.Errorf("numbers %v; want %v (question order)", nums, tc.want)
+			}
+			shown := `{"intent": "lookup", "tables": ["singer"], "field_patterns": [], "numbers": [{"value": "2", "unit": ""}, {"value": "7", "unit": ""}], "operators": []}`
+			for _, rq := range []llm.Request{
+				{Messages: prompt(tc.q, ""), Responder: "iesr/understand", N: 4},
+				{Messages: prompt(tc.q, "【Extracted keywords】\n```json\n"+shown+"\n```\n\n【Task】\nVerify the keywords."), Responder: "iesr/verify_keywords", N: 4},
+			} {
+				var first []string
+				for call := range 10 {
+					resp, err := m.Complete(context.Background(), rq)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if call == 0 {
+						first = resp.Choices
+					} else if !slices.Equal(resp.Choices, first) {
+						t.Fatalf("%s call %d: got %q; want the first call's %q", rq.Responder, call, resp.Choices, first)
+					}
 				}
 			}
 		})

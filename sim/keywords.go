@@ -163,9 +163,27 @@ var unitWords = map[string]bool{"km": true, "m": true, "cm": true, "mm": true, "
 	"km/h": true, "m/s": true, "mph": true, "kw": true, "kwh": true, "w": true, "v": true, "a": true, "l": true, "ml": true,
 	"%": true, "percent": true, "°c": true, "°f": true, "k": true, "pa": true, "kpa": true, "mb": true, "gb": true}
 
-// numberWords are the number words a question spells out.
-var numberWords = map[string]string{"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
-	"eight": "8", "nine": "9", "ten": "10"}
+// numberWords are the number words a question spells out, by value.
+var numberWords = []string{"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"}
+
+// spelledNumbers are the values of the number words the lower-case text
+// q (padded with spaces) spells out, in the order q first uses them, so
+// that a reading lists them as it lists the numbers written in digits.
+func spelledNumbers(q string) []string {
+	type hit struct{ at, value int }
+	var hits []hit
+	for i, w := range numberWords {
+		if at := strings.Index(q, " "+w+" "); at >= 0 {
+			hits = append(hits, hit{at, i + 1})
+		}
+	}
+	slices.SortFunc(hits, func(a, b hit) int { return a.at - b.at })
+	out := make([]string, len(hits))
+	for i, h := range hits {
+		out[i] = strconv.Itoa(h.value)
+	}
+	return out
+}
 
 // hintComparisonRe finds the comparison operators a hint writes.
 var hintComparisonRe = regexp.MustCompile(`>=|<=|<>|!=|=|<|>`)
@@ -188,7 +206,8 @@ var numberUnitRe = regexp.MustCompile(`(?:^|[^\w.])(-?\d+(?:\.\d+)?)\s*(%|°[CcF
 func keywordReading(c *Sample) questionKeywords {
 	var k questionKeywords
 	text := c.Question + " " + c.Evidence
-	rel := related(c.Prompt, text)
+	sc := c.scored()
+	rel := related(sc)
 	tr, cr, nr, or := &k.rank[KindTable], &k.rank[KindColumn], &k.rank[KindNumber], &k.rank[KindOperator]
 	stems := map[string]bool{}
 	for _, w := range wordsOf(text) {
@@ -217,7 +236,7 @@ func keywordReading(c *Sample) questionKeywords {
 		shownTables = append(shownTables, t.Name)
 	}
 	tr.setPool(shownTables)
-	for _, t := range relevance(c.Prompt, text) {
+	for _, t := range sc {
 		for _, col := range t.cols {
 			tier := tierColumnRelated
 			if t.named {
@@ -262,10 +281,8 @@ func keywordReading(c *Sample) questionKeywords {
 		addNum(tierNumberQuestion, m[1], m[2])
 	}
 	q := " " + strings.ToLower(c.Question) + " "
-	for _, w := range []string{"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"} {
-		if strings.Contains(q, " "+w+" ") {
-			addNum(tierNumberWord, numberWords[w], "")
-		}
+	for _, v := range spelledNumbers(q) {
+		addNum(tierNumberWord, v, "")
 	}
 	for _, m := range numberUnitRe.FindAllStringSubmatch(hint, -1) {
 		addNum(tierNumberHint, m[1], m[2])

@@ -182,3 +182,112 @@ func TestIESRVerifyReadsShownState(t *testing.T) {
 		}
 	}
 }
+
+// TestSchemaSelectionKeepRates: a schema selection keeps each table of
+// the ranked reading at its tier's schema keep rate and each other shown
+// table at the pool rate (within 4 binomial sd over 300 request seeds,
+// at least 0.01), the rates whose expected recall against the gold on the
+// benchmark's calibration is the profile's SchemaRecall (TestRecallPoint).
+func TestSchemaSelectionKeepRates(t *testing.T) {
+	t.Parallel()
+	b := concertBenchmark(t, true)
+	q := "How many singers from France above age 20 have a song name of more than 2 words?"
+	b.Examples = append(b.Examples, datasets.Example{ID: "k", Index: len(b.Examples), DBID: "concert_singer", Question: q,
+		GoldSQL: "SELECT count(*) FROM singer WHERE country = 'France' AND age > 20"})
+	for _, name := range []string{"qwen2.5-7b", "gpt-4o"} {
+		t.Run(name, func(t *testing.T) {
+			m, err := New(b, Config{P: 0.6, Seed: 5, Profile: name})
+			if err != nil {
+				t.Fatal(err)
+			}
+			k := keywordReading(&Sample{Prompt: ParsePrompt(drawMessages(prompt(q, ""))), Question: q, model: m}).rank[KindTable]
+			m.operatingPoints()
+			want := map[string]float64{}
+			for tier, items := range k.tiers {
+				for _, x := range items {
+					want[x] = m.schemaKeep.Tier[tier]
+				}
+			}
+			for _, x := range k.pool {
+				want[x] = m.schemaKeep.Pool
+			}
+			got := map[string]int{}
+			const n = 300
+			for seed := range int64(n) {
+				resp, err := m.Complete(context.Background(), llm.Request{Messages: prompt(q, ""), Responder: "iesr/schema_selection", Seed: &seed})
+				if err != nil {
+					t.Fatal(err)
+				}
+				out := resp.Choices[0]
+				var sel struct {
+					Tables []struct{ Table string } `json:"tables"`
+				}
+				if err := json.Unmarshal([]byte(out[strings.Index(out, "{"):strings.LastIndex(out, "}")+1]), &sel); err != nil {
+					t.Fatal(err)
+				}
+				for _, x := range sel.Tables {
+					got[x.Table]++
+				}
+			}
+			for x, w := range want {
+				g := float64(got[x]) / n
+				if tol := math.Max(4*math.Sqrt(w*(1-w)/n), 0.01); math.Abs(g-w) > tol {
+					t.Errorf("%s: kept in %.3f of selections; want %.3f +- %.3f", x, g, w, tol)
+				}
+			}
+		})
+	}
+}
+
+// TestVerifyShownOutsideReading checks the precision side of a
+// verification: a shown item outside the reading and its pool (a column
+// of a table the question does not relate to, stadium.capacity) counts as
+// a pool item, so over 400 request seeds it stays in the verified state
+// in the Verified pool rate's share of rounds (within 4 binomial sd, at
+// least 0.01), and a shown reading item in its tier's share.
+func TestVerifyShownOutsideReading(t *testing.T) {
+	t.Parallel()
+	q := "What are all distinct countries where singers above age 20 are from?"
+	b := concertBenchmark(t, true)
+	for _, name := range []string{"qwen2.5-7b", "qwen3-8b"} {
+		t.Run(name, func(t *testing.T) {
+			m, err := New(b, Config{P: 0.6, Seed: 1, Profile: name})
+			if err != nil {
+				t.Fatal(err)
+			}
+			k := keywordReading(&Sample{Prompt: ParsePrompt(drawMessages(prompt(q, ""))), Question: q, model: m}).rank[KindColumn]
+			const outside, inside = "stadium.capacity", "singer.country"
+			if k.has(outside) || containsFold(k.pool, outside) {
+				t.Fatalf("%s is in the reading or its pool; want a column outside both", outside)
+			}
+			ops := m.operatingPoints()[stageVerified][KindColumn]
+			want := map[string]float64{outside: ops.Pool}
+			for tier, items := range k.tiers {
+				if containsFold(items, inside) {
+					want[inside] = ops.Tier[tier]
+				}
+			}
+			if _, ok := want[inside]; !ok {
+				t.Fatalf("%s not in the reading %v", inside, k.tiers)
+			}
+			shown := `{"intent": "lookup", "tables": ["singer"], "field_patterns": ["` + outside + `", "` + inside + `"], "numbers": [], "operators": []}`
+			got := map[string]int{}
+			const n = 400
+			for seed := range int64(n) {
+				resp, err := m.Complete(context.Background(), llm.Request{Messages: prompt(q, "【Extracted keywords】\n```json\n"+shown+"\n```\n\n【Task】\nVerify the keywords."), Responder: "iesr/verify_keywords", Seed: &seed})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, f := range parseKeywordState(t, resp.Choices[0]).FieldPatterns {
+					got[f]++
+				}
+			}
+			for x, w := range want {
+				g := float64(got[x]) / n
+				if tol := math.Max(4*math.Sqrt(w*(1-w)/n), 0.01); math.Abs(g-w) > tol {
+					t.Errorf("%s: kept in %.3f of rounds; want %.3f +- %.3f", x, g, w, tol)
+				}
+			}
+		})
+	}
+}

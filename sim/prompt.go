@@ -3,6 +3,7 @@ package sim
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/t2sbench/t2sbench/runners/llm"
@@ -22,6 +23,12 @@ type Prompt struct {
 
 	norm  string         // normalizeText(Text)
 	index map[string]int // lower-case table name -> Tables index
+
+	// mu guards scored, the tables scored against scoredText
+	// (Sample.scored).
+	mu         sync.Mutex
+	scored     []scoredTable
+	scoredText string
 }
 
 // PromptTable is one table of a prompt's schema section.
@@ -71,11 +78,14 @@ func (p *Prompt) Table(name string) (*PromptTable, bool) {
 // HasColumn reports whether the prompt shows column col of table.
 func (p *Prompt) HasColumn(table, col string) bool {
 	t, ok := p.Table(table)
-	if !ok {
-		return false
-	}
+	return ok && t.HasColumn(col)
+}
+
+// HasColumn reports whether the table shows the column called name
+// (case-insensitive).
+func (t *PromptTable) HasColumn(name string) bool {
 	for _, c := range t.Columns {
-		if strings.EqualFold(c.Name, col) {
+		if strings.EqualFold(c.Name, name) {
 			return true
 		}
 	}

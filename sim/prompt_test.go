@@ -102,46 +102,64 @@ func TestContains(t *testing.T) {
 // TestIntermediateIgnoresGold: two benchmarks ask the same question over
 // the same database with different gold SQL; every intermediate request
 // kind answers both byte for byte alike (the gold decides final SQL only),
-// while a final-SQL request differs. It holds under every backbone profile,
-// on benchmarks named after each keyword calibration (mini, spider) and
-// one without its own, with a request seed (the keyword items' draws are
-// keyed by it), and with correlated samples (the question's difficulty
-// and modal mistake are keyed by the question, and enter final SQL only).
+// while a final-SQL request differs (at P = 1, where every final sample is
+// the gold). It holds under every backbone profile, on benchmarks named
+// after each keyword calibration (mini, spider) and one without its own,
+// with a request seed (the keyword items' draws are keyed by it), and at
+// P = 0.6, where the question's difficulty is a Beta draw and a wrong
+// sample may repeat its modal mistake (both keyed by the question, and
+// entering final SQL only): there the kinds that are intermediate at
+// P = 1 still answer alike.
 func TestIntermediateIgnoresGold(t *testing.T) {
+	t.Parallel()
 	q := "What is the average age of singers from France?"
 	golds := []string{"SELECT avg(age) FROM singer WHERE country = 'France'", "SELECT count(*) FROM concert"}
 	names := []string{"mini", "spider", "test"}
 	for i, profile := range ProfileNames() {
 		t.Run(profile, func(t *testing.T) {
-			var models []*Model
-			for _, g := range golds {
-				b := concertBenchmark(t, true)
-				b.Name = names[i%len(names)]
-				b.Examples = []datasets.Example{{ID: "0", DBID: "concert_singer", Question: q, GoldSQL: g}}
-				s, err := New(b, Config{P: 1, Seed: 8, Profile: profile})
-				if err != nil {
-					t.Fatal(err)
-				}
-				models = append(models, s)
-			}
-			msgs := prompt(q, "")
-			for _, kind := range Kinds() {
-				if strings.HasPrefix(kind, "simtest/") {
-					continue
-				}
-				seed := int64(i)
-				req := llm.Request{Messages: msgs, Responder: kind, N: 3, Seed: &seed}
-				var out [2]string
-				for i, s := range models {
-					resp, err := s.Complete(context.Background(), req)
+			t.Parallel()
+			// answers gives each kind's answers under the two golds at p.
+			answers := func(p float64) map[string][2]string {
+				var models []*Model
+				for _, g := range golds {
+					b := concertBenchmark(t, true)
+					b.Name = names[i%len(names)]
+					b.Examples = []datasets.Example{{ID: "0", DBID: "concert_singer", Question: q, GoldSQL: g}}
+					s, err := New(b, Config{P: p, Seed: 8, Profile: profile})
 					if err != nil {
 						t.Fatal(err)
 					}
-					out[i] = strings.Join(resp.Choices, "\n---\n")
+					models = append(models, s)
 				}
-				final := strings.Contains(out[0], golds[0])
-				if final == (out[0] == out[1]) {
-					t.Errorf("kind %s: answers equal %v, final SQL %v; want equal answers exactly when the kind is not final SQL:\n%s\n===\n%s", kind, out[0] == out[1], final, out[0], out[1])
+				out := map[string][2]string{}
+				for _, kind := range Kinds() {
+					if strings.HasPrefix(kind, "simtest/") {
+						continue
+					}
+					seed := int64(i)
+					req := llm.Request{Messages: prompt(q, ""), Responder: kind, N: 3, Seed: &seed}
+					var o [2]string
+					for j, s := range models {
+						resp, err := s.Complete(context.Background(), req)
+						if err != nil {
+							t.Fatal(err)
+						}
+						o[j] = strings.Join(resp.Choices, "\n---\n")
+					}
+					out[kind] = o
+				}
+				return out
+			}
+			final := map[string]bool{}
+			for kind, out := range answers(1) {
+				final[kind] = strings.Contains(out[0], golds[0])
+				if final[kind] == (out[0] == out[1]) {
+					t.Errorf("p 1, kind %s: answers equal %v, final SQL %v; want equal answers exactly when the kind is not final SQL:\n%s\n===\n%s", kind, out[0] == out[1], final[kind], out[0], out[1])
+				}
+			}
+			for kind, out := range answers(0.6) {
+				if !final[kind] && out[0] != out[1] {
+					t.Errorf("p 0.6, kind %s (intermediate): answers differ between the golds; want them equal:\n%s\n===\n%s", kind, out[0], out[1])
 				}
 			}
 		})

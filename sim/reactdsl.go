@@ -61,7 +61,7 @@ func reactTurn(c *Sample) (string, error) {
 		}
 	}
 	if turn == 0 {
-		if sc := relevance(c.Prompt, c.Question+" "+c.Evidence); len(sc) > 0 {
+		if sc := c.scored(); len(sc) > 0 {
 			return fmt.Sprintf("Thought: first look at the data in the main table.\n```dsl\nt1_r0 = table_ref(%q)\nsample_rows(t1_r0, 3)\n```", sc[0].name), nil
 		}
 	}

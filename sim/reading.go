@@ -217,11 +217,25 @@ func relevance(p *Prompt, text string) []scoredTable {
 	return out
 }
 
-// related is the model's reading of which tables a question needs: the
-// tables it relates to (relevance score > 0, best first), then the join
-// tables it implies without naming them (bridgeTables).
-func related(p *Prompt, text string) []scoredTable {
-	sc := relevance(p, text)
+// scored is the prompt's tables scored against the question and the
+// evidence the prompt carries (relevance), computed once per request: the
+// samples of a request share its prompt. Callers do not change it.
+func (c *Sample) scored() []scoredTable {
+	p := c.Prompt
+	text := c.Question + " " + c.Evidence
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.scored == nil || p.scoredText != text {
+		p.scored, p.scoredText = relevance(p, text), text
+	}
+	return p.scored
+}
+
+// related is the model's reading of which tables a question needs, from
+// the prompt's tables scored by relevance (sc): the tables it relates to
+// (relevance score > 0, best first), then the join tables it implies
+// without naming them (bridgeTables).
+func related(sc []scoredTable) []scoredTable {
 	var out []scoredTable
 	for _, t := range sc {
 		if t.score > 0 {
@@ -254,7 +268,7 @@ func bridgeTables(sc, rel []scoredTable) []scoredTable {
 		links := 0
 		for _, r := range rel {
 			for _, c := range t.table.Columns {
-				if linkColumn(c.Name) && hasShownColumn(r.table, c.Name) {
+				if linkColumn(c.Name) && r.table.HasColumn(c.Name) {
 					links++
 					break
 				}
@@ -265,15 +279,6 @@ func bridgeTables(sc, rel []scoredTable) []scoredTable {
 		}
 	}
 	return out
-}
-
-func hasShownColumn(t PromptTable, name string) bool {
-	for _, c := range t.Columns {
-		if strings.EqualFold(c.Name, name) {
-			return true
-		}
-	}
-	return false
 }
 
 // displayColumns are the "table.column" names that identify the rows of
@@ -313,13 +318,13 @@ func joinColumns(tables []scoredTable) []string {
 				continue
 			}
 			for _, c := range a.table.Columns {
-				if i < j && linkColumn(c.Name) && hasShownColumn(b.table, c.Name) {
+				if i < j && linkColumn(c.Name) && b.table.HasColumn(c.Name) {
 					add(a.name, c.Name)
 					add(b.name, c.Name)
 				}
 				low := strings.ToLower(c.Name)
 				bn := strings.ToLower(b.name)
-				if (low == bn+"_id" || low == bn+"id" || low == strings.TrimSuffix(bn, "s")+"_id") && hasShownColumn(b.table, "id") {
+				if (low == bn+"_id" || low == bn+"id" || low == strings.TrimSuffix(bn, "s")+"_id") && b.table.HasColumn("id") {
 					add(a.name, c.Name)
 					add(b.name, "id")
 				}
@@ -330,22 +335,43 @@ func joinColumns(tables []scoredTable) []string {
 }
 
 // pickTables is the model's choice of tables among those the prompt shows:
-// each table of its reading (related: the tables the question relates to,
-// then the join tables it implies) is kept with the profile's schema
-// recall; the best-scored one is kept always. With no related table, the
-// first table shown.
+// the tables of its ranked reading (keywordReading: the tables the
+// question relates to, then the join tables it implies), each kept at its
+// tier's rate of the model's schema keep rates, and the other shown
+// tables at their pool rate. The rates (KindCalibration.RecallPoint on
+// the benchmark's calibration) keep the tiers most precise first until
+// the expected recall against the gold is the profile's SchemaRecall, so
+// that, as for a keyword extraction, the figure is the profile's against
+// the gold, not a share of the reading. Each sample draws its own
+// (Sample.Rand). With none kept, the table the question relates to most
+// (the first shown when it relates to none).
 func pickTables(c *Sample) []scoredTable {
-	rel := related(c.Prompt, c.Question+" "+c.Evidence)
+	sc := c.scored()
+	byName := map[string]scoredTable{}
+	for _, t := range sc {
+		byName[strings.ToLower(t.name)] = t
+	}
+	c.model.operatingPoints()
+	k := c.model.schemaKeep
+	r := keywordReading(c).rank[KindTable]
 	var out []scoredTable
-	for i, t := range rel {
-		if i == 0 || c.Rand.Float64() < c.model.prof.SchemaRecall() {
+	keep := func(name string, rate float64) {
+		if t, ok := byName[strings.ToLower(name)]; ok && c.Rand.Float64() < rate {
 			out = append(out, t)
 		}
 	}
-	if len(out) == 0 {
-		if sc := relevance(c.Prompt, c.Question+" "+c.Evidence); len(sc) > 0 {
-			out = append(out, sc[0])
+	for tier, items := range r.tiers {
+		for _, x := range items {
+			if tier < len(k.Tier) {
+				keep(x, k.Tier[tier])
+			}
 		}
+	}
+	for _, x := range r.pool {
+		keep(x, k.Pool)
+	}
+	if len(out) == 0 && len(sc) > 0 {
+		out = append(out, sc[0])
 	}
 	return out
 }

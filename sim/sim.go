@@ -69,7 +69,7 @@ type Config struct {
 	// documentation.
 	Rho *float64
 	// Profile names the backbone profile of the intermediate answers
-	// ("": DefaultProfile); see Profiles.
+	// ("": DefaultProfile); see ProfileNames and LookupProfile.
 	Profile string
 
 	// ReasoningRate is the share of samples that carry a reasoning block
@@ -130,9 +130,11 @@ type Model struct {
 	// rho is the intra-question correlation, prof the backbone profile.
 	rho  float64
 	prof *Profile
-	// ops are the keyword extraction's operating points (operatingPoints).
-	opsOnce sync.Once
-	ops     [2][numKinds]KeepRates
+	// ops are the keyword extraction's operating points, schemaKeep a
+	// schema selection's (operatingPoints).
+	opsOnce    sync.Once
+	ops        [2][numKinds]KeepRates
+	schemaKeep KeepRates
 	// needs caches the analysis of each gold SQL (key: db, id, SQL).
 	needs sync.Map
 
@@ -191,7 +193,7 @@ func New(b *datasets.Benchmark, cfg Config) (*Model, error) {
 	}
 	prof, err := profileOf(cfg.Profile)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("sim: profile: %w", err)
 	}
 	s := &Model{b: b, cfg: cfg, style: style, pen: pen, rho: rho, prof: prof, dbs: map[string]*modelDB{}}
 	index := map[string]int{}
@@ -214,9 +216,20 @@ func New(b *datasets.Benchmark, cfg Config) (*Model, error) {
 	return s, nil
 }
 
-// Ident identifies this simulator for the response cache: the benchmark
-// and every setting that changes answers.
-func (s *Model) Ident() llm.Ident {
+// BehaviourVersion numbers the simulator's behaviour model: the
+// identity (Model.Ident, the model cache's key) carries it, so that a
+// cache filled by a simulator that answered differently is never served
+// to this one. Bump it with every change that moves any draw or any
+// answer (a probability, a keep rate, a calibration, a reading, the order
+// of the draws or of an answer's items).
+const BehaviourVersion = 1
+
+// Ident identifies this simulator for the response cache: the behaviour
+// version, the benchmark and every setting that changes answers.
+func (s *Model) Ident() llm.Ident { return s.identAt(BehaviourVersion) }
+
+// identAt is the identity under behaviour version v.
+func (s *Model) identAt(v int) llm.Ident {
 	roles := make([]string, 0, len(s.cfg.RoleP))
 	for r, p := range s.cfg.RoleP {
 		roles = append(roles, fmt.Sprintf("%s=%g", r, p))
@@ -229,8 +242,8 @@ func (s *Model) Ident() llm.Ident {
 	return llm.Ident{
 		Backend: "sim",
 		BaseURL: "sim://" + s.b.Name + "/" + s.b.Split,
-		Model: fmt.Sprintf("%s(p=%g,seed=%d,roles=[%s]%s,penalties=[schema=%g,value=%g,evidence=%g],rho=%g,profile=%s)", s.cfg.Model, s.cfg.P, s.cfg.Seed,
-			strings.Join(roles, ","), style, s.pen.schema, s.pen.value, s.pen.evidence, s.rho, s.prof.Name),
+		Model: fmt.Sprintf("%s(behaviour=%d,p=%g,seed=%d,roles=[%s]%s,penalties=[schema=%g,value=%g,evidence=%g],rho=%g,profile=%s)", s.cfg.Model, v,
+			s.cfg.P, s.cfg.Seed, strings.Join(roles, ","), style, s.pen.schema, s.pen.value, s.pen.evidence, s.rho, s.prof.Name),
 	}
 }
 
@@ -433,13 +446,8 @@ func (s *Model) requestHash(seed *int64, msgs []llm.Message) [32]byte {
 		h.Write([]byte{0})
 	}
 	for _, m := range msgs {
-		content := foldFences(m.Content)
-		binary.LittleEndian.PutUint64(b[:], uint64(len(m.Role)))
-		h.Write(b[:])
-		h.Write([]byte(m.Role))
-		binary.LittleEndian.PutUint64(b[:], uint64(len(content)))
-		h.Write(b[:])
-		h.Write([]byte(content))
+		writeField(h, m.Role)
+		writeField(h, foldFences(m.Content))
 	}
 	var out [32]byte
 	h.Sum(out[:0])

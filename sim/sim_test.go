@@ -107,7 +107,7 @@ func fencedSQL(t testing.TB, s string) string {
 // checks the share under a question difficulty.
 func TestSimShareCorrect(t *testing.T) {
 	b := concertBenchmark(t, false)
-	s, err := New(b, Config{P: 0.4, Seed: 1, Rho: &independent})
+	s, err := New(b, Config{P: 0.4, Seed: 1, Rho: ptr(0)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@ func TestSimCleanUnchanged(t *testing.T) {
 	const want = "274e14310aacd51eaee72bd5bbc9a4ceb71044fb7056ba4c834ad4801646d062"
 	b := concertBenchmark(t, true)
 	for _, style := range []string{"", StyleClean} {
-		s, err := New(b, Config{P: 0.5, Seed: 11, Style: style, Rho: &independent})
+		s, err := New(b, Config{P: 0.5, Seed: 11, Style: style, Rho: ptr(0)})
 		if err != nil {
 			t.Fatal(err)
 		}

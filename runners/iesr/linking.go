@@ -70,10 +70,12 @@ type linkItem struct {
 // linking is conditioned on the state, whose keywords verification has
 // already checked against the schema, so a column the state names is kept
 // even when its name shares few characters with the question (the state
-// names station.name for "which station"). A named column that is a key
-// is shown as a key. A table is retained when its name or one of its
-// columns is (the tables the state names first, then at most maxTables
-// in all, best first); tables on the shortest foreign-key paths between
+// names station.name for "which station"; a bare column name, "name",
+// resolves to the tables the state names that hold it: resolveNamed). A
+// named column that is a key is shown as a key. A table is retained when
+// its name or one of its columns is (the tables the state names first,
+// then at most maxTables in all, best first), and shows the columns named
+// or linked, all of them when none is; tables on the shortest foreign-key paths between
 // retained tables are added as bridges, showing only their keys. When
 // nothing is retained the whole schema is kept (Fallback).
 func LinkSchema(s *datasets.Schema, terms, named []string, lsh, threshold float64, maxTables int) Link {
@@ -227,11 +229,16 @@ func LinkSchema(s *datasets.Schema, terms, named []string, lsh, threshold float6
 }
 
 // resolveNamed resolves the state's schema items against s: a table
-// name, "table.column", or a bare column name that exactly one table
-// holds (names compared case-insensitively after cleanName). Items that
-// name nothing in s are dropped.
+// name, "table.column", or a bare column name (names compared
+// case-insensitively after cleanName). A bare column resolves to the
+// tables the state names (as tables or in "table.column") that hold it,
+// else to the one table of s that holds it; it is dropped when none of
+// the named tables holds it and several other tables do. Items that name
+// nothing in s are dropped.
 func resolveNamed(s *datasets.Schema, named []string) []linkItem {
-	var out []linkItem
+	type ref struct{ table, column string }
+	var refs []ref
+	tables := map[string]bool{} // lower-case names of the tables the state names
 	for _, n := range named {
 		n = cleanName(n)
 		if n == "" {
@@ -240,23 +247,40 @@ func resolveNamed(s *datasets.Schema, named []string) []linkItem {
 		tname, cname, dotted := strings.Cut(n, ".")
 		if !dotted {
 			if t, ok := s.Table(n); ok {
-				out = append(out, linkItem{table: t.Name})
+				tables[strings.ToLower(t.Name)] = true
+				refs = append(refs, ref{table: t.Name})
 				continue
 			}
 			tname, cname = "", n
+		} else if t, ok := s.Table(tname); ok {
+			tables[strings.ToLower(t.Name)] = true
 		}
-		var hits []linkItem
+		refs = append(refs, ref{tname, cname})
+	}
+	var out []linkItem
+	for _, r := range refs {
+		if r.column == "" {
+			out = append(out, linkItem{table: r.table})
+			continue
+		}
+		var hits, inNamed []linkItem
 		for _, t := range s.Tables {
-			if tname != "" && !strings.EqualFold(t.Name, tname) {
+			if r.table != "" && !strings.EqualFold(t.Name, r.table) {
 				continue
 			}
 			for _, c := range t.Columns {
-				if strings.EqualFold(c.Name, cname) {
+				if strings.EqualFold(c.Name, r.column) {
 					hits = append(hits, linkItem{table: t.Name, column: c.Name})
+					if tables[strings.ToLower(t.Name)] {
+						inNamed = append(inNamed, hits[len(hits)-1])
+					}
 				}
 			}
 		}
-		if len(hits) == 1 {
+		switch {
+		case r.table == "" && len(inNamed) > 0:
+			out = append(out, inNamed...)
+		case len(hits) == 1:
 			out = append(out, hits[0])
 		}
 	}

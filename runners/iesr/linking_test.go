@@ -110,3 +110,29 @@ func TestLinkKeepsNamedItems(t *testing.T) {
 		})
 	}
 }
+
+// TestLinkBareColumnOfNamedTable: a served model's state that names a
+// table and, bare, a column several tables hold ("name": singer and
+// stadium) links the column of the named table; a bare column no named
+// table holds and several others do ("singer_id" of singer and
+// singer_in_concert, with only stadium named) names nothing.
+func TestLinkBareColumnOfNamedTable(t *testing.T) {
+	t.Parallel()
+	const answer = "```json\n" + `{"intent": "lookup", "entities": [], "relations": [], "numbers": [], "units": [],
+  "field_patterns": ["name", "capacity", "singer_id"], "tables": ["stadium"], "operators": []}` + "\n```"
+	st, err := ParseState(answer)
+	if err != nil {
+		t.Fatalf("ParseState: %v", err)
+	}
+	vs := &ValidatedState{State: st}
+	s := &datasets.Schema{DBID: "c", Tables: []datasets.Table{
+		{Name: "singer", Columns: []datasets.Column{{Name: "singer_id", Type: "INTEGER", Primary: true}, {Name: "name", Type: "TEXT"}, {Name: "country", Type: "TEXT"}}},
+		{Name: "stadium", Columns: []datasets.Column{{Name: "stadium_id", Type: "INTEGER", Primary: true}, {Name: "name", Type: "TEXT"}, {Name: "capacity", Type: "INTEGER"}}},
+		{Name: "singer_in_concert", Columns: []datasets.Column{{Name: "singer_id", Type: "INTEGER"}, {Name: "concert_id", Type: "INTEGER"}}},
+	}}
+	l := LinkSchema(s, nil, vs.SchemaItems(), DefaultLinkLSH, DefaultLinkThreshold, DefaultLinkMaxTables)
+	want := map[string][]string{"stadium": {"name", "capacity"}}
+	if !reflect.DeepEqual(l.Tables, want) {
+		t.Errorf("tables %v; want %v", l.Tables, want)
+	}
+}
