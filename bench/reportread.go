@@ -306,9 +306,9 @@ func (r *RunData) EachVerdict(t *RunTrial, fn func(*Item) error) error {
 	return nil
 }
 
-// ReadCallLog fills CallLog, the call log's totals, and BadCounts as
-// ReadRunMode does, for a run read by ReadRunStream (which leaves CallLog
-// zero); a run read whole has them already.
+// ReadCallLog fills CallLog, the call log's totals, as ReadRunMode does,
+// for a run read by ReadRunStream (which leaves CallLog zero, and has
+// read BadCounts and Endpoints already); a run read whole has them.
 func (r *RunData) ReadCallLog() error {
 	if r.stream == nil {
 		return nil
@@ -317,9 +317,6 @@ func (r *RunData) ReadCallLog() error {
 		return err
 	}
 	if _, _, err := trialCallTotals(r.stream.db, &r.CallLog); err != nil {
-		return fmt.Errorf("store %s: %w", r.Dir, err)
-	}
-	if err := readRunTail(r.stream.db, r, r.CallLog.Bad); err != nil {
 		return fmt.Errorf("store %s: %w", r.Dir, err)
 	}
 	return nil
