@@ -199,10 +199,7 @@ func (r *RunData) EachItem(t *RunTrial, fn func(*Item) error) error {
 		}
 		return nil
 	}
-	if err := r.open("items of trial " + t.ID); err != nil {
-		return err
-	}
-	items, err := r.trialItems(t.ID)
+	items, err := r.streamedItems(t)
 	if err != nil {
 		return err
 	}
@@ -330,15 +327,21 @@ func (r *RunData) LoadItems(t *RunTrial) error {
 	if r.stream == nil {
 		return nil
 	}
-	if err := r.open("items of trial " + t.ID); err != nil {
-		return err
-	}
-	items, err := r.trialItems(t.ID)
+	items, err := r.streamedItems(t)
 	if err != nil {
 		return err
 	}
 	t.Items = items
 	return nil
+}
+
+// streamedItems reads the items of trial t of a run read by ReadRunStream
+// (trialItems), or fails once Close closed it.
+func (r *RunData) streamedItems(t *RunTrial) ([]Item, error) {
+	if err := r.open("items of trial " + t.ID); err != nil {
+		return nil, err
+	}
+	return r.trialItems(t.ID)
 }
 
 // Summary returns the summary row (Summarize's, without the comparison:
