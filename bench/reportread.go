@@ -199,10 +199,7 @@ func (r *RunData) EachItem(t *RunTrial, fn func(*Item) error) error {
 		}
 		return nil
 	}
-	if err := r.open("items of trial " + t.ID); err != nil {
-		return err
-	}
-	items, err := r.trialItems(t.ID)
+	items, err := r.streamedItems(t)
 	if err != nil {
 		return err
 	}
@@ -306,9 +303,9 @@ func (r *RunData) EachVerdict(t *RunTrial, fn func(*Item) error) error {
 	return nil
 }
 
-// ReadCallLog fills CallLog, the call log's totals, and BadCounts as
-// ReadRunMode does, for a run read by ReadRunStream (which leaves CallLog
-// zero); a run read whole has them already.
+// ReadCallLog fills CallLog, the call log's totals, as ReadRunMode does,
+// for a run read by ReadRunStream (which leaves CallLog zero, and has
+// read BadCounts and Endpoints already); a run read whole has them.
 func (r *RunData) ReadCallLog() error {
 	if r.stream == nil {
 		return nil
@@ -317,9 +314,6 @@ func (r *RunData) ReadCallLog() error {
 		return err
 	}
 	if _, _, err := trialCallTotals(r.stream.db, &r.CallLog); err != nil {
-		return fmt.Errorf("store %s: %w", r.Dir, err)
-	}
-	if err := readRunTail(r.stream.db, r, r.CallLog.Bad); err != nil {
 		return fmt.Errorf("store %s: %w", r.Dir, err)
 	}
 	return nil
@@ -333,15 +327,21 @@ func (r *RunData) LoadItems(t *RunTrial) error {
 	if r.stream == nil {
 		return nil
 	}
-	if err := r.open("items of trial " + t.ID); err != nil {
-		return err
-	}
-	items, err := r.trialItems(t.ID)
+	items, err := r.streamedItems(t)
 	if err != nil {
 		return err
 	}
 	t.Items = items
 	return nil
+}
+
+// streamedItems reads the items of trial t of a run read by ReadRunStream
+// (trialItems), or fails once Close closed it.
+func (r *RunData) streamedItems(t *RunTrial) ([]Item, error) {
+	if err := r.open("items of trial " + t.ID); err != nil {
+		return nil, err
+	}
+	return r.trialItems(t.ID)
 }
 
 // Summary returns the summary row (Summarize's, without the comparison:

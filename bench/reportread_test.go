@@ -127,6 +127,9 @@ func TestStreamVerdictsLoadItemsCallsOf(t *testing.T) {
 			if r.CallLog != verdicts.CallLog || r.CallLog.Calls == 0 {
 				t.Errorf("ReadCallLog = %+v; want %+v, with calls", r.CallLog, verdicts.CallLog)
 			}
+			if !reflect.DeepEqual(r.BadCounts, verdicts.BadCounts) || !reflect.DeepEqual(r.Endpoints, verdicts.Endpoints) {
+				t.Errorf("streamed bad counts %q endpoints %+v; want %q %+v", r.BadCounts, r.Endpoints, verdicts.BadCounts, verdicts.Endpoints)
+			}
 			for i := range r.Trials {
 				tr := &r.Trials[i]
 				var got []Item

@@ -613,13 +613,16 @@ func normalizeValue(v any) (any, error) {
 //
 // A file's schema is introspected once per process while the file stays as
 // it was (schemaKeyOf): handles opened again on it, as every run of a
-// process opens its benchmark's databases, share the first one's.
+// process opens its benchmark's databases, share the first one's. A file
+// written within schemaRacyMargin of its introspection is introspected
+// by every handle (schemaKey.racy).
 func (d *sqliteDB) Schema(ctx context.Context) (*Schema, error) {
 	d.schemaMu.Lock()
 	defer d.schemaMu.Unlock()
 	if d.schema != nil {
 		return d.schema, nil
 	}
+	start := time.Now()
 	key, keyed := schemaKeyOf(d.path, d.id)
 	if keyed {
 		if s := schemaMemo.get(key); s != nil {
@@ -631,7 +634,7 @@ func (d *sqliteDB) Schema(ctx context.Context) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("schema of %s: %w", d.id, err)
 	}
-	if after, ok := schemaKeyOf(d.path, d.id); keyed && ok && after == key {
+	if after, ok := schemaKeyOf(d.path, d.id); keyed && ok && after == key && !key.racy(start) {
 		schemaMemo.put(key, s)
 	}
 	d.schema = s
@@ -643,6 +646,20 @@ func (d *sqliteDB) Schema(ctx context.Context) (*Schema, error) {
 type schemaKey struct {
 	path, id  string
 	size, mod int64
+}
+
+// schemaRacyMargin is how long before an introspection began a file must
+// have been last written for schemaMemo to keep its schema: more than the
+// coarsest timestamp resolution of a file system (FAT's 2 s; Linux stamps
+// times from a clock that advances in ticks of several milliseconds).
+const schemaRacyMargin = 3 * time.Second
+
+// racy reports whether the file k names was written so shortly before
+// start that a later write could leave its size and time as k holds them
+// (a write within the same timestamp tick): its schema is not kept, as
+// git does not trust an index entry as recent as the index itself.
+func (k schemaKey) racy(start time.Time) bool {
+	return !time.Unix(0, k.mod).Before(start.Add(-schemaRacyMargin))
 }
 
 // schemaKeyOf returns the key of the file at path, false when it cannot be

@@ -244,6 +244,117 @@ type cell struct {
 // its trial's outcomes.
 const codeFinished = 1
 
+// rowState is a question's row as buildIndex gathers it: besides what the
+// index shows, its index in its benchmark (for ordering) and one cell per
+// trial.
+type rowState struct {
+	Row
+	index int
+	cells []cell
+}
+
+// indexRows gathers the index's rows from the runs' items, streamed one
+// trial at a time and never held (addTrial).
+type indexRows struct {
+	nTrials int
+	rows    map[questionRef]*rowState
+	order   []questionRef // in the order first met
+	// statuses holds the handful of status strings, stored once each.
+	statuses map[string]string
+	touched  []*rowState
+}
+
+// newIndexRows returns empty rows of an index of nTrials trials.
+func newIndexRows(nTrials int) *indexRows {
+	return &indexRows{nTrials: nTrials, rows: map[questionRef]*rowState{}, statuses: map[string]string{}}
+}
+
+// intern returns s, stored once.
+func (x *indexRows) intern(s string) string {
+	if v, ok := x.statuses[s]; ok {
+		return v
+	}
+	x.statuses[s] = s
+	return s
+}
+
+// addTrial streams the verdicts of trial t of run r, the gi-th trial of
+// the index, into the rows (their cells gi) and tr (its summary and the
+// failures by class), and returns the trial's outcomes.
+func (x *indexRows) addTrial(r *bench.RunData, t *bench.RunTrial, gi int, tr *Trial) (bench.Outcomes, error) {
+	bk := t.Benchmark.Key()
+	acc := bench.NewOutcomeAcc(false)
+	x.touched = x.touched[:0]
+	if err := r.EachVerdict(t, func(it *bench.Item) error {
+		k := questionRef{bk, it.QuestionID}
+		row, ok := x.rows[k]
+		if !ok {
+			row = &rowState{Row: Row{Bench: bk, ID: it.QuestionID}, index: it.Index, cells: make([]cell, x.nTrials)}
+			x.rows[k] = row
+			x.order = append(x.order, k)
+		}
+		// The outcome map shares the row's question id.
+		it.QuestionID = row.ID
+		if it.Verdict != nil {
+			if row.DB == "" {
+				row.DB = it.Verdict.DBID
+			}
+			if row.Difficulty == "" {
+				row.Difficulty = it.Verdict.Difficulty
+			}
+		}
+		acc.Add(it)
+		switch it.Status {
+		case bench.StatusFailed:
+			addCount(&tr.FailedBy, it.ErrorClass)
+		case bench.StatusError:
+			addCount(&tr.FailedBy, "error:"+it.ErrorClass)
+		}
+		c := cell{code: codePending, status: x.intern(it.Status)}
+		if it.Verdict != nil && it.Verdict.Status != "" {
+			c.status = x.intern(string(it.Verdict.Status))
+		}
+		switch it.Status {
+		case bench.StatusDone, bench.StatusFailed:
+			// Resolved once the trial's outcomes are known.
+			c.code, c.failed = codeFinished, it.Status == bench.StatusFailed
+		}
+		row.cells[gi] = c
+		x.touched = append(x.touched, row)
+		return nil
+	}); err != nil {
+		return bench.Outcomes{}, fmt.Errorf("viewer: %w", err)
+	}
+	o := acc.Outcomes(r.Totals[t.ID])
+	s := acc.Summary(t.Label, o)
+	tr.Done, tr.Failed, tr.Pending, tr.Attempted = s.Done, s.Failed, s.Pending, s.Attempted
+	tr.Correct, tr.EX, tr.CILo, tr.CIHi, tr.Partial = s.Correct, s.EX, s.CILo, s.CIHi, s.Partial
+	for st, n := range s.Excluded {
+		if tr.Excluded == nil {
+			tr.Excluded = map[string]int{}
+		}
+		tr.Excluded[string(st)] = n
+	}
+	for _, row := range x.touched {
+		c := &row.cells[gi]
+		if c.code != codeFinished {
+			continue
+		}
+		correct, attempted := o.Correct[row.ID]
+		switch {
+		case !attempted:
+			c.code = codeExcluded
+		case c.failed:
+			c.code = codeFailed
+		case correct:
+			c.code = codeCorrect
+		default:
+			c.code = codeWrong
+		}
+	}
+	return o, nil
+}
+
 // questionRef locates a question: its benchmark and id, and the trials
 // (global indexes) that run on its benchmark.
 type questionRef struct {
@@ -280,32 +391,12 @@ func (v *Viewer) buildIndex(ctx context.Context, runs []*bench.RunData) error {
 	}
 	// The title ends as the report's does (bench.TitleNote).
 	idx.Title = strings.Join(names, " + ") + bench.TitleNote(runs...)
-	type rowKey = questionRef
-	// A question's row keeps, besides what the index shows, its index in
-	// its benchmark (for ordering) and one cell per trial: the items are
-	// streamed one trial at a time and never held.
-	type rowState struct {
-		Row
-		index int
-		cells []cell
-	}
 	nTrials := 0
 	for _, r := range runs {
 		nTrials += len(r.Trials)
 	}
-	rows := map[rowKey]*rowState{}
-	var order []rowKey
-	// The statuses are a handful of strings, stored once each.
-	statuses := map[string]string{}
-	intern := func(s string) string {
-		if x, ok := statuses[s]; ok {
-			return x
-		}
-		statuses[s] = s
-		return s
-	}
+	rows := newIndexRows(nTrials)
 	var outcomes []map[string]bool
-	var touched []*rowState
 	gi := 0
 	for ri, r := range runs {
 		spec, stored := runSpec(r)
@@ -348,74 +439,9 @@ func (v *Viewer) buildIndex(ctx context.Context, runs []*bench.RunData) error {
 			}
 			tr := Trial{Label: label, Run: ri, ID: t.ID, Runner: t.Runner, Bench: bk, Seed: t.Seed, Roles: t.Roles,
 				Params: t.Params}
-			acc := bench.NewOutcomeAcc(false)
-			touched = touched[:0]
-			if err := r.EachVerdict(t, func(it *bench.Item) error {
-				k := rowKey{bk, it.QuestionID}
-				row, ok := rows[k]
-				if !ok {
-					row = &rowState{Row: Row{Bench: bk, ID: it.QuestionID}, index: it.Index, cells: make([]cell, nTrials)}
-					rows[k] = row
-					order = append(order, k)
-				}
-				// The outcome map shares the row's question id.
-				it.QuestionID = row.ID
-				if it.Verdict != nil {
-					if row.DB == "" {
-						row.DB = it.Verdict.DBID
-					}
-					if row.Difficulty == "" {
-						row.Difficulty = it.Verdict.Difficulty
-					}
-				}
-				acc.Add(it)
-				switch it.Status {
-				case bench.StatusFailed:
-					addCount(&tr.FailedBy, it.ErrorClass)
-				case bench.StatusError:
-					addCount(&tr.FailedBy, "error:"+it.ErrorClass)
-				}
-				c := cell{code: codePending, status: intern(it.Status)}
-				if it.Verdict != nil && it.Verdict.Status != "" {
-					c.status = intern(string(it.Verdict.Status))
-				}
-				switch it.Status {
-				case bench.StatusDone, bench.StatusFailed:
-					// Resolved once the trial's outcomes are known.
-					c.code, c.failed = codeFinished, it.Status == bench.StatusFailed
-				}
-				row.cells[gi] = c
-				touched = append(touched, row)
-				return nil
-			}); err != nil {
-				return fmt.Errorf("viewer: %w", err)
-			}
-			o := acc.Outcomes(r.Totals[t.ID])
-			s := acc.Summary(t.Label, o)
-			tr.Done, tr.Failed, tr.Pending, tr.Attempted = s.Done, s.Failed, s.Pending, s.Attempted
-			tr.Correct, tr.EX, tr.CILo, tr.CIHi, tr.Partial = s.Correct, s.EX, s.CILo, s.CIHi, s.Partial
-			for st, n := range s.Excluded {
-				if tr.Excluded == nil {
-					tr.Excluded = map[string]int{}
-				}
-				tr.Excluded[string(st)] = n
-			}
-			for _, row := range touched {
-				c := &row.cells[gi]
-				if c.code != codeFinished {
-					continue
-				}
-				correct, attempted := o.Correct[row.ID]
-				switch {
-				case !attempted:
-					c.code = codeExcluded
-				case c.failed:
-					c.code = codeFailed
-				case correct:
-					c.code = codeCorrect
-				default:
-					c.code = codeWrong
-				}
+			o, err := rows.addTrial(r, t, gi, &tr)
+			if err != nil {
+				return err
 			}
 			tr.Usage, tr.Total = trialUsage(usage[t.ID], t, prices)
 			idx.Trials = append(idx.Trials, tr)
@@ -431,12 +457,13 @@ func (v *Viewer) buildIndex(ctx context.Context, runs []*bench.RunData) error {
 	for i, b := range idx.Benches {
 		benchRank[b] = i
 	}
+	order := rows.order
 	sort.SliceStable(order, func(i, j int) bool {
 		a, b := order[i], order[j]
 		if a.bench != b.bench {
 			return benchRank[a.bench] < benchRank[b.bench]
 		}
-		if ra, rb := rows[a].index, rows[b].index; ra != rb {
+		if ra, rb := rows.rows[a].index, rows.rows[b].index; ra != rb {
 			return ra < rb
 		}
 		return a.id < b.id
@@ -452,7 +479,7 @@ func (v *Viewer) buildIndex(ctx context.Context, runs []*bench.RunData) error {
 		}
 	}
 	for n, k := range order {
-		row := rows[k]
+		row := rows.rows[k]
 		row.N = n
 		if src := v.benches[k.bench]; src != nil && src.ex != nil {
 			if e, ok := src.ex[k.id]; ok {

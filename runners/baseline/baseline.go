@@ -224,12 +224,13 @@ func (s *sc) Run(ctx context.Context, t runners.Task) (runners.Result, error) {
 	firstSQL := ""
 	cuts := 0
 	var found runners.Extractions
-	// Samples that repeat an earlier one's text extract as it did, and
-	// have been noted already.
+	// Samples that repeat an earlier one's text extract as it did; noted
+	// holds the texts of voting samples, whose extraction found has.
 	extracted := map[string]sqltext.Extraction{}
+	noted := map[string]bool{}
 	for i, out := range resp.Choices {
-		e, repeat := extracted[out]
-		if !repeat {
+		e, done := extracted[out]
+		if !done {
 			e = sqltext.ExtractSQL(out)
 			extracted[out] = e
 		}
@@ -251,7 +252,8 @@ func (s *sc) Run(ctx context.Context, t runners.Task) (runners.Result, error) {
 			res.Trace.Add(step)
 			continue
 		}
-		if !repeat {
+		if !noted[out] {
+			noted[out] = true
 			found.Note(e)
 		}
 		if firstSQL == "" {

@@ -11,6 +11,7 @@ import (
 	"github.com/t2sbench/t2sbench/internal/testkit/runkit"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runners/sqltext"
 )
 
 // The tests in this file are written from what real models send: prose
@@ -120,5 +121,36 @@ func TestSCCutSamplesDoNotVote(t *testing.T) {
 	}
 	if res.SQL != "" || !strings.HasPrefix(res.Note, NoSQLNote) || !strings.Contains(res.Note, "1 of 2 samples cut") {
 		t.Errorf("SQL %q note %q; want no SQL and the cut explained", res.SQL, res.Note)
+	}
+}
+
+// TestSCExtractionOfRepeatedText: a sample that repeats a cut sample's
+// text word for word votes, and the final SQL it gives keeps the reason
+// it was extracted for, as when no cut sample came before it.
+func TestSCExtractionOfRepeatedText(t *testing.T) {
+	db := runkit.MiniDB(t, "university")
+	text := "```sql\n" + runkit.MiniQ0Gold + "\n```"
+	for _, tc := range []struct {
+		name    string
+		samples []sample
+	}{
+		{"alone", []sample{{Text: text}}},
+		{"after the same text cut", []sample{{Text: text, Finish: llm.FinishLength}, {Text: text}}},
+		{"twice", []sample{{Text: text}, {Text: text}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := runners.New("sc", runners.Params{"k": len(tc.samples)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := r.Run(context.Background(), runners.Task{Example: runkit.MiniQ0, DB: db, LLM: samplesLLM(tc.samples)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := sqltext.ExtractSQL(text).Reason
+			if res.SQL != runkit.MiniQ0Gold || res.Extraction != want {
+				t.Errorf("SQL %q extraction %q; want the gold query and %q", res.SQL, res.Extraction, want)
+			}
+		})
 	}
 }
