@@ -119,8 +119,11 @@ type batch struct {
 	wait    time.Duration
 	pending []*pendingPut
 	byKey   map[string][]*pendingPut
-	timer   *time.Timer
-	gen     uint64
+	// bytes is the text the pending puts hold (pendingPut.size), at
+	// most maxBytes (CacheBatchBytes).
+	bytes, maxBytes int
+	timer           *time.Timer
+	gen             uint64
 	// err is the failure of a commit that lost answers whose put had
 	// already returned: the next write or Flush returns it (Flush clears
 	// it).
@@ -130,6 +133,7 @@ type batch struct {
 // add appends p to the batch; c.b.mu is held.
 func (b *batch) add(p *pendingPut) {
 	b.pending = append(b.pending, p)
+	b.bytes += p.size()
 	if b.byKey == nil {
 		b.byKey = map[string][]*pendingPut{}
 	}
@@ -150,8 +154,31 @@ type pendingPut struct {
 	stored  int
 }
 
+// size is the text p holds: its prompt's messages and its answers. A batch
+// is written once its puts hold CacheBatchBytes of it, so that the memory
+// a batch takes is bounded whatever the prompts' length.
+func (p *pendingPut) size() int {
+	n := len(p.rkb)
+	if p.doc != nil {
+		for _, m := range p.doc.Messages {
+			n += len(m.Content)
+		}
+	}
+	for _, e := range p.es {
+		n += len(e.choice) + len(e.reasoning) + len(e.structured)
+	}
+	return n
+}
+
+// CacheBatchBytes bounds the text a batch keeps in memory (SetBatch): a
+// put that would take it past the bound writes the batch. 16 MiB keeps a
+// search run's batch (thousands of prompts of several KB in its 2 s) to a
+// few tens of MB of memory while still writing thousands of answers per
+// transaction.
+const CacheBatchBytes = 16 << 20
+
 // SetBatch makes the cache keep its answers in memory and write them in
-// batches of at most items answers, each written at most wait after its
+// batches of at most items answers (and CacheBatchBytes of text), each written at most wait after its
 // first (or at Flush or Close), in one transaction, rather than one
 // transaction per answer: a page the answers of a batch share (a table's
 // tail, an index's inner pages, a leaf two answers' keys fall in) is
@@ -171,7 +198,7 @@ func (c *Cache) SetBatch(items int, wait time.Duration) error {
 		c.b.on = false
 		return c.flushLocked()
 	}
-	c.b.on, c.b.items, c.b.wait = true, items, wait
+	c.b.on, c.b.items, c.b.wait, c.b.maxBytes = true, items, wait, CacheBatchBytes
 	return nil
 }
 
@@ -208,7 +235,7 @@ func (c *Cache) stopTimerLocked() {
 func (c *Cache) commitLocked() error {
 	c.stopTimerLocked()
 	ps := c.b.pending
-	c.b.pending, c.b.byKey = nil, nil
+	c.b.pending, c.b.byKey, c.b.bytes = nil, nil, 0
 	if len(ps) == 0 {
 		return nil
 	}
@@ -864,7 +891,7 @@ func (c *Cache) put(rk string, doc *keyDoc, keys []string, samples []int, es []e
 	if err := c.b.err; err != nil {
 		return nil, 0, err
 	}
-	if !c.b.on || durable || len(c.b.pending)+1 >= c.b.items {
+	if !c.b.on || durable || len(c.b.pending)+1 >= c.b.items || c.b.bytes+p.size() >= c.b.maxBytes {
 		others := len(c.b.pending) > 0
 		c.b.add(p)
 		if err := c.commitLocked(); err != nil {

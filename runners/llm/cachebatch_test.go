@@ -21,6 +21,7 @@ func TestCacheBatch(t *testing.T) {
 		requests int
 		sleep    time.Duration
 		server   bool // the model is not InProcess
+		maxBytes int  // the batch's text bound; 0 for CacheBatchBytes
 		wantSeen int  // rows another connection sees before Flush
 	}{
 		{name: "open batch", items: 100, wait: time.Hour, requests: 5, wantSeen: 0},
@@ -32,12 +33,20 @@ func TestCacheBatch(t *testing.T) {
 		// A server's answer is committed as it arrives: a kill loses
 		// no answer a server billed.
 		{name: "server answer", items: 100, wait: time.Hour, requests: 5, server: true, wantSeen: 5},
+		// Each put holds 59 bytes (its key's 32, the prompt "question
+		// i" 10, the answer "callK sample0 T=0" 17): with at most 100
+		// bytes a batch, the second put of each pair writes the pair,
+		// so 5 requests leave 4 committed.
+		{name: "by bytes", items: 100, wait: time.Hour, requests: 5, maxBytes: 100, wantSeen: 4},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cache, path := openTestCache(t)
 			if err := cache.SetBatch(tt.items, tt.wait); err != nil {
 				t.Fatal(err)
+			}
+			if tt.maxBytes > 0 {
+				cache.b.maxBytes = tt.maxBytes
 			}
 			inner := &countingClient{}
 			var opts []CacheOption
