@@ -90,7 +90,7 @@
 // return a simulated or replayed run writes about 16 times less to disk
 // (one commit per item and per call rewrote the pages each touched into
 // the write-ahead log: the paper-scale spec, all sim, wrote 8.5 GB for
-// the 116 MB of store and model cache it keeps, 0.54 GB now). A run
+// the 116 MB of store and model cache it keeps, 0.54 GB in batches). A run
 // against a server commits before every request it sends, so it saves
 // far less. The model cache (NewEnv) keeps the answers of a model in the
 // process in batches too (llm.Cache.SetBatch) and commits a server's
