@@ -253,3 +253,36 @@ func (c *lossClient) Complete(ctx context.Context, req llm.Request) (*llm.Respon
 	}
 	return c.Client.Complete(ctx, req)
 }
+
+// TestCountersCommittedAtOnce: the integrity and endpoint counters are
+// on disk, seen from another connection, as soon as they are added, even
+// while a batch of items is open, since a kill must not lose what a
+// resume does not count again.
+func TestCountersCommittedAtOnce(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	st, err := openStoreWith(dir, 1000, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.AddIntegrity(map[string]int{MetaSamplesReasked: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.AddEndpointStats([]EndpointStat{{Model: "m", Endpoint: "http://a", Calls: 5}}); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, StoreFile)+"?mode=ro&_busy_timeout=5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var reasked string
+	if err := db.QueryRow(`SELECT value FROM meta WHERE key = ?`, MetaSamplesReasked).Scan(&reasked); err != nil || reasked != "3" {
+		t.Errorf("integrity count seen by another connection = %q (%v); want 3", reasked, err)
+	}
+	var calls int
+	if err := db.QueryRow(`SELECT calls FROM endpoint_stats WHERE model = 'm'`).Scan(&calls); err != nil || calls != 5 {
+		t.Errorf("endpoint calls seen by another connection = %d (%v); want 5", calls, err)
+	}
+}

@@ -112,9 +112,11 @@ func addCounts(tx *sql.Tx, counts map[string]int) error {
 }
 
 // AddIntegrity adds integrity counts (by Meta* integrity key) to the
-// store's meta.
+// store's meta, committed (with the open batch) before it returns: a
+// damaged entry the run repaired is not met again on resume, so a kill
+// must not lose its count.
 func (s *Store) AddIntegrity(counts map[string]int) error {
-	return s.writeBatched(func(tx *sql.Tx) error { return addCounts(tx, counts) }, false)
+	return s.write(func(tx *sql.Tx) error { return addCounts(tx, counts) })
 }
 
 // itemSum is the checksum of a finished item's stored outcome, as a

@@ -1074,12 +1074,14 @@ func (e EndpointStat) MeanLatencyMS() float64 {
 
 // AddEndpointStats adds counters to the store's endpoint_stats: counts and
 // sums add up, maxima take the larger, so that a resumed run, periodic
-// writes of the increments and merged shards all total correctly.
+// writes of the increments and merged shards all total correctly. They are
+// committed (with the open batch) before it returns, so that a kill loses
+// none of the calls they count.
 func (s *Store) AddEndpointStats(stats []EndpointStat) error {
 	if len(stats) == 0 {
 		return nil
 	}
-	return s.writeBatched(func(tx *sql.Tx) error { return addEndpointStats(tx, stats) }, false)
+	return s.write(func(tx *sql.Tx) error { return addEndpointStats(tx, stats) })
 }
 
 func addEndpointStats(tx *sql.Tx, stats []EndpointStat) error {
