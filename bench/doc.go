@@ -108,12 +108,11 @@
 // the directory (LockFile) until Close; readers take none. Readers read what they show:
 // SummarizeDir (status, the summary of run) streams statuses and verdicts
 // and totals the call log in SQL, and compares each system with its
-// baseline; SummarizeDirTrials (merge) and SummarizeTrials (the viewer)
-// leave the comparisons out; LoadRunSystems (compare)
-// streams outcomes; ReadRunMode with ReadReport (export) reads the
-// digests, no trace; ReadRunStream (report) reads the same one trial at a
-// time (RunData.EachItem), so that a report holds the items of one
-// trial; OpenItemReader (the viewer) reads one item's result
+// baseline; SummarizeDirTrials (merge) leaves the comparisons out;
+// LoadRunSystems (compare) streams outcomes; ReadRunStream (report, the
+// viewer, export) reads the digests, no trace, one trial at a time
+// (RunData.EachItem, EachVerdict, LoadItems), so that a reader holds the
+// items of one trial at most; OpenItemReader (the viewer) reads one item's result
 // at a time. ReadRun with results reads everything. RunData.Simulated says
 // whether any trial used the sim backend, and such reports must be titled
 // "simulated model".

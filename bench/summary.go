@@ -215,14 +215,6 @@ func Summarize(r *RunData) []TrialSummary {
 	return out
 }
 
-// SummarizeTrials is Summarize without the comparisons: every row's
-// Baseline is "" and its P -1. It is for a reader that compares the
-// systems itself (the viewer compares those of several runs).
-func SummarizeTrials(r *RunData) []TrialSummary {
-	out, _ := summarizeTrials(r)
-	return out
-}
-
 // summarizeTrials returns the rows of Summarize before the comparisons,
 // with the trials' outcome maps.
 func summarizeTrials(r *RunData) ([]TrialSummary, []map[string]bool) {

@@ -212,10 +212,11 @@ func TestSummaryOnCommon(t *testing.T) {
 	}
 }
 
-// TestSummarizeTrials: SummarizeTrials gives Summarize's rows without the
-// comparisons (no baseline, P -1), on two systems of two seeds each, the
-// second compared with the first.
-func TestSummarizeTrials(t *testing.T) {
+// TestOutcomeAccSummary: OutcomeAcc.Summary of a trial's streamed items
+// (the viewer's row) is Summarize's row without the comparisons (no
+// baseline, P -1), on two systems of two seeds each, the second compared
+// with the first.
+func TestOutcomeAccSummary(t *testing.T) {
 	r := &RunData{Dir: "d", Meta: map[string]string{"name": "x"}}
 	for _, tr := range []struct {
 		entry int
@@ -231,7 +232,15 @@ func TestSummarizeTrials(t *testing.T) {
 		}
 		r.Trials = append(r.Trials, rt)
 	}
-	full, rows := Summarize(r), SummarizeTrials(r)
+	full := Summarize(r)
+	var rows []TrialSummary
+	for _, tr := range r.Trials {
+		a := NewOutcomeAcc(true)
+		for i := range tr.Items {
+			a.Add(&tr.Items[i])
+		}
+		rows = append(rows, a.Summary(tr.Label, a.Outcomes(r.Totals[tr.ID])))
+	}
 	if full[2].Baseline != "direct" || full[2].P < 0 {
 		t.Fatalf("Summarize: cot seed=0 baseline %q P %v; want direct and a p-value", full[2].Baseline, full[2].P)
 	}

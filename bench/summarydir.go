@@ -27,9 +27,8 @@ func SummarizeDirWith(dir string, o ReadOptions) (*RunData, []TrialSummary, erro
 	return summarizeDir(dir, o, true)
 }
 
-// SummarizeDirTrials is SummarizeDir without the comparisons (as
-// SummarizeTrials is Summarize without them), for a reader that needs
-// only the counts and EX of the trials.
+// SummarizeDirTrials is SummarizeDir without the comparisons, for a
+// reader that needs only the counts and EX of the trials.
 func SummarizeDirTrials(dir string) (*RunData, []TrialSummary, error) {
 	return summarizeDir(dir, ReadOptions{}, false)
 }
