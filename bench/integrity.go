@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -226,6 +227,27 @@ type integrityRecorder struct {
 
 // cacheOwner is a client answering from a model cache (llm.CachedClient).
 type cacheOwner interface{ Cache() *llm.Cache }
+
+// cacheFlusher returns a function committing the open batch of every
+// model cache the clients of benches answer from (cacheOwner), each once.
+func cacheFlusher(benches map[string]*benchEnv) func() error {
+	var caches []*llm.Cache
+	for _, be := range benches {
+		for _, c := range be.clients {
+			if o, ok := c.(cacheOwner); ok && o.Cache() != nil && !slices.Contains(caches, o.Cache()) {
+				caches = append(caches, o.Cache())
+			}
+		}
+	}
+	return func() error {
+		for _, c := range caches {
+			if err := c.Flush(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
 
 // goldOwner is a scorer reading golds through a gold cache.
 type goldOwner interface{ GoldCache() *metrics.GoldCache }

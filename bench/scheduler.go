@@ -10,7 +10,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -265,6 +264,15 @@ type Summary struct {
 	Unselected int
 }
 
+// benchEnv is what Run builds once per benchmark of the plan: the loaded
+// benchmark, its scorer, a client per model and its databases.
+type benchEnv struct {
+	b       *datasets.Benchmark
+	scorer  Scorer
+	clients map[string]llm.Client
+	dbs     *dbCache
+}
+
 // Run executes the plan's work items that the store does not hold as done,
 // with a bounded worker pool. Every finished item is scored and committed
 // in a batch (Store.Commit, BatchItems), which Run flushes before it
@@ -333,12 +341,6 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 	}
 
 	// Load each benchmark once; build scorers, clients and databases.
-	type benchEnv struct {
-		b       *datasets.Benchmark
-		scorer  Scorer
-		clients map[string]llm.Client
-		dbs     *dbCache
-	}
 	benches := map[string]*benchEnv{}
 	benchKey := func(b BenchmarkSpec) string {
 		return fmt.Sprintf("%s\x00%s\x00%s\x00%d\x00%s", b.Name, b.Data, b.Split, b.Limit, b.Mode)
@@ -563,22 +565,7 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 	}
 	// The model caches commit their batches of answers before the store
 	// commits its batch of calls naming them (Store.Commit).
-	var caches []*llm.Cache
-	for _, be := range benches {
-		for _, c := range be.clients {
-			if cc, ok := c.(interface{ Cache() *llm.Cache }); ok && cc.Cache() != nil && !slices.Contains(caches, cc.Cache()) {
-				caches = append(caches, cc.Cache())
-			}
-		}
-	}
-	flushCaches := func() error {
-		for _, c := range caches {
-			if err := c.Flush(); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
+	flushCaches := cacheFlusher(benches)
 	st.beforeCommit.Store(&flushCaches)
 	defer st.beforeCommit.Store(nil)
 	// Counters of models served by several endpoints go to the store
