@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -39,7 +40,7 @@ workers: 4
 		texts[i] = o.String()
 	}
 	if texts[0] != texts[1] {
-		t.Errorf("terminal output differs between two reports of the same run")
+		t.Errorf("terminal output differs between two reports of the same run: %s", firstDiff(texts[0], texts[1]))
 	}
 	if !strings.HasPrefix(texts[0], "report-test (simulated model)\n") {
 		t.Errorf("terminal output starts %q; want the simulated-model title", texts[0][:min(len(texts[0]), 80)])
@@ -70,7 +71,7 @@ workers: 4
 		a, _ := os.ReadFile(filepath.Join(dirs[0], f))
 		b, err := os.ReadFile(filepath.Join(dirs[1], f))
 		if err != nil || !bytes.Equal(a, b) || len(a) == 0 {
-			t.Errorf("%s: not byte-identical between the two reports (%d and %d bytes, err %v)", f, len(a), len(b), err)
+			t.Errorf("%s: not byte-identical between the two reports (%d and %d bytes, err %v): %s", f, len(a), len(b), err, firstDiff(string(a), string(b)))
 		}
 		if f != "report.md" && !strings.HasPrefix(f, "view/") && !bytes.Contains(md, []byte("("+f+")")) {
 			t.Errorf("report.md does not link %s", f)
@@ -199,4 +200,22 @@ prices: {sim: {prompt: 1000000, completion: 0}}
 	if costOf("--price", "sim=0:0") == csv {
 		t.Errorf("--price sim=0:0 did not change the cost column")
 	}
+}
+
+// firstDiff returns the first line where a and b differ, as both read it.
+func firstDiff(a, b string) string {
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range max(len(la), len(lb)) {
+		var x, y string
+		if i < len(la) {
+			x = la[i]
+		}
+		if i < len(lb) {
+			y = lb[i]
+		}
+		if x != y {
+			return fmt.Sprintf("line %d reads %q and %q", i+1, x, y)
+		}
+	}
+	return "no line differs"
 }
