@@ -1,7 +1,13 @@
 package sim
 
-// DefaultCalibration is the calibration a benchmark without its own uses.
+// DefaultCalibration is the calibration a benchmark without its own uses,
+// its unmeasured tiers filled from FallbackCalibration's.
 const DefaultCalibration = "spider"
+
+// FallbackCalibration is the calibration whose counts stand in for the
+// tiers DefaultCalibration did not measure (the hint tiers of numbers
+// and operators: Spider dev has no hints, mini has).
+const FallbackCalibration = "mini"
 
 // Calibrations are the measured calibrations of the ranked keyword
 // reading, by benchmark name: per kind (table, column, number, operator),

@@ -151,7 +151,9 @@
 // first 300 are within 3 points of the rows): the calibration is per
 // benchmark (mini; Spider dev, the 972 questions the shared data
 // has databases for, which also serves a benchmark without its own,
-// DefaultCalibration). Where a row asks for more than the ranking holds
+// DefaultCalibration, with the tiers it did not measure, the hint's
+// numbers and operators, taken per question from mini's,
+// FallbackCalibration, so that such a benchmark's hints are read). Where a row asks for more than the ranking holds
 // (a precision above its best tiers' at that recall, a recall above what
 // the reading and its pool find), the operating point is the ranking's
 // nearest point, the larger of the two gaps the least.
@@ -264,7 +266,8 @@
 //	                                                gold, per benchmark (mini: all 42 questions; spider: the
 //	                                                972 dev questions with databases), as IESR's Table 4
 //	                                                measures a model, once and offline; Spider's for a
-//	                                                benchmark without its own (modelling choice)
+//	                                                benchmark without its own, its unmeasured hint tiers
+//	                                                from mini's (modelling choice)
 //	tiers, pools, join tables, display columns, misread numbers, "=" by default
 //	                                                modelling choices of the reading
 //	tokens            DefaultTokensPerChar = 0.25   the characters/4 rule of thumb for English BPE text
