@@ -127,9 +127,10 @@
 // (keywords.go: a table the question relates to most, one whose name it
 // uses in full or in part, one related by a column or a value, a join
 // table; a column with a shown value the question names, one whose name
-// it uses in full, in part, one identifying rows, a join key; a number written out, spelt, or in the hint; an
-// aggregate of the intent, one the wording names, a comparison of the
-// wording or the hint, "=" for a join or a named value, "=" by default),
+// it uses in full, in part, one identifying rows, a join key; a number
+// written out, spelt, or in the hint; an aggregate of the intent, one the
+// wording names, a comparison of the wording or the hint, "=" for a join
+// or a named value, "=" by default),
 // and below them a pool (the other shown tables, the other columns of the
 // related tables, numbers with a misread magnitude, the other operators).
 // A keyword extraction keeps each item of tier t with a keep rate k_t and
