@@ -190,7 +190,7 @@ func TestMiniCalibrationCurrent(t *testing.T) {
 	t.Parallel()
 	b := runkit.Mini(t)
 	got := measureReading(t, b, 0, len(b.Examples))
-	want := Calibrations["mini"]
+	want := calibrations["mini"]
 	if got.Questions != want.Questions {
 		t.Errorf("questions: got %d; want %d", got.Questions, want.Questions)
 	}
@@ -264,7 +264,7 @@ func TestCrosscheckCalibration(t *testing.T) {
 	}
 	if *crosscheck == "stored" {
 		for _, c := range []string{"mini", "spider"} {
-			cal := Calibrations[c]
+			cal := calibrations[c]
 			fmt.Printf("%s, expected P/R (table, column, number, operator):\n", c)
 			for i, row := range rows {
 				fmt.Printf("  %-14s%s\n", names[i], pct(expectedAt(cal, cal, row)))

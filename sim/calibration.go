@@ -201,7 +201,7 @@ func abs(x float64) float64 {
 // choice: the reading's figures differ between question sets, so on
 // another benchmark the simulated Table 4 is not calibrated).
 func calibrationFor(name string) *Calibration {
-	if c, ok := Calibrations[name]; ok {
+	if c, ok := calibrations[name]; ok {
 		return c
 	}
 	return defaultCalibration()
@@ -214,7 +214,7 @@ func calibrationFor(name string) *Calibration {
 // it. Without them such a tier would get keep rate 0, and a benchmark
 // whose hints carry numbers and operators (BIRD) would never list one.
 var defaultCalibration = sync.OnceValue(func() *Calibration {
-	return fillUnmeasured(Calibrations[DefaultCalibration], Calibrations[FallbackCalibration])
+	return fillUnmeasured(calibrations[DefaultCalibration], calibrations[FallbackCalibration])
 })
 
 // fillUnmeasured is base with each tier base did not measure (N = 0) and

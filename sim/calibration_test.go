@@ -58,7 +58,7 @@ func TestOperatingPoint(t *testing.T) {
 // 0.05 points; and every keep rate lies in [0, 1].
 func TestCalibrationsReachExtractRows(t *testing.T) {
 	t.Parallel()
-	for name, cal := range Calibrations {
+	for name, cal := range calibrations {
 		for _, prof := range []string{"qwen2.5-7b", "qwen3-8b"} {
 			t.Run(name+"/"+prof, func(t *testing.T) {
 				row := profiles[prof].Extract
@@ -118,7 +118,7 @@ func TestRecallPoint(t *testing.T) {
 			}
 		})
 	}
-	for name, cal := range Calibrations {
+	for name, cal := range calibrations {
 		for _, prof := range ProfileNames() {
 			t.Run(name+"/"+prof, func(t *testing.T) {
 				kc := cal.Kinds[KindTable]
@@ -138,7 +138,7 @@ func TestRecallPoint(t *testing.T) {
 // calibration's own operating point keeps that tier; without the fill
 // such a tier's keep rate is 0 and the hint's items are never listed.
 func TestDefaultCalibrationFillsUnmeasuredTiers(t *testing.T) {
-	base, from := Calibrations[DefaultCalibration], Calibrations[FallbackCalibration]
+	base, from := calibrations[DefaultCalibration], calibrations[FallbackCalibration]
 	cal := calibrationFor("bird")
 	filled := 0
 	for name, prof := range profiles {

@@ -139,7 +139,7 @@
 // P and R against the gold on a calibration set are the profile row's:
 // the tiers are kept most precise first down to the row's recall, then
 // pool items are added, lower tiers taken back to keep the recall, down
-// to the row's precision. A calibration (Calibrations) is t2sbench's
+// to the row's precision. A calibration (calibrations) is t2sbench's
 // measurement of the reading against the gold queries of one benchmark
 // (the items and hits of each tier and of the pool, and the gold items,
 // summed over its questions, as IESR's Table 4 counts them; made once,
@@ -269,7 +269,7 @@
 //	                                                GPT-4o (Cao et al. 2024) is a strict recall (the share
 //	                                                of questions with every gold column linked), another
 //	                                                kind of figure
-//	calibrations      Calibrations                  t2sbench's measurement of the ranked reading against the
+//	calibrations      calibrations                  t2sbench's measurement of the ranked reading against the
 //	                                                gold, per benchmark (mini: all 42 questions; spider: the
 //	                                                972 dev questions with databases), as IESR's Table 4
 //	                                                measures a model, once and offline; Spider's for a
