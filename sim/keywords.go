@@ -382,6 +382,9 @@ func (c *Sample) keywords(k questionKeywords, stage int, shown *[numKinds][]stri
 	ops := c.model.operatingPoints()[stage]
 	for kind := range numKinds {
 		r := k.rank[kind]
+		// The pool is clipped so that the shown items go to a new array,
+		// never into the spare capacity of the reading's own.
+		r.pool = slices.Clip(r.pool)
 		if shown != nil {
 			for _, s := range shown[kind] {
 				if !r.has(s) && !containsFold(r.pool, s) {

@@ -291,3 +291,36 @@ func TestVerifyShownOutsideReading(t *testing.T) {
 		})
 	}
 }
+
+// TestKeywordsLeaveReadingPool: a verification's shown items join the
+// pool of its own copy of the ranking, never the reading's: a reading
+// whose pool has spare capacity keeps that capacity untouched.
+func TestKeywordsLeaveReadingPool(t *testing.T) {
+	t.Parallel()
+	b := concertBenchmark(t, true)
+	q := "How many singers from France above age 20?"
+	m, err := New(b, Config{P: 0.6, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Sample{Prompt: ParsePrompt(drawMessages(prompt(q, ""))), Question: q, model: m}
+	k := keywordReading(c)
+	for kind := range numKinds {
+		pool := make([]string, len(k.rank[kind].pool), len(k.rank[kind].pool)+4)
+		copy(pool, k.rank[kind].pool)
+		k.rank[kind].pool = pool
+	}
+	var shown [numKinds][]string
+	for kind := range numKinds {
+		shown[kind] = []string{"shown_only_" + kindNames[kind]}
+	}
+	for stage := range 2 {
+		c.keywords(k, stage, &shown)
+	}
+	for kind := range numKinds {
+		p := k.rank[kind].pool
+		if spare := p[len(p):cap(p)]; slices.ContainsFunc(spare, func(s string) bool { return s != "" }) {
+			t.Errorf("%s: the reading's pool's spare capacity holds %q; want it untouched", kindNames[kind], spare)
+		}
+	}
+}
