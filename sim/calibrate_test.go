@@ -63,11 +63,20 @@ func TestCalibrateReading(t *testing.T) {
 		b = runkit.Mini(t)
 	} else {
 		parts := strings.Split(spec, ":")
-		if len(parts) == 3 {
-			from, _ = strconv.Atoi(parts[1])
-			if parts[2] != "" {
-				to, _ = strconv.Atoi(parts[2])
+		switch len(parts) {
+		case 1:
+		case 3:
+			var err error
+			if from, err = strconv.Atoi(parts[1]); err != nil {
+				t.Fatalf("-sim.calibrate %q: FROM %q: %v", *calibrate, parts[1], err)
 			}
+			if parts[2] != "" {
+				if to, err = strconv.Atoi(parts[2]); err != nil {
+					t.Fatalf("-sim.calibrate %q: TO %q: %v", *calibrate, parts[2], err)
+				}
+			}
+		default:
+			t.Fatalf("-sim.calibrate %q: want mini or NAME=DIR[:FROM:TO]", *calibrate)
 		}
 		var err error
 		b, err = datasets.Open(name, parts[0], datasets.LoadOptions{})
@@ -79,9 +88,16 @@ func TestCalibrateReading(t *testing.T) {
 	if to < 0 || to > len(b.Examples) {
 		to = len(b.Examples)
 	}
+	if from < 0 || from > to {
+		t.Fatalf("-sim.calibrate %q: questions %d..%d; want 0 <= FROM <= TO <= %d", *calibrate, from, to, len(b.Examples))
+	}
 	cal := measureReading(t, b, from, to)
+	source := fmt.Sprintf("%s, all questions", b.Name)
+	if from > 0 || to < len(b.Examples) {
+		source = fmt.Sprintf("%s, questions %d-%d", b.Name, from+1, to)
+	}
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "%q: {Name: %q, Questions: %d, Kinds: [numKinds]KindCalibration{\n", b.Name, b.Name, cal.Questions)
+	fmt.Fprintf(&sb, "%q: {Name: %q, Source: %q, Questions: %d, Kinds: [numKinds]KindCalibration{\n", b.Name, b.Name, source, cal.Questions)
 	for kind, kc := range cal.Kinds {
 		fmt.Fprintf(&sb, "\t{Tiers: []TierCount{")
 		for i, c := range kc.Tiers {
