@@ -242,18 +242,25 @@ func fillUnmeasured(base, from *Calibration) *Calibration {
 	return &out
 }
 
-// operatingPoints are the model's keep rates, per stage (stageExtract,
-// stageVerified) and kind: the profile's Extract and Verified rows on its
-// benchmark's calibration. It also sets schemaKeep, a schema selection's
-// keep rates (pickTables).
-func (s *Model) operatingPoints() *[2][numKinds]KeepRates {
+// opPoints are a model's keep rates on its benchmark's calibration.
+type opPoints struct {
+	// stage are a keyword answer's, per stage (stageExtract,
+	// stageVerified) and kind: the profile's Extract and Verified rows.
+	stage [2][numKinds]KeepRates
+	// schema are a schema selection's (pickTables): the tables' rates
+	// whose expected recall is the profile's SchemaRecall.
+	schema KeepRates
+}
+
+// operatingPoints are the model's keep rates (opPoints), solved once.
+func (s *Model) operatingPoints() *opPoints {
 	s.opsOnce.Do(func() {
 		cal := calibrationFor(s.b.Name)
 		for k := range numKinds {
-			s.ops[stageExtract][k] = cal.Kinds[k].OperatingPoint(s.prof.Extract[k])
-			s.ops[stageVerified][k] = cal.Kinds[k].OperatingPoint(s.prof.Verified[k])
+			s.ops.stage[stageExtract][k] = cal.Kinds[k].OperatingPoint(s.prof.Extract[k])
+			s.ops.stage[stageVerified][k] = cal.Kinds[k].OperatingPoint(s.prof.Verified[k])
 		}
-		s.schemaKeep = cal.Kinds[KindTable].RecallPoint(s.prof.SchemaRecall())
+		s.ops.schema = cal.Kinds[KindTable].RecallPoint(s.prof.SchemaRecall())
 	})
 	return &s.ops
 }

@@ -65,7 +65,7 @@ func TestKeywordOperatingPoints(t *testing.T) {
 			}
 			c := &Sample{Prompt: ParsePrompt(drawMessages(prompt(q, ""))), Question: q, model: m}
 			k := keywordReading(c)
-			ops := m.operatingPoints()
+			ops := m.operatingPoints().stage
 			// want[stage][kind][item] is the item's keep rate.
 			var want [2][numKinds]map[string]float64
 			for st := range 2 {
@@ -201,15 +201,15 @@ func TestSchemaSelectionKeepRates(t *testing.T) {
 				t.Fatal(err)
 			}
 			k := keywordReading(&Sample{Prompt: ParsePrompt(drawMessages(prompt(q, ""))), Question: q, model: m}).rank[KindTable]
-			m.operatingPoints()
+			schema := m.operatingPoints().schema
 			want := map[string]float64{}
 			for tier, items := range k.tiers {
 				for _, x := range items {
-					want[x] = m.schemaKeep.Tier[tier]
+					want[x] = schema.Tier[tier]
 				}
 			}
 			for _, x := range k.pool {
-				want[x] = m.schemaKeep.Pool
+				want[x] = schema.Pool
 			}
 			got := map[string]int{}
 			const n = 300
@@ -260,7 +260,7 @@ func TestVerifyShownOutsideReading(t *testing.T) {
 			if k.has(outside) || containsFold(k.pool, outside) {
 				t.Fatalf("%s is in the reading or its pool; want a column outside both", outside)
 			}
-			ops := m.operatingPoints()[stageVerified][KindColumn]
+			ops := m.operatingPoints().stage[stageVerified][KindColumn]
 			want := map[string]float64{outside: ops.Pool}
 			for tier, items := range k.tiers {
 				if containsFold(items, inside) {

@@ -130,11 +130,9 @@ type Model struct {
 	// rho is the intra-question correlation, prof the backbone profile.
 	rho  float64
 	prof *Profile
-	// ops are the keyword extraction's operating points, schemaKeep a
-	// schema selection's (operatingPoints).
-	opsOnce    sync.Once
-	ops        [2][numKinds]KeepRates
-	schemaKeep KeepRates
+	// ops are the model's operating points (operatingPoints).
+	opsOnce sync.Once
+	ops     opPoints
 	// needs caches the analysis of each gold SQL (key: db, id, SQL).
 	needs sync.Map
 
