@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
 	"regexp"
 	"slices"
@@ -394,17 +393,7 @@ func (c *Sample) keywords(k questionKeywords, stage int, shown *[numKinds][]stri
 // It is the model's confidence in the item for that question and seed;
 // the samples of one request share it too.
 func (c *Sample) itemDraw(kind int, item string) float64 {
-	h := sha256.New()
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], uint64(c.model.cfg.Seed))
-	h.Write(b[:])
-	if s := c.Request.Seed; s != nil {
-		binary.LittleEndian.PutUint64(b[:], uint64(*s))
-		h.Write([]byte{1})
-		h.Write(b[:])
-	} else {
-		h.Write([]byte{0})
-	}
+	h := seedHash(c.model.cfg.Seed, c.Request.Seed)
 	h.Write([]byte(c.example.DBID + "\x00" + c.Question + "\x00" + kindNames[kind] + "\x00" + strings.ToLower(item)))
 	sum := h.Sum(nil)
 	return float64(binary.LittleEndian.Uint64(sum[:8])>>11) / (1 << 53)
