@@ -63,11 +63,20 @@ func TestCalibrateReading(t *testing.T) {
 		b = runkit.Mini(t)
 	} else {
 		parts := strings.Split(spec, ":")
-		if len(parts) == 3 {
-			from, _ = strconv.Atoi(parts[1])
-			if parts[2] != "" {
-				to, _ = strconv.Atoi(parts[2])
+		switch len(parts) {
+		case 1:
+		case 3:
+			var err error
+			if from, err = strconv.Atoi(parts[1]); err != nil {
+				t.Fatalf("-sim.calibrate %q: FROM %q: %v", *calibrate, parts[1], err)
 			}
+			if parts[2] != "" {
+				if to, err = strconv.Atoi(parts[2]); err != nil {
+					t.Fatalf("-sim.calibrate %q: TO %q: %v", *calibrate, parts[2], err)
+				}
+			}
+		default:
+			t.Fatalf("-sim.calibrate %q: want mini or NAME=DIR[:FROM:TO]", *calibrate)
 		}
 		var err error
 		b, err = datasets.Open(name, parts[0], datasets.LoadOptions{})
@@ -79,9 +88,16 @@ func TestCalibrateReading(t *testing.T) {
 	if to < 0 || to > len(b.Examples) {
 		to = len(b.Examples)
 	}
+	if from < 0 || from > to {
+		t.Fatalf("-sim.calibrate %q: questions %d..%d; want 0 <= FROM <= TO <= %d", *calibrate, from, to, len(b.Examples))
+	}
 	cal := measureReading(t, b, from, to)
+	source := fmt.Sprintf("%s, all questions", b.Name)
+	if from > 0 || to < len(b.Examples) {
+		source = fmt.Sprintf("%s, questions %d-%d", b.Name, from+1, to)
+	}
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "%q: {Name: %q, Questions: %d, Kinds: [numKinds]KindCalibration{\n", b.Name, b.Name, cal.Questions)
+	fmt.Fprintf(&sb, "%q: {Name: %q, Source: %q, Questions: %d, Kinds: [numKinds]KindCalibration{\n", b.Name, b.Name, source, cal.Questions)
 	for kind, kc := range cal.Kinds {
 		fmt.Fprintf(&sb, "\t{Tiers: []TierCount{")
 		for i, c := range kc.Tiers {
@@ -190,7 +206,7 @@ func TestMiniCalibrationCurrent(t *testing.T) {
 	t.Parallel()
 	b := runkit.Mini(t)
 	got := measureReading(t, b, 0, len(b.Examples))
-	want := Calibrations["mini"]
+	want := calibrations["mini"]
 	if got.Questions != want.Questions {
 		t.Errorf("questions: got %d; want %d", got.Questions, want.Questions)
 	}
@@ -199,4 +215,106 @@ func TestMiniCalibrationCurrent(t *testing.T) {
 			t.Errorf("%s: got %s; want the stored %s", kindNames[kind], g, w)
 		}
 	}
+}
+
+var crosscheck = flag.String("sim.crosscheck", "", "compare the calibration check's rows on two question sets: NAME=DIR:SPLIT (fitted on questions SPLIT.., held out 0..SPLIT-1), or stored (each stored calibration's expected figures)")
+
+// checkRows are the distinct rows of the calibration check
+// (experiments/iesr-table4.yaml): its four profiles' Extract rows, and
+// the Verified rows of those that have their own.
+func checkRows() (names []string, rows [][numKinds]KindPR) {
+	for _, p := range []string{"qwen2.5-7b", "qwen3-8b", "deepseek-v3", "gpt-4o"} {
+		names, rows = append(names, p), append(rows, profiles[p].Extract)
+		if profiles[p].Verified != profiles[p].Extract {
+			names, rows = append(names, p+"+Ve"), append(rows, profiles[p].Verified)
+		}
+	}
+	return names, rows
+}
+
+// withinPoints counts the figures (P and R of each kind: 8 a row) of e
+// that are within pts percentage points of row's.
+func withinPoints(e, row [numKinds]KindPR, pts float64) int {
+	n := 0
+	for k := range numKinds {
+		for _, d := range []float64{e[k].P - row[k].P, e[k].R - row[k].R} {
+			if abs(d) <= pts/100 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// expectedAt is the expected precision and recall, per kind, on cal of
+// the operating points row's fitted on fit.
+func expectedAt(fit, cal *Calibration, row [numKinds]KindPR) [numKinds]KindPR {
+	var e [numKinds]KindPR
+	for k := range numKinds {
+		e[k] = cal.Kinds[k].Expected(fit.Kinds[k].OperatingPoint(row[k]))
+	}
+	return e
+}
+
+// TestCrosscheckCalibration prints the figures the docs quote on how a
+// calibration transfers between question sets. It runs only with
+// -sim.crosscheck. With "stored", it prints each stored calibration's
+// expected figures per row of the calibration check (the figures that
+// check's measured table approaches). With NAME=DIR:SPLIT, it measures
+// the reading on questions SPLIT.. (the fitted set) and 0..SPLIT-1 (held
+// out), prints each set's join-table tier (tierTableBridge: its items in
+// the gold), and counts the check's expected figures within 3 points of
+// their rows with operating points fitted on the fitted set, on the
+// fitted set and on the held-out one (6 rows x 8 figures).
+func TestCrosscheckCalibration(t *testing.T) {
+	if *crosscheck == "" {
+		t.Skip("-sim.crosscheck not set")
+	}
+	names, rows := checkRows()
+	pct := func(e [numKinds]KindPR) string {
+		var sb strings.Builder
+		for k := range numKinds {
+			fmt.Fprintf(&sb, "  %4.1f/%4.1f", 100*e[k].P, 100*e[k].R)
+		}
+		return sb.String()
+	}
+	if *crosscheck == "stored" {
+		for _, c := range []string{"mini", "spider"} {
+			cal := calibrations[c]
+			fmt.Printf("%s, expected P/R (table, column, number, operator):\n", c)
+			for i, row := range rows {
+				fmt.Printf("  %-14s%s\n", names[i], pct(expectedAt(cal, cal, row)))
+			}
+		}
+		return
+	}
+	name, spec, _ := strings.Cut(*crosscheck, "=")
+	dir, splitArg, ok := strings.Cut(spec, ":")
+	split, err := strconv.Atoi(splitArg)
+	if !ok || err != nil {
+		t.Fatalf("-sim.crosscheck %q: want NAME=DIR:SPLIT (SPLIT a question index)", *crosscheck)
+	}
+	b, err := datasets.Open(name, dir, datasets.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Engine.Close()
+	held := measureReading(t, b, 0, split)
+	fit := measureReading(t, b, split, len(b.Examples))
+	for _, s := range []struct {
+		set string
+		cal *Calibration
+	}{{fmt.Sprintf("questions 1-%d", split), &held}, {fmt.Sprintf("questions %d-%d", split+1, len(b.Examples)), &fit}} {
+		c := s.cal.Kinds[KindTable].Tiers[tierTableBridge]
+		fmt.Printf("%s (%d with databases): join-table tier %g of %g in the gold (%.0f%%)\n", s.set, s.cal.Questions, c.Hit, c.N, 100*c.Hit/c.N)
+	}
+	in, out := 0, 0
+	for i, row := range rows {
+		eIn, eOut := expectedAt(&fit, &fit, row), expectedAt(&fit, &held, row)
+		in += withinPoints(eIn, row, 3)
+		out += withinPoints(eOut, row, 3)
+		fmt.Printf("  %-14s fitted%s\n  %-14s held out%s\n", names[i], pct(eIn), "", pct(eOut))
+	}
+	fmt.Printf("fitted on questions %d-%d, expected figures within 3 points: %d of %d on those questions, %d of %d on questions 1-%d\n",
+		split+1, len(b.Examples), in, 8*len(rows), out, 8*len(rows), split)
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"sort"
+	"sync"
 )
 
 // TierCount is what a calibration measured for one tier of a kind's
@@ -195,28 +196,71 @@ func abs(x float64) float64 {
 }
 
 // calibrationFor is the calibration of the benchmark called name: its
-// own where one was measured, else Spider dev's (a modelling choice: the
-// reading's figures differ between question sets, so on another benchmark
-// the simulated Table 4 is not calibrated).
+// own where one was measured, else the default one (defaultCalibration:
+// Spider dev's, its unmeasured tiers filled from mini's; a modelling
+// choice: the reading's figures differ between question sets, so on
+// another benchmark the simulated Table 4 is not calibrated).
 func calibrationFor(name string) *Calibration {
-	if c, ok := Calibrations[name]; ok {
+	if c, ok := calibrations[name]; ok {
 		return c
 	}
-	return Calibrations[DefaultCalibration]
+	return defaultCalibration()
 }
 
-// operatingPoints are the model's keep rates, per stage (stageExtract,
-// stageVerified) and kind: the profile's Extract and Verified rows on its
-// benchmark's calibration. It also sets schemaKeep, a schema selection's
-// keep rates (pickTables).
-func (s *Model) operatingPoints() *[2][numKinds]KeepRates {
+// defaultCalibration is the calibration of a benchmark without its own:
+// DefaultCalibration's, with each tier it did not measure (no item
+// listed: Spider dev has no hints, so its hint tiers of numbers and
+// operators are empty) taken from FallbackCalibration, which measured
+// it. Without them such a tier would get keep rate 0, and a benchmark
+// whose hints carry numbers and operators (BIRD) would never list one.
+var defaultCalibration = sync.OnceValue(func() *Calibration {
+	return fillUnmeasured(calibrations[DefaultCalibration], calibrations[FallbackCalibration])
+})
+
+// fillUnmeasured is base with each tier base did not measure (N = 0) and
+// from measured taken from from: its items and hits per question, scaled
+// to base's question count, the hits added to the gold items (the gold
+// items only that tier finds). The other tiers, the pool and base
+// itself are left as they are.
+func fillUnmeasured(base, from *Calibration) *Calibration {
+	out := *base
+	out.Source = base.Source + "; the tiers it did not measure from " + from.Source
+	scale := float64(base.Questions) / float64(from.Questions)
+	for k := range out.Kinds {
+		kc := base.Kinds[k]
+		kc.Tiers = append([]TierCount(nil), kc.Tiers...)
+		for t, c := range kc.Tiers {
+			if c.N > 0 || t >= len(from.Kinds[k].Tiers) || from.Kinds[k].Tiers[t].N == 0 {
+				continue
+			}
+			f := from.Kinds[k].Tiers[t]
+			kc.Tiers[t] = TierCount{N: f.N * scale, Hit: f.Hit * scale}
+			kc.Gold += f.Hit * scale
+		}
+		out.Kinds[k] = kc
+	}
+	return &out
+}
+
+// opPoints are a model's keep rates on its benchmark's calibration.
+type opPoints struct {
+	// stage are a keyword answer's, per stage (stageExtract,
+	// stageVerified) and kind: the profile's Extract and Verified rows.
+	stage [2][numKinds]KeepRates
+	// schema are a schema selection's (pickTables): the tables' rates
+	// whose expected recall is the profile's SchemaRecall.
+	schema KeepRates
+}
+
+// operatingPoints are the model's keep rates (opPoints), solved once.
+func (s *Model) operatingPoints() *opPoints {
 	s.opsOnce.Do(func() {
 		cal := calibrationFor(s.b.Name)
 		for k := range numKinds {
-			s.ops[stageExtract][k] = cal.Kinds[k].OperatingPoint(s.prof.Extract[k])
-			s.ops[stageVerified][k] = cal.Kinds[k].OperatingPoint(s.prof.Verified[k])
+			s.ops.stage[stageExtract][k] = cal.Kinds[k].OperatingPoint(s.prof.Extract[k])
+			s.ops.stage[stageVerified][k] = cal.Kinds[k].OperatingPoint(s.prof.Verified[k])
 		}
-		s.schemaKeep = cal.Kinds[KindTable].RecallPoint(s.prof.SchemaRecall())
+		s.ops.schema = cal.Kinds[KindTable].RecallPoint(s.prof.SchemaRecall())
 	})
 	return &s.ops
 }

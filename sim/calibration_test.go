@@ -58,7 +58,7 @@ func TestOperatingPoint(t *testing.T) {
 // 0.05 points; and every keep rate lies in [0, 1].
 func TestCalibrationsReachExtractRows(t *testing.T) {
 	t.Parallel()
-	for name, cal := range Calibrations {
+	for name, cal := range calibrations {
 		for _, prof := range []string{"qwen2.5-7b", "qwen3-8b"} {
 			t.Run(name+"/"+prof, func(t *testing.T) {
 				row := profiles[prof].Extract
@@ -118,7 +118,7 @@ func TestRecallPoint(t *testing.T) {
 			}
 		})
 	}
-	for name, cal := range Calibrations {
+	for name, cal := range calibrations {
 		for _, prof := range ProfileNames() {
 			t.Run(name+"/"+prof, func(t *testing.T) {
 				kc := cal.Kinds[KindTable]
@@ -127,6 +127,51 @@ func TestRecallPoint(t *testing.T) {
 					t.Errorf("expected table recall %.4f; want the profile's %.4f", got, r)
 				}
 			})
+		}
+	}
+}
+
+// TestDefaultCalibrationFillsUnmeasuredTiers: on a benchmark without its
+// own calibration, every tier the default calibration did not measure
+// (Spider dev's hint tiers of numbers and operators) gets a keep rate
+// above 0, for every profile, stage and kind, wherever the fallback
+// calibration's own operating point keeps that tier; without the fill
+// such a tier's keep rate is 0 and the hint's items are never listed.
+func TestDefaultCalibrationFillsUnmeasuredTiers(t *testing.T) {
+	base, from := calibrations[DefaultCalibration], calibrations[FallbackCalibration]
+	cal := calibrationFor("bird")
+	filled := 0
+	for name, prof := range profiles {
+		for stage, rows := range [][numKinds]KindPR{prof.Extract, prof.Verified} {
+			for kind := range numKinds {
+				got := cal.Kinds[kind].OperatingPoint(rows[kind])
+				ref := from.Kinds[kind].OperatingPoint(rows[kind])
+				for tier, c := range base.Kinds[kind].Tiers {
+					if c.N > 0 || ref.Tier[tier] == 0 {
+						continue
+					}
+					filled++
+					t.Run(fmt.Sprintf("%s/stage%d/%s/tier%d", name, stage, kindNames[kind], tier), func(t *testing.T) {
+						if got.Tier[tier] <= 0 {
+							t.Errorf("keep rate %g; want > 0 (%s keeps %g)", got.Tier[tier], FallbackCalibration, ref.Tier[tier])
+						}
+					})
+				}
+			}
+		}
+	}
+	if filled == 0 {
+		t.Fatalf("got no tier that %s left unmeasured and %s keeps; want some", DefaultCalibration, FallbackCalibration)
+	}
+	// The default calibration itself is left as it is.
+	for kind := range numKinds {
+		for tier, c := range base.Kinds[kind].Tiers {
+			if c.N == 0 {
+				continue
+			}
+			if g := cal.Kinds[kind].Tiers[tier]; g != c {
+				t.Errorf("%s tier %d: got %+v; want %s's %+v", kindNames[kind], tier, g, DefaultCalibration, c)
+			}
 		}
 	}
 }

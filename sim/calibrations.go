@@ -1,9 +1,15 @@
 package sim
 
-// DefaultCalibration is the calibration a benchmark without its own uses.
+// DefaultCalibration is the calibration a benchmark without its own uses,
+// its unmeasured tiers filled from FallbackCalibration's.
 const DefaultCalibration = "spider"
 
-// Calibrations are the measured calibrations of the ranked keyword
+// FallbackCalibration is the calibration whose counts stand in for the
+// tiers DefaultCalibration did not measure (the hint tiers of numbers
+// and operators: Spider dev has no hints, mini has).
+const FallbackCalibration = "mini"
+
+// calibrations are the measured calibrations of the ranked keyword
 // reading, by benchmark name: per kind (table, column, number, operator),
 // the items and gold hits of each tier (keywords.go: tierTable*,
 // tierColumn*, tierNumber*, tierOperator*, in that order) and of the pool,
@@ -12,8 +18,10 @@ const DefaultCalibration = "spider"
 // on the shared data. They are measurements of the simulator's reading,
 // taken once and offline; an item's answer never reads its own gold.
 // TestMiniCalibrationCurrent re-measures the mini one on every test run,
-// so a change to the reading cannot leave it stale unnoticed.
-var Calibrations = map[string]*Calibration{
+// so a change to the reading cannot leave it stale unnoticed. They are
+// unexported: they decide every keep rate, and so answers, and only
+// BehaviourVersion, not a caller's change, moves the model's identity.
+var calibrations = map[string]*Calibration{
 	"mini": {Name: "mini", Source: "the bundled mini benchmark, all questions", Questions: 42, Kinds: [numKinds]KindCalibration{
 		{Tiers: []TierCount{{42, 37}, {16, 14}, {8, 3}, {20, 18}, {3, 1}}, Pool: TierCount{81, 5}, Gold: 78},                      // table
 		{Tiers: []TierCount{{25, 20}, {44, 43}, {56, 25}, {4, 1}, {37, 23}, {52, 44}}, Pool: TierCount{233, 18}, Gold: 183},       // column

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
 	"regexp"
 	"slices"
@@ -208,34 +207,11 @@ func keywordReading(c *Sample) questionKeywords {
 	text := c.Question + " " + c.Evidence
 	sc := c.scored()
 	rel := related(sc)
-	tr, cr, nr, or := &k.rank[KindTable], &k.rank[KindColumn], &k.rank[KindNumber], &k.rank[KindOperator]
-	stems := map[string]bool{}
-	for _, w := range wordsOf(text) {
-		stems[stem(w)] = true
-	}
+	stems := stemsOf(text)
+	k.rank[KindTable] = tableRanking(c, rel, stems)
+	cr, nr, or := &k.rank[KindColumn], &k.rank[KindNumber], &k.rank[KindOperator]
 	// exact is whether the text uses every word of name.
-	exact := func(name string) bool {
-		return !slices.ContainsFunc(nameWords(name), func(w string) bool { return !stems[stem(w)] })
-	}
-	for i, t := range rel {
-		switch {
-		case i == 0 && t.score > 0:
-			tr.add(tierTableBest, t.name)
-		case t.named && exact(t.name):
-			tr.add(tierTableExact, t.name)
-		case t.named:
-			tr.add(tierTableNamed, t.name)
-		case t.score > 0:
-			tr.add(tierTableRelated, t.name)
-		default:
-			tr.add(tierTableBridge, t.name)
-		}
-	}
-	var shownTables []string
-	for _, t := range c.Prompt.Tables {
-		shownTables = append(shownTables, t.Name)
-	}
-	tr.setPool(shownTables)
+	exact := func(name string) bool { return usesName(stems, name) }
 	for _, t := range sc {
 		for _, col := range t.cols {
 			tier := tierColumnRelated
@@ -341,7 +317,7 @@ func keywordReading(c *Sample) questionKeywords {
 	}
 	or.add(tierOperatorDefault, "=")
 	or.setPool(readableOperators)
-	k.tables, k.columns, k.operators = tr.items(), cr.items(), or.items()
+	k.tables, k.columns, k.operators = k.rank[KindTable].items(), cr.items(), or.items()
 	return k
 }
 
@@ -379,9 +355,12 @@ const (
 // reading and its pool join the pool.
 func (c *Sample) keywords(k questionKeywords, stage int, shown *[numKinds][]string) [numKinds][]string {
 	var out [numKinds][]string
-	ops := c.model.operatingPoints()[stage]
+	ops := c.model.operatingPoints().stage[stage]
 	for kind := range numKinds {
 		r := k.rank[kind]
+		// The pool is clipped so that the shown items go to a new array,
+		// never into the spare capacity of the reading's own.
+		r.pool = slices.Clip(r.pool)
 		if shown != nil {
 			for _, s := range shown[kind] {
 				if !r.has(s) && !containsFold(r.pool, s) {
@@ -414,18 +393,52 @@ func (c *Sample) keywords(k questionKeywords, stage int, shown *[numKinds][]stri
 // It is the model's confidence in the item for that question and seed;
 // the samples of one request share it too.
 func (c *Sample) itemDraw(kind int, item string) float64 {
-	h := sha256.New()
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], uint64(c.model.cfg.Seed))
-	h.Write(b[:])
-	if s := c.Request.Seed; s != nil {
-		binary.LittleEndian.PutUint64(b[:], uint64(*s))
-		h.Write([]byte{1})
-		h.Write(b[:])
-	} else {
-		h.Write([]byte{0})
-	}
+	h := seedHash(c.model.cfg.Seed, c.Request.Seed)
 	h.Write([]byte(c.example.DBID + "\x00" + c.Question + "\x00" + kindNames[kind] + "\x00" + strings.ToLower(item)))
 	sum := h.Sum(nil)
 	return float64(binary.LittleEndian.Uint64(sum[:8])>>11) / (1 << 53)
+}
+
+// stemsOf is the set of the stems of text's words.
+func stemsOf(text string) map[string]bool {
+	stems := map[string]bool{}
+	for _, w := range wordsOf(text) {
+		stems[stem(w)] = true
+	}
+	return stems
+}
+
+// usesName is whether a text with the word stems stems uses every word
+// of name.
+func usesName(stems map[string]bool, name string) bool {
+	return !slices.ContainsFunc(nameWords(name), func(w string) bool { return !stems[stem(w)] })
+}
+
+// tableRanking is the ranked reading of the tables (keywordReading): the
+// related tables rel, the one the question relates to most first, then
+// those whose name the text (its word stems) uses in full or in part, by
+// a column or a value, and the join tables; the prompt's other shown
+// tables are the pool.
+func tableRanking(c *Sample, rel []scoredTable, stems map[string]bool) ranking {
+	var tr ranking
+	for i, t := range rel {
+		switch {
+		case i == 0 && t.score > 0:
+			tr.add(tierTableBest, t.name)
+		case t.named && usesName(stems, t.name):
+			tr.add(tierTableExact, t.name)
+		case t.named:
+			tr.add(tierTableNamed, t.name)
+		case t.score > 0:
+			tr.add(tierTableRelated, t.name)
+		default:
+			tr.add(tierTableBridge, t.name)
+		}
+	}
+	var shownTables []string
+	for _, t := range c.Prompt.Tables {
+		shownTables = append(shownTables, t.Name)
+	}
+	tr.setPool(shownTables)
+	return tr
 }

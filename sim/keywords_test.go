@@ -65,7 +65,7 @@ func TestKeywordOperatingPoints(t *testing.T) {
 			}
 			c := &Sample{Prompt: ParsePrompt(drawMessages(prompt(q, ""))), Question: q, model: m}
 			k := keywordReading(c)
-			ops := m.operatingPoints()
+			ops := m.operatingPoints().stage
 			// want[stage][kind][item] is the item's keep rate.
 			var want [2][numKinds]map[string]float64
 			for st := range 2 {
@@ -201,15 +201,15 @@ func TestSchemaSelectionKeepRates(t *testing.T) {
 				t.Fatal(err)
 			}
 			k := keywordReading(&Sample{Prompt: ParsePrompt(drawMessages(prompt(q, ""))), Question: q, model: m}).rank[KindTable]
-			m.operatingPoints()
+			schema := m.operatingPoints().schema
 			want := map[string]float64{}
 			for tier, items := range k.tiers {
 				for _, x := range items {
-					want[x] = m.schemaKeep.Tier[tier]
+					want[x] = schema.Tier[tier]
 				}
 			}
 			for _, x := range k.pool {
-				want[x] = m.schemaKeep.Pool
+				want[x] = schema.Pool
 			}
 			got := map[string]int{}
 			const n = 300
@@ -260,7 +260,7 @@ func TestVerifyShownOutsideReading(t *testing.T) {
 			if k.has(outside) || containsFold(k.pool, outside) {
 				t.Fatalf("%s is in the reading or its pool; want a column outside both", outside)
 			}
-			ops := m.operatingPoints()[stageVerified][KindColumn]
+			ops := m.operatingPoints().stage[stageVerified][KindColumn]
 			want := map[string]float64{outside: ops.Pool}
 			for tier, items := range k.tiers {
 				if containsFold(items, inside) {
@@ -289,5 +289,38 @@ func TestVerifyShownOutsideReading(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestKeywordsLeaveReadingPool: a verification's shown items join the
+// pool of its own copy of the ranking, never the reading's: a reading
+// whose pool has spare capacity keeps that capacity untouched.
+func TestKeywordsLeaveReadingPool(t *testing.T) {
+	t.Parallel()
+	b := concertBenchmark(t, true)
+	q := "How many singers from France above age 20?"
+	m, err := New(b, Config{P: 0.6, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Sample{Prompt: ParsePrompt(drawMessages(prompt(q, ""))), Question: q, model: m}
+	k := keywordReading(c)
+	for kind := range numKinds {
+		pool := make([]string, len(k.rank[kind].pool), len(k.rank[kind].pool)+4)
+		copy(pool, k.rank[kind].pool)
+		k.rank[kind].pool = pool
+	}
+	var shown [numKinds][]string
+	for kind := range numKinds {
+		shown[kind] = []string{"shown_only_" + kindNames[kind]}
+	}
+	for stage := range 2 {
+		c.keywords(k, stage, &shown)
+	}
+	for kind := range numKinds {
+		p := k.rank[kind].pool
+		if spare := p[len(p):cap(p)]; slices.ContainsFunc(spare, func(s string) bool { return s != "" }) {
+			t.Errorf("%s: the reading's pool's spare capacity holds %q; want it untouched", kindNames[kind], spare)
+		}
 	}
 }

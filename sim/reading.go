@@ -351,9 +351,8 @@ func pickTables(c *Sample) []scoredTable {
 	for _, t := range sc {
 		byName[strings.ToLower(t.name)] = t
 	}
-	c.model.operatingPoints()
-	k := c.model.schemaKeep
-	r := keywordReading(c).rank[KindTable]
+	k := c.model.operatingPoints().schema
+	r := tableRanking(c, related(sc), stemsOf(c.Question+" "+c.Evidence))
 	var out []scoredTable
 	keep := func(name string, rate float64) {
 		if t, ok := byName[strings.ToLower(name)]; ok && c.Rand.Float64() < rate {

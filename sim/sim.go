@@ -6,7 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/t2sbench/t2sbench/runners/llm"
+	"hash"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/runners/llm"
 )
 
 // Defaults of the sim backend.
@@ -130,11 +131,9 @@ type Model struct {
 	// rho is the intra-question correlation, prof the backbone profile.
 	rho  float64
 	prof *Profile
-	// ops are the keyword extraction's operating points, schemaKeep a
-	// schema selection's (operatingPoints).
-	opsOnce    sync.Once
-	ops        [2][numKinds]KeepRates
-	schemaKeep KeepRates
+	// ops are the model's operating points (operatingPoints).
+	opsOnce sync.Once
+	ops     opPoints
 	// needs caches the analysis of each gold SQL (key: db, id, SQL).
 	needs sync.Map
 
@@ -222,7 +221,7 @@ func New(b *datasets.Benchmark, cfg Config) (*Model, error) {
 // to this one. Bump it with every change that moves any draw or any
 // answer (a probability, a keep rate, a calibration, a reading, the order
 // of the draws or of an answer's items).
-const BehaviourVersion = 1
+const BehaviourVersion = 2
 
 // Ident identifies this simulator for the response cache: the behaviour
 // version, the benchmark and every setting that changes answers.
@@ -434,17 +433,7 @@ func (s *Model) tokens(chars int) int { return int(math.Ceil(float64(chars) * s.
 // payloads), the white space inside their fenced blocks folded
 // (foldFences): the draws of one decision are the same in every style.
 func (s *Model) requestHash(seed *int64, msgs []llm.Message) [32]byte {
-	h := sha256.New()
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], uint64(s.cfg.Seed))
-	h.Write(b[:])
-	if seed != nil {
-		binary.LittleEndian.PutUint64(b[:], uint64(*seed))
-		h.Write([]byte{1})
-		h.Write(b[:])
-	} else {
-		h.Write([]byte{0})
-	}
+	h := seedHash(s.cfg.Seed, seed)
 	for _, m := range msgs {
 		writeField(h, m.Role)
 		writeField(h, foldFences(m.Content))
@@ -452,6 +441,24 @@ func (s *Model) requestHash(seed *int64, msgs []llm.Message) [32]byte {
 	var out [32]byte
 	h.Sum(out[:0])
 	return out
+}
+
+// seedHash is a SHA-256 hash that starts with the draw keys' seeds: the
+// model's seed, then the request's, marked present or absent (requestHash,
+// Sample.itemDraw).
+func seedHash(model int64, req *int64) hash.Hash {
+	h := sha256.New()
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(model))
+	h.Write(b[:])
+	if req != nil {
+		binary.LittleEndian.PutUint64(b[:], uint64(*req))
+		h.Write([]byte{1})
+		h.Write(b[:])
+	} else {
+		h.Write([]byte{0})
+	}
+	return h
 }
 
 // sampleSeeds derives the two PCG seeds of sample i.

@@ -22,8 +22,9 @@
 // are ranked by lexical similarity and retained above a threshold; the
 // tables and columns the validated state names (its tables and field
 // patterns, as the paper conditions linking on the state) are retained
-// whatever their similarity; the retained tables (plus bridging tables on foreign-key paths, with their
-// keys) are rendered in M-Schema (LinkSchema).
+// whatever their similarity; the retained tables (plus bridging tables
+// on foreign-key paths, with their keys) are rendered in M-Schema
+// (LinkSchema).
 //
 // Stage 2: UCT search (runners/mcts, role "reason", sampled at rStar's
 // temperature 0.8, top_p 0.95, top_k 40, with c = 2.0; expansion paper,

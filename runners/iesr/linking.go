@@ -23,8 +23,10 @@ const (
 	// DefaultLinkThreshold is the similarity a column or table needs to be
 	// retained.
 	DefaultLinkThreshold = 0.6
-	// DefaultLinkMaxTables caps the retained tables (bridging tables that
-	// join them come on top).
+	// DefaultLinkMaxTables caps the retained tables: the tables the
+	// validated state names come first and are never cut (they come on
+	// top when they are more), and bridging tables that join the retained
+	// ones come on top.
 	DefaultLinkMaxTables = 6
 )
 
@@ -74,10 +76,11 @@ type linkItem struct {
 // resolves to the tables the state names that hold it: resolveNamed). A
 // named column that is a key is shown as a key. A table is retained when
 // its name or one of its columns is (the tables the state names first,
-// then at most maxTables in all, best first), and shows the columns named
-// or linked, all of them when none is; tables on the shortest foreign-key paths between
-// retained tables are added as bridges, showing only their keys. When
-// nothing is retained the whole schema is kept (Fallback).
+// never cut, then the others best first, up to maxTables in all), and
+// shows the columns named or linked, all of them when none is; tables on
+// the shortest foreign-key paths between retained tables are added as
+// bridges, showing only their keys. When nothing is retained the whole
+// schema is kept (Fallback).
 func LinkSchema(s *datasets.Schema, terms, named []string, lsh, threshold float64, maxTables int) Link {
 	keys := map[string]bool{} // lower-case "t.c" of key columns
 	for _, fk := range s.ForeignKeys {

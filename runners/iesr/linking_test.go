@@ -2,8 +2,10 @@ package iesr
 
 import (
 	"context"
+	"maps"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -134,5 +136,46 @@ func TestLinkBareColumnOfNamedTable(t *testing.T) {
 	want := map[string][]string{"stadium": {"name", "capacity"}}
 	if !reflect.DeepEqual(l.Tables, want) {
 		t.Errorf("tables %v; want %v", l.Tables, want)
+	}
+}
+
+// TestLinkCapKeepsNamedTables: link_max_tables never cuts a table the
+// validated state names: the named tables sort first and the cap is
+// raised to their count, so a cap below it keeps every named table and
+// cuts the question's own (station, linked by "station" and "elevation").
+// Bridges join what is kept and come on top of the cap.
+func TestLinkCapKeepsNamedTables(t *testing.T) {
+	t.Parallel()
+	question := "Which weather station sits at the highest elevation, and how high is it in metres?"
+	s := weatherSchema()
+	tests := []struct {
+		name        string
+		named       []string
+		max         int
+		wantTables  []string
+		wantBridges []string
+	}{
+		{"one named table, cap 1", []string{"owner"}, 1, []string{"owner"}, nil},
+		{"one named table, cap 2", []string{"owner"}, 2, []string{"owner", "station"}, nil},
+		{"two named tables, cap 1", []string{"owner", "owner.owner_name", "reading"}, 1, []string{"owner", "reading"}, nil},
+		{"named column, cap 2", []string{"reading.value"}, 2, []string{"reading", "sensor", "station"}, []string{"sensor"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			l := LinkSchema(s, QueryTerms(question, "", nil), tc.named, DefaultLinkLSH, DefaultLinkThreshold, tc.max)
+			got := slices.Sorted(maps.Keys(l.Tables))
+			if !slices.Equal(got, tc.wantTables) {
+				t.Errorf("tables %v; want %v", got, tc.wantTables)
+			}
+			if !slices.Equal(l.Bridges, tc.wantBridges) {
+				t.Errorf("bridges %v; want %v", l.Bridges, tc.wantBridges)
+			}
+			for _, n := range tc.named {
+				if !slices.Contains(l.Named, n) {
+					t.Errorf("named %v; want it to hold %q", l.Named, n)
+				}
+			}
+		})
 	}
 }
