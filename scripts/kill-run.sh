@@ -102,6 +102,14 @@ check_end() {
 }
 
 k=0
+# next_dir checks the run directory that ended and moves the next kills
+# to a new one.
+next_dir() {
+	check_end "$out"
+	gen=$((gen + 1))
+	out=$work/run$gen
+}
+
 while ((k < kills)); do
 	before=$(count "$out")
 	sess=$(sessions "$out")
@@ -113,9 +121,7 @@ while ((k < kills)); do
 			echo "  the resume of ${out##*/} with every item committed failed"
 			fail=1
 		fi
-		check_end "$out"
-		gen=$((gen + 1))
-		out=$work/run$gen
+		next_dir
 		continue
 	fi
 	# The delay is drawn over what is left of the run: its share of items
@@ -137,9 +143,7 @@ while ((k < kills)); do
 			echo "  run into ${out##*/} exited $rc"
 			fail=1
 		fi
-		check_end "$out"
-		gen=$((gen + 1))
-		out=$work/run$gen
+		next_dir
 		continue
 	fi
 	k=$((k + 1))
