@@ -230,7 +230,7 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 		}
 		keywordRequests = n
 	}
-	q.fullSchema = datasets.RenderDDL(q.schema, datasets.RenderOptions{})
+	q.fullSchema = datasets.SchemaDDL(q.schema)
 	seed := uint64(t.Seed)
 	tree, err := mcts.Search(ctx, q, mcts.Config{
 		Rollouts: r.cfg.Rollouts, Samples: r.cfg.Expansion, C: r.cfg.C,
@@ -289,7 +289,7 @@ func disabledList(d map[mcts.Action]bool) []string {
 // retrieved values first among the schema's value examples. It returns the
 // number of model requests made.
 func (q *question) retrieveValues(ctx context.Context, r *Runner, tr *runners.Trace) (int, error) {
-	prompt := taskText(q.t.Example.DBID, datasets.RenderDDL(q.schema, datasets.RenderOptions{}), q.t.Example.Question, q.evidence) + "\n" + keywordInstruction
+	prompt := taskText(q.t.Example.DBID, datasets.SchemaDDL(q.schema), q.t.Example.Question, q.evidence) + "\n" + keywordInstruction
 	resp, err := q.complete(ctx, prompt, 0, 1, RespKeywords, llm.AnswerText, 0)
 	if err != nil {
 		if ctx.Err() == nil && runners.ModelRejected(err) {
