@@ -430,7 +430,7 @@ func evalTwoGold(ctx context.Context, g *secondGold, b *datasets.Benchmark, cach
 	}
 	var systems []metrics.GoldSystem
 	add := func(name string, al metrics.Aligned, va []metrics.Verdict) error {
-		ma, mb, err := outcomesUnder(ctx, sb, b, g, al.Preds, al.Invalid, va, workers)
+		ma, mb, err := outcomesUnder(ctx, sb, g, al.Preds, al.Invalid, va, workers)
 		if err != nil {
 			return fmt.Errorf("eval: second gold: %w", err)
 		}
