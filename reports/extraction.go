@@ -12,10 +12,8 @@ import (
 // (runs stored before reasons were recorded, runners that read no SQL
 // from text).
 func extractionTable(c *corpus) *Table {
-	counts := make([]sqltext.ReasonCounts, len(c.systems))
 	all := sqltext.ReasonCounts{}
-	for i, s := range c.systems {
-		counts[i] = s.agg.reasons
+	for _, s := range c.systems {
 		for r, n := range s.agg.reasons {
 			all[r] += n
 		}
@@ -29,13 +27,14 @@ func extractionTable(c *corpus) *Table {
 	for _, r := range order {
 		t.Columns = append(t.Columns, Column{Name: string(r), Numeric: true})
 	}
-	for i, s := range c.systems {
-		if counts[i].Total() == 0 {
+	for _, s := range c.systems {
+		counts := s.agg.reasons
+		if counts.Total() == 0 {
 			continue
 		}
-		row := []Cell{text(s.name), integer(counts[i].Total())}
+		row := []Cell{text(s.name), integer(counts.Total())}
 		for _, r := range order {
-			row = append(row, integer(counts[i][r]))
+			row = append(row, integer(counts[r]))
 		}
 		t.Rows = append(t.Rows, row)
 	}

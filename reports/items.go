@@ -19,6 +19,14 @@ import (
 // verdict correct, item not failed).
 type hits struct{ k, n int }
 
+// add counts one question, correct or not.
+func (h *hits) add(correct bool) {
+	h.n++
+	if correct {
+		h.k++
+	}
+}
+
 // acc is k / n, NaN when n is 0 (groupAcc's value).
 func (h hits) acc() (float64, int) {
 	if h.n == 0 {
@@ -90,10 +98,7 @@ func bump[K comparable](m map[K]*hits, key K, correct bool) {
 		h = &hits{}
 		m[key] = h
 	}
-	h.n++
-	if correct {
-		h.k++
-	}
+	h.add(correct)
 }
 
 // add counts one done item of the system s (a done or failed item in EX's
@@ -104,10 +109,7 @@ func (a *itemAgg) add(s *system, it *bench.Item, first bool) {
 	correct := it.Verdict.Correct && it.Status != bench.StatusFailed
 	level := s.difficulty(it.QuestionID, it)
 	types := s.labels[it.QuestionID].ReasoningTypes
-	a.all.n++
-	if correct {
-		a.all.k++
-	}
+	a.all.add(correct)
 	bump(a.byLevel, level, correct)
 	for i, ty := range types {
 		a.typed = true

@@ -396,7 +396,7 @@ func histIntervalAt(hist []int, offset int, scale, thetaHat float64, jack []jack
 			}
 		}
 		var err error
-		if pLo, pHi, err = bcaLevels((float64(less)+float64(equal)/2)/float64(B), jack, pLo, pHi); err != nil {
+		if pLo, pHi, err = bcaLevels(less, equal, B, jack, pLo, pHi); err != nil {
 			warns = append(warns, err)
 		}
 	}
@@ -406,12 +406,13 @@ func histIntervalAt(hist []int, offset int, scale, thetaHat float64, jack []jack
 }
 
 // bcaLevels moves the percentile interval's levels lo and hi to BCa's
-// (Efron 1987): frac is the share of resamples below the estimate (those
-// equal to it counting half), which gives the bias correction z0, and
-// jack the jackknife values, which give the acceleration. When every
-// resample lies on one side of the estimate z0 is undefined; lo and hi
-// come back unchanged with a warning.
-func bcaLevels(frac float64, jack []jackValue, lo, hi float64) (float64, float64, error) {
+// (Efron 1987): of the total resamples, less lie below the estimate and
+// equal on it; their share below (those on it counting half) gives the
+// bias correction z0, and jack, the jackknife values, gives the
+// acceleration. When every resample lies on one side of the estimate z0
+// is undefined; lo and hi come back unchanged with a warning.
+func bcaLevels(less, equal, total int, jack []jackValue, lo, hi float64) (float64, float64, error) {
+	frac := (float64(less) + float64(equal)/2) / float64(total)
 	if frac <= 0 || frac >= 1 {
 		return lo, hi, fmt.Errorf("stats: bootstrap: BCa bias correction undefined (all resamples on one side of the estimate); used the percentile interval")
 	}

@@ -221,7 +221,7 @@ func scoreBootstrap(x []float64, S int, opt BootstrapOptions) (Interval, []error
 			}
 		}
 		var err error
-		if pLo, pHi, err = bcaLevels((float64(less)+float64(equal)/2)/float64(len(stat)), jack, pLo, pHi); err != nil {
+		if pLo, pHi, err = bcaLevels(less, equal, len(stat), jack, pLo, pHi); err != nil {
 			warns = append(warns, err)
 		}
 	}

@@ -430,7 +430,7 @@ func evalTwoGold(ctx context.Context, g *secondGold, b *datasets.Benchmark, cach
 	}
 	var systems []metrics.GoldSystem
 	add := func(name string, al metrics.Aligned, va []metrics.Verdict) error {
-		ma, mb, err := outcomesUnder(ctx, sb, b, g, al.Preds, al.Invalid, va, workers)
+		ma, mb, err := outcomesUnder(ctx, sb, g, al.Preds, al.Invalid, va, workers)
 		if err != nil {
 			return fmt.Errorf("eval: second gold: %w", err)
 		}
@@ -620,6 +620,25 @@ func rvesLine(v metrics.RVESSummary) string {
 	return fmt.Sprintf("R-VES %.2f (timing noise allows %.2f to %.2f; median SD of the gold/prediction time ratio %.2f)", 100*v.Score, 100*v.Low, 100*v.High, v.MedianRatioSD)
 }
 
+// newEXGroupTable is the table of EX by group eval prints: the group
+// column (named name, at least width wide), then n, correct, EX and
+// attempted (exGroupRow).
+func newEXGroupTable(name string, width int) *textable.Table {
+	return textable.New(1, textable.Column{Name: name, MinWidth: width}, textable.Column{Name: "n", Align: textable.Right, MinWidth: 6},
+		textable.Column{Name: "correct", Align: textable.Right, MinWidth: 8}, textable.Column{Name: "EX", Align: textable.Right, MinWidth: 8},
+		textable.Column{Name: "attempted", Align: textable.Right, MinWidth: 9})
+}
+
+// exGroupRow adds group name's row to a newEXGroupTable; EX is "-" when
+// no question of the group was attempted.
+func exGroupRow(tab *textable.Table, name string, g metrics.EXGroup) {
+	ex := "-"
+	if g.Runnable > 0 {
+		ex = strings.TrimSpace(pct(g.EX))
+	}
+	tab.Row(name, fmt.Sprint(g.Total), fmt.Sprint(g.Correct), ex, fmt.Sprint(g.Runnable))
+}
+
 func printEvalText(w io.Writer, r evalReport) {
 	split := ""
 	if r.Split != "" {
@@ -634,37 +653,21 @@ func printEvalText(w io.Writer, r evalReport) {
 	}
 	fmt.Fprintf(w, "benchmark %s%s, mode %s, predictions %s: %d of %d questions scored\n",
 		r.Benchmark, split, mode, r.Pred, r.Overall.Total, r.Questions)
-	tab := textable.New(1, textable.Column{Name: "difficulty", MinWidth: 12}, textable.Column{Name: "n", Align: textable.Right, MinWidth: 6},
-		textable.Column{Name: "correct", Align: textable.Right, MinWidth: 8}, textable.Column{Name: "EX", Align: textable.Right, MinWidth: 8},
-		textable.Column{Name: "attempted", Align: textable.Right, MinWidth: 9})
-	row := func(name string, g metrics.EXGroup) {
-		ex := "-"
-		if g.Runnable > 0 {
-			ex = strings.TrimSpace(pct(g.EX))
-		}
-		tab.Row(name, fmt.Sprint(g.Total), fmt.Sprint(g.Correct), ex, fmt.Sprint(g.Runnable))
-	}
+	tab := newEXGroupTable("difficulty", 12)
 	for _, d := range r.Difficulties {
 		// A benchmark without difficulty labels (LogicCat) shows its
 		// reasoning types below instead of one "unknown" row.
 		if len(r.Difficulties) == 1 && d == "unknown" && len(r.ReasoningTypes) > 0 {
 			continue
 		}
-		row(d, r.ByDifficulty[d])
+		exGroupRow(tab, d, r.ByDifficulty[d])
 	}
-	row("all", r.Overall)
+	exGroupRow(tab, "all", r.Overall)
 	tab.Write(w)
 	if len(r.ReasoningTypes) > 0 {
-		tt := textable.New(1, textable.Column{Name: "reasoning type", MinWidth: 14}, textable.Column{Name: "n", Align: textable.Right, MinWidth: 6},
-			textable.Column{Name: "correct", Align: textable.Right, MinWidth: 8}, textable.Column{Name: "EX", Align: textable.Right, MinWidth: 8},
-			textable.Column{Name: "attempted", Align: textable.Right, MinWidth: 9})
+		tt := newEXGroupTable("reasoning type", 14)
 		for _, ty := range r.ReasoningTypes {
-			g := r.ByReasoningType[ty]
-			ex := "-"
-			if g.Runnable > 0 {
-				ex = strings.TrimSpace(pct(g.EX))
-			}
-			tt.Row(ty, fmt.Sprint(g.Total), fmt.Sprint(g.Correct), ex, fmt.Sprint(g.Runnable))
+			exGroupRow(tt, ty, r.ByReasoningType[ty])
 		}
 		fmt.Fprintln(w, "by the benchmark's reasoning types (a question counts under each of its types):")
 		tt.Write(w)

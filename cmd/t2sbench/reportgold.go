@@ -84,7 +84,7 @@ func reportTwoGold(ctx context.Context, runs []*bench.RunData, flags *secondGold
 			if err != nil {
 				return nil, fmt.Errorf("report: second gold: %w", err)
 			}
-			ma, mb, err := outcomesUnder(ctx, sc, b, g, al.Preds, al.Invalid, va, 1)
+			ma, mb, err := outcomesUnder(ctx, sc, g, al.Preds, al.Invalid, va, 1)
 			if err != nil {
 				return nil, fmt.Errorf("report: second gold: %w", err)
 			}

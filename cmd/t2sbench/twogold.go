@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"strings"
 
@@ -64,8 +65,18 @@ type secondGold struct {
 	// whose gold differs from the first's.
 	name    string
 	changed []string
+	// rescore holds the changed questions in the second gold's order,
+	// each with its Example.Index in both benchmarks.
+	rescore []rescoreAt
 	// own is set when b has an engine of its own to close.
 	own bool
+}
+
+// rescoreAt is a question whose gold changed: its id and its
+// Example.Index in the first benchmark (a) and in the second gold (b).
+type rescoreAt struct {
+	id   string
+	a, b int
 }
 
 func (g *secondGold) Close() {
@@ -111,6 +122,19 @@ func (f *secondGoldFlags) open(cmd string, b *datasets.Benchmark, data string, o
 		g.Close()
 		return nil, asUsage(fmt.Errorf("%s: %w", cmd, err))
 	}
+	indexA := make(map[string]int, len(b.Examples))
+	for _, e := range b.Examples {
+		indexA[e.ID] = e.Index
+	}
+	changed := make(map[string]bool, len(g.changed))
+	for _, id := range g.changed {
+		changed[id] = true
+	}
+	for _, e := range g.b.Examples {
+		if changed[e.ID] {
+			g.rescore = append(g.rescore, rescoreAt{id: e.ID, a: indexA[e.ID], b: e.Index})
+		}
+	}
 	return g, nil
 }
 
@@ -135,31 +159,22 @@ func goldName(b *datasets.Benchmark) string {
 // verdicts va) and under the second: the same, but for the questions
 // whose gold changed, scored again by sc (the second gold's scorer) from
 // preds and invalid (keyed by the first benchmark's Example.Index).
-func outcomesUnder(ctx context.Context, sc *metrics.Scorer, a *datasets.Benchmark, g *secondGold, preds, invalid map[int]string, va []metrics.Verdict, workers int) (ma, mb map[string]metrics.GoldOutcome, err error) {
+func outcomesUnder(ctx context.Context, sc *metrics.Scorer, g *secondGold, preds, invalid map[int]string, va []metrics.Verdict, workers int) (ma, mb map[string]metrics.GoldOutcome, err error) {
 	ma = make(map[string]metrics.GoldOutcome, len(va))
 	for _, v := range va {
 		ma[v.QuestionID] = metrics.OutcomeOf(v)
 	}
-	mb = make(map[string]metrics.GoldOutcome, len(va))
-	for id, o := range ma {
-		mb[id] = o
-	}
-	indexA := make(map[string]int, len(a.Examples))
-	for _, e := range a.Examples {
-		indexA[e.ID] = e.Index
-	}
-	changed := changedSet(g)
+	mb = maps.Clone(ma)
 	sub := metrics.Aligned{Preds: map[int]string{}, Invalid: map[int]string{}}
-	for _, e := range g.b.Examples {
-		i := indexA[e.ID]
-		if _, scored := ma[e.ID]; !scored || !changed[e.ID] {
+	for _, q := range g.rescore {
+		if _, scored := ma[q.id]; !scored {
 			continue
 		}
-		if p, ok := preds[i]; ok {
-			sub.Preds[e.Index] = p
+		if p, ok := preds[q.a]; ok {
+			sub.Preds[q.b] = p
 		}
-		if r, ok := invalid[i]; ok {
-			sub.Invalid[e.Index] = r
+		if r, ok := invalid[q.a]; ok {
+			sub.Invalid[q.b] = r
 		}
 	}
 	vb, err := sc.ScoreAligned(ctx, sub, workers, nil)
@@ -170,14 +185,6 @@ func outcomesUnder(ctx context.Context, sc *metrics.Scorer, a *datasets.Benchmar
 		mb[v.QuestionID] = metrics.OutcomeOf(v)
 	}
 	return ma, mb, nil
-}
-
-func changedSet(g *secondGold) map[string]bool {
-	m := make(map[string]bool, len(g.changed))
-	for _, id := range g.changed {
-		m[id] = true
-	}
-	return m
 }
 
 // printTwoGold prints the two-gold table: EX and rank under each gold, the
