@@ -154,10 +154,7 @@ func (s *single) Run(ctx context.Context, t runners.Task) (runners.Result, error
 			res.Note = "answer cut at max_tokens after its SQL block, which is used"
 		}
 	}
-	res.Extraction = sqltext.ReasonNone
-	if res.SQL != "" {
-		res.Extraction = e.Reason
-	}
+	res.Extraction = e.ReasonFor(res.SQL)
 	res.Wall = time.Since(start)
 	return res, nil
 }
