@@ -3,8 +3,12 @@ package baseline
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
+	"weak"
 
+	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/runners"
 )
 
@@ -26,7 +30,7 @@ func Prompt(ctx context.Context, t runners.Task, cot, withEvidence bool) (string
 			return "", fmt.Errorf("schema of %s: %w", t.Example.DBID, err)
 		}
 		fmt.Fprintf(&b, "Database schema (%s):\n", dialect)
-		b.WriteString(runners.SchemaDDL(s))
+		b.WriteString(schemaDDL(s))
 		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "Question: %s\n", t.Example.Question)
@@ -39,4 +43,25 @@ func Prompt(ctx context.Context, t runners.Task, cot, withEvidence bool) (string
 		fmt.Fprintf(&b, "\nAnswer with only the %s query in a ```sql block.\n", dialect)
 	}
 	return b.String(), nil
+}
+
+// ddlTexts holds the DDL text (datasets.RenderDDL with the default
+// options) of each schema Prompt rendered, keyed by a weak pointer to the
+// schema and dropped when the schema is collected.
+var ddlTexts sync.Map
+
+// schemaDDL returns datasets.RenderDDL(s, datasets.RenderOptions{}),
+// rendered once per schema: every question of a database shares the
+// schema its handle introspected once (Database.Schema), which nothing
+// changes afterwards.
+func schemaDDL(s *datasets.Schema) string {
+	k := weak.Make(s)
+	if v, ok := ddlTexts.Load(k); ok {
+		return v.(string)
+	}
+	text := datasets.RenderDDL(s, datasets.RenderOptions{})
+	if _, loaded := ddlTexts.LoadOrStore(k, text); !loaded {
+		runtime.AddCleanup(s, func(k weak.Pointer[datasets.Schema]) { ddlTexts.Delete(k) }, k)
+	}
+	return text
 }

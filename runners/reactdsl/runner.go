@@ -161,7 +161,7 @@ func (r *Runner) prompt(ctx context.Context, t runners.Task) (string, *datasets.
 		if dialect == "mysql" {
 			name = "MySQL"
 		}
-		fmt.Fprintf(&b, "Database schema (%s):\n%s\n", name, runners.SchemaDDL(s))
+		fmt.Fprintf(&b, "Database schema (%s):\n%s\n", name, datasets.RenderDDL(s, datasets.RenderOptions{}))
 	}
 	fmt.Fprintf(&b, "Question: %s\n", t.Example.Question)
 	if r.evidence && strings.TrimSpace(t.Example.Evidence) != "" {
