@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -238,7 +239,7 @@ func withinPoints(e, row [numKinds]KindPR, pts float64) int {
 	n := 0
 	for k := range numKinds {
 		for _, d := range []float64{e[k].P - row[k].P, e[k].R - row[k].R} {
-			if abs(d) <= pts/100 {
+			if math.Abs(d) <= pts/100 {
 				n++
 			}
 		}

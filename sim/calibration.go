@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"sort"
 	"sync"
 )
@@ -181,18 +182,11 @@ func (kc *KindCalibration) closest(order []int, target KindPR) KeepRates {
 			}
 		}
 		e := kc.Expected(k)
-		if gap := max(abs(e.P-target.P), abs(e.R-target.R)); depth > 0 && gap < bestGap {
+		if gap := max(math.Abs(e.P-target.P), math.Abs(e.R-target.R)); depth > 0 && gap < bestGap {
 			best, bestGap = k, gap
 		}
 	}
 	return best
-}
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
 
 // calibrationFor is the calibration of the benchmark called name: its

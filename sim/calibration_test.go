@@ -6,6 +6,19 @@ import (
 	"testing"
 )
 
+// checkKeepRates compares each keep rate of got with want's, within tol.
+func checkKeepRates(t *testing.T, got, want KeepRates, tol float64) {
+	t.Helper()
+	for i := range want.Tier {
+		if math.Abs(got.Tier[i]-want.Tier[i]) > tol {
+			t.Errorf("tier %d: got %.7f; want %.7f", i, got.Tier[i], want.Tier[i])
+		}
+	}
+	if math.Abs(got.Pool-want.Pool) > tol {
+		t.Errorf("pool: got %.7f; want %.7f", got.Pool, want.Pool)
+	}
+}
+
 // TestOperatingPoint checks the solve on a calibration small enough to do
 // by hand: tier A lists 10 items with 9 hits (P 0.9), tier B 10 with 5
 // (P 0.5), the pool 100 with 2; the gold holds 20 items.
@@ -38,14 +51,7 @@ func TestOperatingPoint(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := kc.OperatingPoint(tc.target)
-			for i := range tc.want.Tier {
-				if math.Abs(got.Tier[i]-tc.want.Tier[i]) > 1e-6 {
-					t.Errorf("tier %d: got %.7f; want %.7f", i, got.Tier[i], tc.want.Tier[i])
-				}
-			}
-			if math.Abs(got.Pool-tc.want.Pool) > 1e-6 {
-				t.Errorf("pool: got %.7f; want %.7f", got.Pool, tc.want.Pool)
-			}
+			checkKeepRates(t, got, tc.want, 1e-6)
 		})
 	}
 }
@@ -108,14 +114,7 @@ func TestRecallPoint(t *testing.T) {
 	} {
 		t.Run(fmt.Sprint(tc.r), func(t *testing.T) {
 			got := kc.RecallPoint(tc.r)
-			for i := range tc.want.Tier {
-				if math.Abs(got.Tier[i]-tc.want.Tier[i]) > 1e-9 {
-					t.Errorf("tier %d: got %.7f; want %.7f", i, got.Tier[i], tc.want.Tier[i])
-				}
-			}
-			if math.Abs(got.Pool-tc.want.Pool) > 1e-9 {
-				t.Errorf("pool: got %.7f; want %.7f", got.Pool, tc.want.Pool)
-			}
+			checkKeepRates(t, got, tc.want, 1e-9)
 		})
 	}
 	for name, cal := range calibrations {

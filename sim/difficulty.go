@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
 	"hash"
@@ -57,10 +56,7 @@ func CheckRho(r float64) error {
 // method and every style asking the question meets the same difficulty
 // and the same modal mistake.
 func (s *Model) questionKey(ex datasets.Example, what string) [32]byte {
-	h := sha256.New()
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], uint64(s.cfg.Seed))
-	h.Write(b[:])
+	h := modelHash(s.cfg.Seed)
 	for _, part := range []string{what, ex.DBID, ex.ID, ex.Question} {
 		writeField(h, part)
 	}

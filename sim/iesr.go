@@ -3,7 +3,6 @@ package sim
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -130,7 +129,7 @@ func iesrVerify(c *Sample) (string, error) {
 			if m, ok := x.(map[string]any); ok {
 				v := fmt.Sprint(m["value"])
 				shown[KindNumber] = append(shown[KindNumber], v)
-				if u, ok := m["unit"].(string); ok && k.unitOf(v) == "" && !slices.ContainsFunc(k.numbers, func(n keywordNumber) bool { return n.Value == v }) {
+				if u, ok := m["unit"].(string); ok && !k.hasNumber(v) {
 					k.numbers = append(k.numbers, keywordNumber{Value: v, Unit: u})
 				}
 			}

@@ -52,14 +52,15 @@ func TestKeywordReadingHint(t *testing.T) {
 					t.Errorf("numbers %v; want no %s", nums, w)
 				}
 			}
+			ops := k.rank[KindOperator].items()
 			for _, w := range tc.wantOps {
-				if !slices.Contains(k.operators, w) {
-					t.Errorf("operators %v; want %s", k.operators, w)
+				if !slices.Contains(ops, w) {
+					t.Errorf("operators %v; want %s", ops, w)
 				}
 			}
 			for _, w := range tc.noOps {
-				if slices.Contains(k.operators, w) {
-					t.Errorf("operators %v; want no %s", k.operators, w)
+				if slices.Contains(ops, w) {
+					t.Errorf("operators %v; want no %s", ops, w)
 				}
 			}
 		})

@@ -127,10 +127,13 @@ func orEmpty[T any](xs []T) []T {
 type questionKeywords struct {
 	// rank is the ranked reading of each kind.
 	rank [numKinds]ranking
-	// tables, columns and operators list rank's items; numbers the
-	// numbers with their units.
-	tables, columns, operators []string
-	numbers                    []keywordNumber
+	// numbers are the numbers with their units.
+	numbers []keywordNumber
+}
+
+// hasNumber is whether the reading lists number v.
+func (k questionKeywords) hasNumber(v string) bool {
+	return slices.ContainsFunc(k.numbers, func(n keywordNumber) bool { return n.Value == v })
 }
 
 // unitOf is the unit the reading gives number v ("" for none).
@@ -248,7 +251,7 @@ func keywordReading(c *Sample) questionKeywords {
 		if !unitWords[strings.ToLower(unit)] {
 			unit = ""
 		}
-		if !slices.ContainsFunc(k.numbers, func(n keywordNumber) bool { return n.Value == v }) {
+		if !k.hasNumber(v) {
 			k.numbers = append(k.numbers, keywordNumber{Value: v, Unit: unit})
 			nr.add(tier, v)
 		}
@@ -317,7 +320,6 @@ func keywordReading(c *Sample) questionKeywords {
 	}
 	or.add(tierOperatorDefault, "=")
 	or.setPool(readableOperators)
-	k.tables, k.columns, k.operators = k.rank[KindTable].items(), cr.items(), or.items()
 	return k
 }
 

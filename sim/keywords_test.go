@@ -42,6 +42,10 @@ func parseKeywordState(t *testing.T, out string) keywordState {
 	return st
 }
 
+// binomialTol is the tolerance of a share observed over n draws against
+// its expected value w: 4 binomial standard deviations, at least 0.01.
+func binomialTol(w, n float64) float64 { return math.Max(4*math.Sqrt(w*(1-w)/n), 0.01) }
+
 // TestKeywordOperatingPoints checks the extraction and the verification
 // against the model's operating points: over 200 request seeds of one
 // question whose reading lists items of several tiers of every kind, each
@@ -130,7 +134,7 @@ func TestKeywordOperatingPoints(t *testing.T) {
 				for kind := range numKinds {
 					for x, w := range want[st][kind] {
 						g := float64(got[st][kind][x]) / n
-						if tol := math.Max(4*math.Sqrt(w*(1-w)/n), 0.01); math.Abs(g-w) > tol {
+						if tol := binomialTol(w, n); math.Abs(g-w) > tol {
 							t.Errorf("stage %d %s %q: kept in %.3f of samples; want %.3f +- %.3f", st, kindNames[kind], x, g, w, tol)
 						}
 					}
@@ -231,7 +235,7 @@ func TestSchemaSelectionKeepRates(t *testing.T) {
 			}
 			for x, w := range want {
 				g := float64(got[x]) / n
-				if tol := math.Max(4*math.Sqrt(w*(1-w)/n), 0.01); math.Abs(g-w) > tol {
+				if tol := binomialTol(w, n); math.Abs(g-w) > tol {
 					t.Errorf("%s: kept in %.3f of selections; want %.3f +- %.3f", x, g, w, tol)
 				}
 			}
@@ -284,7 +288,7 @@ func TestVerifyShownOutsideReading(t *testing.T) {
 			}
 			for x, w := range want {
 				g := float64(got[x]) / n
-				if tol := math.Max(4*math.Sqrt(w*(1-w)/n), 0.01); math.Abs(g-w) > tol {
+				if tol := binomialTol(w, n); math.Abs(g-w) > tol {
 					t.Errorf("%s: kept in %.3f of rounds; want %.3f +- %.3f", x, g, w, tol)
 				}
 			}

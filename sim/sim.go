@@ -447,10 +447,8 @@ func (s *Model) requestHash(seed *int64, msgs []llm.Message) [32]byte {
 // model's seed, then the request's, marked present or absent (requestHash,
 // Sample.itemDraw).
 func seedHash(model int64, req *int64) hash.Hash {
-	h := sha256.New()
+	h := modelHash(model)
 	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], uint64(model))
-	h.Write(b[:])
 	if req != nil {
 		binary.LittleEndian.PutUint64(b[:], uint64(*req))
 		h.Write([]byte{1})
@@ -458,6 +456,17 @@ func seedHash(model int64, req *int64) hash.Hash {
 	} else {
 		h.Write([]byte{0})
 	}
+	return h
+}
+
+// modelHash is a SHA-256 hash that starts with the model's seed (8
+// bytes, little-endian): the start of every draw key (seedHash,
+// Model.questionKey).
+func modelHash(seed int64) hash.Hash {
+	h := sha256.New()
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(seed))
+	h.Write(b[:])
 	return h
 }
 

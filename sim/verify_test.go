@@ -81,7 +81,7 @@ func TestVerifiedRecallAfterRounds(t *testing.T) {
 			for kind := range numKinds {
 				want := cal.Kinds[kind].Expected(m.operatingPoints().stage[stageVerified][kind]).R
 				got := hit[kind] / gold[kind]
-				tol := math.Max(4*math.Sqrt(want*(1-want)/gold[kind]), 0.01)
+				tol := binomialTol(want, gold[kind])
 				t.Logf("%s: recall %.3f after the rounds; the Verified row's %.3f, its operating point's %.3f", kindNames[kind], got, profiles[prof].Verified[kind].R, want)
 				if math.Abs(got-want) > tol {
 					t.Errorf("%s: verified recall %.3f; want %.3f +- %.3f", kindNames[kind], got, want, tol)

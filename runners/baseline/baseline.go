@@ -154,10 +154,7 @@ func (s *single) Run(ctx context.Context, t runners.Task) (runners.Result, error
 			res.Note = "answer cut at max_tokens after its SQL block, which is used"
 		}
 	}
-	res.Extraction = sqltext.ReasonNone
-	if res.SQL != "" {
-		res.Extraction = e.Reason
-	}
+	res.Extraction = e.ReasonFor(res.SQL)
 	res.Wall = time.Since(start)
 	return res, nil
 }
@@ -224,10 +221,8 @@ func (s *sc) Run(ctx context.Context, t runners.Task) (runners.Result, error) {
 	firstSQL := ""
 	cuts := 0
 	var found runners.Extractions
-	// Samples that repeat an earlier one's text extract as it did; noted
-	// holds the texts of voting samples, whose extraction found has.
+	// Samples that repeat an earlier one's text extract as it did.
 	extracted := map[string]sqltext.Extraction{}
-	noted := map[string]bool{}
 	for i, out := range resp.Choices {
 		e, done := extracted[out]
 		if !done {
@@ -252,10 +247,7 @@ func (s *sc) Run(ctx context.Context, t runners.Task) (runners.Result, error) {
 			res.Trace.Add(step)
 			continue
 		}
-		if !noted[out] {
-			noted[out] = true
-			found.Note(e)
-		}
+		found.Note(e)
 		if firstSQL == "" {
 			firstSQL = sql
 		}

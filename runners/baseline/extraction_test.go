@@ -67,14 +67,7 @@ func TestSCRecordsExtraction(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := runners.New("sc", runners.Params{"k": len(tt.samples)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := r.Run(context.Background(), runners.Task{Example: runkit.MiniQ0, DB: db, LLM: samplesLLM(tt.samples)})
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := runSC(t, db, tt.samples)
 			if res.SQL != tt.wantSQL || res.Extraction != tt.want {
 				t.Errorf("got SQL %q extraction %q; want %q, %q", res.SQL, res.Extraction, tt.wantSQL, tt.want)
 			}

@@ -7,6 +7,7 @@ import (
 
 	_ "github.com/mattn/go-sqlite3"
 
+	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/internal/testkit"
 	"github.com/t2sbench/t2sbench/internal/testkit/runkit"
 	"github.com/t2sbench/t2sbench/runners"
@@ -27,6 +28,21 @@ type sample = testkit.Sample
 // requests.
 func samplesLLM(samples []sample) *testkit.Model {
 	return &testkit.Model{Reply: testkit.Fixed(samples...), DefaultFinish: llm.FinishStop}
+}
+
+// runSC runs sc with one vote per sample on runkit.MiniQ0 against db, the
+// model answering with samples (samplesLLM).
+func runSC(t *testing.T, db datasets.Database, samples []sample) runners.Result {
+	t.Helper()
+	r, err := runners.New("sc", runners.Params{"k": len(samples)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.Run(context.Background(), runners.Task{Example: runkit.MiniQ0, DB: db, LLM: samplesLLM(samples)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
 
 // miniQ0Wrong counts every student with a major: a wrong answer to
@@ -139,14 +155,7 @@ func TestSCExtractionOfRepeatedText(t *testing.T) {
 		{"twice", []sample{{Text: text}, {Text: text}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := runners.New("sc", runners.Params{"k": len(tc.samples)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := r.Run(context.Background(), runners.Task{Example: runkit.MiniQ0, DB: db, LLM: samplesLLM(tc.samples)})
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := runSC(t, db, tc.samples)
 			want := sqltext.ExtractSQL(text).Reason
 			if res.SQL != runkit.MiniQ0Gold || res.Extraction != want {
 				t.Errorf("SQL %q extraction %q; want the gold query and %q", res.SQL, res.Extraction, want)

@@ -160,14 +160,19 @@ func LinkSchema(s *datasets.Schema, terms, named []string, lsh, threshold float6
 	tableScore := map[string]float64{}
 	cols := map[string][]string{}
 	pinned := map[string]bool{} // tables the state names, or one of whose columns it names
-	for _, it := range resolveNamed(s, named) {
-		key := it.table
-		if it.column != "" {
-			key += "." + it.column
-			if !slices.Contains(cols[it.table], it.column) {
-				cols[it.table] = append(cols[it.table], it.column)
-			}
+	// retain shows the column of it (if any) in its table and returns its
+	// key, "t" or "t.c".
+	retain := func(it linkItem) string {
+		if it.column == "" {
+			return it.table
 		}
+		if !slices.Contains(cols[it.table], it.column) {
+			cols[it.table] = append(cols[it.table], it.column)
+		}
+		return it.table + "." + it.column
+	}
+	for _, it := range resolveNamed(s, named) {
+		key := retain(it)
 		if _, dup := l.Scores[key]; !dup {
 			l.Named = append(l.Named, key)
 		}
@@ -179,13 +184,7 @@ func LinkSchema(s *datasets.Schema, terms, named []string, lsh, threshold float6
 		if best[i] < threshold {
 			continue
 		}
-		key := it.table
-		if it.column != "" {
-			key += "." + it.column
-			if !slices.Contains(cols[it.table], it.column) {
-				cols[it.table] = append(cols[it.table], it.column)
-			}
-		}
+		key := retain(it)
 		l.Scores[key] = max(l.Scores[key], round6(best[i]))
 		tableScore[it.table] = max(tableScore[it.table], best[i])
 	}

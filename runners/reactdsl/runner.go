@@ -260,7 +260,6 @@ func (r *Runner) baseline(ctx context.Context, t runners.Task, m *runners.Meter,
 	res.Trace.Add(rep.step("generate", 1))
 	found := sqltext.ExtractSQL(rep.text)
 	sql, ok := found.SQL, found.Found()
-	res.Extraction = sqltext.ReasonNone
 	switch {
 	case !ok && rep.cut():
 		res.Note = cutNote + "; " + NoSQLNote
@@ -271,11 +270,11 @@ func (r *Runner) baseline(ctx context.Context, t runners.Task, m *runners.Meter,
 		res.Note = cutNote + "; its SQL was unfinished"
 	default:
 		res.SQL = sql
-		res.Extraction = found.Reason
 		if rep.cut() {
 			res.Note = cutNote + "; its SQL block was complete and is used"
 		}
 	}
+	res.Extraction = found.ReasonFor(res.SQL)
 	return nil
 }
 

@@ -106,6 +106,16 @@ var Reasons = []Reason{ReasonContinuation, ReasonFinalMarker, ReasonLastCorrecti
 // Found reports whether SQL was found.
 func (e Extraction) Found() bool { return e.SQL != "" }
 
+// ReasonFor is the reason to record (Result.Extraction) for an answer
+// whose SQL, read from e, is sql: ReasonNone when sql is empty (no answer,
+// or an extraction the caller did not take), else e.Reason.
+func (e Extraction) ReasonFor(sql string) Reason {
+	if sql == "" {
+		return ReasonNone
+	}
+	return e.Reason
+}
+
 // Note is NoSQL when no SQL was found, else empty.
 func (e Extraction) Note() string {
 	if e.Found() {

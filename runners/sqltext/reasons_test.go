@@ -13,3 +13,25 @@ func TestCountReasons(t *testing.T) {
 		t.Errorf("got %q; want %q", got, want)
 	}
 }
+
+// TestReasonFor: an answer taken from an extraction records its reason,
+// an empty answer (nothing found, or an extraction not taken) none.
+func TestReasonFor(t *testing.T) {
+	found := ExtractSQL("```sql\nSELECT 1\n```")
+	for _, tc := range []struct {
+		name string
+		e    Extraction
+		sql  string
+		want Reason
+	}{
+		{"taken", found, found.SQL, ReasonSingle},
+		{"not taken", found, "", ReasonNone},
+		{"nothing found", ExtractSQL("I do not know."), "", ReasonNone},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.e.ReasonFor(tc.sql); got != tc.want {
+				t.Errorf("got %q; want %q", got, tc.want)
+			}
+		})
+	}
+}

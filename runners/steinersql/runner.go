@@ -284,8 +284,8 @@ type attempt struct {
 	sql    string
 	report Report
 	cut    bool
-	// reason is how sql was found in the response (sqltext.Reason).
-	reason sqltext.Reason
+	// found is how sql was found in the response.
+	found sqltext.Extraction
 }
 
 // passed reports whether the attempt has a query that passed validation.
@@ -476,7 +476,7 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 			continue
 		}
 		if r.validation == ValNone {
-			attempts = append(attempts, attempt{sql: sql, reason: found.Reason})
+			attempts = append(attempts, attempt{sql: sql, found: found})
 			break
 		}
 		// Stage 3: validation.
@@ -488,7 +488,7 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 		if ctx.Err() != nil {
 			return res, ctx.Err()
 		}
-		attempts = append(attempts, attempt{sql: sql, report: rep, reason: found.Reason})
+		attempts = append(attempts, attempt{sql: sql, report: rep, found: found})
 		lv := rep.Levels()
 		info := map[string]any{"iteration": it, "pass": rep.Pass(), "read": rep.Read}
 		var reasons []string
@@ -582,10 +582,7 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 		res.Candidates = append(res.Candidates, c)
 	}
 	res.SQL = attempts[best].sql
-	res.Extraction = sqltext.ReasonNone
-	if res.SQL != "" {
-		res.Extraction = attempts[best].reason
-	}
+	res.Extraction = attempts[best].found.ReasonFor(res.SQL)
 	switch {
 	case res.SQL == "" && attempts[best].cut:
 		res.Note = NoSQLNote + " (answer cut at max_tokens)"
