@@ -1,9 +1,7 @@
 package bench
 
 import (
-	"database/sql"
 	"errors"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -19,15 +17,7 @@ func TestReadRunStream(t *testing.T) {
 	t.Parallel()
 	eachFormatStore(t, func(t *testing.T, dir string, legacy bool) {
 		// One call with a bad token count, which both reads name.
-		db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, StoreFile))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = db.Exec(`UPDATE model_calls SET completion_tokens = -7 WHERE id = (SELECT min(id) FROM model_calls)`)
-		db.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		execStore(t, dir, `UPDATE model_calls SET completion_tokens = -7 WHERE id = (SELECT min(id) FROM model_calls)`)
 		whole, err := ReadRunMode(dir, ReadReport)
 		if err != nil {
 			t.Fatal(err)
@@ -191,15 +181,7 @@ func TestReadRunStreamErrors(t *testing.T) {
 			dir := t.TempDir()
 			writeFormatStore(t, dir, false)
 			if tt.corrupt != "" {
-				db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, StoreFile))
-				if err != nil {
-					t.Fatal(err)
-				}
-				_, err = db.Exec(tt.corrupt)
-				db.Close()
-				if err != nil {
-					t.Fatal(err)
-				}
+				execStore(t, dir, tt.corrupt)
 			}
 			r, err := ReadRunStream(dir, ReadOptions{})
 			if err == nil {

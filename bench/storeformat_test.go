@@ -79,6 +79,21 @@ func eachFormatStore(t *testing.T, fn func(t *testing.T, dir string, legacy bool
 	}
 }
 
+// execStore runs stmts, in order, on the store of dir.
+func execStore(t *testing.T, dir string, stmts ...string) {
+	t.Helper()
+	db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, StoreFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range stmts {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // writeFormatStore writes formatItems through the store; legacy rewrites
 // every result as stores made before compression held it (JSON text in
 // items.result, no digest, cache keys as text).
@@ -488,18 +503,11 @@ func TestExtractionBeforeReasons(t *testing.T) {
 			t.Errorf("got reasons %v; want %v", got, want)
 		}
 		// Strip the field as an older version wrote the rows.
-		db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, StoreFile))
-		if err != nil {
-			t.Fatal(err)
-		}
 		stmt := `UPDATE items SET digest = json_remove(digest, '$.extraction') WHERE digest IS NOT NULL`
 		if legacy {
 			stmt = `UPDATE items SET result = json_remove(result, '$.extraction') WHERE result IS NOT NULL`
 		}
-		if _, err := db.Exec(stmt); err != nil {
-			t.Fatal(err)
-		}
-		db.Close()
+		execStore(t, dir, stmt)
 		want = sqltext.ReasonCounts{sqltext.ReasonUnrecorded: 7}
 		if got := read(); !reflect.DeepEqual(got, want) {
 			t.Errorf("old rows: got reasons %v; want %v", got, want)
