@@ -606,18 +606,19 @@ func (s *Store) writer() {
 			return lost
 		}
 		if r.fn != nil {
+			var err error
 			if tx == nil {
-				var err error
 				if tx, err = s.db.Begin(); err != nil {
 					return err
 				}
 				timer.Reset(s.batchWait)
 			}
-			run := savepoint
 			if r.one {
-				run = func(tx *sql.Tx, fn func(*sql.Tx) error) error { return fn(tx) }
+				err = r.fn(tx)
+			} else {
+				err = savepoint(tx, r.fn)
 			}
-			if err := run(tx, r.fn); err != nil {
+			if err != nil {
 				if endsTx(err) {
 					return drop(err)
 				}
