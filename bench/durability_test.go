@@ -85,7 +85,7 @@ func TestDurability(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			p := mustPlan(t, "benchmarks: [{name: fake}]\nmodels:\n  m: {backend: sim}\nroles: {reason: m}\nworkers: 1\nrunners: [{name: direct}]\n")
+			p := mustPlan(t, directFakeSpec)
 			dir := t.TempDir()
 			st, err := openStoreWith(dir, 1000, time.Hour)
 			if err != nil {
@@ -122,7 +122,7 @@ func TestDurability(t *testing.T) {
 // cache key they name is already in the cache's file.
 func TestCacheCommittedFirst(t *testing.T) {
 	t.Parallel()
-	p := mustPlan(t, "benchmarks: [{name: fake}]\nmodels:\n  m: {backend: sim}\nroles: {reason: m}\nworkers: 1\nrunners: [{name: direct}]\n")
+	p := mustPlan(t, directFakeSpec)
 	dir := t.TempDir()
 	st, err := openStoreWith(dir, 1000, time.Hour)
 	if err != nil {

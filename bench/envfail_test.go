@@ -60,7 +60,7 @@ func TestEnvironmentFailureLeavesPending(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			p := mustPlan(t, "benchmarks: [{name: fake}]\nmodels:\n  m: {backend: sim}\nroles: {reason: m}\nworkers: 1\nrunners: [{name: direct}]\n")
+			p := mustPlan(t, directFakeSpec)
 			var on atomic.Bool
 			on.Store(true)
 			env, _ := testEnv(20, 1, func(c llm.Client) llm.Client {
@@ -108,7 +108,7 @@ func TestEnvironmentFailureLeavesPending(t *testing.T) {
 // item.
 func TestStoreFullLeavesPending(t *testing.T) {
 	t.Parallel()
-	p := mustPlan(t, "benchmarks: [{name: fake}]\nmodels:\n  m: {backend: sim}\nroles: {reason: m}\nworkers: 1\nrunners: [{name: direct}]\n")
+	p := mustPlan(t, directFakeSpec)
 	env, _ := testEnv(200, 1, nil)
 	dir := t.TempDir()
 	st, err := OpenStore(dir)
@@ -167,7 +167,7 @@ func TestReadOnlyStoreDirLeavesPending(t *testing.T) {
 		t.Skip("root writes through chmod 0500; TestStoreFullLeavesPending fills the store for real instead")
 	}
 	t.Parallel()
-	p := mustPlan(t, "benchmarks: [{name: fake}]\nmodels:\n  m: {backend: sim}\nroles: {reason: m}\nworkers: 1\nrunners: [{name: direct}]\n")
+	p := mustPlan(t, directFakeSpec)
 	env, _ := testEnv(20, 1, nil)
 	dir := t.TempDir()
 	st, err := OpenStore(dir)

@@ -14,6 +14,10 @@ import (
 	"github.com/t2sbench/t2sbench/runners/llm"
 )
 
+// directFakeSpec runs the direct baseline on the fake benchmark with one
+// sim model and one worker.
+const directFakeSpec = "benchmarks: [{name: fake}]\nmodels:\n  m: {backend: sim}\nroles: {reason: m}\nworkers: 1\nrunners: [{name: direct}]\n"
+
 func TestFailureOf(t *testing.T) {
 	tests := []struct {
 		name string
@@ -123,7 +127,7 @@ func marked(n int) []string {
 }
 
 func TestPermanentFailureCountsWrong(t *testing.T) {
-	p := mustPlan(t, "benchmarks: [{name: fake}]\nmodels:\n  m: {backend: sim}\nroles: {reason: m}\nworkers: 1\nrunners: [{name: direct}]\n")
+	p := mustPlan(t, directFakeSpec)
 	var ec *errClient
 	env, _ := testEnv(40, 1, func(c llm.Client) llm.Client {
 		ec = &errClient{Client: c, err: fmt.Errorf("direct: %w", &llm.StatusError{StatusCode: 400, Message: "context length exceeded"}),
@@ -205,7 +209,7 @@ func TestInfraFailureStaysPending(t *testing.T) {
 }
 
 func TestAuthErrorStopsRun(t *testing.T) {
-	p := mustPlan(t, "benchmarks: [{name: fake}]\nmodels:\n  m: {backend: sim}\nroles: {reason: m}\nworkers: 1\nrunners: [{name: direct}]\n")
+	p := mustPlan(t, directFakeSpec)
 	env, _ := testEnv(20, 1, func(c llm.Client) llm.Client {
 		return &errClient{Client: c, err: &llm.StatusError{StatusCode: 401, Message: "invalid api key"}, marks: []string{"question number 5?"}, calls: map[string]int{}}
 	})
@@ -223,7 +227,7 @@ func TestAuthErrorStopsRun(t *testing.T) {
 }
 
 func TestMaxFailuresStopsRun(t *testing.T) {
-	p := mustPlan(t, "benchmarks: [{name: fake}]\nmodels:\n  m: {backend: sim}\nroles: {reason: m}\nworkers: 1\nrunners: [{name: direct}]\n")
+	p := mustPlan(t, directFakeSpec)
 	env, _ := testEnv(100, 1, func(c llm.Client) llm.Client {
 		return &errClient{Client: c, err: &llm.StatusError{StatusCode: 400}, marks: marked(100), calls: map[string]int{}}
 	})

@@ -209,7 +209,7 @@ func TestBatchLost(t *testing.T) {
 // the call as a failed model call, retrying and ending without an error.
 func TestRunStopsOnLostBatch(t *testing.T) {
 	t.Parallel()
-	p := mustPlan(t, "benchmarks: [{name: fake}]\nmodels:\n  m: {backend: sim}\nroles: {reason: m}\nworkers: 1\nrunners: [{name: direct}]\n")
+	p := mustPlan(t, directFakeSpec)
 	dir := t.TempDir()
 	st, err := OpenStore(dir)
 	if err != nil {

@@ -94,21 +94,11 @@ func TestStoreBeforeChecksums(t *testing.T) {
 	if _, err := runOnce(t, dir, p, env, Options{Limit: 2}); err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, StoreFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
+	execStore(t, dir,
 		`CREATE TABLE old_results (trial_id TEXT NOT NULL, question_id TEXT NOT NULL, result BLOB NOT NULL, PRIMARY KEY (trial_id, question_id))`,
 		`INSERT INTO old_results SELECT trial_id, question_id, result FROM results`,
 		`DROP TABLE results`,
-		`ALTER TABLE old_results RENAME TO results`,
-	} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db.Close()
+		`ALTER TABLE old_results RENAME TO results`)
 	checks, err := VerifyRun(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
@@ -134,16 +124,7 @@ func TestStoreBeforeChecksums(t *testing.T) {
 	// An older layout still: table results without checksums and items
 	// without digests (stores written before items.digest, not opened for
 	// writing since). Verification reads it, every item unchecked.
-	db, err = sql.Open("sqlite3", "file:"+filepath.Join(dir, StoreFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{`ALTER TABLE results DROP COLUMN sum`, `ALTER TABLE items DROP COLUMN digest`} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db.Close()
+	execStore(t, dir, `ALTER TABLE results DROP COLUMN sum`, `ALTER TABLE items DROP COLUMN digest`)
 	checks, err = VerifyRun(context.Background(), dir)
 	if err != nil {
 		t.Fatalf("store without digests: %v", err)

@@ -716,7 +716,7 @@ func mergeShard(dst *Store, s *mergeSource, earlier []*mergeSource, totals map[s
 		// The items join the joined store's open batch (see
 		// BatchItems), which the next durable write commits: the
 		// store is renamed into place only once it is whole.
-		err := dst.writeBatched(func(tx *sql.Tx) error {
+		err := dst.writeItem(func(tx *sql.Tx) error {
 			var n int
 			if err := tx.QueryRow(`SELECT count(*) FROM items WHERE trial_id = ? AND question_id = ?`, it.TrialID, it.QuestionID).Scan(&n); err != nil {
 				return err
@@ -725,7 +725,7 @@ func mergeShard(dst *Store, s *mergeSource, earlier []*mergeSource, totals map[s
 				return errItemHeld
 			}
 			return insertItemRow(tx, &it, verdict, stored, digest, c)
-		}, true)
+		})
 		if errors.Is(err, errItemHeld) {
 			return refuse("merge: %s and %s both hold question %s of trial %q: they overlap (the same shard twice, or slices of different splits); merge the shards of one --shard i/n split",
 				heldBy(earlier, it.TrialID, it.QuestionID), dir, it.QuestionID, trialLabel(r, it.TrialID))

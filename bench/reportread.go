@@ -192,17 +192,18 @@ func (r *RunData) Close() error {
 // t.Items.
 func (r *RunData) EachItem(t *RunTrial, fn func(*Item) error) error {
 	if r.stream == nil {
-		for i := range t.Items {
-			if err := fn(&t.Items[i]); err != nil {
-				return err
-			}
-		}
-		return nil
+		return eachOf(t.Items, fn)
 	}
 	items, err := r.streamedItems(t)
 	if err != nil {
 		return err
 	}
+	return eachOf(items, fn)
+}
+
+// eachOf calls fn with every item of items in turn, stopping at fn's
+// first error.
+func eachOf(items []Item, fn func(*Item) error) error {
 	for i := range items {
 		if err := fn(&items[i]); err != nil {
 			return err
@@ -269,12 +270,7 @@ func (r *RunData) trialItems(trialID string) ([]Item, error) {
 // not kept after fn returns); a run read whole gives t.Items.
 func (r *RunData) EachVerdict(t *RunTrial, fn func(*Item) error) error {
 	if r.stream == nil {
-		for i := range t.Items {
-			if err := fn(&t.Items[i]); err != nil {
-				return err
-			}
-		}
-		return nil
+		return eachOf(t.Items, fn)
 	}
 	if err := r.open("verdicts of trial " + t.ID); err != nil {
 		return err

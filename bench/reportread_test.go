@@ -1,9 +1,7 @@
 package bench
 
 import (
-	"database/sql"
 	"errors"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -17,79 +15,65 @@ import (
 // the whole read's in the same order.
 func TestReadRunStream(t *testing.T) {
 	t.Parallel()
-	for _, legacy := range []bool{false, true} {
-		name := map[bool]string{false: "compressed", true: "legacy"}[legacy]
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			dir := t.TempDir()
-			writeFormatStore(t, dir, legacy)
-			// One call with a bad token count, which both reads name.
-			db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, StoreFile))
-			if err != nil {
+	eachFormatStore(t, func(t *testing.T, dir string, legacy bool) {
+		// One call with a bad token count, which both reads name.
+		execStore(t, dir, `UPDATE model_calls SET completion_tokens = -7 WHERE id = (SELECT min(id) FROM model_calls)`)
+		whole, err := ReadRunMode(dir, ReadReport)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := ReadRunStream(dir, ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		if len(r.BadCounts) != 1 {
+			t.Errorf("streamed bad-count lines = %q; want the one bad call", r.BadCounts)
+		}
+		if len(r.Trials) != len(whole.Trials) {
+			t.Fatalf("streamed run has %d trials; want %d", len(r.Trials), len(whole.Trials))
+		}
+		for _, f := range []struct {
+			name      string
+			got, want any
+		}{
+			{"meta", r.Meta, whole.Meta},
+			{"totals", r.Totals, whole.Totals},
+			{"failed by class", r.FailedByClass, whole.FailedByClass},
+			{"errored by class", r.ErroredByClass, whole.ErroredByClass},
+			{"bad counts", r.BadCounts, whole.BadCounts},
+			{"endpoints", r.Endpoints, whole.Endpoints},
+		} {
+			if !reflect.DeepEqual(f.got, f.want) {
+				t.Errorf("streamed %s = %+v; want %+v", f.name, f.got, f.want)
+			}
+		}
+		calls := 0
+		for i := range r.Trials {
+			if n := len(r.Trials[i].Items); n != 0 {
+				t.Errorf("streamed trial %s holds %d items; want none", r.Trials[i].ID, n)
+			}
+			var got []Item
+			if err := r.EachItem(&r.Trials[i], func(it *Item) error {
+				got = append(got, *it)
+				calls += len(it.Calls)
+				return nil
+			}); err != nil {
 				t.Fatal(err)
 			}
-			_, err = db.Exec(`UPDATE model_calls SET completion_tokens = -7 WHERE id = (SELECT min(id) FROM model_calls)`)
-			db.Close()
-			if err != nil {
-				t.Fatal(err)
+			if want := whole.Trials[i].Items; !reflect.DeepEqual(got, want) {
+				t.Errorf("trial %s: EachItem gives %+v; want %+v", r.Trials[i].ID, got, want)
 			}
-			whole, err := ReadRunMode(dir, ReadReport)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := ReadRunStream(dir, ReadOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
-			if len(r.BadCounts) != 1 {
-				t.Errorf("streamed bad-count lines = %q; want the one bad call", r.BadCounts)
-			}
-			if len(r.Trials) != len(whole.Trials) {
-				t.Fatalf("streamed run has %d trials; want %d", len(r.Trials), len(whole.Trials))
-			}
-			for _, f := range []struct {
-				name      string
-				got, want any
-			}{
-				{"meta", r.Meta, whole.Meta},
-				{"totals", r.Totals, whole.Totals},
-				{"failed by class", r.FailedByClass, whole.FailedByClass},
-				{"errored by class", r.ErroredByClass, whole.ErroredByClass},
-				{"bad counts", r.BadCounts, whole.BadCounts},
-				{"endpoints", r.Endpoints, whole.Endpoints},
-			} {
-				if !reflect.DeepEqual(f.got, f.want) {
-					t.Errorf("streamed %s = %+v; want %+v", f.name, f.got, f.want)
-				}
-			}
-			calls := 0
-			for i := range r.Trials {
-				if n := len(r.Trials[i].Items); n != 0 {
-					t.Errorf("streamed trial %s holds %d items; want none", r.Trials[i].ID, n)
-				}
-				var got []Item
-				if err := r.EachItem(&r.Trials[i], func(it *Item) error {
-					got = append(got, *it)
-					calls += len(it.Calls)
-					return nil
-				}); err != nil {
-					t.Fatal(err)
-				}
-				if want := whole.Trials[i].Items; !reflect.DeepEqual(got, want) {
-					t.Errorf("trial %s: EachItem gives %+v; want %+v", r.Trials[i].ID, got, want)
-				}
-			}
-			if calls == 0 {
-				t.Errorf("no streamed item has calls; want those of the items without usage")
-			}
-			stop := errors.New("stop")
-			seen := 0
-			if err := r.EachItem(&r.Trials[0], func(*Item) error { seen++; return stop }); !errors.Is(err, stop) || seen != 1 {
-				t.Errorf("EachItem with fn failing = %v after %d items; want fn's error after 1", err, seen)
-			}
-		})
-	}
+		}
+		if calls == 0 {
+			t.Errorf("no streamed item has calls; want those of the items without usage")
+		}
+		stop := errors.New("stop")
+		seen := 0
+		if err := r.EachItem(&r.Trials[0], func(*Item) error { seen++; return stop }); !errors.Is(err, stop) || seen != 1 {
+			t.Errorf("EachItem with fn failing = %v after %d items; want fn's error after 1", err, seen)
+		}
+	})
 }
 
 // TestStreamVerdictsLoadItemsCallsOf reads stores of both formats whole
@@ -99,86 +83,80 @@ func TestReadRunStream(t *testing.T) {
 // questions asked, in EachCall's order.
 func TestStreamVerdictsLoadItemsCallsOf(t *testing.T) {
 	t.Parallel()
-	for _, legacy := range []bool{false, true} {
-		name := map[bool]string{false: "compressed", true: "legacy"}[legacy]
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			dir := t.TempDir()
-			writeFormatStore(t, dir, legacy)
-			verdicts, err := ReadRunMode(dir, ReadVerdicts)
-			if err != nil {
+	eachFormatStore(t, func(t *testing.T, dir string, legacy bool) {
+		verdicts, err := ReadRunMode(dir, ReadVerdicts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		report, err := ReadRunMode(dir, ReadReport)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := ReadRunStream(dir, ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		if r.CallLog != (CallTotals{}) {
+			t.Errorf("streamed call log before ReadCallLog = %+v; want zero", r.CallLog)
+		}
+		if err := r.ReadCallLog(); err != nil {
+			t.Fatal(err)
+		}
+		if r.CallLog != verdicts.CallLog || r.CallLog.Calls == 0 {
+			t.Errorf("ReadCallLog = %+v; want %+v, with calls", r.CallLog, verdicts.CallLog)
+		}
+		if !reflect.DeepEqual(r.BadCounts, verdicts.BadCounts) || !reflect.DeepEqual(r.Endpoints, verdicts.Endpoints) {
+			t.Errorf("streamed bad counts %q endpoints %+v; want %q %+v", r.BadCounts, r.Endpoints, verdicts.BadCounts, verdicts.Endpoints)
+		}
+		for i := range r.Trials {
+			tr := &r.Trials[i]
+			var got []Item
+			if err := r.EachVerdict(tr, func(it *Item) error { got = append(got, *it); return nil }); err != nil {
 				t.Fatal(err)
 			}
-			report, err := ReadRunMode(dir, ReadReport)
-			if err != nil {
+			if want := verdicts.Trials[i].Items; len(want) == 0 || !reflect.DeepEqual(got, want) {
+				t.Errorf("trial %s: EachVerdict gives %+v; want %+v", tr.ID, got, want)
+			}
+			if err := r.LoadItems(tr); err != nil {
 				t.Fatal(err)
 			}
-			r, err := ReadRunStream(dir, ReadOptions{})
-			if err != nil {
-				t.Fatal(err)
+			if want := report.Trials[i].Items; !reflect.DeepEqual(tr.Items, want) {
+				t.Errorf("trial %s: LoadItems reads %+v; want %+v", tr.ID, tr.Items, want)
 			}
-			defer r.Close()
-			if r.CallLog != (CallTotals{}) {
-				t.Errorf("streamed call log before ReadCallLog = %+v; want zero", r.CallLog)
-			}
-			if err := r.ReadCallLog(); err != nil {
-				t.Fatal(err)
-			}
-			if r.CallLog != verdicts.CallLog || r.CallLog.Calls == 0 {
-				t.Errorf("ReadCallLog = %+v; want %+v, with calls", r.CallLog, verdicts.CallLog)
-			}
-			if !reflect.DeepEqual(r.BadCounts, verdicts.BadCounts) || !reflect.DeepEqual(r.Endpoints, verdicts.Endpoints) {
-				t.Errorf("streamed bad counts %q endpoints %+v; want %q %+v", r.BadCounts, r.Endpoints, verdicts.BadCounts, verdicts.Endpoints)
-			}
-			for i := range r.Trials {
-				tr := &r.Trials[i]
-				var got []Item
-				if err := r.EachVerdict(tr, func(it *Item) error { got = append(got, *it); return nil }); err != nil {
-					t.Fatal(err)
-				}
-				if want := verdicts.Trials[i].Items; len(want) == 0 || !reflect.DeepEqual(got, want) {
-					t.Errorf("trial %s: EachVerdict gives %+v; want %+v", tr.ID, got, want)
-				}
-				if err := r.LoadItems(tr); err != nil {
-					t.Fatal(err)
-				}
-				if want := report.Trials[i].Items; !reflect.DeepEqual(tr.Items, want) {
-					t.Errorf("trial %s: LoadItems reads %+v; want %+v", tr.ID, tr.Items, want)
-				}
-			}
-			rd, err := OpenItemReader(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rd.Close()
-			ctx := t.Context()
-			var all []ItemCall
-			if err := rd.EachCall(ctx, func(c ItemCall) error { all = append(all, c); return nil }); err != nil {
-				t.Fatal(err)
-			}
-			ids := map[string]bool{}
+		}
+		rd, err := OpenItemReader(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rd.Close()
+		ctx := t.Context()
+		var all []ItemCall
+		if err := rd.EachCall(ctx, func(c ItemCall) error { all = append(all, c); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		ids := map[string]bool{}
+		for _, c := range all {
+			ids[c.QuestionID] = true
+		}
+		if len(ids) < 2 {
+			t.Fatalf("the store's calls are of %d questions; want at least 2", len(ids))
+		}
+		for _, ask := range [][]string{nil, {all[0].QuestionID}, {all[0].QuestionID, all[len(all)-1].QuestionID, "no such question"}} {
+			var want, got []ItemCall
 			for _, c := range all {
-				ids[c.QuestionID] = true
-			}
-			if len(ids) < 2 {
-				t.Fatalf("the store's calls are of %d questions; want at least 2", len(ids))
-			}
-			for _, ask := range [][]string{nil, {all[0].QuestionID}, {all[0].QuestionID, all[len(all)-1].QuestionID, "no such question"}} {
-				var want, got []ItemCall
-				for _, c := range all {
-					if slices.Contains(ask, c.QuestionID) {
-						want = append(want, c)
-					}
-				}
-				if err := rd.EachCallOf(ctx, ask, func(c ItemCall) error { got = append(got, c); return nil }); err != nil {
-					t.Fatal(err)
-				}
-				if !reflect.DeepEqual(got, want) {
-					t.Errorf("EachCallOf(%q) gives %d calls %+v; want %d %+v", ask, len(got), got, len(want), want)
+				if slices.Contains(ask, c.QuestionID) {
+					want = append(want, c)
 				}
 			}
-		})
-	}
+			if err := rd.EachCallOf(ctx, ask, func(c ItemCall) error { got = append(got, c); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("EachCallOf(%q) gives %d calls %+v; want %d %+v", ask, len(got), got, len(want), want)
+			}
+		}
+	})
 }
 
 // TestReadRunStreamErrors names the store once in an error of a streamed
@@ -203,15 +181,7 @@ func TestReadRunStreamErrors(t *testing.T) {
 			dir := t.TempDir()
 			writeFormatStore(t, dir, false)
 			if tt.corrupt != "" {
-				db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, StoreFile))
-				if err != nil {
-					t.Fatal(err)
-				}
-				_, err = db.Exec(tt.corrupt)
-				db.Close()
-				if err != nil {
-					t.Fatal(err)
-				}
+				execStore(t, dir, tt.corrupt)
 			}
 			r, err := ReadRunStream(dir, ReadOptions{})
 			if err == nil {

@@ -802,11 +802,11 @@ func (r *execRecorder) Execute(ctx context.Context, sql string) (*datasets.Resul
 	if err != nil || rs == nil {
 		return rs, err
 	}
-	n := len(rs.Rows) * max(len(rs.Columns), 1)
+	n := resultCells(rs)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if old, ok := r.results[sql]; ok {
-		r.cells -= len(old.Rows) * max(len(old.Columns), 1)
+		r.cells -= resultCells(old)
 	} else if r.results == nil {
 		r.results = map[string]*datasets.ResultSet{}
 	}
@@ -817,6 +817,12 @@ func (r *execRecorder) Execute(ctx context.Context, sql string) (*datasets.Resul
 	r.results[sql] = rs
 	r.cells += n
 	return rs, nil
+}
+
+// resultCells is the size of rs that execRecorderCells bounds: its rows
+// times its columns (at least one).
+func resultCells(rs *datasets.ResultSet) int {
+	return len(rs.Rows) * max(len(rs.Columns), 1)
 }
 
 // lookup is the recorder's metrics.ExecutedFunc: the kept result of sql

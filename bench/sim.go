@@ -147,9 +147,9 @@ func (m ModelSpec) checkSimStyle() (string, error) {
 	return "", nil
 }
 
-// hasSimPenalties reports whether any behaviour-model option (a penalty,
+// hasSimBehaviour reports whether any behaviour-model option (a penalty,
 // rho, a profile) is set.
-func (m ModelSpec) hasSimPenalties() bool {
+func (m ModelSpec) hasSimBehaviour() bool {
 	return m.SchemaPenalty != nil || m.ValuePenalty != nil || m.EvidencePenalty != nil || m.Rho != nil || m.Profile != ""
 }
 

@@ -734,7 +734,7 @@ func (s *Spec) validate() error {
 		if m.Backend != "openai" && (m.MaxTokens != 0 || m.MaxTokensParam != "" || m.Structured != "") {
 			return s.errorf(p, "max_tokens, max_tokens_param and structured apply to the openai backend only")
 		}
-		if m.Backend != "sim" && (m.P != nil || len(m.RoleP) > 0 || m.Style != "" || m.CutRate != nil || m.ReasoningRate != nil || m.hasSimPenalties()) {
+		if m.Backend != "sim" && (m.P != nil || len(m.RoleP) > 0 || m.Style != "" || m.CutRate != nil || m.ReasoningRate != nil || m.hasSimBehaviour()) {
 			return s.errorf(p, "p, role_p, style, cut_rate, reasoning_rate, the *_penalty keys, rho and profile apply to the sim backend only")
 		}
 		switch m.Backend {

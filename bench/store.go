@@ -606,18 +606,19 @@ func (s *Store) writer() {
 			return lost
 		}
 		if r.fn != nil {
+			var err error
 			if tx == nil {
-				var err error
 				if tx, err = s.db.Begin(); err != nil {
 					return err
 				}
 				timer.Reset(s.batchWait)
 			}
-			run := savepoint
 			if r.one {
-				run = func(tx *sql.Tx, fn func(*sql.Tx) error) error { return fn(tx) }
+				err = r.fn(tx)
+			} else {
+				err = savepoint(tx, r.fn)
 			}
-			if err := run(tx, r.fn); err != nil {
+			if err != nil {
 				if endsTx(err) {
 					return drop(err)
 				}
@@ -683,14 +684,15 @@ func (s *Store) write(fn func(tx *sql.Tx) error) error {
 	return s.send(writeReq{fn: fn, durable: true})
 }
 
-// writeBatched runs fn on the writer goroutine in the open batch, which
-// a later commit makes durable (see BatchItems); item counts it as one
-// item of the batch.
-func (s *Store) writeBatched(fn func(tx *sql.Tx) error, item bool) error {
-	return s.send(writeReq{fn: fn, item: item})
+// writeItem runs fn, which writes one item, on the writer goroutine in
+// the open batch, which a later commit makes durable (see BatchItems); it
+// counts as one item of the batch.
+func (s *Store) writeItem(fn func(tx *sql.Tx) error) error {
+	return s.send(writeReq{fn: fn, item: true})
 }
 
-// writeOne is writeBatched for an fn that runs one statement.
+// writeOne runs fn, which runs one statement, on the writer goroutine in
+// the open batch, which a later commit makes durable (see BatchItems).
 func (s *Store) writeOne(fn func(tx *sql.Tx) error) error {
 	return s.send(writeReq{fn: fn, one: true})
 }
@@ -842,7 +844,7 @@ func (s *Store) Commit(it *Item) error {
 	if err != nil {
 		return fmt.Errorf("store %s: item %s/%s: %w", s.dir, it.TrialID, it.QuestionID, err)
 	}
-	return s.writeBatched(func(tx *sql.Tx) error { return insertItemRow(tx, it, e.verdict, e.result, e.digest, e.correct) }, true)
+	return s.writeItem(func(tx *sql.Tx) error { return insertItemRow(tx, it, e.verdict, e.result, e.digest, e.correct) })
 }
 
 // encodedItem is the stored form of an item's verdict, result and digest

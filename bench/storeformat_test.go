@@ -64,6 +64,36 @@ func formatTrials() []*Trial {
 	}
 }
 
+// eachFormatStore runs fn in a parallel subtest per store format
+// ("compressed", then "legacy") on a store writeFormatStore wrote in a
+// directory of the subtest's own.
+func eachFormatStore(t *testing.T, fn func(t *testing.T, dir string, legacy bool)) {
+	for _, legacy := range []bool{false, true} {
+		name := map[bool]string{false: "compressed", true: "legacy"}[legacy]
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			writeFormatStore(t, dir, legacy)
+			fn(t, dir, legacy)
+		})
+	}
+}
+
+// execStore runs stmts, in order, on the store of dir.
+func execStore(t *testing.T, dir string, stmts ...string) {
+	t.Helper()
+	db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, StoreFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range stmts {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // writeFormatStore writes formatItems through the store; legacy rewrites
 // every result as stores made before compression held it (JSON text in
 // items.result, no digest, cache keys as text).
@@ -451,49 +481,36 @@ func TestItemCountersSQL(t *testing.T) {
 // the reason the runner recorded.
 func TestExtractionBeforeReasons(t *testing.T) {
 	t.Parallel()
-	for _, legacy := range []bool{false, true} {
-		name := map[bool]string{false: "compressed", true: "legacy"}[legacy]
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			dir := t.TempDir()
-			writeFormatStore(t, dir, legacy)
-			read := func() sqltext.ReasonCounts {
-				rd, err := ReadRunMode(dir, ReadReport)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var rs []sqltext.Reason
-				for _, tr := range rd.Trials {
-					for _, it := range tr.Items {
-						if it.Result != nil {
-							rs = append(rs, it.Result.Extraction)
-						}
-					}
-				}
-				return sqltext.CountReasons(rs)
-			}
-			// formatItems: 7 results, a/q1 last_correction, b/q1 single.
-			want := sqltext.ReasonCounts{sqltext.ReasonLastCorrection: 1, sqltext.ReasonSingle: 1, sqltext.ReasonUnrecorded: 5}
-			if got := read(); !reflect.DeepEqual(got, want) {
-				t.Errorf("got reasons %v; want %v", got, want)
-			}
-			// Strip the field as an older version wrote the rows.
-			db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, StoreFile))
+	eachFormatStore(t, func(t *testing.T, dir string, legacy bool) {
+		read := func() sqltext.ReasonCounts {
+			rd, err := ReadRunMode(dir, ReadReport)
 			if err != nil {
 				t.Fatal(err)
 			}
-			stmt := `UPDATE items SET digest = json_remove(digest, '$.extraction') WHERE digest IS NOT NULL`
-			if legacy {
-				stmt = `UPDATE items SET result = json_remove(result, '$.extraction') WHERE result IS NOT NULL`
+			var rs []sqltext.Reason
+			for _, tr := range rd.Trials {
+				for _, it := range tr.Items {
+					if it.Result != nil {
+						rs = append(rs, it.Result.Extraction)
+					}
+				}
 			}
-			if _, err := db.Exec(stmt); err != nil {
-				t.Fatal(err)
-			}
-			db.Close()
-			want = sqltext.ReasonCounts{sqltext.ReasonUnrecorded: 7}
-			if got := read(); !reflect.DeepEqual(got, want) {
-				t.Errorf("old rows: got reasons %v; want %v", got, want)
-			}
-		})
-	}
+			return sqltext.CountReasons(rs)
+		}
+		// formatItems: 7 results, a/q1 last_correction, b/q1 single.
+		want := sqltext.ReasonCounts{sqltext.ReasonLastCorrection: 1, sqltext.ReasonSingle: 1, sqltext.ReasonUnrecorded: 5}
+		if got := read(); !reflect.DeepEqual(got, want) {
+			t.Errorf("got reasons %v; want %v", got, want)
+		}
+		// Strip the field as an older version wrote the rows.
+		stmt := `UPDATE items SET digest = json_remove(digest, '$.extraction') WHERE digest IS NOT NULL`
+		if legacy {
+			stmt = `UPDATE items SET result = json_remove(result, '$.extraction') WHERE result IS NOT NULL`
+		}
+		execStore(t, dir, stmt)
+		want = sqltext.ReasonCounts{sqltext.ReasonUnrecorded: 7}
+		if got := read(); !reflect.DeepEqual(got, want) {
+			t.Errorf("old rows: got reasons %v; want %v", got, want)
+		}
+	})
 }

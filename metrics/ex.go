@@ -413,24 +413,13 @@ func (s *Scorer) gold(ctx context.Context, db datasets.Database, gsql string, v 
 	return g.Result, an, true
 }
 
-// judge runs psql on db, adds its time to v.PredMS and compares its result
+// judge runs psql on db (executePred), adds its time to v.PredMS and compares its result
 // with gold, setting v's status, correctness and error. It returns the
 // prediction's result when v's status is ok, nil otherwise.
 func (s *Scorer) judge(ctx context.Context, db datasets.Database, gsql, psql string, gold *datasets.ResultSet, an GoldAnalysis, v *Verdict) *datasets.ResultSet {
 	m, q := s.opt.Mode, s.opt.Quirks
 	v.Correct = false // a test-suite verdict may hold an earlier variant's
-	var (
-		rs      *datasets.ResultSet
-		st      ExecStatus
-		msg     string
-		elapsed time.Duration
-		err     error
-	)
-	if prev, ok := s.executed(ctx, db, psql); ok {
-		rs, st, elapsed = prev, ExecOK, prev.Elapsed
-	} else {
-		rs, st, msg, elapsed, err = execute(ctx, db, psql, s.opt.Timeout)
-	}
+	rs, st, msg, elapsed, err := s.executePred(ctx, db, psql)
 	v.PredMS += ms(elapsed)
 	if err != nil {
 		v.Status, v.Error = StatusPredError, "canceled: "+err.Error()

@@ -3,6 +3,7 @@ package metrics
 import (
 	"context"
 	"reflect"
+	"time"
 
 	"github.com/t2sbench/t2sbench/datasets"
 )
@@ -36,6 +37,16 @@ func SameDatabase(a, b datasets.Database) bool {
 		return false
 	}
 	return a == b
+}
+
+// executePred is execute for a prediction or candidate sql on db: the
+// result ctx's ExecutedFunc holds for it when it may stand for an
+// execution (executed), else sql executed on db under s's timeout.
+func (s *Scorer) executePred(ctx context.Context, db datasets.Database, sql string) (*datasets.ResultSet, ExecStatus, string, time.Duration, error) {
+	if rs, ok := s.executed(ctx, db, sql); ok {
+		return rs, ExecOK, "", rs.Elapsed, nil
+	}
+	return execute(ctx, db, sql, s.opt.Timeout)
 }
 
 // executed returns the result ctx's ExecutedFunc holds for sql on db when

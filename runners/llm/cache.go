@@ -905,7 +905,7 @@ func (c *Cache) put(rk string, doc *keyDoc, keys []string, samples []int, es []e
 		return p.out, p.stored, nil
 	}
 	out, stored := make([]entry, len(es)), 0
-	have := map[int]entry{}
+	var have map[int]entry // none for a put that replaces rk's samples
 	if !replace {
 		have, _ = c.pendingEntries(rk, len(keys))
 	}

@@ -78,25 +78,13 @@ func TestCacheBatch(t *testing.T) {
 				t.Errorf("inner calls = %d; want %d", got, tt.requests)
 			}
 			time.Sleep(tt.sleep)
-			seen := func() int {
-				db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro&_busy_timeout=5000")
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer db.Close()
-				var n int
-				if err := db.QueryRow(`SELECT count(*) FROM samples`).Scan(&n); err != nil {
-					t.Fatal(err)
-				}
-				return n
-			}
-			if got := seen(); got != tt.wantSeen {
+			if got := samplesInFile(t, path); got != tt.wantSeen {
 				t.Errorf("answers in the file before Flush = %d; want %d", got, tt.wantSeen)
 			}
 			if err := cache.Flush(); err != nil {
 				t.Fatal(err)
 			}
-			if got := seen(); got != tt.requests {
+			if got := samplesInFile(t, path); got != tt.requests {
 				t.Errorf("answers in the file after Flush = %d; want %d", got, tt.requests)
 			}
 		})
@@ -227,16 +215,7 @@ func TestCacheSetBatchOff(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var n int
-	if err := db.QueryRow(`SELECT count(*) FROM samples`).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	if n != 2 {
+	if n := samplesInFile(t, path); n != 2 {
 		t.Errorf("answers in the file = %d; want 2", n)
 	}
 }
@@ -277,4 +256,20 @@ func TestCacheBatchPartial(t *testing.T) {
 			t.Errorf("sample %d = %q; want %q as stored first", i, got, want)
 		}
 	}
+}
+
+// samplesInFile counts the rows of table samples in the cache file at
+// path, as another connection sees them.
+func samplesInFile(t *testing.T, path string) int {
+	t.Helper()
+	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro&_busy_timeout=5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM samples`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
