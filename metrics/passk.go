@@ -33,13 +33,12 @@ func (s *Scorer) ScoreCandidates(ctx context.Context, ex datasets.Example, sqls 
 // running again (a self-consistency runner's answer is one of its
 // candidates). marks is nil when sqls is empty or the gold did not run.
 func (s *Scorer) ScoreWithCandidates(ctx context.Context, ex datasets.Example, predSQL string, sqls []string) (v Verdict, marks []CandidateMark) {
-	v, rs := s.score1(ctx, ex, predSQL, "")
-	final := candidateMark(v, rs)
-	v = s.finish(ctx, ex, predSQL, v)
+	judged, rs := s.score1(ctx, ex, predSQL, "")
+	v = s.finish(ctx, ex, predSQL, judged)
 	if len(sqls) == 0 || !GoldRuns(v.Status) {
 		return v, nil
 	}
-	return v, s.scoreCandidates(ctx, ex, sqls, map[string]CandidateMark{predSQL: final})
+	return v, s.scoreCandidates(ctx, ex, sqls, map[string]CandidateMark{predSQL: candidateMark(judged, rs)})
 }
 
 // candidateMark is the mark of a candidate that score1 judged v with
