@@ -3,7 +3,7 @@ package bench
 import (
 	"context"
 	"errors"
-	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -88,7 +88,7 @@ runners: [{name: direct}, {name: cot}]
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || strings.Contains(err.Error(), secret) {
 					t.Fatalf("err = %v; want one containing %q, without the secret", err, tc.wantErr)
 				}
-				if !reflect.DeepEqual(log.closed, tc.wantClosed) {
+				if !slices.Equal(log.closed, tc.wantClosed) {
 					t.Errorf("closed on failure %q; want %q", log.closed, tc.wantClosed)
 				}
 				return
@@ -96,10 +96,10 @@ runners: [{name: direct}, {name: cot}]
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := []string{"fake"}; !reflect.DeepEqual(opened, want) {
+			if want := []string{"fake"}; !slices.Equal(opened, want) {
 				t.Errorf("benchmarks opened %q; want %q (once for both trials)", opened, want)
 			}
-			if want := []string{"m", "n"}; !reflect.DeepEqual(built, want) {
+			if want := []string{"m", "n"}; !slices.Equal(built, want) {
 				t.Errorf("clients built %q; want %q (once per model, by name)", built, want)
 			}
 			be := e.bench(p.Trials[0].Benchmark)
@@ -116,7 +116,7 @@ runners: [{name: direct}, {name: cot}]
 				t.Errorf("closed %q before close", log.closed)
 			}
 			e.close()
-			if !reflect.DeepEqual(log.closed, tc.wantClosed) {
+			if !slices.Equal(log.closed, tc.wantClosed) {
 				t.Errorf("closed %q; want %q", log.closed, tc.wantClosed)
 			}
 		})

@@ -173,6 +173,11 @@ type Summary struct {
 // credentials or does not know the model: HTTP 401, 403, 404); item
 // failures are recorded as data (see Failure), and past opt.MaxFailures
 // the run stops with ErrTooManyFailures.
+//
+// Run works in three parts: it opens each benchmark of the plan once with
+// its scorer, databases and clients (openRunEnv), lists the items to run
+// (planItems), and runs them in a pool of opt.Workers (runPool) that
+// share the run's state (runState).
 func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary, error) {
 	start := time.Now()
 	opt = opt.withDefaults(p.Spec, st)
