@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -446,20 +447,25 @@ func (s *runState) summary() Summary {
 	return Summary{Progress: s.prog, Trials: len(s.trials), Removed: s.removed, Renamed: s.change.Renamed, Unselected: s.unselected}
 }
 
-// runPool calls do(ctx, i) for each i in [0, n), in order, at most workers
-// at a time, each in a goroutine of its own, and returns once every call
-// it started has returned. The first error a call returns cancels the ctx
-// the calls are given and is runPool's; once that ctx ends no further
-// call starts.
+// runPool calls do(ctx, i) for each i in [0, n), in order, from at most
+// workers goroutines that each take the next i when their call returns,
+// and returns once every call it started has returned. The first error a
+// call returns cancels the ctx the calls are given and is runPool's; once
+// that ctx ends no further call starts.
 func runPool(ctx context.Context, n, workers int, do func(ctx context.Context, i int) error) error {
 	g, ctx := errgroup.WithContext(ctx)
-	g.SetLimit(max(workers, 1))
-	for i := 0; i < n && ctx.Err() == nil; i++ {
+	var next atomic.Int64
+	for range min(max(workers, 1), n) {
 		g.Go(func() error {
-			if ctx.Err() != nil {
-				return nil
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n || ctx.Err() != nil {
+					return nil
+				}
+				if err := do(ctx, i); err != nil {
+					return err
+				}
 			}
-			return do(ctx, i)
 		})
 	}
 	return g.Wait()
