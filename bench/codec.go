@@ -2,10 +2,10 @@ package bench
 
 import (
 	"bytes"
-	"compress/flate"
 	"encoding/json"
 	"fmt"
-	"io"
+
+	"github.com/t2sbench/t2sbench/internal/codec"
 )
 
 // An item's result (SQL, candidates, trace, usage) is stored in
@@ -28,30 +28,8 @@ var resultMagic = []byte{0, 'z', '1'}
 // cache) outweighs the bytes it saves (a 2.6 KB direct item takes 1 KB).
 const compressMin = 4096
 
-// flateWriters holds compressors for reuse. It is a bounded free list
-// rather than a sync.Pool, which every garbage collection empties: a
-// compressor is about 1 MB, whose allocation and clearing cost more than
-// the compression of a result.
-var flateWriters = make(chan *flate.Writer, 4)
-
-// getFlateWriter returns a compressor from flateWriters, or a new one.
-func getFlateWriter() *flate.Writer {
-	select {
-	case w := <-flateWriters:
-		return w
-	default:
-		w, _ := flate.NewWriter(nil, flate.DefaultCompression)
-		return w
-	}
-}
-
-// putFlateWriter returns w to flateWriters, unless it is full.
-func putFlateWriter(w *flate.Writer) {
-	select {
-	case flateWriters <- w:
-	default:
-	}
-}
+// resultFlate compresses results (no preset dictionary).
+var resultFlate = codec.NewDeflate(nil, 4)
 
 // encodeResult returns the stored form of v's JSON.
 func encodeResult(v any) ([]byte, error) {
@@ -71,13 +49,7 @@ func compressJSON(raw []byte) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.Grow(len(raw)/8 + 64)
 	buf.Write(resultMagic)
-	w := getFlateWriter()
-	defer putFlateWriter(w)
-	w.Reset(&buf)
-	if _, err := w.Write(raw); err != nil {
-		return nil, err
-	}
-	if err := w.Close(); err != nil {
+	if err := resultFlate.Compress(&buf, raw); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
@@ -92,9 +64,7 @@ func storedJSON(b []byte) ([]byte, error) {
 		}
 		return b, nil
 	}
-	r := flate.NewReader(bytes.NewReader(b[len(resultMagic):]))
-	defer r.Close()
-	out, err := io.ReadAll(r)
+	out, err := resultFlate.Decompress(b[len(resultMagic):])
 	if err != nil {
 		return nil, fmt.Errorf("inflate result: %w", err)
 	}
