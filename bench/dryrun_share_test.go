@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"fmt"
+	"github.com/t2sbench/t2sbench/runstore"
 	"math"
 	"path/filepath"
 	"strings"
@@ -18,7 +19,7 @@ import (
 // model (calls the model cache did not answer), and all calls.
 func sentCalls(t *testing.T, dir string) (sent, all map[string]int) {
 	t.Helper()
-	r, err := bench.ReadRun(dir, true)
+	r, err := runstore.ReadRun(dir, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package bench_test
 import (
 	"bytes"
 	"fmt"
+	"github.com/t2sbench/t2sbench/runstore"
 	"io"
 	"log"
 	"net"
@@ -139,7 +140,7 @@ runners: [{name: direct}, {name: cot}]
 	if sum.Errored != 0 || sum.Failed != 0 || sum.Done != sum.Total || sum.Total < 80 {
 		t.Fatalf("items: %d done, %d failed, %d errored of %d; want all of >= 80 done", sum.Done, sum.Failed, sum.Errored, sum.Total)
 	}
-	run, err := bench.ReadRun(dir, true)
+	run, err := runstore.ReadRun(dir, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +160,7 @@ runners: [{name: direct}, {name: cot}]
 	if killed.Errors == 0 || killed.Ejections == 0 {
 		t.Errorf("killed replica: got %+v; want errors and an ejection", killed)
 	}
-	r, err := reports.Build([]*bench.RunData{run}, reports.Options{Resamples: 100})
+	r, err := reports.Build([]*runstore.RunData{run}, reports.Options{Resamples: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

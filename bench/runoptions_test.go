@@ -2,6 +2,7 @@ package bench
 
 import (
 	"encoding/json"
+	"github.com/t2sbench/t2sbench/runstore"
 	"slices"
 	"testing"
 )
@@ -29,7 +30,7 @@ func TestAddRunOptions(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			st, err := OpenStore(dir)
+			st, err := runstore.OpenStore(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -41,12 +42,12 @@ func TestAddRunOptions(t *testing.T) {
 			if err := st.Close(); err != nil {
 				t.Fatal(err)
 			}
-			r, err := ReadRun(dir, false)
+			r, err := runstore.ReadRun(dir, false)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var got []string
-			if err := json.Unmarshal([]byte(r.Meta[MetaRunOptions]), &got); err != nil {
+			if err := json.Unmarshal([]byte(r.Meta[runstore.MetaRunOptions]), &got); err != nil {
 				t.Fatal(err)
 			}
 			if !slices.Equal(got, tc.want) {

@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"fmt"
+	"github.com/t2sbench/t2sbench/runstore"
 	"image/png"
 	"math"
 	"os"
@@ -12,7 +13,6 @@ import (
 
 	"gonum.org/v1/plot/vg"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/golden"
 )
 
@@ -21,12 +21,12 @@ func buildFixture(t *testing.T, backend string) (*Report, string) {
 	t.Helper()
 	dir := t.TempDir()
 	writeFixtureRun(t, dir, backend)
-	run, err := bench.ReadRun(dir, true)
+	run, err := runstore.ReadRun(dir, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	run.Dir = "runs/fixture" // the golden files do not depend on the temp dir
-	r, err := Build([]*bench.RunData{run}, fixtureOptions())
+	r, err := Build([]*runstore.RunData{run}, fixtureOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"github.com/t2sbench/t2sbench/runstore"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -28,11 +29,11 @@ func TestTable4Spec(t *testing.T) {
 	if sum.Failed != 0 || sum.Done != 4*6 {
 		t.Fatalf("done %d, failed %d; want 24 done, none failed", sum.Done, sum.Failed)
 	}
-	run, err := bench.ReadRun(dir, true)
+	run, err := runstore.ReadRun(dir, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Build([]*bench.RunData{run}, Options{})
+	rep, err := Build([]*runstore.RunData{run}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

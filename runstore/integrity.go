@@ -1,4 +1,4 @@
-package bench
+package runstore
 
 import (
 	"context"
@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/t2sbench/t2sbench/internal/checksum"
 	"github.com/t2sbench/t2sbench/metrics"
@@ -25,7 +23,7 @@ import (
 // (CRC-32C, for the reasons given there).
 //
 // Run verifies every finished item of the store before it resumes
-// (Store.resumeState): an item whose row fails its checksum is turned
+// (Store.ResumeState): an item whose row fails its checksum is turned
 // back into a pending item (StatusError, class ClassChecksum) and redone,
 // and counted (MetaResultsRedone); Merge leaves such an item of a shard
 // out (it stays pending in the merged store) and counts it the same way;
@@ -212,90 +210,6 @@ func (s *Store) redoDamaged(bad [][2]string) error {
 		}
 		return addCounts(tx, map[string]int{MetaResultsRedone: len(bad)})
 	})
-}
-
-// integrityRecorder adds to the store the damaged cache entries the run's
-// model and gold caches meet (llm.CacheStats.Corrupt,
-// metrics.GoldCache.Corrupt), as the increments since the run started:
-// after every committed item and at the end.
-type integrityRecorder struct {
-	st     *Store
-	mu     sync.Mutex
-	models map[*llm.Cache]int64
-	golds  map[*metrics.GoldCache]int
-}
-
-// cacheOwner is a client answering from a model cache (llm.CachedClient).
-type cacheOwner interface{ Cache() *llm.Cache }
-
-// cacheFlusher returns a function committing the open batch of every
-// model cache the clients of benches answer from (cacheOwner), each once.
-func cacheFlusher(benches map[string]*benchEnv) func() error {
-	var caches []*llm.Cache
-	for _, be := range benches {
-		for _, c := range be.clients {
-			if o, ok := c.(cacheOwner); ok && o.Cache() != nil && !slices.Contains(caches, o.Cache()) {
-				caches = append(caches, o.Cache())
-			}
-		}
-	}
-	return func() error {
-		for _, c := range caches {
-			if err := c.Flush(); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-}
-
-// goldOwner is a scorer reading golds through a gold cache.
-type goldOwner interface{ GoldCache() *metrics.GoldCache }
-
-func newIntegrityRecorder(st *Store) *integrityRecorder {
-	return &integrityRecorder{st: st, models: map[*llm.Cache]int64{}, golds: map[*metrics.GoldCache]int{}}
-}
-
-// add notes the caches behind client c and scorer sc, once each, with
-// their counts now.
-func (r *integrityRecorder) add(c llm.Client, sc Scorer) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if o, ok := c.(cacheOwner); ok {
-		if mc := o.Cache(); mc != nil {
-			if _, seen := r.models[mc]; !seen {
-				r.models[mc] = mc.Stats().Corrupt
-			}
-		}
-	}
-	if o, ok := sc.(goldOwner); ok {
-		if g := o.GoldCache(); g != nil {
-			if _, seen := r.golds[g]; !seen {
-				r.golds[g] = g.Corrupt()
-			}
-		}
-	}
-}
-
-// flush adds the increments since the last flush to the store.
-func (r *integrityRecorder) flush() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	counts := map[string]int{}
-	for mc, last := range r.models {
-		now := mc.Stats().Corrupt
-		counts[MetaSamplesReasked] += int(now - last)
-		r.models[mc] = now
-	}
-	for g, last := range r.golds {
-		now := g.Corrupt()
-		counts[MetaGoldsReexecuted] += now - last
-		r.golds[g] = now
-	}
-	if counts[MetaSamplesReasked] == 0 && counts[MetaGoldsReexecuted] == 0 {
-		return nil
-	}
-	return r.st.AddIntegrity(counts)
 }
 
 // VerifyRun reads, without writing, every entry of run directory dir's

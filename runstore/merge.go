@@ -1,4 +1,4 @@
-package bench
+package runstore
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/t2sbench/t2sbench/spec"
 	"os"
 	"path/filepath"
 	"slices"
@@ -65,34 +66,14 @@ func refuse(format string, a ...any) error {
 	return &mergeRefusal{msg: fmt.Sprintf(format, a...)}
 }
 
-// String names the shard as --shard does; a whole run is "1/1".
-func (s Shard) String() string {
-	if s.N <= 1 {
-		return "1/1"
-	}
-	return fmt.Sprintf("%d/%d", s.I+1, s.N)
-}
-
-// Overlaps reports whether some item belongs to both shards: item hash h
-// is in shard I of N and J of M when h = I mod N and h = J mod M, which
-// some h satisfies exactly when I = J mod gcd(N, M).
-func (s Shard) Overlaps(o Shard) bool {
-	n, m := max(s.N, 1), max(o.N, 1)
-	a, b := n, m
-	for b != 0 {
-		a, b = b, a%b
-	}
-	return s.I%a == o.I%a
-}
-
 // parseShards reads a MetaShards value; ok is false when v is empty or
 // not a list of shards.
-func parseShards(v string) (out []Shard, ok bool) {
+func parseShards(v string) (out []spec.Shard, ok bool) {
 	if v == "" {
 		return nil, false
 	}
 	for _, f := range strings.Split(v, ",") {
-		s, err := ParseShard(f)
+		s, err := spec.ParseShard(f)
 		if err != nil {
 			return nil, false
 		}
@@ -103,11 +84,11 @@ func parseShards(v string) (out []Shard, ok bool) {
 
 // shardList writes shards as a MetaShards value, sorted, without
 // repeats; a whole run absorbs every slice.
-func shardList(shards []Shard) string {
-	if slices.ContainsFunc(shards, func(s Shard) bool { return s.N <= 1 }) {
+func shardList(shards []spec.Shard) string {
+	if slices.ContainsFunc(shards, func(s spec.Shard) bool { return s.N <= 1 }) {
 		return "1/1"
 	}
-	sorted := slices.SortedFunc(slices.Values(shards), func(a, b Shard) int {
+	sorted := slices.SortedFunc(slices.Values(shards), func(a, b spec.Shard) int {
 		return cmp.Or(cmp.Compare(a.N, b.N), cmp.Compare(a.I, b.I))
 	})
 	names := make([]string, 0, len(sorted))
@@ -121,7 +102,7 @@ func shardList(shards []Shard) string {
 // records its --limit (MetaLimit), so that Merge can tell two copies of
 // one shard, overlapping shards, or shards of runs with another --limit
 // apart from the slices of one run.
-func (s *Store) RecordSlice(sh Shard, limit int) error {
+func (s *Store) RecordSlice(sh spec.Shard, limit int) error {
 	return s.write(func(tx *sql.Tx) error {
 		var cur string
 		err := tx.QueryRow(`SELECT value FROM meta WHERE key = ?`, MetaShards).Scan(&cur)
@@ -147,7 +128,7 @@ type mergeSource struct {
 	dir    string
 	abs    string
 	head   *RunData
-	shards []Shard // from MetaShards; nil when the store did not record them
+	shards []spec.Shard // from MetaShards; nil when the store did not record them
 	lock   *dirLock
 	// sessions counts the sessions of out's store (mergeBase only).
 	sessions int
@@ -245,7 +226,7 @@ func Merge(out string, shards ...string) (MergeStats, error) {
 		}
 	}
 	meta := map[string]string{MetaPlan: planIDs(plan)}
-	list, known := []Shard{}, true
+	list, known := []spec.Shard{}, true
 	for _, s := range srcs {
 		known = known && s.shards != nil
 		list = append(list, s.shards...)
@@ -778,8 +759,8 @@ func mergeShard(dst *Store, s *mergeSource, earlier []*mergeSource, totals map[s
 }
 
 // planTrials returns the trials of r, the trials of its spec.
-func (r *RunData) planTrials() []*Trial {
-	out := make([]*Trial, len(r.Trials))
+func (r *RunData) planTrials() []*spec.Trial {
+	out := make([]*spec.Trial, len(r.Trials))
 	for i := range r.Trials {
 		out[i] = &r.Trials[i].Trial
 	}

@@ -1,10 +1,11 @@
-package bench
+package runstore
 
 import (
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/t2sbench/t2sbench/spec"
 	"maps"
 	"os"
 	"path/filepath"
@@ -38,12 +39,6 @@ import (
 // MetaPlan is the meta key holding the ids of the trials of the run's
 // spec, in plan order, as a JSON array.
 const MetaPlan = "plan"
-
-// SpecChangeMarker starts the comment lines that `run` appends to the
-// spec text it records (MetaSpec) for the --models, --set and --backbone
-// flags that changed the spec; each follows as "#   --models FILE",
-// "#   --set EXPR" or "#   --backbone NAME".
-const SpecChangeMarker = "# changed by the command line of run:"
 
 // ErrSpecChanged is wrapped by *SpecChangedError.
 var ErrSpecChanged = errors.New("the run directory holds another spec")
@@ -95,7 +90,7 @@ func writeChangeLines(b *strings.Builder, cs []TrialChange) {
 // same label), a new trial (New only) or a trial no longer in the spec
 // (Old only).
 type TrialChange struct {
-	Old, New *Trial
+	Old, New *spec.Trial
 	// Diffs name what changed from Old to New ("parameter k changed 3 ->
 	// 5"); a renamed trial (PlanChange.Renamed) has none. A trial no
 	// longer in the spec whose label a plan trial has (an earlier
@@ -135,11 +130,11 @@ func (c *PlanChange) Empty() bool { return c == nil || len(c.Changes) == 0 }
 
 // Removed returns the stored trials that Options.ReplaceTrials removes:
 // those whose identity changed and those no longer in the spec.
-func (c *PlanChange) Removed() []*Trial {
+func (c *PlanChange) Removed() []*spec.Trial {
 	if c == nil {
 		return nil
 	}
-	var out []*Trial
+	var out []*spec.Trial
 	for _, ch := range c.Changes {
 		if ch.Old != nil {
 			out = append(out, ch.Old)
@@ -150,7 +145,7 @@ func (c *PlanChange) Removed() []*Trial {
 
 // storedTrial is a trial of the store with its insertion order (rowid).
 type storedTrial struct {
-	Trial
+	spec.Trial
 	seq int64
 }
 
@@ -178,7 +173,7 @@ func readTrials(db *sql.DB) ([]storedTrial, error) {
 
 // samePlanTrial reports whether stored trial s is plan trial p: the same
 // id and the same tie_aware switch (a scoring rule the id leaves out).
-func samePlanTrial(s, p *Trial) bool {
+func samePlanTrial(s, p *spec.Trial) bool {
 	return s.ID == p.ID && s.Benchmark.TieAware == p.Benchmark.TieAware
 }
 
@@ -188,7 +183,7 @@ func samePlanTrial(s, p *Trial) bool {
 // its label (the one recorded last, where several have), else new. The
 // stored trials left over are no longer in the spec. A store without
 // trials holds no spec yet: any plan is its own.
-func diffPlan(stored []storedTrial, plan []*Trial) *PlanChange {
+func diffPlan(stored []storedTrial, plan []*spec.Trial) *PlanChange {
 	c := &PlanChange{}
 	if len(stored) == 0 {
 		return c
@@ -198,7 +193,7 @@ func diffPlan(stored []storedTrial, plan []*Trial) *PlanChange {
 	for i := range stored {
 		byID[stored[i].ID] = i
 	}
-	var rest []*Trial
+	var rest []*spec.Trial
 	for _, p := range plan {
 		i, ok := byID[p.ID]
 		if !ok || used[i] || !samePlanTrial(&stored[i].Trial, p) {
@@ -224,7 +219,7 @@ func diffPlan(stored []storedTrial, plan []*Trial) *PlanChange {
 		used[j] = true
 		c.Changes = append(c.Changes, TrialChange{Old: &stored[j].Trial, New: p, Diffs: trialDiffs(&stored[j].Trial, p)})
 	}
-	byLabel := map[string]*Trial{}
+	byLabel := map[string]*spec.Trial{}
 	for _, p := range plan {
 		byLabel[p.Label] = p
 	}
@@ -246,7 +241,7 @@ func diffPlan(stored []storedTrial, plan []*Trial) *PlanChange {
 // runner, parameters, role bindings, the identity of a bound model,
 // benchmark and seed, each as "<what> changed <old> -> <new>" (values as
 // JSON), "... added: <new>" or "... removed (was <old>)".
-func trialDiffs(o, n *Trial) []string {
+func trialDiffs(o, n *spec.Trial) []string {
 	var d []string
 	if o.Runner != n.Runner {
 		d = append(d, fmt.Sprintf("runner changed %s -> %s", o.Runner, n.Runner))
@@ -333,7 +328,7 @@ func jsonText(v any) string {
 // reading its store without a lock; a directory without a store holds
 // none. `run` calls it to refuse a different spec before it opens the
 // store for writing (Run checks again under the lock).
-func ComparePlan(dir string, p *Plan) (*PlanChange, error) {
+func ComparePlan(dir string, p *spec.Plan) (*PlanChange, error) {
 	if _, err := os.Stat(filepath.Join(dir, StoreFile)); errors.Is(err, os.ErrNotExist) {
 		return &PlanChange{}, nil
 	}
@@ -342,11 +337,17 @@ func ComparePlan(dir string, p *Plan) (*PlanChange, error) {
 		return nil, err
 	}
 	defer s.db.Close()
+	return s.DiffPlan(p.Trials)
+}
+
+// DiffPlan compares plan trials with the trials the store records as its
+// run's spec (see ComparePlan).
+func (s *Store) DiffPlan(plan []*spec.Trial) (*PlanChange, error) {
 	stored, err := readTrials(s.db)
 	if err != nil {
-		return nil, fmt.Errorf("store %s: %w", dir, err)
+		return nil, fmt.Errorf("store %s: %w", s.dir, err)
 	}
-	return diffPlan(stored, p.Trials), nil
+	return diffPlan(stored, plan), nil
 }
 
 // ReadOptions choose the trials a reader of a run directory returns.
@@ -446,17 +447,6 @@ func splitStale(meta map[string]string, trials []storedTrial) (cur, stale []int,
 	return cur, stale, nil
 }
 
-// specChangeLines returns the lines a recorded spec text (MetaSpec) has
-// after SpecChangeMarker, those `run` appended for its command line, or
-// nil when it has none.
-func specChangeLines(text string) []string {
-	_, extra, ok := strings.Cut(text, "\n"+SpecChangeMarker+"\n")
-	if !ok {
-		return nil
-	}
-	return strings.Split(extra, "\n")
-}
-
 // recordedLabels plans the spec text a store recorded (MetaSpec, with the
 // --set flags `run` appended as comments) and returns its trials' labels
 // and ids, or nil when it does not load or plan (a --models file it needs,
@@ -467,7 +457,7 @@ func recordedLabels(text string) map[string]string {
 	}
 	var sets []string
 	backbone := ""
-	for _, l := range specChangeLines(text) {
+	for _, l := range spec.ChangeLines(text) {
 		if v, ok := strings.CutPrefix(l, "#   --set "); ok {
 			sets = append(sets, v)
 		}
@@ -475,11 +465,11 @@ func recordedLabels(text string) map[string]string {
 			backbone = v
 		}
 	}
-	s, err := ParseSpecWith([]byte(text), "recorded spec", LoadOptions{Set: sets, Backbone: backbone})
+	s, err := spec.ParseSpecWith([]byte(text), "recorded spec", spec.LoadOptions{Set: sets, Backbone: backbone})
 	if err != nil {
 		return nil
 	}
-	p, err := NewPlan(s)
+	p, err := spec.NewPlan(s)
 	if err != nil {
 		return nil
 	}
@@ -491,7 +481,7 @@ func recordedLabels(text string) map[string]string {
 }
 
 // planIDs is the MetaPlan value of trials.
-func planIDs(trials []*Trial) string {
+func planIDs(trials []*spec.Trial) string {
 	ids := make([]string, len(trials))
 	for i, t := range trials {
 		ids[i] = t.ID
@@ -520,12 +510,12 @@ func (r RemovedTrial) String() string {
 	return fmt.Sprintf("trial %q (%s): %d items, %d model calls", r.Change.Old.Label, why, r.Items, r.Calls)
 }
 
-// putPlan records plan trials as the run's spec, in one transaction: it
+// PutPlan records plan trials as the run's spec, in one transaction: it
 // removes the stored trials of change.Removed() with their items,
 // results, calls and item totals, inserts the plan's trials (PutTrials),
 // records their ids (MetaPlan) and whether any is simulated. It returns
 // what it removed.
-func (s *Store) putPlan(trials []*Trial, change *PlanChange) ([]RemovedTrial, error) {
+func (s *Store) PutPlan(trials []*spec.Trial, change *PlanChange) ([]RemovedTrial, error) {
 	var removed []RemovedTrial
 	// The item totals of a trial replaced under its own id (a changed
 	// tie_aware) are this run's: Run wrote them already.

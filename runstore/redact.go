@@ -1,4 +1,4 @@
-package bench
+package runstore
 
 import "github.com/t2sbench/t2sbench/runners/llm"
 
@@ -18,17 +18,7 @@ func (r *RunData) Redactor() *llm.Redactor { return llm.NewDisplayRedactor(r.Sec
 func (r *RunData) Secrets() []string {
 	var out []string
 	for i := range r.Trials {
-		out = append(out, r.Trials[i].secrets()...)
+		out = append(out, r.Trials[i].Secrets()...)
 	}
 	return out
-}
-
-// secrets returns the credentials trial t's models and MySQL server are
-// given in this environment (see Spec.Secrets).
-func (t *Trial) secrets() []string {
-	var out []string
-	for _, m := range t.Models {
-		out = append(out, m.Secrets()...)
-	}
-	return append(out, t.Benchmark.secrets()...)
 }

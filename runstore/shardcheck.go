@@ -1,8 +1,9 @@
-package bench
+package runstore
 
 import (
 	"errors"
 	"fmt"
+	"github.com/t2sbench/t2sbench/spec"
 	"os"
 	"path/filepath"
 )
@@ -13,7 +14,7 @@ import (
 // another shard's, a merge of shards) would find them finished and report
 // them as its own, so `run --shard` refuses such a directory. A directory
 // without a run holds none.
-func ShardOutside(dir string, sh Shard) (outside, total int, err error) {
+func ShardOutside(dir string, sh spec.Shard) (outside, total int, err error) {
 	if _, err := os.Stat(filepath.Join(dir, StoreFile)); errors.Is(err, os.ErrNotExist) {
 		return 0, 0, nil
 	}

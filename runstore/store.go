@@ -1,4 +1,4 @@
-package bench
+package runstore
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/spec"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -23,6 +25,9 @@ import (
 
 // StoreFile is the name of the run database inside a run directory.
 const StoreFile = "run.db"
+
+// ModelCacheFile is the model-response cache inside a cache directory.
+const ModelCacheFile = "models.db"
 
 // Item statuses.
 const (
@@ -67,6 +72,11 @@ type Call struct {
 	// happened (CallStarted, CallFinished); Commit does not write it again.
 	logged bool
 }
+
+// MarkLogged records that the call was written to the store as it
+// happened (CallStarted, CallFinished), so that Commit does not write it
+// again.
+func (c *Call) MarkLogged() { c.logged = true }
 
 // Item is the record of one (trial, question) work item.
 type Item struct {
@@ -117,6 +127,17 @@ type Store struct {
 	notices []string
 }
 
+// BeforeCommit sets fn to run before each batch's commit (nil: nothing):
+// Run commits the model caches' batches first, so that every cache key a
+// committed call names is in its cache.
+func (s *Store) BeforeCommit(fn func() error) {
+	if fn == nil {
+		s.beforeCommit.Store(nil)
+		return
+	}
+	s.beforeCommit.Store(&fn)
+}
+
 // Notices returns one-line notices of opening the store that did not fail
 // it, such as a vacuum after a migration that could not run.
 func (s *Store) Notices() []string { return s.notices }
@@ -150,12 +171,12 @@ CREATE TABLE IF NOT EXISTS endpoint_stats (
 // Close; when another process holds it, OpenStore fails at once with a
 // *LockedError naming that process.
 func OpenStore(dir string) (*Store, error) {
-	return openStoreWith(dir, BatchItems, BatchWait)
+	return OpenStoreWith(dir, BatchItems, BatchWait)
 }
 
-// openStoreWith is OpenStore with batches of at most items items, each
+// OpenStoreWith is OpenStore with batches of at most items items, each
 // committed at most wait after its first write (BatchItems, BatchWait).
-func openStoreWith(dir string, items int, wait time.Duration) (*Store, error) {
+func OpenStoreWith(dir string, items int, wait time.Duration) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
@@ -506,7 +527,7 @@ func (s *Store) Session() int { return s.session }
 // loses at most the items and call rows of the open batch; those items
 // are pending on resume and run again, their model calls answered from
 // the model cache where it holds them. A committed item is never lost and
-// never duplicated: resume skips it (resumeState).
+// never duplicated: resume skips it (ResumeState).
 const (
 	// BatchItems is the most items one batch commits: a replay from the
 	// model cache finishes a few thousand items a second, which BatchWait
@@ -749,7 +770,7 @@ const MetaRunOptions = "run_options"
 // differ from the last session's; restart (--fresh) starts the list again.
 // A list that does not decode is started again.
 func (s *Store) AddRunOptions(opts string, secrets []string, restart bool) error {
-	opts = redact(opts, secrets)
+	opts = llm.NewRedactor(secrets...).Redact(opts)
 	var list []string
 	if !restart {
 		var raw string
@@ -791,8 +812,8 @@ func putMeta(tx *sql.Tx, kv map[string]string) error {
 
 // PutTrials records the trials of a plan; trials already stored (same id)
 // are kept. Any simulated trial marks the run simulated. It does not
-// record them as the run's spec (MetaPlan): Run does, with putPlan.
-func (s *Store) PutTrials(trials []*Trial) error {
+// record them as the run's spec (MetaPlan): Run does, with PutPlan.
+func (s *Store) PutTrials(trials []*spec.Trial) error {
 	return s.write(func(tx *sql.Tx) error {
 		if err := putTrials(tx, trials); err != nil {
 			return err
@@ -810,7 +831,7 @@ func (s *Store) PutTrials(trials []*Trial) error {
 // putTrials inserts trials; a trial already stored (same id, so the same
 // identity) takes the new configuration: its label, plan position and
 // the settings that are not part of its identity.
-func putTrials(tx *sql.Tx, trials []*Trial) error {
+func putTrials(tx *sql.Tx, trials []*spec.Trial) error {
 	for _, t := range trials {
 		cfg, err := json.Marshal(t)
 		if err != nil {
@@ -948,13 +969,13 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// resumeState reads, in one pass over the items, what Run resumes from:
-// the keys (itemKey) of the finished items (done or failed), which resume
+// ResumeState reads, in one pass over the items, what Run resumes from:
+// the keys (ItemKey) of the finished items (done or failed), which resume
 // never redoes, and the pending items left by an infrastructure error
 // (StatusError), item key -> trial id, retried by the next run that
 // selects them. A finished item whose stored outcome fails its checksum
 // is made pending first (redoDamaged) and is errored, not done.
-func (s *Store) resumeState(ctx context.Context) (done map[string]bool, errored map[string]string, err error) {
+func (s *Store) ResumeState(ctx context.Context) (done map[string]bool, errored map[string]string, err error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT `+outcomeColumns+` FROM items i
 		LEFT JOIN results r ON r.trial_id = i.trial_id AND r.question_id = i.question_id
 		WHERE i.status IN (?, ?, ?)`, StatusDone, StatusFailed, StatusError)
@@ -969,7 +990,7 @@ func (s *Store) resumeState(ctx context.Context) (done map[string]bool, errored 
 			rows.Close()
 			return nil, nil, fmt.Errorf("store %s: %w", s.dir, err)
 		}
-		k := itemKey(o.trial, o.question)
+		k := ItemKey(o.trial, o.question)
 		switch ok, _ := o.ok(); {
 		case o.status == StatusError:
 			errored[k] = o.trial
@@ -1002,7 +1023,7 @@ func (s *Store) Reset() error {
 	})
 }
 
-func itemKey(trialID, questionID string) string { return trialID + "\x00" + questionID }
+func ItemKey(trialID, questionID string) string { return trialID + "\x00" + questionID }
 
 // RunData is a run directory's content, as reports and compare read it.
 type RunData struct {
@@ -1017,7 +1038,7 @@ type RunData struct {
 	// Stale are the trials the store holds that are not in the run's
 	// spec: only a store written before a run directory held one spec
 	// has any (see splitStale). StaleNote describes them.
-	Stale []Trial
+	Stale []spec.Trial
 	// Totals is the number of items each trial (by id) had in its last
 	// run, for pending counts.
 	Totals map[string]int
@@ -1162,7 +1183,7 @@ const (
 // llm.MinSecretLen characters, not a placeholder) replaced by
 // "[REDACTED]".
 func (s *Store) SetSpecText(text string, secrets []string) error {
-	return s.SetMeta(map[string]string{MetaSpec: redact(text, secrets)})
+	return s.SetMeta(map[string]string{MetaSpec: llm.NewRedactor(secrets...).Redact(text)})
 }
 
 // Name is the run's name: the spec's, else the run directory's base name.
@@ -1175,12 +1196,12 @@ func (r *RunData) Name() string {
 
 // Prices returns the price table the run's spec gave (model name -> USD per
 // million prompt and completion tokens), or nil when it gave none.
-func (r *RunData) Prices() (map[string]Price, error) {
+func (r *RunData) Prices() (map[string]spec.Price, error) {
 	raw := r.Meta[MetaPrices]
 	if raw == "" {
 		return nil, nil
 	}
-	var p map[string]Price
+	var p map[string]spec.Price
 	if err := json.Unmarshal([]byte(raw), &p); err != nil {
 		return nil, fmt.Errorf("%s: meta %q: %w", r.Dir, MetaPrices, err)
 	}
@@ -1189,7 +1210,7 @@ func (r *RunData) Prices() (map[string]Price, error) {
 
 // RunTrial is one trial with its items, sorted by question index.
 type RunTrial struct {
-	Trial
+	spec.Trial
 	Items []Item
 }
 
@@ -1425,7 +1446,7 @@ func readCalls(db *sql.DB, r *RunData, idx map[string]int, want func(*Item) bool
 	for _, t := range r.Trials {
 		for j := range t.Items {
 			if it := &t.Items[j]; want(it) {
-				pos[itemKey(it.TrialID, it.QuestionID)] = j
+				pos[ItemKey(it.TrialID, it.QuestionID)] = j
 			}
 		}
 	}
@@ -1447,7 +1468,7 @@ func readCalls(db *sql.DB, r *RunData, idx map[string]int, want func(*Item) bool
 			return err
 		}
 		i, ok := idx[t]
-		j, ok2 := pos[itemKey(t, q)]
+		j, ok2 := pos[ItemKey(t, q)]
 		switch {
 		case ok && ok2:
 			r.Trials[i].Items[j].Calls = append(r.Trials[i].Items[j].Calls, c)
@@ -1479,7 +1500,7 @@ func LoadRunVerdicts(dir string) ([]string, map[string]map[string]bool, error) {
 // RunSystem is one trial's per-question outcomes, as compare reads them.
 type RunSystem struct {
 	// Trial is the trial's configuration (identity and seed included).
-	Trial Trial
+	Trial spec.Trial
 	Label string
 	// Benchmark is the name (and "/split" when the spec sets one); trials on different benchmarks share
 	// question ids and must never be paired.
@@ -1544,6 +1565,20 @@ func LoadRunSystemsWith(dir string, o ReadOptions) ([]RunSystem, *RunData, error
 		})
 	}
 	return out, r, nil
+}
+
+// LimitPages caps the store's database at its present size plus extra
+// pages (SQLite's max_page_count) for the rest of the session, on the
+// store's one connection: a later write that needs more fails with
+// SQLITE_FULL ("database or disk is full"), as on a full disk. Tests of
+// how a run meets a full disk use it.
+func (s *Store) LimitPages(extra int) error {
+	var pages int
+	if err := s.db.QueryRow(`PRAGMA page_count`).Scan(&pages); err != nil {
+		return err
+	}
+	_, err := s.db.Exec(fmt.Sprintf(`PRAGMA max_page_count = %d`, pages+extra))
+	return err
 }
 
 // SessionCount returns how many sessions (invocations) the store has seen.

@@ -1,8 +1,9 @@
-package bench
+package runstore
 
 import (
 	"errors"
 	"fmt"
+	"github.com/t2sbench/t2sbench/spec"
 	"io"
 	"slices"
 	"sort"
@@ -316,7 +317,7 @@ func TitleNote(runs ...*RunData) string {
 	simulated := false
 	for _, r := range runs {
 		simulated = simulated || r.Simulated
-		if p := SpecProfile(r.Meta[MetaSpec]); p != "" && !slices.Contains(notes, p) {
+		if p := spec.SpecProfile(r.Meta[MetaSpec]); p != "" && !slices.Contains(notes, p) {
 			notes = append(notes, p)
 		}
 	}

@@ -1,6 +1,7 @@
-package bench
+package runstore
 
 import (
+	"github.com/t2sbench/t2sbench/spec"
 	"math"
 	"slices"
 	"strconv"
@@ -29,7 +30,7 @@ type System struct {
 // SystemLabel is the label of trial t without its seed: the label of the
 // trial's system. A trial without an identity (DeriveIdentities) keeps its
 // label.
-func SystemLabel(t *Trial) string {
+func SystemLabel(t *spec.Trial) string {
 	if t.Identity == nil {
 		return t.Label
 	}
@@ -65,7 +66,7 @@ func Systems(trials []RunTrial) []System {
 // of its runner entry (Identity.Sweep, Identity.Point), the key that the
 // points of that sweep share (entry, ablation, backbones, benchmark) and
 // the swept parameters; "" and nil for any other trial.
-func SweepOf(t *Trial) (string, []string) {
+func SweepOf(t *spec.Trial) (string, []string) {
 	id := t.Identity
 	if id == nil || len(id.Sweep)+len(id.Point) == 0 {
 		return "", nil

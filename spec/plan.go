@@ -1,4 +1,4 @@
-package bench
+package spec
 
 import (
 	"crypto/sha256"
@@ -54,10 +54,10 @@ func (t *Trial) Simulated() bool {
 	return false
 }
 
-// roleModel is the name of the model t binds role to: the role's own
+// RoleModel is the name of the model t binds role to: the role's own
 // binding, else the reason role's (a role the trial does not bind asks
 // the reason model).
-func (t *Trial) roleModel(role string) string {
+func (t *Trial) RoleModel(role string) string {
 	if m, ok := t.Roles[role]; ok {
 		return m
 	}
@@ -186,7 +186,7 @@ func checkPlanSize(s *Spec, seeds []int64) error {
 // raiseCap says how to raise the trial cap, or that it cannot be.
 func raiseCap(s *Spec) string {
 	if s.maxTrials() >= MaxTrialsCeiling {
-		return fmt.Sprintf("no plan may have more than %d (bench.MaxTrialsCeiling, whatever max_trials or run --max-trials says); split the spec", MaxTrialsCeiling)
+		return fmt.Sprintf("no plan may have more than %d (spec.MaxTrialsCeiling, whatever max_trials or run --max-trials says); split the spec", MaxTrialsCeiling)
 	}
 	return "raise max_trials (or run --max-trials) if that is meant"
 }
@@ -225,9 +225,9 @@ func paramError(s *Spec, path string, err error) error {
 	return fmt.Errorf("%s: %s: %w", at, path, err)
 }
 
-// trialID hashes the canonical JSON of the configuration (trialCanon).
+// trialID hashes the canonical JSON of the configuration (Canon).
 func trialID(t *Trial) string {
-	canon := trialCanon(t)
+	canon := Canon(t)
 	b, err := json.Marshal(canon)
 	if err != nil {
 		// Params come from YAML and always marshal; keep the id stable
@@ -238,10 +238,10 @@ func trialID(t *Trial) string {
 	return hex.EncodeToString(h[:6])
 }
 
-// trialCanon is what identifies a trial's configuration: runner,
+// Canon is what identifies a trial's configuration: runner,
 // parameters, each role's model identity, benchmark and seed. As JSON
 // (encoding/json sorts map keys) equal configurations give equal bytes.
-func trialCanon(t *Trial) map[string]any {
+func Canon(t *Trial) map[string]any {
 	models := map[string]any{}
 	for role, m := range t.Roles {
 		models[role] = t.Models[m].Identity()
@@ -443,4 +443,14 @@ func copyParams(p map[string]any) runners.Params {
 		out[k] = v
 	}
 	return out
+}
+
+// Secrets returns the credentials trial t's models and MySQL server are
+// given in this environment (see Spec.Secrets).
+func (t *Trial) Secrets() []string {
+	var out []string
+	for _, m := range t.Models {
+		out = append(out, m.Secrets()...)
+	}
+	return append(out, t.Benchmark.secrets()...)
 }

@@ -1,4 +1,4 @@
-package bench
+package spec
 
 import (
 	"fmt"
@@ -87,7 +87,7 @@ const ProfileMarker = "#   --profile "
 // SpecProfile returns the profile summary a recorded spec text (MetaSpec)
 // states, or "".
 func SpecProfile(text string) string {
-	for _, l := range specChangeLines(text) {
+	for _, l := range ChangeLines(text) {
 		if v, ok := strings.CutPrefix(l, ProfileMarker); ok {
 			return strings.TrimSpace(v)
 		}
@@ -144,4 +144,21 @@ func profileSets(root *yaml.Node, p Profile) *ProfileUse {
 	}
 	sort.Ints(u.Was)
 	return u
+}
+
+// SpecChangeMarker starts the comment lines that `run` appends to the
+// spec text it records (MetaSpec) for the --models, --set and --backbone
+// flags that changed the spec; each follows as "#   --models FILE",
+// "#   --set EXPR" or "#   --backbone NAME".
+const SpecChangeMarker = "# changed by the command line of run:"
+
+// ChangeLines returns the lines a recorded spec text (MetaSpec) has
+// after SpecChangeMarker, those `run` appended for its command line, or
+// nil when it has none.
+func ChangeLines(text string) []string {
+	_, extra, ok := strings.Cut(text, "\n"+SpecChangeMarker+"\n")
+	if !ok {
+		return nil
+	}
+	return strings.Split(extra, "\n")
 }

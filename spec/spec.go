@@ -1,4 +1,4 @@
-package bench
+package spec
 
 import (
 	"errors"
@@ -435,6 +435,9 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 // MarshalYAML writes the duration as a Go duration string.
 func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
 
+// D returns the time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
 // LoadSpec reads and validates the spec at path.
 func LoadSpec(path string) (*Spec, error) { return LoadSpecWith(path, LoadOptions{}) }
 
@@ -445,7 +448,7 @@ var lineRe = regexp.MustCompile(`line (\d+): `)
 var fieldNotFoundRe = regexp.MustCompile(`field (\S+) not found in type (\S+)`)
 
 // specTypes maps the Go type names yaml.v3 writes in its errors
-// ("bench.RunnerSpec") to the types of the spec's tree, so that an unknown
+// ("spec.RunnerSpec") to the types of the spec's tree, so that an unknown
 // key can be answered with the closest key its mapping takes.
 var specTypes = sync.OnceValue(func() map[string]reflect.Type {
 	out := map[string]reflect.Type{}

@@ -1,10 +1,10 @@
 package viewer_test
 
 import (
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 	"path/filepath"
 	"testing"
-
-	"github.com/t2sbench/t2sbench/bench"
 )
 
 // TestIndexTitleStatesProfile: the overview's title of a run made through
@@ -16,11 +16,11 @@ func TestIndexTitleStatesProfile(t *testing.T) {
 	if err := runSpec(t, "name: prof\nbenchmarks: [{name: mini, limit: 2}]\nmodels: {sim: {backend: sim}}\nroles: {reason: sim}\nrunners: [{name: direct}]\n", dir); err != nil {
 		t.Fatal(err)
 	}
-	st, err := bench.OpenStore(dir)
+	st, err := runstore.OpenStore(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := "name: prof\n\n" + bench.SpecChangeMarker + "\n" + bench.ProfileMarker + "quick profile: limit 2\n"
+	text := "name: prof\n\n" + spec.SpecChangeMarker + "\n" + spec.ProfileMarker + "quick profile: limit 2\n"
 	if err := st.SetSpecText(text, nil); err != nil {
 		t.Fatal(err)
 	}

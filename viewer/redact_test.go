@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/t2sbench/t2sbench/runstore"
 	"strings"
 	"testing"
 
@@ -35,11 +36,11 @@ runners: [{name: direct}]
 	if _, err := benchkit.Run(t, dir, benchkit.Plan(t, benchkit.Spec(t, spec, "spec.yaml")), bench.Options{Limit: 1}); err != nil {
 		t.Fatal(err)
 	}
-	rd, err := bench.OpenItemReader(dir)
+	rd, err := runstore.OpenItemReader(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := bench.ReadRun(dir, false)
+	r, err := runstore.ReadRun(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}

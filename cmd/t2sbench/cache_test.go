@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"database/sql"
+	"github.com/t2sbench/t2sbench/runstore"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,7 +22,7 @@ func TestCacheVerifyMismatch(t *testing.T) {
 	if _, err := benchkit.Run(t, dir, p, bench.Options{Limit: 3}); err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, "cache", bench.ModelCacheFile))
+	db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, "cache", runstore.ModelCacheFile))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/t2sbench/t2sbench/runstore"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -51,7 +52,7 @@ runners: [{name: direct}]
 	if _, err := benchkit.Run(t, dir, benchkit.Plan(t, benchkit.Spec(t, spec, "spec.yaml")), bench.Options{Limit: 2}); err != nil {
 		t.Fatal(err)
 	}
-	r, err := bench.ReadRun(dir, true)
+	r, err := runstore.ReadRun(dir, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
+	"github.com/t2sbench/t2sbench/runstore"
 	"io"
 	"os"
 	"os/exec"
@@ -11,8 +12,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-
-	"github.com/t2sbench/t2sbench/bench"
 )
 
 // realCLIEnv, when set to 1, makes this test binary run the command line in
@@ -119,7 +118,7 @@ func TestShardsMergeEqualUnsharded(t *testing.T) {
 		t.Errorf("merge said %q; want it to contain %q", out, want)
 	}
 	for i, d := range dirs {
-		r, err := bench.ReadRun(d, false)
+		r, err := runstore.ReadRun(d, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +152,7 @@ type outcome struct {
 // outcome.
 func runOutcomes(t *testing.T, dir string) map[string]outcome {
 	t.Helper()
-	r, err := bench.ReadRun(dir, true)
+	r, err := runstore.ReadRun(dir, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package iesr
 
 import (
+	"github.com/t2sbench/t2sbench/runstore"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -67,7 +68,7 @@ func TestSpecsEndToEnd(t *testing.T) {
 			if sum.Calls == 0 || sum.CompletionTokens == 0 {
 				t.Errorf("calls %d, completion tokens %d; want > 0", sum.Calls, sum.CompletionTokens)
 			}
-			r, err := bench.ReadRun(dir, true)
+			r, err := runstore.ReadRun(dir, true)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,6 +1,7 @@
 package steinersql_test
 
 import (
+	"github.com/t2sbench/t2sbench/runstore"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,7 +30,7 @@ func TestSpecsEndToEnd(t *testing.T) {
 			if want := len(plan.Trials) * limit; sum.Done != want || sum.Failed != 0 {
 				t.Fatalf("done, failed = %d, %d; want %d, 0", sum.Done, sum.Failed, want)
 			}
-			run, err := bench.ReadRun(dir, true)
+			run, err := runstore.ReadRun(dir, true)
 			if err != nil {
 				t.Fatal(err)
 			}

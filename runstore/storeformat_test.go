@@ -1,10 +1,12 @@
-package bench
+package runstore
 
 import (
 	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
+	"github.com/t2sbench/t2sbench/spec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -57,10 +59,10 @@ func formatItems() []*Item {
 	}
 }
 
-func formatTrials() []*Trial {
-	return []*Trial{
-		{ID: "a", Label: "alpha", Runner: "alphasql", Benchmark: BenchmarkSpec{Name: "fake"}, Order: 0},
-		{ID: "b", Label: "direct", Runner: "direct", Benchmark: BenchmarkSpec{Name: "fake"}, Order: 1},
+func formatTrials() []*spec.Trial {
+	return []*spec.Trial{
+		{ID: "a", Label: "alpha", Runner: "alphasql", Benchmark: spec.BenchmarkSpec{Name: "fake"}, Order: 0},
+		{ID: "b", Label: "direct", Runner: "direct", Benchmark: spec.BenchmarkSpec{Name: "fake"}, Order: 1},
 	}
 }
 
@@ -513,4 +515,41 @@ func TestExtractionBeforeReasons(t *testing.T) {
 			t.Errorf("old rows: got reasons %v; want %v", got, want)
 		}
 	})
+}
+
+// mustPlan parses spec text yml and expands it into a plan; an error fails
+// the test.
+func mustPlan(t testing.TB, yml string) *spec.Plan {
+	t.Helper()
+	s, err := spec.ParseSpec([]byte(yml), "spec.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := spec.NewPlan(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestMergeSharesShardLocks: two merges may read one shard at once (each
+// holds its lock shared), and a run cannot open the shard meanwhile.
+func TestMergeSharesShardLocks(t *testing.T) {
+	t.Parallel()
+	shard := t.TempDir()
+	writeFormatStore(t, shard, false)
+	other, err := lockShard(shard) // a merge reading the shard
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.release()
+	if _, err := Merge(filepath.Join(t.TempDir(), "merged"), shard); err != nil {
+		t.Errorf("merge beside another merge of the shard: %v; want it to succeed", err)
+	}
+	if st, err := OpenStore(shard); !errors.Is(err, ErrLocked) {
+		if err == nil {
+			st.Close()
+		}
+		t.Errorf("a run while a merge reads the shard: err %v; want ErrLocked", err)
+	}
 }

@@ -1,7 +1,8 @@
-package bench
+package runstore
 
 import (
 	"fmt"
+	"github.com/t2sbench/t2sbench/spec"
 	"reflect"
 	"testing"
 
@@ -14,8 +15,8 @@ import (
 func TestSystemsGroupSeeds(t *testing.T) {
 	var trials []RunTrial
 	add := func(entry int, name, bench string, seed int64, benchInLabel bool) {
-		id := &Identity{Name: name, Seed: true, Bench: benchInLabel}
-		tr := Trial{ID: fmt.Sprint(len(trials)), Runner: name, Entry: entry, Seed: seed, Identity: id, Benchmark: BenchmarkSpec{Name: bench}}
+		id := &spec.Identity{Name: name, Seed: true, Bench: benchInLabel}
+		tr := spec.Trial{ID: fmt.Sprint(len(trials)), Runner: name, Entry: entry, Seed: seed, Identity: id, Benchmark: spec.BenchmarkSpec{Name: bench}}
 		tr.Label = id.Label(bench, seed)
 		trials = append(trials, RunTrial{Trial: tr})
 	}

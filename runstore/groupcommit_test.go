@@ -1,19 +1,15 @@
-package bench
+package runstore
 
 import (
-	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/t2sbench/t2sbench/runners/llm"
 )
 
 // storedItems counts the items another connection sees committed in the
@@ -64,7 +60,7 @@ func TestGroupCommit(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			st, err := openStoreWith(dir, tt.items, tt.wait)
+			st, err := OpenStoreWith(dir, tt.items, tt.wait)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -164,7 +160,7 @@ func TestMigrationVacuumFails(t *testing.T) {
 func TestBatchLost(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	st, err := openStoreWith(dir, 100, 20*time.Millisecond)
+	st, err := OpenStoreWith(dir, 100, 20*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,57 +199,6 @@ func TestBatchLost(t *testing.T) {
 	}
 }
 
-// TestRunStopsOnLostBatch loses a batch of the store's writes in a run:
-// the model call that learns it (as the flush before a request is sent
-// does) fails, and the run stops with ErrBatchLost instead of counting
-// the call as a failed model call, retrying and ending without an error.
-func TestRunStopsOnLostBatch(t *testing.T) {
-	t.Parallel()
-	p := mustPlan(t, directFakeSpec)
-	dir := t.TempDir()
-	st, err := OpenStore(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	env, _ := testEnv(10, 1, func(c llm.Client) llm.Client {
-		return &lossClient{Client: c, st: st, mark: "question number 5?"}
-	})
-	_, err = Run(context.Background(), p, st, env, Options{RetryWait: time.Millisecond})
-	if !errors.Is(err, ErrBatchLost) {
-		t.Errorf("run: %v; want ErrBatchLost", err)
-	}
-	t.Logf("run stopped: %v", err)
-}
-
-// lossClient makes the store lose its open batch at the request naming
-// mark, as a commit by the writer's timer, whose error no caller sees,
-// does; the request's flush before it is sent then returns what the
-// store says.
-type lossClient struct {
-	llm.Client
-	st   *Store
-	mark string
-	once sync.Once
-}
-
-func (c *lossClient) Complete(ctx context.Context, req llm.Request) (*llm.Response, error) {
-	var err error
-	if strings.Contains(req.Messages[len(req.Messages)-1].Content, c.mark) {
-		c.once.Do(func() {
-			hook := func() error { return errors.New("cache commit failed") }
-			c.st.beforeCommit.Store(&hook)
-			c.st.Flush() // the timer's commit
-			c.st.beforeCommit.Store(nil)
-			err = c.st.Flush()
-		})
-	}
-	if err != nil {
-		return nil, fmt.Errorf("call log: %w", err)
-	}
-	return c.Client.Complete(ctx, req)
-}
-
 // TestCountersCommittedAtOnce: the integrity and endpoint counters are
 // on disk, seen from another connection, as soon as they are added, even
 // while a batch of items is open, since a kill must not lose what a
@@ -261,7 +206,7 @@ func (c *lossClient) Complete(ctx context.Context, req llm.Request) (*llm.Respon
 func TestCountersCommittedAtOnce(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	st, err := openStoreWith(dir, 1000, time.Hour)
+	st, err := OpenStoreWith(dir, 1000, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}

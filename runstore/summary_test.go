@@ -1,7 +1,8 @@
-package bench
+package runstore
 
 import (
 	"bytes"
+	"github.com/t2sbench/t2sbench/spec"
 	"math"
 	"reflect"
 	"strings"
@@ -16,8 +17,8 @@ func TestSummarize(t *testing.T) {
 	// (binomial CDF by hand). Wilson 95% for 7/10: [0.3968, 0.8922]
 	// (statsmodels proportion_confint(7, 10, method="wilson")), tolerance 1e-3.
 	r := &RunData{Dir: "d", Meta: map[string]string{"name": "x"}, Simulated: true, Totals: map[string]int{"a": 12}}
-	a := RunTrial{Trial: Trial{ID: "a", Label: "A"}}
-	b := RunTrial{Trial: Trial{ID: "b", Label: "B"}}
+	a := RunTrial{Trial: spec.Trial{ID: "a", Label: "A"}}
+	b := RunTrial{Trial: spec.Trial{ID: "b", Label: "B"}}
 	for i := 0; i < 10; i++ {
 		q := string(rune('a' + i))
 		a.Items = append(a.Items, Item{QuestionID: q, Status: StatusDone, Verdict: &Verdict{Correct: i < 7}, Calls: []Call{{PromptTokens: 1}}})
@@ -54,9 +55,9 @@ func TestSummarize(t *testing.T) {
 // trial with nothing done shows "-" instead of 0.0% with an empty CI.
 func TestSummaryNoCommonQuestions(t *testing.T) {
 	r := &RunData{Dir: "d", Meta: map[string]string{"name": "x"}}
-	a := RunTrial{Trial: Trial{ID: "a", Label: "direct"}, Items: []Item{{QuestionID: "0", Status: StatusDone, Verdict: &Verdict{Correct: true}}}}
-	b := RunTrial{Trial: Trial{ID: "b", Label: "cot"}, Items: []Item{{QuestionID: "1", Status: StatusDone, Verdict: &Verdict{Correct: true}}}}
-	c := RunTrial{Trial: Trial{ID: "c", Label: "sc"}}
+	a := RunTrial{Trial: spec.Trial{ID: "a", Label: "direct"}, Items: []Item{{QuestionID: "0", Status: StatusDone, Verdict: &Verdict{Correct: true}}}}
+	b := RunTrial{Trial: spec.Trial{ID: "b", Label: "cot"}, Items: []Item{{QuestionID: "1", Status: StatusDone, Verdict: &Verdict{Correct: true}}}}
+	c := RunTrial{Trial: spec.Trial{ID: "c", Label: "sc"}}
 	r.Trials = []RunTrial{a, b, c}
 	s := Summarize(r)
 	if s[1].Baseline != "direct" || s[1].P != -1 {
@@ -105,7 +106,7 @@ func TestExcludedNote(t *testing.T) {
 // (group_pick), 6 of the other 8 right. EX = 7/10; deterministic EX = 6/8.
 func TestSummaryDeterministicEX(t *testing.T) {
 	r := &RunData{Dir: "d", Meta: map[string]string{"name": "x"}}
-	a := RunTrial{Trial: Trial{ID: "a", Label: "A"}}
+	a := RunTrial{Trial: spec.Trial{ID: "a", Label: "A"}}
 	flags := map[int][]string{0: {metrics.FlagLimitTie}, 1: {"static:RAND()"}, 2: {metrics.FlagGroupPick}}
 	for i := 0; i < 10; i++ {
 		correct := i == 0 || (i >= 2 && i < 8)
@@ -143,7 +144,7 @@ func TestSummaryWarnings(t *testing.T) {
 		label string
 		right int
 	}{{"A", 3}, {"B", 3}, {"C", 3}, {"D", 4}} {
-		rt := RunTrial{Trial: Trial{ID: tr.label, Label: tr.label}}
+		rt := RunTrial{Trial: spec.Trial{ID: tr.label, Label: tr.label}}
 		for i := range 6 {
 			rt.Items = append(rt.Items, Item{QuestionID: string(rune('a' + i)), Status: StatusDone, Verdict: &Verdict{Correct: i < tr.right}})
 		}
@@ -180,9 +181,9 @@ func TestSummaryWarnings(t *testing.T) {
 func TestSummaryOnCommon(t *testing.T) {
 	r := &RunData{Dir: "d", Meta: map[string]string{"name": "x"}}
 	add := func(entry int, name string, seed int64, questions int) {
-		id := &Identity{Name: name, Seed: true}
-		rt := RunTrial{Trial: Trial{ID: name + id.Label("mini", seed), Runner: name, Entry: entry, Seed: seed, Identity: id,
-			Benchmark: BenchmarkSpec{Name: "mini"}, Label: id.Label("mini", seed)}}
+		id := &spec.Identity{Name: name, Seed: true}
+		rt := RunTrial{Trial: spec.Trial{ID: name + id.Label("mini", seed), Runner: name, Entry: entry, Seed: seed, Identity: id,
+			Benchmark: spec.BenchmarkSpec{Name: "mini"}, Label: id.Label("mini", seed)}}
 		for q := range questions {
 			rt.Items = append(rt.Items, Item{QuestionID: "q" + string(rune('0'+q)), Status: StatusDone, Verdict: &Verdict{Correct: q%2 == 0}})
 		}
@@ -224,9 +225,9 @@ func TestOutcomeAccSummary(t *testing.T) {
 		seed  int64
 		right int
 	}{{0, "direct", 0, 2}, {0, "direct", 1, 3}, {1, "cot", 0, 4}, {1, "cot", 1, 1}} {
-		id := &Identity{Name: tr.name, Seed: true}
-		rt := RunTrial{Trial: Trial{ID: id.Label("mini", tr.seed), Runner: tr.name, Entry: tr.entry, Seed: tr.seed, Identity: id,
-			Benchmark: BenchmarkSpec{Name: "mini"}, Label: id.Label("mini", tr.seed)}}
+		id := &spec.Identity{Name: tr.name, Seed: true}
+		rt := RunTrial{Trial: spec.Trial{ID: id.Label("mini", tr.seed), Runner: tr.name, Entry: tr.entry, Seed: tr.seed, Identity: id,
+			Benchmark: spec.BenchmarkSpec{Name: "mini"}, Label: id.Label("mini", tr.seed)}}
 		for q := range 5 {
 			rt.Items = append(rt.Items, Item{QuestionID: string(rune('a' + q)), Status: StatusDone, Verdict: &Verdict{Correct: q < tr.right}})
 		}
@@ -253,45 +254,5 @@ func TestOutcomeAccSummary(t *testing.T) {
 				t.Errorf("got %+v; want %+v", rows[i], want)
 			}
 		})
-	}
-}
-
-// TestSummarizeDirTrials: SummarizeDirTrials gives SummarizeDir's rows
-// without their comparisons.
-func TestSummarizeDirTrials(t *testing.T) {
-	t.Parallel()
-	env, _ := testEnv(4, 1, nil)
-	p := mustPlan(t, `name: two
-benchmarks: [{name: fake}]
-models: {m: {backend: openai, base_url: "http://127.0.0.1:1/v1", model: x}}
-roles: {reason: m}
-runners: [{name: direct}, {name: direct, label: short, params: {max_tokens: 64}}]
-`)
-	dir := t.TempDir()
-	if _, err := runOnce(t, dir, p, env, Options{}); err != nil {
-		t.Fatal(err)
-	}
-	_, full, err := SummarizeDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rows, err := SummarizeDirTrials(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rows) != len(full) || len(rows) != 2 || full[1].P < 0 {
-		t.Fatalf("got %d rows; want SummarizeDir's %d, 2 trials, the second compared (P %v)", len(rows), len(full), full[len(full)-1].P)
-	}
-	for i := range rows {
-		want := full[i]
-		if want.P < 0 && rows[i].P < 0 {
-			continue // a baseline: nothing to leave out
-		}
-		if rows[i].P != -1 || rows[i].Baseline != "" {
-			t.Errorf("%s: P %v, baseline %q; want no comparison", rows[i].Label, rows[i].P, rows[i].Baseline)
-		}
-		if rows[i].Attempted != want.Attempted || rows[i].Correct != want.Correct || rows[i].EX != want.EX || rows[i].Calls != want.Calls {
-			t.Errorf("%s: %+v; want SummarizeDir's counts %+v", rows[i].Label, rows[i], want)
-		}
 	}
 }
