@@ -1,12 +1,13 @@
 package bench
 
 import (
-	"github.com/t2sbench/t2sbench/spec"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // backboneSpec has two runner entries: direct over two simulated

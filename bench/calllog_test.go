@@ -2,11 +2,11 @@ package bench
 
 import (
 	"context"
-	"github.com/t2sbench/t2sbench/runstore"
 	"path/filepath"
 	"testing"
 
 	"github.com/t2sbench/t2sbench/internal/testkit"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // TestCallCacheKey checks model_calls.cache_key end to end in the store:

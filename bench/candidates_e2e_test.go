@@ -1,13 +1,13 @@
 package bench_test
 
 import (
-	"github.com/t2sbench/t2sbench/runstore"
 	"reflect"
 	"testing"
 
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/testkit/benchkit"
 	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // candidatesSpec runs the self-consistency baseline (five samples) and

@@ -1,9 +1,10 @@
 package bench
 
 import (
-	"github.com/t2sbench/t2sbench/spec"
 	"strings"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 func TestSpecRejectsNonFinite(t *testing.T) {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
-	"github.com/t2sbench/t2sbench/spec"
 	"io"
 	"maps"
 	"os"
@@ -18,6 +16,8 @@ import (
 	"github.com/t2sbench/t2sbench/internal/textable"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // Token assumptions of the dry run's estimate (t2sbench's choices, stated

@@ -2,7 +2,6 @@ package bench_test
 
 import (
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
 	"math"
 	"os"
 	"path/filepath"
@@ -18,6 +17,7 @@ import (
 	"github.com/t2sbench/t2sbench/runners/mcts"
 	_ "github.com/t2sbench/t2sbench/runners/reactdsl"
 	_ "github.com/t2sbench/t2sbench/runners/steinersql"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // The dry run's accuracy: its estimate of the model calls of every runner

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/t2sbench/t2sbench/spec"
 	"runtime"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/t2sbench/t2sbench/datasets"
 	_ "github.com/t2sbench/t2sbench/runners/baseline"
 	_ "github.com/t2sbench/t2sbench/runners/iesr"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // TestHugeGridRefusedFromItsSize: a simplex grid of about 10^9 points

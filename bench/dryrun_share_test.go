@@ -2,7 +2,6 @@ package bench_test
 
 import (
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
 	"math"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/t2sbench/t2sbench/runners"
 	_ "github.com/t2sbench/t2sbench/runners/iesr"
 	"github.com/t2sbench/t2sbench/runners/steinersql"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // sentCalls counts, by trial label, the requests of a run that reached the

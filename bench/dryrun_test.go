@@ -1,10 +1,10 @@
 package bench
 
 import (
-	"github.com/t2sbench/t2sbench/spec"
 	"testing"
 
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // TestModelPrior: the dry run knows the accuracy of a sim model behind the

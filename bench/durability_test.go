@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // probeClient calls probe with the question id of each request (the fake

@@ -1,12 +1,12 @@
 package bench
 
 import (
-	"github.com/t2sbench/t2sbench/runstore"
-	"github.com/t2sbench/t2sbench/spec"
 	"sync"
 	"time"
 
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // EndpointFlushEvery is how often a run adds its endpoint counters to the

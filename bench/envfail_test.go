@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	sqlite3 "github.com/mattn/go-sqlite3"
 
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // envFaultClient fails the requests of the marked questions with err

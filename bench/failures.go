@@ -3,13 +3,14 @@ package bench
 import (
 	"errors"
 	"fmt"
-	"github.com/t2sbench/t2sbench/datasets"
-	"github.com/t2sbench/t2sbench/runners/llm"
-	"github.com/t2sbench/t2sbench/spec"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // ErrRejected marks a run stopped because a model endpoint rejected a

@@ -3,7 +3,6 @@ package bench
 import (
 	"errors"
 	"fmt"
-	"github.com/t2sbench/t2sbench/spec"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // TestRejected checks the error of a run stopped by an endpoint's 401,

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
-	"github.com/t2sbench/t2sbench/spec"
 	"hash/fnv"
 	"strings"
 	"sync"
@@ -19,6 +17,8 @@ import (
 	_ "github.com/t2sbench/t2sbench/runners/baseline"
 	"github.com/t2sbench/t2sbench/runners/llm"
 	"github.com/t2sbench/t2sbench/runners/sqltext"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // fakeBenchmark has n questions over one database "db"; question i's gold

@@ -3,8 +3,6 @@ package bench
 import (
 	"bufio"
 	"encoding/json"
-	"github.com/t2sbench/t2sbench/runstore"
-	"github.com/t2sbench/t2sbench/spec"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,6 +12,8 @@ import (
 	_ "github.com/t2sbench/t2sbench/runners/alphasql"
 	_ "github.com/t2sbench/t2sbench/runners/iesr"
 	_ "github.com/t2sbench/t2sbench/runners/steinersql"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // storedPlan reads testdata/plans/<name>.jsonl: the trials table (config

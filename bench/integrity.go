@@ -1,11 +1,12 @@
 package bench
 
 import (
+	"slices"
+	"sync"
+
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners/llm"
 	"github.com/t2sbench/t2sbench/runstore"
-	"slices"
-	"sync"
 )
 
 // integrityRecorder adds to the store the damaged cache entries the run's

@@ -3,7 +3,6 @@ package bench_test
 import (
 	"bytes"
 	"database/sql"
-	"github.com/t2sbench/t2sbench/runstore"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/reports"
 	_ "github.com/t2sbench/t2sbench/runners/baseline"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // integritySpec runs three baselines with sim on the bundled mini

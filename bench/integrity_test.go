@@ -3,11 +3,12 @@ package bench
 import (
 	"context"
 	"database/sql"
-	"github.com/t2sbench/t2sbench/internal/testkit"
-	"github.com/t2sbench/t2sbench/runstore"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/internal/testkit"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 const integrityTestSpec = `name: i

@@ -2,9 +2,10 @@ package bench
 
 import (
 	"context"
-	"github.com/t2sbench/t2sbench/spec"
 	"strings"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // TestParseSpecMySQL checks the benchmarks[].mysql entry: where it is

@@ -3,14 +3,14 @@ package bench
 import (
 	"context"
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
-	"github.com/t2sbench/t2sbench/spec"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // failQuestion fails every request about one question with a broken

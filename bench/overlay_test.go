@@ -1,11 +1,12 @@
 package bench
 
 import (
-	"github.com/t2sbench/t2sbench/spec"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 const overlayBase = `name: t

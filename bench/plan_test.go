@@ -1,9 +1,10 @@
 package bench
 
 import (
-	"github.com/t2sbench/t2sbench/spec"
 	"math"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 func TestSimplexGrid(t *testing.T) {

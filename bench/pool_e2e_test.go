@@ -3,7 +3,6 @@ package bench_test
 import (
 	"bytes"
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
 	"io"
 	"log"
 	"net"
@@ -19,6 +18,7 @@ import (
 	"github.com/t2sbench/t2sbench/internal/fakeopenai"
 	"github.com/t2sbench/t2sbench/internal/testkit/benchkit"
 	"github.com/t2sbench/t2sbench/reports"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // front serves a fakeopenai server after a fixed latency on an address

@@ -1,10 +1,11 @@
 package bench
 
 import (
-	"github.com/t2sbench/t2sbench/runstore"
-	"github.com/t2sbench/t2sbench/spec"
 	"reflect"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // TestRunRecordsPrices checks that the spec's price table reaches the run

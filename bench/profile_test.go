@@ -1,8 +1,6 @@
 package bench
 
 import (
-	"github.com/t2sbench/t2sbench/runstore"
-	"github.com/t2sbench/t2sbench/spec"
 	"reflect"
 	"strings"
 	"testing"
@@ -10,6 +8,8 @@ import (
 	_ "github.com/t2sbench/t2sbench/runners/alphasql"
 	_ "github.com/t2sbench/t2sbench/runners/baseline"
 	_ "github.com/t2sbench/t2sbench/runners/iesr"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // TestQuickProfile: the quick profile lowers every n_rollout above 4 (set

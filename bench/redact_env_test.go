@@ -2,14 +2,14 @@ package bench
 
 import (
 	"context"
-	"github.com/t2sbench/t2sbench/runstore"
-	"github.com/t2sbench/t2sbench/spec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/t2sbench/t2sbench/internal/fakeopenai"
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // TestDefaultEnvRedactsAPIKey: DefaultEnv wraps the OpenAI backend's cache

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/t2sbench/t2sbench/runstore"
 	"strings"
 	"testing"
 
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // echoClient answers like a model that repeats the API key it was shown:

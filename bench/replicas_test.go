@@ -2,8 +2,6 @@ package bench
 
 import (
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
-	"github.com/t2sbench/t2sbench/spec"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -11,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/t2sbench/t2sbench/internal/fakeopenai"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 func TestReplicasSpecErrors(t *testing.T) {

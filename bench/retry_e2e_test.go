@@ -2,12 +2,12 @@ package bench_test
 
 import (
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
 	"testing"
 
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/fakeopenai"
 	"github.com/t2sbench/t2sbench/internal/testkit/benchkit"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // TestRunOneRetryLoop: a real run (DefaultEnv, the bundled mini benchmark,

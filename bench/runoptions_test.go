@@ -2,9 +2,10 @@ package bench
 
 import (
 	"encoding/json"
-	"github.com/t2sbench/t2sbench/runstore"
 	"slices"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // TestAddRunOptions: the run's options list gains an entry per change of

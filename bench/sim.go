@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"github.com/t2sbench/t2sbench/spec"
 	"slices"
 	"strings"
 	"sync"
@@ -11,6 +10,7 @@ import (
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/runners/llm"
 	"github.com/t2sbench/t2sbench/sim"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // newSim builds the sim backend for benchmark b. A spec's p: 0 is passed as

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"github.com/t2sbench/t2sbench/spec"
 	"reflect"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/runners/llm"
 	"github.com/t2sbench/t2sbench/sim"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // TestSimStyleSpec checks the sim style options: accepted values, errors

@@ -2,11 +2,11 @@ package bench
 
 import (
 	"context"
-	"github.com/t2sbench/t2sbench/spec"
 	"strings"
 	"testing"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 const goodSpec = `name: t

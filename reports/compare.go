@@ -2,7 +2,6 @@ package reports
 
 import (
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
 	"math"
 	"slices"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/t2sbench/t2sbench/runstore"
 	"github.com/t2sbench/t2sbench/stats"
 )
 

@@ -3,8 +3,6 @@ package reports
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
-	"github.com/t2sbench/t2sbench/spec"
 	"maps"
 	"math"
 	"slices"
@@ -13,6 +11,8 @@ import (
 
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 	"github.com/t2sbench/t2sbench/stats"
 )
 

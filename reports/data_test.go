@@ -2,11 +2,11 @@ package reports
 
 import (
 	"errors"
-	"github.com/t2sbench/t2sbench/runstore"
-	"github.com/t2sbench/t2sbench/spec"
 	"testing"
 
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // TestLoadNames checks the names load gives a system from its trial's

@@ -2,9 +2,10 @@ package reports
 
 import (
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
 	"maps"
 	"slices"
+
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // endpointTable builds the per-endpoint table of the models served by

@@ -2,9 +2,10 @@ package reports
 
 import (
 	"bytes"
-	"github.com/t2sbench/t2sbench/runstore"
 	"strings"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // TestEndpointTable: a model served by several endpoints gets one row per

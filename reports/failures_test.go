@@ -3,13 +3,13 @@ package reports
 import (
 	"bytes"
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
-	"github.com/t2sbench/t2sbench/spec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // TestParseFailureTable writes a run whose alphasql and iesr trials have

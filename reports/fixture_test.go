@@ -2,8 +2,6 @@ package reports
 
 import (
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
-	"github.com/t2sbench/t2sbench/spec"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -12,6 +10,8 @@ import (
 
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // fixtureQuestions is the size of the synthetic benchmark.

@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"github.com/t2sbench/t2sbench/runstore"
 	"maps"
 	"math"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/sqltext"
+	"github.com/t2sbench/t2sbench/runstore"
 	"github.com/t2sbench/t2sbench/stats"
 )
 

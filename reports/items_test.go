@@ -1,8 +1,9 @@
 package reports
 
 import (
-	"github.com/t2sbench/t2sbench/runstore"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // TestItemAggCorrect checks that every count of itemAgg takes "correct" as

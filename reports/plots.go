@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
 	"image/color"
 	"maps"
 	"math"
@@ -26,6 +25,7 @@ import (
 	"gonum.org/v1/plot/vg/vgpdf"
 
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // Figure is one plot of a report.

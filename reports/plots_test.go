@@ -2,8 +2,6 @@ package reports
 
 import (
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
-	"github.com/t2sbench/t2sbench/spec"
 	"image"
 	"image/color"
 	"math"
@@ -17,6 +15,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 	"github.com/t2sbench/t2sbench/stats"
 )
 

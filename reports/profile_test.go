@@ -1,9 +1,10 @@
 package reports
 
 import (
+	"testing"
+
 	"github.com/t2sbench/t2sbench/runstore"
 	"github.com/t2sbench/t2sbench/spec"
-	"testing"
 )
 
 // TestCaptionStatesProfile: a run made through a profile (the line `run

@@ -3,7 +3,6 @@ package reports
 import (
 	"bytes"
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"strings"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // Formats are the output formats WriteFiles knows: table formats md, tex

@@ -3,7 +3,6 @@ package reports
 import (
 	"bytes"
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
 	"image/png"
 	"math"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/t2sbench/t2sbench/internal/golden"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // buildFixture writes the synthetic run and builds its report.

@@ -2,14 +2,14 @@ package reports
 
 import (
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
-	"github.com/t2sbench/t2sbench/spec"
 	"math"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 	"github.com/t2sbench/t2sbench/stats"
 )
 

@@ -3,8 +3,6 @@ package reports
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
-	"github.com/t2sbench/t2sbench/spec"
 	"maps"
 	"net/url"
 	"slices"
@@ -13,6 +11,9 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // Setup is what a reader needs to judge and rerun the runs: the code, the

@@ -2,12 +2,13 @@ package reports
 
 import (
 	"bytes"
-	"github.com/t2sbench/t2sbench/runstore"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // TestBuildStreamedEqualsWhole builds the report of the fixture run (and

@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"github.com/t2sbench/t2sbench/runstore"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"github.com/t2sbench/t2sbench/internal/testenv"
 	"github.com/t2sbench/t2sbench/internal/testkit/benchkit"
 	_ "github.com/t2sbench/t2sbench/runners/iesr"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // TestTable4Spec runs experiments/iesr-table4.yaml offline (sim, mini,

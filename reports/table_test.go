@@ -2,13 +2,13 @@ package reports
 
 import (
 	"bytes"
-	"github.com/t2sbench/t2sbench/runstore"
-	"github.com/t2sbench/t2sbench/spec"
 	"math"
 	"strings"
 	"testing"
 
 	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 func TestMarkBest(t *testing.T) {

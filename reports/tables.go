@@ -2,7 +2,6 @@ package reports
 
 import (
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
 	"maps"
 	"math"
 	"slices"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runstore"
 	"github.com/t2sbench/t2sbench/stats"
 )
 

@@ -2,10 +2,10 @@ package reports
 
 import (
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
 	"strings"
 
 	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // TwoGoldTable is the table of a two-gold comparison (metrics.TwoGoldEX):

@@ -3,12 +3,12 @@ package runstore
 import (
 	"bytes"
 	"fmt"
-	"github.com/t2sbench/t2sbench/spec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // TestFirstErrors commits failed and pending items of several classes

@@ -2,9 +2,9 @@ package runstore
 
 import (
 	"fmt"
-	"github.com/t2sbench/t2sbench/spec"
 
 	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // LoadRunVerdicts returns, for run directory dir, the trial labels in plan

@@ -6,12 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/t2sbench/t2sbench/spec"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // MetaShards is the meta key listing the shards of the run a store holds

@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/t2sbench/t2sbench/spec"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // One spec per run directory.

@@ -3,9 +3,10 @@ package runstore
 import (
 	"errors"
 	"fmt"
-	"github.com/t2sbench/t2sbench/spec"
 	"os"
 	"path/filepath"
+
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // ShardOutside counts the work items the run directory dir holds that

@@ -3,8 +3,9 @@ package runstore
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/t2sbench/t2sbench/spec"
 	"strings"
+
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // ReadOptions choose the trials a reader of a run directory returns.

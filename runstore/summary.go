@@ -3,7 +3,6 @@ package runstore
 import (
 	"errors"
 	"fmt"
-	"github.com/t2sbench/t2sbench/spec"
 	"io"
 	"slices"
 	"sort"
@@ -12,6 +11,7 @@ import (
 	"github.com/t2sbench/t2sbench/internal/textable"
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/spec"
 	"github.com/t2sbench/t2sbench/stats"
 )
 

@@ -2,13 +2,13 @@ package runstore
 
 import (
 	"bytes"
-	"github.com/t2sbench/t2sbench/spec"
 	"math"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 func TestSummarize(t *testing.T) {

@@ -1,13 +1,13 @@
 package runstore
 
 import (
-	"github.com/t2sbench/t2sbench/spec"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/spec"
 	"github.com/t2sbench/t2sbench/stats"
 )
 

@@ -2,11 +2,11 @@ package runstore
 
 import (
 	"fmt"
-	"github.com/t2sbench/t2sbench/spec"
 	"reflect"
 	"testing"
 
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // TestSystemsGroupSeeds: the trials of one entry that differ only in their

@@ -3,7 +3,6 @@ package viewer
 import (
 	"context"
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
 	"os"
 	"path/filepath"
 	"sort"
@@ -11,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // Caps on the text a question file carries per call, so that a search

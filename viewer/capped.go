@@ -2,11 +2,11 @@ package viewer
 
 import (
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
 	"strings"
 
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // MaxText caps every text of the run's store that a question file or the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/testkit/benchkit"
+	"github.com/t2sbench/t2sbench/runstore"
 	"github.com/t2sbench/t2sbench/viewer"
 )
 

@@ -3,7 +3,6 @@ package viewer_test
 import (
 	"context"
 	"errors"
-	"github.com/t2sbench/t2sbench/spec"
 	"os"
 	"path/filepath"
 	"sync"
@@ -19,6 +18,7 @@ import (
 	_ "github.com/t2sbench/t2sbench/runners/iesr"
 	_ "github.com/t2sbench/t2sbench/runners/reactdsl"
 	_ "github.com/t2sbench/t2sbench/runners/steinersql"
+	"github.com/t2sbench/t2sbench/spec"
 	"github.com/t2sbench/t2sbench/viewer"
 )
 

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
-	"github.com/t2sbench/t2sbench/spec"
 	"maps"
 	"slices"
 	"sort"
@@ -19,6 +17,8 @@ import (
 	"github.com/t2sbench/t2sbench/internal/satint"
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 	"github.com/t2sbench/t2sbench/stats"
 )
 

@@ -2,8 +2,6 @@ package viewer_test
 
 import (
 	"context"
-	"github.com/t2sbench/t2sbench/runstore"
-	"github.com/t2sbench/t2sbench/spec"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,6 +10,8 @@ import (
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // hostileModel answers every sample with payload in the answer, the

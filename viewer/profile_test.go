@@ -1,10 +1,11 @@
 package viewer_test
 
 import (
-	"github.com/t2sbench/t2sbench/runstore"
-	"github.com/t2sbench/t2sbench/spec"
 	"path/filepath"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // TestIndexTitleStatesProfile: the overview's title of a run made through

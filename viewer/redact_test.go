@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
 	"strings"
 	"testing"
 
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/fakeopenai"
 	"github.com/t2sbench/t2sbench/internal/testkit/benchkit"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // TestViewerRedactsEchoedKey: a model that echoes its API key in its

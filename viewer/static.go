@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
 	"io/fs"
 	"net"
 	"net/http"
@@ -19,6 +18,8 @@ import (
 	"strings"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 //go:embed assets

@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
 	"io"
 
 	"github.com/t2sbench/t2sbench/internal/checksum"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 func init() {

@@ -3,13 +3,13 @@ package main
 import (
 	"bytes"
 	"database/sql"
-	"github.com/t2sbench/t2sbench/runstore"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/testkit/benchkit"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // TestCacheVerifyMismatch: cache verify counts the entries of each store,

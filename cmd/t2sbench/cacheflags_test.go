@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/t2sbench/t2sbench/internal/fakeopenai"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // swappableServer serves one base URL from whichever fake server is

@@ -2,12 +2,13 @@ package main
 
 import (
 	"bytes"
-	"github.com/t2sbench/t2sbench/runstore"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // TestRunRecordsCommit: run stores the binary's commit under the meta key

@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
-	"github.com/t2sbench/t2sbench/spec"
 	"io"
 	"maps"
 	"math"
@@ -16,6 +14,8 @@ import (
 
 	"github.com/t2sbench/t2sbench/internal/textable"
 	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 	"github.com/t2sbench/t2sbench/stats"
 )
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/t2sbench/t2sbench/spec"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/t2sbench/t2sbench/internal/testenv"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // TestKubernetesSpec loads the experiment spec the Kubernetes manifests

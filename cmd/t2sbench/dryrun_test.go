@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
-	"github.com/t2sbench/t2sbench/spec"
 	"io"
 	"os"
 	"os/exec"
@@ -16,6 +14,8 @@ import (
 
 	"github.com/t2sbench/t2sbench/internal/fakeopenai"
 	"github.com/t2sbench/t2sbench/internal/testkit/benchkit"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // dryRunSpec runs every runner on 3 questions of the bundled mini

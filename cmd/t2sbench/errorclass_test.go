@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
 	"maps"
 	"net"
 	"net/http"
@@ -18,6 +17,7 @@ import (
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/fakeopenai"
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // otherClientError is an HTTP error of a client other than runners/llm's:

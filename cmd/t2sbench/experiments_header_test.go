@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/t2sbench/t2sbench/spec"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // headerRow is one row of a spec header's paper-vs-spec table:

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"github.com/t2sbench/t2sbench/spec"
 	"os"
 	"path/filepath"
 	"sort"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/t2sbench/t2sbench/internal/testenv"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // experimentSpecs lists experiments/*.yaml.

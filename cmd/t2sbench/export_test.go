@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
-	"github.com/t2sbench/t2sbench/spec"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +13,8 @@ import (
 	"github.com/t2sbench/t2sbench/internal/testenv"
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 func TestFlattenSQL(t *testing.T) {

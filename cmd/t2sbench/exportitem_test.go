@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"github.com/t2sbench/t2sbench/runstore"
 	"strings"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // TestExportQuestion: `export --question ID` writes the trial's item of

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/fakeopenai"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // fakeSpec runs direct on the bundled mini benchmark with model m served

@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
 	"io"
 
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // outcomeText says what a run does with an item whose failure has outcome

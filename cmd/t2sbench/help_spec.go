@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/t2sbench/t2sbench/spec"
 	"io"
 	"reflect"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners/llm"
 	"github.com/t2sbench/t2sbench/sim"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // specKey documents one key of the spec: its default and an example value.

@@ -11,7 +11,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
 	"io"
 	"maps"
 	"os"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/internal/suggest"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // command is one subcommand. Each lives in its own file and registers itself

@@ -3,8 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
 	"io"
+
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 func init() {

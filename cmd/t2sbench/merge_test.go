@@ -3,7 +3,6 @@ package main
 import (
 	"database/sql"
 	"errors"
-	"github.com/t2sbench/t2sbench/runstore"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -14,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // mergeDirs are small runs of oneSpecs' spec A (direct and sc with sim on

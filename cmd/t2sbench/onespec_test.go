@@ -5,12 +5,13 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // A run directory holds one spec: these tests run small specs (direct,

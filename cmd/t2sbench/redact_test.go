@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +12,7 @@ import (
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/fakeopenai"
 	"github.com/t2sbench/t2sbench/internal/testkit/benchkit"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // TestEchoedKeyRedactedOnDisplay: a model echoes its API key in the SQL of

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
-	"github.com/t2sbench/t2sbench/spec"
 	"io"
 	"path/filepath"
 	"strconv"
@@ -14,6 +12,8 @@ import (
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/reports"
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 	"github.com/t2sbench/t2sbench/stats"
 	"github.com/t2sbench/t2sbench/viewer"
 )

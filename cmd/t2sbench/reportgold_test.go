@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"github.com/t2sbench/t2sbench/runstore"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // TestReportTwoGold reports a small mini run under the mini benchmark's

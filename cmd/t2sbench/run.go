@@ -6,8 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
-	"github.com/t2sbench/t2sbench/spec"
 	"io"
 	"os"
 	"os/signal"
@@ -24,6 +22,8 @@ import (
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/internal/suggest"
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 func init() {

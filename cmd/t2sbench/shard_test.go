@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
 	"io"
 	"os"
 	"os/exec"
@@ -12,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // realCLIEnv, when set to 1, makes this test binary run the command line in

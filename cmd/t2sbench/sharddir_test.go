@@ -2,11 +2,12 @@ package main
 
 import (
 	"bytes"
-	"github.com/t2sbench/t2sbench/runstore"
-	"github.com/t2sbench/t2sbench/spec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // TestShardRunDirectory: a shard run without --out writes into a

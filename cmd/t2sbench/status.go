@@ -2,8 +2,9 @@ package main
 
 import (
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
 	"io"
+
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 func init() {

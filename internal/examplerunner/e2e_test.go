@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
 	"os"
 	"path/filepath"
 	"slices"
@@ -24,6 +23,7 @@ import (
 	// datasets.
 	_ "github.com/t2sbench/t2sbench/internal/examplebench"
 	_ "github.com/t2sbench/t2sbench/internal/examplerunner"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // shopSQL builds the example benchmark's one database.

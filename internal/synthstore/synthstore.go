@@ -14,14 +14,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
-	"github.com/t2sbench/t2sbench/spec"
 	"math/rand/v2"
 	"strings"
 	"time"
 
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // Options size a synthetic run.

@@ -2,13 +2,13 @@ package synthstore_test
 
 import (
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
 	"runtime"
 	"testing"
 
 	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/t2sbench/t2sbench/internal/synthstore"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // TestGenerate writes a small store and reads it back: the counts

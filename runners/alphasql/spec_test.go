@@ -1,7 +1,6 @@
 package alphasql_test
 
 import (
-	"github.com/t2sbench/t2sbench/spec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/t2sbench/t2sbench/internal/testkit/benchkit"
 	_ "github.com/t2sbench/t2sbench/runners/alphasql"
 	_ "github.com/t2sbench/t2sbench/runners/baseline"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // TestActionsSpecRuns runs experiments/alphasql-actions.yaml end to end

@@ -1,7 +1,6 @@
 package iesr
 
 import (
-	"github.com/t2sbench/t2sbench/runstore"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,6 +8,7 @@ import (
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/testenv"
 	"github.com/t2sbench/t2sbench/internal/testkit/benchkit"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // TestSpecsEndToEnd runs the four IESR specs offline with sim through the

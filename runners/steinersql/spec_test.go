@@ -1,7 +1,6 @@
 package steinersql_test
 
 import (
-	"github.com/t2sbench/t2sbench/runstore"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/testkit/benchkit"
 	_ "github.com/t2sbench/t2sbench/runners/steinersql"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // TestSpecsEndToEnd runs both experiment specs through the bench API with

@@ -16,7 +16,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
 	"io"
 	"os"
 	"strings"
@@ -24,6 +23,7 @@ import (
 	_ "github.com/mattn/go-sqlite3"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/runstore"
 	"github.com/t2sbench/t2sbench/sim"
 	"github.com/t2sbench/t2sbench/stats"
 )

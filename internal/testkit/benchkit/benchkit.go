@@ -24,11 +24,11 @@ package benchkit
 
 import (
 	"context"
-	"github.com/t2sbench/t2sbench/runstore"
-	"github.com/t2sbench/t2sbench/spec"
 	"testing"
 
 	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // Spec parses and validates the YAML spec text; file names it in errors.

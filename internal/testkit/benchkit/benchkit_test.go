@@ -2,7 +2,6 @@ package benchkit_test
 
 import (
 	"fmt"
-	"github.com/t2sbench/t2sbench/runstore"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -14,6 +13,7 @@ import (
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/testkit/benchkit"
 	_ "github.com/t2sbench/t2sbench/runners/baseline"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // directSpec runs the direct runner with sim on the bundled mini benchmark.
