@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/t2sbench/t2sbench/internal/testkit/speckit"
 	"github.com/t2sbench/t2sbench/runners/llm"
 	"github.com/t2sbench/t2sbench/runstore"
 	"github.com/t2sbench/t2sbench/spec"
@@ -36,18 +37,7 @@ runners:
     params: {k: 3}
 `
 
-func mustPlan(t testing.TB, yml string) *spec.Plan {
-	t.Helper()
-	s, err := spec.ParseSpec([]byte(yml), "spec.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := spec.NewPlan(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
+func mustPlan(t testing.TB, yml string) *spec.Plan { return speckit.Plan(t, yml) }
 
 func runOnce(t testing.TB, dir string, p *spec.Plan, env Env, opt Options) (Summary, error) {
 	t.Helper()

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	// The runners the specs of these tests name.
+	"github.com/t2sbench/t2sbench/internal/testkit/speckit"
 	_ "github.com/t2sbench/t2sbench/runners/baseline"
 	"github.com/t2sbench/t2sbench/spec"
 )
@@ -67,7 +68,7 @@ func changeLines(c *PlanChange) (changes, renamed []string) {
 // settings) are none, and a new label alone is a rename.
 func TestPlanChanges(t *testing.T) {
 	t.Parallel()
-	base := mustPlan(t, specVariant("", "", ""))
+	base := speckit.Plan(t, specVariant("", "", ""))
 	sc := func(params string) string { return strings.Replace(specVariant("", "", ""), "{k: 3}", params, 1) }
 	cases := []struct {
 		name    string
@@ -100,7 +101,7 @@ func TestPlanChanges(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := diffPlan(storedOf(t, base), mustPlan(t, c.spec).Trials)
+			got := diffPlan(storedOf(t, base), speckit.Plan(t, c.spec).Trials)
 			changes, renamed := changeLines(got)
 			if !reflect.DeepEqual(changes, c.changes) || !reflect.DeepEqual(renamed, c.renamed) {
 				t.Errorf("changes %q, renamed %q; want %q, %q", changes, renamed, c.changes, c.renamed)
@@ -116,7 +117,7 @@ func TestPlanChanges(t *testing.T) {
 // any plan is its own.
 func TestPlanChangesEmptyStore(t *testing.T) {
 	t.Parallel()
-	if c := diffPlan(nil, mustPlan(t, specVariant("", "", "")).Trials); !c.Empty() {
+	if c := diffPlan(nil, speckit.Plan(t, specVariant("", "", "")).Trials); !c.Empty() {
 		t.Errorf("changes against an empty store %+v; want none", c.Changes)
 	}
 }
@@ -131,7 +132,7 @@ func TestSplitStale(t *testing.T) {
 	specB := strings.Replace(specA, "{k: 3}", "{k: 5}", 1) // direct, sc k=5
 	specC := specVariant("", "", "  - name: react-dsl")    // direct, sc k=3, react-dsl
 	specD := specVariant("", "", "  - name: cot")          // direct, sc k=3, cot
-	a, b, c := storedOf(t, mustPlan(t, specA)), storedOf(t, mustPlan(t, specB)), storedOf(t, mustPlan(t, specC))
+	a, b, c := storedOf(t, speckit.Plan(t, specA)), storedOf(t, speckit.Plan(t, specB)), storedOf(t, speckit.Plan(t, specC))
 	direct, sc3, sc5, react := a[0], a[1], b[1], c[2]
 	at := func(st storedTrial, seq int64) storedTrial { st.seq = seq; return st }
 	planOf := func(ts ...storedTrial) string {

@@ -517,21 +517,6 @@ func TestExtractionBeforeReasons(t *testing.T) {
 	})
 }
 
-// mustPlan parses spec text yml and expands it into a plan; an error fails
-// the test.
-func mustPlan(t testing.TB, yml string) *spec.Plan {
-	t.Helper()
-	s, err := spec.ParseSpec([]byte(yml), "spec.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := spec.NewPlan(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // TestMergeSharesShardLocks: two merges may read one shard at once (each
 // holds its lock shared), and a run cannot open the shard meanwhile.
 func TestMergeSharesShardLocks(t *testing.T) {

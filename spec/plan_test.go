@@ -1,15 +1,16 @@
-package bench
+package spec
 
 import (
 	"math"
 	"testing"
 
-	"github.com/t2sbench/t2sbench/spec"
+	// The runners the specs of these tests name.
+	_ "github.com/t2sbench/t2sbench/runners/baseline"
 )
 
 func TestSimplexGrid(t *testing.T) {
 	// C(1/step + d - 1, d - 1) points: step 0.1, d 3 -> C(12, 2) = 66.
-	pts := spec.SimplexGrid(3, 0.1)
+	pts := SimplexGrid(3, 0.1)
 	if len(pts) != 66 {
 		t.Fatalf("len = %d; want 66", len(pts))
 	}
@@ -31,7 +32,7 @@ func TestSimplexGrid(t *testing.T) {
 }
 
 func TestPlanExpansion(t *testing.T) {
-	s, err := spec.ParseSpec([]byte(`benchmarks: [{name: a}, {name: b}]
+	s, err := ParseSpec([]byte(`benchmarks: [{name: a}, {name: b}]
 models:
   s1: {backend: sim}
   s2: {backend: sim, p: 0.9}
@@ -47,7 +48,7 @@ runners:
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := spec.NewPlan(s)
+	p, err := NewPlan(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,20 +69,20 @@ runners:
 	}
 	// Stable ids: replanning gives the same ids; a changed model
 	// identity changes them, a changed throughput setting does not.
-	p2, _ := spec.NewPlan(s)
+	p2, _ := NewPlan(s)
 	if p2.Trials[5].ID != p.Trials[5].ID {
 		t.Errorf("ids differ between identical plans")
 	}
 	m := s.Models["s1"]
 	m.Concurrency = 99
 	s.Models["s1"] = m
-	p3, _ := spec.NewPlan(s)
+	p3, _ := NewPlan(s)
 	if p3.Trials[0].ID != first.ID {
 		t.Errorf("concurrency changed the trial id")
 	}
 	m.Seed = 5
 	s.Models["s1"] = m
-	p4, _ := spec.NewPlan(s)
+	p4, _ := NewPlan(s)
 	if p4.Trials[0].ID == first.ID {
 		t.Errorf("sim seed did not change the trial id")
 	}
