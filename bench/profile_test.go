@@ -74,7 +74,7 @@ runners:
 	if _, err := spec.ParseSpecWith([]byte(yml), "p.yaml", spec.LoadOptions{Profile: "fast"}); err == nil || !strings.Contains(err.Error(), "--profile fast: unknown profile (known: quick)") {
 		t.Errorf("unknown profile: err = %v; want one listing the known profiles", err)
 	}
-	text := "name: p\n\n" + spec.SpecChangeMarker + "\n" + spec.ProfileMarker + "quick profile: limit 12\n#   --set x=1\n"
+	text := "name: p\n\n" + spec.ChangeMarker + "\n" + spec.ProfileMarker + "quick profile: limit 12\n#   --set x=1\n"
 	if got := spec.SpecProfile(text); got != "quick profile: limit 12" {
 		t.Errorf("SpecProfile = %q; want %q", got, "quick profile: limit 12")
 	}
@@ -86,7 +86,7 @@ runners:
 // TestSummaryTitleStatesProfile: the run summary's title states the
 // profile the run went through, after "simulated model".
 func TestSummaryTitleStatesProfile(t *testing.T) {
-	text := "name: p\n\n" + spec.SpecChangeMarker + "\n" + spec.ProfileMarker + "quick profile: n_rollout 4 (was 32), limit 12\n"
+	text := "name: p\n\n" + spec.ChangeMarker + "\n" + spec.ProfileMarker + "quick profile: n_rollout 4 (was 32), limit 12\n"
 	for _, tt := range []struct {
 		spec string
 		want string

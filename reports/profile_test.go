@@ -8,12 +8,12 @@ import (
 )
 
 // TestCaptionStatesProfile: a run made through a profile (the line `run
-// --profile` records after spec.SpecChangeMarker in the stored spec
+// --profile` records after spec.ChangeMarker in the stored spec
 // text) has the profile in every title and caption, after "simulated
 // model"; a run without one keeps "(simulated model)" alone.
 func TestCaptionStatesProfile(t *testing.T) {
 	tr := []runstore.RunTrial{{Trial: spec.Trial{ID: "a", Label: "direct", Runner: "direct", Benchmark: spec.BenchmarkSpec{Name: "mini"}}}}
-	profiled := "name: x\n\n" + spec.SpecChangeMarker + "\n" + spec.ProfileMarker + "quick profile: n_rollout 4 (was 32), limit 12\n#   --set runners.0.params.n_rollout=4\n"
+	profiled := "name: x\n\n" + spec.ChangeMarker + "\n" + spec.ProfileMarker + "quick profile: n_rollout 4 (was 32), limit 12\n#   --set runners.0.params.n_rollout=4\n"
 	tests := []struct {
 		name, spec string
 		simulated  bool

@@ -163,7 +163,7 @@ func TestSplitStale(t *testing.T) {
 			[]storedTrial{at(direct, 1), at(sc3, 2), at(sc5, 3), at(react, 4)}, []string{sc3.ID}},
 		{"legacy: no recorded spec", map[string]string{},
 			[]storedTrial{at(direct, 1), at(sc5, 2), at(sc3, 3)}, []string{sc5.ID}},
-		{"legacy: the spec recorded with --set", map[string]string{MetaSpec: specA + "\n" + spec.SpecChangeMarker + "\n#   --set runners.1.params.k=5\n"},
+		{"legacy: the spec recorded with --set", map[string]string{MetaSpec: specA + "\n" + spec.ChangeMarker + "\n#   --set runners.1.params.k=5\n"},
 			[]storedTrial{at(direct, 1), at(sc5, 2), at(sc3, 3)}, []string{sc3.ID}},
 	}
 	for _, c := range cases {

@@ -13,6 +13,7 @@ import (
 	"time"
 )
 
+// schema creates the tables of a new store; openDB migrates an older one.
 const schema = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS trials (

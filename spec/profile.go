@@ -146,17 +146,17 @@ func profileSets(root *yaml.Node, p Profile) *ProfileUse {
 	return u
 }
 
-// SpecChangeMarker starts the comment lines that `run` appends to the
+// ChangeMarker starts the comment lines that `run` appends to the
 // spec text it records (MetaSpec) for the --models, --set and --backbone
 // flags that changed the spec; each follows as "#   --models FILE",
 // "#   --set EXPR" or "#   --backbone NAME".
-const SpecChangeMarker = "# changed by the command line of run:"
+const ChangeMarker = "# changed by the command line of run:"
 
 // ChangeLines returns the lines a recorded spec text (MetaSpec) has
-// after SpecChangeMarker, those `run` appended for its command line, or
+// after ChangeMarker, those `run` appended for its command line, or
 // nil when it has none.
 func ChangeLines(text string) []string {
-	_, extra, ok := strings.Cut(text, "\n"+SpecChangeMarker+"\n")
+	_, extra, ok := strings.Cut(text, "\n"+ChangeMarker+"\n")
 	if !ok {
 		return nil
 	}

@@ -21,7 +21,7 @@ func TestIndexTitleStatesProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := "name: prof\n\n" + spec.SpecChangeMarker + "\n" + spec.ProfileMarker + "quick profile: limit 2\n"
+	text := "name: prof\n\n" + spec.ChangeMarker + "\n" + spec.ProfileMarker + "quick profile: limit 2\n"
 	if err := st.SetSpecText(text, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -474,7 +474,7 @@ func specText(path string, models, sets []string, profile *spec.ProfileUse, limi
 		if !strings.HasSuffix(text, "\n") {
 			text += "\n"
 		}
-		text += "\n" + spec.SpecChangeMarker + "\n"
+		text += "\n" + spec.ChangeMarker + "\n"
 		for _, m := range models {
 			text += "#   --models " + m + "\n"
 		}
