@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -268,21 +267,10 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 	res.Trace.Data["requests"] = map[string]any{"actual": m.Calls(), "implied": implied, "by_action": byAction}
 	res.Trace.Data["tree_summary"] = summary
 	res.Trace.Data["tree"] = tree
-	res.Trace.Data["disabled_actions"] = disabledList(r.cfg.Disabled)
+	res.Trace.Data["disabled_actions"] = mcts.DisabledNames(r.cfg.Disabled)
 	res.Usage = m.Usage()
 	res.Wall = time.Since(start)
 	return res, nil
-}
-
-func disabledList(d map[mcts.Action]bool) []string {
-	out := []string{}
-	for a, on := range d {
-		if on {
-			out = append(out, string(a))
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 // retrieveValues runs the keyword call and value retrieval and puts the

@@ -7,7 +7,6 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -478,7 +477,7 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 	res.Trace.Data["trajectories"] = trajs
 	res.Trace.Data["config"] = map[string]any{
 		"stages":               map[string]bool{"understanding": cfg.Understanding, "linking": cfg.Linking, "compression": cfg.Compression, "discriminator": cfg.Discriminator, "scoring": cfg.Scoring},
-		"disabled":             disabledList(cfg.Disabled),
+		"disabled":             mcts.DisabledNames(cfg.Disabled),
 		"weights":              []float64{cfg.Weights.Alpha, cfg.Weights.Beta, cfg.Weights.Gamma},
 		"disc_cuts":            cutsString(cfg.Cuts),
 		"keep_rule":            cfg.KeepRule,
@@ -503,15 +502,4 @@ func rulesName(p string) string {
 		return "bundled rules.yaml"
 	}
 	return p
-}
-
-func disabledList(d map[mcts.Action]bool) []string {
-	out := []string{}
-	for a, on := range d {
-		if on {
-			out = append(out, string(a))
-		}
-	}
-	sort.Strings(out)
-	return out
 }
