@@ -45,12 +45,11 @@ const (
 func init() {
 	runners.RegisterInfo(runners.Info{
 		Name:      "alphasql",
-		New:       New,
+		New:       build,
 		Paper:     "Alpha-SQL (MCTS over seven reasoning actions, self-supervised reward)",
 		Roles:     []runners.RoleInfo{{Role: runners.RoleReason, Does: "every action, the reward samples and revision"}},
 		Ablations: "disable_actions: any of A1 A2 A3 A4 A6 (paper Table 3); value_retrieval: false; evidence: false",
-		Defaults: map[string]float64{"n_rollout": DefaultRollouts, "n_expansion": DefaultExpansion, "n_reward": DefaultReward,
-			"temperature": DefaultTemperature, "c": DefaultC},
+		Varied:    []string{"n_rollout", "n_expansion", "n_reward", "temperature", "c"},
 	})
 }
 
@@ -101,8 +100,11 @@ type Runner struct{ cfg Config }
 //	dir/t2sbench/value-index), embedding_role ("": lexical only),
 //	retrieval_top_k (20), edit_threshold (0.3), embedding_threshold (0.6),
 //	values_per_column (3), max_values_per_column (0: all).
-func New(p runners.Params) (runners.Runner, error) {
-	r := runners.NewReader(p)
+func New(p runners.Params) (runners.Runner, error) { return build(runners.NewReader(p)) }
+
+// build is the runner's factory (runners.Factory): it reads every
+// parameter through r, with its default.
+func build(r *runners.Reader) (runners.Runner, error) {
 	c := Config{
 		Rollouts:                  r.Int("n_rollout", DefaultRollouts, 1, 10000),
 		Expansion:                 r.Int("n_expansion", DefaultExpansion, 1, 64),

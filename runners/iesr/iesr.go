@@ -129,16 +129,15 @@ var DefaultCuts = []float64{0.2, 0.3, 0.4, 0.5}
 func init() {
 	runners.RegisterInfo(runners.Info{
 		Name:  "iesr",
-		New:   New,
+		New:   build,
 		Paper: "IESR (understanding, schema linking, MCTS, a discriminator over masked trajectories)",
 		Roles: []runners.RoleInfo{{Role: runners.RoleUnderstand, Does: "question understanding and keyword extraction"},
 			{Role: runners.RoleReason, Does: "the MCTS actions"}, {Role: runners.RoleDiscriminator, Does: "completes masked trajectories (consistency check)"}},
 		Ablations: "stage_understanding, stage_linking, schema_compression, stage_discriminator, stage_scoring: false (paper Table 2); disable_actions (Table 3); alpha/beta/gamma over a grid (Fig. 5); verify_keywords: false (Table 4 without Ve; understanding_rounds sets the rounds); expansion: all-actions (Alpha-SQL's code; default paper, Algorithm 2); reward: alphasql (default paper); mask: rstar (default paper)",
 		Extra:     []runners.ParamInfo{{Key: "disc_cuts", Kind: "list of numbers", Default: "[0.2, 0.3, 0.4, 0.5]", Valid: "each in (0, 1)"}},
 		Note:      "alpha + beta + gamma must sum to 1; max_tokens, when set, is the default of the three max_tokens_<role>",
-		Defaults: map[string]float64{"n_rollout": DefaultRollouts, "n_expansion": DefaultExpansion, "n_reward": DefaultReward,
-			"temperature": DefaultTemperature, "top_p": DefaultTopP, "top_k": DefaultTopK, "c": DefaultC,
-			"alpha": DefaultAlpha, "beta": DefaultBeta, "gamma": DefaultGamma, "tau": DefaultTau},
+		Varied: []string{"n_rollout", "n_expansion", "n_reward", "temperature", "top_p", "top_k", "c",
+			"alpha", "beta", "gamma", "tau"},
 	})
 }
 
@@ -213,17 +212,16 @@ type Runner struct{ cfg Config }
 //	disc_temperature (1.0),
 //	keep_rule (mid: loose | mid | strict);
 //	alpha (0.4), beta (0.2), gamma (0.4), summing to 1.
-func New(p runners.Params) (runners.Runner, error) {
-	// disc_cuts is a list of numbers, which Reader does not read: take it
-	// out before the reader checks for unknown keys.
-	rest := runners.Params{}
-	for k, v := range p {
-		rest[k] = v
-	}
+func New(p runners.Params) (runners.Runner, error) { return build(runners.NewReader(p)) }
+
+// build is the runner's factory (runners.Factory): it reads every
+// parameter through r, with its default.
+func build(r *runners.Reader) (runners.Runner, error) {
+	// disc_cuts is a list of numbers, which Reader has no method for: it
+	// is taken by hand (and listed in Info.Extra).
 	cuts := append([]float64(nil), DefaultCuts...)
 	var errs runners.ParamErrors
-	if v, ok := rest["disc_cuts"]; ok {
-		delete(rest, "disc_cuts")
+	if v, ok := r.Take("disc_cuts"); ok {
 		c, err := floatList(v)
 		if err != nil {
 			errs = append(errs, &runners.ParamError{Key: "disc_cuts", Err: err})
@@ -231,7 +229,6 @@ func New(p runners.Params) (runners.Runner, error) {
 			cuts = c
 		}
 	}
-	r := runners.NewReader(rest)
 	c := Config{
 		Rollouts:            r.Int("n_rollout", DefaultRollouts, 1, 10000),
 		Samples:             r.Int("n_expansion", DefaultExpansion, 1, 64),

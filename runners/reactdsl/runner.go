@@ -69,11 +69,11 @@ const (
 func init() {
 	runners.RegisterInfo(runners.Info{
 		Name:      "react-dsl",
-		New:       func(p runners.Params) (runners.Runner, error) { return New(p) },
+		New:       func(r *runners.Reader) (runners.Runner, error) { return build(r) },
 		Paper:     "ReAct-SQL (a tool-using agent over a schema DSL)",
 		Roles:     []runners.RoleInfo{{Role: runners.RoleReason, Does: "every turn"}},
 		Ablations: "setting: baseline | iterate-sql | iterate-dsl (paper Tables 3-4)",
-		Defaults:  map[string]float64{"max_turns": DefaultMaxTurns},
+		Varied:    []string{"max_turns"},
 	})
 }
 
@@ -95,8 +95,11 @@ type Runner struct {
 // 1..1000, default 32), max_tokens (completion tokens per turn, reasoning
 // included, 16..131072, default 8192), evidence (show the benchmark
 // evidence, default true).
-func New(p runners.Params) (*Runner, error) {
-	r := runners.NewReader(p)
+func New(p runners.Params) (*Runner, error) { return build(runners.NewReader(p)) }
+
+// build reads every parameter through r, with its default: the runner's
+// factory (runners.Factory).
+func build(r *runners.Reader) (*Runner, error) {
 	rn := &Runner{
 		setting:     r.String("setting", SettingIterateDSL, SettingBaseline, SettingIterateSQL, SettingIterateDSL),
 		maxTurns:    r.Int("max_turns", DefaultMaxTurns, 1, 50),

@@ -77,13 +77,12 @@ const (
 func init() {
 	runners.RegisterInfo(runners.Info{
 		Name:  "steinersql",
-		New:   func(p runners.Params) (runners.Runner, error) { return New(p) },
+		New:   func(r *runners.Reader) (runners.Runner, error) { return build(r) },
 		Paper: "SteinerSQL (decomposition, Steiner-tree schema navigation, multilevel validation)",
 		Roles: []runners.RoleInfo{{Role: runners.RoleDecompose, Does: "Stage 1, the question's terminals"},
 			{Role: runners.RoleReason, Does: "SQL generation and re-planning"}},
 		Ablations: "decomposition, navigation, graph_module, structured_examples: false; path_algorithm; validation; alpha/beta/gamma 0 removes a cost part (paper Table 2); attribute_check, dependency_analysis: false (level-2 attribute check; Algorithm 1 dependency analysis)",
-		Defaults: map[string]float64{"alpha": DefaultAlpha, "beta": DefaultBeta, "gamma": DefaultGamma,
-			"tau": DefaultTau, "max_iterations": DefaultMaxIterations},
+		Varied:    []string{"alpha", "beta", "gamma", "tau", "max_iterations"},
 	})
 }
 
@@ -156,8 +155,11 @@ type graphEntry struct {
 //	replan_feedback      scaffold | violations: a re-planned retry sends     (scaffold)
 //	                     the new scaffold only, or also the previous query
 //	                     and its violations
-func New(p runners.Params) (*Runner, error) {
-	r := runners.NewReader(p)
+func New(p runners.Params) (*Runner, error) { return build(runners.NewReader(p)) }
+
+// build reads every parameter through r, with its default: the runner's
+// factory (runners.Factory).
+func build(r *runners.Reader) (*Runner, error) {
 	x := &Runner{
 		alg:           r.String("path_algorithm", AlgSteiner, AlgSteiner, AlgShortestPathUnion, AlgMSTOnTerminals),
 		validation:    r.String("validation", ValMultilevel, ValMultilevel, ValSimpleFeedback, ValNone),
