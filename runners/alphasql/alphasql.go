@@ -90,16 +90,17 @@ type Config struct {
 // Runner is the Alpha-SQL runner.
 type Runner struct{ cfg Config }
 
-// New builds the runner from spec parameters:
+// New builds the runner from spec parameters, for Go callers; build reads
+// them, and `t2sbench help runners` lists each with its default and valid
+// values:
 //
-//	n_rollout (24), n_expansion (3), temperature (0.8), top_p (0.8),
-//	n_reward (5), reward_temperature (0.8), reward_denominator (valid |
-//	n_reward; valid), n_revision (10), c (1.414),
-//	disable_actions ([]; any of A1 A2 A3 A4 A6), evidence (true),
-//	max_tokens (8192), value_retrieval (true), value_index_dir (user cache
+//	n_rollout, n_expansion, temperature, top_p, n_reward,
+//	reward_temperature, reward_denominator (valid | n_reward), n_revision,
+//	c, disable_actions (any of A1 A2 A3 A4 A6), evidence, max_tokens,
+//	value_retrieval, value_index_dir ("": the user cache
 //	dir/t2sbench/value-index), embedding_role ("": lexical only),
-//	retrieval_top_k (20), edit_threshold (0.3), embedding_threshold (0.6),
-//	values_per_column (3), max_values_per_column (0: all).
+//	retrieval_top_k, edit_threshold, embedding_threshold,
+//	values_per_column, max_values_per_column (0: all).
 func New(p runners.Params) (runners.Runner, error) { return build(runners.NewReader(p)) }
 
 // build is the runner's factory (runners.Factory): it reads every

@@ -189,29 +189,28 @@ type Config struct {
 // Runner is the IESR runner.
 type Runner struct{ cfg Config }
 
-// New builds the runner from spec parameters (defaults in parentheses):
+// New builds the runner from spec parameters, for Go callers; build reads
+// them, and `t2sbench help runners` lists each with its default and valid
+// values:
 //
-//	n_rollout (32), n_expansion (3, under all-actions), temperature
-//	(0.8), top_p (0.95), top_k (40; 0: not sent), n_reward (5, K),
-//	reward_temperature (0.8), reward (paper: paper | alphasql), c (2.0),
-//	evidence (true);
-//	max_tokens_understand (4096), max_tokens_reason (8192),
-//	max_tokens_discriminator (8192); max_tokens, when set, is the default
-//	of all three (a role's own key wins);
-//	verify_keywords (true), understanding_rounds (4, 1-16: the most
-//	keyword-verification rounds; they stop early at a round that changes
-//	no keyword);
-//	expansion (paper: paper | all-actions);
+//	n_rollout, n_expansion (under all-actions), temperature, top_p, top_k
+//	(0: not sent), n_reward (K), reward_temperature, reward (paper |
+//	alphasql), c, evidence;
+//	max_tokens_understand, max_tokens_reason, max_tokens_discriminator;
+//	max_tokens, when set, is the default of all three (a role's own key
+//	wins);
+//	verify_keywords, understanding_rounds (the most keyword-verification
+//	rounds; they stop early at a round that changes no keyword);
+//	expansion (paper | all-actions);
 //	stage_understanding, stage_linking, schema_compression,
-//	stage_discriminator, stage_scoring (all true; false ablates);
-//	disable_actions ([]; any of A1 A2 A3 A4 A6);
+//	stage_discriminator, stage_scoring (false ablates);
+//	disable_actions (any of A1 A2 A3 A4 A6);
 //	rules ("": the bundled rules.yaml; else a rule-base file),
-//	delta_match (0.3), tau (0.5);
-//	link_lsh_threshold (0.3), link_threshold (0.6), link_max_tables (6);
-//	disc_cuts ([0.2, 0.3, 0.4, 0.5]), mask (paper: paper | rstar),
-//	disc_temperature (1.0),
-//	keep_rule (mid: loose | mid | strict);
-//	alpha (0.4), beta (0.2), gamma (0.4), summing to 1.
+//	delta_match, tau;
+//	link_lsh_threshold, link_threshold, link_max_tables;
+//	disc_cuts, mask (paper | rstar), disc_temperature,
+//	keep_rule (loose | mid | strict);
+//	alpha, beta, gamma, summing to 1.
 func New(p runners.Params) (runners.Runner, error) { return build(runners.NewReader(p)) }
 
 // build is the runner's factory (runners.Factory): it reads every
