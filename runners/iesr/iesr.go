@@ -134,7 +134,7 @@ func init() {
 		Roles: []runners.RoleInfo{{Role: runners.RoleUnderstand, Does: "question understanding and keyword extraction"},
 			{Role: runners.RoleReason, Does: "the MCTS actions"}, {Role: runners.RoleDiscriminator, Does: "completes masked trajectories (consistency check)"}},
 		Ablations: "stage_understanding, stage_linking, schema_compression, stage_discriminator, stage_scoring: false (paper Table 2); disable_actions (Table 3); alpha/beta/gamma over a grid (Fig. 5); verify_keywords: false (Table 4 without Ve; understanding_rounds sets the rounds); expansion: all-actions (Alpha-SQL's code; default paper, Algorithm 2); reward: alphasql (default paper); mask: rstar (default paper)",
-		Extra:     []runners.ParamInfo{{Key: "disc_cuts", Kind: "list of numbers", Default: "[0.2, 0.3, 0.4, 0.5]", Valid: "each in (0, 1)"}},
+		Extra:     []runners.ParamInfo{{Key: "disc_cuts", Kind: "list of numbers", Default: DefaultCuts, Valid: "each in (0, 1)"}},
 		Note:      "alpha + beta + gamma must sum to 1; max_tokens, when set, is the default of the three max_tokens_<role>",
 		Varied: []string{"n_rollout", "n_expansion", "n_reward", "temperature", "top_p", "top_k", "c",
 			"alpha", "beta", "gamma", "tau"},
