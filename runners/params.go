@@ -13,11 +13,14 @@ import (
 // Reader reads typed parameters from Params, remembering every key it
 // consumed so that Err can report unknown keys and bad values together,
 // and every parameter it read with its default and valid values, which
-// Described lists (`help runners`, through Describe).
+// Described lists (`help runners`, through Describe). A runner's factory
+// is handed one (runners.New makes it over a spec's parameters; a Go
+// caller with NewReader):
 //
-//	r := runners.NewReader(p)
-//	n := r.Int("n_rollout", 24, 1, 10000)
-//	if err := r.Err(); err != nil { return nil, err }
+//	func New(r *runners.Reader) (runners.Runner, error) {
+//		n := r.Int("n_rollout", DefaultRollouts, 1, 10000)
+//		if err := r.Err(); err != nil { return nil, err }
+//		...
 type Reader struct {
 	p    Params
 	used map[string]bool
@@ -70,7 +73,7 @@ func (r *Reader) Take(key string) (any, bool) {
 // through the Reader, in the order read. Parameters a factory reads
 // without a Reader are not listed.
 func Describe(name string) ([]ParamInfo, error) {
-	info, err := lookupFactory(name)
+	info, err := lookupInfo(name)
 	if err != nil {
 		return nil, err
 	}

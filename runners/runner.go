@@ -219,16 +219,16 @@ func Register(name string, f Factory) { RegisterInfo(Info{Name: name, New: f}) }
 
 // New builds the runner registered under name from its spec parameters.
 func New(name string, p Params) (Runner, error) {
-	info, err := lookupFactory(name)
+	info, err := lookupInfo(name)
 	if err != nil {
 		return nil, err
 	}
 	return info.New(NewReader(p))
 }
 
-// lookupFactory returns the registration of name, or an error listing the
+// lookupInfo returns the registration of name, or an error listing the
 // registered runners.
-func lookupFactory(name string) (Info, error) {
+func lookupInfo(name string) (Info, error) {
 	if info, ok := Lookup(name); ok {
 		return info, nil
 	}
