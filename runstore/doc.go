@@ -41,7 +41,7 @@
 // the write-ahead log: the paper-scale spec, all sim, wrote 8.5 GB for
 // the 116 MB of store and model cache it keeps, 0.54 GB in batches). A run
 // against a server commits before every request it sends, so it saves
-// far less. The model cache (NewEnv) keeps the answers of a model in the
+// far less. The model cache (bench.NewEnv) keeps the answers of a model in the
 // process in batches too (llm.Cache.SetBatch) and commits a server's
 // answer as it arrives, so that a kill loses no answer a server billed;
 // Run commits the cache's batch before each of the store's, so that the

@@ -2,14 +2,14 @@ package runstore
 
 import (
 	"fmt"
-
-	"github.com/t2sbench/t2sbench/runners"
-	"github.com/t2sbench/t2sbench/spec"
 	"maps"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // DeriveIdentities sets the Identity of the trials of one run that have

@@ -19,7 +19,7 @@ import (
 // A run directory holds the trials of one spec: Run records the ids of the
 // plan's trials in the meta (MetaPlan) with the trials themselves, and
 // refuses a plan whose trials differ from those the store holds
-// (*SpecChangedError) unless Options.ReplaceTrials, which removes the
+// (*SpecChangedError) unless bench.Options.ReplaceTrials, which removes the
 // stored trials that are no longer in the plan or whose identity changed,
 // with their items, results and calls, in the transaction that records the
 // new plan. A trial's identity is its id (runner, parameters, each role's
@@ -129,7 +129,7 @@ type PlanChange struct {
 // trials aside).
 func (c *PlanChange) Empty() bool { return c == nil || len(c.Changes) == 0 }
 
-// Removed returns the stored trials that Options.ReplaceTrials removes:
+// Removed returns the stored trials that bench.Options.ReplaceTrials removes:
 // those whose identity changed and those no longer in the spec.
 func (c *PlanChange) Removed() []*spec.Trial {
 	if c == nil {
@@ -361,7 +361,7 @@ func planIDs(trials []*spec.Trial) string {
 	return string(b)
 }
 
-// RemovedTrial is a trial Options.ReplaceTrials removed, with what it held.
+// RemovedTrial is a trial bench.Options.ReplaceTrials removed, with what it held.
 type RemovedTrial struct {
 	Change TrialChange
 	Items  int

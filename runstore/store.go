@@ -74,7 +74,7 @@ type Item struct {
 	Result     *runners.Result `json:"result,omitempty"`
 	// ErrorClass classifies a runner failure (StatusFailed), an
 	// infrastructure failure (StatusError) or a per-item timeout
-	// (StatusDone); see Classify and FailureOf.
+	// (StatusDone); see bench.Classify and bench.FailureOf.
 	ErrorClass string    `json:"error_class,omitempty"`
 	Error      string    `json:"error,omitempty"`
 	Attempts   int       `json:"attempts"`
