@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // callLog records every request of one item. With a store, each call is
@@ -19,12 +20,12 @@ import (
 // they were answered.
 type callLog struct {
 	llm.Client
-	store               *Store
+	store               *runstore.Store
 	trialID, questionID string
 	secrets             []string
 
 	mu  sync.Mutex
-	log []Call
+	log []runstore.Call
 	// env is the first environment failure (a full disk, a read-only
 	// filesystem, an I/O error) or lost batch (ErrBatchLost) of a call:
 	// of the client (its cache's write) or of the call log's own writes.
@@ -36,7 +37,7 @@ type callLog struct {
 // noteEnv records err when it is an environment failure or a lost batch
 // of the store's writes (ErrBatchLost), and returns it.
 func (l *callLog) noteEnv(err error) error {
-	if err != nil && (isEnvironment(err) || errors.Is(err, ErrBatchLost)) {
+	if err != nil && (isEnvironment(err) || errors.Is(err, runstore.ErrBatchLost)) {
 		l.mu.Lock()
 		if l.env == nil {
 			l.env = err
@@ -57,7 +58,7 @@ func (l *callLog) Complete(ctx context.Context, req llm.Request) (*llm.Response,
 	if err := ctx.Err(); err != nil {
 		return nil, err // never sent: not a call
 	}
-	c := Call{Role: req.Role, N: req.Samples()}
+	c := runstore.Call{Role: req.Role, N: req.Samples()}
 	var id int64
 	if l.store != nil {
 		var err error
@@ -88,7 +89,7 @@ func (l *callLog) Complete(ctx context.Context, req llm.Request) (*llm.Response,
 		if ferr := l.store.CallFinished(id, c); ferr != nil {
 			return nil, l.noteEnv(fmt.Errorf("call log: %w", ferr))
 		}
-		c.logged = true
+		c.MarkLogged()
 	}
 	l.mu.Lock()
 	l.log = append(l.log, c)
@@ -105,8 +106,8 @@ func (l *callLog) Embed(ctx context.Context, role string, texts []string) ([][]f
 	return e.Embed(ctx, role, texts)
 }
 
-func (l *callLog) calls() []Call {
+func (l *callLog) calls() []runstore.Call {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return append([]Call(nil), l.log...)
+	return append([]runstore.Call(nil), l.log...)
 }

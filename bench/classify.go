@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // dbOpenError is a failure to open an example's database other than a
@@ -63,18 +64,13 @@ func FailureOf(err error) Failure {
 	return FailureUnknown
 }
 
-// ClassRunner is the class of a runner's own error: one that is neither a
-// model call's nor an infrastructure failure llm.ErrorClass names. Its
-// handling is llm.OutcomeUnknown's.
-const ClassRunner = "runner"
-
 // Classify names the class of a runner error, by its type only (errors.As
 // and errors.Is), never by its message: the class llm.ErrorClass gives it
 // (an HTTP status by llm.Classify, whoever's client returned it; a
 // timeout, a broken or refused connection, a cut stream, the context's
 // errors; llm.ClassOther for a model call's failure of no other class),
 // "network" for a bad database connection (driver.ErrBadConn), else
-// ClassRunner.
+// runstore.ClassRunner.
 func Classify(err error) string {
 	c := llm.ErrorClass(err)
 	switch {
@@ -85,5 +81,5 @@ func Classify(err error) string {
 	case errors.Is(err, driver.ErrBadConn):
 		return llm.ClassNetwork
 	}
-	return ClassRunner
+	return runstore.ClassRunner
 }

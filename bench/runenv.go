@@ -7,6 +7,7 @@ import (
 
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // benchEnv is what Run builds once per benchmark of the plan: the loaded
@@ -28,12 +29,12 @@ type runEnv struct {
 
 // benchKey names a benchmark of the plan: trials whose benchmarks agree on
 // it share one benchEnv.
-func benchKey(b BenchmarkSpec) string {
+func benchKey(b spec.BenchmarkSpec) string {
 	return fmt.Sprintf("%s\x00%s\x00%s\x00%d\x00%s", b.Name, b.Data, b.Split, b.Limit, b.Mode)
 }
 
 // bench is the environment of the benchmark b.
-func (e *runEnv) bench(b BenchmarkSpec) *benchEnv { return e.benches[benchKey(b)] }
+func (e *runEnv) bench(b spec.BenchmarkSpec) *benchEnv { return e.benches[benchKey(b)] }
 
 // close releases what the environment opened, in reverse order.
 func (e *runEnv) close() {
@@ -49,7 +50,7 @@ func (e *runEnv) close() {
 // does not load, whose databases are mostly missing (CheckDatabases,
 // unless opt.AllowMissingDBs), a scorer or a client that cannot be built
 // is an error naming it, and what was opened so far is closed.
-func openRunEnv(ctx context.Context, p *Plan, env Env, opt Options) (*runEnv, error) {
+func openRunEnv(ctx context.Context, p *spec.Plan, env Env, opt Options) (*runEnv, error) {
 	e := &runEnv{benches: map[string]*benchEnv{}}
 	for _, t := range p.Trials {
 		be := e.bench(t.Benchmark)
@@ -71,14 +72,14 @@ func openRunEnv(ctx context.Context, p *Plan, env Env, opt Options) (*runEnv, er
 
 // openBench loads the benchmark spec (cut to opt.Limit questions when
 // that is fewer), checks its databases and builds its scorer.
-func (e *runEnv) openBench(ctx context.Context, spec BenchmarkSpec, env Env, opt Options) (*benchEnv, error) {
-	bs := spec
+func (e *runEnv) openBench(ctx context.Context, bspec spec.BenchmarkSpec, env Env, opt Options) (*benchEnv, error) {
+	bs := bspec
 	if opt.Limit > 0 && (bs.Limit == 0 || opt.Limit < bs.Limit) {
 		bs.Limit = opt.Limit
 	}
 	b, err := env.OpenBenchmark(ctx, bs, opt.CacheDir)
 	if err != nil {
-		return nil, fmt.Errorf("benchmark %s: %w", spec.Name, err)
+		return nil, fmt.Errorf("benchmark %s: %w", bspec.Name, err)
 	}
 	if bs.Limit > 0 && len(b.Examples) > bs.Limit {
 		b.Examples = b.Examples[:bs.Limit]
@@ -92,14 +93,14 @@ func (e *runEnv) openBench(ctx context.Context, spec BenchmarkSpec, env Env, opt
 			o.Data = dir
 			return env.OpenBenchmark(ctx, o, opt.CacheDir)
 		}
-		use := "set data: DIR on benchmark " + spec.Name + " in the spec, or pass --benchmark " + spec.Name + "=DIR"
-		if err := CheckDatabases(b, spec.Name, reopen, use); err != nil {
+		use := "set data: DIR on benchmark " + bspec.Name + " in the spec, or pass --benchmark " + bspec.Name + "=DIR"
+		if err := CheckDatabases(b, bspec.Name, reopen, use); err != nil {
 			return nil, err
 		}
 	}
 	sc, err := env.NewScorer(b, bs, goldCacheDir(opt.CacheDir))
 	if err != nil {
-		return nil, fmt.Errorf("benchmark %s: scorer: %w", spec.Name, err)
+		return nil, fmt.Errorf("benchmark %s: scorer: %w", bspec.Name, err)
 	}
 	if c, ok := sc.(interface{ Close() error }); ok {
 		e.closers = append(e.closers, func() { c.Close() })
@@ -111,7 +112,7 @@ func (e *runEnv) openBench(ctx context.Context, spec BenchmarkSpec, env Env, opt
 
 // openClients builds the client of each model trial t binds that be has
 // none of yet, in the order of the model names.
-func (e *runEnv) openClients(ctx context.Context, t *Trial, be *benchEnv, env Env, opt Options) error {
+func (e *runEnv) openClients(ctx context.Context, t *spec.Trial, be *benchEnv, env Env, opt Options) error {
 	names := make([]string, 0, len(t.Roles))
 	for _, m := range t.Roles {
 		names = append(names, m)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // closeLog records what was closed, in order.
@@ -45,7 +46,7 @@ func (c closingClient) Close() error { c.log.add("client " + c.name); return nil
 // stops the setup with an error naming its model, its secret redacted,
 // and what was opened is closed.
 func TestOpenRunEnv(t *testing.T) {
-	const spec = `benchmarks: [{name: fake}]
+	const specText = `benchmarks: [{name: fake}]
 models:
   m: {backend: sim}
   n: {backend: sim}
@@ -63,19 +64,19 @@ runners: [{name: direct}, {name: cot}]
 		{name: "client fails", failModel: "n", wantClosed: []string{"client m", "scorer"}, wantErr: "model n: no such key [REDACTED]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := mustPlan(t, spec)
+			p := mustPlan(t, specText)
 			base, _ := testEnv(10, 1, nil)
 			log := &closeLog{}
 			var opened, built []string
 			env := base
-			env.OpenBenchmark = func(ctx context.Context, bs BenchmarkSpec, dir string) (*datasets.Benchmark, error) {
+			env.OpenBenchmark = func(ctx context.Context, bs spec.BenchmarkSpec, dir string) (*datasets.Benchmark, error) {
 				opened = append(opened, bs.Name)
 				return base.OpenBenchmark(ctx, bs, dir)
 			}
-			env.NewScorer = func(*datasets.Benchmark, BenchmarkSpec, string) (Scorer, error) {
+			env.NewScorer = func(*datasets.Benchmark, spec.BenchmarkSpec, string) (Scorer, error) {
 				return closingScorer{log: log}, nil
 			}
-			env.NewClient = func(ctx context.Context, name string, m ModelSpec, b *datasets.Benchmark, dir string) (llm.Client, error) {
+			env.NewClient = func(ctx context.Context, name string, m spec.ModelSpec, b *datasets.Benchmark, dir string) (llm.Client, error) {
 				built = append(built, name)
 				if name == tc.failModel {
 					return nil, errors.New("no such key " + secret)
@@ -126,7 +127,7 @@ runners: [{name: direct}, {name: cot}]
 // A benchmark that does not load stops the setup with an error naming it.
 func TestOpenRunEnvBenchmarkFails(t *testing.T) {
 	env, _ := testEnv(4, 1, nil)
-	env.OpenBenchmark = func(context.Context, BenchmarkSpec, string) (*datasets.Benchmark, error) {
+	env.OpenBenchmark = func(context.Context, spec.BenchmarkSpec, string) (*datasets.Benchmark, error) {
 		return nil, errors.New("no questions file")
 	}
 	_, err := openRunEnv(context.Background(), mustPlan(t, runSpec), env, Options{})

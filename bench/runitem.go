@@ -11,13 +11,15 @@ import (
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // runItem runs and scores one item. ok is false when ctx was canceled and
 // the item must not be committed; fatal is an error that stops the run
 // (the item is not committed either).
-func runItem(ctx context.Context, t *Trial, r runners.Runner, ex datasets.Example, dbs *dbCache, client llm.Client, sc Scorer, timeout time.Duration, opt Options) (it *Item, ok bool, fatal error) {
-	it = &Item{TrialID: t.ID, QuestionID: ex.ID, Index: ex.Index, Started: time.Now()}
+func runItem(ctx context.Context, t *spec.Trial, r runners.Runner, ex datasets.Example, dbs *dbCache, client llm.Client, sc Scorer, timeout time.Duration, opt Options) (it *runstore.Item, ok bool, fatal error) {
+	it = &runstore.Item{TrialID: t.ID, QuestionID: ex.ID, Index: ex.Index, Started: time.Now()}
 	wait := opt.RetryWait
 	for attempt := 0; ; attempt++ {
 		it.Attempts++
@@ -55,7 +57,7 @@ func runItem(ctx context.Context, t *Trial, r runners.Runner, ex datasets.Exampl
 			}
 			return it, true, nil
 		case last:
-			it.Status = StatusError
+			it.Status = runstore.StatusError
 			it.WallMS = msSince(it.Started)
 			return it, true, nil
 		}
@@ -84,7 +86,7 @@ type attempt struct {
 // it has one. fatal is an environment failure or a lost batch of the
 // store's writes met on the way, which stops the run whatever the runner
 // made of it.
-func runAttempt(ctx context.Context, t *Trial, r runners.Runner, ex datasets.Example, dbs *dbCache, client llm.Client, timeout time.Duration, opt Options) (a attempt, fatal error) {
+func runAttempt(ctx context.Context, t *spec.Trial, r runners.Runner, ex datasets.Example, dbs *dbCache, client llm.Client, timeout time.Duration, opt Options) (a attempt, fatal error) {
 	a.log = &callLog{Client: client, store: opt.store, trialID: t.ID, questionID: ex.ID, secrets: opt.Secrets}
 	ictx, cancel := ctx, context.CancelFunc(func() {})
 	if timeout > 0 {
@@ -113,7 +115,7 @@ func runAttempt(ctx context.Context, t *Trial, r runners.Runner, ex datasets.Exa
 	if e := environmentFailure(envErr, opt.storeFile()); e != nil {
 		return a, e
 	}
-	if errors.Is(envErr, ErrBatchLost) {
+	if errors.Is(envErr, runstore.ErrBatchLost) {
 		// The store lost a batch of writes: every later write
 		// fails, so the run stops and says why.
 		return a, envErr
@@ -125,7 +127,7 @@ func runAttempt(ctx context.Context, t *Trial, r runners.Runner, ex datasets.Exa
 // or that the item's timeout cut (a wrong prediction, noted in the
 // result), and records it in it as done. It returns false when ctx was
 // canceled while scoring: the item must not be committed.
-func scoreDone(ctx context.Context, it *Item, r runners.Runner, ex datasets.Example, sc Scorer, a *attempt, timeout time.Duration, secrets []string) bool {
+func scoreDone(ctx context.Context, it *runstore.Item, r runners.Runner, ex datasets.Example, sc Scorer, a *attempt, timeout time.Duration, secrets []string) bool {
 	res := &a.res
 	if a.timedOut {
 		it.ErrorClass = "timeout"
@@ -156,7 +158,7 @@ func scoreDone(ctx context.Context, it *Item, r runners.Runner, ex datasets.Exam
 	if ctx.Err() != nil {
 		return false
 	}
-	it.Status = StatusDone
+	it.Status = runstore.StatusDone
 	it.Verdict = &v
 	it.Result = res
 	it.WallMS = msSince(it.Started)
@@ -168,7 +170,7 @@ func scoreDone(ctx context.Context, it *Item, r runners.Runner, ex datasets.Exam
 // an empty prediction, so it is wrong when its gold runs and its gold's
 // status is known when not. It returns false when ctx was canceled while
 // scoring: the item must not be committed.
-func scoreFailed(ctx context.Context, it *Item, ex datasets.Example, sc Scorer, res runners.Result) bool {
+func scoreFailed(ctx context.Context, it *runstore.Item, ex datasets.Example, sc Scorer, res runners.Result) bool {
 	v := sc.Score(ctx, ex, "")
 	if ctx.Err() != nil {
 		return false
@@ -179,7 +181,7 @@ func scoreFailed(ctx context.Context, it *Item, ex datasets.Example, sc Scorer, 
 		v.Error = "runner failed (" + it.ErrorClass + "): " + it.Error
 	}
 	res.Note = strings.TrimSpace(res.Note + " runner failed (" + it.ErrorClass + "): " + it.Error)
-	it.Status = StatusFailed
+	it.Status = runstore.StatusFailed
 	it.Verdict = &v
 	it.Result = &res
 	it.WallMS = msSince(it.Started)
@@ -188,7 +190,7 @@ func scoreFailed(ctx context.Context, it *Item, ex datasets.Example, sc Scorer, 
 
 // scoreResult is the verdict of res's SQL, with the marks of its
 // candidates when sc is a CandidateScorer and the gold runs.
-func scoreResult(ctx context.Context, sc Scorer, ex datasets.Example, res *runners.Result) Verdict {
+func scoreResult(ctx context.Context, sc Scorer, ex datasets.Example, res *runners.Result) runstore.Verdict {
 	if cs, ok := sc.(CandidateScorer); ok {
 		sqls := make([]string, len(res.Candidates))
 		for i, c := range res.Candidates {

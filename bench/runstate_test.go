@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // report counts each committed item by its outcome and calls, passes the
@@ -15,16 +16,16 @@ func TestRunStateReport(t *testing.T) {
 	var seen []Progress
 	opt := Options{MaxFailures: FailureLimit{Count: 1, Set: true}, Progress: func(p Progress) { seen = append(seen, p) }}
 	p := mustPlan(t, runSpec)
-	s := newRunState(p, nil, &PlanChange{}, opt, itemPlan{items: make([]workItem, 4), skipped: 2}, time.Now())
-	correct := &Verdict{Status: metrics.Status("correct"), Correct: true}
-	wrong := &Verdict{Status: metrics.StatusPredError}
+	s := newRunState(p, nil, &runstore.PlanChange{}, opt, itemPlan{items: make([]workItem, 4), skipped: 2}, time.Now())
+	correct := &runstore.Verdict{Status: metrics.Status("correct"), Correct: true}
+	wrong := &runstore.Verdict{Status: metrics.StatusPredError}
 	for i, tc := range []struct {
-		it      *Item
+		it      *runstore.Item
 		tooMany bool
 	}{
-		{&Item{Status: StatusDone, Verdict: correct, Calls: []Call{{Cached: true, PromptTokens: 10, CompletionTokens: 2}, {PromptTokens: 5}}}, false},
-		{&Item{Status: StatusFailed, Verdict: wrong}, false},
-		{&Item{Status: StatusError}, true},
+		{&runstore.Item{Status: runstore.StatusDone, Verdict: correct, Calls: []runstore.Call{{Cached: true, PromptTokens: 10, CompletionTokens: 2}, {PromptTokens: 5}}}, false},
+		{&runstore.Item{Status: runstore.StatusFailed, Verdict: wrong}, false},
+		{&runstore.Item{Status: runstore.StatusError}, true},
 	} {
 		err := s.report(tc.it)
 		if got := errors.Is(err, ErrTooManyFailures); got != tc.tooMany {

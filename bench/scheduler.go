@@ -17,12 +17,14 @@ import (
 	"github.com/t2sbench/t2sbench/internal/satint"
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // Scorer scores one prediction against the gold answer of its example.
 // metrics.Scorer satisfies it through the adapter in env.go.
 type Scorer interface {
-	Score(ctx context.Context, ex datasets.Example, predSQL string) Verdict
+	Score(ctx context.Context, ex datasets.Example, predSQL string) runstore.Verdict
 }
 
 // CandidateScorer is a Scorer that also judges a result's stored
@@ -31,7 +33,7 @@ type Scorer interface {
 // candidate that is the final prediction once
 // (metrics.Scorer.ScoreWithCandidates).
 type CandidateScorer interface {
-	ScoreWithCandidates(ctx context.Context, ex datasets.Example, predSQL string, sqls []string) (Verdict, []metrics.CandidateMark)
+	ScoreWithCandidates(ctx context.Context, ex datasets.Example, predSQL string, sqls []string) (runstore.Verdict, []metrics.CandidateMark)
 }
 
 // Env is what the scheduler needs from the outside world: benchmarks,
@@ -40,13 +42,13 @@ type CandidateScorer interface {
 type Env struct {
 	// OpenBenchmark loads one benchmark of the spec; cacheDir is the run's
 	// cache directory (for databases a loader builds).
-	OpenBenchmark func(ctx context.Context, b BenchmarkSpec, cacheDir string) (*datasets.Benchmark, error)
+	OpenBenchmark func(ctx context.Context, b spec.BenchmarkSpec, cacheDir string) (*datasets.Benchmark, error)
 	// NewClient builds the client of the named model for one benchmark.
 	// It is called once per (model, benchmark) and shared by all trials.
-	NewClient func(ctx context.Context, name string, m ModelSpec, b *datasets.Benchmark, cacheDir string) (llm.Client, error)
+	NewClient func(ctx context.Context, name string, m spec.ModelSpec, b *datasets.Benchmark, cacheDir string) (llm.Client, error)
 	// NewScorer builds the scorer of one benchmark; goldCacheDir is shared
 	// by every trial so that gold results are computed once.
-	NewScorer func(b *datasets.Benchmark, bs BenchmarkSpec, goldCacheDir string) (Scorer, error)
+	NewScorer func(b *datasets.Benchmark, bs spec.BenchmarkSpec, goldCacheDir string) (Scorer, error)
 	// KnownBenchmark, when set, reports whether OpenBenchmark knows the
 	// benchmark of a datasets name (BenchmarkSpec.DatasetName), so that
 	// a spec naming another is refused at its line before anything is
@@ -96,7 +98,7 @@ type Options struct {
 	// DefaultWorkers).
 	Workers int
 	// Shard restricts the run to a slice of the items.
-	Shard Shard
+	Shard spec.Shard
 	// Limit keeps the first Limit questions of every benchmark (0: the
 	// spec's limits).
 	Limit int
@@ -137,7 +139,7 @@ type Options struct {
 	ReplaceTrials bool
 
 	// store is the run store Run writes the call log to as calls happen.
-	store *Store
+	store *runstore.Store
 }
 
 // storeFile is the store's database file, the path an environment failure
@@ -146,7 +148,7 @@ func (o Options) storeFile() string {
 	if o.store == nil {
 		return ""
 	}
-	return filepath.Join(o.store.Dir(), StoreFile)
+	return filepath.Join(o.store.Dir(), runstore.StoreFile)
 }
 
 // Summary is the outcome of Run.
@@ -155,8 +157,8 @@ type Summary struct {
 	Trials int
 	// Removed are the trials Options.ReplaceTrials removed; Renamed the
 	// stored trials the plan keeps under a new label.
-	Removed []RemovedTrial
-	Renamed []TrialChange
+	Removed []runstore.RemovedTrial
+	Renamed []runstore.TrialChange
 	// Unselected counts the pending items of the plan's trials that this
 	// run did not select: left by an infrastructure error in an earlier
 	// run, at questions past Options.Limit or in another Options.Shard.
@@ -179,20 +181,19 @@ type Summary struct {
 // its scorer, databases and clients (openRunEnv), lists the items to run
 // (planItems), and runs them in a pool of opt.Workers (runPool) that
 // share the run's state (runState).
-func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary, error) {
+func Run(ctx context.Context, p *spec.Plan, st *runstore.Store, env Env, opt Options) (Summary, error) {
 	start := time.Now()
 	opt = opt.withDefaults(p.Spec, st)
-	stored, err := readTrials(st.db)
+	change, err := st.DiffPlan(p.Trials)
 	if err != nil {
-		return Summary{}, fmt.Errorf("store %s: %w", st.Dir(), err)
+		return Summary{}, err
 	}
-	change := diffPlan(stored, p.Trials)
 	if !change.Empty() && !opt.ReplaceTrials {
-		return Summary{}, &SpecChangedError{Dir: st.Dir(), Change: change}
+		return Summary{}, &runstore.SpecChangedError{Dir: st.Dir(), Change: change}
 	}
 	// Finished items whose stored outcome fails its checksum are made
 	// pending, so that this run redoes them.
-	done, errored, err := st.resumeState(ctx)
+	done, errored, err := st.ResumeState(ctx)
 	if err != nil {
 		return Summary{}, err
 	}
@@ -229,12 +230,12 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 // the cache directory of spec, else <run>/cache. It adds the credentials
 // spec's models and servers are given (Spec.Secrets) to the secrets and
 // makes st the store the call log is written to.
-func (o Options) withDefaults(spec *Spec, st *Store) Options {
+func (o Options) withDefaults(sp *spec.Spec, st *runstore.Store) Options {
 	if o.Workers <= 0 {
-		o.Workers = spec.Workers
+		o.Workers = sp.Workers
 	}
 	if o.Workers <= 0 {
-		o.Workers = DefaultWorkers
+		o.Workers = spec.DefaultWorkers
 	}
 	if o.Retries == 0 {
 		o.Retries = 2
@@ -246,12 +247,12 @@ func (o Options) withDefaults(spec *Spec, st *Store) Options {
 		o.RetryWait = 200 * time.Millisecond
 	}
 	if o.CacheDir == "" {
-		o.CacheDir = spec.Cache
+		o.CacheDir = sp.Cache
 	}
 	if o.CacheDir == "" {
 		o.CacheDir = st.Dir() + string(os.PathSeparator) + "cache"
 	}
-	o.Secrets = append(append([]string(nil), o.Secrets...), spec.Secrets()...)
+	o.Secrets = append(append([]string(nil), o.Secrets...), sp.Secrets()...)
 	o.store = st
 	return o
 }
@@ -260,17 +261,17 @@ func (o Options) withDefaults(spec *Spec, st *Store) Options {
 // the spec's name and prices, the cache directory, the slice of the items
 // opt selects (Store.RecordSlice) and the items of each trial it selects,
 // totals by trial id.
-func recordRunMeta(st *Store, spec *Spec, opt Options, totals map[string]int) error {
-	meta := map[string]string{"name": spec.Name}
+func recordRunMeta(st *runstore.Store, sp *spec.Spec, opt Options, totals map[string]int) error {
+	meta := map[string]string{"name": sp.Name}
 	if abs, err := filepath.Abs(opt.CacheDir); err == nil {
-		meta[MetaCacheDir] = abs
+		meta[runstore.MetaCacheDir] = abs
 	}
-	if len(spec.Prices) > 0 {
-		raw, err := json.Marshal(spec.Prices)
+	if len(sp.Prices) > 0 {
+		raw, err := json.Marshal(sp.Prices)
 		if err != nil {
 			return fmt.Errorf("prices: %w", err)
 		}
-		meta[MetaPrices] = string(raw)
+		meta[runstore.MetaPrices] = string(raw)
 	}
 	if err := st.SetMeta(meta); err != nil {
 		return envOr(err, opt.storeFile())
@@ -292,9 +293,9 @@ func recordRunMeta(st *Store, spec *Spec, opt Options, totals map[string]int) er
 // they are committed to, the trials recorded with the first of them, and
 // the run's counters and failure limit.
 type runState struct {
-	trials  []*Trial
-	st      *Store
-	change  *PlanChange
+	trials  []*spec.Trial
+	st      *runstore.Store
+	change  *runstore.PlanChange
 	opt     Options
 	timeout time.Duration
 	start   time.Time
@@ -307,13 +308,13 @@ type runState struct {
 
 	putOnce sync.Once
 	putErr  error
-	removed []RemovedTrial
+	removed []runstore.RemovedTrial
 
 	progMu sync.Mutex
 	prog   Progress
 }
 
-func newRunState(p *Plan, st *Store, change *PlanChange, opt Options, work itemPlan, start time.Time) *runState {
+func newRunState(p *spec.Plan, st *runstore.Store, change *runstore.PlanChange, opt Options, work itemPlan, start time.Time) *runState {
 	s := &runState{trials: p.Trials, st: st, change: change, opt: opt, timeout: time.Duration(p.Spec.Timeout), start: start,
 		allowed: opt.MaxFailures.Allowed(len(work.items)), unselected: work.unselected}
 	s.prog.Total = len(work.items)
@@ -329,7 +330,7 @@ func newRunState(p *Plan, st *Store, change *PlanChange, opt Options, work itemP
 // folder or model name would add a copy of every trial to status and the
 // reports.
 func (s *runState) putTrials() error {
-	s.putOnce.Do(func() { s.removed, s.putErr = s.st.putPlan(s.trials, s.change) })
+	s.putOnce.Do(func() { s.removed, s.putErr = s.st.PutPlan(s.trials, s.change) })
 	return s.putErr
 }
 
@@ -341,8 +342,8 @@ func (s *runState) run(ctx context.Context, e *runEnv, items []workItem) (Summar
 	// The model caches commit their batches of answers before the store
 	// commits its batch of calls naming them (Store.Commit).
 	flushCaches := cacheFlusher(e.benches)
-	s.st.beforeCommit.Store(&flushCaches)
-	defer s.st.beforeCommit.Store(nil)
+	s.st.BeforeCommit(flushCaches)
+	defer s.st.BeforeCommit(nil)
 	// Counters of models served by several endpoints go to the store
 	// periodically and at the end.
 	rec := newEndpointRecorder(s.st)
@@ -401,21 +402,21 @@ func (s *runState) runOne(ctx context.Context, w workItem) error {
 // report counts the committed item it and passes the counters to
 // opt.Progress. It returns an error wrapping ErrTooManyFailures when the
 // run's failed items are now more than opt.MaxFailures allows.
-func (s *runState) report(it *Item) error {
+func (s *runState) report(it *runstore.Item) error {
 	s.progMu.Lock()
 	defer s.progMu.Unlock()
 	p := &s.prog
 	switch it.Status {
-	case StatusDone:
+	case runstore.StatusDone:
 		p.Done++
-	case StatusFailed:
+	case runstore.StatusFailed:
 		p.Failed++
 	default:
 		p.Errored++
 	}
-	if it.Status != StatusError && (it.Verdict == nil || metrics.GoldRuns(metrics.Status(it.Verdict.Status))) {
+	if it.Status != runstore.StatusError && (it.Verdict == nil || metrics.GoldRuns(metrics.Status(it.Verdict.Status))) {
 		p.Attempted++
-		if it.Status == StatusDone && it.Verdict != nil && it.Verdict.Correct {
+		if it.Status == runstore.StatusDone && it.Verdict != nil && it.Verdict.Correct {
 			p.Correct++
 		}
 	}

@@ -7,12 +7,14 @@ import (
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // workItem is one item of a run, a question of a trial, with the runner,
 // the benchmark's environment and the model client that run it.
 type workItem struct {
-	trial  *Trial
+	trial  *spec.Trial
 	runner runners.Runner
 	be     *benchEnv
 	ex     datasets.Example
@@ -42,7 +44,7 @@ type itemPlan struct {
 // not finished, even when done holds them: a trial replaced under the
 // same id (a changed tie_aware) is run again. A runner that cannot be
 // built is an error naming the trial.
-func planItems(p *Plan, e *runEnv, shard Shard, change *PlanChange, done map[string]bool, errored map[string]string) (itemPlan, error) {
+func planItems(p *spec.Plan, e *runEnv, shard spec.Shard, change *runstore.PlanChange, done map[string]bool, errored map[string]string) (itemPlan, error) {
 	removed := map[string]bool{}
 	for _, t := range change.Removed() {
 		removed[t.ID] = true
@@ -62,7 +64,7 @@ func planItems(p *Plan, e *runEnv, shard Shard, change *PlanChange, done map[str
 				continue
 			}
 			n++
-			k := itemKey(t.ID, ex.ID)
+			k := runstore.ItemKey(t.ID, ex.ID)
 			delete(pending, k)
 			if done[k] && !removed[t.ID] {
 				w.skipped++
@@ -88,7 +90,7 @@ func planItems(p *Plan, e *runEnv, shard Shard, change *PlanChange, done map[str
 // roleClient is the client trial t's runner calls: the client of be that
 // each role binds, and for a role the trial does not bind the "reason"
 // binding's.
-func roleClient(t *Trial, be *benchEnv) llm.Client {
+func roleClient(t *spec.Trial, be *benchEnv) llm.Client {
 	rc := llm.Router{Roles: map[string]llm.Client{}}
 	for role, m := range t.Roles {
 		rc.Roles[role] = be.clients[m]

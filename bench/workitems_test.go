@@ -4,6 +4,9 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // planItems selects the questions of each trial that the shard holds, in
@@ -17,7 +20,7 @@ func TestPlanItems(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.close()
-	shard := Shard{I: 0, N: 2}
+	shard := spec.Shard{I: 0, N: 2}
 	direct, cot, sc := p.Trials[0], p.Trials[1], p.Trials[2]
 	selected := map[string][]string{}
 	var outside []string // questions of sc the shard does not hold
@@ -37,19 +40,19 @@ func TestPlanItems(t *testing.T) {
 	// Every question of direct is done, but direct is replaced under its
 	// own id: all are run again.
 	for _, q := range selected[direct.ID] {
-		done[itemKey(direct.ID, q)] = true
+		done[runstore.ItemKey(direct.ID, q)] = true
 	}
 	// cot's first question is done: skipped.
-	done[itemKey(cot.ID, selected[cot.ID][0])] = true
+	done[runstore.ItemKey(cot.ID, selected[cot.ID][0])] = true
 	errored := map[string]string{
-		itemKey(sc.ID, selected[sc.ID][0]): sc.ID,     // selected: run, not counted
-		itemKey(sc.ID, outside[0]):         sc.ID,     // another shard's: counted
-		itemKey(cot.ID, "q999"):            cot.ID,    // past the limit: counted
-		itemKey(direct.ID, outside[0]):     direct.ID, // replaced trial: not counted
-		itemKey("gone", "q000"):            "gone",    // removed trial: not counted
+		runstore.ItemKey(sc.ID, selected[sc.ID][0]): sc.ID,     // selected: run, not counted
+		runstore.ItemKey(sc.ID, outside[0]):         sc.ID,     // another shard's: counted
+		runstore.ItemKey(cot.ID, "q999"):            cot.ID,    // past the limit: counted
+		runstore.ItemKey(direct.ID, outside[0]):     direct.ID, // replaced trial: not counted
+		runstore.ItemKey("gone", "q000"):            "gone",    // removed trial: not counted
 	}
 	old := *direct
-	change := &PlanChange{Changes: []TrialChange{{Old: &old, New: direct}, {Old: &Trial{ID: "gone"}}}}
+	change := &runstore.PlanChange{Changes: []runstore.TrialChange{{Old: &old, New: direct}, {Old: &spec.Trial{ID: "gone"}}}}
 	w, err := planItems(p, e, shard, change, done, errored)
 	if err != nil {
 		t.Fatal(err)
@@ -82,11 +85,11 @@ func TestPlanItems(t *testing.T) {
 	}
 	// A runner that cannot be built names its trial.
 	bad := *p
-	bad.Trials = append([]*Trial(nil), p.Trials...)
+	bad.Trials = append([]*spec.Trial(nil), p.Trials...)
 	broken := *cot
 	broken.Runner = "no-such-runner"
 	bad.Trials[1] = &broken
-	if _, err := planItems(&bad, e, shard, &PlanChange{}, nil, nil); err == nil || !strings.HasPrefix(err.Error(), "trial "+cot.Label+": ") {
+	if _, err := planItems(&bad, e, shard, &runstore.PlanChange{}, nil, nil); err == nil || !strings.HasPrefix(err.Error(), "trial "+cot.Label+": ") {
 		t.Errorf("err = %v; want one naming trial %s", err, cot.Label)
 	}
 }
