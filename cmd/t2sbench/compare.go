@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,6 +15,7 @@ import (
 	"github.com/t2sbench/t2sbench/internal/textable"
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/stats"
+	"github.com/t2sbench/t2sbench/verdictfile"
 )
 
 func init() {
@@ -642,18 +642,6 @@ func loadCompareInputs(stderr io.Writer, inputs []string, o bench.ReadOptions) (
 	return systems, nil
 }
 
-// verdictLine is the part of a verdict file line that compare needs.
-type verdictLine struct {
-	// Benchmark is the eval --benchmark name (files written before it
-	// was recorded have none).
-	Benchmark  string  `json:"benchmark"`
-	QuestionID *string `json:"question_id"`
-	DBID       string  `json:"db_id"`
-	Correct    *bool   `json:"correct"`
-	Status     string  `json:"status"`
-	metricLine
-}
-
 // verdictOutcomes are a verdict file's outcomes: correct over the
 // questions whose gold runs, the others by status, and the databases.
 type verdictOutcomes struct {
@@ -665,71 +653,31 @@ type verdictOutcomes struct {
 	extra     metricInputs
 }
 
-// readVerdictOutcomes reads a verdict file (JSON lines with at least
-// "question_id" and "correct", and optionally "db_id" and "status") into
-// its outcomes; a question whose status says its gold does not run
+// readVerdictOutcomes reads a verdict file (verdictfile.Decode) into its
+// outcomes; a question whose status says its gold does not run
 // (missing_db, gold_error, gold_timeout) is excluded from EX's
-// denominator, as eval excludes it. Errors name file:line; a repeated
-// question id is an error.
+// denominator, as eval excludes it.
 func readVerdictOutcomes(path string) (verdictOutcomes, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return verdictOutcomes{}, fmt.Errorf("compare: %w", err)
 	}
 	defer f.Close()
-	return decodeVerdicts(f, path)
-}
-
-func decodeVerdicts(r io.Reader, path string) (verdictOutcomes, error) {
-	out := map[string]bool{}
-	excluded := map[string]metrics.Status{}
-	dbs := map[string]string{}
-	firstLine := map[string]int{}
-	bench := ""
-	var extra metricInputs
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 64<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := strings.TrimSpace(sc.Text())
-		if text == "" {
-			continue
-		}
-		var v verdictLine
-		if err := json.Unmarshal([]byte(text), &v); err != nil {
-			return verdictOutcomes{}, fmt.Errorf("%s:%d: not a verdict line (want {\"question_id\": \"...\", \"correct\": true|false, ...}, as eval --out writes): %w", path, line, err)
-		}
-		switch {
-		case v.QuestionID == nil || *v.QuestionID == "":
-			return verdictOutcomes{}, fmt.Errorf("%s:%d: missing \"question_id\"", path, line)
-		case v.Correct == nil:
-			return verdictOutcomes{}, fmt.Errorf("%s:%d: missing \"correct\"", path, line)
-		}
-		if len(firstLine) == 0 { // the first verdict
-			bench = v.Benchmark
-		} else if v.Benchmark != bench {
-			return verdictOutcomes{}, fmt.Errorf("%s:%d: verdict of benchmark %q in a file of benchmark %q; a verdict file holds one benchmark (eval --out writes one)", path, line, v.Benchmark, bench)
-		}
-		if prev, dup := firstLine[*v.QuestionID]; dup {
-			return verdictOutcomes{}, fmt.Errorf("%s:%d: question %q repeated (first on line %d)", path, line, *v.QuestionID, prev)
-		}
-		firstLine[*v.QuestionID] = line
-		if st := metrics.Status(v.Status); !metrics.GoldRuns(st) {
-			excluded[*v.QuestionID] = st
+	vf, err := verdictfile.Decode(f, path)
+	if err != nil {
+		return verdictOutcomes{}, err
+	}
+	out := verdictOutcomes{benchmark: vf.Benchmark, correct: map[string]bool{}, excluded: map[string]metrics.Status{}, dbs: map[string]string{}}
+	for _, v := range vf.Verdicts {
+		if !metrics.GoldRuns(v.Status) {
+			out.excluded[v.QuestionID] = v.Status
 		} else {
-			out[*v.QuestionID] = *v.Correct
-			extra.addLine(*v.QuestionID, v.metricLine)
+			out.correct[v.QuestionID] = v.Correct
+			out.extra.addVerdict(v)
 		}
 		if v.DBID != "" {
-			dbs[*v.QuestionID] = v.DBID
+			out.dbs[v.QuestionID] = v.DBID
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return verdictOutcomes{}, fmt.Errorf("%s:%d: %w", path, line+1, err)
-	}
-	if len(out) == 0 && len(excluded) == 0 {
-		return verdictOutcomes{}, fmt.Errorf("%s: no verdicts", path)
-	}
-	return verdictOutcomes{benchmark: bench, correct: out, excluded: excluded, dbs: dbs, extra: extra}, nil
+	return out, nil
 }

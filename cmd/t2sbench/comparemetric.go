@@ -12,6 +12,7 @@ import (
 	"github.com/t2sbench/t2sbench/internal/textable"
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/stats"
+	"github.com/t2sbench/t2sbench/verdictfile"
 )
 
 // metricKind is how compare pairs a --metric: 0/1 outcomes (EX, pass@k,
@@ -76,31 +77,23 @@ type metricInputs struct {
 	scores stats.Scores
 }
 
-// metricLine is the part of a verdict line --metric reads beside EX.
-type metricLine struct {
-	SoftF1 *float64 `json:"soft_f1"`
-	RVES   *struct {
-		Reward float64 `json:"reward"`
-	} `json:"r_ves"`
-	Candidates []metrics.CandidateMark `json:"candidates"`
-}
-
-// addLine records a verdict line's values for question id.
-func (m *metricInputs) addLine(id string, l metricLine) {
-	if l.SoftF1 != nil {
+// addVerdict records a verdict file's values beside EX for its question.
+func (m *metricInputs) addVerdict(v verdictfile.Verdict) {
+	id := v.QuestionID
+	if v.SoftF1 != nil {
 		if m.softF1 == nil {
 			m.softF1 = map[string]float64{}
 		}
-		m.softF1[id] = *l.SoftF1
+		m.softF1[id] = *v.SoftF1
 	}
-	if l.RVES != nil {
+	if v.RVESReward != nil {
 		if m.rves == nil {
 			m.rves = map[string]float64{}
 		}
-		m.rves[id] = metrics.RVESScore(l.RVES.Reward)
+		m.rves[id] = metrics.RVESScore(*v.RVESReward)
 	}
-	if len(l.Candidates) > 0 {
-		m.addCandidates(0, map[string][]metrics.CandidateMark{id: l.Candidates})
+	if len(v.Candidates) > 0 {
+		m.addCandidates(0, map[string][]metrics.CandidateMark{id: v.Candidates})
 	}
 }
 

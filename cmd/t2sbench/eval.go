@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -24,6 +23,7 @@ import (
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners/llm"
 	"github.com/t2sbench/t2sbench/runners/sqltext"
+	"github.com/t2sbench/t2sbench/verdictfile"
 )
 
 func init() {
@@ -347,9 +347,9 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 	}
 	if *out != "" {
 		if extracted != nil {
-			err = writeVerdictsJSONL(*out, *benchName, rows)
+			err = verdictfile.Write(*out, *benchName, rows)
 		} else {
-			err = writeVerdictsJSONL(*out, *benchName, verdicts)
+			err = verdictfile.Write(*out, *benchName, verdicts)
 		}
 		if err != nil {
 			return fmt.Errorf("eval: %w", err)
@@ -559,43 +559,6 @@ func responseVerdicts(vs []metrics.Verdict, ex map[string]sqltext.Extraction) []
 		rows[i] = responseVerdict{Verdict: vs[i], PredSQL: e.SQL, Extraction: e.Style, ExtractionFinal: e.Final, ExtractionReason: e.Reason}
 	}
 	return rows
-}
-
-// writeVerdictsJSONL writes one JSON object per verdict (metrics.Verdict,
-// or responseVerdict with --response-field), each starting with the
-// benchmark it scores ("benchmark": the eval --benchmark name), so that
-// compare can refuse verdicts of different benchmarks.
-func writeVerdictsJSONL[V any](path, benchmark string, vs []V) (err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := f.Close(); cerr != nil && err == nil {
-			err = cerr
-		}
-	}()
-	w := bufio.NewWriter(f)
-	head, _ := json.Marshal(benchmark)
-	for _, v := range vs {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-		if len(b) < 2 || b[0] != '{' {
-			return fmt.Errorf("write %s: a verdict is not a JSON object", path)
-		}
-		fmt.Fprintf(w, "{\"benchmark\":%s", head)
-		if len(b) > 2 {
-			w.WriteByte(',')
-		}
-		w.Write(b[1:])
-		w.WriteByte('\n')
-	}
-	if err := w.Flush(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }
 
 func pct(x float64) string { return fmt.Sprintf("%6.2f%%", 100*x) }
