@@ -542,7 +542,7 @@ func (v *Viewer) buildIndex(ctx context.Context, runs []*bench.RunData) error {
 // the report does: the trials of a run that differ only in their seed are
 // one system (bench.Systems), named as the report names it (prefixed by
 // its run when two runs share a label); bench.PlanFamilies picks the
-// baselines and bench.CompareFamilies compares, with the options' seed,
+// baselines and stats.CompareFamilies compares, with the options' seed,
 // resamples and level. outcomes are the trials' outcome maps in the
 // order of the index's trials.
 func (v *Viewer) compareSystems(runs []*bench.RunData, names []string, labelCount map[string]int, outcomes []map[string]bool) ([]Comparison, error) {
@@ -581,7 +581,7 @@ func (v *Viewer) compareSystems(runs []*bench.RunData, names []string, labelCoun
 		defaults = runners.PaperDefaults()
 	}
 	fams := bench.PlanFamilies(refs, v.opt.Baseline, defaults)
-	byIndex, err := bench.CompareFamilies(fams, arms, stats.FamilyOptions{Seed: v.opt.Seed, Resamples: v.opt.Resamples, Level: v.opt.Level, Intersect: true})
+	byIndex, err := stats.CompareFamilies(fams, arms, stats.FamilyOptions{Seed: v.opt.Seed, Resamples: v.opt.Resamples, Level: v.opt.Level, Intersect: true})
 	if err != nil {
 		return nil, fmt.Errorf("viewer: %w", err)
 	}

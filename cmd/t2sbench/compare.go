@@ -379,9 +379,9 @@ func compareAll(systems []compareSystem, baseline string, cfg compareConfig) ([]
 		for i, s := range systems {
 			scoreArms[i] = stats.ScoreArm{Key: s.name, Scores: s.extra.scores}
 		}
-		cmp, err = bench.CompareScoreFamilies(fams, scoreArms, fopt)
+		cmp, err = stats.CompareScoreFamilies(fams, scoreArms, fopt)
 	} else {
-		cmp, err = bench.CompareFamilies(fams, arms, fopt)
+		cmp, err = stats.CompareFamilies(fams, arms, fopt)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
