@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/compare"
 )
 
 // A run directory holds one spec: these tests run small specs (direct,
@@ -218,7 +219,7 @@ func TestRunReplaceTrials(t *testing.T) {
 		t.Errorf("status lists %q; want direct, cot", got)
 	}
 	o, e := mustCLI(t, exitOK, "compare", "--json", out)
-	var rows []compareRow
+	var rows []compare.Row
 	if err := json.Unmarshal([]byte(o), &rows); err != nil {
 		t.Fatalf("compare --json: %v\n%s", err, o)
 	}
@@ -326,7 +327,7 @@ func TestLegacyStoreStaleTrials(t *testing.T) {
 		t.Errorf("status --all-trials lists sc %d times; want 2:\n%s", strings.Count(o, "\nsc "), o)
 	}
 	o, e = mustCLI(t, exitOK, "compare", "--json", out)
-	var rows []compareRow
+	var rows []compare.Row
 	if err := json.Unmarshal([]byte(o), &rows); err != nil {
 		t.Fatalf("compare --json: %v\n%s", err, o)
 	}
