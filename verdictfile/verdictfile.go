@@ -19,10 +19,11 @@ import (
 
 	"github.com/t2sbench/t2sbench/internal/jsonl"
 	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/runners/sqltext"
 )
 
-// Write writes one JSON object per verdict of vs (metrics.Verdict, or a
-// type that embeds it and adds fields), each starting with the benchmark
+// Write writes one JSON object per verdict of vs (metrics.Verdict, or
+// Response), each starting with the benchmark
 // it scores ("benchmark": eval's --benchmark name), so that a reader can
 // refuse verdicts of different benchmarks.
 func Write[V any](path, benchmark string, vs []V) (err error) {
@@ -56,6 +57,35 @@ func Write[V any](path, benchmark string, vs []V) (err error) {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// Response is the verdict of a raw model response (eval
+// --response-field): the SQL extracted from the response and how it was
+// found.
+type Response struct {
+	metrics.Verdict
+	PredSQL    string        `json:"pred_sql"`
+	Extraction sqltext.Style `json:"extraction"`
+	// ExtractionFinal: an explicit final-answer marker chose the SQL.
+	ExtractionFinal bool `json:"extraction_final,omitempty"`
+	// ExtractionReason is the rule that chose the SQL (sqltext.Reason).
+	ExtractionReason sqltext.Reason `json:"extraction_reason"`
+}
+
+// Responses adds to each verdict the SQL extracted from its response
+// and the extraction's style; a response without SQL, which the scorer saw
+// as an empty prediction, gets the error sqltext.NoSQL. The verdicts'
+// Error is updated in place, so that summaries see the same reason.
+func Responses(vs []metrics.Verdict, ex map[string]sqltext.Extraction) []Response {
+	rows := make([]Response, len(vs))
+	for i := range vs {
+		e := ex[vs[i].QuestionID]
+		if !e.Found() && vs[i].Status == metrics.StatusPredError {
+			vs[i].Error = sqltext.NoSQL
+		}
+		rows[i] = Response{Verdict: vs[i], PredSQL: e.SQL, Extraction: e.Style, ExtractionFinal: e.Final, ExtractionReason: e.Reason}
+	}
+	return rows
 }
 
 // Verdict is what a reader takes from one line of a verdict file.

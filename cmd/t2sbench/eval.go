@@ -84,18 +84,6 @@ type evalReport struct {
 	metrics.EXSummary
 }
 
-// responseVerdict is a verdict of --response-field: the SQL extracted from
-// the raw response and how it was found.
-type responseVerdict struct {
-	metrics.Verdict
-	PredSQL    string        `json:"pred_sql"`
-	Extraction sqltext.Style `json:"extraction"`
-	// ExtractionFinal: an explicit final-answer marker chose the SQL.
-	ExtractionFinal bool `json:"extraction_final,omitempty"`
-	// ExtractionReason is the rule that chose the SQL (sqltext.Reason).
-	ExtractionReason sqltext.Reason `json:"extraction_reason"`
-}
-
 func runEval(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("eval", "--benchmark NAME [--data DIR] (--pred FILE | --gold-as-pred) [flags]", stderr)
 	benchName := fs.String("benchmark", "", "benchmark: spider, bird, bird-minidev, archer, mini (or any name datasets accepts)")
@@ -341,9 +329,9 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 		fmt.Fprintf(stderr, "warning: re-executed %d golds whose gold-cache entry (%s) failed its checksum; the damaged entries were replaced\n", n, cache.Dir())
 	}
 
-	var rows []responseVerdict
+	var rows []verdictfile.Response
 	if extracted != nil {
-		rows = responseVerdicts(verdicts, extracted)
+		rows = verdictfile.Responses(verdicts, extracted)
 	}
 	if *out != "" {
 		if extracted != nil {
@@ -543,22 +531,6 @@ func extractResponses(ps []metrics.Prediction, prefix string) map[string]sqltext
 		out[ps[i].QuestionID] = e
 	}
 	return out
-}
-
-// responseVerdicts adds to each verdict the SQL extracted from its response
-// and the extraction's style; a response without SQL, which the scorer saw
-// as an empty prediction, gets the error sqltext.NoSQL. The verdicts'
-// Error is updated in place, so that summaries see the same reason.
-func responseVerdicts(vs []metrics.Verdict, ex map[string]sqltext.Extraction) []responseVerdict {
-	rows := make([]responseVerdict, len(vs))
-	for i := range vs {
-		e := ex[vs[i].QuestionID]
-		if !e.Found() && vs[i].Status == metrics.StatusPredError {
-			vs[i].Error = sqltext.NoSQL
-		}
-		rows[i] = responseVerdict{Verdict: vs[i], PredSQL: e.SQL, Extraction: e.Style, ExtractionFinal: e.Final, ExtractionReason: e.Reason}
-	}
-	return rows
 }
 
 func pct(x float64) string { return fmt.Sprintf("%6.2f%%", 100*x) }
