@@ -159,11 +159,6 @@ const testNote = "McNemar with one seed (exact below 25 discordant questions, el
 // system scores higher.
 const scoreTestNote = "the sign-flip randomization test over questions, p estimated from B random sign assignments (sign-flip-mc); b, c: questions where the baseline, the system scores higher"
 
-// benchmarkKey is the name a benchmark is matched by: run directories
-// name it bird/minidev (BenchmarkSpec.Key), verdict files by eval's
-// --benchmark, bird-minidev.
-func benchmarkKey(name string) string { return bench.DatasetNameOf(name) }
-
 // writeSystemsTable prints every system's EX over its attempted questions
 // (those whose gold runs; failed ones counted wrong), as eval prints it,
 // with its failed and pending counts and the questions left out. When a
@@ -338,7 +333,7 @@ func loadCompareInputs(stderr io.Writer, inputs []string, o bench.ReadOptions) (
 			}
 			for _, sys := range bench.Systems(trials) {
 				first := &rs[sys.Trials[0]]
-				s := compare.System{Name: sys.Label, Source: in, Benchmark: first.Benchmark, Key: benchmarkKey(first.Benchmark), Correct: stats.Replicates{},
+				s := compare.System{Name: sys.Label, Source: in, Benchmark: first.Benchmark, Key: bench.DatasetNameOf(first.Benchmark), Correct: stats.Replicates{},
 					Failed: map[int64]map[string]bool{}, DBs: map[string]string{}, Run: true, Ref: sys.Ref(trials)}
 				for k, i := range sys.Trials {
 					r, seed := &rs[i], sys.Seeds[k]
@@ -360,7 +355,7 @@ func loadCompareInputs(stderr io.Writer, inputs []string, o bench.ReadOptions) (
 			return nil, err
 		}
 		name := strings.TrimSuffix(filepath.Base(in), filepath.Ext(in))
-		if err := add(compare.FromVerdicts(vf, name, benchmarkKey(vf.Benchmark))); err != nil {
+		if err := add(compare.FromVerdicts(vf, name, bench.DatasetNameOf(vf.Benchmark))); err != nil {
 			return nil, err
 		}
 	}
