@@ -56,7 +56,7 @@ func ReadGoldOverlay(path string) (*GoldOverlay, error) {
 func ParseGoldOverlay(path string, data []byte) (*GoldOverlay, error) {
 	o := &GoldOverlay{Path: path, SQL: map[string]string{}, Line: map[string]int{}}
 	err := jsonl.Each(bytes.NewReader(data), path, jsonl.Options{Strict: true, What: `not an overlay line (want {"question_id": ID, "sql": "...", "note": "..."})`},
-		func(line int, l *overlayLine) error {
+		func(line int, _ []byte, l *overlayLine) error {
 			id, err := overlayID(l.QuestionID)
 			if err != nil {
 				return err

@@ -136,7 +136,7 @@ func Decode(r io.Reader, path string) (*File, error) {
 	out := &File{Path: path}
 	firstLine := map[string]int{}
 	err := jsonl.Each(r, path, jsonl.Options{What: `not a verdict line (want {"question_id": "...", "correct": true|false, ...}, as eval --out writes)`},
-		func(n int, l *line) error {
+		func(n int, _ []byte, l *line) error {
 			switch {
 			case l.QuestionID == nil || *l.QuestionID == "":
 				return fmt.Errorf("missing \"question_id\"")

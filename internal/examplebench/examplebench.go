@@ -57,7 +57,7 @@ func Load(dir string, opt datasets.LoadOptions) (*datasets.Benchmark, error) {
 		return nil, fmt.Errorf("example: %w", err)
 	}
 	var ex []datasets.Example
-	err = jsonl.Each(bytes.NewReader(data), file, jsonl.Options{Strict: true}, func(_ int, q *question) error {
+	err = jsonl.Each(bytes.NewReader(data), file, jsonl.Options{Strict: true}, func(_ int, _ []byte, q *question) error {
 		for _, f := range [][2]string{{"id", q.ID}, {"db_id", q.DBID}, {"question", q.Question}, {"sql", q.SQL}} {
 			if f[1] == "" {
 				return fmt.Errorf("missing or empty field %q", f[0])

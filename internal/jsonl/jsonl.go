@@ -29,10 +29,11 @@ type Options struct {
 }
 
 // Each decodes every non-blank line of r (white space around a line
-// ignored) into a new T and calls fn with its 1-based line number. A line
-// that does not decode as one JSON value, a line longer than MaxLine, and
-// an error fn returns stop the read with an error starting "path:line: ".
-func Each[T any](r io.Reader, path string, o Options, fn func(line int, v *T) error) error {
+// ignored) into a new T and calls fn with its 1-based line number and its
+// text (valid only during the call). A line that does not decode as one
+// JSON value, a line longer than MaxLine, and an error fn returns stop the
+// read with an error starting "path:line: ".
+func Each[T any](r io.Reader, path string, o Options, fn func(line int, text []byte, v *T) error) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), MaxLine)
 	line := 0
@@ -49,7 +50,7 @@ func Each[T any](r io.Reader, path string, o Options, fn func(line int, v *T) er
 			}
 			return fmt.Errorf("%s:%d: %w", path, line, err)
 		}
-		if err := fn(line, v); err != nil {
+		if err := fn(line, text, v); err != nil {
 			return fmt.Errorf("%s:%d: %w", path, line, err)
 		}
 	}
@@ -61,16 +62,15 @@ func Each[T any](r io.Reader, path string, o Options, fn func(line int, v *T) er
 
 // decode reads text, one JSON value and nothing after it, into v.
 func decode(text []byte, v any, strict bool) error {
-	if !strict {
-		return json.Unmarshal(text, v)
-	}
 	dec := json.NewDecoder(bytes.NewReader(text))
-	dec.DisallowUnknownFields()
+	if strict {
+		dec.DisallowUnknownFields()
+	}
 	if err := dec.Decode(v); err != nil {
 		return err
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return errors.New("text after the JSON value")
+		return errors.New("text after the JSON value on the line")
 	}
 	return nil
 }

@@ -15,7 +15,7 @@ type rec struct {
 func TestEach(t *testing.T) {
 	var got []string
 	var lines []int
-	err := Each(strings.NewReader("{\"id\": \"a\"}\n\n  \n {\"id\": \"b\", \"x\": 1} \n"), "f.jsonl", Options{}, func(line int, r *rec) error {
+	err := Each(strings.NewReader("{\"id\": \"a\"}\n\n  \n {\"id\": \"b\", \"x\": 1} \n"), "f.jsonl", Options{}, func(line int, _ []byte, r *rec) error {
 		got = append(got, r.ID)
 		lines = append(lines, line)
 		return nil
@@ -27,14 +27,15 @@ func TestEach(t *testing.T) {
 	for _, tc := range []struct {
 		name, in string
 		o        Options
-		fn       func(int, *rec) error
+		fn       func(int, []byte, *rec) error
 		want     string
 	}{
 		{"syntax", "{\"id\": \"a\"}\n{\"id\": \n", Options{What: "not a record"}, nil, "f.jsonl:2: not a record: "},
-		{"trailing", "{\"id\": \"a\"} x\n", Options{}, nil, "f.jsonl:1: invalid character 'x' after top-level value"},
-		{"strict trailing", "{\"id\": \"a\"} {}\n", Options{Strict: true}, nil, "f.jsonl:1: text after the JSON value"},
+		{"trailing", "{\"id\": \"a\"} x\n", Options{}, nil, "f.jsonl:1: text after the JSON value on the line"},
+		{"two values", "{\"id\": \"a\"} {}\n", Options{Strict: true}, nil, "f.jsonl:1: text after the JSON value on the line"},
+		{"a closing brace", "{\"id\": \"a\"}}\n", Options{}, nil, "f.jsonl:1: text after the JSON value on the line"},
 		{"strict unknown", "\n{\"id\": \"a\", \"x\": 1}\n", Options{Strict: true}, nil, "f.jsonl:2: json: unknown field \"x\""},
-		{"callback", "{}\n{}\n{}\n", Options{}, func(line int, _ *rec) error {
+		{"callback", "{}\n{}\n{}\n", Options{}, func(line int, _ []byte, _ *rec) error {
 			if line == 3 {
 				return errStop
 			}
@@ -43,7 +44,7 @@ func TestEach(t *testing.T) {
 	} {
 		fn := tc.fn
 		if fn == nil {
-			fn = func(int, *rec) error { return nil }
+			fn = func(int, []byte, *rec) error { return nil }
 		}
 		err := Each(strings.NewReader(tc.in), "f.jsonl", tc.o, fn)
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
