@@ -11,9 +11,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/compare"
 	"github.com/t2sbench/t2sbench/internal/textable"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 	"github.com/t2sbench/t2sbench/stats"
 	"github.com/t2sbench/t2sbench/verdictfile"
 )
@@ -27,9 +28,9 @@ func init() {
 }
 
 // loadRunSystems loads the per-question outcomes of the trials of a run
-// directory (bench.LoadRunSystemsWith); a variable so tests can stub the
+// directory (runstore.LoadRunSystemsWith); a variable so tests can stub the
 // run store.
-var loadRunSystems = bench.LoadRunSystemsWith
+var loadRunSystems = runstore.LoadRunSystemsWith
 
 func runCompare(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("compare", "A B [C ...] [flags]  (verdict .jsonl files or run directories)", stderr)
@@ -70,7 +71,7 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	systems, err := loadCompareInputs(stderr, inputs, bench.ReadOptions{AllTrials: *all})
+	systems, err := loadCompareInputs(stderr, inputs, runstore.ReadOptions{AllTrials: *all})
 	if err != nil {
 		return err
 	}
@@ -88,7 +89,7 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	cfg := compare.Config{Intersect: *intersect, Level: *level, Resamples: *resamples, Seed: *seed, CIMethod: *ciMethod, Test: mcTest,
-		Scores: metric.kind == metricScores, AtDefault: func(r stats.SystemRef) bool { return bench.AtPaperDefault(r, paperDefaults()) }}
+		Scores: metric.kind == metricScores, AtDefault: func(r stats.SystemRef) bool { return runstore.AtPaperDefault(r, paperDefaults()) }}
 	if metric.kind != metricEX {
 		cfg.Metric = metric.name
 	}
@@ -302,7 +303,7 @@ func writeCompareTable(w io.Writer, rows []compare.Row, simulated bool, level fl
 // loadCompareInputs reads each input: a verdict file (one system, named
 // after the file) or a run directory (its systems, via loadRunSystems).
 // System names must be unique.
-func loadCompareInputs(stderr io.Writer, inputs []string, o bench.ReadOptions) ([]compare.System, error) {
+func loadCompareInputs(stderr io.Writer, inputs []string, o runstore.ReadOptions) ([]compare.System, error) {
 	var systems []compare.System
 	seen := map[string]string{}
 	add := func(s compare.System) error {
@@ -324,16 +325,16 @@ func loadCompareInputs(stderr io.Writer, inputs []string, o bench.ReadOptions) (
 				return nil, fmt.Errorf("compare: %s: %w", in, err)
 			}
 			writeStaleNote(stderr, head, o.AllTrials)
-			trials := make([]bench.RunTrial, len(rs))
+			trials := make([]runstore.RunTrial, len(rs))
 			for i := range rs {
 				trials[i].Trial = rs[i].Trial
 				if trials[i].Label == "" {
 					trials[i].Label = rs[i].Label
 				}
 			}
-			for _, sys := range bench.Systems(trials) {
+			for _, sys := range runstore.Systems(trials) {
 				first := &rs[sys.Trials[0]]
-				s := compare.System{Name: sys.Label, Source: in, Benchmark: first.Benchmark, Key: bench.DatasetNameOf(first.Benchmark), Correct: stats.Replicates{},
+				s := compare.System{Name: sys.Label, Source: in, Benchmark: first.Benchmark, Key: spec.DatasetNameOf(first.Benchmark), Correct: stats.Replicates{},
 					Failed: map[int64]map[string]bool{}, DBs: map[string]string{}, Run: true, Ref: sys.Ref(trials)}
 				for k, i := range sys.Trials {
 					r, seed := &rs[i], sys.Seeds[k]
@@ -355,7 +356,7 @@ func loadCompareInputs(stderr io.Writer, inputs []string, o bench.ReadOptions) (
 			return nil, err
 		}
 		name := strings.TrimSuffix(filepath.Base(in), filepath.Ext(in))
-		if err := add(compare.FromVerdicts(vf, name, bench.DatasetNameOf(vf.Benchmark))); err != nil {
+		if err := add(compare.FromVerdicts(vf, name, spec.DatasetNameOf(vf.Benchmark))); err != nil {
 			return nil, err
 		}
 	}
