@@ -37,6 +37,16 @@ type Token struct {
 // Is reports whether t is the bare word kw, letter case ignored.
 func (t Token) Is(kw string) bool { return t.Kind == Word && strings.EqualFold(t.Text, kw) }
 
+// DepthAfter is the parenthesis depth after the token, that of the white
+// space and comments up to the next token: Depth, but one more after a
+// '(' (a ')' has the depth it closes to as its Depth already).
+func (t Token) DepthAfter() int {
+	if t.Kind == Punct && t.Text == "(" {
+		return t.Depth + 1
+	}
+	return t.Depth
+}
+
 // Options are the dialect details on which Lex differs from Tokens.
 type Options struct {
 	// MySQL lexes MySQL's dialect (MariaDB's too): '#' and "-- " (two

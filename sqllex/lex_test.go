@@ -148,3 +148,17 @@ func FuzzLex(f *testing.F) {
 		}
 	})
 }
+
+// TestDepthAfter: the depth after each token, that of the white space
+// and comments that follow it.
+func TestDepthAfter(t *testing.T) {
+	toks := Tokens("f((a), ')') (")
+	want := []int{0, 1, 2, 2, 1, 1, 1, 0, 1}
+	var got []int
+	for _, k := range toks {
+		got = append(got, k.DepthAfter())
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("DepthAfter of %s: got %v; want %v", show(toks), got, want)
+	}
+}
