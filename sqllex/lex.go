@@ -53,9 +53,14 @@ type Options struct {
 	// dashes then white space or the end) start a line comment, "--"
 	// otherwise is two minus signs; a backslash escapes the next byte in
 	// '...' and "..." (Text keeps it as written); '[' is punctuation; an
-	// executable comment (/*! ... */, /*M! ... */) is an error. MySQL's
-	// identifiers are WordChars "_$@".
+	// executable comment (/*! ... */, /*M! ... */) is an error, unless
+	// Executable. MySQL's identifiers are WordChars "_$@".
 	MySQL bool
+	// Executable, with MySQL, reads an executable comment as a comment
+	// (kept with Comments), as a splitter of scripts does that passes a
+	// statement's text on to the server, which runs what the comment
+	// holds (mysqldump's /*!40101 SET ... */).
+	Executable bool
 	// WordChars, when set, reads words as SQLite's and MySQL's own
 	// tokenizers read identifiers, byte by byte: a word is a run of ASCII
 	// letters and digits, non-ASCII characters and the bytes of WordChars,
@@ -208,7 +213,7 @@ func (l *lexer) next() error {
 		}
 		l.comment(i)
 	case c == '/' && strings.HasPrefix(s[i:], "/*") && !l.o.NoComments:
-		if l.o.MySQL && (strings.HasPrefix(s[i:], "/*!") || strings.HasPrefix(s[i:], "/*M!")) {
+		if l.o.MySQL && !l.o.Executable && (strings.HasPrefix(s[i:], "/*!") || strings.HasPrefix(s[i:], "/*M!")) {
 			return &Error{Offset: i, Delim: "/*", Executable: true}
 		}
 		end := strings.Index(s[i+2:], "*/")

@@ -69,6 +69,8 @@ func TestLex(t *testing.T) {
 			`w0:T1.order w0:1.5 p0:. w0:LIKE`},
 		{"MySQL: comments", mysql, "a # b\nc -- d\ne --f --",
 			`w0:a w0:c w0:e p0:- p0:- w0:f`},
+		{"MySQL: Executable reads executable comments as comments", Options{MySQL: true, Executable: true, Comments: true},
+			"/*!40101 SET x */ a /*M! b */", `c0:/*!40101 SET x */ w0:a c0:/*M! b */`},
 		{"MySQL: escapes in strings, not in backquotes; [ is punctuation", mysql, "'a\\'b' \"c\\\"d\" `e\\` [f]",
 			"s0:a\\'b i0:c\\\"d i0:e\\ p0:[ w0:f p0:]"},
 		{"SQLParse: words", sqlparse, "1distinct a#b$ $c 12",
