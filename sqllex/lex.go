@@ -18,14 +18,16 @@ const (
 	Number              // 12, 3.5, 1e-5
 	Punct               // ( ) , . * = < <= || ...
 	Comment             // -- ..., /* ... */ (only with Options.Comments)
+	Placeholder         // {name} (only with Options.Braces)
 )
 
 // Token is one token of a SQL statement.
 type Token struct {
 	Kind Kind
 	// Text is the token as written; quoted identifiers and strings are
-	// unquoted, a doubled quote read as one. Invalid UTF-8 reads as
-	// U+FFFD, one per byte.
+	// unquoted, a doubled quote read as one, and a placeholder is the
+	// text between its braces. Invalid UTF-8 reads as U+FFFD, one per
+	// byte.
 	Text string
 	// Depth is the parenthesis depth before the token.
 	Depth int
@@ -83,6 +85,23 @@ type Options struct {
 	// Comments keeps comments as tokens of kind Comment, Text as
 	// written, where Tokens skips them.
 	Comments bool
+	// Bytes reads words and white space byte by byte, as a hand-written
+	// lexer of ASCII SQL does: a word starts with an ASCII letter, '_' or
+	// a non-ASCII byte and runs on through those, ASCII digits and '$';
+	// white space is ASCII (space, \t, \n, \v, \f, \r). Numbers are lexed
+	// as without it. WordChars and SQLParse override it.
+	Bytes bool
+	// Operators, when set, are the operators of more than one character
+	// that are one Punct token, tried in order (so longest first); any
+	// other punctuation is a token a character. Without it the
+	// comparison and concatenation operators are: a character of "<>=!|"
+	// and one of "<>=|" after it.
+	Operators []string
+	// Braces reads {name} as one token of kind Placeholder, up to the
+	// first '}': the placeholders of templated SQL (the ReAct DSL's
+	// relation references). An unterminated one runs to the end, or is
+	// an error with Strict.
+	Braces bool
 	// SQLParse lexes as python-sqlparse's lexer splits text, as far as
 	// test-suite-sql-eval's remove_distinct sees it: a "--" comment takes
 	// its newline; a word is Unicode letters, digits and '_', then '$'
@@ -99,7 +118,7 @@ type Options struct {
 type Error struct {
 	// Offset is the byte offset of the opening delimiter.
 	Offset int
-	// Delim is the opening delimiter: ', ", `, [ or /*.
+	// Delim is the opening delimiter: ', ", `, [, { or /*.
 	Delim string
 	// Executable is set for a MySQL executable comment; otherwise the
 	// quote or comment is unterminated.
@@ -159,7 +178,7 @@ func (l *lexer) at(i int) (rune, int) {
 func (l *lexer) digit(i int) bool { return i < len(l.s) && l.s[i] >= '0' && l.s[i] <= '9' }
 
 func (l *lexer) space(r rune) bool {
-	if l.o.WordChars != "" {
+	if l.o.WordChars != "" || l.o.Bytes {
 		return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' || r == '\v'
 	}
 	return unicode.IsSpace(r)
@@ -173,6 +192,9 @@ func (l *lexer) wordStart(r rune) bool {
 	if l.o.WordChars != "" {
 		return r >= utf8.RuneSelf || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune(l.o.WordChars, r)
 	}
+	if l.o.Bytes {
+		return r >= utf8.RuneSelf || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || r == '_'
+	}
 	return unicode.IsLetter(r) || r == '_'
 }
 
@@ -182,6 +204,9 @@ func (l *lexer) wordPart(r rune) bool {
 	}
 	if l.o.WordChars != "" {
 		return l.wordStart(r) || r == '.' && l.o.Qualified
+	}
+	if l.o.Bytes {
+		return l.wordStart(r) || '0' <= r && r <= '9' || r == '$'
 	}
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '$'
 }
@@ -235,6 +260,18 @@ func (l *lexer) next() error {
 		}
 	case c == '\'' || c == '"' || c == '`' || c == '[' && !l.o.MySQL:
 		return l.quoted(byte(c))
+	case c == '{' && l.o.Braces:
+		end := strings.IndexByte(s[i+1:], '}')
+		if end < 0 {
+			if l.o.Strict {
+				return &Error{Offset: i, Delim: "{"}
+			}
+			end = len(s) - i - 1
+			l.i = len(s)
+		} else {
+			l.i = i + 2 + end
+		}
+		l.emit(Placeholder, l.text(i+1, i+1+end), i)
 	case (l.o.WordChars != "" || l.o.SQLParse) && l.wordStart(c):
 		// A word may start with digits (1st): the run of word characters
 		// is one token, a Number when all digits.
@@ -255,15 +292,23 @@ func (l *lexer) next() error {
 	return nil
 }
 
-// punct emits the punctuation c (size bytes) at l.i, with the next byte
-// when the two make a comparison or concatenation operator.
+// punct emits the punctuation c (size bytes) at l.i, with the bytes
+// after it when they make an operator.
 func (l *lexer) punct(c rune, size int) {
 	s, i := l.s, l.i
 	if c == ')' {
 		l.depth = max(0, l.depth-1)
 	}
 	l.i += size
-	if l.i < len(s) && strings.ContainsRune("<>=!|", c) && strings.IndexByte("<>=|", s[l.i]) >= 0 {
+	switch {
+	case l.o.Operators != nil:
+		for _, op := range l.o.Operators {
+			if strings.HasPrefix(s[i:], op) {
+				l.i = i + max(len(op), size)
+				break
+			}
+		}
+	case l.i < len(s) && strings.ContainsRune("<>=!|", c) && strings.IndexByte("<>=|", s[l.i]) >= 0:
 		l.i++
 	}
 	l.emit(Punct, l.text(i, l.i), i)

@@ -11,7 +11,7 @@ import (
 func show(toks []Token) string {
 	var b strings.Builder
 	for _, k := range toks {
-		fmt.Fprintf(&b, "%c%d:%s ", "wisnpc"[k.Kind], k.Depth, k.Text)
+		fmt.Fprintf(&b, "%c%d:%s ", "wisnpcb"[k.Kind], k.Depth, k.Text)
 	}
 	return strings.TrimSpace(b.String())
 }
@@ -40,11 +40,12 @@ func TestTokens(t *testing.T) {
 }
 
 // The option sets of the packages that use Lex (datasets/hardness.go,
-// datasets/engine_mysql.go, metrics/rewrite.go).
+// datasets/engine_mysql.go, metrics/rewrite.go, runners/reactdsl).
 var (
 	hardness = Options{Strict: true, NoComments: true, WordChars: "_$", Qualified: true}
 	mysql    = Options{MySQL: true, Strict: true, WordChars: "_$@"}
 	sqlparse = Options{SQLParse: true, Comments: true}
+	dsl      = Options{Bytes: true, Strict: true, Operators: []string{"||", "==", "!=", "<>", "<=", ">=", "<<", ">>"}, Braces: true}
 )
 
 // TestLex: each option on the text where it makes a difference. The
@@ -73,6 +74,12 @@ func TestLex(t *testing.T) {
 			"/*!40101 SET x */ a /*M! b */", `c0:/*!40101 SET x */ w0:a c0:/*M! b */`},
 		{"MySQL: escapes in strings, not in backquotes; [ is punctuation", mysql, "'a\\'b' \"c\\\"d\" `e\\` [f]",
 			"s0:a\\'b i0:c\\\"d i0:e\\ p0:[ w0:f p0:]"},
+		{"Bytes: ASCII words and white space", Options{Bytes: true}, "caf\u00e9\u00a0x a$1 $b 1e5 1x \v",
+			"w0:caf\u00e9\u00a0x w0:a$1 p0:$ w0:b n0:1e5 n0:1 w0:x"},
+		{"Operators: only the listed ones, longest first", Options{Operators: []string{"<=>", "<=", "=="}}, "a<=>b =<= c==d !=",
+			`w0:a p0:<=> w0:b p0:= p0:<= w0:c p0:== w0:d p0:! p0:=`},
+		{"Braces: placeholders", Options{Braces: true}, "x > { r1 }('{a}') {open",
+			`w0:x p0:> b0: r1  p0:( s1:{a} p0:) b0:open`},
 		{"SQLParse: words", sqlparse, "1distinct a#b$ $c 12",
 			`w0:1distinct w0:a#b$ p0:$ w0:c n0:12`},
 		{"SQLParse: escapes in every quote", sqlparse, "'a\\'b' `c\\`d`",
@@ -108,6 +115,7 @@ func TestLexErrors(t *testing.T) {
 		{mysql, "SELECT 'a\\'", Error{Offset: 7, Delim: "'"}},
 		{mysql, "SELECT 1 /*! 2 */", Error{Offset: 9, Delim: "/*", Executable: true}},
 		{mysql, "SELECT 1 /*M! 2 */", Error{Offset: 9, Delim: "/*", Executable: true}},
+		{Options{Braces: true, Strict: true}, "a > {r1", Error{Offset: 4, Delim: "{"}},
 	}
 	for _, c := range cases {
 		_, err := Lex(c.sql, c.o)
@@ -132,7 +140,7 @@ func FuzzLex(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, o := range []Options{{}, hardness, mysql, sqlparse} {
+		for _, o := range []Options{{}, hardness, mysql, sqlparse, dsl} {
 			toks, err := Lex(s, o)
 			if err != nil {
 				continue
