@@ -12,13 +12,13 @@ type Kind int
 
 // Token kinds.
 const (
-	Word    Kind = iota // bare word: keyword or identifier
-	Ident               // quoted identifier ("x", `x`, [x])
-	String              // 'text'
-	Number              // 12, 3.5, 1e-5
-	Punct               // ( ) , . * = < <= || ...
-	Comment             // -- ..., /* ... */ (only with Options.Comments)
-	Placeholder         // {name} (only with Options.Braces)
+	Word        Kind = iota // bare word: keyword or identifier
+	Ident                   // quoted identifier ("x", `x`, [x])
+	String                  // 'text'
+	Number                  // 12, 3.5, 1e-5
+	Punct                   // ( ) , . * = < <= || ...
+	Comment                 // -- ..., /* ... */ (only with Options.Comments)
+	Placeholder             // {name} (only with Options.Braces)
 )
 
 // Token is one token of a SQL statement.
@@ -82,6 +82,9 @@ type Options struct {
 	// minus signs, "/*" a slash and a star), as a tokenizer that knows
 	// no comments does (the Spider evaluator's process_sql.tokenize).
 	NoComments bool
+	// NoBlockComments reads "/*" as a slash and a star, as a scanner
+	// that knows only "--" comments does.
+	NoBlockComments bool
 	// Comments keeps comments as tokens of kind Comment, Text as
 	// written, where Tokens skips them.
 	Comments bool
@@ -91,6 +94,12 @@ type Options struct {
 	// white space is ASCII (space, \t, \n, \v, \f, \r). Numbers are lexed
 	// as without it. WordChars and SQLParse override it.
 	Bytes bool
+	// Spaces, when set, are the bytes of white space; any other byte
+	// is part of a token (a lone \f is punctuation with Spaces " \t\n\r").
+	Spaces string
+	// NoExponent reads a number as ASCII digits and dots only, as a lexer
+	// that knows no exponents does: 1e5 is the number 1 and the word e5.
+	NoExponent bool
 	// Operators, when set, are the operators of more than one character
 	// that are one Punct token, tried in order (so longest first); any
 	// other punctuation is a token a character. Without it the
@@ -178,6 +187,9 @@ func (l *lexer) at(i int) (rune, int) {
 func (l *lexer) digit(i int) bool { return i < len(l.s) && l.s[i] >= '0' && l.s[i] <= '9' }
 
 func (l *lexer) space(r rune) bool {
+	if l.o.Spaces != "" {
+		return r < utf8.RuneSelf && strings.IndexByte(l.o.Spaces, byte(r)) >= 0
+	}
 	if l.o.WordChars != "" || l.o.Bytes {
 		return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' || r == '\v'
 	}
@@ -237,7 +249,7 @@ func (l *lexer) next() error {
 			l.i++ // sqlparse's comment takes its newline
 		}
 		l.comment(i)
-	case c == '/' && strings.HasPrefix(s[i:], "/*") && !l.o.NoComments:
+	case c == '/' && strings.HasPrefix(s[i:], "/*") && !l.o.NoComments && !l.o.NoBlockComments:
 		if l.o.MySQL && !l.o.Executable && (strings.HasPrefix(s[i:], "/*!") || strings.HasPrefix(s[i:], "/*M!")) {
 			return &Error{Offset: i, Delim: "/*", Executable: true}
 		}
@@ -373,7 +385,7 @@ func (l *lexer) number() {
 	for l.digit(l.i) || l.i < len(s) && s[l.i] == '.' {
 		l.i++
 	}
-	if j := l.i; j < len(s) && (s[j] == 'e' || s[j] == 'E') && (l.digit(j+1) || j+2 < len(s) && (s[j+1] == '-' || s[j+1] == '+') && l.digit(j+2)) {
+	if j := l.i; !l.o.NoExponent && j < len(s) && (s[j] == 'e' || s[j] == 'E') && (l.digit(j+1) || j+2 < len(s) && (s[j+1] == '-' || s[j+1] == '+') && l.digit(j+2)) {
 		l.i += 2
 		for l.digit(l.i) {
 			l.i++

@@ -40,11 +40,12 @@ func TestTokens(t *testing.T) {
 }
 
 // The option sets of the packages that use Lex (datasets/hardness.go,
-// datasets/engine_mysql.go, metrics/rewrite.go, runners/reactdsl).
+// datasets/engine_mysql.go, metrics/rewrite.go, runners/reactdsl, sim).
 var (
 	hardness = Options{Strict: true, NoComments: true, WordChars: "_$", Qualified: true}
 	mysql    = Options{MySQL: true, Strict: true, WordChars: "_$@"}
 	sqlparse = Options{SQLParse: true, Comments: true}
+	simToks  = Options{Bytes: true, Spaces: " \t\n\r", NoComments: true, NoExponent: true, Operators: []string{"<=", ">=", "<>", "!=", "||", "=="}}
 	dsl      = Options{Bytes: true, Strict: true, Operators: []string{"||", "==", "!=", "<>", "<=", ">=", "<<", ">>"}, Braces: true}
 )
 
@@ -76,6 +77,12 @@ func TestLex(t *testing.T) {
 			"s0:a\\'b i0:c\\\"d i0:e\\ p0:[ w0:f p0:]"},
 		{"Bytes: ASCII words and white space", Options{Bytes: true}, "caf\u00e9\u00a0x a$1 $b 1e5 1x \v",
 			"w0:caf\u00e9\u00a0x w0:a$1 p0:$ w0:b n0:1e5 n0:1 w0:x"},
+		{"Spaces: only the listed bytes", Options{Spaces: " \n"}, "a\tb\f c\n\u00a0x",
+			"w0:a p0:\t w0:b p0:\f w0:c p0:\u00a0 w0:x"},
+		{"NoExponent: digits and dots", Options{Bytes: true, NoExponent: true}, "1e5 2.5E+3 .5",
+			`n0:1 w0:e5 n0:2.5 w0:E p0:+ n0:3 n0:.5`},
+		{"NoBlockComments: only -- comments", Options{NoBlockComments: true, Comments: true}, "a /* b */ -- c\nd",
+			`w0:a p0:/ p0:* w0:b p0:* p0:/ c0:-- c w0:d`},
 		{"Operators: only the listed ones, longest first", Options{Operators: []string{"<=>", "<=", "=="}}, "a<=>b =<= c==d !=",
 			`w0:a p0:<=> w0:b p0:= p0:<= w0:c p0:== w0:d p0:! p0:=`},
 		{"Braces: placeholders", Options{Braces: true}, "x > { r1 }('{a}') {open",
@@ -140,7 +147,7 @@ func FuzzLex(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, o := range []Options{{}, hardness, mysql, sqlparse, dsl} {
+		for _, o := range []Options{{}, hardness, mysql, sqlparse, dsl, simToks} {
 			toks, err := Lex(s, o)
 			if err != nil {
 				continue
