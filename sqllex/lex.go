@@ -82,6 +82,10 @@ type Options struct {
 	// minus signs, "/*" a slash and a star), as a tokenizer that knows
 	// no comments does (the Spider evaluator's process_sql.tokenize).
 	NoComments bool
+	// NoBrackets reads '[' as punctuation, not the start of a quoted
+	// identifier, as a scanner of SQL in running text does, where
+	// brackets are markdown's or JSON's.
+	NoBrackets bool
 	// NoBlockComments reads "/*" as a slash and a star, as a scanner
 	// that knows only "--" comments does.
 	NoBlockComments bool
@@ -270,7 +274,7 @@ func (l *lexer) next() error {
 		} else {
 			l.punct(c, size)
 		}
-	case c == '\'' || c == '"' || c == '`' || c == '[' && !l.o.MySQL:
+	case c == '\'' || c == '"' || c == '`' || c == '[' && !l.o.MySQL && !l.o.NoBrackets:
 		return l.quoted(byte(c))
 	case c == '{' && l.o.Braces:
 		end := strings.IndexByte(s[i+1:], '}')

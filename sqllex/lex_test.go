@@ -81,6 +81,8 @@ func TestLex(t *testing.T) {
 			"w0:a p0:\t w0:b p0:\f w0:c p0:\u00a0 w0:x"},
 		{"NoExponent: digits and dots", Options{Bytes: true, NoExponent: true}, "1e5 2.5E+3 .5",
 			`n0:1 w0:e5 n0:2.5 w0:E p0:+ n0:3 n0:.5`},
+		{"NoBrackets: [ is punctuation", Options{NoBrackets: true}, "[a b] 'c'",
+			`p0:[ w0:a w0:b p0:] s0:c`},
 		{"NoBlockComments: only -- comments", Options{NoBlockComments: true, Comments: true}, "a /* b */ -- c\nd",
 			`w0:a p0:/ p0:* w0:b p0:* p0:/ c0:-- c w0:d`},
 		{"Operators: only the listed ones, longest first", Options{Operators: []string{"<=>", "<=", "=="}}, "a<=>b =<= c==d !=",
