@@ -269,7 +269,8 @@ func looksLikeCall(t string) bool {
 }
 
 // bracketDepth returns the open-bracket depth at the end of s, ignoring
-// brackets inside strings.
+// brackets inside strings. It reads the DSL's call syntax, not SQL:
+// '...' and "..." strings with backslash escapes, a backquote no quote.
 func bracketDepth(s string) int {
 	d := 0
 	var q byte

@@ -228,6 +228,10 @@ func sqlLabelled(s string, i int) bool {
 // ends: at a semicolon outside quotes, at a fence, at a closing backtick
 // when the statement is inline code, or at a newline after which the text
 // does not continue the statement (a blank line, prose).
+//
+// cut scans bytes itself rather than with sqllex: it reads prose around
+// the SQL, where a quote that no later quote closes is an apostrophe,
+// ended by the newline, and a backtick may end inline code.
 func cut(s string, i int, inline bool) (string, int) {
 	depth := 0
 	var q byte
@@ -373,7 +377,8 @@ func isIdentStart(c byte) bool {
 
 // open reports whether the statement s cannot end where it does: its last
 // line ends on a comma, an opening parenthesis, an operator or a keyword
-// that needs an operand.
+// that needs an operand. It reads the last line only, cut at its first
+// "--" wherever that lies: a heuristic over text, not a lexer's question.
 func open(s string) bool {
 	last := s
 	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
@@ -529,6 +534,8 @@ func finish(s string) string {
 
 // oddOutside reports whether s holds an odd number of the quote character
 // c outside literals quoted with the other two of ', " and `: a stray one.
+// It counts quote characters that a lexer would read as opening literals,
+// so it scans bytes itself rather than with sqllex.
 func oddOutside(s string, c byte) bool {
 	n := 0
 	var q byte
@@ -583,7 +590,9 @@ func stripComments(s string) string {
 }
 
 // unescapeMarkdown removes the backslash of markdown escapes (\_, \*, \#,
-// ...) outside string literals; SQL has no backslash there.
+// ...) outside string literals; SQL has no backslash there. Only '...'
+// and "..." are literals here: a model escapes markdown inside backquoted
+// names too (`first\_name`), so the scan is its own, not sqllex's.
 func unescapeMarkdown(s string) string {
 	if !strings.Contains(s, `\`) {
 		return s

@@ -68,7 +68,8 @@ func StartsStatement(s string) bool { return startsWithKeyword(s, "( \t\r\n", st
 
 // startsWithKeyword reports whether s, once white space and whole -- comment
 // lines are skipped and then the bytes of lead trimmed, starts with one of
-// the upper-case keywords kws, in any case, as a whole word.
+// the upper-case keywords kws, in any case, as a whole word. Only leading
+// "--" lines are skipped, as prefixes; nothing in s is lexed.
 func startsWithKeyword(s, lead string, kws []string) bool {
 	s = strings.TrimSpace(s)
 	for strings.HasPrefix(s, "--") {
