@@ -296,6 +296,9 @@ func bracketDepth(s string) int {
 	return d
 }
 
+// callLexer reads a DSL call, byte by byte: its strings are the call
+// syntax's ('...' and "..." with backslash escapes), not SQL's, so it is
+// its own lexer; the SQL inside a string argument is read by lex.
 type callLexer struct {
 	s string
 	i int
