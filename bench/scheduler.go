@@ -2,24 +2,20 @@ package bench
 
 import (
 	"context"
-	"database/sql/driver"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/internal/satint"
 	"github.com/t2sbench/t2sbench/metrics"
-	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/llm"
 	"github.com/t2sbench/t2sbench/runstore"
 	"github.com/t2sbench/t2sbench/spec"
@@ -38,21 +34,6 @@ type Scorer interface {
 // (metrics.Scorer.ScoreWithCandidates).
 type CandidateScorer interface {
 	ScoreWithCandidates(ctx context.Context, ex datasets.Example, predSQL string, sqls []string) (runstore.Verdict, []metrics.CandidateMark)
-}
-
-// scoreResult is the verdict of res's SQL, with the marks of its
-// candidates when sc is a CandidateScorer and the gold runs.
-func scoreResult(ctx context.Context, sc Scorer, ex datasets.Example, res *runners.Result) runstore.Verdict {
-	if cs, ok := sc.(CandidateScorer); ok {
-		sqls := make([]string, len(res.Candidates))
-		for i, c := range res.Candidates {
-			sqls[i] = c.SQL
-		}
-		v, marks := cs.ScoreWithCandidates(ctx, ex, res.SQL, sqls)
-		v.Candidates = marks
-		return v
-	}
-	return sc.Score(ctx, ex, res.SQL)
 }
 
 // Env is what the scheduler needs from the outside world: benchmarks,
@@ -110,59 +91,6 @@ func (p Progress) EX() float64 {
 	}
 	return float64(p.Correct) / float64(p.Attempted)
 }
-
-// FailureLimit stops a run early once more items have failed (failed or
-// errored) than it allows. The zero value allows any number.
-type FailureLimit struct {
-	// Count is the number of failures allowed when Fraction is 0.
-	Count int
-	// Fraction, in (0, 1), allows floor(Fraction * items of the run).
-	Fraction float64
-	// Set is false for the zero value: no limit.
-	Set bool
-}
-
-// ParseFailureLimit reads a count ("0", "25") or a fraction of the run's
-// items in (0, 1) ("0.1").
-func ParseFailureLimit(s string) (FailureLimit, error) {
-	if n, err := strconv.Atoi(s); err == nil {
-		if n < 0 {
-			return FailureLimit{}, fmt.Errorf("failure limit %q: want a count >= 0 or a fraction in (0, 1)", s)
-		}
-		return FailureLimit{Count: n, Set: true}, nil
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || !(f > 0 && f < 1) {
-		return FailureLimit{}, fmt.Errorf("failure limit %q: want a count >= 0 or a fraction in (0, 1)", s)
-	}
-	return FailureLimit{Fraction: f, Set: true}, nil
-}
-
-// Allowed returns how many failures the limit allows among total items,
-// or -1 for no limit.
-func (l FailureLimit) Allowed(total int) int {
-	switch {
-	case !l.Set:
-		return -1
-	case l.Fraction > 0:
-		return int(math.Floor(l.Fraction * float64(total)))
-	}
-	return l.Count
-}
-
-func (l FailureLimit) String() string {
-	switch {
-	case !l.Set:
-		return "none"
-	case l.Fraction > 0:
-		return strconv.FormatFloat(l.Fraction, 'g', -1, 64)
-	}
-	return strconv.Itoa(l.Count)
-}
-
-// ErrTooManyFailures is returned (wrapped) by Run when it stopped early
-// because more items failed than Options.MaxFailures allows.
-var ErrTooManyFailures = errors.New("too many failed items")
 
 // Options configure a run.
 type Options struct {
@@ -238,15 +166,6 @@ type Summary struct {
 	Unselected int
 }
 
-// benchEnv is what Run builds once per benchmark of the plan: the loaded
-// benchmark, its scorer, a client per model and its databases.
-type benchEnv struct {
-	b       *datasets.Benchmark
-	scorer  Scorer
-	clients map[string]llm.Client
-	dbs     *dbCache
-}
-
 // Run executes the plan's work items that the store does not hold as done,
 // with a bounded worker pool. Every finished item is scored and committed
 // in a batch (Store.Commit, BatchItems), which Run flushes before it
@@ -257,31 +176,14 @@ type benchEnv struct {
 // credentials or does not know the model: HTTP 401, 403, 404); item
 // failures are recorded as data (see Failure), and past opt.MaxFailures
 // the run stops with ErrTooManyFailures.
+//
+// Run works in three parts: it opens each benchmark of the plan once with
+// its scorer, databases and clients (openRunEnv), lists the items to run
+// (planItems), and runs them in a pool of opt.Workers (runPool) that
+// share the run's state (runState).
 func Run(ctx context.Context, p *spec.Plan, st *runstore.Store, env Env, opt Options) (Summary, error) {
 	start := time.Now()
-	if opt.Workers <= 0 {
-		opt.Workers = p.Spec.Workers
-	}
-	if opt.Workers <= 0 {
-		opt.Workers = spec.DefaultWorkers
-	}
-	if opt.Retries == 0 {
-		opt.Retries = 2
-	}
-	if opt.Retries < 0 {
-		opt.Retries = 0
-	}
-	if opt.RetryWait == 0 {
-		opt.RetryWait = 200 * time.Millisecond
-	}
-	if opt.CacheDir == "" {
-		opt.CacheDir = p.Spec.Cache
-	}
-	if opt.CacheDir == "" {
-		opt.CacheDir = st.Dir() + string(os.PathSeparator) + "cache"
-	}
-	opt.Secrets = append(append([]string(nil), opt.Secrets...), p.Spec.Secrets()...)
-	opt.store = st
+	opt = opt.withDefaults(p.Spec, st)
 	change, err := st.DiffPlan(p.Trials)
 	if err != nil {
 		return Summary{}, err
@@ -295,16 +197,6 @@ func Run(ctx context.Context, p *spec.Plan, st *runstore.Store, env Env, opt Opt
 	if err != nil {
 		return Summary{}, err
 	}
-	// The items of a trial to be replaced under the same id (a changed
-	// tie_aware) are not done: they go with the trial.
-	for _, t := range change.Removed() {
-		for k := range done {
-			if strings.HasPrefix(k, t.ID+"\x00") {
-				delete(done, k)
-			}
-		}
-	}
-
 	// The caches the scorers and clients read open while the benchmarks
 	// load (Env.Prepare).
 	if env.Prepare != nil {
@@ -312,239 +204,150 @@ func Run(ctx context.Context, p *spec.Plan, st *runstore.Store, env Env, opt Opt
 		prepared.Go(func() { env.Prepare(opt.CacheDir) })
 		defer prepared.Wait()
 	}
-
-	// Load each benchmark once; build scorers, clients and databases.
-	benches := map[string]*benchEnv{}
-	benchKey := func(b spec.BenchmarkSpec) string {
-		return fmt.Sprintf("%s\x00%s\x00%s\x00%d\x00%s", b.Name, b.Data, b.Split, b.Limit, b.Mode)
+	e, err := openRunEnv(ctx, p, env, opt)
+	if err != nil {
+		return Summary{}, err
 	}
-	var closers []func()
-	defer func() {
-		for i := len(closers) - 1; i >= 0; i-- {
-			closers[i]()
-		}
-	}()
-	for _, t := range p.Trials {
-		k := benchKey(t.Benchmark)
-		be := benches[k]
-		if be == nil {
-			bs := t.Benchmark
-			if opt.Limit > 0 && (bs.Limit == 0 || opt.Limit < bs.Limit) {
-				bs.Limit = opt.Limit
-			}
-			b, err := env.OpenBenchmark(ctx, bs, opt.CacheDir)
-			if err != nil {
-				return Summary{}, fmt.Errorf("benchmark %s: %w", t.Benchmark.Name, err)
-			}
-			if bs.Limit > 0 && len(b.Examples) > bs.Limit {
-				b.Examples = b.Examples[:bs.Limit]
-			}
-			if b.Engine != nil {
-				closers = append(closers, func() { b.Engine.Close() })
-			}
-			if !opt.AllowMissingDBs {
-				reopen := func(dir string) (*datasets.Benchmark, error) {
-					o := bs
-					o.Data = dir
-					return env.OpenBenchmark(ctx, o, opt.CacheDir)
-				}
-				use := "set data: DIR on benchmark " + t.Benchmark.Name + " in the spec, or pass --benchmark " + t.Benchmark.Name + "=DIR"
-				if err := CheckDatabases(b, t.Benchmark.Name, reopen, use); err != nil {
-					return Summary{}, err
-				}
-			}
-			sc, err := env.NewScorer(b, bs, goldCacheDir(opt.CacheDir))
-			if err != nil {
-				return Summary{}, fmt.Errorf("benchmark %s: scorer: %w", t.Benchmark.Name, err)
-			}
-			if c, ok := sc.(interface{ Close() error }); ok {
-				closers = append(closers, func() { c.Close() })
-			}
-			be = &benchEnv{b: b, scorer: sc, clients: map[string]llm.Client{}, dbs: &dbCache{engine: b.Engine, dbs: map[string]dbEntry{}}}
-			closers = append(closers, be.dbs.close)
-			benches[k] = be
-		}
-		names := make([]string, 0, len(t.Roles))
-		for _, m := range t.Roles {
-			names = append(names, m)
-		}
-		sort.Strings(names)
-		for _, m := range names {
-			if be.clients[m] != nil {
-				continue
-			}
-			c, err := env.NewClient(ctx, m, t.Models[m], be.b, opt.CacheDir)
-			if err != nil {
-				return Summary{}, fmt.Errorf("model %s: %s", m, redact(err.Error(), opt.Secrets))
-			}
-			if cl, ok := c.(interface{ Close() error }); ok {
-				closers = append(closers, func() { cl.Close() })
-			}
-			be.clients[m] = c
-		}
+	defer e.close()
+	work, err := planItems(p, e, opt.Shard, change, done, errored)
+	if err != nil {
+		return Summary{}, err
 	}
-
-	// Work items in plan order: trial by trial, question by question.
-	type work struct {
-		trial  *spec.Trial
-		runner runners.Runner
-		be     *benchEnv
-		ex     datasets.Example
-		client llm.Client
-	}
-	var items []work
-	var prog Progress
-	for _, t := range p.Trials {
-		be := benches[benchKey(t.Benchmark)]
-		r, err := runners.New(t.Runner, t.Params)
-		if err != nil {
-			return Summary{}, fmt.Errorf("trial %s: %w", t.Label, err)
-		}
-		// A role the trial does not bind falls back to the "reason"
-		// binding.
-		rc := llm.Router{Roles: map[string]llm.Client{}}
-		for role, m := range t.Roles {
-			rc.Roles[role] = be.clients[m]
-		}
-		rc.Default = rc.Roles[runners.RoleReason]
-		for _, ex := range be.b.Examples {
-			if !opt.Shard.Has(t.ID, ex.ID) {
-				continue
-			}
-			delete(errored, runstore.ItemKey(t.ID, ex.ID))
-			if done[runstore.ItemKey(t.ID, ex.ID)] {
-				prog.Skipped++
-				continue
-			}
-			items = append(items, work{trial: t, runner: r, be: be, ex: ex, client: rc})
-		}
-	}
-	prog.Total = len(items)
-	// What stays of errored are the pending items this run leaves alone.
-	kept := map[string]bool{}
-	for _, t := range p.Trials {
-		kept[t.ID] = true
-	}
-	for _, t := range change.Removed() {
-		delete(kept, t.ID)
-	}
-	unselected := 0
-	for _, id := range errored {
-		if kept[id] {
-			unselected++
-		}
-	}
-	// The trials are recorded with the first item committed (or now, when
-	// there is none to run): a start that fails a check (benchmarks,
-	// scorers, clients, runners) or stops before any item is done (an
-	// endpoint answering 401/403/404) leaves no trial behind. Each failed
-	// start with another data folder or model name used to add a copy of
-	// every trial to status and the reports.
-	var putOnce sync.Once
-	var putErr error
-	var removed []runstore.RemovedTrial
-	putTrials := func() error {
-		putOnce.Do(func() { removed, putErr = st.PutPlan(p.Trials, change) })
-		return putErr
-	}
-	if len(items) == 0 {
-		if err := putTrials(); err != nil {
+	s := newRunState(p, st, change, opt, work, start)
+	if len(work.items) == 0 {
+		if err := s.putTrials(); err != nil {
 			return Summary{}, envOr(err, opt.storeFile())
 		}
 	}
-	meta := map[string]string{"name": p.Spec.Name}
+	if err := recordRunMeta(st, p.Spec, opt, work.totals); err != nil {
+		return Summary{}, err
+	}
+	return s.run(ctx, e, work.items)
+}
+
+// withDefaults fills in what o leaves unset: the workers of spec, else
+// DefaultWorkers; 2 retries (none when Retries < 0) 200ms apart at first;
+// the cache directory of spec, else <run>/cache. It adds the credentials
+// spec's models and servers are given (Spec.Secrets) to the secrets and
+// makes st the store the call log is written to.
+func (o Options) withDefaults(sp *spec.Spec, st *runstore.Store) Options {
+	if o.Workers <= 0 {
+		o.Workers = sp.Workers
+	}
+	if o.Workers <= 0 {
+		o.Workers = spec.DefaultWorkers
+	}
+	if o.Retries == 0 {
+		o.Retries = 2
+	}
+	if o.Retries < 0 {
+		o.Retries = 0
+	}
+	if o.RetryWait == 0 {
+		o.RetryWait = 200 * time.Millisecond
+	}
+	if o.CacheDir == "" {
+		o.CacheDir = sp.Cache
+	}
+	if o.CacheDir == "" {
+		o.CacheDir = st.Dir() + string(os.PathSeparator) + "cache"
+	}
+	o.Secrets = append(append([]string(nil), o.Secrets...), sp.Secrets()...)
+	o.store = st
+	return o
+}
+
+// recordRunMeta records in st what a run's readers need to know of it:
+// the spec's name and prices, the cache directory, the slice of the items
+// opt selects (Store.RecordSlice) and the items of each trial it selects,
+// totals by trial id.
+func recordRunMeta(st *runstore.Store, sp *spec.Spec, opt Options, totals map[string]int) error {
+	meta := map[string]string{"name": sp.Name}
 	if abs, err := filepath.Abs(opt.CacheDir); err == nil {
 		meta[runstore.MetaCacheDir] = abs
 	}
-	if len(p.Spec.Prices) > 0 {
-		raw, err := json.Marshal(p.Spec.Prices)
+	if len(sp.Prices) > 0 {
+		raw, err := json.Marshal(sp.Prices)
 		if err != nil {
-			return Summary{}, fmt.Errorf("prices: %w", err)
+			return fmt.Errorf("prices: %w", err)
 		}
 		meta[runstore.MetaPrices] = string(raw)
 	}
 	if err := st.SetMeta(meta); err != nil {
-		return Summary{}, envOr(err, opt.storeFile())
+		return envOr(err, opt.storeFile())
 	}
 	if err := st.RecordSlice(opt.Shard, opt.Limit); err != nil {
-		return Summary{}, envOr(err, opt.storeFile())
+		return envOr(err, opt.storeFile())
 	}
-	totals := map[string]string{}
-	for _, t := range p.Trials {
-		n := 0
-		for _, ex := range benches[benchKey(t.Benchmark)].b.Examples {
-			if opt.Shard.Has(t.ID, ex.ID) {
-				n++
-			}
-		}
-		totals["items:"+t.ID] = strconv.Itoa(n)
+	items := map[string]string{}
+	for id, n := range totals {
+		items["items:"+id] = strconv.Itoa(n)
 	}
-	if err := st.SetMeta(totals); err != nil {
-		return Summary{}, envOr(err, opt.storeFile())
+	if err := st.SetMeta(items); err != nil {
+		return envOr(err, opt.storeFile())
 	}
+	return nil
+}
 
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		mu       sync.Mutex
-		fatal    error
-		next     atomic.Int64
-		wg       sync.WaitGroup
-		progMu   sync.Mutex
-		timeout  = time.Duration(p.Spec.Timeout)
-		setFatal = func(err error) {
-			mu.Lock()
-			if fatal == nil {
-				fatal = err
-			}
-			mu.Unlock()
-			cancel()
-		}
-	)
-	allowed := opt.MaxFailures.Allowed(len(items))
-	report := func(it *runstore.Item) {
-		progMu.Lock()
-		defer progMu.Unlock()
-		switch it.Status {
-		case runstore.StatusDone:
-			prog.Done++
-		case runstore.StatusFailed:
-			prog.Failed++
-		default:
-			prog.Errored++
-		}
-		if it.Status != runstore.StatusError && (it.Verdict == nil || metrics.GoldRuns(metrics.Status(it.Verdict.Status))) {
-			prog.Attempted++
-			if it.Status == runstore.StatusDone && it.Verdict != nil && it.Verdict.Correct {
-				prog.Correct++
-			}
-		}
-		if n := prog.Failed + prog.Errored; allowed >= 0 && n > allowed {
-			setFatal(fmt.Errorf("%w: %d of %d items failed (%d failed, %d infrastructure errors), more than the limit %s allows (%d); the rest are left pending",
-				ErrTooManyFailures, n, len(items), prog.Failed, prog.Errored, opt.MaxFailures, allowed))
-		}
-		for _, c := range it.Calls {
-			prog.Calls++
-			if c.Cached {
-				prog.CachedCalls++
-			}
-			prog.PromptTokens = satint.Add(prog.PromptTokens, c.PromptTokens)
-			prog.CompletionTokens = satint.Add(prog.CompletionTokens, c.CompletionTokens)
-		}
-		prog.Elapsed = time.Since(start)
-		if opt.Progress != nil {
-			opt.Progress(prog)
-		}
-	}
+// runState is what the items of one Run share while they run: the store
+// they are committed to, the trials recorded with the first of them, and
+// the run's counters and failure limit.
+type runState struct {
+	trials  []*spec.Trial
+	st      *runstore.Store
+	change  *runstore.PlanChange
+	opt     Options
+	timeout time.Duration
+	start   time.Time
+	// allowed is the number of failed items opt.MaxFailures allows
+	// (FailureLimit.Allowed), -1 for any.
+	allowed    int
+	unselected int
+	// irec records the damaged cache entries met, after every item.
+	irec *integrityRecorder
+
+	putOnce sync.Once
+	putErr  error
+	removed []runstore.RemovedTrial
+
+	progMu sync.Mutex
+	prog   Progress
+}
+
+func newRunState(p *spec.Plan, st *runstore.Store, change *runstore.PlanChange, opt Options, work itemPlan, start time.Time) *runState {
+	s := &runState{trials: p.Trials, st: st, change: change, opt: opt, timeout: time.Duration(p.Spec.Timeout), start: start,
+		allowed: opt.MaxFailures.Allowed(len(work.items)), unselected: work.unselected}
+	s.prog.Total = len(work.items)
+	s.prog.Skipped = work.skipped
+	return s
+}
+
+// putTrials records the plan's trials (Store.putPlan), once: with the
+// first item committed, or at the start when there is none to run. A
+// start that fails a check (benchmarks, scorers, clients, runners) or
+// stops before any item is done (an endpoint answering 401/403/404)
+// leaves no trial behind, where each failed start with another data
+// folder or model name would add a copy of every trial to status and the
+// reports.
+func (s *runState) putTrials() error {
+	s.putOnce.Do(func() { s.removed, s.putErr = s.st.PutPlan(s.trials, s.change) })
+	return s.putErr
+}
+
+// run runs the items with a pool of opt.Workers (runPool), commits and
+// reports each that finishes (runOne) and, however the run stops, flushes
+// what the store and its recorders hold. It returns the run's summary and
+// the error that stopped it: the first fatal one, else ctx's.
+func (s *runState) run(ctx context.Context, e *runEnv, items []workItem) (Summary, error) {
 	// The model caches commit their batches of answers before the store
 	// commits its batch of calls naming them (Store.Commit).
-	flushCaches := cacheFlusher(benches)
-	st.BeforeCommit(flushCaches)
-	defer st.BeforeCommit(nil)
+	flushCaches := cacheFlusher(e.benches)
+	s.st.BeforeCommit(flushCaches)
+	defer s.st.BeforeCommit(nil)
 	// Counters of models served by several endpoints go to the store
 	// periodically and at the end.
-	rec := newEndpointRecorder(st)
-	for _, be := range benches {
+	rec := newEndpointRecorder(s.st)
+	for _, be := range e.benches {
 		for m, c := range be.clients {
 			rec.add(m, c)
 		}
@@ -552,490 +355,119 @@ func Run(ctx context.Context, p *spec.Plan, st *runstore.Store, env Env, opt Opt
 	rec.start(EndpointFlushEvery)
 	// Damaged cache entries met (and replaced) go to the store after
 	// every item and at the end.
-	irec := newIntegrityRecorder(st)
-	for _, be := range benches {
+	s.irec = newIntegrityRecorder(s.st)
+	for _, be := range e.benches {
 		for _, c := range be.clients {
-			irec.add(c, be.scorer)
+			s.irec.add(c, be.scorer)
 		}
-		irec.add(nil, be.scorer)
+		s.irec.add(nil, be.scorer)
 	}
-	workers := opt.Workers
-	if workers > len(items) {
-		workers = len(items)
-	}
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(items) || ctx.Err() != nil {
-					return
-				}
-				wi := items[i]
-				it, ok, err := runItem(ctx, wi.trial, wi.runner, wi.ex, wi.be.dbs, wi.client, wi.be.scorer, timeout, opt)
-				if err != nil {
-					setFatal(err)
-					return
-				}
-				if !ok {
-					return // canceled: not committed, resumed later
-				}
-				if err := putTrials(); err != nil {
-					setFatal(envOr(err, opt.storeFile()))
-					return
-				}
-				if err := st.Commit(it); err != nil {
-					setFatal(envOr(err, opt.storeFile()))
-					return
-				}
-				if err := irec.flush(); err != nil {
-					setFatal(envOr(err, opt.storeFile()))
-					return
-				}
-				report(it)
-			}
-		}()
-	}
-	wg.Wait()
-	if err := rec.finish(); err != nil {
-		setFatal(envOr(err, opt.storeFile()))
-	}
-	if err := irec.flush(); err != nil {
-		setFatal(envOr(err, opt.storeFile()))
-	}
+	fatal := runPool(ctx, len(items), s.opt.Workers, func(ctx context.Context, i int) error {
+		return s.runOne(ctx, items[i])
+	})
 	// A run that ends, is interrupted or stops on a failure commits the
 	// batch of items it finished (Store.Flush).
-	if err := st.Flush(); err != nil {
-		setFatal(envOr(err, opt.storeFile()))
+	for _, flush := range []func() error{rec.finish, s.irec.flush, s.st.Flush} {
+		if err := flush(); err != nil && fatal == nil {
+			fatal = envOr(err, s.opt.storeFile())
+		}
 	}
-	progMu.Lock()
-	prog.Elapsed = time.Since(start)
-	sum := Summary{Progress: prog, Trials: len(p.Trials), Removed: removed, Renamed: change.Renamed, Unselected: unselected}
-	progMu.Unlock()
+	sum := s.summary()
 	if fatal != nil {
 		return sum, fatal
 	}
-	if err := ctx.Err(); err != nil {
-		return sum, err
+	return sum, ctx.Err()
+}
+
+// runOne runs item w (runItem), commits it and reports it. It returns an
+// error that stops the run; an item ctx cancels is not committed, and a
+// later Run resumes it.
+func (s *runState) runOne(ctx context.Context, w workItem) error {
+	it, ok, err := runItem(ctx, w.trial, w.runner, w.ex, w.be.dbs, w.client, w.be.scorer, s.timeout, s.opt)
+	if err != nil || !ok {
+		return err
 	}
-	return sum, nil
-}
-
-// runItem runs and scores one item. ok is false when ctx was canceled and
-// the item must not be committed; fatal is an error that stops the run
-// (the item is not committed either).
-func runItem(ctx context.Context, t *spec.Trial, r runners.Runner, ex datasets.Example, dbs *dbCache, client llm.Client, sc Scorer, timeout time.Duration, opt Options) (it *runstore.Item, ok bool, fatal error) {
-	it = &runstore.Item{TrialID: t.ID, QuestionID: ex.ID, Index: ex.Index, Started: time.Now()}
-	wait := opt.RetryWait
-	for attempt := 0; ; attempt++ {
-		it.Attempts++
-		log := &callLog{Client: client, store: opt.store, trialID: t.ID, questionID: ex.ID, secrets: opt.Secrets}
-		ictx, cancel := ctx, context.CancelFunc(func() {})
-		if timeout > 0 {
-			ictx, cancel = context.WithTimeout(ctx, timeout)
-		}
-		db, dbErr := dbs.open(ictx, ex.DBID)
-		var res runners.Result
-		var err error
-		var execs *execRecorder
-		if dbErr != nil && errors.Is(dbErr, datasets.ErrMissingDB) {
-			res = runners.Result{Note: "database unavailable: " + dbErr.Error()}
-		} else if dbErr != nil {
-			err = &dbOpenError{err: dbErr}
-		} else {
-			execs = &execRecorder{Database: db}
-			res, err = r.Run(ictx, runners.Task{Example: ex.WithoutGold(), DB: execs, LLM: log, Seed: t.Seed})
-		}
-		timedOut := ictx.Err() != nil && ctx.Err() == nil
-		cancel()
-		// A full disk, a read-only filesystem or an I/O error under a
-		// write of the cache, the call log or the runner's own files
-		// stops the run, whatever the runner made of it: the item is
-		// not committed, so it stays pending for the resume.
-		envErr := log.environment()
-		if envErr == nil {
-			envErr = err
-		}
-		if e := environmentFailure(envErr, opt.storeFile()); e != nil {
-			return nil, false, e
-		}
-		if errors.Is(envErr, runstore.ErrBatchLost) {
-			// The store lost a batch of writes: every later write
-			// fails, so the run stops and says why.
-			return nil, false, envErr
-		}
-		if ctx.Err() != nil {
-			return nil, false, nil
-		}
-		it.Calls = log.calls()
-		for i := range it.Calls {
-			it.Calls[i].Error = redact(it.Calls[i].Error, opt.Secrets)
-		}
-		if err == nil || timedOut {
-			if timedOut {
-				it.ErrorClass = "timeout"
-				it.Error = fmt.Sprintf("item exceeded the %s timeout", timeout)
-				if err != nil {
-					it.Error += ": " + redact(err.Error(), opt.Secrets)
-				}
-				res.Note = strings.TrimSpace(res.Note + " " + it.Error)
-			}
-			if ga, ok := r.(runners.GoldAnalyzer); ok && db != nil {
-				// After Run, with the gold: the runner's analysis table.
-				if err := ga.AnalyzeGold(ctx, ex, db, &res); err != nil {
-					if res.Trace.Data == nil {
-						res.Trace.Data = map[string]any{}
-					}
-					res.Trace.Data["gold_analysis_error"] = redact(err.Error(), opt.Secrets)
-				}
-			}
-			// The answer is scored and stored as the model gave it:
-			// redaction is for error text and display (redact).
-			sctx := ctx
-			if execs != nil {
-				// The statements the runner executed are not run again
-				// to score the same texts (metrics.WithExecuted).
-				sctx = metrics.WithExecuted(ctx, execs.lookup)
-			}
-			v := scoreResult(sctx, sc, ex, &res)
-			if ctx.Err() != nil {
-				return nil, false, nil
-			}
-			it.Status = runstore.StatusDone
-			it.Verdict = &v
-			it.Result = &res
-			it.WallMS = msSince(it.Started)
-			return it, true, nil
-		}
-		it.ErrorClass = Classify(err)
-		it.Error = redact(err.Error(), opt.Secrets)
-		kind := FailureOf(err)
-		// One retry loop: a model call's failure has used the
-		// backend's retries already; only what no layer below retried
-		// (a database that did not open, a runner's own error) is
-		// run again.
-		last := attempt >= opt.Retries || llm.IsCallError(err)
-		switch {
-		case kind == FailureFatal:
-			return nil, false, rejected(t, ex.ID, err, opt.Secrets)
-		case kind == FailurePermanent || (kind == FailureUnknown && last):
-			// The runner failed on this question for good: the item is
-			// scored with an empty prediction, so it is wrong when its
-			// gold runs and its gold's status is known when not.
-			v := sc.Score(ctx, ex, "")
-			if ctx.Err() != nil {
-				return nil, false, nil
-			}
-			v.Correct = false
-			if metrics.GoldRuns(metrics.Status(v.Status)) {
-				v.Status = metrics.StatusPredError
-				v.Error = "runner failed (" + it.ErrorClass + "): " + it.Error
-			}
-			res.Note = strings.TrimSpace(res.Note + " runner failed (" + it.ErrorClass + "): " + it.Error)
-			it.Status = runstore.StatusFailed
-			it.Verdict = &v
-			it.Result = &res
-			it.WallMS = msSince(it.Started)
-			return it, true, nil
-		case last:
-			it.Status = runstore.StatusError
-			it.WallMS = msSince(it.Started)
-			return it, true, nil
-		}
-		select {
-		case <-ctx.Done():
-			return nil, false, nil
-		case <-time.After(wait):
-		}
-		wait *= 2
+	if err := s.putTrials(); err != nil {
+		return envOr(err, s.opt.storeFile())
 	}
-}
-
-// execRecorderCells bounds the cells (rows times columns) of the results
-// one item's execRecorder keeps.
-const execRecorderCells = 1 << 16
-
-// execRecorder is the database a runner is given for one item: it keeps
-// the result of each statement the runner executed successfully, by text,
-// so that scoring the item judges those texts on them
-// (metrics.WithExecuted) instead of executing them again. Results past
-// execRecorderCells in all are not kept.
-type execRecorder struct {
-	datasets.Database
-
-	mu      sync.Mutex
-	results map[string]*datasets.ResultSet
-	cells   int
-}
-
-// Execute executes sql on the item's database and keeps its result.
-func (r *execRecorder) Execute(ctx context.Context, sql string) (*datasets.ResultSet, error) {
-	rs, err := r.Database.Execute(ctx, sql)
-	if err != nil || rs == nil {
-		return rs, err
+	if err := s.st.Commit(it); err != nil {
+		return envOr(err, s.opt.storeFile())
 	}
-	n := resultCells(rs)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if old, ok := r.results[sql]; ok {
-		r.cells -= resultCells(old)
-	} else if r.results == nil {
-		r.results = map[string]*datasets.ResultSet{}
+	if err := s.irec.flush(); err != nil {
+		return envOr(err, s.opt.storeFile())
 	}
-	if r.cells+n > execRecorderCells {
-		delete(r.results, sql)
-		return rs, nil
+	return s.report(it)
+}
+
+// report counts the committed item it and passes the counters to
+// opt.Progress. It returns an error wrapping ErrTooManyFailures when the
+// run's failed items are now more than opt.MaxFailures allows.
+func (s *runState) report(it *runstore.Item) error {
+	s.progMu.Lock()
+	defer s.progMu.Unlock()
+	p := &s.prog
+	switch it.Status {
+	case runstore.StatusDone:
+		p.Done++
+	case runstore.StatusFailed:
+		p.Failed++
+	default:
+		p.Errored++
 	}
-	r.results[sql] = rs
-	r.cells += n
-	return rs, nil
-}
-
-// resultCells is the size of rs that execRecorderCells bounds: its rows
-// times its columns (at least one).
-func resultCells(rs *datasets.ResultSet) int {
-	return len(rs.Rows) * max(len(rs.Columns), 1)
-}
-
-// lookup is the recorder's metrics.ExecutedFunc: the kept result of sql
-// when db is the handle the runner's statements ran on.
-func (r *execRecorder) lookup(db datasets.Database, sql string) (*datasets.ResultSet, bool) {
-	if !metrics.SameDatabase(db, r.Database) {
-		return nil, false
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	rs, ok := r.results[sql]
-	return rs, ok
-}
-
-// dbOpenError is a failure to open an example's database other than a
-// missing one: an infrastructure error.
-type dbOpenError struct{ err error }
-
-func (e *dbOpenError) Error() string { return "open database: " + e.err.Error() }
-func (e *dbOpenError) Unwrap() error { return e.err }
-
-// Failure is what a runner error means for its item: the outcome of its
-// class (llm.HandlingOf(Classify(err)).Outcome).
-type Failure int
-
-const (
-	// FailureInfra: an infrastructure failure, class of outcome
-	// llm.OutcomeTransient (network, timeout with HTTP 408, rate_limited,
-	// server_error after the client's retries, malformed, canceled,
-	// deadline), or a database that does not open. The item is left
-	// pending (StatusError) for resume; an item whose failure is not a
-	// model call's (which the backend retried) is retried first.
-	FailureInfra Failure = iota
-	// FailurePermanent: the server refused the request, class of outcome
-	// llm.OutcomeRefused (bad_request: HTTP 400 or 422, or any status
-	// whose message refuses the request, such as a prompt over the context
-	// length or a rejected schema; http_<code>: any other 4xx). The item
-	// is recorded as failed at once and counts as wrong.
-	FailurePermanent
-	// FailureFatal: the endpoint rejects the credentials or does not know
-	// the model, class of outcome llm.OutcomeFatal (auth: HTTP 401, 403;
-	// not_found: HTTP 404): every item would fail the same way, so the
-	// run stops and the item stays pending.
-	FailureFatal
-	// FailureUnknown: any other error of the runner (its own error, a
-	// simulator error; class "runner"). The item is retried like an
-	// infrastructure error (unless the error is a model call's), then
-	// recorded as failed: it counts as wrong.
-	FailureUnknown
-)
-
-// FailureOf is what a runner error means for its item: the llm.Outcome of
-// its class (Classify), read from types only; a database that does not
-// open (other than a missing one) is infrastructure whatever its class.
-func FailureOf(err error) Failure {
-	var dbe *dbOpenError
-	if errors.As(err, &dbe) {
-		return FailureInfra
-	}
-	switch llm.HandlingOf(Classify(err)).Outcome {
-	case llm.OutcomeTransient:
-		return FailureInfra
-	case llm.OutcomeRefused:
-		return FailurePermanent
-	case llm.OutcomeFatal:
-		return FailureFatal
-	}
-	return FailureUnknown
-}
-
-func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }
-
-// Classify names the class of a runner error, by its type only (errors.As
-// and errors.Is), never by its message: the class llm.ErrorClass gives it
-// (an HTTP status by llm.Classify, whoever's client returned it; a
-// timeout, a broken or refused connection, a cut stream, the context's
-// errors; llm.ClassOther for a model call's failure of no other class),
-// "network" for a bad database connection (driver.ErrBadConn), else
-// ClassRunner.
-func Classify(err error) string {
-	c := llm.ErrorClass(err)
-	switch {
-	case c != llm.ClassOther && c != "":
-		return c
-	case llm.IsCallError(err):
-		return llm.ClassOther
-	case errors.Is(err, driver.ErrBadConn):
-		return llm.ClassNetwork
-	}
-	return runstore.ClassRunner
-}
-
-// redact replaces in s (an error text, a log line, stored request
-// metadata) each of secrets that could be a secret (llm.IsSecret: at
-// least llm.MinSecretLen characters, not a placeholder such as EMPTY). It
-// is never applied to a model's answer, which is scored and stored as the
-// server sent it; commands hide a secret echoed in an answer when they
-// display or export it (RunData.Redactor).
-func redact(s string, secrets []string) string {
-	return llm.NewRedactor(secrets...).Redact(s)
-}
-
-// callLog records every request of one item. With a store, each call is
-// written to the store's call log (CallStarted), committed before a
-// request goes to a server, and completed when it returns (CallFinished),
-// so that the log counts every call a server saw even when the item is
-// never committed (a kill, a cancellation, a retried attempt). A call
-// that cannot be logged is not sent. The completion joins the open batch:
-// a kill may leave the calls of its last BatchWait marked sent although
-// they were answered.
-type callLog struct {
-	llm.Client
-	store               *runstore.Store
-	trialID, questionID string
-	secrets             []string
-
-	mu  sync.Mutex
-	log []runstore.Call
-	// env is the first environment failure (a full disk, a read-only
-	// filesystem, an I/O error) or lost batch (ErrBatchLost) of a call:
-	// of the client (its cache's write) or of the call log's own writes.
-	// runItem stops the run with it whatever the runner made of the
-	// call's error.
-	env error
-}
-
-// noteEnv records err when it is an environment failure or a lost batch
-// of the store's writes (ErrBatchLost), and returns it.
-func (l *callLog) noteEnv(err error) error {
-	if err != nil && (isEnvironment(err) || errors.Is(err, runstore.ErrBatchLost)) {
-		l.mu.Lock()
-		if l.env == nil {
-			l.env = err
+	if it.Status != runstore.StatusError && (it.Verdict == nil || metrics.GoldRuns(metrics.Status(it.Verdict.Status))) {
+		p.Attempted++
+		if it.Status == runstore.StatusDone && it.Verdict != nil && it.Verdict.Correct {
+			p.Correct++
 		}
-		l.mu.Unlock()
+	}
+	var err error
+	if n := p.Failed + p.Errored; s.allowed >= 0 && n > s.allowed {
+		err = fmt.Errorf("%w: %d of %d items failed (%d failed, %d infrastructure errors), more than the limit %s allows (%d); the rest are left pending",
+			ErrTooManyFailures, n, p.Total, p.Failed, p.Errored, s.opt.MaxFailures, s.allowed)
+	}
+	for _, c := range it.Calls {
+		p.Calls++
+		if c.Cached {
+			p.CachedCalls++
+		}
+		p.PromptTokens = satint.Add(p.PromptTokens, c.PromptTokens)
+		p.CompletionTokens = satint.Add(p.CompletionTokens, c.CompletionTokens)
+	}
+	p.Elapsed = time.Since(s.start)
+	if s.opt.Progress != nil {
+		s.opt.Progress(*p)
 	}
 	return err
 }
 
-// environment returns the first environment failure of the item's calls.
-func (l *callLog) environment() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.env
+// summary is the run's outcome so far.
+func (s *runState) summary() Summary {
+	s.progMu.Lock()
+	defer s.progMu.Unlock()
+	s.prog.Elapsed = time.Since(s.start)
+	return Summary{Progress: s.prog, Trials: len(s.trials), Removed: s.removed, Renamed: s.change.Renamed, Unselected: s.unselected}
 }
 
-func (l *callLog) Complete(ctx context.Context, req llm.Request) (*llm.Response, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err // never sent: not a call
-	}
-	c := runstore.Call{Role: req.Role, N: req.Samples()}
-	var id int64
-	if l.store != nil {
-		var err error
-		if id, err = l.store.CallStarted(l.trialID, l.questionID, c); err != nil {
-			return nil, l.noteEnv(fmt.Errorf("call log: %w", err))
-		}
-		// A request the model cache cannot answer goes to a server only
-		// once its call row is on disk (Store.CallStarted).
-		ctx = llm.WithBeforeSend(ctx, func() error {
-			if err := l.store.Flush(); err != nil {
-				return fmt.Errorf("call log: %w", err)
+// runPool calls do(ctx, i) for each i in [0, n), in order, from at most
+// workers goroutines that each take the next i when their call returns,
+// and returns once every call it started has returned. The first error a
+// call returns cancels the ctx the calls are given and is runPool's; once
+// that ctx ends no further call starts.
+func runPool(ctx context.Context, n, workers int, do func(ctx context.Context, i int) error) error {
+	g, ctx := errgroup.WithContext(ctx)
+	var next atomic.Int64
+	for range min(max(workers, 1), n) {
+		g.Go(func() error {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n || ctx.Err() != nil {
+					return nil
+				}
+				if err := do(ctx, i); err != nil {
+					return err
+				}
 			}
-			return nil
 		})
 	}
-	resp, err := l.Client.Complete(ctx, req)
-	if err != nil {
-		l.noteEnv(err)
-		c.Error = redact(err.Error(), l.secrets)
-	} else {
-		c.Cached = resp.Cached
-		c.PromptTokens = resp.Usage.PromptTokens
-		c.CompletionTokens = resp.Usage.CompletionTokens
-		c.LatencyMS = float64(resp.Latency.Microseconds()) / 1000
-		c.CacheKey = resp.CacheKey
-	}
-	if l.store != nil {
-		if ferr := l.store.CallFinished(id, c); ferr != nil {
-			return nil, l.noteEnv(fmt.Errorf("call log: %w", ferr))
-		}
-		c.MarkLogged()
-	}
-	l.mu.Lock()
-	l.log = append(l.log, c)
-	l.mu.Unlock()
-	return resp, err
-}
-
-// Embed forwards to the underlying client when it computes embeddings.
-func (l *callLog) Embed(ctx context.Context, role string, texts []string) ([][]float32, llm.Usage, error) {
-	e, ok := l.Client.(llm.Embedder)
-	if !ok {
-		return nil, llm.Usage{}, fmt.Errorf("the model bound to role %q does not compute embeddings", role)
-	}
-	return e.Embed(ctx, role, texts)
-}
-
-func (l *callLog) calls() []runstore.Call {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]runstore.Call(nil), l.log...)
-}
-
-// dbCache opens each database once and shares the handle.
-type dbCache struct {
-	engine datasets.Engine
-	mu     sync.Mutex
-	dbs    map[string]dbEntry
-}
-
-type dbEntry struct {
-	db  datasets.Database
-	err error
-}
-
-func (c *dbCache) open(ctx context.Context, id string) (datasets.Database, error) {
-	if c.engine == nil {
-		return nil, fmt.Errorf("database %s: no engine: %w", id, datasets.ErrMissingDB)
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.dbs[id]; ok {
-		return e.db, e.err
-	}
-	db, err := c.engine.Open(ctx, id)
-	if err != nil && !errors.Is(err, datasets.ErrMissingDB) {
-		return nil, err // transient: do not cache
-	}
-	c.dbs[id] = dbEntry{db: db, err: err}
-	return db, err
-}
-
-func (c *dbCache) close() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, e := range c.dbs {
-		if e.db != nil {
-			e.db.Close()
-		}
-	}
-	c.dbs = map[string]dbEntry{}
+	return g.Wait()
 }
