@@ -21,9 +21,9 @@ type comparisons struct {
 	// of families.
 	systems []*system
 	// families are runstore.PlanFamilies of systems.
-	families []runstore.Family
+	families []stats.Family
 	// of maps a system to its comparison with its family's baseline.
-	of map[*system]*runstore.SystemComparison
+	of map[*system]*stats.SystemComparison
 }
 
 // familyOptions are the stats.FamilyOptions of every comparison of the
@@ -40,13 +40,13 @@ func familyOptions(opt Options) stats.FamilyOptions {
 // systems named by their report names).
 func planComparisons(c *corpus, opt Options) (*comparisons, error) {
 	cs := &comparisons{}
-	var refs []runstore.SystemRef
+	var refs []stats.SystemRef
 	var arms []stats.Arm
 	for _, s := range c.systems {
 		if s.done() == 0 {
 			continue
 		}
-		ref := runstore.SystemRef{Names: []string{s.name, s.row}, Benchmark: s.bench, Runner: s.trial.Runner, Params: s.trial.Params}
+		ref := stats.SystemRef{Names: []string{s.name, s.row}, Benchmark: s.bench, Runner: s.trial.Runner, Params: s.trial.Params}
 		if k, swept := runstore.SweepOf(&s.trial.Trial); k != "" {
 			// Sweeps of different runs are different sweeps.
 			ref.Sweep, ref.Swept = s.entry+"\x00"+k, swept
@@ -60,7 +60,7 @@ func planComparisons(c *corpus, opt Options) (*comparisons, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reports: %w", err)
 	}
-	cs.of = map[*system]*runstore.SystemComparison{}
+	cs.of = map[*system]*stats.SystemComparison{}
 	for i, sc := range byIndex {
 		cs.of[cs.systems[i]] = sc
 	}
@@ -85,7 +85,7 @@ func (cs *comparisons) compared(c *corpus, id string, s, base *system) *stats.Co
 
 // sweepFamily returns the family of a sweep or grid whose points include
 // s, nil when s is no such point.
-func (cs *comparisons) sweepFamily(s *system) *runstore.Family {
+func (cs *comparisons) sweepFamily(s *system) *stats.Family {
 	i := slices.Index(cs.systems, s)
 	if i < 0 {
 		return nil
@@ -100,7 +100,7 @@ func (cs *comparisons) sweepFamily(s *system) *runstore.Family {
 }
 
 // familySystems returns the systems of family f, its baseline first.
-func (cs *comparisons) familySystems(f *runstore.Family) []*system {
+func (cs *comparisons) familySystems(f *stats.Family) []*system {
 	out := []*system{cs.systems[f.Base]}
 	for _, i := range f.Members {
 		out = append(out, cs.systems[i])

@@ -26,6 +26,7 @@ import (
 
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/stats"
 )
 
 // Figure is one plot of a report.
@@ -513,7 +514,7 @@ func intervalName(multi bool) string {
 // its family's (sweepTests).
 func gridDefault(ss []*system, params []string, opt Options) *system {
 	for _, s := range ss {
-		if runstore.AtPaperDefault(runstore.SystemRef{Runner: s.trial.Runner, Params: s.trial.Params, Swept: params}, opt.PaperDefaults) {
+		if runstore.AtPaperDefault(stats.SystemRef{Runner: s.trial.Runner, Params: s.trial.Params, Swept: params}, opt.PaperDefaults) {
 			return s
 		}
 	}

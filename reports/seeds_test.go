@@ -231,7 +231,7 @@ func TestSweepAgainstPaperDefault(t *testing.T) {
 			[][5]string{{"alpha=0,beta=0,gamma=1", "3", "0", "0.250", "0.500"}, {"alpha=1,beta=0,gamma=0", "0", "2", "0.500", "0.500"}}},
 	} {
 		tb := tableByID(t, r, tc.table)
-		if !strings.Contains(tb.Caption, "against "+tc.base+" ("+runstore.WhyPaperDefault+")") {
+		if !strings.Contains(tb.Caption, "against "+tc.base+" ("+stats.WhyPaperDefault+")") {
 			t.Errorf("%s caption %q does not name the default point %s", tc.table, tb.Caption, tc.base)
 		}
 		if len(tb.Rows) != 1+len(tc.points) || tb.Rows[0][0].Text != tc.base+" (baseline)" {

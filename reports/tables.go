@@ -9,7 +9,6 @@ import (
 
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
-	"github.com/t2sbench/t2sbench/runstore"
 	"github.com/t2sbench/t2sbench/stats"
 )
 
@@ -360,7 +359,7 @@ func pairwiseTables(c *corpus, cs *comparisons, opt Options) []*Table {
 		members := cs.familySystems(&f)
 		base := members[0]
 		why := ""
-		if f.Why == runstore.WhyPaperDefault {
+		if f.Why == stats.WhyPaperDefault {
 			why = " (the paper's default point)"
 		}
 		multi := seeded(members)

@@ -247,7 +247,7 @@ func summarizeTrials(r *RunData) ([]TrialSummary, []map[string]bool) {
 // outcomes are the trials' outcome maps.
 func compareTrials(trials []RunTrial, outcomes []map[string]bool, rows []TrialSummary) {
 	systems := Systems(trials)
-	refs := make([]SystemRef, len(systems))
+	refs := make([]stats.SystemRef, len(systems))
 	arms := make([]stats.Arm, len(systems))
 	for i, sys := range systems {
 		refs[i] = sys.Ref(trials)

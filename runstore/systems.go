@@ -85,32 +85,17 @@ func SweepOf(t *spec.Trial) (string, []string) {
 	return strings.Join(parts, "\x00"), keys
 }
 
-// SystemRef, Family and SystemComparison are the comparison plan's types
-// (stats.PlanFamilies), under the names the run's readers use.
-type (
-	SystemRef        = stats.SystemRef
-	Family           = stats.Family
-	SystemComparison = stats.SystemComparison
-)
-
-// Reasons a baseline was chosen, the values of Family.Why.
-const (
-	WhyBaselineFlag = stats.WhyBaselineFlag
-	WhyPaperDefault = stats.WhyPaperDefault
-	WhyFirst        = stats.WhyFirst
-)
-
 // PlanFamilies is stats.PlanFamilies with the paper defaults of the
 // runners, defaults (runner -> parameter -> value): a sweep's point is
 // at its runner's default when AtPaperDefault says so.
-func PlanFamilies(systems []SystemRef, baseline string, defaults map[string]map[string]float64) []Family {
-	return stats.PlanFamilies(systems, baseline, func(s SystemRef) bool { return AtPaperDefault(s, defaults) })
+func PlanFamilies(systems []stats.SystemRef, baseline string, defaults map[string]map[string]float64) []stats.Family {
+	return stats.PlanFamilies(systems, baseline, func(s stats.SystemRef) bool { return AtPaperDefault(s, defaults) })
 }
 
 // AtPaperDefault reports whether the system is at its runner's paper
 // default (defaults: runner -> parameter -> value) in every swept
 // parameter, within 1e-6.
-func AtPaperDefault(s SystemRef, defaults map[string]map[string]float64) bool {
+func AtPaperDefault(s stats.SystemRef, defaults map[string]map[string]float64) bool {
 	defs := defaults[s.Runner]
 	if len(s.Swept) == 0 || len(defs) == 0 {
 		return false
@@ -127,10 +112,10 @@ func AtPaperDefault(s SystemRef, defaults map[string]map[string]float64) bool {
 
 // Ref describes the system sys of trials (its first trial's runner,
 // parameters and sweep) to PlanFamilies, named by its label.
-func (sys System) Ref(trials []RunTrial) SystemRef {
+func (sys System) Ref(trials []RunTrial) stats.SystemRef {
 	t := &trials[sys.Trials[0]].Trial
 	sweep, swept := SweepOf(t)
-	return SystemRef{Names: []string{sys.Label}, Benchmark: sys.Benchmark, Runner: t.Runner, Params: t.Params, Sweep: sweep, Swept: swept}
+	return stats.SystemRef{Names: []string{sys.Label}, Benchmark: sys.Benchmark, Runner: t.Runner, Params: t.Params, Sweep: sweep, Swept: swept}
 }
 
 // Replicates gathers the outcomes of the system's trials by seed from

@@ -7,6 +7,7 @@ import (
 
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/spec"
+	"github.com/t2sbench/t2sbench/stats"
 )
 
 // TestSystemsGroupSeeds: the trials of one entry that differ only in their
@@ -43,8 +44,8 @@ func TestSystemsGroupSeeds(t *testing.T) {
 }
 
 // sweepRef is a point of runner's sweep of param at value v on mini.
-func sweepRef(runner, param string, v float64) SystemRef {
-	return SystemRef{Names: []string{fmt.Sprintf("%s %s=%g", runner, param, v)}, Benchmark: "mini", Runner: runner,
+func sweepRef(runner, param string, v float64) stats.SystemRef {
+	return stats.SystemRef{Names: []string{fmt.Sprintf("%s %s=%g", runner, param, v)}, Benchmark: "mini", Runner: runner,
 		Params: runners.Params{param: v}, Sweep: runner + "/" + param, Swept: []string{param}}
 }
 
@@ -55,10 +56,10 @@ func sweepRef(runner, param string, v float64) SystemRef {
 // first of them (or --baseline). A sweep without its default point keeps
 // its points among the benchmark's systems.
 func TestPlanFamilies(t *testing.T) {
-	plain := func(name string) SystemRef {
-		return SystemRef{Names: []string{name}, Benchmark: "mini", Runner: name}
+	plain := func(name string) stats.SystemRef {
+		return stats.SystemRef{Names: []string{name}, Benchmark: "mini", Runner: name}
 	}
-	systems := []SystemRef{
+	systems := []stats.SystemRef{
 		plain("direct"),                   // 0
 		sweepRef("sc", "k", 1),            // 1
 		sweepRef("sc", "k", 4),            // 2
@@ -73,27 +74,27 @@ func TestPlanFamilies(t *testing.T) {
 	tests := []struct {
 		name     string
 		baseline string
-		want     []Family
+		want     []stats.Family
 	}{
-		{"paper defaults", "", []Family{
+		{"paper defaults", "", []stats.Family{
 			// sc is represented by its default point k=4; iesr's sweep has
 			// no default point (32 is not on it), so its points stay.
-			{Benchmark: "mini", Base: 0, Why: WhyFirst, Members: []int{2, 4, 5, 6}},
-			{Benchmark: "mini", Swept: []string{"k"}, Base: 2, Why: WhyPaperDefault, Members: []int{1, 3}},
+			{Benchmark: "mini", Base: 0, Why: stats.WhyFirst, Members: []int{2, 4, 5, 6}},
+			{Benchmark: "mini", Swept: []string{"k"}, Base: 2, Why: stats.WhyPaperDefault, Members: []int{1, 3}},
 			{Benchmark: "mini", Swept: []string{"n_rollout"}, Base: -1, Members: []int{5, 6}},
-			{Benchmark: "spider", Base: 7, Why: WhyFirst, Members: []int{8}},
+			{Benchmark: "spider", Base: 7, Why: stats.WhyFirst, Members: []int{8}},
 		}},
-		{"--baseline names a sweep point", "sc k=8", []Family{
-			{Benchmark: "mini", Base: 3, Why: WhyBaselineFlag, Members: []int{0, 4, 5, 6}},
-			{Benchmark: "mini", Swept: []string{"k"}, Base: 3, Why: WhyBaselineFlag, Members: []int{1, 2}},
+		{"--baseline names a sweep point", "sc k=8", []stats.Family{
+			{Benchmark: "mini", Base: 3, Why: stats.WhyBaselineFlag, Members: []int{0, 4, 5, 6}},
+			{Benchmark: "mini", Swept: []string{"k"}, Base: 3, Why: stats.WhyBaselineFlag, Members: []int{1, 2}},
 			{Benchmark: "mini", Swept: []string{"n_rollout"}, Base: -1, Members: []int{5, 6}},
-			{Benchmark: "spider", Base: 7, Why: WhyFirst, Members: []int{8}},
+			{Benchmark: "spider", Base: 7, Why: stats.WhyFirst, Members: []int{8}},
 		}},
-		{"--baseline names a plain system", "cot", []Family{
-			{Benchmark: "mini", Base: 4, Why: WhyBaselineFlag, Members: []int{0, 2, 5, 6}},
-			{Benchmark: "mini", Swept: []string{"k"}, Base: 2, Why: WhyPaperDefault, Members: []int{1, 3}},
+		{"--baseline names a plain system", "cot", []stats.Family{
+			{Benchmark: "mini", Base: 4, Why: stats.WhyBaselineFlag, Members: []int{0, 2, 5, 6}},
+			{Benchmark: "mini", Swept: []string{"k"}, Base: 2, Why: stats.WhyPaperDefault, Members: []int{1, 3}},
 			{Benchmark: "mini", Swept: []string{"n_rollout"}, Base: -1, Members: []int{5, 6}},
-			{Benchmark: "spider", Base: 7, Why: WhyFirst, Members: []int{8}},
+			{Benchmark: "spider", Base: 7, Why: stats.WhyFirst, Members: []int{8}},
 		}},
 	}
 	for _, tc := range tests {
@@ -106,8 +107,8 @@ func TestPlanFamilies(t *testing.T) {
 	}
 	// A benchmark whose first system is a sweep point at the default: the
 	// default point is the baseline, said so.
-	first := PlanFamilies([]SystemRef{sweepRef("sc", "k", 1), sweepRef("sc", "k", 4), plain("direct")}, "", defaults)
-	if len(first) != 2 || first[0].Base != 1 || first[0].Why != WhyPaperDefault || !reflect.DeepEqual(first[0].Members, []int{2}) {
+	first := PlanFamilies([]stats.SystemRef{sweepRef("sc", "k", 1), sweepRef("sc", "k", 4), plain("direct")}, "", defaults)
+	if len(first) != 2 || first[0].Base != 1 || first[0].Why != stats.WhyPaperDefault || !reflect.DeepEqual(first[0].Members, []int{2}) {
 		t.Errorf("sweep first: got %+v; want the default point k=4 as the benchmark's baseline, direct its member", first)
 	}
 }

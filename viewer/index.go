@@ -552,7 +552,7 @@ func (v *Viewer) compareSystems(runs []*runstore.RunData, names []string, labelC
 		trials      []int
 	}
 	var systems []sys
-	var refs []runstore.SystemRef
+	var refs []stats.SystemRef
 	var arms []stats.Arm
 	first := 0
 	for ri, r := range runs {
