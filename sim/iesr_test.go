@@ -121,3 +121,65 @@ func TestSpelledNumbersDeterministic(t *testing.T) {
 		})
 	}
 }
+
+// TestOperatorRankingTiers: the reading ranks an operator by how its
+// wording states it: MAX named as "maximum" with the intent, the MAX of
+// a superlative (more often the row that has it) below the joins' "=",
+// "at least" a comparison and no MIN, a bound on a number of rows a
+// COUNT, a duration a difference and no COUNT, the SQL words, function
+// calls and unit conversions of a hint in the hint's tier.
+func TestOperatorRankingTiers(t *testing.T) {
+	t.Parallel()
+	b := concertBenchmark(t, false)
+	m, err := New(b, Config{P: 0.6, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, q, hint string
+		want          map[string]int // operator -> tier
+		no            []string
+	}{
+		{"maximum named", "What is the maximum capacity of the stadiums?", "",
+			map[string]int{"MAX": tierOperatorIntent}, nil},
+		{"superlative", "Which stadium has the highest capacity?", "",
+			map[string]int{"MAX": tierOperatorSuperlative}, nil},
+		{"at least", "Which singers are at least 30 years old?", "",
+			map[string]int{">=": tierOperatorWording}, []string{"MIN", "COUNT"}},
+		{"counted", "Which stadiums hosted more than two concerts?", "",
+			map[string]int{">": tierOperatorWording, "COUNT": tierOperatorWording}, nil},
+		{"comparative", "Which singers are taller than 180?", "",
+			map[string]int{">": tierOperatorWording}, nil},
+		{"duration", "How many years passed between the first and the last concert?", "",
+			map[string]int{"-": tierOperatorWording}, []string{"COUNT"}},
+		{"hint words", "Which concerts took place in 2014?", "in 2014 refers to year LIKE '2014%'; age = CAST(age AS REAL); 1 km = 1000 m",
+			map[string]int{"LIKE": tierOperatorHint, "CAST": tierOperatorHint, "*": tierOperatorHint}, nil},
+		{"named value", "How many singers come from 'France'?", "",
+			map[string]int{"COUNT": tierOperatorIntent, "=": tierOperatorValue}, nil},
+		{"negation", "Which singers did not sing in any concert?", "",
+			map[string]int{"IN": tierOperatorLoose}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &Sample{Prompt: ParsePrompt(prompt(tc.q, "Hint: "+tc.hint)), Question: tc.q, Evidence: tc.hint, model: m}
+			r := keywordReading(c).rank[KindOperator]
+			tierOf := func(op string) int {
+				for t, items := range r.tiers {
+					if slices.Contains(items, op) {
+						return t
+					}
+				}
+				return -1
+			}
+			for op, tier := range tc.want {
+				if got := tierOf(op); got != tier {
+					t.Errorf("%s in tier %d; want %d (tiers %v)", op, got, tier, r.tiers)
+				}
+			}
+			for _, op := range tc.no {
+				if got := tierOf(op); got >= 0 {
+					t.Errorf("%s in tier %d; want none (tiers %v)", op, got, r.tiers)
+				}
+			}
+		})
+	}
+}
