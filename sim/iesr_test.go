@@ -183,3 +183,39 @@ func TestOperatorRankingTiers(t *testing.T) {
 		})
 	}
 }
+
+// TestNumberReadingText: a number the question or the hint writes as
+// text (a date, a time, a year the hint quotes, the 1 defining a unit)
+// ranks in the last tier; the other numbers in their own.
+func TestNumberReadingText(t *testing.T) {
+	t.Parallel()
+	b := concertBenchmark(t, false)
+	m, err := New(b, Config{P: 0.6, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, q, hint string
+		want          map[string]int // number -> tier
+	}{
+		{"dates and times", "How many concerts took place in July 2014 or on 15 March 2015 at 12:00?", "",
+			map[string]int{"2014": tierNumberText, "15": tierNumberText, "2015": tierNumberText, "12": tierNumberText}},
+		{"quoted year", "Which singers older than 30 sang in concerts during 2014?", "during 2014 refers to year LIKE '2014%'",
+			map[string]int{"30": tierNumberQuestion, "2014": tierNumberText}},
+		{"unit definition", "What is the capacity of the stadiums in thousands?", "1 k = 1000 seats; thousands = capacity / 1000",
+			map[string]int{"1000": tierNumberHint, "1": tierNumberText}},
+		{"year compared", "Which concerts took place after 2013?", "",
+			map[string]int{"2013": tierNumberQuestion}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &Sample{Prompt: ParsePrompt(prompt(tc.q, "Hint: "+tc.hint)), Question: tc.q, Evidence: tc.hint, model: m}
+			r := keywordReading(c).rank[KindNumber]
+			for v, tier := range tc.want {
+				got := slices.IndexFunc(r.tiers, func(items []string) bool { return slices.Contains(items, v) })
+				if got != tier {
+					t.Errorf("%s in tier %d; want %d (tiers %v)", v, got, tier, r.tiers)
+				}
+			}
+		})
+	}
+}

@@ -42,6 +42,7 @@ const (
 	tierNumberQuestion = iota // written in digits in the question
 	tierNumberWord            // spelt out in the question
 	tierNumberHint            // in the hint the prompt carries
+	tierNumberText            // part of a date, a time, a name or a unit's definition
 )
 
 const (
@@ -59,7 +60,7 @@ const (
 )
 
 // numTiers is the number of tiers of each kind.
-var numTiers = [numKinds]int{5, 6, 3, 10}
+var numTiers = [numKinds]int{5, 6, 4, 10}
 
 // kindNames name the kinds in Table 4's order.
 var kindNames = [numKinds]string{"table", "column", "number", "operator"}
@@ -260,20 +261,71 @@ func keywordReading(c *Sample) questionKeywords {
 			nr.add(tier, v)
 		}
 	}
-	for _, m := range numberUnitRe.FindAllStringSubmatch(c.Question, -1) {
+	// The numbers a date, a time, a name or a unit's definition writes
+	// are text, not constants: they rank last.
+	question, plainHint := textOnly(c, c.Question), textOnly(c, hint)
+	for _, m := range numberUnitRe.FindAllStringSubmatch(question, -1) {
 		addNum(tierNumberQuestion, m[1], m[2])
 	}
 	q := " " + strings.ToLower(c.Question) + " "
 	for _, v := range spelledNumbers(q) {
 		addNum(tierNumberWord, v, "")
 	}
-	for _, m := range numberUnitRe.FindAllStringSubmatch(hint, -1) {
+	for _, m := range numberUnitRe.FindAllStringSubmatch(plainHint, -1) {
 		addNum(tierNumberHint, m[1], m[2])
+	}
+	for _, text := range []string{c.Question, hint} {
+		for _, m := range numberUnitRe.FindAllStringSubmatch(text, -1) {
+			addNum(tierNumberText, m[1], m[2])
+		}
 	}
 	nr.setPool(misreadNumbers(nr.items()))
 
 	k.rank[KindOperator] = operatorRanking(c, hint, k.rank[KindTable])
 	return k
+}
+
+// monthNames are the months a date names, in English.
+const monthNames = `(?:January|February|March|April|May|June|July|August|September|October|November|December)`
+
+// textNumberRe finds the numbers that are part of a date or a time ("15
+// January 2024", "July 2024", "2024-01-15", "12:00") or the 1 that
+// defines a unit ("1 kg = 1000 g").
+var textNumberRe = regexp.MustCompile(`\b\d{1,2}\s+` + monthNames + `(?:\s+\d{4})?\b|\b` + monthNames + `\s+\d{1,4}(?:,\s*\d{4})?\b|` +
+	`\b\d{4}-\d{1,2}(?:-\d{1,2})?\b|\b\d{1,2}:\d{2}(?::\d{2})?\b|(?:^|[^\w.])1\s*[A-Za-z]+\s*=`)
+
+// digitsRe finds the digit runs of a text.
+var digitsRe = regexp.MustCompile(`\d+(?:\.\d+)?`)
+
+// textOnly is text with what writes numbers as text blanked out: dates,
+// times and a unit's definition (textNumberRe), the values the schema
+// shows, with letters and digits, that the text uses ("Espresso Beans
+// 1kg"), and the numbers the hint writes inside a quoted literal (a
+// year the hint compares as '2023%').
+func textOnly(c *Sample, text string) string {
+	blank := func(s string) string { return strings.Repeat(" ", len(s)) }
+	out := textNumberRe.ReplaceAllStringFunc(text, blank)
+	low := strings.ToLower(out)
+	for _, t := range c.Prompt.Tables {
+		for _, col := range t.Columns {
+			for _, e := range col.Examples {
+				e = strings.ToLower(strings.TrimSpace(e))
+				if len(e) < 3 || !strings.ContainsAny(e, "0123456789") || !strings.ContainsFunc(e, unicode.IsLetter) || len(e) != len(strings.ToUpper(e)) {
+					continue
+				}
+				for i := strings.Index(low, e); i >= 0; i = strings.Index(low, e) {
+					out, low = out[:i]+blank(e)+out[i+len(e):], low[:i]+blank(e)+low[i+len(e):]
+				}
+			}
+		}
+	}
+	for _, m := range quotedRe.FindAllString(c.Evidence, -1) {
+		for _, v := range digitsRe.FindAllString(m, -1) {
+			re := regexp.MustCompile(`(?:^|[^\w.])` + regexp.QuoteMeta(v) + `(?:$|[^\w.])`)
+			out = re.ReplaceAllStringFunc(out, blank)
+		}
+	}
+	return out
 }
 
 // misreadNumbers are the wrong numbers a model writes for the question's
