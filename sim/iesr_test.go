@@ -219,3 +219,41 @@ func TestNumberReadingText(t *testing.T) {
 		})
 	}
 }
+
+// TestStemPlurals: a plural shares its singular's stem, "-ies" plurals
+// included, and different words keep different stems.
+func TestStemPlurals(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{{"cities", "city", true}, {"categories", "category", true}, {"singers", "singer", true},
+		{"departments", "department", true}, {"city", "cite", false}} {
+		if got := stem(tc.a) == stem(tc.b); got != tc.same {
+			t.Errorf("stem(%q) = %q, stem(%q) = %q; want same %v", tc.a, stem(tc.a), tc.b, stem(tc.b), tc.same)
+		}
+	}
+}
+
+// TestDisplayColumnsListedRows: the column naming a table's rows is read
+// for a question that lists rows, not for one that asks for a count only.
+func TestDisplayColumnsListedRows(t *testing.T) {
+	t.Parallel()
+	b := concertBenchmark(t, false)
+	m, err := New(b, Config{P: 0.6, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		q    string
+		want bool
+	}{{"Which singers are from France?", true}, {"How many singers are from France?", false},
+		{"For each country, how many singers are there?", true}} {
+		c := &Sample{Prompt: ParsePrompt(prompt(tc.q, "")), Question: tc.q, model: m}
+		r := keywordReading(c).rank[KindColumn]
+		got := tierColumnDisplay < len(r.tiers) && slices.Contains(r.tiers[tierColumnDisplay], "singer.name")
+		if got != tc.want {
+			t.Errorf("%q: singer.name in the display tier %v; want %v (tiers %v)", tc.q, got, tc.want, r.tiers)
+		}
+	}
+}

@@ -235,8 +235,12 @@ func keywordReading(c *Sample) questionKeywords {
 			cr.add(tier, t.name+"."+col)
 		}
 	}
-	for _, f := range displayColumns(rel) {
-		cr.add(tierColumnDisplay, f)
+	// A question for a count, an average or a total asks for no row's
+	// name unless it lists rows too ("which", "for each").
+	if _, fn := intent(c.Question); fn == "" || fn == "MAX" || fn == "MIN" || listsRows(c.Question) {
+		for _, f := range displayColumns(rel) {
+			cr.add(tierColumnDisplay, f)
+		}
 	}
 	for _, f := range joinColumns(rel) {
 		cr.add(tierColumnJoin, f)
@@ -284,6 +288,13 @@ func keywordReading(c *Sample) questionKeywords {
 	k.rank[KindOperator] = operatorRanking(c, hint, k.rank[KindTable])
 	return k
 }
+
+// listRowsRe finds the wording of a question that lists rows.
+var listRowsRe = regexp.MustCompile(`(?i)\b(which|who|list|names?|show|give|each|every|per)\b`)
+
+// listsRows is whether the question lists rows ("which", "list", "for
+// each"), not only a figure.
+func listsRows(question string) bool { return listRowsRe.MatchString(question) }
 
 // monthNames are the months a date names, in English.
 const monthNames = `(?:January|February|March|April|May|June|July|August|September|October|November|December)`
