@@ -125,7 +125,8 @@ func TestSpelledNumbersDeterministic(t *testing.T) {
 // TestOperatorRankingTiers: the reading ranks an operator by how its
 // wording states it: MAX named as "maximum" with the intent, the MAX of
 // a superlative (more often the row that has it) below the joins' "=",
-// "at least" a comparison and no MIN, a bound on a number of rows a
+// "at least" a comparison and no MIN, "after" and "between" comparisons
+// only before a number, a bound on a number of rows a
 // COUNT, a duration a difference and no COUNT, the SQL words, function
 // calls and unit conversions of a hint in the hint's tier.
 func TestOperatorRankingTiers(t *testing.T) {
@@ -156,6 +157,10 @@ func TestOperatorRankingTiers(t *testing.T) {
 			map[string]int{"LIKE": tierOperatorHint, "CAST": tierOperatorHint, "*": tierOperatorHint}, nil},
 		{"named value", "How many singers come from 'France'?", "",
 			map[string]int{"COUNT": tierOperatorIntent, "=": tierOperatorValue}, nil},
+		{"bound", "Which concerts took place after 2013 or between 2001 and 2003?", "",
+			map[string]int{">": tierOperatorWording, "BETWEEN": tierOperatorWording}, nil},
+		{"no bound", "What did the stadiums earn after costs, between concerts?", "",
+			nil, []string{">", "BETWEEN"}},
 		{"negation", "Which singers did not sing in any concert?", "",
 			map[string]int{"IN": tierOperatorLoose}, nil},
 	} {

@@ -477,10 +477,17 @@ var superlatives = []struct{ phrase, op string }{{"highest", "MAX"}, {"largest",
 // wording implies (comparatives besides: comparativeRe).
 var wordingOperators = []struct{ phrase, op string }{{" more than ", ">"}, {" over ", ">"}, {" above ", ">"},
 	{" less than ", "<"}, {" below ", "<"}, {" under ", "<"}, {" at least ", ">="}, {" at most ", "<="},
-	{" after ", ">"}, {" before ", "<"}, {" between ", "BETWEEN"},
 	{" contain", "LIKE"}, {" start with ", "LIKE"}, {" starts with ", "LIKE"}, {" begin with ", "LIKE"}, {" end with ", "LIKE"},
 	{" ends with ", "LIKE"}, {" substring ", "LIKE"}, {" other than ", "<>"},
 	{" difference ", "-"}, {" minus ", "-"}, {" range ", "-"}, {" percentage ", "/"}}
+
+// boundRe finds "after", "before" and "between" before a number or a
+// date ("after 2013", "between 10 and 20"): a comparison, where "after
+// discounts" or "between ordering and shipping" is none.
+var boundRe = regexp.MustCompile(` (after|before|between) (?:\d|` + monthNames + `)`)
+
+// boundOperators are the comparisons of boundRe's words.
+var boundOperators = map[string]string{"after": ">", "before": "<", "between": "BETWEEN"}
 
 // looseOperators are operators a wording suggests more loosely: a
 // negation is as often an EXCEPT or a missing value as a NOT IN, and
@@ -594,6 +601,9 @@ func operatorRanking(c *Sample, hint string, tables ranking) ranking {
 			if hasPhrase(text, w.phrase) {
 				or.add(tierOperatorWording, w.op)
 			}
+		}
+		for _, m := range boundRe.FindAllStringSubmatch(text, -1) {
+			or.add(tierOperatorWording, boundOperators[m[1]])
 		}
 		if countedComparison(c.Prompt, text) {
 			or.add(tierOperatorWording, "COUNT")
