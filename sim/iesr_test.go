@@ -155,6 +155,8 @@ func TestOperatorRankingTiers(t *testing.T) {
 			map[string]int{"-": tierOperatorWording}, []string{"COUNT"}},
 		{"hint words", "Which concerts took place in 2014?", "in 2014 refers to year LIKE '2014%'; age = CAST(age AS REAL); 1 km = 1000 m",
 			map[string]int{"LIKE": tierOperatorHint, "CAST": tierOperatorHint, "*": tierOperatorHint}, nil},
+		{"hint prose", "How many days passed between the first and the last concert?", "days between = julianday(last) - julianday(first)",
+			map[string]int{"-": tierOperatorWording}, []string{"BETWEEN"}},
 		{"named value", "How many singers come from 'France'?", "",
 			map[string]int{"COUNT": tierOperatorIntent, "=": tierOperatorValue}, nil},
 		{"bound", "Which concerts took place after 2013 or between 2001 and 2003?", "",

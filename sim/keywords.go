@@ -519,7 +519,9 @@ var countedRe = regexp.MustCompile(` (?:more than|fewer than|less than|at least|
 func countedComparison(p *Prompt, text string) bool {
 	for _, m := range countedRe.FindAllStringSubmatch(text, -1) {
 		for _, t := range p.Tables {
-			if slices.ContainsFunc(nameWords(t.Name), func(w string) bool { return !weakWords[w] && stem(w) == stem(m[2]) }) {
+			if slices.ContainsFunc(nameWords(t.Name), func(w string) bool {
+				return !weakWords[w] && (stem(w) == stem(m[2]) || stem(w+"s") == stem(m[2]))
+			}) {
 				return true
 			}
 		}
@@ -542,7 +544,8 @@ func phraseText(text string) string {
 // hintFunctionRe finds a function call the hint writes ("CAST(", "round (").
 var hintFunctionRe = regexp.MustCompile(`(?i)\b(COUNT|SUM|AVG|MIN|MAX|ROUND|ABS|SQRT|POWER|EXP|LN|LOG|CAST)\s*\(`)
 
-// hintWordRe finds the operators a hint writes as SQL words: LIKE,
+// hintWordRe finds the operators a hint writes as SQL words, in upper
+// case as SQL is written (the English "between" is none): LIKE,
 // BETWEEN, and IN before a list or a subquery.
 var hintWordRe = regexp.MustCompile(`\b(LIKE|BETWEEN|IN\s*\()`)
 
@@ -633,7 +636,7 @@ func operatorRanking(c *Sample, hint string, tables ranking) ranking {
 		}
 		or.add(tierOperatorHint, m)
 	}
-	for _, m := range hintWordRe.FindAllStringSubmatch(strings.ToUpper(hint), -1) {
+	for _, m := range hintWordRe.FindAllStringSubmatch(hint, -1) {
 		or.add(tierOperatorHint, strings.TrimRight(m[1], " \t("))
 	}
 	for _, m := range hintFunctionRe.FindAllStringSubmatch(hint, -1) {
