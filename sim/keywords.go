@@ -202,14 +202,13 @@ var numberUnitRe = regexp.MustCompile(`(?:^|[^\w.])(-?\d+(?:\.\d+)?)\s*(%|°[CcF
 // then by a column name or shown value only (relevance > 0), then the
 // join tables it implies (bridgeTables); the columns the question names
 // (fieldPatterns) of the tables it names, then of the others, the names
-// that identify the related tables' rows (displayColumns) and the keys
-// that join them (joinColumns); the numbers of the question, those it
-// spells out, then those of the hint the prompt carries (quoted literals
-// aside), with the unit written after them; and the operators of the
-// question's intent, of its wording ("more than", "at least",
-// "difference", "per", ...), of the hint's formula (arithmetic signs,
-// comparisons, aggregate functions), then "=" for a join or a named
-// value. Each kind's pool is what a lowest-confidence item comes from.
+// that identify the related tables' rows (displayColumns) where the
+// question lists rows, and the keys that join them (joinColumns); the
+// numbers of the question, those it spells out, then those of the hint
+// the prompt carries (quoted literals aside), with the unit written after
+// them, and last those a date, a time, a shown name or a unit's
+// definition writes (textOnly); and the operators (operatorRanking).
+// Each kind's pool is what a lowest-confidence item comes from.
 func keywordReading(c *Sample) questionKeywords {
 	var k questionKeywords
 	text := c.Question + " " + c.Evidence
