@@ -460,21 +460,34 @@ func tableRanking(c *Sample, rel []scoredTable, stems map[string]bool) ranking {
 	return tr
 }
 
+// phraseOp is an operator a phrase of the wording names.
+type phraseOp struct{ phrase, op string }
+
+// addPhrases lists in tier the operator of each phrase of list that text
+// (phraseText) uses.
+func (r *ranking) addPhrases(tier int, text string, list []phraseOp) {
+	for _, w := range list {
+		if strings.Contains(text, w.phrase) {
+			r.add(tier, w.op)
+		}
+	}
+}
+
 // functionWords are the aggregate names a question uses for MAX and MIN
 // themselves, not as the superlative of a quantity.
-var functionWords = []struct{ phrase, op string }{{" maximum ", "MAX"}, {" max ", "MAX"}, {" minimum ", "MIN"}, {" min ", "MIN"}}
+var functionWords = []phraseOp{{" maximum ", "MAX"}, {" max ", "MAX"}, {" minimum ", "MIN"}, {" min ", "MIN"}}
 
 // superlatives are the words that ask for the largest or smallest of a
 // quantity: the row that has it (ORDER BY ... LIMIT 1) as often as the
 // value (MAX, MIN).
-var superlatives = []struct{ phrase, op string }{{"highest", "MAX"}, {"largest", "MAX"}, {"biggest", "MAX"}, {"greatest", "MAX"},
+var superlatives = []phraseOp{{"highest", "MAX"}, {"largest", "MAX"}, {"biggest", "MAX"}, {"greatest", "MAX"},
 	{"oldest", "MAX"}, {"longest", "MAX"}, {"strongest", "MAX"}, {"heaviest", "MAX"}, {"latest", "MAX"}, {" most ", "MAX"},
 	{"lowest", "MIN"}, {"smallest", "MIN"}, {"youngest", "MIN"}, {"shortest", "MIN"}, {"cheapest", "MIN"}, {"earliest", "MIN"},
 	{" least ", "MIN"}}
 
 // wordingOperators are the comparisons and arithmetic a question's
 // wording implies (comparatives besides: comparativeRe).
-var wordingOperators = []struct{ phrase, op string }{{" more than ", ">"}, {" over ", ">"}, {" above ", ">"},
+var wordingOperators = []phraseOp{{" more than ", ">"}, {" over ", ">"}, {" above ", ">"},
 	{" less than ", "<"}, {" below ", "<"}, {" under ", "<"}, {" at least ", ">="}, {" at most ", "<="},
 	{" contain", "LIKE"}, {" start with ", "LIKE"}, {" starts with ", "LIKE"}, {" begin with ", "LIKE"}, {" end with ", "LIKE"},
 	{" ends with ", "LIKE"}, {" substring ", "LIKE"}, {" other than ", "<>"},
@@ -491,10 +504,10 @@ var boundOperators = map[string]string{"after": ">", "before": "<", "between": "
 // looseOperators are operators a wording suggests more loosely: a
 // negation is as often an EXCEPT or a missing value as a NOT IN, and
 // "per" as often a grouping as a division.
-var looseOperators = []struct{ phrase, op string }{{" not ", "IN"}, {" never ", "IN"}, {" per ", "/"}}
+var looseOperators = []phraseOp{{" not ", "IN"}, {" never ", "IN"}, {" per ", "/"}}
 
 // totalWords are the wordings of COUNT, AVG and SUM.
-var totalWords = []struct{ phrase, op string }{{" how many ", "COUNT"}, {" number of ", "COUNT"}, {" count ", "COUNT"},
+var totalWords = []phraseOp{{" how many ", "COUNT"}, {" number of ", "COUNT"}, {" count ", "COUNT"},
 	{" average ", "AVG"}, {" mean ", "AVG"}, {" total ", "SUM"}, {" sum ", "SUM"}}
 
 // comparativeRe finds a comparative before "than" ("warmer than",
@@ -566,9 +579,8 @@ func operatorRanking(c *Sample, hint string, tables ranking) ranking {
 	q, h := phraseText(c.Question), phraseText(hint)
 	// "at least" and "at most" are comparisons, not superlatives.
 	qs := strings.NewReplacer(" at least ", " at-least ", " at most ", " at-most ").Replace(q)
-	hasPhrase := func(text, phrase string) bool { return strings.Contains(text, phrase) }
 	named := func(op string) bool {
-		return slices.ContainsFunc(functionWords, func(w struct{ phrase, op string }) bool { return w.op == op && hasPhrase(qs, w.phrase) })
+		return slices.ContainsFunc(functionWords, func(w phraseOp) bool { return w.op == op && strings.Contains(qs, w.phrase) })
 	}
 	_, fn := intent(c.Question)
 	if durationRe.MatchString(q) {
@@ -585,25 +597,13 @@ func operatorRanking(c *Sample, hint string, tables ranking) ranking {
 	}
 	// The totals the question or the hint names.
 	for _, text := range []string{q, h} {
-		for _, w := range totalWords {
-			if hasPhrase(text, w.phrase) {
-				or.add(tierOperatorTotal, w.op)
-			}
-		}
+		or.addPhrases(tierOperatorTotal, text, totalWords)
 	}
-	for _, w := range append(slices.Clip(functionWords), struct{ phrase, op string }{" most ", "COUNT"},
-		struct{ phrase, op string }{" least ", "COUNT"}, struct{ phrase, op string }{" fewest ", "COUNT"}) {
-		if hasPhrase(qs, w.phrase) {
-			or.add(tierOperatorExtreme, w.op)
-		}
-	}
+	or.addPhrases(tierOperatorExtreme, qs, functionWords)
+	or.addPhrases(tierOperatorExtreme, qs, []phraseOp{{" most ", "COUNT"}, {" least ", "COUNT"}, {" fewest ", "COUNT"}})
 	// The comparisons and arithmetic the question or the hint words.
 	for _, text := range []string{q, h} {
-		for _, w := range wordingOperators {
-			if hasPhrase(text, w.phrase) {
-				or.add(tierOperatorWording, w.op)
-			}
-		}
+		or.addPhrases(tierOperatorWording, text, wordingOperators)
 		for _, m := range boundRe.FindAllStringSubmatch(text, -1) {
 			or.add(tierOperatorWording, boundOperators[m[1]])
 		}
@@ -622,7 +622,7 @@ func operatorRanking(c *Sample, hint string, tables ranking) ranking {
 	// not the unit "m/s"), a conversion's product, comparisons, the SQL
 	// words of a condition and function calls.
 	for _, op := range []string{"*", "/", "+", "-"} {
-		if hasPhrase(hint, " "+op+" ") {
+		if strings.Contains(hint, " "+op+" ") {
 			or.add(tierOperatorHint, op)
 		}
 	}
@@ -656,16 +656,8 @@ func operatorRanking(c *Sample, hint string, tables ranking) ranking {
 	if joined > 1 {
 		or.add(tierOperatorEqual, "=")
 	}
-	for _, w := range looseOperators {
-		if hasPhrase(q, w.phrase) {
-			or.add(tierOperatorLoose, w.op)
-		}
-	}
-	for _, w := range superlatives {
-		if hasPhrase(qs, w.phrase) {
-			or.add(tierOperatorSuperlative, w.op)
-		}
-	}
+	or.addPhrases(tierOperatorLoose, q, looseOperators)
+	or.addPhrases(tierOperatorSuperlative, qs, superlatives)
 	or.add(tierOperatorDefault, "=")
 	or.setPool(readableOperators)
 	return or
