@@ -11,7 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/compare"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // writeVerdicts writes a verdict file with one line per outcome, question
@@ -98,7 +99,7 @@ func TestCompareReActSQLTable5(t *testing.T) {
 	if err := run(&out, &errb, []string{"compare", "--json", "--baseline", "iter", pb, pi}); err != nil {
 		t.Fatal(err)
 	}
-	var rows []compareRow
+	var rows []compare.Row
 	if err := json.Unmarshal(out.Bytes(), &rows); err != nil {
 		t.Fatalf("json output: %v\n%s", err, out.String())
 	}
@@ -159,17 +160,17 @@ func TestCompareIntersectAndRunDirs(t *testing.T) {
 
 	old := loadRunSystems
 	t.Cleanup(func() { loadRunSystems = old })
-	loadRunSystems = func(string, bench.ReadOptions) ([]bench.RunSystem, *bench.RunData, error) {
-		return []bench.RunSystem{
+	loadRunSystems = func(string, runstore.ReadOptions) ([]runstore.RunSystem, *runstore.RunData, error) {
+		return []runstore.RunSystem{
 			{Label: "direct", Benchmark: "mini", Correct: map[string]bool{"q1": true, "q2": false, "q3": false}},
 			{Label: "sc", Benchmark: "mini", Correct: map[string]bool{"q1": true, "q2": true, "q3": false}},
-		}, &bench.RunData{}, nil
+		}, &runstore.RunData{}, nil
 	}
 	out.Reset()
 	if err := run(&out, &errb, []string{"compare", "--json", dir}); err != nil {
 		t.Fatal(err)
 	}
-	var rows []compareRow
+	var rows []compare.Row
 	if err := json.Unmarshal(out.Bytes(), &rows); err != nil {
 		t.Fatal(err)
 	}
@@ -186,20 +187,20 @@ func TestCompareIntersectAndRunDirs(t *testing.T) {
 func TestCompareRunTwoBenchmarks(t *testing.T) {
 	old := loadRunSystems
 	t.Cleanup(func() { loadRunSystems = old })
-	loadRunSystems = func(string, bench.ReadOptions) ([]bench.RunSystem, *bench.RunData, error) {
-		return []bench.RunSystem{
+	loadRunSystems = func(string, runstore.ReadOptions) ([]runstore.RunSystem, *runstore.RunData, error) {
+		return []runstore.RunSystem{
 			{Label: "direct @mini", Benchmark: "mini", Simulated: true, Correct: map[string]bool{"0": true, "1": false}},
 			{Label: "direct @spider", Benchmark: "spider", Simulated: true, Correct: map[string]bool{"0": false, "1": false}},
 			{Label: "cot @mini", Benchmark: "mini", Simulated: true, Correct: map[string]bool{"0": true, "1": true}},
 			{Label: "cot @spider", Benchmark: "spider", Simulated: true, Correct: map[string]bool{"0": true, "1": true}},
-		}, &bench.RunData{}, nil
+		}, &runstore.RunData{}, nil
 	}
 	dir := t.TempDir()
 	var out, errb bytes.Buffer
 	if err := run(&out, &errb, []string{"compare", "--json", dir}); err != nil {
 		t.Fatal(err)
 	}
-	var rows []compareRow
+	var rows []compare.Row
 	if err := json.Unmarshal(out.Bytes(), &rows); err != nil {
 		t.Fatal(err)
 	}

@@ -9,58 +9,28 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/export"
 	"github.com/t2sbench/t2sbench/internal/testenv"
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
-
-func TestFlattenSQL(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name, in, want string
-		changed        bool
-	}{
-		{"one line", "SELECT a FROM t", "SELECT a FROM t", false},
-		{"line breaks and tabs", "SELECT a,\n\tb\r\nFROM t\n", "SELECT a,  b  FROM t", false},
-		{"line comment dropped", "SELECT a -- the name\nFROM t -- end", "SELECT a  FROM t", false},
-		{"block comment kept on one line", "SELECT /* a\nb */ 1", "SELECT /* a b */ 1", false},
-		{"dashes in a string are text", "SELECT '--x' FROM t", "SELECT '--x' FROM t", false},
-		{"escaped quote", "SELECT 'it''s\n' FROM t", "SELECT 'it''s ' FROM t", true},
-		{"newline in a double-quoted name", "SELECT \"a\nb\" FROM t", "SELECT \"a b\" FROM t", true},
-		{"tab in a bracket name", "SELECT [a\tb] FROM t", "SELECT [a b] FROM t", true},
-		{"backticks", "SELECT `x`\nFROM t", "SELECT `x` FROM t", false},
-		{"unterminated string", "SELECT 'abc\n", "SELECT 'abc", true},
-		{"only a comment", "-- nothing", "", false},
-		{"empty", "", "", false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, changed := flattenSQL(tt.in)
-			if got != tt.want || changed != tt.changed {
-				t.Errorf("flattenSQL(%q) = %q, %v; want %q, %v", tt.in, got, changed, tt.want, tt.changed)
-			}
-			if strings.ContainsAny(got, "\n\r\t") {
-				t.Errorf("flattenSQL(%q) = %q keeps a line break or TAB", tt.in, got)
-			}
-		})
-	}
-}
 
 // exportTrial is a trial of five questions: done, done with multi-line SQL,
 // failed, done with empty SQL, and one never run.
-func exportTrial() (*bench.RunTrial, []datasets.Example) {
+func exportTrial() (*runstore.RunTrial, []datasets.Example) {
 	var exs []datasets.Example
 	for i := range 5 {
 		exs = append(exs, datasets.Example{ID: fmt.Sprintf("q%d", i), Index: i, DBID: "db" + fmt.Sprint(i%2)})
 	}
 	res := func(sql string) *runners.Result { return &runners.Result{SQL: sql} }
-	tr := &bench.RunTrial{Trial: bench.Trial{Label: "direct"}, Items: []bench.Item{
-		{QuestionID: "q0", Status: bench.StatusDone, Result: res("SELECT 1")},
-		{QuestionID: "q1", Status: bench.StatusDone, Result: res("SELECT a,\n  b -- both\nFROM t WHERE x = 'a\"b' AND y < 3 & 4")},
-		{QuestionID: "q2", Status: bench.StatusFailed, Result: res("SELECT half")},
-		{QuestionID: "q3", Status: bench.StatusDone, Result: res("  ")},
+	tr := &runstore.RunTrial{Trial: spec.Trial{Label: "direct"}, Items: []runstore.Item{
+		{QuestionID: "q0", Status: runstore.StatusDone, Result: res("SELECT 1")},
+		{QuestionID: "q1", Status: runstore.StatusDone, Result: res("SELECT a,\n  b -- both\nFROM t WHERE x = 'a\"b' AND y < 3 & 4")},
+		{QuestionID: "q2", Status: runstore.StatusFailed, Result: res("SELECT half")},
+		{QuestionID: "q3", Status: runstore.StatusDone, Result: res("  ")},
 	}}
 	return tr, exs
 }
@@ -72,33 +42,24 @@ func TestExportFormats(t *testing.T) {
 	t.Parallel()
 	tr, exs := exportTrial()
 	preds, st := trialPredictions(tr, exs)
-	if st.failed != 1 || st.pending != 1 || st.empty != 1 {
+	if st.Failed != 1 || st.Pending != 1 || st.Empty != 1 {
 		t.Fatalf("stats %+v; want 1 failed, 1 pending, 1 empty", st)
 	}
-	wantSQL := []string{"SELECT 1", "SELECT a,   b  FROM t WHERE x = 'a\"b' AND y < 3 & 4", NoPrediction, NoPrediction, NoPrediction}
-	rawSQL := []string{"SELECT 1", tr.Items[1].Result.SQL, NoPrediction, NoPrediction, NoPrediction}
+	wantSQL := []string{"SELECT 1", "SELECT a,   b  FROM t WHERE x = 'a\"b' AND y < 3 & 4", export.NoPrediction, export.NoPrediction, export.NoPrediction}
+	rawSQL := []string{"SELECT 1", tr.Items[1].Result.SQL, export.NoPrediction, export.NoPrediction, export.NoPrediction}
 	for _, tt := range []struct {
 		format string
 		pf     metrics.PredFormat
 		want   []string
 	}{
-		{exportSpiderSQL, metrics.FormatSQLLines, wantSQL},
-		{exportBIRDJSON, metrics.FormatBIRDJSON, rawSQL},
-		{exportJSONL, metrics.FormatJSONL, []string{"SELECT 1", tr.Items[1].Result.SQL, "", "", ""}},
+		{export.SpiderSQL, metrics.FormatSQLLines, wantSQL},
+		{export.BIRDJSON, metrics.FormatBIRDJSON, rawSQL},
+		{export.JSONL, metrics.FormatJSONL, []string{"SELECT 1", tr.Items[1].Result.SQL, "", "", ""}},
 	} {
 		t.Run(tt.format, func(t *testing.T) {
 			var b strings.Builder
-			var err error
-			var st exportStats
-			switch tt.format {
-			case exportSpiderSQL:
-				err = writeSpiderSQL(&b, preds, &st)
-			case exportBIRDJSON:
-				err = writeBIRDJSON(&b, preds)
-			case exportJSONL:
-				err = writeExportJSONL(&b, preds)
-			}
-			if err != nil {
+			var st export.Stats
+			if err := export.Write(&b, tt.format, preds, &st); err != nil {
 				t.Fatal(err)
 			}
 			got, err := metrics.ParsePredictions("x", []byte(b.String()), tt.pf)
@@ -116,7 +77,7 @@ func TestExportFormats(t *testing.T) {
 					t.Errorf("prediction %d answers %q / index %d; want %s / %d", i, p.QuestionID, p.Index, exs[i].ID, i)
 				}
 			}
-			if tt.format == exportSpiderSQL && strings.Count(b.String(), "\n") != len(exs) {
+			if tt.format == export.SpiderSQL && strings.Count(b.String(), "\n") != len(exs) {
 				t.Errorf("spider-sql has %d lines; want %d:\n%s", strings.Count(b.String(), "\n"), len(exs), b.String())
 			}
 		})
@@ -128,7 +89,7 @@ func TestExportFormats(t *testing.T) {
 // the run has one trial.
 func TestExportTrialChoice(t *testing.T) {
 	t.Parallel()
-	r := &bench.RunData{Dir: "runs/x", Trials: []bench.RunTrial{{Trial: bench.Trial{Label: "direct"}}, {Trial: bench.Trial{Label: "sc k=5"}}}}
+	r := &runstore.RunData{Dir: "runs/x", Trials: []runstore.RunTrial{{Trial: spec.Trial{Label: "direct"}}, {Trial: spec.Trial{Label: "sc k=5"}}}}
 	if tr, err := pickTrial(r, "sc k=5"); err != nil || tr.Label != "sc k=5" {
 		t.Errorf("pickTrial(sc k=5) = %v, %v", tr, err)
 	}
@@ -138,7 +99,7 @@ func TestExportTrialChoice(t *testing.T) {
 			t.Errorf("pickTrial(%q) error %v; want a usage error listing \"direct\", \"sc k=5\"", label, err)
 		}
 	}
-	one := &bench.RunData{Trials: r.Trials[:1]}
+	one := &runstore.RunData{Trials: r.Trials[:1]}
 	if tr, err := pickTrial(one, ""); err != nil || tr.Label != "direct" {
 		t.Errorf("pickTrial of a one-trial run = %v, %v; want direct", tr, err)
 	}
@@ -164,12 +125,12 @@ func TestExportEvalRoundTrip(t *testing.T) {
 		t.Run(tt.bench, func(t *testing.T) {
 			data := tt.data(t)
 			dir := t.TempDir()
-			spec := filepath.Join(dir, "spec.yaml")
+			sp := filepath.Join(dir, "spec.yaml")
 			b := "name: " + tt.bench
 			if data != "" {
 				b += ", data: " + data
 			}
-			os.WriteFile(spec, []byte(`name: export
+			os.WriteFile(sp, []byte(`name: export
 benchmarks: [{`+b+`}]
 models:
   sim: {backend: sim, p: 0.6, seed: 3, style: realistic}
@@ -179,7 +140,7 @@ workers: 4
 `), 0o644)
 			run := filepath.Join(dir, "run")
 			// The shared BIRD data may hold a few databases only.
-			args := []string{"run", spec, "--out", run, "--quiet", "--allow-missing-db"}
+			args := []string{"run", sp, "--out", run, "--quiet", "--allow-missing-db"}
 			if tt.limit > 0 {
 				args = append(args, "--limit", fmt.Sprint(tt.limit))
 			}
@@ -191,20 +152,20 @@ workers: 4
 				t.Fatalf("run scored %d questions; want %d", len(want), tt.limit)
 			}
 			multiline := 0
-			r, _ := bench.ReadRun(run, true)
+			r, _ := runstore.ReadRun(run, true)
 			for _, it := range r.Trials[0].Items {
 				if it.Result != nil && strings.Contains(strings.TrimSpace(it.Result.SQL), "\n") {
 					multiline++
 				}
 			}
 			t.Logf("%s: %d questions, %d predictions on several lines", tt.bench, len(want), multiline)
-			for _, format := range []string{exportSpiderSQL, exportBIRDJSON, exportJSONL} {
+			for _, format := range []string{export.SpiderSQL, export.BIRDJSON, export.JSONL} {
 				pred := filepath.Join(dir, "pred."+format)
 				if _, stderr, err := runCLI(t, "export", run, "--trial", "direct", "--format", format, "--out", pred); err != nil {
 					t.Fatalf("export %s: %v\n%s", format, err, stderr)
 				}
 				verdicts := filepath.Join(dir, "verdicts-"+format+".jsonl")
-				args := []string{"eval", "--benchmark", tt.bench, "--pred", pred, "--format", string(exportFormats[format]),
+				args := []string{"eval", "--benchmark", tt.bench, "--pred", pred, "--format", string(export.Formats[format]),
 					"--out", verdicts, "--quiet", "--cache-dir", filepath.Join(dir, "gold"), "--workers", "2", "--allow-missing-db"}
 				if data != "" {
 					args = append(args, "--data", data)
@@ -244,7 +205,7 @@ type verdictKey struct {
 
 func runVerdicts(t *testing.T, dir string) map[string]verdictKey {
 	t.Helper()
-	r, err := bench.ReadRun(dir, false)
+	r, err := runstore.ReadRun(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,21 +236,4 @@ func evalVerdicts(t *testing.T, path string) map[string]verdictKey {
 		out[v.QuestionID] = verdictKey{string(v.Status), v.Correct}
 	}
 	return out
-}
-
-// FuzzFlattenSQL checks flattenSQL's promises on any input: one line, no
-// TAB, and a second pass changes nothing.
-func FuzzFlattenSQL(f *testing.F) {
-	for _, s := range []string{"SELECT a,\n\tb -- c\nFROM t", "SELECT 'x\ny' /* a\nb */", "[a\tb]\r\n`c`", "--", "'", "/*"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, sql string) {
-		flat, _ := flattenSQL(sql)
-		if strings.ContainsAny(flat, "\n\r\t") {
-			t.Fatalf("flattenSQL(%q) = %q keeps a line break or TAB", sql, flat)
-		}
-		if again, changed := flattenSQL(flat); again != flat || changed {
-			t.Fatalf("flattenSQL(%q) = %q, then %q (changed %v); want no change", sql, flat, again, changed)
-		}
-	})
 }

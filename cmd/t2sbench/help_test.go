@@ -11,7 +11,7 @@ import (
 	"github.com/t2sbench/t2sbench/runners"
 )
 
-// TestHelpSpecCoversEveryKey: every key bench.Spec decodes (its yaml tags)
+// TestHelpSpecCoversEveryKey: every key spec.Spec decodes (its yaml tags)
 // is documented by `help spec`, and every documented key exists.
 func TestHelpSpecCoversEveryKey(t *testing.T) {
 	t.Parallel()
@@ -106,6 +106,12 @@ func TestHelpRunnersListsEveryParameter(t *testing.T) {
 		}
 		if len(described) != len(known) {
 			t.Errorf("%s: Describe recorded %d parameters, the parser knows %d (%v)", name, len(described), len(known), known)
+		}
+		info, _ := runners.Lookup(name)
+		for _, k := range info.Varied {
+			if _, ok := runners.Defaults(name)[k]; !ok {
+				t.Errorf("%s: varied parameter %s is not read with a numeric default (runners.Info.Varied)", name, k)
+			}
 		}
 		for _, k := range known {
 			if !regexp.MustCompile(`\n    ` + regexp.QuoteMeta(k) + ` +\S`).MatchString(sec) {
