@@ -23,15 +23,15 @@ const FallbackCalibration = "mini"
 // BehaviourVersion, not a caller's change, moves the model's identity.
 var calibrations = map[string]*Calibration{
 	"mini": {Name: "mini", Source: "the bundled mini benchmark, all questions", Questions: 42, Kinds: [numKinds]KindCalibration{
-		{Tiers: []TierCount{{42, 37}, {16, 14}, {8, 3}, {20, 18}, {3, 1}}, Pool: TierCount{81, 5}, Gold: 78},                      // table
-		{Tiers: []TierCount{{25, 20}, {44, 43}, {56, 25}, {4, 1}, {37, 23}, {52, 44}}, Pool: TierCount{233, 18}, Gold: 183},       // column
-		{Tiers: []TierCount{{15, 6}, {4, 2}, {19, 15}}, Pool: TierCount{37, 0}, Gold: 27},                                         // number
-		{Tiers: []TierCount{{32, 19}, {1, 1}, {9, 2}, {17, 11}, {35, 34}, {17, 13}, {7, 1}}, Pool: TierCount{638, 19}, Gold: 102}, // operator
+		{Tiers: []TierCount{{42, 37}, {16, 14}, {8, 3}, {20, 18}, {3, 1}}, Pool: TierCount{81, 5}, Gold: 78},                                           // table
+		{Tiers: []TierCount{{25, 20}, {45, 44}, {56, 25}, {4, 1}, {31, 23}, {52, 44}}, Pool: TierCount{238, 17}, Gold: 183},                            // column
+		{Tiers: []TierCount{{8, 6}, {4, 2}, {14, 14}, {12, 1}}, Pool: TierCount{37, 0}, Gold: 27},                                                      // number
+		{Tiers: []TierCount{{21, 19}, {4, 4}, {4, 1}, {19, 16}, {39, 38}, {8, 8}, {8, 5}, {3, 2}, {9, 1}, {8, 1}}, Pool: TierCount{633, 5}, Gold: 102}, // operator
 	}},
 	"spider": {Name: "spider", Source: "Spider dev, the 972 questions whose databases the shared data holds", Questions: 972, Kinds: [numKinds]KindCalibration{
-		{Tiers: []TierCount{{960, 838}, {442, 313}, {279, 73}, {382, 118}, {74, 25}}, Pool: TierCount{2234, 126}, Gold: 1493},                     // table
-		{Tiers: []TierCount{{237, 210}, {1226, 882}, {1716, 385}, {252, 28}, {656, 195}, {659, 282}}, Pool: TierCount{7638, 527}, Gold: 2734},     // column
-		{Tiers: []TierCount{{197, 183}, {36, 30}, {0, 0}}, Pool: TierCount{231, 0}, Gold: 218},                                                    // number
-		{Tiers: []TierCount{{506, 357}, {23, 15}, {165, 99}, {258, 191}, {0, 0}, {737, 494}, {235, 57}}, Pool: TierCount{15572, 144}, Gold: 1357}, // operator
+		{Tiers: []TierCount{{960, 838}, {444, 315}, {279, 73}, {384, 120}, {74, 25}}, Pool: TierCount{2230, 122}, Gold: 1493},                                                     // table
+		{Tiers: []TierCount{{237, 210}, {1228, 884}, {1716, 385}, {252, 28}, {568, 195}, {659, 282}}, Pool: TierCount{7744, 533}, Gold: 2734},                                     // column
+		{Tiers: []TierCount{{197, 183}, {36, 30}, {0, 0}, {0, 0}}, Pool: TierCount{231, 0}, Gold: 218},                                                                            // number
+		{Tiers: []TierCount{{377, 346}, {30, 20}, {92, 72}, {220, 204}, {0, 0}, {324, 276}, {357, 205}, {90, 39}, {172, 16}, {291, 70}}, Pool: TierCount{15543, 109}, Gold: 1357}, // operator
 	}},
 }

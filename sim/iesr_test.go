@@ -121,3 +121,101 @@ func TestSpelledNumbersDeterministic(t *testing.T) {
 		})
 	}
 }
+
+// TestReadingTiers: the reading ranks an item by how the prompt states
+// it. Operators: MAX named as "maximum" with the intent, the MAX of a
+// superlative (more often the row that has it) below the joins' "=",
+// "at least" a comparison and no MIN, "after" and "between" comparisons
+// only before a number, a bound on a number of rows a COUNT, a duration
+// a difference and no COUNT, the SQL words, function calls and unit
+// conversions of a hint in the hint's tier, its English "between" none.
+// Numbers: one the question or the hint writes as text (a date, a time,
+// a year the hint quotes, the 1 defining a unit) in the last tier.
+// Columns: the one naming a table's rows for a question that lists rows,
+// not for one that asks for a count only.
+func TestReadingTiers(t *testing.T) {
+	t.Parallel()
+	b := concertBenchmark(t, false)
+	m, err := New(b, Config{P: 0.6, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, q, hint string
+		kind          int
+		want          map[string]int // item -> tier
+		no            []string
+	}{
+		{"maximum named", "What is the maximum capacity of the stadiums?", "", KindOperator,
+			map[string]int{"MAX": tierOperatorIntent}, nil},
+		{"superlative", "Which stadium has the highest capacity?", "", KindOperator,
+			map[string]int{"MAX": tierOperatorSuperlative}, nil},
+		{"at least", "Which singers are at least 30 years old?", "", KindOperator,
+			map[string]int{">=": tierOperatorWording}, []string{"MIN", "COUNT"}},
+		{"counted", "Which stadiums hosted more than two concerts?", "", KindOperator,
+			map[string]int{">": tierOperatorWording, "COUNT": tierOperatorWording}, nil},
+		{"comparative", "Which singers are taller than 180?", "", KindOperator,
+			map[string]int{">": tierOperatorWording}, nil},
+		{"duration", "How many years passed between the first and the last concert?", "", KindOperator,
+			map[string]int{"-": tierOperatorWording}, []string{"COUNT"}},
+		{"hint words", "Which concerts took place in 2014?", "in 2014 refers to year LIKE '2014%'; age = CAST(age AS REAL); 1 km = 1000 m", KindOperator,
+			map[string]int{"LIKE": tierOperatorHint, "CAST": tierOperatorHint, "*": tierOperatorHint}, nil},
+		{"hint prose", "How many days passed between the first and the last concert?", "days between = julianday(last) - julianday(first)", KindOperator,
+			map[string]int{"-": tierOperatorWording}, []string{"BETWEEN"}},
+		{"bound", "Which concerts took place after 2013 or between 2001 and 2003?", "", KindOperator,
+			map[string]int{">": tierOperatorWording, "BETWEEN": tierOperatorWording}, nil},
+		{"no bound", "What did the stadiums earn after costs, between concerts?", "", KindOperator,
+			nil, []string{">", "BETWEEN"}},
+		{"named value", "How many singers come from 'France'?", "", KindOperator,
+			map[string]int{"COUNT": tierOperatorIntent, "=": tierOperatorValue}, nil},
+		{"negation", "Which singers did not sing in any concert?", "", KindOperator,
+			map[string]int{"IN": tierOperatorLoose}, nil},
+		{"dates and times", "How many concerts took place in July 2014 or on 15 March 2015 at 12:00?", "", KindNumber,
+			map[string]int{"2014": tierNumberText, "15": tierNumberText, "2015": tierNumberText, "12": tierNumberText}, nil},
+		{"quoted year", "Which singers older than 30 sang in concerts during 2014?", "during 2014 refers to year LIKE '2014%'", KindNumber,
+			map[string]int{"30": tierNumberQuestion, "2014": tierNumberText}, nil},
+		{"unit definition", "What is the capacity of the stadiums in thousands?", "1 k = 1000 seats; thousands = capacity / 1000", KindNumber,
+			map[string]int{"1000": tierNumberHint, "1": tierNumberText}, nil},
+		{"year compared", "Which concerts took place after 2013?", "", KindNumber,
+			map[string]int{"2013": tierNumberQuestion}, nil},
+		{"rows listed", "Which singers are from France?", "", KindColumn,
+			map[string]int{"singer.name": tierColumnDisplay}, nil},
+		{"rows counted", "How many singers are from France?", "", KindColumn,
+			nil, []string{"singer.name"}},
+		{"rows counted per group", "For each country, how many singers are there?", "", KindColumn,
+			map[string]int{"singer.name": tierColumnDisplay}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &Sample{Prompt: ParsePrompt(prompt(tc.q, "Hint: "+tc.hint)), Question: tc.q, Evidence: tc.hint, model: m}
+			r := keywordReading(c).rank[tc.kind]
+			tierOf := func(item string) int {
+				return slices.IndexFunc(r.tiers, func(items []string) bool { return containsFold(items, item) })
+			}
+			for item, tier := range tc.want {
+				if got := tierOf(item); got != tier {
+					t.Errorf("%s in tier %d; want %d (tiers %v)", item, got, tier, r.tiers)
+				}
+			}
+			for _, item := range tc.no {
+				if got := tierOf(item); got >= 0 {
+					t.Errorf("%s in tier %d; want none (tiers %v)", item, got, r.tiers)
+				}
+			}
+		})
+	}
+}
+
+// TestStemPlurals: a plural shares its singular's stem, "-ies" plurals
+// included, and different words keep different stems.
+func TestStemPlurals(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{{"cities", "city", true}, {"categories", "category", true}, {"singers", "singer", true},
+		{"departments", "department", true}, {"city", "cite", false}} {
+		if got := stem(tc.a) == stem(tc.b); got != tc.same {
+			t.Errorf("stem(%q) = %q, stem(%q) = %q; want same %v", tc.a, stem(tc.a), tc.b, stem(tc.b), tc.same)
+		}
+	}
+}

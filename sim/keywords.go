@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // This file holds the model's ranked reading of a question's keywords
@@ -41,21 +42,25 @@ const (
 	tierNumberQuestion = iota // written in digits in the question
 	tierNumberWord            // spelt out in the question
 	tierNumberHint            // in the hint the prompt carries
+	tierNumberText            // part of a date, a time, a name or a unit's definition
 )
 
 const (
 	// Operators.
-	tierOperatorIntent  = iota // the aggregate the question's intent asks for
-	tierOperatorTotal          // another COUNT, AVG or SUM the wording names
-	tierOperatorExtreme        // another MAX or MIN the wording names, or the COUNT of "most"
-	tierOperatorWording        // a comparison or arithmetic the wording implies
-	tierOperatorHint           // in the hint's formula
-	tierOperatorEqual          // "=" for a join or a named value
-	tierOperatorDefault        // "=" otherwise: most queries filter or join
+	tierOperatorIntent      = iota // the aggregate the question's intent asks for, by its name
+	tierOperatorTotal              // another COUNT, AVG or SUM the wording names
+	tierOperatorExtreme            // MAX or MIN the wording names, or the COUNT of "most"
+	tierOperatorWording            // a comparison or arithmetic the wording implies
+	tierOperatorHint               // in the hint's formula
+	tierOperatorValue              // "=" for a value the question names
+	tierOperatorEqual              // "=" for a join
+	tierOperatorLoose              // IN for a negation, a division for "per"
+	tierOperatorSuperlative        // MAX or MIN a superlative implies ("the highest")
+	tierOperatorDefault            // "=" otherwise: most queries filter or join
 )
 
 // numTiers is the number of tiers of each kind.
-var numTiers = [numKinds]int{5, 6, 3, 7}
+var numTiers = [numKinds]int{5, 6, 4, 10}
 
 // kindNames name the kinds in Table 4's order.
 var kindNames = [numKinds]string{"table", "column", "number", "operator"}
@@ -197,14 +202,13 @@ var numberUnitRe = regexp.MustCompile(`(?:^|[^\w.])(-?\d+(?:\.\d+)?)\s*(%|°[CcF
 // then by a column name or shown value only (relevance > 0), then the
 // join tables it implies (bridgeTables); the columns the question names
 // (fieldPatterns) of the tables it names, then of the others, the names
-// that identify the related tables' rows (displayColumns) and the keys
-// that join them (joinColumns); the numbers of the question, those it
-// spells out, then those of the hint the prompt carries (quoted literals
-// aside), with the unit written after them; and the operators of the
-// question's intent, of its wording ("more than", "at least",
-// "difference", "per", ...), of the hint's formula (arithmetic signs,
-// comparisons, aggregate functions), then "=" for a join or a named
-// value. Each kind's pool is what a lowest-confidence item comes from.
+// that identify the related tables' rows (displayColumns) where the
+// question lists rows, and the keys that join them (joinColumns); the
+// numbers of the question, those it spells out, then those of the hint
+// the prompt carries (quoted literals aside), with the unit written after
+// them, and last those a date, a time, a shown name or a unit's
+// definition writes (textOnly); and the operators (operatorRanking).
+// Each kind's pool is what a lowest-confidence item comes from.
 func keywordReading(c *Sample) questionKeywords {
 	var k questionKeywords
 	text := c.Question + " " + c.Evidence
@@ -212,7 +216,7 @@ func keywordReading(c *Sample) questionKeywords {
 	rel := related(sc)
 	stems := stemsOf(text)
 	k.rank[KindTable] = tableRanking(c, rel, stems)
-	cr, nr, or := &k.rank[KindColumn], &k.rank[KindNumber], &k.rank[KindOperator]
+	cr, nr := &k.rank[KindColumn], &k.rank[KindNumber]
 	// exact is whether the text uses every word of name.
 	exact := func(name string) bool { return usesName(stems, name) }
 	for _, t := range sc {
@@ -230,8 +234,12 @@ func keywordReading(c *Sample) questionKeywords {
 			cr.add(tier, t.name+"."+col)
 		}
 	}
-	for _, f := range displayColumns(rel) {
-		cr.add(tierColumnDisplay, f)
+	// A question for a count, an average or a total asks for no row's
+	// name unless it lists rows too ("which", "for each").
+	if _, fn := intent(c.Question); fn == "" || fn == "MAX" || fn == "MIN" || listsRows(c.Question) {
+		for _, f := range displayColumns(rel) {
+			cr.add(tierColumnDisplay, f)
+		}
 	}
 	for _, f := range joinColumns(rel) {
 		cr.add(tierColumnJoin, f)
@@ -256,71 +264,78 @@ func keywordReading(c *Sample) questionKeywords {
 			nr.add(tier, v)
 		}
 	}
-	for _, m := range numberUnitRe.FindAllStringSubmatch(c.Question, -1) {
+	// The numbers a date, a time, a name or a unit's definition writes
+	// are text, not constants: they rank last.
+	question, plainHint := textOnly(c, c.Question), textOnly(c, hint)
+	for _, m := range numberUnitRe.FindAllStringSubmatch(question, -1) {
 		addNum(tierNumberQuestion, m[1], m[2])
 	}
 	q := " " + strings.ToLower(c.Question) + " "
 	for _, v := range spelledNumbers(q) {
 		addNum(tierNumberWord, v, "")
 	}
-	for _, m := range numberUnitRe.FindAllStringSubmatch(hint, -1) {
+	for _, m := range numberUnitRe.FindAllStringSubmatch(plainHint, -1) {
 		addNum(tierNumberHint, m[1], m[2])
+	}
+	for _, text := range []string{c.Question, hint} {
+		for _, m := range numberUnitRe.FindAllStringSubmatch(text, -1) {
+			addNum(tierNumberText, m[1], m[2])
+		}
 	}
 	nr.setPool(misreadNumbers(nr.items()))
 
-	if _, fn := intent(c.Question); fn != "" {
-		or.add(tierOperatorIntent, fn)
-	}
-	for _, w := range []struct{ phrase, op string }{{" how many ", "COUNT"}, {" number of ", "COUNT"}, {" count ", "COUNT"},
-		{" average ", "AVG"}, {" mean ", "AVG"}, {" total ", "SUM"}, {" sum ", "SUM"}} {
-		if strings.Contains(q, w.phrase) {
-			or.add(tierOperatorTotal, w.op)
-		}
-	}
-	for _, w := range []struct{ phrase, op string }{{"highest", "MAX"}, {"maximum", "MAX"}, {" most ", "MAX"}, {"largest", "MAX"},
-		{"oldest", "MAX"}, {"lowest", "MIN"}, {"minimum", "MIN"}, {" least ", "MIN"}, {"smallest", "MIN"}, {"youngest", "MIN"},
-		{" most ", "COUNT"}, {" least ", "COUNT"}, {" fewest ", "COUNT"}} {
-		if strings.Contains(q, w.phrase) {
-			or.add(tierOperatorExtreme, w.op)
-		}
-	}
-	for _, w := range []struct{ phrase, op string }{{" more than ", ">"}, {" greater than ", ">"}, {" over ", ">"}, {" above ", ">"},
-		{" less than ", "<"}, {" fewer than ", "<"}, {" below ", "<"}, {" under ", "<"}, {" at least ", ">="}, {" at most ", "<="},
-		{" older than ", ">"}, {" younger than ", "<"}, {" larger than ", ">"}, {" bigger than ", ">"}, {" higher than ", ">"},
-		{" lower than ", "<"}, {" smaller than ", "<"}, {" after ", ">"}, {" before ", "<"}, {" between ", "BETWEEN"},
-		{" contain", "LIKE"}, {" start with ", "LIKE"}, {" starts with ", "LIKE"}, {" begin with ", "LIKE"}, {" end with ", "LIKE"},
-		{" ends with ", "LIKE"}, {" substring ", "LIKE"}, {" not ", "IN"}, {" other than ", "<>"},
-		{" difference ", "-"}, {" minus ", "-"}, {" range ", "-"}, {" per ", "/"}, {" percentage ", "/"}} {
-		if strings.Contains(q, w.phrase) {
-			or.add(tierOperatorWording, w.op)
-		}
-	}
-	// The hint's formula: arithmetic signs between spaces ("salary / 12",
-	// not the unit "m/s"), comparisons and aggregate functions.
-	for _, op := range []string{"*", "/", "+", "-"} {
-		if strings.Contains(hint, " "+op+" ") {
-			or.add(tierOperatorHint, op)
-		}
-	}
-	for _, m := range hintComparisonRe.FindAllString(hint, -1) {
-		if m == "!=" {
-			m = "<>"
-		}
-		or.add(tierOperatorHint, m)
-	}
-	up := strings.ToUpper(hint)
-	for _, fn := range []string{"COUNT", "SUM", "AVG", "MIN", "MAX"} {
-		if strings.Contains(up, fn+"(") {
-			or.add(tierOperatorHint, fn)
-		}
-	}
-	named := len(valueMatches(c.Prompt, Terms(c.Question, c.Evidence))) > 0 || strings.Contains(c.Question, "'") || strings.Contains(c.Question, "\"")
-	if len(rel) > 1 || named {
-		or.add(tierOperatorEqual, "=")
-	}
-	or.add(tierOperatorDefault, "=")
-	or.setPool(readableOperators)
+	k.rank[KindOperator] = operatorRanking(c, hint, k.rank[KindTable])
 	return k
+}
+
+// listRowsRe finds the wording of a question that lists rows.
+var listRowsRe = regexp.MustCompile(`(?i)\b(which|who|list|names?|show|give|each|every|per)\b`)
+
+// listsRows is whether the question lists rows ("which", "list", "for
+// each"), not only a figure.
+func listsRows(question string) bool { return listRowsRe.MatchString(question) }
+
+// monthNames are the months a date names, in English.
+const monthNames = `(?:January|February|March|April|May|June|July|August|September|October|November|December)`
+
+// textNumberRe finds the numbers that are part of a date or a time ("15
+// January 2024", "July 2024", "2024-01-15", "12:00") or the 1 that
+// defines a unit ("1 kg = 1000 g").
+var textNumberRe = regexp.MustCompile(`\b\d{1,2}\s+` + monthNames + `(?:\s+\d{4})?\b|\b` + monthNames + `\s+\d{1,4}(?:,\s*\d{4})?\b|` +
+	`\b\d{4}-\d{1,2}(?:-\d{1,2})?\b|\b\d{1,2}:\d{2}(?::\d{2})?\b|(?:^|[^\w.])1\s*[A-Za-z]+\s*=`)
+
+// digitsRe finds the digit runs of a text.
+var digitsRe = regexp.MustCompile(`\d+(?:\.\d+)?`)
+
+// textOnly is text with what writes numbers as text blanked out: dates,
+// times and a unit's definition (textNumberRe), the values the schema
+// shows, with letters and digits, that the text uses ("Espresso Beans
+// 1kg"), and the numbers the hint writes inside a quoted literal (a
+// year the hint compares as '2023%').
+func textOnly(c *Sample, text string) string {
+	blank := func(s string) string { return strings.Repeat(" ", len(s)) }
+	out := textNumberRe.ReplaceAllStringFunc(text, blank)
+	low := strings.ToLower(out)
+	for _, t := range c.Prompt.Tables {
+		for _, col := range t.Columns {
+			for _, e := range col.Examples {
+				e = strings.ToLower(strings.TrimSpace(e))
+				if len(e) < 3 || !strings.ContainsAny(e, "0123456789") || !strings.ContainsFunc(e, unicode.IsLetter) || len(e) != len(strings.ToUpper(e)) {
+					continue
+				}
+				for i := strings.Index(low, e); i >= 0; i = strings.Index(low, e) {
+					out, low = out[:i]+blank(e)+out[i+len(e):], low[:i]+blank(e)+low[i+len(e):]
+				}
+			}
+		}
+	}
+	for _, m := range quotedRe.FindAllString(c.Evidence, -1) {
+		for _, v := range digitsRe.FindAllString(m, -1) {
+			re := regexp.MustCompile(`(?:^|[^\w.])` + regexp.QuoteMeta(v) + `(?:$|[^\w.])`)
+			out = re.ReplaceAllStringFunc(out, blank)
+		}
+	}
+	return out
 }
 
 // misreadNumbers are the wrong numbers a model writes for the question's
@@ -443,4 +458,207 @@ func tableRanking(c *Sample, rel []scoredTable, stems map[string]bool) ranking {
 	}
 	tr.setPool(shownTables)
 	return tr
+}
+
+// phraseOp is an operator a phrase of the wording names.
+type phraseOp struct{ phrase, op string }
+
+// addPhrases lists in tier the operator of each phrase of list that text
+// (phraseText) uses.
+func (r *ranking) addPhrases(tier int, text string, list []phraseOp) {
+	for _, w := range list {
+		if strings.Contains(text, w.phrase) {
+			r.add(tier, w.op)
+		}
+	}
+}
+
+// functionWords are the aggregate names a question uses for MAX and MIN
+// themselves, not as the superlative of a quantity.
+var functionWords = []phraseOp{{" maximum ", "MAX"}, {" max ", "MAX"}, {" minimum ", "MIN"}, {" min ", "MIN"}}
+
+// superlatives are the words that ask for the largest or smallest of a
+// quantity: the row that has it (ORDER BY ... LIMIT 1) as often as the
+// value (MAX, MIN).
+var superlatives = []phraseOp{{"highest", "MAX"}, {"largest", "MAX"}, {"biggest", "MAX"}, {"greatest", "MAX"},
+	{"oldest", "MAX"}, {"longest", "MAX"}, {"strongest", "MAX"}, {"heaviest", "MAX"}, {"latest", "MAX"}, {" most ", "MAX"},
+	{"lowest", "MIN"}, {"smallest", "MIN"}, {"youngest", "MIN"}, {"shortest", "MIN"}, {"cheapest", "MIN"}, {"earliest", "MIN"},
+	{" least ", "MIN"}}
+
+// wordingOperators are the comparisons and arithmetic a question's
+// wording implies (comparatives besides: comparativeRe).
+var wordingOperators = []phraseOp{{" more than ", ">"}, {" over ", ">"}, {" above ", ">"},
+	{" less than ", "<"}, {" below ", "<"}, {" under ", "<"}, {" at least ", ">="}, {" at most ", "<="},
+	{" contain", "LIKE"}, {" start with ", "LIKE"}, {" starts with ", "LIKE"}, {" begin with ", "LIKE"}, {" end with ", "LIKE"},
+	{" ends with ", "LIKE"}, {" substring ", "LIKE"}, {" other than ", "<>"},
+	{" difference ", "-"}, {" minus ", "-"}, {" range ", "-"}, {" percentage ", "/"}}
+
+// boundRe finds "after", "before" and "between" before a number or a
+// date ("after 2013", "between 10 and 20"): a comparison, where "after
+// discounts" or "between ordering and shipping" is none.
+var boundRe = regexp.MustCompile(` (after|before|between) (?:\d|` + monthNames + `)`)
+
+// boundOperators are the comparisons of boundRe's words.
+var boundOperators = map[string]string{"after": ">", "before": "<", "between": "BETWEEN"}
+
+// looseOperators are operators a wording suggests more loosely: a
+// negation is as often an EXCEPT or a missing value as a NOT IN, and
+// "per" as often a grouping as a division.
+var looseOperators = []phraseOp{{" not ", "IN"}, {" never ", "IN"}, {" per ", "/"}}
+
+// totalWords are the wordings of COUNT, AVG and SUM.
+var totalWords = []phraseOp{{" how many ", "COUNT"}, {" number of ", "COUNT"}, {" count ", "COUNT"},
+	{" average ", "AVG"}, {" mean ", "AVG"}, {" total ", "SUM"}, {" sum ", "SUM"}}
+
+// comparativeRe finds a comparative before "than" ("warmer than",
+// "fewer than"); lessComparatives are those that compare with "<".
+var comparativeRe = regexp.MustCompile(`\b([a-z]+er) than\b`)
+
+var lessComparatives = map[string]bool{"fewer": true, "lower": true, "smaller": true, "younger": true, "shorter": true,
+	"earlier": true, "cheaper": true, "lighter": true, "colder": true, "slower": true, "poorer": true, "thinner": true}
+
+// durationRe finds a question for a duration ("how many days ...").
+var durationRe = regexp.MustCompile(` how many (years|months|weeks|days|hours|minutes|seconds) `)
+
+// countedRe finds a bound on a number of things ("more than two
+// orders", "at least 3 different courses"): the word after the number
+// is what is counted.
+var countedRe = regexp.MustCompile(` (?:more than|fewer than|less than|at least|at most) (\d+|one|two|three|four|five|six|seven|eight|nine|ten) (?:different |distinct )?([a-z]+) `)
+
+// countedComparison is whether the phrase text (phraseText) bounds the
+// number of the rows of a table the prompt shows ("at least four
+// courses" with a table course): a comparison of a COUNT.
+func countedComparison(p *Prompt, text string) bool {
+	for _, m := range countedRe.FindAllStringSubmatch(text, -1) {
+		for _, t := range p.Tables {
+			if slices.ContainsFunc(nameWords(t.Name), func(w string) bool {
+				return !weakWords[w] && (stem(w) == stem(m[2]) || stem(w+"s") == stem(m[2]))
+			}) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// phraseText is text as the phrase lists match it: lower case, each
+// character that is no letter, digit or hyphen a space, padded with
+// spaces ("On average, how many?" -> " on average  how many  ").
+func phraseText(text string) string {
+	return " " + strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' {
+			return unicode.ToLower(r)
+		}
+		return ' '
+	}, text) + " "
+}
+
+// hintFunctionRe finds a function call the hint writes ("CAST(", "round (").
+var hintFunctionRe = regexp.MustCompile(`(?i)\b(COUNT|SUM|AVG|MIN|MAX|ROUND|ABS|SQRT|POWER|EXP|LN|LOG|CAST)\s*\(`)
+
+// hintWordRe finds the operators a hint writes as SQL words, in upper
+// case as SQL is written (the English "between" is none): LIKE,
+// BETWEEN, and IN before a list or a subquery.
+var hintWordRe = regexp.MustCompile(`\b(LIKE|BETWEEN|IN\s*\()`)
+
+// conversionRe finds a unit conversion a hint states ("1 metre = 3.28084
+// feet"): a quantity converts by a product.
+var conversionRe = regexp.MustCompile(`(?:^|[^\w.])1\s*[A-Za-z]+\s*=\s*\d`)
+
+// operatorRanking is the ranked reading of the operators (keywordReading):
+// the aggregate of the question's intent when the wording names it (a
+// MAX or MIN only for "maximum" or "minimum": a superlative more often
+// asks for the row that has it), the other aggregates the wording names,
+// the comparisons and arithmetic it implies, those of the hint's formula
+// (hint: the hint with its quoted literals blanked), "=" for a value the
+// question names and for a join (joined: the reading relates the
+// question to more than one table), the MAX or MIN of a superlative, and
+// "=" by default. The pool is the operators a model names.
+func operatorRanking(c *Sample, hint string, tables ranking) ranking {
+	var or ranking
+	q, h := phraseText(c.Question), phraseText(hint)
+	// "at least" and "at most" are comparisons, not superlatives.
+	qs := strings.NewReplacer(" at least ", " at-least ", " at most ", " at-most ").Replace(q)
+	named := func(op string) bool {
+		return slices.ContainsFunc(functionWords, func(w phraseOp) bool { return w.op == op && strings.Contains(qs, w.phrase) })
+	}
+	_, fn := intent(c.Question)
+	if durationRe.MatchString(q) {
+		// "How many days passed between ...": a difference of dates,
+		// not a count of rows.
+		fn = ""
+		q = strings.Replace(q, " how many ", " ", 1)
+		or.add(tierOperatorWording, "-")
+	}
+	// A MAX or MIN of the intent counts only where the wording names the
+	// function: a superlative's is ranked with the superlatives below.
+	if fn != "" && (fn != "MAX" && fn != "MIN" || named(fn)) {
+		or.add(tierOperatorIntent, fn)
+	}
+	// The totals the question or the hint names.
+	for _, text := range []string{q, h} {
+		or.addPhrases(tierOperatorTotal, text, totalWords)
+	}
+	or.addPhrases(tierOperatorExtreme, qs, functionWords)
+	or.addPhrases(tierOperatorExtreme, qs, []phraseOp{{" most ", "COUNT"}, {" least ", "COUNT"}, {" fewest ", "COUNT"}})
+	// The comparisons and arithmetic the question or the hint words.
+	for _, text := range []string{q, h} {
+		or.addPhrases(tierOperatorWording, text, wordingOperators)
+		for _, m := range boundRe.FindAllStringSubmatch(text, -1) {
+			or.add(tierOperatorWording, boundOperators[m[1]])
+		}
+		if countedComparison(c.Prompt, text) {
+			or.add(tierOperatorWording, "COUNT")
+		}
+		for _, m := range comparativeRe.FindAllStringSubmatch(text, -1) {
+			if lessComparatives[m[1]] {
+				or.add(tierOperatorWording, "<")
+			} else {
+				or.add(tierOperatorWording, ">")
+			}
+		}
+	}
+	// The hint's formula: arithmetic signs between spaces ("salary / 12",
+	// not the unit "m/s"), a conversion's product, comparisons, the SQL
+	// words of a condition and function calls.
+	for _, op := range []string{"*", "/", "+", "-"} {
+		if strings.Contains(hint, " "+op+" ") {
+			or.add(tierOperatorHint, op)
+		}
+	}
+	if conversionRe.MatchString(hint) {
+		or.add(tierOperatorHint, "*")
+	}
+	for _, m := range hintComparisonRe.FindAllString(hint, -1) {
+		if m == "!=" {
+			m = "<>"
+		}
+		or.add(tierOperatorHint, m)
+	}
+	for _, m := range hintWordRe.FindAllStringSubmatch(hint, -1) {
+		or.add(tierOperatorHint, strings.TrimRight(m[1], " \t("))
+	}
+	for _, m := range hintFunctionRe.FindAllStringSubmatch(hint, -1) {
+		or.add(tierOperatorHint, strings.ToUpper(m[1]))
+	}
+	if len(valueMatches(c.Prompt, Terms(c.Question, c.Evidence))) > 0 || strings.ContainsAny(c.Question, `'"`) {
+		or.add(tierOperatorValue, "=")
+	}
+	// A join of two tables the question relates to by their full names,
+	// a column or a value; one named only in part or implied as a join
+	// table is less sure (the default "=").
+	joined := 0
+	for t, items := range tables.tiers {
+		if t != tierTableNamed && t != tierTableBridge {
+			joined += len(items)
+		}
+	}
+	if joined > 1 {
+		or.add(tierOperatorEqual, "=")
+	}
+	or.addPhrases(tierOperatorLoose, q, looseOperators)
+	or.addPhrases(tierOperatorSuperlative, qs, superlatives)
+	or.add(tierOperatorDefault, "=")
+	or.setPool(readableOperators)
+	return or
 }

@@ -79,13 +79,19 @@ func isNumber(s string) bool {
 }
 
 // stem is the prefix two words must share to count as the same word
-// ("singers" ~ "singer", "departments" ~ "department").
+// ("singers" ~ "singer", "departments" ~ "department", "cities" ~
+// "city").
 func stem(w string) string {
 	w = strings.ToLower(w)
-	for _, suf := range []string{"ies", "es", "s"} {
-		if len(w) > len(suf)+3 && strings.HasSuffix(w, suf) {
-			w = strings.TrimSuffix(w, suf)
-			break
+	switch {
+	case len(w) > 4 && strings.HasSuffix(w, "ies"):
+		w = strings.TrimSuffix(w, "ies") + "y" // "cities" ~ "city"
+	default:
+		for _, suf := range []string{"es", "s"} {
+			if len(w) > len(suf)+3 && strings.HasSuffix(w, suf) {
+				w = strings.TrimSuffix(w, suf)
+				break
+			}
 		}
 	}
 	if len(w) > 6 {

@@ -221,7 +221,7 @@ func New(b *datasets.Benchmark, cfg Config) (*Model, error) {
 // to this one. Bump it with every change that moves any draw or any
 // answer (a probability, a keep rate, a calibration, a reading, the order
 // of the draws or of an answer's items).
-const BehaviourVersion = 2
+const BehaviourVersion = 3
 
 // Ident identifies this simulator for the response cache: the behaviour
 // version, the benchmark and every setting that changes answers.
