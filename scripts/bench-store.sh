@@ -8,7 +8,7 @@
 # of SMALL and LARGE items (default 20,000 and 200,000), then measures
 # peak RSS, wall time and CPU time of
 #   status           t2sbench status DIR (the same code as the summary `run`
-#                    prints when it ends or is re-opened: bench.SummarizeDir)
+#                    prints when it ends or is re-opened: runstore.SummarizeDir)
 #   report           t2sbench report DIR --no-view (every table and plot)
 #   report+view      t2sbench report DIR (the tables, plots and the static
 #                    HTML viewer: viewer.Open's index, then one file per
