@@ -181,3 +181,35 @@ func TestArchitectureClosure(t *testing.T) {
 		t.Errorf("bench's imports %v should reach runstore and, through datasets, sqllex", deps)
 	}
 }
+
+// readCommands are the files of cmd/t2sbench that implement the commands
+// which only read a finished run (status, report, view, export, merge,
+// compare, cache): they reach the store through runstore, never bench.
+var readCommands = []string{
+	"status.go", "report.go", "reportgold.go", "twogold.go", "view.go",
+	"export.go", "merge.go", "compare.go", "comparemetric.go", "cache.go",
+}
+
+// TestReadCommandsImportNoBench: the read-only commands' files import no
+// bench, and neither do the packages they import.
+func TestReadCommandsImportNoBench(t *testing.T) {
+	imports := projectImports(t)
+	fset := token.NewFileSet()
+	for _, name := range readCommands {
+		path := filepath.Join("cmd", "t2sbench", name)
+		file, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range file.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if !strings.HasPrefix(p, modulePath+"/") {
+				continue
+			}
+			dep := strings.TrimPrefix(p, modulePath+"/")
+			if dep == "bench" || slices.Contains(closure(dep, imports), "bench") {
+				t.Errorf("%s imports %s, which is or reaches bench", path, dep)
+			}
+		}
+	}
+}
