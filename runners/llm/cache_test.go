@@ -237,6 +237,29 @@ func TestCachePersistsAcrossOpen(t *testing.T) {
 	}
 }
 
+// TestCacheKeepsWorkersConnections holds as many connections at once as a
+// run's workers look up with, gives them back, and checks that the pool
+// kept them all open for the next lookups rather than closing all but two.
+func TestCacheKeepsWorkersConnections(t *testing.T) {
+	cache, _ := openTestCache(t)
+	ctx := context.Background()
+	const workers = 8
+	conns := make([]*sql.Conn, workers)
+	for i := range conns {
+		c, err := cache.db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns[i] = c
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+	if st := cache.db.Stats(); st.MaxIdleClosed != 0 || st.Idle != workers {
+		t.Errorf("after %d connections came back: %d idle, %d closed as surplus; want %d idle, none closed", workers, st.Idle, st.MaxIdleClosed, workers)
+	}
+}
+
 func TestCacheConcurrentFirstWriterWins(t *testing.T) {
 	cache, _ := openTestCache(t)
 	inner := &countingClient{}
