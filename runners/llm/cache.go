@@ -471,8 +471,17 @@ const paragraphsSchema = `CREATE TABLE IF NOT EXISTS paragraphs (
 	)`
 
 // createCacheTables creates the tables a cache writes that db lacks, in one
-// transaction (another process may be creating them too).
+// transaction (another process may be creating them too). A file that has
+// them, as every open but the first finds, is only read: its open takes
+// no write lock, for which it would wait while another run commits.
 func createCacheTables(db *sql.DB) error {
+	var have int
+	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('samples', 'paragraphs')`).Scan(&have); err != nil {
+		return err
+	}
+	if have == 2 {
+		return nil
+	}
 	tx, err := db.Begin()
 	if err != nil {
 		return err

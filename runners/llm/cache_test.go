@@ -260,6 +260,40 @@ func TestCacheKeepsWorkersConnections(t *testing.T) {
 	}
 }
 
+// TestCacheOpensWhileAnotherWrites opens a cache file while another
+// connection holds its write lock, as a run committing its batch does: the
+// open only reads the file that has its tables, so it does not wait for
+// the lock (the busy timeout is 30 s).
+func TestCacheOpensWhileAnotherWrites(t *testing.T) {
+	cache, path := openTestCache(t)
+	ctx := context.Background()
+	conn, err := cache.db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(ctx, `ROLLBACK`)
+	opened := make(chan error, 1)
+	go func() {
+		c, err := OpenCache(path)
+		if err == nil {
+			c.Close()
+		}
+		opened <- err
+	}()
+	select {
+	case err := <-opened:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("OpenCache waited for another connection's write lock")
+	}
+}
+
 func TestCacheConcurrentFirstWriterWins(t *testing.T) {
 	cache, _ := openTestCache(t)
 	inner := &countingClient{}
