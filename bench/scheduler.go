@@ -490,13 +490,7 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 		}
 		meta[MetaPrices] = string(raw)
 	}
-	if err := st.SetMeta(meta); err != nil {
-		return Summary{}, envOr(err, opt.storeFile())
-	}
-	if err := st.RecordSlice(opt.Shard, opt.Limit); err != nil {
-		return Summary{}, envOr(err, opt.storeFile())
-	}
-	totals := map[string]string{}
+	// Each trial's number of items goes with the rest, in one commit.
 	for _, t := range p.Trials {
 		n := 0
 		for _, ex := range benches[benchKey(t.Benchmark)].b.Examples {
@@ -504,9 +498,12 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 				n++
 			}
 		}
-		totals["items:"+t.ID] = strconv.Itoa(n)
+		meta["items:"+t.ID] = strconv.Itoa(n)
 	}
-	if err := st.SetMeta(totals); err != nil {
+	if err := st.SetMeta(meta); err != nil {
+		return Summary{}, envOr(err, opt.storeFile())
+	}
+	if err := st.RecordSlice(opt.Shard, opt.Limit); err != nil {
 		return Summary{}, envOr(err, opt.storeFile())
 	}
 
