@@ -122,8 +122,7 @@ func profileSets(root *yaml.Node, p Profile) *ProfileUse {
 		if sw := mappingValue(entry, "sweep"); sw != nil && mappingValue(sw, key) != nil {
 			continue
 		}
-		info, _ := runners.Lookup(name.Value)
-		def, hasDef := info.Defaults[key]
+		def, hasDef := runners.Defaults(name.Value)[key]
 		path := fmt.Sprintf("runners.%d", i)
 		params := mappingValue(entry, "params")
 		var set *yaml.Node

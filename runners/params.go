@@ -11,28 +11,29 @@ import (
 )
 
 // Reader reads typed parameters from Params, remembering every key it
-// consumed so that Err can report unknown keys and bad values together.
+// consumed so that Err can report unknown keys and bad values together,
+// and every parameter it read with its default and valid values, which
+// Described lists (`help runners`, through Describe). A runner's factory
+// is handed one (runners.New makes it over a spec's parameters; a Go
+// caller with NewReader):
 //
-//	r := runners.NewReader(p)
-//	n := r.Int("n_rollout", 24, 1, 10000)
-//	if err := r.Err(); err != nil { return nil, err }
+//	func New(r *runners.Reader) (runners.Runner, error) {
+//		n := r.Int("n_rollout", DefaultRollouts, 1, 10000)
+//		if err := r.Err(); err != nil { return nil, err }
+//		...
 type Reader struct {
 	p    Params
 	used map[string]bool
-	errs ParamErrors
-	// log, when the Params came from Describe, records every parameter
-	// read with its default and range.
-	log *paramLog
+	// taken are the keys the factory reads by hand (Take): neither
+	// unknown nor listed among the known keys.
+	taken map[string]bool
+	errs  ParamErrors
+	read  []ParamInfo
 }
 
 // NewReader wraps p.
 func NewReader(p Params) *Reader {
-	r := &Reader{p: p, used: map[string]bool{}}
-	if l, ok := p[describeKey].(*paramLog); ok {
-		r.log = l
-		r.used[describeKey] = true
-	}
-	return r
+	return &Reader{p: p, used: map[string]bool{}, taken: map[string]bool{}}
 }
 
 // ParamInfo describes one parameter a runner reads: its kind (integer,
@@ -44,33 +45,41 @@ type ParamInfo struct {
 	Valid     string
 }
 
-// describeKey is the Params key through which Describe hands its log to
-// the factory's Readers; a YAML spec cannot hold it.
-const describeKey = "\x00describe"
-
-type paramLog struct{ params []ParamInfo }
-
 func (r *Reader) note(key, kind string, def any, valid string) {
-	if r.log == nil {
-		return
-	}
-	for _, p := range r.log.params {
+	for _, p := range r.read {
 		if p.Key == key {
 			return
 		}
 	}
-	r.log.params = append(r.log.params, ParamInfo{Key: key, Kind: kind, Default: def, Valid: valid})
+	r.read = append(r.read, ParamInfo{Key: key, Kind: kind, Default: def, Valid: valid})
 }
 
-// Describe builds the runner registered under name with its defaults and
-// returns every parameter its factory read through a Reader, in the order
-// read. Parameters a factory reads without a Reader are not listed.
+// Described returns every parameter read through r's typed methods, in the
+// order first read, each with the default and valid values of that read.
+func (r *Reader) Described() []ParamInfo { return r.read }
+
+// Take returns the value of a parameter the factory reads by hand (a kind
+// the Reader has no method for; Info.Extra documents it) and takes it out
+// of Err's checks: it is neither an unknown key nor listed among the known
+// ones.
+func (r *Reader) Take(key string) (any, bool) {
+	r.taken[key] = true
+	v, ok := r.p[key]
+	return v, ok
+}
+
+// Describe builds the runner registered under name with its defaults (a
+// Reader over no parameters) and returns every parameter its factory read
+// through the Reader, in the order read. Parameters a factory reads
+// without a Reader are not listed.
 func Describe(name string) ([]ParamInfo, error) {
-	l := &paramLog{}
-	if _, err := New(name, Params{describeKey: l}); err != nil {
-		return l.params, err
+	info, err := lookupInfo(name)
+	if err != nil {
+		return nil, err
 	}
-	return l.params, nil
+	r := NewReader(nil)
+	_, err = info.New(r)
+	return r.Described(), err
 }
 
 func (r *Reader) get(key string) (any, bool) {
@@ -238,7 +247,7 @@ func (r *Reader) Strings(key string, def []string) []string {
 func (r *Reader) Err() error {
 	var unknown []string
 	for k := range r.p {
-		if !r.used[k] && k != describeKey {
+		if !r.used[k] && !r.taken[k] {
 			unknown = append(unknown, k)
 		}
 	}
@@ -247,9 +256,6 @@ func (r *Reader) Err() error {
 	for _, k := range unknown {
 		known := make([]string, 0, len(r.used))
 		for u := range r.used {
-			if u == describeKey {
-				continue
-			}
 			known = append(known, u)
 		}
 		sort.Strings(known)

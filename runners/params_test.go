@@ -130,7 +130,7 @@ func TestMeterByRole(t *testing.T) {
 // registerTestRunner registers the test runner once per process, so the
 // test also passes under -count > 1.
 var registerTestRunner = sync.OnceFunc(func() {
-	Register("test-runner-registry", func(p Params) (Runner, error) { return nil, NewReader(p).Err() })
+	Register("test-runner-registry", func(r *Reader) (Runner, error) { return nil, r.Err() })
 })
 
 func TestRegistry(t *testing.T) {
@@ -150,12 +150,12 @@ func TestRegistry(t *testing.T) {
 }
 
 // TestDescribe: Describe lists what a factory reads through its Reader,
-// in order, with defaults and valid values, and the describing key never
-// reaches the factory's unknown-key check.
+// in order, with defaults and valid values; a parameter the factory takes
+// by hand is neither described nor known, nor unknown.
 func TestDescribe(t *testing.T) {
 	if _, ok := Lookup("describe-test"); !ok { // registered once per test binary (-count=N)
-		Register("describe-test", func(p Params) (Runner, error) {
-			r := NewReader(p)
+		Register("describe-test", func(r *Reader) (Runner, error) {
+			r.Take("by_hand")
 			r.Int("k", 8, 1, 128)
 			r.String("mode", "a", "a", "b")
 			r.Bool("on", true)
@@ -180,8 +180,11 @@ func TestDescribe(t *testing.T) {
 			t.Errorf("param %d = %+v; want %+v", i, got[i], want[i])
 		}
 	}
+	if _, err := New("describe-test", Params{"by_hand": []int{1}}); err != nil {
+		t.Errorf("New with the parameter taken by hand: %v; want no error", err)
+	}
 	if _, err := New("describe-test", Params{"zz": 1}); err == nil || !strings.Contains(err.Error(), "known: k, mode, on)") {
-		t.Errorf("unknown key error = %v; want the known keys without the describing key", err)
+		t.Errorf("unknown key error = %v; want the known keys, the one taken by hand left out", err)
 	}
 	if _, err := Describe("no-such-runner"); err == nil {
 		t.Errorf("Describe of an unknown runner: no error")

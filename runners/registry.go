@@ -1,6 +1,10 @@
 package runners
 
-import "maps"
+import (
+	"maps"
+	"slices"
+	"sync"
+)
 
 // Info is everything a runner package registers about its runner (see
 // docs/adding-a-runner.md): the factory, and what `help runners`, the
@@ -24,12 +28,13 @@ type Info struct {
 	// Note is anything else `help runners` must say (constraints between
 	// parameters).
 	Note string
-	// Defaults are the defaults of the parameters that sweeps and grids
-	// vary, from the package's Default constants (each documenting its
+	// Varied names the parameters that sweeps and grids vary. Their
+	// defaults are those the factory reads them with (Describe), written
+	// once, as the package's Default constants (each documenting its
 	// source: paper section, released code, or t2sbench's choice where the
-	// paper gives none). Reports mark them on sweeps and grids and test
-	// grid points against them.
-	Defaults map[string]float64
+	// paper gives none); PaperDefaults gives them to the reports, which
+	// mark them on sweeps and grids and test grid points against them.
+	Varied []string
 }
 
 // RoleInfo is one model role a runner asks and what the role does.
@@ -49,7 +54,7 @@ func RegisterInfo(info Info) {
 	if info.Name == "" || info.New == nil {
 		panic("runners: RegisterInfo needs Name and New")
 	}
-	info.Defaults = maps.Clone(info.Defaults)
+	info.Varied = slices.Clone(info.Varied)
 	registry[info.Name] = info
 }
 
@@ -61,15 +66,51 @@ func Lookup(name string) (Info, bool) {
 	return info, ok
 }
 
+// Defaults returns the defaults of the parameters the runner registered
+// under name varies (Info.Varied), as its factory reads them (Describe): a
+// fresh map the caller may keep, nil for an unknown runner or one that
+// varies nothing. A varied parameter read without a numeric default is
+// left out.
+func Defaults(name string) map[string]float64 {
+	info, ok := Lookup(name)
+	if !ok || len(info.Varied) == 0 {
+		return nil
+	}
+	defaultsMu.Lock()
+	d, ok := defaultsOf[name]
+	defaultsMu.Unlock()
+	if !ok {
+		d = map[string]float64{}
+		params, _ := Describe(name)
+		for _, p := range params {
+			if !slices.Contains(info.Varied, p.Key) {
+				continue
+			}
+			if v, isNum := Number(p.Default); isNum {
+				d[p.Key] = v
+			}
+		}
+		defaultsMu.Lock()
+		defaultsOf[name] = d
+		defaultsMu.Unlock()
+	}
+	return maps.Clone(d)
+}
+
+// defaultsOf memoises Defaults by runner name: a registration never
+// changes, and building a runner to describe it costs more than a look-up.
+var (
+	defaultsMu sync.Mutex
+	defaultsOf = map[string]map[string]float64{}
+)
+
 // PaperDefaults returns every registered runner's Defaults by runner name
 // (runners without any are left out), a fresh map the caller may keep.
 func PaperDefaults() map[string]map[string]float64 {
-	regMu.RLock()
-	defer regMu.RUnlock()
 	out := map[string]map[string]float64{}
-	for name, info := range registry {
-		if len(info.Defaults) > 0 {
-			out[name] = maps.Clone(info.Defaults)
+	for _, name := range Names() {
+		if d := Defaults(name); len(d) > 0 {
+			out[name] = d
 		}
 	}
 	return out

@@ -2,6 +2,7 @@ package runners
 
 import (
 	"context"
+	"maps"
 	"sync"
 	"testing"
 )
@@ -14,11 +15,16 @@ func (nopRunner) Run(context.Context, Task) (Result, error) { return Result{}, n
 // registerInfoTest registers the test runners once per process, so the
 // test also passes under -count > 1.
 var registerInfoTest = sync.OnceFunc(func() {
-	defs := map[string]float64{"k": 8}
-	RegisterInfo(Info{Name: "registry-test", New: func(Params) (Runner, error) { return nopRunner{}, nil },
-		Paper: "a test runner", Roles: []RoleInfo{{Role: "reason", Does: "everything"}}, Defaults: defs})
-	defs["k"] = 9 // the registry keeps its own copy
-	Register("registry-test-plain", func(Params) (Runner, error) { return nopRunner{}, nil })
+	varied := []string{"k", "temperature", "mode"}
+	RegisterInfo(Info{Name: "registry-test", New: func(r *Reader) (Runner, error) {
+		r.Int("k", 8, 1, 128)
+		r.Int("max_tokens", 1024, 16, 65536) // not varied
+		r.Float("temperature", 0.5, 0, 2)
+		r.String("mode", "a", "a", "b") // varied, but no number
+		return nopRunner{}, r.Err()
+	}, Paper: "a test runner", Roles: []RoleInfo{{Role: "reason", Does: "everything"}}, Varied: varied})
+	varied[0] = "max_tokens" // the registry keeps its own copy
+	Register("registry-test-plain", func(r *Reader) (Runner, error) { r.Int("k", 8, 1, 128); return nopRunner{}, r.Err() })
 })
 
 // TestRegisterInfo checks what a registration carries to Lookup, New and
@@ -33,12 +39,18 @@ func TestRegisterInfo(t *testing.T) {
 		t.Errorf("New = %v, %v; want the test runner", r, err)
 	}
 	pd := PaperDefaults()
-	if got := pd["registry-test"]["k"]; got != 8 {
-		t.Errorf("PaperDefaults()[registry-test][k] = %v; want 8 (as registered)", got)
+	if got, want := pd["registry-test"], map[string]float64{"k": 8, "temperature": 0.5}; !maps.Equal(got, want) {
+		t.Errorf("PaperDefaults()[registry-test] = %v; want %v (the varied parameters' defaults as the factory reads them)", got, want)
 	}
 	pd["registry-test"]["k"] = 10
 	if got := PaperDefaults()["registry-test"]["k"]; got != 8 {
 		t.Errorf("after the caller changed its copy, PaperDefaults()[registry-test][k] = %v; want 8", got)
+	}
+	if got := Defaults("registry-test")["k"]; got != 8 {
+		t.Errorf("Defaults(registry-test)[k] = %v; want 8", got)
+	}
+	if got := Defaults("no-such-runner"); got != nil {
+		t.Errorf("Defaults(no-such-runner) = %v; want nil", got)
 	}
 	if _, ok := PaperDefaults()["registry-test-plain"]; ok {
 		t.Errorf("PaperDefaults has registry-test-plain; want no entry for a runner without defaults")
@@ -47,9 +59,9 @@ func TestRegisterInfo(t *testing.T) {
 		name string
 		info Info
 	}{
-		{"no name", Info{New: func(Params) (Runner, error) { return nopRunner{}, nil }}},
+		{"no name", Info{New: func(*Reader) (Runner, error) { return nopRunner{}, nil }}},
 		{"no factory", Info{Name: "registry-test-nil"}},
-		{"duplicate", Info{Name: "registry-test", New: func(Params) (Runner, error) { return nopRunner{}, nil }}},
+		{"duplicate", Info{Name: "registry-test", New: func(*Reader) (Runner, error) { return nopRunner{}, nil }}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			defer func() {

@@ -200,9 +200,12 @@ type Result struct {
 // Params are a runner's parameters as given in the spec.
 type Params map[string]any
 
-// Factory builds a runner from its spec parameters. It must reject unknown
-// keys and out-of-range values with an error naming the key.
-type Factory func(p Params) (Runner, error)
+// Factory builds a runner from its spec parameters, reading every one
+// through r, and returns r.Err() when it is not nil, so that unknown keys
+// and out-of-range values fail with an error naming the key. New hands it
+// a Reader over a spec's parameters, Describe one over none, to list what
+// it reads with the defaults it reads them with.
+type Factory func(r *Reader) (Runner, error)
 
 var (
 	regMu    sync.RWMutex
@@ -214,15 +217,22 @@ var (
 // duplicate name (a programming error at init time).
 func Register(name string, f Factory) { RegisterInfo(Info{Name: name, New: f}) }
 
-// New builds the runner registered under name.
+// New builds the runner registered under name from its spec parameters.
 func New(name string, p Params) (Runner, error) {
-	regMu.RLock()
-	info, ok := registry[name]
-	regMu.RUnlock()
-	if !ok {
-		return nil, fmt.Errorf("unknown runner %q%s (known: %v)", name, suggest.Hint(name, Names()), Names())
+	info, err := lookupInfo(name)
+	if err != nil {
+		return nil, err
 	}
-	return info.New(p)
+	return info.New(NewReader(p))
+}
+
+// lookupInfo returns the registration of name, or an error listing the
+// registered runners.
+func lookupInfo(name string) (Info, error) {
+	if info, ok := Lookup(name); ok {
+		return info, nil
+	}
+	return Info{}, fmt.Errorf("unknown runner %q%s (known: %v)", name, suggest.Hint(name, Names()), Names())
 }
 
 // Names lists the registered runners, sorted.

@@ -31,8 +31,9 @@ func (f failTenth) Run(ctx context.Context, t runners.Task) (runners.Result, err
 }
 
 func init() {
-	runners.Register("fail-tenth", func(p runners.Params) (runners.Runner, error) {
-		r, err := runners.New("direct", p)
+	runners.Register("fail-tenth", func(rd *runners.Reader) (runners.Runner, error) {
+		direct, _ := runners.Lookup("direct")
+		r, err := direct.New(rd)
 		if err != nil {
 			return nil, err
 		}

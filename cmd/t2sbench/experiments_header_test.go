@@ -88,8 +88,7 @@ func planValues(p *bench.Plan, runner, key string) []int {
 		}
 		v, ok := runners.Number(t.Params[key])
 		if !ok {
-			info, _ := runners.Lookup(runner)
-			v, ok = info.Defaults[key]
+			v, ok = runners.Defaults(runner)[key]
 		}
 		if ok {
 			out = append(out, int(v))

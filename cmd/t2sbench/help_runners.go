@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/t2sbench/t2sbench/runners"
@@ -70,6 +71,12 @@ func formatDefault(v any) string {
 		return x
 	case []string:
 		return "[" + strings.Join(x, ", ") + "]"
+	case []float64:
+		s := make([]string, len(x))
+		for i, f := range x {
+			s[i] = strconv.FormatFloat(f, 'g', -1, 64)
+		}
+		return "[" + strings.Join(s, ", ") + "]"
 	case nil:
 		return "none"
 	}

@@ -107,6 +107,12 @@ func TestHelpRunnersListsEveryParameter(t *testing.T) {
 		if len(described) != len(known) {
 			t.Errorf("%s: Describe recorded %d parameters, the parser knows %d (%v)", name, len(described), len(known), known)
 		}
+		info, _ := runners.Lookup(name)
+		for _, k := range info.Varied {
+			if _, ok := runners.Defaults(name)[k]; !ok {
+				t.Errorf("%s: varied parameter %s is not read with a numeric default (runners.Info.Varied)", name, k)
+			}
+		}
 		for _, k := range known {
 			if !regexp.MustCompile(`\n    ` + regexp.QuoteMeta(k) + ` +\S`).MatchString(sec) {
 				t.Errorf("help runners, %s: parameter %s is missing", name, k)

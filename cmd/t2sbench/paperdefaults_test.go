@@ -11,10 +11,10 @@ import (
 	"github.com/t2sbench/t2sbench/runners/steinersql"
 )
 
-// TestPaperDefaults checks that the defaults the runner packages register
-// (runners.Info.Defaults) are the table report.go held before the runners
-// registered their own, entry for entry, each from the package's Default
-// constants.
+// TestPaperDefaults checks that the defaults of the parameters the runner
+// packages register as varied (runners.Info.Varied, read by the factories)
+// are the table report.go held before the runners registered their own,
+// entry for entry, each from the package's Default constants.
 func TestPaperDefaults(t *testing.T) {
 	t.Parallel()
 	want := map[string]map[string]float64{

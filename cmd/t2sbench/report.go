@@ -139,8 +139,8 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 }
 
 // paperDefaults are the default values of the parameters that sweeps and
-// grids vary, by runner, as each runner package registers them
-// (runners.Info.Defaults).
+// grids vary, by runner, as each runner's factory reads the parameters it
+// registers as varied (runners.Info.Varied, runners.PaperDefaults).
 func paperDefaults() map[string]map[string]float64 { return runners.PaperDefaults() }
 
 // binaryCommit is the commit `run` records and `report` prints

@@ -36,7 +36,7 @@ func init() {
 		Paper:     "example: one answer at temperature 0 (docs/adding-a-runner.md)",
 		Roles:     []runners.RoleInfo{{Role: runners.RoleReason, Does: "writes the SQL"}},
 		Ablations: "schema: false",
-		Defaults:  map[string]float64{"max_tokens": DefaultMaxTokens},
+		Varied:    []string{"max_tokens"},
 	})
 }
 
@@ -46,10 +46,10 @@ type Runner struct {
 	schema    bool
 }
 
-// New builds the runner from its spec parameters: max_tokens (integer in
-// [16, 65536]) and schema (bool: show the schema in the prompt).
-func New(p runners.Params) (runners.Runner, error) {
-	r := runners.NewReader(p)
+// New builds the runner from its spec parameters, read through r:
+// max_tokens (the request's token limit) and schema (show the schema in
+// the prompt).
+func New(r *runners.Reader) (runners.Runner, error) {
 	x := &Runner{maxTokens: r.Int("max_tokens", DefaultMaxTokens, 16, 65536), schema: r.Bool("schema", true)}
 	if err := r.Err(); err != nil {
 		return nil, err

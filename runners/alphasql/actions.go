@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/jsontext"
 	"github.com/t2sbench/t2sbench/runners/mcts"
 	"github.com/t2sbench/t2sbench/runners/sqltext"
@@ -168,7 +169,7 @@ func ParseRephrase(out string) (key string, ok bool) {
 
 // AllTables is the key ParseSchemaSelection returns alone when the answer
 // selects every table ("*" or "all").
-const AllTables = "*"
+const AllTables = runners.AllTables
 
 // ParseSchemaSelection reads a schema-selection answer: table -> columns,
 // an empty column list meaning the whole table. It accepts every shape of
@@ -189,21 +190,6 @@ func ParseSchemaSelection(out string) (map[string][]string, error) {
 		return nil, fmt.Errorf("schema selection: no tables in the answer")
 	}
 	return v.Tables.Columns, nil
-}
-
-// selectionKey is a canonical key of a selection (sorted, lower-case).
-func selectionKey(sel map[string][]string) string {
-	var parts []string
-	for t, cols := range sel {
-		cs := make([]string, len(cols))
-		for i, c := range cols {
-			cs[i] = strings.ToLower(c)
-		}
-		sort.Strings(cs)
-		parts = append(parts, strings.ToLower(t)+"("+strings.Join(cs, ",")+")")
-	}
-	sort.Strings(parts)
-	return strings.Join(parts, ";")
 }
 
 // ValueCondition is one identified column-value condition.

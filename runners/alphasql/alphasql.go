@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -46,12 +45,11 @@ const (
 func init() {
 	runners.RegisterInfo(runners.Info{
 		Name:      "alphasql",
-		New:       New,
+		New:       build,
 		Paper:     "Alpha-SQL (MCTS over seven reasoning actions, self-supervised reward)",
 		Roles:     []runners.RoleInfo{{Role: runners.RoleReason, Does: "every action, the reward samples and revision"}},
 		Ablations: "disable_actions: any of A1 A2 A3 A4 A6 (paper Table 3); value_retrieval: false; evidence: false",
-		Defaults: map[string]float64{"n_rollout": DefaultRollouts, "n_expansion": DefaultExpansion, "n_reward": DefaultReward,
-			"temperature": DefaultTemperature, "c": DefaultC},
+		Varied:    []string{"n_rollout", "n_expansion", "n_reward", "temperature", "c"},
 	})
 }
 
@@ -92,18 +90,22 @@ type Config struct {
 // Runner is the Alpha-SQL runner.
 type Runner struct{ cfg Config }
 
-// New builds the runner from spec parameters:
+// New builds the runner from spec parameters, for Go callers; build reads
+// them, and `t2sbench help runners` lists each with its default and valid
+// values:
 //
-//	n_rollout (24), n_expansion (3), temperature (0.8), top_p (0.8),
-//	n_reward (5), reward_temperature (0.8), reward_denominator (valid |
-//	n_reward; valid), n_revision (10), c (1.414),
-//	disable_actions ([]; any of A1 A2 A3 A4 A6), evidence (true),
-//	max_tokens (8192), value_retrieval (true), value_index_dir (user cache
+//	n_rollout, n_expansion, temperature, top_p, n_reward,
+//	reward_temperature, reward_denominator (valid | n_reward), n_revision,
+//	c, disable_actions (any of A1 A2 A3 A4 A6), evidence, max_tokens,
+//	value_retrieval, value_index_dir ("": the user cache
 //	dir/t2sbench/value-index), embedding_role ("": lexical only),
-//	retrieval_top_k (20), edit_threshold (0.3), embedding_threshold (0.6),
-//	values_per_column (3), max_values_per_column (0: all).
-func New(p runners.Params) (runners.Runner, error) {
-	r := runners.NewReader(p)
+//	retrieval_top_k, edit_threshold, embedding_threshold,
+//	values_per_column, max_values_per_column (0: all).
+func New(p runners.Params) (runners.Runner, error) { return build(runners.NewReader(p)) }
+
+// build is the runner's factory (runners.Factory): it reads every
+// parameter through r, with its default.
+func build(r *runners.Reader) (runners.Runner, error) {
 	c := Config{
 		Rollouts:                  r.Int("n_rollout", DefaultRollouts, 1, 10000),
 		Expansion:                 r.Int("n_expansion", DefaultExpansion, 1, 64),
@@ -268,21 +270,10 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 	res.Trace.Data["requests"] = map[string]any{"actual": m.Calls(), "implied": implied, "by_action": byAction}
 	res.Trace.Data["tree_summary"] = summary
 	res.Trace.Data["tree"] = tree
-	res.Trace.Data["disabled_actions"] = disabledList(r.cfg.Disabled)
+	res.Trace.Data["disabled_actions"] = mcts.DisabledNames(r.cfg.Disabled)
 	res.Usage = m.Usage()
 	res.Wall = time.Since(start)
 	return res, nil
-}
-
-func disabledList(d map[mcts.Action]bool) []string {
-	out := []string{}
-	for a, on := range d {
-		if on {
-			out = append(out, string(a))
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 // retrieveValues runs the keyword call and value retrieval and puts the

@@ -277,7 +277,7 @@ func TestParsers(t *testing.T) {
 	if err != nil || len(sel["singer"]) != 2 {
 		t.Fatalf("selection = %v, %v", sel, err)
 	}
-	if selectionKey(sel) != selectionKey(map[string][]string{"Singer": {"AGE", "name"}}) {
+	if runners.SelectionKey(sel) != runners.SelectionKey(map[string][]string{"Singer": {"AGE", "name"}}) {
 		t.Error("selection keys should ignore case and order")
 	}
 	if _, err := ParseSchemaSelection("no json here"); err == nil {

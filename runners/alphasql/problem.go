@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/t2sbench/t2sbench/datasets"
@@ -172,13 +171,13 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 			if err != nil {
 				q.side.ParseFailed(runners.RoleReason, string(a))
 			} else {
-				sel, err = knownSelection(q.schema, sel)
+				sel, err = runners.KnownSelection(q.schema, sel)
 			}
 			if err != nil {
 				o.Info["parse_error"] = err.Error()
 			} else {
 				o.Info["selection"] = sel
-				o.Key = "selection:" + selectionKey(sel)
+				o.Key = "selection:" + runners.SelectionKey(sel)
 			}
 		case A3:
 			vs, err := ParseValues(out)
@@ -219,45 +218,6 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 		}
 	}
 	return ex, nil
-}
-
-// knownSelection keeps the tables and columns of sel that exist in the
-// schema, under their schema spelling; a column list left empty keeps the
-// whole table. A selection naming no table of the schema is an error (the
-// node then keeps the full schema, as the authors' code drops such an
-// answer), so that a hallucinated selection never empties the prompt.
-//
-// The key AllTables selects every table, whole.
-func knownSelection(s *datasets.Schema, sel map[string][]string) (map[string][]string, error) {
-	out := map[string][]string{}
-	if _, all := sel[AllTables]; all {
-		for _, tb := range s.Tables {
-			out[tb.Name] = []string{}
-		}
-	}
-	for name, cols := range sel {
-		for _, tb := range s.Tables {
-			if !strings.EqualFold(tb.Name, name) {
-				continue
-			}
-			kept := out[tb.Name]
-			if kept == nil {
-				kept = []string{}
-			}
-			for _, c := range cols {
-				for _, col := range tb.Columns {
-					if strings.EqualFold(col.Name, c) && !slices.Contains(kept, col.Name) {
-						kept = append(kept, col.Name)
-					}
-				}
-			}
-			out[tb.Name] = kept
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("the selection names no table of the schema")
-	}
-	return out, nil
 }
 
 func (q *question) revisionPrompt(ctx context.Context, s pathState, sql string) string {

@@ -203,9 +203,9 @@ func TestParseRealModelAnswers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, err := knownSelection(sch, map[string][]string{AllTables: {}})
+	all, err := runners.KnownSelection(sch, map[string][]string{AllTables: {}})
 	if err != nil || !reflect.DeepEqual(all, map[string][]string{"singer": {}}) {
-		t.Errorf("knownSelection(*): got %v, %v; want every table whole", all, err)
+		t.Errorf("runners.KnownSelection(*): got %v, %v; want every table whole", all, err)
 	}
 }
 

@@ -56,14 +56,14 @@ func finishedBeforeCut(answer, sql string) bool {
 func init() {
 	runners.RegisterInfo(runners.Info{
 		Name:      "direct",
-		New:       func(p runners.Params) (runners.Runner, error) { return newSingle("direct", p) },
+		New:       func(r *runners.Reader) (runners.Runner, error) { return newSingle("direct", r) },
 		Paper:     "baseline: one answer at temperature 0",
 		Roles:     []runners.RoleInfo{{Role: runners.RoleReason, Does: "writes the SQL"}},
 		Ablations: "evidence: false",
 	})
 	runners.RegisterInfo(runners.Info{
 		Name:      "cot",
-		New:       func(p runners.Params) (runners.Runner, error) { return newSingle("cot", p) },
+		New:       func(r *runners.Reader) (runners.Runner, error) { return newSingle("cot", r) },
 		Paper:     "baseline: reasoning step by step, then the SQL, at temperature 0",
 		Roles:     []runners.RoleInfo{{Role: runners.RoleReason, Does: "reasons and writes the SQL"}},
 		Ablations: "evidence: false",
@@ -74,7 +74,7 @@ func init() {
 		Paper:     "baseline: self-consistency, k samples in one request, the largest execution-result group wins",
 		Roles:     []runners.RoleInfo{{Role: runners.RoleReason, Does: "samples k answers"}},
 		Ablations: "evidence: false; sweep k",
-		Defaults:  map[string]float64{"k": DefaultSCK, "temperature": DefaultSCTemperature},
+		Varied:    []string{"k", "temperature"},
 	})
 }
 
@@ -85,8 +85,7 @@ type single struct {
 	evidence  bool
 }
 
-func newSingle(name string, p runners.Params) (runners.Runner, error) {
-	r := runners.NewReader(p)
+func newSingle(name string, r *runners.Reader) (runners.Runner, error) {
 	s := &single{
 		name:      name,
 		maxTokens: r.Int("max_tokens", DefaultMaxTokens, 16, 65536),
@@ -167,8 +166,7 @@ type sc struct {
 	evidence  bool
 }
 
-func newSC(p runners.Params) (runners.Runner, error) {
-	r := runners.NewReader(p)
+func newSC(r *runners.Reader) (runners.Runner, error) {
 	s := &sc{
 		k:         r.Int("k", DefaultSCK, 1, 128),
 		temp:      r.Float("temperature", DefaultSCTemperature, 0, 2),

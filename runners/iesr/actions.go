@@ -3,9 +3,9 @@ package iesr
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 
+	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/jsontext"
 	"github.com/t2sbench/t2sbench/runners/mcts"
 	"github.com/t2sbench/t2sbench/runners/sqltext"
@@ -110,7 +110,7 @@ func stepsText(steps []step) string {
 
 // AllTables is the key ParseSelection returns alone when the answer
 // selects every table ("*" or "all").
-const AllTables = "*"
+const AllTables = runners.AllTables
 
 // ParseSelection reads an A2 answer: table -> columns, an empty column list
 // meaning the whole table. It accepts the strict-mode shape the schema asks
@@ -181,28 +181,6 @@ func ParseSQL(out string) (string, bool) { return sqltext.Extract(out) }
 func canonicalJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
-}
-
-func selectionKey(sel map[string][]string) string {
-	names := make([]string, 0, len(sel))
-	for t := range sel {
-		names = append(names, strings.ToLower(t))
-	}
-	sort.Strings(names)
-	var parts []string
-	for _, n := range names {
-		var cols []string
-		for t, cs := range sel {
-			if strings.ToLower(t) == n {
-				for _, c := range cs {
-					cols = append(cols, strings.ToLower(c))
-				}
-			}
-		}
-		sort.Strings(cols)
-		parts = append(parts, n+"("+strings.Join(cols, ",")+")")
-	}
-	return strings.Join(parts, ";")
 }
 
 // Schemas of the structured action answers. Each follows OpenAI's

@@ -7,7 +7,6 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -130,16 +129,15 @@ var DefaultCuts = []float64{0.2, 0.3, 0.4, 0.5}
 func init() {
 	runners.RegisterInfo(runners.Info{
 		Name:  "iesr",
-		New:   New,
+		New:   build,
 		Paper: "IESR (understanding, schema linking, MCTS, a discriminator over masked trajectories)",
 		Roles: []runners.RoleInfo{{Role: runners.RoleUnderstand, Does: "question understanding and keyword extraction"},
 			{Role: runners.RoleReason, Does: "the MCTS actions"}, {Role: runners.RoleDiscriminator, Does: "completes masked trajectories (consistency check)"}},
 		Ablations: "stage_understanding, stage_linking, schema_compression, stage_discriminator, stage_scoring: false (paper Table 2); disable_actions (Table 3); alpha/beta/gamma over a grid (Fig. 5); verify_keywords: false (Table 4 without Ve; understanding_rounds sets the rounds); expansion: all-actions (Alpha-SQL's code; default paper, Algorithm 2); reward: alphasql (default paper); mask: rstar (default paper)",
-		Extra:     []runners.ParamInfo{{Key: "disc_cuts", Kind: "list of numbers", Default: "[0.2, 0.3, 0.4, 0.5]", Valid: "each in (0, 1)"}},
+		Extra:     []runners.ParamInfo{{Key: "disc_cuts", Kind: "list of numbers", Default: DefaultCuts, Valid: "each in (0, 1)"}},
 		Note:      "alpha + beta + gamma must sum to 1; max_tokens, when set, is the default of the three max_tokens_<role>",
-		Defaults: map[string]float64{"n_rollout": DefaultRollouts, "n_expansion": DefaultExpansion, "n_reward": DefaultReward,
-			"temperature": DefaultTemperature, "top_p": DefaultTopP, "top_k": DefaultTopK, "c": DefaultC,
-			"alpha": DefaultAlpha, "beta": DefaultBeta, "gamma": DefaultGamma, "tau": DefaultTau},
+		Varied: []string{"n_rollout", "n_expansion", "n_reward", "temperature", "top_p", "top_k", "c",
+			"alpha", "beta", "gamma", "tau"},
 	})
 }
 
@@ -191,40 +189,38 @@ type Config struct {
 // Runner is the IESR runner.
 type Runner struct{ cfg Config }
 
-// New builds the runner from spec parameters (defaults in parentheses):
+// New builds the runner from spec parameters, for Go callers; build reads
+// them, and `t2sbench help runners` lists each with its default and valid
+// values:
 //
-//	n_rollout (32), n_expansion (3, under all-actions), temperature
-//	(0.8), top_p (0.95), top_k (40; 0: not sent), n_reward (5, K),
-//	reward_temperature (0.8), reward (paper: paper | alphasql), c (2.0),
-//	evidence (true);
-//	max_tokens_understand (4096), max_tokens_reason (8192),
-//	max_tokens_discriminator (8192); max_tokens, when set, is the default
-//	of all three (a role's own key wins);
-//	verify_keywords (true), understanding_rounds (4, 1-16: the most
-//	keyword-verification rounds; they stop early at a round that changes
-//	no keyword);
-//	expansion (paper: paper | all-actions);
+//	n_rollout, n_expansion (under all-actions), temperature, top_p, top_k
+//	(0: not sent), n_reward (K), reward_temperature, reward (paper |
+//	alphasql), c, evidence;
+//	max_tokens_understand, max_tokens_reason, max_tokens_discriminator;
+//	max_tokens, when set, is the default of all three (a role's own key
+//	wins);
+//	verify_keywords, understanding_rounds (the most keyword-verification
+//	rounds; they stop early at a round that changes no keyword);
+//	expansion (paper | all-actions);
 //	stage_understanding, stage_linking, schema_compression,
-//	stage_discriminator, stage_scoring (all true; false ablates);
-//	disable_actions ([]; any of A1 A2 A3 A4 A6);
+//	stage_discriminator, stage_scoring (false ablates);
+//	disable_actions (any of A1 A2 A3 A4 A6);
 //	rules ("": the bundled rules.yaml; else a rule-base file),
-//	delta_match (0.3), tau (0.5);
-//	link_lsh_threshold (0.3), link_threshold (0.6), link_max_tables (6);
-//	disc_cuts ([0.2, 0.3, 0.4, 0.5]), mask (paper: paper | rstar),
-//	disc_temperature (1.0),
-//	keep_rule (mid: loose | mid | strict);
-//	alpha (0.4), beta (0.2), gamma (0.4), summing to 1.
-func New(p runners.Params) (runners.Runner, error) {
-	// disc_cuts is a list of numbers, which Reader does not read: take it
-	// out before the reader checks for unknown keys.
-	rest := runners.Params{}
-	for k, v := range p {
-		rest[k] = v
-	}
+//	delta_match, tau;
+//	link_lsh_threshold, link_threshold, link_max_tables;
+//	disc_cuts, mask (paper | rstar), disc_temperature,
+//	keep_rule (loose | mid | strict);
+//	alpha, beta, gamma, summing to 1.
+func New(p runners.Params) (runners.Runner, error) { return build(runners.NewReader(p)) }
+
+// build is the runner's factory (runners.Factory): it reads every
+// parameter through r, with its default.
+func build(r *runners.Reader) (runners.Runner, error) {
+	// disc_cuts is a list of numbers, which Reader has no method for: it
+	// is taken by hand (and listed in Info.Extra).
 	cuts := append([]float64(nil), DefaultCuts...)
 	var errs runners.ParamErrors
-	if v, ok := rest["disc_cuts"]; ok {
-		delete(rest, "disc_cuts")
+	if v, ok := r.Take("disc_cuts"); ok {
 		c, err := floatList(v)
 		if err != nil {
 			errs = append(errs, &runners.ParamError{Key: "disc_cuts", Err: err})
@@ -232,7 +228,6 @@ func New(p runners.Params) (runners.Runner, error) {
 			cuts = c
 		}
 	}
-	r := runners.NewReader(rest)
 	c := Config{
 		Rollouts:            r.Int("n_rollout", DefaultRollouts, 1, 10000),
 		Samples:             r.Int("n_expansion", DefaultExpansion, 1, 64),
@@ -478,7 +473,7 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 	res.Trace.Data["trajectories"] = trajs
 	res.Trace.Data["config"] = map[string]any{
 		"stages":               map[string]bool{"understanding": cfg.Understanding, "linking": cfg.Linking, "compression": cfg.Compression, "discriminator": cfg.Discriminator, "scoring": cfg.Scoring},
-		"disabled":             disabledList(cfg.Disabled),
+		"disabled":             mcts.DisabledNames(cfg.Disabled),
 		"weights":              []float64{cfg.Weights.Alpha, cfg.Weights.Beta, cfg.Weights.Gamma},
 		"disc_cuts":            cutsString(cfg.Cuts),
 		"keep_rule":            cfg.KeepRule,
@@ -503,15 +498,4 @@ func rulesName(p string) string {
 		return "bundled rules.yaml"
 	}
 	return p
-}
-
-func disabledList(d map[mcts.Action]bool) []string {
-	out := []string{}
-	for a, on := range d {
-		if on {
-			out = append(out, string(a))
-		}
-	}
-	sort.Strings(out)
-	return out
 }

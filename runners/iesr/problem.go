@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/t2sbench/t2sbench/datasets"
@@ -197,13 +196,13 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 			if err != nil {
 				q.side.ParseFailed(runners.RoleReason, string(a))
 			} else {
-				sel, err = knownSelection(q.schema, sel)
+				sel, err = runners.KnownSelection(q.schema, sel)
 			}
 			if err != nil {
 				o.Info["parse_error"] = err.Error()
 			} else {
 				o.Info["selection"] = sel
-				o.Key = "selection:" + selectionKey(sel)
+				o.Key = "selection:" + runners.SelectionKey(sel)
 			}
 		case A3:
 			cs, err := ParseColumns(out)
@@ -324,45 +323,6 @@ func RewardOf(rule string, term *runners.Execution, samples []*runners.Execution
 		return 0, agree
 	}
 	return float64(agree) / float64(k), agree
-}
-
-// knownSelection keeps the tables and columns of sel that exist in the
-// schema, under their schema spelling; a column list left empty keeps the
-// whole table. A selection naming no table of the schema is an error (the
-// node then keeps the linked schema), so that a hallucinated selection
-// never empties the prompt.
-//
-// The key AllTables selects every table, whole.
-func knownSelection(s *datasets.Schema, sel map[string][]string) (map[string][]string, error) {
-	out := map[string][]string{}
-	if _, all := sel[AllTables]; all {
-		for _, tb := range s.Tables {
-			out[tb.Name] = []string{}
-		}
-	}
-	for name, cols := range sel {
-		for _, tb := range s.Tables {
-			if !strings.EqualFold(tb.Name, name) {
-				continue
-			}
-			kept := out[tb.Name]
-			if kept == nil {
-				kept = []string{}
-			}
-			for _, c := range cols {
-				for _, col := range tb.Columns {
-					if strings.EqualFold(col.Name, c) && !slices.Contains(kept, col.Name) {
-						kept = append(kept, col.Name)
-					}
-				}
-			}
-			out[tb.Name] = kept
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("the selection names no table of the schema")
-	}
-	return out, nil
 }
 
 // bestNodeSQL is the fallback when no trajectory has SQL (its paths were

@@ -2,7 +2,6 @@ package iesr
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -122,21 +121,5 @@ func TestInfrastructureErrors(t *testing.T) {
 				t.Errorf("Run error = %v; want the infrastructure error naming %s", err, resp)
 			}
 		})
-	}
-}
-
-// TestGhostSelectionKeepsSchema: an A2 selection naming no table of the
-// schema leaves the path on the linked schema instead of an empty one.
-func TestGhostSelectionKeepsSchema(t *testing.T) {
-	sch, err := robustDB(t).Schema(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := knownSelection(sch, map[string][]string{"SINGER": {"Country", "ghost"}, "ghost": {"x"}})
-	if err != nil || len(got) != 1 || fmt.Sprint(got["singer"]) != "[country]" {
-		t.Errorf("knownSelection = %v, %v; want map[singer:[country]]", got, err)
-	}
-	if got, err := knownSelection(sch, map[string][]string{"ghost": {"x"}}); err == nil {
-		t.Errorf("knownSelection(ghost) = %v; want an error", got)
 	}
 }

@@ -74,6 +74,20 @@ func Next(table map[Action][]Action, from Action, disabled map[Action]bool) []Ac
 	return out
 }
 
+// DisabledNames returns the names of the actions disabled switches off,
+// sorted (never nil, so that a trace records an empty list as []): a
+// method's action ablation as its traces show it.
+func DisabledNames(disabled map[Action]bool) []string {
+	out := []string{}
+	for a, on := range disabled {
+		if on {
+			out = append(out, string(a))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // RootAction is the pseudo-action of the root node.
 const RootAction Action = "ROOT"
 

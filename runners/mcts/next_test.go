@@ -17,3 +17,15 @@ func TestNext(t *testing.T) {
 		t.Errorf("Next(A7) = %v; want none", got)
 	}
 }
+
+// TestDisabledNames: the switched-on actions, sorted; an empty list, not
+// nil, when none is.
+func TestDisabledNames(t *testing.T) {
+	got := DisabledNames(map[Action]bool{"A6": true, "A2": true, "A3": false})
+	if !reflect.DeepEqual(got, []string{"A2", "A6"}) {
+		t.Errorf("DisabledNames = %v; want [A2 A6]", got)
+	}
+	if got := DisabledNames(nil); got == nil || len(got) != 0 {
+		t.Errorf("DisabledNames(nil) = %#v; want an empty, non-nil list", got)
+	}
+}

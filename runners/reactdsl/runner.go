@@ -69,11 +69,11 @@ const (
 func init() {
 	runners.RegisterInfo(runners.Info{
 		Name:      "react-dsl",
-		New:       func(p runners.Params) (runners.Runner, error) { return New(p) },
+		New:       func(r *runners.Reader) (runners.Runner, error) { return build(r) },
 		Paper:     "ReAct-SQL (a tool-using agent over a schema DSL)",
 		Roles:     []runners.RoleInfo{{Role: runners.RoleReason, Does: "every turn"}},
 		Ablations: "setting: baseline | iterate-sql | iterate-dsl (paper Tables 3-4)",
-		Defaults:  map[string]float64{"max_turns": DefaultMaxTurns},
+		Varied:    []string{"max_turns"},
 	})
 }
 
@@ -88,15 +88,17 @@ type Runner struct {
 	evidence    bool
 }
 
-// New builds the runner from spec parameters: setting (baseline,
-// iterate-sql, iterate-dsl; default iterate-dsl), max_turns (1..50, default
-// 8), temperature (0..2, default 0), obs_rows (rows shown per observation,
-// 1..50, default 5), max_calls_per_turn (DSL calls run from one turn,
-// 1..1000, default 32), max_tokens (completion tokens per turn, reasoning
-// included, 16..131072, default 8192), evidence (show the benchmark
-// evidence, default true).
-func New(p runners.Params) (*Runner, error) {
-	r := runners.NewReader(p)
+// New builds the runner from spec parameters, for Go callers; build reads
+// them, and `t2sbench help runners` lists each with its default and valid
+// values: setting (baseline, iterate-sql, iterate-dsl), max_turns,
+// temperature, obs_rows (rows shown per observation), max_calls_per_turn
+// (DSL calls run from one turn), max_tokens (completion tokens per turn,
+// reasoning included), evidence (show the benchmark evidence).
+func New(p runners.Params) (*Runner, error) { return build(runners.NewReader(p)) }
+
+// build reads every parameter through r, with its default: the runner's
+// factory (runners.Factory).
+func build(r *runners.Reader) (*Runner, error) {
 	rn := &Runner{
 		setting:     r.String("setting", SettingIterateDSL, SettingBaseline, SettingIterateSQL, SettingIterateDSL),
 		maxTurns:    r.Int("max_turns", DefaultMaxTurns, 1, 50),

@@ -77,13 +77,12 @@ const (
 func init() {
 	runners.RegisterInfo(runners.Info{
 		Name:  "steinersql",
-		New:   func(p runners.Params) (runners.Runner, error) { return New(p) },
+		New:   func(r *runners.Reader) (runners.Runner, error) { return build(r) },
 		Paper: "SteinerSQL (decomposition, Steiner-tree schema navigation, multilevel validation)",
 		Roles: []runners.RoleInfo{{Role: runners.RoleDecompose, Does: "Stage 1, the question's terminals"},
 			{Role: runners.RoleReason, Does: "SQL generation and re-planning"}},
 		Ablations: "decomposition, navigation, graph_module, structured_examples: false; path_algorithm; validation; alpha/beta/gamma 0 removes a cost part (paper Table 2); attribute_check, dependency_analysis: false (level-2 attribute check; Algorithm 1 dependency analysis)",
-		Defaults: map[string]float64{"alpha": DefaultAlpha, "beta": DefaultBeta, "gamma": DefaultGamma,
-			"tau": DefaultTau, "max_iterations": DefaultMaxIterations},
+		Varied:    []string{"alpha", "beta", "gamma", "tau", "max_iterations"},
 	})
 }
 
@@ -125,39 +124,44 @@ type graphEntry struct {
 	val   *Validator
 }
 
-// New builds the runner from spec parameters:
+// New builds the runner from spec parameters, for Go callers; build reads
+// them, and `t2sbench help runners` lists each with its default and valid
+// values:
 //
-//	path_algorithm       steiner | shortest-path-union | mst-on-terminals   (steiner)
-//	validation           multilevel | simple-feedback | none                 (multilevel)
-//	max_iterations       re-planning rounds, 1..10                           (3)
-//	alpha, beta, gamma   cost weights in [0, 1]; 0 removes a part            (0.4, 0.4, 0.2)
-//	tau                  non-FK edge similarity threshold                    (0.75)
-//	correction_threshold edit similarity to correct a terminal name          (0.6)
-//	decomposition        Stage 1 on; off = lexical terminals                 (true)
-//	navigation           Stage 2 on; off = full schema, no scaffold          (true)
-//	graph_module         scaffold from the cost graph; off = direct FKs only (true)
-//	structured_examples  worked examples in the guidelines                   (true)
-//	evidence             show the benchmark's evidence                       (true)
-//	stat_sample          rows per statistics query                           (10000)
-//	stats_cache          directory of the on-disk statistics cache           ("")
-//	embedding_role       role of an embedding backend for C_sem; "" lexical  ("")
-//	temperature          sampling temperature of both calls                  (0)
-//	max_tokens_decompose completion tokens of Stage 1, reasoning included    (4096)
-//	max_tokens_reason    completion tokens of SQL generation, ditto          (8192)
-//	link_k               terminals linked lexically without Stage 1          (3)
-//	attribute_check      level 2 checks SELECT/WHERE/HAVING attributes       (true)
-//	dependency_analysis  Stage 1 asks for dependencies; Algorithm 1 orders   (true)
+//	path_algorithm       steiner | shortest-path-union | mst-on-terminals
+//	validation           multilevel | simple-feedback | none
+//	max_iterations       re-planning rounds
+//	alpha, beta, gamma   cost weights in [0, 1]; 0 removes a part
+//	tau                  non-FK edge similarity threshold
+//	correction_threshold edit similarity to correct a terminal name
+//	decomposition        Stage 1 on; off = lexical terminals
+//	navigation           Stage 2 on; off = full schema, no scaffold
+//	graph_module         scaffold from the cost graph; off = direct FKs only
+//	structured_examples  worked examples in the guidelines
+//	evidence             show the benchmark's evidence
+//	stat_sample          rows per statistics query
+//	stats_cache          directory of the on-disk statistics cache
+//	embedding_role       role of an embedding backend for C_sem; "" lexical
+//	temperature          sampling temperature of both calls
+//	max_tokens_decompose completion tokens of Stage 1, reasoning included
+//	max_tokens_reason    completion tokens of SQL generation, ditto
+//	link_k               terminals linked lexically without Stage 1
+//	attribute_check      level 2 checks SELECT/WHERE/HAVING attributes
+//	dependency_analysis  Stage 1 asks for dependencies; Algorithm 1 orders
 //	                     them and adds the tables of required attributes
-//	edge_cost            paper | pair: sim_name, sim_type each a maximum    (paper)
+//	edge_cost            paper | pair: sim_name, sim_type each a maximum
 //	                     over column pairs, or both from the best pair
-//	l2_direction         scaffold_in_query | query_in_scaffold: level 2     (scaffold_in_query)
+//	l2_direction         scaffold_in_query | query_in_scaffold: level 2
 //	                     fails on a scaffold join the query does not make,
 //	                     or on a table the query reads outside the scaffold
-//	replan_feedback      scaffold | violations: a re-planned retry sends     (scaffold)
+//	replan_feedback      scaffold | violations: a re-planned retry sends
 //	                     the new scaffold only, or also the previous query
 //	                     and its violations
-func New(p runners.Params) (*Runner, error) {
-	r := runners.NewReader(p)
+func New(p runners.Params) (*Runner, error) { return build(runners.NewReader(p)) }
+
+// build reads every parameter through r, with its default: the runner's
+// factory (runners.Factory).
+func build(r *runners.Reader) (*Runner, error) {
 	x := &Runner{
 		alg:           r.String("path_algorithm", AlgSteiner, AlgSteiner, AlgShortestPathUnion, AlgMSTOnTerminals),
 		validation:    r.String("validation", ValMultilevel, ValMultilevel, ValSimpleFeedback, ValNone),
