@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // backboneSpec has two runner entries: direct over two simulated
@@ -44,20 +46,20 @@ func TestBoundModelLabels(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		opt  LoadOptions
+		opt  spec.LoadOptions
 		want []string
 	}{
-		{"spec as written", LoadOptions{}, []string{"direct reason=sim-qwen25-coder-7b", "direct reason=sim-qwen25-coder-14b", "iesr"}},
-		{"--models", LoadOptions{Models: []string{models}}, []string{"direct reason=Qwen2.5-Coder-7B-Instruct", "direct reason=sim-qwen25-coder-14b", "iesr"}},
-		{"--set", LoadOptions{Set: []string{"models.sim-qwen25-coder-14b={backend: openai, base_url: 'http://h:8001/v1', model: Qwen2.5-Coder-14B-Instruct}"}},
+		{"spec as written", spec.LoadOptions{}, []string{"direct reason=sim-qwen25-coder-7b", "direct reason=sim-qwen25-coder-14b", "iesr"}},
+		{"--models", spec.LoadOptions{Models: []string{models}}, []string{"direct reason=Qwen2.5-Coder-7B-Instruct", "direct reason=sim-qwen25-coder-14b", "iesr"}},
+		{"--set", spec.LoadOptions{Set: []string{"models.sim-qwen25-coder-14b={backend: openai, base_url: 'http://h:8001/v1', model: Qwen2.5-Coder-14B-Instruct}"}},
 			[]string{"direct reason=sim-qwen25-coder-7b", "direct reason=Qwen2.5-Coder-14B-Instruct", "iesr"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := ParseSpecWith([]byte(backboneSpec), "bb.yaml", tc.opt)
+			s, err := spec.ParseSpecWith([]byte(backboneSpec), "bb.yaml", tc.opt)
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := NewPlan(s)
+			p, err := spec.NewPlan(s)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -84,20 +86,20 @@ func TestBackboneFlag(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name       string
-		opt        LoadOptions
+		opt        spec.LoadOptions
 		wantLabels []string
 		wantModel  string // bound to every role of every trial
 		wantErr    string
 	}{
-		{name: "sim backbone", opt: LoadOptions{Backbone: "sim-qwen25-coder-14b"},
+		{name: "sim backbone", opt: spec.LoadOptions{Backbone: "sim-qwen25-coder-14b"},
 			wantLabels: []string{"direct reason=sim-qwen25-coder-14b", "iesr"}, wantModel: "sim-qwen25-coder-14b"},
-		{name: "real backbone through --models", opt: LoadOptions{Models: []string{models}, Backbone: "sim-qwen25-coder-7b"},
+		{name: "real backbone through --models", opt: spec.LoadOptions{Models: []string{models}, Backbone: "sim-qwen25-coder-7b"},
 			wantLabels: []string{"direct reason=Qwen2.5-Coder-7B-Instruct", "iesr"}, wantModel: "sim-qwen25-coder-7b"},
-		{name: "unknown", opt: LoadOptions{Backbone: "qwen"},
+		{name: "unknown", opt: spec.LoadOptions{Backbone: "qwen"},
 			wantErr: "--backbone qwen: not a model of the spec, whose models are: sim-disc, sim-qwen25-coder-14b, sim-qwen25-coder-7b, sim-understand"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := ParseSpecWith([]byte(backboneSpec), "bb.yaml", tc.opt)
+			s, err := spec.ParseSpecWith([]byte(backboneSpec), "bb.yaml", tc.opt)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("got error %v; want one holding %q", err, tc.wantErr)
@@ -107,7 +109,7 @@ func TestBackboneFlag(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := NewPlan(s)
+			p, err := spec.NewPlan(s)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/t2sbench/t2sbench/internal/testkit"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // TestCallCacheKey checks model_calls.cache_key end to end in the store:
@@ -15,7 +16,7 @@ import (
 // committed calls alike.
 func TestCallCacheKey(t *testing.T) {
 	shard, out := t.TempDir(), t.TempDir()
-	testkit.SQLiteAt(t, filepath.Join(shard, StoreFile),
+	testkit.SQLiteAt(t, filepath.Join(shard, runstore.StoreFile),
 		`PRAGMA journal_mode = WAL`, // as every store is
 		`CREATE TABLE model_calls (id INTEGER PRIMARY KEY AUTOINCREMENT, trial_id TEXT NOT NULL, question_id TEXT NOT NULL, session INTEGER NOT NULL,
 			role TEXT, n INTEGER, cached INTEGER, prompt_tokens INTEGER, completion_tokens INTEGER, latency_ms REAL, error TEXT,
@@ -30,7 +31,7 @@ func TestCallCacheKey(t *testing.T) {
 			VALUES ('t', 'q0', 1, 'reason', 1, 0, 100, 20, 5, '')`,
 	)
 	ctx := context.Background()
-	rd, err := OpenItemReader(shard)
+	rd, err := runstore.OpenItemReader(shard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,33 +41,33 @@ func TestCallCacheKey(t *testing.T) {
 		t.Fatalf("old store: %+v, %v; want one call without a cache key", old, err)
 	}
 
-	st, err := OpenStore(shard)
+	st, err := runstore.OpenStore(shard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := st.CallStarted("t", "q1", Call{Role: "reason", N: 2})
+	id, err := st.CallStarted("t", "q1", runstore.Call{Role: "reason", N: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.CallFinished(id, Call{Role: "reason", N: 2, Cached: true, CacheKey: "k-loose"}); err != nil {
+	if err := st.CallFinished(id, runstore.Call{Role: "reason", N: 2, Cached: true, CacheKey: "k-loose"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.Commit(&Item{TrialID: "t", QuestionID: "q2", Status: StatusDone, Attempts: 1,
-		Calls: []Call{{Role: "reason", N: 1, CacheKey: "k-item"}, {Role: "reason", N: 1}}}); err != nil {
+	if err := st.Commit(&runstore.Item{TrialID: "t", QuestionID: "q2", Status: runstore.StatusDone, Attempts: 1,
+		Calls: []runstore.Call{{Role: "reason", N: 1, CacheKey: "k-item"}, {Role: "reason", N: 1}}}); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
 
-	if _, err := Merge(out, shard); err != nil {
+	if _, err := runstore.Merge(out, shard); err != nil {
 		t.Fatal(err)
 	}
 	for _, dir := range []string{shard, out} {
-		rd, err := OpenItemReader(dir)
+		rd, err := runstore.OpenItemReader(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var keys []string
-		if err := rd.EachCall(ctx, func(c ItemCall) error { keys = append(keys, c.QuestionID+"="+c.CacheKey); return nil }); err != nil {
+		if err := rd.EachCall(ctx, func(c runstore.ItemCall) error { keys = append(keys, c.QuestionID+"="+c.CacheKey); return nil }); err != nil {
 			t.Fatal(err)
 		}
 		q2, err := rd.QuestionCalls(ctx, "q2")
@@ -93,7 +94,7 @@ func TestCallCacheKey(t *testing.T) {
 // redacted.
 func TestSetSpecText(t *testing.T) {
 	dir := t.TempDir()
-	st, err := OpenStore(dir)
+	st, err := runstore.OpenStore(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,11 +102,11 @@ func TestSetSpecText(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-	r, err := ReadRun(dir, false)
+	r, err := runstore.ReadRun(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := r.Meta[MetaSpec], "models: {gpt: {api_key: [REDACTED]}}\n"; got != want {
+	if got, want := r.Meta[runstore.MetaSpec], "models: {gpt: {api_key: [REDACTED]}}\n"; got != want {
 		t.Errorf("meta spec = %q; want %q", got, want)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/testkit/benchkit"
 	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // candidatesSpec runs the self-consistency baseline (five samples) and
@@ -33,7 +34,7 @@ func TestCandidatesScored(t *testing.T) {
 	if _, err := benchkit.Run(t, dir, p, bench.Options{Limit: 6}); err != nil {
 		t.Fatal(err)
 	}
-	r, err := bench.ReadRun(dir, true)
+	r, err := runstore.ReadRun(dir, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +72,7 @@ func TestCandidatesScored(t *testing.T) {
 	}
 	// LoadRunSystems, which compare reads, carries the same marks for the
 	// questions whose gold runs.
-	sys, err := bench.LoadRunSystems(dir)
+	sys, err := runstore.LoadRunSystems(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,8 @@ package bench
 import (
 	"strings"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 func TestSpecRejectsNonFinite(t *testing.T) {
@@ -20,14 +22,14 @@ func TestSpecRejectsNonFinite(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParseSpec([]byte(tt.yaml), "bad.yaml")
+			_, err := spec.ParseSpec([]byte(tt.yaml), "bad.yaml")
 			if err == nil || err.Error() != tt.want {
 				t.Errorf("err = %v; want %q", err, tt.want)
 			}
 		})
 	}
 	// Finite floats, including ones with exponents, still pass.
-	if _, err := ParseSpec([]byte("benchmarks: [{name: mini}]\nmodels:\n  s: {backend: sim, p: 6.5e-1}\nrunners: [{name: direct}]\n"), "ok.yaml"); err != nil {
+	if _, err := spec.ParseSpec([]byte("benchmarks: [{name: mini}]\nmodels:\n  s: {backend: sim, p: 6.5e-1}\nrunners: [{name: direct}]\n"), "ok.yaml"); err != nil {
 		t.Errorf("p: 6.5e-1: %v; want accepted", err)
 	}
 }
@@ -44,11 +46,11 @@ func TestSimplexPoints(t *testing.T) {
 		{4, 0.25, 35},         // C(7, 3)
 	}
 	for _, tt := range tests {
-		if got := SimplexPoints(tt.d, tt.step); got != tt.want {
+		if got := spec.SimplexPoints(tt.d, tt.step); got != tt.want {
 			t.Errorf("SimplexPoints(%d, %g) = %g; want %g", tt.d, tt.step, got, tt.want)
 		}
 		if tt.want < 1000 {
-			if got := len(SimplexGrid(tt.d, tt.step)); float64(got) != tt.want {
+			if got := len(spec.SimplexGrid(tt.d, tt.step)); float64(got) != tt.want {
 				t.Errorf("len(SimplexGrid(%d, %g)) = %d; want %g", tt.d, tt.step, got, tt.want)
 			}
 		}
@@ -68,29 +70,29 @@ func TestPlanCaps(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := ParseSpec([]byte(tt.yaml), "big.yaml")
+			s, err := spec.ParseSpec([]byte(tt.yaml), "big.yaml")
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = NewPlan(s)
+			_, err = spec.NewPlan(s)
 			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
 				t.Errorf("err = %v; want starting %q", err, tt.want)
 			}
 		})
 	}
 	// Raising the cap lets the sweep through (the run flag sets MaxTrials).
-	s, err := ParseSpec([]byte("max_trials: 100\nseeds: [1, 2, 3]\nbenchmarks: [{name: mini}]\nrunners:\n  - name: sc\n    sweep: {k: [1, 2, 3], temperature: [0.1, 0.2, 0.3], max_tokens: [100, 200, 300]}\n"), "ok.yaml")
+	s, err := spec.ParseSpec([]byte("max_trials: 100\nseeds: [1, 2, 3]\nbenchmarks: [{name: mini}]\nrunners:\n  - name: sc\n    sweep: {k: [1, 2, 3], temperature: [0.1, 0.2, 0.3], max_tokens: [100, 200, 300]}\n"), "ok.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewPlan(s)
+	p, err := spec.NewPlan(s)
 	if err != nil {
 		t.Fatalf("max_trials 100: %v", err)
 	}
 	if len(p.Trials) != 81 {
 		t.Fatalf("max_trials 100: %d trials; want 81", len(p.Trials))
 	}
-	if _, err := ParseSpec([]byte("max_trials: -1\nbenchmarks: [{name: mini}]\nrunners: [{name: direct}]\n"), "neg.yaml"); err == nil || !strings.Contains(err.Error(), "neg.yaml:1: max_trials") {
+	if _, err := spec.ParseSpec([]byte("max_trials: -1\nbenchmarks: [{name: mini}]\nrunners: [{name: direct}]\n"), "neg.yaml"); err == nil || !strings.Contains(err.Error(), "neg.yaml:1: max_trials") {
 		t.Errorf("max_trials -1: err = %v; want one naming neg.yaml:1", err)
 	}
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/t2sbench/t2sbench/internal/textable"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // Token assumptions of the dry run's estimate (t2sbench's choices, stated
@@ -32,7 +34,7 @@ const (
 
 // DryRunOptions select the work items as Run's Options do.
 type DryRunOptions struct {
-	Shard Shard
+	Shard spec.Shard
 	Limit int
 	// Dir is the run directory: items already done there are counted,
 	// nothing is created.
@@ -91,7 +93,7 @@ type DryRun struct {
 // points of a grid over weights that only rank answers) are counted for
 // the first trial that sends them. When ctx is cancelled (Ctrl-C) it
 // returns the trials planned so far, marked Interrupted, with ctx's error.
-func PlanDryRun(ctx context.Context, p *Plan, env Env, opt DryRunOptions) (*DryRun, error) {
+func PlanDryRun(ctx context.Context, p *spec.Plan, env Env, opt DryRunOptions) (*DryRun, error) {
 	cacheDir := opt.CacheDir
 	if cacheDir == "" {
 		cacheDir = p.Spec.Cache
@@ -112,7 +114,7 @@ func PlanDryRun(ctx context.Context, p *Plan, env Env, opt DryRunOptions) (*DryR
 		key string
 	}
 	builtBy := map[string]built{}
-	runnerOf := func(t *Trial) (built, error) {
+	runnerOf := func(t *spec.Trial) (built, error) {
 		raw, _ := json.Marshal(t.Params)
 		k := t.Runner + "\x00" + string(raw)
 		if b, ok := builtBy[k]; ok {
@@ -136,7 +138,7 @@ func PlanDryRun(ctx context.Context, p *Plan, env Env, opt DryRunOptions) (*DryR
 	}
 	done := map[string]bool{}
 	doneOf := map[string][]string{} // trial id -> finished questions
-	var meas map[string]*measured
+	var meas map[string]*runstore.Measured
 	// traces are the finished items' traces by runner and benchmark, for
 	// the runners whose estimate a measured rate improves.
 	traces := map[string][]runners.Trace{}
@@ -145,28 +147,28 @@ func PlanDryRun(ctx context.Context, p *Plan, env Env, opt DryRunOptions) (*DryR
 		_, ok := b.r.(runners.TraceEstimator)
 		wantTraces = wantTraces || ok
 	}
-	if _, err := os.Stat(filepath.Join(opt.Dir, StoreFile)); err == nil {
-		if meas, err = measuredCalls(opt.Dir); err != nil {
+	if _, err := os.Stat(filepath.Join(opt.Dir, runstore.StoreFile)); err == nil {
+		if meas, err = runstore.MeasuredCalls(opt.Dir); err != nil {
 			return nil, err
 		}
-		r, err := ReadRun(opt.Dir, wantTraces)
+		r, err := runstore.ReadRun(opt.Dir, wantTraces)
 		if err != nil {
 			return nil, err
 		}
 		for _, t := range r.Trials {
 			for _, it := range t.Items {
-				if it.Status == StatusDone || it.Status == StatusFailed {
-					done[itemKey(t.ID, it.QuestionID)] = true
+				if it.Status == runstore.StatusDone || it.Status == runstore.StatusFailed {
+					done[runstore.ItemKey(t.ID, it.QuestionID)] = true
 					doneOf[t.ID] = append(doneOf[t.ID], it.QuestionID)
 				}
-				if wantTraces && it.Status == StatusDone && it.Result != nil {
+				if wantTraces && it.Status == runstore.StatusDone && it.Result != nil {
 					k := traceKey(t.Runner, t.Benchmark)
 					traces[k] = append(traces[k], it.Result.Trace)
 				}
 			}
 		}
 	}
-	cached, err := cachedByModel(ctx, filepath.Join(cacheDir, ModelCacheFile))
+	cached, err := cachedByModel(ctx, filepath.Join(cacheDir, runstore.ModelCacheFile))
 	if err != nil {
 		return nil, err
 	}
@@ -253,13 +255,13 @@ func PlanDryRun(ctx context.Context, p *Plan, env Env, opt DryRunOptions) (*DryR
 		dt.PerQuestion = maps.Clone(pq)
 		ms := meas[t.ID]
 		if ms != nil {
-			dt.MeasuredItems = ms.items
+			dt.MeasuredItems = ms.Items
 		}
-		if ms != nil && ms.items >= MeasuredMin {
+		if ms != nil && ms.Items >= MeasuredMin {
 			dt.Measured = true
 			dt.PerQuestion = map[string]float64{}
-			for role, n := range ms.calls {
-				dt.PerQuestion[role] = n / float64(ms.items)
+			for role, n := range ms.Calls {
+				dt.PerQuestion[role] = n / float64(ms.Items)
 			}
 		} else if te, ok := b.r.(runners.TraceEstimator); ok {
 			if tr := traces[traceKey(t.Runner, t.Benchmark)]; len(tr) >= MeasuredMin {
@@ -274,7 +276,7 @@ func PlanDryRun(ctx context.Context, p *Plan, env Env, opt DryRunOptions) (*DryR
 				continue
 			}
 			dt.Questions++
-			if done[itemKey(t.ID, ex.ID)] {
+			if done[runstore.ItemKey(t.ID, ex.ID)] {
 				dt.Done++
 				continue
 			}
@@ -282,7 +284,7 @@ func PlanDryRun(ctx context.Context, p *Plan, env Env, opt DryRunOptions) (*DryR
 		}
 		seen := map[string]bool{}
 		for role, n := range dt.PerQuestion {
-			m := t.roleModel(role)
+			m := t.RoleModel(role)
 			dt.Models[role] = m
 			sk := shareKey(t, b.r, role)
 			count, perCall := 0.0, 0.0
@@ -300,9 +302,9 @@ func PlanDryRun(ctx context.Context, p *Plan, env Env, opt DryRunOptions) (*DryR
 			calls := n * count
 			dt.Calls += calls
 			pt, ct := n*perCall, calls*EstimateCompletionTokens
-			if dt.Measured && ms.calls[role] > 0 {
-				pt = calls * ms.prompt[role] / ms.calls[role]
-				ct = calls * ms.completion[role] / ms.calls[role]
+			if dt.Measured && ms.Calls[role] > 0 {
+				pt = calls * ms.Prompt[role] / ms.Calls[role]
+				ct = calls * ms.Completion[role] / ms.Calls[role]
 			}
 			dt.PromptTokens += pt
 			dt.CompletionTokens += ct
@@ -349,17 +351,17 @@ func runnerRoles(name string) []string {
 }
 
 // traceKey groups finished items' traces by runner and benchmark.
-func traceKey(runner string, b BenchmarkSpec) string {
+func traceKey(runner string, b spec.BenchmarkSpec) string {
 	return runner + "\x00" + b.Name + "\x00" + b.Data + "\x00" + b.Split
 }
 
 // shareKey identifies the requests t sends role: the trial's identity
-// (trialCanon) over what those requests depend on, which is the runner,
+// (Canon) over what those requests depend on, which is the runner,
 // the role with its bound model, the benchmark (whatever its limit), the
 // seed and the parameters but runners.IndependentParams. Trials with the
 // same key send the role the same requests. It is "" when the runner
 // declares no parameter independent of role.
-func shareKey(t *Trial, r runners.Runner, role string) string {
+func shareKey(t *spec.Trial, r runners.Runner, role string) string {
 	ind := runners.IndependentParams(r, role)
 	if len(ind) == 0 {
 		return ""
@@ -371,9 +373,9 @@ func shareKey(t *Trial, r runners.Runner, role string) string {
 			u.Params[k] = v
 		}
 	}
-	u.Roles = map[string]string{role: t.roleModel(role)}
+	u.Roles = map[string]string{role: t.RoleModel(role)}
 	u.Benchmark.Limit = 0
-	raw, _ := json.Marshal(trialCanon(&u))
+	raw, _ := json.Marshal(spec.Canon(&u))
 	return string(raw)
 }
 
@@ -382,7 +384,7 @@ func shareKey(t *Trial, r runners.Runner, role string) string {
 // role's p (role_p.reason, else p, else DefaultSimP), a fact about that
 // model, not a guess; nothing for any other backend (the runners then
 // assume their documented defaults).
-func modelPrior(t *Trial) runners.ModelPrior {
+func modelPrior(t *spec.Trial) runners.ModelPrior {
 	m, ok := t.Models[t.Roles[runners.RoleReason]]
 	if !ok || m.Backend != "sim" {
 		return runners.ModelPrior{}
@@ -393,7 +395,7 @@ func modelPrior(t *Trial) runners.ModelPrior {
 	if m.P != nil {
 		return runners.ModelPrior{Accuracy: *m.P, Known: true}
 	}
-	return runners.ModelPrior{Accuracy: DefaultSimP, Known: true}
+	return runners.ModelPrior{Accuracy: spec.DefaultSimP, Known: true}
 }
 
 // promptTokens estimates the prompt tokens of one call per question: its
@@ -424,61 +426,8 @@ func promptTokens(ctx context.Context, b *datasets.Benchmark) map[string]float64
 // assumption about it).
 const MeasuredMin = 10
 
-// measured is what a run directory's call log says of one trial's
-// finished items.
-type measured struct {
-	items              int
-	calls              map[string]float64 // by role, all items
-	prompt, completion map[string]float64 // tokens by role, all items
-}
-
-// measuredCalls reads the call log of the finished (done or failed) items
-// of every trial in dir, read-only.
-func measuredCalls(dir string) (map[string]*measured, error) {
-	out := map[string]*measured{}
-	s, err := openDB(dir, true)
-	if err != nil {
-		return nil, err
-	}
-	defer s.db.Close()
-	rows, err := s.db.Query(`SELECT trial_id, COUNT(*) FROM items WHERE status IN (?, ?) GROUP BY trial_id`, StatusDone, StatusFailed)
-	if err != nil {
-		return nil, fmt.Errorf("store %s: %w", dir, err)
-	}
-	for rows.Next() {
-		m := &measured{calls: map[string]float64{}, prompt: map[string]float64{}, completion: map[string]float64{}}
-		var id string
-		if err := rows.Scan(&id, &m.items); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("store %s: %w", dir, err)
-		}
-		out[id] = m
-	}
-	rows.Close()
-	rows, err = s.db.Query(`SELECT c.trial_id, COALESCE(c.role, ''), COUNT(*), `+tokenSums("c.")+`
-		FROM model_calls c JOIN items i ON i.trial_id = c.trial_id AND i.question_id = c.question_id
-		WHERE i.status IN (?, ?) AND c.session = i.session GROUP BY c.trial_id, c.role`, StatusDone, StatusFailed)
-	if err != nil {
-		return nil, fmt.Errorf("store %s: %w", dir, err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id, role string
-		var n, pt, ct float64
-		if err := rows.Scan(&id, &role, &n, &pt, &ct); err != nil {
-			return nil, fmt.Errorf("store %s: %w", dir, err)
-		}
-		if m := out[id]; m != nil {
-			m.calls[role] += n
-			m.prompt[role] += pt
-			m.completion[role] += ct
-		}
-	}
-	return out, rows.Err()
-}
-
 // cacheModelName is the model name the cache records for m's answers.
-func cacheModelName(m ModelSpec) string {
+func cacheModelName(m spec.ModelSpec) string {
 	if m.Backend == "sim" {
 		return "sim"
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/t2sbench/t2sbench/runners/mcts"
 	_ "github.com/t2sbench/t2sbench/runners/reactdsl"
 	_ "github.com/t2sbench/t2sbench/runners/steinersql"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // The dry run's accuracy: its estimate of the model calls of every runner
@@ -90,7 +91,7 @@ type defaultsFixture struct {
 	PilotCalls map[string]int
 	// Run is the finished run, read with its results, and Calls its calls
 	// by trial label.
-	Run   *bench.RunData
+	Run   *runstore.RunData
 	Calls map[string]int
 }
 
@@ -156,9 +157,9 @@ func defaultsRun(t *testing.T, op operatingPoint) *defaultsFixture {
 
 // readCalls reads the run in dir with its results and counts the call log
 // of its finished items by trial label.
-func readCalls(t *testing.T, dir string) (*bench.RunData, map[string]int) {
+func readCalls(t *testing.T, dir string) (*runstore.RunData, map[string]int) {
 	t.Helper()
-	r, err := bench.ReadRun(dir, true)
+	r, err := runstore.ReadRun(dir, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +276,7 @@ func TestDryRunMeasuredAfterPilot(t *testing.T) {
 // own_requests) are not the search's: they are taken out of the run's
 // expansion requests, and logged per A6 child, the rate its estimate
 // assumes as sum_{j=1}^{9} 0.2^j = 0.25.
-func checkReplica(t *testing.T, r *bench.RunData) {
+func checkReplica(t *testing.T, r *runstore.RunData) {
 	t.Helper()
 	type spaceOf struct {
 		table    map[mcts.Action][]mcts.Action
@@ -363,7 +364,7 @@ func checkReplica(t *testing.T, r *bench.RunData) {
 // fails validation and how often a question that failed once fails
 // again: the rate its estimate assumes (steinersql.ValidationFailRate,
 // 0.31, independent failures) against the run's.
-func logValidation(t *testing.T, r *bench.RunData) {
+func logValidation(t *testing.T, r *runstore.RunData) {
 	t.Helper()
 	for _, tr := range r.Trials {
 		if tr.Runner != "steinersql" {

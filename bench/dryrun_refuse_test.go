@@ -12,6 +12,7 @@ import (
 	"github.com/t2sbench/t2sbench/datasets"
 	_ "github.com/t2sbench/t2sbench/runners/baseline"
 	_ "github.com/t2sbench/t2sbench/runners/iesr"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // TestHugeGridRefusedFromItsSize: a simplex grid of about 10^9 points
@@ -23,7 +24,7 @@ import (
 // point (gigabytes); a watchdog stops the test binary at 512 MiB rather
 // than let it take the machine.
 func TestHugeGridRefusedFromItsSize(t *testing.T) {
-	spec := []byte(`name: huge
+	yml := []byte(`name: huge
 max_trials: 2000000000
 benchmarks: [{name: mini}]
 models: {sim: {backend: sim}}
@@ -32,7 +33,7 @@ runners:
   - name: iesr
     grid: {simplex: [alpha, beta, gamma], step: 0.0000223613595706619}
 `)
-	if pts := SimplexPoints(3, 0.0000223613595706619); pts < 1e9 {
+	if pts := spec.SimplexPoints(3, 0.0000223613595706619); pts < 1e9 {
 		t.Fatalf("the grid has %.0f points; want 10^9 or more", pts)
 	}
 	stop := make(chan struct{})
@@ -56,11 +57,11 @@ runners:
 	}()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	s, err := ParseSpec(spec, "huge.yaml")
+	s, err := spec.ParseSpec(yml, "huge.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = NewPlan(s)
+	_, err = spec.NewPlan(s)
 	runtime.ReadMemStats(&after)
 	if err == nil || !strings.Contains(err.Error(), "huge.yaml:8: runners[0].grid.step") || !strings.Contains(err.Error(), "over the trial cap 100000") {
 		t.Errorf("NewPlan: err = %v; want the grid step refused, over the trial cap 100000", err)
@@ -78,7 +79,7 @@ runners:
 // questions of one call each).
 func TestDryRunInterrupted(t *testing.T) {
 	t.Parallel()
-	s, err := ParseSpec([]byte(`name: two
+	s, err := spec.ParseSpec([]byte(`name: two
 benchmarks: [{name: mini, limit: 2}, {name: spider, limit: 3}]
 models: {sim: {backend: sim}}
 roles: {reason: sim}
@@ -87,7 +88,7 @@ runners: [{name: direct}, {name: cot}]
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewPlan(s)
+	p, err := spec.NewPlan(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,11 +98,11 @@ runners: [{name: direct}, {name: cot}]
 	defer cancel()
 	open := env.OpenBenchmark
 	opened := 0
-	env.OpenBenchmark = func(ctx context.Context, b BenchmarkSpec, dir string) (*datasets.Benchmark, error) {
+	env.OpenBenchmark = func(ctx context.Context, b spec.BenchmarkSpec, dir string) (*datasets.Benchmark, error) {
 		if opened++; opened == 2 {
 			cancel()
 		}
-		return open(ctx, BenchmarkSpec{Name: "mini", Limit: b.Limit}, dir)
+		return open(ctx, spec.BenchmarkSpec{Name: "mini", Limit: b.Limit}, dir)
 	}
 	d, err := PlanDryRun(ctx, p, env, DryRunOptions{Dir: t.TempDir()})
 	if !errors.Is(err, context.Canceled) {

@@ -12,13 +12,14 @@ import (
 	"github.com/t2sbench/t2sbench/runners"
 	_ "github.com/t2sbench/t2sbench/runners/iesr"
 	"github.com/t2sbench/t2sbench/runners/steinersql"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // sentCalls counts, by trial label, the requests of a run that reached the
 // model (calls the model cache did not answer), and all calls.
 func sentCalls(t *testing.T, dir string) (sent, all map[string]int) {
 	t.Helper()
-	r, err := bench.ReadRun(dir, true)
+	r, err := runstore.ReadRun(dir, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // probeClient calls probe with the question id of each request (the fake
@@ -45,7 +46,7 @@ func roDB(t *testing.T, path string) *sql.DB {
 // committed in state sent in the store of run directory dir.
 func sentRows(t *testing.T, dir, q string) int {
 	var n int
-	if err := roDB(t, filepath.Join(dir, StoreFile)).QueryRow(`SELECT count(*) FROM model_calls WHERE question_id = ? AND state = ?`, q, callSent).Scan(&n); err != nil {
+	if err := roDB(t, filepath.Join(dir, runstore.StoreFile)).QueryRow(`SELECT count(*) FROM model_calls WHERE question_id = ? AND state = ?`, q, "sent").Scan(&n); err != nil {
 		t.Error(err)
 	}
 	return n
@@ -55,13 +56,13 @@ func sentRows(t *testing.T, dir, q string) int {
 // only by Flush (or by the store's commit in a run).
 func batchedCache(t *testing.T) (*llm.Cache, string) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), ModelCacheFile)
+	path := filepath.Join(t.TempDir(), runstore.ModelCacheFile)
 	cache, err := llm.OpenCache(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cache.Close() })
-	if err := cache.SetBatch(CacheBatchAnswers, time.Hour); err != nil {
+	if err := cache.SetBatch(runstore.CacheBatchAnswers, time.Hour); err != nil {
 		t.Fatal(err)
 	}
 	return cache, path
@@ -87,7 +88,7 @@ func TestDurability(t *testing.T) {
 			t.Parallel()
 			p := mustPlan(t, directFakeSpec)
 			dir := t.TempDir()
-			st, err := openStoreWith(dir, 1000, time.Hour)
+			st, err := runstore.OpenStoreWith(dir, 1000, time.Hour)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -124,7 +125,7 @@ func TestCacheCommittedFirst(t *testing.T) {
 	t.Parallel()
 	p := mustPlan(t, directFakeSpec)
 	dir := t.TempDir()
-	st, err := openStoreWith(dir, 1000, time.Hour)
+	st, err := runstore.OpenStoreWith(dir, 1000, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +139,7 @@ func TestCacheCommittedFirst(t *testing.T) {
 	}
 	// The cache is still open, its batch committed only by the store's
 	// final commit.
-	rows, err := roDB(t, filepath.Join(dir, StoreFile)).Query(`SELECT cache_key FROM model_calls`)
+	rows, err := roDB(t, filepath.Join(dir, runstore.StoreFile)).Query(`SELECT cache_key FROM model_calls`)
 	if err != nil {
 		t.Fatal(err)
 	}

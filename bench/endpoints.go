@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // EndpointFlushEvery is how often a run adds its endpoint counters to the
@@ -15,7 +17,7 @@ const EndpointFlushEvery = 30 * time.Second
 // sharedPool returns the one llm.Pool of model name, built from cfg and
 // m's replicas on first use: every benchmark's client of the model shares
 // its balancing, ejections and counters.
-func sharedPool(mu *sync.Mutex, pools map[string]*llm.Pool, name string, m ModelSpec, cfg llm.OpenAIConfig) (*llm.Pool, error) {
+func sharedPool(mu *sync.Mutex, pools map[string]*llm.Pool, name string, m spec.ModelSpec, cfg llm.OpenAIConfig) (*llm.Pool, error) {
 	mu.Lock()
 	defer mu.Unlock()
 	if p := pools[name]; p != nil {
@@ -51,7 +53,7 @@ func (c pooledClient) EndpointStats() []llm.EndpointStats { return c.pool.Endpoi
 // endpointRecorder adds the increments of the run's endpoint counters to
 // the store, periodically and at the end of the run.
 type endpointRecorder struct {
-	st      *Store
+	st      *runstore.Store
 	sources map[string]endpointReporter // by model name
 	mu      sync.Mutex
 	last    map[[2]string]llm.EndpointStats
@@ -59,7 +61,7 @@ type endpointRecorder struct {
 	done    chan struct{}
 }
 
-func newEndpointRecorder(st *Store) *endpointRecorder {
+func newEndpointRecorder(st *runstore.Store) *endpointRecorder {
 	return &endpointRecorder{st: st, sources: map[string]endpointReporter{}, last: map[[2]string]llm.EndpointStats{}}
 }
 
@@ -106,7 +108,7 @@ func (r *endpointRecorder) finish() error {
 func (r *endpointRecorder) flush() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var delta []EndpointStat
+	var delta []runstore.EndpointStat
 	next := map[[2]string]llm.EndpointStats{}
 	for model, src := range r.sources {
 		for _, e := range src.EndpointStats() {
@@ -116,7 +118,7 @@ func (r *endpointRecorder) flush() error {
 			if e.Calls == p.Calls && e.Ejections == p.Ejections {
 				continue
 			}
-			d := EndpointStat{Model: model, Endpoint: e.BaseURL, Calls: e.Calls - p.Calls, Errors: e.Errors - p.Errors,
+			d := runstore.EndpointStat{Model: model, Endpoint: e.BaseURL, Calls: e.Calls - p.Calls, Errors: e.Errors - p.Errors,
 				Ejections: e.Ejections - p.Ejections, LatencyMSSum: ms(e.LatencySum - p.LatencySum), LatencyMSMax: ms(e.LatencyMax),
 				PromptTokens: e.PromptTokens - p.PromptTokens, CompletionTokens: e.CompletionTokens - p.CompletionTokens}
 			delta = append(delta, d)

@@ -7,15 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"time"
 
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
-
-// ModelCacheFile is the model-response cache inside a cache directory.
-const ModelCacheFile = "models.db"
 
 // goldCacheDir is the gold-result cache's directory inside cache
 // directory cacheDir.
@@ -76,7 +74,7 @@ func NewEnv(o EnvOptions) (Env, func() error) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err
 		}
-		c, err := llm.OpenCache(filepath.Join(dir, ModelCacheFile))
+		c, err := llm.OpenCache(filepath.Join(dir, runstore.ModelCacheFile))
 		if err != nil {
 			return nil, err
 		}
@@ -84,7 +82,7 @@ func NewEnv(o EnvOptions) (Env, func() error) {
 		// batches, as the store's items are (BatchItems); a server's
 		// answer is committed as it arrives. Run commits the cache's
 		// batch before each of the store's.
-		if err := c.SetBatch(CacheBatchAnswers, BatchWait); err != nil {
+		if err := c.SetBatch(runstore.CacheBatchAnswers, runstore.BatchWait); err != nil {
 			c.Close()
 			return nil, err
 		}
@@ -113,7 +111,7 @@ func NewEnv(o EnvOptions) (Env, func() error) {
 			wg.Wait()
 		},
 		KnownBenchmark: func(name string) bool { _, ok := datasets.Lookup(name); return ok },
-		OpenBenchmark: func(_ context.Context, b BenchmarkSpec, cacheDir string) (*datasets.Benchmark, error) {
+		OpenBenchmark: func(_ context.Context, b spec.BenchmarkSpec, cacheDir string) (*datasets.Benchmark, error) {
 			name := b.DatasetName()
 			opt := datasets.LoadOptions{Limit: b.Limit, CacheDir: filepath.Join(cacheDir, "datasets", b.Name),
 				SQLite: datasets.SQLiteOptions{MaxBytes: b.MaxResultMB << 20}}
@@ -145,7 +143,7 @@ func NewEnv(o EnvOptions) (Env, func() error) {
 			}
 			return datasets.Open(name, b.Data, opt)
 		},
-		NewClient: func(_ context.Context, name string, m ModelSpec, b *datasets.Benchmark, cacheDir string) (llm.Client, error) {
+		NewClient: func(_ context.Context, name string, m spec.ModelSpec, b *datasets.Benchmark, cacheDir string) (llm.Client, error) {
 			c, err := openCache(cacheDir)
 			if err != nil {
 				return nil, fmt.Errorf("model cache: %w", err)
@@ -194,7 +192,7 @@ func NewEnv(o EnvOptions) (Env, func() error) {
 			}
 			return nil, fmt.Errorf("unknown backend %q", m.Backend)
 		},
-		NewScorer: func(b *datasets.Benchmark, bs BenchmarkSpec, goldDir string) (Scorer, error) {
+		NewScorer: func(b *datasets.Benchmark, bs spec.BenchmarkSpec, goldDir string) (Scorer, error) {
 			g, err := goldCache(goldDir)
 			if err != nil {
 				return nil, err
@@ -228,13 +226,13 @@ func NewEnv(o EnvOptions) (Env, func() error) {
 // scorerAdapter is the scheduler's scorer over a metrics.Scorer.
 type scorerAdapter struct{ s *metrics.Scorer }
 
-func (a scorerAdapter) Score(ctx context.Context, ex datasets.Example, pred string) Verdict {
+func (a scorerAdapter) Score(ctx context.Context, ex datasets.Example, pred string) runstore.Verdict {
 	return a.s.Score(ctx, ex, pred)
 }
 
 // ScoreWithCandidates judges a prediction and its candidates together
 // (metrics.Scorer.ScoreWithCandidates).
-func (a scorerAdapter) ScoreWithCandidates(ctx context.Context, ex datasets.Example, pred string, sqls []string) (Verdict, []metrics.CandidateMark) {
+func (a scorerAdapter) ScoreWithCandidates(ctx context.Context, ex datasets.Example, pred string, sqls []string) (runstore.Verdict, []metrics.CandidateMark) {
 	return a.s.ScoreWithCandidates(ctx, ex, pred, sqls)
 }
 
@@ -248,6 +246,3 @@ func (a scorerAdapter) Close() error {
 	}
 	return nil
 }
-
-// D returns the time.Duration.
-func (d Duration) D() time.Duration { return time.Duration(d) }

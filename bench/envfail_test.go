@@ -16,6 +16,7 @@ import (
 	sqlite3 "github.com/mattn/go-sqlite3"
 
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // envFaultClient fails the requests of the marked questions with err
@@ -79,12 +80,12 @@ func TestEnvironmentFailureLeavesPending(t *testing.T) {
 			if sum.Failed != 0 || sum.Errored != 0 || sum.Done != 5 {
 				t.Errorf("progress %+v; want 5 done (questions 0-4), none failed or errored", sum.Progress)
 			}
-			r, err := ReadRun(dir, false)
+			r, err := runstore.ReadRun(dir, false)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, it := range r.Trials[0].Items {
-				if it.Status != StatusDone {
+				if it.Status != runstore.StatusDone {
 					t.Errorf("item %s: status %s (%s); want only done items stored", it.QuestionID, it.Status, it.Error)
 				}
 			}
@@ -111,7 +112,7 @@ func TestStoreFullLeavesPending(t *testing.T) {
 	p := mustPlan(t, directFakeSpec)
 	env, _ := testEnv(200, 1, nil)
 	dir := t.TempDir()
-	st, err := OpenStore(dir)
+	st, err := runstore.OpenStore(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,13 +120,9 @@ func TestStoreFullLeavesPending(t *testing.T) {
 	if _, err := Run(context.Background(), p, st, env, Options{Limit: 2}); err != nil {
 		t.Fatal(err)
 	}
-	var pages int
-	if err := st.db.QueryRow(`PRAGMA page_count`).Scan(&pages); err != nil {
-		t.Fatal(err)
-	}
 	// The store has one connection (openDB): the cap holds for every
 	// write of this session.
-	if _, err := st.db.Exec(fmt.Sprintf(`PRAGMA max_page_count = %d`, pages+2)); err != nil {
+	if err := st.LimitPages(2); err != nil {
 		t.Fatal(err)
 	}
 	sum, err := Run(context.Background(), p, st, env, Options{RetryWait: time.Millisecond})
@@ -133,7 +130,7 @@ func TestStoreFullLeavesPending(t *testing.T) {
 	if !errors.As(err, &ee) {
 		t.Fatalf("run: err %v; want an *EnvironmentError", err)
 	}
-	if want := filepath.Join(dir, StoreFile); ee.Path != want || !strings.Contains(err.Error(), "database or disk is full") {
+	if want := filepath.Join(dir, runstore.StoreFile); ee.Path != want || !strings.Contains(err.Error(), "database or disk is full") {
 		t.Errorf("err %q (path %q); want SQLite's disk-full error naming %s", err, ee.Path, want)
 	}
 	if sum.Failed != 0 || sum.Errored != 0 || sum.Done >= 200 {
@@ -142,10 +139,10 @@ func TestStoreFullLeavesPending(t *testing.T) {
 	// The store lost its open batch: it fails every write until it is
 	// closed, and a resume opens it again (without the cap, which
 	// lived on the closed connection).
-	if err := st.Close(); !errors.Is(err, ErrBatchLost) {
+	if err := st.Close(); !errors.Is(err, runstore.ErrBatchLost) {
 		t.Errorf("close after the failure: %v; want ErrBatchLost", err)
 	}
-	if st, err = OpenStore(dir); err != nil {
+	if st, err = runstore.OpenStore(dir); err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
@@ -170,12 +167,12 @@ func TestReadOnlyStoreDirLeavesPending(t *testing.T) {
 	p := mustPlan(t, directFakeSpec)
 	env, _ := testEnv(20, 1, nil)
 	dir := t.TempDir()
-	st, err := OpenStore(dir)
+	st, err := runstore.OpenStore(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	for _, f := range []string{StoreFile, StoreFile + "-wal", StoreFile + "-shm"} {
+	for _, f := range []string{runstore.StoreFile, runstore.StoreFile + "-wal", runstore.StoreFile + "-shm"} {
 		os.Chmod(filepath.Join(dir, f), 0o400)
 	}
 	os.Chmod(dir, 0o500)

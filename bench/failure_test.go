@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // directFakeSpec runs the direct baseline on the fake benchmark with one
@@ -149,12 +150,12 @@ func TestPermanentFailureCountsWrong(t *testing.T) {
 			t.Errorf("%q asked %d times; want 1 (a 400 is never retried)", m, n)
 		}
 	}
-	r, err := ReadRun(dir, false)
+	r, err := runstore.ReadRun(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, it := range r.Trials[0].Items {
-		if it.Status != StatusFailed {
+		if it.Status != runstore.StatusFailed {
 			continue
 		}
 		if it.ErrorClass != "bad_request" || !strings.Contains(it.Error, "context length exceeded") || it.Verdict == nil || it.Verdict.Correct || it.Attempts != 1 {
@@ -162,7 +163,7 @@ func TestPermanentFailureCountsWrong(t *testing.T) {
 				it.QuestionID, it.ErrorClass, it.Error, it.Verdict, it.Attempts)
 		}
 	}
-	s := Summarize(r)[0]
+	s := runstore.Summarize(r)[0]
 	if s.Failed != 4 || s.Attempted != 40 || s.Correct != 36 || s.EX != 36.0/40 || s.Pending != 0 || s.Partial {
 		t.Errorf("summary %+v; want 4 failed, EX 36/40 of 40 attempted, nothing pending", s)
 	}
@@ -194,8 +195,8 @@ func TestInfraFailureStaysPending(t *testing.T) {
 	if sum.Done != 18 || sum.Errored != 2 || sum.Failed != 0 || sum.Attempted != 18 {
 		t.Errorf("progress %+v; want 18 done, 2 errored, 0 failed, 18 attempted", sum.Progress)
 	}
-	r, _ := ReadRun(dir, false)
-	if s := Summarize(r)[0]; s.Pending != 2 || s.Errored != 2 || !s.Partial || s.Attempted != 18 {
+	r, _ := runstore.ReadRun(dir, false)
+	if s := runstore.Summarize(r)[0]; s.Pending != 2 || s.Errored != 2 || !s.Partial || s.Attempted != 18 {
 		t.Errorf("summary %+v; want 2 pending (errored), partial, 18 attempted", s)
 	}
 	fail = false
@@ -218,9 +219,9 @@ func TestAuthErrorStopsRun(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "HTTP 401") {
 		t.Fatalf("err = %v; want the run stopped by the 401", err)
 	}
-	r, _ := ReadRun(dir, false)
+	r, _ := runstore.ReadRun(dir, false)
 	for _, it := range r.Trials[0].Items {
-		if it.QuestionID == "q005" || it.Status != StatusDone {
+		if it.QuestionID == "q005" || it.Status != runstore.StatusDone {
 			t.Errorf("%s committed as %s; want only done items, q005 left pending", it.QuestionID, it.Status)
 		}
 	}

@@ -17,6 +17,8 @@ import (
 	_ "github.com/t2sbench/t2sbench/runners/baseline"
 	"github.com/t2sbench/t2sbench/runners/llm"
 	"github.com/t2sbench/t2sbench/runners/sqltext"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // fakeBenchmark has n questions over one database "db"; question i's gold
@@ -139,13 +141,13 @@ func (f *faultyClient) Complete(ctx context.Context, req llm.Request) (*llm.Resp
 // exactScorer marks a prediction correct when it equals the gold SQL.
 type exactScorer struct{}
 
-func (exactScorer) Score(_ context.Context, ex datasets.Example, pred string) Verdict {
+func (exactScorer) Score(_ context.Context, ex datasets.Example, pred string) runstore.Verdict {
 	ok := sqltext.Normalise(pred) == sqltext.Normalise(ex.GoldSQL)
 	st := "wrong"
 	if ok {
 		st = "correct"
 	}
-	return Verdict{Index: ex.Index, QuestionID: ex.ID, DBID: ex.DBID, Status: metrics.Status(st), Correct: ok}
+	return runstore.Verdict{Index: ex.Index, QuestionID: ex.ID, DBID: ex.DBID, Status: metrics.Status(st), Correct: ok}
 }
 
 // testEnv returns an Env over a fake benchmark of n questions; wrap, when
@@ -154,7 +156,7 @@ func testEnv(n int, p float64, wrap func(llm.Client) llm.Client) (Env, *fakeMode
 	b := fakeBenchmark(n)
 	m := &fakeModel{b: b, p: p}
 	return Env{
-		OpenBenchmark: func(_ context.Context, bs BenchmarkSpec, _ string) (*datasets.Benchmark, error) {
+		OpenBenchmark: func(_ context.Context, bs spec.BenchmarkSpec, _ string) (*datasets.Benchmark, error) {
 			cp := *b
 			cp.Examples = append([]datasets.Example(nil), b.Examples...)
 			if bs.Limit > 0 && bs.Limit < len(cp.Examples) {
@@ -162,13 +164,13 @@ func testEnv(n int, p float64, wrap func(llm.Client) llm.Client) (Env, *fakeMode
 			}
 			return &cp, nil
 		},
-		NewClient: func(_ context.Context, _ string, _ ModelSpec, _ *datasets.Benchmark, _ string) (llm.Client, error) {
+		NewClient: func(_ context.Context, _ string, _ spec.ModelSpec, _ *datasets.Benchmark, _ string) (llm.Client, error) {
 			if wrap != nil {
 				return wrap(m), nil
 			}
 			return m, nil
 		},
-		NewScorer: func(*datasets.Benchmark, BenchmarkSpec, string) (Scorer, error) { return exactScorer{}, nil },
+		NewScorer: func(*datasets.Benchmark, spec.BenchmarkSpec, string) (Scorer, error) { return exactScorer{}, nil },
 	}, m
 }
 

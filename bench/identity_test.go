@@ -12,6 +12,8 @@ import (
 	_ "github.com/t2sbench/t2sbench/runners/alphasql"
 	_ "github.com/t2sbench/t2sbench/runners/iesr"
 	_ "github.com/t2sbench/t2sbench/runners/steinersql"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // storedPlan reads testdata/plans/<name>.jsonl: the trials table (config
@@ -19,25 +21,25 @@ import (
 // experiments/<name>.yaml with the code before trials carried an
 // Identity (commit 7de7918), i.e. `t2sbench run experiments/<name>.yaml
 // --benchmark mini`.
-func storedPlan(t *testing.T, name string) []RunTrial {
+func storedPlan(t *testing.T, name string) []runstore.RunTrial {
 	t.Helper()
 	f, err := os.Open(filepath.Join("testdata", "plans", name+".jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []RunTrial
+	var out []runstore.RunTrial
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		var tr Trial
+		var tr spec.Trial
 		if err := json.Unmarshal(sc.Bytes(), &tr); err != nil {
 			t.Fatalf("%s.jsonl line %d: %v", name, len(out)+1, err)
 		}
 		if tr.Identity != nil {
 			t.Fatalf("%s.jsonl line %d has an identity; want a store of the old code", name, len(out)+1)
 		}
-		out = append(out, RunTrial{Trial: tr})
+		out = append(out, runstore.RunTrial{Trial: tr})
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
@@ -55,20 +57,20 @@ var storedSets = map[string][]string{
 
 // planMini plans experiments/<name>.yaml as `run --benchmark mini` does,
 // with the spec's values of its stored plan (storedSets).
-func planMini(t *testing.T, name string) *Plan {
+func planMini(t *testing.T, name string) *spec.Plan {
 	t.Helper()
-	s, err := LoadSpecWith(filepath.Join("..", "experiments", name+".yaml"), LoadOptions{Set: storedSets[name]})
+	s, err := spec.LoadSpecWith(filepath.Join("..", "experiments", name+".yaml"), spec.LoadOptions{Set: storedSets[name]})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := BenchmarkSpec{Name: "mini"}
+	b := spec.BenchmarkSpec{Name: "mini"}
 	for _, sb := range s.Benchmarks {
 		if sb.Name == "mini" {
 			b = sb
 		}
 	}
-	s.Benchmarks = []BenchmarkSpec{b}
-	p, err := NewPlan(s)
+	s.Benchmarks = []spec.BenchmarkSpec{b}
+	p, err := spec.NewPlan(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,9 +101,11 @@ func TestStoredPlanIDs(t *testing.T) {
 				}
 				// The identity is not part of the id.
 				cp := *tr
-				cp.Identity = &Identity{Name: "other", Ablation: "x"}
-				if id := trialID(&cp); id != tr.ID {
-					t.Errorf("trial %d: id with another identity = %s; want %s", i, id, tr.ID)
+				cp.Identity = &spec.Identity{Name: "other", Ablation: "x"}
+				got, _ := json.Marshal(spec.Canon(&cp))
+				want, _ := json.Marshal(spec.Canon(tr))
+				if string(got) != string(want) {
+					t.Errorf("trial %d: configuration with another identity = %s; want %s", i, got, want)
 				}
 			}
 		})
@@ -114,7 +118,7 @@ func TestDeriveIdentitiesStored(t *testing.T) {
 	for _, name := range storedPlans {
 		t.Run(name, func(t *testing.T) {
 			old := storedPlan(t, name)
-			DeriveIdentities(old)
+			runstore.DeriveIdentities(old)
 			p := planMini(t, name)
 			for i, tr := range p.Trials {
 				if i >= len(old) {
@@ -159,7 +163,7 @@ func TestDeriveIdentities(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := ParseSpec([]byte(`benchmarks: `+tc.benches+`
+			s, err := spec.ParseSpec([]byte(`benchmarks: `+tc.benches+`
 models:
   s1: {backend: sim}
   s2: {backend: sim, p: 0.9}
@@ -169,26 +173,26 @@ runners:`+tc.runners+"\n"), "x.yaml")
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := NewPlan(s)
+			p, err := spec.NewPlan(s)
 			if err != nil {
 				t.Fatal(err)
 			}
 			// Through JSON, as a store holds them: numbers come back
 			// as float64.
-			var stored []RunTrial
+			var stored []runstore.RunTrial
 			for _, tr := range p.Trials {
 				b, err := json.Marshal(tr)
 				if err != nil {
 					t.Fatal(err)
 				}
-				var back Trial
+				var back spec.Trial
 				if err := json.Unmarshal(b, &back); err != nil {
 					t.Fatal(err)
 				}
 				back.Identity = nil
-				stored = append(stored, RunTrial{Trial: back})
+				stored = append(stored, runstore.RunTrial{Trial: back})
 			}
-			DeriveIdentities(stored)
+			runstore.DeriveIdentities(stored)
 			for i, tr := range p.Trials {
 				if got, want := stored[i].Identity, tr.Identity; !reflect.DeepEqual(got, want) {
 					t.Errorf("trial %d %q: derived %+v; want %+v", i, tr.Label, *got, *want)
@@ -200,13 +204,13 @@ runners:`+tc.runners+"\n"), "x.yaml")
 
 func TestIdentityLabel(t *testing.T) {
 	tests := []struct {
-		id   Identity
+		id   spec.Identity
 		want string
 	}{
-		{Identity{Name: "sc"}, "sc"},
-		{Identity{Name: "react-dsl iterate-sql", Seed: true}, "react-dsl iterate-sql seed=2"},
-		{Identity{Name: "iesr", Ablation: "wo-linking", Sweep: []Setting{{"n_rollout", "8"}}, Bench: true}, "iesr wo-linking n_rollout=8 @mini"},
-		{Identity{Name: "iesr", Point: []Setting{{"alpha", "0.2"}, {"beta", "0.3"}, {"gamma", "0.5"}}, Backbone: []Setting{{"reason", "m"}}}, "iesr alpha=0.2,beta=0.3,gamma=0.5 reason=m"},
+		{spec.Identity{Name: "sc"}, "sc"},
+		{spec.Identity{Name: "react-dsl iterate-sql", Seed: true}, "react-dsl iterate-sql seed=2"},
+		{spec.Identity{Name: "iesr", Ablation: "wo-linking", Sweep: []spec.Setting{{Key: "n_rollout", Value: "8"}}, Bench: true}, "iesr wo-linking n_rollout=8 @mini"},
+		{spec.Identity{Name: "iesr", Point: []spec.Setting{{Key: "alpha", Value: "0.2"}, {Key: "beta", Value: "0.3"}, {Key: "gamma", Value: "0.5"}}, Backbone: []spec.Setting{{Key: "reason", Value: "m"}}}, "iesr alpha=0.2,beta=0.3,gamma=0.5 reason=m"},
 	}
 	for _, tc := range tests {
 		if got := tc.id.Label("mini", 2); got != tc.want {
@@ -223,12 +227,12 @@ func TestIdentityLabel(t *testing.T) {
 // run's key match through DatasetNameOf (compare's grouping).
 func TestBenchmarkNames(t *testing.T) {
 	tests := []struct {
-		b            BenchmarkSpec
+		b            spec.BenchmarkSpec
 		key, dataset string
 	}{
-		{BenchmarkSpec{Name: "mini"}, "mini", "mini"},
-		{BenchmarkSpec{Name: "bird", Split: "minidev"}, "bird/minidev", "bird-minidev"},
-		{BenchmarkSpec{Name: "logiccat", Split: "mini500", Data: "x", Limit: 3}, "logiccat/mini500", "logiccat-mini500"},
+		{spec.BenchmarkSpec{Name: "mini"}, "mini", "mini"},
+		{spec.BenchmarkSpec{Name: "bird", Split: "minidev"}, "bird/minidev", "bird-minidev"},
+		{spec.BenchmarkSpec{Name: "logiccat", Split: "mini500", Data: "x", Limit: 3}, "logiccat/mini500", "logiccat-mini500"},
 	}
 	for _, tc := range tests {
 		if got := tc.b.Key(); got != tc.key {
@@ -237,7 +241,7 @@ func TestBenchmarkNames(t *testing.T) {
 		if got := tc.b.DatasetName(); got != tc.dataset {
 			t.Errorf("%+v: DatasetName = %q; want %q", tc.b, got, tc.dataset)
 		}
-		if got := DatasetNameOf(tc.dataset); got != tc.dataset {
+		if got := spec.DatasetNameOf(tc.dataset); got != tc.dataset {
 			t.Errorf("DatasetNameOf(%q) = %q; want it unchanged", tc.dataset, got)
 		}
 	}

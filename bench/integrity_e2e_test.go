@@ -13,6 +13,7 @@ import (
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/reports"
 	_ "github.com/t2sbench/t2sbench/runners/baseline"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // integritySpec runs three baselines with sim on the bundled mini
@@ -104,11 +105,11 @@ func integrityVerdicts(t *testing.T, dir string) (map[string]map[string]bool, ma
 	if sum.Failed != 0 || sum.Errored != 0 {
 		t.Errorf("run: %d failed, %d errored items; want none", sum.Failed, sum.Errored)
 	}
-	_, v, err := bench.LoadRunVerdicts(dir)
+	_, v, err := runstore.LoadRunVerdicts(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rows, err := bench.SummarizeDir(dir)
+	_, rows, err := runstore.SummarizeDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +135,7 @@ func TestDamagedCachesAreAskedAgain(t *testing.T) {
 	dir := t.TempDir()
 	clean, cleanEX := integrityVerdicts(t, dir)
 
-	models := filepath.Join(dir, "cache", bench.ModelCacheFile)
+	models := filepath.Join(dir, "cache", runstore.ModelCacheFile)
 	golds := filepath.Join(dir, "cache", "gold", metrics.GoldCacheFile)
 	samples := countRows(t, models, `SELECT sum(n) FROM samples`)
 	entries := countRows(t, golds, `SELECT count(*) FROM entries`)
@@ -146,7 +147,7 @@ func TestDamagedCachesAreAskedAgain(t *testing.T) {
 		t.Fatalf("flipped %d sample rows, %d gold entries; want the caches filled", flipped, entries)
 	}
 
-	st, err := bench.OpenStore(dir)
+	st, err := runstore.OpenStore(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,29 +162,29 @@ func TestDamagedCachesAreAskedAgain(t *testing.T) {
 	if !reflect.DeepEqual(againEX, cleanEX) {
 		t.Errorf("EX after damage: %v; want the clean run's %v", againEX, cleanEX)
 	}
-	r, err := bench.ReadRun(dir, false)
+	r, err := runstore.ReadRun(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.CallLog.Cached != 0 || r.CallLog.Calls == 0 {
 		t.Errorf("second run: %d of %d calls answered from the cache; want none (every sample asked again)", r.CallLog.Cached, r.CallLog.Calls)
 	}
-	want := bench.Integrity{SamplesReasked: samples, GoldsReexecuted: entries}
+	want := runstore.Integrity{SamplesReasked: samples, GoldsReexecuted: entries}
 	if r.Integrity != want {
 		t.Errorf("integrity counts %+v; want %+v (every stored sample and gold entry)", r.Integrity, want)
 	}
-	sr, rows, err := bench.SummarizeDir(dir)
+	sr, rows, err := runstore.SummarizeDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	bench.WriteSummary(&out, sr, rows)
+	runstore.WriteSummary(&out, sr, rows)
 	for _, line := range want.Lines() {
 		if !strings.Contains(out.String(), line) {
 			t.Errorf("summary does not say %q:\n%s", line, out.String())
 		}
 	}
-	rep, err := reports.Build([]*bench.RunData{r}, reports.Options{Resamples: 50})
+	rep, err := reports.Build([]*runstore.RunData{r}, reports.Options{Resamples: 50})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +192,7 @@ func TestDamagedCachesAreAskedAgain(t *testing.T) {
 		t.Errorf("report warnings %q; want the re-asked samples counted", w)
 	}
 	// The caches hold sound entries again.
-	checks, err := bench.VerifyRun(t.Context(), dir)
+	checks, err := runstore.VerifyRun(t.Context(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +212,7 @@ func TestDamagedResultIsRedone(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	clean, _ := integrityVerdicts(t, dir)
-	store := filepath.Join(dir, bench.StoreFile)
+	store := filepath.Join(dir, runstore.StoreFile)
 	db, err := sql.Open("sqlite3", "file:"+store)
 	if err != nil {
 		t.Fatal(err)
@@ -231,7 +232,7 @@ func TestDamagedResultIsRedone(t *testing.T) {
 	if !reflect.DeepEqual(again, clean) {
 		t.Errorf("verdicts after the resume differ from the clean run's:\n got  %v\n want %v", again, clean)
 	}
-	r, err := bench.ReadRun(dir, true)
+	r, err := runstore.ReadRun(dir, true)
 	if err != nil {
 		t.Fatalf("reading the resumed run: %v", err)
 	}

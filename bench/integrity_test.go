@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/internal/testkit"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 const integrityTestSpec = `name: i
@@ -19,7 +22,7 @@ runners: [{name: direct}]
 // store of dir, leaving its checksum as it was.
 func damageResult(t *testing.T, dir, q string) {
 	t.Helper()
-	db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, StoreFile))
+	db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, runstore.StoreFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,19 +49,19 @@ func TestDamagedResultReaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	damageResult(t, shard, "q002")
-	ir, err := OpenItemReader(shard)
+	ir, err := runstore.OpenItemReader(shard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ir.Close()
 	it, ok, err := ir.Item(context.Background(), p.Trials[0].ID, "q002")
-	if err != nil || !ok || it.ErrorClass != ClassChecksum || it.Result != nil || it.Verdict != nil {
-		t.Errorf("damaged item: %+v, %v, %v; want class %s, no verdict, no result", it, ok, err, ClassChecksum)
+	if err != nil || !ok || it.ErrorClass != runstore.ClassChecksum || it.Result != nil || it.Verdict != nil {
+		t.Errorf("damaged item: %+v, %v, %v; want class %s, no verdict, no result", it, ok, err, runstore.ClassChecksum)
 	}
 	if it, _, err := ir.Item(context.Background(), p.Trials[0].ID, "q001"); err != nil || it.Result == nil || it.ErrorClass != "" {
 		t.Errorf("sound item: %+v, %v; want its result", it, err)
 	}
-	checks, err := VerifyRun(context.Background(), shard)
+	checks, err := runstore.VerifyRun(context.Background(), shard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,14 +70,14 @@ func TestDamagedResultReaders(t *testing.T) {
 		t.Errorf("VerifyRun run store: %+v; want 3 ok and q002 named", rs)
 	}
 	out := t.TempDir()
-	st, err := Merge(out, shard)
+	st, err := runstore.Merge(out, shard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if st.Items != 3 || st.Damaged != 1 {
 		t.Errorf("merge: %+v; want 3 items copied, 1 damaged left out", st)
 	}
-	r, err := ReadRun(out, false)
+	r, err := runstore.ReadRun(out, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,12 +97,12 @@ func TestStoreBeforeChecksums(t *testing.T) {
 	if _, err := runOnce(t, dir, p, env, Options{Limit: 2}); err != nil {
 		t.Fatal(err)
 	}
-	execStore(t, dir,
+	testkit.SQLiteAt(t, filepath.Join(dir, runstore.StoreFile),
 		`CREATE TABLE old_results (trial_id TEXT NOT NULL, question_id TEXT NOT NULL, result BLOB NOT NULL, PRIMARY KEY (trial_id, question_id))`,
 		`INSERT INTO old_results SELECT trial_id, question_id, result FROM results`,
 		`DROP TABLE results`,
 		`ALTER TABLE old_results RENAME TO results`)
-	checks, err := VerifyRun(context.Background(), dir)
+	checks, err := runstore.VerifyRun(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +116,7 @@ func TestStoreBeforeChecksums(t *testing.T) {
 	if sum.Skipped != 2 || sum.Done != 2 {
 		t.Errorf("resume of the old store: %d skipped, %d done; want its 2 items kept and 2 run", sum.Skipped, sum.Done)
 	}
-	checks, err = VerifyRun(context.Background(), dir)
+	checks, err = runstore.VerifyRun(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,8 +127,8 @@ func TestStoreBeforeChecksums(t *testing.T) {
 	// An older layout still: table results without checksums and items
 	// without digests (stores written before items.digest, not opened for
 	// writing since). Verification reads it, every item unchecked.
-	execStore(t, dir, `ALTER TABLE results DROP COLUMN sum`, `ALTER TABLE items DROP COLUMN digest`)
-	checks, err = VerifyRun(context.Background(), dir)
+	testkit.SQLiteAt(t, filepath.Join(dir, runstore.StoreFile), `ALTER TABLE results DROP COLUMN sum`, `ALTER TABLE items DROP COLUMN digest`)
+	checks, err = runstore.VerifyRun(context.Background(), dir)
 	if err != nil {
 		t.Fatalf("store without digests: %v", err)
 	}

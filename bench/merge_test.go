@@ -2,12 +2,14 @@ package bench
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // TestMergeAgainAfterShardResumed: a shard merged while a call of it was
@@ -18,36 +20,36 @@ import (
 func TestMergeAgainAfterShardResumed(t *testing.T) {
 	t.Parallel()
 	shard, out := t.TempDir(), filepath.Join(t.TempDir(), "merged")
-	st, err := OpenStore(shard)
+	st, err := runstore.OpenStore(shard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := st.CallStarted("t", "q", Call{Role: "reason", N: 1})
+	id, err := st.CallStarted("t", "q", runstore.Call{Role: "reason", N: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
-	if _, err := Merge(out, shard); err != nil {
+	if _, err := runstore.Merge(out, shard); err != nil {
 		t.Fatal(err)
 	}
-	st, err = OpenStore(shard)
+	st, err = runstore.OpenStore(shard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.CallFinished(id, Call{Role: "reason", N: 1, PromptTokens: 11, CompletionTokens: 5}); err != nil {
+	if err := st.CallFinished(id, runstore.Call{Role: "reason", N: 1, PromptTokens: 11, CompletionTokens: 5}); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
-	ms, err := Merge(out, shard)
+	ms, err := runstore.Merge(out, shard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := ReadRun(out, false)
+	r, err := runstore.ReadRun(out, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The shard's call log is one answered call: 11 + 5 tokens.
-	want := CallTotals{Calls: 1, Loose: 1, PromptTokens: 11, CompletionTokens: 5}
+	want := runstore.CallTotals{Calls: 1, Loose: 1, PromptTokens: 11, CompletionTokens: 5}
 	if r.CallLog != want || ms.Calls != 1 {
 		t.Errorf("merged again: call log %+v, %d calls counted; want %+v, 1", r.CallLog, ms.Calls, want)
 	}
@@ -68,12 +70,12 @@ func TestMergeVerifiesAndRestarts(t *testing.T) {
 	var dirs []string
 	for i := range 2 {
 		d := t.TempDir()
-		if _, err := runOnce(t, d, p, env, Options{Shard: Shard{I: i, N: 2}}); err != nil {
+		if _, err := runOnce(t, d, p, env, Options{Shard: spec.Shard{I: i, N: 2}}); err != nil {
 			t.Fatal(err)
 		}
 		dirs = append(dirs, d)
 	}
-	want, err := ReadRun(full, false)
+	want, err := runstore.ReadRun(full, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,15 +88,15 @@ func TestMergeVerifiesAndRestarts(t *testing.T) {
 			if err := os.MkdirAll(tmp, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(filepath.Join(tmp, StoreFile), []byte("half a store"), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(tmp, runstore.StoreFile), []byte("half a store"), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}
-		ms, err := Merge(out, dirs...)
+		ms, err := runstore.Merge(out, dirs...)
 		if err != nil {
 			t.Fatalf("%s: %v", step, err)
 		}
-		r, err := ReadRun(out, false)
+		r, err := runstore.ReadRun(out, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,7 +111,7 @@ func TestMergeVerifiesAndRestarts(t *testing.T) {
 		if got, w := verdicts(t, out), verdicts(t, full); !reflect.DeepEqual(got, w) {
 			t.Errorf("%s: merged verdicts differ from the unsharded run", step)
 		}
-		checks, err := VerifyRun(context.Background(), out)
+		checks, err := runstore.VerifyRun(context.Background(), out)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,10 +130,10 @@ func TestMergeVerifiesAndRestarts(t *testing.T) {
 // in both shards: h from 0 to lcm(N, M) - 1 covers every pair of residues.
 func TestShardOverlaps(t *testing.T) {
 	t.Parallel()
-	var shards []Shard
+	var shards []spec.Shard
 	for n := 1; n <= 6; n++ {
 		for i := range n {
-			shards = append(shards, Shard{I: i, N: n})
+			shards = append(shards, spec.Shard{I: i, N: n})
 		}
 	}
 	for _, a := range shards {
@@ -147,31 +149,5 @@ func TestShardOverlaps(t *testing.T) {
 				}
 			})
 		}
-	}
-}
-
-// TestMergeSharesShardLocks: two merges may read one shard at once (each
-// holds its lock shared), and a run cannot open the shard meanwhile.
-func TestMergeSharesShardLocks(t *testing.T) {
-	t.Parallel()
-	p := mustPlan(t, runSpec)
-	env, _ := testEnv(2, 0.6, nil)
-	shard := t.TempDir()
-	if _, err := runOnce(t, shard, p, env, Options{}); err != nil {
-		t.Fatal(err)
-	}
-	other, err := lockShard(shard) // a merge reading the shard
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.release()
-	if _, err := Merge(filepath.Join(t.TempDir(), "merged"), shard); err != nil {
-		t.Errorf("merge beside another merge of the shard: %v; want it to succeed", err)
-	}
-	if st, err := OpenStore(shard); !errors.Is(err, ErrLocked) {
-		if err == nil {
-			st.Close()
-		}
-		t.Errorf("a run while a merge reads the shard: err %v; want ErrLocked", err)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // TestParseSpecMySQL checks the benchmarks[].mysql entry: where it is
@@ -23,7 +25,7 @@ func TestParseSpecMySQL(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			y := "benchmarks: [" + tt.bench + "]\nrunners: [{name: direct}]\n"
-			s, err := ParseSpec([]byte(y), "m.yaml")
+			s, err := spec.ParseSpec([]byte(y), "m.yaml")
 			if tt.want == "" {
 				if err != nil {
 					t.Fatal(err)
@@ -48,7 +50,7 @@ func TestParseSpecMySQL(t *testing.T) {
 // variable, and clear errors for an unset variable or a password in it.
 func TestMySQLSpecConfig(t *testing.T) {
 	t.Setenv("T2S_TEST_RO_DSN", "t2s_ro@unix(/tmp/x/sock)/")
-	m := MySQLSpec{DSNEnv: "T2S_TEST_RO_DSN", PasswordEnv: "T2S_TEST_RO_PW", Timeout: Duration(60e9)}
+	m := spec.MySQLSpec{DSNEnv: "T2S_TEST_RO_DSN", PasswordEnv: "T2S_TEST_RO_PW", Timeout: spec.Duration(60e9)}
 	cfg, err := m.Config()
 	if err != nil {
 		t.Fatal(err)
@@ -58,11 +60,11 @@ func TestMySQLSpecConfig(t *testing.T) {
 	}
 
 	t.Setenv("T2S_TEST_EMPTY", "")
-	if _, err := (&MySQLSpec{DSNEnv: "T2S_TEST_EMPTY"}).Config(); err == nil || !strings.Contains(err.Error(), "T2S_TEST_EMPTY is empty or unset") {
+	if _, err := (&spec.MySQLSpec{DSNEnv: "T2S_TEST_EMPTY"}).Config(); err == nil || !strings.Contains(err.Error(), "T2S_TEST_EMPTY is empty or unset") {
 		t.Errorf("got %v; want an error naming the unset variable", err)
 	}
 	t.Setenv("T2S_TEST_PW_DSN", "root:hunter2@tcp(127.0.0.1:3306)/")
-	_, err = (&MySQLSpec{DSNEnv: "T2S_TEST_PW_DSN"}).Config()
+	_, err = (&spec.MySQLSpec{DSNEnv: "T2S_TEST_PW_DSN"}).Config()
 	if err == nil || !strings.Contains(err.Error(), "holds a password") || strings.Contains(err.Error(), "hunter2") {
 		t.Errorf("got %v; want a refusal that does not repeat the password", err)
 	}
@@ -76,7 +78,7 @@ func TestDefaultEnvSpecMySQL(t *testing.T) {
 	t.Setenv("T2S_TEST_UNSET_DSN", "")
 	env, closeEnv := DefaultEnv()
 	defer closeEnv()
-	b := BenchmarkSpec{Name: "logiccat", Data: t.TempDir(), MySQL: &MySQLSpec{DSNEnv: "T2S_TEST_UNSET_DSN"}}
+	b := spec.BenchmarkSpec{Name: "logiccat", Data: t.TempDir(), MySQL: &spec.MySQLSpec{DSNEnv: "T2S_TEST_UNSET_DSN"}}
 	_, err := env.OpenBenchmark(context.Background(), b, t.TempDir())
 	if err == nil || !strings.Contains(err.Error(), "benchmark logiccat: mysql.dsn_env: environment variable T2S_TEST_UNSET_DSN") {
 		t.Errorf("got %v; want the spec's dsn_env error", err)

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 const overlayBase = `name: t
@@ -20,14 +22,14 @@ runners:
 workers: 2
 `
 
-func fakeEnv(vars map[string]string) Lookup {
+func fakeEnv(vars map[string]string) spec.Lookup {
 	return func(k string) (string, bool) { v, ok := vars[k]; return v, ok }
 }
 
 func TestInterpolation(t *testing.T) {
 	env := fakeEnv(map[string]string{"URL": "http://h:8000/v1", "W": "6", "EMPTY": ""})
-	spec := "name: t\nbenchmarks: [{name: mini}]\nmodels:\n  m: {backend: openai, base_url: \"${URL}\", model: \"${MODEL:-qwen}\"}\nroles: {reason: m}\nrunners: [{name: direct}]\nworkers: ${W}\nout: \"$${HOME}/${EMPTY:-runs}\"\n"
-	s, err := ParseSpecWith([]byte(spec), "s.yaml", LoadOptions{Lookup: env})
+	yml := "name: t\nbenchmarks: [{name: mini}]\nmodels:\n  m: {backend: openai, base_url: \"${URL}\", model: \"${MODEL:-qwen}\"}\nroles: {reason: m}\nrunners: [{name: direct}]\nworkers: ${W}\nout: \"$${HOME}/${EMPTY:-runs}\"\n"
+	s, err := spec.ParseSpecWith([]byte(yml), "s.yaml", spec.LoadOptions{Lookup: env})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,15 +52,15 @@ func TestInterpolation(t *testing.T) {
 	}
 	for _, tt := range errs {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParseSpecWith([]byte(tt.yaml), "s.yaml", LoadOptions{Lookup: env})
+			_, err := spec.ParseSpecWith([]byte(tt.yaml), "s.yaml", spec.LoadOptions{Lookup: env})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("got %v; want an error containing %q", err, tt.want)
 			}
 		})
 	}
 	// A URL with a password from the environment is refused.
-	_, err = ParseSpecWith([]byte("benchmarks: [{name: mini}]\nrunners: [{name: direct}]\nmodels:\n  m: {backend: openai, base_url: \"${U}\", model: m}\n"), "s.yaml",
-		LoadOptions{Lookup: fakeEnv(map[string]string{"U": "http://u:hunter2@h/v1"})})
+	_, err = spec.ParseSpecWith([]byte("benchmarks: [{name: mini}]\nrunners: [{name: direct}]\nmodels:\n  m: {backend: openai, base_url: \"${U}\", model: m}\n"), "s.yaml",
+		spec.LoadOptions{Lookup: fakeEnv(map[string]string{"U": "http://u:hunter2@h/v1"})})
 	if err == nil || !strings.Contains(err.Error(), "URL with a password") || strings.Contains(err.Error(), "hunter2") {
 		t.Errorf("got %v; want a refusal that does not repeat the password", err)
 	}
@@ -69,7 +71,7 @@ func TestInterpolation(t *testing.T) {
 func TestAPIKeyEnvInterpolated(t *testing.T) {
 	t.Setenv("T2SBENCH_TEST_WHICH", "T2SBENCH_TEST_K")
 	t.Setenv("T2SBENCH_TEST_K", "sk-interp-123")
-	s, err := ParseSpec([]byte("benchmarks: [{name: mini}]\nmodels:\n  m: {backend: openai, base_url: http://h/v1, model: m, api_key_env: \"${T2SBENCH_TEST_WHICH}\"}\nroles: {reason: m}\nrunners: [{name: direct}]\n"), "s.yaml")
+	s, err := spec.ParseSpec([]byte("benchmarks: [{name: mini}]\nmodels:\n  m: {backend: openai, base_url: http://h/v1, model: m, api_key_env: \"${T2SBENCH_TEST_WHICH}\"}\nroles: {reason: m}\nrunners: [{name: direct}]\n"), "s.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +91,7 @@ func TestModelsOverlay(t *testing.T) {
 	}
 	good := write("good.yaml", "gpt:\n  backend: openai\n  base_url: ${BASE}\n  model: qwen\n")
 	wrapped := write("wrapped.yaml", "models:\n  small: {backend: openai, base_url: http://s/v1, model: s}\n")
-	s, err := ParseSpecWith([]byte(overlayBase), "spec.yaml", LoadOptions{Models: []string{good, wrapped}, Lookup: fakeEnv(map[string]string{"BASE": "http://b/v1"})})
+	s, err := spec.ParseSpecWith([]byte(overlayBase), "spec.yaml", spec.LoadOptions{Models: []string{good, wrapped}, Lookup: fakeEnv(map[string]string{"BASE": "http://b/v1"})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +110,7 @@ func TestModelsOverlay(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := write("bad.yaml", tt.text)
-			_, err := ParseSpecWith([]byte(overlayBase), "spec.yaml", LoadOptions{Models: []string{f}})
+			_, err := spec.ParseSpecWith([]byte(overlayBase), "spec.yaml", spec.LoadOptions{Models: []string{f}})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("got %v; want an error containing %q", err, tt.want)
 			}
@@ -117,7 +119,7 @@ func TestModelsOverlay(t *testing.T) {
 }
 
 func TestSetOverrides(t *testing.T) {
-	s, err := ParseSpecWith([]byte(overlayBase), "spec.yaml", LoadOptions{Set: []string{
+	s, err := spec.ParseSpecWith([]byte(overlayBase), "spec.yaml", spec.LoadOptions{Set: []string{
 		"workers=4", "runners.1.params.k=8", "runners[0].params.evidence=false", "models.gpt.p=0.9", "seeds=[1, 2]", "roles.understand=small",
 	}})
 	if err != nil {
@@ -141,7 +143,7 @@ func TestSetOverrides(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.set, func(t *testing.T) {
-			_, err := ParseSpecWith([]byte(overlayBase), "spec.yaml", LoadOptions{Set: []string{tt.set}})
+			_, err := spec.ParseSpecWith([]byte(overlayBase), "spec.yaml", spec.LoadOptions{Set: []string{tt.set}})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("got %v; want an error containing %q", err, tt.want)
 			}
@@ -149,11 +151,11 @@ func TestSetOverrides(t *testing.T) {
 	}
 	// A runner parameter set on the command line is checked by the
 	// runner, and the error names the --set.
-	s, err = ParseSpecWith([]byte(overlayBase), "spec.yaml", LoadOptions{Set: []string{"runners.1.params.k=0"}})
+	s, err = spec.ParseSpecWith([]byte(overlayBase), "spec.yaml", spec.LoadOptions{Set: []string{"runners.1.params.k=0"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := NewPlan(s); err == nil {
+	if _, err := spec.NewPlan(s); err == nil {
 		t.Log("sc k=0: the registry in bench tests has no sc runner; skipped")
 	}
 }
@@ -166,7 +168,7 @@ func FuzzSetOverride(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, expr string) {
-		_, err := ParseSpecWith([]byte(overlayBase), "spec.yaml", LoadOptions{Set: []string{expr}})
+		_, err := spec.ParseSpecWith([]byte(overlayBase), "spec.yaml", spec.LoadOptions{Set: []string{expr}})
 		if err != nil && !strings.HasPrefix(err.Error(), "--set ") && !strings.HasPrefix(err.Error(), "spec.yaml") {
 			t.Fatalf("error %q names neither the --set nor the spec", err)
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/t2sbench/t2sbench/internal/fakeopenai"
 	"github.com/t2sbench/t2sbench/internal/testkit/benchkit"
 	"github.com/t2sbench/t2sbench/reports"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // front serves a fakeopenai server after a fixed latency on an address
@@ -139,7 +140,7 @@ runners: [{name: direct}, {name: cot}]
 	if sum.Errored != 0 || sum.Failed != 0 || sum.Done != sum.Total || sum.Total < 80 {
 		t.Fatalf("items: %d done, %d failed, %d errored of %d; want all of >= 80 done", sum.Done, sum.Failed, sum.Errored, sum.Total)
 	}
-	run, err := bench.ReadRun(dir, true)
+	run, err := runstore.ReadRun(dir, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +160,7 @@ runners: [{name: direct}, {name: cot}]
 	if killed.Errors == 0 || killed.Ejections == 0 {
 		t.Errorf("killed replica: got %+v; want errors and an ejection", killed)
 	}
-	r, err := reports.Build([]*bench.RunData{run}, reports.Options{Resamples: 100})
+	r, err := reports.Build([]*runstore.RunData{run}, reports.Options{Resamples: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

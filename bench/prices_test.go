@@ -3,6 +3,9 @@ package bench
 import (
 	"reflect"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // TestRunRecordsPrices checks that the spec's price table reaches the run
@@ -14,7 +17,7 @@ func TestRunRecordsPrices(t *testing.T) {
 	if _, err := runOnce(t, dir, p, env, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	r, err := ReadRun(dir, false)
+	r, err := runstore.ReadRun(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,7 +25,7 @@ func TestRunRecordsPrices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]Price{"m": {PromptPerM: 0.3, CompletionPerM: 2.5}}
+	want := map[string]spec.Price{"m": {PromptPerM: 0.3, CompletionPerM: 2.5}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Prices() = %v; want %v", got, want)
 	}
@@ -32,7 +35,7 @@ func TestRunRecordsPrices(t *testing.T) {
 	if _, err := runOnce(t, dir2, mustPlan(t, runSpec), env, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	r2, err := ReadRun(dir2, false)
+	r2, err := runstore.ReadRun(dir2, false)
 	if err != nil {
 		t.Fatal(err)
 	}

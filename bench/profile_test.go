@@ -8,6 +8,8 @@ import (
 	_ "github.com/t2sbench/t2sbench/runners/alphasql"
 	_ "github.com/t2sbench/t2sbench/runners/baseline"
 	_ "github.com/t2sbench/t2sbench/runners/iesr"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // TestQuickProfile: the quick profile lowers every n_rollout above 4 (set
@@ -16,7 +18,7 @@ import (
 // runners alone, applies before --set, and its summary names what it
 // lowered.
 func TestQuickProfile(t *testing.T) {
-	const spec = `name: p
+	const yml = `name: p
 benchmarks: [{name: mini}]
 models: {sim: {backend: sim}}
 roles: {reason: sim}
@@ -48,11 +50,11 @@ runners:
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := ParseSpecWith([]byte(spec), "p.yaml", LoadOptions{Profile: "quick", Set: tt.set})
+			s, err := spec.ParseSpecWith([]byte(yml), "p.yaml", spec.LoadOptions{Profile: "quick", Set: tt.set})
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := NewPlan(s)
+			p, err := spec.NewPlan(s)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -69,14 +71,14 @@ runners:
 			}
 		})
 	}
-	if _, err := ParseSpecWith([]byte(spec), "p.yaml", LoadOptions{Profile: "fast"}); err == nil || !strings.Contains(err.Error(), "--profile fast: unknown profile (known: quick)") {
+	if _, err := spec.ParseSpecWith([]byte(yml), "p.yaml", spec.LoadOptions{Profile: "fast"}); err == nil || !strings.Contains(err.Error(), "--profile fast: unknown profile (known: quick)") {
 		t.Errorf("unknown profile: err = %v; want one listing the known profiles", err)
 	}
-	text := "name: p\n\n" + SpecChangeMarker + "\n" + ProfileMarker + "quick profile: limit 12\n#   --set x=1\n"
-	if got := SpecProfile(text); got != "quick profile: limit 12" {
+	text := "name: p\n\n" + spec.ChangeMarker + "\n" + spec.ProfileMarker + "quick profile: limit 12\n#   --set x=1\n"
+	if got := spec.SpecProfile(text); got != "quick profile: limit 12" {
 		t.Errorf("SpecProfile = %q; want %q", got, "quick profile: limit 12")
 	}
-	if got := SpecProfile("name: p\n#   --profile x\n"); got != "" {
+	if got := spec.SpecProfile("name: p\n#   --profile x\n"); got != "" {
 		t.Errorf("SpecProfile of a spec the command line did not change = %q; want \"\"", got)
 	}
 }
@@ -84,7 +86,7 @@ runners:
 // TestSummaryTitleStatesProfile: the run summary's title states the
 // profile the run went through, after "simulated model".
 func TestSummaryTitleStatesProfile(t *testing.T) {
-	text := "name: p\n\n" + SpecChangeMarker + "\n" + ProfileMarker + "quick profile: n_rollout 4 (was 32), limit 12\n"
+	text := "name: p\n\n" + spec.ChangeMarker + "\n" + spec.ProfileMarker + "quick profile: n_rollout 4 (was 32), limit 12\n"
 	for _, tt := range []struct {
 		spec string
 		want string
@@ -93,7 +95,7 @@ func TestSummaryTitleStatesProfile(t *testing.T) {
 		{"name: p\n", "p (simulated model)\n"},
 	} {
 		var b strings.Builder
-		WriteSummary(&b, &RunData{Simulated: true, Meta: map[string]string{"name": "p", MetaSpec: tt.spec}}, nil)
+		runstore.WriteSummary(&b, &runstore.RunData{Simulated: true, Meta: map[string]string{"name": "p", runstore.MetaSpec: tt.spec}}, nil)
 		if got, _, _ := strings.Cut(b.String(), "\n"); got+"\n" != tt.want {
 			t.Errorf("title = %q; want %q", got, strings.TrimSuffix(tt.want, "\n"))
 		}

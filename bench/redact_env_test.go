@@ -8,6 +8,8 @@ import (
 
 	"github.com/t2sbench/t2sbench/internal/fakeopenai"
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // TestDefaultEnvRedactsAPIKey: DefaultEnv wraps the OpenAI backend's cache
@@ -26,7 +28,7 @@ func TestDefaultEnvRedactsAPIKey(t *testing.T) {
 	}})
 	env, closeEnv := DefaultEnv()
 	cacheDir := t.TempDir()
-	m := ModelSpec{Backend: "openai", BaseURL: srv.BaseURL(), Model: "m", APIKeyEnv: "T2SBENCH_TEST_REDACT_KEY"}
+	m := spec.ModelSpec{Backend: "openai", BaseURL: srv.BaseURL(), Model: "m", APIKeyEnv: "T2SBENCH_TEST_REDACT_KEY"}
 	c, err := env.NewClient(context.Background(), "m", m, nil, cacheDir)
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +43,7 @@ func TestDefaultEnvRedactsAPIKey(t *testing.T) {
 	if err := closeEnv(); err != nil {
 		t.Fatal(err)
 	}
-	rd, err := llm.OpenCacheReader(filepath.Join(cacheDir, ModelCacheFile))
+	rd, err := llm.OpenCacheReader(filepath.Join(cacheDir, runstore.ModelCacheFile))
 	if err != nil {
 		t.Fatal(err)
 	}

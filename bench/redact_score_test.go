@@ -15,6 +15,8 @@ import (
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/internal/fakeopenai"
 	"github.com/t2sbench/t2sbench/internal/testkit"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // echoKey is a real-looking API key a model echoes in test answers.
@@ -107,7 +109,7 @@ func TestKeyNeverRewritesAnswer(t *testing.T) {
 			def, closeEnv := DefaultEnv()
 			defer closeEnv()
 			env := def
-			env.OpenBenchmark = func(context.Context, BenchmarkSpec, string) (*datasets.Benchmark, error) { return b, nil }
+			env.OpenBenchmark = func(context.Context, spec.BenchmarkSpec, string) (*datasets.Benchmark, error) { return b, nil }
 			p := mustPlan(t, fmt.Sprintf(`name: keys
 benchmarks: [{name: keys}]
 models:
@@ -120,11 +122,11 @@ runners: [{name: direct}]
 			if _, err := runOnce(t, dir, p, env, Options{CacheDir: filepath.Join(dir, "cache")}); err != nil {
 				t.Fatal(err)
 			}
-			r, err := ReadRun(dir, true)
+			r, err := runstore.ReadRun(dir, true)
 			if err != nil {
 				t.Fatal(err)
 			}
-			items := map[string]Item{}
+			items := map[string]runstore.Item{}
 			for _, it := range r.Trials[0].Items {
 				items[it.QuestionID] = it
 			}
@@ -141,7 +143,7 @@ runners: [{name: direct}]
 				t.Errorf("case 3: stored prediction %q; want the answer as the model sent it", got)
 			}
 			failed := items["2"]
-			if failed.Status != StatusFailed || !strings.Contains(failed.Error, "column department does not exist") {
+			if failed.Status != runstore.StatusFailed || !strings.Contains(failed.Error, "column department does not exist") {
 				t.Errorf("case 2: %s, error %q; want failed, with the server's message intact", failed.Status, failed.Error)
 			}
 			red := r.Redactor()
@@ -158,7 +160,7 @@ runners: [{name: direct}]
 	}
 }
 
-func sqlOf(it Item) string {
+func sqlOf(it runstore.Item) string {
 	if it.Result == nil {
 		return ""
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // echoClient answers like a model that repeats the API key it was shown:
@@ -49,7 +50,7 @@ runners:
 	if _, err := runOnce(t, dir, p, env, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	r, err := ReadRun(dir, true)
+	r, err := runstore.ReadRun(dir, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +81,7 @@ runners:
 	if raw != 15 || shown != 15 {
 		t.Errorf("results storing the answer as sent = %d, displayed with the mark = %d; want 15 and 15 (3 trials x 5 questions)", raw, shown)
 	}
-	if spec := r.Meta[MetaSpec]; strings.Contains(spec, key) {
+	if spec := r.Meta[runstore.MetaSpec]; strings.Contains(spec, key) {
 		t.Errorf("stored spec holds the key: %s", spec)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/t2sbench/t2sbench/internal/fakeopenai"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 func TestReplicasSpecErrors(t *testing.T) {
@@ -24,7 +26,7 @@ func TestReplicasSpecErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParseSpec([]byte(tt.yaml), "bad.yaml")
+			_, err := spec.ParseSpec([]byte(tt.yaml), "bad.yaml")
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err = %v; want containing %q", err, tt.want)
 			}
@@ -37,9 +39,9 @@ func TestReplicasSpecErrors(t *testing.T) {
 func TestReplicasKeepTrialIDs(t *testing.T) {
 	const one = "benchmarks: [{name: fake}]\nmodels:\n  l: {backend: openai, base_url: \"http://a:8000/v1\", model: m}\nroles: {reason: l}\nrunners: [{name: direct}, {name: sc, params: {k: 3}}]\n"
 	const three = "benchmarks: [{name: fake}]\nmodels:\n  l:\n    backend: openai\n    base_url: \"http://a:8000/v1\"\n    model: m\n    replicas: [{base_url: \"http://b:8000/v1\", concurrency: 32}, {base_url: \"http://c:8000/v1\"}]\nroles: {reason: l}\nrunners: [{name: direct}, {name: sc, params: {k: 3}}]\n"
-	ids := func(spec string) []string {
+	ids := func(yml string) []string {
 		var out []string
-		for _, tr := range mustPlan(t, spec).Trials {
+		for _, tr := range mustPlan(t, yml).Trials {
 			out = append(out, tr.ID)
 		}
 		return out
@@ -65,7 +67,7 @@ func TestRunOverReplicas(t *testing.T) {
 	for range 3 {
 		srvs = append(srvs, fakeopenai.New(t, fakeopenai.Options{Responder: answer}))
 	}
-	spec := fmt.Sprintf(`name: pooled
+	yml := fmt.Sprintf(`name: pooled
 benchmarks: [{name: fake}]
 models:
   l:
@@ -81,7 +83,7 @@ workers: 6
 runners:
   - name: direct
 `, srvs[0].BaseURL(), srvs[1].BaseURL(), srvs[2].BaseURL())
-	p := mustPlan(t, spec)
+	p := mustPlan(t, yml)
 	base, _ := testEnv(30, 1, nil)
 	real, closeEnv := DefaultEnv()
 	defer closeEnv()
@@ -94,7 +96,7 @@ runners:
 	if sum.Done != 20 || sum.Correct != 20 {
 		t.Fatalf("done %d, correct %d; want 20, 20", sum.Done, sum.Correct)
 	}
-	r, err := ReadRun(dir, false)
+	r, err := runstore.ReadRun(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,15 +119,15 @@ runners:
 	}
 
 	// A second session adds its increments; merge sums shards.
-	st, err := OpenStore(dir)
+	st, err := runstore.OpenStore(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.AddEndpointStats([]EndpointStat{{Model: "l", Endpoint: r.Endpoints[0].Endpoint, Calls: 5, Errors: 1, LatencyMSSum: 40, LatencyMSMax: 1e6}}); err != nil {
+	if err := st.AddEndpointStats([]runstore.EndpointStat{{Model: "l", Endpoint: r.Endpoints[0].Endpoint, Calls: 5, Errors: 1, LatencyMSSum: 40, LatencyMSMax: 1e6}}); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
-	r2, err := ReadRun(dir, false)
+	r2, err := runstore.ReadRun(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,11 +138,11 @@ runners:
 	// A second directory of the same trials holding no item, only the
 	// same endpoint counters, stands for a second shard.
 	other := t.TempDir()
-	ost, err := OpenStore(other)
+	ost, err := runstore.OpenStore(other)
 	if err != nil {
 		t.Fatal(err)
 	}
-	trials := make([]*Trial, len(r2.Trials))
+	trials := make([]*spec.Trial, len(r2.Trials))
 	for i := range r2.Trials {
 		trials[i] = &r2.Trials[i].Trial
 	}
@@ -152,10 +154,10 @@ runners:
 	}
 	ost.Close()
 	out := filepath.Join(t.TempDir(), "merged")
-	if _, err := Merge(out, dir, other); err != nil {
+	if _, err := runstore.Merge(out, dir, other); err != nil {
 		t.Fatal(err)
 	}
-	m, err := ReadRun(out, false)
+	m, err := runstore.ReadRun(out, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,8 +175,8 @@ runners:
 func TestReplicaSecrets(t *testing.T) {
 	t.Setenv("T2SBENCH_TEST_KEY_A", "sk-a")
 	t.Setenv("T2SBENCH_TEST_KEY_B", "sk-b")
-	m := ModelSpec{Backend: "openai", BaseURL: "http://a/v1", Model: "m", APIKeyEnv: "T2SBENCH_TEST_KEY_A",
-		Replicas: []ReplicaSpec{{BaseURL: "http://b/v1", APIKeyEnv: "T2SBENCH_TEST_KEY_B"}, {BaseURL: "http://c/v1"}}}
+	m := spec.ModelSpec{Backend: "openai", BaseURL: "http://a/v1", Model: "m", APIKeyEnv: "T2SBENCH_TEST_KEY_A",
+		Replicas: []spec.ReplicaSpec{{BaseURL: "http://b/v1", APIKeyEnv: "T2SBENCH_TEST_KEY_B"}, {BaseURL: "http://c/v1"}}}
 	if got, want := m.Secrets(), []string{"sk-a", "sk-b"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("secrets: got %q; want %q", got, want)
 	}

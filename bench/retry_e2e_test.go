@@ -7,6 +7,7 @@ import (
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/fakeopenai"
 	"github.com/t2sbench/t2sbench/internal/testkit/benchkit"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // TestRunOneRetryLoop: a real run (DefaultEnv, the bundled mini benchmark,
@@ -57,14 +58,14 @@ runners: [{name: direct}]
 			if sum.Total != 1 || sum.Errored != 1 {
 				t.Fatalf("items: %d of %d errored; want the 1 item errored", sum.Errored, sum.Total)
 			}
-			run, err := bench.ReadRun(dir, true)
+			run, err := runstore.ReadRun(dir, true)
 			if err != nil {
 				t.Fatal(err)
 			}
 			it := run.Trials[0].Items[0]
-			if it.Status != bench.StatusError || it.ErrorClass != tc.class || it.Attempts != 1 || len(it.Calls) != 1 {
+			if it.Status != runstore.StatusError || it.ErrorClass != tc.class || it.Attempts != 1 || len(it.Calls) != 1 {
 				t.Errorf("item: status %q class %q attempts %d calls %d; want %q, %q, 1 attempt, 1 call",
-					it.Status, it.ErrorClass, it.Attempts, len(it.Calls), bench.StatusError, tc.class)
+					it.Status, it.ErrorClass, it.Attempts, len(it.Calls), runstore.StatusError, tc.class)
 			}
 		})
 	}

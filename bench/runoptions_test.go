@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"slices"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // TestAddRunOptions: the run's options list gains an entry per change of
@@ -29,7 +31,7 @@ func TestAddRunOptions(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			st, err := OpenStore(dir)
+			st, err := runstore.OpenStore(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -41,12 +43,12 @@ func TestAddRunOptions(t *testing.T) {
 			if err := st.Close(); err != nil {
 				t.Fatal(err)
 			}
-			r, err := ReadRun(dir, false)
+			r, err := runstore.ReadRun(dir, false)
 			if err != nil {
 				t.Fatal(err)
 			}
 			var got []string
-			if err := json.Unmarshal([]byte(r.Meta[MetaRunOptions]), &got); err != nil {
+			if err := json.Unmarshal([]byte(r.Meta[runstore.MetaRunOptions]), &got); err != nil {
 				t.Fatal(err)
 			}
 			if !slices.Equal(got, tc.want) {

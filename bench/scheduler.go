@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"os"
 	"path/filepath"
@@ -22,12 +21,14 @@ import (
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // Scorer scores one prediction against the gold answer of its example.
 // metrics.Scorer satisfies it through the adapter in env.go.
 type Scorer interface {
-	Score(ctx context.Context, ex datasets.Example, predSQL string) Verdict
+	Score(ctx context.Context, ex datasets.Example, predSQL string) runstore.Verdict
 }
 
 // CandidateScorer is a Scorer that also judges a result's stored
@@ -36,12 +37,12 @@ type Scorer interface {
 // candidate that is the final prediction once
 // (metrics.Scorer.ScoreWithCandidates).
 type CandidateScorer interface {
-	ScoreWithCandidates(ctx context.Context, ex datasets.Example, predSQL string, sqls []string) (Verdict, []metrics.CandidateMark)
+	ScoreWithCandidates(ctx context.Context, ex datasets.Example, predSQL string, sqls []string) (runstore.Verdict, []metrics.CandidateMark)
 }
 
 // scoreResult is the verdict of res's SQL, with the marks of its
 // candidates when sc is a CandidateScorer and the gold runs.
-func scoreResult(ctx context.Context, sc Scorer, ex datasets.Example, res *runners.Result) Verdict {
+func scoreResult(ctx context.Context, sc Scorer, ex datasets.Example, res *runners.Result) runstore.Verdict {
 	if cs, ok := sc.(CandidateScorer); ok {
 		sqls := make([]string, len(res.Candidates))
 		for i, c := range res.Candidates {
@@ -60,13 +61,13 @@ func scoreResult(ctx context.Context, sc Scorer, ex datasets.Example, res *runne
 type Env struct {
 	// OpenBenchmark loads one benchmark of the spec; cacheDir is the run's
 	// cache directory (for databases a loader builds).
-	OpenBenchmark func(ctx context.Context, b BenchmarkSpec, cacheDir string) (*datasets.Benchmark, error)
+	OpenBenchmark func(ctx context.Context, b spec.BenchmarkSpec, cacheDir string) (*datasets.Benchmark, error)
 	// NewClient builds the client of the named model for one benchmark.
 	// It is called once per (model, benchmark) and shared by all trials.
-	NewClient func(ctx context.Context, name string, m ModelSpec, b *datasets.Benchmark, cacheDir string) (llm.Client, error)
+	NewClient func(ctx context.Context, name string, m spec.ModelSpec, b *datasets.Benchmark, cacheDir string) (llm.Client, error)
 	// NewScorer builds the scorer of one benchmark; goldCacheDir is shared
 	// by every trial so that gold results are computed once.
-	NewScorer func(b *datasets.Benchmark, bs BenchmarkSpec, goldCacheDir string) (Scorer, error)
+	NewScorer func(b *datasets.Benchmark, bs spec.BenchmarkSpec, goldCacheDir string) (Scorer, error)
 	// KnownBenchmark, when set, reports whether OpenBenchmark knows the
 	// benchmark of a datasets name (BenchmarkSpec.DatasetName), so that
 	// a spec naming another is refused at its line before anything is
@@ -79,33 +80,6 @@ type Env struct {
 	// before it returns. What it fails to open is left to NewClient and
 	// NewScorer, which report the failure.
 	Prepare func(cacheDir string)
-}
-
-// Shard selects a deterministic slice of the work items: item k belongs to
-// shard I of N when fnv64a(trial id, question id) mod N == I.
-type Shard struct{ I, N int }
-
-// Has reports whether the shard holds an item.
-func (s Shard) Has(trialID, questionID string) bool {
-	if s.N <= 1 {
-		return true
-	}
-	h := fnv.New64a()
-	h.Write([]byte(trialID))
-	h.Write([]byte{0})
-	h.Write([]byte(questionID))
-	return int(h.Sum64()%uint64(s.N)) == s.I
-}
-
-// ParseShard reads "i/n", 1 <= i <= n, numbered from 1 as --shard 1/2 and
-// --shard 2/2 name the two halves of a run (as Jest and Playwright number
-// shards). The returned Shard's I counts from 0.
-func ParseShard(s string) (Shard, error) {
-	var i, n int
-	if _, err := fmt.Sscanf(s, "%d/%d", &i, &n); err != nil || n < 1 || i < 1 || i > n || fmt.Sprintf("%d/%d", i, n) != s {
-		return Shard{}, fmt.Errorf("bad shard %q: want i/n with 1 <= i <= n (e.g. 1/2 and 2/2)", s)
-	}
-	return Shard{I: i - 1, N: n}, nil
 }
 
 // Progress is a snapshot of a run's counters, passed to the progress
@@ -196,7 +170,7 @@ type Options struct {
 	// DefaultWorkers).
 	Workers int
 	// Shard restricts the run to a slice of the items.
-	Shard Shard
+	Shard spec.Shard
 	// Limit keeps the first Limit questions of every benchmark (0: the
 	// spec's limits).
 	Limit int
@@ -237,7 +211,7 @@ type Options struct {
 	ReplaceTrials bool
 
 	// store is the run store Run writes the call log to as calls happen.
-	store *Store
+	store *runstore.Store
 }
 
 // storeFile is the store's database file, the path an environment failure
@@ -246,7 +220,7 @@ func (o Options) storeFile() string {
 	if o.store == nil {
 		return ""
 	}
-	return filepath.Join(o.store.Dir(), StoreFile)
+	return filepath.Join(o.store.Dir(), runstore.StoreFile)
 }
 
 // Summary is the outcome of Run.
@@ -255,8 +229,8 @@ type Summary struct {
 	Trials int
 	// Removed are the trials Options.ReplaceTrials removed; Renamed the
 	// stored trials the plan keeps under a new label.
-	Removed []RemovedTrial
-	Renamed []TrialChange
+	Removed []runstore.RemovedTrial
+	Renamed []runstore.TrialChange
 	// Unselected counts the pending items of the plan's trials that this
 	// run did not select: left by an infrastructure error in an earlier
 	// run, at questions past Options.Limit or in another Options.Shard.
@@ -283,13 +257,13 @@ type benchEnv struct {
 // credentials or does not know the model: HTTP 401, 403, 404); item
 // failures are recorded as data (see Failure), and past opt.MaxFailures
 // the run stops with ErrTooManyFailures.
-func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary, error) {
+func Run(ctx context.Context, p *spec.Plan, st *runstore.Store, env Env, opt Options) (Summary, error) {
 	start := time.Now()
 	if opt.Workers <= 0 {
 		opt.Workers = p.Spec.Workers
 	}
 	if opt.Workers <= 0 {
-		opt.Workers = DefaultWorkers
+		opt.Workers = spec.DefaultWorkers
 	}
 	if opt.Retries == 0 {
 		opt.Retries = 2
@@ -308,17 +282,16 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 	}
 	opt.Secrets = append(append([]string(nil), opt.Secrets...), p.Spec.Secrets()...)
 	opt.store = st
-	stored, err := readTrials(st.db)
+	change, err := st.DiffPlan(p.Trials)
 	if err != nil {
-		return Summary{}, fmt.Errorf("store %s: %w", st.Dir(), err)
+		return Summary{}, err
 	}
-	change := diffPlan(stored, p.Trials)
 	if !change.Empty() && !opt.ReplaceTrials {
-		return Summary{}, &SpecChangedError{Dir: st.Dir(), Change: change}
+		return Summary{}, &runstore.SpecChangedError{Dir: st.Dir(), Change: change}
 	}
 	// Finished items whose stored outcome fails its checksum are made
 	// pending, so that this run redoes them.
-	done, errored, err := st.resumeState(ctx)
+	done, errored, err := st.ResumeState(ctx)
 	if err != nil {
 		return Summary{}, err
 	}
@@ -342,7 +315,7 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 
 	// Load each benchmark once; build scorers, clients and databases.
 	benches := map[string]*benchEnv{}
-	benchKey := func(b BenchmarkSpec) string {
+	benchKey := func(b spec.BenchmarkSpec) string {
 		return fmt.Sprintf("%s\x00%s\x00%s\x00%d\x00%s", b.Name, b.Data, b.Split, b.Limit, b.Mode)
 	}
 	var closers []func()
@@ -413,7 +386,7 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 
 	// Work items in plan order: trial by trial, question by question.
 	type work struct {
-		trial  *Trial
+		trial  *spec.Trial
 		runner runners.Runner
 		be     *benchEnv
 		ex     datasets.Example
@@ -438,8 +411,8 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 			if !opt.Shard.Has(t.ID, ex.ID) {
 				continue
 			}
-			delete(errored, itemKey(t.ID, ex.ID))
-			if done[itemKey(t.ID, ex.ID)] {
+			delete(errored, runstore.ItemKey(t.ID, ex.ID))
+			if done[runstore.ItemKey(t.ID, ex.ID)] {
 				prog.Skipped++
 				continue
 			}
@@ -469,9 +442,9 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 	// every trial to status and the reports.
 	var putOnce sync.Once
 	var putErr error
-	var removed []RemovedTrial
+	var removed []runstore.RemovedTrial
 	putTrials := func() error {
-		putOnce.Do(func() { removed, putErr = st.putPlan(p.Trials, change) })
+		putOnce.Do(func() { removed, putErr = st.PutPlan(p.Trials, change) })
 		return putErr
 	}
 	if len(items) == 0 {
@@ -481,14 +454,14 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 	}
 	meta := map[string]string{"name": p.Spec.Name}
 	if abs, err := filepath.Abs(opt.CacheDir); err == nil {
-		meta[MetaCacheDir] = abs
+		meta[runstore.MetaCacheDir] = abs
 	}
 	if len(p.Spec.Prices) > 0 {
 		raw, err := json.Marshal(p.Spec.Prices)
 		if err != nil {
 			return Summary{}, fmt.Errorf("prices: %w", err)
 		}
-		meta[MetaPrices] = string(raw)
+		meta[runstore.MetaPrices] = string(raw)
 	}
 	// Each trial's number of items goes with the rest, in one commit.
 	for _, t := range p.Trials {
@@ -526,20 +499,20 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 		}
 	)
 	allowed := opt.MaxFailures.Allowed(len(items))
-	report := func(it *Item) {
+	report := func(it *runstore.Item) {
 		progMu.Lock()
 		defer progMu.Unlock()
 		switch it.Status {
-		case StatusDone:
+		case runstore.StatusDone:
 			prog.Done++
-		case StatusFailed:
+		case runstore.StatusFailed:
 			prog.Failed++
 		default:
 			prog.Errored++
 		}
-		if it.Status != StatusError && (it.Verdict == nil || metrics.GoldRuns(metrics.Status(it.Verdict.Status))) {
+		if it.Status != runstore.StatusError && (it.Verdict == nil || metrics.GoldRuns(metrics.Status(it.Verdict.Status))) {
 			prog.Attempted++
-			if it.Status == StatusDone && it.Verdict != nil && it.Verdict.Correct {
+			if it.Status == runstore.StatusDone && it.Verdict != nil && it.Verdict.Correct {
 				prog.Correct++
 			}
 		}
@@ -563,8 +536,8 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 	// The model caches commit their batches of answers before the store
 	// commits its batch of calls naming them (Store.Commit).
 	flushCaches := cacheFlusher(benches)
-	st.beforeCommit.Store(&flushCaches)
-	defer st.beforeCommit.Store(nil)
+	st.BeforeCommit(flushCaches)
+	defer st.BeforeCommit(nil)
 	// Counters of models served by several endpoints go to the store
 	// periodically and at the end.
 	rec := newEndpointRecorder(st)
@@ -649,8 +622,8 @@ func Run(ctx context.Context, p *Plan, st *Store, env Env, opt Options) (Summary
 // runItem runs and scores one item. ok is false when ctx was canceled and
 // the item must not be committed; fatal is an error that stops the run
 // (the item is not committed either).
-func runItem(ctx context.Context, t *Trial, r runners.Runner, ex datasets.Example, dbs *dbCache, client llm.Client, sc Scorer, timeout time.Duration, opt Options) (it *Item, ok bool, fatal error) {
-	it = &Item{TrialID: t.ID, QuestionID: ex.ID, Index: ex.Index, Started: time.Now()}
+func runItem(ctx context.Context, t *spec.Trial, r runners.Runner, ex datasets.Example, dbs *dbCache, client llm.Client, sc Scorer, timeout time.Duration, opt Options) (it *runstore.Item, ok bool, fatal error) {
+	it = &runstore.Item{TrialID: t.ID, QuestionID: ex.ID, Index: ex.Index, Started: time.Now()}
 	wait := opt.RetryWait
 	for attempt := 0; ; attempt++ {
 		it.Attempts++
@@ -684,7 +657,7 @@ func runItem(ctx context.Context, t *Trial, r runners.Runner, ex datasets.Exampl
 		if e := environmentFailure(envErr, opt.storeFile()); e != nil {
 			return nil, false, e
 		}
-		if errors.Is(envErr, ErrBatchLost) {
+		if errors.Is(envErr, runstore.ErrBatchLost) {
 			// The store lost a batch of writes: every later write
 			// fails, so the run stops and says why.
 			return nil, false, envErr
@@ -726,7 +699,7 @@ func runItem(ctx context.Context, t *Trial, r runners.Runner, ex datasets.Exampl
 			if ctx.Err() != nil {
 				return nil, false, nil
 			}
-			it.Status = StatusDone
+			it.Status = runstore.StatusDone
 			it.Verdict = &v
 			it.Result = &res
 			it.WallMS = msSince(it.Started)
@@ -757,13 +730,13 @@ func runItem(ctx context.Context, t *Trial, r runners.Runner, ex datasets.Exampl
 				v.Error = "runner failed (" + it.ErrorClass + "): " + it.Error
 			}
 			res.Note = strings.TrimSpace(res.Note + " runner failed (" + it.ErrorClass + "): " + it.Error)
-			it.Status = StatusFailed
+			it.Status = runstore.StatusFailed
 			it.Verdict = &v
 			it.Result = &res
 			it.WallMS = msSince(it.Started)
 			return it, true, nil
 		case last:
-			it.Status = StatusError
+			it.Status = runstore.StatusError
 			it.WallMS = msSince(it.Started)
 			return it, true, nil
 		}
@@ -892,11 +865,6 @@ func FailureOf(err error) Failure {
 
 func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }
 
-// ClassRunner is the class of a runner's own error: one that is neither a
-// model call's nor an infrastructure failure llm.ErrorClass names. Its
-// handling is llm.OutcomeUnknown's.
-const ClassRunner = "runner"
-
 // Classify names the class of a runner error, by its type only (errors.As
 // and errors.Is), never by its message: the class llm.ErrorClass gives it
 // (an HTTP status by llm.Classify, whoever's client returned it; a
@@ -914,7 +882,7 @@ func Classify(err error) string {
 	case errors.Is(err, driver.ErrBadConn):
 		return llm.ClassNetwork
 	}
-	return ClassRunner
+	return runstore.ClassRunner
 }
 
 // redact replaces in s (an error text, a log line, stored request
@@ -940,12 +908,12 @@ func redact(s string, secrets []string) string {
 // answered.
 type callLog struct {
 	llm.Client
-	store               *Store
+	store               *runstore.Store
 	trialID, questionID string
 	secrets             []string
 
 	mu  sync.Mutex
-	log []Call
+	log []runstore.Call
 	// env is the first environment failure (a full disk, a read-only
 	// filesystem, an I/O error) or lost batch (ErrBatchLost) of a call:
 	// of the client (its cache's write) or of the call log's own writes.
@@ -957,7 +925,7 @@ type callLog struct {
 // noteEnv records err when it is an environment failure or a lost batch
 // of the store's writes (ErrBatchLost), and returns it.
 func (l *callLog) noteEnv(err error) error {
-	if err != nil && (isEnvironment(err) || errors.Is(err, ErrBatchLost)) {
+	if err != nil && (isEnvironment(err) || errors.Is(err, runstore.ErrBatchLost)) {
 		l.mu.Lock()
 		if l.env == nil {
 			l.env = err
@@ -978,7 +946,7 @@ func (l *callLog) Complete(ctx context.Context, req llm.Request) (*llm.Response,
 	if err := ctx.Err(); err != nil {
 		return nil, err // never sent: not a call
 	}
-	c := Call{Role: req.Role, N: req.Samples()}
+	c := runstore.Call{Role: req.Role, N: req.Samples()}
 	var (
 		id       int64
 		started  bool  // the call's row is written, marked sent
@@ -1026,7 +994,7 @@ func (l *callLog) Complete(ctx context.Context, req llm.Request) (*llm.Response,
 		if ferr != nil {
 			return nil, l.noteEnv(fmt.Errorf("call log: %w", ferr))
 		}
-		c.logged = true
+		c.MarkLogged()
 	}
 	l.mu.Lock()
 	l.log = append(l.log, c)
@@ -1043,10 +1011,10 @@ func (l *callLog) Embed(ctx context.Context, role string, texts []string) ([][]f
 	return e.Embed(ctx, role, texts)
 }
 
-func (l *callLog) calls() []Call {
+func (l *callLog) calls() []runstore.Call {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return append([]Call(nil), l.log...)
+	return append([]runstore.Call(nil), l.log...)
 }
 
 // dbCache opens each database once and shares the handle.

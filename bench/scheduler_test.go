@@ -18,7 +18,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/t2sbench/t2sbench/internal/testkit/speckit"
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 const runSpec = `name: sched
@@ -34,22 +37,11 @@ runners:
     params: {k: 3}
 `
 
-func mustPlan(t testing.TB, spec string) *Plan {
-	t.Helper()
-	s, err := ParseSpec([]byte(spec), "spec.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := NewPlan(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
+func mustPlan(t testing.TB, yml string) *spec.Plan { return speckit.Plan(t, yml) }
 
-func runOnce(t testing.TB, dir string, p *Plan, env Env, opt Options) (Summary, error) {
+func runOnce(t testing.TB, dir string, p *spec.Plan, env Env, opt Options) (Summary, error) {
 	t.Helper()
-	st, err := OpenStore(dir)
+	st, err := runstore.OpenStore(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +51,7 @@ func runOnce(t testing.TB, dir string, p *Plan, env Env, opt Options) (Summary, 
 
 func verdicts(t testing.TB, dir string) map[string]map[string]bool {
 	t.Helper()
-	_, v, err := LoadRunVerdicts(dir)
+	_, v, err := runstore.LoadRunVerdicts(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +77,7 @@ func TestRunResumeAfterCancel(t *testing.T) {
 	dir := t.TempDir()
 	var stops []int
 	for _, stopAt := range []int{7, 30, 55} {
-		st, err := OpenStore(dir)
+		st, err := runstore.OpenStore(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,7 +109,7 @@ func TestRunResumeAfterCancel(t *testing.T) {
 	// a cancellation has its first call logged too (at most one per
 	// worker per cancellation: 3 x 4), and the log's answered calls are
 	// exactly the calls the model answered.
-	r, err := ReadRun(dir, true)
+	r, err := runstore.ReadRun(dir, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +159,7 @@ func TestChangedConfigRefusedOrReplaced(t *testing.T) {
 	}
 	changed := mustPlan(t, runSpec[:len(runSpec)-len("{k: 3}\n")]+"{k: 4}\n")
 	sum, err := runOnce(t, dir, changed, env, Options{})
-	var sc *SpecChangedError
+	var sc *runstore.SpecChangedError
 	if !errors.As(err, &sc) || !strings.Contains(err.Error(), `trial "sc": parameter k changed 3 -> 4`) || sum.Done != 0 {
 		t.Fatalf("run of the changed plan: done %d, err %v; want a *SpecChangedError naming parameter k, nothing run", sum.Done, err)
 	}
@@ -181,7 +173,7 @@ func TestChangedConfigRefusedOrReplaced(t *testing.T) {
 	if len(sum.Removed) != 1 || sum.Removed[0].Items != 5 || sum.Removed[0].Change.Old.Params["k"] != 3.0 {
 		t.Errorf("removed %+v; want the sc k=3 trial with its 5 items", sum.Removed)
 	}
-	r, _ := ReadRun(dir, false)
+	r, _ := runstore.ReadRun(dir, false)
 	if len(r.Trials) != 3 || len(r.Stale) != 0 {
 		t.Errorf("stored trials = %d (%d stale); want 3, the plan's, none stale", len(r.Trials), len(r.Stale))
 	}
@@ -211,14 +203,14 @@ func TestFaultSoak(t *testing.T) {
 	if sum.Errored == 0 || sum.Errored > 40 {
 		t.Errorf("errored items = %d; want between 1 and 40 (about 4%% of 300)", sum.Errored)
 	}
-	r, err := ReadRun(dir, false)
+	r, err := runstore.ReadRun(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	classes := map[string]int{}
 	for _, tr := range r.Trials {
 		for _, it := range tr.Items {
-			if it.Status == StatusError {
+			if it.Status == runstore.StatusError {
 				if it.ErrorClass == "" || it.Error == "" || it.Attempts != 2 {
 					t.Errorf("failed item %s: class %q error %q attempts %d; want a class, a message, 2 attempts", it.QuestionID, it.ErrorClass, it.Error, it.Attempts)
 				}
@@ -284,7 +276,7 @@ func TestShardMerge(t *testing.T) {
 	total := 0
 	for i := 0; i < 3; i++ {
 		d := t.TempDir()
-		s, err := runOnce(t, d, p, env, Options{Shard: Shard{I: i, N: 3}})
+		s, err := runOnce(t, d, p, env, Options{Shard: spec.Shard{I: i, N: 3}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -298,7 +290,7 @@ func TestShardMerge(t *testing.T) {
 		t.Errorf("shards ran %d items; want 90", total)
 	}
 	out := t.TempDir()
-	ms, err := Merge(out, dirs...)
+	ms, err := runstore.Merge(out, dirs...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,7 +300,7 @@ func TestShardMerge(t *testing.T) {
 	if got, want := verdicts(t, out), verdicts(t, full); !reflect.DeepEqual(got, want) {
 		t.Errorf("merged verdicts differ from the unsharded run")
 	}
-	r, _ := ReadRun(out, false)
+	r, _ := runstore.ReadRun(out, false)
 	if !r.Simulated {
 		t.Errorf("merged run not marked simulated")
 	}
@@ -318,14 +310,14 @@ func TestShardMerge(t *testing.T) {
 // two halves (I 0 and 1). Regression: "2/2" used to be rejected and "1/2"
 // silently ran the second half.
 func TestParseShard(t *testing.T) {
-	for s, want := range map[string]Shard{"1/1": {0, 1}, "1/2": {0, 2}, "2/2": {1, 2}, "3/3": {2, 3}} {
-		got, err := ParseShard(s)
+	for s, want := range map[string]spec.Shard{"1/1": {I: 0, N: 1}, "1/2": {I: 0, N: 2}, "2/2": {I: 1, N: 2}, "3/3": {I: 2, N: 3}} {
+		got, err := spec.ParseShard(s)
 		if err != nil || got != want {
 			t.Errorf("ParseShard(%q) = %v, %v; want %v", s, got, err, want)
 		}
 	}
 	for _, s := range []string{"0/2", "4/3", "-1/2", "1/0", "a/b", "1/2x"} {
-		if _, err := ParseShard(s); err == nil {
+		if _, err := spec.ParseShard(s); err == nil {
 			t.Errorf("ParseShard(%q) accepted", s)
 		}
 	}
@@ -442,7 +434,7 @@ func TestItemTimeoutIsData(t *testing.T) {
 	if sum.Done != 4 || sum.Failed != 0 || sum.Correct != 0 {
 		t.Errorf("done, failed, correct = %d, %d, %d; want 4, 0, 0 (a timeout is a wrong prediction)", sum.Done, sum.Failed, sum.Correct)
 	}
-	r, _ := ReadRun(dir, false)
+	r, _ := runstore.ReadRun(dir, false)
 	for _, it := range r.Trials[0].Items {
 		if it.ErrorClass != "timeout" || it.Verdict == nil {
 			t.Errorf("%s: class %q verdict %v; want timeout with a verdict", it.QuestionID, it.ErrorClass, it.Verdict)

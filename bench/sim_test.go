@@ -9,13 +9,14 @@ import (
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/runners/llm"
 	"github.com/t2sbench/t2sbench/sim"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // TestSimStyleSpec checks the sim style options: accepted values, errors
 // that name the key and the spec line, and the identity that goes into
 // trial ids (unchanged for the clean style).
 func TestSimStyleSpec(t *testing.T) {
-	spec := func(model string) string {
+	yml := func(model string) string {
 		return "benchmarks: [{name: mini}]\nmodels:\n  s: " + model + "\nrunners: [{name: direct}]\n"
 	}
 	errs := []struct{ name, model, want string }{
@@ -27,7 +28,7 @@ func TestSimStyleSpec(t *testing.T) {
 	}
 	for _, tt := range errs {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParseSpec([]byte(spec(tt.model)), "bad.yaml")
+			_, err := spec.ParseSpec([]byte(yml(tt.model)), "bad.yaml")
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err = %v; want containing %q", err, tt.want)
 			}
@@ -37,15 +38,15 @@ func TestSimStyleSpec(t *testing.T) {
 		name, model string
 		want        map[string]any
 	}{
-		{"clean default", "{backend: sim, seed: 3}", map[string]any{"backend": "sim", "p": DefaultSimP, "seed": int64(3)}},
-		{"clean explicit", "{backend: sim, seed: 3, style: clean}", map[string]any{"backend": "sim", "p": DefaultSimP, "seed": int64(3)}},
+		{"clean default", "{backend: sim, seed: 3}", map[string]any{"backend": "sim", "p": spec.DefaultSimP, "seed": int64(3)}},
+		{"clean explicit", "{backend: sim, seed: 3, style: clean}", map[string]any{"backend": "sim", "p": spec.DefaultSimP, "seed": int64(3)}},
 		// 0.01 and 0.3 are sim.DefaultCutRate and DefaultReasoningRate.
-		{"realistic defaults", "{backend: sim, seed: 3, style: realistic}", map[string]any{"backend": "sim", "p": DefaultSimP, "seed": int64(3), "style": "realistic", "cut_rate": 0.01, "reasoning_rate": 0.3}},
-		{"realistic rates", "{backend: sim, seed: 3, style: realistic, cut_rate: 0, reasoning_rate: 1}", map[string]any{"backend": "sim", "p": DefaultSimP, "seed": int64(3), "style": "realistic", "cut_rate": 0.0, "reasoning_rate": 1.0}},
+		{"realistic defaults", "{backend: sim, seed: 3, style: realistic}", map[string]any{"backend": "sim", "p": spec.DefaultSimP, "seed": int64(3), "style": "realistic", "cut_rate": 0.01, "reasoning_rate": 0.3}},
+		{"realistic rates", "{backend: sim, seed: 3, style: realistic, cut_rate: 0, reasoning_rate: 1}", map[string]any{"backend": "sim", "p": spec.DefaultSimP, "seed": int64(3), "style": "realistic", "cut_rate": 0.0, "reasoning_rate": 1.0}},
 	}
 	for _, tt := range ids {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := ParseSpec([]byte(spec(tt.model)), "ok.yaml")
+			s, err := spec.ParseSpec([]byte(yml(tt.model)), "ok.yaml")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,11 +62,11 @@ func TestSimStyleSpec(t *testing.T) {
 // refused by sim.New too.
 func TestNewSimStyle(t *testing.T) {
 	b := &datasets.Benchmark{Name: "t", Split: "dev", Examples: []datasets.Example{{ID: "0", Question: "How many singers?", GoldSQL: "SELECT count(*) FROM singer"}}}
-	_, clean, err := newSim(b, ModelSpec{Backend: "sim"})
+	_, clean, err := newSim(b, spec.ModelSpec{Backend: "sim"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, real, err := newSim(b, ModelSpec{Backend: "sim", Style: "realistic"})
+	_, real, err := newSim(b, spec.ModelSpec{Backend: "sim", Style: "realistic"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func TestNewSimStyle(t *testing.T) {
 		t.Errorf("realistic identity %q; want it to name style=realistic", real.Model)
 	}
 	bad := 2.0
-	if _, _, err := newSim(b, ModelSpec{Backend: "sim", Style: "realistic", CutRate: &bad}); err == nil || !strings.Contains(err.Error(), "cut_rate") {
+	if _, _, err := newSim(b, spec.ModelSpec{Backend: "sim", Style: "realistic", CutRate: &bad}); err == nil || !strings.Contains(err.Error(), "cut_rate") {
 		t.Errorf("cut_rate 2: err = %v; want one naming cut_rate", err)
 	}
 }
@@ -91,7 +92,7 @@ func TestNewSimLazy(t *testing.T) {
 		{ID: "0", DBID: "db", Question: "How many singers?", GoldSQL: "SELECT count(*) FROM singer"},
 		{ID: "1", DBID: "db", Question: "How many concerts?", GoldSQL: "SELECT count(*) FROM concert"},
 	}}
-	c, ident, err := newSim(b, ModelSpec{Backend: "sim"})
+	c, ident, err := newSim(b, spec.ModelSpec{Backend: "sim"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,7 @@ func TestNewSimLazy(t *testing.T) {
 	if l.model != nil {
 		t.Errorf("simulator built before its first call")
 	}
-	eager, err := sim.New(b, simConfig(ModelSpec{Backend: "sim"}))
+	eager, err := sim.New(b, simConfig(spec.ModelSpec{Backend: "sim"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,8 +124,8 @@ func TestNewSimLazy(t *testing.T) {
 		t.Errorf("lazy answers %q; want sim.New's %q", got.Choices, want.Choices)
 	}
 	blank := &datasets.Benchmark{Name: "t", Split: "dev", Examples: []datasets.Example{b.Examples[0], {ID: "2", Question: " \n"}}}
-	_, _, err = newSim(blank, ModelSpec{Backend: "sim"})
-	if _, werr := sim.New(blank, simConfig(ModelSpec{Backend: "sim"})); err == nil || werr == nil || err.Error() != werr.Error() {
+	_, _, err = newSim(blank, spec.ModelSpec{Backend: "sim"})
+	if _, werr := sim.New(blank, simConfig(spec.ModelSpec{Backend: "sim"})); err == nil || werr == nil || err.Error() != werr.Error() {
 		t.Errorf("blank question: err = %v; want sim.New's %v", err, werr)
 	}
 }

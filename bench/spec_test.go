@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 const goodSpec = `name: t
@@ -31,7 +32,7 @@ prices: {local: {prompt: 0.1, completion: 0.2}}
 `
 
 func TestParseSpecGood(t *testing.T) {
-	s, err := ParseSpec([]byte(goodSpec), "good.yaml")
+	s, err := spec.ParseSpec([]byte(goodSpec), "good.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +45,7 @@ func TestParseSpecGood(t *testing.T) {
 	if id := s.Models["local"].Identity(); id["structured"] != "json_object" || id["max_tokens"] != 4096 || id["max_tokens_param"] != nil {
 		t.Errorf("identity = %v; want structured and max_tokens in it, not max_tokens_param (it does not change answers)", id)
 	}
-	p, err := NewPlan(s)
+	p, err := spec.NewPlan(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestParseSpecErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParseSpec([]byte(tt.yaml), "bad.yaml")
+			_, err := spec.ParseSpec([]byte(tt.yaml), "bad.yaml")
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err = %v; want containing %q", err, tt.want)
 			}
@@ -107,11 +108,11 @@ func TestPlanParamErrors(t *testing.T) {
 		{"benchmarks: [{name: mini}]\nrunners:\n  - name: alphasql\n    params:\n      n_rollout: 4\n      disable_actions: [A5]\n", "bad.yaml:6: runners[0].params.disable_actions: [\"A5\"] not removable"},
 	}
 	for _, tt := range tests {
-		s, err := ParseSpec([]byte(tt.yaml), "bad.yaml")
+		s, err := spec.ParseSpec([]byte(tt.yaml), "bad.yaml")
 		if err != nil {
 			t.Fatalf("parse: %v", err)
 		}
-		_, err = NewPlan(s)
+		_, err = spec.NewPlan(s)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("plan err = %v; want containing %q", err, tt.want)
 		}
@@ -125,7 +126,7 @@ func FuzzParseSpec(f *testing.F) {
 	f.Add([]byte("benchmarks: [{name: mini}]\nrunners: [{name: sc, sweep: {k: [1, 2]}, grid: {simplex: [a, b], step: 0.5}}]\n"))
 	f.Add([]byte("a: [1, {b: c}]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := ParseSpec(data, "fuzz.yaml")
+		s, err := spec.ParseSpec(data, "fuzz.yaml")
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "fuzz.yaml") {
 				t.Fatalf("error %q does not name the file", err)
@@ -140,7 +141,7 @@ func FuzzParseSpec(f *testing.F) {
 				return
 			}
 		}
-		_, _ = NewPlan(s)
+		_, _ = spec.NewPlan(s)
 	})
 }
 
@@ -153,7 +154,7 @@ func TestDefaultEnvLogicCatNeedsMySQL(t *testing.T) {
 	t.Setenv("T2SBENCH_RO_DSN", "")
 	env, closeEnv := DefaultEnv()
 	defer closeEnv()
-	_, err := env.OpenBenchmark(context.Background(), BenchmarkSpec{Name: "logiccat", Data: t.TempDir()}, t.TempDir())
+	_, err := env.OpenBenchmark(context.Background(), spec.BenchmarkSpec{Name: "logiccat", Data: t.TempDir()}, t.TempDir())
 	if err == nil || !strings.Contains(err.Error(), "T2SBENCH_RO_DSN and T2SBENCH_RO_PASSWORD") {
 		t.Errorf("got %v; want an error naming T2SBENCH_RO_DSN and T2SBENCH_RO_PASSWORD", err)
 	}

@@ -33,7 +33,7 @@ const (
 var Statuses = []Status{StatusOK, StatusPredError, StatusPredTimeout, StatusGoldError, StatusGoldTimeout, StatusMissingDB}
 
 // Verdict is the EX judgement of one prediction: what Scorer.Score
-// returns, what a run store keeps per item (bench.Verdict is this type) and
+// returns, what a run store keeps per item (runstore.Verdict is this type) and
 // what eval writes. Difficulty is left out of the JSON when empty (a
 // benchmark without difficulty levels), as run stores always kept it.
 type Verdict struct {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/internal/checksum"
+	"github.com/t2sbench/t2sbench/internal/codec"
 )
 
 // GoldCacheFile is the SQLite file holding a gold cache directory's entries.
@@ -706,29 +707,29 @@ const goldEntryVersion = 1
 // so every value round-trips exactly, as with EncodeValue (a string's bytes
 // are kept even when they are not valid UTF-8).
 func encodeGoldEntry(r GoldResult) ([]byte, error) {
-	b := make([]byte, 0, 64)
-	b = append(b, goldEntryVersion)
-	b = appendBytes(b, string(r.Status))
-	b = appendBytes(b, r.Err)
-	b = binary.AppendVarint(b, int64(r.Elapsed))
-	b = binary.AppendVarint(b, int64(r.Timeout))
+	e := codec.Encoder{B: make([]byte, 0, 64)}
+	e.B = append(e.B, goldEntryVersion)
+	e.Str(string(r.Status))
+	e.Str(r.Err)
+	e.Int(int64(r.Elapsed))
+	e.Int(int64(r.Timeout))
 	if r.Status != ExecOK {
-		return b, nil // error, timeout and the unstable marker hold no result
+		return e.B, nil // error, timeout and the unstable marker hold no result
 	}
 	if r.Result == nil {
 		return nil, errors.New("ok result without a result set")
 	}
 	rs := r.Result
 	if rs.Truncated {
-		b = append(b, 1)
+		e.B = append(e.B, 1)
 	} else {
-		b = append(b, 0)
+		e.B = append(e.B, 0)
 	}
-	b = binary.AppendUvarint(b, uint64(len(rs.Columns)))
+	e.Uint(uint64(len(rs.Columns)))
 	for _, col := range rs.Columns {
-		b = appendBytes(b, col)
+		e.Str(col)
 	}
-	b = binary.AppendUvarint(b, uint64(len(rs.Rows)))
+	e.Uint(uint64(len(rs.Rows)))
 	for _, row := range rs.Rows {
 		if len(row) != len(rs.Columns) {
 			return nil, fmt.Errorf("result row has %d values for %d columns", len(row), len(rs.Columns))
@@ -736,108 +737,41 @@ func encodeGoldEntry(r GoldResult) ([]byte, error) {
 		for _, v := range row {
 			switch x := v.(type) {
 			case nil:
-				b = append(b, 'n')
+				e.B = append(e.B, 'n')
 			case int64:
-				b = binary.AppendVarint(append(b, 'i'), x)
+				e.B = append(e.B, 'i')
+				e.Int(x)
 			case float64:
-				b = binary.LittleEndian.AppendUint64(append(b, 'f'), math.Float64bits(x))
+				e.B = binary.LittleEndian.AppendUint64(append(e.B, 'f'), math.Float64bits(x))
 			case string:
-				b = appendBytes(append(b, 's'), x)
+				e.B = append(e.B, 's')
+				e.Str(x)
 			case []byte:
-				b = appendBytes(append(b, 'b'), string(x))
+				e.B = append(e.B, 'b')
+				e.Str(string(x))
 			default:
 				return nil, fmt.Errorf("metrics: cannot encode result value of type %T", v)
 			}
 		}
 	}
-	return b, nil
-}
-
-func appendBytes(b []byte, s string) []byte {
-	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+	return e.B, nil
 }
 
 // errBadEntry marks a stored value that does not decode.
 var errBadEntry = errors.New("metrics: malformed gold cache entry")
 
-// entryReader decodes encodeGoldEntry's format; the first failure sticks.
-type entryReader struct {
-	b   []byte
-	err error
-}
-
-func (d *entryReader) fail() { d.err = errBadEntry; d.b = nil }
-
-func (d *entryReader) byte() byte {
-	if d.err != nil || len(d.b) == 0 {
-		d.fail()
-		return 0
-	}
-	c := d.b[0]
-	d.b = d.b[1:]
-	return c
-}
-
-func (d *entryReader) uvarint() uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.fail()
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *entryReader) varint() int64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.fail()
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *entryReader) bytes() []byte {
-	n := d.uvarint()
-	if d.err != nil || n > uint64(len(d.b)) {
-		d.fail()
-		return nil
-	}
-	s := d.b[:n:n]
-	d.b = d.b[n:]
-	return s
-}
-
-// count reads a length that must fit in the remaining input at min bytes
-// per element, so that a corrupt count cannot allocate without bound.
-func (d *entryReader) count(min int) int {
-	n := d.uvarint()
-	if d.err != nil || n > uint64(len(d.b)/min) {
-		d.fail()
-		return 0
-	}
-	return int(n)
-}
-
 // decodeGoldEntry reverses encodeGoldEntry. The result owns its memory.
 func decodeGoldEntry(b []byte) (GoldResult, error) {
-	d := &entryReader{b: b}
-	if d.byte() != goldEntryVersion {
+	d := &codec.Decoder{B: b}
+	if d.Byte() != goldEntryVersion {
 		return GoldResult{}, errBadEntry
 	}
-	r := GoldResult{Status: ExecStatus(d.bytes()), Err: string(d.bytes())}
-	r.Elapsed = time.Duration(d.varint())
-	r.Timeout = time.Duration(d.varint())
+	r := GoldResult{Status: ExecStatus(d.Bytes()), Err: string(d.Bytes())}
+	r.Elapsed = time.Duration(d.Int())
+	r.Timeout = time.Duration(d.Int())
 	switch r.Status {
 	case ExecFailed, ExecTimeout, execUnstable:
-		if d.err != nil || len(d.b) != 0 {
+		if d.Err != nil || len(d.B) != 0 {
 			return GoldResult{}, errBadEntry
 		}
 		return r, nil
@@ -846,48 +780,53 @@ func decodeGoldEntry(b []byte) (GoldResult, error) {
 		return GoldResult{}, errBadEntry
 	}
 	rs := &datasets.ResultSet{Elapsed: r.Elapsed}
-	switch d.byte() {
+	switch d.Byte() {
 	case 0:
 	case 1:
 		rs.Truncated = true
 	default:
-		d.fail()
+		d.Fail()
 	}
-	rs.Columns = make([]string, d.count(1))
+	rs.Columns = make([]string, d.Count(1))
 	for i := range rs.Columns {
-		rs.Columns[i] = string(d.bytes())
+		rs.Columns[i] = string(d.Bytes())
 	}
-	nrows := d.count(max(1, len(rs.Columns)))
+	nrows := d.Count(max(1, len(rs.Columns)))
 	rs.Rows = make([][]any, nrows)
 	for i := range rs.Rows {
-		row := make([]any, len(rs.Columns))
-		for j := range row {
-			switch d.byte() {
-			case 'n':
-			case 'i':
-				row[j] = d.varint()
-			case 'f':
-				if len(d.b) < 8 {
-					d.fail()
-					break
-				}
-				row[j] = math.Float64frombits(binary.LittleEndian.Uint64(d.b))
-				d.b = d.b[8:]
-			case 's':
-				row[j] = string(d.bytes())
-			case 'b':
-				row[j] = append([]byte{}, d.bytes()...)
-			default:
-				d.fail()
-			}
-		}
-		rs.Rows[i] = row
+		rs.Rows[i] = decodeGoldRow(d, len(rs.Columns))
 	}
-	if d.err != nil || len(d.b) != 0 {
+	if d.Err != nil || len(d.B) != 0 {
 		return GoldResult{}, errBadEntry
 	}
 	r.Result = rs
 	return r, nil
+}
+
+// decodeGoldRow reads one row of n values of encodeGoldEntry's format.
+func decodeGoldRow(d *codec.Decoder, n int) []any {
+	row := make([]any, n)
+	for j := range row {
+		switch d.Byte() {
+		case 'n':
+		case 'i':
+			row[j] = d.Int()
+		case 'f':
+			if len(d.B) < 8 {
+				d.Fail()
+				break
+			}
+			row[j] = math.Float64frombits(binary.LittleEndian.Uint64(d.B))
+			d.B = d.B[8:]
+		case 's':
+			row[j] = string(d.Bytes())
+		case 'b':
+			row[j] = append([]byte{}, d.Bytes()...)
+		default:
+			d.Fail()
+		}
+	}
+	return row
 }
 
 // EncodeValue encodes a normalised result value as a tagged string:

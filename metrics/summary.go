@@ -27,9 +27,9 @@ type Usage struct {
 }
 
 // Price is a model's price in USD per million tokens, as a spec's prices
-// give it (prices: {gpt: {prompt: 2.5, completion: 10}}; bench.Price is
+// give it (prices: {gpt: {prompt: 2.5, completion: 10}}; spec.Price is
 // this type). Its JSON keys are those run stores have kept the spec's
-// prices under (bench.MetaPrices) since the first version.
+// prices under (runstore.MetaPrices) since the first version.
 type Price struct {
 	PromptPerM     float64 `json:"Prompt" yaml:"prompt"`
 	CompletionPerM float64 `json:"Completion" yaml:"completion"`

@@ -3,8 +3,9 @@ package reports
 import (
 	"testing"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // TestCandidatesTable: the candidates table holds one row per system whose
@@ -24,15 +25,15 @@ func TestCandidatesTable(t *testing.T) {
 			ten[i].Result = string(rune('a' + i))
 		}
 	}
-	item := func(q string, correct bool, marks []metrics.CandidateMark) bench.Item {
-		return bench.Item{QuestionID: q, Status: bench.StatusDone, Verdict: &bench.Verdict{QuestionID: q, Status: "ok", Correct: correct, Candidates: marks}}
+	item := func(q string, correct bool, marks []metrics.CandidateMark) runstore.Item {
+		return runstore.Item{QuestionID: q, Status: runstore.StatusDone, Verdict: &runstore.Verdict{QuestionID: q, Status: "ok", Correct: correct, Candidates: marks}}
 	}
-	a := bench.RunTrial{Trial: bench.Trial{ID: "a", Label: "direct", Benchmark: bench.BenchmarkSpec{Name: "mini"}},
-		Items: []bench.Item{item("q1", true, nil), item("q2", false, nil)}}
-	b := bench.RunTrial{Trial: bench.Trial{ID: "b", Label: "search", Benchmark: bench.BenchmarkSpec{Name: "mini"}},
-		Items: []bench.Item{item("q1", true, ten), item("q2", false, []metrics.CandidateMark{{Result: "x"}, {Result: "y"}})}}
-	r := &bench.RunData{Dir: "runs/x", Meta: map[string]string{"name": "x"}, Trials: []bench.RunTrial{a, b}, Totals: map[string]int{"a": 2, "b": 2}}
-	rep, err := Build([]*bench.RunData{r}, Options{Seed: 1, Resamples: 100})
+	a := runstore.RunTrial{Trial: spec.Trial{ID: "a", Label: "direct", Benchmark: spec.BenchmarkSpec{Name: "mini"}},
+		Items: []runstore.Item{item("q1", true, nil), item("q2", false, nil)}}
+	b := runstore.RunTrial{Trial: spec.Trial{ID: "b", Label: "search", Benchmark: spec.BenchmarkSpec{Name: "mini"}},
+		Items: []runstore.Item{item("q1", true, ten), item("q2", false, []metrics.CandidateMark{{Result: "x"}, {Result: "y"}})}}
+	r := &runstore.RunData{Dir: "runs/x", Meta: map[string]string{"name": "x"}, Trials: []runstore.RunTrial{a, b}, Totals: map[string]int{"a": 2, "b": 2}}
+	rep, err := Build([]*runstore.RunData{r}, Options{Seed: 1, Resamples: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

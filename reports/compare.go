@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/runstore"
 	"github.com/t2sbench/t2sbench/stats"
 )
 
@@ -20,10 +20,10 @@ type comparisons struct {
 	// systems are the corpus's systems with attempted items, the indexes
 	// of families.
 	systems []*system
-	// families are bench.PlanFamilies of systems.
-	families []bench.Family
+	// families are runstore.PlanFamilies of systems.
+	families []runstore.Family
 	// of maps a system to its comparison with its family's baseline.
-	of map[*system]*bench.SystemComparison
+	of map[*system]*runstore.SystemComparison
 }
 
 // familyOptions are the stats.FamilyOptions of every comparison of the
@@ -34,20 +34,20 @@ func familyOptions(opt Options) stats.FamilyOptions {
 }
 
 // planComparisons decides each system's baseline and family
-// (bench.PlanFamilies: the benchmark's first system or Options.Baseline;
+// (runstore.PlanFamilies: the benchmark's first system or Options.Baseline;
 // the points of a sweep or grid against the runner's paper default point,
-// Options.PaperDefaults) and compares them (bench.CompareFamilies, the
+// Options.PaperDefaults) and compares them (runstore.CompareFamilies, the
 // systems named by their report names).
 func planComparisons(c *corpus, opt Options) (*comparisons, error) {
 	cs := &comparisons{}
-	var refs []bench.SystemRef
+	var refs []runstore.SystemRef
 	var arms []stats.Arm
 	for _, s := range c.systems {
 		if s.done() == 0 {
 			continue
 		}
-		ref := bench.SystemRef{Names: []string{s.name, s.row}, Benchmark: s.bench, Runner: s.trial.Runner, Params: s.trial.Params}
-		if k, swept := bench.SweepOf(&s.trial.Trial); k != "" {
+		ref := runstore.SystemRef{Names: []string{s.name, s.row}, Benchmark: s.bench, Runner: s.trial.Runner, Params: s.trial.Params}
+		if k, swept := runstore.SweepOf(&s.trial.Trial); k != "" {
 			// Sweeps of different runs are different sweeps.
 			ref.Sweep, ref.Swept = s.entry+"\x00"+k, swept
 		}
@@ -55,12 +55,12 @@ func planComparisons(c *corpus, opt Options) (*comparisons, error) {
 		refs = append(refs, ref)
 		arms = append(arms, stats.Arm{Key: s.name, Outcomes: s.outcomes})
 	}
-	cs.families = bench.PlanFamilies(refs, opt.Baseline, opt.PaperDefaults)
-	byIndex, err := bench.CompareFamilies(cs.families, arms, familyOptions(opt))
+	cs.families = runstore.PlanFamilies(refs, opt.Baseline, opt.PaperDefaults)
+	byIndex, err := runstore.CompareFamilies(cs.families, arms, familyOptions(opt))
 	if err != nil {
 		return nil, fmt.Errorf("reports: %w", err)
 	}
-	cs.of = map[*system]*bench.SystemComparison{}
+	cs.of = map[*system]*runstore.SystemComparison{}
 	for i, sc := range byIndex {
 		cs.of[cs.systems[i]] = sc
 	}
@@ -85,7 +85,7 @@ func (cs *comparisons) compared(c *corpus, id string, s, base *system) *stats.Co
 
 // sweepFamily returns the family of a sweep or grid whose points include
 // s, nil when s is no such point.
-func (cs *comparisons) sweepFamily(s *system) *bench.Family {
+func (cs *comparisons) sweepFamily(s *system) *runstore.Family {
 	i := slices.Index(cs.systems, s)
 	if i < 0 {
 		return nil
@@ -100,7 +100,7 @@ func (cs *comparisons) sweepFamily(s *system) *bench.Family {
 }
 
 // familySystems returns the systems of family f, its baseline first.
-func (cs *comparisons) familySystems(f *bench.Family) []*system {
+func (cs *comparisons) familySystems(f *runstore.Family) []*system {
 	out := []*system{cs.systems[f.Base]}
 	for _, i := range f.Members {
 		out = append(out, cs.systems[i])
@@ -294,7 +294,7 @@ func seedTable(c *corpus, opt Options) *Table {
 }
 
 // sweepTests returns the comparisons of the points of ss, a sweep or
-// grid, with its baseline point (the family bench.PlanFamilies made of
+// grid, with its baseline point (the family runstore.PlanFamilies made of
 // it): the baseline, how it was chosen, and each tested point's
 // comparison. base is nil when the sweep has no baseline.
 func sweepTests(cs *comparisons, ss []*system) (base *system, why string, tests map[*system]*stats.Comparison) {

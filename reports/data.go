@@ -9,9 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 	"github.com/t2sbench/t2sbench/stats"
 )
 
@@ -26,7 +27,7 @@ type QuestionLabels struct {
 // id. The CLI wires it to datasets.Open; when it is nil or fails, the
 // difficulty recorded in each verdict is used and reasoning-type
 // breakdowns are left out (with a warning).
-type LabelSource func(b bench.BenchmarkSpec) (map[string]QuestionLabels, error)
+type LabelSource func(b spec.BenchmarkSpec) (map[string]QuestionLabels, error)
 
 // Options configure Build.
 type Options struct {
@@ -76,20 +77,20 @@ func (o Options) withDefaults() (Options, error) {
 	return o, nil
 }
 
-// system is one configuration of one run (bench.System): the trials that
+// system is one configuration of one run (runstore.System): the trials that
 // differ only in their seed, which are replicates. With one seed it is
 // one trial.
 type system struct {
-	// name is the trials' label without the seed (bench.SystemLabel),
+	// name is the trials' label without the seed (runstore.SystemLabel),
 	// prefixed by its run's name when two runs share a label.
 	name string
 	// row is name without the benchmark: the main table's row.
 	row string
 	// config is name without the varying backbones, benchmark and seed:
-	// the entry's name, its variant (bench.Identity.Variant) and the
+	// the entry's name, its variant (spec.Identity.Variant) and the
 	// bindings of backbone roles that do not vary.
 	config string
-	// head is the entry's name (bench.Identity.Name), variant its ablation
+	// head is the entry's name (spec.Identity.Name), variant its ablation
 	// ("" for the full configuration and for sweep and grid points).
 	head, variant string
 	// backbone names the varying role bindings of the entry ("reason=local")
@@ -102,15 +103,15 @@ type system struct {
 	bench string
 	// trial is the system's first trial: the configuration its seeds
 	// share (runner, parameters, roles, models).
-	trial *bench.RunTrial
+	trial *runstore.RunTrial
 	// seeds are the system's trials, one per seed, in plan order.
 	seeds []seedRun
 	// agg is what the report shows of the done items of every seed: done
-	// and failed items whose gold runs (bench.TrialOutcomes), EX's one
+	// and failed items whose gold runs (runstore.TrialOutcomes), EX's one
 	// denominator, with a verdict (itemAgg; agg.all counts them and the
 	// correct ones), accumulated seed after seed, each in question order.
 	agg *itemAgg
-	// outcomes are the seeds' outcome maps (bench.TrialOutcomes), which
+	// outcomes are the seeds' outcome maps (runstore.TrialOutcomes), which
 	// comparisons pair.
 	outcomes stats.Replicates
 	// tally counts the attempted, correct and failed questions and the
@@ -127,7 +128,7 @@ type system struct {
 // seedRun is one seed's trial of a system.
 type seedRun struct {
 	seed  int64
-	trial *bench.RunTrial
+	trial *runstore.RunTrial
 	// correct maps the question ids of the seed's done items to their
 	// outcome (correct and not failed).
 	correct map[string]bool
@@ -186,7 +187,7 @@ func accuracyOf(s *system, opt Options) (stats.SeedAccuracy, error) {
 	return stats.AccuracyOverSeeds(r, stats.BootstrapOptions{Resamples: opt.Resamples, Level: opt.Level, Rand: stats.SystemRand(opt.Seed, s.name)})
 }
 
-func (s *system) difficulty(id string, it *bench.Item) string {
+func (s *system) difficulty(id string, it *runstore.Item) string {
 	if l, ok := s.labels[id]; ok && l.Difficulty != "" {
 		return l.Difficulty
 	}
@@ -200,7 +201,7 @@ func (s *system) difficulty(id string, it *bench.Item) string {
 type corpus struct {
 	title     string
 	simulated bool
-	// note is bench.TitleNote of the runs, ending every title and caption.
+	// note is runstore.TitleNote of the runs, ending every title and caption.
 	note     string
 	systems  []*system
 	benches  []string
@@ -213,7 +214,7 @@ type corpus struct {
 	// spans are, per run, the first start and the last end of its items
 	// (runDates); items count each trial's stored items (trialQuestions).
 	spans []span
-	items map[*bench.RunTrial]int
+	items map[*runstore.RunTrial]int
 	// ids interns question ids, which the seeds' outcome maps share.
 	ids map[string]string
 }
@@ -223,15 +224,15 @@ type corpus struct {
 type span struct{ first, last time.Time }
 
 // addTrial reads the items of trial t, seed seed of system s, of run r
-// (the run's index ri), one at a time (bench.RunData.EachItem): its
+// (the run's index ri), one at a time (runstore.RunData.EachItem): its
 // outcomes, and its done items into s's counts and aggregates.
-func (c *corpus) addTrial(s *system, r *bench.RunData, ri int, t *bench.RunTrial, seed int64) error {
-	oa := bench.NewOutcomeAcc(false)
+func (c *corpus) addTrial(s *system, r *runstore.RunData, ri int, t *runstore.RunTrial, seed int64) error {
+	oa := runstore.NewOutcomeAcc(false)
 	sr := seedRun{seed: seed, trial: t}
 	first := len(s.seeds) == 0
 	var noVerdict []string
 	sp := &c.spans[ri]
-	err := r.EachItem(t, func(it *bench.Item) error {
+	err := r.EachItem(t, func(it *runstore.Item) error {
 		c.items[t]++
 		if !it.Started.IsZero() {
 			end := it.Started.Add(time.Duration(it.WallMS * float64(time.Millisecond)))
@@ -278,9 +279,9 @@ func (c *corpus) addTrial(s *system, r *bench.RunData, ri int, t *bench.RunTrial
 }
 
 // load reads the runs into a corpus: one system per configuration of
-// each run (bench.Systems), in run and plan order, each read one trial's
+// each run (runstore.Systems), in run and plan order, each read one trial's
 // items at a time (addTrial).
-func load(runs []*bench.RunData, opt Options) (*corpus, error) {
+func load(runs []*runstore.RunData, opt Options) (*corpus, error) {
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("reports: no runs")
 	}
@@ -288,13 +289,13 @@ func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &corpus{hasTypes: map[string]bool{}, spans: make([]span, len(runs)), items: map[*bench.RunTrial]int{}, ids: map[string]string{}}
+	c := &corpus{hasTypes: map[string]bool{}, spans: make([]span, len(runs)), items: map[*runstore.RunTrial]int{}, ids: map[string]string{}}
 	labelCount := c.nameRuns(runs)
 	labels := newLabelCache(opt.Labels)
 	for ri, r := range runs {
-		bench.DeriveIdentities(r.Trials)
+		runstore.DeriveIdentities(r.Trials)
 		varying := varyingRoles(r.Trials)
-		for _, sys := range bench.Systems(r.Trials) {
+		for _, sys := range runstore.Systems(r.Trials) {
 			s := newSystem(r, ri, sys, c.runNames, varying, labelCount)
 			// The labels are read before the items, whose difficulty they
 			// give; their warning follows those of EX, as it always has.
@@ -324,7 +325,7 @@ func load(runs []*bench.RunData, opt Options) (*corpus, error) {
 // share the name) and sets the corpus's title, run names, note and
 // whether some run is simulated. It returns how many trials of all the
 // runs have each label.
-func (c *corpus) nameRuns(runs []*bench.RunData) (labelCount map[string]int) {
+func (c *corpus) nameRuns(runs []*runstore.RunData) (labelCount map[string]int) {
 	nameCount := map[string]int{}
 	for _, r := range runs {
 		nameCount[r.Name()]++
@@ -342,13 +343,13 @@ func (c *corpus) nameRuns(runs []*bench.RunData) (labelCount map[string]int) {
 		}
 	}
 	c.title = strings.Join(c.runNames, " + ")
-	c.note = bench.TitleNote(runs...)
+	c.note = runstore.TitleNote(runs...)
 	return labelCount
 }
 
 // varyingRoles returns, per runner entry of trials, the roles whose model
 // varies within the entry: its backbones.
-func varyingRoles(trials []bench.RunTrial) map[int]map[string]bool {
+func varyingRoles(trials []runstore.RunTrial) map[int]map[string]bool {
 	varying := map[int]map[string]bool{}
 	seen := map[int]map[string]string{}
 	for _, t := range trials {
@@ -370,7 +371,7 @@ func varyingRoles(trials []bench.RunTrial) map[int]map[string]bool {
 // a label is shared by several runs' trials, labelCount), row, config,
 // head, variant and backbone. varying are the roles that vary within each
 // entry of the run (varyingRoles).
-func newSystem(r *bench.RunData, ri int, sys bench.System, names []string, varying map[int]map[string]bool, labelCount map[string]int) *system {
+func newSystem(r *runstore.RunData, ri int, sys runstore.System, names []string, varying map[int]map[string]bool, labelCount map[string]int) *system {
 	t := &r.Trials[sys.Trials[0]]
 	s := &system{trial: t, bench: sys.Benchmark, entry: fmt.Sprintf("%d/%d", ri, t.Entry), run: ri, outcomes: stats.Replicates{}}
 	s.name = sys.Label
@@ -397,7 +398,7 @@ func newSystem(r *bench.RunData, ri int, sys bench.System, names []string, varyi
 // backboneOf names the backbone of trial t: the bindings of the roles
 // that vary within its entry ("reason=local"), else its reason model,
 // else the models of all its roles, sorted and joined by "+".
-func backboneOf(t *bench.RunTrial, varying map[string]bool) string {
+func backboneOf(t *runstore.RunTrial, varying map[string]bool) string {
 	var bb []string
 	for _, role := range slices.Sorted(maps.Keys(varying)) {
 		bb = append(bb, role+"="+trialModel(t, role))
@@ -430,7 +431,7 @@ func newLabelCache(src LabelSource) *labelCache {
 // labelsFor returns the labels of benchmark b (named name in the report)
 // and, the first time they fail to read, a warning; nil labels without a
 // source or when they failed.
-func (lc *labelCache) labelsFor(b bench.BenchmarkSpec, name string) (map[string]QuestionLabels, string) {
+func (lc *labelCache) labelsFor(b spec.BenchmarkSpec, name string) (map[string]QuestionLabels, string) {
 	if lc.src == nil {
 		return nil, ""
 	}
@@ -453,7 +454,7 @@ func (lc *labelCache) labelsFor(b bench.BenchmarkSpec, name string) (map[string]
 
 // readSystem reads the trials of system sys of run r (the run's index ri)
 // into s, seed after seed (addTrial), and computes its EX (accuracyOf).
-func (c *corpus) readSystem(s *system, r *bench.RunData, ri int, sys bench.System, opt Options) error {
+func (c *corpus) readSystem(s *system, r *runstore.RunData, ri int, sys runstore.System, opt Options) error {
 	s.agg = newItemAgg()
 	for k, ti := range sys.Trials {
 		if err := c.addTrial(s, r, ri, &r.Trials[ti], sys.Seeds[k]); err != nil {
@@ -485,7 +486,7 @@ func (c *corpus) addSystem(s *system) {
 	c.systems = append(c.systems, s)
 }
 
-// caption appends bench.TitleNote of the runs: "(simulated model)" for sim
+// caption appends runstore.TitleNote of the runs: "(simulated model)" for sim
 // runs, and the profiles the runs ran through: "(simulated model, quick
 // profile: n_rollout 4 (was 32), limit 12)".
 func (c *corpus) caption(s string) string {
@@ -508,9 +509,9 @@ func (c *corpus) onBench(b string) []*system {
 var difficultyOrder = []string{"simple", "moderate", "challenging", "easy", "medium", "hard", "extra"}
 
 // trialModel names the model a trial binds to role as its label does: the
-// label's backbone setting for the role, else bench.ModelLabel of the
+// label's backbone setting for the role, else spec.ModelLabel of the
 // bound model ("" when the role is unbound).
-func trialModel(t *bench.RunTrial, role string) string {
+func trialModel(t *runstore.RunTrial, role string) string {
 	if t.Identity != nil {
 		for _, b := range t.Identity.Backbone {
 			if b.Key == role {
@@ -522,5 +523,5 @@ func trialModel(t *bench.RunTrial, role string) string {
 	if name == "" {
 		return ""
 	}
-	return bench.ModelLabel(name, t.Models[name])
+	return spec.ModelLabel(name, t.Models[name])
 }

@@ -4,28 +4,29 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // TestLoadNames checks the names load gives a system from its trial's
-// identity (bench.Identity): the row drops the benchmark, the
+// identity (spec.Identity): the row drops the benchmark, the
 // configuration also the varying backbones and the seed; head and variant
-// are the entry's name and ablation. Labels are those bench.NewPlan gives
+// are the entry's name and ablation. Labels are those spec.NewPlan gives
 // (bench's TestStoredPlanIDs checks them against a stored plan).
 func TestLoadNames(t *testing.T) {
-	trial := func(entry int, label string, id *bench.Identity, bk string, seed int64, reason string) bench.RunTrial {
-		return bench.RunTrial{Trial: bench.Trial{ID: label, Label: label, Identity: id, Runner: "iesr", Entry: entry, Seed: seed,
+	trial := func(entry int, label string, id *spec.Identity, bk string, seed int64, reason string) runstore.RunTrial {
+		return runstore.RunTrial{Trial: spec.Trial{ID: label, Label: label, Identity: id, Runner: "iesr", Entry: entry, Seed: seed,
 			Params: runners.Params{"n_rollout": 8.0},
-			Roles:  map[string]string{runners.RoleReason: reason, "judge": "j"}, Benchmark: bench.BenchmarkSpec{Name: bk}}}
+			Roles:  map[string]string{runners.RoleReason: reason, "judge": "j"}, Benchmark: spec.BenchmarkSpec{Name: bk}}}
 	}
-	full := func(m string) *bench.Identity {
-		return &bench.Identity{Name: "iesr tuned", Sweep: []bench.Setting{{Key: "n_rollout", Value: "8"}},
-			Backbone: []bench.Setting{{Key: "judge", Value: "j"}, {Key: runners.RoleReason, Value: m}}, Bench: true}
+	full := func(m string) *spec.Identity {
+		return &spec.Identity{Name: "iesr tuned", Sweep: []spec.Setting{{Key: "n_rollout", Value: "8"}},
+			Backbone: []spec.Setting{{Key: "judge", Value: "j"}, {Key: runners.RoleReason, Value: m}}, Bench: true}
 	}
-	abl := &bench.Identity{Name: "iesr tuned", Ablation: "wo-linking", Sweep: []bench.Setting{{Key: "n_rollout", Value: "8"}},
-		Backbone: []bench.Setting{{Key: "judge", Value: "j"}, {Key: runners.RoleReason, Value: "a"}}, Bench: true}
-	trials := []bench.RunTrial{
+	abl := &spec.Identity{Name: "iesr tuned", Ablation: "wo-linking", Sweep: []spec.Setting{{Key: "n_rollout", Value: "8"}},
+		Backbone: []spec.Setting{{Key: "judge", Value: "j"}, {Key: runners.RoleReason, Value: "a"}}, Bench: true}
+	trials := []runstore.RunTrial{
 		trial(0, "iesr tuned n_rollout=8 judge=j reason=a @mini", full("a"), "mini", 1, "a"),
 		trial(0, "iesr tuned n_rollout=8 judge=j reason=b @mini", full("b"), "mini", 1, "b"),
 		trial(0, "iesr tuned wo-linking n_rollout=8 judge=j reason=a @mini", abl, "mini", 1, "a"),
@@ -41,7 +42,7 @@ func TestLoadNames(t *testing.T) {
 		identity bool
 	}{{"identity", true}, {"old store", false}} {
 		t.Run(tc.name, func(t *testing.T) {
-			ts := make([]bench.RunTrial, len(trials))
+			ts := make([]runstore.RunTrial, len(trials))
 			for i, tr := range trials {
 				ts[i] = tr
 				if !tc.identity {
@@ -53,7 +54,7 @@ func TestLoadNames(t *testing.T) {
 			if !tc.identity {
 				ts = append(ts, trial(1, "direct @spider", nil, "spider", 0, "a"))
 			}
-			c, err := load([]*bench.RunData{{Dir: "runs/x", Meta: map[string]string{"name": "x"}, Trials: ts}}, Options{})
+			c, err := load([]*runstore.RunData{{Dir: "runs/x", Meta: map[string]string{"name": "x"}, Trials: ts}}, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -68,8 +69,8 @@ func TestLoadNames(t *testing.T) {
 	}
 	// Two runs with the same labels: names are prefixed by the run, head
 	// and variant stay the entry's.
-	a := []bench.RunTrial{trials[2]}
-	c, err := load([]*bench.RunData{{Dir: "runs/x", Meta: map[string]string{"name": "x"}, Trials: a}, {Dir: "runs/y", Meta: map[string]string{"name": "y"}, Trials: a}}, Options{})
+	a := []runstore.RunTrial{trials[2]}
+	c, err := load([]*runstore.RunData{{Dir: "runs/x", Meta: map[string]string{"name": "x"}, Trials: a}, {Dir: "runs/y", Meta: map[string]string{"name": "y"}, Trials: a}}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func TestLoadNames(t *testing.T) {
 func TestLabelsFor(t *testing.T) {
 	t.Parallel()
 	calls := map[string]int{}
-	src := func(b bench.BenchmarkSpec) (map[string]QuestionLabels, error) {
+	src := func(b spec.BenchmarkSpec) (map[string]QuestionLabels, error) {
 		calls[b.Name]++
 		if b.Name == "broken" {
 			return nil, errors.New("no data")
@@ -112,7 +113,7 @@ func TestLabelsFor(t *testing.T) {
 		{"no source", none, "other", false, "", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			l, warn := tc.lc.labelsFor(bench.BenchmarkSpec{Name: tc.bench}, tc.bench)
+			l, warn := tc.lc.labelsFor(spec.BenchmarkSpec{Name: tc.bench}, tc.bench)
 			if got := l != nil; got != tc.wantLabels {
 				t.Errorf("got labels %v; want labels: %v", l, tc.wantLabels)
 			}

@@ -1,6 +1,6 @@
 // Package reports turns run directories into paper-ready tables and plots.
 //
-// Build reads the trials of one or more runs (bench.ReadRunStream, or runs
+// Build reads the trials of one or more runs (runstore.ReadRunStream, or runs
 // read whole) one trial's items at a time and keeps no item: per system it
 // keeps counts and sums in item order, and per item only its wall time
 // (until the system's latency statistics are computed) and its outcome,
@@ -27,7 +27,7 @@
 //   - pairwise tests against a baseline (ReAct-SQL Table 5 shape: delta,
 //     CI, b, c, test, p, Holm-adjusted p) and, per sweep or grid, every
 //     point against the runner's paper default point (sweep-...), each
-//     the comparisons bench.PlanFamilies plans and stats.CompareFamily
+//     the comparisons runstore.PlanFamilies plans and stats.CompareFamily
 //     computes, as compare, the run summary and the viewer print them;
 //   - efficiency (calls, generated tokens, tokens/s per role, latency
 //     min/median/mean/max/CV, cost per question and per trial, each run's
@@ -79,7 +79,7 @@
 // of a column in bold) and CSV. A difference that is not significant after
 // Holm adjustment is marked "~" (LaTeX: a dagger). A run of the sim
 // backend is titled "(simulated model)" in the report title, every caption
-// and every plot caption (bench.TitleNote).
+// and every plot caption (runstore.TitleNote).
 //
 // Output is deterministic: keys are sorted, bootstrap sources are seeded
 // from Options.Seed and the systems' names (stats.PairRand), and nothing records the time, so the same run

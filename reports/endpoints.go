@@ -5,14 +5,14 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // endpointTable builds the per-endpoint table of the models served by
-// several endpoints (bench.ModelSpec.Replicas): calls, their share of the
+// several endpoints (spec.ModelSpec.Replicas): calls, their share of the
 // model's calls, errors, ejections, latency and generated tokens. It is
 // nil when no model of the runs has more than one endpoint.
-func endpointTable(c *corpus, runs []*bench.RunData) *Table {
+func endpointTable(c *corpus, runs []*runstore.RunData) *Table {
 	t := &Table{ID: "efficiency-endpoints", Caption: c.caption("Model endpoints: calls, errors, ejections and latency (ms) per endpoint of the models served by several")}
 	t.Columns = []Column{{Name: "model"}, {Name: "endpoint"}, {Name: "calls", Numeric: true}, {Name: "share", Numeric: true},
 		{Name: "errors", Numeric: true}, {Name: "ejections", Numeric: true}, {Name: "lat mean", Numeric: true},
@@ -22,7 +22,7 @@ func endpointTable(c *corpus, runs []*bench.RunData) *Table {
 		names[r.Name()]++
 	}
 	for _, r := range runs {
-		byModel := map[string][]bench.EndpointStat{}
+		byModel := map[string][]runstore.EndpointStat{}
 		for _, e := range r.Endpoints {
 			byModel[e.Model] = append(byModel[e.Model], e)
 		}

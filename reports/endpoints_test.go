@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // TestEndpointTable: a model served by several endpoints gets one row per
@@ -14,15 +14,15 @@ import (
 func TestEndpointTable(t *testing.T) {
 	tests := []struct {
 		name  string
-		stats []bench.EndpointStat
+		stats []runstore.EndpointStat
 		// want are the rows as "model endpoint calls share errors
 		// ejections mean max gen" (nil: no table).
 		want []string
 	}{
-		{name: "one endpoint: no table", stats: []bench.EndpointStat{{Model: "l", Endpoint: "http://a/v1", Calls: 10, LatencyMSSum: 100}}},
+		{name: "one endpoint: no table", stats: []runstore.EndpointStat{{Model: "l", Endpoint: "http://a/v1", Calls: 10, LatencyMSSum: 100}}},
 		{
 			name: "three endpoints, one killed",
-			stats: []bench.EndpointStat{
+			stats: []runstore.EndpointStat{
 				// shares: 60/100, 30/100, 10/100; means: 600/60, 500/25 (30 calls, 5 failed), 400/10
 				{Model: "l", Endpoint: "http://a/v1", Calls: 60, LatencyMSSum: 600, LatencyMSMax: 19, CompletionTokens: 600},
 				{Model: "l", Endpoint: "http://b/v1", Calls: 30, Errors: 5, Ejections: 2, LatencyMSSum: 500, LatencyMSMax: 38, CompletionTokens: 250},
@@ -37,7 +37,7 @@ func TestEndpointTable(t *testing.T) {
 		},
 		{
 			name:  "every attempt failed",
-			stats: []bench.EndpointStat{{Model: "l", Endpoint: "http://a/v1", Calls: 4, Errors: 4, Ejections: 1}, {Model: "l", Endpoint: "http://b/v1", Calls: 4}},
+			stats: []runstore.EndpointStat{{Model: "l", Endpoint: "http://a/v1", Calls: 4, Errors: 4, Ejections: 1}, {Model: "l", Endpoint: "http://b/v1", Calls: 4}},
 			want:  []string{"l http://a/v1 4 50.0% 4 1 - - 0", "l http://b/v1 4 50.0% 0 0 0.0 0.0 0"},
 		},
 	}
@@ -45,7 +45,7 @@ func TestEndpointTable(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			writeFixtureRun(t, dir, "openai")
-			st, err := bench.OpenStore(dir)
+			st, err := runstore.OpenStore(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -53,11 +53,11 @@ func TestEndpointTable(t *testing.T) {
 				t.Fatal(err)
 			}
 			st.Close()
-			run, err := bench.ReadRun(dir, true)
+			run, err := runstore.ReadRun(dir, true)
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := Build([]*bench.RunData{run}, fixtureOptions())
+			r, err := Build([]*runstore.RunData{run}, fixtureOptions())
 			if err != nil {
 				t.Fatal(err)
 			}

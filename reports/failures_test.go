@@ -7,8 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // TestParseFailureTable writes a run whose alphasql and iesr trials have
@@ -18,15 +19,15 @@ import (
 // over the system's attempted questions.
 func TestParseFailureTable(t *testing.T) {
 	dir := t.TempDir()
-	st, err := bench.OpenStore(dir)
+	st, err := runstore.OpenStore(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	models := map[string]bench.ModelSpec{"simA": {Backend: "sim"}}
-	trials := []*bench.Trial{
-		{ID: "t0", Label: "alphasql", Runner: "alphasql", Roles: map[string]string{"reason": "simA"}, Models: models, Benchmark: bench.BenchmarkSpec{Name: "mini"}, Order: 0},
-		{ID: "t1", Label: "iesr", Runner: "iesr", Roles: map[string]string{"reason": "simA"}, Models: models, Benchmark: bench.BenchmarkSpec{Name: "mini"}, Order: 1, Entry: 1},
-		{ID: "t2", Label: "direct", Runner: "direct", Roles: map[string]string{"reason": "simA"}, Models: models, Benchmark: bench.BenchmarkSpec{Name: "mini"}, Order: 2, Entry: 2},
+	models := map[string]spec.ModelSpec{"simA": {Backend: "sim"}}
+	trials := []*spec.Trial{
+		{ID: "t0", Label: "alphasql", Runner: "alphasql", Roles: map[string]string{"reason": "simA"}, Models: models, Benchmark: spec.BenchmarkSpec{Name: "mini"}, Order: 0},
+		{ID: "t1", Label: "iesr", Runner: "iesr", Roles: map[string]string{"reason": "simA"}, Models: models, Benchmark: spec.BenchmarkSpec{Name: "mini"}, Order: 1, Entry: 1},
+		{ID: "t2", Label: "direct", Runner: "direct", Roles: map[string]string{"reason": "simA"}, Models: models, Benchmark: spec.BenchmarkSpec{Name: "mini"}, Order: 2, Entry: 2},
 	}
 	if err := st.PutTrials(trials); err != nil {
 		t.Fatal(err)
@@ -41,8 +42,8 @@ func TestParseFailureTable(t *testing.T) {
 	for _, tr := range trials {
 		for q, c := range counters[tr.ID] {
 			id := fmt.Sprintf("q%02d", q)
-			it := &bench.Item{TrialID: tr.ID, QuestionID: id, Index: q, Status: bench.StatusDone, Attempts: 1, Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
-				Verdict: &bench.Verdict{Index: q, QuestionID: id, DBID: "db", Difficulty: labels[id].Difficulty, Status: "correct", Correct: true},
+			it := &runstore.Item{TrialID: tr.ID, QuestionID: id, Index: q, Status: runstore.StatusDone, Attempts: 1, Started: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
+				Verdict: &runstore.Verdict{Index: q, QuestionID: id, DBID: "db", Difficulty: labels[id].Difficulty, Status: "correct", Correct: true},
 				Result:  &runners.Result{SQL: "SELECT 1", Trace: runners.Trace{Counters: c}}}
 			if err := st.Commit(it); err != nil {
 				t.Fatal(err)
@@ -50,11 +51,11 @@ func TestParseFailureTable(t *testing.T) {
 		}
 	}
 	st.Close()
-	run, err := bench.ReadRun(dir, true)
+	run, err := runstore.ReadRun(dir, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Build([]*bench.RunData{run}, fixtureOptions())
+	r, err := Build([]*runstore.RunData{run}, fixtureOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

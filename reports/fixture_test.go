@@ -8,9 +8,10 @@ import (
 
 	_ "github.com/mattn/go-sqlite3"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // fixtureQuestions is the size of the synthetic benchmark.
@@ -79,7 +80,7 @@ func fixtureTrials() []fixtureTrial {
 			}
 			return c
 		}})
-	for _, pt := range bench.SimplexGrid(3, 0.5) {
+	for _, pt := range spec.SimplexGrid(3, 0.5) {
 		ts = append(ts, fixtureTrial{label: fmt.Sprintf("iesr-grid alpha=%g,beta=%g,gamma=%g", pt[0], pt[1], pt[2]), runner: "iesr", entry: 4,
 			params: runners.Params{"alpha": pt[0], "beta": pt[1], "gamma": pt[2]}, model: "simA", p: 0.5 + 0.3*pt[0]})
 	}
@@ -91,20 +92,20 @@ func fixtureTrials() []fixtureTrial {
 // the models' backend ("sim" marks the run simulated).
 func writeFixtureRun(t *testing.T, dir, backend string) {
 	t.Helper()
-	st, err := bench.OpenStore(dir)
+	st, err := runstore.OpenStore(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	models := map[string]bench.ModelSpec{"simA": {Backend: backend, Model: "model-a", BaseURL: "http://127.0.0.1:1/v1"},
+	models := map[string]spec.ModelSpec{"simA": {Backend: backend, Model: "model-a", BaseURL: "http://127.0.0.1:1/v1"},
 		"simB": {Backend: backend, Model: "model-b", BaseURL: "http://127.0.0.1:1/v1"}}
 	labels := fixtureLabels()
-	var trials []*bench.Trial
+	var trials []*spec.Trial
 	fts := fixtureTrials()
 	for i, ft := range fts {
-		trials = append(trials, &bench.Trial{ID: fmt.Sprintf("t%02d", i), Label: ft.label, Runner: ft.runner, Params: ft.params,
-			Roles: map[string]string{"reason": ft.model}, Models: map[string]bench.ModelSpec{ft.model: models[ft.model]},
-			Benchmark: bench.BenchmarkSpec{Name: "mini"}, Order: i, Entry: ft.entry})
+		trials = append(trials, &spec.Trial{ID: fmt.Sprintf("t%02d", i), Label: ft.label, Runner: ft.runner, Params: ft.params,
+			Roles: map[string]string{"reason": ft.model}, Models: map[string]spec.ModelSpec{ft.model: models[ft.model]},
+			Benchmark: spec.BenchmarkSpec{Name: "mini"}, Order: i, Entry: ft.entry})
 	}
 	if err := st.PutTrials(trials); err != nil {
 		t.Fatal(err)
@@ -129,10 +130,10 @@ func writeFixtureRun(t *testing.T, dir, backend string) {
 			if ft.counters != nil {
 				res.Trace.Counters = ft.counters(r)
 			}
-			it := &bench.Item{TrialID: trials[i].ID, QuestionID: id, Index: q, Status: bench.StatusDone,
-				Verdict: &bench.Verdict{Index: q, QuestionID: id, DBID: "db", Difficulty: labels[id].Difficulty, Status: metrics.Status(status), Correct: correct},
+			it := &runstore.Item{TrialID: trials[i].ID, QuestionID: id, Index: q, Status: runstore.StatusDone,
+				Verdict: &runstore.Verdict{Index: q, QuestionID: id, DBID: "db", Difficulty: labels[id].Difficulty, Status: metrics.Status(status), Correct: correct},
 				Result:  res, Attempts: 1, Started: start, WallMS: float64(200*calls + r.IntN(100)),
-				Calls: []bench.Call{{Role: "reason", N: 1, PromptTokens: 300, CompletionTokens: 40, LatencyMS: 250}}}
+				Calls: []runstore.Call{{Role: "reason", N: 1, PromptTokens: 300, CompletionTokens: 40, LatencyMS: 250}}}
 			if err := st.Commit(it); err != nil {
 				t.Fatal(err)
 			}
@@ -143,7 +144,7 @@ func writeFixtureRun(t *testing.T, dir, backend string) {
 // fixtureOptions are the report options of the golden tests.
 func fixtureOptions() Options {
 	return Options{Seed: 1, Prices: map[string]metrics.Price{"simA": {PromptPerM: 0.5, CompletionPerM: 1.5}},
-		Labels: func(bench.BenchmarkSpec) (map[string]QuestionLabels, error) { return fixtureLabels(), nil }}
+		Labels: func(spec.BenchmarkSpec) (map[string]QuestionLabels, error) { return fixtureLabels(), nil }}
 }
 
 // cutOf is the fixture's number of answers of question q cut at the token

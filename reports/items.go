@@ -7,11 +7,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/satint"
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/sqltext"
+	"github.com/t2sbench/t2sbench/runstore"
 	"github.com/t2sbench/t2sbench/stats"
 )
 
@@ -104,9 +104,9 @@ func bump[K comparable](m map[K]*hits, key K, correct bool) {
 // add counts one done item of the system s (a done or failed item in EX's
 // denominator with a verdict); first says whether it is of the first seed.
 // The item is correct when its verdict is and it did not fail, as in
-// bench.TrialOutcomes.
-func (a *itemAgg) add(s *system, it *bench.Item, first bool) {
-	correct := it.Verdict.Correct && it.Status != bench.StatusFailed
+// runstore.TrialOutcomes.
+func (a *itemAgg) add(s *system, it *runstore.Item, first bool) {
+	correct := it.Verdict.Correct && it.Status != runstore.StatusFailed
 	level := s.difficulty(it.QuestionID, it)
 	types := s.labels[it.QuestionID].ReasoningTypes
 	a.all.add(correct)
@@ -161,7 +161,7 @@ func (a *itemAgg) finish() {
 
 // itemUsage is an item's usage by role: its result's usage records, else
 // its calls.
-func itemUsage(it *bench.Item) map[string]metrics.Usage {
+func itemUsage(it *runstore.Item) map[string]metrics.Usage {
 	q := map[string]metrics.Usage{}
 	if it.Result != nil && len(it.Result.Usage) > 0 {
 		for role, u := range it.Result.Usage {

@@ -3,11 +3,11 @@ package reports
 import (
 	"testing"
 
-	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // TestItemAggCorrect checks that every count of itemAgg takes "correct" as
-// EX does (bench.TrialOutcomes): the verdict is correct and the item did
+// EX does (runstore.TrialOutcomes): the verdict is correct and the item did
 // not fail. A failed item stored with a correct verdict (a store merged
 // from an older version) counts as wrong in EX, the breakdowns and the
 // heat map alike.
@@ -19,10 +19,10 @@ func TestItemAggCorrect(t *testing.T) {
 		"q3": {Difficulty: "easy", ReasoningTypes: []string{"join"}},
 	}}
 	s.agg = newItemAgg()
-	for _, it := range []bench.Item{
-		{QuestionID: "q1", Status: bench.StatusDone, Verdict: &bench.Verdict{Correct: true}},
-		{QuestionID: "q2", Status: bench.StatusFailed, Verdict: &bench.Verdict{Correct: true}},
-		{QuestionID: "q3", Status: bench.StatusDone, Verdict: &bench.Verdict{Correct: false}},
+	for _, it := range []runstore.Item{
+		{QuestionID: "q1", Status: runstore.StatusDone, Verdict: &runstore.Verdict{Correct: true}},
+		{QuestionID: "q2", Status: runstore.StatusFailed, Verdict: &runstore.Verdict{Correct: true}},
+		{QuestionID: "q3", Status: runstore.StatusDone, Verdict: &runstore.Verdict{Correct: false}},
 	} {
 		s.agg.add(s, &it, true)
 	}

@@ -24,8 +24,8 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgpdf"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // Figure is one plot of a report.
@@ -107,7 +107,7 @@ func (f *Figure) encode(c vg.CanvasWriterTo) ([]byte, error) {
 var pdfDates = regexp.MustCompile(`/(CreationDate|ModDate) \(D:[0-9]{14}\)`)
 
 // Caption is the figure's caption: its title (with the simulated-model
-// note of bench.TitleNote where it applies), the number of questions and
+// note of runstore.TitleNote where it applies), the number of questions and
 // the interval method, for captions.md and captions.tex.
 func (f *Figure) Caption() string {
 	out := f.Title
@@ -508,12 +508,12 @@ func intervalName(multi bool) string {
 }
 
 // gridDefault returns the point of a grid at the runner's paper default
-// in every parameter of params (bench.AtPaperDefault), which the figure
+// in every parameter of params (runstore.AtPaperDefault), which the figure
 // boxes; nil when the grid has none. The baseline of the grid's tests is
 // its family's (sweepTests).
 func gridDefault(ss []*system, params []string, opt Options) *system {
 	for _, s := range ss {
-		if bench.AtPaperDefault(bench.SystemRef{Runner: s.trial.Runner, Params: s.trial.Params, Swept: params}, opt.PaperDefaults) {
+		if runstore.AtPaperDefault(runstore.SystemRef{Runner: s.trial.Runner, Params: s.trial.Params, Swept: params}, opt.PaperDefaults) {
 			return s
 		}
 	}

@@ -14,21 +14,22 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 	"github.com/t2sbench/t2sbench/stats"
 )
 
 // sweepSystem is a done system of entry "e" on mini with one question,
 // named as load names a trial of identity id.
-func sweepSystem(id bench.Identity, backbone string, params runners.Params) *system {
-	tr := &bench.RunTrial{}
+func sweepSystem(id spec.Identity, backbone string, params runners.Params) *system {
+	tr := &runstore.RunTrial{}
 	tr.Params = params
 	tr.Identity = &id
 	config := strings.Join(append([]string{id.Name}, id.Variant()...), " ")
 	s := &system{name: id.Label("mini", 0), row: id.Label("mini", 0), config: config, head: id.Name, variant: id.Ablation,
 		backbone: backbone, entry: "e", bench: "mini", trial: tr, agg: newItemAgg()}
-	s.agg.add(s, &bench.Item{QuestionID: "q1", Verdict: &bench.Verdict{Correct: true}}, true)
+	s.agg.add(s, &runstore.Item{QuestionID: "q1", Verdict: &runstore.Verdict{Correct: true}}, true)
 	s.agg.finish()
 	return s
 }
@@ -42,7 +43,7 @@ func TestSweepSeriesKeepsAblations(t *testing.T) {
 		comp     bool
 	}{{"", true}, {"no-compression", false}} {
 		for _, n := range []int{8, 16, 24} {
-			id := bench.Identity{Name: "iesr", Ablation: v.ablation, Sweep: []bench.Setting{{Key: "n_rollout", Value: fmt.Sprint(n)}}}
+			id := spec.Identity{Name: "iesr", Ablation: v.ablation, Sweep: []spec.Setting{{Key: "n_rollout", Value: fmt.Sprint(n)}}}
 			ss = append(ss, sweepSystem(id, "sim",
 				runners.Params{"n_rollout": float64(n), "schema_compression": v.comp}))
 		}
@@ -60,8 +61,8 @@ func TestSweepSeriesKeepsAblations(t *testing.T) {
 
 	// An ablation-only entry (one point per series) is not a sweep.
 	abl := []*system{
-		sweepSystem(bench.Identity{Name: "iesr"}, "sim", runners.Params{"n_rollout": 32.0, "stage_scoring": true}),
-		sweepSystem(bench.Identity{Name: "iesr", Ablation: "w/o-scoring"}, "sim", runners.Params{"n_rollout": 32.0, "stage_scoring": false}),
+		sweepSystem(spec.Identity{Name: "iesr"}, "sim", runners.Params{"n_rollout": 32.0, "stage_scoring": true}),
+		sweepSystem(spec.Identity{Name: "iesr", Ablation: "w/o-scoring"}, "sim", runners.Params{"n_rollout": 32.0, "stage_scoring": false}),
 	}
 	if groups, _ := sweepSeries(&corpus{systems: abl}); len(groups) != 0 {
 		t.Errorf("ablation-only entry gave %d sweep groups; want 0", len(groups))
@@ -249,7 +250,7 @@ func TestLogWorthy(t *testing.T) {
 
 func TestParetoLogAxis(t *testing.T) {
 	mk := func(name string, gen, lat float64) efficiency {
-		s := sweepSystem(bench.Identity{Name: name}, "sim", runners.Params{})
+		s := sweepSystem(spec.Identity{Name: name}, "sim", runners.Params{})
 		return efficiency{s: s, genQ: gen, hasLat: true, lat: stats.LatencyStats{Median: lat}}
 	}
 	c := &corpus{}
@@ -282,8 +283,8 @@ func gridSystems(extra bool) []*system {
 	}
 	var ss []*system
 	for _, p := range pts {
-		pt := []bench.Setting{{Key: "alpha", Value: fmt.Sprint(p[0])}, {Key: "beta", Value: fmt.Sprint(p[1])}, {Key: "gamma", Value: fmt.Sprint(p[2])}}
-		s := sweepSystem(bench.Identity{Name: "iesr", Point: pt}, "sim",
+		pt := []spec.Setting{{Key: "alpha", Value: fmt.Sprint(p[0])}, {Key: "beta", Value: fmt.Sprint(p[1])}, {Key: "gamma", Value: fmt.Sprint(p[2])}}
+		s := sweepSystem(spec.Identity{Name: "iesr", Point: pt}, "sim",
 			runners.Params{"alpha": p[0], "beta": p[1], "gamma": p[2]})
 		s.trial.Runner = "iesr"
 		s.outcomes = stats.Single(map[string]bool{"q1": true})
@@ -332,7 +333,7 @@ func TestGridBaseline(t *testing.T) {
 func TestFixtureFiguresMarkDefaultsAndCaps(t *testing.T) {
 	dir := t.TempDir()
 	writeFixtureRun(t, dir, "sim")
-	run, err := bench.ReadRun(dir, true)
+	run, err := runstore.ReadRun(dir, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +341,7 @@ func TestFixtureFiguresMarkDefaultsAndCaps(t *testing.T) {
 	// The fixture's grid has step 0.5; (0.5, 0, 0.5) stands in for the
 	// paper's default.
 	opt.PaperDefaults = map[string]map[string]float64{"iesr": {"alpha": 0.5, "beta": 0, "gamma": 0.5}, "alphasql": {"n_rollout": 4}}
-	r, err := Build([]*bench.RunData{run}, opt)
+	r, err := Build([]*runstore.RunData{run}, opt)
 	if err != nil {
 		t.Fatal(err)
 	}

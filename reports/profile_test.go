@@ -3,16 +3,17 @@ package reports
 import (
 	"testing"
 
-	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // TestCaptionStatesProfile: a run made through a profile (the line `run
-// --profile` records after bench.SpecChangeMarker in the stored spec
+// --profile` records after spec.ChangeMarker in the stored spec
 // text) has the profile in every title and caption, after "simulated
 // model"; a run without one keeps "(simulated model)" alone.
 func TestCaptionStatesProfile(t *testing.T) {
-	tr := []bench.RunTrial{{Trial: bench.Trial{ID: "a", Label: "direct", Runner: "direct", Benchmark: bench.BenchmarkSpec{Name: "mini"}}}}
-	profiled := "name: x\n\n" + bench.SpecChangeMarker + "\n" + bench.ProfileMarker + "quick profile: n_rollout 4 (was 32), limit 12\n#   --set runners.0.params.n_rollout=4\n"
+	tr := []runstore.RunTrial{{Trial: spec.Trial{ID: "a", Label: "direct", Runner: "direct", Benchmark: spec.BenchmarkSpec{Name: "mini"}}}}
+	profiled := "name: x\n\n" + spec.ChangeMarker + "\n" + spec.ProfileMarker + "quick profile: n_rollout 4 (was 32), limit 12\n#   --set runners.0.params.n_rollout=4\n"
 	tests := []struct {
 		name, spec string
 		simulated  bool
@@ -25,7 +26,7 @@ func TestCaptionStatesProfile(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := load([]*bench.RunData{{Dir: "runs/x", Simulated: tt.simulated, Meta: map[string]string{"name": "x", bench.MetaSpec: tt.spec}, Trials: tr}}, Options{})
+			c, err := load([]*runstore.RunData{{Dir: "runs/x", Simulated: tt.simulated, Meta: map[string]string{"name": "x", runstore.MetaSpec: tt.spec}, Trials: tr}}, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

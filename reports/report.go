@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // Formats are the output formats WriteFiles knows: table formats md, tex
@@ -63,11 +63,11 @@ type Report struct {
 }
 
 // Build computes every table and plot the runs have data for. The runs are
-// read by bench.ReadRunStream (their items streamed one trial at a time)
-// or whole with at least bench.ReadReport (usage, extraction reasons and
+// read by runstore.ReadRunStream (their items streamed one trial at a time)
+// or whole with at least runstore.ReadReport (usage, extraction reasons and
 // trace counters, which the efficiency, turn and validation output need);
 // both give the same report.
-func Build(runs []*bench.RunData, opt Options) (*Report, error) {
+func Build(runs []*runstore.RunData, opt Options) (*Report, error) {
 	opt, err := opt.withDefaults()
 	if err != nil {
 		return nil, err

@@ -12,8 +12,8 @@ import (
 
 	"gonum.org/v1/plot/vg"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/golden"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // buildFixture writes the synthetic run and builds its report.
@@ -21,12 +21,12 @@ func buildFixture(t *testing.T, backend string) (*Report, string) {
 	t.Helper()
 	dir := t.TempDir()
 	writeFixtureRun(t, dir, backend)
-	run, err := bench.ReadRun(dir, true)
+	run, err := runstore.ReadRun(dir, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	run.Dir = "runs/fixture" // the golden files do not depend on the temp dir
-	r, err := Build([]*bench.RunData{run}, fixtureOptions())
+	r, err := Build([]*runstore.RunData{run}, fixtureOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,23 +7,24 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 	"github.com/t2sbench/t2sbench/stats"
 )
 
 // seededTrial is one trial of a made-up run: entry, identity, runner and
 // parameters, seed, and its outcomes on q0, q1, ... ("1" right, "0"
 // wrong).
-func seededTrial(entry int, id bench.Identity, runner string, params runners.Params, seed int64, outcomes string) bench.RunTrial {
-	t := bench.RunTrial{Trial: bench.Trial{ID: fmt.Sprintf("e%d-%s-s%d", entry, id.Label("mini", seed), seed), Identity: &id, Runner: runner,
-		Params: params, Entry: entry, Seed: seed, Benchmark: bench.BenchmarkSpec{Name: "mini"},
-		Roles: map[string]string{runners.RoleReason: "m"}, Models: map[string]bench.ModelSpec{"m": {Backend: "sim"}}}}
+func seededTrial(entry int, id spec.Identity, runner string, params runners.Params, seed int64, outcomes string) runstore.RunTrial {
+	t := runstore.RunTrial{Trial: spec.Trial{ID: fmt.Sprintf("e%d-%s-s%d", entry, id.Label("mini", seed), seed), Identity: &id, Runner: runner,
+		Params: params, Entry: entry, Seed: seed, Benchmark: spec.BenchmarkSpec{Name: "mini"},
+		Roles: map[string]string{runners.RoleReason: "m"}, Models: map[string]spec.ModelSpec{"m": {Backend: "sim"}}}}
 	t.Label = id.Label("mini", seed)
 	for q, ch := range outcomes {
 		id := "q" + strconv.Itoa(q)
-		t.Items = append(t.Items, bench.Item{TrialID: t.ID, QuestionID: id, Index: q, Status: bench.StatusDone,
-			Verdict: &bench.Verdict{QuestionID: id, Status: "ok", Correct: ch == '1'}})
+		t.Items = append(t.Items, runstore.Item{TrialID: t.ID, QuestionID: id, Index: q, Status: runstore.StatusDone,
+			Verdict: &runstore.Verdict{QuestionID: id, Status: "ok", Correct: ch == '1'}})
 	}
 	return t
 }
@@ -75,14 +76,14 @@ func TestSeedsAsReplicates(t *testing.T) {
 		"B":     {"111110", "110110", "111010"},
 		"lucky": {"111111", "100000", "000001"},
 	}
-	var trials []bench.RunTrial
+	var trials []runstore.RunTrial
 	for e, name := range []string{"A", "B", "lucky"} {
 		for k, s := range seeds {
-			trials = append(trials, seededTrial(e, bench.Identity{Name: name, Seed: true}, name, nil, s, rows[name][k]))
+			trials = append(trials, seededTrial(e, spec.Identity{Name: name, Seed: true}, name, nil, s, rows[name][k]))
 		}
 	}
-	run := &bench.RunData{Dir: "runs/seeds", Meta: map[string]string{"name": "seeds"}, Trials: trials}
-	r, err := Build([]*bench.RunData{run}, Options{Seed: 1, Resamples: 500})
+	run := &runstore.RunData{Dir: "runs/seeds", Meta: map[string]string{"name": "seeds"}, Trials: trials}
+	r, err := Build([]*runstore.RunData{run}, Options{Seed: 1, Resamples: 500})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,24 +188,24 @@ func TestSeedsAsReplicates(t *testing.T) {
 // direct they would have been b = 1, c = 0 and b = 0, c = 4.
 func TestSweepAgainstPaperDefault(t *testing.T) {
 	right := func(n int) string { return strings.Repeat("1", n) + strings.Repeat("0", 10-n) }
-	trials := []bench.RunTrial{seededTrial(0, bench.Identity{Name: "direct"}, "direct", nil, 0, right(5))}
+	trials := []runstore.RunTrial{seededTrial(0, spec.Identity{Name: "direct"}, "direct", nil, 0, right(5))}
 	for _, p := range []struct {
 		k     float64
 		right int
 	}{{1, 4}, {4, 7}, {8, 9}} {
-		id := bench.Identity{Name: "sc", Sweep: []bench.Setting{{Key: "k", Value: fmt.Sprint(p.k)}}}
+		id := spec.Identity{Name: "sc", Sweep: []spec.Setting{{Key: "k", Value: fmt.Sprint(p.k)}}}
 		trials = append(trials, seededTrial(1, id, "sc", runners.Params{"k": p.k}, 0, right(p.right)))
 	}
 	for _, p := range []struct {
 		a, b, g float64
 		right   int
 	}{{0, 0, 1, 3}, {0.5, 0, 0.5, 6}, {1, 0, 0, 8}} {
-		id := bench.Identity{Name: "iesr", Point: []bench.Setting{{Key: "alpha", Value: fmt.Sprint(p.a)}, {Key: "beta", Value: fmt.Sprint(p.b)}, {Key: "gamma", Value: fmt.Sprint(p.g)}}}
+		id := spec.Identity{Name: "iesr", Point: []spec.Setting{{Key: "alpha", Value: fmt.Sprint(p.a)}, {Key: "beta", Value: fmt.Sprint(p.b)}, {Key: "gamma", Value: fmt.Sprint(p.g)}}}
 		trials = append(trials, seededTrial(2, id, "iesr", runners.Params{"alpha": p.a, "beta": p.b, "gamma": p.g}, 0, right(p.right)))
 	}
-	run := &bench.RunData{Dir: "runs/sweep", Meta: map[string]string{"name": "sweep"}, Trials: trials}
+	run := &runstore.RunData{Dir: "runs/sweep", Meta: map[string]string{"name": "sweep"}, Trials: trials}
 	opt := Options{Seed: 1, Resamples: 500, PaperDefaults: map[string]map[string]float64{"sc": {"k": 4}, "iesr": {"alpha": 0.5, "beta": 0, "gamma": 0.5}}}
-	r, err := Build([]*bench.RunData{run}, opt)
+	r, err := Build([]*runstore.RunData{run}, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +231,7 @@ func TestSweepAgainstPaperDefault(t *testing.T) {
 			[][5]string{{"alpha=0,beta=0,gamma=1", "3", "0", "0.250", "0.500"}, {"alpha=1,beta=0,gamma=0", "0", "2", "0.500", "0.500"}}},
 	} {
 		tb := tableByID(t, r, tc.table)
-		if !strings.Contains(tb.Caption, "against "+tc.base+" ("+bench.WhyPaperDefault+")") {
+		if !strings.Contains(tb.Caption, "against "+tc.base+" ("+runstore.WhyPaperDefault+")") {
 			t.Errorf("%s caption %q does not name the default point %s", tc.table, tb.Caption, tc.base)
 		}
 		if len(tb.Rows) != 1+len(tc.points) || tb.Rows[0][0].Text != tc.base+" (baseline)" {

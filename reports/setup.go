@@ -12,7 +12,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // Setup is what a reader needs to judge and rerun the runs: the code, the
@@ -43,13 +44,13 @@ const cmdLineMark = "# changed by the command line of run:"
 const MetaCommit = "commit"
 
 // MetaRunOptions is the run-store meta key holding the options `run` was
-// given that change results or resources (bench.MetaRunOptions); the
+// given that change results or resources (runstore.MetaRunOptions); the
 // Setup section shows them.
-const MetaRunOptions = bench.MetaRunOptions
+const MetaRunOptions = runstore.MetaRunOptions
 
 // buildSetup collects the setup of runs; commit is the report's own code
 // commit ("" when unknown).
-func buildSetup(c *corpus, runs []*bench.RunData, commit string) *Setup {
+func buildSetup(c *corpus, runs []*runstore.RunData, commit string) *Setup {
 	su := &Setup{}
 	if commit == "" {
 		commit = "unknown (the binary carries no VCS build information)"
@@ -75,7 +76,7 @@ func buildSetup(c *corpus, runs []*bench.RunData, commit string) *Setup {
 		fact("%s", runLimits(c, r, recorded))
 		if recorded {
 			fact("%s", opts)
-		} else if extra := cmdLineChanges(r.Meta[bench.MetaSpec]); len(extra) > 0 {
+		} else if extra := cmdLineChanges(r.Meta[runstore.MetaSpec]); len(extra) > 0 {
 			fact("the command line of run changed the spec: %s", strings.Join(extra, "; "))
 		}
 		for _, b := range benchmarksOf(r, recorded) {
@@ -101,7 +102,7 @@ func runDates(sp span) string {
 // runOptions describes the options `run` was given that change results or
 // resources (MetaRunOptions), by session; recorded is false for a store
 // written before they were recorded.
-func runOptions(r *bench.RunData) (desc string, recorded bool) {
+func runOptions(r *runstore.RunData) (desc string, recorded bool) {
 	raw, ok := r.Meta[MetaRunOptions]
 	if !ok {
 		return "", false
@@ -129,9 +130,9 @@ func runOptions(r *bench.RunData) (desc string, recorded bool) {
 // runLimits gives the spec's per-item timeout, worker count and trial cap,
 // the seeds and the questions per trial; recorded says the options of run
 // (--workers among them) are shown beside it.
-func runLimits(c *corpus, r *bench.RunData, recorded bool) string {
+func runLimits(c *corpus, r *runstore.RunData, recorded bool) string {
 	var parts []string
-	text := r.Meta[bench.MetaSpec]
+	text := r.Meta[runstore.MetaSpec]
 	var sl specLimits
 	switch {
 	case text == "":
@@ -145,7 +146,7 @@ func runLimits(c *corpus, r *bench.RunData, recorded bool) string {
 		}
 		workers := strconv.Itoa(sl.Workers)
 		if sl.Workers == 0 {
-			workers = fmt.Sprintf("%d (default)", bench.DefaultWorkers)
+			workers = fmt.Sprintf("%d (default)", spec.DefaultWorkers)
 		}
 		note := " (a --workers flag is not recorded)"
 		if recorded {
@@ -187,7 +188,7 @@ func runLimits(c *corpus, r *bench.RunData, recorded bool) string {
 
 // trialQuestions is the number of questions of a trial's plan, else (a
 // store written without it) of its stored items (as load counted them).
-func (c *corpus) trialQuestions(r *bench.RunData, t *bench.RunTrial) int {
+func (c *corpus) trialQuestions(r *runstore.RunData, t *runstore.RunTrial) int {
 	if n, ok := r.Totals[t.ID]; ok {
 		return n
 	}
@@ -214,7 +215,7 @@ func cmdLineChanges(text string) []string {
 // benchmarksOf describes each benchmark of a run: data directory, split,
 // the spec's question limit and comparator settings; recorded says the
 // options of run (--limit among them) are shown beside it.
-func benchmarksOf(r *bench.RunData, recorded bool) []string {
+func benchmarksOf(r *runstore.RunData, recorded bool) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, t := range r.Trials {
@@ -281,12 +282,12 @@ func redactURL(raw string) string {
 
 // modelSettings lists a model's non-default settings as key=value, in the
 // spec's key names.
-func modelSettings(m bench.ModelSpec) string {
+func modelSettings(m spec.ModelSpec) string {
 	var kv []string
 	add := func(k string, v any) { kv = append(kv, fmt.Sprintf("%s=%v", k, v)) }
 	f := func(p *float64) string { return strconv.FormatFloat(*p, 'f', -1, 64) }
 	if m.Backend == "sim" {
-		p := bench.DefaultSimP
+		p := spec.DefaultSimP
 		if m.P != nil {
 			p = *m.P
 		}
@@ -339,7 +340,7 @@ func modelSettings(m bench.ModelSpec) string {
 
 // modelsTable lists every model the trials bind: backend, served model,
 // endpoint (redacted), the roles bound to it and its settings.
-func modelsTable(c *corpus, runs []*bench.RunData) *Table {
+func modelsTable(c *corpus, runs []*runstore.RunData) *Table {
 	t := &Table{ID: "setup-models", Caption: c.caption("Models: backend, served model, endpoint, the roles bound to each, and settings")}
 	if len(runs) > 1 {
 		t.Columns = append(t.Columns, Column{Name: "run"})
@@ -347,7 +348,7 @@ func modelsTable(c *corpus, runs []*bench.RunData) *Table {
 	t.Columns = append(t.Columns, Column{Name: "model"}, Column{Name: "backend"}, Column{Name: "served model"},
 		Column{Name: "endpoint"}, Column{Name: "roles"}, Column{Name: "settings"})
 	for _, r := range runs {
-		specs := map[string]bench.ModelSpec{}
+		specs := map[string]spec.ModelSpec{}
 		roles := map[string]map[string]bool{}
 		for _, tr := range r.Trials {
 			for name, m := range tr.Models {
@@ -409,7 +410,7 @@ func fmtParam(v any) string {
 
 // trialsTable lists every trial: runner, benchmark, seed, role bindings,
 // every parameter it was given, and its questions.
-func trialsTable(c *corpus, runs []*bench.RunData) *Table {
+func trialsTable(c *corpus, runs []*runstore.RunData) *Table {
 	t := &Table{ID: "setup-trials", Caption: c.caption("Trials: runner, benchmark, seed, role bindings and every parameter given")}
 	if len(runs) > 1 {
 		t.Columns = append(t.Columns, Column{Name: "run"})

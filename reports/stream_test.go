@@ -8,12 +8,12 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // TestBuildStreamedEqualsWhole builds the report of the fixture run (and
 // of two runs, the fixture twice) from runs read whole and from runs read
-// by bench.ReadRunStream, whose items are streamed one trial at a time
+// by runstore.ReadRunStream, whose items are streamed one trial at a time
 // and never held: every file the report writes (tables in every format,
 // the plots' data and captions, report.md, and for one run the plots as
 // SVG) and its terminal output are byte-identical.
@@ -24,13 +24,13 @@ func TestBuildStreamedEqualsWhole(t *testing.T) {
 	for _, n := range []int{1, 2} {
 		t.Run(map[int]string{1: "one run", 2: "two runs"}[n], func(t *testing.T) {
 			t.Parallel()
-			var whole, streamed []*bench.RunData
+			var whole, streamed []*runstore.RunData
 			for range n {
-				w, err := bench.ReadRunMode(dir, bench.ReadReport)
+				w, err := runstore.ReadRunMode(dir, runstore.ReadReport)
 				if err != nil {
 					t.Fatal(err)
 				}
-				s, err := bench.ReadRunStream(dir, bench.ReadOptions{})
+				s, err := runstore.ReadRunStream(dir, runstore.ReadOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -40,7 +40,7 @@ func TestBuildStreamedEqualsWhole(t *testing.T) {
 			opt := fixtureOptions()
 			opt.Resamples = 200 // the comparison of the reads, not of the intervals
 			files := map[string]map[string][]byte{}
-			for name, runs := range map[string][]*bench.RunData{"whole": whole, "streamed": streamed} {
+			for name, runs := range map[string][]*runstore.RunData{"whole": whole, "streamed": streamed} {
 				r, err := Build(runs, opt)
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)

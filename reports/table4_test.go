@@ -9,6 +9,7 @@ import (
 	"github.com/t2sbench/t2sbench/internal/testenv"
 	"github.com/t2sbench/t2sbench/internal/testkit/benchkit"
 	_ "github.com/t2sbench/t2sbench/runners/iesr"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // TestTable4Spec runs experiments/iesr-table4.yaml offline (sim, mini,
@@ -28,11 +29,11 @@ func TestTable4Spec(t *testing.T) {
 	if sum.Failed != 0 || sum.Done != 4*6 {
 		t.Fatalf("done %d, failed %d; want 24 done, none failed", sum.Done, sum.Failed)
 	}
-	run, err := bench.ReadRun(dir, true)
+	run, err := runstore.ReadRun(dir, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Build([]*bench.RunData{run}, Options{})
+	rep, err := Build([]*runstore.RunData{run}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

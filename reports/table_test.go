@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 func TestMarkBest(t *testing.T) {
@@ -110,13 +111,13 @@ func TestRealModelNotTitledSimulated(t *testing.T) {
 func TestBuildErrors(t *testing.T) {
 	dir := t.TempDir()
 	writeFixtureRun(t, dir, "sim")
-	run, err := bench.ReadRun(dir, true)
+	run, err := runstore.ReadRun(dir, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	opt := fixtureOptions()
 	opt.Baseline = "no-such-system"
-	if _, err := Build([]*bench.RunData{run}, opt); err == nil || !strings.Contains(err.Error(), `baseline "no-such-system"`) {
+	if _, err := Build([]*runstore.RunData{run}, opt); err == nil || !strings.Contains(err.Error(), `baseline "no-such-system"`) {
 		t.Errorf("unknown baseline: err = %v; want naming it", err)
 	}
 	if _, err := Build(nil, Options{}); err == nil {
@@ -124,7 +125,7 @@ func TestBuildErrors(t *testing.T) {
 	}
 	opt = fixtureOptions()
 	opt.Level = 1.5
-	if _, err := Build([]*bench.RunData{run}, opt); err == nil || !strings.Contains(err.Error(), "level") {
+	if _, err := Build([]*runstore.RunData{run}, opt); err == nil || !strings.Contains(err.Error(), "level") {
 		t.Errorf("level 1.5: err = %v; want a level error", err)
 	}
 	if _, err := ParseFormats("md,gif"); err == nil || !strings.Contains(err.Error(), `"gif"`) {
@@ -136,11 +137,11 @@ func TestBuildErrors(t *testing.T) {
 // are prefixed with the run (its directory when the names clash), and the
 // pairwise table pairs them question by question.
 func TestTwoRuns(t *testing.T) {
-	var runs []*bench.RunData
+	var runs []*runstore.RunData
 	for _, d := range []string{"runs/a", "runs/b"} {
 		dir := t.TempDir()
 		writeFixtureRun(t, dir, "sim")
-		r, err := bench.ReadRun(dir, true)
+		r, err := runstore.ReadRun(dir, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -178,18 +179,18 @@ func TestTwoRuns(t *testing.T) {
 // failed column counts the failure, and notes list the excluded question
 // and the partial EX.
 func TestMainTableDenominator(t *testing.T) {
-	ok := func(q string, correct bool) bench.Item {
-		return bench.Item{QuestionID: q, Status: bench.StatusDone, Verdict: &bench.Verdict{QuestionID: q, Status: "ok", Correct: correct}}
+	ok := func(q string, correct bool) runstore.Item {
+		return runstore.Item{QuestionID: q, Status: runstore.StatusDone, Verdict: &runstore.Verdict{QuestionID: q, Status: "ok", Correct: correct}}
 	}
-	a := bench.RunTrial{Trial: bench.Trial{ID: "a", Label: "direct", Benchmark: bench.BenchmarkSpec{Name: "mini"}},
-		Items: []bench.Item{ok("q1", true), ok("q2", true), ok("q3", false), ok("q4", true)}}
-	b := bench.RunTrial{Trial: bench.Trial{ID: "b", Label: "search", Benchmark: bench.BenchmarkSpec{Name: "mini"}},
-		Items: []bench.Item{ok("q1", true), ok("q2", true),
-			{QuestionID: "q3", Status: bench.StatusFailed, ErrorClass: "bad_request", Verdict: &bench.Verdict{QuestionID: "q3", Status: "pred_error"}},
-			{QuestionID: "q5", Status: bench.StatusDone, Verdict: &bench.Verdict{QuestionID: "q5", Status: "missing_db"}},
-			{QuestionID: "q4", Status: bench.StatusError, ErrorClass: "server_error"}}}
-	r := &bench.RunData{Dir: "runs/x", Meta: map[string]string{"name": "x"}, Trials: []bench.RunTrial{a, b}, Totals: map[string]int{"a": 4, "b": 5}}
-	rep, err := Build([]*bench.RunData{r}, Options{Seed: 1, Resamples: 100})
+	a := runstore.RunTrial{Trial: spec.Trial{ID: "a", Label: "direct", Benchmark: spec.BenchmarkSpec{Name: "mini"}},
+		Items: []runstore.Item{ok("q1", true), ok("q2", true), ok("q3", false), ok("q4", true)}}
+	b := runstore.RunTrial{Trial: spec.Trial{ID: "b", Label: "search", Benchmark: spec.BenchmarkSpec{Name: "mini"}},
+		Items: []runstore.Item{ok("q1", true), ok("q2", true),
+			{QuestionID: "q3", Status: runstore.StatusFailed, ErrorClass: "bad_request", Verdict: &runstore.Verdict{QuestionID: "q3", Status: "pred_error"}},
+			{QuestionID: "q5", Status: runstore.StatusDone, Verdict: &runstore.Verdict{QuestionID: "q5", Status: "missing_db"}},
+			{QuestionID: "q4", Status: runstore.StatusError, ErrorClass: "server_error"}}}
+	r := &runstore.RunData{Dir: "runs/x", Meta: map[string]string{"name": "x"}, Trials: []runstore.RunTrial{a, b}, Totals: map[string]int{"a": 4, "b": 5}}
+	rep, err := Build([]*runstore.RunData{r}, Options{Seed: 1, Resamples: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,19 +217,19 @@ func TestMainTableDenominator(t *testing.T) {
 // on q1, q2 and q4 and wrong on q3, whose gold ties at its LIMIT: EX 3/4,
 // EX det. 3/3; search is right on q3 only: EX 1/4, EX det. 0/3.
 func TestMainTableDeterministicEX(t *testing.T) {
-	item := func(q string, correct bool) bench.Item {
-		v := &bench.Verdict{QuestionID: q, Status: "ok", Correct: correct}
+	item := func(q string, correct bool) runstore.Item {
+		v := &runstore.Verdict{QuestionID: q, Status: "ok", Correct: correct}
 		if q == "q3" {
 			v.GoldFlags = []string{metrics.FlagLimitTie}
 		}
-		return bench.Item{QuestionID: q, Status: bench.StatusDone, Verdict: v}
+		return runstore.Item{QuestionID: q, Status: runstore.StatusDone, Verdict: v}
 	}
-	a := bench.RunTrial{Trial: bench.Trial{ID: "a", Label: "direct", Benchmark: bench.BenchmarkSpec{Name: "mini"}},
-		Items: []bench.Item{item("q1", true), item("q2", true), item("q3", false), item("q4", true)}}
-	b := bench.RunTrial{Trial: bench.Trial{ID: "b", Label: "search", Benchmark: bench.BenchmarkSpec{Name: "mini"}},
-		Items: []bench.Item{item("q1", false), item("q2", false), item("q3", true), item("q4", false)}}
-	r := &bench.RunData{Dir: "runs/x", Meta: map[string]string{"name": "x"}, Trials: []bench.RunTrial{a, b}}
-	rep, err := Build([]*bench.RunData{r}, Options{Seed: 1, Resamples: 100})
+	a := runstore.RunTrial{Trial: spec.Trial{ID: "a", Label: "direct", Benchmark: spec.BenchmarkSpec{Name: "mini"}},
+		Items: []runstore.Item{item("q1", true), item("q2", true), item("q3", false), item("q4", true)}}
+	b := runstore.RunTrial{Trial: spec.Trial{ID: "b", Label: "search", Benchmark: spec.BenchmarkSpec{Name: "mini"}},
+		Items: []runstore.Item{item("q1", false), item("q2", false), item("q3", true), item("q4", false)}}
+	r := &runstore.RunData{Dir: "runs/x", Meta: map[string]string{"name": "x"}, Trials: []runstore.RunTrial{a, b}}
+	rep, err := Build([]*runstore.RunData{r}, Options{Seed: 1, Resamples: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

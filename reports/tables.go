@@ -7,9 +7,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runstore"
 	"github.com/t2sbench/t2sbench/stats"
 )
 
@@ -347,7 +347,7 @@ func breakdownTables(c *corpus) []*Table {
 	return out
 }
 
-// pairwiseTables builds, per benchmark family (bench.PlanFamilies: the
+// pairwiseTables builds, per benchmark family (runstore.PlanFamilies: the
 // benchmark's systems against Options.Baseline, else its first system;
 // a sweep is represented by its baseline point), ReAct-SQL Table 5's
 // delta, CI, b, c and p, plus the Holm-adjusted p over the family.
@@ -360,7 +360,7 @@ func pairwiseTables(c *corpus, cs *comparisons, opt Options) []*Table {
 		members := cs.familySystems(&f)
 		base := members[0]
 		why := ""
-		if f.Why == bench.WhyPaperDefault {
+		if f.Why == runstore.WhyPaperDefault {
 			why = " (the paper's default point)"
 		}
 		multi := seeded(members)

@@ -4,18 +4,18 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // TwoGoldTable is the table of a two-gold comparison (metrics.TwoGoldEX):
 // each system's EX and rank under both golds, the rank change and the
 // verdict flips, with Kendall's tau-b and each system's flipped questions
 // in the notes. Its caption ends with the runs' title note
-// (bench.TitleNote), as the report's other captions do. Its ID is
+// (runstore.TitleNote), as the report's other captions do. Its ID is
 // "two-gold".
-func TwoGoldTable(t *metrics.TwoGold, runs []*bench.RunData) *Table {
-	caption := fmt.Sprintf("EX (%%) under two golds: A = %s, B = %s", t.GoldA, t.GoldB) + bench.TitleNote(runs...)
+func TwoGoldTable(t *metrics.TwoGold, runs []*runstore.RunData) *Table {
+	caption := fmt.Sprintf("EX (%%) under two golds: A = %s, B = %s", t.GoldA, t.GoldB) + runstore.TitleNote(runs...)
 	tab := &Table{ID: "two-gold", Caption: caption}
 	tab.Columns = []Column{{Name: "System"},
 		{Group: "A", Name: "EX", Numeric: true}, {Group: "A", Name: "rank", Numeric: true},

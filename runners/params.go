@@ -269,7 +269,7 @@ func (r *Reader) Err() error {
 
 // ParamError is a bad runner parameter. Runner factories return it (or
 // ParamErrors), possibly wrapped, so that callers find the parameter with
-// errors.As, never by reading the message: bench.NewPlan points at the
+// errors.As, never by reading the message: spec.NewPlan points at the
 // parameter's line of the spec.
 type ParamError struct {
 	// Key is the parameter's key in Params ("n_rollout"), or the keys of

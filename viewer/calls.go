@@ -9,8 +9,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // Caps on the text a question file carries per call, so that a search
@@ -33,7 +33,7 @@ const (
 // it: the messages (paragraphs indexing Question.Texts, which holds each
 // distinct paragraph of the question file once) and every sample.
 type CallView struct {
-	bench.Call
+	runstore.Call
 	Model       string        `json:"model,omitempty"`
 	Temperature *float64      `json:"temperature,omitempty"`
 	MaxTokens   int           `json:"max_tokens,omitempty"`
@@ -82,9 +82,9 @@ type SampleView struct {
 
 // runCache locates and opens the model cache of run r read-only: file
 // when given (Options.ModelCache), else the one in the cache directory
-// the run recorded (bench.MetaCacheDir), else the one in <run>/cache. It returns nil and
+// the run recorded (runstore.MetaCacheDir), else the one in <run>/cache. It returns nil and
 // why when there is none.
-func runCache(r *bench.RunData, file string) (*llm.CacheReader, string, string) {
+func runCache(r *runstore.RunData, file string) (*llm.CacheReader, string, string) {
 	var tried []string
 	if file != "" {
 		c, err := llm.OpenCacheReader(file)
@@ -93,10 +93,10 @@ func runCache(r *bench.RunData, file string) (*llm.CacheReader, string, string) 
 		}
 		return c, file, ""
 	}
-	if d := r.Meta[bench.MetaCacheDir]; d != "" {
-		tried = append(tried, filepath.Join(d, bench.ModelCacheFile))
+	if d := r.Meta[runstore.MetaCacheDir]; d != "" {
+		tried = append(tried, filepath.Join(d, runstore.ModelCacheFile))
 	}
-	tried = append(tried, filepath.Join(r.Dir, "cache", bench.ModelCacheFile))
+	tried = append(tried, filepath.Join(r.Dir, "cache", runstore.ModelCacheFile))
 	for _, p := range tried {
 		if _, err := os.Stat(p); err != nil {
 			continue
@@ -129,7 +129,7 @@ func (t *texts) add(s string) int {
 }
 
 // callViews reads the calls of one item from the run's model cache.
-func (v *Viewer) callViews(ctx context.Context, run int, calls []bench.Call, tx *texts) ([]CallView, error) {
+func (v *Viewer) callViews(ctx context.Context, run int, calls []runstore.Call, tx *texts) ([]CallView, error) {
 	if len(calls) == 0 {
 		return nil, nil
 	}

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runstore"
 	"github.com/t2sbench/t2sbench/viewer"
 )
 
@@ -38,12 +38,12 @@ func TestQuestionCallsFromCache(t *testing.T) {
 	dir := miniRun(t)
 	v := openViewer(t, dir)
 	ctx := context.Background()
-	cache, err := llm.OpenCacheReader(filepath.Join(dir, "cache", bench.ModelCacheFile))
+	cache, err := llm.OpenCacheReader(filepath.Join(dir, "cache", runstore.ModelCacheFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cache.Close()
-	if got := v.Index().Runs[0].ModelCache; got != filepath.Join(dir, "cache", bench.ModelCacheFile) {
+	if got := v.Index().Runs[0].ModelCache; got != filepath.Join(dir, "cache", runstore.ModelCacheFile) {
 		t.Errorf("index model cache %q; want the run's cache/models.db", got)
 	}
 	calls, messages, samples := 0, 0, 0
@@ -116,27 +116,27 @@ runners: [{name: direct}]
 	}
 	// The cache moves away (the run closed it: no -wal file is left).
 	moved := filepath.Join(t.TempDir(), "elsewhere.db")
-	if err := os.Rename(filepath.Join(dir, "cache", bench.ModelCacheFile), moved); err != nil {
+	if err := os.Rename(filepath.Join(dir, "cache", runstore.ModelCacheFile), moved); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range []string{"-wal", "-shm"} {
-		os.Remove(filepath.Join(dir, "cache", bench.ModelCacheFile+f))
+		os.Remove(filepath.Join(dir, "cache", runstore.ModelCacheFile+f))
 	}
-	r, err := bench.ReadRun(dir, false)
+	r, err := runstore.ReadRun(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	trial, question := r.Trials[0].ID, r.Trials[0].Items[0].QuestionID
 	// A call made with no cache configured: the log holds no key.
-	st, err := bench.OpenStore(dir)
+	st, err := runstore.OpenStore(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := st.CallStarted(trial, question, bench.Call{Role: "reason", N: 1})
+	id, err := st.CallStarted(trial, question, runstore.Call{Role: "reason", N: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.CallFinished(id, bench.Call{Role: "reason", N: 1, PromptTokens: 9}); err != nil {
+	if err := st.CallFinished(id, runstore.Call{Role: "reason", N: 1, PromptTokens: 9}); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // MaxText caps every text of the run's store that a question file or the
@@ -157,7 +157,7 @@ func (c capper) trace(tr *runners.Trace) {
 }
 
 // calls caps the call log's texts of an item's calls.
-func (c capper) calls(cs []bench.Call) {
+func (c capper) calls(cs []runstore.Call) {
 	for i := range cs {
 		cs[i].Error = c.text(cs[i].Error)
 	}

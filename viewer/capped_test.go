@@ -14,6 +14,7 @@ import (
 
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/testkit/benchkit"
+	"github.com/t2sbench/t2sbench/runstore"
 	"github.com/t2sbench/t2sbench/viewer"
 )
 
@@ -90,7 +91,7 @@ func TestQuestionTextsCapped(t *testing.T) {
 	t.Parallel()
 	const size = 256 << 10
 	dir := hugeRun(t, 1, size, `[{name: direct}, {name: sc, params: {k: 2}}]`)
-	r, err := bench.ReadRun(dir, false)
+	r, err := runstore.ReadRun(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +173,7 @@ func TestBrowserShowsTruncation(t *testing.T) {
 	browser(t)
 	const size = 64 << 10
 	dir := hugeRun(t, 1, size, `[{name: direct}]`)
-	r, err := bench.ReadRun(dir, false)
+	r, err := runstore.ReadRun(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}

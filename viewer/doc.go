@@ -47,9 +47,9 @@
 // Building a question file thus costs what its capped texts weigh, beside
 // reading each item once.
 //
-// Traces are read one item at a time (bench.ItemReader): the index reads
+// Traces are read one item at a time (runstore.ItemReader): the index reads
 // verdicts and the call log's totals only, one trial at a time
-// (bench.RunData.EachVerdict), keeping one outcome code and status per
+// (runstore.RunData.EachVerdict), keeping one outcome code and status per
 // question and trial, and a question's file reads that question's items.
 // Viewer.Handler serves the viewer and builds each question's file when
 // it is asked for; WriteStatic writes every file, taking the call log a
@@ -57,7 +57,7 @@
 // run's items beyond the index and one batch.
 //
 // A question's calls come from the call log, each joined with what the
-// run's model cache holds under the call's key (bench.Call.CacheKey,
+// run's model cache holds under the call's key (runstore.Call.CacheKey,
 // llm.CacheReader, opened read-only): the request's messages and every
 // sample's answer, reasoning and finish reason; texts are capped
 // (MaxCallText, MaxSampleText) and each distinct paragraph of the

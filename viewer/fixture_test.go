@@ -18,6 +18,7 @@ import (
 	_ "github.com/t2sbench/t2sbench/runners/iesr"
 	_ "github.com/t2sbench/t2sbench/runners/reactdsl"
 	_ "github.com/t2sbench/t2sbench/runners/steinersql"
+	"github.com/t2sbench/t2sbench/spec"
 	"github.com/t2sbench/t2sbench/viewer"
 )
 
@@ -95,15 +96,15 @@ func TestMain(m *testing.M) {
 }
 
 // runSpec runs a spec through the bench API into dir (see benchkit.Run).
-func runSpec(t testing.TB, spec, dir string) error {
+func runSpec(t testing.TB, sp, dir string) error {
 	t.Helper()
-	_, err := benchkit.Run(t, dir, benchkit.Plan(t, benchkit.Spec(t, spec, "spec.yaml")), bench.Options{CacheDir: filepath.Join(dir, "cache")})
+	_, err := benchkit.Run(t, dir, benchkit.Plan(t, benchkit.Spec(t, sp, "spec.yaml")), bench.Options{CacheDir: filepath.Join(dir, "cache")})
 	return err
 }
 
 // openBenchmark opens a trial's benchmark as the CLI does.
-func openBenchmark(runDir string) func(b bench.BenchmarkSpec) (*datasets.Benchmark, error) {
-	return func(b bench.BenchmarkSpec) (*datasets.Benchmark, error) {
+func openBenchmark(runDir string) func(b spec.BenchmarkSpec) (*datasets.Benchmark, error) {
+	return func(b spec.BenchmarkSpec) (*datasets.Benchmark, error) {
 		return datasets.Open(b.Name, b.Data, datasets.LoadOptions{Limit: b.Limit, CacheDir: filepath.Join(runDir, "cache", "datasets", b.Name),
 			SQLite: datasets.SQLiteOptions{MaxRows: viewer.DefaultPreviewRows + 1}})
 	}
@@ -114,7 +115,7 @@ func openViewer(t testing.TB, dirs ...string) *viewer.Viewer {
 	return openViewerWith(t, openBenchmark(dirs[0]), dirs...)
 }
 
-func openViewerWith(t testing.TB, open func(bench.BenchmarkSpec) (*datasets.Benchmark, error), dirs ...string) *viewer.Viewer {
+func openViewerWith(t testing.TB, open func(spec.BenchmarkSpec) (*datasets.Benchmark, error), dirs ...string) *viewer.Viewer {
 	t.Helper()
 	v, err := viewer.Open(context.Background(), dirs, viewer.Options{Benchmark: open})
 	if err != nil {

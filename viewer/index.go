@@ -13,11 +13,12 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/internal/satint"
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 	"github.com/t2sbench/t2sbench/stats"
 )
 
@@ -40,7 +41,7 @@ type Options struct {
 	// evidence, gold SQL, difficulty, reasoning types, result previews and
 	// schemas. When it is nil or fails, the questions show what the
 	// verdicts hold (database, difficulty) and a warning says why.
-	Benchmark func(b bench.BenchmarkSpec) (*datasets.Benchmark, error)
+	Benchmark func(b spec.BenchmarkSpec) (*datasets.Benchmark, error)
 	// PreviewRows is the rows kept per preview (default
 	// DefaultPreviewRows); PreviewTimeout bounds each preview query
 	// (default DefaultPreviewTimeout). NoPreviews skips executing SQL.
@@ -79,7 +80,7 @@ type Index struct {
 	Codes     map[string]string `json:"codes"`
 	Questions []Row             `json:"questions"`
 	// Comparisons compare each system with its baseline, as compare, the
-	// run summary and the report do (bench.PlanFamilies,
+	// run summary and the report do (runstore.PlanFamilies,
 	// stats.CompareFamily); Pairs are McNemar's tests of every two trials
 	// of a benchmark, for the disagreement view.
 	Comparisons []Comparison `json:"comparisons,omitempty"`
@@ -281,11 +282,11 @@ func (x *indexRows) intern(s string) string {
 // addTrial streams the verdicts of trial t of run r, the gi-th trial of
 // the index, into the rows (their cells gi) and tr (its summary and the
 // failures by class), and returns the trial's outcomes.
-func (x *indexRows) addTrial(r *bench.RunData, t *bench.RunTrial, gi int, tr *Trial) (bench.Outcomes, error) {
+func (x *indexRows) addTrial(r *runstore.RunData, t *runstore.RunTrial, gi int, tr *Trial) (runstore.Outcomes, error) {
 	bk := t.Benchmark.Key()
-	acc := bench.NewOutcomeAcc(false)
+	acc := runstore.NewOutcomeAcc(false)
 	x.touched = x.touched[:0]
-	if err := r.EachVerdict(t, func(it *bench.Item) error {
+	if err := r.EachVerdict(t, func(it *runstore.Item) error {
 		k := questionRef{bk, it.QuestionID}
 		row, ok := x.rows[k]
 		if !ok {
@@ -305,9 +306,9 @@ func (x *indexRows) addTrial(r *bench.RunData, t *bench.RunTrial, gi int, tr *Tr
 		}
 		acc.Add(it)
 		switch it.Status {
-		case bench.StatusFailed:
+		case runstore.StatusFailed:
 			addCount(&tr.FailedBy, it.ErrorClass)
-		case bench.StatusError:
+		case runstore.StatusError:
 			addCount(&tr.FailedBy, "error:"+it.ErrorClass)
 		}
 		c := cell{code: codePending, status: x.intern(it.Status)}
@@ -315,15 +316,15 @@ func (x *indexRows) addTrial(r *bench.RunData, t *bench.RunTrial, gi int, tr *Tr
 			c.status = x.intern(string(it.Verdict.Status))
 		}
 		switch it.Status {
-		case bench.StatusDone, bench.StatusFailed:
+		case runstore.StatusDone, runstore.StatusFailed:
 			// Resolved once the trial's outcomes are known.
-			c.code, c.failed = codeFinished, it.Status == bench.StatusFailed
+			c.code, c.failed = codeFinished, it.Status == runstore.StatusFailed
 		}
 		row.cells[gi] = c
 		x.touched = append(x.touched, row)
 		return nil
 	}); err != nil {
-		return bench.Outcomes{}, fmt.Errorf("viewer: %w", err)
+		return runstore.Outcomes{}, fmt.Errorf("viewer: %w", err)
 	}
 	o := acc.Outcomes(r.Totals[t.ID])
 	s := acc.Summary(t.Label, o)
@@ -378,7 +379,7 @@ type trialRef struct {
 }
 
 // buildIndex reads the runs' verdicts and call totals (no traces).
-func (v *Viewer) buildIndex(ctx context.Context, runs []*bench.RunData) error {
+func (v *Viewer) buildIndex(ctx context.Context, runs []*runstore.RunData) error {
 	idx := &Index{Codes: maps.Clone(codeNames)}
 	var names []string
 	labelCount := map[string]int{}
@@ -389,8 +390,8 @@ func (v *Viewer) buildIndex(ctx context.Context, runs []*bench.RunData) error {
 			labelCount[t.Label]++
 		}
 	}
-	// The title ends as the report's does (bench.TitleNote).
-	idx.Title = strings.Join(names, " + ") + bench.TitleNote(runs...)
+	// The title ends as the report's does (runstore.TitleNote).
+	idx.Title = strings.Join(names, " + ") + runstore.TitleNote(runs...)
 	nTrials := 0
 	for _, r := range runs {
 		nTrials += len(r.Trials)
@@ -399,8 +400,8 @@ func (v *Viewer) buildIndex(ctx context.Context, runs []*bench.RunData) error {
 	var outcomes []map[string]bool
 	gi := 0
 	for ri, r := range runs {
-		spec, stored := runSpec(r)
-		idx.Runs = append(idx.Runs, Run{Dir: r.Dir, Name: r.Name(), Spec: spec, SpecStored: stored, Calls: r.CallLog.Calls,
+		sp, stored := runSpec(r)
+		idx.Runs = append(idx.Runs, Run{Dir: r.Dir, Name: r.Name(), Spec: sp, SpecStored: stored, Calls: r.CallLog.Calls,
 			Cached: r.CallLog.Cached, Sent: r.CallLog.Sent, Loose: r.CallLog.Loose, PromptTokens: r.CallLog.PromptTokens,
 			CompletionTokens: r.CallLog.CompletionTokens})
 		if note := r.StaleNote(false); note != "" {
@@ -540,22 +541,22 @@ func (v *Viewer) buildIndex(ctx context.Context, runs []*bench.RunData) error {
 
 // compareSystems compares every system of the runs with its baseline as
 // the report does: the trials of a run that differ only in their seed are
-// one system (bench.Systems), named as the report names it (prefixed by
-// its run when two runs share a label); bench.PlanFamilies picks the
-// baselines and bench.CompareFamilies compares, with the options' seed,
+// one system (runstore.Systems), named as the report names it (prefixed by
+// its run when two runs share a label); runstore.PlanFamilies picks the
+// baselines and runstore.CompareFamilies compares, with the options' seed,
 // resamples and level. outcomes are the trials' outcome maps in the
 // order of the index's trials.
-func (v *Viewer) compareSystems(runs []*bench.RunData, names []string, labelCount map[string]int, outcomes []map[string]bool) ([]Comparison, error) {
+func (v *Viewer) compareSystems(runs []*runstore.RunData, names []string, labelCount map[string]int, outcomes []map[string]bool) ([]Comparison, error) {
 	type sys struct {
 		name, bench string
 		trials      []int
 	}
 	var systems []sys
-	var refs []bench.SystemRef
+	var refs []runstore.SystemRef
 	var arms []stats.Arm
 	first := 0
 	for ri, r := range runs {
-		for _, s := range bench.Systems(r.Trials) {
+		for _, s := range runstore.Systems(r.Trials) {
 			t := &r.Trials[s.Trials[0]]
 			name := s.Label
 			if labelCount[t.Label] > 1 && len(runs) > 1 {
@@ -580,8 +581,8 @@ func (v *Viewer) compareSystems(runs []*bench.RunData, names []string, labelCoun
 	if defaults == nil {
 		defaults = runners.PaperDefaults()
 	}
-	fams := bench.PlanFamilies(refs, v.opt.Baseline, defaults)
-	byIndex, err := bench.CompareFamilies(fams, arms, stats.FamilyOptions{Seed: v.opt.Seed, Resamples: v.opt.Resamples, Level: v.opt.Level, Intersect: true})
+	fams := runstore.PlanFamilies(refs, v.opt.Baseline, defaults)
+	byIndex, err := runstore.CompareFamilies(fams, arms, stats.FamilyOptions{Seed: v.opt.Seed, Resamples: v.opt.Resamples, Level: v.opt.Level, Intersect: true})
 	if err != nil {
 		return nil, fmt.Errorf("viewer: %w", err)
 	}
@@ -619,7 +620,7 @@ func addCount(m *map[string]int, k string) {
 // trialUsage turns a trial's call-log totals into per-role usage, priced
 // by the role's model (a role the trial does not bind ran on its reason
 // model, as the scheduler falls back).
-func trialUsage(byRole map[string]bench.RoleCalls, t *bench.RunTrial, prices map[string]metrics.Price) ([]RoleUsage, RoleUsage) {
+func trialUsage(byRole map[string]runstore.RoleCalls, t *runstore.RunTrial, prices map[string]metrics.Price) ([]RoleUsage, RoleUsage) {
 	roles := make([]string, 0, len(byRole))
 	for r := range byRole {
 		roles = append(roles, r)
@@ -663,7 +664,7 @@ func trialUsage(byRole map[string]bench.RoleCalls, t *bench.RunTrial, prices map
 
 // price is metrics.SummarizeUsage's cost: every call, cached or not, at
 // list price.
-func price(p metrics.Price, c bench.RoleCalls) *float64 {
+func price(p metrics.Price, c runstore.RoleCalls) *float64 {
 	v := (float64(c.PromptTokens)*p.PromptPerM + float64(c.CompletionTokens)*p.CompletionPerM) / 1e6
 	return &v
 }
@@ -671,7 +672,7 @@ func price(p metrics.Price, c bench.RoleCalls) *float64 {
 // runSpec returns the run's spec text when the run stored one (meta
 // "spec"), else each trial's stored configuration as YAML, empty values
 // left out.
-func runSpec(r *bench.RunData) (string, bool) {
+func runSpec(r *runstore.RunData) (string, bool) {
 	if s := r.Meta["spec"]; s != "" {
 		return s, true
 	}
@@ -687,7 +688,7 @@ func runSpec(r *bench.RunData) (string, bool) {
 		}
 		delete(m, "id")
 		delete(m, "order")
-		// The identity only names what the label shows (bench.Identity).
+		// The identity only names what the label shows (spec.Identity).
 		delete(m, "identity")
 		trials = append(trials, prune(m))
 	}

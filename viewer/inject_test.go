@@ -7,10 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // hostileModel answers every sample with payload in the answer, the
@@ -29,7 +30,7 @@ func hostileCall(t testing.TB, dir string) string {
 	if err := os.MkdirAll(filepath.Join(dir, "cache"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	c, err := llm.OpenCache(filepath.Join(dir, "cache", bench.ModelCacheFile))
+	c, err := llm.OpenCache(filepath.Join(dir, "cache", runstore.ModelCacheFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,16 +55,16 @@ const payload = `<script>document.title="pwned"</script><img src=x onerror="docu
 func injectionRun(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
-	st, err := bench.OpenStore(dir)
+	st, err := runstore.OpenStore(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	trials := []*bench.Trial{
+	trials := []*spec.Trial{
 		{ID: "t1", Label: "a " + payload, Runner: "react-dsl", Roles: map[string]string{"reason": "sim"},
-			Models: map[string]bench.ModelSpec{"sim": {Backend: "sim"}}, Benchmark: bench.BenchmarkSpec{Name: "hostile"}},
+			Models: map[string]spec.ModelSpec{"sim": {Backend: "sim"}}, Benchmark: spec.BenchmarkSpec{Name: "hostile"}},
 		{ID: "t2", Label: "b", Runner: "direct", Roles: map[string]string{"reason": "sim"},
-			Models: map[string]bench.ModelSpec{"sim": {Backend: "sim"}}, Benchmark: bench.BenchmarkSpec{Name: "hostile"}, Order: 1},
+			Models: map[string]spec.ModelSpec{"sim": {Backend: "sim"}}, Benchmark: spec.BenchmarkSpec{Name: "hostile"}, Order: 1},
 	}
 	if err := st.PutTrials(trials); err != nil {
 		t.Fatal(err)
@@ -73,14 +74,14 @@ func injectionRun(t testing.TB) string {
 	}
 	key := hostileCall(t, dir)
 	for i, tr := range trials {
-		it := &bench.Item{TrialID: tr.ID, QuestionID: "q1", Status: bench.StatusDone, Attempts: 1, Started: time.Now(),
-			Verdict: &bench.Verdict{QuestionID: "q1", DBID: "db " + payload, Status: "ok", Correct: i == 1, Error: "err " + payload},
+		it := &runstore.Item{TrialID: tr.ID, QuestionID: "q1", Status: runstore.StatusDone, Attempts: 1, Started: time.Now(),
+			Verdict: &runstore.Verdict{QuestionID: "q1", DBID: "db " + payload, Status: "ok", Correct: i == 1, Error: "err " + payload},
 			Result: &runners.Result{SQL: "SELECT '" + payload + "'", Note: "note " + payload,
 				Candidates: []runners.Candidate{{SQL: "SELECT 1 -- " + payload, Score: 1, Parts: map[string]float64{"x": 1}, Group: payload}},
 				Trace: runners.Trace{Steps: []runners.Step{{Action: "turn", Role: "reason", Input: "prompt " + payload, Output: "answer " + payload,
 					Info: map[string]any{"turn": 1, "calls": 1, "observation": "error: " + payload, "reasoning": "think " + payload, "finish_reason": payload}}},
 					Counters: map[string]float64{payload: 1}}},
-			Calls: []bench.Call{{Role: "reason " + payload, N: 1, PromptTokens: 3, CompletionTokens: 4, Error: payload},
+			Calls: []runstore.Call{{Role: "reason " + payload, N: 1, PromptTokens: 3, CompletionTokens: 4, Error: payload},
 				{Role: "reason", N: 1, PromptTokens: 3, CompletionTokens: 4, CacheKey: key}}}
 		if err := st.Commit(it); err != nil {
 			t.Fatal(err)
@@ -91,7 +92,7 @@ func injectionRun(t testing.TB) string {
 
 // hostileBenchmark is the benchmark of injectionRun: one question whose
 // text, evidence and gold carry payload (no database, so no previews).
-func hostileBenchmark(bench.BenchmarkSpec) (*datasets.Benchmark, error) {
+func hostileBenchmark(spec.BenchmarkSpec) (*datasets.Benchmark, error) {
 	return &datasets.Benchmark{Name: "hostile", Examples: []datasets.Example{{ID: "q1", DBID: "db " + payload,
 		Question: "question " + payload, Evidence: "evidence " + payload, GoldSQL: "SELECT '" + payload + "'",
 		Difficulty: payload, ReasoningTypes: []string{payload}}}}, nil

@@ -4,7 +4,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // TestIndexTitleStatesProfile: the overview's title of a run made through
@@ -16,11 +17,11 @@ func TestIndexTitleStatesProfile(t *testing.T) {
 	if err := runSpec(t, "name: prof\nbenchmarks: [{name: mini, limit: 2}]\nmodels: {sim: {backend: sim}}\nroles: {reason: sim}\nrunners: [{name: direct}]\n", dir); err != nil {
 		t.Fatal(err)
 	}
-	st, err := bench.OpenStore(dir)
+	st, err := runstore.OpenStore(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := "name: prof\n\n" + bench.SpecChangeMarker + "\n" + bench.ProfileMarker + "quick profile: limit 2\n"
+	text := "name: prof\n\n" + spec.ChangeMarker + "\n" + spec.ProfileMarker + "quick profile: limit 2\n"
 	if err := st.SetSpecText(text, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/fakeopenai"
 	"github.com/t2sbench/t2sbench/internal/testkit/benchkit"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // TestViewerRedactsEchoedKey: a model that echoes its API key in its
@@ -35,11 +36,11 @@ runners: [{name: direct}]
 	if _, err := benchkit.Run(t, dir, benchkit.Plan(t, benchkit.Spec(t, spec, "spec.yaml")), bench.Options{Limit: 1}); err != nil {
 		t.Fatal(err)
 	}
-	rd, err := bench.OpenItemReader(dir)
+	rd, err := runstore.OpenItemReader(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := bench.ReadRun(dir, false)
+	r, err := runstore.ReadRun(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 //go:embed assets
@@ -73,7 +73,7 @@ func staticPage(b []byte) ([]byte, error) {
 func (v *Viewer) IndexScript() ([]byte, error) { return script("index", "", v.index) }
 
 // QuestionScript returns data/q/N.js for question n.
-func (v *Viewer) QuestionScript(ctx context.Context, n int, calls []map[string][]bench.Call) ([]byte, error) {
+func (v *Viewer) QuestionScript(ctx context.Context, n int, calls []map[string][]runstore.Call) ([]byte, error) {
 	q, err := v.Question(ctx, n, calls)
 	if err != nil {
 		return nil, err
@@ -173,12 +173,12 @@ func (v *Viewer) writeQuestions(ctx context.Context, dir string, lo, hi int) err
 			ids = append(ids, v.questions[n].id)
 		}
 	}
-	byQ := make([]map[string]map[string][]bench.Call, len(v.runs))
+	byQ := make([]map[string]map[string][]runstore.Call, len(v.runs))
 	for ri, r := range v.runs {
-		m := map[string]map[string][]bench.Call{}
-		if err := r.reader.EachCallOf(ctx, ids, func(c bench.ItemCall) error {
+		m := map[string]map[string][]runstore.Call{}
+		if err := r.reader.EachCallOf(ctx, ids, func(c runstore.ItemCall) error {
 			if m[c.QuestionID] == nil {
-				m[c.QuestionID] = map[string][]bench.Call{}
+				m[c.QuestionID] = map[string][]runstore.Call{}
 			}
 			m[c.QuestionID][c.TrialID] = append(m[c.QuestionID][c.TrialID], c.Call)
 			return nil
@@ -191,11 +191,11 @@ func (v *Viewer) writeQuestions(ctx context.Context, dir string, lo, hi int) err
 	g.SetLimit(min(4, max(1, runtime.GOMAXPROCS(0))))
 	for n := lo; n < hi; n++ {
 		g.Go(func() error {
-			calls := make([]map[string][]bench.Call, len(v.runs))
+			calls := make([]map[string][]runstore.Call, len(v.runs))
 			for ri := range v.runs {
 				calls[ri] = byQ[ri][v.questions[n].id]
 				if calls[ri] == nil {
-					calls[ri] = map[string][]bench.Call{}
+					calls[ri] = map[string][]runstore.Call{}
 				}
 			}
 			b, err := v.QuestionScript(gctx, n, calls)

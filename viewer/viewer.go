@@ -11,10 +11,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // Viewer holds one or more run directories open for viewing.
@@ -36,8 +36,8 @@ type runSource struct {
 	// dir is the run directory as an absolute path (as given when it has
 	// none), for the export commands of truncated texts.
 	dir    string
-	data   *bench.RunData
-	reader *bench.ItemReader
+	data   *runstore.RunData
+	reader *runstore.ItemReader
 	// cache is the run's model cache, read-only (nil when there is none:
 	// cacheErr says why).
 	cache     *llm.CacheReader
@@ -59,12 +59,12 @@ func Open(ctx context.Context, dirs []string, opt Options) (*Viewer, error) {
 		opt.PreviewTimeout = DefaultPreviewTimeout
 	}
 	v := &Viewer{opt: opt, benches: map[string]*benchSource{}}
-	var runs []*bench.RunData
+	var runs []*runstore.RunData
 	var secrets []string
 	for _, d := range dirs {
 		// The run's items are streamed one trial at a time into the
 		// index (buildIndex); the store stays open until then.
-		r, err := bench.ReadRunStream(d, bench.ReadOptions{})
+		r, err := runstore.ReadRunStream(d, runstore.ReadOptions{})
 		if err == nil {
 			if err = r.ReadCallLog(); err != nil {
 				r.Close()
@@ -74,7 +74,7 @@ func Open(ctx context.Context, dirs []string, opt Options) (*Viewer, error) {
 			v.Close()
 			return nil, fmt.Errorf("viewer: %w", err)
 		}
-		rd, err := bench.OpenItemReader(d)
+		rd, err := runstore.OpenItemReader(d)
 		if err != nil {
 			r.Close()
 			v.Close()
@@ -213,7 +213,7 @@ type QuestItem struct {
 	Error      string                       `json:"error,omitempty"`
 	Attempts   int                          `json:"attempts"`
 	WallMS     float64                      `json:"wall_ms"`
-	Verdict    *bench.Verdict               `json:"verdict,omitempty"`
+	Verdict    *runstore.Verdict            `json:"verdict,omitempty"`
 	SQL        string                       `json:"sql"`
 	Note       string                       `json:"note,omitempty"`
 	Preview    *Preview                     `json:"preview,omitempty"`
@@ -232,9 +232,9 @@ type QuestItem struct {
 // log by run and trial id (the static writer streams the log once);
 // otherwise it is read from the stores. Every text of it (SQL, traces,
 // calls' prompts and answers, errors, previews) has the runs' credentials
-// hidden (bench.RunData.Redactor): the stores keep answers as the model
+// hidden (runstore.RunData.Redactor): the stores keep answers as the model
 // sent them.
-func (v *Viewer) Question(ctx context.Context, n int, calls []map[string][]bench.Call) (*Question, error) {
+func (v *Viewer) Question(ctx context.Context, n int, calls []map[string][]runstore.Call) (*Question, error) {
 	q, err := v.question(ctx, n, calls)
 	if err == nil {
 		v.red.Value(q)
@@ -242,7 +242,7 @@ func (v *Viewer) Question(ctx context.Context, n int, calls []map[string][]bench
 	return q, err
 }
 
-func (v *Viewer) question(ctx context.Context, n int, calls []map[string][]bench.Call) (*Question, error) {
+func (v *Viewer) question(ctx context.Context, n int, calls []map[string][]runstore.Call) (*Question, error) {
 	if n < 0 || n >= len(v.questions) {
 		return nil, fmt.Errorf("viewer: question %d: %w", n, errNoQuestion)
 	}
@@ -266,7 +266,7 @@ func (v *Viewer) question(ctx context.Context, n int, calls []map[string][]bench
 		}
 	}
 	if calls == nil {
-		calls = make([]map[string][]bench.Call, len(v.runs))
+		calls = make([]map[string][]runstore.Call, len(v.runs))
 		for ri, r := range v.runs {
 			c, err := r.reader.QuestionCalls(ctx, ref.id)
 			if err != nil {

@@ -16,24 +16,25 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 	"github.com/t2sbench/t2sbench/stats"
 	"github.com/t2sbench/t2sbench/viewer"
 )
 
-// TestIndexMatchesSummary checks the overview against bench.Summarize and
+// TestIndexMatchesSummary checks the overview against runstore.Summarize and
 // the question rows against the verdicts, over the mini run.
 func TestIndexMatchesSummary(t *testing.T) {
 	t.Parallel()
 	dir := miniRun(t)
 	v := openViewer(t, dir)
 	idx := v.Index()
-	r, err := bench.ReadRun(dir, true)
+	r, err := runstore.ReadRun(dir, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sums := bench.Summarize(r)
+	sums := runstore.Summarize(r)
 	if len(idx.Trials) != len(sums) {
 		t.Fatalf("got %d trials; want %d", len(idx.Trials), len(sums))
 	}
@@ -64,7 +65,7 @@ func TestIndexMatchesSummary(t *testing.T) {
 		}
 	}
 	for ti, trial := range r.Trials {
-		o := bench.TrialOutcomes(&trial, r.Totals[trial.ID])
+		o := runstore.TrialOutcomes(&trial, r.Totals[trial.ID])
 		for _, row := range idx.Questions {
 			want := byte('X')
 			if c, ok := o.Correct[row.ID]; ok {
@@ -82,7 +83,7 @@ func TestIndexMatchesSummary(t *testing.T) {
 	if len(idx.Pairs) != 21 {
 		t.Fatalf("got %d pairs; want 21 (7 trials choose 2)", len(idx.Pairs))
 	}
-	systems, err := bench.LoadRunSystems(dir)
+	systems, err := runstore.LoadRunSystems(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +131,7 @@ func TestQuestionContent(t *testing.T) {
 	if len(q.Items) != 7 {
 		t.Fatalf("got %d items; want 7", len(q.Items))
 	}
-	rd, err := bench.OpenItemReader(dir)
+	rd, err := runstore.OpenItemReader(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,7 +316,7 @@ func TestTwoRuns(t *testing.T) {
 func TestBenchmarkUnavailable(t *testing.T) {
 	t.Parallel()
 	dir := miniRun(t)
-	v := openViewerWith(t, func(bench.BenchmarkSpec) (*datasets.Benchmark, error) {
+	v := openViewerWith(t, func(spec.BenchmarkSpec) (*datasets.Benchmark, error) {
 		return nil, os.ErrNotExist
 	}, dir)
 	idx := v.Index()

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // failTenth is a test runner: the direct baseline, except that it fails
@@ -73,11 +73,11 @@ func TestFailureAccounting(t *testing.T) {
 	if code := exitCode(err); code != exitIncomplete || !strings.Contains(err.Error(), "4 items failed") {
 		t.Fatalf("run: exit %d (%v); want %d naming 4 failed items\n%s%s", code, err, exitIncomplete, out.String(), errb.String())
 	}
-	r, err := bench.ReadRun(dir, false)
+	r, err := runstore.ReadRun(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum := bench.Summarize(r)
+	sum := runstore.Summarize(r)
 	if len(sum) != 2 {
 		t.Fatalf("%d trials; want 2", len(sum))
 	}

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/checksum"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 func init() {
@@ -35,7 +35,7 @@ func runCache(stdout, stderr io.Writer, args []string) error {
 }
 
 // cacheVerify reads every entry of a run directory's stores against its
-// checksum (bench.VerifyRun): the model cache and gold cache of the cache
+// checksum (runstore.VerifyRun): the model cache and gold cache of the cache
 // directory the run used, and the run store. It prints a line per store
 // (entries ok, mismatched, and unchecked: written before checksums) and
 // the first mismatches, and fails (exit status 1) when any entry
@@ -50,7 +50,7 @@ func cacheVerify(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	checks, err := bench.VerifyRun(context.Background(), dir)
+	checks, err := runstore.VerifyRun(context.Background(), dir)
 	if err != nil {
 		return fmt.Errorf("cache verify: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/testkit/benchkit"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // TestCacheVerifyMismatch: cache verify counts the entries of each store,
@@ -21,7 +22,7 @@ func TestCacheVerifyMismatch(t *testing.T) {
 	if _, err := benchkit.Run(t, dir, p, bench.Options{Limit: 3}); err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, "cache", bench.ModelCacheFile))
+	db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, "cache", runstore.ModelCacheFile))
 	if err != nil {
 		t.Fatal(err)
 	}

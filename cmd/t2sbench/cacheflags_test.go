@@ -14,8 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/fakeopenai"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // swappableServer serves one base URL from whichever fake server is
@@ -41,7 +41,7 @@ func fakeModelServer(root, sql string) *fakeopenai.Server {
 func cacheFiles(t *testing.T, dir string) map[string][32]byte {
 	t.Helper()
 	out := map[string][32]byte{}
-	paths, _ := filepath.Glob(filepath.Join(dir, "cache", bench.ModelCacheFile+"*"))
+	paths, _ := filepath.Glob(filepath.Join(dir, "cache", runstore.ModelCacheFile+"*"))
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -105,7 +105,7 @@ func TestRunCacheServerIdentity(t *testing.T) {
 		if step.noText && strings.Contains(errb.String(), "model identity changed") {
 			t.Errorf("%s: stderr reports an identity change:\n%s", step.name, errb.String())
 		}
-		r, err := bench.ReadRun(runDir, true)
+		r, err := runstore.ReadRun(runDir, true)
 		if err != nil {
 			t.Fatal(err)
 		}

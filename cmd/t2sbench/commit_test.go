@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // TestRunRecordsCommit: run stores the binary's commit under the meta key
@@ -40,7 +40,7 @@ runners: [{name: direct}]
 			if err := run(&out, &out, []string{"run", spec, "--quiet", "--out", runDir}); err != nil {
 				t.Fatalf("run: %v\n%s", err, out.String())
 			}
-			r, err := bench.ReadRun(runDir, false)
+			r, err := runstore.ReadRun(runDir, false)
 			if err != nil {
 				t.Fatal(err)
 			}

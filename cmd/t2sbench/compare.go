@@ -12,9 +12,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/textable"
 	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 	"github.com/t2sbench/t2sbench/stats"
 )
 
@@ -27,9 +28,9 @@ func init() {
 }
 
 // loadRunSystems loads the per-question outcomes of the trials of a run
-// directory (bench.LoadRunSystemsWith); a variable so tests can stub the
+// directory (runstore.LoadRunSystemsWith); a variable so tests can stub the
 // run store.
-var loadRunSystems = bench.LoadRunSystemsWith
+var loadRunSystems = runstore.LoadRunSystemsWith
 
 // compareSystem is one system's outcomes and where they came from: a
 // verdict file, or the trials of a run that differ only in their seed (its
@@ -65,7 +66,7 @@ type compareSystem struct {
 	dbs map[string]string
 	// trial is the configuration of a run system's first trial (its
 	// runner, parameters and sweep); nil for a verdict file.
-	trial *bench.Trial
+	trial *spec.Trial
 	// extra holds what --metric reads beside EX (comparemetric.go).
 	extra metricInputs
 }
@@ -170,7 +171,7 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	systems, err := loadCompareInputs(stderr, inputs, bench.ReadOptions{AllTrials: *all})
+	systems, err := loadCompareInputs(stderr, inputs, runstore.ReadOptions{AllTrials: *all})
 	if err != nil {
 		return err
 	}
@@ -318,7 +319,7 @@ func assignGroups(systems []compareSystem, baseline string) error {
 // benchmarkKey is the name a benchmark group is matched by: run
 // directories name it bird/minidev (BenchmarkSpec.Key), verdict files by
 // eval's --benchmark, bird-minidev.
-func benchmarkKey(group string) string { return bench.DatasetNameOf(group) }
+func benchmarkKey(group string) string { return spec.DatasetNameOf(group) }
 
 func benchmarkOrUnknown(group string) string {
 	if group == "" {
@@ -327,7 +328,7 @@ func benchmarkOrUnknown(group string) string {
 	return group
 }
 
-// compareAll compares the systems family by family: bench.PlanFamilies
+// compareAll compares the systems family by family: runstore.PlanFamilies
 // decides each system's baseline and family (the first system of each
 // benchmark or the one --baseline names; a sweep's points against the
 // runner's paper default point), and stats.CompareFamily compares each
@@ -335,13 +336,13 @@ func benchmarkOrUnknown(group string) string {
 // cfg.seed and the two names, Holm within the family). Rows are in family
 // order.
 func compareAll(systems []compareSystem, baseline string, cfg compareConfig) ([]compareRow, error) {
-	refs := make([]bench.SystemRef, len(systems))
+	refs := make([]runstore.SystemRef, len(systems))
 	arms := make([]stats.Arm, len(systems))
 	for i, s := range systems {
-		refs[i] = bench.SystemRef{Names: []string{s.name, s.source}, Benchmark: benchmarkKey(s.group)}
+		refs[i] = runstore.SystemRef{Names: []string{s.name, s.source}, Benchmark: benchmarkKey(s.group)}
 		if s.trial != nil {
 			refs[i].Runner, refs[i].Params = s.trial.Runner, s.trial.Params
-			if k, swept := bench.SweepOf(s.trial); k != "" {
+			if k, swept := runstore.SweepOf(s.trial); k != "" {
 				refs[i].Sweep, refs[i].Swept = s.source+"\x00"+k, swept
 			}
 		}
@@ -353,7 +354,7 @@ func compareAll(systems []compareSystem, baseline string, cfg compareConfig) ([]
 			}
 		}
 	}
-	fams := bench.PlanFamilies(refs, baseline, paperDefaults())
+	fams := runstore.PlanFamilies(refs, baseline, paperDefaults())
 	// The databases of the questions two systems share must agree.
 	for _, f := range fams {
 		if f.Base < 0 {
@@ -372,16 +373,16 @@ func compareAll(systems []compareSystem, baseline string, cfg compareConfig) ([]
 	}
 	fopt := stats.FamilyOptions{Test: cfg.test, Level: cfg.level, Resamples: cfg.resamples,
 		CIMethod: cfg.ciMethod, Seed: cfg.seed, Intersect: cfg.intersect}
-	var cmp map[int]*bench.SystemComparison
+	var cmp map[int]*runstore.SystemComparison
 	var err error
 	if cfg.metric.kind == metricScores {
 		scoreArms := make([]stats.ScoreArm, len(systems))
 		for i, s := range systems {
 			scoreArms[i] = stats.ScoreArm{Key: s.name, Scores: s.extra.scores}
 		}
-		cmp, err = bench.CompareScoreFamilies(fams, scoreArms, fopt)
+		cmp, err = runstore.CompareScoreFamilies(fams, scoreArms, fopt)
 	} else {
-		cmp, err = bench.CompareFamilies(fams, arms, fopt)
+		cmp, err = runstore.CompareFamilies(fams, arms, fopt)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
@@ -572,7 +573,7 @@ func writeCompareTable(w io.Writer, rows []compareRow, simulated bool, level flo
 // loadCompareInputs reads each input: a verdict file (one system, named
 // after the file) or a run directory (its systems, via loadRunVerdicts).
 // System names must be unique.
-func loadCompareInputs(stderr io.Writer, inputs []string, o bench.ReadOptions) ([]compareSystem, error) {
+func loadCompareInputs(stderr io.Writer, inputs []string, o runstore.ReadOptions) ([]compareSystem, error) {
 	var systems []compareSystem
 	seen := map[string]string{}
 	add := func(s compareSystem) error {
@@ -594,14 +595,14 @@ func loadCompareInputs(stderr io.Writer, inputs []string, o bench.ReadOptions) (
 				return nil, fmt.Errorf("compare: %s: %w", in, err)
 			}
 			writeStaleNote(stderr, head, o.AllTrials)
-			trials := make([]bench.RunTrial, len(rs))
+			trials := make([]runstore.RunTrial, len(rs))
 			for i := range rs {
 				trials[i].Trial = rs[i].Trial
 				if trials[i].Label == "" {
 					trials[i].Label = rs[i].Label
 				}
 			}
-			for _, sys := range bench.Systems(trials) {
+			for _, sys := range runstore.Systems(trials) {
 				first := &rs[sys.Trials[0]]
 				s := compareSystem{name: sys.Label, source: in, group: first.Benchmark, correct: stats.Replicates{},
 					failed: map[int64]map[string]bool{}, dbs: map[string]string{}, run: true, trial: &trials[sys.Trials[0]].Trial}

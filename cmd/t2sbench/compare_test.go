@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // writeVerdicts writes a verdict file with one line per outcome, question
@@ -159,11 +159,11 @@ func TestCompareIntersectAndRunDirs(t *testing.T) {
 
 	old := loadRunSystems
 	t.Cleanup(func() { loadRunSystems = old })
-	loadRunSystems = func(string, bench.ReadOptions) ([]bench.RunSystem, *bench.RunData, error) {
-		return []bench.RunSystem{
+	loadRunSystems = func(string, runstore.ReadOptions) ([]runstore.RunSystem, *runstore.RunData, error) {
+		return []runstore.RunSystem{
 			{Label: "direct", Benchmark: "mini", Correct: map[string]bool{"q1": true, "q2": false, "q3": false}},
 			{Label: "sc", Benchmark: "mini", Correct: map[string]bool{"q1": true, "q2": true, "q3": false}},
-		}, &bench.RunData{}, nil
+		}, &runstore.RunData{}, nil
 	}
 	out.Reset()
 	if err := run(&out, &errb, []string{"compare", "--json", dir}); err != nil {
@@ -186,13 +186,13 @@ func TestCompareIntersectAndRunDirs(t *testing.T) {
 func TestCompareRunTwoBenchmarks(t *testing.T) {
 	old := loadRunSystems
 	t.Cleanup(func() { loadRunSystems = old })
-	loadRunSystems = func(string, bench.ReadOptions) ([]bench.RunSystem, *bench.RunData, error) {
-		return []bench.RunSystem{
+	loadRunSystems = func(string, runstore.ReadOptions) ([]runstore.RunSystem, *runstore.RunData, error) {
+		return []runstore.RunSystem{
 			{Label: "direct @mini", Benchmark: "mini", Simulated: true, Correct: map[string]bool{"0": true, "1": false}},
 			{Label: "direct @spider", Benchmark: "spider", Simulated: true, Correct: map[string]bool{"0": false, "1": false}},
 			{Label: "cot @mini", Benchmark: "mini", Simulated: true, Correct: map[string]bool{"0": true, "1": true}},
 			{Label: "cot @spider", Benchmark: "spider", Simulated: true, Correct: map[string]bool{"0": true, "1": true}},
-		}, &bench.RunData{}, nil
+		}, &runstore.RunData{}, nil
 	}
 	dir := t.TempDir()
 	var out, errb bytes.Buffer

@@ -8,8 +8,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/testenv"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // TestKubernetesSpec loads the experiment spec the Kubernetes manifests
@@ -35,18 +35,18 @@ func TestKubernetesSpec(t *testing.T) {
 	if cm.Kind != "ConfigMap" || !ok {
 		t.Fatalf("%s: kind %q, keys %v; want a ConfigMap with spec.yaml", path, cm.Kind, cm.Data)
 	}
-	spec, err := bench.ParseSpec([]byte(raw), path+": spec.yaml")
+	sp, err := spec.ParseSpec([]byte(raw), path+": spec.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := bench.NewPlan(spec)
+	p, err := spec.NewPlan(sp)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(p.Trials) == 0 || p.Trials[0].Simulated() {
 		t.Errorf("plan of %d trials, first simulated %v; want real-model trials", len(p.Trials), len(p.Trials) > 0 && p.Trials[0].Simulated())
 	}
-	for _, b := range spec.Benchmarks {
+	for _, b := range sp.Benchmarks {
 		if b.Data != "" && !strings.HasPrefix(b.Data, "/data/") {
 			t.Errorf("benchmark %s data %q; want it under /data, the pods' data mount", b.Name, b.Data)
 		}

@@ -12,9 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/fakeopenai"
 	"github.com/t2sbench/t2sbench/internal/testkit/benchkit"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // dryRunSpec runs every runner on 3 questions of the bundled mini
@@ -110,7 +111,7 @@ func TestModelsOverlayFakeServer(t *testing.T) {
 	if srv.Calls() == 0 {
 		t.Fatal("the fake server got no request; want the run's model calls there")
 	}
-	r, err := bench.ReadRun(dir, false)
+	r, err := runstore.ReadRun(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,16 +139,16 @@ func TestModelsOverlayFakeServer(t *testing.T) {
 func TestExperimentModelOverlay(t *testing.T) {
 	t.Setenv("VLLM_HOST", "10.1.2.3")
 	root := filepath.Join("..", "..", "experiments")
-	spec, err := bench.LoadSpecWith(filepath.Join(root, "iesr-table1.yaml"), bench.LoadOptions{Models: []string{filepath.Join(root, "models", "iesr-table1-vllm.yaml")}})
+	sp, err := spec.LoadSpecWith(filepath.Join(root, "iesr-table1.yaml"), spec.LoadOptions{Models: []string{filepath.Join(root, "models", "iesr-table1-vllm.yaml")}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, m := range spec.Models {
+	for name, m := range sp.Models {
 		if m.Backend != "openai" || !strings.HasPrefix(m.BaseURL, "http://10.1.2.3:800") {
 			t.Errorf("model %s = %s %s; want openai at http://10.1.2.3:800x", name, m.Backend, m.BaseURL)
 		}
 	}
-	if _, err := bench.NewPlan(spec); err != nil {
+	if _, err := spec.NewPlan(sp); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -164,11 +165,11 @@ func TestDryRunInterruptSummary(t *testing.T) {
 	for i := 1; i <= 200; i++ {
 		rollouts = append(rollouts, fmt.Sprint(i*2))
 	}
-	spec := filepath.Join(tmp, "slow.yaml")
-	if err := os.WriteFile(spec, []byte("name: slow\nbenchmarks: [{name: mini}]\nmodels: {sim: {backend: sim}}\nroles: {reason: sim}\nrunners:\n  - name: iesr\n    sweep: {n_rollout: ["+strings.Join(rollouts, ", ")+"]}\n"), 0o644); err != nil {
+	sp := filepath.Join(tmp, "slow.yaml")
+	if err := os.WriteFile(sp, []byte("name: slow\nbenchmarks: [{name: mini}]\nmodels: {sim: {backend: sim}}\nroles: {reason: sim}\nrunners:\n  - name: iesr\n    sweep: {n_rollout: ["+strings.Join(rollouts, ", ")+"]}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := cli(t, filepath.Join(tmp, "calls.log"), "run", spec, "--out", filepath.Join(tmp, "run"), "--dry-run")
+	cmd := cli(t, filepath.Join(tmp, "calls.log"), "run", sp, "--out", filepath.Join(tmp, "run"), "--dry-run")
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
 	stderr, err := cmd.StderrPipe()

@@ -17,6 +17,7 @@ import (
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/fakeopenai"
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // otherClientError is an HTTP error of a client other than runners/llm's:
@@ -282,7 +283,7 @@ func TestErrorClassTable(t *testing.T) {
 		if err := run(&status, &status, []string{"status", dir}); err != nil {
 			t.Fatalf("status: %v", err)
 		}
-		r, err := bench.ReadRun(dir, false)
+		r, err := runstore.ReadRun(dir, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -290,13 +291,13 @@ func TestErrorClassTable(t *testing.T) {
 			t.Fatalf("run: %d trials; want 1 with %d items", len(r.Trials), len(idx))
 		}
 		items := r.Trials[0].Items
-		slices.SortFunc(items, func(a, b bench.Item) int { return a.Index - b.Index })
+		slices.SortFunc(items, func(a, b runstore.Item) int { return a.Index - b.Index })
 		failed, pending := map[string]int{}, map[string]int{}
 		for k, i := range idx {
 			row, it := classRows[i], items[k]
-			wantStatus := bench.StatusError
+			wantStatus := runstore.StatusError
 			if row.fails {
-				wantStatus = bench.StatusFailed
+				wantStatus = runstore.StatusFailed
 				failed[row.class]++
 			} else {
 				pending[row.class]++
@@ -318,7 +319,7 @@ func TestErrorClassTable(t *testing.T) {
 				if c.n[class] > 1 {
 					items = itoa(c.n[class]) + " items"
 				}
-				want = append(want, fmt.Sprintf("  %s %s (%s; first: trial direct question ", c.kind, class, items), "    next: "+bench.ClassHint(class))
+				want = append(want, fmt.Sprintf("  %s %s (%s; first: trial direct question ", c.kind, class, items), "    next: "+runstore.ClassHint(class))
 			}
 			want = append(want, c.line+strings.Join(counts, ", ")+" (")
 		}

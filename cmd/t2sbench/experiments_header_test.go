@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // headerRow is one row of a spec header's paper-vs-spec table:
@@ -80,7 +80,7 @@ func cellInts(cell string) []int {
 // planValues returns the sorted distinct values of the runner's int
 // parameter key over the plan's trials, the runner's registered default
 // where a trial leaves it unset.
-func planValues(p *bench.Plan, runner, key string) []int {
+func planValues(p *spec.Plan, runner, key string) []int {
 	var out []int
 	for _, t := range p.Trials {
 		if t.Runner != runner {
@@ -103,7 +103,7 @@ func planValues(p *bench.Plan, runner, key string) []int {
 // without its four cells, a model named in a models row or in a commented
 // model definition that the spec does not define, and a table whose
 // n_rollout or limit row disagrees with the spec's values.
-func checkSpecHeader(data []byte, spec *bench.Spec) ([]string, error) {
+func checkSpecHeader(data []byte, sp *spec.Spec) ([]string, error) {
 	var problems []string
 	bad := func(line int, format string, args ...any) {
 		problems = append(problems, fmt.Sprintf("line %d: %s", line, fmt.Sprintf(format, args...)))
@@ -112,12 +112,12 @@ func checkSpecHeader(data []byte, spec *bench.Spec) ([]string, error) {
 	if len(rows) < 3 {
 		bad(1, "the header has %d rows of a paper-vs-spec table (# | setting | paper | this spec | paper location |); want at least 3", len(rows))
 	}
-	plan, err := bench.NewPlan(spec)
+	plan, err := spec.NewPlan(sp)
 	if err != nil {
 		return nil, err
 	}
-	models := make([]string, 0, len(spec.Models))
-	for m := range spec.Models {
+	models := make([]string, 0, len(sp.Models))
+	for m := range sp.Models {
 		models = append(models, m)
 	}
 	sort.Strings(models)
@@ -126,7 +126,7 @@ func checkSpecHeader(data []byte, spec *bench.Spec) ([]string, error) {
 		if m == nil {
 			continue
 		}
-		if _, ok := spec.Models[m[1]]; !ok {
+		if _, ok := sp.Models[m[1]]; !ok {
 			bad(i+1, "a comment binds model %q, which the spec does not define (its models: %s)", m[1], strings.Join(models, ", "))
 		}
 	}
@@ -140,7 +140,7 @@ func checkSpecHeader(data []byte, spec *bench.Spec) ([]string, error) {
 		}
 		if strings.Contains(r.setting, "model") || strings.Contains(r.setting, "backbone") {
 			for _, m := range backticked.FindAllStringSubmatch(r.spec, -1) {
-				if _, ok := spec.Models[m[1]]; !ok {
+				if _, ok := sp.Models[m[1]]; !ok {
 					bad(r.line, "row %q names model %q, which the spec does not define (its models: %s)", r.setting, m[1], strings.Join(models, ", "))
 				}
 			}
@@ -155,7 +155,7 @@ func checkSpecHeader(data []byte, spec *bench.Spec) ([]string, error) {
 		}
 		if r.setting == "limit" {
 			var got []int
-			for _, b := range spec.Benchmarks {
+			for _, b := range sp.Benchmarks {
 				got = append(got, b.Limit)
 			}
 			sort.Ints(got)
@@ -185,11 +185,11 @@ func TestExperimentHeaders(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			spec, err := bench.LoadSpec(f)
+			sp, err := spec.LoadSpec(f)
 			if err != nil {
 				t.Fatal(err)
 			}
-			problems, err := checkSpecHeader(data, spec)
+			problems, err := checkSpecHeader(data, sp)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -232,11 +232,11 @@ runners:
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			data := []byte(tt.header + body)
-			spec, err := bench.ParseSpec(data, "h.yaml")
+			sp, err := spec.ParseSpec(data, "h.yaml")
 			if err != nil {
 				t.Fatal(err)
 			}
-			problems, err := checkSpecHeader(data, spec)
+			problems, err := checkSpecHeader(data, sp)
 			if err != nil {
 				t.Fatal(err)
 			}

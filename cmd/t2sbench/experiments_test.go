@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/testenv"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // experimentSpecs lists experiments/*.yaml.
@@ -69,19 +69,19 @@ func TestExperimentSpecsPlan(t *testing.T) {
 			if !bytes.HasPrefix(data, []byte("# ")) {
 				t.Errorf("%s: want a header comment naming the paper and table", f)
 			}
-			spec, err := bench.LoadSpec(f)
+			sp, err := spec.LoadSpec(f)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if spec.Name != name {
-				t.Errorf("name = %q; want %q (the file's name, which reproduce-sim uses for its run directory)", spec.Name, name)
+			if sp.Name != name {
+				t.Errorf("name = %q; want %q (the file's name, which reproduce-sim uses for its run directory)", sp.Name, name)
 			}
-			for _, m := range boundModels(spec) {
-				if b := spec.Models[m].Backend; b != "sim" {
+			for _, m := range boundModels(sp) {
+				if b := sp.Models[m].Backend; b != "sim" {
 					t.Errorf("model %s bound with backend %s; want sim by default so the spec runs offline", m, b)
 				}
 			}
-			plan, err := bench.NewPlan(spec)
+			plan, err := spec.NewPlan(sp)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -89,8 +89,8 @@ func TestExperimentSpecsPlan(t *testing.T) {
 				t.Errorf("%d trials; want %d", len(plan.Trials), want)
 			}
 			// What reproduce-sim runs: the spec's benchmarks replaced by mini.
-			spec.Benchmarks = []bench.BenchmarkSpec{{Name: "mini"}}
-			mini, err := bench.NewPlan(spec)
+			sp.Benchmarks = []spec.BenchmarkSpec{{Name: "mini"}}
+			mini, err := spec.NewPlan(sp)
 			if err != nil {
 				t.Fatalf("on mini: %v", err)
 			}
@@ -108,7 +108,7 @@ func TestExperimentSpecsPlan(t *testing.T) {
 
 // boundModels returns the models a spec's trials bind: the default roles,
 // per-runner roles and backbones.
-func boundModels(s *bench.Spec) []string {
+func boundModels(s *spec.Spec) []string {
 	set := map[string]bool{}
 	for _, m := range s.Roles {
 		set[m] = true

@@ -12,10 +12,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 func init() {
@@ -138,8 +138,8 @@ func runExport(stdout, stderr io.Writer, args []string) error {
 // a silent pick of one. With items, the picked trial's items are read as
 // ReadRunMode with ReadReport reads them; the other trials' items are
 // never read, so that memory grows with one trial, not with the run.
-func readTrial(dir, label string, items bool) (*bench.RunData, *bench.RunTrial, error) {
-	r, err := bench.ReadRunStream(dir, bench.ReadOptions{AllTrials: true})
+func readTrial(dir, label string, items bool) (*runstore.RunData, *runstore.RunTrial, error) {
+	r, err := runstore.ReadRunStream(dir, runstore.ReadOptions{AllTrials: true})
 	if err != nil {
 		return nil, nil, fmt.Errorf("export: %w", err)
 	}
@@ -173,8 +173,8 @@ func writeExport(stdout io.Writer, out string, data []byte) error {
 // error listing the labels of the run's spec; a label that several trials
 // carry (only a store written before a run directory held one spec has
 // such) is an error naming each of them by id.
-func pickTrial(r *bench.RunData, label string) (*bench.RunTrial, error) {
-	var spec, match []*bench.RunTrial
+func pickTrial(r *runstore.RunData, label string) (*runstore.RunTrial, error) {
+	var spec, match []*runstore.RunTrial
 	for i := range r.Trials {
 		t := &r.Trials[i]
 		if !isStale(r, t) {
@@ -216,8 +216,8 @@ func pickTrial(r *bench.RunData, label string) (*bench.RunTrial, error) {
 }
 
 // isStale reports whether trial t of run r is not in the run's spec
-// (bench.RunData.Stale).
-func isStale(r *bench.RunData, t *bench.RunTrial) bool {
+// (runstore.RunData.Stale).
+func isStale(r *runstore.RunData, t *runstore.RunTrial) bool {
 	for _, s := range r.Stale {
 		if s.ID == t.ID {
 			return true
@@ -229,7 +229,7 @@ func isStale(r *bench.RunData, t *bench.RunTrial) bool {
 // exportQuestions loads the trial's benchmark (as report does) and returns
 // the questions the run covered: the first n, where n is the item count the
 // run recorded for the trial (its --limit).
-func exportQuestions(r *bench.RunData, t *bench.RunTrial, data string) ([]datasets.Example, error) {
+func exportQuestions(r *runstore.RunData, t *runstore.RunTrial, data string) ([]datasets.Example, error) {
 	bs := t.Benchmark
 	if data == "" {
 		data = bs.Data
@@ -286,8 +286,8 @@ type exportStats struct {
 // trialPredictions returns, in question order, each question's prediction:
 // the SQL that was scored for a done item, nothing for a failed one (it was
 // scored as an empty prediction) or a question without a finished item.
-func trialPredictions(t *bench.RunTrial, exs []datasets.Example) ([]exportPred, exportStats) {
-	items := make(map[string]*bench.Item, len(t.Items))
+func trialPredictions(t *runstore.RunTrial, exs []datasets.Example) ([]exportPred, exportStats) {
+	items := make(map[string]*runstore.Item, len(t.Items))
 	for i := range t.Items {
 		items[t.Items[i].QuestionID] = &t.Items[i]
 	}
@@ -297,10 +297,10 @@ func trialPredictions(t *bench.RunTrial, exs []datasets.Example) ([]exportPred, 
 		p := exportPred{ID: ex.ID, DBID: ex.DBID, Index: ex.Index}
 		it := items[ex.ID]
 		switch {
-		case it == nil || (it.Status != bench.StatusDone && it.Status != bench.StatusFailed):
+		case it == nil || (it.Status != runstore.StatusDone && it.Status != runstore.StatusFailed):
 			p.Missing = "pending"
 			st.pending++
-		case it.Status == bench.StatusFailed:
+		case it.Status == runstore.StatusFailed:
 			p.Missing = "failed"
 			st.failed++
 		case it.Result == nil || strings.TrimSpace(it.Result.SQL) == "":
@@ -487,7 +487,7 @@ func exportItem(stdout, stderr io.Writer, dir, label, qid, out string) error {
 	if err != nil {
 		return err
 	}
-	rd, err := bench.OpenItemReader(dir)
+	rd, err := runstore.OpenItemReader(dir)
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}

@@ -9,11 +9,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/internal/testenv"
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 func TestFlattenSQL(t *testing.T) {
@@ -50,17 +51,17 @@ func TestFlattenSQL(t *testing.T) {
 
 // exportTrial is a trial of five questions: done, done with multi-line SQL,
 // failed, done with empty SQL, and one never run.
-func exportTrial() (*bench.RunTrial, []datasets.Example) {
+func exportTrial() (*runstore.RunTrial, []datasets.Example) {
 	var exs []datasets.Example
 	for i := range 5 {
 		exs = append(exs, datasets.Example{ID: fmt.Sprintf("q%d", i), Index: i, DBID: "db" + fmt.Sprint(i%2)})
 	}
 	res := func(sql string) *runners.Result { return &runners.Result{SQL: sql} }
-	tr := &bench.RunTrial{Trial: bench.Trial{Label: "direct"}, Items: []bench.Item{
-		{QuestionID: "q0", Status: bench.StatusDone, Result: res("SELECT 1")},
-		{QuestionID: "q1", Status: bench.StatusDone, Result: res("SELECT a,\n  b -- both\nFROM t WHERE x = 'a\"b' AND y < 3 & 4")},
-		{QuestionID: "q2", Status: bench.StatusFailed, Result: res("SELECT half")},
-		{QuestionID: "q3", Status: bench.StatusDone, Result: res("  ")},
+	tr := &runstore.RunTrial{Trial: spec.Trial{Label: "direct"}, Items: []runstore.Item{
+		{QuestionID: "q0", Status: runstore.StatusDone, Result: res("SELECT 1")},
+		{QuestionID: "q1", Status: runstore.StatusDone, Result: res("SELECT a,\n  b -- both\nFROM t WHERE x = 'a\"b' AND y < 3 & 4")},
+		{QuestionID: "q2", Status: runstore.StatusFailed, Result: res("SELECT half")},
+		{QuestionID: "q3", Status: runstore.StatusDone, Result: res("  ")},
 	}}
 	return tr, exs
 }
@@ -128,7 +129,7 @@ func TestExportFormats(t *testing.T) {
 // the run has one trial.
 func TestExportTrialChoice(t *testing.T) {
 	t.Parallel()
-	r := &bench.RunData{Dir: "runs/x", Trials: []bench.RunTrial{{Trial: bench.Trial{Label: "direct"}}, {Trial: bench.Trial{Label: "sc k=5"}}}}
+	r := &runstore.RunData{Dir: "runs/x", Trials: []runstore.RunTrial{{Trial: spec.Trial{Label: "direct"}}, {Trial: spec.Trial{Label: "sc k=5"}}}}
 	if tr, err := pickTrial(r, "sc k=5"); err != nil || tr.Label != "sc k=5" {
 		t.Errorf("pickTrial(sc k=5) = %v, %v", tr, err)
 	}
@@ -138,7 +139,7 @@ func TestExportTrialChoice(t *testing.T) {
 			t.Errorf("pickTrial(%q) error %v; want a usage error listing \"direct\", \"sc k=5\"", label, err)
 		}
 	}
-	one := &bench.RunData{Trials: r.Trials[:1]}
+	one := &runstore.RunData{Trials: r.Trials[:1]}
 	if tr, err := pickTrial(one, ""); err != nil || tr.Label != "direct" {
 		t.Errorf("pickTrial of a one-trial run = %v, %v; want direct", tr, err)
 	}
@@ -164,12 +165,12 @@ func TestExportEvalRoundTrip(t *testing.T) {
 		t.Run(tt.bench, func(t *testing.T) {
 			data := tt.data(t)
 			dir := t.TempDir()
-			spec := filepath.Join(dir, "spec.yaml")
+			sp := filepath.Join(dir, "spec.yaml")
 			b := "name: " + tt.bench
 			if data != "" {
 				b += ", data: " + data
 			}
-			os.WriteFile(spec, []byte(`name: export
+			os.WriteFile(sp, []byte(`name: export
 benchmarks: [{`+b+`}]
 models:
   sim: {backend: sim, p: 0.6, seed: 3, style: realistic}
@@ -179,7 +180,7 @@ workers: 4
 `), 0o644)
 			run := filepath.Join(dir, "run")
 			// The shared BIRD data may hold a few databases only.
-			args := []string{"run", spec, "--out", run, "--quiet", "--allow-missing-db"}
+			args := []string{"run", sp, "--out", run, "--quiet", "--allow-missing-db"}
 			if tt.limit > 0 {
 				args = append(args, "--limit", fmt.Sprint(tt.limit))
 			}
@@ -191,7 +192,7 @@ workers: 4
 				t.Fatalf("run scored %d questions; want %d", len(want), tt.limit)
 			}
 			multiline := 0
-			r, _ := bench.ReadRun(run, true)
+			r, _ := runstore.ReadRun(run, true)
 			for _, it := range r.Trials[0].Items {
 				if it.Result != nil && strings.Contains(strings.TrimSpace(it.Result.SQL), "\n") {
 					multiline++
@@ -244,7 +245,7 @@ type verdictKey struct {
 
 func runVerdicts(t *testing.T, dir string) map[string]verdictKey {
 	t.Helper()
-	r, err := bench.ReadRun(dir, false)
+	r, err := runstore.ReadRun(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // TestExportQuestion: `export --question ID` writes the trial's item of
@@ -33,7 +33,7 @@ func TestExportQuestion(t *testing.T) {
 	if err := run(&item, &out, []string{"export", runDir, "--question", first.QuestionID}); err != nil {
 		t.Fatalf("export --question %s: %v\n%s", first.QuestionID, err, out.String())
 	}
-	var it bench.Item
+	var it runstore.Item
 	if err := json.Unmarshal(item.Bytes(), &it); err != nil {
 		t.Fatalf("export --question: %v\n%s", err, item.String())
 	}
@@ -50,7 +50,7 @@ func TestExportQuestion(t *testing.T) {
 	}
 }
 
-func sqlOf(it bench.Item) string {
+func sqlOf(it runstore.Item) string {
 	if it.Result == nil {
 		return ""
 	}

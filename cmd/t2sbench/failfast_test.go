@@ -11,6 +11,7 @@ import (
 
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/fakeopenai"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // fakeSpec runs direct on the bundled mini benchmark with model m served
@@ -73,7 +74,7 @@ func TestRunStopsOnRejection(t *testing.T) {
 		}
 		// A start stopped before any item finished records no trial, so a
 		// rerun with the right name does not list the trial twice.
-		r, err := bench.ReadRun(filepath.Join(tmp, "wrong"), false)
+		r, err := runstore.ReadRun(filepath.Join(tmp, "wrong"), false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,7 +110,7 @@ func TestRunStopsOnRejection(t *testing.T) {
 		if n := srv.Calls() - before; n != 1 {
 			t.Errorf("server got %d requests; want 1", n)
 		}
-		r, err := bench.ReadRun(dir, false)
+		r, err := runstore.ReadRun(dir, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,7 +119,7 @@ func TestRunStopsOnRejection(t *testing.T) {
 		}
 		done := 0
 		for _, it := range r.Trials[0].Items {
-			if it.Status != bench.StatusDone {
+			if it.Status != runstore.StatusDone {
 				t.Errorf("item %s is %s; want only the 3 done items committed", it.QuestionID, it.Status)
 			}
 			done++
@@ -229,7 +230,7 @@ runners: [{name: direct}]
 			t.Errorf("run error lacks %q:\n%v", want, err)
 		}
 	}
-	if r, err := bench.ReadRun(dir, false); err == nil && len(r.Trials) != 0 {
+	if r, err := runstore.ReadRun(dir, false); err == nil && len(r.Trials) != 0 {
 		t.Errorf("run created %d trials; want none", len(r.Trials))
 	}
 	out.Reset()

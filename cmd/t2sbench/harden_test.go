@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // zeroblobSQL is a hostile prediction: 4,000 rows of a 1 MB BLOB
@@ -173,7 +173,7 @@ runners:
 		if kb <= 0 || kb > rssLimitKB {
 			t.Errorf("%v: peak RSS %d kB; want in (0, %d]\n%s", args, kb, rssLimitKB, out)
 		}
-		r, err := bench.ReadRun(dir, false)
+		r, err := runstore.ReadRun(dir, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -181,7 +181,7 @@ runners:
 		for _, tr := range r.Trials {
 			for _, it := range tr.Items {
 				n++
-				if it.Status != bench.StatusDone || it.Verdict == nil || it.Verdict.Status != "pred_error" || !strings.Contains(it.Verdict.Error, "result too large") {
+				if it.Status != runstore.StatusDone || it.Verdict == nil || it.Verdict.Status != "pred_error" || !strings.Contains(it.Verdict.Error, "result too large") {
 					t.Errorf("%v: item %s: %s %+v; want done, pred_error \"result too large\"", args, it.QuestionID, it.Status, it.Verdict)
 				}
 			}
@@ -216,7 +216,7 @@ func TestRunLockConcurrent(t *testing.T) {
 	want := "pid " + strconv.Itoa(first.Process.Pid)
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
-		if b, _ := os.ReadFile(filepath.Join(dir, bench.LockFile)); strings.Contains(string(b), want) && countDone(dir) > 0 {
+		if b, _ := os.ReadFile(filepath.Join(dir, runstore.LockFile)); strings.Contains(string(b), want) && countDone(dir) > 0 {
 			break
 		}
 		time.Sleep(2 * time.Millisecond)

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // outcomeText says what a run does with an item whose failure has outcome
@@ -30,7 +30,7 @@ func helpErrors(w io.Writer) {
 items by class", "first error of each class"), the viewer and the call log show it. One table
 decides each class, whether the client retries it and what the run does.`)
 	entries := llm.Classes()
-	entries = append(entries, llm.ClassInfo{Class: bench.ClassRunner, Cause: "the runner's own error (not a model call's)", Handling: llm.HandlingOf(bench.ClassRunner)})
+	entries = append(entries, llm.ClassInfo{Class: runstore.ClassRunner, Cause: "the runner's own error (not a model call's)", Handling: llm.HandlingOf(runstore.ClassRunner)})
 	for _, c := range entries {
 		fmt.Fprintf(w, "\n%s: %s\n", c.Class, c.Cause)
 		retried := "not retried by the client"
@@ -38,7 +38,7 @@ decides each class, whether the client retries it and what the run does.`)
 			retried = "retried by the client (backoff, honouring Retry-After; at most the model's max_retries times)"
 		}
 		fmt.Fprintf(w, "  %s\n  then: %s\n", retried, outcomeText(c.Outcome))
-		if hint := bench.ClassHint(c.Class); hint != "" {
+		if hint := runstore.ClassHint(c.Class); hint != "" {
 			fmt.Fprintf(w, "  next: %s\n", hint)
 		}
 	}

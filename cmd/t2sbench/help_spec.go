@@ -6,15 +6,15 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners/llm"
 	"github.com/t2sbench/t2sbench/sim"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // specKey documents one key of the spec: its default and an example value.
-// The list of keys itself comes from bench.Spec's yaml tags (specPaths);
+// The list of keys itself comes from spec.Spec's yaml tags (specPaths);
 // TestHelpSpecCoversEveryKey fails when a key has no entry here.
 type specKey struct {
 	path, def, example, doc string
@@ -80,11 +80,11 @@ var specDocs = []specKey{
 	{"runners[].backbones", "{}", "{reason: [sim, local]}", "models per role; one trial per combination"},
 	{"runners[].seeds", "the spec's seeds", "[0, 1, 2]", "seeds of this runner's trials"},
 	{"seeds", "[0]", "[0, 1, 2]", "seeds every trial runs with"},
-	{"workers", fmt.Sprint(bench.DefaultWorkers), "32", "work items (trial, question) run at once; --workers overrides it"},
+	{"workers", fmt.Sprint(spec.DefaultWorkers), "32", "work items (trial, question) run at once; --workers overrides it"},
 	{"timeout", "0 (none)", "300s", "limit of one work item; an item over it is scored on the SQL it has, class timeout"},
 	{"prices.<name>.prompt", "0", "0.15", "USD per million prompt tokens of model <name>"},
 	{"prices.<name>.completion", "0", "0.60", "USD per million completion tokens of model <name>"},
-	{"max_trials", fmt.Sprint(bench.DefaultMaxTrials), "50000", "cap on the trials a spec expands to, at most " + fmt.Sprint(bench.MaxTrialsCeiling) + " (a typo in a grid step is caught before anything runs)"},
+	{"max_trials", fmt.Sprint(spec.DefaultMaxTrials), "50000", "cap on the trials a spec expands to, at most " + fmt.Sprint(spec.MaxTrialsCeiling) + " (a typo in a grid step is caught before anything runs)"},
 }
 
 // benchNames are the names a spec's benchmarks[].name takes, from the
@@ -100,7 +100,7 @@ func modeNames() []string {
 	return out
 }
 
-// specPaths lists every key bench.Spec decodes, as specDocs writes them:
+// specPaths lists every key spec.Spec decodes, as specDocs writes them:
 // list elements as "[]", map entries of structures as ".<name>".
 func specPaths() []string {
 	var out []string
@@ -129,7 +129,7 @@ func specPaths() []string {
 			}
 		}
 	}
-	walk(reflect.TypeOf(bench.Spec{}), "")
+	walk(reflect.TypeOf(spec.Spec{}), "")
 	return out
 }
 

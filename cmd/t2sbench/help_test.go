@@ -11,7 +11,7 @@ import (
 	"github.com/t2sbench/t2sbench/runners"
 )
 
-// TestHelpSpecCoversEveryKey: every key bench.Spec decodes (its yaml tags)
+// TestHelpSpecCoversEveryKey: every key spec.Spec decodes (its yaml tags)
 // is documented by `help spec`, and every documented key exists.
 func TestHelpSpecCoversEveryKey(t *testing.T) {
 	t.Parallel()

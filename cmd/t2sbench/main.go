@@ -19,9 +19,9 @@ import (
 
 	_ "github.com/mattn/go-sqlite3"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/internal/suggest"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // command is one subcommand. Each lives in its own file and registers itself
@@ -51,12 +51,12 @@ const (
 	exitRuntime = 1
 	// exitUsage: bad flags or arguments (an unknown benchmark name:
 	// datasets.ErrUnknownBenchmark; a path holding no run:
-	// bench.ErrNotRunDir), a spec that does not load, or a
+	// runstore.ErrNotRunDir), a spec that does not load, or a
 	// configuration no retry can fix: an endpoint whose answer has a
 	// failure class of outcome llm.OutcomeFatal, auth or not_found (the
 	// API key or the model name: bench.ErrRejected), a data folder missing
 	// most databases, a spec whose trials differ from those its run
-	// directory holds (bench.ErrSpecChanged), a prediction file whose
+	// directory holds (runstore.ErrSpecChanged), a prediction file whose
 	// db_ids are not its questions' (metrics.DBMismatchError).
 	exitUsage = 2
 	// exitIncomplete: the command finished, but a run has failed or
@@ -84,7 +84,7 @@ func exitCode(err error) int {
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return exitOK
-	case errors.Is(err, errUsage), errors.Is(err, datasets.ErrUnknownBenchmark), errors.Is(err, bench.ErrNotRunDir):
+	case errors.Is(err, errUsage), errors.Is(err, datasets.ErrUnknownBenchmark), errors.Is(err, runstore.ErrNotRunDir):
 		return exitUsage
 	case errors.Is(err, errIncomplete):
 		return exitIncomplete

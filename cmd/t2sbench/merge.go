@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 func init() {
@@ -26,14 +26,14 @@ func runMerge(stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("%w: merge takes an output directory and at least one shard directory", errUsage)
 	}
 	out := fs.Arg(0)
-	st, err := bench.Merge(out, fs.Args()[1:]...)
-	if errors.Is(err, bench.ErrMergeRefused) {
+	st, err := runstore.Merge(out, fs.Args()[1:]...)
+	if errors.Is(err, runstore.ErrMergeRefused) {
 		return asUsage(err)
 	}
 	if err != nil {
 		return err
 	}
-	_, rows, err := bench.SummarizeDirTrials(out)
+	_, rows, err := runstore.SummarizeDirTrials(out)
 	if err != nil {
 		return err
 	}

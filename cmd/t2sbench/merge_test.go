@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // mergeDirs are small runs of oneSpecs' spec A (direct and sc with sim on
@@ -70,7 +70,7 @@ func makeMergeDirs(t *testing.T) mergeDirs {
 // of dir, as in a store written before runs recorded it.
 func dropShardMeta(t *testing.T, dir string) {
 	t.Helper()
-	db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, bench.StoreFile))
+	db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, runstore.StoreFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,14 +94,14 @@ func TestMerge(t *testing.T) {
 // other shard to it (the store then holds what the unsharded run holds);
 // merging that shard into it once more is refused, leaving it as it was.
 func testMergeIntoShard(t *testing.T, d mergeDirs) {
-	want, err := bench.ReadRun(d.full, false)
+	want, err := runstore.ReadRun(d.full, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "s1")
 	copyRun(t, d.s1, out)
 	mustCLI(t, exitOK, "merge", out, d.s2)
-	r, err := bench.ReadRun(out, false)
+	r, err := runstore.ReadRun(out, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,13 +139,13 @@ func testMergeRefusals(t *testing.T, d mergeDirs) {
 	dropShardMeta(t, old1copy)
 	busy := filepath.Join(d.root, "busy")
 	copyRun(t, d.s2, busy)
-	held, err := bench.OpenStore(busy)
+	held, err := runstore.OpenStore(busy)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer held.Close()
 	busyOut := filepath.Join(d.root, "busy-out")
-	heldOut, err := bench.OpenStore(busyOut)
+	heldOut, err := runstore.OpenStore(busyOut)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func testMergeRefusals(t *testing.T, d mergeDirs) {
 				out = filepath.Join(t.TempDir(), "merged")
 			}
 			var storeBefore string
-			if _, err := os.Stat(filepath.Join(out, bench.StoreFile)); err == nil && out != busyOut {
+			if _, err := os.Stat(filepath.Join(out, runstore.StoreFile)); err == nil && out != busyOut {
 				storeBefore = dumpStore(t, out)
 			}
 			o, e, code := runLine(append([]string{"merge", out}, tt.shards...)...)
@@ -194,7 +194,7 @@ func testMergeRefusals(t *testing.T, d mergeDirs) {
 					t.Errorf("the refused merge changed the store of %s", out)
 				}
 			} else if out != busyOut {
-				if _, err := os.Stat(filepath.Join(out, bench.StoreFile)); !errors.Is(err, os.ErrNotExist) {
+				if _, err := os.Stat(filepath.Join(out, runstore.StoreFile)); !errors.Is(err, os.ErrNotExist) {
 					t.Errorf("%s: got a store (stat: %v); want none after a refusal", out, err)
 				}
 			}
@@ -213,7 +213,7 @@ var mergeLine = regexp.MustCompile(`merged (\d+) shards into .*: (\d+) trials, (
 // of the unsharded run, also when merging again into the same directory
 // and after a shard was given to it a second time in vain.
 func testMergeCounts(t *testing.T, d mergeDirs) {
-	want, err := bench.ReadRun(d.full, false)
+	want, err := runstore.ReadRun(d.full, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func testMergeCounts(t *testing.T, d mergeDirs) {
 		if wantCode := map[bool]int{true: exitUsage, false: exitOK}[len(args) == 3]; code != wantCode {
 			t.Fatalf("merge %d (%v): exit status %d; want %d\n%s%s", i, args, code, wantCode, o, e)
 		}
-		r, err := bench.ReadRun(out, false)
+		r, err := runstore.ReadRun(out, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -259,7 +259,7 @@ func testMergeKilled(t *testing.T, d mergeDirs) {
 	if testing.Short() {
 		t.Skip("starts merge processes")
 	}
-	want, err := bench.ReadRun(d.full, false)
+	want, err := runstore.ReadRun(d.full, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +293,7 @@ func testMergeKilled(t *testing.T, d mergeDirs) {
 		cmd.Process.Kill()
 		cmd.Wait()
 		mustCLI(t, exitOK, "merge", out, d.s1, d.s2)
-		r, err := bench.ReadRun(out, false)
+		r, err := runstore.ReadRun(out, false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // A run directory holds one spec: these tests run small specs (direct,
@@ -70,7 +70,7 @@ func mustCLI(t *testing.T, want int, args ...string) (stdout, stderr string) {
 // text, for comparing a store before and after a command.
 func dumpStore(t *testing.T, dir string) string {
 	t.Helper()
-	db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, bench.StoreFile)+"?mode=ro")
+	db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, runstore.StoreFile)+"?mode=ro")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,14 +265,14 @@ func csvFirstColumn(t *testing.T, path string) []string {
 // B's.
 func makeLegacyStore(t *testing.T, dst, src string) (staleID, currentID string) {
 	t.Helper()
-	db, err := sql.Open("sqlite3", "file:"+filepath.Join(dst, bench.StoreFile))
+	db, err := sql.Open("sqlite3", "file:"+filepath.Join(dst, runstore.StoreFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
 	for _, q := range []string{
-		`ATTACH DATABASE '` + filepath.Join(src, bench.StoreFile) + `' AS src`,
+		`ATTACH DATABASE '` + filepath.Join(src, runstore.StoreFile) + `' AS src`,
 		`INSERT INTO trials SELECT * FROM src.trials WHERE id NOT IN (SELECT id FROM trials)`,
 		`INSERT INTO items SELECT * FROM src.items WHERE trial_id NOT IN (SELECT trial_id FROM items)`,
 		`INSERT INTO results SELECT * FROM src.results WHERE trial_id NOT IN (SELECT trial_id FROM results)`,
@@ -372,7 +372,7 @@ func TestResumeSameSpec(t *testing.T) {
 	out := filepath.Join(dir, "run")
 	mustCLI(t, exitOK, "run", a, "--quiet", "--limit", "4", "--out", out)
 	verdicts := func() map[string]map[string]bool {
-		_, v, err := bench.LoadRunVerdicts(out)
+		_, v, err := runstore.LoadRunVerdicts(out)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -381,7 +381,7 @@ func TestResumeSameSpec(t *testing.T) {
 	want := verdicts()
 	// What a run killed after committing some items leaves: the others
 	// are not in the store.
-	db, err := sql.Open("sqlite3", "file:"+filepath.Join(out, bench.StoreFile))
+	db, err := sql.Open("sqlite3", "file:"+filepath.Join(out, runstore.StoreFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -439,7 +439,7 @@ func TestIncompleteRunAdvice(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := incompleteRun([]bench.TrialSummary{{Label: "direct", Failed: c.failed, Pending: c.pending}}, c.unsel, c.limit, c.shard)
+			err := incompleteRun([]runstore.TrialSummary{{Label: "direct", Failed: c.failed, Pending: c.pending}}, c.unsel, c.limit, c.shard)
 			if err == nil || err.Error() != c.want || exitCode(err) != exitIncomplete {
 				t.Errorf("got %v; want %q (exit status 3)", err, c.want)
 			}

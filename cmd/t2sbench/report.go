@@ -8,11 +8,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/reports"
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 	"github.com/t2sbench/t2sbench/stats"
 	"github.com/t2sbench/t2sbench/viewer"
 )
@@ -78,12 +79,12 @@ func runReport(stdout, stderr io.Writer, args []string) error {
 	if err := second.check("report"); err != nil {
 		return err
 	}
-	var runs []*bench.RunData
+	var runs []*runstore.RunData
 	for _, d := range dirs {
 		// The report streams each trial's items from the store (one trial
 		// at a time), so that it holds the items of one trial, keeping
 		// per item only its wall time and its outcome.
-		r, err := bench.ReadRunStream(d, bench.ReadOptions{AllTrials: *all})
+		r, err := runstore.ReadRunStream(d, runstore.ReadOptions{AllTrials: *all})
 		if err != nil {
 			return err
 		}
@@ -172,7 +173,7 @@ func writeReportView(stderr io.Writer, dirs []string, dir string, prices map[str
 // the mini databases under the run's cache) for difficulty and reasoning
 // types.
 func benchmarkLabels(runDir string) reports.LabelSource {
-	return func(b bench.BenchmarkSpec) (map[string]reports.QuestionLabels, error) {
+	return func(b spec.BenchmarkSpec) (map[string]reports.QuestionLabels, error) {
 		name := b.DatasetName()
 		bm, err := datasets.Open(name, b.Data, datasets.LoadOptions{Limit: b.Limit,
 			CacheDir: filepath.Join(runDir, "cache", "datasets", b.Name)})

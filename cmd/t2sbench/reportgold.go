@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // reportTwoGold scores the systems of the runs under their benchmark's gold
@@ -18,22 +19,22 @@ import (
 // mode (failed items stay wrong, but leave EX's denominator when the new
 // gold fails). Every system must be on one benchmark; a system with
 // several seeds keeps them (EX is the mean over seeds).
-func reportTwoGold(ctx context.Context, runs []*bench.RunData, flags *secondGoldFlags) (*metrics.TwoGold, error) {
+func reportTwoGold(ctx context.Context, runs []*runstore.RunData, flags *secondGoldFlags) (*metrics.TwoGold, error) {
 	type sys struct {
 		name   string
-		run    *bench.RunData
-		trials []*bench.RunTrial
+		run    *runstore.RunData
+		trials []*runstore.RunTrial
 	}
 	var systems []sys
-	var spec *bench.BenchmarkSpec
+	var sp *spec.BenchmarkSpec
 	var specDir string
 	for _, r := range runs {
-		for _, s := range bench.Systems(r.Trials) {
+		for _, s := range runstore.Systems(r.Trials) {
 			first := &r.Trials[s.Trials[0]]
-			if spec == nil {
-				spec, specDir = &first.Benchmark, r.Dir
-			} else if first.Benchmark.Key() != spec.Key() || first.Benchmark.Data != spec.Data || first.Benchmark.Limit != spec.Limit {
-				return nil, fmt.Errorf("%w: report: a second gold applies to one benchmark; the runs score %s and %s (report them separately)", errUsage, spec.Key(), first.Benchmark.Key())
+			if sp == nil {
+				sp, specDir = &first.Benchmark, r.Dir
+			} else if first.Benchmark.Key() != sp.Key() || first.Benchmark.Data != sp.Data || first.Benchmark.Limit != sp.Limit {
+				return nil, fmt.Errorf("%w: report: a second gold applies to one benchmark; the runs score %s and %s (report them separately)", errUsage, sp.Key(), first.Benchmark.Key())
 			}
 			name := s.Label
 			if len(runs) > 1 {
@@ -46,19 +47,19 @@ func reportTwoGold(ctx context.Context, runs []*bench.RunData, flags *secondGold
 			systems = append(systems, one)
 		}
 	}
-	if spec == nil {
+	if sp == nil {
 		return nil, fmt.Errorf("report: the runs have no trial to score under a second gold")
 	}
-	opt := datasets.LoadOptions{Limit: spec.Limit, CacheDir: filepath.Join(specDir, "cache", "datasets", spec.Name),
-		SQLite: datasets.SQLiteOptions{Timeout: defaultEvalTimeout, MaxBytes: spec.MaxResultMB << 20}}
-	b, err := openBenchmark("report", spec.DatasetName(), spec.Data, opt)
+	opt := datasets.LoadOptions{Limit: sp.Limit, CacheDir: filepath.Join(specDir, "cache", "datasets", sp.Name),
+		SQLite: datasets.SQLiteOptions{Timeout: defaultEvalTimeout, MaxBytes: sp.MaxResultMB << 20}}
+	b, err := openBenchmark("report", sp.DatasetName(), sp.Data, opt)
 	if err != nil {
 		return nil, err
 	}
 	if b.Engine != nil {
 		defer b.Engine.Close()
 	}
-	g, err := flags.open("report", b, spec.Data, opt)
+	g, err := flags.open("report", b, sp.Data, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +69,7 @@ func reportTwoGold(ctx context.Context, runs []*bench.RunData, flags *secondGold
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	defer cache.Close()
-	sc, err := metrics.NewScorer(g.b, cache, metrics.ScoreOptions{Mode: metrics.Mode(spec.Mode), Timeout: defaultEvalTimeout, TieAware: spec.TieAware})
+	sc, err := metrics.NewScorer(g.b, cache, metrics.ScoreOptions{Mode: metrics.Mode(sp.Mode), Timeout: defaultEvalTimeout, TieAware: sp.TieAware})
 	if err != nil {
 		return nil, fmt.Errorf("report: second gold: %w", err)
 	}
@@ -107,22 +108,22 @@ func reportTwoGold(ctx context.Context, runs []*bench.RunData, flags *secondGold
 // a failed item's counted wrong, and each item's final SQL keyed by
 // index (question id -> Example.Index), a failed item or one without a
 // stored result invalid.
-func storedAligned(r *bench.RunData, t *bench.RunTrial, index map[string]int) (metrics.Aligned, []metrics.Verdict, error) {
+func storedAligned(r *runstore.RunData, t *runstore.RunTrial, index map[string]int) (metrics.Aligned, []metrics.Verdict, error) {
 	al := metrics.Aligned{Preds: map[int]string{}, Invalid: map[int]string{}}
 	var va []metrics.Verdict
-	err := r.EachItem(t, func(it *bench.Item) error {
-		if (it.Status != bench.StatusDone && it.Status != bench.StatusFailed) || it.Verdict == nil {
+	err := r.EachItem(t, func(it *runstore.Item) error {
+		if (it.Status != runstore.StatusDone && it.Status != runstore.StatusFailed) || it.Verdict == nil {
 			return nil
 		}
 		v := *it.Verdict
-		v.QuestionID, v.Correct = it.QuestionID, v.Correct && it.Status == bench.StatusDone
+		v.QuestionID, v.Correct = it.QuestionID, v.Correct && it.Status == runstore.StatusDone
 		va = append(va, v)
 		k, ok := index[it.QuestionID]
 		if !ok {
 			return nil
 		}
 		switch {
-		case it.Status == bench.StatusFailed:
+		case it.Status == runstore.StatusFailed:
 			al.Preds[k], al.Invalid[k] = "", "the runner failed"
 		case it.Result != nil:
 			al.Preds[k] = it.Result.SQL

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // TestReportTwoGold reports a small mini run under the mini benchmark's
@@ -83,7 +83,7 @@ roles: {reason: sim}
 runners:
   - name: direct
 `)
-	db, err := sql.Open("sqlite3", filepath.Join(runDir, bench.StoreFile))
+	db, err := sql.Open("sqlite3", filepath.Join(runDir, runstore.StoreFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,13 +94,13 @@ runners:
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := bench.ReadRunStream(runDir, bench.ReadOptions{})
+	r, err := runstore.ReadRunStream(runDir, runstore.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
 	version, overlay := "", "../../testdata/overlays/mini-corrections.jsonl"
-	_, err = reportTwoGold(context.Background(), []*bench.RunData{r}, &secondGoldFlags{version: &version, overlay: &overlay})
+	_, err = reportTwoGold(context.Background(), []*runstore.RunData{r}, &secondGoldFlags{version: &version, overlay: &overlay})
 	if want := "report: second gold: "; err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("got error %v; want one starting %q", err, want)
 	}

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // hostileRSSLimitKB is the peak resident set a run against a hostile
@@ -95,7 +95,7 @@ runners:
 			if kb <= 0 || kb > hostileRSSLimitKB {
 				t.Errorf("peak RSS %d kB; want in (0, %d]\n%s", kb, hostileRSSLimitKB, out)
 			}
-			r, err := bench.ReadRun(dir, false)
+			r, err := runstore.ReadRun(dir, false)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -22,6 +22,8 @@ import (
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/internal/suggest"
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 func init() {
@@ -108,24 +110,24 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 			return fmt.Errorf("%w: --max-failures: %v", errUsage, err)
 		}
 	}
-	var sh bench.Shard
+	var sh spec.Shard
 	if *shard != "" {
 		var err error
-		if sh, err = bench.ParseShard(*shard); err != nil {
+		if sh, err = spec.ParseShard(*shard); err != nil {
 			return fmt.Errorf("%w: --shard: %v", errUsage, err)
 		}
 	}
-	spec, err := bench.LoadSpecWith(specPath, bench.LoadOptions{Models: modelFiles, Set: sets, Profile: *profile, Backbone: *backbone})
+	sp, err := spec.LoadSpecWith(specPath, spec.LoadOptions{Models: modelFiles, Set: sets, Profile: *profile, Backbone: *backbone})
 	if err != nil {
 		return asUsage(err)
 	}
-	if u := spec.ProfileUse; u != nil && *limit == 0 {
+	if u := sp.ProfileUse; u != nil && *limit == 0 {
 		*limit = u.Profile.Limit
 	}
 	env, closeEnv := runEnv(envOpt)
 	defer closeEnv()
 	if *benchOverride != "" {
-		if err := overrideBenchmark(spec, env.KnownBenchmark, *benchOverride); err != nil {
+		if err := overrideBenchmark(sp, env.KnownBenchmark, *benchOverride); err != nil {
 			return err
 		}
 	}
@@ -136,14 +138,14 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("%w: --max-trials must be positive, got %d", errUsage, *maxTrials)
 	}
 	if *maxTrials > 0 {
-		spec.MaxTrials = *maxTrials
+		sp.MaxTrials = *maxTrials
 	}
 	if *maxResultMB > 0 {
-		for i := range spec.Benchmarks {
-			spec.Benchmarks[i].MaxResultMB = *maxResultMB
+		for i := range sp.Benchmarks {
+			sp.Benchmarks[i].MaxResultMB = *maxResultMB
 		}
 	}
-	plan, err := bench.NewPlan(spec)
+	plan, err := spec.NewPlan(sp)
 	if err != nil {
 		return asUsage(err)
 	}
@@ -153,19 +155,19 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	// A benchmark no loader knows is refused at its spec line before the
 	// run directory is made.
 	if env.KnownBenchmark != nil {
-		if err := spec.CheckBenchmarks(env.KnownBenchmark); err != nil {
+		if err := sp.CheckBenchmarks(env.KnownBenchmark); err != nil {
 			return asUsage(err)
 		}
 	}
 	dir := *out
 	if dir == "" {
-		dir = defaultRunDir(spec, specPath, *shard != "", sh)
+		dir = defaultRunDir(sp, specPath, *shard != "", sh)
 	}
 	// A run directory holds one spec: another spec's trials are refused
 	// before the store is opened for writing (nothing in it changes).
-	var change *bench.PlanChange
+	var change *runstore.PlanChange
 	if !*fresh {
-		if change, err = bench.ComparePlan(dir, plan); err != nil {
+		if change, err = runstore.ComparePlan(dir, plan); err != nil {
 			return err
 		}
 	}
@@ -178,14 +180,14 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 		return dryRunPlan(stdout, stderr, plan, env, bench.DryRunOptions{Shard: sh, Limit: *limit, Dir: dir}, change, *replace)
 	}
 	if *resume {
-		if _, err := os.Stat(filepath.Join(dir, bench.StoreFile)); err != nil {
+		if _, err := os.Stat(filepath.Join(dir, runstore.StoreFile)); err != nil {
 			return asUsage(fmt.Errorf("--resume: %s holds no run: %w", dir, err))
 		}
 	}
 	if !change.Empty() && !*replace {
-		return asUsage(&bench.SpecChangedError{Dir: dir, Change: change})
+		return asUsage(&runstore.SpecChangedError{Dir: dir, Change: change})
 	}
-	st, err := bench.OpenStore(dir)
+	st, err := runstore.OpenStore(dir)
 	if err != nil {
 		return err
 	}
@@ -199,15 +201,15 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 		}
 	}
 	var secrets []string
-	for _, m := range spec.Models {
+	for _, m := range sp.Models {
 		if m.APIKeyEnv != "" {
 			if v := os.Getenv(m.APIKeyEnv); v != "" {
 				secrets = append(secrets, v)
 			}
 		}
 	}
-	redact := append(slices.Clip(secrets), spec.Secrets()...)
-	if err := st.SetSpecText(specText(specPath, modelFiles, sets, spec.ProfileUse, *limit, *backbone), redact); err != nil {
+	redact := append(slices.Clip(secrets), sp.Secrets()...)
+	if err := st.SetSpecText(specText(specPath, modelFiles, sets, sp.ProfileUse, *limit, *backbone), redact); err != nil {
 		return err
 	}
 	if c := binaryCommit(); c != "" { // a build without VCS information keeps what an earlier session recorded
@@ -227,7 +229,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	for _, t := range plan.Trials {
 		pr.simulated = pr.simulated && t.Simulated()
 	}
-	fmt.Fprintf(stderr, "run %s: %d trials, run directory %s\n", spec.Name, len(plan.Trials), dir)
+	fmt.Fprintf(stderr, "run %s: %d trials, run directory %s\n", sp.Name, len(plan.Trials), dir)
 	sum, err := bench.Run(ctx, plan, st, env, bench.Options{
 		Workers: *workers, Shard: sh, Limit: *limit, Progress: pr.update, Secrets: secrets, MaxFailures: limitFail,
 		AllowMissingDBs: *allowMissingDB, ReplaceTrials: *replace,
@@ -240,7 +242,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintf(stderr, "interrupted: %d items committed this session (%d done before); rerun the same command to resume\n", committed, sum.Skipped)
 		return fmt.Errorf("%w: run interrupted; rerun the same command to resume", errIncomplete)
-	case errors.Is(err, bench.ErrMissingData), errors.Is(err, bench.ErrSpecChanged):
+	case errors.Is(err, bench.ErrMissingData), errors.Is(err, runstore.ErrSpecChanged):
 		return asUsage(err)
 	case errors.Is(err, bench.ErrRejected):
 		// A wrong model name or API key: a configuration error (exit
@@ -257,7 +259,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 	}
 	fmt.Fprintf(stderr, "%d items run: %d done, %d failed (counted wrong), %d infrastructure errors (pending); %d already finished; %d model calls (%d cached) in %s\n",
 		committed, sum.Done, sum.Failed, sum.Errored, sum.Skipped, sum.Calls, sum.CachedCalls, sum.Elapsed.Round(time.Millisecond))
-	r, rows, err := bench.SummarizeDir(dir)
+	r, rows, err := runstore.SummarizeDir(dir)
 	if err != nil {
 		return err
 	}
@@ -266,7 +268,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 			return err
 		}
 	} else {
-		bench.WriteSummary(stdout, r, rows)
+		runstore.WriteSummary(stdout, r, rows)
 	}
 	if stopped != nil {
 		return stopped
@@ -276,7 +278,7 @@ func runRun(stdout, stderr io.Writer, args []string) error {
 
 // shardDir is the run directory of shard sh of the run whose directory is
 // dir: runs/quickstart-shard-1-of-2.
-func shardDir(dir string, sh bench.Shard) string {
+func shardDir(dir string, sh spec.Shard) string {
 	return fmt.Sprintf("%s-shard-%d-of-%d", filepath.Clean(dir), sh.I+1, sh.N)
 }
 
@@ -284,7 +286,7 @@ func shardDir(dir string, sh bench.Shard) string {
 // the spec's benchmarks become that one. A benchmark the spec already
 // names keeps its other settings (split, mode, MySQL connection); --limit
 // still applies. known, when set, reports whether a loader knows NAME.
-func overrideBenchmark(spec *bench.Spec, known func(string) bool, value string) error {
+func overrideBenchmark(sp *spec.Spec, known func(string) bool, value string) error {
 	name, data, _ := strings.Cut(value, "=")
 	if name == "" {
 		return fmt.Errorf("%w: --benchmark wants NAME or NAME=DIR, got %q", errUsage, value)
@@ -293,8 +295,8 @@ func overrideBenchmark(spec *bench.Spec, known func(string) bool, value string) 
 		names := datasets.SpecNames()
 		return fmt.Errorf("%w: --benchmark: unknown benchmark %q%s (known: %s)", errUsage, name, suggest.Hint(name, names), strings.Join(names, ", "))
 	}
-	b := bench.BenchmarkSpec{Name: name}
-	for _, sb := range spec.Benchmarks {
+	b := spec.BenchmarkSpec{Name: name}
+	for _, sb := range sp.Benchmarks {
 		if sb.Name == name {
 			b = sb
 			break
@@ -303,7 +305,7 @@ func overrideBenchmark(spec *bench.Spec, known func(string) bool, value string) 
 	if data != "" {
 		b.Data = data
 	}
-	spec.Benchmarks = []bench.BenchmarkSpec{b}
+	sp.Benchmarks = []spec.BenchmarkSpec{b}
 	return nil
 }
 
@@ -311,10 +313,10 @@ func overrideBenchmark(spec *bench.Spec, known func(string) bool, value string) 
 // out, else runs/<spec name> (the spec file's name when the spec has
 // none). A shard's (sharded, shard sh) is its own, never the spec's
 // unsharded one: merge joins the shards' directories.
-func defaultRunDir(spec *bench.Spec, specPath string, sharded bool, sh bench.Shard) string {
-	dir := spec.Out
+func defaultRunDir(sp *spec.Spec, specPath string, sharded bool, sh spec.Shard) string {
+	dir := sp.Out
 	if dir == "" {
-		name := spec.Name
+		name := sp.Name
 		if name == "" {
 			name = filepath.Base(specPath[:len(specPath)-len(filepath.Ext(specPath))])
 		}
@@ -330,8 +332,8 @@ func defaultRunDir(spec *bench.Spec, specPath string, sharded bool, sh bench.Sha
 // directory dir when dir holds items outside the shard: in another
 // directory (an unsharded run, another shard's) the shard would find
 // their items finished and run nothing. outGiven says dir came from --out.
-func checkShardDir(dir string, outGiven bool, shard string, sh bench.Shard) error {
-	outside, total, err := bench.ShardOutside(dir, sh)
+func checkShardDir(dir string, outGiven bool, shard string, sh spec.Shard) error {
+	outside, total, err := runstore.ShardOutside(dir, sh)
 	if err != nil {
 		return err
 	}
@@ -350,7 +352,7 @@ func checkShardDir(dir string, outGiven bool, shard string, sh bench.Shard) erro
 // with a note on the trials change, the plan's difference from what the
 // run directory holds (replace: --replace-trials). Ctrl-C prints the
 // trials planned so far, then exits 3.
-func dryRunPlan(stdout, stderr io.Writer, plan *bench.Plan, env bench.Env, opt bench.DryRunOptions, change *bench.PlanChange, replace bool) error {
+func dryRunPlan(stdout, stderr io.Writer, plan *spec.Plan, env bench.Env, opt bench.DryRunOptions, change *runstore.PlanChange, replace bool) error {
 	ctx, stop := signal.NotifyContext(context.Background(), runSignals...)
 	defer stop()
 	fmt.Fprintf(stderr, "dry run of %s: planning %d trials (Ctrl-C prints those planned so far)\n", plan.Spec.Name, len(plan.Trials))
@@ -384,7 +386,7 @@ func writeReplaced(w io.Writer, dir string, sum bench.Summary) {
 
 // dryRunChangeNote is the dry run's note on a run directory that holds
 // another spec's trials: what differs, and what run will do.
-func dryRunChangeNote(dir string, c *bench.PlanChange, replace bool) string {
+func dryRunChangeNote(dir string, c *runstore.PlanChange, replace bool) string {
 	lines := make([]string, len(c.Changes))
 	for i, ch := range c.Changes {
 		lines[i] = ch.String()
@@ -399,7 +401,7 @@ func dryRunChangeNote(dir string, c *bench.PlanChange, replace bool) string {
 // checkReasonBound refuses a plan with a trial that binds no model to the
 // reason role, which every runner asks and every unbound role falls back
 // to: each of its items would fail. It runs before anything is recorded.
-func checkReasonBound(specPath string, p *bench.Plan) error {
+func checkReasonBound(specPath string, p *spec.Plan) error {
 	for _, t := range p.Trials {
 		if t.Roles[runners.RoleReason] == "" {
 			return fmt.Errorf("%w: %s: trial %s binds no model to the reason role, which every runner asks: add roles: {reason: MODEL} (spec-wide, or under the runner entry); t2sbench help spec", errUsage, specPath, t.Label)
@@ -462,7 +464,7 @@ func runOptions(fs *flag.FlagSet, models, sets []string) string {
 // specText is what `run` stores as the run's spec: the spec file as
 // written, and the --models, --set, --profile and --backbone flags that
 // changed it as comments (the viewer's overview shows it).
-func specText(path string, models, sets []string, profile *bench.ProfileUse, limit int, backbone string) string {
+func specText(path string, models, sets []string, profile *spec.ProfileUse, limit int, backbone string) string {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return "" // LoadSpecWith read it a moment ago; the viewer falls back to the trials
@@ -472,15 +474,15 @@ func specText(path string, models, sets []string, profile *bench.ProfileUse, lim
 		if !strings.HasSuffix(text, "\n") {
 			text += "\n"
 		}
-		text += "\n" + bench.SpecChangeMarker + "\n"
+		text += "\n" + spec.ChangeMarker + "\n"
 		for _, m := range models {
 			text += "#   --models " + m + "\n"
 		}
 		if profile != nil {
 			// The profile's line states it for the reports' titles
-			// (bench.SpecProfile); its overrides follow as the --set
+			// (spec.SpecProfile); its overrides follow as the --set
 			// lines they were applied as, before the command line's.
-			text += bench.ProfileMarker + profile.Summary(limit) + "\n"
+			text += spec.ProfileMarker + profile.Summary(limit) + "\n"
 			sets = append(slices.Clip(profile.Sets), sets...)
 		}
 		for _, s := range sets {
@@ -498,7 +500,7 @@ func specText(path string, models, sets []string, profile *bench.ProfileUse, lim
 // pending items: the same command runs those it selects; unselected of
 // them (bench.Summary.Unselected) lie past its --limit or in another
 // shard than its --shard, and need another command.
-func incompleteRun(rows []bench.TrialSummary, unselected, limit int, shard string) error {
+func incompleteRun(rows []runstore.TrialSummary, unselected, limit int, shard string) error {
 	failed, pending := 0, 0
 	for _, r := range rows {
 		failed += r.Failed
@@ -536,7 +538,7 @@ func incompleteRun(rows []bench.TrialSummary, unselected, limit int, shard strin
 	return fmt.Errorf("%w: %s", errIncomplete, msg)
 }
 
-func writeSummaryJSON(w io.Writer, rows []bench.TrialSummary) error {
+func writeSummaryJSON(w io.Writer, rows []runstore.TrialSummary) error {
 	enc := json.NewEncoder(w)
 	for _, r := range rows {
 		if err := enc.Encode(map[string]any{"event": "summary", "trial": r}); err != nil {

@@ -28,6 +28,8 @@ import (
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/runners/llm"
 	"github.com/t2sbench/t2sbench/runners/sqltext"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // The resume test re-executes this test binary as the CLI: with
@@ -78,19 +80,19 @@ func fakeCLIEnv(bench.EnvOptions) (bench.Env, func() error) {
 	var cache *llm.Cache
 	var mu sync.Mutex
 	env := bench.Env{
-		OpenBenchmark: func(_ context.Context, bs bench.BenchmarkSpec, _ string) (*datasets.Benchmark, error) {
+		OpenBenchmark: func(_ context.Context, bs spec.BenchmarkSpec, _ string) (*datasets.Benchmark, error) {
 			cp := *b
 			if bs.Limit > 0 && bs.Limit < len(cp.Examples) {
 				cp.Examples = cp.Examples[:bs.Limit]
 			}
 			return &cp, nil
 		},
-		NewClient: func(_ context.Context, _ string, _ bench.ModelSpec, b *datasets.Benchmark, dir string) (llm.Client, error) {
+		NewClient: func(_ context.Context, _ string, _ spec.ModelSpec, b *datasets.Benchmark, dir string) (llm.Client, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			if cache == nil {
 				os.MkdirAll(dir, 0o755)
-				c, err := llm.OpenCache(filepath.Join(dir, bench.ModelCacheFile))
+				c, err := llm.OpenCache(filepath.Join(dir, runstore.ModelCacheFile))
 				if err != nil {
 					return nil, err
 				}
@@ -98,7 +100,7 @@ func fakeCLIEnv(bench.EnvOptions) (bench.Env, func() error) {
 			}
 			return llm.Cached(&cliModel{b: b, log: os.Getenv("T2SBENCH_TEST_CALLLOG")}, cache, llm.Ident{Backend: "fake", Model: "m"}), nil
 		},
-		NewScorer: func(*datasets.Benchmark, bench.BenchmarkSpec, string) (bench.Scorer, error) { return cliScorer{}, nil },
+		NewScorer: func(*datasets.Benchmark, spec.BenchmarkSpec, string) (bench.Scorer, error) { return cliScorer{}, nil },
 	}
 	return env, func() error {
 		if cache != nil {
@@ -176,9 +178,9 @@ func (cliDB) Close() error        { return nil }
 
 type cliScorer struct{}
 
-func (cliScorer) Score(_ context.Context, ex datasets.Example, pred string) bench.Verdict {
+func (cliScorer) Score(_ context.Context, ex datasets.Example, pred string) runstore.Verdict {
 	ok := sqltext.Normalise(pred) == ex.GoldSQL
-	return bench.Verdict{Index: ex.Index, QuestionID: ex.ID, DBID: ex.DBID, Status: "ok", Correct: ok}
+	return runstore.Verdict{Index: ex.Index, QuestionID: ex.ID, DBID: ex.DBID, Status: "ok", Correct: ok}
 }
 
 const cliSpec = `name: resume
@@ -202,7 +204,7 @@ func cli(t *testing.T, calllog string, args ...string) *exec.Cmd {
 }
 
 func countDone(dir string) int {
-	r, err := bench.ReadRun(dir, false)
+	r, err := runstore.ReadRun(dir, false)
 	if err != nil {
 		return 0
 	}
@@ -210,7 +212,7 @@ func countDone(dir string) int {
 }
 
 // itemCount is the number of items the trials of run r hold.
-func itemCount(r *bench.RunData) int {
+func itemCount(r *runstore.RunData) int {
 	n := 0
 	for _, t := range r.Trials {
 		n += len(t.Items)
@@ -233,18 +235,18 @@ func lines(t *testing.T, path string) []string {
 // in batches) is still there, as it was, after the kill and at the end.
 func TestRunResumeAfterKill(t *testing.T) {
 	tmp := t.TempDir()
-	spec := filepath.Join(tmp, "spec.yaml")
-	if err := os.WriteFile(spec, []byte(cliSpec), 0o644); err != nil {
+	sp := filepath.Join(tmp, "spec.yaml")
+	if err := os.WriteFile(sp, []byte(cliSpec), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	const total = 3 * cliQuestions
 
 	// Uninterrupted reference run.
 	ref := filepath.Join(tmp, "ref")
-	if out, err := cli(t, filepath.Join(tmp, "ref.log"), "run", spec, "--out", ref, "--quiet").CombinedOutput(); err != nil {
+	if out, err := cli(t, filepath.Join(tmp, "ref.log"), "run", sp, "--out", ref, "--quiet").CombinedOutput(); err != nil {
 		t.Fatalf("reference run: %v\n%s", err, out)
 	}
-	_, want, err := bench.LoadRunVerdicts(ref)
+	_, want, err := runstore.LoadRunVerdicts(ref)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +262,7 @@ func TestRunResumeAfterKill(t *testing.T) {
 	// open batch but never an item of a committed one.
 	committed := map[string]bool{}
 	snapshot := func() map[string]bool {
-		r, err := bench.ReadRun(dir, false)
+		r, err := runstore.ReadRun(dir, false)
 		if err != nil {
 			return nil
 		}
@@ -284,7 +286,7 @@ func TestRunResumeAfterKill(t *testing.T) {
 		at  int
 		sig syscall.Signal
 	}{{5, syscall.SIGKILL}, {35, syscall.SIGINT}, {70, syscall.SIGKILL}, {100, syscall.SIGKILL}} {
-		cmd := cli(t, calllog, "run", spec, "--out", dir, "--quiet")
+		cmd := cli(t, calllog, "run", sp, "--out", dir, "--quiet")
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Start(); err != nil {
@@ -309,14 +311,14 @@ func TestRunResumeAfterKill(t *testing.T) {
 	if before >= total || before < 100 {
 		t.Errorf("items done before the final run: %d of %d; want the kills to leave between 100 and %d", before, total, total-1)
 	}
-	out, err := cli(t, calllog, "run", spec, "--out", dir).CombinedOutput()
+	out, err := cli(t, calllog, "run", sp, "--out", dir).CombinedOutput()
 	if err != nil {
 		t.Fatalf("final run: %v\n%s", err, out)
 	}
 	if !strings.Contains(string(out), "resume (simulated model)") || !strings.Contains(string(out), "sc") {
 		t.Errorf("final run output lacks the summary:\n%s", out)
 	}
-	_, got, err := bench.LoadRunVerdicts(dir)
+	_, got, err := runstore.LoadRunVerdicts(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +326,7 @@ func TestRunResumeAfterKill(t *testing.T) {
 		t.Errorf("resumed verdicts differ from the uninterrupted run")
 	}
 	keeps("after the final run")
-	r, err := bench.ReadRun(dir, true)
+	r, err := runstore.ReadRun(dir, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +339,7 @@ func TestRunResumeAfterKill(t *testing.T) {
 	for _, tr := range r.Trials {
 		for _, it := range tr.Items {
 			n++
-			if it.Status != bench.StatusDone || it.Attempts != 1 || len(it.Calls) < 1 {
+			if it.Status != runstore.StatusDone || it.Attempts != 1 || len(it.Calls) < 1 {
 				t.Errorf("%s %s: status %s, attempts %d, %d logged calls; want done, 1, at least 1", tr.Label, it.QuestionID, it.Status, it.Attempts, len(it.Calls))
 			}
 			for _, c := range it.Calls {
@@ -429,8 +431,8 @@ func TestRunOpenAIKeyNeverStored(t *testing.T) {
 	}))
 	defer srv.Close()
 	tmp := t.TempDir()
-	spec := filepath.Join(tmp, "spec.yaml")
-	os.WriteFile(spec, []byte(fmt.Sprintf(`name: keytest
+	sp := filepath.Join(tmp, "spec.yaml")
+	os.WriteFile(sp, []byte(fmt.Sprintf(`name: keytest
 benchmarks: [{name: mini}]
 models:
   local: {backend: openai, base_url: %q, model: fake, api_key_env: T2SBENCH_TEST_OPENAI_KEY, max_retries: 5}
@@ -443,14 +445,14 @@ runners:
 `, srv.URL+"/v1")), 0o644)
 	dir := filepath.Join(tmp, "run")
 	var out bytes.Buffer
-	err = run(&out, &out, []string{"run", spec, "--out", dir, "--jsonl"})
+	err = run(&out, &out, []string{"run", sp, "--out", dir, "--jsonl"})
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, out.String())
 	}
 	if faults.Load() == 0 {
 		t.Errorf("no faults injected")
 	}
-	_, v, err := bench.LoadRunVerdicts(dir)
+	_, v, err := runstore.LoadRunVerdicts(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -516,7 +518,7 @@ func TestQuickstart(t *testing.T) {
 	if q.Took > time.Minute && os.Getenv("T2S_TIMING") == "1" {
 		t.Errorf("quickstart took %v; want well under 2 minutes", q.Took)
 	}
-	_, v, err := bench.LoadRunVerdicts(q.Dir)
+	_, v, err := runstore.LoadRunVerdicts(q.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}

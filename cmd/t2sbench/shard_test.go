@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // realCLIEnv, when set to 1, makes this test binary run the command line in
@@ -119,7 +119,7 @@ func TestShardsMergeEqualUnsharded(t *testing.T) {
 		t.Errorf("merge said %q; want it to contain %q", out, want)
 	}
 	for i, d := range dirs {
-		r, err := bench.ReadRun(d, false)
+		r, err := runstore.ReadRun(d, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +153,7 @@ type outcome struct {
 // outcome.
 func runOutcomes(t *testing.T, dir string) map[string]outcome {
 	t.Helper()
-	r, err := bench.ReadRun(dir, true)
+	r, err := runstore.ReadRun(dir, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // TestShardRunDirectory: a shard run without --out writes into a
@@ -21,9 +22,9 @@ func TestShardRunDirectory(t *testing.T) {
 	t.Cleanup(func() { runEnv = old })
 	tmp := t.TempDir()
 	base := filepath.Join(tmp, "runs", "sh")
-	spec := writeSpec(t, tmp, "name: sh\nout: "+base+"\nbenchmarks: [{name: fake}]\nmodels: {m: {backend: sim}}\nroles: {reason: m}\nrunners: [{name: direct}]\n")
+	sp := writeSpec(t, tmp, "name: sh\nout: "+base+"\nbenchmarks: [{name: fake}]\nmodels: {m: {backend: sim}}\nroles: {reason: m}\nrunners: [{name: direct}]\n")
 	items := func(dir string) int {
-		_, total, err := bench.ShardOutside(dir, bench.Shard{N: 1})
+		_, total, err := runstore.ShardOutside(dir, spec.Shard{N: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -49,7 +50,7 @@ func TestShardRunDirectory(t *testing.T) {
 		t.Run(st.name, func(t *testing.T) {
 			before := items(base)
 			var out bytes.Buffer
-			err := run(&out, &out, append([]string{"run", spec, "--quiet"}, st.args...))
+			err := run(&out, &out, append([]string{"run", sp, "--quiet"}, st.args...))
 			if got := exitCode(err); got != st.wantCode {
 				t.Fatalf("exit status %d (%v); want %d\n%s", got, err, st.wantCode, out.String())
 			}

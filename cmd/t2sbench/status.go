@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 func init() {
@@ -26,11 +26,11 @@ func runStatus(stdout, stderr io.Writer, args []string) error {
 		fs.Usage()
 		return fmt.Errorf("%w: status takes one run directory", errUsage)
 	}
-	r, rows, err := bench.SummarizeDirWith(pos[0], bench.ReadOptions{AllTrials: *all})
+	r, rows, err := runstore.SummarizeDirWith(pos[0], runstore.ReadOptions{AllTrials: *all})
 	if err != nil {
 		return err
 	}
-	bench.WriteSummary(stdout, r, rows)
+	runstore.WriteSummary(stdout, r, rows)
 	writeStaleNote(stderr, r, *all)
 	if c := r.CallLog; c.Calls > 0 {
 		fmt.Fprintf(stdout, "model calls logged: %d (%d cached); %d of items not committed, %d without an answer (in flight when a run stopped)\n",
@@ -44,8 +44,8 @@ func runStatus(stdout, stderr io.Writer, args []string) error {
 const allTrialsUsage = "also show the trials the run directory holds that are not in its spec (only a store written before a run directory held one spec has them; by default they are left out, and a note names them)"
 
 // writeStaleNote writes the note on the trials of run r that are not in
-// its spec (bench.RunData.StaleNote), shown when all.
-func writeStaleNote(w io.Writer, r *bench.RunData, all bool) {
+// its spec (runstore.RunData.StaleNote), shown when all.
+func writeStaleNote(w io.Writer, r *runstore.RunData, all bool) {
 	if note := r.StaleNote(all); note != "" {
 		fmt.Fprintln(w, "note:", note)
 	}

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/spec"
 	"github.com/t2sbench/t2sbench/viewer"
 )
 
@@ -119,8 +119,8 @@ func viewHost(host string) (net.IP, string, error) {
 // viewerBenchmarks opens a run's benchmarks for the viewer as `run` does
 // (the mini databases built under the run's cache), with results capped at
 // the preview's rows and a short timeout.
-func viewerBenchmarks(runDir string) func(b bench.BenchmarkSpec) (*datasets.Benchmark, error) {
-	return func(b bench.BenchmarkSpec) (*datasets.Benchmark, error) {
+func viewerBenchmarks(runDir string) func(b spec.BenchmarkSpec) (*datasets.Benchmark, error) {
+	return func(b spec.BenchmarkSpec) (*datasets.Benchmark, error) {
 		name := b.DatasetName()
 		opt := datasets.LoadOptions{Limit: b.Limit, CacheDir: filepath.Join(runDir, "cache", "datasets", b.Name),
 			SQLite: datasets.SQLiteOptions{MaxRows: viewer.DefaultPreviewRows + 1, Timeout: viewer.DefaultPreviewTimeout}}

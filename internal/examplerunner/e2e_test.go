@@ -23,6 +23,7 @@ import (
 	// datasets.
 	_ "github.com/t2sbench/t2sbench/internal/examplebench"
 	_ "github.com/t2sbench/t2sbench/internal/examplerunner"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // shopSQL builds the example benchmark's one database.
@@ -90,11 +91,11 @@ runners: [{name: example}]
 	if sum.Correct != len(questions) {
 		t.Errorf("correct %d; want %d", sum.Correct, len(questions))
 	}
-	_, trials, err := bench.SummarizeDir(dir)
+	_, trials, err := runstore.SummarizeDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := bench.ReadRun(dir, true)
+	run, err := runstore.ReadRun(dir, true)
 	if err != nil {
 		t.Fatal(err)
 	}

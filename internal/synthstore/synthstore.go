@@ -1,5 +1,5 @@
 // Package synthstore writes synthetic run directories of any size, through
-// the store's own API (bench.OpenStore, PutTrials, Commit), with items
+// the store's own API (runstore.OpenStore, PutTrials, Commit), with items
 // shaped like a paper table's: per trial one runner of direct, cot, sc,
 // steinersql, react-dsl, alphasql or iesr on one of four backbones; search
 // items carry a tree of nodes with prompt-like text, candidates, counters,
@@ -18,9 +18,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // Options size a synthetic run.
@@ -82,26 +83,26 @@ func Generate(dir string, opt Options) (Stats, error) {
 	if opt.Seed == 0 {
 		opt.Seed = 1
 	}
-	s, err := bench.OpenStore(dir)
+	s, err := runstore.OpenStore(dir)
 	if err != nil {
 		return st, err
 	}
 	defer s.Close()
 	nTrials := (opt.Items + opt.Questions - 1) / opt.Questions
-	models := map[string]bench.ModelSpec{}
+	models := map[string]spec.ModelSpec{}
 	for _, b := range backbones {
-		models[b] = bench.ModelSpec{Backend: "sim"}
+		models[b] = spec.ModelSpec{Backend: "sim"}
 	}
-	trials := make([]*bench.Trial, nTrials)
+	trials := make([]*spec.Trial, nTrials)
 	meta := map[string]string{"name": fmt.Sprintf("synthetic-%d", opt.Items)}
 	for i := range trials {
 		k := kinds[i%len(kinds)]
 		bb := backbones[(i/len(kinds))%len(backbones)]
-		t := &bench.Trial{ID: fmt.Sprintf("t%05d", i), Runner: k.runner, Params: k.params,
+		t := &spec.Trial{ID: fmt.Sprintf("t%05d", i), Runner: k.runner, Params: k.params,
 			Label:     fmt.Sprintf("%s reason=%s", k.runner, bb),
 			Roles:     map[string]string{runners.RoleReason: bb},
 			Models:    models,
-			Benchmark: bench.BenchmarkSpec{Name: "synthetic"}, Seed: int64(i / (len(kinds) * len(backbones))), Order: i, Entry: i % len(kinds)}
+			Benchmark: spec.BenchmarkSpec{Name: "synthetic"}, Seed: int64(i / (len(kinds) * len(backbones))), Order: i, Entry: i % len(kinds)}
 		if t.Seed > 0 {
 			t.Label += fmt.Sprintf(" seed=%d", t.Seed)
 		}
@@ -137,17 +138,17 @@ func Generate(dir string, opt Options) (Stats, error) {
 }
 
 // item is question q of trial t.
-func item(rng *rand.Rand, t *bench.Trial, k kind, q, traceKB int, start time.Time) *bench.Item {
+func item(rng *rand.Rand, t *spec.Trial, k kind, q, traceKB int, start time.Time) *runstore.Item {
 	qid := fmt.Sprintf("synthetic_%05d", q)
 	db := fmt.Sprintf("db_%02d", q%20)
-	it := &bench.Item{TrialID: t.ID, QuestionID: qid, Index: q, Status: bench.StatusDone, Attempts: 1,
+	it := &runstore.Item{TrialID: t.ID, QuestionID: qid, Index: q, Status: runstore.StatusDone, Attempts: 1,
 		Started: start.Add(time.Duration(q) * time.Second), WallMS: 50 + rng.Float64()*5000}
 	switch r := rng.Float64(); {
 	case r < 0.002:
-		it.Status, it.ErrorClass, it.Error = bench.StatusError, "endpoint_down", "connection refused after 5 retries"
+		it.Status, it.ErrorClass, it.Error = runstore.StatusError, "endpoint_down", "connection refused after 5 retries"
 		return it
 	case r < 0.006:
-		it.Status, it.ErrorClass, it.Error = bench.StatusFailed, "model_rejected", "HTTP 400: prompt too long"
+		it.Status, it.ErrorClass, it.Error = runstore.StatusFailed, "model_rejected", "HTTP 400: prompt too long"
 	}
 	// One schema per database, as the prompts of its questions repeat it.
 	schema := schemaText(rand.New(rand.NewPCG(7, uint64(q%20))), db)
@@ -165,7 +166,7 @@ func item(rng *rand.Rand, t *bench.Trial, k kind, q, traceKB int, start time.Tim
 		key := sha256.Sum256([]byte(fmt.Sprintf("%s/%s/%d", t.ID, qid, c)))
 		cached := rng.IntN(10) == 0
 		lat := 20 + rng.Float64()*400
-		it.Calls = append(it.Calls, bench.Call{Role: role, N: 1, Cached: cached, PromptTokens: pt, CompletionTokens: ct,
+		it.Calls = append(it.Calls, runstore.Call{Role: role, N: 1, Cached: cached, PromptTokens: pt, CompletionTokens: ct,
 			LatencyMS: lat, CacheKey: hex.EncodeToString(key[:])})
 		u := res.Usage[role]
 		u.Calls++
@@ -220,10 +221,10 @@ func item(rng *rand.Rand, t *bench.Trial, k kind, q, traceKB int, start time.Tim
 	case r < 0.12:
 		flags = []string{metrics.FlagLimitTie}
 	}
-	if it.Status == bench.StatusFailed {
+	if it.Status == runstore.StatusFailed {
 		correct = false
 	}
-	it.Verdict = &bench.Verdict{Index: q, QuestionID: qid, DBID: db, Difficulty: pick(rng, []string{"easy", "medium", "hard", "extra"}),
+	it.Verdict = &runstore.Verdict{Index: q, QuestionID: qid, DBID: db, Difficulty: pick(rng, []string{"easy", "medium", "hard", "extra"}),
 		Status: st, Correct: correct, PredMS: rng.Float64() * 20, GoldMS: rng.Float64() * 20, GoldFlags: flags}
 	return it
 }

@@ -7,8 +7,8 @@ import (
 
 	_ "github.com/mattn/go-sqlite3"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/synthstore"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // TestGenerate writes a small store and reads it back: the counts
@@ -24,7 +24,7 @@ func TestGenerate(t *testing.T) {
 	if st.Trials != 8 || st.Items != 1500 {
 		t.Errorf("Generate = %+v; want 8 trials, 1500 items", st)
 	}
-	r, rows, err := bench.SummarizeDir(dir)
+	r, rows, err := runstore.SummarizeDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func BenchmarkReaders(b *testing.B) {
 		}
 		b.Run(fmt.Sprintf("summary/items=%d", n), func(b *testing.B) {
 			for b.Loop() {
-				r, rows, err := bench.SummarizeDir(dir)
+				r, rows, err := runstore.SummarizeDir(dir)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -72,7 +72,7 @@ func BenchmarkReaders(b *testing.B) {
 		})
 		b.Run(fmt.Sprintf("report/items=%d", n), func(b *testing.B) {
 			for b.Loop() {
-				r, err := bench.ReadRunMode(dir, bench.ReadReport)
+				r, err := runstore.ReadRunMode(dir, runstore.ReadReport)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -10,6 +10,7 @@ import (
 	"github.com/t2sbench/t2sbench/internal/testkit/benchkit"
 	_ "github.com/t2sbench/t2sbench/runners/alphasql"
 	_ "github.com/t2sbench/t2sbench/runners/baseline"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // TestActionsSpecRuns runs experiments/alphasql-actions.yaml end to end
@@ -24,7 +25,7 @@ func TestActionsSpecRuns(t *testing.T) {
 	}
 	spider := testenv.Datasets(t, "spider")
 	s := benchkit.SpecFile(t, filepath.Join(testenv.RepoRoot(), "experiments", "alphasql-actions.yaml"))
-	s.Benchmarks[0] = bench.BenchmarkSpec{Name: "spider", Data: spider}
+	s.Benchmarks[0] = spec.BenchmarkSpec{Name: "spider", Data: spider}
 	for i := range s.Runners {
 		if s.Runners[i].Name == "alphasql" {
 			s.Runners[i].Params["n_rollout"] = 8

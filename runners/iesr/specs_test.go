@@ -8,6 +8,7 @@ import (
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/testenv"
 	"github.com/t2sbench/t2sbench/internal/testkit/benchkit"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // TestSpecsEndToEnd runs the four IESR specs offline with sim through the
@@ -67,7 +68,7 @@ func TestSpecsEndToEnd(t *testing.T) {
 			if sum.Calls == 0 || sum.CompletionTokens == 0 {
 				t.Errorf("calls %d, completion tokens %d; want > 0", sum.Calls, sum.CompletionTokens)
 			}
-			r, err := bench.ReadRun(dir, true)
+			r, err := runstore.ReadRun(dir, true)
 			if err != nil {
 				t.Fatal(err)
 			}

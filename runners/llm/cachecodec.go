@@ -2,12 +2,11 @@ package llm
 
 import (
 	"bytes"
-	"compress/flate"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"time"
+
+	"github.com/t2sbench/t2sbench/internal/codec"
 )
 
 // Values of the compact cache tables (samples, paragraphs; see
@@ -61,43 +60,8 @@ const cacheDict1 = `Let me think step by step. First, I need to identify the rel
 	`UNION EXCEPT INTERSECT WITH AS T1 JOIN AS T2 ON T1.id = T2.id WHERE T1.name = '` + "\n" +
 	"```sql\nSELECT T1.name FROM "
 
-// flateWriters and flateReaders keep DEFLATE state between values (a
-// writer allocates about 1 MB): free lists, which unlike a sync.Pool a
-// garbage collection does not empty.
-var (
-	flateWriters = make(chan *flate.Writer, 8)
-	flateReaders = make(chan io.ReadCloser, 8)
-)
-
-func getWriter() *flate.Writer {
-	select {
-	case w := <-flateWriters:
-		return w
-	default:
-		w, err := flate.NewWriterDict(nil, flate.DefaultCompression, []byte(cacheDict1))
-		if err != nil {
-			panic(err) // only for an invalid level
-		}
-		return w
-	}
-}
-
-func getReader() io.ReadCloser {
-	select {
-	case r := <-flateReaders:
-		return r
-	default:
-		return flate.NewReaderDict(bytes.NewReader(nil), []byte(cacheDict1))
-	}
-}
-
-// release returns x to free list ch unless it is full.
-func release[T any](ch chan T, x T) {
-	select {
-	case ch <- x:
-	default:
-	}
-}
+// cacheFlate is codecFlate1's compressor: DEFLATE against cacheDict1.
+var cacheFlate = codec.NewDeflate([]byte(cacheDict1), 8)
 
 // packValue returns the stored form of payload: compressed when that is
 // shorter, behind its codec byte.
@@ -105,13 +69,7 @@ func packValue(payload []byte) []byte {
 	var buf bytes.Buffer
 	buf.Grow(len(payload)/2 + 16)
 	buf.WriteByte(codecFlate1)
-	w := getWriter()
-	w.Reset(&buf)
-	_, err := w.Write(payload)
-	if err == nil {
-		err = w.Close()
-	}
-	release(flateWriters, w)
+	err := cacheFlate.Compress(&buf, payload)
 	if err != nil || buf.Len() >= 1+len(payload) {
 		out := make([]byte, 1+len(payload))
 		out[0] = codecRaw
@@ -130,12 +88,7 @@ func unpackValue(v []byte) ([]byte, error) {
 	case codecRaw:
 		return v[1:], nil
 	case codecFlate1:
-		r := getReader()
-		defer release(flateReaders, r)
-		if err := r.(flate.Resetter).Reset(bytes.NewReader(v[1:]), []byte(cacheDict1)); err != nil {
-			return nil, err
-		}
-		out, err := io.ReadAll(r)
+		out, err := cacheFlate.Decompress(v[1:])
 		if err != nil {
 			return nil, fmt.Errorf("decompress: %w", err)
 		}
@@ -156,11 +109,11 @@ func packDelta(text []byte, baseID int64, base []byte) []byte {
 	for suf < len(text)-pre && suf < len(base)-pre && text[len(text)-1-suf] == base[len(base)-1-suf] {
 		suf++
 	}
-	out := []byte{codecDelta1}
-	out = binary.AppendUvarint(out, uint64(baseID))
-	out = binary.AppendUvarint(out, uint64(pre))
-	out = binary.AppendUvarint(out, uint64(suf))
-	return append(out, packValue(text[pre:len(text)-suf])...)
+	e := codec.Encoder{B: []byte{codecDelta1}}
+	e.Uint(uint64(baseID))
+	e.Uint(uint64(pre))
+	e.Uint(uint64(suf))
+	return append(e.B, packValue(text[pre:len(text)-suf])...)
 }
 
 // deltaBase returns the base id of a codecDelta1 value, 0 for another.
@@ -168,9 +121,10 @@ func deltaBase(v []byte) (int64, error) {
 	if len(v) == 0 || v[0] != codecDelta1 {
 		return 0, nil
 	}
-	id, n := binary.Uvarint(v[1:])
-	if n <= 0 || id == 0 {
-		return 0, errors.New("truncated value")
+	d := codec.Decoder{B: v[1:]}
+	id := d.Uint()
+	if d.Err != nil || id == 0 {
+		return 0, codec.ErrTruncated
 	}
 	return int64(id), nil
 }
@@ -178,16 +132,16 @@ func deltaBase(v []byte) (int64, error) {
 // unpackDelta returns the text of a codecDelta1 value whose base's text
 // is base.
 func unpackDelta(v, base []byte) ([]byte, error) {
-	d := decoder{b: v[1:]}
-	d.uint() // base id
-	pre, suf := d.uint(), d.uint()
-	if d.err != nil {
-		return nil, d.err
+	d := codec.Decoder{B: v[1:]}
+	d.Uint() // base id
+	pre, suf := d.Uint(), d.Uint()
+	if d.Err != nil {
+		return nil, d.Err
 	}
 	if pre+suf > uint64(len(base)) {
 		return nil, fmt.Errorf("edit keeps %d+%d bytes of a base of %d", pre, suf, len(base))
 	}
-	mid, err := unpackValue(d.b)
+	mid, err := unpackValue(d.B)
 	if err != nil {
 		return nil, err
 	}
@@ -196,123 +150,54 @@ func unpackDelta(v, base []byte) ([]byte, error) {
 	return out, nil
 }
 
-// encoder appends the fields of a payload.
-type encoder struct{ b []byte }
-
-func (e *encoder) uint(v uint64) { e.b = binary.AppendUvarint(e.b, v) }
-func (e *encoder) int(v int64)   { e.b = binary.AppendVarint(e.b, v) }
-func (e *encoder) str(s string) {
-	e.uint(uint64(len(s)))
-	e.b = append(e.b, s...)
-}
-
-// decoder reads the fields of a payload; the first error sticks.
-type decoder struct {
-	b   []byte
-	err error
-}
-
-func (d *decoder) uint() uint64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.err = errors.New("truncated value")
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *decoder) int() int64 {
-	if d.err != nil {
-		return 0
-	}
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.err = errors.New("truncated value")
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-func (d *decoder) str() string {
-	n := d.uint()
-	if d.err != nil {
-		return ""
-	}
-	if n > uint64(len(d.b)) {
-		d.err = errors.New("truncated value")
-		return ""
-	}
-	s := string(d.b[:n])
-	d.b = d.b[n:]
-	return s
-}
-
-// count reads a length that must fit in what is left (each element takes
-// at least one byte), so a corrupt value cannot make a huge allocation.
-func (d *decoder) count() int {
-	n := d.uint()
-	if d.err == nil && n > uint64(len(d.b)) {
-		d.err = errors.New("truncated value")
-	}
-	if d.err != nil {
-		return 0
-	}
-	return int(n)
-}
-
 // encodeSamples is the payload of a row of table samples: entries es of
 // samples idx, stored at unix time created.
 func encodeSamples(idx []int, es []entry, created int64) []byte {
-	var e encoder
-	e.uint(uint64(len(es)))
-	e.int(created)
+	var e codec.Encoder
+	e.Uint(uint64(len(es)))
+	e.Int(created)
 	for i, x := range es {
-		e.uint(uint64(idx[i]))
-		e.int(int64(x.promptTokens))
-		e.int(int64(x.completionTokens))
-		e.int(int64(x.reasoningTokens))
-		e.int(int64(x.latency))
-		e.str(x.choice)
-		e.str(x.reasoning)
-		e.str(x.finish)
-		e.str(x.structured)
+		e.Uint(uint64(idx[i]))
+		e.Int(int64(x.promptTokens))
+		e.Int(int64(x.completionTokens))
+		e.Int(int64(x.reasoningTokens))
+		e.Int(int64(x.latency))
+		e.Str(x.choice)
+		e.Str(x.reasoning)
+		e.Str(x.finish)
+		e.Str(x.structured)
 	}
-	return e.b
+	return e.B
 }
 
 // decodeSamples reads an encodeSamples payload; model is the row's.
 func decodeSamples(b []byte, model string) ([]int, []entry, error) {
-	d := decoder{b: b}
-	n := d.count()
-	d.int() // created
+	d := codec.Decoder{B: b}
+	n := d.Count(1)
+	d.Int() // created
 	idx := make([]int, 0, n)
 	es := make([]entry, 0, n)
 	for range n {
-		i := d.uint()
+		i := d.Uint()
 		x := entry{model: model}
-		x.promptTokens = int(d.int())
-		x.completionTokens = int(d.int())
-		x.reasoningTokens = int(d.int())
-		x.latency = time.Duration(d.int())
-		x.choice = d.str()
-		x.reasoning = d.str()
-		x.finish = d.str()
-		x.structured = d.str()
-		if d.err != nil {
-			return nil, nil, d.err
+		x.promptTokens = int(d.Int())
+		x.completionTokens = int(d.Int())
+		x.reasoningTokens = int(d.Int())
+		x.latency = time.Duration(d.Int())
+		x.choice = d.Str()
+		x.reasoning = d.Str()
+		x.finish = d.Str()
+		x.structured = d.Str()
+		if d.Err != nil {
+			return nil, nil, d.Err
 		}
 		idx = append(idx, int(i))
 		es = append(es, x)
 	}
-	if d.err == nil && len(d.b) > 0 {
-		d.err = fmt.Errorf("%d bytes after the samples", len(d.b))
+	if d.Err == nil && len(d.B) > 0 {
+		d.Err = fmt.Errorf("%d bytes after the samples", len(d.B))
 	}
-	return idx, es, d.err
+	return idx, es, d.Err
 }
 
 // promptMessage is a message of a stored request: its role and the ids
@@ -327,43 +212,43 @@ type promptMessage struct {
 // paragraphs) and its messages; paragraph ids are stored as differences
 // from the previous one, which are small.
 func encodePrompt(created, settings int64, msgs []promptMessage) []byte {
-	var e encoder
-	e.int(created)
-	e.int(settings)
-	e.uint(uint64(len(msgs)))
+	var e codec.Encoder
+	e.Int(created)
+	e.Int(settings)
+	e.Uint(uint64(len(msgs)))
 	prev := settings
 	for _, m := range msgs {
-		e.str(m.role)
-		e.uint(uint64(len(m.parts)))
+		e.Str(m.role)
+		e.Uint(uint64(len(m.parts)))
 		for _, id := range m.parts {
-			e.int(id - prev)
+			e.Int(id - prev)
 			prev = id
 		}
 	}
-	return e.b
+	return e.B
 }
 
 // decodePrompt reads an encodePrompt payload.
 func decodePrompt(b []byte) (settings int64, msgs []promptMessage, err error) {
-	d := decoder{b: b}
-	d.int() // created
-	settings = d.int()
-	n := d.count()
+	d := codec.Decoder{B: b}
+	d.Int() // created
+	settings = d.Int()
+	n := d.Count(1)
 	prev := settings
 	for range n {
-		m := promptMessage{role: d.str()}
-		k := d.count()
+		m := promptMessage{role: d.Str()}
+		k := d.Count(1)
 		for range k {
-			prev += d.int()
+			prev += d.Int()
 			m.parts = append(m.parts, prev)
 		}
-		if d.err != nil {
-			return 0, nil, d.err
+		if d.Err != nil {
+			return 0, nil, d.Err
 		}
 		msgs = append(msgs, m)
 	}
-	if d.err == nil && len(d.b) > 0 {
-		d.err = fmt.Errorf("%d bytes after the messages", len(d.b))
+	if d.Err == nil && len(d.B) > 0 {
+		d.Err = fmt.Errorf("%d bytes after the messages", len(d.B))
 	}
-	return settings, msgs, d.err
+	return settings, msgs, d.Err
 }

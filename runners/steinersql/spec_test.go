@@ -10,6 +10,7 @@ import (
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/testkit/benchkit"
 	_ "github.com/t2sbench/t2sbench/runners/steinersql"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // TestSpecsEndToEnd runs both experiment specs through the bench API with
@@ -29,7 +30,7 @@ func TestSpecsEndToEnd(t *testing.T) {
 			if want := len(plan.Trials) * limit; sum.Done != want || sum.Failed != 0 {
 				t.Fatalf("done, failed = %d, %d; want %d, 0", sum.Done, sum.Failed, want)
 			}
-			run, err := bench.ReadRun(dir, true)
+			run, err := runstore.ReadRun(dir, true)
 			if err != nil {
 				t.Fatal(err)
 			}

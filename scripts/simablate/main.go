@@ -22,8 +22,8 @@ import (
 
 	_ "github.com/mattn/go-sqlite3"
 
-	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/runstore"
 	"github.com/t2sbench/t2sbench/sim"
 	"github.com/t2sbench/t2sbench/stats"
 )
@@ -32,7 +32,7 @@ import (
 // questions need it, given the full trial's item for the question.
 type need struct {
 	name string
-	of   func(q *question, full *bench.Item) bool
+	of   func(q *question, full *runstore.Item) bool
 }
 
 var (
@@ -40,7 +40,7 @@ var (
 	// the question, the evidence nor the schema's default value examples
 	// show (the model must learn its spelling from retrieved values or
 	// observations).
-	needValues = need{"a value not in the question, evidence or default value examples", func(q *question, _ *bench.Item) bool {
+	needValues = need{"a value not in the question, evidence or default value examples", func(q *question, _ *runstore.Item) bool {
 		shown := sim.ParseText(q.ex.Question + "\n" + q.ex.Evidence + "\n" + datasets.RenderDDL(q.schema, datasets.RenderOptions{}))
 		for _, v := range q.needs.Values {
 			if !shown.HasValue(v) {
@@ -52,7 +52,7 @@ var (
 	// needLinked: the gold reads a table or column that the full run's
 	// compressed schema (the linked tables and columns, rendered as the
 	// runner does) does not show.
-	needLinked = need{"a table or column the linked schema drops", func(q *question, full *bench.Item) bool {
+	needLinked = need{"a table or column the linked schema drops", func(q *question, full *runstore.Item) bool {
 		var l struct {
 			Tables   map[string][]string `json:"tables"`
 			Fallback bool                `json:"fallback"`
@@ -64,7 +64,7 @@ var (
 	}}
 	// needScaffold: the gold reads a table that the full run's scaffold
 	// leaves out of the prompt's schema.
-	needScaffold = need{"a table the scaffold leaves out", func(q *question, full *bench.Item) bool {
+	needScaffold = need{"a table the scaffold leaves out", func(q *question, full *runstore.Item) bool {
 		var sc struct {
 			Tables []string `json:"tables"`
 		}
@@ -80,7 +80,7 @@ var (
 )
 
 // traceData decodes the full trial's trace data key into v.
-func traceData(it *bench.Item, key string, v any) bool {
+func traceData(it *runstore.Item, key string, v any) bool {
 	if it == nil || it.Result == nil || it.Result.Trace.Data == nil {
 		return false
 	}
@@ -143,7 +143,7 @@ func main() {
 }
 
 func run(ctx context.Context, w io.Writer, dir string) error {
-	r, err := bench.ReadRun(dir, true)
+	r, err := runstore.ReadRun(dir, true)
 	if err != nil {
 		return err
 	}
@@ -183,7 +183,7 @@ func run(ctx context.Context, w io.Writer, dir string) error {
 	// outcome[benchmark|label][seed][question] = correct; items the same
 	// key's item
 	outcome := map[string]map[int64]map[string]bool{}
-	items := map[string]*bench.Item{}
+	items := map[string]*runstore.Item{}
 	for _, t := range r.Trials {
 		label, _, _ := strings.Cut(t.Label, " seed=")
 		label, _, _ = strings.Cut(label, " @")
@@ -213,7 +213,7 @@ func run(ctx context.Context, w io.Writer, dir string) error {
 
 // row prints one pair's line: the full and ablated trials' outcomes over
 // the (seed, question) pairs both answered, split by the need.
-func row(w io.Writer, bn, what string, nd need, full, abl map[int64]map[string]bool, qs map[string]*question, items map[string]*bench.Item, fullKey string) error {
+func row(w io.Writer, bn, what string, nd need, full, abl map[int64]map[string]bool, qs map[string]*question, items map[string]*runstore.Item, fullKey string) error {
 	{
 		if full == nil || abl == nil {
 			return fmt.Errorf("benchmark %s: no trials for %s", bn, what)

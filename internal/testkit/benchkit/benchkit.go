@@ -3,7 +3,7 @@
 // it, and Run opens the store of a run directory, runs the plan with
 // bench.DefaultEnv (the real datasets, models, model cache and scorer) and
 // closes the environment and the store, so that the test may then read the
-// run from the directory (bench.ReadRun, bench.SummarizeDir).
+// run from the directory (runstore.ReadRun, runstore.SummarizeDir).
 //
 // It imports bench, so only external test packages of bench (package
 // bench_test) may use it, as may the tests of any package that bench does
@@ -18,7 +18,7 @@
 //	if err != nil {
 //		t.Fatal(err)
 //	}
-//	run, err := bench.ReadRun(dir, true)
+//	run, err := runstore.ReadRun(dir, true)
 //	// ... check sum and run ...
 package benchkit
 
@@ -27,35 +27,37 @@ import (
 	"testing"
 
 	"github.com/t2sbench/t2sbench/bench"
+	"github.com/t2sbench/t2sbench/runstore"
+	"github.com/t2sbench/t2sbench/spec"
 )
 
 // Spec parses and validates the YAML spec text; file names it in errors.
 // A bad spec fails the test.
-func Spec(t testing.TB, yaml, file string) *bench.Spec {
+func Spec(t testing.TB, yaml, file string) *spec.Spec {
 	t.Helper()
-	s, err := bench.ParseSpec([]byte(yaml), file)
+	s, err := spec.ParseSpec([]byte(yaml), file)
 	if err != nil {
 		t.Fatalf("benchkit: parsing spec %s: %v", file, err)
 	}
 	return s
 }
 
-// SpecFile reads and validates the spec at path (bench.LoadSpec). A
+// SpecFile reads and validates the spec at path (spec.LoadSpec). A
 // missing or bad spec fails the test.
-func SpecFile(t testing.TB, path string) *bench.Spec {
+func SpecFile(t testing.TB, path string) *spec.Spec {
 	t.Helper()
-	s, err := bench.LoadSpec(path)
+	s, err := spec.LoadSpec(path)
 	if err != nil {
 		t.Fatalf("benchkit: loading spec %s: %v", path, err)
 	}
 	return s
 }
 
-// Plan expands s into its trials (bench.NewPlan). A spec that does not
+// Plan expands s into its trials (spec.NewPlan). A spec that does not
 // plan (an unknown runner, a bad parameter) fails the test.
-func Plan(t testing.TB, s *bench.Spec) *bench.Plan {
+func Plan(t testing.TB, s *spec.Spec) *spec.Plan {
 	t.Helper()
-	p, err := bench.NewPlan(s)
+	p, err := spec.NewPlan(s)
 	if err != nil {
 		t.Fatalf("benchkit: planning spec %s: %v", s.Name, err)
 	}
@@ -68,9 +70,9 @@ func Plan(t testing.TB, s *bench.Spec) *bench.Plan {
 // before Run returns, so dir may be read at once; a store that does not
 // open fails the test at once, and an error closing either fails it
 // (t.Errorf) after the caller's own checks.
-func Run(t testing.TB, dir string, p *bench.Plan, opt bench.Options) (bench.Summary, error) {
+func Run(t testing.TB, dir string, p *spec.Plan, opt bench.Options) (bench.Summary, error) {
 	t.Helper()
-	st, err := bench.OpenStore(dir)
+	st, err := runstore.OpenStore(dir)
 	if err != nil {
 		t.Fatalf("benchkit: opening the store of %s: %v", dir, err)
 	}
@@ -88,7 +90,7 @@ func Run(t testing.TB, dir string, p *bench.Plan, opt bench.Options) (bench.Summ
 // DryRun estimates plan p's run into directory dir (bench.PlanDryRun with
 // bench.DefaultEnv), as `run --dry-run` does. An estimate that fails fails
 // the test, as does an error closing the environment.
-func DryRun(t testing.TB, dir string, p *bench.Plan) *bench.DryRun {
+func DryRun(t testing.TB, dir string, p *spec.Plan) *bench.DryRun {
 	t.Helper()
 	env, closeEnv := bench.DefaultEnv()
 	dry, err := bench.PlanDryRun(context.Background(), p, env, bench.DryRunOptions{Dir: dir})

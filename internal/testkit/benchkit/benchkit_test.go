@@ -13,6 +13,7 @@ import (
 	"github.com/t2sbench/t2sbench/bench"
 	"github.com/t2sbench/t2sbench/internal/testkit/benchkit"
 	_ "github.com/t2sbench/t2sbench/runners/baseline"
+	"github.com/t2sbench/t2sbench/runstore"
 )
 
 // directSpec runs the direct runner with sim on the bundled mini benchmark.
@@ -25,7 +26,7 @@ runners: [{name: direct}]
 
 // TestRun runs directSpec on 2 questions: the summary counts them, the run
 // directory holds them, and the store is closed (its lock released: a
-// second OpenStore in this process would fail with bench.ErrLocked).
+// second OpenStore in this process would fail with runstore.ErrLocked).
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
 	p := benchkit.Plan(t, benchkit.Spec(t, directSpec, "kit.yaml"))
@@ -36,14 +37,14 @@ func TestRun(t *testing.T) {
 	if sum.Trials != 1 || sum.Done != 2 || sum.Failed != 0 {
 		t.Errorf("trials %d, done %d, failed %d; want 1, 2, 0", sum.Trials, sum.Done, sum.Failed)
 	}
-	run, err := bench.ReadRun(dir, true)
+	run, err := runstore.ReadRun(dir, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(run.Trials) != 1 || len(run.Trials[0].Items) != 2 {
 		t.Fatalf("run: got %d trials (%+v); want 1 trial of 2 items", len(run.Trials), run.Trials)
 	}
-	st, err := bench.OpenStore(dir)
+	st, err := runstore.OpenStore(dir)
 	if err != nil {
 		t.Fatalf("reopening the store: got %v; want it closed by Run", err)
 	}

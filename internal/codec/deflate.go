@@ -1,0 +1,83 @@
+package codec
+
+import (
+	"bytes"
+	"compress/flate"
+	"io"
+)
+
+// Deflate compresses with raw DEFLATE (RFC 1951, compress/flate at its
+// default level), against a preset dictionary when it has one. It keeps
+// compressors and decompressors in bounded free lists rather than a
+// sync.Pool, which every garbage collection empties: a compressor is about
+// 1 MB, whose allocation and clearing cost more than compressing a small
+// value. A Deflate is safe for concurrent use.
+//
+// A dictionary once used to write values must never change, or the values
+// compressed with it no longer decode.
+type Deflate struct {
+	dict    []byte
+	writers chan *flate.Writer
+	readers chan io.ReadCloser
+}
+
+// NewDeflate returns a Deflate with preset dictionary dict (nil for none)
+// that keeps up to free compressors and as many decompressors.
+func NewDeflate(dict []byte, free int) *Deflate {
+	return &Deflate{
+		dict:    dict,
+		writers: make(chan *flate.Writer, free),
+		readers: make(chan io.ReadCloser, free),
+	}
+}
+
+// Compress writes src compressed to buf.
+func (d *Deflate) Compress(buf *bytes.Buffer, src []byte) error {
+	w := d.writer()
+	defer release(d.writers, w)
+	w.Reset(buf)
+	if _, err := w.Write(src); err != nil {
+		return err
+	}
+	return w.Close()
+}
+
+// Decompress returns the bytes compressed in src.
+func (d *Deflate) Decompress(src []byte) ([]byte, error) {
+	r := d.reader()
+	defer release(d.readers, r)
+	if err := r.(flate.Resetter).Reset(bytes.NewReader(src), d.dict); err != nil {
+		return nil, err
+	}
+	return io.ReadAll(r)
+}
+
+func (d *Deflate) writer() *flate.Writer {
+	select {
+	case w := <-d.writers:
+		return w
+	default:
+		w, err := flate.NewWriterDict(nil, flate.DefaultCompression, d.dict)
+		if err != nil {
+			panic(err) // only for an invalid level
+		}
+		return w
+	}
+}
+
+func (d *Deflate) reader() io.ReadCloser {
+	select {
+	case r := <-d.readers:
+		return r
+	default:
+		return flate.NewReaderDict(bytes.NewReader(nil), d.dict)
+	}
+}
+
+// release returns x to free list ch unless it is full.
+func release[T any](ch chan T, x T) {
+	select {
+	case ch <- x:
+	default:
+	}
+}
