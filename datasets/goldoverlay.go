@@ -1,13 +1,14 @@
 package datasets
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/t2sbench/t2sbench/internal/jsonl"
 )
 
 // GoldOverlay is a set of corrected gold SQL queries, by question id, read
@@ -54,35 +55,23 @@ func ReadGoldOverlay(path string) (*GoldOverlay, error) {
 // in errors.
 func ParseGoldOverlay(path string, data []byte) (*GoldOverlay, error) {
 	o := &GoldOverlay{Path: path, SQL: map[string]string{}, Line: map[string]int{}}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64*1024), 16<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := strings.TrimSpace(sc.Text())
-		if text == "" {
-			continue
-		}
-		var l overlayLine
-		dec := json.NewDecoder(strings.NewReader(text))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&l); err != nil {
-			return nil, fmt.Errorf("%s:%d: not an overlay line (want {\"question_id\": ID, \"sql\": \"...\", \"note\": \"...\"}): %w", path, line, err)
-		}
-		id, err := overlayID(l.QuestionID)
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
-		}
-		if l.SQL == nil || strings.TrimSpace(*l.SQL) == "" {
-			return nil, fmt.Errorf("%s:%d: question %q: missing or empty \"sql\"", path, line, id)
-		}
-		if prev, dup := o.Line[id]; dup {
-			return nil, fmt.Errorf("%s:%d: question %q corrected twice (first on line %d)", path, line, id, prev)
-		}
-		o.SQL[id], o.Line[id] = *l.SQL, line
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s:%d: %w", path, line+1, err)
+	err := jsonl.Each(bytes.NewReader(data), path, jsonl.Options{Strict: true, What: `not an overlay line (want {"question_id": ID, "sql": "...", "note": "..."})`},
+		func(line int, _ []byte, l *overlayLine) error {
+			id, err := overlayID(l.QuestionID)
+			if err != nil {
+				return err
+			}
+			if l.SQL == nil || strings.TrimSpace(*l.SQL) == "" {
+				return fmt.Errorf("question %q: missing or empty \"sql\"", id)
+			}
+			if prev, dup := o.Line[id]; dup {
+				return fmt.Errorf("question %q corrected twice (first on line %d)", id, prev)
+			}
+			o.SQL[id], o.Line[id] = *l.SQL, line
+			return nil
+		})
+	if err != nil {
+		return nil, err
 	}
 	if len(o.SQL) == 0 {
 		return nil, fmt.Errorf("%s: no corrections (want JSON lines {\"question_id\": ID, \"sql\": \"...\"})", path)

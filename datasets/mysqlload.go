@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/t2sbench/t2sbench/sqllex"
 )
 
 // mysqlImportVersion changes whenever the dump rewrites change, so that an
@@ -135,117 +137,90 @@ type scriptStmt struct {
 	line int
 }
 
-// splitMySQLScript splits a SQL script on ';' outside quotes and comments
-// (no DELIMITER support; the dumps have none). Comments are kept inside
-// statements; comment-only pieces are dropped.
-func splitMySQLScript(s string) ([]scriptStmt, error) {
-	var out []scriptStmt
-	start, line, startLine := 0, 1, 1
-	hasCode := false
-	emit := func(end int) {
-		if hasCode {
-			out = append(out, scriptStmt{text: strings.TrimSpace(s[start:end]), line: startLine})
-		}
-		hasCode = false
+// dumpLex are the sqllex options the dump loader reads a script with:
+// MySQL's (mysqlLex), executable comments read as comments, which stay in
+// the statement text for the server to run.
+var dumpLex = sqllex.Options{MySQL: true, Strict: true, WordChars: "_$@", Executable: true}
+
+// lexDump lexes a dump's text with dumpLex; an error names the line of the
+// unterminated literal or comment.
+func lexDump(s string) ([]sqllex.Token, error) {
+	toks, err := sqllex.Lex(s, dumpLex)
+	var le *sqllex.Error
+	switch {
+	case errors.As(err, &le) && le.Delim == "/*":
+		return nil, fmt.Errorf("line %d: unterminated comment", lineAt(s, le.Offset))
+	case errors.As(err, &le):
+		return nil, fmt.Errorf("line %d: unterminated %s literal", lineAt(s, le.Offset), le.Delim)
 	}
-	for i := 0; i < len(s); {
-		c := s[i]
+	return toks, err
+}
+
+// lineAt returns the 1-based line of s holding byte offset i.
+func lineAt(s string, i int) int { return 1 + strings.Count(s[:i], "\n") }
+
+// splitMySQLScript splits a SQL script on ';' outside quotes and comments
+// (no DELIMITER support; the dumps have none), read by sqllex as MySQL
+// reads them (dumpLex). Comments are kept inside statements;
+// comment-only pieces are dropped. A statement's text starts at its first
+// token, or at the end of the statement before it when that token is a
+// quoted one.
+func splitMySQLScript(s string) ([]scriptStmt, error) {
+	toks, err := lexDump(s)
+	if err != nil {
+		return nil, err
+	}
+	var out []scriptStmt
+	from, line, counted := 0, 1, 0 // from: where the piece starts; line: that of byte counted
+	first := -1                    // the piece's first token
+	emit := func(end int) {
+		if first < 0 {
+			return
+		}
+		t := toks[first]
+		start := t.Start
+		if t.Kind == sqllex.String || t.Kind == sqllex.Ident {
+			start = from
+		}
+		line += strings.Count(s[counted:t.Start], "\n")
+		counted = t.Start
+		out = append(out, scriptStmt{text: strings.TrimSpace(s[start:end]), line: line})
+		first = -1
+	}
+	for i, t := range toks {
 		switch {
-		case c == '\n':
-			line++
-			i++
-		case c == ' ' || c == '\t' || c == '\r':
-			i++
-		case c == '#' || (c == '-' && i+1 < len(s) && s[i+1] == '-' && (i+2 == len(s) || strings.IndexByte(" \t\r\n", s[i+2]) >= 0)):
-			for i < len(s) && s[i] != '\n' {
-				i++
-			}
-		case c == '/' && i+1 < len(s) && s[i+1] == '*':
-			end := strings.Index(s[i+2:], "*/")
-			if end < 0 {
-				return nil, fmt.Errorf("line %d: unterminated comment", line)
-			}
-			line += strings.Count(s[i:i+2+end+2], "\n")
-			i += 2 + end + 2
-		case c == '\'' || c == '"' || c == '`':
-			if !hasCode {
-				hasCode, startLine = true, line
-			}
-			q, open := c, line
-			i++
-			for {
-				if i >= len(s) {
-					return nil, fmt.Errorf("line %d: unterminated %c literal", open, q)
-				}
-				if s[i] == '\n' {
-					line++
-				}
-				if s[i] == '\\' && q != '`' {
-					if i+1 < len(s) && s[i+1] == '\n' {
-						line++
-					}
-					i += 2
-					continue
-				}
-				if s[i] == q {
-					if i+1 < len(s) && s[i+1] == q {
-						i += 2
-						continue
-					}
-					i++
-					break
-				}
-				i++
-			}
-		case c == ';':
-			emit(i)
-			i++
-			start = i
-		default:
-			if !hasCode {
-				hasCode, startLine = true, line
-				start = i
-			}
-			i++
+		case t.Kind == sqllex.Punct && t.Text == ";":
+			emit(t.Start)
+			from = t.End
+		case first < 0:
+			first = i
 		}
 	}
 	emit(len(s))
 	return out, nil
 }
 
-// countValueTuples counts the top-level "(...)" groups of a VALUES list.
+// countValueTuples counts the top-level "(...)" groups of a VALUES list,
+// read by sqllex (dumpLex).
 func countValueTuples(s string) (int64, error) {
+	toks, err := sqllex.Lex(s, dumpLex)
+	var le *sqllex.Error
+	switch {
+	case errors.As(err, &le) && le.Delim == "/*":
+		return 0, errors.New("unterminated comment in VALUES")
+	case err != nil:
+		return 0, errors.New("unterminated literal in VALUES")
+	}
 	var n int64
-	depth := 0
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '\'', '"', '`':
-			j := i + 1
-			for ; j < len(s); j++ {
-				if s[j] == '\\' && c != '`' {
-					j++
-					continue
-				}
-				if s[j] == c {
-					if j+1 < len(s) && s[j+1] == c {
-						j++
-						continue
-					}
-					break
-				}
-			}
-			if j >= len(s) {
-				return 0, errors.New("unterminated literal in VALUES")
-			}
-			i = j
-		case '(':
-			if depth == 0 {
-				n++
-			}
-			depth++
-		case ')':
-			depth--
+	depth := 0 // after the last token
+	for _, t := range toks {
+		if t.Kind == sqllex.Punct && t.Text == ")" && depth == 0 {
+			return 0, errors.New("unbalanced parentheses in VALUES")
 		}
+		if t.Kind == sqllex.Punct && t.Text == "(" && t.Depth == 0 {
+			n++
+		}
+		depth = t.DepthAfter()
 	}
 	if depth != 0 {
 		return 0, errors.New("unbalanced parentheses in VALUES")

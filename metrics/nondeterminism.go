@@ -253,18 +253,11 @@ type queryShape struct {
 }
 
 // tokenDepths returns each token's parenthesis depth (a "(" has the depth
-// outside it, its content one more).
+// outside it, its content one more), as sqlTokens read it from sqllex.
 func tokenDepths(toks []sqlToken) []int {
 	d := make([]int, len(toks))
-	depth := 0
 	for i, t := range toks {
-		if t.kind == tokPunct && t.text == ")" && depth > 0 {
-			depth--
-		}
-		d[i] = depth
-		if t.kind == tokPunct && t.text == "(" {
-			depth++
-		}
+		d[i] = t.depth
 	}
 	return d
 }

@@ -330,3 +330,31 @@ func TestFlagWordLists(t *testing.T) {
 		t.Errorf("StaticFlags with non-ASCII text = %v; want [static:RANDOM()]", got)
 	}
 }
+
+// FuzzTokenDepths: the depth sqlTokens reads from sqllex is the one a
+// count of the "(" and ")" tokens gives (never below zero), on every token,
+// white space and comments included.
+func FuzzTokenDepths(f *testing.F) {
+	for _, s := range []string{
+		"SELECT (a) FROM (SELECT ( b ) /* ( */ FROM t -- (\n) x",
+		"))(( '(' \"(\" [(] `(` (",
+		"SELECT COUNT(*) FROM t WHERE x IN (1, (2), 3) ORDER BY (y)",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, sql string) {
+		toks := sqlTokens(sql)
+		depth := 0
+		for i, k := range toks {
+			if k.kind == tokPunct && k.text == ")" && depth > 0 {
+				depth--
+			}
+			if k.depth != depth {
+				t.Fatalf("%q: token %d %+v: depth %d; want %d", sql, i, k, k.depth, depth)
+			}
+			if k.kind == tokPunct && k.text == "(" {
+				depth++
+			}
+		}
+	})
+}

@@ -14,6 +14,7 @@ import (
 	"unicode"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/jsonl"
 )
 
 // PredFormat names a prediction file format.
@@ -400,39 +401,30 @@ type predRecord struct {
 func parseJSONL(file string, data []byte, responseField string) ([]Prediction, error) {
 	var out []Prediction
 	seen := map[string]int{}
-	for i, l := range strings.Split(string(data), "\n") {
-		line := i + 1
-		l = strings.TrimSpace(l)
-		if l == "" {
-			continue
-		}
-		var rec predRecord
-		dec := json.NewDecoder(strings.NewReader(l))
-		if err := dec.Decode(&rec); err != nil {
-			return nil, fmt.Errorf("%s:%d: invalid JSON object: %w", file, line, err)
-		}
-		if dec.More() {
-			return nil, fmt.Errorf("%s:%d: more than one JSON value on the line", file, line)
-		}
+	err := jsonl.Each(bytes.NewReader(data), file, jsonl.Options{What: "invalid JSON object"}, func(line int, text []byte, rec *predRecord) error {
 		qid, err := questionID(rec.QID)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: field \"question_id\": %w", file, line, err)
+			return fmt.Errorf("field \"question_id\": %w", err)
 		}
 		p := Prediction{Index: -1, QuestionID: qid, DBID: rec.DBID, Line: line, ResponsePrefix: rec.ResponsePrefix}
 		if responseField != "" {
-			if p.Response, err = responseText(l, responseField); err != nil {
-				return nil, fmt.Errorf("%s:%d: field %q: %w", file, line, responseField, err)
+			if p.Response, err = responseText(string(text), responseField); err != nil {
+				return fmt.Errorf("field %q: %w", responseField, err)
 			}
 		} else if rec.SQL == nil {
-			return nil, fmt.Errorf("%s:%d: missing field \"sql\"", file, line)
+			return fmt.Errorf("missing field \"sql\"")
 		} else {
 			p.SQL, p.Invalid = predString(rec.SQL)
 		}
 		if prev, dup := seen[qid]; dup {
-			return nil, fmt.Errorf("%s:%d: duplicate question_id %q (first at line %d)", file, line, qid, prev)
+			return fmt.Errorf("duplicate question_id %q (first at line %d)", qid, prev)
 		}
 		seen[qid] = line
 		out = append(out, p)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -226,6 +226,9 @@ const (
 type sqlToken struct {
 	kind tokKind
 	text string
+	// depth is the parenthesis depth before the token (a "(" has the
+	// depth outside it, its content one more), as sqllex counts it.
+	depth int
 }
 
 // rewriteLex are the sqllex options of sqlTokens: sqlparse's words,
@@ -235,40 +238,40 @@ var rewriteLex = sqllex.Options{SQLParse: true, Comments: true}
 // sqlTokens splits sql into the tokens sqlparse's lexer would produce, as
 // far as DISTINCT removal and statement splitting need: white space,
 // words, quoted strings and identifiers ('..', "..", `..`, [..]), comments
-// and single punctuation characters, read by sqllex (SQLParse). The tokens
-// cover s: white space is what lies between sqllex's tokens. Unterminated
-// quotes run to the end.
+// and single punctuation characters, read by sqllex (SQLParse), each with
+// its parenthesis depth. The tokens cover s: white space is what lies
+// between sqllex's tokens. Unterminated quotes run to the end.
 func sqlTokens(s string) []sqlToken {
 	lt, _ := sqllex.Lex(s, rewriteLex)
 	toks := make([]sqlToken, 0, 2*len(lt)+1)
-	last := 0
+	last, depth := 0, 0 // depth: after the last token, that of the space before the next
 	for _, t := range lt {
 		if last < t.Start {
-			toks = append(toks, sqlToken{kind: tokSpace, text: s[last:t.Start]})
+			toks = append(toks, sqlToken{kind: tokSpace, text: s[last:t.Start], depth: depth})
 		}
-		last = t.End
+		last, depth = t.End, t.DepthAfter()
 		text := s[t.Start:t.End]
 		switch t.Kind {
 		case sqllex.Word, sqllex.Number:
-			toks = append(toks, sqlToken{kind: tokWord, text: text})
+			toks = append(toks, sqlToken{kind: tokWord, text: text, depth: t.Depth})
 		case sqllex.Ident, sqllex.String:
-			toks = append(toks, sqlToken{kind: tokQuoted, text: text})
+			toks = append(toks, sqlToken{kind: tokQuoted, text: text, depth: t.Depth})
 		case sqllex.Comment:
 			kind := tokBlockComment
 			if strings.HasPrefix(text, "--") {
 				kind = tokLineComment
 			}
-			toks = append(toks, sqlToken{kind: kind, text: text})
+			toks = append(toks, sqlToken{kind: kind, text: text, depth: t.Depth})
 		default:
 			for text != "" { // <= and the like: a token a character
 				_, size := utf8.DecodeRuneInString(text)
-				toks = append(toks, sqlToken{kind: tokPunct, text: text[:size]})
+				toks = append(toks, sqlToken{kind: tokPunct, text: text[:size], depth: t.Depth})
 				text = text[size:]
 			}
 		}
 	}
 	if last < len(s) {
-		toks = append(toks, sqlToken{kind: tokSpace, text: s[last:]})
+		toks = append(toks, sqlToken{kind: tokSpace, text: s[last:], depth: depth})
 	}
 	return toks
 }

@@ -36,7 +36,7 @@ func familyOptions(opt Options) stats.FamilyOptions {
 // planComparisons decides each system's baseline and family
 // (runstore.PlanFamilies: the benchmark's first system or Options.Baseline;
 // the points of a sweep or grid against the runner's paper default point,
-// Options.PaperDefaults) and compares them (runstore.CompareFamilies, the
+// Options.PaperDefaults) and compares them (stats.CompareFamilies, the
 // systems named by their report names).
 func planComparisons(c *corpus, opt Options) (*comparisons, error) {
 	cs := &comparisons{}
@@ -56,7 +56,7 @@ func planComparisons(c *corpus, opt Options) (*comparisons, error) {
 		arms = append(arms, stats.Arm{Key: s.name, Outcomes: s.outcomes})
 	}
 	cs.families = runstore.PlanFamilies(refs, opt.Baseline, opt.PaperDefaults)
-	byIndex, err := runstore.CompareFamilies(cs.families, arms, familyOptions(opt))
+	byIndex, err := stats.CompareFamilies(cs.families, arms, familyOptions(opt))
 	if err != nil {
 		return nil, fmt.Errorf("reports: %w", err)
 	}

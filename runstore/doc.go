@@ -79,12 +79,13 @@
 // # Systems and comparisons
 //
 // The trials of one runner entry that differ only in their seed are one
-// system (Systems); its seeds are replicates. PlanFamilies decides which
+// system (Systems); its seeds are replicates. PlanFamilies
+// (stats.PlanFamilies with the runners' paper defaults) decides which
 // system each is compared with and the families Holm adjusts over (a
 // benchmark's systems against its first or --baseline; a sweep's or grid's
-// points against the runner's paper default point), and CompareFamilies
-// compares them with stats.CompareFamily, for the run summary, compare,
-// the report and the viewer alike.
+// points against the runner's paper default point), and
+// stats.CompareFamilies compares them, for the run summary, compare, the
+// report and the viewer alike.
 //
 // # Integrity
 //

@@ -253,7 +253,7 @@ func compareTrials(trials []RunTrial, outcomes []map[string]bool, rows []TrialSu
 		refs[i] = sys.Ref(trials)
 		arms[i] = stats.Arm{Key: sys.Label, Outcomes: sys.Replicates(outcomes)}
 	}
-	cmp, err := CompareFamilies(PlanFamilies(refs, "", runners.PaperDefaults()), arms, stats.FamilyOptions{Intersect: true})
+	cmp, err := stats.CompareFamilies(PlanFamilies(refs, "", runners.PaperDefaults()), arms, stats.FamilyOptions{Intersect: true})
 	if err != nil {
 		return
 	}

@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/sqllex"
 )
 
 // Corruption kinds the simulator applies to a gold SQL to make a wrong
@@ -82,60 +83,40 @@ type token struct {
 	text string
 }
 
-// tokenize splits SQL into tokens whose concatenation is the input.
+// simLex are the sqllex options tokenize reads SQL with: ASCII words, white
+// space and operators, numbers without exponents, no comments ("--" is two
+// minus signs), quotes ('...', "...", `...`, [...]) running to the end
+// when unterminated.
+var simLex = sqllex.Options{Bytes: true, Spaces: " \t\n\r", NoComments: true, NoExponent: true,
+	Operators: []string{"<=", ">=", "<>", "!=", "||", "=="}}
+
+// tokenize splits SQL into tokens whose concatenation is the input: the
+// tokens of sqllex (simLex), quoted ones with their quotes, and the white
+// space between them.
 func tokenize(s string) []token {
-	var out []token
-	for i := 0; i < len(s); {
-		c := s[i]
-		j := i + 1
-		var k tokKind
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			for j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r') {
-				j++
-			}
-			k = tkSpace
-		case c == '\'' || c == '"' || c == '`' || c == '[':
-			end := c
-			if c == '[' {
-				end = ']'
-			}
-			for j < len(s) {
-				if s[j] == end {
-					if end != ']' && j+1 < len(s) && s[j+1] == end { // doubled quote
-						j += 2
-						continue
-					}
-					j++
-					break
-				}
-				j++
-			}
-			k = tkIdent
-			if c == '\'' {
-				k = tkString
-			}
-		case c >= '0' && c <= '9' || c == '.' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
-			for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '.') {
-				j++
-			}
-			k = tkNumber
-		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80:
-			for j < len(s) && (s[j] == '_' || s[j] == '$' || s[j] >= 'a' && s[j] <= 'z' || s[j] >= 'A' && s[j] <= 'Z' || s[j] >= '0' && s[j] <= '9' || s[j] >= 0x80) {
-				j++
-			}
-			k = tkWord
-		default:
-			if j < len(s) {
-				switch s[i : j+1] {
-				case "<=", ">=", "<>", "!=", "||", "==":
-					j++
-				}
-			}
-			k = tkPunct
+	lt, _ := sqllex.Lex(s, simLex) // never fails without Strict
+	out := make([]token, 0, 2*len(lt)+1)
+	last := 0
+	for _, t := range lt {
+		if last < t.Start {
+			out = append(out, token{tkSpace, s[last:t.Start]})
 		}
-		out = append(out, token{k, s[i:j]})
-		i = j
+		last = t.End
+		k := tkPunct
+		switch t.Kind {
+		case sqllex.Word:
+			k = tkWord
+		case sqllex.Number:
+			k = tkNumber
+		case sqllex.String:
+			k = tkString
+		case sqllex.Ident:
+			k = tkIdent
+		}
+		out = append(out, token{k, s[t.Start:t.End]})
+	}
+	if last < len(s) {
+		out = append(out, token{tkSpace, s[last:]})
 	}
 	return out
 }

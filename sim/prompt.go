@@ -1,12 +1,14 @@
 package sim
 
 import (
+	"errors"
 	"regexp"
 	"strings"
 	"sync"
 	"unicode"
 
 	"github.com/t2sbench/t2sbench/runners/llm"
+	"github.com/t2sbench/t2sbench/sqllex"
 )
 
 // Prompt is what the simulated model reads in a request: the text of every
@@ -237,60 +239,57 @@ func (p *Prompt) parseDDL() {
 // line.
 type ddlItem struct{ def, comment string }
 
+// ddlLex are the sqllex options ddlBody reads a CREATE TABLE body with:
+// quotes ('...', "...", `...`, [...]) and "--" comments, kept; "/*" is
+// no comment; an unterminated quote is an error.
+var ddlLex = sqllex.Options{Comments: true, NoBlockComments: true, Strict: true}
+
 // ddlBody splits the text after a CREATE TABLE's "(" into its items, up to
 // the matching ")". A comment belongs to the item it follows on its line
-// (the renderings put it after the item's comma).
+// (the renderings put it after the item's comma). Text with an
+// unterminated quote yields the items before it.
 func ddlBody(s string) []ddlItem {
 	var items []ddlItem
 	var cur ddlItem
 	var def strings.Builder
 	depth, closedLine := 0, -1
-	line := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
+	line := 0 // newlines outside quotes and comments
+	toks, err := sqllex.Lex(s, ddlLex)
+	if le := (*sqllex.Error)(nil); errors.As(err, &le) {
+		toks, _ = sqllex.Lex(s[:le.Offset], ddlLex) // the body ends at the quote unless it closes before
+	}
+	last := 0
+	for _, t := range toks {
+		gap := s[last:t.Start]
+		def.WriteString(gap)
+		line += strings.Count(gap, "\n")
+		last = t.End
+		raw := s[t.Start:t.End]
 		switch {
-		case c == '\n':
-			line++
-		case c == '\'' || c == '"' || c == '`' || c == '[':
-			end := c
-			if c == '[' {
-				end = ']'
-			}
-			j := strings.IndexByte(s[i+1:], end)
-			if j < 0 {
-				return items
-			}
-			def.WriteString(s[i : i+j+2])
-			i += j + 1
-			continue
-		case c == '-' && i+1 < len(s) && s[i+1] == '-':
-			j := strings.IndexByte(s[i:], '\n')
-			if j < 0 {
-				j = len(s) - i
-			}
-			comment := s[i+2 : i+j]
+		case t.Kind == sqllex.Comment:
+			comment := raw[2:]
 			if strings.TrimSpace(def.String()) == "" && closedLine == line && len(items) > 0 {
 				items[len(items)-1].comment += comment
 			} else {
 				cur.comment += comment
 			}
-			i += j - 1
 			continue
-		case c == '(':
+		case t.Kind != sqllex.Punct:
+		case raw == "(":
 			depth++
-		case c == ')' && depth == 0:
+		case raw == ")" && depth == 0:
 			cur.def = def.String()
 			return append(items, cur)
-		case c == ')':
+		case raw == ")":
 			depth--
-		case c == ',' && depth == 0:
+		case raw == "," && depth == 0:
 			cur.def = def.String()
 			items = append(items, cur)
 			cur, closedLine = ddlItem{}, line
 			def.Reset()
 			continue
 		}
-		def.WriteByte(c)
+		def.WriteString(raw)
 	}
 	return items
 }

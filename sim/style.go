@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/sqllex"
 )
 
 // Sim answer styles (Config.Style).
@@ -735,26 +736,28 @@ func isIdentifier(s string) bool {
 	return true
 }
 
-// balanced reports whether brackets outside quotes close on line l.
+// lineLex are the sqllex options balanced reads a line with: '...' and
+// "..." with backslash escapes and doubled quotes, an unterminated one an
+// error, no comments ('#' and "--" are punctuation). A backquote would
+// open a quote: the lines balanced is asked about hold none.
+var lineLex = sqllex.Options{MySQL: true, NoComments: true, Strict: true}
+
+// balanced reports whether brackets outside quotes close on line l: its
+// quotes are closed and it holds as many '(' and '[' as ')' and ']'.
 func balanced(l string) bool {
+	toks, err := sqllex.Lex(l, lineLex)
+	if err != nil {
+		return false
+	}
 	depth := 0
-	var q byte
-	for i := 0; i < len(l); i++ {
-		c := l[i]
+	for _, t := range toks {
 		switch {
-		case q != 0:
-			if c == '\\' {
-				i++
-			} else if c == q {
-				q = 0
-			}
-		case c == '"' || c == '\'':
-			q = c
-		case c == '(' || c == '[':
+		case t.Kind != sqllex.Punct:
+		case t.Text == "(" || t.Text == "[":
 			depth++
-		case c == ')' || c == ']':
+		case t.Text == ")" || t.Text == "]":
 			depth--
 		}
 	}
-	return depth == 0 && q == 0
+	return depth == 0
 }

@@ -12,20 +12,22 @@ type Kind int
 
 // Token kinds.
 const (
-	Word    Kind = iota // bare word: keyword or identifier
-	Ident               // quoted identifier ("x", `x`, [x])
-	String              // 'text'
-	Number              // 12, 3.5, 1e-5
-	Punct               // ( ) , . * = < <= || ...
-	Comment             // -- ..., /* ... */ (only with Options.Comments)
+	Word        Kind = iota // bare word: keyword or identifier
+	Ident                   // quoted identifier ("x", `x`, [x])
+	String                  // 'text'
+	Number                  // 12, 3.5, 1e-5
+	Punct                   // ( ) , . * = < <= || ...
+	Comment                 // -- ..., /* ... */ (only with Options.Comments)
+	Placeholder             // {name} (only with Options.Braces)
 )
 
 // Token is one token of a SQL statement.
 type Token struct {
 	Kind Kind
 	// Text is the token as written; quoted identifiers and strings are
-	// unquoted, a doubled quote read as one. Invalid UTF-8 reads as
-	// U+FFFD, one per byte.
+	// unquoted, a doubled quote read as one, and a placeholder is the
+	// text between its braces. Invalid UTF-8 reads as U+FFFD, one per
+	// byte.
 	Text string
 	// Depth is the parenthesis depth before the token.
 	Depth int
@@ -37,15 +39,30 @@ type Token struct {
 // Is reports whether t is the bare word kw, letter case ignored.
 func (t Token) Is(kw string) bool { return t.Kind == Word && strings.EqualFold(t.Text, kw) }
 
+// DepthAfter is the parenthesis depth after the token, that of the white
+// space and comments up to the next token: Depth, but one more after a
+// '(' (a ')' has the depth it closes to as its Depth already).
+func (t Token) DepthAfter() int {
+	if t.Kind == Punct && t.Text == "(" {
+		return t.Depth + 1
+	}
+	return t.Depth
+}
+
 // Options are the dialect details on which Lex differs from Tokens.
 type Options struct {
 	// MySQL lexes MySQL's dialect (MariaDB's too): '#' and "-- " (two
 	// dashes then white space or the end) start a line comment, "--"
 	// otherwise is two minus signs; a backslash escapes the next byte in
 	// '...' and "..." (Text keeps it as written); '[' is punctuation; an
-	// executable comment (/*! ... */, /*M! ... */) is an error. MySQL's
-	// identifiers are WordChars "_$@".
+	// executable comment (/*! ... */, /*M! ... */) is an error, unless
+	// Executable. MySQL's identifiers are WordChars "_$@".
 	MySQL bool
+	// Executable, with MySQL, reads an executable comment as a comment
+	// (kept with Comments), as a splitter of scripts does that passes a
+	// statement's text on to the server, which runs what the comment
+	// holds (mysqldump's /*!40101 SET ... */).
+	Executable bool
 	// WordChars, when set, reads words as SQLite's and MySQL's own
 	// tokenizers read identifiers, byte by byte: a word is a run of ASCII
 	// letters and digits, non-ASCII characters and the bytes of WordChars,
@@ -65,9 +82,39 @@ type Options struct {
 	// minus signs, "/*" a slash and a star), as a tokenizer that knows
 	// no comments does (the Spider evaluator's process_sql.tokenize).
 	NoComments bool
+	// NoBrackets reads '[' as punctuation, not the start of a quoted
+	// identifier, as a scanner of SQL in running text does, where
+	// brackets are markdown's or JSON's.
+	NoBrackets bool
+	// NoBlockComments reads "/*" as a slash and a star, as a scanner
+	// that knows only "--" comments does.
+	NoBlockComments bool
 	// Comments keeps comments as tokens of kind Comment, Text as
 	// written, where Tokens skips them.
 	Comments bool
+	// Bytes reads words and white space byte by byte, as a hand-written
+	// lexer of ASCII SQL does: a word starts with an ASCII letter, '_' or
+	// a non-ASCII byte and runs on through those, ASCII digits and '$';
+	// white space is ASCII (space, \t, \n, \v, \f, \r). Numbers are lexed
+	// as without it. WordChars and SQLParse override it.
+	Bytes bool
+	// Spaces, when set, are the bytes of white space; any other byte
+	// is part of a token (a lone \f is punctuation with Spaces " \t\n\r").
+	Spaces string
+	// NoExponent reads a number as ASCII digits and dots only, as a lexer
+	// that knows no exponents does: 1e5 is the number 1 and the word e5.
+	NoExponent bool
+	// Operators, when set, are the operators of more than one character
+	// that are one Punct token, tried in order (so longest first); any
+	// other punctuation is a token a character. Without it the
+	// comparison and concatenation operators are: a character of "<>=!|"
+	// and one of "<>=|" after it.
+	Operators []string
+	// Braces reads {name} as one token of kind Placeholder, up to the
+	// first '}': the placeholders of templated SQL (the ReAct DSL's
+	// relation references). An unterminated one runs to the end, or is
+	// an error with Strict.
+	Braces bool
 	// SQLParse lexes as python-sqlparse's lexer splits text, as far as
 	// test-suite-sql-eval's remove_distinct sees it: a "--" comment takes
 	// its newline; a word is Unicode letters, digits and '_', then '$'
@@ -84,7 +131,7 @@ type Options struct {
 type Error struct {
 	// Offset is the byte offset of the opening delimiter.
 	Offset int
-	// Delim is the opening delimiter: ', ", `, [ or /*.
+	// Delim is the opening delimiter: ', ", `, [, { or /*.
 	Delim string
 	// Executable is set for a MySQL executable comment; otherwise the
 	// quote or comment is unterminated.
@@ -144,7 +191,10 @@ func (l *lexer) at(i int) (rune, int) {
 func (l *lexer) digit(i int) bool { return i < len(l.s) && l.s[i] >= '0' && l.s[i] <= '9' }
 
 func (l *lexer) space(r rune) bool {
-	if l.o.WordChars != "" {
+	if l.o.Spaces != "" {
+		return r < utf8.RuneSelf && strings.IndexByte(l.o.Spaces, byte(r)) >= 0
+	}
+	if l.o.WordChars != "" || l.o.Bytes {
 		return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' || r == '\v'
 	}
 	return unicode.IsSpace(r)
@@ -158,6 +208,9 @@ func (l *lexer) wordStart(r rune) bool {
 	if l.o.WordChars != "" {
 		return r >= utf8.RuneSelf || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune(l.o.WordChars, r)
 	}
+	if l.o.Bytes {
+		return r >= utf8.RuneSelf || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || r == '_'
+	}
 	return unicode.IsLetter(r) || r == '_'
 }
 
@@ -167,6 +220,9 @@ func (l *lexer) wordPart(r rune) bool {
 	}
 	if l.o.WordChars != "" {
 		return l.wordStart(r) || r == '.' && l.o.Qualified
+	}
+	if l.o.Bytes {
+		return l.wordStart(r) || '0' <= r && r <= '9' || r == '$'
 	}
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '$'
 }
@@ -197,8 +253,8 @@ func (l *lexer) next() error {
 			l.i++ // sqlparse's comment takes its newline
 		}
 		l.comment(i)
-	case c == '/' && strings.HasPrefix(s[i:], "/*") && !l.o.NoComments:
-		if l.o.MySQL && (strings.HasPrefix(s[i:], "/*!") || strings.HasPrefix(s[i:], "/*M!")) {
+	case c == '/' && strings.HasPrefix(s[i:], "/*") && !l.o.NoComments && !l.o.NoBlockComments:
+		if l.o.MySQL && !l.o.Executable && (strings.HasPrefix(s[i:], "/*!") || strings.HasPrefix(s[i:], "/*M!")) {
 			return &Error{Offset: i, Delim: "/*", Executable: true}
 		}
 		end := strings.Index(s[i+2:], "*/")
@@ -218,8 +274,20 @@ func (l *lexer) next() error {
 		} else {
 			l.punct(c, size)
 		}
-	case c == '\'' || c == '"' || c == '`' || c == '[' && !l.o.MySQL:
+	case c == '\'' || c == '"' || c == '`' || c == '[' && !l.o.MySQL && !l.o.NoBrackets:
 		return l.quoted(byte(c))
+	case c == '{' && l.o.Braces:
+		end := strings.IndexByte(s[i+1:], '}')
+		if end < 0 {
+			if l.o.Strict {
+				return &Error{Offset: i, Delim: "{"}
+			}
+			end = len(s) - i - 1
+			l.i = len(s)
+		} else {
+			l.i = i + 2 + end
+		}
+		l.emit(Placeholder, l.text(i+1, i+1+end), i)
 	case (l.o.WordChars != "" || l.o.SQLParse) && l.wordStart(c):
 		// A word may start with digits (1st): the run of word characters
 		// is one token, a Number when all digits.
@@ -240,15 +308,23 @@ func (l *lexer) next() error {
 	return nil
 }
 
-// punct emits the punctuation c (size bytes) at l.i, with the next byte
-// when the two make a comparison or concatenation operator.
+// punct emits the punctuation c (size bytes) at l.i, with the bytes
+// after it when they make an operator.
 func (l *lexer) punct(c rune, size int) {
 	s, i := l.s, l.i
 	if c == ')' {
 		l.depth = max(0, l.depth-1)
 	}
 	l.i += size
-	if l.i < len(s) && strings.ContainsRune("<>=!|", c) && strings.IndexByte("<>=|", s[l.i]) >= 0 {
+	switch {
+	case l.o.Operators != nil:
+		for _, op := range l.o.Operators {
+			if strings.HasPrefix(s[i:], op) {
+				l.i = i + max(len(op), size)
+				break
+			}
+		}
+	case l.i < len(s) && strings.ContainsRune("<>=!|", c) && strings.IndexByte("<>=|", s[l.i]) >= 0:
 		l.i++
 	}
 	l.emit(Punct, l.text(i, l.i), i)
@@ -313,7 +389,7 @@ func (l *lexer) number() {
 	for l.digit(l.i) || l.i < len(s) && s[l.i] == '.' {
 		l.i++
 	}
-	if j := l.i; j < len(s) && (s[j] == 'e' || s[j] == 'E') && (l.digit(j+1) || j+2 < len(s) && (s[j+1] == '-' || s[j+1] == '+') && l.digit(j+2)) {
+	if j := l.i; !l.o.NoExponent && j < len(s) && (s[j] == 'e' || s[j] == 'E') && (l.digit(j+1) || j+2 < len(s) && (s[j+1] == '-' || s[j+1] == '+') && l.digit(j+2)) {
 		l.i += 2
 		for l.digit(l.i) {
 			l.i++

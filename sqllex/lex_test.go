@@ -11,7 +11,7 @@ import (
 func show(toks []Token) string {
 	var b strings.Builder
 	for _, k := range toks {
-		fmt.Fprintf(&b, "%c%d:%s ", "wisnpc"[k.Kind], k.Depth, k.Text)
+		fmt.Fprintf(&b, "%c%d:%s ", "wisnpcb"[k.Kind], k.Depth, k.Text)
 	}
 	return strings.TrimSpace(b.String())
 }
@@ -40,11 +40,13 @@ func TestTokens(t *testing.T) {
 }
 
 // The option sets of the packages that use Lex (datasets/hardness.go,
-// datasets/engine_mysql.go, metrics/rewrite.go).
+// datasets/engine_mysql.go, metrics/rewrite.go, runners/reactdsl, sim).
 var (
 	hardness = Options{Strict: true, NoComments: true, WordChars: "_$", Qualified: true}
 	mysql    = Options{MySQL: true, Strict: true, WordChars: "_$@"}
 	sqlparse = Options{SQLParse: true, Comments: true}
+	simToks  = Options{Bytes: true, Spaces: " \t\n\r", NoComments: true, NoExponent: true, Operators: []string{"<=", ">=", "<>", "!=", "||", "=="}}
+	dsl      = Options{Bytes: true, Strict: true, Operators: []string{"||", "==", "!=", "<>", "<=", ">=", "<<", ">>"}, Braces: true}
 )
 
 // TestLex: each option on the text where it makes a difference. The
@@ -69,8 +71,24 @@ func TestLex(t *testing.T) {
 			`w0:T1.order w0:1.5 p0:. w0:LIKE`},
 		{"MySQL: comments", mysql, "a # b\nc -- d\ne --f --",
 			`w0:a w0:c w0:e p0:- p0:- w0:f`},
+		{"MySQL: Executable reads executable comments as comments", Options{MySQL: true, Executable: true, Comments: true},
+			"/*!40101 SET x */ a /*M! b */", `c0:/*!40101 SET x */ w0:a c0:/*M! b */`},
 		{"MySQL: escapes in strings, not in backquotes; [ is punctuation", mysql, "'a\\'b' \"c\\\"d\" `e\\` [f]",
 			"s0:a\\'b i0:c\\\"d i0:e\\ p0:[ w0:f p0:]"},
+		{"Bytes: ASCII words and white space", Options{Bytes: true}, "caf\u00e9\u00a0x a$1 $b 1e5 1x \v",
+			"w0:caf\u00e9\u00a0x w0:a$1 p0:$ w0:b n0:1e5 n0:1 w0:x"},
+		{"Spaces: only the listed bytes", Options{Spaces: " \n"}, "a\tb\f c\n\u00a0x",
+			"w0:a p0:\t w0:b p0:\f w0:c p0:\u00a0 w0:x"},
+		{"NoExponent: digits and dots", Options{Bytes: true, NoExponent: true}, "1e5 2.5E+3 .5",
+			`n0:1 w0:e5 n0:2.5 w0:E p0:+ n0:3 n0:.5`},
+		{"NoBrackets: [ is punctuation", Options{NoBrackets: true}, "[a b] 'c'",
+			`p0:[ w0:a w0:b p0:] s0:c`},
+		{"NoBlockComments: only -- comments", Options{NoBlockComments: true, Comments: true}, "a /* b */ -- c\nd",
+			`w0:a p0:/ p0:* w0:b p0:* p0:/ c0:-- c w0:d`},
+		{"Operators: only the listed ones, longest first", Options{Operators: []string{"<=>", "<=", "=="}}, "a<=>b =<= c==d !=",
+			`w0:a p0:<=> w0:b p0:= p0:<= w0:c p0:== w0:d p0:! p0:=`},
+		{"Braces: placeholders", Options{Braces: true}, "x > { r1 }('{a}') {open",
+			`w0:x p0:> b0: r1  p0:( s1:{a} p0:) b0:open`},
 		{"SQLParse: words", sqlparse, "1distinct a#b$ $c 12",
 			`w0:1distinct w0:a#b$ p0:$ w0:c n0:12`},
 		{"SQLParse: escapes in every quote", sqlparse, "'a\\'b' `c\\`d`",
@@ -106,6 +124,7 @@ func TestLexErrors(t *testing.T) {
 		{mysql, "SELECT 'a\\'", Error{Offset: 7, Delim: "'"}},
 		{mysql, "SELECT 1 /*! 2 */", Error{Offset: 9, Delim: "/*", Executable: true}},
 		{mysql, "SELECT 1 /*M! 2 */", Error{Offset: 9, Delim: "/*", Executable: true}},
+		{Options{Braces: true, Strict: true}, "a > {r1", Error{Offset: 4, Delim: "{"}},
 	}
 	for _, c := range cases {
 		_, err := Lex(c.sql, c.o)
@@ -130,7 +149,7 @@ func FuzzLex(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, o := range []Options{{}, hardness, mysql, sqlparse} {
+		for _, o := range []Options{{}, hardness, mysql, sqlparse, dsl, simToks} {
 			toks, err := Lex(s, o)
 			if err != nil {
 				continue
@@ -147,4 +166,18 @@ func FuzzLex(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestDepthAfter: the depth after each token, that of the white space
+// and comments that follow it.
+func TestDepthAfter(t *testing.T) {
+	toks := Tokens("f((a), ')') (")
+	want := []int{0, 1, 2, 2, 1, 1, 1, 0, 1}
+	var got []int
+	for _, k := range toks {
+		got = append(got, k.DepthAfter())
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("DepthAfter of %s: got %v; want %v", show(toks), got, want)
+	}
 }

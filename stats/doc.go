@@ -19,6 +19,10 @@
 //   - ComparePairs and CompareFamily are the one comparison every output
 //     prints: pairing, test, an interval drawn from PairRand (the seed and
 //     the two systems' names) and Holm within the family.
+//   - PlanFamilies decides which system each system is compared with (the
+//     first of its benchmark or the one named; a sweep's points against the
+//     runner's default point) and the families Holm adjusts over;
+//     CompareFamilies and CompareScoreFamilies compare every family.
 //   - Holm adjusts a family of p-values (Holm-Bonferroni).
 //   - McNemarPower, McNemarMDE and McNemarSampleSize size an experiment.
 //   - AccuracyBy and Latency build the summaries that papers report:

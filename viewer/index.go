@@ -543,7 +543,7 @@ func (v *Viewer) buildIndex(ctx context.Context, runs []*runstore.RunData) error
 // the report does: the trials of a run that differ only in their seed are
 // one system (runstore.Systems), named as the report names it (prefixed by
 // its run when two runs share a label); runstore.PlanFamilies picks the
-// baselines and runstore.CompareFamilies compares, with the options' seed,
+// baselines and stats.CompareFamilies compares, with the options' seed,
 // resamples and level. outcomes are the trials' outcome maps in the
 // order of the index's trials.
 func (v *Viewer) compareSystems(runs []*runstore.RunData, names []string, labelCount map[string]int, outcomes []map[string]bool) ([]Comparison, error) {
@@ -582,7 +582,7 @@ func (v *Viewer) compareSystems(runs []*runstore.RunData, names []string, labelC
 		defaults = runners.PaperDefaults()
 	}
 	fams := runstore.PlanFamilies(refs, v.opt.Baseline, defaults)
-	byIndex, err := runstore.CompareFamilies(fams, arms, stats.FamilyOptions{Seed: v.opt.Seed, Resamples: v.opt.Resamples, Level: v.opt.Level, Intersect: true})
+	byIndex, err := stats.CompareFamilies(fams, arms, stats.FamilyOptions{Seed: v.opt.Seed, Resamples: v.opt.Resamples, Level: v.opt.Level, Intersect: true})
 	if err != nil {
 		return nil, fmt.Errorf("viewer: %w", err)
 	}

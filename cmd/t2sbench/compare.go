@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,11 +11,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/t2sbench/t2sbench/compare"
 	"github.com/t2sbench/t2sbench/internal/textable"
-	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runstore"
 	"github.com/t2sbench/t2sbench/spec"
 	"github.com/t2sbench/t2sbench/stats"
+	"github.com/t2sbench/t2sbench/verdictfile"
 )
 
 func init() {
@@ -31,106 +31,6 @@ func init() {
 // directory (runstore.LoadRunSystemsWith); a variable so tests can stub the
 // run store.
 var loadRunSystems = runstore.LoadRunSystemsWith
-
-// compareSystem is one system's outcomes and where they came from: a
-// verdict file, or the trials of a run that differ only in their seed (its
-// seeds are replicates).
-type compareSystem struct {
-	name   string
-	source string
-	// group is the benchmark of a run's trial; systems are compared only
-	// with a baseline of the same group. Verdict files have group "".
-	group     string
-	fromFile  bool
-	simulated bool
-	// correct holds, by seed, the questions in EX's one denominator
-	// (metrics.GoldRuns: the gold runs), failed ones false. A verdict
-	// file has one seed, 0.
-	correct stats.Replicates
-	// failed holds, by seed, the questions whose runner failed (run
-	// directories).
-	failed map[int64]map[string]bool
-	// excluded maps the questions whose gold does not run to their status;
-	// they are in no denominator, and a question excluded in one system is
-	// dropped from the other's side of a pair.
-	excluded map[string]metrics.Status
-	// tallies count each seed's questions on EX's one denominator (run
-	// directories record only the counts of excluded questions).
-	tallies []metrics.Tally
-	// run is true for a system of a run directory; pending counts its
-	// unfinished items over its seeds (its EX is then partial).
-	run     bool
-	pending int
-	// dbs maps question id to db_id where the input records it; a paired
-	// question on different databases means two different benchmarks.
-	dbs map[string]string
-	// trial is the configuration of a run system's first trial (its
-	// runner, parameters and sweep); nil for a verdict file.
-	trial *spec.Trial
-	// extra holds what --metric reads beside EX (comparemetric.go).
-	extra metricInputs
-}
-
-// seeds is the number of the system's seeds.
-func (s compareSystem) seeds() int { return len(s.correct) }
-
-// ex is the system's EX, the mean over seeds of each seed's EX (over its
-// attempted questions), with the standard deviation over seeds (NaN for
-// one seed; stats.MeanSD, as the report's) and the counts summed over
-// seeds.
-func (s compareSystem) ex() (mean, sd float64, sum metrics.Tally) {
-	sum.Excluded = map[metrics.Status]int{}
-	var exs []float64
-	for _, t := range s.tallies {
-		sum.Merge(t)
-		if t.Attempted > 0 {
-			exs = append(exs, t.EX())
-		}
-	}
-	mean, sd = stats.MeanSD(exs)
-	return mean, sd, sum
-}
-
-// compareRow is one system compared with the baseline; it is also the
-// --json output.
-type compareRow struct {
-	Baseline string `json:"baseline"`
-	System   string `json:"system"`
-	// Metric is the --metric compared when it is not EX; AccBaseline and
-	// AccSystem are then its means.
-	Metric      string  `json:"metric,omitempty"`
-	Benchmark   string  `json:"benchmark,omitempty"`
-	N           int     `json:"n"`
-	AccBaseline float64 `json:"acc_baseline"`
-	AccSystem   float64 `json:"acc_system"`
-	Delta       float64 `json:"delta"`
-	CILo        float64 `json:"ci_lo"`
-	CIHi        float64 `json:"ci_hi"`
-	Level       float64 `json:"level"`
-	CIMethod    string  `json:"ci_method"`
-	Resamples   int     `json:"resamples"`
-	// Seeds is the number of seeds pooled (1 for a verdict file or a
-	// one-seed run); B and C count discordant (seed, question) pairs.
-	Seeds       int     `json:"seeds"`
-	B           int     `json:"b"`
-	C           int     `json:"c"`
-	Test        string  `json:"test"`
-	P           float64 `json:"p"`
-	PHolm       float64 `json:"p_holm"`
-	Significant bool    `json:"significant"`
-	// FailedBaseline and FailedSystem count the paired questions whose
-	// runner failed (counted wrong); Partial* say a run trial has pending
-	// items.
-	FailedBaseline  int      `json:"failed_baseline"`
-	FailedSystem    int      `json:"failed_system"`
-	PartialBaseline bool     `json:"partial_baseline,omitempty"`
-	PartialSystem   bool     `json:"partial_system,omitempty"`
-	BaselineOnly    int      `json:"dropped_baseline_only,omitempty"`
-	SystemOnly      int      `json:"dropped_system_only,omitempty"`
-	Warnings        []string `json:"warnings,omitempty"`
-	// comparison is the comparison the row shows; the table prints it.
-	comparison *stats.Comparison
-}
 
 func runCompare(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("compare", "A B [C ...] [flags]  (verdict .jsonl files or run directories)", stderr)
@@ -185,12 +85,15 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	if len(systems) < 2 {
 		return fmt.Errorf("%w: compare needs at least two systems, got %d (%s)", errUsage, len(systems), strings.Join(inputs, ", "))
 	}
-	if err := assignGroups(systems, *baseline); err != nil {
-		return err
+	if err := compare.AssignGroups(systems, *baseline); err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
 	}
-	rows, err := compareAll(systems, *baseline, compareConfig{
-		intersect: *intersect, level: *level, resamples: *resamples, seed: *seed, ciMethod: *ciMethod, test: mcTest, metric: metric,
-	})
+	cfg := compare.Config{Intersect: *intersect, Level: *level, Resamples: *resamples, Seed: *seed, CIMethod: *ciMethod, Test: mcTest,
+		Scores: metric.kind == metricScores, AtDefault: func(r stats.SystemRef) bool { return runstore.AtPaperDefault(r, paperDefaults()) }}
+	if metric.kind != metricEX {
+		cfg.Metric = metric.name
+	}
+	rows, err := compare.All(systems, *baseline, cfg)
 	if err != nil {
 		return err
 	}
@@ -201,7 +104,7 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	}
 	simulated := false
 	for _, s := range systems {
-		simulated = simulated || s.simulated
+		simulated = simulated || s.Simulated
 	}
 	if metric.kind == metricEX {
 		writeSystemsTable(stdout, systems)
@@ -257,187 +160,14 @@ const testNote = "McNemar with one seed (exact below 25 discordant questions, el
 // system scores higher.
 const scoreTestNote = "the sign-flip randomization test over questions, p estimated from B random sign assignments (sign-flip-mc); b, c: questions where the baseline, the system scores higher"
 
-// compareConfig carries the statistical settings of a comparison.
-type compareConfig struct {
-	intersect bool
-	level     float64
-	resamples int
-	seed      uint64
-	ciMethod  string
-	test      string
-	metric    compareMetric
-}
-
-// assignGroups checks the systems' benchmark groups and the baseline:
-// verdict files join the group of the run trials when those are all on
-// one benchmark; a verdict file alone on its benchmark is an error, as is
-// a baseline (a name or a path) that names no system.
-func assignGroups(systems []compareSystem, baseline string) error {
-	groups := map[string]string{} // benchmarkKey -> a group name
-	for _, s := range systems {
-		if s.group != "" {
-			groups[benchmarkKey(s.group)] = s.group
-		}
-	}
-	if len(groups) == 1 {
-		for i := range systems {
-			if systems[i].group == "" {
-				for _, g := range groups {
-					systems[i].group = g
-				}
-			}
-		}
-	}
-	count := map[string]int{}
-	for _, s := range systems {
-		count[benchmarkKey(s.group)]++
-	}
-	// A verdict file alone on its benchmark is compared with nothing:
-	// say so plainly instead of leaving it out.
-	for _, s := range systems {
-		if s.fromFile && count[benchmarkKey(s.group)] == 1 && len(systems) > 1 {
-			var others []string
-			for _, o := range systems {
-				if o.source != s.source || o.name != s.name {
-					others = append(others, fmt.Sprintf("%s: %s", o.name, benchmarkOrUnknown(o.group)))
-				}
-			}
-			return fmt.Errorf("%w: compare: %s scores benchmark %s and no other input does (%s); systems are compared only on the same benchmark: compare verdict files of one benchmark (eval --benchmark)",
-				errUsage, s.source, benchmarkOrUnknown(s.group), strings.Join(others, "; "))
-		}
-	}
-	if baseline != "" && !slices.ContainsFunc(systems, func(s compareSystem) bool { return s.name == baseline || s.source == baseline }) {
-		names := make([]string, len(systems))
-		for i, s := range systems {
-			names[i] = s.name
-		}
-		return fmt.Errorf("%w: --baseline %q is none of the systems %s", errUsage, baseline, strings.Join(names, ", "))
-	}
-	return nil
-}
-
-// benchmarkKey is the name a benchmark group is matched by: run
-// directories name it bird/minidev (BenchmarkSpec.Key), verdict files by
-// eval's --benchmark, bird-minidev.
-func benchmarkKey(group string) string { return spec.DatasetNameOf(group) }
-
-func benchmarkOrUnknown(group string) string {
-	if group == "" {
-		return "(not recorded: a verdict file written before eval recorded it)"
-	}
-	return group
-}
-
-// compareAll compares the systems family by family: runstore.PlanFamilies
-// decides each system's baseline and family (the first system of each
-// benchmark or the one --baseline names; a sweep's points against the
-// runner's paper default point), and stats.CompareFamily compares each
-// member with its baseline (test, paired bootstrap interval seeded by
-// cfg.seed and the two names, Holm within the family). Rows are in family
-// order.
-func compareAll(systems []compareSystem, baseline string, cfg compareConfig) ([]compareRow, error) {
-	refs := make([]runstore.SystemRef, len(systems))
-	arms := make([]stats.Arm, len(systems))
-	for i, s := range systems {
-		refs[i] = runstore.SystemRef{Names: []string{s.name, s.source}, Benchmark: benchmarkKey(s.group)}
-		if s.trial != nil {
-			refs[i].Runner, refs[i].Params = s.trial.Runner, s.trial.Params
-			if k, swept := runstore.SweepOf(s.trial); k != "" {
-				refs[i].Sweep, refs[i].Swept = s.source+"\x00"+k, swept
-			}
-		}
-		arms[i] = stats.Arm{Key: s.name, Outcomes: s.correct}
-		if len(s.excluded) > 0 {
-			arms[i].Excluded = map[string]bool{}
-			for id := range s.excluded {
-				arms[i].Excluded[id] = true
-			}
-		}
-	}
-	fams := runstore.PlanFamilies(refs, baseline, paperDefaults())
-	// The databases of the questions two systems share must agree.
-	for _, f := range fams {
-		if f.Base < 0 {
-			continue
-		}
-		b := systems[f.Base]
-		for _, i := range f.Members {
-			s := systems[i]
-			for _, id := range slices.Sorted(maps.Keys(s.dbs)) {
-				if da, db := b.dbs[id], s.dbs[id]; da != "" && db != "" && da != db {
-					return nil, fmt.Errorf("compare %s (%s) with %s (%s): question %q is on database %q in one and %q in the other; they score different benchmarks",
-						b.name, b.source, s.name, s.source, id, da, db)
-				}
-			}
-		}
-	}
-	fopt := stats.FamilyOptions{Test: cfg.test, Level: cfg.level, Resamples: cfg.resamples,
-		CIMethod: cfg.ciMethod, Seed: cfg.seed, Intersect: cfg.intersect}
-	var cmp map[int]*runstore.SystemComparison
-	var err error
-	if cfg.metric.kind == metricScores {
-		scoreArms := make([]stats.ScoreArm, len(systems))
-		for i, s := range systems {
-			scoreArms[i] = stats.ScoreArm{Key: s.name, Scores: s.extra.scores}
-		}
-		cmp, err = runstore.CompareScoreFamilies(fams, scoreArms, fopt)
-	} else {
-		cmp, err = runstore.CompareFamilies(fams, arms, fopt)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("compare: %w", err)
-	}
-	var rows []compareRow
-	for _, f := range fams {
-		if f.Base < 0 {
-			continue
-		}
-		b := systems[f.Base]
-		for _, i := range f.Members {
-			s, sc := systems[i], cmp[i]
-			if sc.Err != nil {
-				return nil, fmt.Errorf("compare %s (%s) with %s (%s): %w", b.name, b.source, s.name, s.source, sc.Err)
-			}
-			c, p := sc.Comparison, sc.Paired
-			row := compareRow{
-				Baseline: b.name, System: s.name, Benchmark: s.group, N: c.N, Seeds: c.Seeds,
-				AccBaseline: c.AccA, AccSystem: c.AccB, Delta: c.Delta,
-				CILo: c.CI.Lo, CIHi: c.CI.Hi, Level: c.CI.Level, CIMethod: c.CIMethod, Resamples: c.Resamples,
-				B: c.B, C: c.C, Test: c.Test, P: c.P, PHolm: c.PAdj, Significant: c.Significant(), Warnings: c.Warnings,
-				BaselineOnly: len(p.OnlyA), SystemOnly: len(p.OnlyB),
-				PartialBaseline: b.pending > 0, PartialSystem: s.pending > 0,
-				comparison: c,
-			}
-			if cfg.metric.kind != metricEX {
-				row.Metric = cfg.metric.name
-			}
-			for _, seed := range p.Seeds {
-				for _, id := range p.IDs {
-					if b.failed[seed][id] {
-						row.FailedBaseline++
-					}
-					if s.failed[seed][id] {
-						row.FailedSystem++
-					}
-				}
-			}
-			rows = append(rows, row)
-		}
-	}
-	if len(rows) == 0 {
-		return nil, fmt.Errorf("compare: no two systems are on the same benchmark; nothing to compare")
-	}
-	return rows, nil
-}
-
 // writeSystemsTable prints every system's EX over its attempted questions
 // (those whose gold runs; failed ones counted wrong), as eval prints it,
 // with its failed and pending counts and the questions left out. When a
 // system has several seeds, a column gives their number, EX is the mean
 // over seeds of each seed's EX with its standard deviation over seeds, and
 // the counts are summed over seeds.
-func writeSystemsTable(w io.Writer, systems []compareSystem) {
-	seeded := slices.ContainsFunc(systems, func(s compareSystem) bool { return s.seeds() > 1 })
+func writeSystemsTable(w io.Writer, systems []compare.System) {
+	seeded := slices.ContainsFunc(systems, func(s compare.System) bool { return s.Seeds() > 1 })
 	fmt.Fprintf(w, "EX = correct / attempted (questions whose gold runs; failed items counted wrong)\n")
 	if seeded {
 		fmt.Fprintf(w, "EX: mean over seeds of each seed's EX; sd: standard deviation over seeds; counts summed over seeds\n")
@@ -457,16 +187,16 @@ func writeSystemsTable(w io.Writer, systems []compareSystem) {
 	tab := textable.New(1, cols...)
 	partial := false
 	for _, s := range systems {
-		mean, sd, t := s.ex()
+		mean, sd, t := s.EX()
 		ex := "-"
 		if !math.IsNaN(mean) {
 			ex = fmt.Sprintf("%.2f%%", 100*mean)
 		}
 		pend := "-" // a verdict file has no pending items
-		if s.run {
-			pend = fmt.Sprint(s.pending)
+		if s.Run {
+			pend = fmt.Sprint(s.Pending)
 		}
-		if s.pending > 0 {
+		if s.Pending > 0 {
 			ex += " (partial)"
 			partial = true
 		}
@@ -474,9 +204,9 @@ func writeSystemsTable(w io.Writer, systems []compareSystem) {
 		if excl == "" {
 			excl = "-"
 		}
-		row := []string{s.name}
+		row := []string{s.Name}
 		if seeded {
-			row = append(row, fmt.Sprint(s.seeds()))
+			row = append(row, fmt.Sprint(s.Seeds()))
 		}
 		row = append(row, fmt.Sprint(t.Attempted), fmt.Sprint(t.Correct), fmt.Sprint(t.Failed), pend, ex)
 		if seeded {
@@ -502,7 +232,7 @@ func writeSystemsTable(w io.Writer, systems []compareSystem) {
 // not significant after Holm adjustment. A comparison involving the sim
 // backend is titled "simulated model". Notes and every comparison's
 // warnings follow the table.
-func writeCompareTable(w io.Writer, rows []compareRow, simulated bool, level float64, resamples int, seed uint64, ciMethod string, metric compareMetric) {
+func writeCompareTable(w io.Writer, rows []compare.Row, simulated bool, level float64, resamples int, seed uint64, ciMethod string, metric compareMetric) {
 	if len(rows) == 0 {
 		return
 	}
@@ -549,7 +279,7 @@ func writeCompareTable(w io.Writer, rows []compareRow, simulated bool, level flo
 		textable.Column{Name: "p(Holm)", Align: textable.Right, MinWidth: 10}, textable.Column{})
 	tab := textable.New(1, cols...)
 	for _, r := range rows {
-		c := r.comparison
+		c := r.Comparison
 		row := []string{r.System, fmt.Sprint(c.N)}
 		if seeded {
 			row = append(row, fmt.Sprint(c.Seeds))
@@ -571,16 +301,16 @@ func writeCompareTable(w io.Writer, rows []compareRow, simulated bool, level flo
 }
 
 // loadCompareInputs reads each input: a verdict file (one system, named
-// after the file) or a run directory (its systems, via loadRunVerdicts).
+// after the file) or a run directory (its systems, via loadRunSystems).
 // System names must be unique.
-func loadCompareInputs(stderr io.Writer, inputs []string, o runstore.ReadOptions) ([]compareSystem, error) {
-	var systems []compareSystem
+func loadCompareInputs(stderr io.Writer, inputs []string, o runstore.ReadOptions) ([]compare.System, error) {
+	var systems []compare.System
 	seen := map[string]string{}
-	add := func(s compareSystem) error {
-		if prev, dup := seen[s.name]; dup {
-			return fmt.Errorf("compare: system name %q comes from both %s and %s; rename a file", s.name, prev, s.source)
+	add := func(s compare.System) error {
+		if prev, dup := seen[s.Name]; dup {
+			return fmt.Errorf("compare: system name %q comes from both %s and %s; rename a file", s.Name, prev, s.Source)
 		}
-		seen[s.name] = s.source
+		seen[s.Name] = s.Source
 		systems = append(systems, s)
 		return nil
 	}
@@ -604,16 +334,16 @@ func loadCompareInputs(stderr io.Writer, inputs []string, o runstore.ReadOptions
 			}
 			for _, sys := range runstore.Systems(trials) {
 				first := &rs[sys.Trials[0]]
-				s := compareSystem{name: sys.Label, source: in, group: first.Benchmark, correct: stats.Replicates{},
-					failed: map[int64]map[string]bool{}, dbs: map[string]string{}, run: true, trial: &trials[sys.Trials[0]].Trial}
+				s := compare.System{Name: sys.Label, Source: in, Benchmark: first.Benchmark, Key: spec.DatasetNameOf(first.Benchmark), Correct: stats.Replicates{},
+					Failed: map[int64]map[string]bool{}, DBs: map[string]string{}, Run: true, Ref: sys.Ref(trials)}
 				for k, i := range sys.Trials {
 					r, seed := &rs[i], sys.Seeds[k]
-					s.correct[seed], s.failed[seed] = r.Correct, r.Failed
-					s.extra.addCandidates(seed, r.Candidates)
-					s.tallies = append(s.tallies, r.Tally)
-					s.simulated = s.simulated || r.Simulated
-					s.pending += r.Pending
-					maps.Copy(s.dbs, r.DBs)
+					s.Correct[seed], s.Failed[seed] = r.Correct, r.Failed
+					s.Inputs.AddCandidates(seed, r.Candidates)
+					s.Tallies = append(s.Tallies, r.Tally)
+					s.Simulated = s.Simulated || r.Simulated
+					s.Pending += r.Pending
+					maps.Copy(s.DBs, r.DBs)
 				}
 				if err := add(s); err != nil {
 					return nil, err
@@ -621,116 +351,24 @@ func loadCompareInputs(stderr io.Writer, inputs []string, o runstore.ReadOptions
 			}
 			continue
 		}
-		vs, err := readVerdictOutcomes(in)
+		vf, err := readVerdictFile(in)
 		if err != nil {
 			return nil, err
 		}
 		name := strings.TrimSuffix(filepath.Base(in), filepath.Ext(in))
-		t := metrics.Tally{Attempted: len(vs.correct), Excluded: map[metrics.Status]int{}}
-		for _, ok := range vs.correct {
-			if ok {
-				t.Correct++
-			}
-		}
-		for _, st := range vs.excluded {
-			t.Excluded[st]++
-		}
-		if err := add(compareSystem{name: name, source: in, group: vs.benchmark, fromFile: true, correct: stats.Single(vs.correct),
-			tallies: []metrics.Tally{t}, excluded: vs.excluded, dbs: vs.dbs, extra: vs.extra}); err != nil {
+		if err := add(compare.FromVerdicts(vf, name, spec.DatasetNameOf(vf.Benchmark))); err != nil {
 			return nil, err
 		}
 	}
 	return systems, nil
 }
 
-// verdictLine is the part of a verdict file line that compare needs.
-type verdictLine struct {
-	// Benchmark is the eval --benchmark name (files written before it
-	// was recorded have none).
-	Benchmark  string  `json:"benchmark"`
-	QuestionID *string `json:"question_id"`
-	DBID       string  `json:"db_id"`
-	Correct    *bool   `json:"correct"`
-	Status     string  `json:"status"`
-	metricLine
-}
-
-// verdictOutcomes are a verdict file's outcomes: correct over the
-// questions whose gold runs, the others by status, and the databases.
-type verdictOutcomes struct {
-	// benchmark is the one benchmark every line names ("" when none does).
-	benchmark string
-	correct   map[string]bool
-	excluded  map[string]metrics.Status
-	dbs       map[string]string
-	extra     metricInputs
-}
-
-// readVerdictOutcomes reads a verdict file (JSON lines with at least
-// "question_id" and "correct", and optionally "db_id" and "status") into
-// its outcomes; a question whose status says its gold does not run
-// (missing_db, gold_error, gold_timeout) is excluded from EX's
-// denominator, as eval excludes it. Errors name file:line; a repeated
-// question id is an error.
-func readVerdictOutcomes(path string) (verdictOutcomes, error) {
+// readVerdictFile reads the verdict file at path (verdictfile.Decode).
+func readVerdictFile(path string) (*verdictfile.File, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return verdictOutcomes{}, fmt.Errorf("compare: %w", err)
+		return nil, fmt.Errorf("compare: %w", err)
 	}
 	defer f.Close()
-	return decodeVerdicts(f, path)
-}
-
-func decodeVerdicts(r io.Reader, path string) (verdictOutcomes, error) {
-	out := map[string]bool{}
-	excluded := map[string]metrics.Status{}
-	dbs := map[string]string{}
-	firstLine := map[string]int{}
-	bench := ""
-	var extra metricInputs
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 64<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := strings.TrimSpace(sc.Text())
-		if text == "" {
-			continue
-		}
-		var v verdictLine
-		if err := json.Unmarshal([]byte(text), &v); err != nil {
-			return verdictOutcomes{}, fmt.Errorf("%s:%d: not a verdict line (want {\"question_id\": \"...\", \"correct\": true|false, ...}, as eval --out writes): %w", path, line, err)
-		}
-		switch {
-		case v.QuestionID == nil || *v.QuestionID == "":
-			return verdictOutcomes{}, fmt.Errorf("%s:%d: missing \"question_id\"", path, line)
-		case v.Correct == nil:
-			return verdictOutcomes{}, fmt.Errorf("%s:%d: missing \"correct\"", path, line)
-		}
-		if len(firstLine) == 0 { // the first verdict
-			bench = v.Benchmark
-		} else if v.Benchmark != bench {
-			return verdictOutcomes{}, fmt.Errorf("%s:%d: verdict of benchmark %q in a file of benchmark %q; a verdict file holds one benchmark (eval --out writes one)", path, line, v.Benchmark, bench)
-		}
-		if prev, dup := firstLine[*v.QuestionID]; dup {
-			return verdictOutcomes{}, fmt.Errorf("%s:%d: question %q repeated (first on line %d)", path, line, *v.QuestionID, prev)
-		}
-		firstLine[*v.QuestionID] = line
-		if st := metrics.Status(v.Status); !metrics.GoldRuns(st) {
-			excluded[*v.QuestionID] = st
-		} else {
-			out[*v.QuestionID] = *v.Correct
-			extra.addLine(*v.QuestionID, v.metricLine)
-		}
-		if v.DBID != "" {
-			dbs[*v.QuestionID] = v.DBID
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return verdictOutcomes{}, fmt.Errorf("%s:%d: %w", path, line+1, err)
-	}
-	if len(out) == 0 && len(excluded) == 0 {
-		return verdictOutcomes{}, fmt.Errorf("%s: no verdicts", path)
-	}
-	return verdictOutcomes{benchmark: bench, correct: out, excluded: excluded, dbs: dbs, extra: extra}, nil
+	return verdictfile.Decode(f, path)
 }

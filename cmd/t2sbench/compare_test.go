@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/t2sbench/t2sbench/compare"
 	"github.com/t2sbench/t2sbench/runstore"
 )
 
@@ -98,7 +99,7 @@ func TestCompareReActSQLTable5(t *testing.T) {
 	if err := run(&out, &errb, []string{"compare", "--json", "--baseline", "iter", pb, pi}); err != nil {
 		t.Fatal(err)
 	}
-	var rows []compareRow
+	var rows []compare.Row
 	if err := json.Unmarshal(out.Bytes(), &rows); err != nil {
 		t.Fatalf("json output: %v\n%s", err, out.String())
 	}
@@ -169,7 +170,7 @@ func TestCompareIntersectAndRunDirs(t *testing.T) {
 	if err := run(&out, &errb, []string{"compare", "--json", dir}); err != nil {
 		t.Fatal(err)
 	}
-	var rows []compareRow
+	var rows []compare.Row
 	if err := json.Unmarshal(out.Bytes(), &rows); err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +200,7 @@ func TestCompareRunTwoBenchmarks(t *testing.T) {
 	if err := run(&out, &errb, []string{"compare", "--json", dir}); err != nil {
 		t.Fatal(err)
 	}
-	var rows []compareRow
+	var rows []compare.Row
 	if err := json.Unmarshal(out.Bytes(), &rows); err != nil {
 		t.Fatal(err)
 	}

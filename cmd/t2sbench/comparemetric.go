@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/t2sbench/t2sbench/compare"
 	"github.com/t2sbench/t2sbench/internal/textable"
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/stats"
@@ -65,58 +66,6 @@ func parseCompareMetric(s string) (compareMetric, error) {
 	return compareMetric{}, fmt.Errorf("%w: compare: --metric %q: want ex, soft-f1, r-ves, pass@K or majority@K", errUsage, s)
 }
 
-// metricInputs are a system's per-question values beside its EX outcome,
-// as its input holds them: a verdict file's Soft F1, R-VES scores and
-// candidate marks (seed 0), a run's candidate marks by seed. apply turns
-// them into the scores or outcomes compared.
-type metricInputs struct {
-	softF1, rves map[string]float64
-	cands        map[int64]map[string][]metrics.CandidateMark
-	// scores are the compared scores (metricScores).
-	scores stats.Scores
-}
-
-// metricLine is the part of a verdict line --metric reads beside EX.
-type metricLine struct {
-	SoftF1 *float64 `json:"soft_f1"`
-	RVES   *struct {
-		Reward float64 `json:"reward"`
-	} `json:"r_ves"`
-	Candidates []metrics.CandidateMark `json:"candidates"`
-}
-
-// addLine records a verdict line's values for question id.
-func (m *metricInputs) addLine(id string, l metricLine) {
-	if l.SoftF1 != nil {
-		if m.softF1 == nil {
-			m.softF1 = map[string]float64{}
-		}
-		m.softF1[id] = *l.SoftF1
-	}
-	if l.RVES != nil {
-		if m.rves == nil {
-			m.rves = map[string]float64{}
-		}
-		m.rves[id] = metrics.RVESScore(l.RVES.Reward)
-	}
-	if len(l.Candidates) > 0 {
-		m.addCandidates(0, map[string][]metrics.CandidateMark{id: l.Candidates})
-	}
-}
-
-// addCandidates records the candidate marks of a seed's questions.
-func (m *metricInputs) addCandidates(seed int64, marks map[string][]metrics.CandidateMark) {
-	if m.cands == nil {
-		m.cands = map[int64]map[string][]metrics.CandidateMark{}
-	}
-	if m.cands[seed] == nil {
-		m.cands[seed] = map[string][]metrics.CandidateMark{}
-	}
-	for id, ms := range marks {
-		m.cands[seed][id] = ms
-	}
-}
-
 // outcome is a question's 0/1 outcome under a candidate metric: one of
 // the first k candidates correct (metrics.PassedAtK), or the answer the first k
 // vote correct (metrics.MajorityAtK).
@@ -132,40 +81,40 @@ func (m compareMetric) outcome(marks []metrics.CandidateMark) bool {
 // one), or the candidate outcomes replacing EX's. It returns the systems
 // compared: under a candidate metric those that stored candidates, the
 // others' names in dropped. EX leaves the systems as they are.
-func (m compareMetric) apply(systems []compareSystem) (kept []compareSystem, dropped []string, err error) {
+func (m compareMetric) apply(systems []compare.System) (kept []compare.System, dropped []string, err error) {
 	for i := range systems {
 		s := &systems[i]
 		switch m.kind {
 		case metricScores:
-			if s.run {
-				return nil, nil, fmt.Errorf("%w: compare --metric %s: %s is a run directory; %s is scored by eval --metrics %s --out, whose verdict files compare reads", errUsage, m.name, s.source, m.label, m.name)
+			if s.Run {
+				return nil, nil, fmt.Errorf("%w: compare --metric %s: %s is a run directory; %s is scored by eval --metrics %s --out, whose verdict files compare reads", errUsage, m.name, s.Source, m.label, m.name)
 			}
-			src := s.extra.softF1
+			src := s.Inputs.SoftF1
 			if m.rves {
-				src = s.extra.rves
+				src = s.Inputs.RVES
 			}
 			sc := map[string]float64{}
-			for _, id := range slices.Sorted(maps.Keys(s.correct[0])) {
+			for _, id := range slices.Sorted(maps.Keys(s.Correct[0])) {
 				v, ok := src[id]
 				if !ok {
-					return nil, nil, fmt.Errorf("%w: compare --metric %s: %s: question %q has no %s (write the verdicts with eval --metrics %s --out)", errUsage, m.name, s.source, id, m.label, m.name)
+					return nil, nil, fmt.Errorf("%w: compare --metric %s: %s: question %q has no %s (write the verdicts with eval --metrics %s --out)", errUsage, m.name, s.Source, id, m.label, m.name)
 				}
 				sc[id] = v
 			}
-			s.extra.scores = stats.Scores{0: sc}
+			s.Inputs.Scores = stats.Scores{0: sc}
 		case metricCandidates:
 			stored := false
-			for seed, corr := range s.correct {
+			for seed, corr := range s.Correct {
 				out := make(map[string]bool, len(corr))
 				for id := range corr {
-					marks := s.extra.cands[seed][id]
+					marks := s.Inputs.Cands[seed][id]
 					stored = stored || len(marks) > 0
 					out[id] = m.outcome(marks)
 				}
-				s.correct[seed] = out
+				s.Correct[seed] = out
 			}
 			if !stored {
-				dropped = append(dropped, s.name)
+				dropped = append(dropped, s.Name)
 				continue
 			}
 		}
@@ -177,17 +126,17 @@ func (m compareMetric) apply(systems []compareSystem) (kept []compareSystem, dro
 // mean is the system's mean of the metric over its seeds and questions:
 // the scores' mean, or the share of 0/1 outcomes that are true; NaN for
 // none.
-func (m compareMetric) mean(s compareSystem) (mean float64, n int) {
+func (m compareMetric) mean(s compare.System) (mean float64, n int) {
 	sum := 0.0
 	if m.kind == metricScores {
-		for _, q := range s.extra.scores {
+		for _, q := range s.Inputs.Scores {
 			for _, v := range q {
 				sum += v
 				n++
 			}
 		}
 	} else {
-		for _, q := range s.correct {
+		for _, q := range s.Correct {
 			for _, ok := range q {
 				if ok {
 					sum++
@@ -204,7 +153,7 @@ func (m compareMetric) mean(s compareSystem) (mean float64, n int) {
 
 // writeMetricSystemsTable prints each system's mean of a metric other
 // than EX over its (seed, question) pairs.
-func writeMetricSystemsTable(w io.Writer, systems []compareSystem, m compareMetric) {
+func writeMetricSystemsTable(w io.Writer, systems []compare.System, m compareMetric) {
 	fmt.Fprintf(w, "%s = mean over the questions whose gold runs (every seed), in %%\n\n", m.label)
 	tab := textable.New(1, textable.Column{Name: "system"}, textable.Column{Name: "seeds", Align: textable.Right, MinWidth: 5},
 		textable.Column{Name: "n", Align: textable.Right, MinWidth: 6}, textable.Column{Name: m.label, Align: textable.Right, MinWidth: 8})
@@ -214,7 +163,7 @@ func writeMetricSystemsTable(w io.Writer, systems []compareSystem, m compareMetr
 		if !math.IsNaN(v) {
 			cell = fmt.Sprintf("%.2f", 100*v)
 		}
-		tab.Row(s.name, fmt.Sprint(s.seeds()), fmt.Sprint(n), cell)
+		tab.Row(s.Name, fmt.Sprint(s.Seeds()), fmt.Sprint(n), cell)
 	}
 	tab.Write(w)
 	fmt.Fprintln(w)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/t2sbench/t2sbench/compare"
 	"github.com/t2sbench/t2sbench/metrics"
 )
 
@@ -40,7 +41,7 @@ func TestCompareSoftF1MatchesEval(t *testing.T) {
 	if err := run(&o, &e, []string{"compare", "--metric", "soft-f1", "--json", "-B", "200", filepath.Join(dir, "gold.jsonl"), filepath.Join(dir, "pred.jsonl")}); err != nil {
 		t.Fatalf("compare: %v\n%s", err, e.String())
 	}
-	var rows []compareRow
+	var rows []compare.Row
 	if err := json.Unmarshal(o.Bytes(), &rows); err != nil || len(rows) != 1 {
 		t.Fatalf("compare --json: %v, %d rows:\n%s", err, len(rows), o.String())
 	}

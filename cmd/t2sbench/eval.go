@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -24,6 +23,7 @@ import (
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners/llm"
 	"github.com/t2sbench/t2sbench/runners/sqltext"
+	"github.com/t2sbench/t2sbench/verdictfile"
 )
 
 func init() {
@@ -82,18 +82,6 @@ type evalReport struct {
 	// EX of every prediction file under both golds (metrics.TwoGoldEX).
 	TwoGold *metrics.TwoGold `json:"two_gold,omitempty"`
 	metrics.EXSummary
-}
-
-// responseVerdict is a verdict of --response-field: the SQL extracted from
-// the raw response and how it was found.
-type responseVerdict struct {
-	metrics.Verdict
-	PredSQL    string        `json:"pred_sql"`
-	Extraction sqltext.Style `json:"extraction"`
-	// ExtractionFinal: an explicit final-answer marker chose the SQL.
-	ExtractionFinal bool `json:"extraction_final,omitempty"`
-	// ExtractionReason is the rule that chose the SQL (sqltext.Reason).
-	ExtractionReason sqltext.Reason `json:"extraction_reason"`
 }
 
 func runEval(stdout, stderr io.Writer, args []string) error {
@@ -341,15 +329,15 @@ func runEval(stdout, stderr io.Writer, args []string) error {
 		fmt.Fprintf(stderr, "warning: re-executed %d golds whose gold-cache entry (%s) failed its checksum; the damaged entries were replaced\n", n, cache.Dir())
 	}
 
-	var rows []responseVerdict
+	var rows []verdictfile.Response
 	if extracted != nil {
-		rows = responseVerdicts(verdicts, extracted)
+		rows = verdictfile.Responses(verdicts, extracted)
 	}
 	if *out != "" {
 		if extracted != nil {
-			err = writeVerdictsJSONL(*out, *benchName, rows)
+			err = verdictfile.Write(*out, *benchName, rows)
 		} else {
-			err = writeVerdictsJSONL(*out, *benchName, verdicts)
+			err = verdictfile.Write(*out, *benchName, verdicts)
 		}
 		if err != nil {
 			return fmt.Errorf("eval: %w", err)
@@ -543,59 +531,6 @@ func extractResponses(ps []metrics.Prediction, prefix string) map[string]sqltext
 		out[ps[i].QuestionID] = e
 	}
 	return out
-}
-
-// responseVerdicts adds to each verdict the SQL extracted from its response
-// and the extraction's style; a response without SQL, which the scorer saw
-// as an empty prediction, gets the error sqltext.NoSQL. The verdicts'
-// Error is updated in place, so that summaries see the same reason.
-func responseVerdicts(vs []metrics.Verdict, ex map[string]sqltext.Extraction) []responseVerdict {
-	rows := make([]responseVerdict, len(vs))
-	for i := range vs {
-		e := ex[vs[i].QuestionID]
-		if !e.Found() && vs[i].Status == metrics.StatusPredError {
-			vs[i].Error = sqltext.NoSQL
-		}
-		rows[i] = responseVerdict{Verdict: vs[i], PredSQL: e.SQL, Extraction: e.Style, ExtractionFinal: e.Final, ExtractionReason: e.Reason}
-	}
-	return rows
-}
-
-// writeVerdictsJSONL writes one JSON object per verdict (metrics.Verdict,
-// or responseVerdict with --response-field), each starting with the
-// benchmark it scores ("benchmark": the eval --benchmark name), so that
-// compare can refuse verdicts of different benchmarks.
-func writeVerdictsJSONL[V any](path, benchmark string, vs []V) (err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := f.Close(); cerr != nil && err == nil {
-			err = cerr
-		}
-	}()
-	w := bufio.NewWriter(f)
-	head, _ := json.Marshal(benchmark)
-	for _, v := range vs {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-		if len(b) < 2 || b[0] != '{' {
-			return fmt.Errorf("write %s: a verdict is not a JSON object", path)
-		}
-		fmt.Fprintf(w, "{\"benchmark\":%s", head)
-		if len(b) > 2 {
-			w.WriteByte(',')
-		}
-		w.Write(b[1:])
-		w.WriteByte('\n')
-	}
-	if err := w.Flush(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }
 
 func pct(x float64) string { return fmt.Sprintf("%6.2f%%", 100*x) }

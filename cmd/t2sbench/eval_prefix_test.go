@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/t2sbench/t2sbench/runners/sqltext"
+	"github.com/t2sbench/t2sbench/verdictfile"
 )
 
 // TestEvalResponsePrefixMini scores hand-written completion-style answers
@@ -81,13 +82,13 @@ func TestEvalResponsePrefixMini(t *testing.T) {
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
-	want := map[string]responseVerdict{
+	want := map[string]verdictfile.Response{
 		"1": {PredSQL: "SELECT title FROM course WHERE instructor_id IS NULL", Extraction: sqltext.StyleContinuation, ExtractionReason: sqltext.ReasonContinuation},
 		"6": {PredSQL: "SELECT name FROM instructor WHERE hire_date < '2015-01-01' AND salary > (SELECT AVG(salary) FROM instructor)", Extraction: sqltext.StyleContinuation, ExtractionReason: sqltext.ReasonContinuation},
 		"5": {PredSQL: "SELECT s.name FROM student AS s JOIN enrollment AS e ON s.student_id = e.student_id GROUP BY s.student_id, s.name HAVING COUNT(DISTINCT e.course_id) >= 4", Extraction: sqltext.StyleFence, ExtractionReason: sqltext.ReasonSingle},
 	}
 	for sc.Scan() {
-		var v responseVerdict
+		var v verdictfile.Response
 		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
 			t.Fatalf("verdict %s: %v", sc.Text(), err)
 		}

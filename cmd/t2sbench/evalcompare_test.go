@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/t2sbench/t2sbench/compare"
 )
 
 // TestEvalCompareSameEXJSON: eval and compare, run on the same verdict
@@ -87,7 +89,7 @@ func TestEvalCompareSameEXJSON(t *testing.T) {
 				if err := run(&out, &errb, append([]string{"compare", "--json", "-B", "100"}, args...)); err != nil {
 					t.Fatalf("compare %v: %v\n%s", args, err, errb.String())
 				}
-				var rows []compareRow
+				var rows []compare.Row
 				if err := json.Unmarshal(out.Bytes(), &rows); err != nil || len(rows) != 1 {
 					t.Fatalf("compare %v --json: %v, %d rows; want one\n%s", args, err, len(rows), out.String())
 				}

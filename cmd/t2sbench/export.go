@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -13,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/t2sbench/t2sbench/datasets"
-	"github.com/t2sbench/t2sbench/metrics"
+	"github.com/t2sbench/t2sbench/export"
 	"github.com/t2sbench/t2sbench/runners/llm"
 	"github.com/t2sbench/t2sbench/runstore"
 )
@@ -25,44 +24,6 @@ func init() {
 		run:     runExport,
 	})
 }
-
-// Export formats, with the eval format that reads each back.
-const (
-	// exportSpiderSQL is Spider's prediction file: line i holds question
-	// i's SQL on one line, then a TAB and the db_id (the official
-	// evaluator keeps the text before the TAB: test-suite-sql-eval
-	// evaluation.py, p_str = p[0]). eval reads it as sql-lines.
-	exportSpiderSQL = "spider-sql"
-	// exportBIRDJSON is BIRD's predict_dev.json: {"0": "SQL\t----- bird
-	// -----\tdb_id", ...} in question order (the official scorer takes the
-	// values in file order and opens the db_id's database). eval reads it
-	// as bird-json.
-	exportBIRDJSON = "bird-json"
-	// exportJSONL is one {"question_id", "db_id", "sql"} object per line
-	// (plus "status" for a question without a prediction); eval reads it
-	// as jsonl.
-	exportJSONL = "jsonl"
-)
-
-// exportFormats maps each export format (and eval's name of the Spider
-// one) to the eval format that reads it.
-var exportFormats = map[string]metrics.PredFormat{
-	exportSpiderSQL: metrics.FormatSQLLines,
-	"sql-lines":     metrics.FormatSQLLines,
-	exportBIRDJSON:  metrics.FormatBIRDJSON,
-	exportJSONL:     metrics.FormatJSONL,
-}
-
-// NoPrediction is the SQL written for a question without a prediction (its
-// item failed, is pending, or its SQL is empty) in the official formats.
-// Those formats cannot leave it out or blank: a blank line ends a session
-// in Spider's evaluator and misaligns the rest (test-suite-sql-eval
-// evaluation.py l.540 asserts the lengths), and BIRD's scorer would run an
-// empty string as SQL, which gives no rows and "matches" every gold with
-// an empty result. This query fails on every database (no such table), so
-// the official scripts and eval score it wrong (pred_error), as the run
-// counted the question.
-const NoPrediction = "SELECT * FROM t2sbench_no_prediction"
 
 func runExport(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("export", "RUN_DIR --trial LABEL --format spider-sql|bird-json|jsonl [--out FILE]\n       t2sbench export RUN_DIR --trial LABEL --question ID [--out FILE]", stderr)
@@ -81,7 +42,7 @@ func runExport(stdout, stderr io.Writer, args []string) error {
 		}
 		return exportItem(stdout, stderr, dir, *trial, *question, *out)
 	}
-	if _, ok := exportFormats[*format]; !ok {
+	if _, ok := export.Formats[*format]; !ok {
 		return fmt.Errorf("%w: export: --format must be spider-sql, bird-json or jsonl, got %q", errUsage, *format)
 	}
 	r, t, err := readTrial(dir, *trial, true)
@@ -105,20 +66,12 @@ func runExport(stdout, stderr io.Writer, args []string) error {
 	for i := range preds {
 		if sql := red.Redact(preds[i].SQL); sql != preds[i].SQL {
 			preds[i].SQL = sql
-			st.redacted = append(st.redacted, preds[i].ID)
+			st.Redacted = append(st.Redacted, preds[i].ID)
 		}
 	}
 
 	var buf bytes.Buffer
-	switch *format {
-	case exportSpiderSQL, "sql-lines":
-		err = writeSpiderSQL(&buf, preds, &st)
-	case exportBIRDJSON:
-		err = writeBIRDJSON(&buf, preds)
-	case exportJSONL:
-		err = writeExportJSONL(&buf, preds)
-	}
-	if err != nil {
+	if err := export.Write(&buf, *format, preds, &st); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
 	if err := writeExport(stdout, *out, buf.Bytes()); err != nil {
@@ -129,7 +82,7 @@ func runExport(stdout, stderr io.Writer, args []string) error {
 		dest = "stdout"
 	}
 	fmt.Fprintf(stderr, "exported trial %q: %d questions of %s in %s to %s\n", t.Label, len(preds), t.Benchmark.DatasetName(), *format, dest)
-	return st.report(stderr, *format)
+	return reportExport(stderr, st, *format)
 }
 
 // readTrial reads the head of run directory dir (its meta and trials, no
@@ -261,51 +214,29 @@ func exportQuestions(r *runstore.RunData, t *runstore.RunTrial, data string) ([]
 	return exs, nil
 }
 
-// exportPred is one question's line of an export.
-type exportPred struct {
-	ID, DBID string
-	Index    int
-	// SQL is the scored prediction; Missing says why there is none
-	// ("failed", "pending", "empty"), and then SQL is empty.
-	SQL     string
-	Missing string
-}
-
-// exportStats counts what an export wrote.
-type exportStats struct {
-	failed, pending, empty int
-	// quoted lists the questions whose SQL held a line break or TAB inside
-	// quoted text, which a one-line format cannot keep.
-	quoted []string
-	// redacted lists the questions whose SQL held a credential of the
-	// run's models, or text that looks like an API key, written as
-	// [REDACTED].
-	redacted []string
-}
-
 // trialPredictions returns, in question order, each question's prediction:
 // the SQL that was scored for a done item, nothing for a failed one (it was
 // scored as an empty prediction) or a question without a finished item.
-func trialPredictions(t *runstore.RunTrial, exs []datasets.Example) ([]exportPred, exportStats) {
+func trialPredictions(t *runstore.RunTrial, exs []datasets.Example) ([]export.Pred, export.Stats) {
 	items := make(map[string]*runstore.Item, len(t.Items))
 	for i := range t.Items {
 		items[t.Items[i].QuestionID] = &t.Items[i]
 	}
-	var st exportStats
-	out := make([]exportPred, len(exs))
+	var st export.Stats
+	out := make([]export.Pred, len(exs))
 	for i, ex := range exs {
-		p := exportPred{ID: ex.ID, DBID: ex.DBID, Index: ex.Index}
+		p := export.Pred{ID: ex.ID, DBID: ex.DBID, Index: ex.Index}
 		it := items[ex.ID]
 		switch {
 		case it == nil || (it.Status != runstore.StatusDone && it.Status != runstore.StatusFailed):
 			p.Missing = "pending"
-			st.pending++
+			st.Pending++
 		case it.Status == runstore.StatusFailed:
 			p.Missing = "failed"
-			st.failed++
+			st.Failed++
 		case it.Result == nil || strings.TrimSpace(it.Result.SQL) == "":
 			p.Missing = "empty"
-			st.empty++
+			st.Empty++
 		default:
 			p.SQL = it.Result.SQL
 		}
@@ -314,166 +245,30 @@ func trialPredictions(t *runstore.RunTrial, exs []datasets.Example) ([]exportPre
 	return out, st
 }
 
-// report says on w what stands in for missing predictions; pending items
-// make the export incomplete (exit status 3).
-func (st exportStats) report(w io.Writer, format string) error {
-	if n := st.failed + st.pending + st.empty; n > 0 {
-		what := strconv.Quote(NoPrediction)
-		if format == exportJSONL {
+// reportExport says on w what stands in for missing predictions in an
+// export of format; pending items make the export incomplete (exit status
+// 3).
+func reportExport(w io.Writer, st export.Stats, format string) error {
+	if n := st.Failed + st.Pending + st.Empty; n > 0 {
+		what := strconv.Quote(export.NoPrediction)
+		if format == export.JSONL {
 			what = `an empty "sql" with a "status" field`
 		}
 		fmt.Fprintf(w, "%d questions without a prediction (%d failed, counted wrong; %d pending; %d with empty SQL) written as %s\n",
-			n, st.failed, st.pending, st.empty, what)
+			n, st.Failed, st.Pending, st.Empty, what)
 	}
-	if n := len(st.quoted); n > 0 {
+	if n := len(st.Quoted); n > 0 {
 		fmt.Fprintf(w, "warning: %d predictions hold a line break or TAB inside quoted text, written as a space (their results may change): %s\n",
-			n, strings.Join(st.quoted, ", "))
+			n, strings.Join(st.Quoted, ", "))
 	}
-	if n := len(st.redacted); n > 0 {
+	if n := len(st.Redacted); n > 0 {
 		fmt.Fprintf(w, "warning: %d predictions hold an API key of the run's models or text that looks like one, written as %s (their results may change): %s\n",
-			n, llm.Redacted, strings.Join(st.redacted, ", "))
+			n, llm.Redacted, strings.Join(st.Redacted, ", "))
 	}
-	if st.pending > 0 {
-		return fmt.Errorf("%w: %d questions of the trial are pending (not finished); the export scores them wrong", errIncomplete, st.pending)
+	if st.Pending > 0 {
+		return fmt.Errorf("%w: %d questions of the trial are pending (not finished); the export scores them wrong", errIncomplete, st.Pending)
 	}
 	return nil
-}
-
-func writeSpiderSQL(w io.Writer, preds []exportPred, st *exportStats) error {
-	bw := bufio.NewWriter(w)
-	for _, p := range preds {
-		sql, changed := flattenSQL(p.SQL)
-		if changed {
-			st.quoted = append(st.quoted, p.ID)
-		}
-		if sql == "" {
-			if p.Missing == "" {
-				// Only comments: nothing the evaluator can run.
-				st.empty++
-			}
-			sql = NoPrediction
-		}
-		fmt.Fprintf(bw, "%s\t%s\n", sql, p.DBID)
-	}
-	return bw.Flush()
-}
-
-func writeBIRDJSON(w io.Writer, preds []exportPred) error {
-	bw := bufio.NewWriter(w)
-	bw.WriteString("{\n")
-	for i, p := range preds {
-		sql := p.SQL
-		if p.Missing != "" {
-			sql = NoPrediction
-		}
-		v, err := jsonString(sql + metrics.BIRDSeparator + p.DBID)
-		if err != nil {
-			return err
-		}
-		sep := ",\n"
-		if i == len(preds)-1 {
-			sep = "\n"
-		}
-		fmt.Fprintf(bw, "    %q: %s%s", strconv.Itoa(p.Index), v, sep)
-	}
-	bw.WriteString("}\n")
-	return bw.Flush()
-}
-
-func writeExportJSONL(w io.Writer, preds []exportPred) error {
-	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
-	for _, p := range preds {
-		rec := struct {
-			QuestionID string `json:"question_id"`
-			DBID       string `json:"db_id"`
-			SQL        string `json:"sql"`
-			Status     string `json:"status,omitempty"`
-		}{p.ID, p.DBID, p.SQL, p.Missing}
-		if err := enc.Encode(rec); err != nil {
-			return err
-		}
-	}
-	return bw.Flush()
-}
-
-// jsonString encodes s as a JSON string without HTML escapes, so that the
-// file reads as the SQL does.
-func jsonString(s string) (string, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(s); err != nil {
-		return "", err
-	}
-	return strings.TrimSuffix(b.String(), "\n"), nil
-}
-
-// flattenSQL puts sql on one line for a line format without changing what
-// it means: line breaks and TABs outside quoted text become spaces, and a
-// "--" comment, which would swallow the rest of the line, is dropped
-// (up to its line break). Quoted text is '...', "...", `...` or [...],
-// with doubled quotes as escapes; /* */ comments are kept (their line
-// breaks become spaces). A line break or TAB inside quoted text is part of
-// a value or a name and cannot be kept on one line: it becomes a space too,
-// and changed reports it. The result is trimmed.
-func flattenSQL(sql string) (flat string, changed bool) {
-	var b strings.Builder
-	b.Grow(len(sql))
-	space := func(c byte) bool { return c == '\n' || c == '\r' || c == '\t' }
-	for i := 0; i < len(sql); i++ {
-		c := sql[i]
-		switch {
-		case c == '\'' || c == '"' || c == '`' || c == '[':
-			end := c
-			if c == '[' {
-				end = ']'
-			}
-			b.WriteByte(c)
-			for i++; i < len(sql); i++ {
-				d := sql[i]
-				if d == end {
-					if end != ']' && i+1 < len(sql) && sql[i+1] == end {
-						b.WriteString(string([]byte{d, d}))
-						i++
-						continue
-					}
-					b.WriteByte(d)
-					break
-				}
-				if space(d) {
-					changed = true
-					d = ' '
-				}
-				b.WriteByte(d)
-			}
-		case c == '-' && i+1 < len(sql) && sql[i+1] == '-':
-			for i < len(sql) && sql[i] != '\n' && sql[i] != '\r' {
-				i++
-			}
-			b.WriteByte(' ')
-		case c == '/' && i+1 < len(sql) && sql[i+1] == '*':
-			b.WriteString("/*")
-			for i += 2; i < len(sql); i++ {
-				if sql[i] == '*' && i+1 < len(sql) && sql[i+1] == '/' {
-					b.WriteString("*/")
-					i++
-					break
-				}
-				d := sql[i]
-				if space(d) {
-					d = ' '
-				}
-				b.WriteByte(d)
-			}
-		case space(c):
-			b.WriteByte(' ')
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return strings.TrimSpace(b.String()), changed
 }
 
 // exportItem writes the item of trial label and question qid of run dir

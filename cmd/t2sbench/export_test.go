@@ -10,44 +10,13 @@ import (
 	"testing"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/export"
 	"github.com/t2sbench/t2sbench/internal/testenv"
 	"github.com/t2sbench/t2sbench/metrics"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runstore"
 	"github.com/t2sbench/t2sbench/spec"
 )
-
-func TestFlattenSQL(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name, in, want string
-		changed        bool
-	}{
-		{"one line", "SELECT a FROM t", "SELECT a FROM t", false},
-		{"line breaks and tabs", "SELECT a,\n\tb\r\nFROM t\n", "SELECT a,  b  FROM t", false},
-		{"line comment dropped", "SELECT a -- the name\nFROM t -- end", "SELECT a  FROM t", false},
-		{"block comment kept on one line", "SELECT /* a\nb */ 1", "SELECT /* a b */ 1", false},
-		{"dashes in a string are text", "SELECT '--x' FROM t", "SELECT '--x' FROM t", false},
-		{"escaped quote", "SELECT 'it''s\n' FROM t", "SELECT 'it''s ' FROM t", true},
-		{"newline in a double-quoted name", "SELECT \"a\nb\" FROM t", "SELECT \"a b\" FROM t", true},
-		{"tab in a bracket name", "SELECT [a\tb] FROM t", "SELECT [a b] FROM t", true},
-		{"backticks", "SELECT `x`\nFROM t", "SELECT `x` FROM t", false},
-		{"unterminated string", "SELECT 'abc\n", "SELECT 'abc", true},
-		{"only a comment", "-- nothing", "", false},
-		{"empty", "", "", false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, changed := flattenSQL(tt.in)
-			if got != tt.want || changed != tt.changed {
-				t.Errorf("flattenSQL(%q) = %q, %v; want %q, %v", tt.in, got, changed, tt.want, tt.changed)
-			}
-			if strings.ContainsAny(got, "\n\r\t") {
-				t.Errorf("flattenSQL(%q) = %q keeps a line break or TAB", tt.in, got)
-			}
-		})
-	}
-}
 
 // exportTrial is a trial of five questions: done, done with multi-line SQL,
 // failed, done with empty SQL, and one never run.
@@ -73,33 +42,24 @@ func TestExportFormats(t *testing.T) {
 	t.Parallel()
 	tr, exs := exportTrial()
 	preds, st := trialPredictions(tr, exs)
-	if st.failed != 1 || st.pending != 1 || st.empty != 1 {
+	if st.Failed != 1 || st.Pending != 1 || st.Empty != 1 {
 		t.Fatalf("stats %+v; want 1 failed, 1 pending, 1 empty", st)
 	}
-	wantSQL := []string{"SELECT 1", "SELECT a,   b  FROM t WHERE x = 'a\"b' AND y < 3 & 4", NoPrediction, NoPrediction, NoPrediction}
-	rawSQL := []string{"SELECT 1", tr.Items[1].Result.SQL, NoPrediction, NoPrediction, NoPrediction}
+	wantSQL := []string{"SELECT 1", "SELECT a,   b  FROM t WHERE x = 'a\"b' AND y < 3 & 4", export.NoPrediction, export.NoPrediction, export.NoPrediction}
+	rawSQL := []string{"SELECT 1", tr.Items[1].Result.SQL, export.NoPrediction, export.NoPrediction, export.NoPrediction}
 	for _, tt := range []struct {
 		format string
 		pf     metrics.PredFormat
 		want   []string
 	}{
-		{exportSpiderSQL, metrics.FormatSQLLines, wantSQL},
-		{exportBIRDJSON, metrics.FormatBIRDJSON, rawSQL},
-		{exportJSONL, metrics.FormatJSONL, []string{"SELECT 1", tr.Items[1].Result.SQL, "", "", ""}},
+		{export.SpiderSQL, metrics.FormatSQLLines, wantSQL},
+		{export.BIRDJSON, metrics.FormatBIRDJSON, rawSQL},
+		{export.JSONL, metrics.FormatJSONL, []string{"SELECT 1", tr.Items[1].Result.SQL, "", "", ""}},
 	} {
 		t.Run(tt.format, func(t *testing.T) {
 			var b strings.Builder
-			var err error
-			var st exportStats
-			switch tt.format {
-			case exportSpiderSQL:
-				err = writeSpiderSQL(&b, preds, &st)
-			case exportBIRDJSON:
-				err = writeBIRDJSON(&b, preds)
-			case exportJSONL:
-				err = writeExportJSONL(&b, preds)
-			}
-			if err != nil {
+			var st export.Stats
+			if err := export.Write(&b, tt.format, preds, &st); err != nil {
 				t.Fatal(err)
 			}
 			got, err := metrics.ParsePredictions("x", []byte(b.String()), tt.pf)
@@ -117,7 +77,7 @@ func TestExportFormats(t *testing.T) {
 					t.Errorf("prediction %d answers %q / index %d; want %s / %d", i, p.QuestionID, p.Index, exs[i].ID, i)
 				}
 			}
-			if tt.format == exportSpiderSQL && strings.Count(b.String(), "\n") != len(exs) {
+			if tt.format == export.SpiderSQL && strings.Count(b.String(), "\n") != len(exs) {
 				t.Errorf("spider-sql has %d lines; want %d:\n%s", strings.Count(b.String(), "\n"), len(exs), b.String())
 			}
 		})
@@ -199,13 +159,13 @@ workers: 4
 				}
 			}
 			t.Logf("%s: %d questions, %d predictions on several lines", tt.bench, len(want), multiline)
-			for _, format := range []string{exportSpiderSQL, exportBIRDJSON, exportJSONL} {
+			for _, format := range []string{export.SpiderSQL, export.BIRDJSON, export.JSONL} {
 				pred := filepath.Join(dir, "pred."+format)
 				if _, stderr, err := runCLI(t, "export", run, "--trial", "direct", "--format", format, "--out", pred); err != nil {
 					t.Fatalf("export %s: %v\n%s", format, err, stderr)
 				}
 				verdicts := filepath.Join(dir, "verdicts-"+format+".jsonl")
-				args := []string{"eval", "--benchmark", tt.bench, "--pred", pred, "--format", string(exportFormats[format]),
+				args := []string{"eval", "--benchmark", tt.bench, "--pred", pred, "--format", string(export.Formats[format]),
 					"--out", verdicts, "--quiet", "--cache-dir", filepath.Join(dir, "gold"), "--workers", "2", "--allow-missing-db"}
 				if data != "" {
 					args = append(args, "--data", data)
@@ -276,21 +236,4 @@ func evalVerdicts(t *testing.T, path string) map[string]verdictKey {
 		out[v.QuestionID] = verdictKey{string(v.Status), v.Correct}
 	}
 	return out
-}
-
-// FuzzFlattenSQL checks flattenSQL's promises on any input: one line, no
-// TAB, and a second pass changes nothing.
-func FuzzFlattenSQL(f *testing.F) {
-	for _, s := range []string{"SELECT a,\n\tb -- c\nFROM t", "SELECT 'x\ny' /* a\nb */", "[a\tb]\r\n`c`", "--", "'", "/*"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, sql string) {
-		flat, _ := flattenSQL(sql)
-		if strings.ContainsAny(flat, "\n\r\t") {
-			t.Fatalf("flattenSQL(%q) = %q keeps a line break or TAB", sql, flat)
-		}
-		if again, changed := flattenSQL(flat); again != flat || changed {
-			t.Fatalf("flattenSQL(%q) = %q, then %q (changed %v); want no change", sql, flat, again, changed)
-		}
-	})
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/t2sbench/t2sbench/compare"
 	"github.com/t2sbench/t2sbench/runstore"
 )
 
@@ -218,7 +219,7 @@ func TestRunReplaceTrials(t *testing.T) {
 		t.Errorf("status lists %q; want direct, cot", got)
 	}
 	o, e := mustCLI(t, exitOK, "compare", "--json", out)
-	var rows []compareRow
+	var rows []compare.Row
 	if err := json.Unmarshal([]byte(o), &rows); err != nil {
 		t.Fatalf("compare --json: %v\n%s", err, o)
 	}
@@ -326,7 +327,7 @@ func TestLegacyStoreStaleTrials(t *testing.T) {
 		t.Errorf("status --all-trials lists sc %d times; want 2:\n%s", strings.Count(o, "\nsc "), o)
 	}
 	o, e = mustCLI(t, exitOK, "compare", "--json", out)
-	var rows []compareRow
+	var rows []compare.Row
 	if err := json.Unmarshal([]byte(o), &rows); err != nil {
 		t.Fatalf("compare --json: %v\n%s", err, o)
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/t2sbench/t2sbench/compare"
 	"github.com/t2sbench/t2sbench/stats"
 )
 
@@ -69,7 +70,7 @@ workers: 4
 				t.Fatalf("report: %v\n%s", err, e.String())
 			}
 
-			var rows []compareRow
+			var rows []compare.Row
 			if err := json.Unmarshal(js.Bytes(), &rows); err != nil {
 				t.Fatalf("compare --json: %v\n%s", err, js.String())
 			}
@@ -122,10 +123,10 @@ func checkMeanSD(t *testing.T, system, txt, repDir string) {
 // with direct that compare --json gives (rows), at its printed precision:
 // the run summary, compare's table, the report's pairwise table and plot
 // data (CSV under repDir) and the viewer's index.
-func checkEverywhere(t *testing.T, system string, rows []compareRow, summary, txt, repDir string) {
+func checkEverywhere(t *testing.T, system string, rows []compare.Row, summary, txt, repDir string) {
 	t.Helper()
 	// The reference: compare --json's exact values.
-	var ref *compareRow
+	var ref *compare.Row
 	for i := range rows {
 		if rows[i].Baseline == "direct" && rows[i].System == system {
 			ref = &rows[i]

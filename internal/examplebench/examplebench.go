@@ -10,9 +10,7 @@
 package examplebench
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/jsonl"
 )
 
 // Name is the benchmark's name in a spec (benchmarks[].name).
@@ -58,27 +57,17 @@ func Load(dir string, opt datasets.LoadOptions) (*datasets.Benchmark, error) {
 		return nil, fmt.Errorf("example: %w", err)
 	}
 	var ex []datasets.Example
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for line := 1; sc.Scan(); line++ {
-		text := strings.TrimSpace(sc.Text())
-		if text == "" {
-			continue
-		}
-		var q question
-		dec := json.NewDecoder(strings.NewReader(text))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&q); err != nil {
-			return nil, fmt.Errorf("example: %s:%d: %w", file, line, err)
-		}
+	err = jsonl.Each(bytes.NewReader(data), file, jsonl.Options{Strict: true}, func(_ int, _ []byte, q *question) error {
 		for _, f := range [][2]string{{"id", q.ID}, {"db_id", q.DBID}, {"question", q.Question}, {"sql", q.SQL}} {
 			if f[1] == "" {
-				return nil, fmt.Errorf("example: %s:%d: missing or empty field %q", file, line, f[0])
+				return fmt.Errorf("missing or empty field %q", f[0])
 			}
 		}
 		ex = append(ex, datasets.Example{ID: q.ID, Index: len(ex), DBID: q.DBID, Question: q.Question, GoldSQL: q.SQL})
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("example: %s: %w", file, err)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("example: %w", err)
 	}
 	if opt.Limit > 0 && opt.Limit < len(ex) {
 		ex = ex[:opt.Limit]

@@ -269,7 +269,8 @@ func looksLikeCall(t string) bool {
 }
 
 // bracketDepth returns the open-bracket depth at the end of s, ignoring
-// brackets inside strings.
+// brackets inside strings. It reads the DSL's call syntax, not SQL:
+// '...' and "..." strings with backslash escapes, a backquote no quote.
 func bracketDepth(s string) int {
 	d := 0
 	var q byte
@@ -295,6 +296,9 @@ func bracketDepth(s string) int {
 	return d
 }
 
+// callLexer reads a DSL call, byte by byte: its strings are the call
+// syntax's ('...' and "..." with backslash escapes), not SQL's, so it is
+// its own lexer; the SQL inside a string argument is read by lex.
 type callLexer struct {
 	s string
 	i int

@@ -1,8 +1,11 @@
 package reactdsl
 
 import (
+	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/t2sbench/t2sbench/sqllex"
 )
 
 // This file holds a small recursive-descent parser for the SELECT subset the
@@ -30,127 +33,83 @@ type token struct {
 	pos   int  // byte offset in the source
 }
 
-// lex splits src into tokens. allowRel enables `{name}` relation references.
+// sqlLex and dslLex are the sqllex options lex reads SQL and DSL text
+// with: ASCII words and white space, the DSL's operators, any unterminated
+// quote or comment an error; DSL text adds {name} relation references.
+var (
+	sqlLex = sqllex.Options{Bytes: true, Strict: true, Operators: operators}
+	dslLex = sqllex.Options{Bytes: true, Strict: true, Operators: operators, Braces: true}
+)
+
+// operators are the operators of two characters the grammar knows.
+var operators = []string{"||", "==", "!=", "<>", "<=", ">=", "<<", ">>"}
+
+// lex splits src into tokens with sqllex. allowRel enables `{name}`
+// relation references.
 func lex(src string, allowRel bool) ([]token, error) {
-	var out []token
-	i := 0
-	for i < len(src) {
-		c := src[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
-			i++
-		case c == '-' && i+1 < len(src) && src[i+1] == '-':
-			for i < len(src) && src[i] != '\n' {
-				i++
+	o := sqlLex
+	if allowRel {
+		o = dslLex
+	}
+	lt, err := sqllex.Lex(src, o)
+	var le *sqllex.Error
+	if errors.As(err, &le) {
+		// The text before the unterminated quote or comment may hold an
+		// error of its own, which comes first.
+		lt, _ = sqllex.Lex(src[:le.Offset], o)
+	}
+	out := make([]token, 0, len(lt)+1)
+	for _, t := range lt {
+		raw := src[t.Start:t.End]
+		switch t.Kind {
+		case sqllex.Word:
+			out = append(out, token{kind: tIdent, text: raw, pos: t.Start})
+		case sqllex.Number:
+			if t.End < len(src) && isIdentStart(src[t.End]) {
+				return nil, syntaxErr(t.End, "malformed number %q", src[t.Start:t.End+1])
 			}
-		case c == '/' && i+1 < len(src) && src[i+1] == '*':
-			end := strings.Index(src[i+2:], "*/")
-			if end < 0 {
-				return nil, syntaxErr(i, "unterminated /* comment")
-			}
-			i += end + 4
-		case isIdentStart(c):
-			j := i
-			for j < len(src) && isIdentPart(src[j]) {
-				j++
-			}
-			out = append(out, token{kind: tIdent, text: src[i:j], pos: i})
-			i = j
-		case isDigit(c) || (c == '.' && i+1 < len(src) && isDigit(src[i+1])):
-			j := i
-			for j < len(src) && (isDigit(src[j]) || src[j] == '.') {
-				j++
-			}
-			if j < len(src) && (src[j] == 'e' || src[j] == 'E') {
-				k := j + 1
-				if k < len(src) && (src[k] == '+' || src[k] == '-') {
-					k++
-				}
-				if k < len(src) && isDigit(src[k]) {
-					j = k
-					for j < len(src) && isDigit(src[j]) {
-						j++
-					}
-				}
-			}
-			if j < len(src) && isIdentStart(src[j]) {
-				return nil, syntaxErr(j, "malformed number %q", src[i:j+1])
-			}
-			out = append(out, token{kind: tNumber, text: src[i:j], pos: i})
-			i = j
-		case c == '\'':
-			s, n, err := scanQuoted(src, i, '\'', '\'')
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, token{kind: tString, text: s, pos: i})
-			i += n
-		case c == '"' || c == '`':
-			s, n, err := scanQuoted(src, i, c, c)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, token{kind: tQIdent, text: s, quote: c, pos: i})
-			i += n
-		case c == '[':
-			end := strings.IndexByte(src[i+1:], ']')
-			if end < 0 {
-				return nil, syntaxErr(i, "unterminated [identifier]")
-			}
-			out = append(out, token{kind: tQIdent, text: src[i+1 : i+1+end], quote: '[', pos: i})
-			i += end + 2
-		case c == '{' && allowRel:
-			end := strings.IndexByte(src[i+1:], '}')
-			if end < 0 {
-				return nil, syntaxErr(i, "unterminated {relation} reference")
-			}
-			name := strings.TrimSpace(src[i+1 : i+1+end])
+			out = append(out, token{kind: tNumber, text: raw, pos: t.Start})
+		case sqllex.String:
+			out = append(out, token{kind: tString, text: unquoteRaw(raw), pos: t.Start})
+		case sqllex.Ident:
+			out = append(out, token{kind: tQIdent, text: unquoteRaw(raw), quote: raw[0], pos: t.Start})
+		case sqllex.Placeholder:
+			name := strings.TrimSpace(src[t.Start+1 : t.End-1])
 			if !isIdent(name) {
-				return nil, syntaxErr(i, "bad relation reference {%s}: want {name}", name)
+				return nil, syntaxErr(t.Start, "bad relation reference {%s}: want {name}", name)
 			}
-			out = append(out, token{kind: tRel, text: name, pos: i})
-			i += end + 2
+			out = append(out, token{kind: tRel, text: name, pos: t.Start})
 		default:
-			op := ""
-			for _, cand := range []string{"||", "==", "!=", "<>", "<=", ">=", "<<", ">>"} {
-				if strings.HasPrefix(src[i:], cand) {
-					op = cand
-					break
-				}
+			if len(raw) == 1 && strings.IndexByte("(),.*+-/%=<>;~&|", raw[0]) < 0 {
+				return nil, syntaxErr(t.Start, "unexpected character %q", rune(raw[0]))
 			}
-			if op == "" && strings.IndexByte("(),.*+-/%=<>;~&|", c) >= 0 {
-				op = string(c)
-			}
-			if op == "" {
-				return nil, syntaxErr(i, "unexpected character %q", rune(c))
-			}
-			out = append(out, token{kind: tOp, text: op, pos: i})
-			i += len(op)
+			out = append(out, token{kind: tOp, text: raw, pos: t.Start})
 		}
+	}
+	if le != nil {
+		switch le.Delim {
+		case "/*":
+			return nil, syntaxErr(le.Offset, "unterminated /* comment")
+		case "[":
+			return nil, syntaxErr(le.Offset, "unterminated [identifier]")
+		case "{":
+			return nil, syntaxErr(le.Offset, "unterminated {relation} reference")
+		}
+		return nil, syntaxErr(le.Offset, "unterminated %s quote", le.Delim)
 	}
 	out = append(out, token{kind: tEOF, pos: len(src)})
 	return out, nil
 }
 
-// scanQuoted reads a quoted run starting at src[i] (the opening quote) where a
-// doubled closing quote stands for itself. It returns the decoded text and the
-// number of bytes consumed.
-func scanQuoted(src string, i int, open, close byte) (string, int, error) {
-	var b strings.Builder
-	j := i + 1
-	for j < len(src) {
-		if src[j] == close {
-			if j+1 < len(src) && src[j+1] == close {
-				b.WriteByte(close)
-				j += 2
-				continue
-			}
-			return b.String(), j + 1 - i, nil
-		}
-		b.WriteByte(src[j])
-		j++
+// unquoteRaw returns the text of a quoted token as written in raw, its
+// quotes removed and a doubled quote read as one ([x] has none). Unlike
+// sqllex's Text it keeps invalid UTF-8 as it is.
+func unquoteRaw(raw string) string {
+	body := raw[1 : len(raw)-1]
+	if q := raw[:1]; q != "[" {
+		body = strings.ReplaceAll(body, q+q, q)
 	}
-	return "", 0, syntaxErr(i, "unterminated %c quote", open)
+	return body
 }
 
 func isIdentStart(c byte) bool {

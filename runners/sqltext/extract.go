@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/t2sbench/t2sbench/runners/think"
+	"github.com/t2sbench/t2sbench/sqllex"
 )
 
 // NoSQL is the note of an extraction that found no SQL in a model's
@@ -563,16 +564,11 @@ func lastStatement(s string) string {
 func splitStatements(s string) []string {
 	var out []string
 	start := 0
-	var lit literal
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case lit.in(c):
-		case commentStart(s, i):
-			i = commentEnd(s, i) - 1
-		case c == ';':
-			out = append(out, s[start:i])
-			start = i + 1
+	toks, _ := sqllex.Lex(s, commentLex) // never fails without Strict
+	for _, k := range toks {
+		if k.Kind == sqllex.Punct && k.Text == ";" {
+			out = append(out, s[start:k.Start])
+			start = k.End
 		}
 	}
 	if start < len(s) {

@@ -3,6 +3,8 @@ package sqltext
 import (
 	"regexp"
 	"strings"
+
+	"github.com/t2sbench/t2sbench/sqllex"
 )
 
 // fence is one ``` block: text[open:end] in all, its body text[body:bodyEnd].
@@ -226,6 +228,10 @@ func sqlLabelled(s string, i int) bool {
 // ends: at a semicolon outside quotes, at a fence, at a closing backtick
 // when the statement is inline code, or at a newline after which the text
 // does not continue the statement (a blank line, prose).
+//
+// cut scans bytes itself rather than with sqllex: it reads prose around
+// the SQL, where a quote that no later quote closes is an apostrophe,
+// ended by the newline, and a backtick may end inline code.
 func cut(s string, i int, inline bool) (string, int) {
 	depth := 0
 	var q byte
@@ -273,21 +279,25 @@ func cteOnly(s string) bool {
 		return false
 	}
 	depth := 0
-	var lit literal
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case lit.in(c):
-		case c == '(':
-			depth++
-		case c == ')':
-			depth--
-		case depth == 0 && (c == 's' || c == 'S') && i+6 <= len(s) && strings.EqualFold(s[i:i+6], "select") &&
-			(i == 0 || !isIdentStart(s[i-1])) && (i+6 == len(s) || !isIdentStart(s[i+6])):
+	for _, k := range textTokens(s) {
+		depth += parenStep(k)
+		if depth == 0 && k.Kind == sqllex.Word && holdsSelect(k.Text) {
 			return false
 		}
 	}
 	return true
+}
+
+// holdsSelect reports whether the word w holds SELECT, in any case,
+// between two bytes that start no identifier (SELECT1 does).
+func holdsSelect(w string) bool {
+	for i := 0; i+6 <= len(w); i++ {
+		if (w[i] == 's' || w[i] == 'S') && strings.EqualFold(w[i:i+6], "select") &&
+			(i == 0 || !isIdentStart(w[i-1])) && (i+6 == len(w) || !isIdentStart(w[i+6])) {
+			return true
+		}
+	}
+	return false
 }
 
 // startsSelect reports whether the first line of s starts with SELECT.
@@ -367,7 +377,8 @@ func isIdentStart(c byte) bool {
 
 // open reports whether the statement s cannot end where it does: its last
 // line ends on a comma, an opening parenthesis, an operator or a keyword
-// that needs an operand.
+// that needs an operand. It reads the last line only, cut at its first
+// "--" wherever that lies: a heuristic over text, not a lexer's question.
 func open(s string) bool {
 	last := s
 	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
@@ -395,18 +406,12 @@ func open(s string) bool {
 // parentheses balance and it does not end on a dangling keyword or
 // operator (as an answer cut at max_tokens would).
 func complete(sql string) bool {
-	var lit literal
+	toks, err := sqllex.Lex(sql, strictTextLex)
 	depth := 0
-	for i := 0; i < len(sql); i++ {
-		switch c := sql[i]; {
-		case lit.in(c):
-		case c == '(':
-			depth++
-		case c == ')':
-			depth--
-		}
+	for _, k := range toks {
+		depth += parenStep(k)
 	}
-	return lit == 0 && depth == 0 && !open(sql) && !cteOnly(sql)
+	return err == nil && depth == 0 && !open(sql) && !cteOnly(sql)
 }
 
 // proseWords are English words that are not SQL keywords and rarely SQL
@@ -425,17 +430,15 @@ func prosey(s string) int {
 	outside := s
 	if complete(s) || !strings.ContainsAny(s, `'"`) {
 		var b strings.Builder
-		var lit literal
-		for i := 0; i < len(s); i++ {
-			c := s[i]
-			if opening := lit == 0; lit.in(c) {
-				if opening {
-					b.WriteByte(' ') // a literal reads as one space
-				}
-				continue
+		last := 0
+		for _, k := range textTokens(s) {
+			if k.Kind == sqllex.String || k.Kind == sqllex.Ident {
+				b.WriteString(s[last:k.Start])
+				b.WriteByte(' ') // a literal reads as one space
+				last = k.End
 			}
-			b.WriteByte(c)
 		}
+		b.WriteString(s[last:])
 		outside = b.String()
 	}
 	n := 0
@@ -531,6 +534,8 @@ func finish(s string) string {
 
 // oddOutside reports whether s holds an odd number of the quote character
 // c outside literals quoted with the other two of ', " and `: a stray one.
+// It counts quote characters that a lexer would read as opening literals,
+// so it scans bytes itself rather than with sqllex.
 func oddOutside(s string, c byte) bool {
 	n := 0
 	var q byte
@@ -557,36 +562,37 @@ func stripComments(s string) string {
 		return s
 	}
 	var b strings.Builder
-	var lit literal
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case lit.in(c):
-		case commentStart(s, i):
-			stop := commentEnd(s, i)
-			out := b.String()
-			ls := strings.LastIndexByte(out, '\n') + 1
-			rl := firstLine(s[stop:])
-			b.Reset()
-			if strings.TrimSpace(out[ls:]) == "" && strings.TrimSpace(rl) == "" {
-				b.WriteString(out[:ls]) // the line held only comments
-				i = stop + len(rl)      // the loop steps over its newline
-				continue
-			}
-			b.WriteString(strings.TrimRight(out, " \t"))
-			if c == '/' && b.Len() > 0 && stop < len(s) && !strings.ContainsRune(" \t\r\n", rune(s[stop])) {
-				b.WriteByte(' ')
-			}
-			i = stop - 1
+	last := 0                            // s[last:] is still to write
+	toks, _ := sqllex.Lex(s, commentLex) // never fails without Strict
+	for _, k := range toks {
+		if k.Kind != sqllex.Comment {
 			continue
 		}
-		b.WriteByte(c)
+		b.WriteString(s[last:k.Start])
+		stop := k.End
+		out := b.String()
+		ls := strings.LastIndexByte(out, '\n') + 1
+		rl := firstLine(s[stop:])
+		b.Reset()
+		if strings.TrimSpace(out[ls:]) == "" && strings.TrimSpace(rl) == "" {
+			b.WriteString(out[:ls])            // the line held only comments
+			last = min(stop+len(rl)+1, len(s)) // and goes with its newline
+			continue
+		}
+		b.WriteString(strings.TrimRight(out, " \t"))
+		if s[k.Start] == '/' && b.Len() > 0 && stop < len(s) && !strings.ContainsRune(" \t\r\n", rune(s[stop])) {
+			b.WriteByte(' ')
+		}
+		last = stop
 	}
+	b.WriteString(s[last:])
 	return b.String()
 }
 
 // unescapeMarkdown removes the backslash of markdown escapes (\_, \*, \#,
-// ...) outside string literals; SQL has no backslash there.
+// ...) outside string literals; SQL has no backslash there. Only '...'
+// and "..." are literals here: a model escapes markdown inside backquoted
+// names too (`first\_name`), so the scan is its own, not sqllex's.
 func unescapeMarkdown(s string) string {
 	if !strings.Contains(s, `\`) {
 		return s
@@ -614,25 +620,35 @@ func unescapeMarkdown(s string) string {
 	return b.String()
 }
 
-// literal tracks, byte by byte, whether a scan of SQL text is inside a
-// quoted literal: a '...' string, a "..." or `...` identifier. It holds
-// the quote that opened the literal, 0 outside one.
-type literal byte
+// textLex are the sqllex options SQL cut from running text is read with:
+// '...', "..." and `...` quotes (brackets are markdown's or JSON's), no
+// comments; strictTextLex makes an unterminated quote an error, and
+// commentLex keeps "--" and /* */ comments.
+var (
+	textLex       = sqllex.Options{NoBrackets: true, NoComments: true}
+	strictTextLex = sqllex.Options{NoBrackets: true, NoComments: true, Strict: true}
+	commentLex    = sqllex.Options{NoBrackets: true, Comments: true}
+)
 
-// in advances l over c and reports whether c belongs to a literal, its
-// opening and closing quotes included.
-func (l *literal) in(c byte) bool {
+// textTokens returns the tokens of s read with textLex; an unterminated
+// quote runs to the end.
+func textTokens(s string) []sqllex.Token {
+	toks, _ := sqllex.Lex(s, textLex) // never fails without Strict
+	return toks
+}
+
+// parenStep is what the token k adds to a parenthesis count: 1 for '(',
+// -1 for ')', which may take it below zero (the counts here are of text
+// cut from prose, where a ')' may close nothing).
+func parenStep(k sqllex.Token) int {
 	switch {
-	case *l != 0:
-		if c == byte(*l) {
-			*l = 0
-		}
-		return true
-	case c == '\'' || c == '"' || c == '`':
-		*l = literal(c)
-		return true
+	case k.Kind != sqllex.Punct:
+	case k.Text == "(":
+		return 1
+	case k.Text == ")":
+		return -1
 	}
-	return false
+	return 0
 }
 
 // commentStart reports whether an SQL comment (-- or /*) starts at s[i].

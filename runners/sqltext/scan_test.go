@@ -1,6 +1,11 @@
 package sqltext
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/t2sbench/t2sbench/sqllex"
+)
 
 func TestCommentEnd(t *testing.T) {
 	cases := []struct {
@@ -28,19 +33,18 @@ func TestCommentEnd(t *testing.T) {
 	}
 }
 
-func TestLiteral(t *testing.T) {
-	// Which bytes of s belong to a quoted literal, quotes included.
+// TestTextQuotes: the bytes of s that textLex reads as quoted, quotes
+// included.
+func TestTextQuotes(t *testing.T) {
 	s := `a'b"c'd"e'f"g` + "`h'i`j"
 	want := "0111110111110111110"
-	var lit literal
-	got := make([]byte, len(s))
-	for i := 0; i < len(s); i++ {
-		got[i] = '0'
-		if lit.in(s[i]) {
-			got[i] = '1'
+	got := []byte(strings.Repeat("0", len(s)))
+	for _, k := range textTokens(s) {
+		if k.Kind == sqllex.String || k.Kind == sqllex.Ident {
+			copy(got[k.Start:k.End], strings.Repeat("1", k.End-k.Start))
 		}
 	}
 	if string(got) != want {
-		t.Errorf("literal bytes of %q = %s; want %s", s, got, want)
+		t.Errorf("quoted bytes of %q = %s; want %s", s, got, want)
 	}
 }

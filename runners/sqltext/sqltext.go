@@ -24,7 +24,6 @@ package sqltext
 import (
 	"strings"
 	"unicode"
-	"unicode/utf8"
 )
 
 // Extract returns the SQL statement in a model's output and whether one was
@@ -69,7 +68,8 @@ func StartsStatement(s string) bool { return startsWithKeyword(s, "( \t\r\n", st
 
 // startsWithKeyword reports whether s, once white space and whole -- comment
 // lines are skipped and then the bytes of lead trimmed, starts with one of
-// the upper-case keywords kws, in any case, as a whole word.
+// the upper-case keywords kws, in any case, as a whole word. Only leading
+// "--" lines are skipped, as prefixes; nothing in s is lexed.
 func startsWithKeyword(s, lead string, kws []string) bool {
 	s = strings.TrimSpace(s)
 	for strings.HasPrefix(s, "--") {
@@ -105,36 +105,19 @@ func isWord(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsD
 
 // Normalise collapses runs of whitespace outside quoted literals into one
 // space and strips trailing semicolons, so that two spellings of the same
-// statement compare equal. Quoted text is kept byte for byte.
+// statement compare equal. Quoted text ('...', "...", `...`, read by
+// sqllex) is kept byte for byte, as are the input's other bytes: invalid
+// UTF-8 stays as it is rather than turned into U+FFFD.
 func Normalise(sql string) string {
 	var b strings.Builder
-	var q rune
-	space := false
 	s := clean(sql)
-	for i, r := range s {
-		// The input's own bytes are written, so that invalid UTF-8 is
-		// kept as it is rather than turned into U+FFFD.
-		_, n := utf8.DecodeRuneInString(s[i:])
-		raw := s[i : i+n]
-		if q != 0 {
-			b.WriteString(raw)
-			if r == q {
-				q = 0
-			}
-			continue
-		}
-		if unicode.IsSpace(r) {
-			space = true
-			continue
-		}
-		if space && b.Len() > 0 {
+	last := 0
+	for _, k := range textTokens(s) {
+		if k.Start > last && b.Len() > 0 {
 			b.WriteByte(' ')
 		}
-		space = false
-		if r == '\'' || r == '"' || r == '`' {
-			q = r
-		}
-		b.WriteString(raw)
+		b.WriteString(s[k.Start:k.End])
+		last = k.End
 	}
 	return b.String()
 }
