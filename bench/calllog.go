@@ -10,14 +10,17 @@ import (
 	"github.com/t2sbench/t2sbench/runstore"
 )
 
-// callLog records every request of one item. With a store, each call is
-// written to the store's call log (CallStarted), committed before a
-// request goes to a server, and completed when it returns (CallFinished),
-// so that the log counts every call a server saw even when the item is
-// never committed (a kill, a cancellation, a retried attempt). A call
-// that cannot be logged is not sent. The completion joins the open batch:
-// a kill may leave the calls of its last BatchWait marked sent although
-// they were answered.
+// callLog records every request of one item. With a store, a call that
+// sends a request to a server is written to the store's call log
+// (CallStarted) and committed before the request leaves (the model
+// cache's llm.WithBeforeSend hook), and completed when it returns
+// (CallFinished), so that the log counts every call a server saw even
+// when the item is never committed (a kill, a cancellation, a retried
+// attempt). A call that cannot be logged is not sent. A call that sends
+// nothing (a cache hit, a model in the process) is written once, complete,
+// when it returns (CallDone). The writes join the open batch: a kill may
+// leave the calls of its last BatchWait marked sent although they were
+// answered.
 type callLog struct {
 	llm.Client
 	store               *runstore.Store
@@ -59,15 +62,23 @@ func (l *callLog) Complete(ctx context.Context, req llm.Request) (*llm.Response,
 		return nil, err // never sent: not a call
 	}
 	c := runstore.Call{Role: req.Role, N: req.Samples()}
-	var id int64
+	var (
+		id       int64
+		started  bool  // the call's row is written, marked sent
+		startErr error // the row could not be written: nothing was sent
+	)
 	if l.store != nil {
-		var err error
-		if id, err = l.store.CallStarted(l.trialID, l.questionID, c); err != nil {
-			return nil, l.noteEnv(fmt.Errorf("call log: %w", err))
-		}
 		// A request the model cache cannot answer goes to a server only
 		// once its call row is on disk (Store.CallStarted).
 		ctx = llm.WithBeforeSend(ctx, func() error {
+			if !started {
+				var err error
+				if id, err = l.store.CallStarted(l.trialID, l.questionID, c); err != nil {
+					startErr = l.noteEnv(fmt.Errorf("call log: %w", err))
+					return startErr
+				}
+				started = true
+			}
 			if err := l.store.Flush(); err != nil {
 				return fmt.Errorf("call log: %w", err)
 			}
@@ -75,6 +86,9 @@ func (l *callLog) Complete(ctx context.Context, req llm.Request) (*llm.Response,
 		})
 	}
 	resp, err := l.Client.Complete(ctx, req)
+	if startErr != nil {
+		return nil, startErr
+	}
 	if err != nil {
 		l.noteEnv(err)
 		c.Error = redact(err.Error(), l.secrets)
@@ -86,7 +100,13 @@ func (l *callLog) Complete(ctx context.Context, req llm.Request) (*llm.Response,
 		c.CacheKey = resp.CacheKey
 	}
 	if l.store != nil {
-		if ferr := l.store.CallFinished(id, c); ferr != nil {
+		var ferr error
+		if started {
+			ferr = l.store.CallFinished(id, c)
+		} else {
+			ferr = l.store.CallDone(l.trialID, l.questionID, c)
+		}
+		if ferr != nil {
 			return nil, l.noteEnv(fmt.Errorf("call log: %w", ferr))
 		}
 		c.MarkLogged()

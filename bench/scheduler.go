@@ -273,17 +273,14 @@ func recordRunMeta(st *runstore.Store, sp *spec.Spec, opt Options, totals map[st
 		}
 		meta[runstore.MetaPrices] = string(raw)
 	}
+	// Each trial's number of items goes with the rest, in one commit.
+	for id, n := range totals {
+		meta["items:"+id] = strconv.Itoa(n)
+	}
 	if err := st.SetMeta(meta); err != nil {
 		return envOr(err, opt.storeFile())
 	}
 	if err := st.RecordSlice(opt.Shard, opt.Limit); err != nil {
-		return envOr(err, opt.storeFile())
-	}
-	items := map[string]string{}
-	for id, n := range totals {
-		items["items:"+id] = strconv.Itoa(n)
-	}
-	if err := st.SetMeta(items); err != nil {
 		return envOr(err, opt.storeFile())
 	}
 	return nil

@@ -614,8 +614,10 @@ func normalizeValue(v any) (any, error) {
 // A file's schema is introspected once per process while the file stays as
 // it was (schemaKeyOf): handles opened again on it, as every run of a
 // process opens its benchmark's databases, share the first one's. A file
-// written within schemaRacyMargin of its introspection is introspected
-// by every handle (schemaKey.racy).
+// of at most schemaHashMax bytes is known by its content's SHA-256, so a
+// file just written shares its schema too; a larger one, known by its size
+// and time, is introspected by every handle while it was written within
+// schemaRacyMargin of its introspection (schemaKey.racy).
 func (d *sqliteDB) Schema(ctx context.Context) (*Schema, error) {
 	d.schemaMu.Lock()
 	defer d.schemaMu.Unlock()
@@ -624,6 +626,9 @@ func (d *sqliteDB) Schema(ctx context.Context) (*Schema, error) {
 	}
 	start := time.Now()
 	key, keyed := schemaKeyOf(d.path, d.id)
+	if key.sum != "" {
+		d.fpOnce.Do(func() { d.fp = key.sum }) // the same hash Fingerprint takes
+	}
 	if keyed {
 		if s := schemaMemo.get(key); s != nil {
 			d.schema = s
@@ -642,29 +647,38 @@ func (d *sqliteDB) Schema(ctx context.Context) (*Schema, error) {
 }
 
 // schemaKey identifies an SQLite file's content for schemaMemo: its path,
-// size and modification time, and the id its schema names.
+// size and modification time, the id its schema names, and the SHA-256
+// (hex) of a file of at most schemaHashMax bytes.
 type schemaKey struct {
 	path, id  string
 	size, mod int64
+	sum       string
 }
 
-// schemaRacyMargin is how long before an introspection began a file must
-// have been last written for schemaMemo to keep its schema: more than the
-// coarsest timestamp resolution of a file system (FAT's 2 s; Linux stamps
-// times from a clock that advances in ticks of several milliseconds).
+// schemaHashMax is the largest file whose content keys schemaMemo: hashing
+// it takes well under the introspection it saves (a few hundred
+// microseconds for 1 MiB; the bundled mini benchmark's files are 32 KB).
+const schemaHashMax = 1 << 20
+
+// schemaRacyMargin is how long before an introspection began a file keyed
+// by its size and time must have been last written for schemaMemo to keep
+// its schema: more than the coarsest timestamp resolution of a file system
+// (FAT's 2 s; Linux stamps times from a clock that advances in ticks of
+// several milliseconds).
 const schemaRacyMargin = 3 * time.Second
 
-// racy reports whether the file k names was written so shortly before
-// start that a later write could leave its size and time as k holds them
-// (a write within the same timestamp tick): its schema is not kept, as
-// git does not trust an index entry as recent as the index itself.
+// racy reports whether the file k names, keyed by its size and time, was
+// written so shortly before start that a later write could leave its size
+// and time as k holds them (a write within the same timestamp tick): its
+// schema is not kept, as git does not trust an index entry as recent as
+// the index itself. A file keyed by its content is never racy.
 func (k schemaKey) racy(start time.Time) bool {
-	return !time.Unix(0, k.mod).Before(start.Add(-schemaRacyMargin))
+	return k.sum == "" && !time.Unix(0, k.mod).Before(start.Add(-schemaRacyMargin))
 }
 
 // schemaKeyOf returns the key of the file at path, false when it cannot be
-// read or has a write-ahead log beside it (whose content its size and time
-// do not show).
+// read or has a write-ahead log beside it (whose content the file does not
+// show).
 func schemaKeyOf(path, id string) (schemaKey, bool) {
 	st, err := os.Stat(path)
 	if err != nil || !st.Mode().IsRegular() {
@@ -673,7 +687,13 @@ func schemaKeyOf(path, id string) (schemaKey, bool) {
 	if _, err := os.Stat(path + "-wal"); err == nil {
 		return schemaKey{}, false
 	}
-	return schemaKey{path: path, id: id, size: st.Size(), mod: st.ModTime().UnixNano()}, true
+	k := schemaKey{path: path, id: id, size: st.Size(), mod: st.ModTime().UnixNano()}
+	if k.size <= schemaHashMax {
+		if k.sum, err = fileSHA256(path); err != nil {
+			return schemaKey{}, false
+		}
+	}
+	return k, true
 }
 
 // schemaMemoMax bounds schemaMemo: past it the memo starts again empty.

@@ -394,6 +394,40 @@ func TestMiniRebuildsOnScriptChange(t *testing.T) {
 	}
 }
 
+// TestMiniQuestionsReloadOnChange loads a mini directory twice, edits its
+// questions.json (the same size) and loads it again: the loads give their
+// own examples, equal while the file is, and the edited question after it.
+func TestMiniQuestionsReloadOnChange(t *testing.T) {
+	dir := t.TempDir()
+	questions := func(q string) string {
+		return `[{"question_id": 0, "db_id": "tiny", "question": "` + q + `", "evidence": "", "SQL": "SELECT count(*) FROM t", "difficulty": "simple", "reasoning_type": "count"}]`
+	}
+	writeFile(t, filepath.Join(dir, "questions.json"), questions("How many tiny rows?"))
+	writeFile(t, filepath.Join(dir, "databases", "tiny.sql"), "CREATE TABLE t(a); INSERT INTO t VALUES (1);")
+	cache := t.TempDir()
+	load := func() []Example {
+		t.Helper()
+		b, err := LoadMini(dir, LoadOptions{CacheDir: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Engine.Close()
+		return b.Examples
+	}
+	first, second := load(), load()
+	if !reflect.DeepEqual(first, second) {
+		t.Fatalf("second load of the same file: %+v; want %+v", second, first)
+	}
+	first[0].Question = "changed by the first load's caller"
+	if second[0].Question != "How many tiny rows?" {
+		t.Errorf("a change to the first load's examples reached the second's: %q", second[0].Question)
+	}
+	writeFile(t, filepath.Join(dir, "questions.json"), questions("How many small rows?"))
+	if got := load()[0].Question; got != "How many small rows?" {
+		t.Errorf("after editing questions.json the question is %q; want the edited one", got)
+	}
+}
+
 // Integration tests over the shared benchmark data (skipped when absent).
 
 func checkCounts(t *testing.T, b *Benchmark, total, withDB int) {

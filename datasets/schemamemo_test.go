@@ -61,6 +61,30 @@ func TestSchemaSharedAcrossHandles(t *testing.T) {
 	}
 }
 
+// TestSchemaOfJustWrittenFile opens a small file just built, as a run
+// builds the mini benchmark's databases: it is known by its content, so a
+// second handle shares the first one's schema at once, and one opened
+// after a write of the same size within the same timestamp tick does not.
+// A file over schemaHashMax, known by its size and time, is introspected
+// by every handle while it is that recent.
+func TestSchemaOfJustWrittenFile(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "fresh.sqlite")
+	testkit.SQLiteAt(t, path, `CREATE TABLE singer (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO singer VALUES (1, 'Joe')`)
+	first := schemaOf(t, path)
+	if again := schemaOf(t, path); again != first {
+		t.Errorf("second handle on a file just written gave schema %p; want the first handle's %p", again, first)
+	}
+	big := filepath.Join(t.TempDir(), "big.sqlite")
+	testkit.SQLiteAt(t, big, `CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB); INSERT INTO t VALUES (1, zeroblob(1048576))`)
+	if st, err := os.Stat(big); err != nil || st.Size() <= schemaHashMax {
+		t.Fatalf("big file: %v; want over %d bytes", err, schemaHashMax)
+	}
+	if a, b := schemaOf(t, big), schemaOf(t, big); a == b {
+		t.Errorf("two handles on a large file just written shared schema %p; want each its own while within the racy margin", a)
+	}
+}
+
 // TestSchemaRewrittenWithinTimestampTick rewrites a file just read in
 // place, to the same size, within the same tick of the file system's
 // clock (its time set back to what it was): a handle opened after it

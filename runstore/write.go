@@ -26,7 +26,8 @@ const (
 // flushes the batch before a request leaves for a server (the model
 // cache's llm.WithBeforeSend hook), so that a call a server may bill is
 // on disk before it is sent, while a call the cache answers costs no
-// commit.
+// commit. A call that sends nothing is written once, complete, when it
+// returns (CallDone).
 func (s *Store) CallStarted(trialID, questionID string, c Call) (int64, error) {
 	var id int64
 	err := s.writeOne(func(tx *sql.Tx) error {
@@ -48,6 +49,16 @@ func (s *Store) CallFinished(id int64, c Call) error {
 		_, err := tx.Exec(`UPDATE model_calls SET cached = ?, prompt_tokens = ?, completion_tokens = ?, latency_ms = ?, error = ?, state = ?, cache_key = ?
 			WHERE id = ?`, boolInt(c.Cached), c.PromptTokens, c.CompletionTokens, c.LatencyMS, c.Error, callDone, storedKey(c.CacheKey), id)
 		return err
+	})
+}
+
+// CallDone writes a model call of item (trialID, questionID) that sent
+// no request (the model cache answered it, or a model in the process did)
+// to the call log once it returned, complete: one row in the open batch,
+// where a call to a server takes CallStarted and CallFinished.
+func (s *Store) CallDone(trialID, questionID string, c Call) error {
+	return s.writeOne(func(tx *sql.Tx) error {
+		return insertCall(tx, trialID, questionID, s.session, c)
 	})
 }
 

@@ -8,8 +8,8 @@
 #   BENCHTIME=20x scripts/bench-replay.sh
 #
 # Builds one test binary of each (go test -c) and runs them in turn,
-# ROUNDS times each, printing calls/s of every run and the median of each
-# side with their ratio.
+# ROUNDS times each (each side first in every other round), printing
+# calls/s of every run and the median of each side with their ratio.
 set -euo pipefail
 
 BASE=${BASE:-$(git rev-parse --verify -q origin/main || git rev-parse main)}
@@ -31,7 +31,14 @@ run() { # run BIN: prints calls/s of one BenchmarkReplay/replay run
 }
 base=() head=()
 for r in $(seq "$ROUNDS"); do
-	b=$(run "$work/base.test"); h=$(run "$work/head.test")
+	# The sides take turns to go first: on a busy machine the second run
+	# of a round was measured slower than the first, whichever binary it
+	# was, which favoured the base when it always went first.
+	if ((r % 2)); then
+		b=$(run "$work/base.test"); h=$(run "$work/head.test")
+	else
+		h=$(run "$work/head.test"); b=$(run "$work/base.test")
+	fi
 	base+=("$b"); head+=("$h")
 	echo "round $r: base $b calls/s, head $h calls/s"
 done

@@ -219,8 +219,10 @@ func (s *sc) Run(ctx context.Context, t runners.Task) (runners.Result, error) {
 	firstSQL := ""
 	cuts := 0
 	var found runners.Extractions
-	// Samples that repeat an earlier one's text extract as it did.
+	// Samples that repeat an earlier one's text extract as it did, and
+	// note nothing new once one of them was noted.
 	extracted := map[string]sqltext.Extraction{}
+	noted := map[string]bool{}
 	for i, out := range resp.Choices {
 		e, done := extracted[out]
 		if !done {
@@ -245,7 +247,10 @@ func (s *sc) Run(ctx context.Context, t runners.Task) (runners.Result, error) {
 			res.Trace.Add(step)
 			continue
 		}
-		found.Note(e)
+		if !noted[out] {
+			found.Note(e)
+			noted[out] = true
+		}
 		if firstSQL == "" {
 			firstSQL = sql
 		}

@@ -397,6 +397,14 @@ func (c *counters) snapshot() CacheStats {
 	return CacheStats{Hits: c.hits.Load(), Misses: c.misses.Load(), PartialHits: c.partial.Load(), Stored: c.stored.Load(), Corrupt: c.corrupt.Load()}
 }
 
+// cacheIdleConns is how many connections to its file a Cache keeps open
+// between lookups. A run's workers (8 by default) look up at once, and
+// database/sql keeps 2 by default, closing the others as they come back:
+// a replay from the cache then opened a connection (the file's WAL, its
+// shared memory, the pragmas, the statements) for about every fourth
+// lookup.
+const cacheIdleConns = 32
+
 // OpenCache opens (creating if needed) the cache database at path. The
 // SQLite driver "sqlite3" must be registered by the program (its main
 // package imports github.com/mattn/go-sqlite3).
@@ -414,6 +422,7 @@ func OpenCache(path string) (*Cache, error) {
 	if err != nil {
 		return nil, fmt.Errorf("llm: open cache %s: %w", path, err)
 	}
+	db.SetMaxIdleConns(cacheIdleConns)
 	if err := createCacheTables(db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("llm: init cache %s: %w", path, err)
@@ -462,8 +471,17 @@ const paragraphsSchema = `CREATE TABLE IF NOT EXISTS paragraphs (
 	)`
 
 // createCacheTables creates the tables a cache writes that db lacks, in one
-// transaction (another process may be creating them too).
+// transaction (another process may be creating them too). A file that has
+// them, as every open but the first finds, is only read: its open takes
+// no write lock, for which it would wait while another run commits.
 func createCacheTables(db *sql.DB) error {
+	var have int
+	if err := db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('samples', 'paragraphs')`).Scan(&have); err != nil {
+		return err
+	}
+	if have == 2 {
+		return nil
+	}
 	tx, err := db.Begin()
 	if err != nil {
 		return err

@@ -237,6 +237,63 @@ func TestCachePersistsAcrossOpen(t *testing.T) {
 	}
 }
 
+// TestCacheKeepsWorkersConnections holds as many connections at once as a
+// run's workers look up with, gives them back, and checks that the pool
+// kept them all open for the next lookups rather than closing all but two.
+func TestCacheKeepsWorkersConnections(t *testing.T) {
+	cache, _ := openTestCache(t)
+	ctx := context.Background()
+	const workers = 8
+	conns := make([]*sql.Conn, workers)
+	for i := range conns {
+		c, err := cache.db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns[i] = c
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+	if st := cache.db.Stats(); st.MaxIdleClosed != 0 || st.Idle != workers {
+		t.Errorf("after %d connections came back: %d idle, %d closed as surplus; want %d idle, none closed", workers, st.Idle, st.MaxIdleClosed, workers)
+	}
+}
+
+// TestCacheOpensWhileAnotherWrites opens a cache file while another
+// connection holds its write lock, as a run committing its batch does: the
+// open only reads the file that has its tables, so it does not wait for
+// the lock (the busy timeout is 30 s).
+func TestCacheOpensWhileAnotherWrites(t *testing.T) {
+	cache, path := openTestCache(t)
+	ctx := context.Background()
+	conn, err := cache.db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(ctx, `ROLLBACK`)
+	opened := make(chan error, 1)
+	go func() {
+		c, err := OpenCache(path)
+		if err == nil {
+			c.Close()
+		}
+		opened <- err
+	}()
+	select {
+	case err := <-opened:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("OpenCache waited for another connection's write lock")
+	}
+}
+
 func TestCacheConcurrentFirstWriterWins(t *testing.T) {
 	cache, _ := openTestCache(t)
 	inner := &countingClient{}
