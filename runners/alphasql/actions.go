@@ -8,6 +8,7 @@ import (
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/jsontext"
 	"github.com/t2sbench/t2sbench/runners/mcts"
+	"github.com/t2sbench/t2sbench/runners/mctsql"
 	"github.com/t2sbench/t2sbench/runners/sqltext"
 )
 
@@ -82,16 +83,13 @@ func contextText(steps []step) string {
 	var b strings.Builder
 	b.WriteString("\n【Previous reasoning steps】\n")
 	for i, s := range steps {
-		fmt.Fprintf(&b, "Step %d (%s):\n%s\n\n", i+1, ActionNames[s.action], strings.TrimSpace(s.text))
+		fmt.Fprintf(&b, "Step %d (%s):\n%s\n\n", i+1, ActionNames[s.Action], strings.TrimSpace(s.Text))
 	}
 	return b.String()
 }
 
 // step is one earlier action on a path.
-type step struct {
-	action mcts.Action
-	text   string
-}
+type step = mctsql.Step
 
 // instructions holds the task part of each action's prompt.
 var instructions = map[mcts.Action]string{

@@ -8,6 +8,7 @@ import (
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/jsontext"
 	"github.com/t2sbench/t2sbench/runners/mcts"
+	"github.com/t2sbench/t2sbench/runners/mctsql"
 	"github.com/t2sbench/t2sbench/runners/sqltext"
 )
 
@@ -87,10 +88,7 @@ const rewardInstruction = "Write one SQLite query that answers the question, usi
 const discriminatorInstruction = "The reasoning above is incomplete. Continue it step by step from where it stops, then give the final SQLite query that answers the question in a ```sql block."
 
 // step is one reasoning step of a path.
-type step struct {
-	action mcts.Action
-	text   string
-}
+type step = mctsql.Step
 
 // reasoningHead opens the steps of a prompt.
 const reasoningHead = "\n【Reasoning so far】\n"
@@ -103,7 +101,7 @@ func stepsText(steps []step) string {
 	var b strings.Builder
 	b.WriteString(reasoningHead)
 	for i, s := range steps {
-		fmt.Fprintf(&b, "Step %d (%s):\n%s\n", i+1, ActionNames[s.action], strings.TrimSpace(s.text))
+		fmt.Fprintf(&b, "Step %d (%s):\n%s\n", i+1, ActionNames[s.Action], strings.TrimSpace(s.Text))
 	}
 	return b.String()
 }
