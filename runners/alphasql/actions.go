@@ -40,17 +40,10 @@ var ActionNames = map[mcts.Action]string{
 var Removable = []mcts.Action{A1, A2, A3, A4, A6}
 
 // Transitions is the valid-transition table (METHODS.md, from the authors'
-// code): the actions that may follow each action. An action already on
-// the path is not offered again (mcts.Search enforces it).
-var Transitions = map[mcts.Action][]mcts.Action{
-	mcts.RootAction: {A1, A2, A3, A4, A5},
-	A1:              {A2, A3, A4, A5},
-	A2:              {A3, A4, A5},
-	A3:              {A2, A4, A5},
-	A4:              {A2, A3, A5},
-	A5:              {A7, A6},
-	A6:              {A7},
-}
+// code; mctsql.Transitions shows it): the actions that may follow each
+// action. An action already on the path is not offered again (mcts.Search
+// enforces it).
+var Transitions = mctsql.Transitions(A1, []mcts.Action{A2, A3, A4}, A5, A6, A7)
 
 // Request kinds (llm.Request.Responder), one per prompt kind.
 const (

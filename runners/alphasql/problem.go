@@ -41,9 +41,6 @@ func (q *question) execute(ctx context.Context, sql string) *runners.Execution {
 // duplicates ignored; datasets.ResultSet.SetKey).
 func SetKey(rs *datasets.ResultSet) string { return rs.SetKey() }
 
-// feedback describes an execution for the revision prompt.
-func feedback(e *runners.Execution) string { return e.Feedback() }
-
 // complete makes one chat request.
 func (q *question) complete(ctx context.Context, prompt string, temp float64, n int, responder string, kind llm.AnswerKind, seedOffset int64) (*llm.Response, error) {
 	seed := q.t.Seed + seedOffset
@@ -171,8 +168,7 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 }
 
 func (q *question) revisionPrompt(ctx context.Context, s pathState, sql string) string {
-	e := q.execute(ctx, sql)
-	return q.prompt(s, s.Steps, instructions[A6]+"\n\n【SQL】\n```sql\n"+sql+"\n```\n【Execution feedback】\n"+feedback(e))
+	return q.prompt(s, s.Steps, mctsql.Revision(instructions[A6], sql, q.execute(ctx, sql)))
 }
 
 // reviseMore continues the revision loop for every distinct revised SQL
@@ -247,10 +243,8 @@ func (q *question) reviseMore(ctx context.Context, s pathState, ex *mcts.Expansi
 // result set as the terminal's SQL.
 func (q *question) Reward(ctx context.Context, t *mcts.Tree, n *mcts.Node) (float64, error) {
 	s := q.state(t, n)
-	before := mctsql.Before(s.Steps, A5)
-	ctxState := s
-	ctxState.Steps = before
-	resp, err := q.complete(ctx, q.prompt(ctxState, before, rewardInstruction), q.cfg.RewardTemperature, q.cfg.Reward, RespSQL, llm.AnswerSQL, 1<<20)
+	before := s.Before(A5)
+	resp, err := q.complete(ctx, q.prompt(before, before.Steps, rewardInstruction), q.cfg.RewardTemperature, q.cfg.Reward, RespSQL, llm.AnswerSQL, 1<<20)
 	if err != nil {
 		return 0, err
 	}

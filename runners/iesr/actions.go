@@ -48,15 +48,7 @@ var Removable = []mcts.Action{A1, A2, A3, A4, A6}
 // like Alpha-SQL's rephrasing), a generated SQL may be revised once, and
 // a path ends with END. An action already on the path is not offered
 // again (mcts.Search enforces it).
-var Transitions = map[mcts.Action][]mcts.Action{
-	mcts.RootAction: {A1, A2, A3, A4, A5},
-	A1:              {A2, A3, A4, A5},
-	A2:              {A3, A4, A5},
-	A3:              {A2, A4, A5},
-	A4:              {A2, A3, A5},
-	A5:              {END, A6},
-	A6:              {END},
-}
+var Transitions = mctsql.Transitions(A1, []mcts.Action{A2, A3, A4}, A5, A6, END)
 
 // Request kinds (llm.Request.Responder), one per prompt kind.
 const (

@@ -54,9 +54,6 @@ func (q *question) execute(ctx context.Context, sql string) *runners.Execution {
 // grouping Alpha-SQL's reward and IESR's agreement use.
 func ResultKey(rs *datasets.ResultSet) string { return rs.SetKey() }
 
-// feedback describes an execution for the revision prompt.
-func feedback(e *runners.Execution) string { return e.Feedback() }
-
 // request is one chat request of the runner.
 type request struct {
 	role, responder string
@@ -153,8 +150,7 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 	case A5:
 		r.prompt, r.responder, r.kind = q.prompt(s, s.Steps, instructions[A5]), RespSQL, llm.AnswerSQL
 	case A6:
-		e := q.execute(ctx, s.SQL)
-		r.prompt = q.prompt(s, s.Steps, instructions[A6]+"\n\n【SQL】\n```sql\n"+s.SQL+"\n```\n【Execution feedback】\n"+feedback(e))
+		r.prompt = q.prompt(s, s.Steps, mctsql.Revision(instructions[A6], s.SQL, q.execute(ctx, s.SQL)))
 		r.responder, r.kind = RespRevise, llm.AnswerSQL
 	default:
 		return mcts.Expansion{}, fmt.Errorf("unknown action %q", a)
@@ -209,11 +205,9 @@ func (q *question) Reward(ctx context.Context, t *mcts.Tree, n *mcts.Node) (floa
 		n.Info["reward_agree"] = 0
 		return 0, nil
 	}
-	before := mctsql.Before(s.Steps, A5)
-	ctxState := s
-	ctxState.Steps = before
+	before := s.Before(A5)
 	resp, err := q.complete(ctx, request{role: runners.RoleReason, responder: RespSQL, kind: llm.AnswerSQL,
-		prompt: q.prompt(ctxState, before, rewardInstruction), temp: q.cfg.RewardTemperature, n: q.cfg.Reward,
+		prompt: q.prompt(before, before.Steps, rewardInstruction), temp: q.cfg.RewardTemperature, n: q.cfg.Reward,
 		seed: q.t.Seed + 1<<20 + int64(n.Rolls)<<10})
 	if err != nil {
 		return 0, err

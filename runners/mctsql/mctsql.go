@@ -14,6 +14,7 @@ package mctsql
 
 import (
 	"context"
+	"slices"
 
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/runners"
@@ -70,17 +71,55 @@ func Walk(t *mcts.Tree, n *mcts.Node, r Roles) Path {
 	return s
 }
 
-// Before returns the steps before the first one of action a: the context
-// the reward resamples the SQL generation in.
-func Before(steps []Step, a mcts.Action) []Step {
-	var out []Step
-	for _, st := range steps {
+// Before returns the path as it stood before its first step of action a:
+// the context the reward resamples the SQL generation in (the schema
+// selection and SQL stay those of the whole path).
+func (p Path) Before(a mcts.Action) Path {
+	var steps []Step
+	for _, st := range p.Steps {
 		if st.Action == a {
 			break
 		}
-		out = append(out, st)
+		steps = append(steps, st)
 	}
-	return out
+	p.Steps = steps
+	return p
+}
+
+// Transitions is Alpha-SQL's valid-transition table (docs/METHODS.md,
+// from the authors' code) over a method's actions: first may open a path
+// only; the analyses may follow the root, first or one another, in any
+// order; generate may follow any of them; a generated SQL may be revised
+// once; end closes a path after generation or revision. In Alpha-SQL's
+// actions:
+//
+//	ROOT: A1 A2 A3 A4 A5    A2: A3 A4 A5    A4: A2 A3 A5    A6: A7
+//	A1:   A2 A3 A4 A5       A3: A2 A4 A5    A5: A7 A6
+//
+// Each list is in that order, the order Search expands the actions in.
+func Transitions(first mcts.Action, analyses []mcts.Action, generate, revise, end mcts.Action) map[mcts.Action][]mcts.Action {
+	t := map[mcts.Action][]mcts.Action{
+		mcts.RootAction: append(append([]mcts.Action{first}, analyses...), generate),
+		first:           append(slices.Clone(analyses), generate),
+		generate:        {end, revise},
+		revise:          {end},
+	}
+	for _, a := range analyses {
+		var next []mcts.Action
+		for _, b := range analyses {
+			if b != a {
+				next = append(next, b)
+			}
+		}
+		t[a] = append(next, generate)
+	}
+	return t
+}
+
+// Revision is the task of a revision prompt: the instruction, then the SQL
+// and the feedback of its execution.
+func Revision(instruction, sql string, e *runners.Execution) string {
+	return instruction + "\n\n【SQL】\n```sql\n" + sql + "\n```\n【Execution feedback】\n" + e.Feedback()
 }
 
 // End is the expansion of the model-free termination: one output that
