@@ -1,6 +1,7 @@
 package alphasql
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -70,15 +71,7 @@ func taskText(dbID, schema, question, evidence string) string {
 
 // contextText renders the reasoning steps already taken on a path.
 func contextText(steps []step) string {
-	if len(steps) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteString("\n【Previous reasoning steps】\n")
-	for i, s := range steps {
-		fmt.Fprintf(&b, "Step %d (%s):\n%s\n\n", i+1, ActionNames[s.Action], strings.TrimSpace(s.Text))
-	}
-	return b.String()
+	return mctsql.StepsText(steps, "\n【Previous reasoning steps】\n", "\n\n", ActionNames)
 }
 
 // step is one earlier action on a path.
@@ -163,24 +156,18 @@ func ParseRephrase(out string) (key string, ok bool) {
 const AllTables = runners.AllTables
 
 // ParseSchemaSelection reads a schema-selection answer: table -> columns,
-// an empty column list meaning the whole table. It accepts every shape of
-// jsontext.Tables (an object of tables, a list of table or table.column
-// names, {table, columns} objects); an answer selecting every table gives
+// an empty column list meaning the whole table, in every shape
+// runners.DecodeSelection accepts; an answer selecting every table gives
 // the single key AllTables.
 func ParseSchemaSelection(out string) (map[string][]string, error) {
-	var v struct {
-		Tables jsontext.Tables `json:"tables"`
-	}
-	if err := jsontext.Decode(out, &v); err != nil {
+	sel, err := runners.DecodeSelection(out)
+	switch {
+	case errors.Is(err, runners.ErrNoTables):
+		return nil, fmt.Errorf("schema selection: no tables in the answer")
+	case err != nil:
 		return nil, fmt.Errorf("schema selection: %w", err)
 	}
-	switch {
-	case v.Tables.All:
-		return map[string][]string{AllTables: {}}, nil
-	case v.Tables.Empty():
-		return nil, fmt.Errorf("schema selection: no tables in the answer")
-	}
-	return v.Tables.Columns, nil
+	return sel, nil
 }
 
 // ValueCondition is one identified column-value condition.

@@ -2,8 +2,7 @@ package iesr
 
 import (
 	"encoding/json"
-	"fmt"
-	"strings"
+	"errors"
 
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/jsontext"
@@ -87,15 +86,7 @@ const reasoningHead = "\n【Reasoning so far】\n"
 
 // stepsText renders the steps of a path.
 func stepsText(steps []step) string {
-	if len(steps) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteString(reasoningHead)
-	for i, s := range steps {
-		fmt.Fprintf(&b, "Step %d (%s):\n%s\n", i+1, ActionNames[s.Action], strings.TrimSpace(s.Text))
-	}
-	return b.String()
+	return mctsql.StepsText(steps, reasoningHead, "\n", ActionNames)
 }
 
 // AllTables is the key ParseSelection returns alone when the answer
@@ -105,22 +96,14 @@ const AllTables = runners.AllTables
 // ParseSelection reads an A2 answer: table -> columns, an empty column list
 // meaning the whole table. It accepts the strict-mode shape the schema asks
 // for ({"tables": [{"table": "t", "columns": ["c"]}]}) and every other shape
-// of jsontext.Tables (an object of tables, table or table.column names);
-// an answer selecting every table gives the single key AllTables.
+// runners.DecodeSelection accepts; an answer selecting every table gives
+// the single key AllTables.
 func ParseSelection(out string) (map[string][]string, error) {
-	var v struct {
-		Tables jsontext.Tables `json:"tables"`
+	sel, err := runners.DecodeSelection(out)
+	if errors.Is(err, runners.ErrNoTables) {
+		return nil, errors.New("schema selection names no table")
 	}
-	if err := decodeJSON(out, &v); err != nil {
-		return nil, err
-	}
-	switch {
-	case v.Tables.All:
-		return map[string][]string{AllTables: {}}, nil
-	case v.Tables.Empty():
-		return nil, fmt.Errorf("schema selection names no table")
-	}
-	return v.Tables.Columns, nil
+	return sel, err
 }
 
 // ColumnNote is one A3 item.

@@ -14,7 +14,9 @@ package mctsql
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/runners"
@@ -84,6 +86,21 @@ func (p Path) Before(a mcts.Action) Path {
 	}
 	p.Steps = steps
 	return p
+}
+
+// StepsText renders steps for a prompt: head, then each step as
+// "Step i (name):" and its text, trimmed, followed by gap; "" when there
+// are no steps.
+func StepsText(steps []Step, head, gap string, names map[mcts.Action]string) string {
+	if len(steps) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(head)
+	for i, s := range steps {
+		fmt.Fprintf(&b, "Step %d (%s):\n%s%s", i+1, names[s.Action], strings.TrimSpace(s.Text), gap)
+	}
+	return b.String()
 }
 
 // Transitions is Alpha-SQL's valid-transition table (docs/METHODS.md,

@@ -146,3 +146,14 @@ func TestRevision(t *testing.T) {
 		t.Errorf("Revision = %q, want %q", got, want)
 	}
 }
+
+func TestStepsText(t *testing.T) {
+	names := map[mcts.Action]string{"A1": "Rephrase", "A5": "SQL"}
+	steps := []Step{{"A1", "  rephrased \n"}, {"A5", "SELECT 1"}}
+	if got, want := StepsText(steps, "HEAD\n", "\n\n", names), "HEAD\nStep 1 (Rephrase):\nrephrased\n\nStep 2 (SQL):\nSELECT 1\n\n"; got != want {
+		t.Errorf("StepsText = %q, want %q", got, want)
+	}
+	if got := StepsText(nil, "HEAD\n", "\n", names); got != "" {
+		t.Errorf("StepsText of no steps = %q, want none (not even the head)", got)
+	}
+}
