@@ -533,12 +533,8 @@ func (p *parser) core() (*Select, error) {
 			return nil, err
 		}
 	}
-	if p.acceptKw("WHERE") {
-		e, err := p.expr()
-		if err != nil {
-			return nil, err
-		}
-		s.Where = e
+	if s.Where, err = p.exprAfter("WHERE"); err != nil {
+		return nil, err
 	}
 	if p.kw("GROUP") {
 		p.next()
@@ -551,12 +547,8 @@ func (p *parser) core() (*Select, error) {
 		}
 		s.GroupBy = group
 	}
-	if p.acceptKw("HAVING") {
-		e, err := p.expr()
-		if err != nil {
-			return nil, err
-		}
-		s.Having = e
+	if s.Having, err = p.exprAfter("HAVING"); err != nil {
+		return nil, err
 	}
 	if p.kw("WINDOW") {
 		return nil, notLiftable("WINDOW")
@@ -707,6 +699,15 @@ func (p *parser) expr() (Expr, error) {
 		return nil, p.errHere("expression nested too deeply")
 	}
 	return p.orExpr()
+}
+
+// exprAfter parses the expression after keyword kw when kw is next; it
+// returns nil when it is not.
+func (p *parser) exprAfter(kw string) (Expr, error) {
+	if !p.acceptKw(kw) {
+		return nil, nil
+	}
+	return p.expr()
 }
 
 // commaList parses item (, item)*.
@@ -1095,13 +1096,11 @@ func (p *parser) caseRest() (Expr, error) {
 	if len(c.Whens) == 0 {
 		return nil, p.errHere("expected WHEN")
 	}
-	if p.acceptKw("ELSE") {
-		e, err := p.expr()
-		if err != nil {
-			return nil, err
-		}
-		c.Else = e
+	els, err := p.exprAfter("ELSE")
+	if err != nil {
+		return nil, err
 	}
+	c.Else = els
 	if err := p.expectKw("END"); err != nil {
 		return nil, err
 	}
