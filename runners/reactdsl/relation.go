@@ -535,25 +535,21 @@ func (s *Session) render(b block, names []string) string {
 		items = []string{"*"}
 	}
 	q.WriteString(strings.Join(items, ", "))
-	if len(b.from) > 0 {
-		q.WriteString(" FROM ")
-		q.WriteString(strings.Join(b.from, " "))
-	}
-	if len(b.where) > 0 {
-		q.WriteString(" WHERE ")
-		q.WriteString(strings.Join(b.where, " AND "))
-	}
-	if len(b.groupBy) > 0 {
-		q.WriteString(" GROUP BY ")
-		q.WriteString(strings.Join(b.groupBy, ", "))
-	}
-	if len(b.having) > 0 {
-		q.WriteString(" HAVING ")
-		q.WriteString(strings.Join(b.having, " AND "))
-	}
-	if len(b.order) > 0 {
-		q.WriteString(" ORDER BY ")
-		q.WriteString(strings.Join(b.order, ", "))
+	for _, c := range []struct {
+		kw    string
+		parts []string
+		sep   string
+	}{
+		{" FROM ", b.from, " "},
+		{" WHERE ", b.where, " AND "},
+		{" GROUP BY ", b.groupBy, ", "},
+		{" HAVING ", b.having, " AND "},
+		{" ORDER BY ", b.order, ", "},
+	} {
+		if len(c.parts) > 0 {
+			q.WriteString(c.kw)
+			q.WriteString(strings.Join(c.parts, c.sep))
+		}
 	}
 	if b.limit != "" {
 		q.WriteString(" LIMIT ")
