@@ -3,6 +3,7 @@ package spec
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"reflect"
 	"regexp"
@@ -754,12 +755,7 @@ func (s *Spec) validateBenchmarks() error {
 
 // modelNames returns the names of the spec's models, sorted.
 func (s *Spec) modelNames() []string {
-	names := make([]string, 0, len(s.Models))
-	for n := range s.Models {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(s.Models))
 }
 
 // validateModel checks model m, at path p: that its keys fit its backend
