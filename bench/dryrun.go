@@ -101,229 +101,345 @@ func PlanDryRun(ctx context.Context, p *spec.Plan, env Env, opt DryRunOptions) (
 	if cacheDir == "" {
 		cacheDir = filepath.Join(opt.Dir, "cache")
 	}
-	d := &DryRun{Name: p.Spec.Name, PlanTrials: len(p.Trials)}
-	d.Notes = dryRunNotes()
-	stop := func() (*DryRun, error) {
-		d.Interrupted = true
-		return d, ctx.Err()
-	}
-	// Runners, built once per configuration: a grid's points differ in
-	// parameters the estimates mostly do not read.
-	type built struct {
-		r   runners.Runner
-		key string
-	}
-	builtBy := map[string]built{}
-	runnerOf := func(t *spec.Trial) (built, error) {
-		raw, _ := json.Marshal(t.Params)
-		k := t.Runner + "\x00" + string(raw)
-		if b, ok := builtBy[k]; ok {
-			return b, nil
-		}
-		r, err := runners.New(t.Runner, t.Params)
-		if err != nil {
-			return built{}, fmt.Errorf("trial %s: %w", t.Label, err)
-		}
-		b := built{r: r, key: k}
-		builtBy[k] = b
-		return b, nil
-	}
+	pl := newDryPlanner(ctx, p, env, opt)
 	for _, t := range p.Trials {
 		if ctx.Err() != nil {
-			return stop()
+			return pl.stop()
 		}
-		if _, err := runnerOf(t); err != nil {
+		if _, err := pl.runnerOf(t); err != nil {
 			return nil, err
 		}
 	}
-	done := map[string]bool{}
-	doneOf := map[string][]string{} // trial id -> finished questions
-	var meas map[string]*runstore.Measured
-	// traces are the finished items' traces by runner and benchmark, for
-	// the runners whose estimate a measured rate improves.
-	traces := map[string][]runners.Trace{}
-	wantTraces := false
-	for _, b := range builtBy {
-		_, ok := b.r.(runners.TraceEstimator)
-		wantTraces = wantTraces || ok
+	if err := pl.readRunDir(); err != nil {
+		return nil, err
 	}
-	if _, err := os.Stat(filepath.Join(opt.Dir, runstore.StoreFile)); err == nil {
-		if meas, err = runstore.MeasuredCalls(opt.Dir); err != nil {
-			return nil, err
-		}
-		r, err := runstore.ReadRun(opt.Dir, wantTraces)
-		if err != nil {
-			return nil, err
-		}
-		for _, t := range r.Trials {
-			for _, it := range t.Items {
-				if it.Status == runstore.StatusDone || it.Status == runstore.StatusFailed {
-					done[runstore.ItemKey(t.ID, it.QuestionID)] = true
-					doneOf[t.ID] = append(doneOf[t.ID], it.QuestionID)
-				}
-				if wantTraces && it.Status == runstore.StatusDone && it.Result != nil {
-					k := traceKey(t.Runner, t.Benchmark)
-					traces[k] = append(traces[k], it.Result.Trace)
-				}
-			}
-		}
+	var err error
+	if pl.cached, err = cachedByModel(ctx, filepath.Join(cacheDir, runstore.ModelCacheFile)); err != nil {
+		return nil, err
 	}
-	cached, err := cachedByModel(ctx, filepath.Join(cacheDir, runstore.ModelCacheFile))
+	loadDir, cleanup, err := dryLoadDir(cacheDir)
 	if err != nil {
 		return nil, err
 	}
-	// Loaders may write derived files under the cache directory; a dry run
-	// creates nothing, so a missing one is replaced by a scratch one.
-	loadDir := cacheDir
-	if _, err := os.Stat(cacheDir); err != nil {
-		tmp, err := os.MkdirTemp("", "t2sbench-dryrun-")
-		if err != nil {
-			return nil, fmt.Errorf("dry run: %w", err)
+	defer cleanup()
+	pl.loadDir = loadDir
+	pl.payFinished()
+	for _, t := range p.Trials {
+		if ctx.Err() != nil {
+			return pl.stop()
 		}
-		defer os.RemoveAll(tmp)
-		loadDir = tmp
+		bi, err := pl.benchmark(t)
+		if err != nil {
+			if ctx.Err() != nil {
+				return pl.stop()
+			}
+			return nil, err
+		}
+		dt, err := pl.planTrial(t, bi)
+		if err != nil {
+			return nil, err
+		}
+		pl.d.Trials = append(pl.d.Trials, dt)
 	}
-	type benchInfo struct {
-		b      *datasets.Benchmark
-		prompt map[string]float64 // question id -> estimated prompt tokens
+	if pl.shared > 0 {
+		pl.d.Notes = append(pl.d.Notes, fmt.Sprintf("shared: %.0f more calls are requests an earlier trial sends alike (parameters they do not depend on, such as a grid's score weights): the model cache answers them, so they are not counted; workers running such trials at once may send some of them", pl.shared))
 	}
-	benches := map[string]*benchInfo{}
+	return pl.d, nil
+}
+
+// dryLoadDir returns the directory the benchmarks' loaders write derived
+// files in, and what removes it afterwards. Loaders may write under the
+// cache directory; a dry run creates nothing, so a missing one is
+// replaced by a scratch one.
+func dryLoadDir(cacheDir string) (string, func(), error) {
+	if _, err := os.Stat(cacheDir); err == nil {
+		return cacheDir, func() {}, nil
+	}
+	tmp, err := os.MkdirTemp("", "t2sbench-dryrun-")
+	if err != nil {
+		return "", nil, fmt.Errorf("dry run: %w", err)
+	}
+	return tmp, func() { os.RemoveAll(tmp) }, nil
+}
+
+// dryPlanner is the state of one PlanDryRun.
+type dryPlanner struct {
+	ctx context.Context
+	p   *spec.Plan
+	env Env
+	opt DryRunOptions
+	d   *DryRun
+	// builtBy holds the runners, built once per configuration (runner
+	// name and parameters): a grid's points differ in parameters the
+	// estimates mostly do not read.
+	builtBy map[string]dryRunner
+	// done holds the item keys the run directory holds as done or
+	// failed; doneOf the same questions by trial id.
+	done   map[string]bool
+	doneOf map[string][]string
+	// meas is the run directory's call log by trial id.
+	meas map[string]*runstore.Measured
+	// traces are the finished items' traces by runner and benchmark, for
+	// the runners whose estimate a measured rate improves.
+	traces map[string][]runners.Trace
+	// cached counts the model cache's answers by model name.
+	cached map[string]int
+	// loadDir is where the benchmarks' loaders write derived files.
+	loadDir string
+	benches map[string]*dryBench
 	// paid holds, per share key (shareKey), the questions whose requests
 	// the model cache already holds or an earlier trial sends: every
 	// trial's finished questions, then each trial's questions as it is
 	// counted.
-	paid := map[string]map[string]bool{}
-	payer := func(k string) map[string]bool {
-		if paid[k] == nil {
-			paid[k] = map[string]bool{}
-		}
-		return paid[k]
+	paid map[string]map[string]bool
+	// estimates memoizes runners.EstimateCalls by runner configuration
+	// and model prior.
+	estimates map[string]map[string]float64
+	// shared counts the calls left out as requests an earlier trial
+	// sends.
+	shared float64
+}
+
+// dryRunner is a runner built for the dry run, with the configuration key
+// it was built under.
+type dryRunner struct {
+	r   runners.Runner
+	key string
+}
+
+// dryBench is a benchmark loaded for the dry run.
+type dryBench struct {
+	b      *datasets.Benchmark
+	prompt map[string]float64 // question id -> estimated prompt tokens
+}
+
+// newDryPlanner returns the planner of plan p, with nothing read yet.
+func newDryPlanner(ctx context.Context, p *spec.Plan, env Env, opt DryRunOptions) *dryPlanner {
+	return &dryPlanner{
+		ctx: ctx, p: p, env: env, opt: opt,
+		d:         &DryRun{Name: p.Spec.Name, PlanTrials: len(p.Trials), Notes: dryRunNotes()},
+		builtBy:   map[string]dryRunner{},
+		done:      map[string]bool{},
+		doneOf:    map[string][]string{},
+		traces:    map[string][]runners.Trace{},
+		benches:   map[string]*dryBench{},
+		paid:      map[string]map[string]bool{},
+		estimates: map[string]map[string]float64{},
 	}
-	for _, t := range p.Trials {
-		b, _ := runnerOf(t)
+}
+
+// stop returns the trials planned so far, marked Interrupted.
+func (pl *dryPlanner) stop() (*DryRun, error) {
+	pl.d.Interrupted = true
+	return pl.d, pl.ctx.Err()
+}
+
+// runnerOf returns trial t's runner, built once per configuration.
+func (pl *dryPlanner) runnerOf(t *spec.Trial) (dryRunner, error) {
+	raw, _ := json.Marshal(t.Params)
+	k := t.Runner + "\x00" + string(raw)
+	if b, ok := pl.builtBy[k]; ok {
+		return b, nil
+	}
+	r, err := runners.New(t.Runner, t.Params)
+	if err != nil {
+		return dryRunner{}, fmt.Errorf("trial %s: %w", t.Label, err)
+	}
+	b := dryRunner{r: r, key: k}
+	pl.builtBy[k] = b
+	return b, nil
+}
+
+// readRunDir reads what the run directory has done, if it holds a store:
+// the finished items, the call log and, when a runner estimates from
+// them, the finished items' traces.
+func (pl *dryPlanner) readRunDir() error {
+	dir := pl.opt.Dir
+	wantTraces := false
+	for _, b := range pl.builtBy {
+		_, ok := b.r.(runners.TraceEstimator)
+		wantTraces = wantTraces || ok
+	}
+	if _, err := os.Stat(filepath.Join(dir, runstore.StoreFile)); err != nil {
+		return nil
+	}
+	var err error
+	if pl.meas, err = runstore.MeasuredCalls(dir); err != nil {
+		return err
+	}
+	r, err := runstore.ReadRun(dir, wantTraces)
+	if err != nil {
+		return err
+	}
+	for _, t := range r.Trials {
+		for _, it := range t.Items {
+			if it.Status == runstore.StatusDone || it.Status == runstore.StatusFailed {
+				pl.done[runstore.ItemKey(t.ID, it.QuestionID)] = true
+				pl.doneOf[t.ID] = append(pl.doneOf[t.ID], it.QuestionID)
+			}
+			if wantTraces && it.Status == runstore.StatusDone && it.Result != nil {
+				k := traceKey(t.Runner, t.Benchmark)
+				pl.traces[k] = append(pl.traces[k], it.Result.Trace)
+			}
+		}
+	}
+	return nil
+}
+
+// payer returns the questions paid for under share key k.
+func (pl *dryPlanner) payer(k string) map[string]bool {
+	if pl.paid[k] == nil {
+		pl.paid[k] = map[string]bool{}
+	}
+	return pl.paid[k]
+}
+
+// payFinished marks every trial's finished questions paid for under the
+// share keys of its roles.
+func (pl *dryPlanner) payFinished() {
+	for _, t := range pl.p.Trials {
+		b, _ := pl.runnerOf(t)
 		for _, role := range runnerRoles(t.Runner) {
 			k := shareKey(t, b.r, role)
 			if k == "" {
 				continue
 			}
-			for _, q := range doneOf[t.ID] {
-				payer(k)[q] = true
+			for _, q := range pl.doneOf[t.ID] {
+				pl.payer(k)[q] = true
 			}
 		}
 	}
-	estimates := map[string]map[string]float64{}
-	shared := 0.0
-	for _, t := range p.Trials {
-		if ctx.Err() != nil {
-			return stop()
-		}
-		bs := t.Benchmark
-		if opt.Limit > 0 && (bs.Limit == 0 || opt.Limit < bs.Limit) {
-			bs.Limit = opt.Limit
-		}
-		key := fmt.Sprintf("%s\x00%s\x00%s\x00%d", bs.Name, bs.Data, bs.Split, bs.Limit)
-		bi := benches[key]
-		if bi == nil {
-			b, err := env.OpenBenchmark(ctx, bs, loadDir)
-			if err != nil {
-				if ctx.Err() != nil {
-					return stop()
-				}
-				return nil, fmt.Errorf("benchmark %s: %w", bs.Name, err)
-			}
-			if bs.Limit > 0 && len(b.Examples) > bs.Limit {
-				b.Examples = b.Examples[:bs.Limit]
-			}
-			bi = &benchInfo{b: b, prompt: promptTokens(ctx, b)}
-			if b.Engine != nil {
-				b.Engine.Close()
-			}
-			benches[key] = bi
-		}
-		b, err := runnerOf(t)
-		if err != nil {
-			return nil, err
-		}
-		prior := modelPrior(t)
-		dt := DryTrial{Label: t.Label, Runner: t.Runner, Benchmark: t.Benchmark.DatasetName(), Models: map[string]string{}, Priced: true}
-		ekey := fmt.Sprintf("%s\x00%v", b.key, prior)
-		pq, ok := estimates[ekey]
-		if !ok {
-			pq, _ = runners.EstimateCalls(b.r, prior)
-			estimates[ekey] = pq
-		}
-		dt.PerQuestion = maps.Clone(pq)
-		ms := meas[t.ID]
-		if ms != nil {
-			dt.MeasuredItems = ms.Items
-		}
-		if ms != nil && ms.Items >= MeasuredMin {
-			dt.Measured = true
-			dt.PerQuestion = map[string]float64{}
-			for role, n := range ms.Calls {
-				dt.PerQuestion[role] = n / float64(ms.Items)
-			}
-		} else if te, ok := b.r.(runners.TraceEstimator); ok {
-			if tr := traces[traceKey(t.Runner, t.Benchmark)]; len(tr) >= MeasuredMin {
-				if est, ok := te.EstimateCallsFromTraces(prior, tr); ok {
-					dt.PerQuestion, dt.MeasuredRate = est, len(tr)
-				}
-			}
-		}
-		var left []string
-		for _, ex := range bi.b.Examples {
-			if !opt.Shard.Has(t.ID, ex.ID) {
-				continue
-			}
-			dt.Questions++
-			if done[runstore.ItemKey(t.ID, ex.ID)] {
-				dt.Done++
-				continue
-			}
-			left = append(left, ex.ID)
-		}
-		seen := map[string]bool{}
-		for role, n := range dt.PerQuestion {
-			m := t.RoleModel(role)
-			dt.Models[role] = m
-			sk := shareKey(t, b.r, role)
-			count, perCall := 0.0, 0.0
-			for _, q := range left {
-				if sk != "" {
-					if payer(sk)[q] {
-						shared += n
-						continue
-					}
-					payer(sk)[q] = true
-				}
-				count++
-				perCall += bi.prompt[q]
-			}
-			calls := n * count
-			dt.Calls += calls
-			pt, ct := n*perCall, calls*EstimateCompletionTokens
-			if dt.Measured && ms.Calls[role] > 0 {
-				pt = calls * ms.Prompt[role] / ms.Calls[role]
-				ct = calls * ms.Completion[role] / ms.Calls[role]
-			}
-			dt.PromptTokens += pt
-			dt.CompletionTokens += ct
-			if price, ok := p.Spec.Prices[m]; ok {
-				dt.Cost += price.Cost(pt, ct)
-			} else if calls > 0 {
-				dt.Priced = false
-			}
-			if !seen[m] {
-				seen[m] = true
-				dt.CachedSamples += cached[cacheModelName(t.Models[m])]
-			}
-		}
-		d.Trials = append(d.Trials, dt)
+}
+
+// benchmark returns trial t's benchmark under the options' limit, loaded
+// once per name, data, split and limit.
+func (pl *dryPlanner) benchmark(t *spec.Trial) (*dryBench, error) {
+	bs := t.Benchmark
+	if pl.opt.Limit > 0 && (bs.Limit == 0 || pl.opt.Limit < bs.Limit) {
+		bs.Limit = pl.opt.Limit
 	}
-	if shared > 0 {
-		d.Notes = append(d.Notes, fmt.Sprintf("shared: %.0f more calls are requests an earlier trial sends alike (parameters they do not depend on, such as a grid's score weights): the model cache answers them, so they are not counted; workers running such trials at once may send some of them", shared))
+	key := fmt.Sprintf("%s\x00%s\x00%s\x00%d", bs.Name, bs.Data, bs.Split, bs.Limit)
+	if bi := pl.benches[key]; bi != nil {
+		return bi, nil
 	}
-	return d, nil
+	b, err := pl.env.OpenBenchmark(pl.ctx, bs, pl.loadDir)
+	if err != nil {
+		return nil, fmt.Errorf("benchmark %s: %w", bs.Name, err)
+	}
+	if bs.Limit > 0 && len(b.Examples) > bs.Limit {
+		b.Examples = b.Examples[:bs.Limit]
+	}
+	bi := &dryBench{b: b, prompt: promptTokens(pl.ctx, b)}
+	if b.Engine != nil {
+		b.Engine.Close()
+	}
+	pl.benches[key] = bi
+	return bi, nil
+}
+
+// planTrial estimates trial t on benchmark bi.
+func (pl *dryPlanner) planTrial(t *spec.Trial, bi *dryBench) (DryTrial, error) {
+	b, err := pl.runnerOf(t)
+	if err != nil {
+		return DryTrial{}, err
+	}
+	dt := DryTrial{Label: t.Label, Runner: t.Runner, Benchmark: t.Benchmark.DatasetName(), Models: map[string]string{}, Priced: true}
+	ms := pl.meas[t.ID]
+	pl.perQuestion(&dt, t, b, ms)
+	left := pl.questionsLeft(&dt, t, bi)
+	pl.estimateRoles(&dt, t, b, bi, ms, left)
+	return dt, nil
+}
+
+// perQuestion sets dt's calls per question by role: measured from the
+// trial's call log ms when it holds MeasuredMin items or more, else the
+// runner's rate measured on the benchmark's traces when it has one, else
+// the runner's estimate.
+func (pl *dryPlanner) perQuestion(dt *DryTrial, t *spec.Trial, b dryRunner, ms *runstore.Measured) {
+	prior := modelPrior(t)
+	ekey := fmt.Sprintf("%s\x00%v", b.key, prior)
+	pq, ok := pl.estimates[ekey]
+	if !ok {
+		pq, _ = runners.EstimateCalls(b.r, prior)
+		pl.estimates[ekey] = pq
+	}
+	dt.PerQuestion = maps.Clone(pq)
+	if ms != nil {
+		dt.MeasuredItems = ms.Items
+	}
+	if ms != nil && ms.Items >= MeasuredMin {
+		dt.Measured = true
+		dt.PerQuestion = map[string]float64{}
+		for role, n := range ms.Calls {
+			dt.PerQuestion[role] = n / float64(ms.Items)
+		}
+	} else if te, ok := b.r.(runners.TraceEstimator); ok {
+		if tr := pl.traces[traceKey(t.Runner, t.Benchmark)]; len(tr) >= MeasuredMin {
+			if est, ok := te.EstimateCallsFromTraces(prior, tr); ok {
+				dt.PerQuestion, dt.MeasuredRate = est, len(tr)
+			}
+		}
+	}
+}
+
+// questionsLeft counts trial t's questions in the shard and those done in
+// dt, and returns the ids of those still to run.
+func (pl *dryPlanner) questionsLeft(dt *DryTrial, t *spec.Trial, bi *dryBench) []string {
+	var left []string
+	for _, ex := range bi.b.Examples {
+		if !pl.opt.Shard.Has(t.ID, ex.ID) {
+			continue
+		}
+		dt.Questions++
+		if pl.done[runstore.ItemKey(t.ID, ex.ID)] {
+			dt.Done++
+			continue
+		}
+		left = append(left, ex.ID)
+	}
+	return left
+}
+
+// estimateRoles binds each role of dt.PerQuestion to its model and adds to
+// dt the calls, tokens and cost of the questions left, less those an
+// earlier trial sends alike, and the model cache's answers of its models.
+func (pl *dryPlanner) estimateRoles(dt *DryTrial, t *spec.Trial, b dryRunner, bi *dryBench, ms *runstore.Measured, left []string) {
+	seen := map[string]bool{}
+	for role, n := range dt.PerQuestion {
+		m := t.RoleModel(role)
+		dt.Models[role] = m
+		sk := shareKey(t, b.r, role)
+		count, perCall := 0.0, 0.0
+		for _, q := range left {
+			if sk != "" {
+				if pl.payer(sk)[q] {
+					pl.shared += n
+					continue
+				}
+				pl.payer(sk)[q] = true
+			}
+			count++
+			perCall += bi.prompt[q]
+		}
+		calls := n * count
+		dt.Calls += calls
+		pt, ct := n*perCall, calls*EstimateCompletionTokens
+		if dt.Measured && ms.Calls[role] > 0 {
+			pt = calls * ms.Prompt[role] / ms.Calls[role]
+			ct = calls * ms.Completion[role] / ms.Calls[role]
+		}
+		dt.PromptTokens += pt
+		dt.CompletionTokens += ct
+		if price, ok := pl.p.Spec.Prices[m]; ok {
+			dt.Cost += price.Cost(pt, ct)
+		} else if calls > 0 {
+			dt.Priced = false
+		}
+		if !seen[m] {
+			seen[m] = true
+			dt.CachedSamples += pl.cached[cacheModelName(t.Models[m])]
+		}
+	}
 }
 
 // dryRunNotes state the estimate's assumptions.

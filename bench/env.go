@@ -51,176 +51,228 @@ func DefaultEnv() (Env, func() error) { return NewEnv(EnvOptions{}) }
 // calls) and metrics.Scorer with a gold-result cache shared by all trials.
 // The returned close function releases the caches.
 func NewEnv(o EnvOptions) (Env, func() error) {
-	var (
-		mu    sync.Mutex // guards sims and pools
-		sims  = map[*datasets.Benchmark]map[string]llm.Client{}
-		pools = map[string]*llm.Pool{}
-		// The caches have locks of their own, so that Env.Prepare opens
-		// both at once.
-		cacheMu sync.Mutex
-		cache   *llm.Cache
-		goldMu  sync.Mutex
-		golds   = map[string]*metrics.GoldCache{}
-	)
-	openCache := func(dir string) (*llm.Cache, error) {
-		if o.Cache == CacheOff {
-			return nil, nil // a nil cache: the clients neither read nor write one
-		}
-		cacheMu.Lock()
-		defer cacheMu.Unlock()
-		if cache != nil {
-			return cache, nil
-		}
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, err
-		}
-		c, err := llm.OpenCache(filepath.Join(dir, runstore.ModelCacheFile))
-		if err != nil {
-			return nil, err
-		}
-		// Answers of a model in the process (sim) are committed in
-		// batches, as the store's items are (BatchItems); a server's
-		// answer is committed as it arrives. Run commits the cache's
-		// batch before each of the store's.
-		if err := c.SetBatch(runstore.CacheBatchAnswers, runstore.BatchWait); err != nil {
-			c.Close()
-			return nil, err
-		}
-		cache = c
-		return c, nil
-	}
-	// goldCache returns the gold-result cache in dir, opened once.
-	goldCache := func(dir string) (*metrics.GoldCache, error) {
-		goldMu.Lock()
-		defer goldMu.Unlock()
-		if g := golds[dir]; g != nil {
-			return g, nil
-		}
-		g, err := metrics.NewGoldCache(dir)
-		if err != nil {
-			return nil, err
-		}
-		golds[dir] = g
-		return g, nil
+	w := &world{
+		o:     o,
+		sims:  map[*datasets.Benchmark]map[string]llm.Client{},
+		pools: map[string]*llm.Pool{},
+		golds: map[string]*metrics.GoldCache{},
 	}
 	env := Env{
-		Prepare: func(cacheDir string) {
-			var wg sync.WaitGroup
-			wg.Go(func() { openCache(cacheDir) })
-			wg.Go(func() { goldCache(goldCacheDir(cacheDir)) })
-			wg.Wait()
-		},
+		Prepare:        w.prepare,
 		KnownBenchmark: func(name string) bool { _, ok := datasets.Lookup(name); return ok },
-		OpenBenchmark: func(_ context.Context, b spec.BenchmarkSpec, cacheDir string) (*datasets.Benchmark, error) {
-			name := b.DatasetName()
-			opt := datasets.LoadOptions{Limit: b.Limit, CacheDir: filepath.Join(cacheDir, "datasets", b.Name),
-				SQLite: datasets.SQLiteOptions{MaxBytes: b.MaxResultMB << 20}}
-			if b.MySQL != nil {
-				cfg, err := b.MySQL.Config()
-				if err != nil {
-					return nil, fmt.Errorf("benchmark %s: %w", name, err)
-				}
-				cfg.MaxBytes = b.MaxResultMB << 20
-				opt.MySQL = cfg
-			} else if datasets.NeedsServer(name) {
-				// T2SBENCH_RO_DSN and T2SBENCH_RO_PASSWORD are what
-				// `datasets load-mysql` prints; the T2SBENCH_MYSQL_* names
-				// are the deprecated ones.
-				dsn := os.Getenv("T2SBENCH_RO_DSN")
-				if dsn == "" {
-					dsn = os.Getenv("T2SBENCH_MYSQL_DSN")
-				}
-				if dsn == "" {
-					return nil, fmt.Errorf("benchmark %s: its gold SQL is MySQL dialect and runs on a MySQL/MariaDB server: set T2SBENCH_RO_DSN and T2SBENCH_RO_PASSWORD (t2sbench datasets load-mysql prints them) or give the benchmark a mysql entry (t2sbench help spec), or use logiccat-sqlite", name)
-				}
-				pw := ""
-				for _, env := range []string{"T2SBENCH_RO_PASSWORD", "T2SBENCH_MYSQL_PASSWORD"} {
-					if pw == "" && os.Getenv(env) != "" {
-						pw = env
-					}
-				}
-				opt.MySQL = &datasets.MySQLConfig{DSN: dsn, PasswordEnv: pw, MaxBytes: b.MaxResultMB << 20}
-			}
-			return datasets.Open(name, b.Data, opt)
-		},
-		NewClient: func(_ context.Context, name string, m spec.ModelSpec, b *datasets.Benchmark, cacheDir string) (llm.Client, error) {
-			c, err := openCache(cacheDir)
-			if err != nil {
-				return nil, fmt.Errorf("model cache: %w", err)
-			}
-			opts := []llm.CacheOption{llm.WithNotify(o.Notify)}
-			if o.Cache == CacheRefresh {
-				opts = append(opts, llm.WithRefresh())
-			}
-			switch m.Backend {
-			case "openai":
-				cfg := llm.OpenAIConfig{
-					BaseURL: m.BaseURL, Model: m.Model, APIKeyEnv: m.APIKeyEnv,
-					Timeout: m.Timeout.D(), MaxRetries: m.MaxRetries, MaxConcurrency: m.Concurrency,
-					RPM: m.RPM, TPM: m.TPM,
-					MaxTokens: m.MaxTokens, MaxTokensParam: m.MaxTokensParam, Structured: m.Structured,
-					MaxResponseBytes: m.MaxResponseBytes, MaxChoiceBytes: m.MaxChoiceBytes,
-				}
-				if len(m.Replicas) > 0 {
-					p, err := sharedPool(&mu, pools, name, m, cfg)
-					if err != nil {
-						return nil, err
-					}
-					return pooledClient{llm.Cached(p, c, p.Ident(), append(opts, llm.WithRedact(m.Secrets()...))...), p}, nil
-				}
-				oc, err := llm.NewOpenAI(cfg)
-				if err != nil {
-					return nil, err
-				}
-				return llm.Cached(oc, c, oc.Ident(), append(opts, llm.WithRedact(m.Secrets()...))...), nil
-			case "sim":
-				mu.Lock()
-				defer mu.Unlock()
-				if sims[b] == nil {
-					sims[b] = map[string]llm.Client{}
-				}
-				if s := sims[b][name]; s != nil {
-					return s, nil
-				}
-				s, ident, err := newSim(b, m)
-				if err != nil {
-					return nil, err
-				}
-				cc := llm.Cached(s, c, ident, append(opts, llm.InProcess())...)
-				sims[b][name] = cc
-				return cc, nil
-			}
-			return nil, fmt.Errorf("unknown backend %q", m.Backend)
-		},
-		NewScorer: func(b *datasets.Benchmark, bs spec.BenchmarkSpec, goldDir string) (Scorer, error) {
-			g, err := goldCache(goldDir)
-			if err != nil {
-				return nil, err
-			}
-			sc, err := metrics.NewScorer(b, g, metrics.ScoreOptions{Mode: metrics.Mode(bs.Mode), TieAware: bs.TieAware})
-			if err != nil {
-				return nil, err
-			}
-			return scorerAdapter{sc}, nil
-		},
+		OpenBenchmark:  w.openBenchmark,
+		NewClient:      w.newClient,
+		NewScorer:      w.newScorer,
 	}
-	closeFn := func() error {
-		var errs []error
-		cacheMu.Lock()
-		if cache != nil {
-			errs = append(errs, cache.Close())
-			cache = nil
-		}
-		cacheMu.Unlock()
-		goldMu.Lock()
-		for _, g := range golds {
-			errs = append(errs, g.Close())
-		}
-		clear(golds)
-		goldMu.Unlock()
-		return errors.Join(errs...)
+	return env, w.close
+}
+
+// world is the state behind NewEnv's Env: the model cache, the gold-result
+// caches, and the clients shared across trials.
+type world struct {
+	o     EnvOptions
+	mu    sync.Mutex // guards sims and pools
+	sims  map[*datasets.Benchmark]map[string]llm.Client
+	pools map[string]*llm.Pool
+	// The caches have locks of their own, so that Env.Prepare opens
+	// both at once.
+	cacheMu sync.Mutex
+	cache   *llm.Cache
+	goldMu  sync.Mutex
+	golds   map[string]*metrics.GoldCache
+}
+
+// prepare opens the model cache and the gold-result cache of cacheDir at
+// once.
+func (w *world) prepare(cacheDir string) {
+	var wg sync.WaitGroup
+	wg.Go(func() { w.openCache(cacheDir) })
+	wg.Go(func() { w.goldCache(goldCacheDir(cacheDir)) })
+	wg.Wait()
+}
+
+// openCache returns the model cache in dir, opened once; nil when the
+// options turn the cache off.
+func (w *world) openCache(dir string) (*llm.Cache, error) {
+	if w.o.Cache == CacheOff {
+		return nil, nil // a nil cache: the clients neither read nor write one
 	}
-	return env, closeFn
+	w.cacheMu.Lock()
+	defer w.cacheMu.Unlock()
+	if w.cache != nil {
+		return w.cache, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	c, err := llm.OpenCache(filepath.Join(dir, runstore.ModelCacheFile))
+	if err != nil {
+		return nil, err
+	}
+	// Answers of a model in the process (sim) are committed in
+	// batches, as the store's items are (BatchItems); a server's
+	// answer is committed as it arrives. Run commits the cache's
+	// batch before each of the store's.
+	if err := c.SetBatch(runstore.CacheBatchAnswers, runstore.BatchWait); err != nil {
+		c.Close()
+		return nil, err
+	}
+	w.cache = c
+	return c, nil
+}
+
+// goldCache returns the gold-result cache in dir, opened once.
+func (w *world) goldCache(dir string) (*metrics.GoldCache, error) {
+	w.goldMu.Lock()
+	defer w.goldMu.Unlock()
+	if g := w.golds[dir]; g != nil {
+		return g, nil
+	}
+	g, err := metrics.NewGoldCache(dir)
+	if err != nil {
+		return nil, err
+	}
+	w.golds[dir] = g
+	return g, nil
+}
+
+// openBenchmark loads benchmark b, with its derived files under cacheDir.
+func (w *world) openBenchmark(_ context.Context, b spec.BenchmarkSpec, cacheDir string) (*datasets.Benchmark, error) {
+	name := b.DatasetName()
+	opt := datasets.LoadOptions{Limit: b.Limit, CacheDir: filepath.Join(cacheDir, "datasets", b.Name),
+		SQLite: datasets.SQLiteOptions{MaxBytes: b.MaxResultMB << 20}}
+	if b.MySQL != nil {
+		cfg, err := b.MySQL.Config()
+		if err != nil {
+			return nil, fmt.Errorf("benchmark %s: %w", name, err)
+		}
+		cfg.MaxBytes = b.MaxResultMB << 20
+		opt.MySQL = cfg
+	} else if datasets.NeedsServer(name) {
+		cfg, err := mysqlFromEnviron(name)
+		if err != nil {
+			return nil, err
+		}
+		cfg.MaxBytes = b.MaxResultMB << 20
+		opt.MySQL = cfg
+	}
+	return datasets.Open(name, b.Data, opt)
+}
+
+// mysqlFromEnviron is the server of benchmark name when its spec names
+// none: T2SBENCH_RO_DSN and T2SBENCH_RO_PASSWORD are what `datasets
+// load-mysql` prints; the T2SBENCH_MYSQL_* names are the deprecated ones.
+func mysqlFromEnviron(name string) (*datasets.MySQLConfig, error) {
+	dsn := os.Getenv("T2SBENCH_RO_DSN")
+	if dsn == "" {
+		dsn = os.Getenv("T2SBENCH_MYSQL_DSN")
+	}
+	if dsn == "" {
+		return nil, fmt.Errorf("benchmark %s: its gold SQL is MySQL dialect and runs on a MySQL/MariaDB server: set T2SBENCH_RO_DSN and T2SBENCH_RO_PASSWORD (t2sbench datasets load-mysql prints them) or give the benchmark a mysql entry (t2sbench help spec), or use logiccat-sqlite", name)
+	}
+	pw := ""
+	for _, env := range []string{"T2SBENCH_RO_PASSWORD", "T2SBENCH_MYSQL_PASSWORD"} {
+		if pw == "" && os.Getenv(env) != "" {
+			pw = env
+		}
+	}
+	return &datasets.MySQLConfig{DSN: dsn, PasswordEnv: pw}, nil
+}
+
+// newClient returns model name's client for benchmark b, wrapped in the
+// model cache of cacheDir.
+func (w *world) newClient(_ context.Context, name string, m spec.ModelSpec, b *datasets.Benchmark, cacheDir string) (llm.Client, error) {
+	c, err := w.openCache(cacheDir)
+	if err != nil {
+		return nil, fmt.Errorf("model cache: %w", err)
+	}
+	opts := []llm.CacheOption{llm.WithNotify(w.o.Notify)}
+	if w.o.Cache == CacheRefresh {
+		opts = append(opts, llm.WithRefresh())
+	}
+	switch m.Backend {
+	case "openai":
+		return w.openAIClient(name, m, c, append(opts, llm.WithRedact(m.Secrets()...)))
+	case "sim":
+		return w.simClient(name, m, b, c, append(opts, llm.InProcess()))
+	}
+	return nil, fmt.Errorf("unknown backend %q", m.Backend)
+}
+
+// openAIClient returns a client of the openai model m (a pool shared by
+// name when it has replicas) wrapped in cache c.
+func (w *world) openAIClient(name string, m spec.ModelSpec, c *llm.Cache, opts []llm.CacheOption) (llm.Client, error) {
+	cfg := llm.OpenAIConfig{
+		BaseURL: m.BaseURL, Model: m.Model, APIKeyEnv: m.APIKeyEnv,
+		Timeout: m.Timeout.D(), MaxRetries: m.MaxRetries, MaxConcurrency: m.Concurrency,
+		RPM: m.RPM, TPM: m.TPM,
+		MaxTokens: m.MaxTokens, MaxTokensParam: m.MaxTokensParam, Structured: m.Structured,
+		MaxResponseBytes: m.MaxResponseBytes, MaxChoiceBytes: m.MaxChoiceBytes,
+	}
+	if len(m.Replicas) > 0 {
+		p, err := sharedPool(&w.mu, w.pools, name, m, cfg)
+		if err != nil {
+			return nil, err
+		}
+		return pooledClient{llm.Cached(p, c, p.Ident(), opts...), p}, nil
+	}
+	oc, err := llm.NewOpenAI(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return llm.Cached(oc, c, oc.Ident(), opts...), nil
+}
+
+// simClient returns the sim model name of benchmark b, built once per
+// benchmark and wrapped in cache c.
+func (w *world) simClient(name string, m spec.ModelSpec, b *datasets.Benchmark, c *llm.Cache, opts []llm.CacheOption) (llm.Client, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.sims[b] == nil {
+		w.sims[b] = map[string]llm.Client{}
+	}
+	if s := w.sims[b][name]; s != nil {
+		return s, nil
+	}
+	s, ident, err := newSim(b, m)
+	if err != nil {
+		return nil, err
+	}
+	cc := llm.Cached(s, c, ident, opts...)
+	w.sims[b][name] = cc
+	return cc, nil
+}
+
+// newScorer returns benchmark b's scorer over the gold-result cache in
+// goldDir.
+func (w *world) newScorer(b *datasets.Benchmark, bs spec.BenchmarkSpec, goldDir string) (Scorer, error) {
+	g, err := w.goldCache(goldDir)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := metrics.NewScorer(b, g, metrics.ScoreOptions{Mode: metrics.Mode(bs.Mode), TieAware: bs.TieAware})
+	if err != nil {
+		return nil, err
+	}
+	return scorerAdapter{sc}, nil
+}
+
+// close releases the caches.
+func (w *world) close() error {
+	var errs []error
+	w.cacheMu.Lock()
+	if w.cache != nil {
+		errs = append(errs, w.cache.Close())
+		w.cache = nil
+	}
+	w.cacheMu.Unlock()
+	w.goldMu.Lock()
+	for _, g := range w.golds {
+		errs = append(errs, g.Close())
+	}
+	clear(w.golds)
+	w.goldMu.Unlock()
+	return errors.Join(errs...)
 }
 
 // scorerAdapter is the scheduler's scorer over a metrics.Scorer.

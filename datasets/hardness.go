@@ -116,15 +116,7 @@ func countHardness(toks []sqlTok) (HardnessCounts, error) {
 	if len(sel) > 0 && sel[0].is("distinct") {
 		sel = sel[1:]
 	}
-	items := splitTop(sel, ",")
-	if len(items) > 1 {
-		h.Others++
-	}
-	for _, it := range items {
-		if startsWithAgg(it) {
-			aggs++
-		}
-	}
+	aggs += h.addList(sel)
 
 	// FROM: table units and ON conditions.
 	if from, ok := cl["from"]; ok {
@@ -138,18 +130,14 @@ func countHardness(toks []sqlTok) (HardnessCounts, error) {
 			if i := indexTop(c, 0, "or"); i >= 0 {
 				c = c[:i]
 			}
-			cs := scanConds(c)
-			h.Component1 += cs.ors + cs.likes
-			h.Component2 += cs.nested
+			h.addConds(c)
 		}
 	}
 
 	// WHERE.
 	if w, ok := cl["where"]; ok {
 		h.Component1++
-		cs := scanConds(w)
-		h.Component1 += cs.ors + cs.likes
-		h.Component2 += cs.nested
+		cs := h.addConds(w)
 		aggs += cs.negated
 		if cs.n > 1 {
 			h.Others++
@@ -159,22 +147,12 @@ func countHardness(toks []sqlTok) (HardnessCounts, error) {
 	// GROUP BY.
 	if g, ok := cl["group"]; ok {
 		h.Component1++
-		cols := splitTop(g, ",")
-		if len(cols) > 1 {
-			h.Others++
-		}
-		for _, c := range cols {
-			if startsWithAgg(c) {
-				aggs++
-			}
-		}
+		aggs += h.addList(g)
 	}
 
 	// HAVING.
 	if hv, ok := cl["having"]; ok {
-		cs := scanConds(hv)
-		h.Component1 += cs.ors + cs.likes
-		h.Component2 += cs.nested
+		cs := h.addConds(hv)
 		aggs += cs.negated + cs.n - 1
 	}
 
@@ -192,6 +170,32 @@ func countHardness(toks []sqlTok) (HardnessCounts, error) {
 		h.Others++
 	}
 	return h, nil
+}
+
+// addList counts a comma list (the SELECT items, the GROUP BY columns):
+// more than one item is one more "other". It returns how many items start
+// with an aggregate.
+func (h *HardnessCounts) addList(toks []sqlTok) int {
+	items := splitTop(toks, ",")
+	if len(items) > 1 {
+		h.Others++
+	}
+	aggs := 0
+	for _, it := range items {
+		if startsWithAgg(it) {
+			aggs++
+		}
+	}
+	return aggs
+}
+
+// addConds counts a condition list's ORs and LIKEs (component 1) and its
+// nested queries (component 2), and returns the list's stats.
+func (h *HardnessCounts) addConds(toks []sqlTok) condStats {
+	cs := scanConds(toks)
+	h.Component1 += cs.ors + cs.likes
+	h.Component2 += cs.nested
+	return cs
 }
 
 // hardnessLex are the sqllex options of lexSQL.
@@ -288,19 +292,31 @@ func matchParen(toks []sqlTok, i int) int {
 // indexTop returns the index of the first depth-0 token at or after from
 // that is one of words, or -1.
 func indexTop(toks []sqlTok, from int, words ...string) int {
+	top := topLevel(toks)
+	for i := from; i < len(toks); i++ {
+		if top[i] && toks[i].is(words...) {
+			return i
+		}
+	}
+	return -1
+}
+
+// topLevel reports for each token whether it stands at depth 0: outside
+// every parenthesis, and not one itself.
+func topLevel(toks []sqlTok) []bool {
+	top := make([]bool, len(toks))
 	d := 0
-	for i := 0; i < len(toks); i++ {
-		t := toks[i]
+	for i, t := range toks {
 		switch {
 		case t.is("("):
 			d++
 		case t.is(")"):
 			d--
-		case d == 0 && i >= from && t.is(words...):
-			return i
+		default:
+			top[i] = d == 0
 		}
 	}
-	return -1
+	return top
 }
 
 // splitTop splits toks at depth-0 occurrences of sep.
@@ -309,14 +325,10 @@ func splitTop(toks []sqlTok, sep string) [][]sqlTok {
 		return nil
 	}
 	var out [][]sqlTok
-	d, start := 0, 0
+	start := 0
+	top := topLevel(toks)
 	for i, t := range toks {
-		switch {
-		case t.is("("):
-			d++
-		case t.is(")"):
-			d--
-		case d == 0 && t.is(sep):
+		if top[i] && t.is(sep) {
 			out = append(out, toks[start:i])
 			start = i + 1
 		}
@@ -328,23 +340,21 @@ func splitTop(toks []sqlTok, sep string) [][]sqlTok {
 // having, order, limit) to the tokens of its body.
 func splitClauses(toks []sqlTok) map[string][]sqlTok {
 	out := map[string][]sqlTok{}
-	d, cur, start := 0, "", 0
+	cur, start := "", 0
 	flush := func(end int) {
 		if cur != "" {
 			out[cur] = toks[start:end]
 		}
 	}
+	top := topLevel(toks)
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		switch {
-		case t.is("("):
-			d++
-		case t.is(")"):
-			d--
-		case d == 0 && t.is("select", "from", "where", "having", "limit"):
+		case !top[i]:
+		case t.is("select", "from", "where", "having", "limit"):
 			flush(i)
 			cur, start = t.text, i+1
-		case d == 0 && t.is("group", "order") && i+1 < len(toks) && toks[i+1].is("by"):
+		case t.is("group", "order") && i+1 < len(toks) && toks[i+1].is("by"):
 			flush(i)
 			cur, start = t.text, i+2
 			i++
@@ -361,14 +371,11 @@ func splitFrom(toks []sqlTok) (units int, conds [][]sqlTok) {
 		return 0, nil
 	}
 	units = 1
-	d, onStart := 0, -1
+	onStart := -1
+	top := topLevel(toks)
 	for i, t := range toks {
 		switch {
-		case t.is("("):
-			d++
-		case t.is(")"):
-			d--
-		case d != 0:
+		case !top[i]:
 		case t.is("join", ","):
 			if onStart >= 0 {
 				conds = append(conds, trimJoinWords(toks[onStart:i]))
@@ -410,14 +417,11 @@ func scanConds(toks []sqlTok) condStats {
 		return cs
 	}
 	var conds [][]sqlTok
-	d, start, between := 0, 0, false
+	start, between := 0, false
+	top := topLevel(toks)
 	for i, t := range toks {
 		switch {
-		case t.is("("):
-			d++
-		case t.is(")"):
-			d--
-		case d != 0:
+		case !top[i]:
 		case t.is("between"):
 			between = true
 		case t.is("and") && between:
@@ -464,14 +468,10 @@ func startsWithAgg(toks []sqlTok) bool {
 // countTopAggs counts depth-0 aggregate calls in a value unit, at most two
 // (a value unit is col_unit [op col_unit]); ASC/DESC are ignored.
 func countTopAggs(toks []sqlTok) int {
-	n, d := 0, 0
+	n := 0
+	top := topLevel(toks)
 	for i, t := range toks {
-		switch {
-		case t.is("("):
-			d++
-		case t.is(")"):
-			d--
-		case d == 0 && t.is(aggNames...) && i+1 < len(toks) && toks[i+1].is("("):
+		if top[i] && t.is(aggNames...) && i+1 < len(toks) && toks[i+1].is("(") {
 			n++
 		}
 	}

@@ -3,6 +3,7 @@ package spec
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"reflect"
 	"regexp"
@@ -697,6 +698,32 @@ func (s *Spec) CheckBenchmarks(known func(name string) bool) error {
 
 // validate checks values the decoder cannot.
 func (s *Spec) validate() error {
+	if err := s.validateBenchmarks(); err != nil {
+		return err
+	}
+	if len(s.Runners) == 0 {
+		return s.errorf("runners", "at least one runner is required")
+	}
+	names := s.modelNames()
+	for _, n := range names {
+		if err := s.validateModel("models."+n, s.Models[n]); err != nil {
+			return err
+		}
+	}
+	if err := s.validateModelRefs(names); err != nil {
+		return err
+	}
+	for i, r := range s.Runners {
+		if err := s.validateRunner(fmt.Sprintf("runners[%d]", i), r, names); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateBenchmarks checks the benchmark list: at least one, each named,
+// with a sane limit, result cap and MySQL entry.
+func (s *Spec) validateBenchmarks() error {
 	if len(s.Benchmarks) == 0 {
 		return s.errorf("benchmarks", "at least one benchmark is required")
 	}
@@ -723,71 +750,87 @@ func (s *Spec) validate() error {
 			}
 		}
 	}
-	if len(s.Runners) == 0 {
-		return s.errorf("runners", "at least one runner is required")
+	return nil
+}
+
+// modelNames returns the names of the spec's models, sorted.
+func (s *Spec) modelNames() []string {
+	return slices.Sorted(maps.Keys(s.Models))
+}
+
+// validateModel checks model m, at path p: that its keys fit its backend
+// and the backend's own values.
+func (s *Spec) validateModel(p string, m ModelSpec) error {
+	if m.Backend != "openai" && (m.MaxTokens != 0 || m.MaxTokensParam != "" || m.Structured != "") {
+		return s.errorf(p, "max_tokens, max_tokens_param and structured apply to the openai backend only")
 	}
-	names := make([]string, 0, len(s.Models))
-	for n := range s.Models {
-		names = append(names, n)
+	if m.Backend != "sim" && (m.P != nil || len(m.RoleP) > 0 || m.Style != "" || m.CutRate != nil || m.ReasoningRate != nil || m.hasSimBehaviour()) {
+		return s.errorf(p, "p, role_p, style, cut_rate, reasoning_rate, the *_penalty keys, rho and profile apply to the sim backend only")
 	}
-	sort.Strings(names)
-	for _, n := range names {
-		m := s.Models[n]
-		p := "models." + n
-		if m.Backend != "openai" && (m.MaxTokens != 0 || m.MaxTokensParam != "" || m.Structured != "") {
-			return s.errorf(p, "max_tokens, max_tokens_param and structured apply to the openai backend only")
-		}
-		if m.Backend != "sim" && (m.P != nil || len(m.RoleP) > 0 || m.Style != "" || m.CutRate != nil || m.ReasoningRate != nil || m.hasSimBehaviour()) {
-			return s.errorf(p, "p, role_p, style, cut_rate, reasoning_rate, the *_penalty keys, rho and profile apply to the sim backend only")
-		}
-		switch m.Backend {
-		case "sim":
-			if len(m.Replicas) > 0 {
-				return s.errorf(p+".replicas", "apply to the openai backend only")
-			}
-			if m.P != nil && (*m.P < 0 || *m.P > 1) {
-				return s.errorf(p+".p", "%g out of range [0, 1]", *m.P)
-			}
-			for r, v := range m.RoleP {
-				if v < 0 || v > 1 {
-					return s.errorf(p+".role_p."+r, "%g out of range [0, 1]", v)
-				}
-			}
-			if key, err := m.checkSimStyle(); err != nil {
-				return s.errorf(p+"."+key, "%v", err)
-			}
-		case "openai":
-			if m.BaseURL == "" {
-				return s.errorf(p+".base_url", "required for the openai backend")
-			}
-			if m.Model == "" {
-				return s.errorf(p+".model", "required for the openai backend")
-			}
-			if err := s.checkReplicas(p, m); err != nil {
-				return err
-			}
-			if m.Concurrency < 0 || m.RPM < 0 || m.TPM < 0 || m.MaxRetries < 0 || m.MaxTokens < 0 {
-				return s.errorf(p, "concurrency, rpm, tpm, max_retries and max_tokens must not be negative")
-			}
-			if m.MaxResponseBytes < 0 || m.MaxChoiceBytes < 0 {
-				return s.errorf(p, "max_response_bytes and max_choice_bytes must not be negative")
-			}
-			switch m.MaxTokensParam {
-			case "", "max_tokens", "max_completion_tokens":
-			default:
-				return s.errorf(p+".max_tokens_param", "%q must be max_tokens or max_completion_tokens", m.MaxTokensParam)
-			}
-			switch m.Structured {
-			case "", "strict", "json_object", "none":
-			default:
-				return s.errorf(p+".structured", "%q must be strict, json_object or none", m.Structured)
-			}
-		case "":
-			return s.errorf(p+".backend", "missing backend (sim or openai)")
-		default:
-			return s.errorf(p+".backend", "unknown backend %q (want sim or openai)", m.Backend)
+	switch m.Backend {
+	case "sim":
+		return s.validateSimModel(p, m)
+	case "openai":
+		return s.validateOpenAIModel(p, m)
+	case "":
+		return s.errorf(p+".backend", "missing backend (sim or openai)")
+	default:
+		return s.errorf(p+".backend", "unknown backend %q (want sim or openai)", m.Backend)
+	}
+}
+
+// validateSimModel checks the values of sim model m at path p.
+func (s *Spec) validateSimModel(p string, m ModelSpec) error {
+	if len(m.Replicas) > 0 {
+		return s.errorf(p+".replicas", "apply to the openai backend only")
+	}
+	if m.P != nil && (*m.P < 0 || *m.P > 1) {
+		return s.errorf(p+".p", "%g out of range [0, 1]", *m.P)
+	}
+	for r, v := range m.RoleP {
+		if v < 0 || v > 1 {
+			return s.errorf(p+".role_p."+r, "%g out of range [0, 1]", v)
 		}
 	}
+	if key, err := m.checkSimStyle(); err != nil {
+		return s.errorf(p+"."+key, "%v", err)
+	}
+	return nil
+}
+
+// validateOpenAIModel checks the values of openai model m at path p.
+func (s *Spec) validateOpenAIModel(p string, m ModelSpec) error {
+	if m.BaseURL == "" {
+		return s.errorf(p+".base_url", "required for the openai backend")
+	}
+	if m.Model == "" {
+		return s.errorf(p+".model", "required for the openai backend")
+	}
+	if err := s.checkReplicas(p, m); err != nil {
+		return err
+	}
+	if m.Concurrency < 0 || m.RPM < 0 || m.TPM < 0 || m.MaxRetries < 0 || m.MaxTokens < 0 {
+		return s.errorf(p, "concurrency, rpm, tpm, max_retries and max_tokens must not be negative")
+	}
+	if m.MaxResponseBytes < 0 || m.MaxChoiceBytes < 0 {
+		return s.errorf(p, "max_response_bytes and max_choice_bytes must not be negative")
+	}
+	switch m.MaxTokensParam {
+	case "", "max_tokens", "max_completion_tokens":
+	default:
+		return s.errorf(p+".max_tokens_param", "%q must be max_tokens or max_completion_tokens", m.MaxTokensParam)
+	}
+	switch m.Structured {
+	case "", "strict", "json_object", "none":
+	default:
+		return s.errorf(p+".structured", "%q must be strict, json_object or none", m.Structured)
+	}
+	return nil
+}
+
+// validateModelRefs checks the top-level keys that name models (roles,
+// prices) and the worker and trial counts.
+func (s *Spec) validateModelRefs(names []string) error {
 	for role, m := range s.Roles {
 		if _, ok := s.Models[m]; !ok {
 			return s.errorf("roles."+role, "unknown model %q (models: %s)", m, strings.Join(names, ", "))
@@ -804,45 +847,48 @@ func (s *Spec) validate() error {
 	if s.MaxTrials < 0 {
 		return s.errorf("max_trials", "negative trial cap %d", s.MaxTrials)
 	}
-	for i, r := range s.Runners {
-		p := fmt.Sprintf("runners[%d]", i)
-		if r.Name == "" {
-			return s.errorf(p+".name", "missing runner name")
+	return nil
+}
+
+// validateRunner checks runner r at path p: its name, the models its roles
+// and backbones name (names: the spec's models, sorted), its sweep and grid.
+func (s *Spec) validateRunner(p string, r RunnerSpec, names []string) error {
+	if r.Name == "" {
+		return s.errorf(p+".name", "missing runner name")
+	}
+	for role, m := range r.Roles {
+		if _, ok := s.Models[m]; !ok {
+			return s.errorf(p+".roles."+role, "unknown model %q (models: %s)", m, strings.Join(names, ", "))
 		}
-		for role, m := range r.Roles {
+	}
+	for role, ms := range r.Backbones {
+		if len(ms) == 0 {
+			return s.errorf(p+".backbones."+role, "empty model list")
+		}
+		for j, m := range ms {
 			if _, ok := s.Models[m]; !ok {
-				return s.errorf(p+".roles."+role, "unknown model %q (models: %s)", m, strings.Join(names, ", "))
+				return s.errorf(fmt.Sprintf("%s.backbones.%s[%d]", p, role, j), "unknown model %q (models: %s)", m, strings.Join(names, ", "))
 			}
 		}
-		for role, ms := range r.Backbones {
-			if len(ms) == 0 {
-				return s.errorf(p+".backbones."+role, "empty model list")
-			}
-			for j, m := range ms {
-				if _, ok := s.Models[m]; !ok {
-					return s.errorf(fmt.Sprintf("%s.backbones.%s[%d]", p, role, j), "unknown model %q (models: %s)", m, strings.Join(names, ", "))
-				}
-			}
+	}
+	for k, vs := range r.Sweep {
+		if len(vs) == 0 {
+			return s.errorf(p+".sweep."+k, "empty value list")
 		}
-		for k, vs := range r.Sweep {
-			if len(vs) == 0 {
-				return s.errorf(p+".sweep."+k, "empty value list")
-			}
+	}
+	if g := r.Grid; g != nil {
+		if len(g.Simplex) < 2 {
+			return s.errorf(p+".grid.simplex", "want at least two parameters")
 		}
-		if g := r.Grid; g != nil {
-			if len(g.Simplex) < 2 {
-				return s.errorf(p+".grid.simplex", "want at least two parameters")
-			}
-			if g.Step <= 0 || g.Step > 0.5 {
-				return s.errorf(p+".grid.step", "%g out of range (0, 0.5]", g.Step)
-			}
-			if k := 1 / g.Step; k-float64(int(k+0.5)) > 1e-9 || float64(int(k+0.5))-k > 1e-9 {
-				return s.errorf(p+".grid.step", "%g does not divide 1", g.Step)
-			}
+		if g.Step <= 0 || g.Step > 0.5 {
+			return s.errorf(p+".grid.step", "%g out of range (0, 0.5]", g.Step)
 		}
-		if r.SkipFull && len(r.Ablations) == 0 {
-			return s.errorf(p+".skip_full", "set without ablations")
+		if k := 1 / g.Step; k-float64(int(k+0.5)) > 1e-9 || float64(int(k+0.5))-k > 1e-9 {
+			return s.errorf(p+".grid.step", "%g does not divide 1", g.Step)
 		}
+	}
+	if r.SkipFull && len(r.Ablations) == 0 {
+		return s.errorf(p+".skip_full", "set without ablations")
 	}
 	return nil
 }

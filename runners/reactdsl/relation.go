@@ -60,6 +60,14 @@ type block struct {
 	stage      int
 }
 
+// projectAll makes b's output columns its base columns when it has no
+// projection yet.
+func (b *block) projectAll() {
+	if b.proj == nil {
+		b.proj = append([]Column{}, b.base...)
+	}
+}
+
 func (b block) clone() block {
 	c := b
 	c.from = append([]string(nil), b.from...)
@@ -355,6 +363,46 @@ func (s *Session) relArg(a args, key string) (*Relation, error) {
 	return s.lookup(v.Str)
 }
 
+// relList returns argument rel's relation and the string list of
+// argument key, which must not be empty (empty: the error's text).
+func (s *Session) relList(a args, key, empty string) (*Relation, []string, error) {
+	r, err := s.relArg(a, "rel")
+	if err != nil {
+		return nil, nil, err
+	}
+	list, err := a.strList(key)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(list) == 0 {
+		return nil, nil, newErr(BadArgument, "%s", empty)
+	}
+	return r, list, nil
+}
+
+// relPredicate returns argument rel's relation and argument predicate.
+func (s *Session) relPredicate(a args) (*Relation, string, error) {
+	r, err := s.relArg(a, "rel")
+	if err != nil {
+		return nil, "", err
+	}
+	src, err := a.str("predicate")
+	if err != nil {
+		return nil, "", err
+	}
+	return r, src, nil
+}
+
+// outScope is the scope of expressions over n's output columns: aggregates
+// are allowed once n is grouped or aggregated, else refused with aggMsg.
+func (s *Session) outScope(n *Relation, aggMsg string) *scope {
+	sc := &scope{s: s, out: n.b.proj, base: n.b.base, aggOK: n.b.grouped || n.b.aggregated}
+	if !sc.aggOK {
+		sc.aggMsg = aggMsg
+	}
+	return sc
+}
+
 func (s *Session) lookup(name string) (*Relation, error) {
 	r, ok := s.rels[name]
 	if !ok {
@@ -487,25 +535,21 @@ func (s *Session) render(b block, names []string) string {
 		items = []string{"*"}
 	}
 	q.WriteString(strings.Join(items, ", "))
-	if len(b.from) > 0 {
-		q.WriteString(" FROM ")
-		q.WriteString(strings.Join(b.from, " "))
-	}
-	if len(b.where) > 0 {
-		q.WriteString(" WHERE ")
-		q.WriteString(strings.Join(b.where, " AND "))
-	}
-	if len(b.groupBy) > 0 {
-		q.WriteString(" GROUP BY ")
-		q.WriteString(strings.Join(b.groupBy, ", "))
-	}
-	if len(b.having) > 0 {
-		q.WriteString(" HAVING ")
-		q.WriteString(strings.Join(b.having, " AND "))
-	}
-	if len(b.order) > 0 {
-		q.WriteString(" ORDER BY ")
-		q.WriteString(strings.Join(b.order, ", "))
+	for _, c := range []struct {
+		kw    string
+		parts []string
+		sep   string
+	}{
+		{" FROM ", b.from, " "},
+		{" WHERE ", b.where, " AND "},
+		{" GROUP BY ", b.groupBy, ", "},
+		{" HAVING ", b.having, " AND "},
+		{" ORDER BY ", b.order, ", "},
+	} {
+		if len(c.parts) > 0 {
+			q.WriteString(c.kw)
+			q.WriteString(strings.Join(c.parts, c.sep))
+		}
 	}
 	if b.limit != "" {
 		q.WriteString(" LIMIT ")
@@ -595,11 +639,7 @@ func (s *Session) tableRef(a args) (*Relation, error) {
 }
 
 func (s *Session) filterExpr(a args) (*Relation, error) {
-	r, err := s.relArg(a, "rel")
-	if err != nil {
-		return nil, err
-	}
-	src, err := a.str("predicate")
+	r, src, err := s.relPredicate(a)
 	if err != nil {
 		return nil, err
 	}
@@ -791,11 +831,7 @@ func (s *Session) aggregate(a args) (*Relation, error) {
 }
 
 func (s *Session) havingOp(a args) (*Relation, error) {
-	r, err := s.relArg(a, "rel")
-	if err != nil {
-		return nil, err
-	}
-	src, err := a.str("predicate")
+	r, src, err := s.relPredicate(a)
 	if err != nil {
 		return nil, err
 	}
@@ -867,16 +903,9 @@ func quals(cols []Column) []string {
 }
 
 func (s *Session) selectColumns(a args) (*Relation, error) {
-	r, err := s.relArg(a, "rel")
+	r, srcs, err := s.relList(a, "columns", "select_columns needs at least one column")
 	if err != nil {
 		return nil, err
-	}
-	srcs, err := a.strList("columns")
-	if err != nil {
-		return nil, err
-	}
-	if len(srcs) == 0 {
-		return nil, newErr(BadArgument, "select_columns needs at least one column")
 	}
 	n := s.need(r, stGrouped)
 	sc := &scope{s: s, base: n.b.base, aggOK: true}
@@ -893,25 +922,13 @@ func (s *Session) selectColumns(a args) (*Relation, error) {
 }
 
 func (s *Session) compute(a args) (*Relation, error) {
-	r, err := s.relArg(a, "rel")
+	r, srcs, err := s.relList(a, "columns", "compute needs at least one \"expr AS name\" item")
 	if err != nil {
 		return nil, err
-	}
-	srcs, err := a.strList("columns")
-	if err != nil {
-		return nil, err
-	}
-	if len(srcs) == 0 {
-		return nil, newErr(BadArgument, "compute needs at least one \"expr AS name\" item")
 	}
 	n := s.need(r, stProjected)
-	if n.b.proj == nil {
-		n.b.proj = append([]Column{}, n.b.base...)
-	}
-	sc := &scope{s: s, out: n.b.proj, base: n.b.base, aggOK: n.b.grouped || n.b.aggregated}
-	if !sc.aggOK {
-		sc.aggMsg = "compute adds per-row columns: use aggregate(...) for aggregates"
-	}
+	n.b.projectAll()
+	sc := s.outScope(n, "compute adds per-row columns: use aggregate(...) for aggregates")
 	cols, _, err := s.items(srcs, sc, nil, true)
 	if err != nil {
 		return nil, err
@@ -927,30 +944,18 @@ func (s *Session) distinctOp(a args) (*Relation, error) {
 		return nil, err
 	}
 	n := s.need(r, stDistinct)
-	if n.b.proj == nil {
-		n.b.proj = append([]Column{}, n.b.base...)
-	}
+	n.b.projectAll()
 	n.b.distinct, n.b.autoProj, n.b.stage = true, false, stDistinct
 	return n, nil
 }
 
 func (s *Session) orderBy(a args) (*Relation, error) {
-	r, err := s.relArg(a, "rel")
+	r, keys, err := s.relList(a, "keys", "order_by needs at least one key like \"col DESC\"")
 	if err != nil {
 		return nil, err
-	}
-	keys, err := a.strList("keys")
-	if err != nil {
-		return nil, err
-	}
-	if len(keys) == 0 {
-		return nil, newErr(BadArgument, "order_by needs at least one key like \"col DESC\"")
 	}
 	n := s.need(r, stDistinct)
-	sc := &scope{s: s, out: n.b.proj, base: n.b.base, aggOK: n.b.grouped || n.b.aggregated}
-	if !sc.aggOK {
-		sc.aggMsg = "order_by on an ungrouped relation cannot use aggregates: aggregate(...) first"
-	}
+	sc := s.outScope(n, "order_by on an ungrouped relation cannot use aggregates: aggregate(...) first")
 	for _, k := range keys {
 		it, err := parseOrderItem(k)
 		if err != nil {

@@ -359,6 +359,24 @@ func (b *best) shape(res *runners.Result, why string) {
 	res.Trace.Data = map[string]any{"fallback": res.Note}
 }
 
+// turn asks the model for turn's reply and counts the turn. When the call
+// budget or a permanent model error ends the episode instead, it returns
+// why in stop.
+func (r *Runner) turn(ctx context.Context, t runners.Task, m *runners.Meter, res *runners.Result, msgs []llm.Message, turn int, kind llm.AnswerKind, responder string) (rep reply, stop string, err error) {
+	if !r.budgetLeft(t, m) {
+		return reply{}, fmt.Sprintf("the call budget ended the episode at turn %d", turn), nil
+	}
+	rep, err = r.complete(ctx, m, res, t.Seed, msgs, kind, responder)
+	if err != nil {
+		if runners.ModelRejected(err) {
+			return reply{}, modelStop(res, turn, err), nil
+		}
+		return reply{}, "", err
+	}
+	res.Trace.Count(runners.CounterTurns, 1)
+	return rep, "", nil
+}
+
 // modelStop records a permanent model error that ends the episode.
 func modelStop(res *runners.Result, turn int, err error) string {
 	res.Trace.Count(CounterModelErrors, 1)
@@ -376,19 +394,14 @@ func (r *Runner) iterateSQL(ctx context.Context, t runners.Task, m *runners.Mete
 	var fb best
 	why := fmt.Sprintf("no FINAL ANSWER within %d turns", r.maxTurns)
 	for turn := 1; turn <= r.maxTurns; turn++ {
-		if !r.budgetLeft(t, m) {
-			why = fmt.Sprintf("the call budget ended the episode at turn %d", turn)
-			break
-		}
-		rep, err := r.complete(ctx, m, res, t.Seed, msgs, llm.AnswerSQL, ResponderSQLTurn)
+		rep, stop, err := r.turn(ctx, t, m, res, msgs, turn, llm.AnswerSQL, ResponderSQLTurn)
 		if err != nil {
-			if runners.ModelRejected(err) {
-				why = modelStop(res, turn, err)
-				break
-			}
 			return err
 		}
-		res.Trace.Count(runners.CounterTurns, 1)
+		if stop != "" {
+			why = stop
+			break
+		}
 		step := rep.step("turn", turn)
 		fsql, final := finalSQL(rep.text)
 		if final && !rep.cut() {
@@ -458,19 +471,14 @@ func (r *Runner) iterateDSL(ctx context.Context, t runners.Task, m *runners.Mete
 	var lastRel *Relation
 	why := fmt.Sprintf("no answer(...) within %d turns", r.maxTurns)
 	for turn := 1; turn <= r.maxTurns; turn++ {
-		if !r.budgetLeft(t, m) {
-			why = fmt.Sprintf("the call budget ended the episode at turn %d", turn)
-			break
-		}
-		rep, err := r.complete(ctx, m, res, t.Seed, msgs, llm.AnswerDSL, ResponderTurn)
+		rep, stop, err := r.turn(ctx, t, m, res, msgs, turn, llm.AnswerDSL, ResponderTurn)
 		if err != nil {
-			if runners.ModelRejected(err) {
-				why = modelStop(res, turn, err)
-				break
-			}
 			return err
 		}
-		res.Trace.Count(runners.CounterTurns, 1)
+		if stop != "" {
+			why = stop
+			break
+		}
 		step := rep.step("turn", turn)
 		calls, perrs := ParseCalls(rep.text)
 		var obs []string

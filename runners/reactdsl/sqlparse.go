@@ -459,16 +459,11 @@ func (p *parser) orderLimit(s *Select) error {
 		if err := p.expectKw("BY"); err != nil {
 			return err
 		}
-		for {
-			it, err := p.orderItem()
-			if err != nil {
-				return err
-			}
-			s.OrderBy = append(s.OrderBy, it)
-			if !p.acceptOp(",") {
-				break
-			}
+		items, err := commaList(p, p.orderItem)
+		if err != nil {
+			return err
 		}
+		s.OrderBy = append(s.OrderBy, items...)
 	}
 	if p.acceptKw("LIMIT") {
 		e, err := p.expr()
@@ -528,50 +523,32 @@ func (p *parser) core() (*Select, error) {
 	} else {
 		p.acceptKw("ALL")
 	}
-	for {
-		it, err := p.selItem()
-		if err != nil {
-			return nil, err
-		}
-		s.Items = append(s.Items, it)
-		if !p.acceptOp(",") {
-			break
-		}
+	items, err := commaList(p, p.selItem)
+	if err != nil {
+		return nil, err
 	}
+	s.Items = items
 	if p.acceptKw("FROM") {
 		if err := p.from(s); err != nil {
 			return nil, err
 		}
 	}
-	if p.acceptKw("WHERE") {
-		e, err := p.expr()
-		if err != nil {
-			return nil, err
-		}
-		s.Where = e
+	if s.Where, err = p.exprAfter("WHERE"); err != nil {
+		return nil, err
 	}
 	if p.kw("GROUP") {
 		p.next()
 		if err := p.expectKw("BY"); err != nil {
 			return nil, err
 		}
-		for {
-			e, err := p.expr()
-			if err != nil {
-				return nil, err
-			}
-			s.GroupBy = append(s.GroupBy, e)
-			if !p.acceptOp(",") {
-				break
-			}
-		}
-	}
-	if p.acceptKw("HAVING") {
-		e, err := p.expr()
+		group, err := commaList(p, p.expr)
 		if err != nil {
 			return nil, err
 		}
-		s.Having = e
+		s.GroupBy = group
+	}
+	if s.Having, err = p.exprAfter("HAVING"); err != nil {
+		return nil, err
 	}
 	if p.kw("WINDOW") {
 		return nil, notLiftable("WINDOW")
@@ -724,34 +701,76 @@ func (p *parser) expr() (Expr, error) {
 	return p.orExpr()
 }
 
-func (p *parser) orExpr() (Expr, error) {
-	l, err := p.andExpr()
-	if err != nil {
-		return nil, err
+// exprAfter parses the expression after keyword kw when kw is next; it
+// returns nil when it is not.
+func (p *parser) exprAfter(kw string) (Expr, error) {
+	if !p.acceptKw(kw) {
+		return nil, nil
 	}
-	for p.acceptKw("OR") {
-		r, err := p.andExpr()
+	return p.expr()
+}
+
+// commaList parses item (, item)*.
+func commaList[T any](p *parser, item func() (T, error)) ([]T, error) {
+	var list []T
+	for {
+		x, err := item()
 		if err != nil {
 			return nil, err
 		}
-		l = &Binary{Op: "OR", L: l, R: r}
+		list = append(list, x)
+		if !p.acceptOp(",") {
+			return list, nil
+		}
+	}
+}
+
+// leftAssoc parses operand (op operand)*, grouping to the left; opAt
+// consumes the operator at the cursor and returns it, or returns "" when
+// none is there.
+func (p *parser) leftAssoc(operand func() (Expr, error), opAt func() string) (Expr, error) {
+	l, err := operand()
+	if err != nil {
+		return nil, err
+	}
+	for op := opAt(); op != ""; op = opAt() {
+		r, err := operand()
+		if err != nil {
+			return nil, err
+		}
+		l = &Binary{Op: op, L: l, R: r}
 	}
 	return l, nil
 }
 
-func (p *parser) andExpr() (Expr, error) {
-	l, err := p.notExpr()
-	if err != nil {
-		return nil, err
-	}
-	for p.acceptKw("AND") {
-		r, err := p.notExpr()
-		if err != nil {
-			return nil, err
+// kwOp is leftAssoc's operator keyword k, named in upper case.
+func (p *parser) kwOp(k string) func() string {
+	return func() string {
+		if p.acceptKw(k) {
+			return k
 		}
-		l = &Binary{Op: "AND", L: l, R: r}
+		return ""
 	}
-	return l, nil
+}
+
+// symOp is leftAssoc's operator: one of the symbols ops.
+func (p *parser) symOp(ops ...string) func() string {
+	return func() string {
+		for _, o := range ops {
+			if p.acceptOp(o) {
+				return o
+			}
+		}
+		return ""
+	}
+}
+
+func (p *parser) orExpr() (Expr, error) {
+	return p.leftAssoc(p.andExpr, p.kwOp("OR"))
+}
+
+func (p *parser) andExpr() (Expr, error) {
+	return p.leftAssoc(p.notExpr, p.kwOp("AND"))
 }
 
 func (p *parser) notExpr() (Expr, error) {
@@ -871,16 +890,11 @@ func (p *parser) inRest(x Expr, not bool) (Expr, error) {
 		}
 		in.Sub = sub
 	} else if !p.op(")") {
-		for {
-			e, err := p.expr()
-			if err != nil {
-				return nil, err
-			}
-			in.List = append(in.List, e)
-			if !p.acceptOp(",") {
-				break
-			}
+		list, err := commaList(p, p.expr)
+		if err != nil {
+			return nil, err
 		}
+		in.List = list
 	}
 	if err := p.expectOp(")"); err != nil {
 		return nil, err
@@ -889,67 +903,19 @@ func (p *parser) inRest(x Expr, not bool) (Expr, error) {
 }
 
 func (p *parser) bitExpr() (Expr, error) {
-	l, err := p.addExpr()
-	if err != nil {
-		return nil, err
-	}
-	for p.op("&") || p.op("|") || p.op("<<") || p.op(">>") {
-		op := p.next().text
-		r, err := p.addExpr()
-		if err != nil {
-			return nil, err
-		}
-		l = &Binary{Op: op, L: l, R: r}
-	}
-	return l, nil
+	return p.leftAssoc(p.addExpr, p.symOp("&", "|", "<<", ">>"))
 }
 
 func (p *parser) addExpr() (Expr, error) {
-	l, err := p.mulExpr()
-	if err != nil {
-		return nil, err
-	}
-	for p.op("+") || p.op("-") {
-		op := p.next().text
-		r, err := p.mulExpr()
-		if err != nil {
-			return nil, err
-		}
-		l = &Binary{Op: op, L: l, R: r}
-	}
-	return l, nil
+	return p.leftAssoc(p.mulExpr, p.symOp("+", "-"))
 }
 
 func (p *parser) mulExpr() (Expr, error) {
-	l, err := p.concatExpr()
-	if err != nil {
-		return nil, err
-	}
-	for p.op("*") || p.op("/") || p.op("%") {
-		op := p.next().text
-		r, err := p.concatExpr()
-		if err != nil {
-			return nil, err
-		}
-		l = &Binary{Op: op, L: l, R: r}
-	}
-	return l, nil
+	return p.leftAssoc(p.concatExpr, p.symOp("*", "/", "%"))
 }
 
 func (p *parser) concatExpr() (Expr, error) {
-	l, err := p.unary()
-	if err != nil {
-		return nil, err
-	}
-	for p.op("||") {
-		p.next()
-		r, err := p.unary()
-		if err != nil {
-			return nil, err
-		}
-		l = &Binary{Op: "||", L: l, R: r}
-	}
-	return l, nil
+	return p.leftAssoc(p.unary, p.symOp("||"))
 }
 
 func (p *parser) unary() (Expr, error) {
@@ -1089,16 +1055,11 @@ func (p *parser) funcRest(name string) (Expr, error) {
 		if p.acceptKw("DISTINCT") {
 			f.Distinct = true
 		}
-		for {
-			e, err := p.expr()
-			if err != nil {
-				return nil, err
-			}
-			f.Args = append(f.Args, e)
-			if !p.acceptOp(",") {
-				break
-			}
+		args, err := commaList(p, p.expr)
+		if err != nil {
+			return nil, err
 		}
+		f.Args = args
 	}
 	if err := p.expectOp(")"); err != nil {
 		return nil, err
@@ -1135,13 +1096,11 @@ func (p *parser) caseRest() (Expr, error) {
 	if len(c.Whens) == 0 {
 		return nil, p.errHere("expected WHEN")
 	}
-	if p.acceptKw("ELSE") {
-		e, err := p.expr()
-		if err != nil {
-			return nil, err
-		}
-		c.Else = e
+	els, err := p.exprAfter("ELSE")
+	if err != nil {
+		return nil, err
 	}
+	c.Else = els
 	if err := p.expectKw("END"); err != nil {
 		return nil, err
 	}
