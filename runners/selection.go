@@ -1,18 +1,47 @@
 package runners
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/runners/jsontext"
 )
 
 // AllTables is the key of a schema selection that selects every table,
 // whole: what a method's selection parser returns alone when the answer
 // chose every table ("*", "all").
 const AllTables = "*"
+
+// ErrNoTables is DecodeSelection's error for an answer whose selection
+// names no table.
+var ErrNoTables = errors.New("the selection names no table")
+
+// DecodeSelection reads the schema selection of a model's answer, the
+// "tables" of the JSON object it carries (jsontext.Decode): table ->
+// columns, an empty column list meaning the whole table. It accepts every
+// shape of jsontext.Tables (an object of tables, a list of table or
+// table.column names, {table, columns} objects); an answer selecting every
+// table gives the single key AllTables. The error is the decoding's, or
+// ErrNoTables.
+func DecodeSelection(out string) (map[string][]string, error) {
+	var v struct {
+		Tables jsontext.Tables `json:"tables"`
+	}
+	if err := jsontext.Decode(out, &v); err != nil {
+		return nil, err
+	}
+	switch {
+	case v.Tables.All:
+		return map[string][]string{AllTables: {}}, nil
+	case v.Tables.Empty():
+		return nil, ErrNoTables
+	}
+	return v.Tables.Columns, nil
+}
 
 // KnownSelection keeps the tables and columns of sel (table -> columns, as
 // a model's schema-selection answer gives them) that exist in the schema,

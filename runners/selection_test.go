@@ -1,6 +1,7 @@
 package runners
 
 import (
+	"errors"
 	"reflect"
 	"testing"
 
@@ -50,5 +51,21 @@ func TestSelectionKey(t *testing.T) {
 	}
 	if c := SelectionKey(map[string][]string{"singer": {"name"}, "concert": {}}); c == a {
 		t.Errorf("SelectionKey of a smaller selection = %q; want it to differ from %q", c, a)
+	}
+}
+
+func TestDecodeSelection(t *testing.T) {
+	sel, err := DecodeSelection("reasoning first\n```json\n{\"tables\": {\"singer\": [\"name\"], \"song\": \"*\"}}\n```")
+	if err != nil || len(sel) != 2 || len(sel["singer"]) != 1 {
+		t.Errorf("object of tables: %v, %v", sel, err)
+	}
+	if sel, err := DecodeSelection(`{"tables": "*"}`); err != nil || len(sel) != 1 || sel[AllTables] == nil {
+		t.Errorf("every table: %v, %v; want the single key AllTables", sel, err)
+	}
+	if _, err := DecodeSelection(`{"tables": []}`); !errors.Is(err, ErrNoTables) {
+		t.Errorf("no tables: err %v, want ErrNoTables", err)
+	}
+	if _, err := DecodeSelection("no json at all"); err == nil || errors.Is(err, ErrNoTables) {
+		t.Errorf("no JSON: err %v, want the decoding's error", err)
 	}
 }

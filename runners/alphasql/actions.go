@@ -1,6 +1,7 @@
 package alphasql
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/jsontext"
 	"github.com/t2sbench/t2sbench/runners/mcts"
+	"github.com/t2sbench/t2sbench/runners/mctsql"
 	"github.com/t2sbench/t2sbench/runners/sqltext"
 )
 
@@ -39,17 +41,10 @@ var ActionNames = map[mcts.Action]string{
 var Removable = []mcts.Action{A1, A2, A3, A4, A6}
 
 // Transitions is the valid-transition table (METHODS.md, from the authors'
-// code): the actions that may follow each action. An action already on
-// the path is not offered again (mcts.Search enforces it).
-var Transitions = map[mcts.Action][]mcts.Action{
-	mcts.RootAction: {A1, A2, A3, A4, A5},
-	A1:              {A2, A3, A4, A5},
-	A2:              {A3, A4, A5},
-	A3:              {A2, A4, A5},
-	A4:              {A2, A3, A5},
-	A5:              {A7, A6},
-	A6:              {A7},
-}
+// code; mctsql.Transitions shows it): the actions that may follow each
+// action. An action already on the path is not offered again (mcts.Search
+// enforces it).
+var Transitions = mctsql.Transitions(A1, []mcts.Action{A2, A3, A4}, A5, A6, A7)
 
 // Request kinds (llm.Request.Responder), one per prompt kind.
 const (
@@ -76,22 +71,11 @@ func taskText(dbID, schema, question, evidence string) string {
 
 // contextText renders the reasoning steps already taken on a path.
 func contextText(steps []step) string {
-	if len(steps) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteString("\n【Previous reasoning steps】\n")
-	for i, s := range steps {
-		fmt.Fprintf(&b, "Step %d (%s):\n%s\n\n", i+1, ActionNames[s.action], strings.TrimSpace(s.text))
-	}
-	return b.String()
+	return mctsql.StepsText(steps, "\n【Previous reasoning steps】\n", "\n\n", ActionNames)
 }
 
 // step is one earlier action on a path.
-type step struct {
-	action mcts.Action
-	text   string
-}
+type step = mctsql.Step
 
 // instructions holds the task part of each action's prompt.
 var instructions = map[mcts.Action]string{
@@ -172,24 +156,18 @@ func ParseRephrase(out string) (key string, ok bool) {
 const AllTables = runners.AllTables
 
 // ParseSchemaSelection reads a schema-selection answer: table -> columns,
-// an empty column list meaning the whole table. It accepts every shape of
-// jsontext.Tables (an object of tables, a list of table or table.column
-// names, {table, columns} objects); an answer selecting every table gives
+// an empty column list meaning the whole table, in every shape
+// runners.DecodeSelection accepts; an answer selecting every table gives
 // the single key AllTables.
 func ParseSchemaSelection(out string) (map[string][]string, error) {
-	var v struct {
-		Tables jsontext.Tables `json:"tables"`
-	}
-	if err := jsontext.Decode(out, &v); err != nil {
+	sel, err := runners.DecodeSelection(out)
+	switch {
+	case errors.Is(err, runners.ErrNoTables):
+		return nil, fmt.Errorf("schema selection: no tables in the answer")
+	case err != nil:
 		return nil, fmt.Errorf("schema selection: %w", err)
 	}
-	switch {
-	case v.Tables.All:
-		return map[string][]string{AllTables: {}}, nil
-	case v.Tables.Empty():
-		return nil, fmt.Errorf("schema selection: no tables in the answer")
-	}
-	return v.Tables.Columns, nil
+	return sel, nil
 }
 
 // ValueCondition is one identified column-value condition.

@@ -9,9 +9,9 @@ import (
 
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/runners"
-	"github.com/t2sbench/t2sbench/runners/jsontext"
 	"github.com/t2sbench/t2sbench/runners/llm"
 	"github.com/t2sbench/t2sbench/runners/mcts"
+	"github.com/t2sbench/t2sbench/runners/mctsql"
 	"github.com/t2sbench/t2sbench/runners/sqltext"
 )
 
@@ -41,9 +41,6 @@ func (q *question) execute(ctx context.Context, sql string) *runners.Execution {
 // duplicates ignored; datasets.ResultSet.SetKey).
 func SetKey(rs *datasets.ResultSet) string { return rs.SetKey() }
 
-// feedback describes an execution for the revision prompt.
-func feedback(e *runners.Execution) string { return e.Feedback() }
-
 // complete makes one chat request.
 func (q *question) complete(ctx context.Context, prompt string, temp float64, n int, responder string, kind llm.AnswerKind, seedOffset int64) (*llm.Response, error) {
 	seed := q.t.Seed + seedOffset
@@ -67,38 +64,21 @@ func (q *question) complete(ctx context.Context, prompt string, temp float64, n 
 	return resp, nil
 }
 
-// pathState gathers what the steps on a path established.
-type pathState struct {
-	steps     []step
-	selection map[string][]string
-	sql       string // SQL of the last A5/A6 node
-	sqlNode   *mcts.Node
-}
+// roles are the actions a path's state is read from.
+var roles = mctsql.Roles{Select: A2, Generate: A5, Revise: A6, End: A7}
 
-func (q *question) state(t *mcts.Tree, n *mcts.Node) pathState {
-	var s pathState
-	for _, x := range t.Path(n)[1:] {
-		s.steps = append(s.steps, step{action: x.Action, text: x.Text})
-		if x.Action == A2 {
-			if sel, ok := x.Info["selection"].(map[string][]string); ok {
-				s.selection = sel
-			}
-		}
-		if x.Action == A5 || x.Action == A6 {
-			s.sql, _ = x.Info["sql"].(string)
-			s.sqlNode = x
-		}
-	}
-	return s
-}
+// pathState gathers what the steps on a path established.
+type pathState = mctsql.Path
+
+func (q *question) state(t *mcts.Tree, n *mcts.Node) pathState { return mctsql.Walk(t, n, roles) }
 
 // schemaText renders the schema, restricted to a schema selection when the
 // path made one.
 func (q *question) schemaText(s pathState) string {
-	if s.selection == nil {
+	if s.Selection == nil {
 		return q.fullSchema
 	}
-	return datasets.RenderDDL(q.schema, datasets.RenderOptions{Tables: s.selection})
+	return datasets.RenderDDL(q.schema, datasets.RenderOptions{Tables: s.Selection})
 }
 
 func (q *question) prompt(s pathState, steps []step, instruction string) string {
@@ -121,7 +101,7 @@ func (q *question) Terminal(_ *mcts.Tree, n *mcts.Node) bool { return n.Action =
 func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mcts.Action, k int) (mcts.Expansion, error) {
 	s := q.state(t, n)
 	if a == A7 {
-		return mcts.Expansion{Outputs: []mcts.Output{{Text: "Terminate with the SQL:\n" + s.sql, Key: s.sql, Info: map[string]any{"sql": s.sql}}}}, nil
+		return mctsql.End("Terminate with the SQL:\n", s.SQL), nil
 	}
 	var (
 		prompt    string
@@ -130,20 +110,20 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 	)
 	switch a {
 	case A1:
-		prompt, responder = q.prompt(s, s.steps, instructions[A1]), RespRephrase
+		prompt, responder = q.prompt(s, s.Steps, instructions[A1]), RespRephrase
 	// A2, A3 and A4 reason before their JSON: plain-text requests whose
 	// trailing JSON object is parsed (structured output would forbid the
 	// reasoning the prompts ask for).
 	case A2:
-		prompt, responder = q.prompt(s, s.steps, instructions[A2]), RespSchema
+		prompt, responder = q.prompt(s, s.Steps, instructions[A2]), RespSchema
 	case A3:
-		prompt, responder = q.prompt(s, s.steps, instructions[A3]), RespValues
+		prompt, responder = q.prompt(s, s.Steps, instructions[A3]), RespValues
 	case A4:
-		prompt, responder = q.prompt(s, s.steps, instructions[A4]), RespFunctions
+		prompt, responder = q.prompt(s, s.Steps, instructions[A4]), RespFunctions
 	case A5:
-		prompt, responder, kind = q.prompt(s, s.steps, instructions[A5]), RespSQL, llm.AnswerSQL
+		prompt, responder, kind = q.prompt(s, s.Steps, instructions[A5]), RespSQL, llm.AnswerSQL
 	case A6:
-		prompt, responder, kind = q.revisionPrompt(ctx, s, s.sql), RespRevise, llm.AnswerSQL
+		prompt, responder, kind = q.revisionPrompt(ctx, s, s.SQL), RespRevise, llm.AnswerSQL
 	default:
 		return mcts.Expansion{}, fmt.Errorf("unknown action %q", a)
 	}
@@ -151,13 +131,7 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 	if err != nil {
 		return mcts.Expansion{}, err
 	}
-	ex := mcts.Expansion{Requests: 1}
-	for i, out := range resp.Choices {
-		if resp.Cut(i) {
-			q.side.Cut(resp, i, runners.RoleReason, string(a))
-			continue
-		}
-		o := mcts.Output{Text: out, Info: runners.SampleInfo(resp, i)}
+	ex := mctsql.Samples(resp, &q.side, a, func(out string, o *mcts.Output) {
 		switch a {
 		case A1:
 			if key, ok := ParseRephrase(out); ok {
@@ -168,50 +142,23 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 			}
 		case A2:
 			sel, err := ParseSchemaSelection(out)
-			if err != nil {
-				q.side.ParseFailed(runners.RoleReason, string(a))
-			} else {
-				sel, err = runners.KnownSelection(q.schema, sel)
-			}
-			if err != nil {
-				o.Info["parse_error"] = err.Error()
-			} else {
-				o.Info["selection"] = sel
-				o.Key = "selection:" + runners.SelectionKey(sel)
-			}
+			mctsql.ReadSelection(&q.side, o, a, q.schema, sel, err)
 		case A3:
 			vs, err := ParseValues(out)
-			if err != nil || !jsontext.HasKey(out, "values") {
-				q.side.ParseFailed(runners.RoleReason, string(a))
-			}
-			if err != nil {
-				o.Info["parse_error"] = err.Error()
-			} else {
+			if mctsql.ReadJSON(&q.side, o, a, out, "values", err) {
 				o.Info["values"] = vs
 				o.Key = "values:" + valuesKey(vs)
 			}
 		case A4:
 			fs, err := ParseFunctions(out)
-			if err != nil || !jsontext.HasKey(out, "functions") {
-				q.side.ParseFailed(runners.RoleReason, string(a))
-			}
-			if err != nil {
-				o.Info["parse_error"] = err.Error()
-			} else {
+			if mctsql.ReadJSON(&q.side, o, a, out, "functions", err) {
 				o.Info["functions"] = fs
 				o.Key = "functions:" + functionsKey(fs)
 			}
 		case A5, A6:
-			sql, ok := q.found.Extract(out)
-			if !ok {
-				o.Info["parse_error"] = "no SQL found"
-				q.side.ParseFailed(runners.RoleReason, string(a))
-			}
-			o.Info["sql"] = sql
-			o.Key = "sql:" + sqltext.Normalise(sql)
+			mctsql.ReadSQL(&q.side, &q.found, o, a, out)
 		}
-		ex.Outputs = append(ex.Outputs, o)
-	}
+	})
 	if a == A6 {
 		if err := q.reviseMore(ctx, s, &ex); err != nil {
 			return mcts.Expansion{}, err
@@ -221,8 +168,7 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 }
 
 func (q *question) revisionPrompt(ctx context.Context, s pathState, sql string) string {
-	e := q.execute(ctx, sql)
-	return q.prompt(s, s.steps, instructions[A6]+"\n\n【SQL】\n```sql\n"+sql+"\n```\n【Execution feedback】\n"+feedback(e))
+	return q.prompt(s, s.Steps, mctsql.Revision(instructions[A6], sql, q.execute(ctx, sql)))
 }
 
 // reviseMore continues the revision loop for every distinct revised SQL
@@ -297,31 +243,14 @@ func (q *question) reviseMore(ctx context.Context, s pathState, ex *mcts.Expansi
 // result set as the terminal's SQL.
 func (q *question) Reward(ctx context.Context, t *mcts.Tree, n *mcts.Node) (float64, error) {
 	s := q.state(t, n)
-	var before []step
-	for _, st := range s.steps {
-		if st.action == A5 {
-			break
-		}
-		before = append(before, st)
-	}
-	ctxState := s
-	ctxState.steps = before
-	resp, err := q.complete(ctx, q.prompt(ctxState, before, rewardInstruction), q.cfg.RewardTemperature, q.cfg.Reward, RespSQL, llm.AnswerSQL, 1<<20)
+	before := s.Before(A5)
+	resp, err := q.complete(ctx, q.prompt(before, before.Steps, rewardInstruction), q.cfg.RewardTemperature, q.cfg.Reward, RespSQL, llm.AnswerSQL, 1<<20)
 	if err != nil {
 		return 0, err
 	}
-	term := q.execute(ctx, s.sql)
+	term := q.execute(ctx, s.SQL)
 	agree, valid := 0, 0
-	for i, out := range resp.Choices {
-		if resp.Cut(i) {
-			q.side.Cut(resp, i, runners.RoleReason, "reward")
-			continue
-		}
-		sql, ok := ParseSQL(out)
-		if !ok {
-			q.side.ParseFailed(runners.RoleReason, "reward")
-			continue
-		}
+	for _, sql := range mctsql.RewardSQLs(resp, &q.side) {
 		e := q.execute(ctx, sql)
 		if !e.Valid {
 			continue
@@ -476,15 +405,7 @@ func (q *question) selectFinal(ctx context.Context, t *mcts.Tree, res *runners.R
 		// No terminal has SQL (its paths were pruned or cut): fall back to
 		// the best SQL the tree generated, the first that executes to a
 		// valid result, else the first at all.
-		for _, n := range t.Nodes {
-			sql, _ := n.Info["sql"].(string)
-			if sql == "" || n.Terminal {
-				continue
-			}
-			if res.SQL == "" || q.execute(ctx, sql).Valid && !q.execute(ctx, res.SQL).Valid {
-				res.SQL = sql
-			}
-		}
+		res.SQL = mctsql.BestNodeSQL(ctx, t, q.exec)
 		if res.SQL != "" {
 			res.Note = "no terminal produced SQL; returned the best SQL a non-terminal step generated"
 			res.Candidates = append(res.Candidates, runners.Candidate{SQL: res.SQL})

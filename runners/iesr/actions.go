@@ -2,12 +2,12 @@ package iesr
 
 import (
 	"encoding/json"
-	"fmt"
-	"strings"
+	"errors"
 
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/jsontext"
 	"github.com/t2sbench/t2sbench/runners/mcts"
+	"github.com/t2sbench/t2sbench/runners/mctsql"
 	"github.com/t2sbench/t2sbench/runners/sqltext"
 )
 
@@ -47,15 +47,7 @@ var Removable = []mcts.Action{A1, A2, A3, A4, A6}
 // like Alpha-SQL's rephrasing), a generated SQL may be revised once, and
 // a path ends with END. An action already on the path is not offered
 // again (mcts.Search enforces it).
-var Transitions = map[mcts.Action][]mcts.Action{
-	mcts.RootAction: {A1, A2, A3, A4, A5},
-	A1:              {A2, A3, A4, A5},
-	A2:              {A3, A4, A5},
-	A3:              {A2, A4, A5},
-	A4:              {A2, A3, A5},
-	A5:              {END, A6},
-	A6:              {END},
-}
+var Transitions = mctsql.Transitions(A1, []mcts.Action{A2, A3, A4}, A5, A6, END)
 
 // Request kinds (llm.Request.Responder), one per prompt kind.
 const (
@@ -87,25 +79,14 @@ const rewardInstruction = "Write one SQLite query that answers the question, usi
 const discriminatorInstruction = "The reasoning above is incomplete. Continue it step by step from where it stops, then give the final SQLite query that answers the question in a ```sql block."
 
 // step is one reasoning step of a path.
-type step struct {
-	action mcts.Action
-	text   string
-}
+type step = mctsql.Step
 
 // reasoningHead opens the steps of a prompt.
 const reasoningHead = "\n【Reasoning so far】\n"
 
 // stepsText renders the steps of a path.
 func stepsText(steps []step) string {
-	if len(steps) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteString(reasoningHead)
-	for i, s := range steps {
-		fmt.Fprintf(&b, "Step %d (%s):\n%s\n", i+1, ActionNames[s.action], strings.TrimSpace(s.text))
-	}
-	return b.String()
+	return mctsql.StepsText(steps, reasoningHead, "\n", ActionNames)
 }
 
 // AllTables is the key ParseSelection returns alone when the answer
@@ -115,22 +96,14 @@ const AllTables = runners.AllTables
 // ParseSelection reads an A2 answer: table -> columns, an empty column list
 // meaning the whole table. It accepts the strict-mode shape the schema asks
 // for ({"tables": [{"table": "t", "columns": ["c"]}]}) and every other shape
-// of jsontext.Tables (an object of tables, table or table.column names);
-// an answer selecting every table gives the single key AllTables.
+// runners.DecodeSelection accepts; an answer selecting every table gives
+// the single key AllTables.
 func ParseSelection(out string) (map[string][]string, error) {
-	var v struct {
-		Tables jsontext.Tables `json:"tables"`
+	sel, err := runners.DecodeSelection(out)
+	if errors.Is(err, runners.ErrNoTables) {
+		return nil, errors.New("schema selection names no table")
 	}
-	if err := decodeJSON(out, &v); err != nil {
-		return nil, err
-	}
-	switch {
-	case v.Tables.All:
-		return map[string][]string{AllTables: {}}, nil
-	case v.Tables.Empty():
-		return nil, fmt.Errorf("schema selection names no table")
-	}
-	return v.Tables.Columns, nil
+	return sel, err
 }
 
 // ColumnNote is one A3 item.

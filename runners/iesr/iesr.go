@@ -13,6 +13,7 @@ import (
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/runners"
 	"github.com/t2sbench/t2sbench/runners/mcts"
+	"github.com/t2sbench/t2sbench/runners/mctsql"
 )
 
 // Defaults, with where each comes from.
@@ -425,7 +426,7 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 	chosen, note := Select(trajs, opt)
 	finish(trajs, chosen, note, opt, &res)
 	if res.SQL == "" {
-		if sql := q.bestNodeSQL(ctx, tree); sql != "" {
+		if sql := mctsql.BestNodeSQL(ctx, tree, q.exec); sql != "" {
 			res.SQL = sql
 			res.Note = joinNote(res.Note, "returned the best SQL a non-terminal step generated")
 			res.Candidates = append(res.Candidates, runners.Candidate{SQL: sql})

@@ -250,7 +250,7 @@ func TestMaskPaperVsRStar(t *testing.T) {
 	for i, path := range paths {
 		var steps []step
 		for _, a := range path {
-			steps = append(steps, step{action: a, text: "TEXT-" + string(a)})
+			steps = append(steps, step{Action: a, Text: "TEXT-" + string(a)})
 		}
 		shown, texts := MaskPrefixes(steps, cuts, MaskPaper)
 		if !reflect.DeepEqual(shown, wantPaper[i]) {
@@ -269,7 +269,7 @@ func TestMaskPaperVsRStar(t *testing.T) {
 	// "Y2", ..., "Y10\n". Cuts keep ceil(18 * .2, .3, .4, .5) = 4, 6, 8, 9
 	// words: 4 shows no step text, 6 reaches X1 (step 1), 8 still step 1,
 	// 9 reaches Y1 (step 2): shown 0 1 1 2, where paper shows 0 0 0 0.
-	steps := []step{{action: A5, text: "X1"}, {action: A6, text: "Y1 Y2 Y3 Y4 Y5 Y6 Y7 Y8 Y9 Y10"}}
+	steps := []step{{Action: A5, Text: "X1"}, {Action: A6, Text: "Y1 Y2 Y3 Y4 Y5 Y6 Y7 Y8 Y9 Y10"}}
 	shown, texts := MaskPrefixes(steps, cuts, MaskRStar)
 	if want := []int{0, 1, 1, 2}; !reflect.DeepEqual(shown, want) {
 		t.Errorf("rstar [A5, A6]: shown %v; want %v", shown, want)
@@ -306,7 +306,7 @@ func TestMaskSwitchReachesDiscriminator(t *testing.T) {
 			cfg := r.(*Runner).Config()
 			s := &scripted{answers: []string{"```sql\nSELECT a\n```"}}
 			q := &question{cfg: &cfg, t: runners.Task{DB: db, Seed: 9}, llm: s, header: "HEADER\n", exec: runners.NewExecutions(db)}
-			steps := []step{{action: A5, text: "GEN-STEP ```sql\nSELECT a\n```"}, {action: A6, text: "REV-STEP ```sql\nSELECT a\n```"}}
+			steps := []step{{Action: A5, Text: "GEN-STEP ```sql\nSELECT a\n```"}, {Action: A6, Text: "REV-STEP ```sql\nSELECT a\n```"}}
 			e := q.execute(context.Background(), "SELECT a")
 			tr := &Trajectory{SQL: "SELECT a", Executes: true, Valid: true, Key: e.Key, steps: steps}
 			var trace runners.Trace

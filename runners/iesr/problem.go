@@ -8,9 +8,9 @@ import (
 
 	"github.com/t2sbench/t2sbench/datasets"
 	"github.com/t2sbench/t2sbench/runners"
-	"github.com/t2sbench/t2sbench/runners/jsontext"
 	"github.com/t2sbench/t2sbench/runners/llm"
 	"github.com/t2sbench/t2sbench/runners/mcts"
+	"github.com/t2sbench/t2sbench/runners/mctsql"
 	"github.com/t2sbench/t2sbench/runners/sqltext"
 )
 
@@ -53,9 +53,6 @@ func (q *question) execute(ctx context.Context, sql string) *runners.Execution {
 // duplicates ignored, Python value equality: datasets.ResultSet.SetKey), the
 // grouping Alpha-SQL's reward and IESR's agreement use.
 func ResultKey(rs *datasets.ResultSet) string { return rs.SetKey() }
-
-// feedback describes an execution for the revision prompt.
-func feedback(e *runners.Execution) string { return e.Feedback() }
 
 // request is one chat request of the runner.
 type request struct {
@@ -105,38 +102,20 @@ func taskHeader(dbID, schema, question, evidence, extra string) string {
 	return b.String()
 }
 
-// pathState gathers what the steps of a path established.
-type pathState struct {
-	steps     []step
-	selection map[string][]string
-	sql       string
-}
+// roles are the actions a path's state is read from.
+var roles = mctsql.Roles{Select: A2, Generate: A5, Revise: A6, End: END}
 
-func (q *question) state(t *mcts.Tree, n *mcts.Node) pathState {
-	var s pathState
-	for _, x := range t.Path(n)[1:] {
-		if x.Action == END {
-			continue
-		}
-		s.steps = append(s.steps, step{action: x.Action, text: x.Text})
-		if x.Action == A2 {
-			if sel, ok := x.Info["selection"].(map[string][]string); ok {
-				s.selection = sel
-			}
-		}
-		if x.Action == A5 || x.Action == A6 {
-			s.sql, _ = x.Info["sql"].(string)
-		}
-	}
-	return s
-}
+// pathState gathers what the steps of a path established.
+type pathState = mctsql.Path
+
+func (q *question) state(t *mcts.Tree, n *mcts.Node) pathState { return mctsql.Walk(t, n, roles) }
 
 // prompt renders a reasoning prompt: the head (with the schema narrowed by
 // an A2 selection on the path), the steps and the instruction.
 func (q *question) prompt(s pathState, steps []step, instruction string) string {
 	head := q.header
-	if s.selection != nil {
-		schema := datasets.RenderMSchema(q.schema, datasets.RenderOptions{Tables: s.selection})
+	if s.Selection != nil {
+		schema := datasets.RenderMSchema(q.schema, datasets.RenderOptions{Tables: s.Selection})
 		head = taskHeader(q.t.Example.DBID, schema, q.t.Example.Question, q.evidence, q.extra)
 	}
 	return head + stepsText(steps) + "\n【Task】\n" + sqltext.ForDialect(instruction, q.t.Dialect())
@@ -156,23 +135,22 @@ func (q *question) Terminal(_ *mcts.Tree, n *mcts.Node) bool { return n.Action =
 func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mcts.Action, k int) (mcts.Expansion, error) {
 	s := q.state(t, n)
 	if a == END {
-		return mcts.Expansion{Outputs: []mcts.Output{{Text: "Final SQL:\n" + s.sql, Key: s.sql, Info: map[string]any{"sql": s.sql}}}}, nil
+		return mctsql.End("Final SQL:\n", s.SQL), nil
 	}
 	r := request{role: runners.RoleReason, temp: q.cfg.Temperature, n: k, kind: llm.AnswerText, seed: q.t.Seed}
 	switch a {
 	case A1:
-		r.prompt, r.responder = q.prompt(s, s.steps, instructions[A1]), RespEquation
+		r.prompt, r.responder = q.prompt(s, s.Steps, instructions[A1]), RespEquation
 	case A2:
-		r.prompt, r.responder, r.kind, r.schema, r.schemaName = q.prompt(s, s.steps, instructions[A2]), RespSchema, llm.AnswerJSON, selectionSchema, schemaSelection
+		r.prompt, r.responder, r.kind, r.schema, r.schemaName = q.prompt(s, s.Steps, instructions[A2]), RespSchema, llm.AnswerJSON, selectionSchema, schemaSelection
 	case A3:
-		r.prompt, r.responder, r.kind, r.schema, r.schemaName = q.prompt(s, s.steps, instructions[A3]), RespColumns, llm.AnswerJSON, columnsSchema, schemaColumns
+		r.prompt, r.responder, r.kind, r.schema, r.schemaName = q.prompt(s, s.Steps, instructions[A3]), RespColumns, llm.AnswerJSON, columnsSchema, schemaColumns
 	case A4:
-		r.prompt, r.responder, r.kind, r.schema, r.schemaName = q.prompt(s, s.steps, instructions[A4]), RespEntities, llm.AnswerJSON, entitiesSchema, schemaEntities
+		r.prompt, r.responder, r.kind, r.schema, r.schemaName = q.prompt(s, s.Steps, instructions[A4]), RespEntities, llm.AnswerJSON, entitiesSchema, schemaEntities
 	case A5:
-		r.prompt, r.responder, r.kind = q.prompt(s, s.steps, instructions[A5]), RespSQL, llm.AnswerSQL
+		r.prompt, r.responder, r.kind = q.prompt(s, s.Steps, instructions[A5]), RespSQL, llm.AnswerSQL
 	case A6:
-		e := q.execute(ctx, s.sql)
-		r.prompt = q.prompt(s, s.steps, instructions[A6]+"\n\n【SQL】\n```sql\n"+s.sql+"\n```\n【Execution feedback】\n"+feedback(e))
+		r.prompt = q.prompt(s, s.Steps, mctsql.Revision(instructions[A6], s.SQL, q.execute(ctx, s.SQL)))
 		r.responder, r.kind = RespRevise, llm.AnswerSQL
 	default:
 		return mcts.Expansion{}, fmt.Errorf("unknown action %q", a)
@@ -181,61 +159,27 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 	if err != nil {
 		return mcts.Expansion{}, err
 	}
-	ex := mcts.Expansion{Requests: 1}
-	for i, out := range resp.Choices {
-		if resp.Cut(i) {
-			q.side.Cut(resp, i, runners.RoleReason, string(a))
-			continue
-		}
-		o := mcts.Output{Text: out, Info: runners.SampleInfo(resp, i)}
+	return mctsql.Samples(resp, &q.side, a, func(out string, o *mcts.Output) {
 		switch a {
 		case A1:
 			o.Key = "equation:" + strings.Join(strings.Fields(strings.ToLower(out)), " ")
 		case A2:
 			sel, err := ParseSelection(out)
-			if err != nil {
-				q.side.ParseFailed(runners.RoleReason, string(a))
-			} else {
-				sel, err = runners.KnownSelection(q.schema, sel)
-			}
-			if err != nil {
-				o.Info["parse_error"] = err.Error()
-			} else {
-				o.Info["selection"] = sel
-				o.Key = "selection:" + runners.SelectionKey(sel)
-			}
+			mctsql.ReadSelection(&q.side, o, a, q.schema, sel, err)
 		case A3:
 			cs, err := ParseColumns(out)
-			if err != nil || !jsontext.HasKey(out, "columns") {
-				q.side.ParseFailed(runners.RoleReason, string(a))
-			}
-			if err != nil {
-				o.Info["parse_error"] = err.Error()
-			} else {
+			if mctsql.ReadJSON(&q.side, o, a, out, "columns", err) {
 				o.Key = "columns:" + canonicalJSON(cs)
 			}
 		case A4:
 			es, err := ParseEntities(out)
-			if err != nil || !jsontext.HasKey(out, "entities") {
-				q.side.ParseFailed(runners.RoleReason, string(a))
-			}
-			if err != nil {
-				o.Info["parse_error"] = err.Error()
-			} else {
+			if mctsql.ReadJSON(&q.side, o, a, out, "entities", err) {
 				o.Key = "entities:" + canonicalJSON(es)
 			}
 		case A5, A6:
-			sql, ok := q.found.Extract(out)
-			if !ok {
-				o.Info["parse_error"] = "no SQL found"
-				q.side.ParseFailed(runners.RoleReason, string(a))
-			}
-			o.Info["sql"] = sql
-			o.Key = "sql:" + sqltext.Normalise(sql)
+			mctsql.ReadSQL(&q.side, &q.found, o, a, out)
 		}
-		ex.Outputs = append(ex.Outputs, o)
-	}
-	return ex, nil
+	}), nil
 }
 
 // Reward implements mcts.Problem: the terminal-only self-consistency
@@ -252,7 +196,7 @@ func (q *question) Expand(ctx context.Context, t *mcts.Tree, n *mcts.Node, a mct
 // (non-empty, non-NULL) result.
 func (q *question) Reward(ctx context.Context, t *mcts.Tree, n *mcts.Node) (float64, error) {
 	s := q.state(t, n)
-	term := q.execute(ctx, s.sql)
+	term := q.execute(ctx, s.SQL)
 	paper := q.cfg.RewardRule != RewardAlphaSQL
 	if n.Info == nil {
 		n.Info = map[string]any{}
@@ -261,35 +205,15 @@ func (q *question) Reward(ctx context.Context, t *mcts.Tree, n *mcts.Node) (floa
 		n.Info["reward_agree"] = 0
 		return 0, nil
 	}
-	var before []step
-	for _, st := range s.steps {
-		if st.action == A5 {
-			break
-		}
-		before = append(before, st)
-	}
-	ctxState := s
-	ctxState.steps = before
+	before := s.Before(A5)
 	resp, err := q.complete(ctx, request{role: runners.RoleReason, responder: RespSQL, kind: llm.AnswerSQL,
-		prompt: q.prompt(ctxState, before, rewardInstruction), temp: q.cfg.RewardTemperature, n: q.cfg.Reward,
+		prompt: q.prompt(before, before.Steps, rewardInstruction), temp: q.cfg.RewardTemperature, n: q.cfg.Reward,
 		seed: q.t.Seed + 1<<20 + int64(n.Rolls)<<10})
 	if err != nil {
 		return 0, err
 	}
 	q.rewardRequests++
-	var outs []string
-	for i, out := range resp.Choices {
-		if resp.Cut(i) {
-			q.side.Cut(resp, i, runners.RoleReason, "reward")
-			continue
-		}
-		sql, ok := ParseSQL(out)
-		if !ok {
-			q.side.ParseFailed(runners.RoleReason, "reward")
-			continue
-		}
-		outs = append(outs, sql)
-	}
+	outs := mctsql.RewardSQLs(resp, &q.side)
 	samples := make([]*runners.Execution, len(outs))
 	for i, sql := range outs {
 		samples[i] = q.execute(ctx, sql)
@@ -323,21 +247,4 @@ func RewardOf(rule string, term *runners.Execution, samples []*runners.Execution
 		return 0, agree
 	}
 	return float64(agree) / float64(k), agree
-}
-
-// bestNodeSQL is the fallback when no trajectory has SQL (its paths were
-// pruned or cut): the first SQL a generation or revision node produced
-// that executes to a valid result, else the first at all ("" when none).
-func (q *question) bestNodeSQL(ctx context.Context, tree *mcts.Tree) string {
-	best := ""
-	for _, n := range tree.Nodes {
-		sql, _ := n.Info["sql"].(string)
-		if sql == "" || n.Terminal {
-			continue
-		}
-		if best == "" || q.execute(ctx, sql).Valid && !q.execute(ctx, best).Valid {
-			best = sql
-		}
-	}
-	return best
 }

@@ -92,7 +92,7 @@ func MaskPrefixes(steps []step, cuts []float64, mode string) ([]int, []string) {
 	// trimmed text and a newline).
 	starts := make([]int, len(steps))
 	for j := range steps {
-		starts[j] = len(stepsText(steps[:j+1])) - len(strings.TrimSpace(steps[j].text)) - 1
+		starts[j] = len(stepsText(steps[:j+1])) - len(strings.TrimSpace(steps[j].Text)) - 1
 	}
 	words := strings.Split(full, " ")
 	for i, f := range cuts {
@@ -320,12 +320,12 @@ func (q *question) trajectories(ctx context.Context, tree *mcts.Tree) []*Traject
 	var out []*Trajectory
 	for _, n := range tree.Terminals() {
 		s := q.state(tree, n)
-		t := &Trajectory{Node: n.ID, SQL: s.sql, Visits: n.Visits, Reward: n.Reward, steps: s.steps}
-		for _, st := range s.steps {
-			t.Actions = append(t.Actions, string(st.action))
+		t := &Trajectory{Node: n.ID, SQL: s.SQL, Visits: n.Visits, Reward: n.Reward, steps: s.Steps}
+		for _, st := range s.Steps {
+			t.Actions = append(t.Actions, string(st.Action))
 		}
-		if s.sql != "" {
-			e := q.execute(ctx, s.sql)
+		if s.SQL != "" {
+			e := q.execute(ctx, s.SQL)
 			t.Executes, t.Valid, t.Key = e.Err == nil, e.Valid, e.Key
 		}
 		out = append(out, t)

@@ -303,7 +303,7 @@ func TestMaskAndComplete(t *testing.T) {
 	q := &question{cfg: &cfg, t: runners.Task{DB: db, Seed: 9}, llm: s, header: "HEADER\n", exec: runners.NewExecutions(db)}
 	var steps []step
 	for i, a := range []mcts.Action{A1, A2, A3, A4, A5} {
-		steps = append(steps, step{action: a, text: "STEP-" + string(rune('1'+i))})
+		steps = append(steps, step{Action: a, Text: "STEP-" + string(rune('1'+i))})
 	}
 	e := q.execute(context.Background(), "SELECT a")
 	tr := &Trajectory{SQL: "SELECT a", Executes: true, Valid: true, Key: e.Key, steps: steps}
