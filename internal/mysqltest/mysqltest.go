@@ -70,6 +70,10 @@ func LogicCatConfig(t *testing.T, roUser string) datasets.MySQLConfig {
 	dir := testenv.Datasets(t, "logiccat")
 	pwEnv := "T2SBENCH_TEST_" + strings.ToUpper(roUser) + "_PASSWORD"
 	importOnce.Do(func() {
+		// The import waits while another test binary has a database
+		// broken on purpose (datasets' import test), so that it never
+		// repairs that database behind the test's back.
+		defer takeDataLock(t)()
 		b := make([]byte, 16)
 		rand.Read(b)
 		os.Setenv(pwEnv, hex.EncodeToString(b))
@@ -101,6 +105,13 @@ const DataLock = "t2sbench_test_logiccat_data"
 // up to 5 minutes) and releases it when t ends.
 func HoldDataLock(t testing.TB) {
 	t.Helper()
+	t.Cleanup(takeDataLock(t))
+}
+
+// takeDataLock takes DataLock on the server of $T2SBENCH_MYSQL_DSN
+// (waiting up to 5 minutes) and returns what releases it.
+func takeDataLock(t testing.TB) (release func()) {
+	t.Helper()
 	db, err := sql.Open("mysql", testenv.MySQLDSN(t))
 	if err != nil {
 		t.Fatal(err)
@@ -116,9 +127,9 @@ func HoldDataLock(t testing.TB) {
 		db.Close()
 		t.Fatalf("take lock %s: %v (got %v)", DataLock, err, got)
 	}
-	t.Cleanup(func() {
+	return func() {
 		conn.ExecContext(context.Background(), "SELECT RELEASE_LOCK(?)", DataLock)
 		conn.Close()
 		db.Close()
-	})
+	}
 }
