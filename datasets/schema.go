@@ -134,7 +134,7 @@ WHERE v IS NOT NULL AND typeof(v) <> 'blob' AND length(CAST(v AS BLOB)) BETWEEN 
 		case int64:
 			s = strconv.FormatInt(x, 10)
 		case float64:
-			s = pythonFloat(x)
+			s = PythonFloat(x)
 		case string:
 			s = x
 		default:
@@ -150,10 +150,12 @@ WHERE v IS NOT NULL AND typeof(v) <> 'blob' AND length(CAST(v AS BLOB)) BETWEEN 
 	return out, nil
 }
 
-// pythonFloat formats f as Python's repr(float) does: the shortest string
+// PythonFloat formats f as Python's repr(float) does: the shortest string
 // that round-trips, positional with at least one decimal for 1e-4 <= |f| <
-// 1e16, else exponent form ("1e+16", "1.5e-07").
-func pythonFloat(f float64) string {
+// 1e16, else exponent form ("1e+16", "1.5e-07"); "nan", "inf", "-inf".
+// Sample values in schemas and the Python evaluators' cell reprs
+// (metrics) both print floats with it.
+func PythonFloat(f float64) string {
 	switch {
 	case math.IsNaN(f):
 		return "nan"

@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"context"
+	"math"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -96,14 +97,24 @@ func TestSchemaSpider(t *testing.T) {
 	}
 }
 
+// TestPythonFloat checks Python's repr(float); expected strings from
+// CPython 3 (repr(x) typed at the REPL).
 func TestPythonFloat(t *testing.T) {
-	// Expected strings are Python 3 repr() of the same floats.
-	for f, want := range map[float64]string{
-		2106.0: "2106.0", -0.19999999999999901: "-0.199999999999999", 4.25: "4.25", 0: "0.0",
-		1e16: "1e+16", 1.5e-7: "1.5e-07", 0.0001: "0.0001", 123456789012345.6: "123456789012345.6",
-	} {
-		if got := pythonFloat(f); got != want {
-			t.Errorf("pythonFloat(%v) = %q; want %q", f, got, want)
+	pointOne, pointTwo := 0.1, 0.2
+	cases := []struct {
+		f    float64
+		want string
+	}{
+		{2106.0, "2106.0"}, {-0.19999999999999901, "-0.199999999999999"}, {4.25, "4.25"}, {0, "0.0"},
+		{1, "1.0"}, {math.Copysign(0, -1), "-0.0"}, {0.1, "0.1"}, {pointOne + pointTwo, "0.30000000000000004"},
+		{1e16, "1e+16"}, {1.5e16, "1.5e+16"}, {123456789012345.6, "123456789012345.6"},
+		{0.0001, "0.0001"}, {0.00001, "1e-05"}, {1.5e-7, "1.5e-07"}, {2.5, "2.5"},
+		{1e22, "1e+22"}, {math.Inf(1), "inf"}, {math.Inf(-1), "-inf"}, {math.NaN(), "nan"},
+		{9999999999999998, "9999999999999998.0"}, {-12.75, "-12.75"},
+	}
+	for _, c := range cases {
+		if got := PythonFloat(c.f); got != c.want {
+			t.Errorf("PythonFloat(%v) = %q; want %q", c.f, got, c.want)
 		}
 	}
 }

@@ -241,7 +241,7 @@ func pyStr(p pyValue) string {
 	case int64:
 		return strconv.FormatInt(x, 10)
 	case float64:
-		return PyFloatRepr(x)
+		return datasets.PythonFloat(x)
 	case string:
 		return p.str
 	case []byte:
@@ -264,54 +264,6 @@ func pyTypeStr(p pyValue) string {
 		return "<class 'bytes'>"
 	}
 	return fmt.Sprintf("<class '%T'>", p.raw)
-}
-
-// PyFloatRepr formats f as Python's repr(float) does: the shortest string
-// that round-trips, in fixed notation when 1e-4 <= |f| < 1e16 (with a
-// trailing ".0" for integral values) and in scientific notation with a
-// signed, at least two-digit exponent otherwise.
-func PyFloatRepr(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "nan"
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	}
-	sign := ""
-	if math.Signbit(f) {
-		sign = "-"
-		f = -f
-	}
-	if f == 0 {
-		return sign + "0.0"
-	}
-	e := strconv.FormatFloat(f, 'e', -1, 64) // d.ddde±XX
-	mant, expStr, _ := strings.Cut(e, "e")
-	exp, _ := strconv.Atoi(expStr)
-	digits := strings.Replace(mant, ".", "", 1)
-	if exp < -4 || exp >= 16 {
-		m := digits[:1]
-		if len(digits) > 1 {
-			m += "." + digits[1:]
-		}
-		es := "+"
-		if exp < 0 {
-			es = "-"
-			exp = -exp
-		}
-		return fmt.Sprintf("%s%se%s%02d", sign, m, es, exp)
-	}
-	decpt := exp + 1
-	switch {
-	case decpt <= 0:
-		return sign + "0." + strings.Repeat("0", -decpt) + digits
-	case decpt >= len(digits):
-		return sign + digits + strings.Repeat("0", decpt-len(digits)) + ".0"
-	default:
-		return sign + digits[:decpt] + "." + digits[decpt:]
-	}
 }
 
 // pyBytesRepr is Python's repr(bytes).
