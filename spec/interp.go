@@ -51,30 +51,7 @@ func secretName(name string) bool {
 // interpolate expands ${...} in every scalar value under n. at gives a
 // node's location (file:line) for errors.
 func interpolate(n *yaml.Node, path string, at func(*yaml.Node) string, look Lookup) error {
-	switch n.Kind {
-	case yaml.DocumentNode:
-		for _, c := range n.Content {
-			if err := interpolate(c, path, at, look); err != nil {
-				return err
-			}
-		}
-	case yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			p := n.Content[i].Value
-			if path != "" {
-				p = path + "." + p
-			}
-			if err := interpolate(n.Content[i+1], p, at, look); err != nil {
-				return err
-			}
-		}
-	case yaml.SequenceNode:
-		for i, c := range n.Content {
-			if err := interpolate(c, fmt.Sprintf("%s[%d]", path, i), at, look); err != nil {
-				return err
-			}
-		}
-	case yaml.ScalarNode:
+	return walkScalars(n, path, func(n *yaml.Node, path string) error {
 		if !strings.Contains(n.Value, "${") {
 			return nil
 		}
@@ -94,6 +71,39 @@ func interpolate(n *yaml.Node, path string, at func(*yaml.Node) string, look Loo
 			// Re-typed when the tree is written out and read back.
 			n.Tag = ""
 		}
+		return nil
+	})
+}
+
+// walkScalars calls fn on every scalar under n in document order with its
+// path (models.a.p, runners[2].params.k), path naming n itself; it stops
+// at the first error.
+func walkScalars(n *yaml.Node, path string, fn func(n *yaml.Node, path string) error) error {
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			if err := walkScalars(c, path, fn); err != nil {
+				return err
+			}
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			p := n.Content[i].Value
+			if path != "" {
+				p = path + "." + p
+			}
+			if err := walkScalars(n.Content[i+1], p, fn); err != nil {
+				return err
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			if err := walkScalars(c, fmt.Sprintf("%s[%d]", path, i), fn); err != nil {
+				return err
+			}
+		}
+	case yaml.ScalarNode:
+		return fn(n, path)
 	}
 	return nil
 }

@@ -514,30 +514,7 @@ var errEOF = errors.New("EOF")
 // NaN through. (YAML reads a number that overflows, 1e999, as a string,
 // which the field's decoder or the runner's parameter check refuses.)
 func checkFloats(n *yaml.Node, path string, at func(line int) string) error {
-	switch n.Kind {
-	case yaml.DocumentNode:
-		for _, c := range n.Content {
-			if err := checkFloats(c, path, at); err != nil {
-				return err
-			}
-		}
-	case yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			p := n.Content[i].Value
-			if path != "" {
-				p = path + "." + p
-			}
-			if err := checkFloats(n.Content[i+1], p, at); err != nil {
-				return err
-			}
-		}
-	case yaml.SequenceNode:
-		for i, c := range n.Content {
-			if err := checkFloats(c, fmt.Sprintf("%s[%d]", path, i), at); err != nil {
-				return err
-			}
-		}
-	case yaml.ScalarNode:
+	return walkScalars(n, path, func(n *yaml.Node, path string) error {
 		if n.ShortTag() != "!!float" {
 			return nil
 		}
@@ -545,8 +522,8 @@ func checkFloats(n *yaml.Node, path string, at func(line int) string) error {
 		if strings.HasSuffix(v, ".nan") || strings.HasSuffix(v, ".inf") {
 			return fmt.Errorf("%s: %s: %s is not a finite number", at(n.Line), path, n.Value)
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // annotate rewrites yaml's "line N: msg" into "loc: path: msg", loc being
