@@ -319,7 +319,7 @@ func newRunState(p *spec.Plan, st *runstore.Store, change *runstore.PlanChange, 
 	return s
 }
 
-// putTrials records the plan's trials (Store.putPlan), once: with the
+// putTrials records the plan's trials (Store.PutPlan), once: with the
 // first item committed, or at the start when there is none to run. A
 // start that fails a check (benchmarks, scorers, clients, runners) or
 // stops before any item is done (an endpoint answering 401/403/404)

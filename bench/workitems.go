@@ -39,8 +39,8 @@ type itemPlan struct {
 // planItems lists the items of the plan's trials that the run selects
 // (the questions of each trial's benchmark in e that shard holds) and the
 // store does not hold as finished: done holds the finished items by
-// itemKey, errored the pending ones (their trial ids by itemKey), as
-// Store.resumeState reads them. The items of a trial change removes are
+// runstore.ItemKey, errored the pending ones (their trial ids by ItemKey), as
+// Store.ResumeState reads them. The items of a trial change removes are
 // not finished, even when done holds them: a trial replaced under the
 // same id (a changed tie_aware) is run again. A runner that cannot be
 // built is an error naming the trial.
