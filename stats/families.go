@@ -59,7 +59,8 @@ const (
 //   - The points of a sweep or simplex grid (two or more systems with the
 //     same SystemRef.Sweep) form a family: each point is compared with the
 //     point baseline names, else with the point at the runner's paper
-//     default (the first point atDefault accepts), else with none. The sweep is the family.
+//     default (the first point atDefault accepts; a nil atDefault accepts none),
+//     else with none. The sweep is the family.
 //   - The other systems of a benchmark, and each sweep's baseline point as
 //     its runner's representative (at the position of the sweep's first
 //     point), form the benchmark's family: each is compared with the one
@@ -107,7 +108,7 @@ func PlanFamilies(systems []SystemRef, baseline string, atDefault func(SystemRef
 			}
 			if f.Base < 0 {
 				for _, i := range g {
-					if atDefault(systems[i]) {
+					if atDefault != nil && atDefault(systems[i]) {
 						f.Base, f.Why = i, WhyPaperDefault
 						break
 					}

@@ -34,4 +34,9 @@ func TestPlanFamiliesAtDefault(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("PlanFamilies(--baseline cot, no default point) = %+v; want %+v", got, want)
 	}
+	// Without a paper-default predicate no sweep point is a default: as
+	// when it accepts none.
+	if nilGot := PlanFamilies(systems, "cot", nil); !reflect.DeepEqual(nilGot, want) {
+		t.Errorf("PlanFamilies(--baseline cot, nil atDefault) = %+v; want %+v", nilGot, want)
+	}
 }

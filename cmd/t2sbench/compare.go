@@ -88,8 +88,9 @@ func runCompare(stdout, stderr io.Writer, args []string) error {
 	if err := compare.AssignGroups(systems, *baseline); err != nil {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
+	defaults := paperDefaults()
 	cfg := compare.Config{Intersect: *intersect, Level: *level, Resamples: *resamples, Seed: *seed, CIMethod: *ciMethod, Test: mcTest,
-		Scores: metric.kind == metricScores, AtDefault: func(r stats.SystemRef) bool { return runstore.AtPaperDefault(r, paperDefaults()) }}
+		Scores: metric.kind == metricScores, AtDefault: func(r stats.SystemRef) bool { return runstore.AtPaperDefault(r, defaults) }}
 	if metric.kind != metricEX {
 		cfg.Metric = metric.name
 	}
