@@ -324,21 +324,7 @@ func TestMergeCarriesFormat(t *testing.T) {
 			}
 		}
 	}
-	db, err := sql.Open("sqlite3", "file:"+filepath.Join(out, StoreFile)+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var inline, compressed, text, digests int
-	if err := db.QueryRow(`SELECT count(result), count(digest) FROM items`).Scan(&inline, &digests); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.QueryRow(`SELECT count(*) FROM results WHERE substr(result, 1, 3) = ?`, resultMagic).Scan(&compressed); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.QueryRow(`SELECT count(*) FROM results WHERE hex(substr(result, 1, 1)) = '7B'`).Scan(&text); err != nil {
-		t.Fatal(err)
-	}
+	inline, digests, compressed, text := resultEncodings(t, out)
 	// formatItems has 7 items with a result; one of them (a/q1, its 40
 	// prompts) is over compressMin bytes of JSON, the 6 others under.
 	if inline != 0 || compressed != 1 || text != 6 || digests != 7 {
@@ -414,21 +400,7 @@ func TestMigrateResults(t *testing.T) {
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, StoreFile)+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var inline, digests, compressed, text int
-	if err := db.QueryRow(`SELECT count(result), count(digest) FROM items`).Scan(&inline, &digests); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.QueryRow(`SELECT count(*) FROM results WHERE substr(result, 1, 3) = ?`, resultMagic).Scan(&compressed); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.QueryRow(`SELECT count(*) FROM results WHERE hex(substr(result, 1, 1)) = '7B'`).Scan(&text); err != nil {
-		t.Fatal(err)
-	}
+	inline, digests, compressed, text := resultEncodings(t, dir)
 	// formatItems has 7 items with a result; one (a/q1) is over
 	// compressMin bytes of JSON.
 	if inline != 0 || digests != 7 || compressed != 1 || text != 6 {
@@ -537,4 +509,26 @@ func TestMergeSharesShardLocks(t *testing.T) {
 		}
 		t.Errorf("a run while a merge reads the shard: err %v; want ErrLocked", err)
 	}
+}
+
+// resultEncodings counts, in the store of dir, the items that still hold
+// their result inline and those with a digest, and the stored results
+// compressed (resultMagic) and kept as JSON text.
+func resultEncodings(t *testing.T, dir string) (inline, digests, compressed, text int) {
+	t.Helper()
+	db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, StoreFile)+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.QueryRow(`SELECT count(result), count(digest) FROM items`).Scan(&inline, &digests); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRow(`SELECT count(*) FROM results WHERE substr(result, 1, 3) = ?`, resultMagic).Scan(&compressed); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRow(`SELECT count(*) FROM results WHERE hex(substr(result, 1, 1)) = '7B'`).Scan(&text); err != nil {
+		t.Fatal(err)
+	}
+	return inline, digests, compressed, text
 }
