@@ -46,6 +46,18 @@ func parseKeywordState(t *testing.T, out string) keywordState {
 // its expected value w: 4 binomial standard deviations, at least 0.01.
 func binomialTol(w, n float64) float64 { return math.Max(4*math.Sqrt(w*(1-w)/n), 0.01) }
 
+// checkKeepShares checks that each item x of want was kept in got[x] of
+// n draws (selections, rounds: what) at its rate, within binomialTol.
+func checkKeepShares(t *testing.T, got map[string]int, want map[string]float64, n float64, what string) {
+	t.Helper()
+	for x, w := range want {
+		g := float64(got[x]) / n
+		if tol := binomialTol(w, n); math.Abs(g-w) > tol {
+			t.Errorf("%s: kept in %.3f of %s; want %.3f +- %.3f", x, g, what, w, tol)
+		}
+	}
+}
+
 // TestKeywordOperatingPoints checks the extraction and the verification
 // against the model's operating points: over 200 request seeds of one
 // question whose reading lists items of several tiers of every kind, each
@@ -233,12 +245,7 @@ func TestSchemaSelectionKeepRates(t *testing.T) {
 					got[x.Table]++
 				}
 			}
-			for x, w := range want {
-				g := float64(got[x]) / n
-				if tol := binomialTol(w, n); math.Abs(g-w) > tol {
-					t.Errorf("%s: kept in %.3f of selections; want %.3f +- %.3f", x, g, w, tol)
-				}
-			}
+			checkKeepShares(t, got, want, n, "selections")
 		})
 	}
 }
@@ -286,12 +293,7 @@ func TestVerifyShownOutsideReading(t *testing.T) {
 					got[f]++
 				}
 			}
-			for x, w := range want {
-				g := float64(got[x]) / n
-				if tol := binomialTol(w, n); math.Abs(g-w) > tol {
-					t.Errorf("%s: kept in %.3f of rounds; want %.3f +- %.3f", x, g, w, tol)
-				}
-			}
+			checkKeepShares(t, got, want, n, "rounds")
 		})
 	}
 }
