@@ -76,24 +76,24 @@ type Stats struct {
 	Redacted []string
 }
 
-// Write writes preds to w in format (a key of Formats), counting in st
-// what the format changed.
+// Write writes preds to w in format (a key of Formats, "sql-lines" being
+// SpiderSQL's other name), counting in st what the format changed.
 func Write(w io.Writer, format string, preds []Pred, st *Stats) error {
 	switch format {
 	case SpiderSQL, "sql-lines":
-		return WriteSpiderSQL(w, preds, st)
+		return writeSpiderSQL(w, preds, st)
 	case BIRDJSON:
-		return WriteBIRDJSON(w, preds)
+		return writeBIRDJSON(w, preds)
 	case JSONL:
-		return WriteJSONL(w, preds)
+		return writeJSONL(w, preds)
 	}
 	return fmt.Errorf("unknown export format %q", format)
 }
 
-// WriteSpiderSQL writes preds as Spider's SQL lines, each SQL put on one
+// writeSpiderSQL writes preds as Spider's SQL lines, each SQL put on one
 // line (Flatten; a SQL with quoted line breaks or TABs is listed in
 // st.Quoted) and NoPrediction for a question without one.
-func WriteSpiderSQL(w io.Writer, preds []Pred, st *Stats) error {
+func writeSpiderSQL(w io.Writer, preds []Pred, st *Stats) error {
 	bw := bufio.NewWriter(w)
 	for _, p := range preds {
 		sql, changed := Flatten(p.SQL)
@@ -112,8 +112,8 @@ func WriteSpiderSQL(w io.Writer, preds []Pred, st *Stats) error {
 	return bw.Flush()
 }
 
-// WriteBIRDJSON writes preds as BIRD's predict_dev.json.
-func WriteBIRDJSON(w io.Writer, preds []Pred) error {
+// writeBIRDJSON writes preds as BIRD's predict_dev.json.
+func writeBIRDJSON(w io.Writer, preds []Pred) error {
 	bw := bufio.NewWriter(w)
 	bw.WriteString("{\n")
 	for i, p := range preds {
@@ -135,8 +135,8 @@ func WriteBIRDJSON(w io.Writer, preds []Pred) error {
 	return bw.Flush()
 }
 
-// WriteJSONL writes preds as JSON lines.
-func WriteJSONL(w io.Writer, preds []Pred) error {
+// writeJSONL writes preds as JSON lines.
+func writeJSONL(w io.Writer, preds []Pred) error {
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)

@@ -11,7 +11,7 @@
 //     setup-trials): the code commit of the report and, when the store has
 //     it (meta key MetaCommit, written by `t2sbench run`), of the run; when the work items ran; the spec's timeout and
 //     workers; the options each session of `t2sbench run` was given that
-//     change results or resources (meta key MetaRunOptions); seeds; questions per trial; each benchmark's data and
+//     change results or resources (meta key runstore.MetaRunOptions); seeds; questions per trial; each benchmark's data and
 //     limits; every model with its backend, served name, endpoint (user
 //     information and query strings redacted), roles and settings; every
 //     trial with its runner, roles and every parameter given;

@@ -43,11 +43,6 @@ const cmdLineMark = "# changed by the command line of run:"
 // writes it, the Setup section shows it.
 const MetaCommit = "commit"
 
-// MetaRunOptions is the run-store meta key holding the options `run` was
-// given that change results or resources (runstore.MetaRunOptions); the
-// Setup section shows them.
-const MetaRunOptions = runstore.MetaRunOptions
-
 // buildSetup collects the setup of runs; commit is the report's own code
 // commit ("" when unknown).
 func buildSetup(c *corpus, runs []*runstore.RunData, commit string) *Setup {
@@ -100,10 +95,10 @@ func runDates(sp span) string {
 }
 
 // runOptions describes the options `run` was given that change results or
-// resources (MetaRunOptions), by session; recorded is false for a store
+// resources (runstore.MetaRunOptions), by session; recorded is false for a store
 // written before they were recorded.
 func runOptions(r *runstore.RunData) (desc string, recorded bool) {
-	raw, ok := r.Meta[MetaRunOptions]
+	raw, ok := r.Meta[runstore.MetaRunOptions]
 	if !ok {
 		return "", false
 	}
