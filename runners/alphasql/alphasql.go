@@ -232,7 +232,13 @@ func (r *Runner) Run(ctx context.Context, t runners.Task) (runners.Result, error
 		}
 		keywordRequests = n
 	}
-	q.fullSchema = datasets.SchemaDDL(q.schema)
+	if q.schema == sch {
+		q.fullSchema = datasets.SchemaDDL(sch) // the database's schema: rendered once per process
+	} else {
+		// Value retrieval copied the schema for this question alone: the
+		// memo of shared schemas would only keep it alive.
+		q.fullSchema = datasets.RenderDDL(q.schema, datasets.RenderOptions{})
+	}
 	seed := uint64(t.Seed)
 	tree, err := mcts.Search(ctx, q, mcts.Config{
 		Rollouts: r.cfg.Rollouts, Samples: r.cfg.Expansion, C: r.cfg.C,
