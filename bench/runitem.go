@@ -30,10 +30,7 @@ func runItem(ctx context.Context, t *spec.Trial, r runners.Runner, ex datasets.E
 		if ctx.Err() != nil {
 			return nil, false, nil
 		}
-		it.Calls = a.log.calls()
-		for i := range it.Calls {
-			it.Calls[i].Error = redact(it.Calls[i].Error, opt.Secrets)
-		}
+		it.Calls = a.log.calls() // their errors redacted as logged (callLog.Complete)
 		if a.err == nil || a.timedOut {
 			if !scoreDone(ctx, it, r, ex, sc, &a, timeout, opt.Secrets) {
 				return nil, false, nil
