@@ -133,7 +133,7 @@ type batch struct {
 // add appends p to the batch; c.b.mu is held.
 func (b *batch) add(p *pendingPut) {
 	b.pending = append(b.pending, p)
-	b.bytes += p.size()
+	b.bytes += p.bytes
 	if b.byKey == nil {
 		b.byKey = map[string][]*pendingPut{}
 	}
@@ -150,6 +150,7 @@ type pendingPut struct {
 	samples []int
 	es      []entry
 	replace bool
+	bytes   int // size, worked out once
 	out     []entry
 	stored  int
 }
@@ -904,12 +905,13 @@ func (c *Cache) put(rk string, doc *keyDoc, keys []string, samples []int, es []e
 		return nil, 0, fmt.Errorf("llm: cache key %q is not hex", rk)
 	}
 	p := &pendingPut{rkb: rkb, rk: rk, doc: doc, keys: keys, samples: samples, es: es, replace: replace}
+	p.bytes = p.size()
 	c.b.mu.Lock()
 	defer c.b.mu.Unlock()
 	if err := c.b.err; err != nil {
 		return nil, 0, err
 	}
-	if !c.b.on || durable || len(c.b.pending)+1 >= c.b.items || c.b.bytes+p.size() >= c.b.maxBytes {
+	if !c.b.on || durable || len(c.b.pending)+1 >= c.b.items || c.b.bytes+p.bytes >= c.b.maxBytes {
 		others := len(c.b.pending) > 0
 		c.b.add(p)
 		if err := c.commitLocked(); err != nil {
