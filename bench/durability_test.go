@@ -62,7 +62,7 @@ func batchedCache(t *testing.T) (*llm.Cache, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cache.Close() })
-	if err := cache.SetBatch(runstore.CacheBatchAnswers, time.Hour); err != nil {
+	if err := cache.SetBatch(cacheBatchAnswers, time.Hour); err != nil {
 		t.Fatal(err)
 	}
 	return cache, path

@@ -15,6 +15,16 @@ import (
 	"github.com/t2sbench/t2sbench/spec"
 )
 
+// cacheBatchAnswers is the most answers the model cache commits in
+// one batch (llm.Cache.SetBatch); its batches last at most runstore.BatchWait
+// too, and Run commits one before each of the store's, so that in
+// practice a batch holds the answers of the last BatchWait (about
+// 3,600 in the paper-scale spec). Only the answers of a model in
+// the process (sim) wait in a batch; a server's answer is committed
+// as it arrives. A kill loses the open batch's answers, which are
+// computed again when next needed.
+const cacheBatchAnswers = 8192
+
 // goldCacheDir is the gold-result cache's directory inside cache
 // directory cacheDir.
 func goldCacheDir(cacheDir string) string { return cacheDir + string(os.PathSeparator) + "gold" }
@@ -113,7 +123,7 @@ func (w *world) openCache(dir string) (*llm.Cache, error) {
 	// batches, as the store's items are (BatchItems); a server's
 	// answer is committed as it arrives. Run commits the cache's
 	// batch before each of the store's.
-	if err := c.SetBatch(runstore.CacheBatchAnswers, runstore.BatchWait); err != nil {
+	if err := c.SetBatch(cacheBatchAnswers, runstore.BatchWait); err != nil {
 		c.Close()
 		return nil, err
 	}

@@ -49,15 +49,6 @@ const (
 	// rather than once per 4 MB of log. Close checkpoints the whole log
 	// and truncates it.
 	WALCheckpointPages = 8192
-	// CacheBatchAnswers is the most answers the model cache commits in
-	// one batch (llm.Cache.SetBatch); its batches last at most BatchWait
-	// too, and Run commits one before each of the store's, so that in
-	// practice a batch holds the answers of the last BatchWait (about
-	// 3,600 in the paper-scale spec). Only the answers of a model in
-	// the process (sim) wait in a batch; a server's answer is committed
-	// as it arrives. A kill loses the open batch's answers, which are
-	// computed again when next needed.
-	CacheBatchAnswers = 8192
 )
 
 // ErrBatchLost is the error of every write, Flush and Close of a Store
