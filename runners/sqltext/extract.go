@@ -548,6 +548,9 @@ func blockSQL(body string, closed, sqlTagged bool) (string, Reason) {
 // s, once cleaned, still holds several (a stray backtick hid a semicolon
 // from splitStatements), else s.
 func lastStatement(s string) string {
+	if strings.IndexByte(s, ';') < 0 {
+		return s // one statement at most
+	}
 	parts := splitStatements(s)
 	if len(parts) < 2 {
 		return s
@@ -562,15 +565,21 @@ func lastStatement(s string) string {
 
 // splitStatements splits s at semicolons outside quotes and comments.
 func splitStatements(s string) []string {
+	if strings.IndexByte(s, ';') < 0 { // no ';' byte, no ';' token
+		if s == "" {
+			return nil
+		}
+		return []string{s}
+	}
 	var out []string
 	start := 0
-	toks, _ := sqllex.Lex(s, commentLex) // never fails without Strict
-	for _, k := range toks {
+	sqllex.Scan(s, commentLex, func(k sqllex.Token) bool { // never fails without Strict
 		if k.Kind == sqllex.Punct && k.Text == ";" {
 			out = append(out, s[start:k.Start])
 			start = k.End
 		}
-	}
+		return true
+	})
 	if start < len(s) {
 		out = append(out, s[start:])
 	}
@@ -597,6 +606,9 @@ func jsonSQL(obj string) string {
 	return findJSONSQL(v, 0)
 }
 
+// jsonKeyReplacer removes '_', '-' and spaces from a JSON field's name.
+var jsonKeyReplacer = strings.NewReplacer("_", "", "-", "", " ", "")
+
 func findJSONSQL(v any, depth int) string {
 	m, ok := v.(map[string]any)
 	if !ok || depth > 3 {
@@ -605,7 +617,7 @@ func findJSONSQL(v any, depth int) string {
 	norm := make(map[string]any, len(m))
 	keys := make([]string, 0, len(m))
 	for k, x := range m {
-		n := strings.NewReplacer("_", "", "-", "", " ", "").Replace(strings.ToLower(k))
+		n := jsonKeyReplacer.Replace(strings.ToLower(k))
 		norm[n] = x
 		keys = append(keys, k)
 	}

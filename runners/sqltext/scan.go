@@ -278,14 +278,13 @@ func cteOnly(s string) bool {
 	if len(t) < 4 || !strings.EqualFold(t[:4], "with") {
 		return false
 	}
-	depth := 0
-	for _, k := range textTokens(s) {
+	depth, selects := 0, false
+	sqllex.Scan(s, textLex, func(k sqllex.Token) bool { // never fails without Strict
 		depth += parenStep(k)
-		if depth == 0 && k.Kind == sqllex.Word && holdsSelect(k.Text) {
-			return false
-		}
-	}
-	return true
+		selects = depth == 0 && k.Kind == sqllex.Word && holdsSelect(k.Text)
+		return !selects
+	})
+	return !selects
 }
 
 // holdsSelect reports whether the word w holds SELECT, in any case,
@@ -406,11 +405,11 @@ func open(s string) bool {
 // parentheses balance and it does not end on a dangling keyword or
 // operator (as an answer cut at max_tokens would).
 func complete(sql string) bool {
-	toks, err := sqllex.Lex(sql, strictTextLex)
 	depth := 0
-	for _, k := range toks {
+	err := sqllex.Scan(sql, strictTextLex, func(k sqllex.Token) bool {
 		depth += parenStep(k)
-	}
+		return true
+	})
 	return err == nil && depth == 0 && !open(sql) && !cteOnly(sql)
 }
 
@@ -428,16 +427,18 @@ func isWordByte(c byte) bool {
 // quotes do not balance, as in "I'm sorry").
 func prosey(s string) int {
 	outside := s
-	if complete(s) || !strings.ContainsAny(s, `'"`) {
+	// Without a quote byte s holds no literal: outside is s.
+	if strings.ContainsAny(s, "'\"`") && (complete(s) || !strings.ContainsAny(s, `'"`)) {
 		var b strings.Builder
 		last := 0
-		for _, k := range textTokens(s) {
+		sqllex.Scan(s, textLex, func(k sqllex.Token) bool { // never fails without Strict
 			if k.Kind == sqllex.String || k.Kind == sqllex.Ident {
 				b.WriteString(s[last:k.Start])
 				b.WriteByte(' ') // a literal reads as one space
 				last = k.End
 			}
-		}
+			return true
+		})
 		b.WriteString(s[last:])
 		outside = b.String()
 	}
@@ -562,11 +563,11 @@ func stripComments(s string) string {
 		return s
 	}
 	var b strings.Builder
-	last := 0                            // s[last:] is still to write
-	toks, _ := sqllex.Lex(s, commentLex) // never fails without Strict
-	for _, k := range toks {
+	last := 0 // s[last:] is still to write
+	// Scan never fails without Strict.
+	sqllex.Scan(s, commentLex, func(k sqllex.Token) bool {
 		if k.Kind != sqllex.Comment {
-			continue
+			return true
 		}
 		b.WriteString(s[last:k.Start])
 		stop := k.End
@@ -577,14 +578,15 @@ func stripComments(s string) string {
 		if strings.TrimSpace(out[ls:]) == "" && strings.TrimSpace(rl) == "" {
 			b.WriteString(out[:ls])            // the line held only comments
 			last = min(stop+len(rl)+1, len(s)) // and goes with its newline
-			continue
+			return true
 		}
 		b.WriteString(strings.TrimRight(out, " \t"))
 		if s[k.Start] == '/' && b.Len() > 0 && stop < len(s) && !strings.ContainsRune(" \t\r\n", rune(s[stop])) {
 			b.WriteByte(' ')
 		}
 		last = stop
-	}
+		return true
+	})
 	b.WriteString(s[last:])
 	return b.String()
 }

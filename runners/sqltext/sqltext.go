@@ -24,6 +24,8 @@ package sqltext
 import (
 	"strings"
 	"unicode"
+
+	"github.com/t2sbench/t2sbench/sqllex"
 )
 
 // Extract returns the SQL statement in a model's output and whether one was
@@ -112,13 +114,14 @@ func Normalise(sql string) string {
 	var b strings.Builder
 	s := clean(sql)
 	last := 0
-	for _, k := range textTokens(s) {
+	sqllex.Scan(s, textLex, func(k sqllex.Token) bool { // never fails without Strict
 		if k.Start > last && b.Len() > 0 {
 			b.WriteByte(' ')
 		}
 		b.WriteString(s[k.Start:k.End])
 		last = k.End
-	}
+		return true
+	})
 	return b.String()
 }
 
