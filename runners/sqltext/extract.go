@@ -230,11 +230,12 @@ func extractText(out string, opt Options) Extraction {
 			return e
 		}
 	}
-	cands := candidates(text)
+	lower := asciiLower(text)
+	cands := candidates(text, lower)
 	if len(cands) == 0 {
 		return Extraction{Style: StyleNone, Reason: ReasonNone}
 	}
-	c, why := choose(text, cands)
+	c, why := choose(text, lower, cands)
 	return Extraction{SQL: c.sql, Style: c.style, Final: why == ReasonFinalMarker, Candidates: len(cands), Reason: why}
 }
 
@@ -257,7 +258,9 @@ type candidate struct {
 // check") is no marker.
 var finalRe = regexp.MustCompile(`(?im)^[ \t>#*_\-]*(?:\d+[.)][ \t]*)?(?:(?:step[ \t]*\d+[ \t]*[:.)-][ \t]*)?(?:\*\*|__)?)?(?:(?:the|my|our|so,?[ \t]+the|thus,?[ \t]+the|therefore,?[ \t]+the|here[ \t]+is[ \t]+the|here's[ \t]+the)[ \t]+)?final[ \t]+(?:(?:sql|sqlite|mysql)[ \t]+)?(?:sql|query|answer|solution|statement)\b`)
 
-func candidates(text string) []candidate {
+// candidates returns the candidate queries of text, whose asciiLower is
+// lower.
+func candidates(text, lower string) []candidate {
 	var cs []candidate
 	for _, f := range scanFences(text) {
 		body := text[f.body:f.bodyEnd]
@@ -271,7 +274,7 @@ func candidates(text string) []candidate {
 		}
 		cs = append(cs, candidate{start: f.open, end: f.end, sql: sql, style: st, delimited: true, why: why})
 	}
-	for _, tg := range scanTags(text) {
+	for _, tg := range scanTags(lower) {
 		if overlaps(cs, tg.body) {
 			continue
 		}
@@ -287,7 +290,7 @@ func candidates(text string) []candidate {
 			cs = append(cs, candidate{start: o[0], end: o[1], sql: sql, style: StyleJSON, delimited: true})
 		}
 	}
-	for _, i := range keywordStarts(text) {
+	for _, i := range lowerKeywordStarts(lower) {
 		if overlaps(cs, i) {
 			continue
 		}
@@ -316,9 +319,9 @@ func overlaps(cs []candidate, i int) bool {
 	return false
 }
 
-// choose picks the answer among cs (sorted by start) and says by which
-// rule; see ExtractWith.
-func choose(text string, cs []candidate) (candidate, Reason) {
+// choose picks the answer among cs (sorted by start) in text, whose
+// asciiLower is lower, and says by which rule; see ExtractWith.
+func choose(text, lower string, cs []candidate) (candidate, Reason) {
 	if len(cs) == 1 {
 		if cs[0].why != "" {
 			return cs[0], cs[0].why
@@ -326,7 +329,7 @@ func choose(text string, cs []candidate) (candidate, Reason) {
 		return cs[0], ReasonSingle
 	}
 	var marks [][]int
-	if strings.Contains(asciiLower(text), "final") {
+	if strings.Contains(lower, "final") {
 		marks = finalRe.FindAllStringIndex(text, -1)
 	}
 	for k := len(marks) - 1; k >= 0; k-- {

@@ -117,11 +117,11 @@ type tag struct {
 	closed                   bool // both tags present
 }
 
-// scanTags returns the <sql>...</sql> spans of s. An unclosed last tag runs
-// to the end; a closing tag with no opening one closes a body that starts
-// where the previous span ended (the opening tag was in the prompt).
-func scanTags(s string) []tag {
-	lower := asciiLower(s)
+// scanTags returns the <sql>...</sql> spans of the text whose asciiLower
+// is lower. An unclosed last tag runs to the end; a closing tag with no
+// opening one closes a body that starts where the previous span ended (the
+// opening tag was in the prompt).
+func scanTags(lower string) []tag {
 	if !strings.Contains(lower, "sql>") {
 		return nil
 	}
@@ -141,7 +141,7 @@ func scanTags(s string) []tag {
 		b := o + len("<sql>")
 		c = strings.Index(lower[b:], "</sql>")
 		if c < 0 {
-			return append(out, tag{open: o, body: b, bodyEnd: len(s), end: len(s)})
+			return append(out, tag{open: o, body: b, bodyEnd: len(lower), end: len(lower)})
 		}
 		out = append(out, tag{open: o, body: b, bodyEnd: b + c, end: b + c + len("</sql>"), closed: true})
 		i = b + c + len("</sql>")
@@ -151,8 +151,11 @@ func scanTags(s string) []tag {
 // keywordStarts returns the offsets of the words SELECT and WITH in s, in
 // any case (what the regexp (?i)\b(?:SELECT|WITH)\b finds, without its
 // cost on long answers).
-func keywordStarts(s string) []int {
-	lower := asciiLower(s)
+func keywordStarts(s string) []int { return lowerKeywordStarts(asciiLower(s)) }
+
+// lowerKeywordStarts is keywordStarts of the text whose asciiLower is
+// lower.
+func lowerKeywordStarts(lower string) []int {
 	var out []int
 	for i := 0; i < len(lower); {
 		j := strings.IndexAny(lower[i:], "sw")

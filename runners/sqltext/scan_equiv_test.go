@@ -150,6 +150,16 @@ func refProseWords(outside string) int {
 	return n
 }
 
+func refASCIILower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
 // scanInputs are SQL and answer text for the equivalence checks: fences,
 // prose, <think>, truncated answers, quotes, comments, semicolons inside
 // strings and comments, CTEs and unbalanced quotes.
@@ -163,7 +173,8 @@ func scanInputs() []string {
 		"SELECT x\xff FROM t; 'y\xfe'", "<think>SELECT 1;</think>\nSELECT 2;", "```sql\nSELECT 1;\nSELECT 2;\n```",
 		"```sql\nSELECT a FROM t -- Alternatively:\n; SELECT b FROM t\n```", "SELECT `a`` FROM t", "SELECT \"we\" FROM the_table",
 		"select count(*) from the table where we want it", "SELECT a FROM t WHERE b = 'x' AND c = \"y\" AND `d` = 1",
-		"SELECT [a;b] FROM t; x", "SELECT 1 /*; */ ; -- ;", "SELECT 'unterminated", "SELECT a FROM t WHERE x = 'a\\';' ; y"}
+		"SELECT [a;b] FROM t; x", "SELECT 1 /*; */ ; -- ;", "SELECT 'unterminated", "SELECT a FROM t WHERE x = 'a\\';' ; y",
+		"ÀÉ SELECT Ǆ ſelect KELVIN\u212a", "A", "a", "Za", "aZ", "@[`{"}
 	in = append(in, benchCorpus()...)
 	var parts []string
 	for _, s := range in {
@@ -181,6 +192,9 @@ func checkScans(t *testing.T, s string) {
 	t.Helper()
 	if got, want := strings.Join(splitStatements(s), "\x00|"), strings.Join(refSplitStatements(s), "\x00|"); got != want || len(splitStatements(s)) != len(refSplitStatements(s)) {
 		t.Errorf("splitStatements(%q) = %q; want %q", s, splitStatements(s), refSplitStatements(s))
+	}
+	if got, want := asciiLower(s), refASCIILower(s); got != want {
+		t.Errorf("asciiLower(%q) = %q; want %q", s, got, want)
 	}
 	if got, want := lastStatement(s), refLastStatement(s); got != want {
 		t.Errorf("lastStatement(%q) = %q; want %q", s, got, want)
