@@ -451,7 +451,7 @@ func cued(text string, cs []candidate, c candidate) (candidate, Reason) {
 // strong reports whether sql reads from a table (has FROM) or is a WITH
 // statement.
 func strong(sql string) bool {
-	return fromRe.MatchString(sql) || strings.EqualFold(wordRe.FindString(strings.TrimLeft(sql, "(")), "with")
+	return hasFrom(sql) || strings.EqualFold(leadingWord(strings.TrimLeft(sql, "(")), "with")
 }
 
 // continuation reads text as the rest of a statement that begins with
@@ -487,7 +487,7 @@ func continuesSelect(t string) bool {
 	case !isIdentStart(c) && !(c >= '0' && c <= '9'):
 		return false
 	}
-	w := wordRe.FindString(t)
+	w := leadingWord(t)
 	return !strings.HasPrefix(strings.TrimLeft(t[len(w):], " \t"), ":")
 }
 

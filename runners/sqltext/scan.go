@@ -66,8 +66,6 @@ func scanFences(s string) []fence {
 	return out
 }
 
-var langRe = regexp.MustCompile(`^[ \t]*([A-Za-z][A-Za-z0-9_+#.-]*)`)
-
 // fenceInfo reads the info string after a backtick run ending at p: the
 // language tag (empty when there is none or when the SQL starts there) and
 // where the body starts.
@@ -84,22 +82,43 @@ func fenceInfo(s string, p int) (tag string, body int) {
 		}
 		return "", len(s)
 	}
-	m := langRe.FindStringSubmatchIndex(line)
-	if m == nil {
+	a, b, ok := langSpan(line)
+	if !ok {
 		return "", p
 	}
-	w := line[m[2]:m[3]]
+	w := line[a:b]
 	if LooksLikeSQL(w) {
-		return "", p + m[2]
+		return "", p + a
 	}
 	// The SQL may follow the tag on its line (```sql SELECT 1```);
 	// anything else there is an attribute list, and the body starts on
 	// the next line.
-	if r := line[m[3]:]; eol >= 0 && !LooksLikeSQL(r) && !strings.Contains(r, "```") {
+	if r := line[b:]; eol >= 0 && !LooksLikeSQL(r) && !strings.Contains(r, "```") {
 		return w, p + eol + 1
 	}
-	return w, p + m[3]
+	return w, p + b
 }
+
+// langSpan returns where the word that starts line, after spaces and tabs,
+// starts and ends: an ASCII letter, then ASCII letters, digits and the
+// bytes of "_+#.-" (the language tag of a fence); ok is false when line
+// starts with no such word.
+func langSpan(line string) (start, end int, ok bool) {
+	start = 0
+	for start < len(line) && (line[start] == ' ' || line[start] == '\t') {
+		start++
+	}
+	if start == len(line) || !isASCIILetter(line[start]) {
+		return 0, 0, false
+	}
+	end = start + 1
+	for end < len(line) && (isASCIIWord(line[end]) || strings.IndexByte("+#.-", line[end]) >= 0) {
+		end++
+	}
+	return start, end, true
+}
+
+func isASCIILetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
 
 // aloneOnLine reports whether the language tag is all that follows the run
 // ending at p on its line.
@@ -327,10 +346,21 @@ func wordSet(words string) map[string]bool {
 	return m
 }
 
-var (
-	wordRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_$]*`)
-	listRe = regexp.MustCompile(`^(?:\d+[.)]|[-*+])[ \t]`)
-)
+var listRe = regexp.MustCompile(`^(?:\d+[.)]|[-*+])[ \t]`)
+
+// leadingWord returns the identifier s starts with: an ASCII letter or
+// '_', then ASCII letters, digits, '_' and '$'; "" when s starts with
+// none.
+func leadingWord(s string) string {
+	if s == "" || !isIdentStart(s[0]) {
+		return ""
+	}
+	i := 1
+	for i < len(s) && (isASCIIWord(s[i]) || s[i] == '$') {
+		i++
+	}
+	return s[:i]
+}
 
 // continues reports whether the text after a newline, rest, continues the
 // statement prev (cut so far) at paren depth.
@@ -355,7 +385,7 @@ func continues(prev, rest string, depth int) bool {
 	if listRe.MatchString(t) {
 		return false
 	}
-	if w := wordRe.FindString(t); w != "" {
+	if w := leadingWord(t); w != "" {
 		if (w == strings.ToUpper(w) || w == strings.ToLower(w)) && contKeywords[strings.ToUpper(w)] {
 			return true
 		}
@@ -467,14 +497,24 @@ func prosey(s string) int {
 	return n
 }
 
-var (
-	// withRe is the shape a bare WITH statement must have: a CTE name, AS
-	// ( and a SELECT, so that prose such as "I can't help with that." is
-	// never taken for SQL.
-	withRe = regexp.MustCompile(`(?is)^WITH\s+(?:RECURSIVE\s+)?[\w"\x60\[\]]+\s*(?:\([^)]*\)\s*)?AS\s*(?:(?:NOT\s+)?MATERIALIZED\s*)?\(.*\bSELECT\b`)
-	// fromRe finds a FROM clause, required of a SELECT found mid-sentence.
-	fromRe = regexp.MustCompile(`(?i)\bFROM\b`)
-)
+// withRe is the shape a bare WITH statement must have: a CTE name, AS (
+// and a SELECT, so that prose such as "I can't help with that." is never
+// taken for SQL.
+var withRe = regexp.MustCompile(`(?is)^WITH\s+(?:RECURSIVE\s+)?[\w"\x60\[\]]+\s*(?:\([^)]*\)\s*)?AS\s*(?:(?:NOT\s+)?MATERIALIZED\s*)?\(.*\bSELECT\b`)
+
+// hasFrom reports whether s holds the word FROM, in any case, between
+// bytes that are no ASCII letters, digits or '_' (what the regexp
+// (?i)\bFROM\b finds: no other character folds to these letters): the FROM
+// clause required of a SELECT found mid-sentence.
+func hasFrom(s string) bool {
+	for i := 0; i+4 <= len(s); i++ {
+		if s[i]|0x20 == 'f' && s[i+1]|0x20 == 'r' && s[i+2]|0x20 == 'o' && s[i+3]|0x20 == 'm' &&
+			(i == 0 || !isASCIIWord(s[i-1])) && (i+4 == len(s) || !isASCIIWord(s[i+4])) {
+			return true
+		}
+	}
+	return false
+}
 
 // plausible reports whether s, a statement cut from running text, is SQL
 // rather than prose that happens to contain "select" or "with": it must
@@ -488,20 +528,20 @@ func plausible(s string, atLineStart, labelled bool) bool {
 	if !LooksLikeSQL(s) {
 		return false
 	}
-	w := wordRe.FindString(strings.TrimLeft(s, "("))
+	w := leadingWord(strings.TrimLeft(s, "("))
 	if w != strings.ToUpper(w) && w != strings.ToLower(w) {
 		// A capitalised Select after a label is SQL only when it reads
 		// from a table without a single prose word.
-		return labelled && fromRe.MatchString(s) && prosey(s) == 0
+		return labelled && hasFrom(s) && prosey(s) == 0
 	}
 	if strings.EqualFold(w, "with") {
 		return withRe.MatchString(s) && prosey(s) < 2
 	}
-	hasFrom := fromRe.MatchString(s)
-	if !atLineStart && !hasFrom {
+	from := hasFrom(s)
+	if !atLineStart && !from {
 		return false
 	}
-	if hasFrom {
+	if from {
 		return prosey(s) < 2
 	}
 	return prosey(s) == 0

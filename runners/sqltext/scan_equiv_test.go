@@ -1,6 +1,7 @@
 package sqltext
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -150,6 +151,13 @@ func refProseWords(outside string) int {
 	return n
 }
 
+// The regexps the hand-written word scans find what they find.
+var (
+	refLangRe = regexp.MustCompile(`^[ \t]*([A-Za-z][A-Za-z0-9_+#.-]*)`)
+	refWordRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_$]*`)
+	refFromRe = regexp.MustCompile(`(?i)\bFROM\b`)
+)
+
 func refASCIILower(s string) string {
 	b := []byte(s)
 	for i, c := range b {
@@ -174,7 +182,8 @@ func scanInputs() []string {
 		"```sql\nSELECT a FROM t -- Alternatively:\n; SELECT b FROM t\n```", "SELECT `a`` FROM t", "SELECT \"we\" FROM the_table",
 		"select count(*) from the table where we want it", "SELECT a FROM t WHERE b = 'x' AND c = \"y\" AND `d` = 1",
 		"SELECT [a;b] FROM t; x", "SELECT 1 /*; */ ; -- ;", "SELECT 'unterminated", "SELECT a FROM t WHERE x = 'a\\';' ; y",
-		"ÀÉ SELECT Ǆ ſelect KELVIN\u212a", "A", "a", "Za", "aZ", "@[`{"}
+		"ÀÉ SELECT Ǆ ſelect KELVIN\u212a", "A", "a", "Za", "aZ", "@[`{", "from", "FROM", "xfrom", "from_", "fromé", "éfrom", "\xc3from\xff",
+		"FrOm", "fro", "ffrom from", "1from", "$from$", "FROM\n", "sql", " \tc++ x", "sql-server.1#x y", "9sql", "_a$b.c", "a$", "$a", "é"}
 	in = append(in, benchCorpus()...)
 	var parts []string
 	for _, s := range in {
@@ -192,6 +201,16 @@ func checkScans(t *testing.T, s string) {
 	t.Helper()
 	if got, want := strings.Join(splitStatements(s), "\x00|"), strings.Join(refSplitStatements(s), "\x00|"); got != want || len(splitStatements(s)) != len(refSplitStatements(s)) {
 		t.Errorf("splitStatements(%q) = %q; want %q", s, splitStatements(s), refSplitStatements(s))
+	}
+	if got, want := hasFrom(s), refFromRe.MatchString(s); got != want {
+		t.Errorf("hasFrom(%q) = %v; want %v", s, got, want)
+	}
+	if got, want := leadingWord(s), refWordRe.FindString(s); got != want {
+		t.Errorf("leadingWord(%q) = %q; want %q", s, got, want)
+	}
+	a, b, ok := langSpan(s)
+	if m := refLangRe.FindStringSubmatchIndex(s); (m != nil) != ok || ok && (a != m[2] || b != m[3]) {
+		t.Errorf("langSpan(%q) = %d, %d, %v; want %v", s, a, b, ok, m)
 	}
 	if got, want := asciiLower(s), refASCIILower(s); got != want {
 		t.Errorf("asciiLower(%q) = %q; want %q", s, got, want)
