@@ -402,7 +402,23 @@ func (l *lexer) lineComment(i int) bool {
 // word extends the word started at start through its word characters and
 // emits it as kind k, or as a Word when a Number runs on into letters.
 func (l *lexer) word(start int, k Kind) {
+	// Without SQLParse and WordChars an ASCII byte continues a word when
+	// it is a letter, a digit, '_' or '$' (wordPart), read here without
+	// decoding it.
+	ascii := !l.o.SQLParse && l.o.WordChars == ""
 	for {
+		if c := byte(0); ascii && l.i < len(l.s) {
+			if c = l.s[l.i]; c < utf8.RuneSelf {
+				if !asciiWordPart[c] {
+					break
+				}
+				if c < '0' || c > '9' {
+					k = Word
+				}
+				l.i++
+				continue
+			}
+		}
 		r, size := l.at(l.i)
 		if size == 0 || !l.wordPart(r) {
 			break
@@ -414,6 +430,14 @@ func (l *lexer) word(start int, k Kind) {
 	}
 	l.emit(k, l.text(start, l.i), start)
 }
+
+// asciiWordPart marks the ASCII letters, digits, '_' and '$'.
+var asciiWordPart = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '$'
+	}
+	return t
+}()
 
 func (l *lexer) number() {
 	s, start := l.s, l.i

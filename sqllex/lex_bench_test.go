@@ -24,3 +24,13 @@ func BenchmarkLex(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkScan measures Scan on benchSQL with the zero Options: the
+// lexing alone, without a slice of tokens.
+func BenchmarkScan(b *testing.B) {
+	b.ReportAllocs()
+	b.SetBytes(int64(len(benchSQL)))
+	for b.Loop() {
+		Scan(benchSQL, Options{}, func(Token) bool { return true })
+	}
+}

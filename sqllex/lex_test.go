@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // show renders tokens as kind letter, depth and text: "w0:SELECT".
@@ -233,6 +234,22 @@ func TestScan(t *testing.T) {
 		"{rel} AND {open", "1.2.3e+4e5 .5 a$b _x ||= !=< [[a]]", "\u00a0\u2003é中文 ‘q’ # c\n@v"} {
 		for _, o := range scanOptions {
 			checkScan(t, s, o)
+		}
+	}
+}
+
+// TestWordASCII: after a word's first letter, an ASCII byte continues the
+// word exactly when wordPart's rule says so: Unicode letters and digits,
+// '_' and '$' (Options{}), ASCII letters, digits, '_' and '$' (Bytes).
+func TestWordASCII(t *testing.T) {
+	for _, o := range []Options{{}, {Bytes: true}, {NoBrackets: true, Comments: true}} {
+		for c := rune(0); c < 0x80; c++ {
+			s := "x" + string(c) + "y"
+			toks, err := Lex(s, o)
+			part := unicode.IsLetter(c) || unicode.IsDigit(c) || c == '_' || c == '$'
+			if got := err == nil && len(toks) > 0 && toks[0].Kind == Word && toks[0].Text == s; got != part {
+				t.Errorf("Lex(%q, %+v) = %s: one word is %v; want %v", s, o, show(toks), got, part)
+			}
 		}
 	}
 }
