@@ -328,12 +328,9 @@ func choose(text, lower string, cs []candidate) (candidate, Reason) {
 		}
 		return cs[0], ReasonSingle
 	}
-	var marks [][]int
-	if strings.Contains(lower, "final") {
-		marks = finalRe.FindAllStringIndex(text, -1)
-	}
+	marks := finalMarks(text, lower)
 	for k := len(marks) - 1; k >= 0; k-- {
-		m := marks[k][0]
+		m := marks[k]
 		for _, c := range cs {
 			if c.end > m {
 				return c, ReasonFinalMarker
@@ -349,6 +346,30 @@ func choose(text, lower string, cs []candidate) (candidate, Reason) {
 		why = c.why
 	}
 	return c, why
+}
+
+// finalMarks returns where finalRe matches in text, whose asciiLower is
+// lower. A match starts a line, never runs past its end and holds "final"
+// in some case (no other character folds to its letters), so finalRe is
+// tried only on the lines that hold it in lower, each once.
+func finalMarks(text, lower string) []int {
+	var out []int
+	for i := 0; i < len(lower); {
+		j := strings.Index(lower[i:], "final")
+		if j < 0 {
+			break
+		}
+		ls := strings.LastIndexByte(lower[:i+j], '\n') + 1
+		le := len(lower)
+		if e := strings.IndexByte(lower[i+j:], '\n'); e >= 0 {
+			le = i + j + e
+		}
+		if finalRe.MatchString(text[ls:le]) {
+			out = append(out, ls)
+		}
+		i = le + 1
+	}
+	return out
 }
 
 // lastComplete is rule 2 of ExtractWith: the last complete candidate of the

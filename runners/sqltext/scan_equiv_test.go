@@ -2,6 +2,7 @@ package sqltext
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -183,7 +184,9 @@ func scanInputs() []string {
 		"select count(*) from the table where we want it", "SELECT a FROM t WHERE b = 'x' AND c = \"y\" AND `d` = 1",
 		"SELECT [a;b] FROM t; x", "SELECT 1 /*; */ ; -- ;", "SELECT 'unterminated", "SELECT a FROM t WHERE x = 'a\\';' ; y",
 		"ÀÉ SELECT Ǆ ſelect KELVIN\u212a", "A", "a", "Za", "aZ", "@[`{", "from", "FROM", "xfrom", "from_", "fromé", "éfrom", "\xc3from\xff",
-		"FrOm", "fro", "ffrom from", "1from", "$from$", "FROM\n", "sql", " \tc++ x", "sql-server.1#x y", "9sql", "_a$b.c", "a$", "$a", "é"}
+		"FrOm", "fro", "ffrom from", "1from", "$from$", "FROM\n", "Final SQL:", "x\nFinal SQL:\n", "**Final Query**\nfinal answer final sql",
+		"the final answer", "1. Step 2: **FINAL SQL QUERY", "so, the final sqlite sql", "final\nsql", "final sqlx", "a final sql",
+		"\r\nFinal SQL:", "final\rfinal sql", "\n\nfinal query\n\nhere's the final statement", "ﬁnal sql", "FİNAL SQL", "sql", " \tc++ x", "sql-server.1#x y", "9sql", "_a$b.c", "a$", "$a", "é"}
 	in = append(in, benchCorpus()...)
 	var parts []string
 	for _, s := range in {
@@ -211,6 +214,13 @@ func checkScans(t *testing.T, s string) {
 	a, b, ok := langSpan(s)
 	if m := refLangRe.FindStringSubmatchIndex(s); (m != nil) != ok || ok && (a != m[2] || b != m[3]) {
 		t.Errorf("langSpan(%q) = %d, %d, %v; want %v", s, a, b, ok, m)
+	}
+	var wantMarks []int
+	for _, m := range finalRe.FindAllStringIndex(s, -1) {
+		wantMarks = append(wantMarks, m[0])
+	}
+	if got := finalMarks(s, asciiLower(s)); !slices.Equal(got, wantMarks) {
+		t.Errorf("finalMarks(%q) = %v; want %v", s, got, wantMarks)
 	}
 	if got, want := asciiLower(s), refASCIILower(s); got != want {
 		t.Errorf("asciiLower(%q) = %q; want %q", s, got, want)
