@@ -159,6 +159,24 @@ var (
 	refFromRe = regexp.MustCompile(`(?i)\bFROM\b`)
 )
 
+func refStartsWithKeyword(s, lead string, kws []string) bool {
+	s = strings.TrimSpace(s)
+	for strings.HasPrefix(s, "--") {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			return false
+		}
+		s = strings.TrimSpace(s[i+1:])
+	}
+	u := strings.ToUpper(strings.TrimLeft(s, lead))
+	for _, kw := range kws {
+		if strings.HasPrefix(u, kw) && (len(u) == len(kw) || !isWord(rune(u[len(kw)]))) {
+			return true
+		}
+	}
+	return false
+}
+
 func refASCIILower(s string) string {
 	b := []byte(s)
 	for i, c := range b {
@@ -186,7 +204,8 @@ func scanInputs() []string {
 		"ÀÉ SELECT Ǆ ſelect KELVIN\u212a", "A", "a", "Za", "aZ", "@[`{", "from", "FROM", "xfrom", "from_", "fromé", "éfrom", "\xc3from\xff",
 		"FrOm", "fro", "ffrom from", "1from", "$from$", "FROM\n", "Final SQL:", "x\nFinal SQL:\n", "**Final Query**\nfinal answer final sql",
 		"the final answer", "1. Step 2: **FINAL SQL QUERY", "so, the final sqlite sql", "final\nsql", "final sqlx", "a final sql",
-		"\r\nFinal SQL:", "final\rfinal sql", "\n\nfinal query\n\nhere's the final statement", "ﬁnal sql", "FİNAL SQL", "sql", " \tc++ x", "sql-server.1#x y", "9sql", "_a$b.c", "a$", "$a", "é"}
+		"\r\nFinal SQL:", "final\rfinal sql", "\n\nfinal query\n\nhere's the final statement", "ﬁnal sql", "FİNAL SQL", "ſelect 1", "ſelectſ", "selectı", "SELECTé", "select\xff", "explain", "EXPLAINx", "-- c\n((with",
+		"replaceé", "selec", "wıth x", "insert\u0131", "(select", " \n\tupdate t", "-- a\n-- b", "SELECT_", "select$", "sql", " \tc++ x", "sql-server.1#x y", "9sql", "_a$b.c", "a$", "$a", "é"}
 	in = append(in, benchCorpus()...)
 	var parts []string
 	for _, s := range in {
@@ -221,6 +240,12 @@ func checkScans(t *testing.T, s string) {
 	}
 	if got := finalMarks(s, asciiLower(s)); !slices.Equal(got, wantMarks) {
 		t.Errorf("finalMarks(%q) = %v; want %v", s, got, wantMarks)
+	}
+	if got, want := LooksLikeSQL(s), refStartsWithKeyword(s, "(", queryKeywords); got != want {
+		t.Errorf("LooksLikeSQL(%q) = %v; want %v", s, got, want)
+	}
+	if got, want := StartsStatement(s), refStartsWithKeyword(s, "( \t\r\n", statementKeywords); got != want {
+		t.Errorf("StartsStatement(%q) = %v; want %v", s, got, want)
 	}
 	if got, want := asciiLower(s), refASCIILower(s); got != want {
 		t.Errorf("asciiLower(%q) = %q; want %q", s, got, want)

@@ -81,7 +81,21 @@ func startsWithKeyword(s, lead string, kws []string) bool {
 		}
 		s = strings.TrimSpace(s[i+1:])
 	}
-	u := strings.ToUpper(strings.TrimLeft(s, lead))
+	// Upper-casing maps rune by rune, so the runes of the longest keyword
+	// and the one after it decide: only they are upper-cased.
+	t, longest := strings.TrimLeft(s, lead), 0
+	for _, kw := range kws {
+		longest = max(longest, len(kw))
+	}
+	n := 0
+	for i := range t {
+		if n > longest {
+			t = t[:i]
+			break
+		}
+		n++
+	}
+	u := strings.ToUpper(t)
 	for _, kw := range kws {
 		if strings.HasPrefix(u, kw) && (len(u) == len(kw) || !isWord(rune(u[len(kw)]))) {
 			return true
