@@ -53,16 +53,6 @@ func checkNUL(q string) error {
 	return nil
 }
 
-// firstTerminator returns the index in toks of the first ';' token, or -1.
-func firstTerminator(toks []sqllex.Token) int {
-	for i, t := range toks {
-		if t.Kind == sqllex.Punct && t.Text == ";" {
-			return i
-		}
-	}
-	return -1
-}
-
 // SingleStatement returns the one SQL statement in s, as the SQLite engine
 // runs it: surrounding white space, its terminating ';' and the white
 // space, comments and semicolons after it removed (comments inside or
@@ -75,20 +65,35 @@ func SingleStatement(s string) (string, error) {
 	if err := checkNUL(s); err != nil {
 		return "", err
 	}
-	toks, _ := sqllex.Lex(s, sqliteStmtLex) // never fails without Strict
-	body := s
-	if i := firstTerminator(toks); i >= 0 {
-		for _, t := range toks[i+1:] {
-			if t.Text != ";" || t.Kind != sqllex.Punct {
-				return "", ErrMultipleStatements
-			}
+	// Text without a ';' byte lexes to no ';' token: it is one statement
+	// when it holds any token, and the first one settles that.
+	semis := strings.IndexByte(s, ';') >= 0
+	term := -1 // the first ';' token's offset
+	found, more := false, false
+	sqllex.Scan(s, sqliteStmtLex, func(t sqllex.Token) bool { // never fails without Strict
+		semi := t.Kind == sqllex.Punct && t.Text == ";"
+		switch {
+		case term < 0 && semi:
+			term = t.Start
+		case term < 0:
+			found = true
+			return semis
+		case !semi:
+			more = true
+			return false
 		}
-		toks, body = toks[:i], s[:toks[i].Start]
+		return true
+	})
+	if more {
+		return "", ErrMultipleStatements
 	}
-	if len(toks) == 0 {
+	if !found {
 		return "", errEmptyStatement
 	}
-	return strings.TrimSpace(body), nil
+	if term >= 0 {
+		s = s[:term]
+	}
+	return strings.TrimSpace(s), nil
 }
 
 // CheckPrediction checks predicted SQL as the scorer requires before it
@@ -105,20 +110,30 @@ func CheckPrediction(dialect, q string) error {
 	if err := checkNUL(q); err != nil {
 		return err
 	}
+	if strings.IndexByte(q, ';') < 0 {
+		return nil // no ';' byte, no terminating ';' token
+	}
 	o := sqliteStmtLex
 	if dialect == "mysql" {
 		o = mysqlLex
 	}
-	toks, err := sqllex.Lex(q, o)
-	if err != nil {
+	// The whole text is lexed, for the dialect's lexer may reject it
+	// after the statement.
+	terminated, after := false, -1 // after: the offset of the token after the first ';'
+	err := sqllex.Scan(q, o, func(t sqllex.Token) bool {
+		switch {
+		case after >= 0:
+		case terminated:
+			after = t.Start
+		case t.Kind == sqllex.Punct && t.Text == ";":
+			terminated = true
+		}
+		return true
+	})
+	if err != nil || after < 0 {
 		return nil
 	}
-	i := firstTerminator(toks)
-	if i < 0 || i == len(toks)-1 {
-		return nil
-	}
-	after := toks[i+1]
-	return fmt.Errorf("%w: text after the statement's terminating ';' at byte %d: %q", ErrMultipleStatements, after.Start, clip(q[after.Start:], 40))
+	return fmt.Errorf("%w: text after the statement's terminating ';' at byte %d: %q", ErrMultipleStatements, after, clip(q[after:], 40))
 }
 
 // clip returns s cut to at most n bytes (on a rune boundary), with "..."

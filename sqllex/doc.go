@@ -2,7 +2,9 @@
 // string literals, numbers and punctuation, each with its parenthesis
 // depth and its byte offsets in the text.
 //
-// It is a lexer, not a parser: Tokens accepts any text. Every package that
+// It is a lexer, not a parser: Tokens accepts any text. Scan hands the
+// same tokens to a callback, for a caller that reads each once or stops
+// early and needs no slice of them. Every package that
 // reads quotes or comments of SQL uses it: in datasets the statement
 // splitter, the Spider hardness counter, the MySQL read-only check and the
 // dump loader; in metrics the sqlparse-style rewrite and the

@@ -160,13 +160,39 @@ func Tokens(sql string) []Token {
 // (Strict, MySQL's executable comments), with an *Error.
 func Lex(sql string, o Options) ([]Token, error) {
 	// A token per 5 bytes fits most SQL: one allocation.
-	l := lexer{s: sql, o: o, out: make([]Token, 0, len(sql)/5+4)}
+	l := lexer{s: sql, o: o}
+	out := make([]Token, 0, len(sql)/5+4)
 	for l.i < len(l.s) {
 		if err := l.next(); err != nil {
 			return nil, err
 		}
+		if l.emitted {
+			l.emitted = false
+			out = append(out, l.tok)
+		}
 	}
-	return l.out, nil
+	return out, nil
+}
+
+// Scan calls yield with the tokens Lex(sql, o) returns, in order, until
+// yield returns false, without building a slice of them: for a caller
+// that looks at each token once, or only for the first few. It returns
+// Lex's error, having yielded the tokens before the one that failed; when
+// yield stops it, it lexes no further and returns nil.
+func Scan(sql string, o Options, yield func(Token) bool) error {
+	l := lexer{s: sql, o: o}
+	for l.i < len(l.s) {
+		if err := l.next(); err != nil {
+			return err
+		}
+		if l.emitted {
+			l.emitted = false
+			if !yield(l.tok) {
+				return nil
+			}
+		}
+	}
+	return nil
 }
 
 type lexer struct {
@@ -174,7 +200,11 @@ type lexer struct {
 	o     Options
 	i     int // byte offset of the next rune
 	depth int
-	out   []Token
+	// tok is the last token lexed, lexed that there is one and emitted that
+	// next lexed it (a call of next lexes at most one token).
+	tok     Token
+	lexed   bool
+	emitted bool
 }
 
 // at returns the rune at byte offset i and its size; 0, 0 past the end.
@@ -236,7 +266,8 @@ func (l *lexer) text(a, b int) string {
 }
 
 func (l *lexer) emit(k Kind, text string, start int) {
-	l.out = append(l.out, Token{Kind: k, Text: text, Depth: l.depth, Start: start, End: l.i})
+	l.tok = Token{Kind: k, Text: text, Depth: l.depth, Start: start, End: l.i}
+	l.lexed, l.emitted = true, true
 }
 
 func (l *lexer) next() error {
@@ -343,10 +374,10 @@ func (l *lexer) comment(start int) {
 // afterName reports whether the token before i ends at i and is a word,
 // a number, a quoted name or string, ')' or ']'.
 func (l *lexer) afterName(i int) bool {
-	if len(l.out) == 0 {
+	if !l.lexed {
 		return false
 	}
-	t := l.out[len(l.out)-1]
+	t := l.tok
 	if t.End != i {
 		return false
 	}
@@ -371,7 +402,23 @@ func (l *lexer) lineComment(i int) bool {
 // word extends the word started at start through its word characters and
 // emits it as kind k, or as a Word when a Number runs on into letters.
 func (l *lexer) word(start int, k Kind) {
+	// Without SQLParse and WordChars an ASCII byte continues a word when
+	// it is a letter, a digit, '_' or '$' (wordPart), read here without
+	// decoding it.
+	ascii := !l.o.SQLParse && l.o.WordChars == ""
 	for {
+		if c := byte(0); ascii && l.i < len(l.s) {
+			if c = l.s[l.i]; c < utf8.RuneSelf {
+				if !asciiWordPart[c] {
+					break
+				}
+				if c < '0' || c > '9' {
+					k = Word
+				}
+				l.i++
+				continue
+			}
+		}
 		r, size := l.at(l.i)
 		if size == 0 || !l.wordPart(r) {
 			break
@@ -383,6 +430,14 @@ func (l *lexer) word(start int, k Kind) {
 	}
 	l.emit(k, l.text(start, l.i), start)
 }
+
+// asciiWordPart marks the ASCII letters, digits, '_' and '$'.
+var asciiWordPart = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '$'
+	}
+	return t
+}()
 
 func (l *lexer) number() {
 	s, start := l.s, l.i

@@ -3,8 +3,10 @@ package sqllex
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // show renders tokens as kind letter, depth and text: "w0:SELECT".
@@ -140,8 +142,8 @@ func TestLexErrors(t *testing.T) {
 	}
 }
 
-// FuzzLex: for every option set, offsets are in order and inside the
-// text, and the text of a word, number or punctuation is what lies
+// FuzzLex: Scan yields what Lex returns; for every option set, offsets
+// are in order and inside the text, and the text of a word, number or punctuation is what lies
 // between them.
 func FuzzLex(f *testing.F) {
 	for _, s := range []string{"SELECT `a``b`, \"c\", [d] FROM t -- x\n/* y */ WHERE a>=1e-5 AND b<>'it''s'",
@@ -149,6 +151,9 @@ func FuzzLex(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		for _, o := range scanOptions {
+			checkScan(t, s, o)
+		}
 		for _, o := range []Options{{}, hardness, mysql, sqlparse, dsl, simToks} {
 			toks, err := Lex(s, o)
 			if err != nil {
@@ -179,5 +184,72 @@ func TestDepthAfter(t *testing.T) {
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("DepthAfter of %s: got %v; want %v", show(toks), got, want)
+	}
+}
+
+// scanOptions are the option sets Scan is checked against Lex with.
+var scanOptions = []Options{{}, hardness, mysql, sqlparse, dsl, simToks, {NoBrackets: true, NoComments: true},
+	{NoBrackets: true, NoComments: true, Strict: true}, {NoBrackets: true, Comments: true}, {SQLParse: true}}
+
+// checkScan fails t unless Scan(s, o) yields the tokens and the error of
+// Lex(s, o) (on an error, tokens that end before the failing offset), and
+// unless a Scan stopped after n tokens yielded Lex's first n.
+func checkScan(t *testing.T, s string, o Options) {
+	t.Helper()
+	want, wantErr := Lex(s, o)
+	var got []Token
+	err := Scan(s, o, func(k Token) bool { got = append(got, k); return true })
+	if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+		t.Fatalf("Scan(%q, %+v) error %v; Lex's %v", s, o, err, wantErr)
+	}
+	if wantErr != nil {
+		var le *Error
+		if !errors.As(err, &le) {
+			t.Fatalf("Scan(%q, %+v) error %v is no *Error", s, o, err)
+		}
+		for _, k := range got {
+			if k.End > le.Offset {
+				t.Fatalf("Scan(%q, %+v) yielded %+v past the error at %d", s, o, k, le.Offset)
+			}
+		}
+		return
+	}
+	if !reflect.DeepEqual(got, want) && len(got)+len(want) > 0 {
+		t.Fatalf("Scan(%q, %+v) = %s; Lex = %s", s, o, show(got), show(want))
+	}
+	for n := 1; n < len(want); n++ {
+		var first []Token
+		err := Scan(s, o, func(k Token) bool { first = append(first, k); return len(first) < n })
+		if err != nil || !reflect.DeepEqual(first, want[:n]) {
+			t.Fatalf("Scan(%q, %+v) stopped after %d = %s, %v; want %s", s, o, n, show(first), err, show(want[:n]))
+		}
+	}
+}
+
+// TestScan: Scan yields what Lex returns, stops when told, and returns
+// Lex's error.
+func TestScan(t *testing.T) {
+	for _, s := range []string{"", "  ", "SELECT `a``b`, \"c\", [d] FROM t -- x\n/* y */ WHERE a>=1e-5 AND b<>'it''s';",
+		"a [b] [c]d 'e'[f] ([g]) [h", "SELECT 'open", "/* open", "x\xffy 'a\xc3'", "SELECT 1 /*! 40101 */; # c\n-- d",
+		"{rel} AND {open", "1.2.3e+4e5 .5 a$b _x ||= !=< [[a]]", "\u00a0\u2003é中文 ‘q’ # c\n@v"} {
+		for _, o := range scanOptions {
+			checkScan(t, s, o)
+		}
+	}
+}
+
+// TestWordASCII: after a word's first letter, an ASCII byte continues the
+// word exactly when wordPart's rule says so: Unicode letters and digits,
+// '_' and '$' (Options{}), ASCII letters, digits, '_' and '$' (Bytes).
+func TestWordASCII(t *testing.T) {
+	for _, o := range []Options{{}, {Bytes: true}, {NoBrackets: true, Comments: true}} {
+		for c := rune(0); c < 0x80; c++ {
+			s := "x" + string(c) + "y"
+			toks, err := Lex(s, o)
+			part := unicode.IsLetter(c) || unicode.IsDigit(c) || c == '_' || c == '$'
+			if got := err == nil && len(toks) > 0 && toks[0].Kind == Word && toks[0].Text == s; got != part {
+				t.Errorf("Lex(%q, %+v) = %s: one word is %v; want %v", s, o, show(toks), got, part)
+			}
+		}
 	}
 }

@@ -132,15 +132,31 @@ func stripChatTokens(s string) string {
 // asciiLower lower-cases the ASCII letters of s only, so that byte offsets
 // in the result are offsets in s (strings.ToLower may change the length of
 // invalid UTF-8 and of some letters).
+// Text without an upper-case ASCII letter is returned as it is.
 func asciiLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
+	i := 0
+	for i < len(s) && !isASCIIUpper(s[i]) {
+		i++
 	}
-	return string(b)
+	if i == len(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	b.WriteString(s[:i])
+	for i < len(s) {
+		b.WriteByte(s[i] + 'a' - 'A') // s[i] is upper case
+		j := i + 1
+		for j < len(s) && !isASCIIUpper(s[j]) {
+			j++
+		}
+		b.WriteString(s[i+1 : j])
+		i = j
+	}
+	return b.String()
 }
+
+func isASCIIUpper(c byte) bool { return 'A' <= c && c <= 'Z' }
 
 // roleRe finds the role markers of a transcript: a chat-template
 // start-of-turn token followed by its role, or a line that starts with a
@@ -225,7 +241,8 @@ func assistantTurns(s string) []string {
 		// A few-shot label after an answer starts an example the model
 		// made up: the transcript ends there. Before any answer, the
 		// labels are no turns.
-		if at := ms[firstLabel][0]; len(candidates(prepare(s[:at]))) > 0 {
+		at := ms[firstLabel][0]
+		if before := prepare(s[:at]); len(candidates(before, asciiLower(before))) > 0 {
 			s, ms, roles = s[:at], ms[:firstLabel], roles[:firstLabel]
 			if !slices.Contains(roles, "user") {
 				return []string{s}

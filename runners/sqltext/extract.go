@@ -230,11 +230,12 @@ func extractText(out string, opt Options) Extraction {
 			return e
 		}
 	}
-	cands := candidates(text)
+	lower := asciiLower(text)
+	cands := candidates(text, lower)
 	if len(cands) == 0 {
 		return Extraction{Style: StyleNone, Reason: ReasonNone}
 	}
-	c, why := choose(text, cands)
+	c, why := choose(text, lower, cands)
 	return Extraction{SQL: c.sql, Style: c.style, Final: why == ReasonFinalMarker, Candidates: len(cands), Reason: why}
 }
 
@@ -257,7 +258,9 @@ type candidate struct {
 // check") is no marker.
 var finalRe = regexp.MustCompile(`(?im)^[ \t>#*_\-]*(?:\d+[.)][ \t]*)?(?:(?:step[ \t]*\d+[ \t]*[:.)-][ \t]*)?(?:\*\*|__)?)?(?:(?:the|my|our|so,?[ \t]+the|thus,?[ \t]+the|therefore,?[ \t]+the|here[ \t]+is[ \t]+the|here's[ \t]+the)[ \t]+)?final[ \t]+(?:(?:sql|sqlite|mysql)[ \t]+)?(?:sql|query|answer|solution|statement)\b`)
 
-func candidates(text string) []candidate {
+// candidates returns the candidate queries of text, whose asciiLower is
+// lower.
+func candidates(text, lower string) []candidate {
 	var cs []candidate
 	for _, f := range scanFences(text) {
 		body := text[f.body:f.bodyEnd]
@@ -271,7 +274,7 @@ func candidates(text string) []candidate {
 		}
 		cs = append(cs, candidate{start: f.open, end: f.end, sql: sql, style: st, delimited: true, why: why})
 	}
-	for _, tg := range scanTags(text) {
+	for _, tg := range scanTags(lower) {
 		if overlaps(cs, tg.body) {
 			continue
 		}
@@ -287,7 +290,7 @@ func candidates(text string) []candidate {
 			cs = append(cs, candidate{start: o[0], end: o[1], sql: sql, style: StyleJSON, delimited: true})
 		}
 	}
-	for _, i := range keywordStarts(text) {
+	for _, i := range lowerKeywordStarts(lower) {
 		if overlaps(cs, i) {
 			continue
 		}
@@ -316,21 +319,18 @@ func overlaps(cs []candidate, i int) bool {
 	return false
 }
 
-// choose picks the answer among cs (sorted by start) and says by which
-// rule; see ExtractWith.
-func choose(text string, cs []candidate) (candidate, Reason) {
+// choose picks the answer among cs (sorted by start) in text, whose
+// asciiLower is lower, and says by which rule; see ExtractWith.
+func choose(text, lower string, cs []candidate) (candidate, Reason) {
 	if len(cs) == 1 {
 		if cs[0].why != "" {
 			return cs[0], cs[0].why
 		}
 		return cs[0], ReasonSingle
 	}
-	var marks [][]int
-	if strings.Contains(asciiLower(text), "final") {
-		marks = finalRe.FindAllStringIndex(text, -1)
-	}
+	marks := finalMarks(text, lower)
 	for k := len(marks) - 1; k >= 0; k-- {
-		m := marks[k][0]
+		m := marks[k]
 		for _, c := range cs {
 			if c.end > m {
 				return c, ReasonFinalMarker
@@ -346,6 +346,30 @@ func choose(text string, cs []candidate) (candidate, Reason) {
 		why = c.why
 	}
 	return c, why
+}
+
+// finalMarks returns where finalRe matches in text, whose asciiLower is
+// lower. A match starts a line, never runs past its end and holds "final"
+// in some case (no other character folds to its letters), so finalRe is
+// tried only on the lines that hold it in lower, each once.
+func finalMarks(text, lower string) []int {
+	var out []int
+	for i := 0; i < len(lower); {
+		j := strings.Index(lower[i:], "final")
+		if j < 0 {
+			break
+		}
+		ls := strings.LastIndexByte(lower[:i+j], '\n') + 1
+		le := len(lower)
+		if e := strings.IndexByte(lower[i+j:], '\n'); e >= 0 {
+			le = i + j + e
+		}
+		if finalRe.MatchString(text[ls:le]) {
+			out = append(out, ls)
+		}
+		i = le + 1
+	}
+	return out
 }
 
 // lastComplete is rule 2 of ExtractWith: the last complete candidate of the
@@ -448,7 +472,7 @@ func cued(text string, cs []candidate, c candidate) (candidate, Reason) {
 // strong reports whether sql reads from a table (has FROM) or is a WITH
 // statement.
 func strong(sql string) bool {
-	return fromRe.MatchString(sql) || strings.EqualFold(wordRe.FindString(strings.TrimLeft(sql, "(")), "with")
+	return hasFrom(sql) || strings.EqualFold(leadingWord(strings.TrimLeft(sql, "(")), "with")
 }
 
 // continuation reads text as the rest of a statement that begins with
@@ -484,7 +508,7 @@ func continuesSelect(t string) bool {
 	case !isIdentStart(c) && !(c >= '0' && c <= '9'):
 		return false
 	}
-	w := wordRe.FindString(t)
+	w := leadingWord(t)
 	return !strings.HasPrefix(strings.TrimLeft(t[len(w):], " \t"), ":")
 }
 
@@ -548,6 +572,9 @@ func blockSQL(body string, closed, sqlTagged bool) (string, Reason) {
 // s, once cleaned, still holds several (a stray backtick hid a semicolon
 // from splitStatements), else s.
 func lastStatement(s string) string {
+	if strings.IndexByte(s, ';') < 0 {
+		return s // one statement at most
+	}
 	parts := splitStatements(s)
 	if len(parts) < 2 {
 		return s
@@ -562,15 +589,21 @@ func lastStatement(s string) string {
 
 // splitStatements splits s at semicolons outside quotes and comments.
 func splitStatements(s string) []string {
+	if strings.IndexByte(s, ';') < 0 { // no ';' byte, no ';' token
+		if s == "" {
+			return nil
+		}
+		return []string{s}
+	}
 	var out []string
 	start := 0
-	toks, _ := sqllex.Lex(s, commentLex) // never fails without Strict
-	for _, k := range toks {
+	sqllex.Scan(s, commentLex, func(k sqllex.Token) bool { // never fails without Strict
 		if k.Kind == sqllex.Punct && k.Text == ";" {
 			out = append(out, s[start:k.Start])
 			start = k.End
 		}
-	}
+		return true
+	})
 	if start < len(s) {
 		out = append(out, s[start:])
 	}
@@ -597,6 +630,9 @@ func jsonSQL(obj string) string {
 	return findJSONSQL(v, 0)
 }
 
+// jsonKeyReplacer removes '_', '-' and spaces from a JSON field's name.
+var jsonKeyReplacer = strings.NewReplacer("_", "", "-", "", " ", "")
+
 func findJSONSQL(v any, depth int) string {
 	m, ok := v.(map[string]any)
 	if !ok || depth > 3 {
@@ -605,7 +641,7 @@ func findJSONSQL(v any, depth int) string {
 	norm := make(map[string]any, len(m))
 	keys := make([]string, 0, len(m))
 	for k, x := range m {
-		n := strings.NewReplacer("_", "", "-", "", " ", "").Replace(strings.ToLower(k))
+		n := jsonKeyReplacer.Replace(strings.ToLower(k))
 		norm[n] = x
 		keys = append(keys, k)
 	}

@@ -66,8 +66,6 @@ func scanFences(s string) []fence {
 	return out
 }
 
-var langRe = regexp.MustCompile(`^[ \t]*([A-Za-z][A-Za-z0-9_+#.-]*)`)
-
 // fenceInfo reads the info string after a backtick run ending at p: the
 // language tag (empty when there is none or when the SQL starts there) and
 // where the body starts.
@@ -84,22 +82,43 @@ func fenceInfo(s string, p int) (tag string, body int) {
 		}
 		return "", len(s)
 	}
-	m := langRe.FindStringSubmatchIndex(line)
-	if m == nil {
+	a, b, ok := langSpan(line)
+	if !ok {
 		return "", p
 	}
-	w := line[m[2]:m[3]]
+	w := line[a:b]
 	if LooksLikeSQL(w) {
-		return "", p + m[2]
+		return "", p + a
 	}
 	// The SQL may follow the tag on its line (```sql SELECT 1```);
 	// anything else there is an attribute list, and the body starts on
 	// the next line.
-	if r := line[m[3]:]; eol >= 0 && !LooksLikeSQL(r) && !strings.Contains(r, "```") {
+	if r := line[b:]; eol >= 0 && !LooksLikeSQL(r) && !strings.Contains(r, "```") {
 		return w, p + eol + 1
 	}
-	return w, p + m[3]
+	return w, p + b
 }
+
+// langSpan returns where the word that starts line, after spaces and tabs,
+// starts and ends: an ASCII letter, then ASCII letters, digits and the
+// bytes of "_+#.-" (the language tag of a fence); ok is false when line
+// starts with no such word.
+func langSpan(line string) (start, end int, ok bool) {
+	start = 0
+	for start < len(line) && (line[start] == ' ' || line[start] == '\t') {
+		start++
+	}
+	if start == len(line) || !isASCIILetter(line[start]) {
+		return 0, 0, false
+	}
+	end = start + 1
+	for end < len(line) && (isASCIIWord(line[end]) || strings.IndexByte("+#.-", line[end]) >= 0) {
+		end++
+	}
+	return start, end, true
+}
+
+func isASCIILetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
 
 // aloneOnLine reports whether the language tag is all that follows the run
 // ending at p on its line.
@@ -117,11 +136,11 @@ type tag struct {
 	closed                   bool // both tags present
 }
 
-// scanTags returns the <sql>...</sql> spans of s. An unclosed last tag runs
-// to the end; a closing tag with no opening one closes a body that starts
-// where the previous span ended (the opening tag was in the prompt).
-func scanTags(s string) []tag {
-	lower := asciiLower(s)
+// scanTags returns the <sql>...</sql> spans of the text whose asciiLower
+// is lower. An unclosed last tag runs to the end; a closing tag with no
+// opening one closes a body that starts where the previous span ended (the
+// opening tag was in the prompt).
+func scanTags(lower string) []tag {
 	if !strings.Contains(lower, "sql>") {
 		return nil
 	}
@@ -141,7 +160,7 @@ func scanTags(s string) []tag {
 		b := o + len("<sql>")
 		c = strings.Index(lower[b:], "</sql>")
 		if c < 0 {
-			return append(out, tag{open: o, body: b, bodyEnd: len(s), end: len(s)})
+			return append(out, tag{open: o, body: b, bodyEnd: len(lower), end: len(lower)})
 		}
 		out = append(out, tag{open: o, body: b, bodyEnd: b + c, end: b + c + len("</sql>"), closed: true})
 		i = b + c + len("</sql>")
@@ -151,8 +170,11 @@ func scanTags(s string) []tag {
 // keywordStarts returns the offsets of the words SELECT and WITH in s, in
 // any case (what the regexp (?i)\b(?:SELECT|WITH)\b finds, without its
 // cost on long answers).
-func keywordStarts(s string) []int {
-	lower := asciiLower(s)
+func keywordStarts(s string) []int { return lowerKeywordStarts(asciiLower(s)) }
+
+// lowerKeywordStarts is keywordStarts of the text whose asciiLower is
+// lower.
+func lowerKeywordStarts(lower string) []int {
 	var out []int
 	for i := 0; i < len(lower); {
 		j := strings.IndexAny(lower[i:], "sw")
@@ -278,14 +300,13 @@ func cteOnly(s string) bool {
 	if len(t) < 4 || !strings.EqualFold(t[:4], "with") {
 		return false
 	}
-	depth := 0
-	for _, k := range textTokens(s) {
+	depth, selects := 0, false
+	sqllex.Scan(s, textLex, func(k sqllex.Token) bool { // never fails without Strict
 		depth += parenStep(k)
-		if depth == 0 && k.Kind == sqllex.Word && holdsSelect(k.Text) {
-			return false
-		}
-	}
-	return true
+		selects = depth == 0 && k.Kind == sqllex.Word && holdsSelect(k.Text)
+		return !selects
+	})
+	return !selects
 }
 
 // holdsSelect reports whether the word w holds SELECT, in any case,
@@ -325,10 +346,21 @@ func wordSet(words string) map[string]bool {
 	return m
 }
 
-var (
-	wordRe = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_$]*`)
-	listRe = regexp.MustCompile(`^(?:\d+[.)]|[-*+])[ \t]`)
-)
+var listRe = regexp.MustCompile(`^(?:\d+[.)]|[-*+])[ \t]`)
+
+// leadingWord returns the identifier s starts with: an ASCII letter or
+// '_', then ASCII letters, digits, '_' and '$'; "" when s starts with
+// none.
+func leadingWord(s string) string {
+	if s == "" || !isIdentStart(s[0]) {
+		return ""
+	}
+	i := 1
+	for i < len(s) && (isASCIIWord(s[i]) || s[i] == '$') {
+		i++
+	}
+	return s[:i]
+}
 
 // continues reports whether the text after a newline, rest, continues the
 // statement prev (cut so far) at paren depth.
@@ -353,7 +385,7 @@ func continues(prev, rest string, depth int) bool {
 	if listRe.MatchString(t) {
 		return false
 	}
-	if w := wordRe.FindString(t); w != "" {
+	if w := leadingWord(t); w != "" {
 		if (w == strings.ToUpper(w) || w == strings.ToLower(w)) && contKeywords[strings.ToUpper(w)] {
 			return true
 		}
@@ -406,11 +438,11 @@ func open(s string) bool {
 // parentheses balance and it does not end on a dangling keyword or
 // operator (as an answer cut at max_tokens would).
 func complete(sql string) bool {
-	toks, err := sqllex.Lex(sql, strictTextLex)
 	depth := 0
-	for _, k := range toks {
+	err := sqllex.Scan(sql, strictTextLex, func(k sqllex.Token) bool {
 		depth += parenStep(k)
-	}
+		return true
+	})
 	return err == nil && depth == 0 && !open(sql) && !cteOnly(sql)
 }
 
@@ -428,16 +460,18 @@ func isWordByte(c byte) bool {
 // quotes do not balance, as in "I'm sorry").
 func prosey(s string) int {
 	outside := s
-	if complete(s) || !strings.ContainsAny(s, `'"`) {
+	// Without a quote byte s holds no literal: outside is s.
+	if strings.ContainsAny(s, "'\"`") && (complete(s) || !strings.ContainsAny(s, `'"`)) {
 		var b strings.Builder
 		last := 0
-		for _, k := range textTokens(s) {
+		sqllex.Scan(s, textLex, func(k sqllex.Token) bool { // never fails without Strict
 			if k.Kind == sqllex.String || k.Kind == sqllex.Ident {
 				b.WriteString(s[last:k.Start])
 				b.WriteByte(' ') // a literal reads as one space
 				last = k.End
 			}
-		}
+			return true
+		})
 		b.WriteString(s[last:])
 		outside = b.String()
 	}
@@ -463,14 +497,24 @@ func prosey(s string) int {
 	return n
 }
 
-var (
-	// withRe is the shape a bare WITH statement must have: a CTE name, AS
-	// ( and a SELECT, so that prose such as "I can't help with that." is
-	// never taken for SQL.
-	withRe = regexp.MustCompile(`(?is)^WITH\s+(?:RECURSIVE\s+)?[\w"\x60\[\]]+\s*(?:\([^)]*\)\s*)?AS\s*(?:(?:NOT\s+)?MATERIALIZED\s*)?\(.*\bSELECT\b`)
-	// fromRe finds a FROM clause, required of a SELECT found mid-sentence.
-	fromRe = regexp.MustCompile(`(?i)\bFROM\b`)
-)
+// withRe is the shape a bare WITH statement must have: a CTE name, AS (
+// and a SELECT, so that prose such as "I can't help with that." is never
+// taken for SQL.
+var withRe = regexp.MustCompile(`(?is)^WITH\s+(?:RECURSIVE\s+)?[\w"\x60\[\]]+\s*(?:\([^)]*\)\s*)?AS\s*(?:(?:NOT\s+)?MATERIALIZED\s*)?\(.*\bSELECT\b`)
+
+// hasFrom reports whether s holds the word FROM, in any case, between
+// bytes that are no ASCII letters, digits or '_' (what the regexp
+// (?i)\bFROM\b finds: no other character folds to these letters): the FROM
+// clause required of a SELECT found mid-sentence.
+func hasFrom(s string) bool {
+	for i := 0; i+4 <= len(s); i++ {
+		if s[i]|0x20 == 'f' && s[i+1]|0x20 == 'r' && s[i+2]|0x20 == 'o' && s[i+3]|0x20 == 'm' &&
+			(i == 0 || !isASCIIWord(s[i-1])) && (i+4 == len(s) || !isASCIIWord(s[i+4])) {
+			return true
+		}
+	}
+	return false
+}
 
 // plausible reports whether s, a statement cut from running text, is SQL
 // rather than prose that happens to contain "select" or "with": it must
@@ -484,20 +528,20 @@ func plausible(s string, atLineStart, labelled bool) bool {
 	if !LooksLikeSQL(s) {
 		return false
 	}
-	w := wordRe.FindString(strings.TrimLeft(s, "("))
+	w := leadingWord(strings.TrimLeft(s, "("))
 	if w != strings.ToUpper(w) && w != strings.ToLower(w) {
 		// A capitalised Select after a label is SQL only when it reads
 		// from a table without a single prose word.
-		return labelled && fromRe.MatchString(s) && prosey(s) == 0
+		return labelled && hasFrom(s) && prosey(s) == 0
 	}
 	if strings.EqualFold(w, "with") {
 		return withRe.MatchString(s) && prosey(s) < 2
 	}
-	hasFrom := fromRe.MatchString(s)
-	if !atLineStart && !hasFrom {
+	from := hasFrom(s)
+	if !atLineStart && !from {
 		return false
 	}
-	if hasFrom {
+	if from {
 		return prosey(s) < 2
 	}
 	return prosey(s) == 0
@@ -562,11 +606,11 @@ func stripComments(s string) string {
 		return s
 	}
 	var b strings.Builder
-	last := 0                            // s[last:] is still to write
-	toks, _ := sqllex.Lex(s, commentLex) // never fails without Strict
-	for _, k := range toks {
+	last := 0 // s[last:] is still to write
+	// Scan never fails without Strict.
+	sqllex.Scan(s, commentLex, func(k sqllex.Token) bool {
 		if k.Kind != sqllex.Comment {
-			continue
+			return true
 		}
 		b.WriteString(s[last:k.Start])
 		stop := k.End
@@ -577,14 +621,15 @@ func stripComments(s string) string {
 		if strings.TrimSpace(out[ls:]) == "" && strings.TrimSpace(rl) == "" {
 			b.WriteString(out[:ls])            // the line held only comments
 			last = min(stop+len(rl)+1, len(s)) // and goes with its newline
-			continue
+			return true
 		}
 		b.WriteString(strings.TrimRight(out, " \t"))
 		if s[k.Start] == '/' && b.Len() > 0 && stop < len(s) && !strings.ContainsRune(" \t\r\n", rune(s[stop])) {
 			b.WriteByte(' ')
 		}
 		last = stop
-	}
+		return true
+	})
 	b.WriteString(s[last:])
 	return b.String()
 }

@@ -24,6 +24,8 @@ package sqltext
 import (
 	"strings"
 	"unicode"
+
+	"github.com/t2sbench/t2sbench/sqllex"
 )
 
 // Extract returns the SQL statement in a model's output and whether one was
@@ -79,7 +81,21 @@ func startsWithKeyword(s, lead string, kws []string) bool {
 		}
 		s = strings.TrimSpace(s[i+1:])
 	}
-	u := strings.ToUpper(strings.TrimLeft(s, lead))
+	// Upper-casing maps rune by rune, so the runes of the longest keyword
+	// and the one after it decide: only they are upper-cased.
+	t, longest := strings.TrimLeft(s, lead), 0
+	for _, kw := range kws {
+		longest = max(longest, len(kw))
+	}
+	n := 0
+	for i := range t {
+		if n > longest {
+			t = t[:i]
+			break
+		}
+		n++
+	}
+	u := strings.ToUpper(t)
 	for _, kw := range kws {
 		if strings.HasPrefix(u, kw) && (len(u) == len(kw) || !isWord(rune(u[len(kw)]))) {
 			return true
@@ -112,13 +128,14 @@ func Normalise(sql string) string {
 	var b strings.Builder
 	s := clean(sql)
 	last := 0
-	for _, k := range textTokens(s) {
+	sqllex.Scan(s, textLex, func(k sqllex.Token) bool { // never fails without Strict
 		if k.Start > last && b.Len() > 0 {
 			b.WriteByte(' ')
 		}
 		b.WriteString(s[k.Start:k.End])
 		last = k.End
-	}
+		return true
+	})
 	return b.String()
 }
 
