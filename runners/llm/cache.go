@@ -718,13 +718,28 @@ func requestKey(id Ident, req Request) (string, keyDoc, error) {
 	if err != nil {
 		return "", doc, err
 	}
-	canon, err := json.Marshal(doc)
-	if err != nil {
-		return "", doc, fmt.Errorf("llm: cache key: %w", err)
+	bp := keyBufs.Get().(*[]byte)
+	canon, ok := appendKeyJSON((*bp)[:0], &doc)
+	if !ok {
+		// json.Marshal reports what appendKeyJSON cannot write.
+		if canon, err = json.Marshal(doc); err != nil {
+			keyBufs.Put(bp)
+			return "", doc, fmt.Errorf("llm: cache key: %w", err)
+		}
 	}
 	base := sha256.Sum256(canon)
+	if ok && cap(canon) <= maxKeyBuf {
+		*bp = canon
+	}
+	keyBufs.Put(bp)
 	return hex.EncodeToString(base[:]), doc, nil
 }
+
+// keyBufs holds the buffers requestKey writes key documents in; one
+// larger than maxKeyBuf is not kept.
+var keyBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxKeyBuf = 256 << 10
 
 // SampleKeys returns the keys samples 0..n-1 of the request with request
 // key reqKey (Response.CacheKey) are stored under:

@@ -52,14 +52,31 @@ func BenchmarkCachedHit(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
+			start := cpuTime()
 			for b.Loop() {
 				resp, err := c.Complete(ctx, req)
 				if err != nil || !resp.Cached || len(resp.Choices) != n {
 					b.Fatalf("got %+v, %v; want a hit of %d samples", resp, err, n)
 				}
 			}
+			reportCPU(b, start)
 		})
 	}
+}
+
+// BenchmarkRequestKey computes the request key of a request with a prompt
+// of a few KB per op.
+func BenchmarkRequestKey(b *testing.B) {
+	req := Request{Role: "generate", Messages: hitPrompt(), Temperature: 0.7, MaxTokens: 1024, N: 8, Answer: AnswerSQL}
+	id := Ident{Backend: "openai", BaseURL: "http://localhost:8000/v1", Model: "qwen2.5-coder-7b"}
+	b.ReportAllocs()
+	start := cpuTime()
+	for b.Loop() {
+		if _, _, err := requestKey(id, req); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportCPU(b, start)
 }
 
 // BenchmarkOpenCache opens an existing cache file of the current format
@@ -72,6 +89,7 @@ func BenchmarkOpenCache(b *testing.B) {
 	}
 	c.Close()
 	b.ReportAllocs()
+	start := cpuTime()
 	for b.Loop() {
 		c, err := OpenCache(path)
 		if err != nil {
@@ -79,4 +97,5 @@ func BenchmarkOpenCache(b *testing.B) {
 		}
 		c.Close()
 	}
+	reportCPU(b, start)
 }
