@@ -774,14 +774,14 @@ type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
-// get returns the cached entries of samples 0..len(keys)-1 of the request
-// with key rk, by position; keys are their sample keys (SampleKeys). Rows
-// that fail their checksum or do not decode are left out (their samples
-// are missing, so asked again) and returned in bad.
-func (c *Cache) get(ctx context.Context, rk string, keys []string) (map[int]entry, []badRow, error) {
+// get returns the cached entries of samples 0..n-1 of the request with
+// key rk, by position. Rows that fail their checksum or do not decode are
+// left out (their samples are missing, so asked again) and returned in
+// bad.
+func (c *Cache) get(ctx context.Context, rk string, n int) (map[int]entry, []badRow, error) {
 	c.b.mu.Lock()
-	pend, replaced := c.pendingEntries(rk, len(keys))
-	if len(pend) == len(keys) || replaced {
+	pend, replaced := c.pendingEntries(rk, n)
+	if len(pend) == n || replaced {
 		c.b.mu.Unlock()
 		return pend, nil, nil
 	}
@@ -792,7 +792,7 @@ func (c *Cache) get(ctx context.Context, rk string, keys []string) (map[int]entr
 	} else {
 		c.b.mu.Unlock()
 	}
-	out, bad, err := loadSamples(ctx, c.db, c.old, true, rk, keys)
+	out, bad, err := loadSamples(ctx, c.db, c.old, true, rk, n)
 	if err != nil {
 		return nil, nil, fmt.Errorf("llm: read cache %s: %w", c.path, err)
 	}
@@ -817,31 +817,35 @@ type badRow struct {
 // holds reports whether the bad row could have held sample i.
 func (b badRow) holds(i int) bool { return i >= b.first && i < b.first+max(b.n, 1) }
 
-// loadSamples reads the stored samples 0..len(keys)-1 of the request with
-// key rk from table samples, then those still missing from table
-// responses of the first format when the file has it. sums says table
+// loadSamples reads the stored samples 0..n-1 of the request with key rk
+// from table samples, then those still missing from table responses of
+// the first format when the file has it (under their sample keys,
+// SampleKeys, worked out only then). sums says table
 // samples has column sum (a file written before checksums, opened
 // read-only, may lack it). A row whose checksum does not match, or that
 // does not decode, answers nothing: it is returned in bad, never an error.
-func loadSamples(ctx context.Context, q querier, old oldTables, sums bool, rk string, keys []string) (map[int]entry, []badRow, error) {
+func loadSamples(ctx context.Context, q querier, old oldTables, sums bool, rk string, n int) (map[int]entry, []badRow, error) {
 	rkb, err := hex.DecodeString(rk)
 	if err != nil {
 		return nil, nil, fmt.Errorf("request key %q is not hex", rk)
 	}
-	out := make(map[int]entry, len(keys))
+	out := make(map[int]entry, n)
 	rows, err := q.QueryContext(ctx, `SELECT first, model, n, v, p, `+checksum.Selected(sums)+` FROM samples WHERE `+rkWhere, rkArgs(rkb)...)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer rows.Close()
 	var bad []badRow
+	// A row's values are read in place (sql.RawBytes, valid until the
+	// next row): decoding copies the samples' texts.
+	var v, p sql.RawBytes
 	for rows.Next() {
 		var r sampleRow
 		var sum sql.NullInt64
-		if err := rows.Scan(&r.first, &r.model, &r.n, &r.v, &r.p, &sum); err != nil {
+		if err := rows.Scan(&r.first, &r.model, &r.n, &v, &p, &sum); err != nil {
 			return nil, nil, err
 		}
-		r.rk = rkb
+		r.rk, r.v, r.p = rkb, v, p
 		if sum.Valid && sum.Int64 != r.sum() {
 			bad = append(bad, badRow{first: r.first, n: r.n, err: errChecksum})
 			continue
@@ -852,7 +856,7 @@ func loadSamples(ctx context.Context, q querier, old oldTables, sums bool, rk st
 			continue
 		}
 		for j, i := range idx {
-			if i < len(keys) {
+			if i < n {
 				out[i] = es[j]
 			}
 		}
@@ -861,8 +865,12 @@ func loadSamples(ctx context.Context, q querier, old oldTables, sums bool, rk st
 		return nil, nil, err
 	}
 	rows.Close()
-	if !old.responses || len(out) == len(keys) {
+	if !old.responses || len(out) == n {
 		return out, bad, nil
+	}
+	keys, err := SampleKeys(rk, n)
+	if err != nil {
+		return nil, nil, err
 	}
 	out, err = loadOldSamples(ctx, q, keys, out)
 	return out, bad, err
@@ -980,7 +988,7 @@ func (c *Cache) putIn(ctx context.Context, tx *sql.Tx, rkb []byte, rk string, do
 		if _, err := tx.ExecContext(ctx, `DELETE FROM samples WHERE `+rkWhere, rkArgs(rkb)...); err != nil {
 			return nil, 0, nil, c.writeError(err)
 		}
-	} else if have, bad, err = loadSamples(ctx, tx, c.old, true, rk, keys); err != nil {
+	} else if have, bad, err = loadSamples(ctx, tx, c.old, true, rk, len(keys)); err != nil {
 		return nil, 0, nil, fmt.Errorf("llm: read cache %s: %w", c.path, err)
 	}
 	// A row that failed its checksum is replaced by the samples asked
@@ -1424,13 +1432,9 @@ func (c *CachedClient) Complete(ctx context.Context, req Request) (*Response, er
 	if err != nil {
 		return nil, err
 	}
-	keys, err := SampleKeys(rk, n)
-	if err != nil {
-		return nil, err
-	}
 	have, bad := map[int]entry{}, []badRow(nil)
 	if !c.refresh {
-		if have, bad, err = c.cache.get(ctx, rk, keys); err != nil {
+		if have, bad, err = c.cache.get(ctx, rk, n); err != nil {
 			return nil, err
 		}
 	}
@@ -1468,6 +1472,10 @@ func (c *CachedClient) Complete(ctx context.Context, req Request) (*Response, er
 	if corrupt > 0 {
 		c.st.corrupt.Add(int64(corrupt))
 		c.cache.st.corrupt.Add(int64(corrupt))
+	}
+	keys, err := SampleKeys(rk, n)
+	if err != nil {
+		return nil, err
 	}
 	out := &Response{CacheKey: rk}
 	var es []entry
@@ -1591,20 +1599,32 @@ func (c *CachedClient) fill(resp *Response, es map[int]entry, n int) {
 	var anyReasoning, anyFinish bool
 	for i := range n {
 		e := es[i]
-		resp.Choices = append(resp.Choices, e.choice)
-		resp.Reasoning = append(resp.Reasoning, e.reasoning)
-		resp.FinishReasons = append(resp.FinishReasons, e.finish)
 		anyReasoning = anyReasoning || e.reasoning != ""
 		anyFinish = anyFinish || e.finish != ""
+	}
+	resp.Choices = slices.Grow(resp.Choices, n)
+	if anyReasoning {
+		resp.Reasoning = slices.Grow(resp.Reasoning, n)
+	} else {
+		resp.Reasoning = nil
+	}
+	if anyFinish {
+		resp.FinishReasons = slices.Grow(resp.FinishReasons, n)
+	} else {
+		resp.FinishReasons = nil
+	}
+	for i := range n {
+		e := es[i]
+		resp.Choices = append(resp.Choices, e.choice)
+		if anyReasoning {
+			resp.Reasoning = append(resp.Reasoning, e.reasoning)
+		}
+		if anyFinish {
+			resp.FinishReasons = append(resp.FinishReasons, e.finish)
+		}
 		if resp.Structured == "" {
 			resp.Structured = e.structured
 		}
-	}
-	if !anyReasoning {
-		resp.Reasoning = nil
-	}
-	if !anyFinish {
-		resp.FinishReasons = nil
 	}
 }
 
