@@ -424,11 +424,19 @@ func OpenCache(path string) (*Cache, error) {
 		return nil, fmt.Errorf("llm: open cache %s: %w", path, err)
 	}
 	db.SetMaxIdleConns(cacheIdleConns)
+	old, current, err := cacheTablesCurrent(db)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("llm: init cache %s: %w", path, err)
+	}
+	if current {
+		return &Cache{db: db, path: path, old: old}, nil
+	}
 	if err := createCacheTables(db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("llm: init cache %s: %w", path, err)
 	}
-	old, err := findOldTables(db)
+	old, err = findOldTables(db)
 	if err == nil && old.responses {
 		err = migrateCache(db)
 	}
@@ -440,6 +448,42 @@ func OpenCache(path string) (*Cache, error) {
 		return nil, fmt.Errorf("llm: migrate cache %s: %w", path, err)
 	}
 	return &Cache{db: db, path: path, old: old}, nil
+}
+
+// cacheTablesCurrent reads, in one query, which tables db has: current
+// is true when it has every table and column this version writes and no
+// table of the first format to migrate (the file of every open but the
+// first, which then writes nothing); old says which tables of the first
+// format it has.
+func cacheTablesCurrent(db *sql.DB) (old oldTables, current bool, err error) {
+	rows, err := db.Query(`SELECT name, name = 'samples' AND EXISTS (SELECT 1 FROM pragma_table_info('samples') WHERE name = '` + checksum.Column + `')
+		FROM sqlite_master WHERE type = 'table' AND name IN ('samples', 'paragraphs', 'responses', 'requests', 'texts')`)
+	if err != nil {
+		return old, false, err
+	}
+	defer rows.Close()
+	var samples, sums, paragraphs, texts bool
+	for rows.Next() {
+		var name string
+		var hasSum bool
+		if err := rows.Scan(&name, &hasSum); err != nil {
+			return old, false, err
+		}
+		switch name {
+		case "samples":
+			samples, sums = true, hasSum
+		case "paragraphs":
+			paragraphs = true
+		case "responses":
+			old.responses = true
+		case "requests":
+			old.requests = true
+		case "texts":
+			texts = true
+		}
+	}
+	old.requests = old.requests && texts
+	return old, samples && sums && paragraphs && !old.responses, rows.Err()
 }
 
 // cacheSchema creates the tables a new cache file holds (see Cache).
