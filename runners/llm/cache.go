@@ -874,7 +874,11 @@ func loadSamples(ctx context.Context, q querier, old oldTables, sums bool, rk st
 		return nil, nil, fmt.Errorf("request key %q is not hex", rk)
 	}
 	out := make(map[int]entry, n)
-	rows, err := q.QueryContext(ctx, `SELECT first, model, n, v, p, `+checksum.Selected(sums)+` FROM samples WHERE `+rkWhere, rkArgs(rkb)...)
+	query := selectSamples
+	if !sums {
+		query = selectSamplesNoSum
+	}
+	rows, err := q.QueryContext(ctx, query, rkArgs(rkb)...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -919,6 +923,13 @@ func loadSamples(ctx context.Context, q querier, old oldTables, sums bool, rk st
 	out, err = loadOldSamples(ctx, q, keys, out)
 	return out, bad, err
 }
+
+// The queries of loadSamples, by whether table samples has column sum
+// (checksum.Selected), put together once.
+var (
+	selectSamples      = `SELECT first, model, n, v, p, ` + checksum.Selected(true) + ` FROM samples WHERE ` + rkWhere
+	selectSamplesNoSum = `SELECT first, model, n, v, p, ` + checksum.Selected(false) + ` FROM samples WHERE ` + rkWhere
+)
 
 // loadOldSamples adds to have the samples with keys it lacks that table
 // responses (first format) holds.
