@@ -424,11 +424,19 @@ func OpenCache(path string) (*Cache, error) {
 		return nil, fmt.Errorf("llm: open cache %s: %w", path, err)
 	}
 	db.SetMaxIdleConns(cacheIdleConns)
+	old, current, err := cacheTablesCurrent(db)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("llm: init cache %s: %w", path, err)
+	}
+	if current {
+		return &Cache{db: db, path: path, old: old}, nil
+	}
 	if err := createCacheTables(db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("llm: init cache %s: %w", path, err)
 	}
-	old, err := findOldTables(db)
+	old, err = findOldTables(db)
 	if err == nil && old.responses {
 		err = migrateCache(db)
 	}
@@ -440,6 +448,42 @@ func OpenCache(path string) (*Cache, error) {
 		return nil, fmt.Errorf("llm: migrate cache %s: %w", path, err)
 	}
 	return &Cache{db: db, path: path, old: old}, nil
+}
+
+// cacheTablesCurrent reads, in one query, which tables db has: current
+// is true when it has every table and column this version writes and no
+// table of the first format to migrate (the file of every open but the
+// first, which then writes nothing); old says which tables of the first
+// format it has.
+func cacheTablesCurrent(db *sql.DB) (old oldTables, current bool, err error) {
+	rows, err := db.Query(`SELECT name, name = 'samples' AND EXISTS (SELECT 1 FROM pragma_table_info('samples') WHERE name = '` + checksum.Column + `')
+		FROM sqlite_master WHERE type = 'table' AND name IN ('samples', 'paragraphs', 'responses', 'requests', 'texts')`)
+	if err != nil {
+		return old, false, err
+	}
+	defer rows.Close()
+	var samples, sums, paragraphs, texts bool
+	for rows.Next() {
+		var name string
+		var hasSum bool
+		if err := rows.Scan(&name, &hasSum); err != nil {
+			return old, false, err
+		}
+		switch name {
+		case "samples":
+			samples, sums = true, hasSum
+		case "paragraphs":
+			paragraphs = true
+		case "responses":
+			old.responses = true
+		case "requests":
+			old.requests = true
+		case "texts":
+			texts = true
+		}
+	}
+	old.requests = old.requests && texts
+	return old, samples && sums && paragraphs && !old.responses, rows.Err()
 }
 
 // cacheSchema creates the tables a new cache file holds (see Cache).
@@ -718,13 +762,28 @@ func requestKey(id Ident, req Request) (string, keyDoc, error) {
 	if err != nil {
 		return "", doc, err
 	}
-	canon, err := json.Marshal(doc)
-	if err != nil {
-		return "", doc, fmt.Errorf("llm: cache key: %w", err)
+	bp := keyBufs.Get().(*[]byte)
+	canon, ok := appendKeyJSON((*bp)[:0], &doc)
+	if !ok {
+		// json.Marshal reports what appendKeyJSON cannot write.
+		if canon, err = json.Marshal(doc); err != nil {
+			keyBufs.Put(bp)
+			return "", doc, fmt.Errorf("llm: cache key: %w", err)
+		}
 	}
 	base := sha256.Sum256(canon)
+	if ok && cap(canon) <= maxKeyBuf {
+		*bp = canon
+	}
+	keyBufs.Put(bp)
 	return hex.EncodeToString(base[:]), doc, nil
 }
+
+// keyBufs holds the buffers requestKey writes key documents in; one
+// larger than maxKeyBuf is not kept.
+var keyBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxKeyBuf = 256 << 10
 
 // SampleKeys returns the keys samples 0..n-1 of the request with request
 // key reqKey (Response.CacheKey) are stored under:
@@ -759,14 +818,14 @@ type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
-// get returns the cached entries of samples 0..len(keys)-1 of the request
-// with key rk, by position; keys are their sample keys (SampleKeys). Rows
-// that fail their checksum or do not decode are left out (their samples
-// are missing, so asked again) and returned in bad.
-func (c *Cache) get(ctx context.Context, rk string, keys []string) (map[int]entry, []badRow, error) {
+// get returns the cached entries of samples 0..n-1 of the request with
+// key rk, by position. Rows that fail their checksum or do not decode are
+// left out (their samples are missing, so asked again) and returned in
+// bad.
+func (c *Cache) get(ctx context.Context, rk string, n int) (map[int]entry, []badRow, error) {
 	c.b.mu.Lock()
-	pend, replaced := c.pendingEntries(rk, len(keys))
-	if len(pend) == len(keys) || replaced {
+	pend, replaced := c.pendingEntries(rk, n)
+	if len(pend) == n || replaced {
 		c.b.mu.Unlock()
 		return pend, nil, nil
 	}
@@ -777,7 +836,7 @@ func (c *Cache) get(ctx context.Context, rk string, keys []string) (map[int]entr
 	} else {
 		c.b.mu.Unlock()
 	}
-	out, bad, err := loadSamples(ctx, c.db, c.old, true, rk, keys)
+	out, bad, err := loadSamples(ctx, c.db, c.old, true, rk, n)
 	if err != nil {
 		return nil, nil, fmt.Errorf("llm: read cache %s: %w", c.path, err)
 	}
@@ -802,31 +861,39 @@ type badRow struct {
 // holds reports whether the bad row could have held sample i.
 func (b badRow) holds(i int) bool { return i >= b.first && i < b.first+max(b.n, 1) }
 
-// loadSamples reads the stored samples 0..len(keys)-1 of the request with
-// key rk from table samples, then those still missing from table
-// responses of the first format when the file has it. sums says table
+// loadSamples reads the stored samples 0..n-1 of the request with key rk
+// from table samples, then those still missing from table responses of
+// the first format when the file has it (under their sample keys,
+// SampleKeys, worked out only then). sums says table
 // samples has column sum (a file written before checksums, opened
 // read-only, may lack it). A row whose checksum does not match, or that
 // does not decode, answers nothing: it is returned in bad, never an error.
-func loadSamples(ctx context.Context, q querier, old oldTables, sums bool, rk string, keys []string) (map[int]entry, []badRow, error) {
+func loadSamples(ctx context.Context, q querier, old oldTables, sums bool, rk string, n int) (map[int]entry, []badRow, error) {
 	rkb, err := hex.DecodeString(rk)
 	if err != nil {
 		return nil, nil, fmt.Errorf("request key %q is not hex", rk)
 	}
-	out := make(map[int]entry, len(keys))
-	rows, err := q.QueryContext(ctx, `SELECT first, model, n, v, p, `+checksum.Selected(sums)+` FROM samples WHERE `+rkWhere, rkArgs(rkb)...)
+	out := make(map[int]entry, n)
+	query := selectSamples
+	if !sums {
+		query = selectSamplesNoSum
+	}
+	rows, err := q.QueryContext(ctx, query, rkArgs(rkb)...)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer rows.Close()
 	var bad []badRow
+	// A row's values are read in place (sql.RawBytes, valid until the
+	// next row): decoding copies the samples' texts.
+	var v, p sql.RawBytes
 	for rows.Next() {
 		var r sampleRow
 		var sum sql.NullInt64
-		if err := rows.Scan(&r.first, &r.model, &r.n, &r.v, &r.p, &sum); err != nil {
+		if err := rows.Scan(&r.first, &r.model, &r.n, &v, &p, &sum); err != nil {
 			return nil, nil, err
 		}
-		r.rk = rkb
+		r.rk, r.v, r.p = rkb, v, p
 		if sum.Valid && sum.Int64 != r.sum() {
 			bad = append(bad, badRow{first: r.first, n: r.n, err: errChecksum})
 			continue
@@ -837,7 +904,7 @@ func loadSamples(ctx context.Context, q querier, old oldTables, sums bool, rk st
 			continue
 		}
 		for j, i := range idx {
-			if i < len(keys) {
+			if i < n {
 				out[i] = es[j]
 			}
 		}
@@ -846,12 +913,23 @@ func loadSamples(ctx context.Context, q querier, old oldTables, sums bool, rk st
 		return nil, nil, err
 	}
 	rows.Close()
-	if !old.responses || len(out) == len(keys) {
+	if !old.responses || len(out) == n {
 		return out, bad, nil
+	}
+	keys, err := SampleKeys(rk, n)
+	if err != nil {
+		return nil, nil, err
 	}
 	out, err = loadOldSamples(ctx, q, keys, out)
 	return out, bad, err
 }
+
+// The queries of loadSamples, by whether table samples has column sum
+// (checksum.Selected), put together once.
+var (
+	selectSamples      = `SELECT first, model, n, v, p, ` + checksum.Selected(true) + ` FROM samples WHERE ` + rkWhere
+	selectSamplesNoSum = `SELECT first, model, n, v, p, ` + checksum.Selected(false) + ` FROM samples WHERE ` + rkWhere
+)
 
 // loadOldSamples adds to have the samples with keys it lacks that table
 // responses (first format) holds.
@@ -965,7 +1043,7 @@ func (c *Cache) putIn(ctx context.Context, tx *sql.Tx, rkb []byte, rk string, do
 		if _, err := tx.ExecContext(ctx, `DELETE FROM samples WHERE `+rkWhere, rkArgs(rkb)...); err != nil {
 			return nil, 0, nil, c.writeError(err)
 		}
-	} else if have, bad, err = loadSamples(ctx, tx, c.old, true, rk, keys); err != nil {
+	} else if have, bad, err = loadSamples(ctx, tx, c.old, true, rk, len(keys)); err != nil {
 		return nil, 0, nil, fmt.Errorf("llm: read cache %s: %w", c.path, err)
 	}
 	// A row that failed its checksum is replaced by the samples asked
@@ -1409,13 +1487,9 @@ func (c *CachedClient) Complete(ctx context.Context, req Request) (*Response, er
 	if err != nil {
 		return nil, err
 	}
-	keys, err := SampleKeys(rk, n)
-	if err != nil {
-		return nil, err
-	}
 	have, bad := map[int]entry{}, []badRow(nil)
 	if !c.refresh {
-		if have, bad, err = c.cache.get(ctx, rk, keys); err != nil {
+		if have, bad, err = c.cache.get(ctx, rk, n); err != nil {
 			return nil, err
 		}
 	}
@@ -1453,6 +1527,10 @@ func (c *CachedClient) Complete(ctx context.Context, req Request) (*Response, er
 	if corrupt > 0 {
 		c.st.corrupt.Add(int64(corrupt))
 		c.cache.st.corrupt.Add(int64(corrupt))
+	}
+	keys, err := SampleKeys(rk, n)
+	if err != nil {
+		return nil, err
 	}
 	out := &Response{CacheKey: rk}
 	var es []entry
@@ -1576,20 +1654,32 @@ func (c *CachedClient) fill(resp *Response, es map[int]entry, n int) {
 	var anyReasoning, anyFinish bool
 	for i := range n {
 		e := es[i]
-		resp.Choices = append(resp.Choices, e.choice)
-		resp.Reasoning = append(resp.Reasoning, e.reasoning)
-		resp.FinishReasons = append(resp.FinishReasons, e.finish)
 		anyReasoning = anyReasoning || e.reasoning != ""
 		anyFinish = anyFinish || e.finish != ""
+	}
+	resp.Choices = slices.Grow(resp.Choices, n)
+	if anyReasoning {
+		resp.Reasoning = slices.Grow(resp.Reasoning, n)
+	} else {
+		resp.Reasoning = nil
+	}
+	if anyFinish {
+		resp.FinishReasons = slices.Grow(resp.FinishReasons, n)
+	} else {
+		resp.FinishReasons = nil
+	}
+	for i := range n {
+		e := es[i]
+		resp.Choices = append(resp.Choices, e.choice)
+		if anyReasoning {
+			resp.Reasoning = append(resp.Reasoning, e.reasoning)
+		}
+		if anyFinish {
+			resp.FinishReasons = append(resp.FinishReasons, e.finish)
+		}
 		if resp.Structured == "" {
 			resp.Structured = e.structured
 		}
-	}
-	if !anyReasoning {
-		resp.Reasoning = nil
-	}
-	if !anyFinish {
-		resp.FinishReasons = nil
 	}
 }
 

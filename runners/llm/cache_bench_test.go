@@ -131,7 +131,7 @@ func BenchmarkCacheGet(b *testing.B) {
 		start := cpuTime()
 		for b.Loop() {
 			n := i % len(calls)
-			got, _, err := cache.get(ctx, calls[n].key, keys[n])
+			got, _, err := cache.get(ctx, calls[n].key, len(keys[n]))
 			check(b, got, err, n)
 			i++
 		}
@@ -147,7 +147,7 @@ func BenchmarkCacheGet(b *testing.B) {
 		start := cpuTime()
 		for b.Loop() {
 			n := i % len(calls)
-			got, _, err := old.get(ctx, calls[n].key, keys[n])
+			got, _, err := old.get(ctx, calls[n].key, len(keys[n]))
 			check(b, got, err, n)
 			i++
 		}
@@ -182,7 +182,7 @@ func BenchmarkCacheReadChecksum(b *testing.B) {
 			start := cpuTime()
 			for b.Loop() {
 				n := i % len(calls)
-				got, bad, err := loadSamples(ctx, cache.db, cache.old, verify, calls[n].key, keys[n])
+				got, bad, err := loadSamples(ctx, cache.db, cache.old, verify, calls[n].key, len(keys[n]))
 				if err != nil || len(bad) > 0 || len(got) != len(calls[n].errs) {
 					b.Fatalf("request %d: got %d samples, %d bad rows, %v; want %d", n, len(got), len(bad), err, len(calls[n].errs))
 				}

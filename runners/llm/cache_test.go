@@ -649,3 +649,55 @@ func TestCacheLayouts(t *testing.T) {
 		})
 	}
 }
+
+// TestCacheTablesCurrent: one read of the schema tells a file of the
+// current format, which an open leaves as it is, from one that lacks a
+// table or the checksum column or has tables of the first format, which
+// an open migrates; and it finds the first format's tables as
+// findOldTables does.
+func TestCacheTablesCurrent(t *testing.T) {
+	const (
+		samplesNoSum = `CREATE TABLE samples (rk BLOB NOT NULL, first INTEGER NOT NULL, model TEXT NOT NULL, n INTEGER NOT NULL, v BLOB NOT NULL, p BLOB)`
+		responses    = `CREATE TABLE responses (key TEXT PRIMARY KEY, choice TEXT)`
+		requests     = `CREATE TABLE requests (key TEXT PRIMARY KEY, doc TEXT)`
+		texts        = `CREATE TABLE texts (id INTEGER PRIMARY KEY, text TEXT)`
+	)
+	for _, tc := range []struct {
+		name    string
+		ddl     []string
+		current bool
+	}{
+		{"empty", nil, false},
+		{"current", []string{cacheSchema, paragraphsSchema}, true},
+		{"no paragraphs", []string{cacheSchema}, false},
+		{"no checksum column", []string{samplesNoSum, paragraphsSchema}, false},
+		{"first format", []string{responses, requests, texts}, false},
+		{"both formats", []string{cacheSchema, paragraphsSchema, responses, requests, texts}, false},
+		{"requests without texts", []string{cacheSchema, paragraphsSchema, requests}, true},
+		{"texts and requests", []string{cacheSchema, paragraphsSchema, requests, texts}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db, err := sql.Open("sqlite3", "file:"+filepath.Join(t.TempDir(), "c.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			for _, q := range tc.ddl {
+				if _, err := db.Exec(q); err != nil {
+					t.Fatal(err)
+				}
+			}
+			old, current, err := cacheTablesCurrent(db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := findOldTables(db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if current != tc.current || old != want {
+				t.Errorf("cacheTablesCurrent = %+v, %v; want %+v, %v", old, current, want, tc.current)
+			}
+		})
+	}
+}

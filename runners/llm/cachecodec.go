@@ -170,8 +170,11 @@ func encodeSamples(idx []int, es []entry, created int64) []byte {
 	return e.B
 }
 
-// decodeSamples reads an encodeSamples payload; model is the row's.
+// decodeSamples reads an encodeSamples payload; model is the row's. The
+// samples' texts are substrings of one copy of b, rather than a copy
+// each.
 func decodeSamples(b []byte, model string) ([]int, []entry, error) {
+	all := string(b)
 	d := codec.Decoder{B: b}
 	n := d.Count(1)
 	d.Int() // created
@@ -184,10 +187,10 @@ func decodeSamples(b []byte, model string) ([]int, []entry, error) {
 		x.completionTokens = int(d.Int())
 		x.reasoningTokens = int(d.Int())
 		x.latency = time.Duration(d.Int())
-		x.choice = d.Str()
-		x.reasoning = d.Str()
-		x.finish = d.Str()
-		x.structured = d.Str()
+		x.choice = decodeStr(&d, b, all)
+		x.reasoning = decodeStr(&d, b, all)
+		x.finish = decodeStr(&d, b, all)
+		x.structured = decodeStr(&d, b, all)
 		if d.Err != nil {
 			return nil, nil, d.Err
 		}
@@ -198,6 +201,14 @@ func decodeSamples(b []byte, model string) ([]int, []entry, error) {
 		d.Err = fmt.Errorf("%d bytes after the samples", len(d.B))
 	}
 	return idx, es, d.Err
+}
+
+// decodeStr reads a byte string from d, whose input is a suffix of b, as
+// the substring of all (b as a string) it is.
+func decodeStr(d *codec.Decoder, b []byte, all string) string {
+	t := d.Bytes()
+	end := len(b) - len(d.B)
+	return all[end-len(t) : end]
 }
 
 // promptMessage is a message of a stored request: its role and the ids

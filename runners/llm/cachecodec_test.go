@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/t2sbench/t2sbench/internal/codec"
 )
 
 // TestCacheDictFrozen pins cacheDict1: values compressed with it decode
@@ -278,4 +281,66 @@ func TestCacheConcurrentPrompts(t *testing.T) {
 	if n != 160 {
 		t.Errorf("read %d requests; want 160", n)
 	}
+}
+
+// decodeSamplesCopying is decodeSamples as it was, each text a copy of its
+// own: FuzzDecodeSamples compares the two.
+func decodeSamplesCopying(b []byte, model string) ([]int, []entry, error) {
+	d := codec.Decoder{B: b}
+	n := d.Count(1)
+	d.Int() // created
+	idx := make([]int, 0, n)
+	es := make([]entry, 0, n)
+	for range n {
+		i := d.Uint()
+		x := entry{model: model}
+		x.promptTokens = int(d.Int())
+		x.completionTokens = int(d.Int())
+		x.reasoningTokens = int(d.Int())
+		x.latency = time.Duration(d.Int())
+		x.choice = d.Str()
+		x.reasoning = d.Str()
+		x.finish = d.Str()
+		x.structured = d.Str()
+		if d.Err != nil {
+			return nil, nil, d.Err
+		}
+		idx = append(idx, int(i))
+		es = append(es, x)
+	}
+	if d.Err == nil && len(d.B) > 0 {
+		d.Err = fmt.Errorf("%d bytes after the samples", len(d.B))
+	}
+	return idx, es, d.Err
+}
+
+// FuzzDecodeSamples: decodeSamples reads what decodeSamplesCopying reads,
+// and fails where it fails with the same error, on payloads of answers
+// (fences, prose, <think>, quotes, comments, semicolons in strings) and
+// on damaged ones (truncated, extended, bytes changed).
+func FuzzDecodeSamples(f *testing.F) {
+	answers := []string{"", "```sql\nSELECT \"a;b\" FROM t -- c;\n```", "<think>hmm; 'x'</think>SELECT 1", "prose then\n```sql\nSELECT", "/* ; */ SELECT ';'"}
+	for i := range answers {
+		es := []entry{{choice: answers[i], reasoning: answers[(i+1)%len(answers)], finish: "stop", structured: "json_schema", promptTokens: 900, completionTokens: 60, latency: time.Second},
+			{choice: answers[(i+2)%len(answers)], finish: "length", completionTokens: -1}}
+		b := encodeSamples([]int{0, 7}, es, 1700000000)
+		f.Add(b, 0, byte(0))
+		f.Add(b, len(b)/2, byte(1))
+		f.Add(b, len(b)-1, byte(0xff))
+	}
+	f.Fuzz(func(t *testing.T, b []byte, at int, x byte) {
+		cases := [][]byte{b}
+		if at >= 0 && at < len(b) {
+			changed := slices.Clone(b)
+			changed[at] ^= x
+			cases = append(cases, b[:at], append(slices.Clone(b), x), changed)
+		}
+		for _, c := range cases {
+			idx, es, err := decodeSamples(c, "m")
+			widx, wes, werr := decodeSamplesCopying(c, "m")
+			if fmt.Sprint(err) != fmt.Sprint(werr) || !slices.Equal(idx, widx) || !slices.Equal(es, wes) {
+				t.Errorf("decodeSamples(%q) = %v, %+v, %v; want %v, %+v, %v", c, idx, es, err, widx, wes, werr)
+			}
+		}
+	})
 }

@@ -378,7 +378,7 @@ func (r *CacheReader) Call(ctx context.Context, reqKey string, n int) (*CachedCa
 // the file has, and the rows that failed their checksum.
 func (r *CacheReader) samples(ctx context.Context, reqKey string, keys []string) (map[int]entry, []badRow, error) {
 	if r.compact {
-		return loadSamples(ctx, r.db, r.old, r.sums, reqKey, keys)
+		return loadSamples(ctx, r.db, r.old, r.sums, reqKey, len(keys))
 	}
 	// A file of the first format only: no table samples to read.
 	have, err := loadOldSamples(ctx, r.db, keys, map[int]entry{})
