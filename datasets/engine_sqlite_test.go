@@ -559,3 +559,47 @@ func TestOpenSQLiteSpecialPath(t *testing.T) {
 		t.Fatalf("Execute = %v, %v; want 1000", rs, err)
 	}
 }
+
+// TestExecuteRepeatedStatement runs each statement several times on one
+// connection, whose prepared-statement cache then serves the repeats: a
+// refused statement stays refused, a statement the row cap or the byte
+// budget stopped half-way gives the same outcome again, and a complete one
+// the same rows.
+func TestExecuteRepeatedStatement(t *testing.T) {
+	db, _ := openFixture(t, SQLiteOptions{MaxRows: 10, MaxBytes: 1 << 10})
+	ctx := context.Background()
+	pinned, err := db.(Pinner).Pin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pinned.Close()
+	kindOf := func(err error) ExecKind {
+		var ee *ExecError
+		if errors.As(err, &ee) {
+			return ee.Kind
+		}
+		return ""
+	}
+	var first any
+	for i := 0; i < 3; i++ {
+		if _, err := pinned.Execute(ctx, "DELETE FROM singer"); kindOf(err) != ExecDenied {
+			t.Errorf("run %d of a DELETE: err %v; want kind %q", i, err, ExecDenied)
+		}
+		rs, err := pinned.Execute(ctx, "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c")
+		if err != nil || len(rs.Rows) != 10 || !rs.Truncated || rs.Rows[9][0] != int64(10) {
+			t.Errorf("run %d of an endless query under a cap of 10 rows: %+v, %v; want rows 1..10, truncated", i, rs, err)
+		}
+		if _, err := pinned.Execute(ctx, "SELECT zeroblob(4096)"); kindOf(err) != ExecTooLarge {
+			t.Errorf("run %d of a result over the byte budget: err %v; want kind %q", i, err, ExecTooLarge)
+		}
+		rs, err = pinned.Execute(ctx, "SELECT Name FROM singer WHERE Singer_ID = 2")
+		if err != nil || len(rs.Rows) != 1 || rs.Truncated {
+			t.Fatalf("run %d of a point query: %+v, %v; want one row", i, rs, err)
+		}
+		if i == 0 {
+			first = rs.Rows[0][0]
+		} else if rs.Rows[0][0] != first {
+			t.Errorf("run %d of a point query: %v; want %v as on the first run", i, rs.Rows[0][0], first)
+		}
+	}
+}
