@@ -231,3 +231,66 @@ func TestCountersCommittedAtOnce(t *testing.T) {
 		t.Errorf("endpoint calls seen by another connection = %d (%v); want 5", calls, err)
 	}
 }
+
+// TestConcurrentWrites writes items and their calls from many goroutines
+// at once, in batches that commit by count and by time while others
+// write: every write is on disk after Flush, once, and a write after
+// Close fails rather than wait.
+func TestConcurrentWrites(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	st, err := OpenStoreWith(dir, 7, time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	const workers, each = 8, 25
+	errs := make(chan error, workers)
+	for w := 0; w < workers; w++ {
+		go func() {
+			for i := 0; i < each; i++ {
+				q := fmt.Sprintf("q%d-%d", w, i)
+				c := Call{Role: "reason", N: 1, Cached: true, CacheKey: strings.Repeat("ab", 32)}
+				if err := st.CallDone("t", q, c); err != nil {
+					errs <- err
+					return
+				}
+				c.MarkLogged()
+				it := &Item{TrialID: "t", QuestionID: q, Status: StatusDone, Attempts: 1,
+					Verdict: &Verdict{QuestionID: q, Status: "ok"}, Calls: []Call{c}}
+				if err := st.Commit(it); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for w := 0; w < workers; w++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if got := storedItems(t, dir); got != workers*each {
+		t.Errorf("items on disk = %d; want %d", got, workers*each)
+	}
+	var calls, loose int
+	if err := st.db.QueryRow(`SELECT count(*), count(*) - count(DISTINCT question_id) FROM model_calls`).Scan(&calls, &loose); err != nil {
+		t.Fatal(err)
+	}
+	if calls != workers*each || loose != 0 {
+		t.Errorf("call rows = %d, %d of them a question's second; want %d, 0", calls, loose, workers*each)
+	}
+	if st.commits.Load() < workers*each/7 {
+		t.Errorf("batches committed = %d; want at least %d", st.commits.Load(), workers*each/7)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Commit(&Item{TrialID: "t", QuestionID: "late", Status: StatusDone}); !errors.Is(err, errClosed) {
+		t.Errorf("Commit after Close: %v; want errClosed", err)
+	}
+}

@@ -107,9 +107,7 @@ func OpenStoreWith(dir string, items int, wait time.Duration) (*Store, error) {
 		return fail(fmt.Errorf("store %s: %w", dir, err))
 	}
 	s.batchItems, s.batchWait = items, wait
-	s.reqs = make(chan writeReq)
-	s.done = make(chan struct{})
-	go s.writer()
+	s.w.open = true
 	return s, nil
 }
 

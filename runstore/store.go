@@ -93,17 +93,15 @@ type Store struct {
 	dir     string
 	db      *sql.DB
 	session int
-	reqs    chan writeReq
-	done    chan struct{}
 	lock    *dirLock
 
-	// batchItems and batchWait bound a batch of writes (BatchItems,
-	// BatchWait); commits counts the batches committed; closeErr is the
-	// error of the last batch's commit at Close.
+	// w is the open batch of writes, which batchItems and batchWait
+	// bound (BatchItems, BatchWait); commits counts the batches
+	// committed.
+	w          batch
 	batchItems int
 	batchWait  time.Duration
 	commits    atomic.Int64
-	closeErr   error
 	// beforeCommit, when set, runs before each batch's commit: Run sets
 	// it to commit the model caches' batches first, so that every cache
 	// key a committed call names is in its cache.

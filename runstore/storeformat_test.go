@@ -2,6 +2,7 @@ package runstore
 
 import (
 	"bytes"
+	"compress/flate"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -351,30 +352,51 @@ func TestStoredJSON(t *testing.T) {
 	}
 }
 
-// TestCompressJSON stores JSON under compressMin bytes as itself and
-// longer JSON compressed; storedJSON gives back each.
+// TestCompressJSON stores JSON under compressMin bytes as itself, longer
+// JSON compressed: under compressFastMax bytes at flate.BestSpeed, else at
+// the default level, byte for byte as stores written before levels
+// differed; storedJSON gives back each.
 func TestCompressJSON(t *testing.T) {
 	long := func(n int) []byte { return []byte(`{"a":"` + strings.Repeat("x", n-8) + `"}`) }
+	sc, err := json.Marshal(commitItems(t)[1].Result)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const stored = -100 // not compressed
 	for _, tc := range []struct {
-		name       string
-		in         []byte
-		compressed bool
+		name  string
+		in    []byte
+		level int
 	}{
-		{name: "tiny", in: []byte(`{"a":1}`)},
-		{name: "just under", in: long(compressMin - 1)},
-		{name: "at the bound", in: long(compressMin), compressed: true},
-		{name: "long", in: long(10 * compressMin), compressed: true},
+		{name: "tiny", in: []byte(`{"a":1}`), level: stored},
+		{name: "just under", in: long(compressMin - 1), level: stored},
+		{name: "at the bound", in: long(compressMin), level: flate.BestSpeed},
+		{name: "sc item", in: sc, level: flate.BestSpeed},
+		{name: "under the fast bound", in: long(compressFastMax - 1), level: flate.BestSpeed},
+		{name: "at the fast bound", in: long(compressFastMax), level: flate.DefaultCompression},
+		{name: "long", in: long(10 * compressFastMax), level: flate.DefaultCompression},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			enc, err := compressJSON(tc.in)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := bytes.HasPrefix(enc, resultMagic); got != tc.compressed {
-				t.Errorf("compressJSON(%d bytes) compressed %v; want %v", len(tc.in), got, tc.compressed)
+			compressed := tc.level != stored
+			if got := bytes.HasPrefix(enc, resultMagic); got != compressed {
+				t.Errorf("compressJSON(%d bytes) compressed %v; want %v", len(tc.in), got, compressed)
 			}
-			if !tc.compressed && !bytes.Equal(enc, tc.in) {
+			if !compressed && !bytes.Equal(enc, tc.in) {
 				t.Errorf("compressJSON(%d bytes) = %d bytes; want the JSON itself", len(tc.in), len(enc))
+			}
+			if compressed {
+				var want bytes.Buffer
+				want.Write(resultMagic)
+				w, _ := flate.NewWriter(&want, tc.level)
+				w.Write(tc.in)
+				w.Close()
+				if !bytes.Equal(enc, want.Bytes()) {
+					t.Errorf("compressJSON(%d bytes) = %d bytes; want the %d bytes of flate level %d", len(tc.in), len(enc), want.Len(), tc.level)
+				}
 			}
 			if got, err := storedJSON(enc); err != nil || !bytes.Equal(got, tc.in) {
 				t.Errorf("storedJSON(compressJSON(x)) = %d bytes, %v; want x (%d bytes)", len(got), err, len(tc.in))

@@ -164,8 +164,8 @@ var ErrAlreadyDone = errors.New("item already done")
 // batch of writes (see BatchItems): a later commit of the batch, Flush or
 // Close makes it durable, all at once. An error item replaces an earlier error record; a done item
 // replaces an error record; nothing replaces a done item. The item's
-// verdict, result and digest are encoded by the caller's goroutine, so
-// that the store's one writer only runs the statements.
+// verdict, result and digest are encoded before it takes the store's
+// write lock (see batch), which it then holds only to run the statements.
 func (s *Store) Commit(it *Item) error {
 	if it.Session == 0 {
 		it.Session = s.session

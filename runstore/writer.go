@@ -4,13 +4,14 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/mattn/go-sqlite3"
 )
 
-// Group commit. The writer goroutine keeps one transaction open across
-// writes: the finished items (Commit) and the call log's rows (CallStarted,
+// Group commit. A Store keeps one transaction open across writes (see
+// batch): the finished items (Commit) and the call log's rows (CallStarted,
 // CallFinished) of a run are committed together, every BatchItems items or
 // BatchWait after the batch's first write, whichever comes first. Any other
 // write (meta, trials, plan, Flush) commits the open batch with it. Each
@@ -58,109 +59,131 @@ const (
 // with it rather than go on past them.
 var ErrBatchLost = errors.New("a batch of writes was lost")
 
-// writeReq is one write for the writer goroutine: fn (nil for a flush),
-// run in the open batch; item counts it toward BatchItems; durable commits
-// the batch with it; one says that fn runs one statement, which SQLite
-// undoes by itself when it fails (no savepoint needed).
+// writeReq is one write: fn (nil for a flush), run in the open batch;
+// item counts it toward BatchItems; durable commits the batch with it;
+// one says that fn runs one statement, which SQLite undoes by itself when
+// it fails (no savepoint needed).
 type writeReq struct {
 	fn      func(tx *sql.Tx) error
 	item    bool
 	durable bool
 	one     bool
-	reply   chan error
 }
 
-func (s *Store) writer() {
-	defer close(s.done)
-	var (
-		tx    *sql.Tx
-		items int
-		timer = time.NewTimer(time.Hour)
-		// lost is the error that lost a batch (its commit failed, or
-		// a write failed in a way that ends SQLite's transaction, such
-		// as a full disk), wrapping ErrBatchLost: every later write,
-		// Flush and Close fails with it, so that the run stops rather
-		// than go on past lost items.
-		lost error
-	)
-	timer.Stop()
-	drop := func(err error) error {
-		timer.Stop()
-		if tx != nil {
-			tx.Rollback()
-		}
-		tx, items = nil, 0
-		lost = fmt.Errorf("%w: %w", ErrBatchLost, err)
-		return lost
+// batch is the open batch of a Store's writes. Its mutex orders the
+// writes: each runs, whole, on its caller's goroutine while it holds the
+// mutex, in the order the callers took it, so no write waits for another
+// goroutine to be scheduled; the batch's commit BatchWait after its first
+// write runs on a timer's goroutine, under the same mutex.
+type batch struct {
+	mu sync.Mutex
+	// open is true from OpenStore to Close: a read-only or closed
+	// store takes no writes.
+	open bool
+	// tx is the open batch's transaction (nil when no write is
+	// pending), holding items items; gen numbers the batches begun, so
+	// that the timer of a committed batch leaves a later one alone.
+	tx    *sql.Tx
+	items int
+	gen   uint64
+	timer *time.Timer
+	// lost is the error that lost a batch (its commit failed, or a
+	// write failed in a way that ends SQLite's transaction, such as a
+	// full disk), wrapping ErrBatchLost: every later write, Flush and
+	// Close fails with it, so that the run stops rather than go on past
+	// lost items.
+	lost error
+}
+
+// errClosed is the error of a write to a store that is closed or was
+// opened read-only.
+var errClosed = errors.New("store is closed")
+
+// drop rolls back the open batch, if any, and records err as the error
+// that lost it. The caller holds s.w.mu.
+func (s *Store) drop(err error) error {
+	w := &s.w
+	if w.timer != nil {
+		w.timer.Stop()
 	}
-	commit := func() error {
-		if tx == nil {
-			return nil
+	if w.tx != nil {
+		w.tx.Rollback()
+	}
+	w.tx, w.items = nil, 0
+	w.lost = fmt.Errorf("%w: %w", ErrBatchLost, err)
+	return w.lost
+}
+
+// commit commits the open batch, if any. The caller holds s.w.mu.
+func (s *Store) commit() error {
+	w := &s.w
+	if w.tx == nil {
+		return nil
+	}
+	w.timer.Stop()
+	if fn := s.beforeCommit.Load(); fn != nil {
+		if err := (*fn)(); err != nil {
+			return s.drop(err)
 		}
-		timer.Stop()
-		if fn := s.beforeCommit.Load(); fn != nil {
-			if err := (*fn)(); err != nil {
-				return drop(err)
+	}
+	err := w.tx.Commit()
+	w.tx, w.items = nil, 0
+	if err != nil {
+		return s.drop(fmt.Errorf("commit: %w", err))
+	}
+	s.commits.Add(1)
+	return nil
+}
+
+// commitWaited commits batch gen once it waited BatchWait, unless it
+// was committed or lost already.
+func (s *Store) commitWaited(gen uint64) {
+	w := &s.w
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.tx != nil && w.gen == gen {
+		s.commit()
+	}
+}
+
+// do runs write r in the open batch. The caller holds s.w.mu.
+func (s *Store) do(r writeReq) error {
+	w := &s.w
+	if w.lost != nil {
+		return w.lost
+	}
+	if !w.open {
+		return errClosed
+	}
+	if r.fn != nil {
+		var err error
+		if w.tx == nil {
+			if w.tx, err = s.db.Begin(); err != nil {
+				return err
 			}
+			w.gen++
+			gen := w.gen
+			w.timer = time.AfterFunc(s.batchWait, func() { s.commitWaited(gen) })
 		}
-		err := tx.Commit()
-		tx, items = nil, 0
+		if r.one {
+			err = r.fn(w.tx)
+		} else {
+			err = savepoint(w.tx, r.fn)
+		}
 		if err != nil {
-			return drop(fmt.Errorf("commit: %w", err))
+			if endsTx(err) {
+				return s.drop(err)
+			}
+			return err
 		}
-		s.commits.Add(1)
-		return nil
-	}
-	do := func(r writeReq) error {
-		if lost != nil {
-			return lost
-		}
-		if r.fn != nil {
-			var err error
-			if tx == nil {
-				if tx, err = s.db.Begin(); err != nil {
-					return err
-				}
-				timer.Reset(s.batchWait)
-			}
-			if r.one {
-				err = r.fn(tx)
-			} else {
-				err = savepoint(tx, r.fn)
-			}
-			if err != nil {
-				if endsTx(err) {
-					return drop(err)
-				}
-				return err
-			}
-			if r.item {
-				items++
-			}
-		}
-		if r.durable || items >= s.batchItems {
-			if err := commit(); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	for {
-		select {
-		case r, ok := <-s.reqs:
-			if !ok {
-				if lost != nil {
-					s.closeErr = lost
-				} else if err := commit(); err != nil {
-					s.closeErr = err
-				}
-				return
-			}
-			r.reply <- do(r)
-		case <-timer.C:
-			commit()
+		if r.item {
+			w.items++
 		}
 	}
+	if r.durable || w.items >= s.batchItems {
+		return s.commit()
+	}
+	return nil
 }
 
 // endsTx reports whether err, a write's, may have ended SQLite's
@@ -188,21 +211,21 @@ func savepoint(tx *sql.Tx, fn func(tx *sql.Tx) error) error {
 	return err
 }
 
-// write runs fn on the writer goroutine and commits it, with the open
-// batch, before it returns.
+// write runs fn in the open batch and commits the batch before it
+// returns.
 func (s *Store) write(fn func(tx *sql.Tx) error) error {
 	return s.send(writeReq{fn: fn, durable: true})
 }
 
-// writeItem runs fn, which writes one item, on the writer goroutine in
-// the open batch, which a later commit makes durable (see BatchItems); it
-// counts as one item of the batch.
+// writeItem runs fn, which writes one item, in the open batch, which a
+// later commit makes durable (see BatchItems); it counts as one item of
+// the batch.
 func (s *Store) writeItem(fn func(tx *sql.Tx) error) error {
 	return s.send(writeReq{fn: fn, item: true})
 }
 
-// writeOne runs fn, which runs one statement, on the writer goroutine in
-// the open batch, which a later commit makes durable (see BatchItems).
+// writeOne runs fn, which runs one statement, in the open batch, which a
+// later commit makes durable (see BatchItems).
 func (s *Store) writeOne(fn func(tx *sql.Tx) error) error {
 	return s.send(writeReq{fn: fn, one: true})
 }
@@ -216,28 +239,36 @@ func (s *Store) Flush() error {
 }
 
 func (s *Store) send(r writeReq) error {
-	r.reply = make(chan error, 1)
-	s.reqs <- r
-	if err := <-r.reply; err != nil {
+	if err := s.locked(r); err != nil {
 		return fmt.Errorf("store %s: %w", s.dir, err)
 	}
 	return nil
 }
 
-// Close stops the writer, closes the database and releases the run
+// locked runs write r holding the store's write lock.
+func (s *Store) locked(r writeReq) error {
+	s.w.mu.Lock()
+	defer s.w.mu.Unlock()
+	return s.do(r)
+}
+
+// Close commits the open batch, closes the database and releases the run
 // directory's lock. Closing twice is harmless.
 func (s *Store) Close() error {
 	var err error
-	if s.reqs != nil {
-		close(s.reqs)
-		<-s.done
-		s.reqs = nil
-		if err = s.closeErr; err != nil {
+	s.w.mu.Lock()
+	if s.w.open {
+		s.w.open = false
+		if err = s.w.lost; err == nil {
+			err = s.commit()
+		}
+		if err != nil {
 			err = fmt.Errorf("store %s: %w", s.dir, err)
 		} else if _, cerr := s.db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); cerr != nil {
 			err = fmt.Errorf("store %s: checkpoint: %w", s.dir, cerr)
 		}
 	}
+	s.w.mu.Unlock()
 	if cerr := s.db.Close(); err == nil {
 		err = cerr
 	}

@@ -2,6 +2,7 @@ package codec
 
 import (
 	"bytes"
+	"compress/flate"
 	"errors"
 	"strings"
 	"testing"
@@ -64,4 +65,34 @@ func TestDecoderTruncated(t *testing.T) {
 	if d.Byte(); d.Err == nil {
 		t.Error("Byte of empty input: got no error")
 	}
+}
+
+// TestDeflateLevel compresses at a chosen level into a stream that any
+// Deflate of the same dictionary decodes, and refuses a level flate has
+// not.
+func TestDeflateLevel(t *testing.T) {
+	src := []byte(strings.Repeat(`{"sql": "SELECT name FROM singer WHERE age > 30", "score": 1}, `, 100))
+	fast, def := NewDeflateLevel(nil, flate.BestSpeed, 1), NewDeflate(nil, 1)
+	var a, b bytes.Buffer
+	if err := fast.Compress(&a, src); err != nil {
+		t.Fatal(err)
+	}
+	if err := def.Compress(&b, src); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Error("BestSpeed and the default level wrote the same stream")
+	}
+	for _, d := range []*Deflate{fast, def} {
+		got, err := d.Decompress(a.Bytes())
+		if err != nil || !bytes.Equal(got, src) {
+			t.Errorf("Decompress of the BestSpeed stream: %d bytes, %v; want the %d bytes written", len(got), err, len(src))
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("NewDeflateLevel(nil, 10, 1) did not panic")
+		}
+	}()
+	NewDeflateLevel(nil, 10, 1)
 }

@@ -3,11 +3,13 @@ package codec
 import (
 	"bytes"
 	"compress/flate"
+	"fmt"
 	"io"
 )
 
 // Deflate compresses with raw DEFLATE (RFC 1951, compress/flate at its
-// default level), against a preset dictionary when it has one. It keeps
+// default level unless NewDeflateLevel chose another), against a preset
+// dictionary when it has one; any level's output decodes the same way. It keeps
 // compressors and decompressors in bounded free lists rather than a
 // sync.Pool, which every garbage collection empties: a compressor is about
 // 1 MB, whose allocation and clearing cost more than compressing a small
@@ -17,6 +19,7 @@ import (
 // compressed with it no longer decode.
 type Deflate struct {
 	dict    []byte
+	level   int
 	writers chan *flate.Writer
 	readers chan io.ReadCloser
 }
@@ -24,8 +27,19 @@ type Deflate struct {
 // NewDeflate returns a Deflate with preset dictionary dict (nil for none)
 // that keeps up to free compressors and as many decompressors.
 func NewDeflate(dict []byte, free int) *Deflate {
+	return NewDeflateLevel(dict, flate.DefaultCompression, free)
+}
+
+// NewDeflateLevel returns a Deflate like NewDeflate's that compresses at
+// compress/flate level level. It panics when level is not one of
+// compress/flate's.
+func NewDeflateLevel(dict []byte, level, free int) *Deflate {
+	if level < flate.HuffmanOnly || level > flate.BestCompression {
+		panic(fmt.Sprintf("codec: invalid compression level %d", level))
+	}
 	return &Deflate{
 		dict:    dict,
+		level:   level,
 		writers: make(chan *flate.Writer, free),
 		readers: make(chan io.ReadCloser, free),
 	}
@@ -57,9 +71,9 @@ func (d *Deflate) writer() *flate.Writer {
 	case w := <-d.writers:
 		return w
 	default:
-		w, err := flate.NewWriterDict(nil, flate.DefaultCompression, d.dict)
+		w, err := flate.NewWriterDict(nil, d.level, d.dict)
 		if err != nil {
-			panic(err) // only for an invalid level
+			panic(err) // only for an invalid level, which NewDeflateLevel refuses
 		}
 		return w
 	}
