@@ -294,3 +294,91 @@ func TestConcurrentWrites(t *testing.T) {
 		t.Errorf("Commit after Close: %v; want errClosed", err)
 	}
 }
+
+// TestQueuedWritesRunInOrder queues writes behind one that runs (a
+// write blocked in its statement) and checks that the goroutine running
+// it then runs the queued ones in the order they were queued, in the same
+// batch, and that each caller gets its own write's error.
+func TestQueuedWritesRunInOrder(t *testing.T) {
+	t.Parallel()
+	st, err := OpenStoreWith(t.TempDir(), 100, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var order []string // appended to by the write running, one at a time
+	release := make(chan struct{})
+	first := make(chan error, 1)
+	go func() {
+		first <- st.writeOne(func(tx *sql.Tx) error {
+			<-release
+			order = append(order, "first")
+			_, err := tx.Exec(`INSERT INTO meta (key, value) VALUES ('first', '1')`)
+			return err
+		})
+	}()
+	waitFor := func(cond func() bool) {
+		t.Helper()
+		for start := time.Now(); !cond(); time.Sleep(time.Millisecond) {
+			if time.Since(start) > 10*time.Second {
+				t.Fatal("timed out")
+			}
+		}
+	}
+	queued := func() int {
+		st.q.mu.Lock()
+		defer st.q.mu.Unlock()
+		if !st.q.running {
+			return -1
+		}
+		return len(st.q.waiting)
+	}
+	waitFor(func() bool { return queued() == 0 })
+	errBad := errors.New("write refused")
+	results := make([]chan error, 4)
+	for i := range results {
+		results[i] = make(chan error, 1)
+		name := fmt.Sprintf("w%d", i)
+		go func() {
+			results[i] <- st.writeOne(func(tx *sql.Tx) error {
+				order = append(order, name)
+				if name == "w2" {
+					return errBad
+				}
+				_, err := tx.Exec(`INSERT INTO meta (key, value) VALUES (?, '1')`, name)
+				return err
+			})
+		}()
+		// One at a time, so that the queue's order is known.
+		waitFor(func() bool { return queued() == i+1 })
+	}
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range results {
+		err := <-c
+		if (i == 2) != errors.Is(err, errBad) {
+			t.Errorf("write w%d: %v; want the error only for w2", i, err)
+		}
+	}
+	if got := strings.Join(order, " "); got != "first w0 w1 w2 w3" {
+		t.Errorf("writes ran in the order %q; want first w0 w1 w2 w3", got)
+	}
+	if n := st.commits.Load(); n != 0 {
+		t.Errorf("batches committed = %d; want the writes in the open batch", n)
+	}
+	if err := st.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := st.db.QueryRow(`SELECT count(*) FROM meta WHERE key IN ('first', 'w0', 'w1', 'w2', 'w3')`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 4 {
+		t.Errorf("rows written = %d; want 4 (every write but the refused one)", n)
+	}
+	if st.q.running || len(st.q.waiting) != 0 {
+		t.Errorf("queue left running %v with %d writes", st.q.running, len(st.q.waiting))
+	}
+}

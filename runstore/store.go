@@ -85,10 +85,11 @@ type Item struct {
 	Calls   []Call `json:"calls,omitempty"`
 }
 
-// Store is a run directory's SQLite database (WAL mode). All writes go
-// through one goroutine, which commits the finished items and their call
-// log in batches (see BatchItems). The SQLite driver must be registered as "sqlite3" by the
-// program (cmd/t2sbench imports it).
+// Store is a run directory's SQLite database (WAL mode). Its writes are
+// made one at a time, in order, in a transaction that commits the
+// finished items and their call log in batches (see BatchItems). The
+// SQLite driver must be registered as "sqlite3" by the program
+// (cmd/t2sbench imports it).
 type Store struct {
 	dir     string
 	db      *sql.DB
@@ -99,6 +100,7 @@ type Store struct {
 	// bound (BatchItems, BatchWait); commits counts the batches
 	// committed.
 	w          batch
+	q          writeQueue
 	batchItems int
 	batchWait  time.Duration
 	commits    atomic.Int64

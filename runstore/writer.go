@@ -71,10 +71,11 @@ type writeReq struct {
 }
 
 // batch is the open batch of a Store's writes. Its mutex orders the
-// writes: each runs, whole, on its caller's goroutine while it holds the
-// mutex, in the order the callers took it, so no write waits for another
-// goroutine to be scheduled; the batch's commit BatchWait after its first
-// write runs on a timer's goroutine, under the same mutex.
+// writes: each runs, whole, while a caller's goroutine holds the mutex,
+// its own or, when it was queued behind another's (Store.locked), that
+// one's, in the order the writes were made; the batch's commit BatchWait
+// after its first write runs on a timer's goroutine, under the same
+// mutex.
 type batch struct {
 	mu sync.Mutex
 	// open is true from OpenStore to Close: a read-only or closed
@@ -245,12 +246,78 @@ func (s *Store) send(r writeReq) error {
 	return nil
 }
 
-// locked runs write r holding the store's write lock.
+// locked runs write r holding the store's write lock, s.w.mu, and
+// returns its error. The writes of several goroutines are combined: the
+// caller that finds no write running takes the lock and runs, after its
+// own, every write queued while it ran, in the order they were queued; a
+// caller that finds one running queues its write and waits for it. Workers
+// that each took the lock in turn would hand it from one to the next, each
+// handing waiting for its next holder to be scheduled; one holder runs the
+// queued writes back to back.
 func (s *Store) locked(r writeReq) error {
+	q := &s.q
+	q.mu.Lock()
+	if q.running {
+		wt := waiterPool.Get().(*waiter)
+		wt.r = r
+		q.waiting = append(q.waiting, wt)
+		q.mu.Unlock()
+		<-wt.done
+		err := wt.err
+		*wt = waiter{done: wt.done}
+		waiterPool.Put(wt)
+		return err
+	}
+	q.running = true
+	q.mu.Unlock()
+
 	s.w.mu.Lock()
 	defer s.w.mu.Unlock()
-	return s.do(r)
+	err := s.do(r)
+	var served []*waiter
+	for {
+		q.mu.Lock()
+		if served != nil {
+			q.spare = served[:0]
+		}
+		queued := q.waiting
+		if len(queued) == 0 {
+			q.running = false
+			q.mu.Unlock()
+			return err
+		}
+		q.waiting, q.spare = q.spare, nil
+		q.mu.Unlock()
+		for i, wt := range queued {
+			wt.err = s.do(wt.r)
+			wt.done <- struct{}{}
+			queued[i] = nil
+		}
+		served = queued
+	}
 }
+
+// writeQueue holds the writes that wait while another goroutine's run
+// (Store.locked).
+type writeQueue struct {
+	mu sync.Mutex
+	// running is true while a goroutine runs writes; waiting are the
+	// writes queued meanwhile, in order; spare is an empty slice, not
+	// waiting's, that waiting is swapped with when the running goroutine
+	// takes the queued writes.
+	running bool
+	waiting []*waiter
+	spare   []*waiter
+}
+
+// waiter is a queued write and, once done is signalled, its error.
+type waiter struct {
+	r    writeReq
+	err  error
+	done chan struct{}
+}
+
+var waiterPool = sync.Pool{New: func() any { return &waiter{done: make(chan struct{}, 1)} }}
 
 // Close commits the open batch, closes the database and releases the run
 // directory's lock. Closing twice is harmless.
