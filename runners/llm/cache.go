@@ -462,7 +462,8 @@ func cacheTablesCurrent(db *sql.DB) (old oldTables, current bool, err error) {
 		return old, false, err
 	}
 	defer rows.Close()
-	var samples, sums, paragraphs, texts bool
+	var samples, sums, paragraphs bool
+	var seen oldTablesSeen
 	for rows.Next() {
 		var name string
 		var hasSum bool
@@ -474,15 +475,11 @@ func cacheTablesCurrent(db *sql.DB) (old oldTables, current bool, err error) {
 			samples, sums = true, hasSum
 		case "paragraphs":
 			paragraphs = true
-		case "responses":
-			old.responses = true
-		case "requests":
-			old.requests = true
-		case "texts":
-			texts = true
+		default:
+			seen.see(name)
 		}
 	}
-	old.requests = old.requests && texts
+	old = seen.tables()
 	return old, samples && sums && paragraphs && !old.responses, rows.Err()
 }
 
@@ -603,29 +600,46 @@ func (c *Cache) setServer(ctx context.Context, ident Ident) error {
 type oldTables struct{ responses, requests bool }
 
 func findOldTables(db *sql.DB) (oldTables, error) {
-	var old oldTables
 	rows, err := db.Query(`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('responses', 'requests', 'texts')`)
 	if err != nil {
-		return old, err
+		return oldTables{}, err
 	}
 	defer rows.Close()
-	var texts bool
+	var seen oldTablesSeen
 	for rows.Next() {
 		var name string
 		if err := rows.Scan(&name); err != nil {
-			return old, err
+			return oldTables{}, err
 		}
-		switch name {
-		case "responses":
-			old.responses = true
-		case "requests":
-			old.requests = true
-		case "texts":
-			texts = true
-		}
+		seen.see(name)
 	}
-	old.requests = old.requests && texts
-	return old, rows.Err()
+	return seen.tables(), rows.Err()
+}
+
+// oldTablesSeen gathers, table by table, the oldTables of a file: its
+// requests are read only with the texts they name.
+type oldTablesSeen struct {
+	oldTables
+	texts bool
+}
+
+// see notes the table named name, when it is one of the first format.
+func (s *oldTablesSeen) see(name string) {
+	switch name {
+	case "responses":
+		s.responses = true
+	case "requests":
+		s.requests = true
+	case "texts":
+		s.texts = true
+	}
+}
+
+// tables returns the first format's tables seen that a reader uses.
+func (s *oldTablesSeen) tables() oldTables {
+	o := s.oldTables
+	o.requests = o.requests && s.texts
+	return o
 }
 
 // addedColumns are the columns later versions added to responses; rows
