@@ -162,10 +162,10 @@ var ErrAlreadyDone = errors.New("item already done")
 
 // Commit stores one finished item and its model-call log in the open
 // batch of writes (see BatchItems): a later commit of the batch, Flush or
-// Close makes it durable, all at once. An error item replaces an earlier error record; a done item
-// replaces an error record; nothing replaces a done item. The item's
-// verdict, result and digest are encoded before it takes the store's
-// write lock (see batch), which it then holds only to run the statements.
+// Close makes it durable, all at once. An error item replaces an earlier
+// error record; a done item replaces an error record; nothing replaces a
+// done item. The item's verdict, result and digest are encoded before its
+// write is made (Store.locked), which then only runs the statements.
 func (s *Store) Commit(it *Item) error {
 	if it.Session == 0 {
 		it.Session = s.session
