@@ -16,6 +16,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/t2sbench/t2sbench/datasets"
+	"github.com/t2sbench/t2sbench/internal/mysqltest"
 	"github.com/t2sbench/t2sbench/internal/testenv"
 )
 
@@ -75,6 +76,9 @@ func exportValues(stdout string) map[string]string {
 func TestLoadMySQLKeepsPassword(t *testing.T) {
 	admin := testenv.MySQLDSN(t)
 	data := testenv.Datasets(t, "logiccat")
+	// load-mysql repairs a database another test binary broke on
+	// purpose (datasets' import test) unless it waits for that test.
+	mysqltest.HoldDataLock(t)
 	const user = "t2s_ro_cli_keep"
 	dropMySQLUser(t, admin, user)
 	t.Cleanup(func() { dropMySQLUser(t, admin, user) })
@@ -179,6 +183,9 @@ func TestReadmeLogicCatTwice(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: skipping the README's LogicCat block run twice (about 20 s)")
 	}
+	// load-mysql repairs a database another test binary broke on
+	// purpose (datasets' import test) unless it waits for that test.
+	mysqltest.HoldDataLock(t)
 	block, err := readmeSection(readmeLogicCatHeading)
 	if err != nil {
 		t.Fatal(err)
