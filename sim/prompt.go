@@ -59,10 +59,28 @@ func ParsePrompt(msgs []llm.Message) *Prompt {
 
 func parsePromptText(text string) *Prompt {
 	p := &Prompt{Text: text, norm: normalizeText(text), index: map[string]int{}}
-	p.parseDDL()
+	lower := lowerASCII(text)
+	p.parseDDL(lower)
 	p.parseMSchema()
-	p.parseTableList()
+	p.parseTableList(lower)
 	return p
+}
+
+// lowerASCII returns s with the ASCII letters A-Z in lower case: every
+// byte stays at its offset, so that an index found in it is one in s.
+func lowerASCII(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// asciiWord reports whether c is a byte of regexp's \w ([0-9A-Za-z_]).
+func asciiWord(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
 // Table returns the prompt's table named name (case-insensitive).
@@ -150,8 +168,12 @@ func (t *PromptTable) addColumn(c PromptColumn) {
 const identPat = "(`(?:[^`]|``)+`|\"(?:[^\"]|\"\")+\"|\\[[^\\]]+\\]|[\\p{L}_][\\p{L}\\p{N}_$]*)"
 
 var (
-	createRe    = regexp.MustCompile(`(?i)\bCREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?` + identPat + `\s*\(`)
-	mtableRe    = regexp.MustCompile(`(?m)^#\s*Table:\s*([^,\n]+)`)
+	// createRe matches a CREATE TABLE head at the start of its input;
+	// createMatches finds where it may start.
+	createRe = regexp.MustCompile(`^(?i)CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?` + identPat + `\s*\(`)
+	// mtableRe matches an M-Schema table line at the start of its input;
+	// mtableMatches finds where it may start.
+	mtableRe    = regexp.MustCompile(`^#\s*Table:\s*([^,\n]+)`)
 	mcolumnRe   = regexp.MustCompile(`^\(\s*([^:]+?)\s*:\s*([^,)]*)`)
 	valueRe     = regexp.MustCompile("`([^`]*)`")
 	mexRe       = regexp.MustCompile(`Examples:\s*\[(.*)\]`)
@@ -180,11 +202,22 @@ func unquote(s string) string {
 // in "tables:" followed, up to a blank line, by lines "- name(col, col)"
 // (SteinerSQL's decomposition prompt shows the schema this way). Only such
 // blocks are read, so that a bulleted "- COUNT(x)" elsewhere is no table.
-func (p *Prompt) parseTableList() {
+func (p *Prompt) parseTableList(lower string) {
 	in := false
-	for _, line := range strings.Split(p.Text, "\n") {
+	for start := 0; start <= len(p.Text); {
+		end := strings.IndexByte(p.Text[start:], '\n')
+		if end < 0 {
+			end = len(p.Text)
+		} else {
+			end += start
+		}
+		line := p.Text[start:end]
+		// A line listHeadRe matches holds "table" in some ASCII case: no
+		// letter of it has another case folding to it.
+		head := strings.Contains(lower[start:end], "table") && listHeadRe.MatchString(line)
+		start = end + 1
 		switch {
-		case listHeadRe.MatchString(line):
+		case head:
 			in = true
 		case !in:
 		case strings.TrimSpace(line) == "":
@@ -211,9 +244,9 @@ var ddlNonColumn = map[string]bool{"PRIMARY": true, "FOREIGN": true, "CONSTRAINT
 // parenthesis, split at top-level commas, each item's first identifier a
 // column unless it starts a constraint. A "-- Value Examples:" comment
 // gives the column's examples.
-func (p *Prompt) parseDDL() {
+func (p *Prompt) parseDDL(lower string) {
 	text := p.Text
-	for _, loc := range createRe.FindAllStringSubmatchIndex(text, -1) {
+	for _, loc := range createMatches(text, lower) {
 		t := p.add(unquote(text[loc[2]:loc[3]]))
 		for _, item := range ddlBody(text[loc[1]:]) {
 			def, comment := strings.TrimSpace(item.def), item.comment
@@ -235,6 +268,77 @@ func (p *Prompt) parseDDL() {
 	}
 }
 
+// createMatches returns what
+//
+//	regexp.MustCompile(`(?i)\bCREATE\s+TABLE...`).FindAllStringSubmatchIndex(text, -1)
+//
+// returns, with createRe (the same pattern, anchored, without \b) tried only
+// where such a match can start: at a "create" of lower (text in lower case,
+// lowerASCII; no letter of "create" has a non-ASCII case folding to it)
+// that no \w byte precedes. Each search goes on from the end of the match
+// before, as FindAll's does.
+func createMatches(text, lower string) [][]int {
+	var out [][]int
+	for from := 0; from < len(text); {
+		i := strings.Index(lower[from:], "create")
+		if i < 0 {
+			break
+		}
+		i += from
+		if i > 0 && asciiWord(text[i-1]) {
+			from = i + 1
+			continue
+		}
+		loc := createRe.FindStringSubmatchIndex(text[i:])
+		if loc == nil {
+			from = i + 1
+			continue
+		}
+		for k := range loc {
+			if loc[k] >= 0 {
+				loc[k] += i
+			}
+		}
+		out = append(out, loc)
+		from = loc[1]
+	}
+	return out
+}
+
+// mtableMatches returns what
+//
+//	regexp.MustCompile(`(?m)^#\s*Table:\s*([^,\n]+)`).FindAllStringSubmatchIndex(text, -1)
+//
+// returns, with mtableRe (the same pattern anchored at its input's start)
+// tried only at a '#' that starts a line.
+func mtableMatches(text string) [][]int {
+	var out [][]int
+	for from := 0; from < len(text); {
+		i := strings.IndexByte(text[from:], '#')
+		if i < 0 {
+			break
+		}
+		i += from
+		if i > 0 && text[i-1] != '\n' {
+			from = i + 1
+			continue
+		}
+		loc := mtableRe.FindStringSubmatchIndex(text[i:])
+		if loc == nil {
+			from = i + 1
+			continue
+		}
+		for k := range loc {
+			if loc[k] >= 0 {
+				loc[k] += i
+			}
+		}
+		out = append(out, loc)
+		from = loc[1]
+	}
+	return out
+}
+
 // ddlItem is one item of a CREATE TABLE body and the "--" comment on its
 // line.
 type ddlItem struct{ def, comment string }
@@ -248,57 +352,85 @@ var ddlLex = sqllex.Options{Comments: true, NoBlockComments: true, Strict: true}
 // the matching ")". A comment belongs to the item it follows on its line
 // (the renderings put it after the item's comma). Text with an
 // unterminated quote yields the items before it.
+//
+// It lexes s only up to the ")" (sqllex.Scan): s is the rest of the whole
+// prompt, and lexing all of it for every table made a prompt's parse grow
+// with its tables times its length.
 func ddlBody(s string) []ddlItem {
-	var items []ddlItem
-	var cur ddlItem
-	var def strings.Builder
-	depth, closedLine := 0, -1
-	line := 0 // newlines outside quotes and comments
-	toks, err := sqllex.Lex(s, ddlLex)
+	r := ddlReader{s: s, closedLine: -1}
+	err := sqllex.Scan(s, ddlLex, r.token)
+	if r.closed {
+		return r.items
+	}
 	if le := (*sqllex.Error)(nil); errors.As(err, &le) {
-		toks, _ = sqllex.Lex(s[:le.Offset], ddlLex) // the body ends at the quote unless it closes before
-	}
-	last := 0
-	for _, t := range toks {
-		gap := s[last:t.Start]
-		def.WriteString(gap)
-		line += strings.Count(gap, "\n")
-		last = t.End
-		raw := s[t.Start:t.End]
-		switch {
-		case t.Kind == sqllex.Comment:
-			comment := raw[2:]
-			if strings.TrimSpace(def.String()) == "" && closedLine == line && len(items) > 0 {
-				items[len(items)-1].comment += comment
-			} else {
-				cur.comment += comment
+		// The body ends at the quote unless it closes before.
+		r = ddlReader{s: s, closedLine: -1}
+		toks, _ := sqllex.Lex(s[:le.Offset], ddlLex)
+		for _, t := range toks {
+			if !r.token(t) {
+				break
 			}
-			continue
-		case t.Kind != sqllex.Punct:
-		case raw == "(":
-			depth++
-		case raw == ")" && depth == 0:
-			cur.def = def.String()
-			return append(items, cur)
-		case raw == ")":
-			depth--
-		case raw == "," && depth == 0:
-			cur.def = def.String()
-			items = append(items, cur)
-			cur, closedLine = ddlItem{}, line
-			def.Reset()
-			continue
 		}
-		def.WriteString(raw)
 	}
-	return items
+	return r.items
+}
+
+// ddlReader is ddlBody's state as it reads the tokens of s.
+type ddlReader struct {
+	s      string
+	items  []ddlItem
+	cur    ddlItem
+	def    strings.Builder
+	depth  int
+	line   int // newlines outside quotes and comments
+	closed bool
+	// closedLine is the line of the last item's comma, -1 before one.
+	closedLine int
+	last       int
+}
+
+// token reads token t; it returns false once the body's ")" is read.
+func (r *ddlReader) token(t sqllex.Token) bool {
+	gap := r.s[r.last:t.Start]
+	r.def.WriteString(gap)
+	r.line += strings.Count(gap, "\n")
+	r.last = t.End
+	raw := r.s[t.Start:t.End]
+	switch {
+	case t.Kind == sqllex.Comment:
+		comment := raw[2:]
+		if strings.TrimSpace(r.def.String()) == "" && r.closedLine == r.line && len(r.items) > 0 {
+			r.items[len(r.items)-1].comment += comment
+		} else {
+			r.cur.comment += comment
+		}
+		return true
+	case t.Kind != sqllex.Punct:
+	case raw == "(":
+		r.depth++
+	case raw == ")" && r.depth == 0:
+		r.cur.def = r.def.String()
+		r.items = append(r.items, r.cur)
+		r.closed = true
+		return false
+	case raw == ")":
+		r.depth--
+	case raw == "," && r.depth == 0:
+		r.cur.def = r.def.String()
+		r.items = append(r.items, r.cur)
+		r.cur, r.closedLine = ddlItem{}, r.line
+		r.def.Reset()
+		return true
+	}
+	r.def.WriteString(raw)
+	return true
 }
 
 // parseMSchema reads M-Schema "# Table: name" blocks: one "(col:TYPE, ...)"
 // per line between "[" and "]".
 func (p *Prompt) parseMSchema() {
 	text := p.Text
-	for _, loc := range mtableRe.FindAllStringSubmatchIndex(text, -1) {
+	for _, loc := range mtableMatches(text) {
 		t := p.add(unquote(strings.TrimSpace(text[loc[2]:loc[3]])))
 		rest := text[loc[1]:]
 		if i := strings.IndexByte(rest, '\n'); i >= 0 {
