@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -62,9 +63,12 @@ func codeCommit() string {
 	return workTreeCommit()
 }
 
-// workTreeCommit is sourceCommit; tests whose output must not depend on
-// the state of the work tree replace it.
-var workTreeCommit = sourceCommit
+// workTreeCommit is sourceCommit, looked up once per process (three git
+// commands; the binary's source does not change while it runs, and a
+// process that runs several commands, as the tests do, asked git each
+// time); tests whose output must not depend on the state of the work tree
+// replace it.
+var workTreeCommit = sync.OnceValue(sourceCommit)
 
 // sourceCommit is the HEAD commit ("+dirty" when tracked files differ
 // from it) of the git work tree holding this file's source, as the
