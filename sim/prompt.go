@@ -275,34 +275,20 @@ func (p *Prompt) parseDDL(lower string) {
 // returns, with createRe (the same pattern, anchored, without \b) tried only
 // where such a match can start: at a "create" of lower (text in lower case,
 // lowerASCII; no letter of "create" has a non-ASCII case folding to it)
-// that no \w byte precedes. Each search goes on from the end of the match
-// before, as FindAll's does.
+// that no \w byte precedes.
 func createMatches(text, lower string) [][]int {
-	var out [][]int
-	for from := 0; from < len(text); {
-		i := strings.Index(lower[from:], "create")
-		if i < 0 {
-			break
-		}
-		i += from
-		if i > 0 && asciiWord(text[i-1]) {
-			from = i + 1
-			continue
-		}
-		loc := createRe.FindStringSubmatchIndex(text[i:])
-		if loc == nil {
-			from = i + 1
-			continue
-		}
-		for k := range loc {
-			if loc[k] >= 0 {
-				loc[k] += i
+	return anchoredMatches(text, createRe, func(from int) int {
+		for {
+			i := strings.Index(lower[from:], "create")
+			if i < 0 {
+				return -1
 			}
+			if i += from; i == 0 || !asciiWord(text[i-1]) {
+				return i
+			}
+			from = i + 1
 		}
-		out = append(out, loc)
-		from = loc[1]
-	}
-	return out
+	})
 }
 
 // mtableMatches returns what
@@ -312,18 +298,33 @@ func createMatches(text, lower string) [][]int {
 // returns, with mtableRe (the same pattern anchored at its input's start)
 // tried only at a '#' that starts a line.
 func mtableMatches(text string) [][]int {
+	return anchoredMatches(text, mtableRe, func(from int) int {
+		for {
+			i := strings.IndexByte(text[from:], '#')
+			if i < 0 {
+				return -1
+			}
+			if i += from; i == 0 || text[i-1] == '\n' {
+				return i
+			}
+			from = i + 1
+		}
+	})
+}
+
+// anchoredMatches returns the submatch indexes in text of re, a pattern
+// anchored at its input's start, tried at each offset next gives (the
+// first place at or after from where a match may start, -1 for none).
+// Like FindAllStringSubmatchIndex, each search goes on from the end of the
+// match before; re's matches are never empty.
+func anchoredMatches(text string, re *regexp.Regexp, next func(from int) int) [][]int {
 	var out [][]int
 	for from := 0; from < len(text); {
-		i := strings.IndexByte(text[from:], '#')
+		i := next(from)
 		if i < 0 {
 			break
 		}
-		i += from
-		if i > 0 && text[i-1] != '\n' {
-			from = i + 1
-			continue
-		}
-		loc := mtableRe.FindStringSubmatchIndex(text[i:])
+		loc := re.FindStringSubmatchIndex(text[i:])
 		if loc == nil {
 			from = i + 1
 			continue

@@ -29,23 +29,12 @@ var (
 func TestScanMatchesEqualRegexp(t *testing.T) {
 	var texts []string
 	for _, name := range []string{"ddl_full.sql", "ddl_selected.sql", "mschema_full.txt"} {
-		b, err := os.ReadFile(filepath.Join("..", "datasets", "testdata", "render", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		texts = append(texts, string(b))
+		texts = append(texts, goldenRender(t, name))
 	}
 	pieces := []string{"CREATE", "create", "CrEaTe", "TABLE", "table", "Tables:", "tableſ:", "TABLES:", " ", "\n", "\t",
 		"IF NOT EXISTS", "IF NOT EXIſTS", "x", "_", "9", "é", "`q`", "\"a b\"", "[k]", "t1", "(", ")", ",", "#", "# Table: ",
 		"#Table:", "Table:", "Kelvin", "createcreate", "CREATE TABLE t(", "#\n", "ſ", ";", "-- c\n"}
-	rng := rand.New(rand.NewPCG(1, 2))
-	for range 20000 {
-		var b strings.Builder
-		for range 1 + rng.IntN(24) {
-			b.WriteString(pieces[rng.IntN(len(pieces))])
-		}
-		texts = append(texts, b.String())
-	}
+	texts = append(texts, randomTexts(pieces, 24, 1)...)
 	for _, text := range texts {
 		lower := lowerASCII(text)
 		if got, want := createMatches(text, lower), createAllRe.FindAllStringSubmatchIndex(text, -1); !reflect.DeepEqual(got, want) {
@@ -62,6 +51,31 @@ func TestScanMatchesEqualRegexp(t *testing.T) {
 			start += len(line) + 1
 		}
 	}
+}
+
+// randomTexts returns 20,000 texts of 1 to most pieces each, drawn with
+// seed.
+func randomTexts(pieces []string, most int, seed uint64) []string {
+	rng := rand.New(rand.NewPCG(seed, seed+1))
+	out := make([]string, 20000)
+	for i := range out {
+		var b strings.Builder
+		for range 1 + rng.IntN(most) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		out[i] = b.String()
+	}
+	return out
+}
+
+// goldenRender is the golden schema rendering name of datasets' renderers.
+func goldenRender(t testing.TB, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "datasets", "testdata", "render", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // lexedDDLBody is ddlBody as it was: the whole of s lexed first.
@@ -119,11 +133,7 @@ func lexedDDLBody(s string) []ddlItem {
 func TestDDLBodyEqualsLexed(t *testing.T) {
 	var bodies []string
 	for _, name := range []string{"ddl_full.sql", "ddl_selected.sql"} {
-		b, err := os.ReadFile(filepath.Join("..", "datasets", "testdata", "render", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		text := string(b)
+		text := goldenRender(t, name)
 		for _, loc := range createMatches(text, lowerASCII(text)) {
 			bodies = append(bodies, text[loc[1]:])
 		}
@@ -133,14 +143,7 @@ func TestDDLBodyEqualsLexed(t *testing.T) {
 	}
 	pieces := []string{"a INT", "b", " ", ",", ", ", "(", ")", "\n", "-- c\n", "-- Value Examples: `x`\n", "'s'", "'open",
 		"\"q\"", "\"open", "`b`", "[k]", "[open", "/* x */", "PRIMARY KEY (a)", ";", "CREATE TABLE u (", "é"}
-	rng := rand.New(rand.NewPCG(3, 4))
-	for range 20000 {
-		var b strings.Builder
-		for range 1 + rng.IntN(20) {
-			b.WriteString(pieces[rng.IntN(len(pieces))])
-		}
-		bodies = append(bodies, b.String())
-	}
+	bodies = append(bodies, randomTexts(pieces, 20, 3)...)
 	for _, s := range bodies {
 		if got, want := ddlBody(s), lexedDDLBody(s); !reflect.DeepEqual(got, want) {
 			t.Fatalf("ddlBody(%q) = %q; lexing all of it gives %q", s, got, want)
@@ -151,11 +154,7 @@ func TestDDLBodyEqualsLexed(t *testing.T) {
 // BenchmarkParsePrompt parses a prompt the size of a Spider schema rendering
 // with a question and instructions around it.
 func BenchmarkParsePrompt(b *testing.B) {
-	ddl, err := os.ReadFile(filepath.Join("..", "datasets", "testdata", "render", "ddl_full.sql"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	text := "You are an SQL expert. Answer with one SQLite query.\n\n" + string(ddl) +
+	text := "You are an SQL expert. Answer with one SQLite query.\n\n" + goldenRender(b, "ddl_full.sql") +
 		"\n\nQuestion: How many singers are from France?\n" + strings.Repeat("Think step by step about which tables to join.\n", 20)
 	for b.Loop() {
 		parsePromptText(text)
