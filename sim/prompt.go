@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"errors"
 	"regexp"
 	"strings"
 	"sync"
@@ -359,32 +358,20 @@ var ddlLex = sqllex.Options{Comments: true, NoBlockComments: true, Strict: true}
 // with its tables times its length.
 func ddlBody(s string) []ddlItem {
 	r := ddlReader{s: s, closedLine: -1}
-	err := sqllex.Scan(s, ddlLex, r.token)
-	if r.closed {
-		return r.items
-	}
-	if le := (*sqllex.Error)(nil); errors.As(err, &le) {
-		// The body ends at the quote unless it closes before.
-		r = ddlReader{s: s, closedLine: -1}
-		toks, _ := sqllex.Lex(s[:le.Offset], ddlLex)
-		for _, t := range toks {
-			if !r.token(t) {
-				break
-			}
-		}
-	}
+	// On an unterminated quote Scan has read the tokens before it: the
+	// body ends at the quote unless it closed before.
+	sqllex.Scan(s, ddlLex, r.token)
 	return r.items
 }
 
 // ddlReader is ddlBody's state as it reads the tokens of s.
 type ddlReader struct {
-	s      string
-	items  []ddlItem
-	cur    ddlItem
-	def    strings.Builder
-	depth  int
-	line   int // newlines outside quotes and comments
-	closed bool
+	s     string
+	items []ddlItem
+	cur   ddlItem
+	def   strings.Builder
+	depth int
+	line  int // newlines outside quotes and comments
 	// closedLine is the line of the last item's comma, -1 before one.
 	closedLine int
 	last       int
@@ -412,7 +399,6 @@ func (r *ddlReader) token(t sqllex.Token) bool {
 	case raw == ")" && r.depth == 0:
 		r.cur.def = r.def.String()
 		r.items = append(r.items, r.cur)
-		r.closed = true
 		return false
 	case raw == ")":
 		r.depth--
