@@ -203,18 +203,14 @@ func unquote(s string) string {
 // blocks are read, so that a bulleted "- COUNT(x)" elsewhere is no table.
 func (p *Prompt) parseTableList(lower string) {
 	in := false
-	for start := 0; start <= len(p.Text); {
-		end := strings.IndexByte(p.Text[start:], '\n')
-		if end < 0 {
-			end = len(p.Text)
-		} else {
-			end += start
-		}
-		line := p.Text[start:end]
+	start := 0
+	for line := range strings.Lines(p.Text) {
+		end := start + len(line)
+		line = strings.TrimSuffix(line, "\n")
 		// A line listHeadRe matches holds "table" in some ASCII case: no
 		// letter of it has another case folding to it.
 		head := strings.Contains(lower[start:end], "table") && listHeadRe.MatchString(line)
-		start = end + 1
+		start = end
 		switch {
 		case head:
 			in = true
@@ -277,16 +273,7 @@ func (p *Prompt) parseDDL(lower string) {
 // that no \w byte precedes.
 func createMatches(text, lower string) [][]int {
 	return anchoredMatches(text, createRe, func(from int) int {
-		for {
-			i := strings.Index(lower[from:], "create")
-			if i < 0 {
-				return -1
-			}
-			if i += from; i == 0 || !asciiWord(text[i-1]) {
-				return i
-			}
-			from = i + 1
-		}
+		return indexWhere(lower, "create", from, func(i int) bool { return i == 0 || !asciiWord(text[i-1]) })
 	})
 }
 
@@ -298,17 +285,23 @@ func createMatches(text, lower string) [][]int {
 // tried only at a '#' that starts a line.
 func mtableMatches(text string) [][]int {
 	return anchoredMatches(text, mtableRe, func(from int) int {
-		for {
-			i := strings.IndexByte(text[from:], '#')
-			if i < 0 {
-				return -1
-			}
-			if i += from; i == 0 || text[i-1] == '\n' {
-				return i
-			}
-			from = i + 1
-		}
+		return indexWhere(text, "#", from, func(i int) bool { return i == 0 || text[i-1] == '\n' })
 	})
+}
+
+// indexWhere returns the first offset i >= from of sub in s for which ok(i)
+// holds, -1 for none.
+func indexWhere(s, sub string, from int, ok func(i int) bool) int {
+	for {
+		i := strings.Index(s[from:], sub)
+		if i < 0 {
+			return -1
+		}
+		if i += from; ok(i) {
+			return i
+		}
+		from = i + 1
+	}
 }
 
 // anchoredMatches returns the submatch indexes in text of re, a pattern
