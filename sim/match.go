@@ -1,30 +1,46 @@
 package sim
 
 import (
-	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // normalizeText lower-cases s and collapses every run of white space into
 // one space, so that a question matches the prompt whatever the line
 // wrapping and case of the template.
 func normalizeText(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
+	b := make([]byte, 0, len(s))
 	space := false
-	for _, r := range s {
-		if unicode.IsSpace(r) {
+	for i := 0; i < len(s); {
+		// An ASCII byte, most of a prompt, is not decoded: its white
+		// space is asciiSpace's and its lower case A-Z's.
+		r, n := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, n = utf8.DecodeRuneInString(s[i:])
+		}
+		i += n
+		if r < utf8.RuneSelf && asciiSpace[r] || r >= utf8.RuneSelf && unicode.IsSpace(r) {
 			space = true
 			continue
 		}
-		if space && b.Len() > 0 {
-			b.WriteByte(' ')
+		if space && len(b) > 0 {
+			b = append(b, ' ')
 		}
 		space = false
-		b.WriteRune(unicode.ToLower(r))
+		switch {
+		case 'A' <= r && r <= 'Z':
+			b = append(b, byte(r+'a'-'A'))
+		case r < utf8.RuneSelf:
+			b = append(b, byte(r))
+		default:
+			b = utf8.AppendRune(b, unicode.ToLower(r))
+		}
 	}
-	return b.String()
+	return string(b)
 }
+
+// asciiSpace marks the ASCII bytes unicode.IsSpace accepts.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
 
 // matcher finds the longest of a set of patterns occurring in a text with
 // an Aho-Corasick automaton over bytes: building is linear in the total

@@ -250,7 +250,11 @@ func (s *Model) identAt(v int) llm.Ident {
 // longest question found wins; among examples sharing that question text,
 // the one whose db_id (then evidence) also occurs in the prompt.
 func (s *Model) Find(prompt string) (datasets.Example, bool) {
-	norm := normalizeText(prompt)
+	return s.find(prompt, normalizeText(prompt))
+}
+
+// find is Find with norm, normalizeText(prompt), given.
+func (s *Model) find(prompt, norm string) (datasets.Example, bool) {
 	k := s.m.longest(norm)
 	if k < 0 {
 		return datasets.Example{}, false
@@ -313,7 +317,7 @@ func (s *Model) CompleteFrom(ctx context.Context, req llm.Request, first int) (*
 	}
 	drawn := drawMessages(req.Messages)
 	pr := ParsePrompt(drawn)
-	ex, ok := s.Find(pr.Text)
+	ex, ok := s.find(pr.Text, pr.norm)
 	if !ok {
 		return nil, fmt.Errorf("%w (role %q, %d messages, %d characters)", ErrNoQuestion, req.Role, len(req.Messages), len(pr.Text))
 	}
