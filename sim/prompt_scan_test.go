@@ -27,10 +27,7 @@ var (
 // Unicode case foldings of S and K, '#' inside and at the start of lines,
 // matches back to back.
 func TestScanMatchesEqualRegexp(t *testing.T) {
-	var texts []string
-	for _, name := range []string{"ddl_full.sql", "ddl_selected.sql", "mschema_full.txt"} {
-		texts = append(texts, goldenRender(t, name))
-	}
+	texts := goldenRenders(t)
 	pieces := []string{"CREATE", "create", "CrEaTe", "TABLE", "table", "Tables:", "tableſ:", "TABLES:", " ", "\n", "\t",
 		"IF NOT EXISTS", "IF NOT EXIſTS", "x", "_", "9", "é", "`q`", "\"a b\"", "[k]", "t1", "(", ")", ",", "#", "# Table: ",
 		"#Table:", "Table:", "Kelvin", "createcreate", "CREATE TABLE t(", "#\n", "ſ", ";", "-- c\n"}
@@ -66,6 +63,17 @@ func randomTexts(pieces []string, most int, seed uint64) []string {
 		out[i] = b.String()
 	}
 	return out
+}
+
+// goldenRenders are datasets' golden schema renderings: DDL of the whole
+// schema and of selected tables, and M-Schema.
+func goldenRenders(t testing.TB) []string {
+	t.Helper()
+	var texts []string
+	for _, name := range []string{"ddl_full.sql", "ddl_selected.sql", "mschema_full.txt"} {
+		texts = append(texts, goldenRender(t, name))
+	}
+	return texts
 }
 
 // goldenRender is the golden schema rendering name of datasets' renderers.

@@ -37,13 +37,11 @@ var stepHeadRe = regexp.MustCompile(`(?m)^Step \d+ \([^()\n]*\):[ \t]*\n`)
 // rune version on datasets' golden schema renderings, a search prompt and
 // 20,000 random texts of the pieces where the two could differ: ASCII
 // and Unicode white space (NEL, NBSP, em space, ideographic space), upper
-// case letters of both (the Kelvin sign and dotted I lower to ASCII and
-// to two bytes), invalid UTF-8, runs of spaces at the start and end.
+// case letters of both (the Kelvin sign and dotted I lower to ASCII
+// letters, É to two bytes), invalid UTF-8, runs of white space at the
+// start and end.
 func TestNormalizeTextEqualsRunes(t *testing.T) {
-	texts := []string{searchPrompt(t, 6), "", " ", "\xff", "\xc3", "A\u0085B"}
-	for _, name := range []string{"ddl_full.sql", "ddl_selected.sql", "mschema_full.txt"} {
-		texts = append(texts, goldenRender(t, name))
-	}
+	texts := append(goldenRenders(t), searchPrompt(t, 6), "", " ", "\xff", "\xc3", "A\u0085B")
 	pieces := []string{"A", "z", "Q", "é", "É", "Σ", "İ", "\u212a", "ß", "  ", " ", "\t", "\n", "\r\n", "\v", "\f",
 		"\u0085", "\u00a0", "\u2003", "\u3000", "\xff", "\xc3", "\xe2\x80", "1", "_", "(", "'", "SELECT", "【"}
 	texts = append(texts, randomTexts(pieces, 24, 3)...)
@@ -75,15 +73,16 @@ func TestStepHeadsEqualRegexp(t *testing.T) {
 	}
 }
 
-// searchPrompt is a prompt of the shape Alpha-SQL's and IESR's later
-// calls send: a Spider schema rendering, the question and steps quoted
-// earlier answers in mctsql's layout ("Step N (Action):", the answer, a
-// blank line), some of them fenced SQL.
+// searchPrompt is a prompt of the shape Alpha-SQL's later calls send: a
+// Spider schema rendering, the question and steps quoted earlier answers
+// in the layout of mctsql.StepsText with Alpha-SQL's head and gap
+// ("Step N (Action):", the answer, a blank line; sim may not import
+// runners/mctsql, so the layout is written here), some of them fenced SQL.
 func searchPrompt(t testing.TB, steps int) string {
 	var b strings.Builder
 	b.WriteString("You are an SQL expert. 【Database Schema】\n")
 	b.WriteString(goldenRender(t, "ddl_full.sql"))
-	b.WriteString("\n【Question】\nHow many singers from France performed in a concert in 2014?\n【Reasoning Path】\n")
+	b.WriteString("\n【Question】\nHow many singers from France performed in a concert in 2014?\n\n【Previous reasoning steps】\n")
 	for i := range steps {
 		switch i % 3 {
 		case 0:
